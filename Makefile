@@ -1,0 +1,81 @@
+# infbench — see README.md. Targets: all (release build), deps, test, demo, bench,
+# install, format, clean.
+CC      ?= gcc
+PREFIX  ?= /usr/local
+BUILD   ?= build
+
+PKGS     = libfyaml
+DEPS_APT = gcc make pkg-config libfyaml-dev libcriterion-dev
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lfyaml)
+
+WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+BASEFLAGS = -std=c11 -D_DEFAULT_SOURCE $(WARN) -Isrc $(PKG_CFLAGS)
+RELFLAGS  = -O2 -g
+SANFLAGS  = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+LIBS      = $(PKG_LIBS) -lm
+
+LIB_SRC  = $(wildcard src/base/*.c src/fmt/*.c src/config/*.c src/matrix/*.c)
+CLI_SRC  = $(wildcard src/cli/*.c)
+UNIT_SRC = $(wildcard tests/unit/*.c)
+HDRS     = $(wildcard src/*/*.h)
+
+REL_OBJ  = $(patsubst %.c,$(BUILD)/rel/%.o,$(LIB_SRC) $(CLI_SRC))
+SAN_LIB  = $(patsubst %.c,$(BUILD)/san/%.o,$(LIB_SRC))
+SAN_CLI  = $(patsubst %.c,$(BUILD)/san/%.o,$(CLI_SRC))
+SAN_UNIT = $(patsubst %.c,$(BUILD)/san/%.o,$(UNIT_SRC))
+
+.PHONY: all deps test unit golden demo bench install format clean
+all: $(BUILD)/infbench
+
+$(BUILD)/rel/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) $(RELFLAGS) -c $< -o $@
+
+$(BUILD)/san/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) $(SANFLAGS) -c $< -o $@
+
+$(BUILD)/infbench: $(REL_OBJ)
+	$(CC) $(RELFLAGS) $^ $(LIBS) -o $@
+
+$(BUILD)/san/infbench: $(SAN_LIB) $(SAN_CLI)
+	$(CC) $(SANFLAGS) $^ $(LIBS) -o $@
+
+$(BUILD)/san/unit_tests: $(SAN_LIB) $(SAN_UNIT)
+	$(CC) $(SANFLAGS) $^ $(LIBS) -lcriterion -o $@
+
+# Installs the Debian packages the build and the tests need (root, or sudo).
+deps:
+	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	$$SUDO apt-get update && $$SUDO apt-get install -y $(DEPS_APT)
+
+# Unit tests (Criterion), golden data and end-to-end tests, all under ASan+UBSan.
+test: $(BUILD)/san/infbench $(BUILD)/san/unit_tests
+	@tests/run.sh $(BUILD)/san/infbench $(BUILD)/san/unit_tests
+
+unit: $(BUILD)/san/unit_tests
+	$(BUILD)/san/unit_tests
+
+golden: $(BUILD)/san/infbench
+	tests/golden/run_matrix.sh $(BUILD)/san/infbench tests/golden/matrix
+
+# The main job, as far as it exists: install, build, validate and expand the
+# example configs in configs/.
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo.sh $(BUILD)/infbench
+
+bench: all
+	bench/matrix.sh $(BUILD)/infbench
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BUILD)/infbench $(DESTDIR)$(PREFIX)/bin/infbench
+
+format:
+	clang-format -i $(wildcard src/*/*.c src/*/*.h tests/unit/*.c)
+
+clean:
+	rm -rf $(BUILD)

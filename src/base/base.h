@@ -1,0 +1,94 @@
+/* base — errors, buffers, arenas, files and clocks shared by every module.
+ *
+ * Error convention (DESIGN.md §Conventions 3): every fallible function returns 0
+ * on success or a negative ib_err code, and fills an ib_error the caller passed
+ * (which may be NULL when the caller does not want details). The library never
+ * prints to stdout and never calls exit().
+ *
+ * Ownership: the caller owns what it passes in. Objects returned through an out
+ * pointer are owned by the caller and released with the matching _free.
+ */
+#ifndef IB_BASE_H
+#define IB_BASE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+	IB_OK = 0,
+	IB_ENOMEM = -1,  /* allocation failed */
+	IB_EIO = -2,     /* a file could not be read or written */
+	IB_EPARSE = -3,  /* malformed input (YAML, JSON, ...) */
+	IB_EINVAL = -4,  /* input is well-formed but violates a rule */
+	IB_ENOENT = -5,  /* a named file or item does not exist */
+	IB_ERANGE = -6,  /* a number does not fit */
+} ib_err;
+
+/* Details of the last error. `file` is empty when the error does not come
+ * from an input file; line and col are 1-based, 0 when unknown. */
+typedef struct {
+	int code;
+	char file[512];
+	int line, col;
+	char msg[2048];
+} ib_error;
+
+/* Fills e (if non-NULL) and returns code, so callers can `return ib_fail(...)`. */
+int ib_fail(ib_error *e, int code, const char *file, int line, int col,
+	    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Formats "file:line:col: msg" (parts that are unknown are left out) into out. */
+void ib_error_format(const ib_error *e, char *out, size_t cap);
+const char *ib_err_name(int code);
+
+/* ---- growable byte buffer; data is always NUL-terminated when non-NULL ---- */
+typedef struct {
+	char *data;
+	size_t len, cap;
+} ib_buf;
+
+int ib_buf_reserve(ib_buf *b, size_t extra);
+int ib_buf_append(ib_buf *b, const void *p, size_t n);
+int ib_buf_puts(ib_buf *b, const char *s);
+int ib_buf_putc(ib_buf *b, char c);
+int ib_buf_printf(ib_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int ib_buf_vprintf(ib_buf *b, const char *fmt, va_list ap);
+void ib_buf_free(ib_buf *b);
+
+/* ---- arena: many small allocations released together ---- */
+typedef struct ib_arena ib_arena;
+
+/* Returns a new arena or NULL on allocation failure; free with ib_arena_free. */
+ib_arena *ib_arena_new(void);
+void ib_arena_free(ib_arena *a);
+/* Returns zeroed memory aligned for any type, valid until the arena is freed;
+ * NULL only on allocation failure. */
+void *ib_arena_alloc(ib_arena *a, size_t n);
+/* Copies n bytes of s plus a NUL terminator into the arena. */
+char *ib_arena_strndup(ib_arena *a, const char *s, size_t n);
+char *ib_arena_strdup(ib_arena *a, const char *s);
+char *ib_arena_printf(ib_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Bytes handed out so far (for tests and memory reports). */
+size_t ib_arena_used(const ib_arena *a);
+
+/* ---- files ---- */
+/* Reads the whole file into out (appending). Missing file → IB_ENOENT;
+ * a directory or unreadable file → IB_EIO. The message names the path. */
+int ib_read_file(const char *path, ib_buf *out, ib_error *e);
+/* Writes data to path through a temporary file in the same folder and a
+ * rename, so readers never see a half-written file. */
+int ib_write_file_atomic(const char *path, const void *data, size_t len, ib_error *e);
+
+/* ---- clocks ---- */
+/* CLOCK_MONOTONIC in nanoseconds: for durations only. */
+int64_t ib_now_ns(void);
+
+/* ---- small string helpers ---- */
+bool ib_str_has_prefix(const char *s, const char *prefix);
+/* fnmatch-style match of a whole string: '*', '?', '[seq]', '[!seq]'.
+ * Unlike fnmatch(3), '/' and leading '.' are ordinary characters
+ * (the semantics of Python's fnmatch.fnmatchcase). */
+bool ib_glob_match(const char *pattern, const char *s);
+
+#endif

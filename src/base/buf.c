@@ -1,0 +1,77 @@
+#include "base/base.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ib_buf_reserve(ib_buf *b, size_t extra)
+{
+	size_t need = b->len + extra + 1;
+	if (need <= b->cap)
+		return 0;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < need)
+		cap *= 2;
+	char *p = realloc(b->data, cap);
+	if (!p)
+		return IB_ENOMEM;
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
+int ib_buf_append(ib_buf *b, const void *p, size_t n)
+{
+	if (ib_buf_reserve(b, n))
+		return IB_ENOMEM;
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+	return 0;
+}
+
+int ib_buf_puts(ib_buf *b, const char *s)
+{
+	return ib_buf_append(b, s, strlen(s));
+}
+
+int ib_buf_putc(ib_buf *b, char c)
+{
+	if (b->len + 2 > b->cap && ib_buf_reserve(b, 1))
+		return IB_ENOMEM;
+	b->data[b->len++] = c;
+	b->data[b->len] = '\0';
+	return 0;
+}
+
+int ib_buf_vprintf(ib_buf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		return IB_EINVAL;
+	if (ib_buf_reserve(b, (size_t)n))
+		return IB_ENOMEM;
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
+int ib_buf_printf(ib_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = ib_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+void ib_buf_free(ib_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}

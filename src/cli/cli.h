@@ -1,0 +1,17 @@
+/* The infbench command line: one cmd_<name>.c per subcommand. Only cli/
+ * prints usage, maps errors to exit codes and exits. */
+#ifndef IB_CLI_H
+#define IB_CLI_H
+
+#include "config/config.h"
+
+int cmd_matrix(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+
+/* Prints every problem to stderr, one per line. */
+void cli_print_diags(const cfg_diags *d);
+/* Writes data to path atomically, or to stdout when path is NULL. Returns 0
+ * or prints an error naming the path and returns 1. */
+int cli_emit(const char *path, const char *data, size_t len);
+
+#endif

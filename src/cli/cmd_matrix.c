@@ -1,0 +1,251 @@
+/* infbench matrix {full-sweep|test-config}: a drop-in for the reference's
+ * generate_sweep_configs.py (docs/matrix.md). */
+#include "cli/args.h"
+#include "cli/cli.h"
+#include "matrix/matrix.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define N(a) (sizeof(a) / sizeof(a)[0])
+
+static const char *const seq_choices[] = {"1k1k", "8k1k", NULL};
+static const char *const scen_choices[] = {"fixed-seq-len", "agentic-coding", NULL};
+static const char *const excl[][2] = {{"--no-evals", "--evals-only"}, {NULL, NULL}};
+
+static const char matrix_help[] =
+	"usage: infbench matrix {full-sweep,test-config} ...\n"
+	"\n"
+	"Expand master configs into the benchmark sweep matrix (JSON on stdout),\n"
+	"byte-compatible with InferenceX's generate_sweep_configs.py.\n"
+	"\n"
+	"subcommands:\n"
+	"  full-sweep   every config, with optional filters (model prefix, precision,\n"
+	"               framework, runner type, seq lens, concurrency window, TP/EP caps)\n"
+	"  test-config  the given config keys (or glob patterns), fully expanded\n"
+	"\n"
+	"Run 'infbench matrix <subcommand> --help' for the options. See docs/matrix.md.\n";
+
+#define COMMON_OPTS                                                                                \
+	{.name = "--config-files", .kind = ARG_MANY, .required = true, .metavar = "FILE",          \
+	 .help = "master config files (YAML), merged in order"},                                  \
+	{.name = "--runner-config", .kind = ARG_ONE, .metavar = "FILE",                            \
+	 .help = "runners file (default: configs/runners.yaml)"},                                 \
+	{.name = "--no-evals", .kind = ARG_FLAG, .help = "skip eval marking (throughput only)"},   \
+	{.name = "--evals-only", .kind = ARG_FLAG, .help = "keep only the eval rows"},             \
+	{.name = "--all-evals", .kind = ARG_FLAG,                                                  \
+	 .help = "evaluate every 8k1k/agentic row (implies eval-only output)"},                    \
+	{.name = "--runner-node-filter", .kind = ARG_ONE, .metavar = "SUBSTRING",                  \
+	 .help = "expand rows to the runner nodes whose name contains SUBSTRING"},                 \
+	{.name = "--scenario-type", .kind = ARG_MANY, .choices = scen_choices, .metavar = "TYPE",  \
+	 .help = "scenario types to include: fixed-seq-len, agentic-coding (default: all)"},       \
+	{.name = "--output", .kind = ARG_ONE, .metavar = "FILE",                                   \
+	 .help = "write the JSON to FILE atomically instead of stdout (infbench extension)"}
+
+static void opt_strs(arg_opt *o, mx_strs *out)
+{
+	if (o && o->seen) {
+		out->v = o->vals;
+		out->n = o->nvals;
+	}
+}
+
+static int run(arg_parser *p, bool full)
+{
+	mx_opts o;
+	mx_opts_init(&o, full);
+	o.no_evals = args_get(p, "--no-evals")->seen;
+	o.evals_only = args_get(p, "--evals-only")->seen;
+	o.all_evals = args_get(p, "--all-evals")->seen;
+	arg_opt *f = args_get(p, "--runner-node-filter");
+	o.runner_node_filter = f->seen ? f->vals[0] : NULL;
+	arg_opt *st = args_get(p, "--scenario-type");
+	if (st->seen) {
+		o.want_fixed = o.want_agentic = false;
+		for (size_t i = 0; i < st->nvals; i++) {
+			if (!strcmp(st->vals[i], "fixed-seq-len"))
+				o.want_fixed = true;
+			else
+				o.want_agentic = true;
+		}
+	}
+	arg_opt *sl = args_get(p, "--seq-lens");
+	if (sl->seen) {
+		o.have_seq_lens = true;
+		for (size_t i = 0; i < sl->nvals; i++) {
+			if (!strcmp(sl->vals[i], "1k1k"))
+				o.seq_1k1k = true;
+			else
+				o.seq_8k1k = true;
+		}
+	}
+	if (full) {
+		opt_strs(args_get(p, "--model-prefix"), &o.model_prefix);
+		opt_strs(args_get(p, "--precision"), &o.precision);
+		opt_strs(args_get(p, "--framework"), &o.framework);
+		opt_strs(args_get(p, "--runner-type"), &o.runner_type);
+		arg_opt *x;
+		if ((x = args_get(p, "--step-size"))->seen)
+			o.step_size = x->ivals[0];
+		if ((o.has_min_conc = (x = args_get(p, "--min-conc"))->seen))
+			o.min_conc = x->ivals[0];
+		if ((o.has_max_conc = (x = args_get(p, "--max-conc"))->seen))
+			o.max_conc = x->ivals[0];
+		if ((o.has_max_tp = (x = args_get(p, "--max-tp"))->seen))
+			o.max_tp = x->ivals[0];
+		if ((o.has_max_ep = (x = args_get(p, "--max-ep"))->seen))
+			o.max_ep = x->ivals[0];
+		bool sn = args_get(p, "--single-node")->seen, mn = args_get(p, "--multi-node")->seen;
+		if (sn || mn) {
+			o.single_node = sn;
+			o.multi_node = mn;
+		}
+		if (o.step_size <= 1)
+			return args_error(p, "infbench matrix", "--step-size must be greater than 1");
+		if (o.has_min_conc && o.has_max_conc && o.min_conc > o.max_conc)
+			return args_error(p, "infbench matrix",
+					  "--min-conc must be less than or equal to --max-conc");
+	} else {
+		opt_strs(args_get(p, "--config-keys"), &o.config_keys);
+		arg_opt *c = args_get(p, "--conc");
+		if (c->seen) {
+			o.conc = c->ivals;
+			o.nconc = c->nvals;
+		}
+	}
+	if (o.no_evals && o.all_evals)
+		return args_error(p, "infbench matrix", "--all-evals cannot be combined with --no-evals");
+
+	arg_opt *cf = args_get(p, "--config-files"), *rc_opt = args_get(p, "--runner-config");
+	const char *runner_path = rc_opt->seen ? rc_opt->vals[0] : "configs/runners.yaml";
+	arg_opt *out = args_get(p, "--output");
+	ib_arena *a = ib_arena_new();
+	if (!a) {
+		fprintf(stderr, "infbench matrix: error: out of memory\n");
+		return 1;
+	}
+	int status = 1;
+	cfg_diags d = {.a = a};
+	ib_val *master = NULL, *runners = NULL, *rows = NULL;
+	int rc = cfg_load_master(a, cf->vals, cf->nvals, &master, &d);
+	if (rc == 0)
+		rc = cfg_load_runners(a, runner_path, &runners, &d);
+	if (rc) {
+		cli_print_diags(&d);
+		if (rc == IB_ENOMEM)
+			fprintf(stderr, "infbench matrix: error: out of memory\n");
+		else
+			fprintf(stderr, "infbench matrix: %zu problem%s found; no matrix generated\n", d.n,
+				d.n == 1 ? "" : "s");
+		goto done;
+	}
+	ib_error e = {0};
+	if (mx_generate(a, &o, master, runners, &rows, &e)) {
+		char m[4096];
+		ib_error_format(&e, m, sizeof m);
+		fprintf(stderr, "infbench matrix: error: %s\n", m);
+		goto done;
+	}
+	ib_buf json = {0};
+	ib_json_opts jo = IB_JSON_PYTHON;
+	if (ib_json_write(&json, rows, &jo, &e) || ib_buf_putc(&json, '\n')) {
+		fprintf(stderr, "infbench matrix: error: %s\n", e.msg[0] ? e.msg : "out of memory");
+		ib_buf_free(&json);
+		goto done;
+	}
+	status = cli_emit(out->seen ? out->vals[0] : NULL, json.data, json.len);
+	ib_buf_free(&json);
+done:
+	ib_arena_free(a);
+	return status;
+}
+
+int cmd_matrix(int argc, char **argv)
+{
+	/* argv[0] is "matrix"; find the subcommand like argparse's top parser:
+	 * option-like tokens before it are set aside as unrecognized. */
+	const char *extra[64];
+	size_t nextra = 0;
+	int sub = -1;
+	for (int i = 1; i < argc; i++) {
+		const char *t = argv[i];
+		if (!strcmp(t, "-h") || (strlen(t) >= 3 && !strncmp("--help", t, strlen(t)))) {
+			fputs(matrix_help, stdout);
+			return 0;
+		}
+		if (t[0] == '-' && t[1]) {
+			if (nextra < N(extra))
+				extra[nextra++] = t;
+			continue;
+		}
+		sub = i;
+		break;
+	}
+	arg_parser top = {.prog = "infbench matrix"};
+	if (sub < 0) {
+		fputs("usage: infbench matrix {full-sweep,test-config} ...\n", stderr);
+		fprintf(stderr, "infbench matrix: error: the following arguments are required: command\n");
+		return 2;
+	}
+	bool full = !strcmp(argv[sub], "full-sweep");
+	if (!full && strcmp(argv[sub], "test-config") != 0) {
+		fputs("usage: infbench matrix {full-sweep,test-config} ...\n", stderr);
+		fprintf(stderr,
+			"infbench matrix: error: argument command: invalid choice: '%s' (choose from "
+			"'full-sweep', 'test-config')\n",
+			argv[sub]);
+		return 2;
+	}
+	(void)top;
+	arg_opt full_opts[] = {
+		COMMON_OPTS,
+		{.name = "--model-prefix", .kind = ARG_MANY, .metavar = "PREFIX",
+		 .help = "keep config keys starting with any PREFIX"},
+		{.name = "--precision", .kind = ARG_MANY, .metavar = "P", .help = "keep these precisions"},
+		{.name = "--framework", .kind = ARG_MANY, .metavar = "F", .help = "keep these frameworks"},
+		{.name = "--runner-type", .kind = ARG_MANY, .metavar = "LABEL",
+		 .help = "keep configs whose runner is one of these labels"},
+		{.name = "--seq-lens", .kind = ARG_MANY, .choices = seq_choices, .metavar = "SEQ",
+		 .help = "keep 1k1k and/or 8k1k (other lengths are dropped when given)"},
+		{.name = "--step-size", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+		 .help = "concurrency multiplier for ranges (default 2)"},
+		{.name = "--min-conc", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+		 .help = "lowest concurrency to include"},
+		{.name = "--max-conc", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+		 .help = "highest concurrency to include"},
+		{.name = "--max-tp", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+		 .help = "skip single-node entries with tp > N"},
+		{.name = "--max-ep", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+		 .help = "clamp single-node ep to N"},
+		{.name = "--single-node", .kind = ARG_FLAG, .help = "single-node configs only"},
+		{.name = "--multi-node", .kind = ARG_FLAG, .help = "multinode configs only"},
+		{.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
+	};
+	arg_opt tc_opts[] = {
+		COMMON_OPTS,
+		{.name = "--config-keys", .kind = ARG_MANY, .required = true, .metavar = "KEY",
+		 .help = "config keys or glob patterns (* ? [seq]), in the order given"},
+		{.name = "--conc", .kind = ARG_MANY, .is_int = true, .metavar = "N",
+		 .help = "keep only these concurrencies"},
+		{.name = "--seq-lens", .kind = ARG_MANY, .choices = seq_choices, .metavar = "SEQ",
+		 .help = "keep 1k1k and/or 8k1k"},
+		{.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
+	};
+	arg_parser p = {
+		.prog = full ? "infbench matrix full-sweep" : "infbench matrix test-config",
+		.top = "infbench matrix",
+		.desc = full ? "Generate the sweep matrix of every config, with optional filters."
+			     : "Generate the full sweep of the given config keys.",
+		.epilog = "Prints the matrix as one JSON array on stdout. See docs/matrix.md.",
+		.opts = full ? full_opts : tc_opts,
+		.nopts = full ? N(full_opts) : N(tc_opts),
+		.exclusive = excl,
+	};
+	int rc = args_parse(&p, argc - sub - 1, argv + sub + 1, extra, nextra);
+	if (rc == 1)
+		rc = 0;
+	else if (rc == 0)
+		rc = run(&p, full);
+	args_free(&p);
+	return rc;
+}

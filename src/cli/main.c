@@ -1,0 +1,43 @@
+/* infbench — the InferenceX continuous inference benchmark in C. */
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#ifndef IB_VERSION
+#define IB_VERSION "0.1.0"
+#endif
+
+static const char help[] =
+	"usage: infbench <command> [options]\n"
+	"\n"
+	"commands:\n"
+	"  matrix     expand master configs into the sweep matrix (full-sweep, test-config)\n"
+	"  validate   check master configs and runners.yaml, reporting every problem\n"
+	"\n"
+	"Run 'infbench <command> --help' for a command's options; docs/ has a page per command.\n";
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(help, stderr);
+		fprintf(stderr, "infbench: error: a command is required\n");
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+		fputs(help, stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "--version")) {
+		printf("infbench %s\n", IB_VERSION);
+		return 0;
+	}
+	if (!strcmp(cmd, "matrix"))
+		return cmd_matrix(argc - 1, argv + 1);
+	if (!strcmp(cmd, "validate"))
+		return cmd_validate(argc - 1, argv + 1);
+	fputs(help, stderr);
+	fprintf(stderr, "infbench: error: unknown command '%s'\n", cmd);
+	return 2;
+}

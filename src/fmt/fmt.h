@@ -1,0 +1,136 @@
+/* fmt — a generic value tree, YAML loading with PyYAML 1.1 typing, and a JSON
+ * writer byte-compatible with Python's json.dumps.
+ *
+ * Values live in an ib_arena: whoever owns the arena owns every value built in
+ * it, and nothing is freed individually. Values may be shared between trees of
+ * the same arena (rows share the raw config values they copy).
+ */
+#ifndef IB_FMT_H
+#define IB_FMT_H
+
+#include "base/base.h"
+
+typedef enum {
+	IB_V_NULL,
+	IB_V_BOOL,
+	IB_V_INT,
+	IB_V_FLOAT,
+	IB_V_STR,
+	IB_V_DATE, /* a YAML 1.1 date or timestamp; the text is kept in str */
+	IB_V_LIST,
+	IB_V_MAP,
+} ib_vtype;
+
+typedef struct ib_val ib_val;
+typedef struct {
+	ib_val *key;
+	ib_val *val;
+} ib_kv;
+
+struct ib_val {
+	ib_vtype type;
+	int line, col;    /* 1-based source position; 0 for synthesized values */
+	const char *file; /* source file name, NULL for synthesized values */
+	union {
+		bool b;
+		int64_t i;
+		double f;
+		struct {
+			const char *s; /* NUL-terminated; may also contain NULs */
+			size_t len;
+		} str;
+		struct {
+			ib_val **v;
+			size_t n, cap;
+		} list;
+		struct {
+			ib_kv *kv;
+			size_t n, cap;
+		} map;
+	};
+};
+
+/* ---- construction (NULL only when the arena is out of memory) ---- */
+ib_val *ib_v_null(ib_arena *a);
+ib_val *ib_v_bool(ib_arena *a, bool b);
+ib_val *ib_v_int(ib_arena *a, int64_t i);
+ib_val *ib_v_float(ib_arena *a, double f);
+ib_val *ib_v_str(ib_arena *a, const char *s);
+ib_val *ib_v_strn(ib_arena *a, const char *s, size_t n);
+ib_val *ib_v_list(ib_arena *a);
+ib_val *ib_v_map(ib_arena *a);
+
+/* Appends v to list l. */
+int ib_list_push(ib_arena *a, ib_val *l, ib_val *v);
+
+/* The value under string key `key` in map m, or NULL when m is not a map or
+ * has no such key. */
+ib_val *ib_map_get(const ib_val *m, const char *key);
+/* The key node itself (for its source position), or NULL. */
+const ib_kv *ib_map_find(const ib_val *m, const char *key);
+bool ib_map_has(const ib_val *m, const char *key);
+/* Sets m[key] = v with Python dict semantics: an existing key keeps its
+ * position, a new one is appended. */
+int ib_map_set(ib_arena *a, ib_val *m, const char *key, ib_val *v);
+/* Sets m[k] = v where k is any scalar value (Python equality of keys). */
+int ib_map_set_key(ib_arena *a, ib_val *m, ib_val *k, ib_val *v);
+/* Removes key if present; later keys move up. Returns whether it was there. */
+bool ib_map_del(ib_val *m, const char *key);
+/* A new map holding the same key/value pointers (Python's {**m}). */
+ib_val *ib_map_copy(ib_arena *a, const ib_val *m);
+
+/* Python ==: numbers compare by value across bool/int/float, maps ignore key
+ * order, lists compare item by item. */
+bool ib_val_equal(const ib_val *x, const ib_val *y);
+/* Python bool(x). */
+bool ib_val_truthy(const ib_val *v);
+/* Python's type name for the value: NoneType, bool, int, float, str, date,
+ * list, dict. */
+const char *ib_vtype_pyname(const ib_val *v);
+/* Is v a number (bool excluded)? */
+static inline bool ib_val_is_int(const ib_val *v)
+{
+	return v && v->type == IB_V_INT;
+}
+/* Writes a short Python-repr-like rendering of v into out (truncated). */
+void ib_val_repr(const ib_val *v, char *out, size_t cap);
+
+/* ---- YAML ---- */
+
+/* Parses one YAML document with PyYAML 1.1 `safe_load` semantics (matrix.md
+ * §0): plain scalars typed by the YAML 1.1 resolver, quoted scalars are
+ * strings, duplicate keys keep the first position and the last value,
+ * anchors/aliases and merge keys resolved. An empty document is null.
+ * `name` is recorded as the file of every node. Errors: IB_EPARSE with
+ * file:line:col (syntax errors, several documents, unsupported tags or
+ * unhashable keys), IB_ERANGE for integers beyond 64 bits. */
+int ib_yaml_load(ib_arena *a, const char *name, const char *text, size_t len, ib_val **out,
+		 ib_error *e);
+/* Reads and parses a file; a missing file is IB_ENOENT. */
+int ib_yaml_load_file(ib_arena *a, const char *path, ib_val **out, ib_error *e);
+
+/* Types one plain scalar by the PyYAML 1.1 rules into *out (allocated in a).
+ * Exposed for tests. */
+int ib_yaml_resolve_plain(ib_arena *a, const char *s, size_t n, ib_val **out, ib_error *e);
+
+/* ---- JSON ---- */
+
+typedef struct {
+	int indent;        /* < 0: one line (default); >= 0: json.dumps(indent=N) */
+	bool compact;      /* separators (",", ":") instead of (", ", ": ") */
+	bool ensure_ascii; /* \uXXXX for non-ASCII (json.dumps default) */
+	bool sort_keys;
+} ib_json_opts;
+
+/* The json.dumps defaults: one line, ", " and ": ", ensure_ascii. */
+#define IB_JSON_PYTHON ((ib_json_opts){.indent = -1, .ensure_ascii = true})
+
+/* Appends the JSON text of v to out. Dates are not serializable (IB_EINVAL),
+ * as in Python. NaN and infinities are written as NaN / Infinity / -Infinity. */
+int ib_json_write(ib_buf *out, const ib_val *v, const ib_json_opts *o, ib_error *e);
+/* Appends s as a JSON string literal. */
+int ib_json_write_str(ib_buf *out, const char *s, size_t n, bool ensure_ascii);
+/* Python repr(float) (shortest round-trip text) into out (at least 32 bytes). */
+void ib_json_float_repr(double x, char *out, size_t cap);
+
+#endif

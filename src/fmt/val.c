@@ -1,0 +1,347 @@
+#include "fmt/fmt.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static ib_val *mk(ib_arena *a, ib_vtype t)
+{
+	ib_val *v = ib_arena_alloc(a, sizeof *v);
+	if (v)
+		v->type = t;
+	return v;
+}
+
+ib_val *ib_v_null(ib_arena *a)
+{
+	return mk(a, IB_V_NULL);
+}
+
+ib_val *ib_v_bool(ib_arena *a, bool b)
+{
+	ib_val *v = mk(a, IB_V_BOOL);
+	if (v)
+		v->b = b;
+	return v;
+}
+
+ib_val *ib_v_int(ib_arena *a, int64_t i)
+{
+	ib_val *v = mk(a, IB_V_INT);
+	if (v)
+		v->i = i;
+	return v;
+}
+
+ib_val *ib_v_float(ib_arena *a, double f)
+{
+	ib_val *v = mk(a, IB_V_FLOAT);
+	if (v)
+		v->f = f;
+	return v;
+}
+
+ib_val *ib_v_strn(ib_arena *a, const char *s, size_t n)
+{
+	ib_val *v = mk(a, IB_V_STR);
+	if (!v)
+		return NULL;
+	char *p = ib_arena_strndup(a, s, n);
+	if (!p)
+		return NULL;
+	v->str.s = p;
+	v->str.len = n;
+	return v;
+}
+
+ib_val *ib_v_str(ib_arena *a, const char *s)
+{
+	return ib_v_strn(a, s, strlen(s));
+}
+
+ib_val *ib_v_list(ib_arena *a)
+{
+	return mk(a, IB_V_LIST);
+}
+
+ib_val *ib_v_map(ib_arena *a)
+{
+	return mk(a, IB_V_MAP);
+}
+
+/* Grows an arena-backed array of `size`-byte items to hold one more. */
+static int grow(ib_arena *a, void **items, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return 0;
+	size_t nc = *cap ? *cap * 2 : 8;
+	void *p = ib_arena_alloc(a, nc * size);
+	if (!p)
+		return IB_ENOMEM;
+	if (n)
+		memcpy(p, *items, n * size);
+	*items = p;
+	*cap = nc;
+	return 0;
+}
+
+int ib_list_push(ib_arena *a, ib_val *l, ib_val *v)
+{
+	if (grow(a, (void **)&l->list.v, l->list.n, &l->list.cap, sizeof(ib_val *)))
+		return IB_ENOMEM;
+	l->list.v[l->list.n++] = v;
+	return 0;
+}
+
+static bool key_is(const ib_val *k, const char *key, size_t n)
+{
+	return k->type == IB_V_STR && k->str.len == n && memcmp(k->str.s, key, n) == 0;
+}
+
+const ib_kv *ib_map_find(const ib_val *m, const char *key)
+{
+	if (!m || m->type != IB_V_MAP)
+		return NULL;
+	size_t n = strlen(key);
+	for (size_t i = 0; i < m->map.n; i++)
+		if (key_is(m->map.kv[i].key, key, n))
+			return &m->map.kv[i];
+	return NULL;
+}
+
+ib_val *ib_map_get(const ib_val *m, const char *key)
+{
+	const ib_kv *kv = ib_map_find(m, key);
+	return kv ? kv->val : NULL;
+}
+
+bool ib_map_has(const ib_val *m, const char *key)
+{
+	return ib_map_find(m, key) != NULL;
+}
+
+int ib_map_set_key(ib_arena *a, ib_val *m, ib_val *k, ib_val *v)
+{
+	for (size_t i = 0; i < m->map.n; i++) {
+		if (ib_val_equal(m->map.kv[i].key, k)) {
+			m->map.kv[i].val = v;
+			return 0;
+		}
+	}
+	if (grow(a, (void **)&m->map.kv, m->map.n, &m->map.cap, sizeof(ib_kv)))
+		return IB_ENOMEM;
+	m->map.kv[m->map.n].key = k;
+	m->map.kv[m->map.n].val = v;
+	m->map.n++;
+	return 0;
+}
+
+int ib_map_set(ib_arena *a, ib_val *m, const char *key, ib_val *v)
+{
+	ib_kv *kv = (ib_kv *)ib_map_find(m, key);
+	if (kv) {
+		kv->val = v;
+		return 0;
+	}
+	ib_val *k = ib_v_str(a, key);
+	if (!k || grow(a, (void **)&m->map.kv, m->map.n, &m->map.cap, sizeof(ib_kv)))
+		return IB_ENOMEM;
+	m->map.kv[m->map.n].key = k;
+	m->map.kv[m->map.n].val = v;
+	m->map.n++;
+	return 0;
+}
+
+bool ib_map_del(ib_val *m, const char *key)
+{
+	const ib_kv *kv = ib_map_find(m, key);
+	if (!kv)
+		return false;
+	size_t i = (size_t)(kv - m->map.kv);
+	memmove(&m->map.kv[i], &m->map.kv[i + 1], (m->map.n - i - 1) * sizeof(ib_kv));
+	m->map.n--;
+	return true;
+}
+
+ib_val *ib_map_copy(ib_arena *a, const ib_val *m)
+{
+	ib_val *c = ib_v_map(a);
+	if (!c)
+		return NULL;
+	c->line = m->line;
+	c->col = m->col;
+	c->file = m->file;
+	if (m->map.n) {
+		c->map.kv = ib_arena_alloc(a, (m->map.n + 4) * sizeof(ib_kv));
+		if (!c->map.kv)
+			return NULL;
+		memcpy(c->map.kv, m->map.kv, m->map.n * sizeof(ib_kv));
+		c->map.n = m->map.n;
+		c->map.cap = m->map.n + 4;
+	}
+	return c;
+}
+
+static bool is_num(const ib_val *v)
+{
+	return v->type == IB_V_BOOL || v->type == IB_V_INT || v->type == IB_V_FLOAT;
+}
+
+static double num(const ib_val *v)
+{
+	return v->type == IB_V_BOOL ? (double)v->b : v->type == IB_V_INT ? (double)v->i : v->f;
+}
+
+bool ib_val_equal(const ib_val *x, const ib_val *y)
+{
+	if (x == y)
+		return true;
+	if (!x || !y)
+		return false;
+	if (is_num(x) && is_num(y)) {
+		if (x->type != IB_V_FLOAT && y->type != IB_V_FLOAT) {
+			int64_t a = x->type == IB_V_BOOL ? x->b : x->i;
+			int64_t b = y->type == IB_V_BOOL ? y->b : y->i;
+			return a == b;
+		}
+		return num(x) == num(y);
+	}
+	if (x->type != y->type)
+		return false;
+	switch (x->type) {
+	case IB_V_NULL:
+		return true;
+	case IB_V_STR:
+	case IB_V_DATE:
+		return x->str.len == y->str.len && memcmp(x->str.s, y->str.s, x->str.len) == 0;
+	case IB_V_LIST:
+		if (x->list.n != y->list.n)
+			return false;
+		for (size_t i = 0; i < x->list.n; i++)
+			if (!ib_val_equal(x->list.v[i], y->list.v[i]))
+				return false;
+		return true;
+	case IB_V_MAP:
+		if (x->map.n != y->map.n)
+			return false;
+		for (size_t i = 0; i < x->map.n; i++) {
+			const ib_kv *kv = &x->map.kv[i];
+			bool found = false;
+			for (size_t j = 0; j < y->map.n; j++) {
+				if (ib_val_equal(kv->key, y->map.kv[j].key)) {
+					if (!ib_val_equal(kv->val, y->map.kv[j].val))
+						return false;
+					found = true;
+					break;
+				}
+			}
+			if (!found)
+				return false;
+		}
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool ib_val_truthy(const ib_val *v)
+{
+	if (!v)
+		return false;
+	switch (v->type) {
+	case IB_V_NULL: return false;
+	case IB_V_BOOL: return v->b;
+	case IB_V_INT: return v->i != 0;
+	case IB_V_FLOAT: return v->f != 0.0;
+	case IB_V_STR: return v->str.len != 0;
+	case IB_V_DATE: return true;
+	case IB_V_LIST: return v->list.n != 0;
+	case IB_V_MAP: return v->map.n != 0;
+	}
+	return false;
+}
+
+const char *ib_vtype_pyname(const ib_val *v)
+{
+	if (!v)
+		return "NoneType";
+	switch (v->type) {
+	case IB_V_NULL: return "NoneType";
+	case IB_V_BOOL: return "bool";
+	case IB_V_INT: return "int";
+	case IB_V_FLOAT: return "float";
+	case IB_V_STR: return "str";
+	case IB_V_DATE: return "date";
+	case IB_V_LIST: return "list";
+	case IB_V_MAP: return "dict";
+	}
+	return "object";
+}
+
+static void repr_into(const ib_val *v, ib_buf *b, int depth)
+{
+	if (b->len > 200)
+		return;
+	switch (v ? v->type : IB_V_NULL) {
+	case IB_V_NULL: ib_buf_puts(b, "None"); break;
+	case IB_V_BOOL: ib_buf_puts(b, v->b ? "True" : "False"); break;
+	case IB_V_INT: ib_buf_printf(b, "%lld", (long long)v->i); break;
+	case IB_V_FLOAT: {
+		char f[40];
+		if (isnan(v->f))
+			snprintf(f, sizeof f, "nan");
+		else if (isinf(v->f))
+			snprintf(f, sizeof f, v->f > 0 ? "inf" : "-inf");
+		else
+			ib_json_float_repr(v->f, f, sizeof f);
+		ib_buf_puts(b, f);
+		break;
+	}
+	case IB_V_STR: ib_buf_printf(b, "'%.*s'", (int)(v->str.len > 80 ? 80 : v->str.len), v->str.s);
+		if (v->str.len > 80)
+			ib_buf_puts(b, "...");
+		break;
+	case IB_V_DATE: ib_buf_printf(b, "date(%s)", v->str.s); break;
+	case IB_V_LIST:
+		if (depth > 1) {
+			ib_buf_puts(b, "[...]");
+			break;
+		}
+		ib_buf_putc(b, '[');
+		for (size_t i = 0; i < v->list.n; i++) {
+			if (i)
+				ib_buf_puts(b, ", ");
+			repr_into(v->list.v[i], b, depth + 1);
+		}
+		ib_buf_putc(b, ']');
+		break;
+	case IB_V_MAP:
+		if (depth > 1) {
+			ib_buf_puts(b, "{...}");
+			break;
+		}
+		ib_buf_putc(b, '{');
+		for (size_t i = 0; i < v->map.n; i++) {
+			if (i)
+				ib_buf_puts(b, ", ");
+			repr_into(v->map.kv[i].key, b, depth + 1);
+			ib_buf_puts(b, ": ");
+			repr_into(v->map.kv[i].val, b, depth + 1);
+		}
+		ib_buf_putc(b, '}');
+		break;
+	}
+}
+
+void ib_val_repr(const ib_val *v, char *out, size_t cap)
+{
+	ib_buf b = {0};
+	repr_into(v, &b, 0);
+	if (b.data && b.len > 200) {
+		b.len = 200;
+		b.data[b.len] = '\0';
+		ib_buf_puts(&b, "...");
+	}
+	snprintf(out, cap, "%s", b.data ? b.data : "");
+	ib_buf_free(&b);
+}

@@ -1,0 +1,362 @@
+/* YAML loading through libfyaml's event parser into an ib_val tree, with
+ * PyYAML safe_load semantics (matrix.md Y1–Y5). */
+#include "fmt/fmt.h"
+
+#include <libfyaml.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+	ib_val *node;
+	ib_val *key;        /* pending key of a mapping, NULL when a key is expected */
+	bool key_is_merge;  /* the pending key is a plain '<<' */
+	ib_val *merges;     /* list of merge sources (maps), in order */
+} frame;
+
+typedef struct {
+	ib_arena *a;
+	const char *name;
+	frame *stack;
+	size_t depth, cap;
+	ib_val *root;
+	bool have_root;
+	struct {
+		char *name;
+		ib_val *node;
+	} *anchors;
+	size_t nanchors, anchors_cap;
+	ib_error *e;
+} loader;
+
+static int at(loader *L, struct fy_event *ev, int code, const char *fmt, const char *arg)
+{
+	const struct fy_mark *m = fy_event_start_mark(ev);
+	return ib_fail(L->e, code, L->name, m ? m->line + 1 : 0, m ? m->column + 1 : 0, fmt, arg);
+}
+
+static void set_pos(loader *L, ib_val *v, struct fy_event *ev)
+{
+	const struct fy_mark *m = fy_event_start_mark(ev);
+	v->file = L->name;
+	if (m) {
+		v->line = m->line + 1;
+		v->col = m->column + 1;
+	}
+}
+
+static ib_val *find_anchor(loader *L, const char *name)
+{
+	for (size_t i = L->nanchors; i-- > 0;)
+		if (strcmp(L->anchors[i].name, name) == 0)
+			return L->anchors[i].node;
+	return NULL;
+}
+
+static int add_anchor(loader *L, struct fy_token *tok, ib_val *v)
+{
+	if (!tok)
+		return 0;
+	size_t n;
+	const char *t = fy_token_get_text(tok, &n);
+	if (!t)
+		return 0;
+	if (L->nanchors == L->anchors_cap) {
+		size_t nc = L->anchors_cap ? L->anchors_cap * 2 : 8;
+		void *p = ib_arena_alloc(L->a, nc * sizeof *L->anchors);
+		if (!p)
+			return IB_ENOMEM;
+		if (L->nanchors)
+			memcpy(p, L->anchors, L->nanchors * sizeof *L->anchors);
+		L->anchors = p;
+		L->anchors_cap = nc;
+	}
+	L->anchors[L->nanchors].name = ib_arena_strndup(L->a, t, n);
+	L->anchors[L->nanchors].node = v;
+	L->nanchors++;
+	return 0;
+}
+
+/* Hands a finished node to its parent. */
+static int add_node(loader *L, struct fy_event *ev, ib_val *v, bool is_merge_key)
+{
+	if (L->depth == 0) {
+		L->root = v;
+		L->have_root = true;
+		return 0;
+	}
+	frame *f = &L->stack[L->depth - 1];
+	if (f->node->type == IB_V_LIST)
+		return ib_list_push(L->a, f->node, v) ? IB_ENOMEM : 0;
+	if (!f->key) {
+		if (v->type == IB_V_LIST || v->type == IB_V_MAP)
+			return at(L, ev, IB_EPARSE, "found unhashable key (a %s used as a mapping key)",
+				  v->type == IB_V_LIST ? "sequence" : "mapping");
+		f->key = v;
+		f->key_is_merge = is_merge_key;
+		return 0;
+	}
+	int rc = 0;
+	if (f->key_is_merge) {
+		if (v->type == IB_V_MAP) {
+			if (!f->merges)
+				f->merges = ib_v_list(L->a);
+			rc = f->merges ? ib_list_push(L->a, f->merges, v) : IB_ENOMEM;
+		} else if (v->type == IB_V_LIST) {
+			if (!f->merges)
+				f->merges = ib_v_list(L->a);
+			if (!f->merges)
+				return IB_ENOMEM;
+			/* PyYAML: later maps of a merge list come first */
+			for (size_t i = v->list.n; i-- > 0 && !rc;) {
+				if (v->list.v[i]->type != IB_V_MAP)
+					return at(L, ev, IB_EPARSE, "%s",
+						  "expected a mapping for merging, but found a sequence item that is not one");
+				rc = ib_list_push(L->a, f->merges, v->list.v[i]);
+			}
+		} else {
+			return at(L, ev, IB_EPARSE, "%s",
+				  "expected a mapping or list of mappings for merging");
+		}
+	} else {
+		rc = ib_map_set_key(L->a, f->node, f->key, v);
+	}
+	f->key = NULL;
+	f->key_is_merge = false;
+	return rc ? IB_ENOMEM : 0;
+}
+
+static int push(loader *L, ib_val *v)
+{
+	if (L->depth == L->cap) {
+		size_t nc = L->cap ? L->cap * 2 : 16;
+		frame *p = ib_arena_alloc(L->a, nc * sizeof *p);
+		if (!p)
+			return IB_ENOMEM;
+		if (L->depth)
+			memcpy(p, L->stack, L->depth * sizeof *p);
+		L->stack = p;
+		L->cap = nc;
+	}
+	L->stack[L->depth++] = (frame){.node = v};
+	return 0;
+}
+
+/* Applies merge keys: merged pairs first, then the explicit ones. */
+static int finish_map(loader *L, frame *f)
+{
+	if (!f->merges)
+		return 0;
+	ib_val *m = f->node;
+	ib_val explicit = *m;
+	m->map.kv = NULL;
+	m->map.n = m->map.cap = 0;
+	for (size_t i = 0; i < f->merges->list.n; i++) {
+		ib_val *src = f->merges->list.v[i];
+		for (size_t j = 0; j < src->map.n; j++)
+			if (ib_map_set_key(L->a, m, src->map.kv[j].key, src->map.kv[j].val))
+				return IB_ENOMEM;
+	}
+	for (size_t j = 0; j < explicit.map.n; j++)
+		if (ib_map_set_key(L->a, m, explicit.map.kv[j].key, explicit.map.kv[j].val))
+			return IB_ENOMEM;
+	return 0;
+}
+
+static const char *tag_suffix(struct fy_token *tag)
+{
+	if (!tag)
+		return NULL;
+	const char *t = fy_token_get_text0(tag);
+	if (!t)
+		return NULL;
+	if (ib_str_has_prefix(t, "tag:yaml.org,2002:"))
+		return t + strlen("tag:yaml.org,2002:");
+	if (ib_str_has_prefix(t, "!!"))
+		return t + 2;
+	return t;
+}
+
+static int on_scalar(loader *L, struct fy_event *ev)
+{
+	struct fy_token *tok = ev->scalar.value;
+	size_t n = 0;
+	const char *s = tok ? fy_token_get_text(tok, &n) : "";
+	if (!s)
+		s = "";
+	enum fy_scalar_style style = tok ? fy_token_scalar_style(tok) : FYSS_PLAIN;
+	const char *tag = tag_suffix(ev->scalar.tag);
+	ib_val *v = NULL;
+	bool merge = false;
+	frame *f = L->depth ? &L->stack[L->depth - 1] : NULL;
+	bool is_key = f && f->node->type == IB_V_MAP && !f->key;
+	if (tag && strcmp(tag, "!") != 0) {
+		if (strcmp(tag, "str") == 0) {
+			v = ib_v_strn(L->a, s, n);
+		} else if (!strcmp(tag, "int") || !strcmp(tag, "float") || !strcmp(tag, "bool") ||
+			   !strcmp(tag, "null")) {
+			int rc = ib_yaml_resolve_plain(L->a, s, n, &v, L->e);
+			if (rc)
+				return at(L, ev, rc, "%s", L->e ? L->e->msg : "invalid scalar");
+			const char *got = ib_vtype_pyname(v);
+			if ((!strcmp(tag, "int") && v->type != IB_V_INT) ||
+			    (!strcmp(tag, "float") && v->type != IB_V_FLOAT && v->type != IB_V_INT) ||
+			    (!strcmp(tag, "bool") && v->type != IB_V_BOOL) ||
+			    (!strcmp(tag, "null") && v->type != IB_V_NULL))
+				return at(L, ev, IB_EPARSE, "scalar does not match its explicit tag (resolves to %s)", got);
+			if (!strcmp(tag, "float") && v->type == IB_V_INT) {
+				double d = (double)v->i;
+				v = ib_v_float(L->a, d);
+			}
+		} else {
+			return at(L, ev, IB_EPARSE,
+				  "could not determine a constructor for the tag '%s' (safe_load)", tag);
+		}
+	} else if (style == FYSS_PLAIN && !tag) {
+		if (n == 2 && s[0] == '<' && s[1] == '<' && is_key) {
+			merge = true;
+			v = ib_v_strn(L->a, s, n);
+		} else if (n == 1 && s[0] == '=' && is_key) {
+			v = ib_v_strn(L->a, s, n); /* PyYAML turns a '=' key into a string */
+		} else {
+			int rc = ib_yaml_resolve_plain(L->a, s, n, &v, L->e);
+			if (rc) {
+				char msg[sizeof L->e->msg];
+				snprintf(msg, sizeof msg, "%s", L->e ? L->e->msg : "invalid scalar");
+				return at(L, ev, rc, "%s", msg);
+			}
+		}
+	} else {
+		v = ib_v_strn(L->a, s, n);
+	}
+	if (!v)
+		return IB_ENOMEM;
+	set_pos(L, v, ev);
+	if (add_anchor(L, ev->scalar.anchor, v))
+		return IB_ENOMEM;
+	return add_node(L, ev, v, merge);
+}
+
+static int collect_diag(loader *L, struct fy_diag *diag, int fallback_line, int fallback_col)
+{
+	void *it = NULL;
+	struct fy_diag_error *de;
+	while ((de = fy_diag_errors_iterate(diag, &it)) != NULL) {
+		if (de->type >= FYET_ERROR)
+			return ib_fail(L->e, IB_EPARSE, L->name, de->line, de->column,
+				       "YAML syntax error: %s", de->msg);
+	}
+	return ib_fail(L->e, IB_EPARSE, L->name, fallback_line, fallback_col, "YAML syntax error");
+}
+
+int ib_yaml_load(ib_arena *a, const char *name, const char *text, size_t len, ib_val **out,
+		 ib_error *e)
+{
+	loader L = {.a = a, .e = e};
+	L.name = ib_arena_strdup(a, name ? name : "<input>");
+	struct fy_diag_cfg dcfg;
+	fy_diag_cfg_default(&dcfg);
+	dcfg.fp = NULL;
+	dcfg.level = FYET_ERROR;
+	struct fy_diag *diag = fy_diag_create(&dcfg);
+	if (!diag || !L.name)
+		return ib_fail(e, IB_ENOMEM, name, 0, 0, "out of memory");
+	fy_diag_set_collect_errors(diag, true);
+	struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET | FYPCF_ALLOW_DUPLICATE_KEYS, .diag = diag};
+	struct fy_parser *fyp = fy_parser_create(&cfg);
+	if (!fyp) {
+		fy_diag_destroy(diag);
+		return ib_fail(e, IB_ENOMEM, name, 0, 0, "cannot create YAML parser");
+	}
+	int rc = 0;
+	int docs = 0;
+	if (fy_parser_set_string(fyp, text, len) != 0) {
+		rc = ib_fail(e, IB_ENOMEM, name, 0, 0, "cannot start YAML parser");
+		goto done;
+	}
+	struct fy_event *ev;
+	while ((ev = fy_parser_parse(fyp)) != NULL) {
+		switch (ev->type) {
+		case FYET_DOCUMENT_START:
+			if (++docs > 1)
+				rc = at(&L, ev, IB_EPARSE, "%s",
+					"expected a single document in the stream, but found another document");
+			break;
+		case FYET_SCALAR:
+			rc = on_scalar(&L, ev);
+			break;
+		case FYET_SEQUENCE_START:
+		case FYET_MAPPING_START: {
+			bool is_map = ev->type == FYET_MAPPING_START;
+			ib_val *v = is_map ? ib_v_map(a) : ib_v_list(a);
+			if (!v) {
+				rc = IB_ENOMEM;
+				break;
+			}
+			set_pos(&L, v, ev);
+			if (L.depth) {
+				frame *f = &L.stack[L.depth - 1];
+				if (f->node->type == IB_V_MAP && !f->key) {
+					rc = at(&L, ev, IB_EPARSE, "found unhashable key (a %s used as a mapping key)",
+						is_map ? "mapping" : "sequence");
+					break;
+				}
+			}
+			rc = add_anchor(&L, is_map ? ev->mapping_start.anchor : ev->sequence_start.anchor, v);
+			if (!rc)
+				rc = push(&L, v);
+			break;
+		}
+		case FYET_SEQUENCE_END:
+		case FYET_MAPPING_END: {
+			frame f = L.stack[--L.depth];
+			if (f.node->type == IB_V_MAP)
+				rc = finish_map(&L, &f);
+			if (!rc)
+				rc = add_node(&L, ev, f.node, false);
+			break;
+		}
+		case FYET_ALIAS: {
+			size_t n;
+			const char *t = fy_token_get_text(ev->alias.anchor, &n);
+			char nm[256];
+			snprintf(nm, sizeof nm, "%.*s", (int)(n < 255 ? n : 255), t ? t : "");
+			ib_val *v = find_anchor(&L, nm);
+			if (!v) {
+				rc = at(&L, ev, IB_EPARSE, "found undefined alias '%s'", nm);
+				break;
+			}
+			for (size_t i = 0; i < L.depth; i++)
+				if (L.stack[i].node == v)
+					rc = at(&L, ev, IB_EPARSE, "recursive alias '%s' is not supported", nm);
+			if (!rc)
+				rc = add_node(&L, ev, v, false);
+			break;
+		}
+		default:
+			break;
+		}
+		fy_parser_event_free(fyp, ev);
+		if (rc)
+			break;
+	}
+	if (rc == IB_ENOMEM)
+		rc = ib_fail(e, IB_ENOMEM, name, 0, 0, "out of memory");
+	if (!rc && fy_parser_get_stream_error(fyp))
+		rc = collect_diag(&L, diag, 0, 0);
+	if (!rc)
+		*out = L.have_root ? L.root : ib_v_null(a);
+done:
+	fy_parser_destroy(fyp);
+	fy_diag_destroy(diag);
+	return rc;
+}
+
+int ib_yaml_load_file(ib_arena *a, const char *path, ib_val **out, ib_error *e)
+{
+	ib_buf b = {0};
+	int rc = ib_read_file(path, &b, e);
+	if (!rc)
+		rc = ib_yaml_load(a, path, b.data ? b.data : "", b.len, out, e);
+	ib_buf_free(&b);
+	return rc;
+}

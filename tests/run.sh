@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Runs every test suite and ends with one total line "total: N passed, N failed".
+# Usage: tests/run.sh INFBENCH UNIT_TESTS
+set -u
+bin=$1
+unit=$2
+here=$(cd "$(dirname "$0")" && pwd)
+pass=0
+fail=0
+status=0
+
+add() { # add PASSED FAILED
+	pass=$((pass + $1))
+	fail=$((fail + $2))
+}
+
+echo "== unit tests (Criterion, ASan+UBSan)"
+out=$("$unit" -j2 2>&1)
+rc=$?
+printf '%s\n' "$out" | grep -vE '^\[----\] .*: Passed$' | tail -n 30
+syn=$(printf '%s\n' "$out" | grep 'Synthesis:' | tail -n 1)
+t=$(sed -n 's/.*Tested: \([0-9]*\).*/\1/p' <<<"$syn")
+p=$(sed -n 's/.*Passing: \([0-9]*\).*/\1/p' <<<"$syn")
+if [ -z "$t" ] || [ -z "$p" ]; then
+	echo "unit tests did not report a synthesis (exit $rc)"
+	add 0 1
+	status=1
+else
+	add "$p" $((t - p))
+	[ "$rc" = 0 ] || status=1
+fi
+
+for suite in "$here"/golden/run_*.sh "$here"/e2e/*.sh; do
+	[ -e "$suite" ] || continue
+	echo "== $(basename "$suite")"
+	out=$("$suite" "$bin" "$here/golden/matrix" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | tail -n 40
+	line=$(printf '%s\n' "$out" | grep -E '[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+	p=$(sed -n 's/.* \([0-9]*\) passed.*/\1/p' <<<"$line")
+	f=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<<"$line")
+	if [ -z "$p" ]; then
+		echo "$(basename "$suite") did not report its counts (exit $rc)"
+		add 0 1
+		status=1
+		continue
+	fi
+	add "$p" "$f"
+	[ "$rc" = 0 ] && [ "$f" = 0 ] || status=1
+done
+echo "total: $pass passed, $fail failed"
+exit $status
