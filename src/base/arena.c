@@ -38,7 +38,7 @@ void ib_arena_free(ib_arena *a)
 
 void *ib_arena_alloc(ib_arena *a, size_t n)
 {
-	const size_t align = sizeof(max_align_t);
+	const size_t align = 8; /* enough for every type stored here */
 	n = (n + align - 1) & ~(align - 1);
 	if (n == 0)
 		n = align;

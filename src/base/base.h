@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef enum {
 	IB_OK = 0,
@@ -62,7 +63,8 @@ typedef struct ib_arena ib_arena;
 /* Returns a new arena or NULL on allocation failure; free with ib_arena_free. */
 ib_arena *ib_arena_new(void);
 void ib_arena_free(ib_arena *a);
-/* Returns zeroed memory aligned for any type, valid until the arena is freed;
+/* Returns zeroed memory aligned to 8 bytes (pointers, 64-bit ints, doubles;
+ * not long double), valid until the arena is freed;
  * NULL only on allocation failure. */
 void *ib_arena_alloc(ib_arena *a, size_t n);
 /* Copies n bytes of s plus a NUL terminator into the arena. */
@@ -79,6 +81,18 @@ int ib_read_file(const char *path, ib_buf *out, ib_error *e);
 /* Writes data to path through a temporary file in the same folder and a
  * rename, so readers never see a half-written file. */
 int ib_write_file_atomic(const char *path, const void *data, size_t len, ib_error *e);
+
+/* Streaming variant: ib_atomic_open creates a temporary file next to path
+ * and returns it for writing; ib_atomic_commit flushes, syncs and renames it
+ * over path (closing it in every case); ib_atomic_abort closes and removes it. */
+typedef struct {
+	FILE *f;
+	char *tmp;        /* temporary path (heap) */
+	const char *path; /* the caller's final path */
+} ib_atomic;
+int ib_atomic_open(ib_atomic *w, const char *path, ib_error *e);
+int ib_atomic_commit(ib_atomic *w, ib_error *e);
+void ib_atomic_abort(ib_atomic *w);
 
 /* ---- clocks ---- */
 /* CLOCK_MONOTONIC in nanoseconds: for durations only. */

@@ -48,47 +48,70 @@ int ib_read_file(const char *path, ib_buf *out, ib_error *e)
 	return 0;
 }
 
-int ib_write_file_atomic(const char *path, const void *data, size_t len, ib_error *e)
+int ib_atomic_open(ib_atomic *w, const char *path, ib_error *e)
 {
 	ib_buf tmp = {0};
+	w->f = NULL;
+	w->tmp = NULL;
+	w->path = path;
 	if (ib_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid()))
 		return ib_fail(e, IB_ENOMEM, path, 0, 0, "out of memory");
 	int fd = open(tmp.data, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
+	if (fd < 0 || !(w->f = fdopen(fd, "w"))) {
 		int err = errno;
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp.data);
+		}
 		ib_buf_free(&tmp);
 		return ib_fail(e, IB_EIO, path, 0, 0, "cannot create: %s", strerror(err));
 	}
-	const char *p = data;
-	size_t left = len;
-	while (left) {
-		ssize_t n = write(fd, p, left);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			int err = errno;
-			close(fd);
-			unlink(tmp.data);
-			ib_buf_free(&tmp);
-			return ib_fail(e, IB_EIO, path, 0, 0, "cannot write: %s", strerror(err));
-		}
-		p += n;
-		left -= (size_t)n;
+	w->tmp = tmp.data;
+	return 0;
+}
+
+void ib_atomic_abort(ib_atomic *w)
+{
+	if (w->f)
+		fclose(w->f);
+	if (w->tmp)
+		unlink(w->tmp);
+	free(w->tmp);
+	w->f = NULL;
+	w->tmp = NULL;
+}
+
+int ib_atomic_commit(ib_atomic *w, ib_error *e)
+{
+	int err = 0;
+	if (fflush(w->f) != 0 || ferror(w->f) || fsync(fileno(w->f)) != 0)
+		err = errno ? errno : EIO;
+	if (fclose(w->f) != 0 && !err)
+		err = errno;
+	w->f = NULL;
+	if (!err && rename(w->tmp, w->path) != 0)
+		err = errno;
+	if (err) {
+		ib_atomic_abort(w);
+		return ib_fail(e, IB_EIO, w->path, 0, 0, "cannot write: %s", strerror(err));
 	}
-	if (fsync(fd) != 0 || close(fd) != 0) {
+	free(w->tmp);
+	w->tmp = NULL;
+	return 0;
+}
+
+int ib_write_file_atomic(const char *path, const void *data, size_t len, ib_error *e)
+{
+	ib_atomic w;
+	int rc = ib_atomic_open(&w, path, e);
+	if (rc)
+		return rc;
+	if (len && fwrite(data, 1, len, w.f) != len) {
 		int err = errno;
-		unlink(tmp.data);
-		ib_buf_free(&tmp);
+		ib_atomic_abort(&w);
 		return ib_fail(e, IB_EIO, path, 0, 0, "cannot write: %s", strerror(err));
 	}
-	if (rename(tmp.data, path) != 0) {
-		int err = errno;
-		unlink(tmp.data);
-		ib_buf_free(&tmp);
-		return ib_fail(e, IB_EIO, path, 0, 0, "cannot rename into place: %s", strerror(err));
-	}
-	ib_buf_free(&tmp);
-	return 0;
+	return ib_atomic_commit(&w, e);
 }
 
 int64_t ib_now_ns(void)

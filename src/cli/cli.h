@@ -10,8 +10,8 @@ int cmd_validate(int argc, char **argv);
 
 /* Prints every problem to stderr, one per line. */
 void cli_print_diags(const cfg_diags *d);
-/* Writes data to path atomically, or to stdout when path is NULL. Returns 0
- * or prints an error naming the path and returns 1. */
-int cli_emit(const char *path, const char *data, size_t len);
+/* Writes v as Python json.dumps text plus a newline, to path atomically or to
+ * stdout when path is NULL. Returns 0, or prints an error and returns 1. */
+int cli_emit_json(const char *path, const ib_val *v);
 
 #endif

@@ -146,15 +146,7 @@ static int run(arg_parser *p, bool full)
 		fprintf(stderr, "infbench matrix: error: %s\n", m);
 		goto done;
 	}
-	ib_buf json = {0};
-	ib_json_opts jo = IB_JSON_PYTHON;
-	if (ib_json_write(&json, rows, &jo, &e) || ib_buf_putc(&json, '\n')) {
-		fprintf(stderr, "infbench matrix: error: %s\n", e.msg[0] ? e.msg : "out of memory");
-		ib_buf_free(&json);
-		goto done;
-	}
-	status = cli_emit(out->seen ? out->vals[0] : NULL, json.data, json.len);
-	ib_buf_free(&json);
+	status = cli_emit_json(out->seen ? out->vals[0] : NULL, rows);
 done:
 	ib_arena_free(a);
 	return status;

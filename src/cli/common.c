@@ -13,21 +13,34 @@ void cli_print_diags(const cfg_diags *d)
 	ib_buf_free(&b);
 }
 
-int cli_emit(const char *path, const char *data, size_t len)
+int cli_emit_json(const char *path, const ib_val *v)
 {
+	ib_error e = {0};
+	ib_json_opts o = IB_JSON_PYTHON;
+	ib_atomic w = {0};
+	FILE *f = stdout;
 	if (path) {
-		ib_error e = {0};
-		if (ib_write_file_atomic(path, data, len, &e)) {
-			char m[4096];
-			ib_error_format(&e, m, sizeof m);
-			fprintf(stderr, "infbench: error: %s\n", m);
-			return 1;
-		}
-		return 0;
+		if (ib_atomic_open(&w, path, &e))
+			goto fail;
+		f = w.f;
 	}
-	if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
-		perror("infbench: error: writing standard output");
-		return 1;
+	if (ib_json_write_file(f, v, &o, &e) || fputc('\n', f) == EOF) {
+		if (!e.msg[0])
+			ib_fail(&e, IB_EIO, path, 0, 0, "write error");
+		goto fail;
+	}
+	if (path ? ib_atomic_commit(&w, &e) : fflush(stdout) != 0) {
+		if (!path)
+			ib_fail(&e, IB_EIO, NULL, 0, 0, "writing standard output failed");
+		goto fail_no_abort;
 	}
 	return 0;
+fail:
+	if (path)
+		ib_atomic_abort(&w);
+fail_no_abort:;
+	char m[4096];
+	ib_error_format(&e, m, sizeof m);
+	fprintf(stderr, "infbench: error: %s\n", m);
+	return 1;
 }

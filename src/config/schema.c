@@ -7,14 +7,26 @@ size_t sch_push(vctx *c, const char *fmt, ...)
 {
 	size_t mark = c->plen;
 	char part[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(part, sizeof part, fmt, ap);
-	va_end(ap);
-	const char *sep = (c->plen && part[0] != '[') ? "." : "";
-	int n = snprintf(c->path + c->plen, sizeof c->path - c->plen, "%s%s", sep, part);
-	if (n > 0)
-		c->plen += (size_t)n < sizeof c->path - c->plen ? (size_t)n : sizeof c->path - c->plen - 1;
+	const char *src = part;
+	if (strcmp(fmt, "%s") == 0) { /* the common case, without printf */
+		va_list ap;
+		va_start(ap, fmt);
+		src = va_arg(ap, const char *);
+		va_end(ap);
+	} else {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(part, sizeof part, fmt, ap);
+		va_end(ap);
+	}
+	size_t n = strlen(src);
+	bool dot = c->plen && src[0] != '[';
+	if (c->plen + n + 2 >= sizeof c->path)
+		return mark; /* too deep to name; keep the prefix */
+	if (dot)
+		c->path[c->plen++] = '.';
+	memcpy(c->path + c->plen, src, n + 1);
+	c->plen += n;
 	return mark;
 }
 

@@ -59,6 +59,8 @@ ib_val *ib_v_str(ib_arena *a, const char *s);
 ib_val *ib_v_strn(ib_arena *a, const char *s, size_t n);
 ib_val *ib_v_list(ib_arena *a);
 ib_val *ib_v_map(ib_arena *a);
+/* An empty map with room for cap keys before it grows. */
+ib_val *ib_v_map_cap(ib_arena *a, size_t cap);
 
 /* Appends v to list l. */
 int ib_list_push(ib_arena *a, ib_val *l, ib_val *v);
@@ -74,6 +76,15 @@ bool ib_map_has(const ib_val *m, const char *key);
 int ib_map_set(ib_arena *a, ib_val *m, const char *key, ib_val *v);
 /* Sets m[k] = v where k is any scalar value (Python equality of keys). */
 int ib_map_set_key(ib_arena *a, ib_val *m, ib_val *k, ib_val *v);
+/* A static string node for a literal, to serve as a map key shared by many
+ * maps without allocation: `static ib_val k = IB_KEY_INIT("name");`. */
+#define IB_KEY_INIT(lit) {.type = IB_V_STR, .str = {.s = "" lit, .len = sizeof(lit) - 1}}
+/* rc = (m[lit] = v) with a key node private to this call site (see above). */
+#define IB_MAP_SET_LIT(rc, a, m, lit, v)                                                           \
+	do {                                                                                       \
+		static ib_val key_ = IB_KEY_INIT(lit);                                             \
+		(rc) = ib_map_set_key((a), (m), &key_, (v));                                       \
+	} while (0)
 /* Removes key if present; later keys move up. Returns whether it was there. */
 bool ib_map_del(ib_val *m, const char *key);
 /* A new map holding the same key/value pointers (Python's {**m}). */
@@ -82,6 +93,9 @@ ib_val *ib_map_copy(ib_arena *a, const ib_val *m);
 /* Python ==: numbers compare by value across bool/int/float, maps ignore key
  * order, lists compare item by item. */
 bool ib_val_equal(const ib_val *x, const ib_val *y);
+/* A hash consistent with ib_val_equal (equal values hash equal; map key order
+ * does not matter). */
+uint64_t ib_val_hash(const ib_val *v);
 /* Python bool(x). */
 bool ib_val_truthy(const ib_val *v);
 /* Python's type name for the value: NoneType, bool, int, float, str, date,
@@ -128,6 +142,9 @@ typedef struct {
 /* Appends the JSON text of v to out. Dates are not serializable (IB_EINVAL),
  * as in Python. NaN and infinities are written as NaN / Infinity / -Infinity. */
 int ib_json_write(ib_buf *out, const ib_val *v, const ib_json_opts *o, ib_error *e);
+/* Writes the JSON text of v to f, one top-level list item at a time, so that
+ * a large list never sits in memory twice. Same format as ib_json_write. */
+int ib_json_write_file(FILE *f, const ib_val *v, const ib_json_opts *o, ib_error *e);
 /* Appends s as a JSON string literal. */
 int ib_json_write_str(ib_buf *out, const char *s, size_t n, bool ensure_ascii);
 /* Python repr(float) (shortest round-trip text) into out (at least 32 bytes). */

@@ -207,9 +207,17 @@ static int write_val(ib_buf *out, const ib_val *v, const ib_json_opts *o, int de
 	switch (v->type) {
 	case IB_V_NULL: return ib_buf_puts(out, "null");
 	case IB_V_BOOL: return ib_buf_puts(out, v->b ? "true" : "false");
-	case IB_V_INT:
-		snprintf(num, sizeof num, "%lld", (long long)v->i);
-		return ib_buf_puts(out, num);
+	case IB_V_INT: {
+		/* decimal digits without printf: this is the hot path of big outputs */
+		char *p = num + sizeof num;
+		uint64_t u = v->i < 0 ? -(uint64_t)v->i : (uint64_t)v->i;
+		do
+			*--p = (char)('0' + u % 10);
+		while ((u /= 10) != 0);
+		if (v->i < 0)
+			*--p = '-';
+		return ib_buf_append(out, p, (size_t)(num + sizeof num - p));
+	}
 	case IB_V_FLOAT:
 		ib_json_float_repr(v->f, num, sizeof num);
 		return ib_buf_puts(out, num);
@@ -294,5 +302,34 @@ int ib_json_write(ib_buf *out, const ib_val *v, const ib_json_opts *o, ib_error 
 	int rc = write_val(out, v, o, 0, e);
 	if (rc == IB_ENOMEM)
 		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory writing JSON");
+	return rc;
+}
+
+int ib_json_write_file(FILE *f, const ib_val *v, const ib_json_opts *o, ib_error *e)
+{
+	ib_buf b = {0};
+	int rc = 0;
+	if (v->type != IB_V_LIST || v->list.n == 0 || o->indent >= 0) {
+		rc = ib_json_write(&b, v, o, e);
+	} else {
+		const char *sep = o->compact ? "," : ", ";
+		rc = ib_buf_putc(&b, '[');
+		for (size_t i = 0; !rc && i < v->list.n; i++) {
+			if (i)
+				rc = ib_buf_puts(&b, sep);
+			if (!rc)
+				rc = ib_json_write(&b, v->list.v[i], o, e);
+			if (!rc && b.len >= 65536) {
+				if (fwrite(b.data, 1, b.len, f) != b.len)
+					rc = ib_fail(e, IB_EIO, NULL, 0, 0, "write error");
+				b.len = 0;
+			}
+		}
+		if (!rc)
+			rc = ib_buf_putc(&b, ']');
+	}
+	if (!rc && b.len && fwrite(b.data, 1, b.len, f) != b.len)
+		rc = ib_fail(e, IB_EIO, NULL, 0, 0, "write error");
+	ib_buf_free(&b);
 	return rc;
 }

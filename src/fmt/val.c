@@ -69,6 +69,18 @@ ib_val *ib_v_map(ib_arena *a)
 	return mk(a, IB_V_MAP);
 }
 
+ib_val *ib_v_map_cap(ib_arena *a, size_t cap)
+{
+	ib_val *m = mk(a, IB_V_MAP);
+	if (m && cap) {
+		m->map.kv = ib_arena_alloc(a, cap * sizeof(ib_kv));
+		if (!m->map.kv)
+			return NULL;
+		m->map.cap = cap;
+	}
+	return m;
+}
+
 /* Grows an arena-backed array of `size`-byte items to hold one more. */
 static int grow(ib_arena *a, void **items, size_t n, size_t *cap, size_t size)
 {
@@ -242,6 +254,56 @@ bool ib_val_equal(const ib_val *x, const ib_val *y)
 	default:
 		return false;
 	}
+}
+
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+uint64_t ib_val_hash(const ib_val *v)
+{
+	if (!v)
+		return 0;
+	switch (v->type) {
+	case IB_V_NULL: return 0x9e3779b97f4a7c15ULL;
+	case IB_V_BOOL:
+	case IB_V_INT:
+	case IB_V_FLOAT: {
+		/* equal numbers of any type hash alike: hash the double value */
+		double d = num(v);
+		if (d == 0)
+			d = 0; /* -0.0 == 0.0 */
+		uint64_t bits;
+		memcpy(&bits, &d, sizeof bits);
+		return mix(bits ^ 0x1234567ULL);
+	}
+	case IB_V_STR:
+	case IB_V_DATE: {
+		uint64_t h = 1469598103934665603ULL ^ (uint64_t)v->type;
+		for (size_t i = 0; i < v->str.len; i++)
+			h = (h ^ (unsigned char)v->str.s[i]) * 1099511628211ULL;
+		return mix(h);
+	}
+	case IB_V_LIST: {
+		uint64_t h = 0x51ed2701ULL;
+		for (size_t i = 0; i < v->list.n; i++)
+			h = mix(h * 31 + ib_val_hash(v->list.v[i]));
+		return h;
+	}
+	case IB_V_MAP: {
+		uint64_t h = 0x7a3b9c1dULL;
+		for (size_t i = 0; i < v->map.n; i++) /* order-insensitive */
+			h += mix(ib_val_hash(v->map.kv[i].key) * 31 + ib_val_hash(v->map.kv[i].val));
+		return h;
+	}
+	}
+	return 0;
 }
 
 bool ib_val_truthy(const ib_val *v)

@@ -104,146 +104,162 @@ static ib_val *sorted_distinct(ib_arena *a, ib_val *const *v, size_t n)
 	return out;
 }
 
+/* Hash of the SN group key (model, runner, framework, precision[, isl, osl,
+ * spec-decoding, dp-attn]). */
+static uint64_t sn_hash(const ib_val *r, bool agentic)
+{
+	static const char *const keys[] = {"model", "runner", "framework", "precision",
+					   "isl", "osl", "spec-decoding", "dp-attn"};
+	uint64_t h = 17;
+	for (size_t i = 0; i < (agentic ? 4u : 8u); i++)
+		h = h * 1000003 + ib_val_hash(ib_map_get(r, keys[i]));
+	return h;
+}
+
+/* Hash of the multinode parallelism key (every key but the ignored ones). */
+static uint64_t mn_hash(const ib_val *r)
+{
+	uint64_t h = 0;
+	for (size_t i = 0; i < r->map.n; i++)
+		if (!ignored_key(r->map.kv[i].key))
+			h += ib_val_hash(r->map.kv[i].key) * 0x9e3779b97f4a7c15ULL ^
+			     ib_val_hash(r->map.kv[i].val);
+	return h;
+}
+
+enum { K_NONE, K_SN_FIXED, K_MN_FIXED, K_SN_AGENTIC, K_MN_AGENTIC };
+
+/* Groups rows by (kind, key) with a hash table; equality is checked in full. */
 typedef struct {
-	ib_val **rows;
-	size_t n;
-	bool *marked;
-	const ib_val **eval_conc; /* for multinode rows */
-} marks;
+	size_t *slot; /* representative row + 1 per slot, 0 = empty */
+	size_t *gid;  /* group id of the slot */
+	size_t cap, ngroups;
+} grouper;
 
-/* SN fixed: per group, every row at the max or upper-median distinct conc. */
-static int mark_sn_fixed(ib_arena *a, marks *m)
+static int grouper_init(grouper *g, size_t n)
 {
-	bool *done = calloc(m->n + 1, 1);
-	ib_val **cs = malloc((m->n + 1) * sizeof *cs);
-	if (!done || !cs) {
-		free(done);
-		free(cs);
-		return IB_ENOMEM;
-	}
-	int rc = 0;
-	for (size_t i = 0; i < m->n && !rc; i++) {
-		ib_val *r = m->rows[i];
-		if (done[i] || !ib_map_has(r, "tp") || !is_8k1k(r) || !max_eligible(r))
-			continue;
-		size_t nc = 0;
-		for (size_t j = i; j < m->n; j++) {
-			ib_val *s = m->rows[j];
-			if (done[j] || !ib_map_has(s, "tp") || !is_8k1k(s) || !max_eligible(s) ||
-			    !same_sn_group(r, s, false))
-				continue;
-			done[j] = true;
-			cs[nc++] = ib_map_get(s, "conc");
-		}
-		ib_val *d = sorted_distinct(a, cs, nc);
-		if (!d) {
-			rc = IB_ENOMEM;
-			break;
-		}
-		const ib_val *top = d->list.v[d->list.n - 1], *med = d->list.v[d->list.n / 2];
-		for (size_t j = i; j < m->n; j++) {
-			ib_val *s = m->rows[j];
-			if (!ib_map_has(s, "tp") || !is_8k1k(s) || !max_eligible(s) || !same_sn_group(r, s, false))
-				continue;
-			const ib_val *c = ib_map_get(s, "conc");
-			if (ib_val_equal(c, top) || ib_val_equal(c, med))
-				m->marked[j] = true;
-		}
-	}
-	free(done);
-	free(cs);
-	return rc;
+	g->cap = 16;
+	while (g->cap < n * 2 + 2)
+		g->cap *= 2;
+	g->slot = calloc(g->cap, sizeof *g->slot);
+	g->gid = calloc(g->cap, sizeof *g->gid);
+	g->ngroups = 0;
+	return g->slot && g->gid ? 0 : IB_ENOMEM;
 }
 
-/* Multinode rows selected by `want`: per parallelism group, the row whose
- * highest eligible conc is largest (first on ties) gets marked + eval-conc. */
-static int mark_mn(marks *m, bool (*want)(const ib_val *))
+static void grouper_free(grouper *g)
 {
-	bool *done = calloc(m->n + 1, 1);
-	if (!done)
-		return IB_ENOMEM;
-	for (size_t i = 0; i < m->n; i++) {
-		ib_val *r = m->rows[i];
-		if (done[i] || !want(r) || !max_eligible(r))
-			continue;
-		size_t best = i;
-		const ib_val *best_c = max_eligible(r);
-		for (size_t j = i; j < m->n; j++) {
-			ib_val *s = m->rows[j];
-			if (done[j] || !want(s) || !max_eligible(s) || !same_parallelism(r, s))
-				continue;
-			done[j] = true;
-			const ib_val *c = max_eligible(s);
-			if (mx_num(c) > mx_num(best_c)) {
-				best = j;
-				best_c = c;
-			}
+	free(g->slot);
+	free(g->gid);
+}
+
+static bool same_group(const ib_val *x, const ib_val *y, int kind)
+{
+	if (kind == K_SN_FIXED || kind == K_SN_AGENTIC)
+		return same_sn_group(x, y, kind == K_SN_AGENTIC);
+	return same_parallelism(x, y);
+}
+
+/* The group id of rows[i] (of `kind`, hash h), creating a group if new. */
+static size_t grouper_get(grouper *g, ib_val *const *rows, size_t i, int kind, uint64_t h,
+			  const int *kinds)
+{
+	size_t k = (size_t)(h ^ (uint64_t)kind * 0x9e3779b97f4a7c15ULL) & (g->cap - 1);
+	for (;; k = (k + 1) & (g->cap - 1)) {
+		if (!g->slot[k]) {
+			g->slot[k] = i + 1;
+			g->gid[k] = g->ngroups++;
+			return g->gid[k];
 		}
-		m->marked[best] = true;
-		m->eval_conc[best] = best_c;
+		size_t rep = g->slot[k] - 1;
+		if (kinds[rep] == kind && same_group(rows[rep], rows[i], kind))
+			return g->gid[k];
 	}
-	free(done);
-	return 0;
-}
-
-static bool want_mn_fixed(const ib_val *r)
-{
-	return !ib_map_has(r, "tp") && ib_map_has(r, "prefill") && is_8k1k(r);
-}
-
-static bool want_mn_agentic(const ib_val *r)
-{
-	return is_agentic(r) && ib_map_has(r, "prefill");
-}
-
-/* SN agentic: per (model, runner, framework, precision), the row with the
- * largest conc (first on ties), no threshold. */
-static void mark_sn_agentic(marks *m)
-{
-	bool *done = calloc(m->n + 1, 1);
-	if (!done)
-		return;
-	for (size_t i = 0; i < m->n; i++) {
-		ib_val *r = m->rows[i];
-		if (done[i] || !is_agentic(r) || ib_map_has(r, "prefill"))
-			continue;
-		size_t best = i;
-		for (size_t j = i; j < m->n; j++) {
-			ib_val *s = m->rows[j];
-			if (done[j] || !is_agentic(s) || ib_map_has(s, "prefill") || !same_sn_group(r, s, true))
-				continue;
-			done[j] = true;
-			if (mx_num(ib_map_get(s, "conc")) > mx_num(ib_map_get(m->rows[best], "conc")))
-				best = j;
-		}
-		m->marked[best] = true;
-	}
-	free(done);
 }
 
 int mx_mark_evals(ib_arena *a, ib_val *rows, bool include_agentic)
 {
-	marks m = {.rows = rows->list.v, .n = rows->list.n};
-	m.marked = calloc(m.n + 1, sizeof *m.marked);
-	m.eval_conc = calloc(m.n + 1, sizeof *m.eval_conc);
+	size_t n = rows->list.n;
+	ib_val **r = rows->list.v;
+	int *kind = calloc(n + 1, sizeof *kind);
+	const ib_val **best = calloc(n + 1, sizeof *best);
+	size_t *grp = calloc(n + 1, sizeof *grp);
+	size_t *leader = calloc(n + 1, sizeof *leader); /* per group: chosen row + 1 */
+	bool *marked = calloc(n + 1, sizeof *marked);
+	ib_val **cs = calloc(n + 1, sizeof *cs);
 	ib_val *t = ib_v_bool(a, true), *f = ib_v_bool(a, false);
-	int rc = (!m.marked || !m.eval_conc || !t || !f) ? IB_ENOMEM : 0;
-	if (!rc)
-		rc = mark_sn_fixed(a, &m);
-	if (!rc)
-		rc = mark_mn(&m, want_mn_fixed);
-	if (!rc && include_agentic) {
-		mark_sn_agentic(&m);
-		rc = mark_mn(&m, want_mn_agentic);
+	grouper gr = {0};
+	int rc = (!kind || !best || !grp || !leader || !marked || !cs || !t || !f ||
+		  grouper_init(&gr, n))
+			 ? IB_ENOMEM
+			 : 0;
+	for (size_t i = 0; !rc && i < n; i++) {
+		bool agentic = is_agentic(r[i]), mn = ib_map_has(r[i], "prefill");
+		bool tp = ib_map_has(r[i], "tp");
+		if (agentic && include_agentic) {
+			kind[i] = mn ? K_MN_AGENTIC : K_SN_AGENTIC;
+			best[i] = mn ? max_eligible(r[i]) : ib_map_get(r[i], "conc");
+		} else if (!agentic && is_8k1k(r[i])) {
+			kind[i] = tp ? K_SN_FIXED : mn ? K_MN_FIXED : K_NONE;
+			best[i] = max_eligible(r[i]);
+		}
+		if (kind[i] == K_NONE || !best[i]) {
+			kind[i] = K_NONE;
+			continue;
+		}
+		uint64_t h = kind[i] == K_SN_FIXED || kind[i] == K_SN_AGENTIC
+				     ? sn_hash(r[i], kind[i] == K_SN_AGENTIC)
+				     : mn_hash(r[i]);
+		grp[i] = grouper_get(&gr, r, i, kind[i], h, kind);
+		/* the first row with the largest value leads its group */
+		size_t l = leader[grp[i]];
+		if (!l || mx_num(best[i]) > mx_num(best[l - 1]))
+			leader[grp[i]] = i + 1;
 	}
-	for (size_t i = 0; !rc && i < m.n; i++) {
-		if (ib_map_set(a, m.rows[i], "run-eval", m.marked[i] ? t : f))
+	/* multinode and agentic: the leader is the eval row */
+	for (size_t i = 0; !rc && i < n; i++)
+		if (kind[i] != K_NONE && kind[i] != K_SN_FIXED && leader[grp[i]] == i + 1)
+			marked[i] = true;
+	/* single-node fixed: every row at the max or upper-median distinct conc */
+	for (size_t i = 0; !rc && i < n; i++) {
+		if (kind[i] != K_SN_FIXED || cs[grp[i]])
+			continue; /* cs[g] != NULL: group done */
+		size_t g = grp[i], nc = 0;
+		ib_val **vals = malloc((n - i) * sizeof *vals);
+		if (!vals) {
 			rc = IB_ENOMEM;
-		else if (m.eval_conc[i] && ib_map_set(a, m.rows[i], "eval-conc", (ib_val *)m.eval_conc[i]))
+			break;
+		}
+		for (size_t j = i; j < n; j++)
+			if (kind[j] == K_SN_FIXED && grp[j] == g)
+				vals[nc++] = ib_map_get(r[j], "conc");
+		ib_val *d = sorted_distinct(a, vals, nc);
+		free(vals);
+		if (!d) {
 			rc = IB_ENOMEM;
+			break;
+		}
+		cs[g] = d;
+		const ib_val *top = d->list.v[d->list.n - 1], *med = d->list.v[d->list.n / 2];
+		for (size_t j = i; j < n; j++) {
+			if (kind[j] != K_SN_FIXED || grp[j] != g)
+				continue;
+			const ib_val *c = ib_map_get(r[j], "conc");
+			marked[j] = ib_val_equal(c, top) || ib_val_equal(c, med);
+		}
 	}
-	free(m.marked);
-	free(m.eval_conc);
+	for (size_t i = 0; !rc && i < n; i++) {
+		IB_MAP_SET_LIT(rc, a, r[i], "run-eval", marked[i] ? t : f);
+		if (!rc && marked[i] && (kind[i] == K_MN_FIXED || kind[i] == K_MN_AGENTIC))
+			IB_MAP_SET_LIT(rc, a, r[i], "eval-conc", (ib_val *)best[i]);
+	}
+	free(kind);
+	free(best);
+	free(grp);
+	free(leader);
+	free(marked);
+	free(cs);
+	grouper_free(&gr);
 	return rc;
 }
 
@@ -274,65 +290,70 @@ static int merge_into(ib_arena *a, ib_val *leader, const ib_val *row, bool set_e
 		rc = gather(&v, &n, &cap, ib_map_get(row, "conc"));
 	ib_val *merged = rc ? NULL : sorted_distinct(a, v, n);
 	free(v);
-	if (!merged || ib_map_set(a, leader, "conc", merged))
+	if (!merged)
 		return IB_ENOMEM;
-	if (set_eval_conc && merged->list.n &&
-	    ib_map_set(a, leader, "eval-conc", merged->list.v[merged->list.n - 1]))
-		return IB_ENOMEM;
-	return 0;
+	IB_MAP_SET_LIT(rc, a, leader, "conc", merged);
+	if (!rc && set_eval_conc && merged->list.n)
+		IB_MAP_SET_LIT(rc, a, leader, "eval-conc", merged->list.v[merged->list.n - 1]);
+	return rc;
 }
 
 int mx_mark_all_evals(ib_arena *a, const ib_val *rows, ib_val **out)
 {
+	size_t n = rows->list.n;
 	ib_val *res = ib_v_list(a), *t = ib_v_bool(a, true);
-	/* indices (into res) of multinode group leaders, fixed and agentic */
-	size_t *lead = calloc(rows->list.n + 1, sizeof *lead);
-	bool *lead_agentic = calloc(rows->list.n + 1, 1);
-	size_t nlead = 0;
-	int rc = (!res || !t || !lead || !lead_agentic) ? IB_ENOMEM : 0;
-	for (size_t i = 0; !rc && i < rows->list.n; i++) {
+	int *kind = calloc(n + 1, sizeof *kind);
+	size_t *lead = calloc(n + 1, sizeof *lead); /* group id -> index in res + 1 */
+	grouper gr = {0};
+	int rc = (!res || !t || !kind || !lead || grouper_init(&gr, n)) ? IB_ENOMEM : 0;
+	for (size_t i = 0; !rc && i < n; i++) {
 		ib_val *r = rows->list.v[i];
 		bool agentic = is_agentic(r);
 		bool mn = ib_map_has(r, "prefill");
 		if (agentic && !mn) {
-			rc = ib_map_set(a, r, "run-eval", t) || ib_list_push(a, res, r) ? IB_ENOMEM : 0;
+			IB_MAP_SET_LIT(rc, a, r, "run-eval", t);
+			if (!rc && ib_list_push(a, res, r))
+				rc = IB_ENOMEM;
 			continue;
 		}
 		if (!agentic && (!is_8k1k(r) || !mn)) {
-			if (is_8k1k(r) && ib_map_set(a, r, "run-eval", t))
-				rc = IB_ENOMEM;
-			else if (ib_list_push(a, res, r))
+			if (is_8k1k(r))
+				IB_MAP_SET_LIT(rc, a, r, "run-eval", t);
+			if (!rc && ib_list_push(a, res, r))
 				rc = IB_ENOMEM;
 			continue;
 		}
 		/* multinode: fold into an existing group of the same kind */
-		size_t k;
-		for (k = 0; k < nlead; k++)
-			if (lead_agentic[k] == agentic && same_parallelism(res->list.v[lead[k]], r))
-				break;
-		if (k < nlead) {
-			rc = merge_into(a, res->list.v[lead[k]], r, agentic);
+		kind[i] = agentic ? K_MN_AGENTIC : K_MN_FIXED;
+		size_t g = grouper_get(&gr, rows->list.v, i, kind[i], mn_hash(r), kind);
+		if (lead[g]) {
+			rc = merge_into(a, res->list.v[lead[g] - 1], r, agentic);
 			continue;
 		}
 		ib_val *c = ib_map_copy(a, r);
 		ib_val *empty = ib_v_list(a);
-		if (!c || !empty || ib_map_set(a, c, "conc", empty) || merge_into(a, c, r, agentic) ||
-		    ib_map_set(a, c, "run-eval", t)) {
+		if (!c || !empty) {
 			rc = IB_ENOMEM;
 			break;
 		}
-		if (!agentic) {
-			if (ib_map_set(a, c, "eval-all-concs", t))
-				rc = IB_ENOMEM;
+		IB_MAP_SET_LIT(rc, a, c, "conc", empty);
+		if (!rc)
+			rc = merge_into(a, c, r, agentic);
+		if (!rc)
+			IB_MAP_SET_LIT(rc, a, c, "run-eval", t);
+		if (!rc && !agentic) {
+			IB_MAP_SET_LIT(rc, a, c, "eval-all-concs", t);
 			ib_map_del(c, "eval-conc");
 		}
-		lead[nlead] = res->list.n;
-		lead_agentic[nlead++] = agentic;
+		if (rc)
+			break;
+		lead[g] = res->list.n + 1;
 		if (!rc && ib_list_push(a, res, c))
 			rc = IB_ENOMEM;
 	}
+	free(kind);
 	free(lead);
-	free(lead_agentic);
+	grouper_free(&gr);
 	if (!rc)
 		*out = res;
 	return rc;

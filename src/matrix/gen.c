@@ -120,12 +120,12 @@ bool mx_seq_selected(const mx_opts *o, const ib_val *isl, const ib_val *osl)
 ib_val *mx_worker_with_defaults(ib_arena *a, const ib_val *w)
 {
 	ib_val *c = ib_map_copy(a, w);
-	static const char *const keys[] = {"pp", "dcp-size", "pcp-size"};
+	static ib_val keys[] = {IB_KEY_INIT("pp"), IB_KEY_INIT("dcp-size"), IB_KEY_INIT("pcp-size")};
 	for (int i = 0; c && i < 3; i++) {
-		ib_val *v = ib_map_get(w, keys[i]);
+		ib_val *v = ib_map_get(w, keys[i].str.s);
 		if (!v)
 			v = ib_v_int(a, 1);
-		if (!v || ib_map_set(a, c, keys[i], v))
+		if (!v || ib_map_set_key(a, c, &keys[i], v))
 			return NULL;
 	}
 	return c;
@@ -154,11 +154,11 @@ int mx_oom(gen *g)
 /* Appends router / kv-p2p-transfer (§2.5 component metadata). */
 int mx_add_components(gen *g, ib_val *row, const ib_val *bmk)
 {
-	static const char *const keys[] = {"router", "kv-p2p-transfer"};
+	static ib_val keys[] = {IB_KEY_INIT("router"), IB_KEY_INIT("kv-p2p-transfer")};
 	for (int i = 0; i < 2; i++) {
-		const ib_kv *kv = ib_map_find(bmk, keys[i]);
-		ib_val *v = kv ? kv->val : ib_map_get(g->cfg, keys[i]);
-		if (v && v->type != IB_V_NULL && ib_map_set(g->a, row, keys[i], v))
+		const ib_kv *kv = ib_map_find(bmk, keys[i].str.s);
+		ib_val *v = kv ? kv->val : ib_map_get(g->cfg, keys[i].str.s);
+		if (v && v->type != IB_V_NULL && ib_map_set_key(g->a, row, &keys[i], v))
 			return IB_ENOMEM;
 	}
 	return 0;
@@ -167,13 +167,13 @@ int mx_add_components(gen *g, ib_val *row, const ib_val *bmk)
 /* The common head of every row: image .. framework, runner. */
 ib_val *mx_row_head(gen *g, ib_val *runner)
 {
-	ib_val *r = ib_v_map(g->a);
-	static const char *const keys[] = {"image", "model", "model-prefix", "precision", "framework"};
-	for (int i = 0; r && i < 5; i++)
-		if (ib_map_set(g->a, r, keys[i], ib_map_get(g->cfg, keys[i])))
+	static ib_val keys[] = {IB_KEY_INIT("image"),	  IB_KEY_INIT("model"),
+				IB_KEY_INIT("model-prefix"), IB_KEY_INIT("precision"),
+				IB_KEY_INIT("framework"),	  IB_KEY_INIT("runner")};
+	ib_val *r = ib_v_map_cap(g->a, 24);
+	for (int i = 0; r && i < 6; i++)
+		if (ib_map_set_key(g->a, r, &keys[i], i < 5 ? ib_map_get(g->cfg, keys[i].str.s) : runner))
 			return NULL;
-	if (r && ib_map_set(g->a, r, "runner", runner))
-		return NULL;
 	return r;
 }
 

@@ -232,7 +232,9 @@ int mx_generate(ib_arena *a, const mx_opts *o, const ib_val *master, const ib_va
 			ib_val *row = out->list.v[i];
 			if (!ib_val_truthy(ib_map_get(row, "run-eval")))
 				continue;
-			if (ib_map_set(a, row, "eval-only", t) || ib_list_push(a, kept, row))
+			int rc;
+			IB_MAP_SET_LIT(rc, a, row, "eval-only", t);
+			if (rc || ib_list_push(a, kept, row))
 				return mx_oom(&g);
 		}
 		out = kept;

@@ -49,10 +49,14 @@ int mx_agentic(gen *g, const ib_val *acfg, const ib_val *bmk);
 bool mx_seq_selected(const mx_opts *o, const ib_val *isl, const ib_val *osl);
 int mx_tc_concs(gen *g, const ib_val *bmk, cvals *c, bool *skip);
 
+/* row[k] = v for a literal key k; returns from the caller on failure. */
 #define SET(row, k, v)                                                                             \
 	do {                                                                                       \
 		ib_val *v_ = (v);                                                                  \
-		if (!v_ || ib_map_set(g->a, (row), (k), v_))                                       \
+		int rc_ = IB_ENOMEM;                                                               \
+		if (v_)                                                                            \
+			IB_MAP_SET_LIT(rc_, g->a, (row), k, v_);                                   \
+		if (rc_)                                                                           \
 			return mx_oom(g);                                                          \
 	} while (0)
 
