@@ -5,7 +5,7 @@ PREFIX  ?= /usr/local
 BUILD   ?= build
 
 PKGS     = libfyaml
-DEPS_APT = gcc make pkg-config libfyaml-dev libcriterion-dev
+DEPS_APT = gcc make pkg-config libfyaml-dev libcriterion-dev time
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lfyaml)
