@@ -1,0 +1,485 @@
+/* Unit tests for base/: buffers, arenas, files, glob matching, errors. */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/base.h"
+
+/* ---- helpers: a private temp directory per test ---- */
+
+static void make_tmpdir(char *dir, size_t cap)
+{
+	snprintf(dir, cap, "/tmp/ib_base_XXXXXX");
+	cr_assert_not_null(mkdtemp(dir), "mkdtemp failed");
+}
+
+/* Removes every plain file in dir, then dir itself. */
+static void remove_tmpdir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (d) {
+		struct dirent *de;
+		while ((de = readdir(d)) != NULL) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			char p[1024];
+			snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+			struct stat st;
+			if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+				rmdir(p);
+			else
+				unlink(p);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+/* Number of directory entries other than "." and "..". */
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	cr_assert_not_null(d);
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* ---- ib_buf ---- */
+
+Test(base, buf_append_puts_printf)
+{
+	ib_buf b = {0};
+	cr_assert_eq(ib_buf_puts(&b, "ab"), 0);
+	cr_assert_eq(ib_buf_printf(&b, "%d-%s", 42, "x"), 0);
+	cr_assert_eq(ib_buf_putc(&b, '!'), 0);
+	cr_assert_eq(ib_buf_append(&b, "cdef", 2), 0);
+	cr_assert_str_eq(b.data, "ab42-x!cd");
+	cr_assert_eq(b.len, 9);
+	cr_assert_eq(b.data[b.len], '\0');
+	ib_buf_free(&b);
+	cr_assert_null(b.data);
+	cr_assert_eq(b.len, 0);
+	cr_assert_eq(b.cap, 0);
+}
+
+Test(base, buf_empty_append_is_terminated)
+{
+	ib_buf b = {0};
+	cr_assert_eq(ib_buf_append(&b, "", 0), 0);
+	cr_assert_not_null(b.data);
+	cr_assert_str_eq(b.data, "");
+	cr_assert_eq(b.len, 0);
+	ib_buf_free(&b);
+}
+
+Test(base, buf_grows_over_many_writes)
+{
+	ib_buf b = {0};
+	for (int i = 0; i < 100000; i++)
+		cr_assert_eq(ib_buf_putc(&b, (char)('a' + i % 26)), 0);
+	cr_assert_eq(b.len, 100000);
+	cr_assert_geq(b.cap, b.len + 1);
+	for (size_t i = 0; i < b.len; i++)
+		cr_assert_eq(b.data[i], (char)('a' + i % 26), "byte %zu", i);
+	cr_assert_eq(b.data[b.len], '\0');
+	ib_buf_free(&b);
+}
+
+Test(base, buf_printf_long_and_embedded_nul)
+{
+	ib_buf b = {0};
+	char big[5000];
+	memset(big, 'z', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	cr_assert_eq(ib_buf_printf(&b, "<%s>", big), 0);
+	cr_assert_eq(b.len, sizeof big + 1);
+	cr_assert_eq(b.data[0], '<');
+	cr_assert_eq(b.data[b.len - 1], '>');
+	/* binary data with NUL bytes is kept as is */
+	cr_assert_eq(ib_buf_append(&b, "a\0b", 3), 0);
+	cr_assert_eq(b.len, sizeof big + 4);
+	cr_assert_eq(memcmp(b.data + b.len - 3, "a\0b", 3), 0);
+	ib_buf_free(&b);
+}
+
+Test(base, buf_reserve_keeps_content)
+{
+	ib_buf b = {0};
+	cr_assert_eq(ib_buf_puts(&b, "keep"), 0);
+	cr_assert_eq(ib_buf_reserve(&b, 1 << 20), 0);
+	cr_assert_geq(b.cap, b.len + (1 << 20) + 1);
+	cr_assert_str_eq(b.data, "keep");
+	ib_buf_free(&b);
+}
+
+/* ---- arena ---- */
+
+Test(base, arena_many_allocations_aligned_zeroed_distinct)
+{
+	ib_arena *a = ib_arena_new();
+	cr_assert_not_null(a);
+	enum { N = 20000 };
+	unsigned char **ptrs = malloc(N * sizeof *ptrs);
+	size_t *sizes = malloc(N * sizeof *sizes);
+	cr_assert(ptrs && sizes);
+	size_t want = 0;
+	for (size_t i = 0; i < N; i++) {
+		/* sizes 1..97 plus an occasional large block (own block) */
+		sizes[i] = i % 1000 == 999 ? 40000 : 1 + (i * 7) % 97;
+		ptrs[i] = ib_arena_alloc(a, sizes[i]);
+		cr_assert_not_null(ptrs[i]);
+		/* base.h: aligned to 8 bytes (pointers, 64-bit ints, doubles) */
+		cr_assert_eq((uintptr_t)ptrs[i] % 8, 0, "allocation %zu misaligned", i);
+		for (size_t k = 0; k < sizes[i]; k++)
+			cr_assert_eq(ptrs[i][k], 0, "allocation %zu not zeroed", i);
+		memset(ptrs[i], (int)(i & 0xff), sizes[i]);
+		want += sizes[i];
+	}
+	/* no allocation overlaps another: every byte still holds its own tag */
+	for (size_t i = 0; i < N; i++)
+		for (size_t k = 0; k < sizes[i]; k++)
+			cr_assert_eq(ptrs[i][k], (unsigned char)(i & 0xff), "allocation %zu overwritten",
+				     i);
+	cr_assert_geq(ib_arena_used(a), want);
+	free(ptrs);
+	free(sizes);
+	ib_arena_free(a);
+}
+
+Test(base, arena_typed_storage_after_odd_sizes)
+{
+	ib_arena *a = ib_arena_new();
+	cr_assert_not_null(a);
+	for (int i = 1; i < 200; i++) {
+		char *c = ib_arena_alloc(a, (size_t)i % 13 + 1);
+		c[0] = 'x';
+		/* UBSan checks the alignment of these typed accesses */
+		double *d = ib_arena_alloc(a, 2 * sizeof *d);
+		int64_t *n = ib_arena_alloc(a, sizeof *n);
+		void **p = ib_arena_alloc(a, sizeof *p);
+		d[1] = i * 0.5;
+		*n = (int64_t)i << 40;
+		*p = d;
+		cr_assert(d[1] == i * 0.5);
+		cr_assert_eq(*n, (int64_t)i << 40);
+		cr_assert_eq(*p, d);
+	}
+	ib_arena_free(a);
+}
+
+Test(base, arena_zero_size_and_used_grows)
+{
+	ib_arena *a = ib_arena_new();
+	cr_assert_not_null(a);
+	cr_assert_eq(ib_arena_used(a), 0);
+	void *p = ib_arena_alloc(a, 0);
+	void *q = ib_arena_alloc(a, 0);
+	cr_assert_not_null(p);
+	cr_assert_not_null(q);
+	cr_assert_neq(p, q);
+	size_t u = ib_arena_used(a);
+	cr_assert_gt(u, 0);
+	cr_assert_not_null(ib_arena_alloc(a, 100));
+	cr_assert_geq(ib_arena_used(a), u + 100);
+	ib_arena_free(a);
+	ib_arena_free(NULL); /* allowed */
+}
+
+Test(base, arena_strdup_strndup_printf)
+{
+	ib_arena *a = ib_arena_new();
+	cr_assert_not_null(a);
+	const char *src = "hello";
+	char *s = ib_arena_strdup(a, src);
+	cr_assert_str_eq(s, "hello");
+	cr_assert_neq(s, src);
+	char *n = ib_arena_strndup(a, "abcdef", 3);
+	cr_assert_str_eq(n, "abc");
+	char *e = ib_arena_strdup(a, "");
+	cr_assert_str_eq(e, "");
+	char *p = ib_arena_printf(a, "%s_tp%d_conc%lld", "dsr1", 8, 64LL);
+	cr_assert_str_eq(p, "dsr1_tp8_conc64");
+	/* a formatted string longer than a small block boundary */
+	char *big = ib_arena_printf(a, "%0*d", 70000, 7);
+	cr_assert_eq(strlen(big), 70000);
+	cr_assert_eq(big[69999], '7');
+	cr_assert_eq(big[0], '0');
+	/* earlier strings are intact */
+	cr_assert_str_eq(s, "hello");
+	cr_assert_str_eq(n, "abc");
+	ib_arena_free(a);
+}
+
+/* ---- files ---- */
+
+Test(base, read_file_missing_is_enoent)
+{
+	char dir[64];
+	make_tmpdir(dir, sizeof dir);
+	char path[128];
+	snprintf(path, sizeof path, "%s/nope.yaml", dir);
+	ib_buf b = {0};
+	ib_error e = {0};
+	int rc = ib_read_file(path, &b, &e);
+	cr_assert_eq(rc, IB_ENOENT);
+	cr_assert_eq(e.code, IB_ENOENT);
+	cr_assert_str_eq(e.file, path);
+	cr_assert_gt(strlen(e.msg), 0);
+	ib_buf_free(&b);
+	/* NULL error pointer is allowed */
+	cr_assert_eq(ib_read_file(path, &b, NULL), IB_ENOENT);
+	ib_buf_free(&b);
+	remove_tmpdir(dir);
+}
+
+Test(base, read_file_directory_is_eio)
+{
+	char dir[64];
+	make_tmpdir(dir, sizeof dir);
+	ib_buf b = {0};
+	ib_error e = {0};
+	cr_assert_eq(ib_read_file(dir, &b, &e), IB_EIO);
+	cr_assert_eq(e.code, IB_EIO);
+	cr_assert_str_eq(e.file, dir);
+	ib_buf_free(&b);
+	remove_tmpdir(dir);
+}
+
+Test(base, write_atomic_then_read_back)
+{
+	char dir[64];
+	make_tmpdir(dir, sizeof dir);
+	char path[128];
+	snprintf(path, sizeof path, "%s/out.json", dir);
+	ib_error e = {0};
+	cr_assert_eq(ib_write_file_atomic(path, "[1, 2]\n", 7, &e), 0, "%s", e.msg);
+	/* overwrite with different content */
+	cr_assert_eq(ib_write_file_atomic(path, "{}\n", 3, &e), 0, "%s", e.msg);
+	ib_buf b = {0};
+	cr_assert_eq(ib_buf_puts(&b, "prefix:"), 0);
+	cr_assert_eq(ib_read_file(path, &b, &e), 0, "%s", e.msg);
+	cr_assert_str_eq(b.data, "prefix:{}\n", "read appends to the buffer");
+	ib_buf_free(&b);
+	/* only the target file is left in the folder: no temporary file */
+	cr_assert_eq(count_entries(dir), 1);
+	remove_tmpdir(dir);
+}
+
+Test(base, write_atomic_large_binary_file)
+{
+	char dir[64];
+	make_tmpdir(dir, sizeof dir);
+	char path[128];
+	snprintf(path, sizeof path, "%s/big.bin", dir);
+	size_t n = 300000;
+	unsigned char *data = malloc(n);
+	cr_assert_not_null(data);
+	for (size_t i = 0; i < n; i++)
+		data[i] = (unsigned char)(i * 31 + 7);
+	ib_error e = {0};
+	cr_assert_eq(ib_write_file_atomic(path, data, n, &e), 0, "%s", e.msg);
+	ib_buf b = {0};
+	cr_assert_eq(ib_read_file(path, &b, &e), 0, "%s", e.msg);
+	cr_assert_eq(b.len, n);
+	cr_assert_eq(memcmp(b.data, data, n), 0);
+	cr_assert_eq(b.data[b.len], '\0');
+	ib_buf_free(&b);
+	free(data);
+	cr_assert_eq(count_entries(dir), 1);
+	remove_tmpdir(dir);
+}
+
+Test(base, write_atomic_into_missing_folder_fails)
+{
+	char dir[64];
+	make_tmpdir(dir, sizeof dir);
+	char path[160];
+	snprintf(path, sizeof path, "%s/no/such/dir/x.json", dir);
+	ib_error e = {0};
+	cr_assert_eq(ib_write_file_atomic(path, "x", 1, &e), IB_EIO);
+	cr_assert_str_eq(e.file, path);
+	cr_assert_eq(count_entries(dir), 0);
+	remove_tmpdir(dir);
+}
+
+Test(base, atomic_stream_commit_and_abort)
+{
+	char dir[64];
+	make_tmpdir(dir, sizeof dir);
+	char path[128];
+	snprintf(path, sizeof path, "%s/rows.json", dir);
+	ib_error e = {0};
+	ib_atomic w;
+	cr_assert_eq(ib_atomic_open(&w, path, &e), 0, "%s", e.msg);
+	fputs("[1, ", w.f);
+	fputs("2]\n", w.f);
+	/* not visible under its final name before the commit */
+	cr_assert_neq(access(path, F_OK), 0);
+	cr_assert_eq(ib_atomic_commit(&w, &e), 0, "%s", e.msg);
+	ib_buf b = {0};
+	cr_assert_eq(ib_read_file(path, &b, &e), 0);
+	cr_assert_str_eq(b.data, "[1, 2]\n");
+	/* an aborted write leaves the old content and no temporary file */
+	cr_assert_eq(ib_atomic_open(&w, path, &e), 0, "%s", e.msg);
+	fputs("garbage", w.f);
+	ib_atomic_abort(&w);
+	b.len = 0;
+	cr_assert_eq(ib_read_file(path, &b, &e), 0);
+	cr_assert_str_eq(b.data, "[1, 2]\n");
+	ib_buf_free(&b);
+	cr_assert_eq(count_entries(dir), 1);
+	remove_tmpdir(dir);
+}
+
+/* ---- glob (Python fnmatch.fnmatchcase) ---- */
+
+typedef struct {
+	const char *pat, *s;
+	bool want;
+} glob_case;
+
+Test(base, glob_match_fnmatchcase_semantics)
+{
+	/* each expectation checked against Python 3.11 fnmatch.fnmatchcase */
+	static const glob_case cases[] = {
+		{"*", "", true},
+		{"*", "abc", true},
+		{"a*c", "ac", true},
+		{"a*c", "abbbc", true},
+		{"a*c", "abd", false},
+		{"*a*b", "xaxxb", true},
+		{"**b", "ab", true},
+		{"a*", "a", true},
+		{"a?c", "abc", true},
+		{"a?c", "ac", false},
+		{"a?c", "abcd", false},
+		{"[abc]x", "bx", true},
+		{"[abc]x", "dx", false},
+		{"[!abc]x", "dx", true},
+		{"[!abc]x", "ax", false},
+		{"a[!b]", "a", false},
+		{"[a-c]", "b", true},
+		{"[a-c]", "d", false},
+		{"[!a-c]", "b", false},
+		{"[!a-c]", "z", true},
+		{"[a-]", "-", true},
+		{"[a-c-e]", "d", false},
+		{"[a-c-e]", "-", true},
+		{"[]]", "]", true},
+		{"[!]]", "a", true},
+		{"[!]]", "]", false},
+		{"[*]", "*", true},
+		{"[?]", "?", true},
+		{"[?]", "x", false},
+		{"[[]", "[", true},
+		/* an unclosed '[' is a literal */
+		{"a[b", "a[b", true},
+		{"a[b", "ab", false},
+		{"a[", "a[", true},
+		{"x[a", "x[a", true},
+		{"*[", "x[", true},
+		/* '/' and a leading '.' are ordinary characters */
+		{"*", ".hidden", true},
+		{"*", "a/b", true},
+		{"a?b", "a/b", true},
+		/* case-sensitive, whole string */
+		{"A*", "abc", false},
+		{"abc", "abcd", false},
+		{"bc", "abc", false},
+		{"dsr1-*-sglang", "dsr1-fp8-mi300x-sglang", true},
+		{"dsr1-*-sglang", "dsr1-fp8-mi300x-vllm", false},
+		{"*-mi3??x-*", "dsr1-fp8-mi300x-sglang", true},
+		{"*-mi3??x-*", "dsr1-fp8-mi3000x-sglang", false},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		cr_expect_eq(ib_glob_match(cases[i].pat, cases[i].s), cases[i].want,
+			     "pattern '%s' vs '%s': want %d", cases[i].pat, cases[i].s, cases[i].want);
+}
+
+Test(base, str_has_prefix)
+{
+	cr_assert(ib_str_has_prefix("cluster:b300", "cluster:"));
+	cr_assert(ib_str_has_prefix("abc", ""));
+	cr_assert_not(ib_str_has_prefix("clus", "cluster:"));
+	cr_assert_not(ib_str_has_prefix("image:x", "Image:"));
+}
+
+/* ---- errors ---- */
+
+Test(base, fail_fills_error_and_returns_code)
+{
+	ib_error e = {0};
+	int rc = ib_fail(&e, IB_EPARSE, "f.yaml", 3, 7, "bad %s %d", "thing", 5);
+	cr_assert_eq(rc, IB_EPARSE);
+	cr_assert_eq(e.code, IB_EPARSE);
+	cr_assert_str_eq(e.file, "f.yaml");
+	cr_assert_eq(e.line, 3);
+	cr_assert_eq(e.col, 7);
+	cr_assert_str_eq(e.msg, "bad thing 5");
+	/* NULL error: just the code */
+	cr_assert_eq(ib_fail(NULL, IB_EINVAL, "x", 1, 1, "ignored"), IB_EINVAL);
+	/* NULL file becomes empty */
+	cr_assert_eq(ib_fail(&e, IB_ENOENT, NULL, 0, 0, "gone"), IB_ENOENT);
+	cr_assert_str_eq(e.file, "");
+	cr_assert_eq(e.line, 0);
+}
+
+Test(base, error_format_parts)
+{
+	ib_error e = {0};
+	char out[256];
+	ib_fail(&e, IB_EPARSE, "f.yaml", 3, 7, "bad");
+	ib_error_format(&e, out, sizeof out);
+	cr_assert_str_eq(out, "f.yaml:3:7: bad");
+	ib_fail(&e, IB_ENOENT, "f.yaml", 0, 0, "missing");
+	ib_error_format(&e, out, sizeof out);
+	cr_assert_str_eq(out, "f.yaml: missing");
+	ib_fail(&e, IB_EINVAL, NULL, 0, 0, "plain");
+	ib_error_format(&e, out, sizeof out);
+	cr_assert_str_eq(out, "plain");
+	/* truncation keeps a terminated string */
+	ib_fail(&e, IB_EINVAL, "long-file-name.yaml", 12, 34, "message");
+	char small[8];
+	ib_error_format(&e, small, sizeof small);
+	cr_assert_str_eq(small, "long-fi");
+}
+
+Test(base, error_long_message_truncated_safely)
+{
+	ib_error e = {0};
+	char big[5000];
+	memset(big, 'm', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	ib_fail(&e, IB_EINVAL, big, 1, 1, "%s", big);
+	cr_assert_eq(strlen(e.file), sizeof e.file - 1);
+	cr_assert_eq(strlen(e.msg), sizeof e.msg - 1);
+}
+
+Test(base, err_names)
+{
+	cr_assert_str_eq(ib_err_name(IB_OK), "ok");
+	cr_assert_str_eq(ib_err_name(IB_ENOENT), "not found");
+	cr_assert_str_eq(ib_err_name(IB_EPARSE), "parse error");
+	cr_assert_str_eq(ib_err_name(IB_ERANGE), "out of range");
+	cr_assert_str_eq(ib_err_name(-99), "unknown error");
+}
+
+Test(base, monotonic_clock_does_not_go_back)
+{
+	int64_t a = ib_now_ns();
+	int64_t b = ib_now_ns();
+	cr_assert_gt(a, 0);
+	cr_assert_geq(b, a);
+}
