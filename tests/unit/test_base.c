@@ -150,8 +150,8 @@ Test(base, arena_many_allocations_aligned_zeroed_distinct)
 	/* no allocation overlaps another: every byte still holds its own tag */
 	for (size_t i = 0; i < N; i++)
 		for (size_t k = 0; k < sizes[i]; k++)
-			cr_assert_eq(ptrs[i][k], (unsigned char)(i & 0xff), "allocation %zu overwritten",
-				     i);
+			cr_assert_eq(ptrs[i][k], (unsigned char)(i & 0xff),
+			             "allocation %zu overwritten", i);
 	cr_assert_geq(ib_arena_used(a), want);
 	free(ptrs);
 	free(sizes);
@@ -354,58 +354,59 @@ Test(base, glob_match_fnmatchcase_semantics)
 {
 	/* each expectation checked against Python 3.11 fnmatch.fnmatchcase */
 	static const glob_case cases[] = {
-		{"*", "", true},
-		{"*", "abc", true},
-		{"a*c", "ac", true},
-		{"a*c", "abbbc", true},
-		{"a*c", "abd", false},
-		{"*a*b", "xaxxb", true},
-		{"**b", "ab", true},
-		{"a*", "a", true},
-		{"a?c", "abc", true},
-		{"a?c", "ac", false},
-		{"a?c", "abcd", false},
-		{"[abc]x", "bx", true},
-		{"[abc]x", "dx", false},
-		{"[!abc]x", "dx", true},
-		{"[!abc]x", "ax", false},
-		{"a[!b]", "a", false},
-		{"[a-c]", "b", true},
-		{"[a-c]", "d", false},
-		{"[!a-c]", "b", false},
-		{"[!a-c]", "z", true},
-		{"[a-]", "-", true},
-		{"[a-c-e]", "d", false},
-		{"[a-c-e]", "-", true},
-		{"[]]", "]", true},
-		{"[!]]", "a", true},
-		{"[!]]", "]", false},
-		{"[*]", "*", true},
-		{"[?]", "?", true},
-		{"[?]", "x", false},
-		{"[[]", "[", true},
-		/* an unclosed '[' is a literal */
-		{"a[b", "a[b", true},
-		{"a[b", "ab", false},
-		{"a[", "a[", true},
-		{"x[a", "x[a", true},
-		{"*[", "x[", true},
-		/* '/' and a leading '.' are ordinary characters */
-		{"*", ".hidden", true},
-		{"*", "a/b", true},
-		{"a?b", "a/b", true},
-		/* case-sensitive, whole string */
-		{"A*", "abc", false},
-		{"abc", "abcd", false},
-		{"bc", "abc", false},
-		{"dsr1-*-sglang", "dsr1-fp8-mi300x-sglang", true},
-		{"dsr1-*-sglang", "dsr1-fp8-mi300x-vllm", false},
-		{"*-mi3??x-*", "dsr1-fp8-mi300x-sglang", true},
-		{"*-mi3??x-*", "dsr1-fp8-mi3000x-sglang", false},
+	    {"*", "", true},
+	    {"*", "abc", true},
+	    {"a*c", "ac", true},
+	    {"a*c", "abbbc", true},
+	    {"a*c", "abd", false},
+	    {"*a*b", "xaxxb", true},
+	    {"**b", "ab", true},
+	    {"a*", "a", true},
+	    {"a?c", "abc", true},
+	    {"a?c", "ac", false},
+	    {"a?c", "abcd", false},
+	    {"[abc]x", "bx", true},
+	    {"[abc]x", "dx", false},
+	    {"[!abc]x", "dx", true},
+	    {"[!abc]x", "ax", false},
+	    {"a[!b]", "a", false},
+	    {"[a-c]", "b", true},
+	    {"[a-c]", "d", false},
+	    {"[!a-c]", "b", false},
+	    {"[!a-c]", "z", true},
+	    {"[a-]", "-", true},
+	    {"[a-c-e]", "d", false},
+	    {"[a-c-e]", "-", true},
+	    {"[]]", "]", true},
+	    {"[!]]", "a", true},
+	    {"[!]]", "]", false},
+	    {"[*]", "*", true},
+	    {"[?]", "?", true},
+	    {"[?]", "x", false},
+	    {"[[]", "[", true},
+	    /* an unclosed '[' is a literal */
+	    {"a[b", "a[b", true},
+	    {"a[b", "ab", false},
+	    {"a[", "a[", true},
+	    {"x[a", "x[a", true},
+	    {"*[", "x[", true},
+	    /* '/' and a leading '.' are ordinary characters */
+	    {"*", ".hidden", true},
+	    {"*", "a/b", true},
+	    {"a?b", "a/b", true},
+	    /* case-sensitive, whole string */
+	    {"A*", "abc", false},
+	    {"abc", "abcd", false},
+	    {"bc", "abc", false},
+	    {"dsr1-*-sglang", "dsr1-fp8-mi300x-sglang", true},
+	    {"dsr1-*-sglang", "dsr1-fp8-mi300x-vllm", false},
+	    {"*-mi3??x-*", "dsr1-fp8-mi300x-sglang", true},
+	    {"*-mi3??x-*", "dsr1-fp8-mi3000x-sglang", false},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
 		cr_expect_eq(ib_glob_match(cases[i].pat, cases[i].s), cases[i].want,
-			     "pattern '%s' vs '%s': want %d", cases[i].pat, cases[i].s, cases[i].want);
+		             "pattern '%s' vs '%s': want %d", cases[i].pat, cases[i].s,
+		             cases[i].want);
 }
 
 Test(base, str_has_prefix)

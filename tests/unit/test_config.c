@@ -38,7 +38,7 @@ static ib_val *yaml_named(const char *name, const char *text)
 	ib_error e = {0};
 	int rc = ib_yaml_load(A, name, text, strlen(text), &v, &e);
 	cr_assert_eq(rc, 0, "test YAML does not load: %s:%d:%d: %s\n%s", e.file, e.line, e.col,
-		     e.msg, text);
+	             e.msg, text);
 	return v;
 }
 
@@ -88,11 +88,11 @@ static void expect_valid(const char *key, const char *text)
  * containing `field` (NULL: no field expected), a message containing `msg`
  * (case-insensitive; NULL: any) and a source line > 0. Returns it. */
 static const cfg_diag *expect_problem(const char *key, const char *text, const char *field,
-				      const char *msg)
+                                      const char *msg)
 {
 	bool ok = validate(key, text);
 	cr_assert_not(ok, "entry should be invalid (want field '%s')\n%s", field ? field : "",
-		      text);
+	              text);
 	cr_assert_gt(D.n, 0, "invalid without a recorded problem");
 	for (size_t i = 0; i < D.n; i++) {
 		const cfg_diag *g = &D.items[i];
@@ -111,7 +111,7 @@ static const cfg_diag *expect_problem(const char *key, const char *text, const c
 		return g;
 	}
 	cr_assert_fail("no problem with field '%s' and message '%s'; got:\n%s", field ? field : "",
-		       msg ? msg : "", diags_text());
+	               msg ? msg : "", diags_text());
 	return NULL;
 }
 
@@ -125,8 +125,8 @@ static const cfg_diag *expect_problem(const char *key, const char *text, const c
 	"framework: sglang\n"                                                                      \
 	"runner: " runner "\n"                                                                     \
 	"multinode: " mn "\n"
-#define SN_HEAD HEAD("h100", "false")
-#define MN_HEAD HEAD("gb200", "true")
+#define SN_HEAD    HEAD("h100", "false")
+#define MN_HEAD    HEAD("gb200", "true")
 #define AG_SN_HEAD HEAD("cluster:b300", "false")
 #define AG_MN_HEAD HEAD("cluster:b300", "true")
 
@@ -142,12 +142,12 @@ static const cfg_diag *expect_problem(const char *key, const char *text, const c
 #define AGENTIC(entry)                                                                             \
 	"scenarios:\n"                                                                             \
 	"  agentic-coding:\n"                                                                      \
-	"  - dram-utilization: 0.8\n"                                                                \
+	"  - dram-utilization: 0.8\n"                                                              \
 	"    search-space:\n"                                                                      \
 	"    - " entry "\n"
 
-#define PF "{num-worker: 1, tp: 4, ep: 1, dp-attn: false}"
-#define DF "{num-worker: 2, tp: 8, ep: 8, dp-attn: true}"
+#define PF  "{num-worker: 1, tp: 4, ep: 1, dp-attn: false}"
+#define DF  "{num-worker: 2, tp: 8, ep: 8, dp-attn: true}"
 #define SS0 "scenarios.fixed-seq-len[0].search-space[0]"
 #define AG0 "scenarios.agentic-coding[0].search-space[0]"
 
@@ -156,88 +156,94 @@ static const cfg_diag *expect_problem(const char *key, const char *text, const c
 Test(config, valid_single_node_entry)
 {
 	expect_valid("dsr1-fp8-h100-sglang",
-		     SN_HEAD "router: {name: sgl-router, version: \"0.2.1\"}\n"
-			     "scenarios:\n"
-			     "  fixed-seq-len:\n"
-			     "  - isl: 8192\n"
-			     "    osl: 1024\n"
-			     "    search-space:\n"
-			     "    - { tp: 8, ep: 8, dp-attn: true, conc-start: 4, conc-end: 64 }\n"
-			     "    - { tp: 4, pp: 2, dcp-size: 2, pcp-size: 1, spec-decoding: mtp,"
-			     " conc-list: [4, 8] }\n"
-			     "    - { tp: 8, ep: null, dp-attn: null, conc-start: 1, conc-end: 4,"
-			     " conc-list: [] }\n"
-			     "  - isl: 1024\n"
-			     "    osl: 1024\n"
-			     "    search-space: []\n");
+	             SN_HEAD "router: {name: sgl-router, version: \"0.2.1\"}\n"
+	                     "scenarios:\n"
+	                     "  fixed-seq-len:\n"
+	                     "  - isl: 8192\n"
+	                     "    osl: 1024\n"
+	                     "    search-space:\n"
+	                     "    - { tp: 8, ep: 8, dp-attn: true, conc-start: 4, conc-end: 64 }\n"
+	                     "    - { tp: 4, pp: 2, dcp-size: 2, pcp-size: 1, spec-decoding: mtp,"
+	                     " conc-list: [4, 8] }\n"
+	                     "    - { tp: 8, ep: null, dp-attn: null, conc-start: 1, conc-end: 4,"
+	                     " conc-list: [] }\n"
+	                     "  - isl: 1024\n"
+	                     "    osl: 1024\n"
+	                     "    search-space: []\n");
 }
 
 Test(config, valid_multinode_disagg_with_transfer)
 {
-	expect_valid("dsr1-fp4-gb200-dynamo",
-		     MN_HEAD "disagg: true\n"
-			     "scenarios:\n"
-			     "  fixed-seq-len:\n"
-			     "  - isl: 8192\n"
-			     "    osl: 1024\n"
-			     "    search-space:\n"
-			     "    - conc-start: 4\n"
-			     "      conc-end: 48\n"
-			     "      kv-p2p-transfer: nixl\n"
-			     "      spec-decoding: mtp\n"
-			     "      router: {name: dynamo-router, version: 1.2.3}\n"
-			     "      prefill: { num-worker: 2, tp: 4, pp: 1, ep: 4, dp-attn: true,"
-			     " additional-settings: [\"A=1\"] }\n"
-			     "      decode: { num-worker: 1, tp: 8, ep: 8, dp-attn: false, dcp-size: 2 }\n"
-			     "    - conc-list: [8, 512, 16]\n"
-			     "      kv-p2p-transfer: mooncake\n"
-			     "      prefill: { hardware: gb200, num-worker: 1, tp: 4, ep: 1, dp-attn: false }\n"
-			     "      decode: { hardware: h100, num-worker: 1, tp: 8, ep: 1, dp-attn: false }\n");
+	expect_valid(
+	    "dsr1-fp4-gb200-dynamo", MN_HEAD
+	    "disagg: true\n"
+	    "scenarios:\n"
+	    "  fixed-seq-len:\n"
+	    "  - isl: 8192\n"
+	    "    osl: 1024\n"
+	    "    search-space:\n"
+	    "    - conc-start: 4\n"
+	    "      conc-end: 48\n"
+	    "      kv-p2p-transfer: nixl\n"
+	    "      spec-decoding: mtp\n"
+	    "      router: {name: dynamo-router, version: 1.2.3}\n"
+	    "      prefill: { num-worker: 2, tp: 4, pp: 1, ep: 4, dp-attn: true,"
+	    " additional-settings: [\"A=1\"] }\n"
+	    "      decode: { num-worker: 1, tp: 8, ep: 8, dp-attn: false, dcp-size: 2 }\n"
+	    "    - conc-list: [8, 512, 16]\n"
+	    "      kv-p2p-transfer: mooncake\n"
+	    "      prefill: { hardware: gb200, num-worker: 1, tp: 4, ep: 1, dp-attn: false }\n"
+	    "      decode: { hardware: h100, num-worker: 1, tp: 8, ep: 1, dp-attn: false }\n");
 	/* the transfer may also be declared once at the top level */
 	expect_valid("mn-top-transfer", MN_HEAD "disagg: true\nkv-p2p-transfer: nixl\n" FIXED(
-						 "{conc-list: [4], prefill: " PF ", decode: " DF "}"));
+	                                    "{conc-list: [4], prefill: " PF ", decode: " DF "}"));
 }
 
 Test(config, valid_agentic_single_node)
 {
-	expect_valid("ag-sn", AG_SN_HEAD
-		     "scenarios:\n"
-		     "  agentic-coding:\n"
-		     "  - dram-utilization: 0.8\n"
-		     "    search-space:\n"
-		     "    - { tp: 8, kv-offloading: none, conc-list: [4, 8] }\n"
-		     "    - { tp: 4, pp: 2, kv-offloading: dram, kv-offload-backend: { name: lmcache,"
-		     " version: \"0.3.1\" }, conc-start: 1, conc-end: 8, spec-decoding: mtp }\n"
-		     "    - { tp: 3, ep: 3, dp-attn: true, kv-offloading: dram, kv-offload-backend:"
-		     " { name: native }, conc-list: [16], router: { name: r, version: abc123 } }\n");
+	expect_valid(
+	    "ag-sn", AG_SN_HEAD
+	    "scenarios:\n"
+	    "  agentic-coding:\n"
+	    "  - dram-utilization: 0.8\n"
+	    "    search-space:\n"
+	    "    - { tp: 8, kv-offloading: none, conc-list: [4, 8] }\n"
+	    "    - { tp: 4, pp: 2, kv-offloading: dram, kv-offload-backend: { name: lmcache,"
+	    " version: \"0.3.1\" }, conc-start: 1, conc-end: 8, spec-decoding: mtp }\n"
+	    "    - { tp: 3, ep: 3, dp-attn: true, kv-offloading: dram, kv-offload-backend:"
+	    " { name: native }, conc-list: [16], router: { name: r, version: abc123 } }\n");
 }
 
 Test(config, valid_agentic_multinode)
 {
-	expect_valid("ag-mn", AG_MN_HEAD "disagg: true\n"
-					 "kv-p2p-transfer: nixl\n"
-					 "scenarios:\n"
-					 "  agentic-coding:\n"
-					 "  - dram-utilization: 0.9\n"
-					 "    search-space:\n"
-					 "    - conc-list: [64, 8, 16]\n"
-					 "      kv-offloading: dram\n"
-					 "      kv-offload-backend: { name: mooncake, version: v0.3 }\n"
-					 "      prefill: " PF "\n"
-					 "      decode: " DF "\n"
-					 "    - conc-start: 1\n"
-					 "      conc-end: 32\n"
-					 "      prefill: " PF "\n"
-					 "      decode: " DF "\n");
+	expect_valid("ag-mn",
+	             AG_MN_HEAD "disagg: true\n"
+	                        "kv-p2p-transfer: nixl\n"
+	                        "scenarios:\n"
+	                        "  agentic-coding:\n"
+	                        "  - dram-utilization: 0.9\n"
+	                        "    search-space:\n"
+	                        "    - conc-list: [64, 8, 16]\n"
+	                        "      kv-offloading: dram\n"
+	                        "      kv-offload-backend: { name: mooncake, version: v0.3 }\n"
+	                        "      prefill: " PF "\n"
+	                        "      decode: " DF "\n"
+	                        "    - conc-start: 1\n"
+	                        "      conc-end: 32\n"
+	                        "      prefill: " PF "\n"
+	                        "      decode: " DF "\n");
 }
 
 Test(config, lax_values_validate)
 {
 	/* lax int, lax bool, Literal[False] as 0, Literal[True] as 1 */
-	expect_valid("lax-sn", HEAD("h100", "0") FIXED(
-				       "{tp: \"8\", ep: 8.0, dp-attn: \"yes\", conc-start: \"4\", conc-end: 64}"));
-	expect_valid("lax-mn", HEAD("gb200", "1") "disagg: 0\n" FIXED(
-				       "{conc-list: [\"4\", 8.0, true], prefill: " PF ", decode: " DF "}"));
+	expect_valid(
+	    "lax-sn",
+	    HEAD("h100", "0")
+	        FIXED("{tp: \"8\", ep: 8.0, dp-attn: \"yes\", conc-start: \"4\", conc-end: 64}"));
+	expect_valid("lax-mn",
+	             HEAD("gb200", "1") "disagg: 0\n" FIXED(
+	                 "{conc-list: [\"4\", 8.0, true], prefill: " PF ", decode: " DF "}"));
 	/* tp is not range-checked; Python's % makes -8 divisible by 4 */
 	expect_valid("tp-neg", SN_HEAD FIXED("{tp: -8, dcp-size: 4, conc-list: [1]}"));
 	expect_valid("tp-zero", SN_HEAD FIXED("{tp: 0, conc-list: [1]}"));
@@ -247,8 +253,8 @@ Test(config, lax_values_validate)
 
 Test(config, v06_unknown_top_level_key)
 {
-	const cfg_diag *g = expect_problem("k", SN_HEAD "bogus: 1\n" FIXED("{tp: 8, conc-list: [1]}"),
-					   "bogus", NULL);
+	const cfg_diag *g = expect_problem(
+	    "k", SN_HEAD "bogus: 1\n" FIXED("{tp: 8, conc-list: [1]}"), "bogus", NULL);
 	cr_assert_str_eq(g->field, "bogus");
 	cr_assert_eq(g->line, 8);
 	cr_assert_eq(g->col, 1);
@@ -256,28 +262,30 @@ Test(config, v06_unknown_top_level_key)
 
 Test(config, v06_unknown_nested_keys)
 {
-	expect_problem("k", SN_HEAD FIXED("{tp: 8, conc-list: [1], offloading: x}"), SS0 ".offloading",
-		       NULL);
+	expect_problem("k", SN_HEAD FIXED("{tp: 8, conc-list: [1], offloading: x}"),
+	               SS0 ".offloading", NULL);
 	/* kv-p2p-transfer is unknown on a single-node entry (F10) */
 	expect_problem("k", SN_HEAD "kv-p2p-transfer: nixl\n" FIXED("{tp: 8, conc-list: [1]}"),
-		       "kv-p2p-transfer", NULL);
+	               "kv-p2p-transfer", NULL);
 	/* fixed SN entries have no kv-p2p-transfer either */
 	expect_problem("k", SN_HEAD FIXED("{tp: 8, conc-list: [1], kv-p2p-transfer: nixl}"),
-		       SS0 ".kv-p2p-transfer", NULL);
+	               SS0 ".kv-p2p-transfer", NULL);
 	/* agentic config keys that the current schema dropped */
-	expect_problem("k", AG_SN_HEAD "scenarios:\n"
-				       "  agentic-coding:\n"
-				       "  - duration: 3600\n"
-				       "    search-space:\n"
-				       "    - {tp: 8, kv-offloading: none, conc-list: [1]}\n",
-		       "scenarios.agentic-coding[0].duration", NULL);
+	expect_problem("k",
+	               AG_SN_HEAD "scenarios:\n"
+	                          "  agentic-coding:\n"
+	                          "  - duration: 3600\n"
+	                          "    search-space:\n"
+	                          "    - {tp: 8, kv-offloading: none, conc-list: [1]}\n",
+	               "scenarios.agentic-coding[0].duration", NULL);
 	/* worker keys */
-	expect_problem("k", MN_HEAD FIXED("{conc-list: [1], prefill: {num-worker: 1, tp: 4, ep: 1,"
-					  " dp-attn: false, gpus: 4}, decode: " DF "}"),
-		       SS0 ".prefill.gpus", NULL);
+	expect_problem("k",
+	               MN_HEAD FIXED("{conc-list: [1], prefill: {num-worker: 1, tp: 4, ep: 1,"
+	                             " dp-attn: false, gpus: 4}, decode: " DF "}"),
+	               SS0 ".prefill.gpus", NULL);
 	/* an underscore spelling is unknown too */
 	expect_problem("k", SN_HEAD FIXED("{tp: 8, conc_start: 1, conc-end: 4}"), SS0 ".conc_start",
-		       NULL);
+	               NULL);
 }
 
 /* ---- V7 required fields ---- */
@@ -285,64 +293,70 @@ Test(config, v06_unknown_nested_keys)
 Test(config, v07_required_fields)
 {
 	expect_problem("k",
-		       "image: i\nmodel-prefix: m\nprecision: p\nframework: f\nrunner: r\n"
-		       "multinode: false\n" FIXED("{tp: 8, conc-list: [1]}"),
-		       "model", "required");
+	               "image: i\nmodel-prefix: m\nprecision: p\nframework: f\nrunner: r\n"
+	               "multinode: false\n" FIXED("{tp: 8, conc-list: [1]}"),
+	               "model", "required");
 	/* multinode is required even though its absence picks the SN schema */
-	expect_problem("k",
-		       "image: i\nmodel: m\nmodel-prefix: m\nprecision: p\nframework: f\nrunner: r\n" FIXED(
-			       "{tp: 8, conc-list: [1]}"),
-		       "multinode", "required");
+	expect_problem(
+	    "k",
+	    "image: i\nmodel: m\nmodel-prefix: m\nprecision: p\nframework: f\nrunner: r\n" FIXED(
+	        "{tp: 8, conc-list: [1]}"),
+	    "multinode", "required");
 	expect_problem("k", SN_HEAD "image-x: 1\n", "scenarios", "required");
 	expect_problem("k", SN_HEAD FIXED("{ep: 8, conc-list: [1]}"), SS0 ".tp", "required");
-	expect_problem("k", MN_HEAD FIXED("{conc-list: [1], prefill: {num-worker: 1, tp: 4, dp-attn:"
-					  " false}, decode: " DF "}"),
-		       SS0 ".prefill.ep", "required");
+	expect_problem("k",
+	               MN_HEAD FIXED("{conc-list: [1], prefill: {num-worker: 1, tp: 4, dp-attn:"
+	                             " false}, decode: " DF "}"),
+	               SS0 ".prefill.ep", "required");
 	expect_problem("k", MN_HEAD FIXED("{conc-list: [1], prefill: " PF "}"), SS0 ".decode",
-		       "required");
-	expect_problem("k", SN_HEAD "scenarios:\n  fixed-seq-len:\n  - isl: 1024\n    search-space: []\n",
-		       "scenarios.fixed-seq-len[0].osl", "required");
+	               "required");
+	expect_problem(
+	    "k", SN_HEAD "scenarios:\n  fixed-seq-len:\n  - isl: 1024\n    search-space: []\n",
+	    "scenarios.fixed-seq-len[0].osl", "required");
 }
 
 /* ---- V8 types ---- */
 
 Test(config, v08_types)
 {
-	const cfg_diag *g = expect_problem("k", "image: 5\nmodel: org/m\nmodel-prefix: m\n"
-						"precision: fp8\nframework: sglang\nrunner: h100\n"
-						"multinode: false\n" FIXED("{tp: 8, conc-list: [1]}"),
-					   "image", "string");
+	const cfg_diag *g = expect_problem("k",
+	                                   "image: 5\nmodel: org/m\nmodel-prefix: m\n"
+	                                   "precision: fp8\nframework: sglang\nrunner: h100\n"
+	                                   "multinode: false\n" FIXED("{tp: 8, conc-list: [1]}"),
+	                                   "image", "string");
 	cr_assert_eq(g->line, 1);
 	cr_assert_not_null(g->got);
 	cr_assert_str_eq(g->got, "5");
 	/* an unquoted date is not a string */
-	expect_problem("k", "image: 2026-08-21\nmodel: org/m\nmodel-prefix: m\nprecision: fp8\n"
-			    "framework: sglang\nrunner: h100\nmultinode: false\n" FIXED(
-				    "{tp: 8, conc-list: [1]}"),
-		       "image", NULL);
+	expect_problem(
+	    "k",
+	    "image: 2026-08-21\nmodel: org/m\nmodel-prefix: m\nprecision: fp8\n"
+	    "framework: sglang\nrunner: h100\nmultinode: false\n" FIXED("{tp: 8, conc-list: [1]}"),
+	    "image", NULL);
 	expect_problem("k", SN_HEAD FIXED("{tp: abc, conc-list: [1]}"), SS0 ".tp", "integer");
 	expect_problem("k", SN_HEAD FIXED("{tp: 8.5, conc-list: [1]}"), SS0 ".tp", "integer");
 	expect_problem("k", SN_HEAD FIXED("{tp: 8, spec-decoding: MTP, conc-list: [1]}"),
-		       SS0 ".spec-decoding", NULL);
+	               SS0 ".spec-decoding", NULL);
 	/* spec-decoding has a default but is not Optional: null is rejected */
 	expect_problem("k", SN_HEAD FIXED("{tp: 8, spec-decoding: null, conc-list: [1]}"),
-		       SS0 ".spec-decoding", NULL);
-	expect_problem("k", SN_HEAD FIXED("{tp: 8, dp-attn: maybe, conc-list: [1]}"), SS0 ".dp-attn",
-		       "bool");
+	               SS0 ".spec-decoding", NULL);
+	expect_problem("k", SN_HEAD FIXED("{tp: 8, dp-attn: maybe, conc-list: [1]}"),
+	               SS0 ".dp-attn", "bool");
 	expect_problem("k", SN_HEAD FIXED("{tp: 8, conc-list: [4, x]}"), SS0 ".conc-list[1]",
-		       "integer");
+	               "integer");
 	/* SN disagg is Literal[False] */
 	expect_problem("k", SN_HEAD "disagg: true\n" FIXED("{tp: 8, conc-list: [1]}"), "disagg",
-		       "false");
+	               "false");
 	/* multinode: 2 is truthy (MN schema) but not Literal[True] */
-	expect_problem("k", HEAD("gb200", "2") FIXED("{conc-list: [1], prefill: " PF ", decode: " DF
-						       "}"),
-		       "multinode", "true");
+	expect_problem(
+	    "k", HEAD("gb200", "2") FIXED("{conc-list: [1], prefill: " PF ", decode: " DF "}"),
+	    "multinode", "true");
 	expect_problem("k", AG_SN_HEAD AGENTIC("{tp: 8, kv-offloading: DRAM, conc-list: [1]}"),
-		       AG0 ".kv-offloading", NULL);
-	expect_problem("k", MN_HEAD FIXED("{conc-list: [1], prefill: {num-worker: 1, tp: 4, ep: 1,"
-					  " dp-attn: false, additional-settings: [1]}, decode: " DF "}"),
-		       SS0 ".prefill.additional-settings[0]", "string");
+	               AG0 ".kv-offloading", NULL);
+	expect_problem("k",
+	               MN_HEAD FIXED("{conc-list: [1], prefill: {num-worker: 1, tp: 4, ep: 1,"
+	                             " dp-attn: false, additional-settings: [1]}, decode: " DF "}"),
+	               SS0 ".prefill.additional-settings[0]", "string");
 }
 
 Test(config, strict_ints_for_pp_dcp_pcp)
@@ -350,33 +364,35 @@ Test(config, strict_ints_for_pp_dcp_pcp)
 	expect_valid("k", SN_HEAD FIXED("{tp: 8, pp: 2, conc-list: [1]}"));
 	expect_problem("k", SN_HEAD FIXED("{tp: 8, pp: \"2\", conc-list: [1]}"), SS0 ".pp", NULL);
 	expect_problem("k", SN_HEAD FIXED("{tp: 8, pp: 2.0, conc-list: [1]}"), SS0 ".pp", NULL);
-	expect_problem("k", SN_HEAD FIXED("{tp: 8, pcp-size: true, conc-list: [1]}"), SS0 ".pcp-size",
-		       NULL);
-	expect_problem("k", MN_HEAD FIXED("{conc-list: [1], prefill: {num-worker: 1, tp: 4, ep: 1,"
-					  " dp-attn: false, dcp-size: \"1\"}, decode: " DF "}"),
-		       SS0 ".prefill.dcp-size", NULL);
+	expect_problem("k", SN_HEAD FIXED("{tp: 8, pcp-size: true, conc-list: [1]}"),
+	               SS0 ".pcp-size", NULL);
+	expect_problem("k",
+	               MN_HEAD FIXED("{conc-list: [1], prefill: {num-worker: 1, tp: 4, ep: 1,"
+	                             " dp-attn: false, dcp-size: \"1\"}, decode: " DF "}"),
+	               SS0 ".prefill.dcp-size", NULL);
 }
 
 /* ---- V9 ranges ---- */
 
 Test(config, v09_ranges)
 {
-	expect_problem("k", SN_HEAD FIXED("{tp: 8, pp: 0, conc-list: [1]}"), SS0 ".pp", "greater than 0");
+	expect_problem("k", SN_HEAD FIXED("{tp: 8, pp: 0, conc-list: [1]}"), SS0 ".pp",
+	               "greater than 0");
 	expect_problem("k", SN_HEAD FIXED("{tp: 8, dcp-size: -1, conc-list: [1]}"), SS0 ".dcp-size",
-		       "greater than 0");
+	               "greater than 0");
 	static const char *const bad_util[] = {"1.5", "0", "-0.1", "0.0"};
 	for (size_t i = 0; i < 4; i++) {
 		char text[1024];
 		snprintf(text, sizeof text,
-			 AG_SN_HEAD "scenarios:\n  agentic-coding:\n  - dram-utilization: %s\n"
-				    "    search-space:\n"
-				    "    - {tp: 8, kv-offloading: none, conc-list: [1]}\n",
-			 bad_util[i]);
+		         AG_SN_HEAD "scenarios:\n  agentic-coding:\n  - dram-utilization: %s\n"
+		                    "    search-space:\n"
+		                    "    - {tp: 8, kv-offloading: none, conc-list: [1]}\n",
+		         bad_util[i]);
 		expect_problem("k", text, "scenarios.agentic-coding[0].dram-utilization", NULL);
 	}
 	expect_valid("k", AG_SN_HEAD "scenarios:\n  agentic-coding:\n  - dram-utilization: 1\n"
-				     "    search-space:\n"
-				     "    - {tp: 8, kv-offloading: none, conc-list: [1]}\n");
+	                             "    search-space:\n"
+	                             "    - {tp: 8, kv-offloading: none, conc-list: [1]}\n");
 }
 
 /* ---- V10 concurrency ---- */
@@ -384,10 +400,11 @@ Test(config, v09_ranges)
 Test(config, v10a_list_and_range)
 {
 	expect_problem("k", SN_HEAD FIXED("{tp: 8, conc-start: 4, conc-end: 8, conc-list: [4]}"),
-		       SS0 ".conc-list", "both");
-	expect_problem("k", MN_HEAD FIXED("{conc-start: 4, conc-end: 8, conc-list: [4], prefill: " PF
-					  ", decode: " DF "}"),
-		       SS0 ".conc-list", "both");
+	               SS0 ".conc-list", "both");
+	expect_problem("k",
+	               MN_HEAD FIXED("{conc-start: 4, conc-end: 8, conc-list: [4], prefill: " PF
+	                             ", decode: " DF "}"),
+	               SS0 ".conc-list", "both");
 	/* an empty list does not count */
 	expect_valid("k", SN_HEAD FIXED("{tp: 8, conc-start: 4, conc-end: 8, conc-list: []}"));
 }
@@ -396,31 +413,32 @@ Test(config, v10b_neither_list_nor_range)
 {
 	expect_problem("k", SN_HEAD FIXED("{tp: 8}"), SS0, "conc-list");
 	expect_problem("k", SN_HEAD FIXED("{tp: 8, conc-start: 4}"), SS0, "conc-end");
-	expect_problem("k", SN_HEAD FIXED("{tp: 8, conc-list: [], conc-end: 4}"), SS0, "conc-start");
+	expect_problem("k", SN_HEAD FIXED("{tp: 8, conc-list: [], conc-end: 4}"), SS0,
+	               "conc-start");
 	expect_problem("k", AG_SN_HEAD AGENTIC("{tp: 8, kv-offloading: none}"), AG0, "conc-list");
 }
 
 Test(config, v10c_range_not_positive)
 {
 	expect_problem("k", SN_HEAD FIXED("{tp: 8, conc-start: 0, conc-end: 8}"), SS0 ".conc-start",
-		       "greater than 0");
+	               "greater than 0");
 	expect_problem("k", SN_HEAD FIXED("{tp: 8, conc-start: -4, conc-end: -2}"), SS0,
-		       "greater than 0");
+	               "greater than 0");
 }
 
 Test(config, v10d_start_after_end)
 {
-	expect_problem("k", SN_HEAD FIXED("{tp: 8, conc-start: 64, conc-end: 4}"), SS0 ".conc-start",
-		       "(64)");
+	expect_problem("k", SN_HEAD FIXED("{tp: 8, conc-start: 64, conc-end: 4}"),
+	               SS0 ".conc-start", "(64)");
 	expect_valid("k", SN_HEAD FIXED("{tp: 8, conc-start: 4, conc-end: 4}"));
 }
 
 Test(config, v10e_list_item_not_positive)
 {
 	expect_problem("k", SN_HEAD FIXED("{tp: 8, conc-list: [4, 0]}"), SS0 ".conc-list",
-		       "greater than 0");
+	               "greater than 0");
 	expect_problem("k", AG_SN_HEAD AGENTIC("{tp: 8, kv-offloading: none, conc-list: [-1]}"),
-		       AG0 ".conc-list", "greater than 0");
+	               AG0 ".conc-list", "greater than 0");
 }
 
 /* ---- V11 tp / dcp-size ---- */
@@ -428,11 +446,12 @@ Test(config, v10e_list_item_not_positive)
 Test(config, v11_tp_divisible_by_dcp)
 {
 	expect_problem("k", SN_HEAD FIXED("{tp: 6, dcp-size: 4, conc-list: [1]}"), SS0 ".tp",
-		       "divisible");
+	               "divisible");
 	expect_valid("k", SN_HEAD FIXED("{tp: 8, dcp-size: 4, conc-list: [1]}"));
-	expect_problem("k", MN_HEAD FIXED("{conc-list: [1], prefill: {num-worker: 1, tp: 6, ep: 1,"
-					  " dp-attn: false, dcp-size: 4}, decode: " DF "}"),
-		       SS0 ".prefill.tp", "divisible");
+	expect_problem("k",
+	               MN_HEAD FIXED("{conc-list: [1], prefill: {num-worker: 1, tp: 6, ep: 1,"
+	                             " dp-attn: false, dcp-size: 4}, decode: " DF "}"),
+	               SS0 ".prefill.tp", "divisible");
 }
 
 /* ---- V12 hardware on both workers or neither ---- */
@@ -440,81 +459,90 @@ Test(config, v11_tp_divisible_by_dcp)
 Test(config, v12_hardware_pair)
 {
 	const cfg_diag *g = expect_problem(
-		"k",
-		MN_HEAD FIXED("{conc-list: [1], prefill: {hardware: gb200, num-worker: 1, tp: 4, ep: 1,"
-			      " dp-attn: false}, decode: " DF "}"),
-		SS0, "hardware");
+	    "k",
+	    MN_HEAD FIXED("{conc-list: [1], prefill: {hardware: gb200, num-worker: 1, tp: 4, ep: 1,"
+	                  " dp-attn: false}, decode: " DF "}"),
+	    SS0, "hardware");
 	cr_assert(strstr(g->field, "decode") || strstr(g->field, "prefill"), "%s", g->field);
 	expect_problem("k",
-		       AG_MN_HEAD AGENTIC("{conc-list: [1], kv-offloading: none, prefill: " PF
-					  ", decode: {hardware: h100, num-worker: 2, tp: 8, ep: 8,"
-					  " dp-attn: true}}"),
-		       AG0, "hardware");
+	               AG_MN_HEAD AGENTIC("{conc-list: [1], kv-offloading: none, prefill: " PF
+	                                  ", decode: {hardware: h100, num-worker: 2, tp: 8, ep: 8,"
+	                                  " dp-attn: true}}"),
+	               AG0, "hardware");
 }
 
 /* ---- V13 / V14 component metadata ---- */
 
 Test(config, v13_version_not_an_image)
 {
-	expect_problem("k", SN_HEAD "router: {name: r, version: \"image:sgl:1\"}\n" FIXED(
-				    "{tp: 8, conc-list: [1]}"),
-		       "router.version", "image");
 	expect_problem("k",
-		       AG_SN_HEAD AGENTIC("{tp: 8, kv-offloading: dram, kv-offload-backend: {name: x,"
-					  " version: \"image:lmcache\"}, conc-list: [1]}"),
-		       AG0 ".kv-offload-backend.version", "image");
+	               SN_HEAD "router: {name: r, version: \"image:sgl:1\"}\n" FIXED(
+	                   "{tp: 8, conc-list: [1]}"),
+	               "router.version", "image");
+	expect_problem(
+	    "k",
+	    AG_SN_HEAD AGENTIC("{tp: 8, kv-offloading: dram, kv-offload-backend: {name: x,"
+	                       " version: \"image:lmcache\"}, conc-list: [1]}"),
+	    AG0 ".kv-offload-backend.version", "image");
 }
 
 Test(config, v14_empty_strings)
 {
-	expect_problem("k", SN_HEAD "router: {name: \"\", version: \"1\"}\n" FIXED(
-				    "{tp: 8, conc-list: [1]}"),
-		       "router.name", "1 character");
-	expect_problem("k", MN_HEAD "kv-p2p-transfer: \"\"\n" FIXED("{conc-list: [1], prefill: " PF
-								    ", decode: " DF "}"),
-		       "kv-p2p-transfer", "1 character");
-	expect_problem("k", MN_HEAD FIXED("{conc-list: [1], prefill: {hardware: \"\", num-worker: 1,"
-					  " tp: 4, ep: 1, dp-attn: false}, decode: " DF "}"),
-		       SS0 ".prefill.hardware", "1 character");
-	expect_problem("k", AG_SN_HEAD AGENTIC("{tp: 8, kv-offloading: dram, kv-offload-backend:"
-					       " {name: \"\"}, conc-list: [1]}"),
-		       AG0 ".kv-offload-backend.name", "1 character");
+	expect_problem(
+	    "k", SN_HEAD "router: {name: \"\", version: \"1\"}\n" FIXED("{tp: 8, conc-list: [1]}"),
+	    "router.name", "1 character");
+	expect_problem("k",
+	               MN_HEAD "kv-p2p-transfer: \"\"\n" FIXED("{conc-list: [1], prefill: " PF
+	                                                       ", decode: " DF "}"),
+	               "kv-p2p-transfer", "1 character");
+	expect_problem("k",
+	               MN_HEAD FIXED("{conc-list: [1], prefill: {hardware: \"\", num-worker: 1,"
+	                             " tp: 4, ep: 1, dp-attn: false}, decode: " DF "}"),
+	               SS0 ".prefill.hardware", "1 character");
+	expect_problem("k",
+	               AG_SN_HEAD AGENTIC("{tp: 8, kv-offloading: dram, kv-offload-backend:"
+	                                  " {name: \"\"}, conc-list: [1]}"),
+	               AG0 ".kv-offload-backend.name", "1 character");
 	/* a router needs both name and version */
 	expect_problem("k", SN_HEAD "router: {name: r}\n" FIXED("{tp: 8, conc-list: [1]}"),
-		       "router.version", "required");
+	               "router.version", "required");
 }
 
 /* ---- V15–V17 kv offloading ---- */
 
 Test(config, v15_backend_requires_offloading)
 {
-	expect_problem("k", AG_SN_HEAD AGENTIC("{tp: 8, kv-offload-backend: {name: x}, conc-list: [1]}"),
-		       AG0 ".kv-offload-backend", "requires kv-offloading");
+	expect_problem("k",
+	               AG_SN_HEAD AGENTIC("{tp: 8, kv-offload-backend: {name: x}, conc-list: [1]}"),
+	               AG0 ".kv-offload-backend", "requires kv-offloading");
 }
 
 Test(config, v16_backend_with_offloading_none)
 {
-	expect_problem("k",
-		       AG_SN_HEAD AGENTIC("{tp: 8, kv-offloading: none, kv-offload-backend: {name: x},"
-					  " conc-list: [1]}"),
-		       AG0 ".kv-offload-backend", "none");
+	expect_problem(
+	    "k",
+	    AG_SN_HEAD AGENTIC("{tp: 8, kv-offloading: none, kv-offload-backend: {name: x},"
+	                       " conc-list: [1]}"),
+	    AG0 ".kv-offload-backend", "none");
 }
 
 Test(config, v17_dram_requires_backend)
 {
 	expect_problem("k", AG_SN_HEAD AGENTIC("{tp: 8, kv-offloading: dram, conc-list: [1]}"),
-		       AG0 ".kv-offloading", "required");
+	               AG0 ".kv-offloading", "required");
 }
 
 /* ---- V18 agentic entry shapes ---- */
 
 Test(config, v18a_tp_or_prefill_decode)
 {
+	expect_problem(
+	    "k",
+	    AG_SN_HEAD AGENTIC("{tp: 8, prefill: " PF ", kv-offloading: none, conc-list: [1]}"),
+	    AG0, "either tp or both prefill and decode");
 	expect_problem("k",
-		       AG_SN_HEAD AGENTIC("{tp: 8, prefill: " PF ", kv-offloading: none, conc-list: [1]}"),
-		       AG0, "either tp or both prefill and decode");
-	expect_problem("k", AG_MN_HEAD AGENTIC("{prefill: " PF ", kv-offloading: none, conc-list: [1]}"),
-		       AG0, "either tp or both prefill and decode");
+	               AG_MN_HEAD AGENTIC("{prefill: " PF ", kv-offloading: none, conc-list: [1]}"),
+	               AG0, "either tp or both prefill and decode");
 }
 
 Test(config, v18b_single_node_agentic_needs_kv_offloading)
@@ -522,14 +550,14 @@ Test(config, v18b_single_node_agentic_needs_kv_offloading)
 	expect_problem("k", AG_SN_HEAD AGENTIC("{tp: 8, conc-list: [1]}"), AG0, "kv-offloading");
 	/* null is the same as absent */
 	expect_problem("k", AG_SN_HEAD AGENTIC("{tp: 8, kv-offloading: null, conc-list: [1]}"), AG0,
-		       "kv-offloading");
+	               "kv-offloading");
 }
 
 Test(config, v18c_agentic_tp_divisible_by_dcp)
 {
-	expect_problem("k",
-		       AG_SN_HEAD AGENTIC("{tp: 6, dcp-size: 4, kv-offloading: none, conc-list: [1]}"),
-		       AG0 ".tp", "divisible");
+	expect_problem(
+	    "k", AG_SN_HEAD AGENTIC("{tp: 6, dcp-size: 4, kv-offloading: none, conc-list: [1]}"),
+	    AG0 ".tp", "divisible");
 }
 
 Test(config, v18d_multinode_agentic_no_pp_dcp_pcp)
@@ -539,9 +567,9 @@ Test(config, v18d_multinode_agentic_no_pp_dcp_pcp)
 	for (size_t i = 0; i < 3; i++) {
 		char text[2048];
 		snprintf(text, sizeof text,
-			 AG_MN_HEAD AGENTIC("{%s, prefill: " PF ", decode: " DF
-					    ", kv-offloading: none, conc-list: [1]}"),
-			 keys[i]);
+		         AG_MN_HEAD AGENTIC("{%s, prefill: " PF ", decode: " DF
+		                            ", kv-offloading: none, conc-list: [1]}"),
+		         keys[i]);
 		expect_problem("k", text, names[i], "pp");
 	}
 }
@@ -549,28 +577,30 @@ Test(config, v18d_multinode_agentic_no_pp_dcp_pcp)
 Test(config, v18e_multinode_agentic_hardware_pair)
 {
 	expect_problem("k",
-		       AG_MN_HEAD AGENTIC("{prefill: {hardware: b300, num-worker: 1, tp: 4, ep: 1,"
-					  " dp-attn: false}, decode: " DF
-					  ", kv-offloading: none, conc-list: [1]}"),
-		       AG0, "hardware");
+	               AG_MN_HEAD AGENTIC("{prefill: {hardware: b300, num-worker: 1, tp: 4, ep: 1,"
+	                                  " dp-attn: false}, decode: " DF
+	                                  ", kv-offloading: none, conc-list: [1]}"),
+	               AG0, "hardware");
 }
 
 /* ---- V19 dram needs dram-utilization ---- */
 
 Test(config, v19_dram_requires_utilization)
 {
-	expect_problem("k", AG_SN_HEAD "scenarios:\n"
-				       "  agentic-coding:\n"
-				       "  - search-space:\n"
-				       "    - {tp: 8, kv-offloading: none, conc-list: [1]}\n"
-				       "    - {tp: 8, kv-offloading: dram, kv-offload-backend: {name: x},"
-				       " conc-list: [1]}\n",
-		       "scenarios.agentic-coding[0].search-space[1]", "dram-utilization");
+	expect_problem("k",
+	               AG_SN_HEAD
+	               "scenarios:\n"
+	               "  agentic-coding:\n"
+	               "  - search-space:\n"
+	               "    - {tp: 8, kv-offloading: none, conc-list: [1]}\n"
+	               "    - {tp: 8, kv-offloading: dram, kv-offload-backend: {name: x},"
+	               " conc-list: [1]}\n",
+	               "scenarios.agentic-coding[0].search-space[1]", "dram-utilization");
 	/* without any dram entry, no utilization is needed */
 	expect_valid("k", AG_SN_HEAD "scenarios:\n"
-				     "  agentic-coding:\n"
-				     "  - search-space:\n"
-				     "    - {tp: 8, kv-offloading: none, conc-list: [1]}\n");
+	                             "  agentic-coding:\n"
+	                             "  - search-space:\n"
+	                             "    - {tp: 8, kv-offloading: none, conc-list: [1]}\n");
 }
 
 /* ---- V20 at least one scenario ---- */
@@ -579,7 +609,7 @@ Test(config, v20_some_scenario)
 {
 	expect_problem("k", SN_HEAD "scenarios: {}\n", "scenarios", "scenario");
 	expect_problem("k", SN_HEAD "scenarios:\n  fixed-seq-len: []\n  agentic-coding: null\n",
-		       "scenarios", "scenario");
+	               "scenarios", "scenario");
 }
 
 /* ---- V21 agentic configs need a cluster runner ---- */
@@ -587,8 +617,8 @@ Test(config, v20_some_scenario)
 Test(config, v21_agentic_needs_cluster_runner)
 {
 	const cfg_diag *g = expect_problem(
-		"k", HEAD("b300", "false") AGENTIC("{tp: 8, kv-offloading: none, conc-list: [1]}"),
-		"runner", "cluster:");
+	    "k", HEAD("b300", "false") AGENTIC("{tp: 8, kv-offloading: none, conc-list: [1]}"),
+	    "runner", "cluster:");
 	cr_assert_str_eq(g->field, "runner");
 	cr_assert_eq(g->line, 6);
 }
@@ -598,55 +628,60 @@ Test(config, v21_agentic_needs_cluster_runner)
 Test(config, v22_router_or_transfer_not_both)
 {
 	expect_problem("k",
-		       SN_HEAD "router: {name: r, version: \"1\"}\n" FIXED(
-			       "{tp: 8, conc-list: [1], router: {name: r, version: \"2\"}}"),
-		       "router", "not both");
+	               SN_HEAD "router: {name: r, version: \"1\"}\n" FIXED(
+	                   "{tp: 8, conc-list: [1], router: {name: r, version: \"2\"}}"),
+	               "router", "not both");
 	expect_problem("k",
-		       MN_HEAD "kv-p2p-transfer: nixl\n" FIXED("{conc-list: [1], kv-p2p-transfer: nixl,"
-							       " prefill: " PF ", decode: " DF "}"),
-		       "kv-p2p-transfer", "not both");
+	               MN_HEAD
+	               "kv-p2p-transfer: nixl\n" FIXED("{conc-list: [1], kv-p2p-transfer: nixl,"
+	                                               " prefill: " PF ", decode: " DF "}"),
+	               "kv-p2p-transfer", "not both");
 	/* an agentic entry counts too */
 	expect_problem("k",
-		       AG_SN_HEAD "router: {name: r, version: \"1\"}\n" AGENTIC(
-			       "{tp: 8, kv-offloading: none, conc-list: [1], router: {name: r,"
-			       " version: \"2\"}}"),
-		       "router", "not both");
+	               AG_SN_HEAD "router: {name: r, version: \"1\"}\n" AGENTIC(
+	                   "{tp: 8, kv-offloading: none, conc-list: [1], router: {name: r,"
+	                   " version: \"2\"}}"),
+	               "router", "not both");
 }
 
 Test(config, v23_transfer_only_on_multinode)
 {
 	expect_problem("k",
-		       AG_SN_HEAD AGENTIC("{tp: 8, kv-offloading: none, kv-p2p-transfer: nixl,"
-					  " conc-list: [1]}"),
-		       "kv-p2p-transfer", "multinode");
+	               AG_SN_HEAD AGENTIC("{tp: 8, kv-offloading: none, kv-p2p-transfer: nixl,"
+	                                  " conc-list: [1]}"),
+	               "kv-p2p-transfer", "multinode");
 }
 
 Test(config, v24_disagg_requires_transfer)
 {
-	expect_problem("k", MN_HEAD "disagg: true\n" FIXED("{conc-list: [1], prefill: " PF
-							   ", decode: " DF "}"),
-		       "disagg", "kv-p2p-transfer");
+	expect_problem("k",
+	               MN_HEAD
+	               "disagg: true\n" FIXED("{conc-list: [1], prefill: " PF ", decode: " DF "}"),
+	               "disagg", "kv-p2p-transfer");
 	/* one entry of two without it */
-	expect_problem("k", MN_HEAD "disagg: true\n"
-				    "scenarios:\n"
-				    "  fixed-seq-len:\n"
-				    "  - isl: 1024\n"
-				    "    osl: 1024\n"
-				    "    search-space:\n"
-				    "    - {conc-list: [1], kv-p2p-transfer: nixl, prefill: " PF
-				    ", decode: " DF "}\n"
-				    "    - {conc-list: [2], prefill: " PF ", decode: " DF "}\n",
-		       "disagg", "kv-p2p-transfer");
+	expect_problem("k",
+	               MN_HEAD "disagg: true\n"
+	                       "scenarios:\n"
+	                       "  fixed-seq-len:\n"
+	                       "  - isl: 1024\n"
+	                       "    osl: 1024\n"
+	                       "    search-space:\n"
+	                       "    - {conc-list: [1], kv-p2p-transfer: nixl, prefill: " PF
+	                       ", decode: " DF "}\n"
+	                       "    - {conc-list: [2], prefill: " PF ", decode: " DF "}\n",
+	               "disagg", "kv-p2p-transfer");
 	/* no search-space entries at all */
-	expect_problem("k", MN_HEAD "disagg: true\n"
-				    "scenarios:\n"
-				    "  fixed-seq-len:\n"
-				    "  - {isl: 1024, osl: 1024, search-space: []}\n",
-		       "disagg", "kv-p2p-transfer");
+	expect_problem("k",
+	               MN_HEAD "disagg: true\n"
+	                       "scenarios:\n"
+	                       "  fixed-seq-len:\n"
+	                       "  - {isl: 1024, osl: 1024, search-space: []}\n",
+	               "disagg", "kv-p2p-transfer");
 	/* agentic entries count */
-	expect_problem("k", AG_MN_HEAD "disagg: true\n" AGENTIC("{conc-list: [1], kv-offloading: none,"
-								" prefill: " PF ", decode: " DF "}"),
-		       "disagg", "kv-p2p-transfer");
+	expect_problem("k",
+	               AG_MN_HEAD "disagg: true\n" AGENTIC("{conc-list: [1], kv-offloading: none,"
+	                                                   " prefill: " PF ", decode: " DF "}"),
+	               "disagg", "kv-p2p-transfer");
 	/* aggregated multinode needs nothing */
 	expect_valid("k", MN_HEAD FIXED("{conc-list: [1], prefill: " PF ", decode: " DF "}"));
 }
@@ -656,26 +691,26 @@ Test(config, v24_disagg_requires_transfer)
 Test(config, three_problems_three_diags)
 {
 	bool ok = validate("k3", "image: 5\n"
-				 "model: org/m\n"
-				 "model-prefix: m\n"
-				 "precision: fp8\n"
-				 "framework: sglang\n"
-				 "runner: h100\n"
-				 "multinode: false\n"
-				 "scenarios:\n"
-				 "  fixed-seq-len:\n"
-				 "  - isl: 1024\n"
-				 "    osl: 1024\n"
-				 "    search-space:\n"
-				 "    - {tp: 8, conc-list: [1], offloading: x}\n"
-				 "  - isl: 8192\n"
-				 "    osl: 1024\n"
-				 "    search-space:\n"
-				 "    - {tp: 8, pp: \"2\", conc-list: [1]}\n");
+	                         "model: org/m\n"
+	                         "model-prefix: m\n"
+	                         "precision: fp8\n"
+	                         "framework: sglang\n"
+	                         "runner: h100\n"
+	                         "multinode: false\n"
+	                         "scenarios:\n"
+	                         "  fixed-seq-len:\n"
+	                         "  - isl: 1024\n"
+	                         "    osl: 1024\n"
+	                         "    search-space:\n"
+	                         "    - {tp: 8, conc-list: [1], offloading: x}\n"
+	                         "  - isl: 8192\n"
+	                         "    osl: 1024\n"
+	                         "    search-space:\n"
+	                         "    - {tp: 8, pp: \"2\", conc-list: [1]}\n");
 	cr_assert_not(ok);
 	cr_assert_eq(D.n, 3, "want 3 problems, got:\n%s", diags_text());
 	static const char *const fields[] = {"image", SS0 ".offloading",
-					     "scenarios.fixed-seq-len[1].search-space[0].pp"};
+	                                     "scenarios.fixed-seq-len[1].search-space[0].pp"};
 	static const int lines[] = {1, 13, 17};
 	for (size_t k = 0; k < 3; k++) {
 		bool found = false;
@@ -702,8 +737,8 @@ Test(config, entry_not_a_mapping)
 Test(config, diag_format)
 {
 	ib_val *v = yaml("x: 5\n");
-	cr_assert_eq(cfg_diag_add(&D, "f.yaml", 3, 4, "key", "a.b", ib_map_get(v, "x"), "bad %s", "x"),
-		     0);
+	cr_assert_eq(
+	    cfg_diag_add(&D, "f.yaml", 3, 4, "key", "a.b", ib_map_get(v, "x"), "bad %s", "x"), 0);
 	cr_assert_eq(cfg_diag_add(&D, NULL, 0, 0, NULL, NULL, NULL, "plain"), 0);
 	cr_assert_eq(cfg_diag_add(&D, "f.yaml", 0, 0, NULL, "", NULL, "no line"), 0);
 	ib_buf b = {0};
@@ -747,10 +782,10 @@ Test(config, lax_int)
 
 Test(config, lax_bool)
 {
-	static const char *const t[] = {"true", "True", "TRUE", "yes", "YES", "on", "On", "t", "T",
-					"y", "Y", "1"};
-	static const char *const f[] = {"false", "False", "no", "No", "off", "OFF", "f", "F", "n",
-					"N", "0"};
+	static const char *const t[] = {"true", "True", "TRUE", "yes", "YES", "on",
+	                                "On",   "t",    "T",    "y",   "Y",   "1"};
+	static const char *const f[] = {"false", "False", "no", "No", "off", "OFF",
+	                                "f",     "F",     "n",  "N",  "0"};
 	bool b;
 	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
 		b = false;
@@ -818,10 +853,10 @@ static const cfg_diag *runner_problem(const char *text, const char *field)
 Test(config, runners_valid)
 {
 	cr_assert(runners(LABELS "hardware:\n"
-				 "  cluster:b300:\n"
-				 "    available-cpu-dram-mib: 2_861_022\n"
-				 "    gpus-per-node: 8\n"),
-		  "%s", diags_text());
+	                         "  cluster:b300:\n"
+	                         "    available-cpu-dram-mib: 2_861_022\n"
+	                         "    gpus-per-node: 8\n"),
+	          "%s", diags_text());
 	cr_assert_eq(D.n, 0);
 	cr_assert(runners(LABELS), "hardware is optional: %s", diags_text());
 }
@@ -848,31 +883,31 @@ Test(config, r2_unknown_keys)
 {
 	runner_problem(LABELS "extra: 1\n", "extra");
 	runner_problem(LABELS "hardware:\n  cluster:b300:\n    available-cpu-dram-mib: 1\n"
-			      "    gpus-per-node: 8\n    cpus: 64\n",
-		       "hardware.cluster:b300.cpus");
+	                      "    gpus-per-node: 8\n    cpus: 64\n",
+	               "hardware.cluster:b300.cpus");
 }
 
 Test(config, r3_available_dram)
 {
 	runner_problem(LABELS "hardware:\n  cluster:b300:\n    gpus-per-node: 8\n",
-		       "hardware.cluster:b300.available-cpu-dram-mib");
+	               "hardware.cluster:b300.available-cpu-dram-mib");
 	runner_problem(LABELS "hardware:\n  cluster:b300:\n    available-cpu-dram-mib: 0\n"
-			      "    gpus-per-node: 8\n",
-		       "hardware.cluster:b300.available-cpu-dram-mib");
+	                      "    gpus-per-node: 8\n",
+	               "hardware.cluster:b300.available-cpu-dram-mib");
 }
 
 Test(config, r4_gpus_per_node)
 {
 	const cfg_diag *g = runner_problem(LABELS "hardware:\n  cluster:b300:\n"
-						  "    available-cpu-dram-mib: 1000\n"
-						  "    gpus-per-node: 0\n",
-					   "hardware.cluster:b300.gpus-per-node");
+	                                          "    available-cpu-dram-mib: 1000\n"
+	                                          "    gpus-per-node: 0\n",
+	                                   "hardware.cluster:b300.gpus-per-node");
 	cr_assert_eq(g->line, 7);
 	runner_problem(LABELS "hardware:\n  cluster:b300:\n    available-cpu-dram-mib: 1000\n",
-		       "hardware.cluster:b300.gpus-per-node");
+	               "hardware.cluster:b300.gpus-per-node");
 	runner_problem(LABELS "hardware:\n  cluster:b300:\n    available-cpu-dram-mib: 1000\n"
-			      "    gpus-per-node: eight\n",
-		       "hardware.cluster:b300.gpus-per-node");
+	                      "    gpus-per-node: eight\n",
+	               "hardware.cluster:b300.gpus-per-node");
 }
 
 /* ---- loading master files (§1.1) ---- */
@@ -914,16 +949,16 @@ static void cleanup_files(tmpfiles *t)
 /* A valid SN entry under key k, as a top-level mapping item. */
 #define ENTRY(k)                                                                                   \
 	k ":\n"                                                                                    \
-	"  image: img\n"                                                                           \
-	"  model: m\n"                                                                             \
-	"  model-prefix: mp\n"                                                                     \
-	"  precision: fp8\n"                                                                       \
-	"  framework: vllm\n"                                                                      \
-	"  runner: h100\n"                                                                         \
-	"  multinode: false\n"                                                                     \
-	"  scenarios:\n"                                                                           \
-	"    fixed-seq-len:\n"                                                                     \
-	"    - {isl: 1024, osl: 1024, search-space: [{tp: 8, conc-list: [4]}]}\n"
+	  "  image: img\n"                                                                         \
+	  "  model: m\n"                                                                           \
+	  "  model-prefix: mp\n"                                                                   \
+	  "  precision: fp8\n"                                                                     \
+	  "  framework: vllm\n"                                                                    \
+	  "  runner: h100\n"                                                                       \
+	  "  multinode: false\n"                                                                   \
+	  "  scenarios:\n"                                                                         \
+	  "    fixed-seq-len:\n"                                                                   \
+	  "    - {isl: 1024, osl: 1024, search-space: [{tp: 8, conc-list: [4]}]}\n"
 
 /* The problem recorded for file path (the first one), or a failure. */
 static const cfg_diag *diag_for_file(const char *path)
@@ -939,7 +974,7 @@ Test(config, load_master_merges_in_order)
 {
 	tmpfiles t = {0};
 	const char *p[2] = {put_file(&t, "a.yaml", ENTRY("k2") ENTRY("k1")),
-			    put_file(&t, "b.yaml", ENTRY("k0"))};
+	                    put_file(&t, "b.yaml", ENTRY("k0"))};
 	ib_val *merged = NULL;
 	cr_assert_eq(cfg_load_master(A, p, 2, &merged, &D), 0, "%s", diags_text());
 	cr_assert_eq(D.n, 0);
@@ -968,7 +1003,8 @@ Test(config, load_master_missing_file)
 Test(config, load_master_not_a_mapping)
 {
 	tmpfiles t = {0};
-	const char *p[2] = {put_file(&t, "list.yaml", "- a\n- b\n"), put_file(&t, "empty.yaml", "")};
+	const char *p[2] = {put_file(&t, "list.yaml", "- a\n- b\n"),
+	                    put_file(&t, "empty.yaml", "")};
 	ib_val *merged = NULL;
 	cr_assert_eq(cfg_load_master(A, p, 2, &merged, &D), IB_EINVAL);
 	cr_assert_eq(D.n, 2, "%s", diags_text());
@@ -1000,7 +1036,7 @@ Test(config, load_master_duplicate_across_files)
 {
 	tmpfiles t = {0};
 	const char *p[2] = {put_file(&t, "first.yaml", ENTRY("k1")),
-			    put_file(&t, "second.yaml", ENTRY("k2") ENTRY("k1"))};
+	                    put_file(&t, "second.yaml", ENTRY("k2") ENTRY("k1"))};
 	ib_val *merged = NULL;
 	cr_assert_eq(cfg_load_master(A, p, 2, &merged, &D), IB_EINVAL);
 	cr_assert_eq(D.n, 1, "%s", diags_text());
@@ -1018,11 +1054,11 @@ Test(config, load_master_reports_every_file)
 {
 	tmpfiles t = {0};
 	const char *p[5] = {
-		put_file(&t, "gone.yaml", NULL),
-		put_file(&t, "syntax.yaml", "a: [1, 2\n"),
-		put_file(&t, "list.yaml", "- 1\n"),
-		put_file(&t, "wild.yaml", ENTRY("x*")),
-		put_file(&t, "bad.yaml", ENTRY("good") "broken:\n  image: 5\n"),
+	    put_file(&t, "gone.yaml", NULL),
+	    put_file(&t, "syntax.yaml", "a: [1, 2\n"),
+	    put_file(&t, "list.yaml", "- 1\n"),
+	    put_file(&t, "wild.yaml", ENTRY("x*")),
+	    put_file(&t, "bad.yaml", ENTRY("good") "broken:\n  image: 5\n"),
 	};
 	ib_val *merged = NULL;
 	cr_assert_eq(cfg_load_master(A, p, 5, &merged, &D), IB_EINVAL);
@@ -1039,11 +1075,25 @@ Test(config, load_master_reports_every_file)
 	cleanup_files(&t);
 }
 
+Test(config, load_master_non_string_key)
+{
+	tmpfiles t = {0};
+	const char *p[1] = {put_file(&t, "n.yaml", ENTRY("ok") "123:\n  image: x\n")};
+	ib_val *merged = NULL;
+	cr_assert_eq(cfg_load_master(A, p, 1, &merged, &D), IB_EINVAL);
+	cr_assert_eq(D.n, 1, "%s", diags_text());
+	const cfg_diag *g = diag_for_file(p[0]);
+	cr_assert(strstr(g->msg, "string"), "%s", g->msg);
+	cr_assert_eq(g->line, 12);
+	cr_assert_eq(merged->map.n, 1);
+	cleanup_files(&t);
+}
+
 Test(config, load_master_validates_all_entries)
 {
 	tmpfiles t = {0};
-	const char *p[1] = {put_file(&t, "m.yaml",
-				     "one:\n  image: 1\n" ENTRY("fine") "two:\n  model: 2\n")};
+	const char *p[1] = {
+	    put_file(&t, "m.yaml", "one:\n  image: 1\n" ENTRY("fine") "two:\n  model: 2\n")};
 	ib_val *merged = NULL;
 	cr_assert_eq(cfg_load_master(A, p, 1, &merged, &D), IB_EINVAL);
 	bool one = false, two = false, fine = false;

@@ -36,7 +36,7 @@ static ib_val *load(const char *text)
 	ib_val *v = NULL;
 	int rc = ib_yaml_load(A, "mem.yaml", text, strlen(text), &v, &e);
 	cr_assert_eq(rc, 0, "YAML did not load (%d): %s:%d:%d: %s\n%s", rc, e.file, e.line, e.col,
-		     e.msg, text);
+	             e.msg, text);
 	cr_assert_not_null(v);
 	return v;
 }
@@ -72,51 +72,152 @@ static char *dumps(const ib_val *v)
 typedef struct {
 	const char *s;
 	ib_vtype t;
-	int64_t i;  /* IB_V_INT */
-	double f;   /* IB_V_FLOAT (NAN: expect NaN) */
-	bool b;     /* IB_V_BOOL */
+	int64_t i; /* IB_V_INT */
+	double f;  /* IB_V_FLOAT (NAN: expect NaN) */
+	bool b;    /* IB_V_BOOL */
 } scalar_case;
 
-#define B(s, v) {s, IB_V_BOOL, 0, 0, v}
-#define NUL(s) {s, IB_V_NULL, 0, 0, false}
-#define I(s, v) {s, IB_V_INT, v, 0, false}
-#define F(s, v) {s, IB_V_FLOAT, 0, v, false}
-#define S(s) {s, IB_V_STR, 0, 0, false}
-#define D(s) {s, IB_V_DATE, 0, 0, false}
+#define B(s, v)                                                                                    \
+	{                                                                                          \
+		s, IB_V_BOOL, 0, 0, v                                                              \
+	}
+#define NUL(s)                                                                                     \
+	{                                                                                          \
+		s, IB_V_NULL, 0, 0, false                                                          \
+	}
+#define I(s, v)                                                                                    \
+	{                                                                                          \
+		s, IB_V_INT, v, 0, false                                                           \
+	}
+#define F(s, v)                                                                                    \
+	{                                                                                          \
+		s, IB_V_FLOAT, 0, v, false                                                         \
+	}
+#define S(s)                                                                                       \
+	{                                                                                          \
+		s, IB_V_STR, 0, 0, false                                                           \
+	}
+#define D(s)                                                                                       \
+	{                                                                                          \
+		s, IB_V_DATE, 0, 0, false                                                          \
+	}
 
 static const scalar_case scalar_cases[] = {
-	/* booleans: exactly these spellings */
-	B("yes", true), B("Yes", true), B("YES", true), B("No", false), B("no", false),
-	B("NO", false), B("true", true), B("True", true), B("TRUE", true), B("false", false),
-	B("False", false), B("FALSE", false), B("on", true), B("On", true), B("ON", true),
-	B("off", false), B("Off", false), B("OFF", false),
-	/* not booleans */
-	S("y"), S("n"), S("Y"), S("N"), S("tRue"), S("oN"), S("yES"),
-	/* null forms */
-	NUL("~"), NUL("null"), NUL("Null"), NUL("NULL"), S("nULL"), S("none"),
-	/* integers */
-	I("0", 0), I("-0", 0), I("42", 42), I("010", 8), I("-010", -8), I("00", 0),
-	I("8_192", 8192), I("1__0", 10), I("2_063_837", 2063837), I("0x400", 1024),
-	I("0x_1F", 31), I("0b1", 1), I("0b1010", 10), I("+16", 16), I("-7", -7),
-	I("1:30", 90), I("-1:30", -90), I("1:5:30", 3930), I("1:07", 67), I("190:20:30", 685230),
-	I("9223372036854775807", INT64_MAX), I("-9223372036854775808", INT64_MIN),
-	/* look like integers, are strings */
-	S("08"), S("09"), S("0o10"), S("_1"), S("1:60"), S("0:30"), S("0x"), S("1_000x"),
-	/* floats */
-	F("1.", 1.0), F("0.", 0.0), F("1_0.5_0", 10.5), F("1.0e+3", 1000.0), F("1.5E-3", 0.0015),
-	F("1.e+5", 100000.0), F("1_000.0e-1", 100.0), F(".5", 0.5), F("-1.5", -1.5),
-	F("+2.25", 2.25), F("09.5", 9.5), F("1:30.5", 90.5), F("0.8", 0.8),
-	F(".inf", INFINITY), F(".Inf", INFINITY), F(".INF", INFINITY), F("+.inf", INFINITY),
-	F("-.Inf", -INFINITY), F("-.INF", -INFINITY), F(".NaN", NAN), F(".nan", NAN),
-	F(".NAN", NAN),
-	/* look like floats, are strings */
-	S("-.5"), S("+.5"), S("1e3"), S("1.0e3"), S("1.5e3"), S("-.nan"), S(".Nan"), S("1.0e+"),
-	S(".e+3"), S("inf"), S("nan"),
-	/* dates and timestamps */
-	D("2026-08-21"), D("2026-08-21 10:00:00"), D("2026-08-21T10:00:00Z"),
-	D("2026-8-1 1:02:03.5 +02:00"), S("2026-08-21x"), S("2026/08/21"),
-	/* plain strings */
-	S("fp8"), S("cluster:b300-nv"), S("img/sn:1"), S("image:foo"), S("1k1k"), S("<<"),
+    /* booleans: exactly these spellings */
+    B("yes", true),
+    B("Yes", true),
+    B("YES", true),
+    B("No", false),
+    B("no", false),
+    B("NO", false),
+    B("true", true),
+    B("True", true),
+    B("TRUE", true),
+    B("false", false),
+    B("False", false),
+    B("FALSE", false),
+    B("on", true),
+    B("On", true),
+    B("ON", true),
+    B("off", false),
+    B("Off", false),
+    B("OFF", false),
+    /* not booleans */
+    S("y"),
+    S("n"),
+    S("Y"),
+    S("N"),
+    S("tRue"),
+    S("oN"),
+    S("yES"),
+    /* null forms */
+    NUL("~"),
+    NUL("null"),
+    NUL("Null"),
+    NUL("NULL"),
+    S("nULL"),
+    S("none"),
+    /* integers */
+    I("0", 0),
+    I("-0", 0),
+    I("42", 42),
+    I("010", 8),
+    I("-010", -8),
+    I("00", 0),
+    I("8_192", 8192),
+    I("1__0", 10),
+    I("2_063_837", 2063837),
+    I("0x400", 1024),
+    I("0x_1F", 31),
+    I("0b1", 1),
+    I("0b1010", 10),
+    I("+16", 16),
+    I("-7", -7),
+    I("1:30", 90),
+    I("-1:30", -90),
+    I("1:5:30", 3930),
+    I("1:07", 67),
+    I("190:20:30", 685230),
+    I("9223372036854775807", INT64_MAX),
+    I("-9223372036854775808", INT64_MIN),
+    /* look like integers, are strings */
+    S("08"),
+    S("09"),
+    S("0o10"),
+    S("_1"),
+    S("1:60"),
+    S("0:30"),
+    S("0x"),
+    S("1_000x"),
+    /* floats */
+    F("1.", 1.0),
+    F("0.", 0.0),
+    F("1_0.5_0", 10.5),
+    F("1.0e+3", 1000.0),
+    F("1.5E-3", 0.0015),
+    F("1.e+5", 100000.0),
+    F("1_000.0e-1", 100.0),
+    F(".5", 0.5),
+    F("-1.5", -1.5),
+    F("+2.25", 2.25),
+    F("09.5", 9.5),
+    F("1:30.5", 90.5),
+    F("0.8", 0.8),
+    F(".inf", INFINITY),
+    F(".Inf", INFINITY),
+    F(".INF", INFINITY),
+    F("+.inf", INFINITY),
+    F("-.Inf", -INFINITY),
+    F("-.INF", -INFINITY),
+    F(".NaN", NAN),
+    F(".nan", NAN),
+    F(".NAN", NAN),
+    /* look like floats, are strings */
+    S("-.5"),
+    S("+.5"),
+    S("1e3"),
+    S("1.0e3"),
+    S("1.5e3"),
+    S("-.nan"),
+    S(".Nan"),
+    S("1.0e+"),
+    S(".e+3"),
+    S("inf"),
+    S("nan"),
+    /* dates and timestamps */
+    D("2026-08-21"),
+    D("2026-08-21 10:00:00"),
+    D("2026-08-21T10:00:00Z"),
+    D("2026-8-1 1:02:03.5 +02:00"),
+    S("2026-08-21x"),
+    S("2026/08/21"),
+    /* plain strings */
+    S("fp8"),
+    S("cluster:b300-nv"),
+    S("img/sn:1"),
+    S("image:foo"),
+    S("1k1k"),
+    S("<<"),
 };
 
 static void check_scalar(const scalar_case *c, const ib_val *v, const char *how)
@@ -125,23 +226,27 @@ static void check_scalar(const scalar_case *c, const ib_val *v, const char *how)
 	if (v->type != c->t)
 		return;
 	switch (c->t) {
-	case IB_V_BOOL: cr_expect_eq(v->b, c->b, "%s '%s'", how, c->s); break;
+	case IB_V_BOOL:
+		cr_expect_eq(v->b, c->b, "%s '%s'", how, c->s);
+		break;
 	case IB_V_INT:
 		cr_expect_eq(v->i, c->i, "%s '%s': %lld, want %lld", how, c->s, (long long)v->i,
-			     (long long)c->i);
+		             (long long)c->i);
 		break;
 	case IB_V_FLOAT:
 		if (isnan(c->f))
 			cr_expect(isnan(v->f), "%s '%s': want NaN", how, c->s);
 		else
-			cr_expect(v->f == c->f, "%s '%s': %.17g, want %.17g", how, c->s, v->f, c->f);
+			cr_expect(v->f == c->f, "%s '%s': %.17g, want %.17g", how, c->s, v->f,
+			          c->f);
 		break;
 	case IB_V_STR:
 	case IB_V_DATE:
 		cr_expect_eq(v->str.len, strlen(c->s), "%s '%s'", how, c->s);
 		cr_expect_str_eq(v->str.s, c->s, "%s: text kept", how);
 		break;
-	default: break;
+	default:
+		break;
 	}
 }
 
@@ -219,7 +324,7 @@ Test(fmt, integer_beyond_int64_is_erange)
 Test(fmt, quoted_scalars_are_strings)
 {
 	ib_val *doc = load("a: \"010\"\nb: 'true'\nc: \"~\"\nd: \"\"\ne: '1.5'\nf: \"2026-08-21\"\n"
-			   "g: 'null'\n");
+	                   "g: 'null'\n");
 	static const char *const keys[] = {"a", "b", "c", "d", "e", "f", "g"};
 	static const char *const want[] = {"010", "true", "~", "", "1.5", "2026-08-21", "null"};
 	for (size_t i = 0; i < 7; i++) {
@@ -287,26 +392,26 @@ Test(fmt, mapping_keeps_insertion_order)
 Test(fmt, anchors_aliases_and_merge_keys)
 {
 	ib_val *doc = load("base: &b {x: 1, y: 2}\n"
-			   "other: &o {y: 20, w: 5}\n"
-			   "ref: *b\n"
-			   "m:\n"
-			   "  <<: *b\n"
-			   "  y: 3\n"
-			   "  z: 4\n"
-			   "ml:\n"
-			   "  k: 0\n"
-			   "  <<: [*b, *o]\n"
-			   "lst: &l [1, 2]\n"
-			   "lref: *l\n");
+	                   "other: &o {y: 20, w: 5}\n"
+	                   "ref: *b\n"
+	                   "m:\n"
+	                   "  <<: *b\n"
+	                   "  y: 3\n"
+	                   "  z: 4\n"
+	                   "ml:\n"
+	                   "  k: 0\n"
+	                   "  <<: [*b, *o]\n"
+	                   "lst: &l [1, 2]\n"
+	                   "lref: *l\n");
 	/* the alias is the anchored node's value */
 	cr_assert(ib_val_equal(ib_map_get(doc, "ref"), ib_map_get(doc, "base")));
 	cr_assert(ib_val_equal(ib_map_get(doc, "lref"), ib_map_get(doc, "lst")));
 	/* exact text as PyYAML safe_load + json.dumps gives it */
 	cr_assert_str_eq(dumps(doc),
-			 "{\"base\": {\"x\": 1, \"y\": 2}, \"other\": {\"y\": 20, \"w\": 5}, "
-			 "\"ref\": {\"x\": 1, \"y\": 2}, \"m\": {\"x\": 1, \"y\": 3, \"z\": 4}, "
-			 "\"ml\": {\"y\": 2, \"w\": 5, \"x\": 1, \"k\": 0}, \"lst\": [1, 2], "
-			 "\"lref\": [1, 2]}");
+	                 "{\"base\": {\"x\": 1, \"y\": 2}, \"other\": {\"y\": 20, \"w\": 5}, "
+	                 "\"ref\": {\"x\": 1, \"y\": 2}, \"m\": {\"x\": 1, \"y\": 3, \"z\": 4}, "
+	                 "\"ml\": {\"y\": 2, \"w\": 5, \"x\": 1, \"k\": 0}, \"lst\": [1, 2], "
+	                 "\"lref\": [1, 2]}");
 	/* the merge did not change the source mapping */
 	cr_assert_str_eq(dumps(ib_map_get(doc, "base")), "{\"x\": 1, \"y\": 2}");
 	cr_assert_not(ib_map_has(doc, "<<"));
@@ -355,11 +460,8 @@ Test(fmt, empty_document_is_null)
 Test(fmt, syntax_errors_have_positions)
 {
 	static const char *const bad[] = {
-		"a: [1, 2\nb: 3\n",
-		"a: b: c\n",
-		"a:\n  - 1\n - 2\n",
-		"a: {x: 1\n",
-		"a: \"unterminated\n",
+	    "a: [1, 2\nb: 3\n", "a: b: c\n",           "a:\n  - 1\n - 2\n",
+	    "a: {x: 1\n",       "a: \"unterminated\n",
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		ib_error e = {0};
@@ -542,28 +644,28 @@ typedef struct {
 Test(fmt, float_repr_matches_python)
 {
 	static const float_case cases[] = {
-		{0.1, "0.1"},
-		{1e-05, "1e-05"},
-		{1e16, "1e+16"},
-		{1000000000000000.0, "1000000000000000.0"},
-		{2.5, "2.5"},
-		{-0.0, "-0.0"},
-		{0.0, "0.0"},
-		{100.0, "100.0"},
-		{0.30000000000000004, "0.30000000000000004"},
-		{5e-324, "5e-324"},
-		{1.7976931348623157e+308, "1.7976931348623157e+308"},
-		{1e22, "1e+22"},
-		{1234.5678, "1234.5678"},
-		{0.0001, "0.0001"},
-		{0.3333333333333333, "0.3333333333333333"},
-		{9.900000000000001e-05, "9.900000000000001e-05"},
-		{1.2345678901234568e+17, "1.2345678901234568e+17"},
-		{-1.5, "-1.5"},
-		{0.8, "0.8"},
-		{INFINITY, "Infinity"},
-		{-INFINITY, "-Infinity"},
-		{NAN, "NaN"},
+	    {0.1, "0.1"},
+	    {1e-05, "1e-05"},
+	    {1e16, "1e+16"},
+	    {1000000000000000.0, "1000000000000000.0"},
+	    {2.5, "2.5"},
+	    {-0.0, "-0.0"},
+	    {0.0, "0.0"},
+	    {100.0, "100.0"},
+	    {0.30000000000000004, "0.30000000000000004"},
+	    {5e-324, "5e-324"},
+	    {1.7976931348623157e+308, "1.7976931348623157e+308"},
+	    {1e22, "1e+22"},
+	    {1234.5678, "1234.5678"},
+	    {0.0001, "0.0001"},
+	    {0.3333333333333333, "0.3333333333333333"},
+	    {9.900000000000001e-05, "9.900000000000001e-05"},
+	    {1.2345678901234568e+17, "1.2345678901234568e+17"},
+	    {-1.5, "-1.5"},
+	    {0.8, "0.8"},
+	    {INFINITY, "Infinity"},
+	    {-INFINITY, "-Infinity"},
+	    {NAN, "NaN"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		char out[64];
@@ -592,15 +694,15 @@ static const char *const NESTED = "{a: [1, {b: null, c: []}, {}], d: x, e: [true
 Test(fmt, json_default_separators)
 {
 	cr_assert_str_eq(dumps(load(NESTED)),
-			 "{\"a\": [1, {\"b\": null, \"c\": []}, {}], \"d\": \"x\", "
-			 "\"e\": [true, false, 1.5]}");
+	                 "{\"a\": [1, {\"b\": null, \"c\": []}, {}], \"d\": \"x\", "
+	                 "\"e\": [true, false, 1.5]}");
 }
 
 Test(fmt, json_compact)
 {
 	ib_json_opts o = {.indent = -1, .compact = true, .ensure_ascii = true};
 	cr_assert_str_eq(json(load(NESTED), o),
-			 "{\"a\":[1,{\"b\":null,\"c\":[]},{}],\"d\":\"x\",\"e\":[true,false,1.5]}");
+	                 "{\"a\":[1,{\"b\":null,\"c\":[]},{}],\"d\":\"x\",\"e\":[true,false,1.5]}");
 }
 
 Test(fmt, json_indent_2_like_python)
@@ -608,21 +710,21 @@ Test(fmt, json_indent_2_like_python)
 	ib_json_opts o = {.indent = 2, .ensure_ascii = true};
 	/* Python: json.dumps(..., indent=2) */
 	cr_assert_str_eq(json(load(NESTED), o), "{\n"
-						"  \"a\": [\n"
-						"    1,\n"
-						"    {\n"
-						"      \"b\": null,\n"
-						"      \"c\": []\n"
-						"    },\n"
-						"    {}\n"
-						"  ],\n"
-						"  \"d\": \"x\",\n"
-						"  \"e\": [\n"
-						"    true,\n"
-						"    false,\n"
-						"    1.5\n"
-						"  ]\n"
-						"}");
+	                                        "  \"a\": [\n"
+	                                        "    1,\n"
+	                                        "    {\n"
+	                                        "      \"b\": null,\n"
+	                                        "      \"c\": []\n"
+	                                        "    },\n"
+	                                        "    {}\n"
+	                                        "  ],\n"
+	                                        "  \"d\": \"x\",\n"
+	                                        "  \"e\": [\n"
+	                                        "    true,\n"
+	                                        "    false,\n"
+	                                        "    1.5\n"
+	                                        "  ]\n"
+	                                        "}");
 	/* indent=0 still breaks lines */
 	o.indent = 0;
 	cr_assert_str_eq(json(load("[1, [2]]"), o), "[\n1,\n[\n2\n]\n]");
@@ -644,7 +746,7 @@ Test(fmt, json_sort_keys)
 	ib_json_opts o = IB_JSON_PYTHON;
 	o.sort_keys = true;
 	cr_assert_str_eq(json(load("{z: 1, a: 2, m: {y: 1, b: 2}, A: 0, aa: 3}"), o),
-			 "{\"A\": 0, \"a\": 2, \"aa\": 3, \"m\": {\"b\": 2, \"y\": 1}, \"z\": 1}");
+	                 "{\"A\": 0, \"a\": 2, \"aa\": 3, \"m\": {\"b\": 2, \"y\": 1}, \"z\": 1}");
 	/* the value itself is not reordered */
 	ib_val *v = load("{z: 1, a: 2}");
 	json(v, o);
@@ -657,26 +759,26 @@ Test(fmt, json_sort_keys)
 
 /* è β 😀 DEL SOH \n \t " \ \b \f \r / */
 static const char ESC_IN[] = "\xc3\xa8"
-			     "\xce\xb2"
-			     "\xf0\x9f\x98\x80"
-			     "\x7f"
-			     "\x01"
-			     "\n\t\"\\\b\f\r/";
+                             "\xce\xb2"
+                             "\xf0\x9f\x98\x80"
+                             "\x7f"
+                             "\x01"
+                             "\n\t\"\\\b\f\r/";
 
 Test(fmt, json_ensure_ascii_escapes)
 {
 	ib_val *s = ib_v_str(A, ESC_IN);
 	cr_assert_str_eq(dumps(s), "\"\\u00e8\\u03b2\\ud83d\\ude00\\u007f\\u0001"
-				   "\\n\\t\\\"\\\\\\b\\f\\r/\"");
+	                           "\\n\\t\\\"\\\\\\b\\f\\r/\"");
 	/* every control character below 0x20 without a short form */
 	ib_val *c = ib_v_strn(A, "\x00\x1f\x0b", 3);
 	cr_assert_str_eq(dumps(c), "\"\\u0000\\u001f\\u000b\"");
 	/* golden 061 model name */
 	cr_assert_str_eq(dumps(ib_v_str(A, "org/Mod\xc3\xa8le-\xce\xb2")),
-			 "\"org/Mod\\u00e8le-\\u03b2\"");
+	                 "\"org/Mod\\u00e8le-\\u03b2\"");
 	/* U+FFFF and U+10000 boundaries */
 	cr_assert_str_eq(dumps(ib_v_str(A, "\xef\xbf\xbf\xf0\x90\x80\x80")),
-			 "\"\\uffff\\ud800\\udc00\"");
+	                 "\"\\uffff\\ud800\\udc00\"");
 }
 
 Test(fmt, json_raw_utf8_without_ensure_ascii)
@@ -684,7 +786,7 @@ Test(fmt, json_raw_utf8_without_ensure_ascii)
 	ib_json_opts o = {.indent = -1};
 	ib_val *s = ib_v_str(A, ESC_IN);
 	cr_assert_str_eq(json(s, o), "\"\xc3\xa8\xce\xb2\xf0\x9f\x98\x80\x7f\\u0001"
-				     "\\n\\t\\\"\\\\\\b\\f\\r/\"");
+	                             "\\n\\t\\\"\\\\\\b\\f\\r/\"");
 	ib_buf b = {0};
 	cr_assert_eq(ib_json_write_str(&b, "a\xc3\xa8", 3, false), 0);
 	cr_assert_str_eq(b.data, "\"a\xc3\xa8\"");
@@ -716,22 +818,23 @@ Test(fmt, json_date_is_not_serializable)
 
 Test(fmt, yaml_to_json_roundtrip_of_a_master_entry)
 {
-	ib_val *doc = load("dsr1-fp8-h100-sglang:\n"
-			   "  image: lmsysorg/sglang:v0.5.2\n"
-			   "  model: deepseek-ai/DeepSeek-R1\n"
-			   "  multinode: false\n"
-			   "  scenarios:\n"
-			   "    fixed-seq-len:\n"
-			   "    - isl: 8192\n"
-			   "      osl: 1_024\n"
-			   "      search-space:\n"
-			   "      - { tp: 8, ep: 8, conc-start: 4, conc-end: 0x40 }  # trailing comment\n");
+	ib_val *doc =
+	    load("dsr1-fp8-h100-sglang:\n"
+	         "  image: lmsysorg/sglang:v0.5.2\n"
+	         "  model: deepseek-ai/DeepSeek-R1\n"
+	         "  multinode: false\n"
+	         "  scenarios:\n"
+	         "    fixed-seq-len:\n"
+	         "    - isl: 8192\n"
+	         "      osl: 1_024\n"
+	         "      search-space:\n"
+	         "      - { tp: 8, ep: 8, conc-start: 4, conc-end: 0x40 }  # trailing comment\n");
 	cr_assert_str_eq(dumps(doc),
-			 "{\"dsr1-fp8-h100-sglang\": {\"image\": \"lmsysorg/sglang:v0.5.2\", "
-			 "\"model\": \"deepseek-ai/DeepSeek-R1\", \"multinode\": false, "
-			 "\"scenarios\": {\"fixed-seq-len\": [{\"isl\": 8192, \"osl\": 1024, "
-			 "\"search-space\": [{\"tp\": 8, \"ep\": 8, \"conc-start\": 4, "
-			 "\"conc-end\": 64}]}]}}}");
+	                 "{\"dsr1-fp8-h100-sglang\": {\"image\": \"lmsysorg/sglang:v0.5.2\", "
+	                 "\"model\": \"deepseek-ai/DeepSeek-R1\", \"multinode\": false, "
+	                 "\"scenarios\": {\"fixed-seq-len\": [{\"isl\": 8192, \"osl\": 1024, "
+	                 "\"search-space\": [{\"tp\": 8, \"ep\": 8, \"conc-start\": 4, "
+	                 "\"conc-end\": 64}]}]}}}");
 }
 
 Test(fmt, val_hash_consistent_with_equal)

@@ -20,7 +20,7 @@ static ib_val *yaml(const char *name, const char *text)
 	ib_error e = {0};
 	int rc = ib_yaml_load(A, name, text, strlen(text), &v, &e);
 	cr_assert_eq(rc, 0, "test YAML does not load: %s:%d:%d: %s\n%s", e.file, e.line, e.col,
-		     e.msg, text);
+	             e.msg, text);
 	return v;
 }
 
@@ -29,23 +29,23 @@ static void setup(void)
 	A = ib_arena_new();
 	cr_assert_not_null(A);
 	RUNNERS = yaml("runners.yaml", "labels:\n"
-				       "  h100: [h100-nv_0, h100-nv_1, h100-cr_0]\n"
-				       "  mi300x: [mi300x-amd_0, mi300x-amd_1]\n"
-				       "  gb200: [gb200-nv_0, gb200-nv_1]\n"
-				       "  cluster:b300: [b300-a_0, b300-b_0]\n"
-				       "  cluster:edge-8: [edge8-a_0]\n"
-				       "  cluster:edge-4: [edge4-a_0]\n"
-				       "  cluster:nohw: [nohw_0]\n"
-				       "hardware:\n"
-				       "  cluster:b300:\n"
-				       "    available-cpu-dram-mib: 2_861_022\n"
-				       "    gpus-per-node: 8\n"
-				       "  cluster:edge-8:\n"
-				       "    available-cpu-dram-mib: 4_000_000\n"
-				       "    gpus-per-node: 8\n"
-				       "  cluster:edge-4:\n"
-				       "    available-cpu-dram-mib: 860_160\n"
-				       "    gpus-per-node: 4\n");
+	                               "  h100: [h100-nv_0, h100-nv_1, h100-cr_0]\n"
+	                               "  mi300x: [mi300x-amd_0, mi300x-amd_1]\n"
+	                               "  gb200: [gb200-nv_0, gb200-nv_1]\n"
+	                               "  cluster:b300: [b300-a_0, b300-b_0]\n"
+	                               "  cluster:edge-8: [edge8-a_0]\n"
+	                               "  cluster:edge-4: [edge4-a_0]\n"
+	                               "  cluster:nohw: [nohw_0]\n"
+	                               "hardware:\n"
+	                               "  cluster:b300:\n"
+	                               "    available-cpu-dram-mib: 2_861_022\n"
+	                               "    gpus-per-node: 8\n"
+	                               "  cluster:edge-8:\n"
+	                               "    available-cpu-dram-mib: 4_000_000\n"
+	                               "    gpus-per-node: 8\n"
+	                               "  cluster:edge-4:\n"
+	                               "    available-cpu-dram-mib: 860_160\n"
+	                               "    gpus-per-node: 4\n");
 	cfg_diags d = {.a = A};
 	cr_assert(cfg_validate_runners(RUNNERS, &d, "runners.yaml"));
 }
@@ -148,13 +148,13 @@ static mx_opts test_config(const char *const *keys, size_t n)
 
 #define HEAD(key, prefix, runner, mn)                                                              \
 	key ":\n"                                                                                  \
-	"  image: img:1\n"                                                                         \
-	"  model: org/" prefix "\n"                                                                \
-	"  model-prefix: " prefix "\n"                                                             \
-	"  precision: fp8\n"                                                                       \
-	"  framework: sglang\n"                                                                    \
-	"  runner: " runner "\n"                                                                   \
-	"  multinode: " mn "\n"
+	    "  image: img:1\n"                                                                     \
+	    "  model: org/" prefix "\n"                                                            \
+	    "  model-prefix: " prefix "\n"                                                         \
+	    "  precision: fp8\n"                                                                   \
+	    "  framework: sglang\n"                                                                \
+	    "  runner: " runner "\n"                                                               \
+	    "  multinode: " mn "\n"
 #define FIXED(isl, osl, entries)                                                                   \
 	"  scenarios:\n"                                                                           \
 	"    fixed-seq-len:\n"                                                                     \
@@ -166,11 +166,11 @@ static mx_opts test_config(const char *const *keys, size_t n)
 	"    agentic-coding:\n"                                                                    \
 	"    - dram-utilization: " util "\n"                                                       \
 	"      search-space:\n" entries
-#define E(entry) "      - " entry "\n"
+#define E(entry)    "      - " entry "\n"
 #define SN(entries) HEAD("sn", "m", "h100", "false") FIXED("1024", "1024", entries)
 
-#define PF "{num-worker: 2, tp: 4, pp: 1, ep: 4, dp-attn: true, additional-settings: [\"A=1\"]}"
-#define DF "{num-worker: 1, tp: 8, ep: 8, dp-attn: false, dcp-size: 2}"
+#define PF  "{num-worker: 2, tp: 4, pp: 1, ep: 4, dp-attn: true, additional-settings: [\"A=1\"]}"
+#define DF  "{num-worker: 1, tp: 8, ep: 8, dp-attn: false, dcp-size: 2}"
 #define PF2 "{num-worker: 1, tp: 4, ep: 1, dp-attn: false}"
 
 /* ---- expansion ---- */
@@ -215,13 +215,14 @@ Test(matrix, sn_row_key_order_and_bytes)
 	mx_opts o = full_sweep();
 	ib_val *rows = generate(SN(E("{tp: 8, conc-start: 4, conc-end: 8}")), &o);
 	cr_assert_eq(rows->list.n, 2);
-	cr_assert_str_eq(dumps(rows->list.v[0]),
-			 "{\"image\": \"img:1\", \"model\": \"org/m\", \"model-prefix\": \"m\", "
-			 "\"precision\": \"fp8\", \"framework\": \"sglang\", \"runner\": \"h100\", "
-			 "\"isl\": 1024, \"osl\": 1024, \"tp\": 8, \"pp\": 1, \"dcp-size\": 1, "
-			 "\"pcp-size\": 1, \"conc\": 4, \"max-model-len\": 2304, \"ep\": 1, "
-			 "\"dp-attn\": false, \"spec-decoding\": \"none\", \"exp-name\": \"m_1k1k\", "
-			 "\"disagg\": false, \"run-eval\": false}");
+	cr_assert_str_eq(
+	    dumps(rows->list.v[0]),
+	    "{\"image\": \"img:1\", \"model\": \"org/m\", \"model-prefix\": \"m\", "
+	    "\"precision\": \"fp8\", \"framework\": \"sglang\", \"runner\": \"h100\", "
+	    "\"isl\": 1024, \"osl\": 1024, \"tp\": 8, \"pp\": 1, \"dcp-size\": 1, "
+	    "\"pcp-size\": 1, \"conc\": 4, \"max-model-len\": 2304, \"ep\": 1, "
+	    "\"dp-attn\": false, \"spec-decoding\": \"none\", \"exp-name\": \"m_1k1k\", "
+	    "\"disagg\": false, \"run-eval\": false}");
 	cr_assert_eq(ib_map_get(rows->list.v[1], "conc")->i, 8);
 }
 
@@ -230,77 +231,80 @@ Test(matrix, sn_row_raw_values_and_router)
 	mx_opts o = full_sweep();
 	/* raw values are copied (a lax "8" stays a string); the entry's router
 	 * is appended; non-standard seq lens name themselves */
-	ib_val *rows = generate(HEAD("sn", "m", "h100", "false")
-				FIXED("2048", "2048",
-				      E("{tp: \"8\", pp: 2, dcp-size: 2, pcp-size: 1, ep: 4, dp-attn: yes,"
-					" spec-decoding: draft_model, conc-list: [5],"
-					" router: {name: own, version: \"2\"}}")
-				      E("{tp: 4, conc-list: [6]}")),
-				&o);
+	ib_val *rows = generate(
+	    HEAD("sn", "m", "h100", "false")
+	        FIXED("2048", "2048",
+	              E("{tp: \"8\", pp: 2, dcp-size: 2, pcp-size: 1, ep: 4, dp-attn: yes,"
+	                " spec-decoding: draft_model, conc-list: [5],"
+	                " router: {name: own, version: \"2\"}}") E("{tp: 4, conc-list: [6]}")),
+	    &o);
 	cr_assert_eq(rows->list.n, 2);
 	cr_assert_str_eq(dumps(rows->list.v[0]),
-			 "{\"image\": \"img:1\", \"model\": \"org/m\", \"model-prefix\": \"m\", "
-			 "\"precision\": \"fp8\", \"framework\": \"sglang\", \"runner\": \"h100\", "
-			 "\"isl\": 2048, \"osl\": 2048, \"tp\": \"8\", \"pp\": 2, \"dcp-size\": 2, "
-			 "\"pcp-size\": 1, \"conc\": 5, \"max-model-len\": 4352, \"ep\": 4, "
-			 "\"dp-attn\": true, \"spec-decoding\": \"draft_model\", "
-			 "\"exp-name\": \"m_2048_2048\", \"disagg\": false, \"run-eval\": false, "
-			 "\"router\": {\"name\": \"own\", \"version\": \"2\"}}");
+	                 "{\"image\": \"img:1\", \"model\": \"org/m\", \"model-prefix\": \"m\", "
+	                 "\"precision\": \"fp8\", \"framework\": \"sglang\", \"runner\": \"h100\", "
+	                 "\"isl\": 2048, \"osl\": 2048, \"tp\": \"8\", \"pp\": 2, \"dcp-size\": 2, "
+	                 "\"pcp-size\": 1, \"conc\": 5, \"max-model-len\": 4352, \"ep\": 4, "
+	                 "\"dp-attn\": true, \"spec-decoding\": \"draft_model\", "
+	                 "\"exp-name\": \"m_2048_2048\", \"disagg\": false, \"run-eval\": false, "
+	                 "\"router\": {\"name\": \"own\", \"version\": \"2\"}}");
 	cr_assert_not(ib_map_has(rows->list.v[1], "router"));
 	/* a top-level router goes to every row */
-	rows = generate(HEAD("sn", "m", "h100", "false")
-			"  router: {name: top, version: \"1\"}\n"
-			FIXED("1024", "1024", E("{tp: 4, conc-list: [6, 7]}")),
-			&o);
+	rows = generate(
+	    HEAD("sn", "m", "h100", "false") "  router: {name: top, version: \"1\"}\n" FIXED(
+	        "1024", "1024", E("{tp: 4, conc-list: [6, 7]}")),
+	    &o);
 	cr_assert_str_eq(col(rows, "router"), "{\"name\":\"top\",\"version\":\"1\"} "
-					      "{\"name\":\"top\",\"version\":\"1\"}");
+	                                      "{\"name\":\"top\",\"version\":\"1\"}");
 	/* a null router in the entry hides the top-level one (the key is present) */
-	rows = generate(HEAD("sn", "m", "h100", "false")
-			"  router: {name: top, version: \"1\"}\n"
-			FIXED("1024", "1024", E("{tp: 4, conc-list: [6], router: null}")),
-			&o);
+	rows = generate(
+	    HEAD("sn", "m", "h100", "false") "  router: {name: top, version: \"1\"}\n" FIXED(
+	        "1024", "1024", E("{tp: 4, conc-list: [6], router: null}")),
+	    &o);
 	cr_assert_str_eq(col(rows, "router"), "-");
 }
 
 Test(matrix, mn_row_with_worker_defaults)
 {
 	mx_opts o = full_sweep();
-	ib_val *rows = generate(HEAD("mn", "mn", "gb200", "true")
-				"  disagg: true\n"
-				"  router: {name: dynamo-router, version: 1.2.3}\n"
-				FIXED("1024", "1024",
-				      E("{conc-start: 4, conc-end: 48, kv-p2p-transfer: nixl, prefill: " PF
-					", decode: " DF "}")),
-				&o);
+	ib_val *rows = generate(
+	    HEAD("mn", "mn", "gb200",
+	         "true") "  disagg: true\n"
+	                 "  router: {name: dynamo-router, version: 1.2.3}\n" FIXED(
+	                     "1024", "1024",
+	                     E("{conc-start: 4, conc-end: 48, kv-p2p-transfer: nixl, prefill: " PF
+	                       ", decode: " DF "}")),
+	    &o);
 	cr_assert_eq(rows->list.n, 1);
 	cr_assert_str_eq(
-		dumps(rows->list.v[0]),
-		"{\"image\": \"img:1\", \"model\": \"org/mn\", \"model-prefix\": \"mn\", "
-		"\"precision\": \"fp8\", \"framework\": \"sglang\", \"runner\": \"gb200\", "
-		"\"isl\": 1024, \"osl\": 1024, \"spec-decoding\": \"none\", "
-		"\"prefill\": {\"num-worker\": 2, \"tp\": 4, \"pp\": 1, \"ep\": 4, \"dp-attn\": true, "
-		"\"additional-settings\": [\"A=1\"], \"dcp-size\": 1, \"pcp-size\": 1}, "
-		"\"decode\": {\"num-worker\": 1, \"tp\": 8, \"ep\": 8, \"dp-attn\": false, "
-		"\"dcp-size\": 2, \"pp\": 1, \"pcp-size\": 1}, "
-		"\"conc\": [4, 8, 16, 32, 48], \"max-model-len\": 2304, \"exp-name\": \"mn_1k1k\", "
-		"\"disagg\": true, \"run-eval\": false, "
-		"\"router\": {\"name\": \"dynamo-router\", \"version\": \"1.2.3\"}, "
-		"\"kv-p2p-transfer\": \"nixl\"}");
+	    dumps(rows->list.v[0]),
+	    "{\"image\": \"img:1\", \"model\": \"org/mn\", \"model-prefix\": \"mn\", "
+	    "\"precision\": \"fp8\", \"framework\": \"sglang\", \"runner\": \"gb200\", "
+	    "\"isl\": 1024, \"osl\": 1024, \"spec-decoding\": \"none\", "
+	    "\"prefill\": {\"num-worker\": 2, \"tp\": 4, \"pp\": 1, \"ep\": 4, \"dp-attn\": true, "
+	    "\"additional-settings\": [\"A=1\"], \"dcp-size\": 1, \"pcp-size\": 1}, "
+	    "\"decode\": {\"num-worker\": 1, \"tp\": 8, \"ep\": 8, \"dp-attn\": false, "
+	    "\"dcp-size\": 2, \"pp\": 1, \"pcp-size\": 1}, "
+	    "\"conc\": [4, 8, 16, 32, 48], \"max-model-len\": 2304, \"exp-name\": \"mn_1k1k\", "
+	    "\"disagg\": true, \"run-eval\": false, "
+	    "\"router\": {\"name\": \"dynamo-router\", \"version\": \"1.2.3\"}, "
+	    "\"kv-p2p-transfer\": \"nixl\"}");
 }
 
 Test(matrix, output_is_ascii_json)
 {
 	mx_opts o = full_sweep();
-	ib_val *rows = generate("u:\n"
-				"  image: img\n"
-				"  model: \"org/Mod\xc3\xa8le-\xce\xb2\"\n"
-				"  model-prefix: u\n"
-				"  precision: fp8\n"
-				"  framework: vllm\n"
-				"  runner: h100\n"
-				"  multinode: false\n" FIXED("1024", "1024", E("{tp: 1, conc-list: [1]}")),
-				&o);
-	cr_assert(strstr(dumps(rows), "\"model\": \"org/Mod\\u00e8le-\\u03b2\""), "%s", dumps(rows));
+	ib_val *rows =
+	    generate("u:\n"
+	             "  image: img\n"
+	             "  model: \"org/Mod\xc3\xa8le-\xce\xb2\"\n"
+	             "  model-prefix: u\n"
+	             "  precision: fp8\n"
+	             "  framework: vllm\n"
+	             "  runner: h100\n"
+	             "  multinode: false\n" FIXED("1024", "1024", E("{tp: 1, conc-list: [1]}")),
+	             &o);
+	cr_assert(strstr(dumps(rows), "\"model\": \"org/Mod\\u00e8le-\\u03b2\""), "%s",
+	          dumps(rows));
 }
 
 /* ---- full-sweep concurrency windows (§2.3.1, §2.3.2) ---- */
@@ -367,7 +371,7 @@ Test(matrix, list_window_filters)
 Test(matrix, max_tp_skips_entries)
 {
 	const char *cfg = SN(E("{tp: 8, conc-list: [1]}") E("{tp: 4, conc-list: [2]}")
-				     E("{tp: 2, conc-list: [3]}"));
+	                         E("{tp: 2, conc-list: [3]}"));
 	mx_opts o = full_sweep();
 	o.has_max_tp = true;
 	o.max_tp = 4;
@@ -381,7 +385,7 @@ Test(matrix, max_tp_skips_entries)
 Test(matrix, max_ep_clamps)
 {
 	const char *cfg = SN(E("{tp: 8, ep: 8, conc-list: [1]}") E("{tp: 8, ep: 2, conc-list: [2]}")
-				     E("{tp: 8, conc-list: [3]}"));
+	                         E("{tp: 8, conc-list: [3]}"));
 	mx_opts o = full_sweep();
 	o.has_max_ep = true;
 	o.max_ep = 4;
@@ -394,8 +398,9 @@ Test(matrix, max_ep_clamps)
 
 Test(matrix, multinode_windows_filter_without_restart)
 {
-	const char *cfg = MN_CFG(E("{conc-start: 4, conc-end: 48, prefill: " PF2 ", decode: " PF2 "}")
-					 E("{conc-list: [8, 512, 16], prefill: " PF2 ", decode: " DF "}"));
+	const char *cfg =
+	    MN_CFG(E("{conc-start: 4, conc-end: 48, prefill: " PF2 ", decode: " PF2 "}")
+	               E("{conc-list: [8, 512, 16], prefill: " PF2 ", decode: " DF "}"));
 	mx_opts o = full_sweep();
 	cr_assert_str_eq(col(generate(cfg, &o), "conc"), "[4,8,16,32,48] [8,512,16]");
 	o.has_min_conc = true;
@@ -469,7 +474,7 @@ Test(matrix, unknown_runner_type_is_error)
 Test(matrix, test_config_patterns_and_user_order)
 {
 	static const char *const keys[] = {"gptoss-*", "dsr1-*-vllm", "dsr1-fp8-h100-sglang",
-					   "gptoss-fp8-h100-sglang"};
+	                                   "gptoss-fp8-h100-sglang"};
 	mx_opts o = test_config(keys, 4);
 	o.no_evals = true;
 	ib_val *rows = generate(THREE, &o);
@@ -494,7 +499,7 @@ Test(matrix, test_config_unknown_keys_and_patterns)
 	cr_assert_eq(generate_fail(THREE, &o, &e), IB_EINVAL);
 	cr_assert(strstr(e.msg, "dsr1-*-trt"), "%s", e.msg);
 	cr_assert(strstr(e.msg, "dsr1-fp4-mi300x-vllm, dsr1-fp8-h100-sglang, gptoss"),
-		  "available keys sorted: %s", e.msg);
+	          "available keys sorted: %s", e.msg);
 	/* '[' alone does not make a pattern: exact key required */
 	static const char *const k2[] = {"dsr1-fp[48]-h100-sglang"};
 	o = test_config(k2, 1);
@@ -511,8 +516,8 @@ Test(matrix, test_config_conc_filter_and_step)
 	static const char *const keys[] = {"sn"};
 	mx_opts o = test_config(keys, 1);
 	o.no_evals = true;
-	const char *cfg = SN(E("{tp: 8, conc-start: 4, conc-end: 64}") E("{tp: 4, conc-list: [64, 8]}")
-				     E("{tp: 2, conc-list: [3]}"));
+	const char *cfg = SN(E("{tp: 8, conc-start: 4, conc-end: 64}")
+	                         E("{tp: 4, conc-list: [64, 8]}") E("{tp: 2, conc-list: [3]}"));
 	cr_assert_str_eq(col(generate(cfg, &o), "conc"), "4 8 16 32 64 64 8 3");
 	static const int64_t conc[] = {8, 64};
 	o.conc = conc;
@@ -529,8 +534,8 @@ Test(matrix, empty_conc_list_full_sweep_vs_test_config)
 	static const char *const keys[] = {"sn"};
 	o = test_config(keys, 1);
 	cr_assert_eq(generate(cfg, &o)->list.n, 0);
-	const char *mn = MN_CFG(E("{conc-start: 1, conc-end: 4, conc-list: [], prefill: " PF2
-				  ", decode: " PF2 "}"));
+	const char *mn = MN_CFG(
+	    E("{conc-start: 1, conc-end: 4, conc-list: [], prefill: " PF2 ", decode: " PF2 "}"));
 	o = full_sweep();
 	cr_assert_str_eq(col(generate(mn, &o), "conc"), "[1,2,4]");
 	static const char *const mk[] = {"mn"};
@@ -551,7 +556,7 @@ Test(matrix, node_filter_full_sweep_excludes_label)
 	cr_assert_str_eq(col(rows, "conc"), "4 4 8 8");
 	o.runner_node_filter = "h100";
 	cr_assert_str_eq(col(generate(cfg, &o), "runner"),
-			 "h100-nv_0 h100-nv_1 h100-cr_0 h100-nv_0 h100-nv_1 h100-cr_0");
+	                 "h100-nv_0 h100-nv_1 h100-cr_0 h100-nv_0 h100-nv_1 h100-cr_0");
 	o.runner_node_filter = "mi300x";
 	cr_assert_eq(generate(cfg, &o)->list.n, 0);
 	o.runner_node_filter = "";
@@ -588,16 +593,18 @@ Test(matrix, node_filter_multinode_one_row_per_node)
 Test(matrix, agentic_sn_exp_names)
 {
 	mx_opts o = full_sweep();
-	ib_val *rows = generate(AG_SN("cluster:b300", "0.8",
-				      E("{tp: 8, kv-offloading: none, spec-decoding: mtp, conc-list: [4]}")
-					      E("{tp: 4, kv-offloading: dram, kv-offload-backend: {name:"
-						" hicache}, conc-start: 2, conc-end: 4}")),
-				&o);
+	ib_val *rows =
+	    generate(AG_SN("cluster:b300", "0.8",
+	                   E("{tp: 8, kv-offloading: none, spec-decoding: mtp, conc-list: [4]}")
+	                       E("{tp: 4, kv-offloading: dram, kv-offload-backend: {name:"
+	                         " hicache}, conc-start: 2, conc-end: 4}")),
+	             &o);
 	cr_assert_str_eq(col(rows, "exp-name"),
-			 "ag_tp8_conc4_kvnone_spec-mtp ag_tp4_conc2_kvdram-hicache "
-			 "ag_tp4_conc4_kvdram-hicache");
+	                 "ag_tp8_conc4_kvnone_spec-mtp ag_tp4_conc2_kvdram-hicache "
+	                 "ag_tp4_conc4_kvdram-hicache");
 	cr_assert_str_eq(col(rows, "total-cpu-dram-gb"), "0 1199 1199");
-	cr_assert_str_eq(col(rows, "scenario-type"), "agentic-coding agentic-coding agentic-coding");
+	cr_assert_str_eq(col(rows, "scenario-type"),
+	                 "agentic-coding agentic-coding agentic-coding");
 	cr_assert_str_eq(col(rows, "duration"), "3600 3600 3600");
 }
 
@@ -605,25 +612,26 @@ Test(matrix, agentic_sn_row_bytes)
 {
 	mx_opts o = full_sweep();
 	ib_val *rows = generate(AG_SN("cluster:edge-8", "0.333",
-				      E("{ tp: 3, ep: 3, dp-attn: true, kv-offloading: dram,"
-					" kv-offload-backend: { name: native }, conc-list: [16],"
-					" router: { name: r, version: abc123 } }")),
-				&o);
+	                              E("{ tp: 3, ep: 3, dp-attn: true, kv-offloading: dram,"
+	                                " kv-offload-backend: { name: native }, conc-list: [16],"
+	                                " router: { name: r, version: abc123 } }")),
+	                        &o);
 	cr_assert_eq(rows->list.n, 1);
-	cr_assert_str_eq(dumps(rows->list.v[0]),
-			 "{\"image\": \"img:1\", \"model\": \"org/ag\", \"model-prefix\": \"ag\", "
-			 "\"precision\": \"fp8\", \"framework\": \"sglang\", \"runner\": "
-			 "\"cluster:edge-8\", \"tp\": 3, \"pp\": 1, \"dcp-size\": 1, \"pcp-size\": 1, "
-			 "\"ep\": 3, \"dp-attn\": true, \"spec-decoding\": \"none\", \"conc\": 16, "
-			 "\"kv-offloading\": \"dram\", \"total-cpu-dram-gb\": 374, \"duration\": 3600, "
-			 "\"exp-name\": \"ag_tp3_conc16_kvdram-native\", \"scenario-type\": "
-			 "\"agentic-coding\", \"kv-offload-backend\": {\"name\": \"native\"}, "
-			 "\"router\": {\"name\": \"r\", \"version\": \"abc123\"}, \"run-eval\": false}");
+	cr_assert_str_eq(
+	    dumps(rows->list.v[0]),
+	    "{\"image\": \"img:1\", \"model\": \"org/ag\", \"model-prefix\": \"ag\", "
+	    "\"precision\": \"fp8\", \"framework\": \"sglang\", \"runner\": "
+	    "\"cluster:edge-8\", \"tp\": 3, \"pp\": 1, \"dcp-size\": 1, \"pcp-size\": 1, "
+	    "\"ep\": 3, \"dp-attn\": true, \"spec-decoding\": \"none\", \"conc\": 16, "
+	    "\"kv-offloading\": \"dram\", \"total-cpu-dram-gb\": 374, \"duration\": 3600, "
+	    "\"exp-name\": \"ag_tp3_conc16_kvdram-native\", \"scenario-type\": "
+	    "\"agentic-coding\", \"kv-offload-backend\": {\"name\": \"native\"}, "
+	    "\"router\": {\"name\": \"r\", \"version\": \"abc123\"}, \"run-eval\": false}");
 	/* --no-evals: agentic rows have no run-eval key at all */
 	o.no_evals = true;
-	rows = generate(AG_SN("cluster:edge-8", "0.333",
-			      E("{tp: 8, kv-offloading: none, conc-list: [1]}")),
-			&o);
+	rows = generate(
+	    AG_SN("cluster:edge-8", "0.333", E("{tp: 8, kv-offloading: none, conc-list: [1]}")),
+	    &o);
 	cr_assert_not(ib_map_has(rows->list.v[0], "run-eval"));
 }
 
@@ -631,9 +639,8 @@ Test(matrix, agentic_sn_outer_conc_inner_runner)
 {
 	mx_opts o = full_sweep();
 	o.runner_node_filter = "b300";
-	ib_val *rows = generate(AG_SN("cluster:b300", "0.8",
-				      E("{tp: 8, kv-offloading: none, conc-list: [1, 2]}")),
-				&o);
+	ib_val *rows = generate(
+	    AG_SN("cluster:b300", "0.8", E("{tp: 8, kv-offloading: none, conc-list: [1, 2]}")), &o);
 	cr_assert_str_eq(col(rows, "runner"), "b300-a_0 b300-b_0 b300-a_0 b300-b_0");
 	cr_assert_str_eq(col(rows, "conc"), "1 1 2 2");
 }
@@ -642,15 +649,16 @@ Test(matrix, agentic_sn_outer_conc_inner_runner)
 static char *dram_gb(const char *runner, const char *util, const char *entry)
 {
 	char text[2048];
-	snprintf(text, sizeof text,
-		 HEAD("ag", "ag", "%s", "false") AGENTIC("%s", E("%s")), runner, util, entry);
+	snprintf(text, sizeof text, HEAD("ag", "ag", "%s", "false") AGENTIC("%s", E("%s")), runner,
+	         util, entry);
 	mx_opts o = full_sweep();
 	ib_val *rows = generate(text, &o);
 	cr_assert_eq(rows->list.n, 1);
 	return col(rows, "total-cpu-dram-gb");
 }
 
-#define DRAM_ENTRY(par) "{" par ", kv-offloading: dram, kv-offload-backend: {name: x}, conc-list: [1]}"
+#define DRAM_ENTRY(par)                                                                            \
+	"{" par ", kv-offloading: dram, kv-offload-backend: {name: x}, conc-list: [1]}"
 
 Test(matrix, dram_budget_examples)
 {
@@ -670,49 +678,54 @@ Test(matrix, dram_budget_examples)
 Test(matrix, dram_budget_multinode_examples)
 {
 	mx_opts o = full_sweep();
-	const char *cfg = HEAD("mnag", "mnag", "cluster:edge-4", "true")
-		"  disagg: true\n"
-		"  kv-p2p-transfer: nixl\n"
-		AGENTIC("0.9", E("{conc-list: [64, 8, 16], kv-offloading: dram, kv-offload-backend:"
-				 " {name: mooncake, version: v0.3}, prefill: {num-worker: 1, tp: 8,"
-				 " ep: 8, dp-attn: true}, decode: {num-worker: 2, tp: 2, ep: 1,"
-				 " dp-attn: false}}")
-				   E("{conc-start: 1, conc-end: 2, kv-offloading: dram,"
-				     " kv-offload-backend: {name: m}, spec-decoding: mtp, prefill: {num-worker:"
-				     " 2, tp: 2, ep: 2, dp-attn: false}, decode: {num-worker: 1, tp: 4,"
-				     " ep: 4, dp-attn: true}}"));
+	const char *cfg = HEAD(
+	    "mnag", "mnag", "cluster:edge-4",
+	    "true") "  disagg: true\n"
+	            "  kv-p2p-transfer: nixl\n" AGENTIC(
+	                "0.9",
+	                E("{conc-list: [64, 8, 16], kv-offloading: dram, kv-offload-backend:"
+	                  " {name: mooncake, version: v0.3}, prefill: {num-worker: 1, tp: 8,"
+	                  " ep: 8, dp-attn: true}, decode: {num-worker: 2, tp: 2, ep: 1,"
+	                  " dp-attn: false}}")
+	                    E("{conc-start: 1, conc-end: 2, kv-offloading: dram,"
+	                      " kv-offload-backend: {name: m}, spec-decoding: mtp, prefill: "
+	                      "{num-worker:"
+	                      " 2, tp: 2, ep: 2, dp-attn: false}, decode: {num-worker: 1, tp: 4,"
+	                      " ep: 4, dp-attn: true}}"));
 	ib_val *rows = generate(cfg, &o);
 	/* 860_160 MiB, u = 0.9: prefill tp 8 spans 2 nodes of 4 -> n = g -> 811;
 	 * prefill tp 2 -> n = 2 of 4 -> 405 */
 	cr_assert_str_eq(col(rows, "total-cpu-dram-gb"), "811 811 811 405 405");
-	cr_assert_str_eq(col(rows, "exp-name"),
-			 "mnag_p1x8ep8dpa_d2x2_conc64_kvdram-mooncake "
-			 "mnag_p1x8ep8dpa_d2x2_conc8_kvdram-mooncake "
-			 "mnag_p1x8ep8dpa_d2x2_conc16_kvdram-mooncake "
-			 "mnag_p2x2ep2_d1x4ep4dpa_conc1_kvdram-m mnag_p2x2ep2_d1x4ep4dpa_conc2_kvdram-m");
 	cr_assert_str_eq(
-		dumps(rows->list.v[0]),
-		"{\"image\": \"img:1\", \"model\": \"org/mnag\", \"model-prefix\": \"mnag\", "
-		"\"precision\": \"fp8\", \"framework\": \"sglang\", \"runner\": \"cluster:edge-4\", "
-		"\"spec-decoding\": \"none\", \"prefill\": {\"num-worker\": 1, \"tp\": 8, \"ep\": 8, "
-		"\"dp-attn\": true, \"pp\": 1, \"dcp-size\": 1, \"pcp-size\": 1}, \"decode\": "
-		"{\"num-worker\": 2, \"tp\": 2, \"ep\": 1, \"dp-attn\": false, \"pp\": 1, "
-		"\"dcp-size\": 1, \"pcp-size\": 1}, \"conc\": [64], \"kv-offloading\": \"dram\", "
-		"\"total-cpu-dram-gb\": 811, \"duration\": 3600, \"exp-name\": "
-		"\"mnag_p1x8ep8dpa_d2x2_conc64_kvdram-mooncake\", \"disagg\": true, "
-		"\"scenario-type\": \"agentic-coding\", \"kv-offload-backend\": {\"name\": "
-		"\"mooncake\", \"version\": \"v0.3\"}, \"kv-p2p-transfer\": \"nixl\", "
-		"\"run-eval\": false}");
+	    col(rows, "exp-name"),
+	    "mnag_p1x8ep8dpa_d2x2_conc64_kvdram-mooncake "
+	    "mnag_p1x8ep8dpa_d2x2_conc8_kvdram-mooncake "
+	    "mnag_p1x8ep8dpa_d2x2_conc16_kvdram-mooncake "
+	    "mnag_p2x2ep2_d1x4ep4dpa_conc1_kvdram-m mnag_p2x2ep2_d1x4ep4dpa_conc2_kvdram-m");
+	cr_assert_str_eq(
+	    dumps(rows->list.v[0]),
+	    "{\"image\": \"img:1\", \"model\": \"org/mnag\", \"model-prefix\": \"mnag\", "
+	    "\"precision\": \"fp8\", \"framework\": \"sglang\", \"runner\": \"cluster:edge-4\", "
+	    "\"spec-decoding\": \"none\", \"prefill\": {\"num-worker\": 1, \"tp\": 8, \"ep\": 8, "
+	    "\"dp-attn\": true, \"pp\": 1, \"dcp-size\": 1, \"pcp-size\": 1}, \"decode\": "
+	    "{\"num-worker\": 2, \"tp\": 2, \"ep\": 1, \"dp-attn\": false, \"pp\": 1, "
+	    "\"dcp-size\": 1, \"pcp-size\": 1}, \"conc\": [64], \"kv-offloading\": \"dram\", "
+	    "\"total-cpu-dram-gb\": 811, \"duration\": 3600, \"exp-name\": "
+	    "\"mnag_p1x8ep8dpa_d2x2_conc64_kvdram-mooncake\", \"disagg\": true, "
+	    "\"scenario-type\": \"agentic-coding\", \"kv-offload-backend\": {\"name\": "
+	    "\"mooncake\", \"version\": \"v0.3\"}, \"kv-p2p-transfer\": \"nixl\", "
+	    "\"run-eval\": false}");
 }
 
 Test(matrix, multinode_agentic_no_offload_exp_name)
 {
 	mx_opts o = full_sweep();
-	ib_val *rows = generate(HEAD("mnag", "dsv4", "cluster:b300", "true")
-				AGENTIC("0.8", E("{conc-list: [16], kv-offloading: none, prefill:"
-						 " {num-worker: 2, tp: 4, ep: 4, dp-attn: false}, decode:"
-						 " {num-worker: 1, tp: 4, ep: 1, dp-attn: false}}")),
-				&o);
+	ib_val *rows =
+	    generate(HEAD("mnag", "dsv4", "cluster:b300", "true")
+	                 AGENTIC("0.8", E("{conc-list: [16], kv-offloading: none, prefill:"
+	                                  " {num-worker: 2, tp: 4, ep: 4, dp-attn: false}, decode:"
+	                                  " {num-worker: 1, tp: 4, ep: 1, dp-attn: false}}")),
+	             &o);
 	cr_assert_str_eq(col(rows, "exp-name"), "dsv4_p2x4ep4_d1x4_conc16");
 	cr_assert_str_eq(col(rows, "total-cpu-dram-gb"), "0");
 	cr_assert_str_eq(col(rows, "disagg"), "false");
@@ -723,43 +736,45 @@ Test(matrix, dram_budget_errors)
 	mx_opts o = full_sweep();
 	ib_error e = {0};
 	/* SN: more GPUs than a node has */
-	cr_assert_eq(generate_fail(AG_SN("cluster:b300", "0.8", E(DRAM_ENTRY("tp: 8, pp: 2"))), &o, &e),
-		     IB_EINVAL);
+	cr_assert_eq(
+	    generate_fail(AG_SN("cluster:b300", "0.8", E(DRAM_ENTRY("tp: 8, pp: 2"))), &o, &e),
+	    IB_EINVAL);
 	cr_assert(strstr(e.msg, "gpus-per-node=8"), "%s", e.msg);
 	cr_assert(strstr(e.msg, "ag"), "%s", e.msg);
 	/* runner without hardware metadata */
 	cr_assert_eq(generate_fail(AG_SN("cluster:nohw", "0.8", E(DRAM_ENTRY("tp: 8"))), &o, &e),
-		     IB_EINVAL);
+	             IB_EINVAL);
 	cr_assert(strstr(e.msg, "cluster:nohw"), "%s", e.msg);
 	cr_assert(strstr(e.msg, "available-cpu-dram-mib"), "checked first: %s", e.msg);
 	/* fails even when the window filters out every concurrency */
 	o.has_max_conc = true;
 	o.max_conc = 0;
 	cr_assert_eq(generate_fail(AG_SN("cluster:b300", "0.8", E(DRAM_ENTRY("tp: 16"))), &o, &e),
-		     IB_EINVAL);
+	             IB_EINVAL);
 	/* without dram the budget is not computed: no error */
 	o.has_max_conc = false;
 	cr_assert_str_eq(col(generate(AG_SN("cluster:nohw", "0.8",
-					    E("{tp: 16, kv-offloading: none, conc-list: [1]}")),
-				      &o),
-			     "total-cpu-dram-gb"),
-			 "0");
+	                                    E("{tp: 16, kv-offloading: none, conc-list: [1]}")),
+	                              &o),
+	                     "total-cpu-dram-gb"),
+	                 "0");
 	/* MN: the prefill worker must tile the node */
 	const char *bad_div = HEAD("mnag", "mnag", "cluster:edge-4", "true") AGENTIC(
-		"0.9", E("{conc-list: [1], kv-offloading: dram, kv-offload-backend: {name: x},"
-			 " prefill: {num-worker: 1, tp: 3, ep: 1, dp-attn: false}, decode: " PF2 "}"));
+	    "0.9", E("{conc-list: [1], kv-offloading: dram, kv-offload-backend: {name: x},"
+	             " prefill: {num-worker: 1, tp: 3, ep: 1, dp-attn: false}, decode: " PF2 "}"));
 	cr_assert_eq(generate_fail(bad_div, &o, &e), IB_EINVAL);
 	cr_assert(strstr(e.msg, "does not divide"), "%s", e.msg);
 	const char *bad_mul = HEAD("mnag", "mnag", "cluster:edge-4", "true") AGENTIC(
-		"0.9", E("{conc-list: [1], kv-offloading: dram, kv-offload-backend: {name: x},"
-			 " prefill: {num-worker: 1, tp: 6, ep: 1, dp-attn: false}, decode: " PF2 "}"));
+	    "0.9", E("{conc-list: [1], kv-offloading: dram, kv-offload-backend: {name: x},"
+	             " prefill: {num-worker: 1, tp: 6, ep: 1, dp-attn: false}, decode: " PF2 "}"));
 	cr_assert_eq(generate_fail(bad_mul, &o, &e), IB_EINVAL);
 	cr_assert(strstr(e.msg, "not a multiple"), "%s", e.msg);
 }
 
 Test(matrix, agentic_windows_have_no_fallback)
 {
-	const char *cfg = AG_SN("cluster:b300", "0.8", E("{tp: 8, kv-offloading: none, conc-list: [4, 32]}"));
+	const char *cfg =
+	    AG_SN("cluster:b300", "0.8", E("{tp: 8, kv-offloading: none, conc-list: [4, 32]}"));
 	mx_opts o = full_sweep();
 	o.has_max_conc = true;
 	o.max_conc = 2;
@@ -781,12 +796,13 @@ Test(matrix, agentic_windows_have_no_fallback)
 
 Test(matrix, scenario_type_selection)
 {
-	const char *cfg = HEAD("both", "b", "cluster:b300", "false")
-		"  scenarios:\n"
-		"    fixed-seq-len:\n"
-		"    - {isl: 1024, osl: 1024, search-space: [{tp: 8, conc-list: [1]}]}\n"
-		"    agentic-coding:\n"
-		"    - search-space: [{tp: 8, kv-offloading: none, conc-list: [2]}]\n";
+	const char *cfg =
+	    HEAD("both", "b", "cluster:b300",
+	         "false") "  scenarios:\n"
+	                  "    fixed-seq-len:\n"
+	                  "    - {isl: 1024, osl: 1024, search-space: [{tp: 8, conc-list: [1]}]}\n"
+	                  "    agentic-coding:\n"
+	                  "    - search-space: [{tp: 8, kv-offloading: none, conc-list: [2]}]\n";
 	mx_opts o = full_sweep();
 	cr_assert_str_eq(col(generate(cfg, &o), "conc"), "1 2");
 	o.want_agentic = false;
@@ -805,10 +821,10 @@ Test(matrix, scenario_type_selection)
 	"    - isl: 8192\n"                                                                        \
 	"      osl: 1024\n"                                                                        \
 	"      search-space:\n" E("{tp: 8, conc-start: 4, conc-end: 256}") E(                      \
-		"{tp: 4, conc-list: [512]}") E("{tp: 8, ep: 8, dp-attn: true, conc-list: [512, 32]}") \
-		E("{tp: 2, conc-list: [4, 8]}") "    - isl: 1024\n"                                  \
-						"      osl: 1024\n"                                  \
-						"      search-space:\n" E("{tp: 8, conc-list: [256]}")
+	    "{tp: 4, conc-list: [512]}") E("{tp: 8, ep: 8, dp-attn: true, conc-list: [512, 32]}")  \
+	    E("{tp: 2, conc-list: [4, 8]}") "    - isl: 1024\n"                                    \
+	                                    "      osl: 1024\n"                                    \
+	                                    "      search-space:\n" E("{tp: 8, conc-list: [256]}")
 
 Test(matrix, eval_marks_upper_median_and_max)
 {
@@ -817,19 +833,20 @@ Test(matrix, eval_marks_upper_median_and_max)
 	cr_assert_str_eq(col(rows, "conc"), "4 8 16 32 64 128 256 512 512 32 4 8 256");
 	/* dp-attn false: {16..512} (6 values) -> C[3] = 128 and 512;
 	 * dp-attn true: {32, 512} -> C[1] = 512; below 16 and 1k1k never */
-	cr_assert_str_eq(col(rows, "run-eval"), "false false false false false true false true true "
-						"false false false false");
+	cr_assert_str_eq(col(rows, "run-eval"),
+	                 "false false false false false true false true true "
+	                 "false false false false");
 	cr_assert_str_eq(col(rows, "eval-conc"), "- - - - - - - - - - - - -");
 	/* odd count: {16, 32, 64, 128, 256} -> C[2] = 64 */
 	rows = generate(HEAD("ev", "ev", "h100", "false")
-			FIXED("8192", "1024", E("{tp: 8, conc-start: 4, conc-end: 256}")),
-			&o);
+	                    FIXED("8192", "1024", E("{tp: 8, conc-start: 4, conc-end: 256}")),
+	                &o);
 	cr_assert_str_eq(col(rows, "run-eval"), "false false false false true false true");
 	/* a node filter makes each node its own group */
 	o.runner_node_filter = "nv";
 	rows = generate(HEAD("ev", "ev", "h100", "false")
-			FIXED("8192", "1024", E("{tp: 8, conc-list: [16, 32]}")),
-			&o);
+	                    FIXED("8192", "1024", E("{tp: 8, conc-list: [16, 32]}")),
+	                &o);
 	cr_assert_str_eq(col(rows, "runner"), "h100-nv_0 h100-nv_1 h100-nv_0 h100-nv_1");
 	cr_assert_str_eq(col(rows, "run-eval"), "false false true true");
 }
@@ -840,19 +857,18 @@ Test(matrix, no_evals_leaves_rows_unmarked)
 	o.no_evals = true;
 	ib_val *rows = generate(EVAL_SN, &o);
 	cr_assert_str_eq(col(rows, "run-eval"), "false false false false false false false false "
-						"false false false false false");
+	                                        "false false false false false");
 }
 
 #define EVAL_MN                                                                                    \
 	HEAD("evmn", "evmn", "gb200", "true")                                                      \
 	"  disagg: true\n"                                                                         \
 	"  kv-p2p-transfer: nixl\n" FIXED(                                                         \
-		"8192", "1024",                                                                    \
-		E("{conc-start: 4, conc-end: 48, prefill: " PF ", decode: " DF "}")                \
-			E("{conc-list: [8, 512, 16], spec-decoding: mtp, prefill: " PF2            \
-			  ", decode: " PF2 "}") E("{conc-list: [1, 2, 4], prefill: " PF2           \
-						  ", decode: " PF2 "}")                            \
-				E("{conc-list: [128, 64], prefill: " PF ", decode: " DF "}"))
+	    "8192", "1024",                                                                        \
+	    E("{conc-start: 4, conc-end: 48, prefill: " PF ", decode: " DF "}")                    \
+	        E("{conc-list: [8, 512, 16], spec-decoding: mtp, prefill: " PF2 ", decode: " PF2   \
+	          "}") E("{conc-list: [1, 2, 4], prefill: " PF2 ", decode: " PF2 "}")              \
+	            E("{conc-list: [128, 64], prefill: " PF ", decode: " DF "}"))
 
 Test(matrix, eval_multinode_highest_eligible_conc)
 {
@@ -883,8 +899,8 @@ Test(matrix, evals_only_keeps_marked_rows)
 Test(matrix, evals_only_agentic_largest_conc_per_group)
 {
 	const char *cfg = AG_SN("cluster:b300", "0.8",
-				E("{tp: 8, kv-offloading: none, conc-list: [4, 8]}")
-					E("{tp: 4, kv-offloading: none, conc-list: [8, 2]}"));
+	                        E("{tp: 8, kv-offloading: none, conc-list: [4, 8]}")
+	                            E("{tp: 4, kv-offloading: none, conc-list: [8, 2]}"));
 	/* default: agentic rows are not marked */
 	mx_opts o = full_sweep();
 	cr_assert_str_eq(col(generate(cfg, &o), "run-eval"), "false false false false");
@@ -907,13 +923,15 @@ Test(matrix, all_evals_merges_multinode_rows)
 	/* SN 8k1k: every row, even below 16; 1k1k dropped; MN merged per topology
 	 * (the [1, 2, 4] topology too: no threshold) */
 	cr_assert_str_eq(col(rows, "conc"), "4 8 16 32 64 128 256 512 512 32 4 8 "
-					    "[4,8,16,32,48,64,128] [8,16,512] [1,2,4]");
+	                                    "[4,8,16,32,48,64,128] [8,16,512] [1,2,4]");
 	cr_assert_str_eq(col(rows, "eval-all-concs"), "- - - - - - - - - - - - true true true");
 	cr_assert_str_eq(col(rows, "eval-conc"), "- - - - - - - - - - - - - - -");
-	cr_assert_str_eq(col(rows, "run-eval"),
-			 "true true true true true true true true true true true true true true true");
-	cr_assert_str_eq(col(rows, "eval-only"),
-			 "true true true true true true true true true true true true true true true");
+	cr_assert_str_eq(
+	    col(rows, "run-eval"),
+	    "true true true true true true true true true true true true true true true");
+	cr_assert_str_eq(
+	    col(rows, "eval-only"),
+	    "true true true true true true true true true true true true true true true");
 	const ib_val *r = rows->list.v[13];
 	size_t n = r->map.n;
 	/* ..., run-eval, kv-p2p-transfer (top level), [eval-conc removed],
@@ -929,11 +947,11 @@ Test(matrix, all_evals_merges_multinode_rows)
 Test(matrix, all_evals_agentic)
 {
 	const char *cfg = AG_SN("cluster:b300", "0.8",
-				E("{tp: 8, kv-offloading: none, conc-list: [4, 8]}"))
-		HEAD("mnag", "mnag", "cluster:b300", "true") AGENTIC(
-			"0.8", E("{conc-list: [32, 2], kv-offloading: none, prefill: " PF2
-				 ", decode: " PF2 "}") E("{conc-list: [8], kv-offloading: none,"
-							 " prefill: " PF2 ", decode: " PF2 "}"));
+	                        E("{tp: 8, kv-offloading: none, conc-list: [4, 8]}"))
+	    HEAD("mnag", "mnag", "cluster:b300", "true")
+	        AGENTIC("0.8", E("{conc-list: [32, 2], kv-offloading: none, prefill: " PF2
+	                         ", decode: " PF2 "}") E("{conc-list: [8], kv-offloading: none,"
+	                                                 " prefill: " PF2 ", decode: " PF2 "}"));
 	mx_opts o = full_sweep();
 	o.all_evals = true;
 	ib_val *rows = generate(cfg, &o);
@@ -957,11 +975,12 @@ Test(matrix, all_evals_agentic)
 Test(matrix, eval_distinct_concs_mark_every_matching_row)
 {
 	mx_opts o = full_sweep();
-	ib_val *rows = generate(HEAD("ev", "ev", "h100", "false")
-				FIXED("8192", "1024",
-				      E("{tp: 8, conc-list: [16, 32]}") E("{tp: 4, ep: 4, conc-list: [32, 64]}")
-					      E("{tp: 4, spec-decoding: mtp, conc-list: [16, 32]}")),
-				&o);
+	ib_val *rows = generate(
+	    HEAD("ev", "ev", "h100", "false")
+	        FIXED("8192", "1024",
+	              E("{tp: 8, conc-list: [16, 32]}") E("{tp: 4, ep: 4, conc-list: [32, 64]}")
+	                  E("{tp: 4, spec-decoding: mtp, conc-list: [16, 32]}")),
+	    &o);
 	/* group (spec none, dp false): distinct {16, 32, 64} -> 32 and 64, both
 	 * 32-rows; spec mtp is its own group: {16, 32} -> C[1] = 32 */
 	cr_assert_str_eq(col(rows, "conc"), "16 32 32 64 16 32");
@@ -970,15 +989,28 @@ Test(matrix, eval_distinct_concs_mark_every_matching_row)
 
 Test(matrix, precision_and_framework_filters)
 {
-	const char *cfg = "a:\n  image: i\n  model: m\n  model-prefix: a\n  precision: fp4\n"
-			  "  framework: vllm\n  runner: h100\n  multinode: false\n"
-			  FIXED("1024", "1024", E("{tp: 1, conc-list: [1]}"))
-			  "b:\n  image: i\n  model: m\n  model-prefix: b\n  precision: fp8\n"
-			  "  framework: sglang\n  runner: h100\n  multinode: false\n"
-			  FIXED("1024", "1024", E("{tp: 1, conc-list: [2]}"))
-			  "c:\n  image: i\n  model: m\n  model-prefix: c\n  precision: fp8\n"
-			  "  framework: vllm\n  runner: h100\n  multinode: false\n"
-			  FIXED("1024", "1024", E("{tp: 1, conc-list: [3]}"));
+	const char *cfg =
+	    "a:\n  image: i\n  model: m\n  model-prefix: a\n  precision: fp4\n"
+	    "  framework: vllm\n  runner: h100\n  multinode: false\n" FIXED(
+	        "1024", "1024",
+	        E("{tp: 1, conc-list: [1]}")) "b:\n  image: i\n  model: m\n  model-prefix: b\n  "
+	                                      "precision: fp8\n"
+	                                      "  framework: sglang\n  runner: h100\n  multinode: "
+	                                      "false\n" FIXED(
+	                                          "1024", "1024",
+	                                          E("{tp: 1, conc-list: [2]}")) "c:\n  image: i\n  "
+	                                                                        "model: m\n  "
+	                                                                        "model-prefix: c\n "
+	                                                                        " precision: fp8\n"
+	                                                                        "  framework: "
+	                                                                        "vllm\n  runner: "
+	                                                                        "h100\n  "
+	                                                                        "multinode: "
+	                                                                        "false\n" FIXED(
+	                                                                            "1024", "1024",
+	                                                                            E("{tp: 1, "
+	                                                                              "conc-list: "
+	                                                                              "[3]}"));
 	mx_opts o = full_sweep();
 	static const char *const p8[] = {"fp8"};
 	static const char *const fw[] = {"vllm", "trt"};
@@ -1005,8 +1037,9 @@ Test(matrix, test_config_null_conc_list_with_range_is_error)
 
 Test(matrix, test_config_agentic_list_by_truthiness)
 {
-	const char *cfg = AG_SN("cluster:b300", "0.8",
-				E("{tp: 8, kv-offloading: none, conc-start: 1, conc-end: 4, conc-list: []}"));
+	const char *cfg =
+	    AG_SN("cluster:b300", "0.8",
+	          E("{tp: 8, kv-offloading: none, conc-start: 1, conc-end: 4, conc-list: []}"));
 	static const char *const keys[] = {"ag"};
 	mx_opts o = test_config(keys, 1);
 	cr_assert_str_eq(col(generate(cfg, &o), "conc"), "1 2 4");
@@ -1029,10 +1062,11 @@ Test(matrix, multinode_agentic_defaults)
 {
 	mx_opts o = full_sweep();
 	/* kv-offloading absent -> "none"; spec-decoding is not in the exp-name */
-	ib_val *rows = generate(HEAD("mnag", "x", "cluster:b300", "true")
-				AGENTIC("0.8", E("{conc-start: 1, conc-end: 2, spec-decoding: mtp,"
-						 " prefill: " PF2 ", decode: " PF2 "}")),
-				&o);
+	ib_val *rows =
+	    generate(HEAD("mnag", "x", "cluster:b300", "true")
+	                 AGENTIC("0.8", E("{conc-start: 1, conc-end: 2, spec-decoding: mtp,"
+	                                  " prefill: " PF2 ", decode: " PF2 "}")),
+	             &o);
 	cr_assert_str_eq(col(rows, "kv-offloading"), "none none");
 	cr_assert_str_eq(col(rows, "exp-name"), "x_p1x4_d1x4_conc1 x_p1x4_d1x4_conc2");
 	cr_assert_str_eq(col(rows, "conc"), "[1] [2]");
