@@ -54,7 +54,9 @@ bool cfg_validate_entry(const char *key, const ib_val *entry, cfg_diags *d);
 int cfg_load_runners(ib_arena *a, const char *path, ib_val **runners, cfg_diags *d);
 
 /* Validates a parsed runners.yaml document (R1–R4); problems go to d with
- * `file` as their file. Returns true when valid. */
+ * `file` as their file (for nested hardware entries, the file recorded in
+ * the YAML nodes, which is the same when the document was loaded from it).
+ * Returns true when valid. */
 bool cfg_validate_runners(const ib_val *doc, cfg_diags *d, const char *file);
 
 /* ---- lax coercions shared with the generator (pydantic v2 lax mode, §1.2) ---- */

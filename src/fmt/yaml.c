@@ -231,6 +231,10 @@ static int on_scalar(loader *L, struct fy_event *ev)
 	if (!v)
 		return IB_ENOMEM;
 	set_pos(L, v, ev);
+	/* libfyaml marks the first character inside the quotes; point at the
+	 * opening quote, as PyYAML does */
+	if ((style == FYSS_SINGLE_QUOTED || style == FYSS_DOUBLE_QUOTED) && v->col > 1)
+		v->col--;
 	if (add_anchor(L, ev->scalar.anchor, v))
 		return IB_ENOMEM;
 	return add_node(L, ev, v, merge);
