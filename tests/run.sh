@@ -30,7 +30,14 @@ else
 	[ "$rc" = 0 ] || status=1
 fi
 
-for suite in "$here"/golden/run_*.sh "$here"/e2e/*.sh; do
+suites=("$here"/golden/run_*.sh "$here"/e2e/*.sh)
+# the differential test against the Python reference, when one is given
+if [ -n "${IX_REF:-}" ]; then
+	suites+=("$here/diff/reference.sh")
+else
+	echo "(IX_REF not set: skipping the differential test against the Python reference)"
+fi
+for suite in "${suites[@]}"; do
 	[ -e "$suite" ] || continue
 	echo "== $(basename "$suite")"
 	out=$("$suite" "$bin" "$here/golden/matrix" 2>&1)
