@@ -19,12 +19,12 @@
 
 typedef enum {
 	IB_OK = 0,
-	IB_ENOMEM = -1,  /* allocation failed */
-	IB_EIO = -2,     /* a file could not be read or written */
-	IB_EPARSE = -3,  /* malformed input (YAML, JSON, ...) */
-	IB_EINVAL = -4,  /* input is well-formed but violates a rule */
-	IB_ENOENT = -5,  /* a named file or item does not exist */
-	IB_ERANGE = -6,  /* a number does not fit */
+	IB_ENOMEM = -1, /* allocation failed */
+	IB_EIO = -2,    /* a file could not be read or written */
+	IB_EPARSE = -3, /* malformed input (YAML, JSON, ...) */
+	IB_EINVAL = -4, /* input is well-formed but violates a rule */
+	IB_ENOENT = -5, /* a named file or item does not exist */
+	IB_ERANGE = -6, /* a number does not fit */
 } ib_err;
 
 /* Details of the last error. `file` is empty when the error does not come
@@ -37,8 +37,8 @@ typedef struct {
 } ib_error;
 
 /* Fills e (if non-NULL) and returns code, so callers can `return ib_fail(...)`. */
-int ib_fail(ib_error *e, int code, const char *file, int line, int col,
-	    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+int ib_fail(ib_error *e, int code, const char *file, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
 /* Formats "file:line:col: msg" (parts that are unknown are left out) into out. */
 void ib_error_format(const ib_error *e, char *out, size_t cap);
 const char *ib_err_name(int code);

@@ -31,14 +31,22 @@ void ib_error_format(const ib_error *e, char *out, size_t cap)
 const char *ib_err_name(int code)
 {
 	switch (code) {
-	case IB_OK: return "ok";
-	case IB_ENOMEM: return "out of memory";
-	case IB_EIO: return "I/O error";
-	case IB_EPARSE: return "parse error";
-	case IB_EINVAL: return "invalid input";
-	case IB_ENOENT: return "not found";
-	case IB_ERANGE: return "out of range";
-	default: return "unknown error";
+	case IB_OK:
+		return "ok";
+	case IB_ENOMEM:
+		return "out of memory";
+	case IB_EIO:
+		return "I/O error";
+	case IB_EPARSE:
+		return "parse error";
+	case IB_EINVAL:
+		return "invalid input";
+	case IB_ENOENT:
+		return "not found";
+	case IB_ERANGE:
+		return "out of range";
+	default:
+		return "unknown error";
 	}
 }
 

@@ -70,8 +70,8 @@ void args_help(const arg_parser *p)
 		char head[160];
 		const char *mv = o->metavar ? o->metavar : "VALUE";
 		if (o->kind == ARG_FLAG)
-			snprintf(head, sizeof head, "%s%s%s", o->alias ? o->alias : "", o->alias ? ", " : "",
-				 o->name);
+			snprintf(head, sizeof head, "%s%s%s", o->alias ? o->alias : "",
+			         o->alias ? ", " : "", o->name);
 		else if (o->kind == ARG_ONE)
 			snprintf(head, sizeof head, "%s %s", o->name, mv);
 		else
@@ -161,7 +161,8 @@ static arg_opt *lookup(arg_parser *p, const char *name, size_t len, char *amb, s
 		if (strncmp(o->name, name, len) == 0) {
 			found = o;
 			count++;
-			int n = snprintf(amb + used, ambcap - used, "%s%s", used ? ", " : "", o->name);
+			int n =
+			    snprintf(amb + used, ambcap - used, "%s%s", used ? ", " : "", o->name);
 			if (n > 0 && (size_t)n < ambcap - used)
 				used += (size_t)n;
 		}
@@ -185,12 +186,13 @@ static int take(arg_parser *p, arg_opt *o, const char **vals, size_t n)
 				size_t used = 0;
 				for (const char *const *c = o->choices; *c; c++) {
 					int k = snprintf(list + used, sizeof list - used, "%s'%s'",
-							 used ? ", " : "", *c);
+					                 used ? ", " : "", *c);
 					if (k > 0 && (size_t)k < sizeof list - used)
 						used += (size_t)k;
 				}
-				return args_error(p, NULL, "argument %s: invalid choice: '%s' (choose from %s)",
-						  o->name, vals[i], list);
+				return args_error(
+				    p, NULL, "argument %s: invalid choice: '%s' (choose from %s)",
+				    o->name, vals[i], list);
 			}
 		}
 	}
@@ -201,8 +203,8 @@ static int take(arg_parser *p, arg_opt *o, const char **vals, size_t n)
 			return args_error(p, NULL, "out of memory");
 		for (size_t i = 0; i < n; i++)
 			if (!args_parse_int(vals[i], &o->ivals[i]))
-				return args_error(p, NULL, "argument %s: invalid int value: '%s'", o->name,
-						  vals[i]);
+				return args_error(p, NULL, "argument %s: invalid int value: '%s'",
+				                  o->name, vals[i]);
 	}
 	o->vals = vals;
 	o->nvals = n;
@@ -234,7 +236,8 @@ int args_parse(arg_parser *p, int argc, char **argv, const char *const *extra, s
 		char amb[512];
 		arg_opt *o = lookup(p, t, len, amb, sizeof amb);
 		if (!o && amb[0]) {
-			rc = args_error(p, NULL, "ambiguous option: %.*s could match %s", (int)len, t, amb);
+			rc = args_error(p, NULL, "ambiguous option: %.*s could match %s", (int)len,
+			                t, amb);
 			break;
 		}
 		if (!o) {
@@ -248,13 +251,14 @@ int args_parse(arg_parser *p, int argc, char **argv, const char *const *extra, s
 		}
 		if (p->exclusive) {
 			for (const char *const(*x)[2] = p->exclusive; (*x)[0]; x++) {
-				const char *other = !strcmp((*x)[0], o->name)	? (*x)[1]
-						    : !strcmp((*x)[1], o->name) ? (*x)[0]
-										: NULL;
+				const char *other = !strcmp((*x)[0], o->name)   ? (*x)[1]
+				                    : !strcmp((*x)[1], o->name) ? (*x)[0]
+				                                                : NULL;
 				arg_opt *oo = other ? args_get(p, other) : NULL;
 				if (oo && oo->seen)
-					rc = args_error(p, NULL, "argument %s: not allowed with argument %s",
-							o->name, other);
+					rc = args_error(p, NULL,
+					                "argument %s: not allowed with argument %s",
+					                o->name, other);
 			}
 			if (rc)
 				break;
@@ -262,8 +266,9 @@ int args_parse(arg_parser *p, int argc, char **argv, const char *const *extra, s
 		o->seen = true;
 		if (o->kind == ARG_FLAG) {
 			if (eq)
-				rc = args_error(p, NULL, "argument %s: ignored explicit argument '%s'", o->name,
-						eq + 1);
+				rc = args_error(p, NULL,
+				                "argument %s: ignored explicit argument '%s'",
+				                o->name, eq + 1);
 			continue;
 		}
 		if (eq) { /* the value is the text after '=' */
@@ -272,12 +277,12 @@ int args_parse(arg_parser *p, int argc, char **argv, const char *const *extra, s
 			continue;
 		}
 		int j = i + 1;
-		while (j < argc && (o->kind == ARG_MANY || j == i + 1) && !looks_optional(argv[j]) &&
-		       strcmp(argv[j], "--") != 0)
+		while (j < argc && (o->kind == ARG_MANY || j == i + 1) &&
+		       !looks_optional(argv[j]) && strcmp(argv[j], "--") != 0)
 			j++;
 		if (j == i + 1) {
 			rc = args_error(p, NULL, "argument %s: expected %s argument", o->name,
-					o->kind == ARG_ONE ? "one" : "at least one");
+			                o->kind == ARG_ONE ? "one" : "at least one");
 			break;
 		}
 		rc = take(p, o, (const char **)&argv[i + 1], (size_t)(j - i - 1));
@@ -289,19 +294,21 @@ int args_parse(arg_parser *p, int argc, char **argv, const char *const *extra, s
 		for (size_t i = 0; i < p->nopts; i++) {
 			if (!p->opts[i].required || p->opts[i].seen)
 				continue;
-			int k = snprintf(missing + used, sizeof missing - used, "%s%s", used ? ", " : "",
-					 p->opts[i].name);
+			int k = snprintf(missing + used, sizeof missing - used, "%s%s",
+			                 used ? ", " : "", p->opts[i].name);
 			if (k > 0 && (size_t)k < sizeof missing - used)
 				used += (size_t)k;
 		}
 		if (used)
-			rc = args_error(p, NULL, "the following arguments are required: %s", missing);
+			rc = args_error(p, NULL, "the following arguments are required: %s",
+			                missing);
 	}
 	if (!rc && nunrec) {
 		char list[1024];
 		size_t used = 0;
 		for (size_t i = 0; i < nunrec; i++) {
-			int k = snprintf(list + used, sizeof list - used, "%s%s", i ? " " : "", unrec[i]);
+			int k = snprintf(list + used, sizeof list - used, "%s%s", i ? " " : "",
+			                 unrec[i]);
 			if (k > 0 && (size_t)k < sizeof list - used)
 				used += (size_t)k;
 		}

@@ -13,26 +13,26 @@
 typedef enum { ARG_FLAG, ARG_ONE, ARG_MANY } arg_kind;
 
 typedef struct {
-	const char *name;             /* "--config-files" */
-	const char *alias;            /* "-h", or NULL */
+	const char *name;  /* "--config-files" */
+	const char *alias; /* "-h", or NULL */
 	arg_kind kind;
 	bool is_int;
 	bool required;
-	const char *const *choices;   /* NULL-terminated, or NULL */
+	const char *const *choices; /* NULL-terminated, or NULL */
 	const char *metavar;
 	const char *help;
 	/* results */
 	bool seen;
 	const char **vals;
 	size_t nvals;
-	int64_t *ivals;  /* parsed values of an is_int option; freed by args_free */
+	int64_t *ivals; /* parsed values of an is_int option; freed by args_free */
 	const char *eqval[1];
 } arg_opt;
 
 typedef struct {
-	const char *prog;  /* "infbench matrix full-sweep" */
-	const char *top;   /* prog of the enclosing parser, for unrecognized args */
-	const char *desc;  /* first help paragraph */
+	const char *prog; /* "infbench matrix full-sweep" */
+	const char *top;  /* prog of the enclosing parser, for unrecognized args */
+	const char *desc; /* first help paragraph */
 	const char *epilog;
 	arg_opt *opts;
 	size_t nopts;
@@ -49,7 +49,7 @@ arg_opt *args_get(arg_parser *p, const char *name);
 void args_free(arg_parser *p);
 /* Prints the usage line and `<prog>: error: <msg>` to stderr; returns 2. */
 int args_error(const arg_parser *p, const char *prog, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 void args_help(const arg_parser *p);
 /* Python int(): surrounding whitespace, sign, '_' between digits. */
 bool args_parse_int(const char *s, int64_t *out);

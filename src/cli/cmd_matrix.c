@@ -14,33 +14,48 @@ static const char *const scen_choices[] = {"fixed-seq-len", "agentic-coding", NU
 static const char *const excl[][2] = {{"--no-evals", "--evals-only"}, {NULL, NULL}};
 
 static const char matrix_help[] =
-	"usage: infbench matrix {full-sweep,test-config} ...\n"
-	"\n"
-	"Expand master configs into the benchmark sweep matrix (JSON on stdout),\n"
-	"byte-compatible with InferenceX's generate_sweep_configs.py.\n"
-	"\n"
-	"subcommands:\n"
-	"  full-sweep   every config, with optional filters (model prefix, precision,\n"
-	"               framework, runner type, seq lens, concurrency window, TP/EP caps)\n"
-	"  test-config  the given config keys (or glob patterns), fully expanded\n"
-	"\n"
-	"Run 'infbench matrix <subcommand> --help' for the options. See docs/matrix.md.\n";
+    "usage: infbench matrix {full-sweep,test-config} ...\n"
+    "\n"
+    "Expand master configs into the benchmark sweep matrix (JSON on stdout),\n"
+    "byte-compatible with InferenceX's generate_sweep_configs.py.\n"
+    "\n"
+    "subcommands:\n"
+    "  full-sweep   every config, with optional filters (model prefix, precision,\n"
+    "               framework, runner type, seq lens, concurrency window, TP/EP caps)\n"
+    "  test-config  the given config keys (or glob patterns), fully expanded\n"
+    "\n"
+    "Run 'infbench matrix <subcommand> --help' for the options. See docs/matrix.md.\n";
 
 #define COMMON_OPTS                                                                                \
-	{.name = "--config-files", .kind = ARG_MANY, .required = true, .metavar = "FILE",          \
-	 .help = "master config files (YAML), merged in order"},                                  \
-	{.name = "--runner-config", .kind = ARG_ONE, .metavar = "FILE",                            \
-	 .help = "runners file (default: configs/runners.yaml)"},                                 \
-	{.name = "--no-evals", .kind = ARG_FLAG, .help = "skip eval marking (throughput only)"},   \
-	{.name = "--evals-only", .kind = ARG_FLAG, .help = "keep only the eval rows"},             \
-	{.name = "--all-evals", .kind = ARG_FLAG,                                                  \
-	 .help = "evaluate every 8k1k/agentic row (implies eval-only output)"},                    \
-	{.name = "--runner-node-filter", .kind = ARG_ONE, .metavar = "SUBSTRING",                  \
-	 .help = "expand rows to the runner nodes whose name contains SUBSTRING"},                 \
-	{.name = "--scenario-type", .kind = ARG_MANY, .choices = scen_choices, .metavar = "TYPE",  \
-	 .help = "scenario types to include: fixed-seq-len, agentic-coding (default: all)"},       \
-	{.name = "--output", .kind = ARG_ONE, .metavar = "FILE",                                   \
-	 .help = "write the JSON to FILE atomically instead of stdout (infbench extension)"}
+	{.name = "--config-files",                                                                 \
+	 .kind = ARG_MANY,                                                                         \
+	 .required = true,                                                                         \
+	 .metavar = "FILE",                                                                        \
+	 .help = "master config files (YAML), merged in order"},                                   \
+	    {.name = "--runner-config",                                                            \
+	     .kind = ARG_ONE,                                                                      \
+	     .metavar = "FILE",                                                                    \
+	     .help = "runners file (default: configs/runners.yaml)"},                              \
+	    {.name = "--no-evals",                                                                 \
+	     .kind = ARG_FLAG,                                                                     \
+	     .help = "skip eval marking (throughput only)"},                                       \
+	    {.name = "--evals-only", .kind = ARG_FLAG, .help = "keep only the eval rows"},         \
+	    {.name = "--all-evals",                                                                \
+	     .kind = ARG_FLAG,                                                                     \
+	     .help = "evaluate every 8k1k/agentic row (implies eval-only output)"},                \
+	    {.name = "--runner-node-filter",                                                       \
+	     .kind = ARG_ONE,                                                                      \
+	     .metavar = "SUBSTRING",                                                               \
+	     .help = "expand rows to the runner nodes whose name contains SUBSTRING"},             \
+	    {.name = "--scenario-type",                                                            \
+	     .kind = ARG_MANY,                                                                     \
+	     .choices = scen_choices,                                                              \
+	     .metavar = "TYPE",                                                                    \
+	     .help = "scenario types to include: fixed-seq-len, agentic-coding (default: all)"},   \
+	{                                                                                          \
+		.name = "--output", .kind = ARG_ONE, .metavar = "FILE",                            \
+		.help = "write the JSON to FILE atomically instead of stdout (infbench extension)" \
+	}
 
 static void opt_strs(arg_opt *o, mx_strs *out)
 {
@@ -95,16 +110,18 @@ static int run(arg_parser *p, bool full)
 			o.max_tp = x->ivals[0];
 		if ((o.has_max_ep = (x = args_get(p, "--max-ep"))->seen))
 			o.max_ep = x->ivals[0];
-		bool sn = args_get(p, "--single-node")->seen, mn = args_get(p, "--multi-node")->seen;
+		bool sn = args_get(p, "--single-node")->seen,
+		     mn = args_get(p, "--multi-node")->seen;
 		if (sn || mn) {
 			o.single_node = sn;
 			o.multi_node = mn;
 		}
 		if (o.step_size <= 1)
-			return args_error(p, "infbench matrix", "--step-size must be greater than 1");
+			return args_error(p, "infbench matrix",
+			                  "--step-size must be greater than 1");
 		if (o.has_min_conc && o.has_max_conc && o.min_conc > o.max_conc)
 			return args_error(p, "infbench matrix",
-					  "--min-conc must be less than or equal to --max-conc");
+			                  "--min-conc must be less than or equal to --max-conc");
 	} else {
 		opt_strs(args_get(p, "--config-keys"), &o.config_keys);
 		arg_opt *c = args_get(p, "--conc");
@@ -114,7 +131,8 @@ static int run(arg_parser *p, bool full)
 		}
 	}
 	if (o.no_evals && o.all_evals)
-		return args_error(p, "infbench matrix", "--all-evals cannot be combined with --no-evals");
+		return args_error(p, "infbench matrix",
+		                  "--all-evals cannot be combined with --no-evals");
 
 	arg_opt *cf = args_get(p, "--config-files"), *rc_opt = args_get(p, "--runner-config");
 	const char *runner_path = rc_opt->seen ? rc_opt->vals[0] : "configs/runners.yaml";
@@ -135,8 +153,9 @@ static int run(arg_parser *p, bool full)
 		if (rc == IB_ENOMEM)
 			fprintf(stderr, "infbench matrix: error: out of memory\n");
 		else
-			fprintf(stderr, "infbench matrix: %zu problem%s found; no matrix generated\n", d.n,
-				d.n == 1 ? "" : "s");
+			fprintf(stderr,
+			        "infbench matrix: %zu problem%s found; no matrix generated\n", d.n,
+			        d.n == 1 ? "" : "s");
 		goto done;
 	}
 	ib_error e = {0};
@@ -176,62 +195,101 @@ int cmd_matrix(int argc, char **argv)
 	arg_parser top = {.prog = "infbench matrix"};
 	if (sub < 0) {
 		fputs("usage: infbench matrix {full-sweep,test-config} ...\n", stderr);
-		fprintf(stderr, "infbench matrix: error: the following arguments are required: command\n");
+		fprintf(stderr,
+		        "infbench matrix: error: the following arguments are required: command\n");
 		return 2;
 	}
 	bool full = !strcmp(argv[sub], "full-sweep");
 	if (!full && strcmp(argv[sub], "test-config") != 0) {
 		fputs("usage: infbench matrix {full-sweep,test-config} ...\n", stderr);
-		fprintf(stderr,
-			"infbench matrix: error: argument command: invalid choice: '%s' (choose from "
-			"'full-sweep', 'test-config')\n",
-			argv[sub]);
+		fprintf(
+		    stderr,
+		    "infbench matrix: error: argument command: invalid choice: '%s' (choose from "
+		    "'full-sweep', 'test-config')\n",
+		    argv[sub]);
 		return 2;
 	}
 	(void)top;
 	arg_opt full_opts[] = {
-		COMMON_OPTS,
-		{.name = "--model-prefix", .kind = ARG_MANY, .metavar = "PREFIX",
-		 .help = "keep config keys starting with any PREFIX"},
-		{.name = "--precision", .kind = ARG_MANY, .metavar = "P", .help = "keep these precisions"},
-		{.name = "--framework", .kind = ARG_MANY, .metavar = "F", .help = "keep these frameworks"},
-		{.name = "--runner-type", .kind = ARG_MANY, .metavar = "LABEL",
-		 .help = "keep configs whose runner is one of these labels"},
-		{.name = "--seq-lens", .kind = ARG_MANY, .choices = seq_choices, .metavar = "SEQ",
-		 .help = "keep 1k1k and/or 8k1k (other lengths are dropped when given)"},
-		{.name = "--step-size", .kind = ARG_ONE, .is_int = true, .metavar = "N",
-		 .help = "concurrency multiplier for ranges (default 2)"},
-		{.name = "--min-conc", .kind = ARG_ONE, .is_int = true, .metavar = "N",
-		 .help = "lowest concurrency to include"},
-		{.name = "--max-conc", .kind = ARG_ONE, .is_int = true, .metavar = "N",
-		 .help = "highest concurrency to include"},
-		{.name = "--max-tp", .kind = ARG_ONE, .is_int = true, .metavar = "N",
-		 .help = "skip single-node entries with tp > N"},
-		{.name = "--max-ep", .kind = ARG_ONE, .is_int = true, .metavar = "N",
-		 .help = "clamp single-node ep to N"},
-		{.name = "--single-node", .kind = ARG_FLAG, .help = "single-node configs only"},
-		{.name = "--multi-node", .kind = ARG_FLAG, .help = "multinode configs only"},
-		{.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
+	    COMMON_OPTS,
+	    {.name = "--model-prefix",
+	     .kind = ARG_MANY,
+	     .metavar = "PREFIX",
+	     .help = "keep config keys starting with any PREFIX"},
+	    {.name = "--precision",
+	     .kind = ARG_MANY,
+	     .metavar = "P",
+	     .help = "keep these precisions"},
+	    {.name = "--framework",
+	     .kind = ARG_MANY,
+	     .metavar = "F",
+	     .help = "keep these frameworks"},
+	    {.name = "--runner-type",
+	     .kind = ARG_MANY,
+	     .metavar = "LABEL",
+	     .help = "keep configs whose runner is one of these labels"},
+	    {.name = "--seq-lens",
+	     .kind = ARG_MANY,
+	     .choices = seq_choices,
+	     .metavar = "SEQ",
+	     .help = "keep 1k1k and/or 8k1k (other lengths are dropped when given)"},
+	    {.name = "--step-size",
+	     .kind = ARG_ONE,
+	     .is_int = true,
+	     .metavar = "N",
+	     .help = "concurrency multiplier for ranges (default 2)"},
+	    {.name = "--min-conc",
+	     .kind = ARG_ONE,
+	     .is_int = true,
+	     .metavar = "N",
+	     .help = "lowest concurrency to include"},
+	    {.name = "--max-conc",
+	     .kind = ARG_ONE,
+	     .is_int = true,
+	     .metavar = "N",
+	     .help = "highest concurrency to include"},
+	    {.name = "--max-tp",
+	     .kind = ARG_ONE,
+	     .is_int = true,
+	     .metavar = "N",
+	     .help = "skip single-node entries with tp > N"},
+	    {.name = "--max-ep",
+	     .kind = ARG_ONE,
+	     .is_int = true,
+	     .metavar = "N",
+	     .help = "clamp single-node ep to N"},
+	    {.name = "--single-node", .kind = ARG_FLAG, .help = "single-node configs only"},
+	    {.name = "--multi-node", .kind = ARG_FLAG, .help = "multinode configs only"},
+	    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
 	};
 	arg_opt tc_opts[] = {
-		COMMON_OPTS,
-		{.name = "--config-keys", .kind = ARG_MANY, .required = true, .metavar = "KEY",
-		 .help = "config keys or glob patterns (* ? [seq]), in the order given"},
-		{.name = "--conc", .kind = ARG_MANY, .is_int = true, .metavar = "N",
-		 .help = "keep only these concurrencies"},
-		{.name = "--seq-lens", .kind = ARG_MANY, .choices = seq_choices, .metavar = "SEQ",
-		 .help = "keep 1k1k and/or 8k1k"},
-		{.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
+	    COMMON_OPTS,
+	    {.name = "--config-keys",
+	     .kind = ARG_MANY,
+	     .required = true,
+	     .metavar = "KEY",
+	     .help = "config keys or glob patterns (* ? [seq]), in the order given"},
+	    {.name = "--conc",
+	     .kind = ARG_MANY,
+	     .is_int = true,
+	     .metavar = "N",
+	     .help = "keep only these concurrencies"},
+	    {.name = "--seq-lens",
+	     .kind = ARG_MANY,
+	     .choices = seq_choices,
+	     .metavar = "SEQ",
+	     .help = "keep 1k1k and/or 8k1k"},
+	    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
 	};
 	arg_parser p = {
-		.prog = full ? "infbench matrix full-sweep" : "infbench matrix test-config",
-		.top = "infbench matrix",
-		.desc = full ? "Generate the sweep matrix of every config, with optional filters."
-			     : "Generate the full sweep of the given config keys.",
-		.epilog = "Prints the matrix as one JSON array on stdout. See docs/matrix.md.",
-		.opts = full ? full_opts : tc_opts,
-		.nopts = full ? N(full_opts) : N(tc_opts),
-		.exclusive = excl,
+	    .prog = full ? "infbench matrix full-sweep" : "infbench matrix test-config",
+	    .top = "infbench matrix",
+	    .desc = full ? "Generate the sweep matrix of every config, with optional filters."
+	                 : "Generate the full sweep of the given config keys.",
+	    .epilog = "Prints the matrix as one JSON array on stdout. See docs/matrix.md.",
+	    .opts = full ? full_opts : tc_opts,
+	    .nopts = full ? N(full_opts) : N(tc_opts),
+	    .exclusive = excl,
 	};
 	int rc = args_parse(&p, argc - sub - 1, argv + sub + 1, extra, nextra);
 	if (rc == 1)

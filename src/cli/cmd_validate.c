@@ -10,25 +10,33 @@
 int cmd_validate(int argc, char **argv)
 {
 	arg_opt opts[] = {
-		{.name = "--config-files", .kind = ARG_MANY, .required = true, .metavar = "FILE",
-		 .help = "master config files (YAML), merged in order"},
-		{.name = "--runner-config", .kind = ARG_ONE, .metavar = "FILE",
-		 .help = "runners file (default: configs/runners.yaml)"},
-		{.name = "--no-runner-config", .kind = ARG_FLAG,
-		 .help = "check the master configs only"},
-		{.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
+	    {.name = "--config-files",
+	     .kind = ARG_MANY,
+	     .required = true,
+	     .metavar = "FILE",
+	     .help = "master config files (YAML), merged in order"},
+	    {.name = "--runner-config",
+	     .kind = ARG_ONE,
+	     .metavar = "FILE",
+	     .help = "runners file (default: configs/runners.yaml)"},
+	    {.name = "--no-runner-config",
+	     .kind = ARG_FLAG,
+	     .help = "check the master configs only"},
+	    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
 	};
-	static const char *const excl[][2] = {{"--runner-config", "--no-runner-config"}, {NULL, NULL}};
+	static const char *const excl[][2] = {{"--runner-config", "--no-runner-config"},
+	                                      {NULL, NULL}};
 	arg_parser p = {
-		.prog = "infbench validate",
-		.top = "infbench validate",
-		.desc = "Validate master configs and runners.yaml without expanding them. Every problem\n"
-			"is reported on stderr as 'file:line:col: entry 'key': field 'path': what is\n"
-			"wrong (got X)'; the exit status is 1 when there is any.",
-		.epilog = "See docs/validate.md.",
-		.opts = opts,
-		.nopts = N(opts),
-		.exclusive = excl,
+	    .prog = "infbench validate",
+	    .top = "infbench validate",
+	    .desc =
+	        "Validate master configs and runners.yaml without expanding them. Every problem\n"
+	        "is reported on stderr as 'file:line:col: entry 'key': field 'path': what is\n"
+	        "wrong (got X)'; the exit status is 1 when there is any.",
+	    .epilog = "See docs/validate.md.",
+	    .opts = opts,
+	    .nopts = N(opts),
+	    .exclusive = excl,
 	};
 	int rc = args_parse(&p, argc - 1, argv + 1, NULL, 0);
 	if (rc) {
@@ -53,7 +61,8 @@ int cmd_validate(int argc, char **argv)
 		status = 1;
 	} else if (d.n) {
 		cli_print_diags(&d);
-		fprintf(stderr, "infbench validate: %zu problem%s found\n", d.n, d.n == 1 ? "" : "s");
+		fprintf(stderr, "infbench validate: %zu problem%s found\n", d.n,
+		        d.n == 1 ? "" : "s");
 		status = 1;
 	} else {
 		printf("ok: %zu config entr%s in %zu file%s", master->map.n,

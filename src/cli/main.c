@@ -9,13 +9,13 @@
 #endif
 
 static const char help[] =
-	"usage: infbench <command> [options]\n"
-	"\n"
-	"commands:\n"
-	"  matrix     expand master configs into the sweep matrix (full-sweep, test-config)\n"
-	"  validate   check master configs and runners.yaml, reporting every problem\n"
-	"\n"
-	"Run 'infbench <command> --help' for a command's options; docs/ has a page per command.\n";
+    "usage: infbench <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  matrix     expand master configs into the sweep matrix (full-sweep, test-config)\n"
+    "  validate   check master configs and runners.yaml, reporting every problem\n"
+    "\n"
+    "Run 'infbench <command> --help' for a command's options; docs/ has a page per command.\n";
 
 int main(int argc, char **argv)
 {

@@ -43,15 +43,21 @@ bool cfg_lax_int(const ib_val *v, int64_t *out)
 	if (!v)
 		return false;
 	switch (v->type) {
-	case IB_V_INT: *out = v->i; return true;
-	case IB_V_BOOL: *out = v->b; return true;
+	case IB_V_INT:
+		*out = v->i;
+		return true;
+	case IB_V_BOOL:
+		*out = v->b;
+		return true;
 	case IB_V_FLOAT:
 		if (!isfinite(v->f) || v->f != floor(v->f) || fabs(v->f) > 9.2e18)
 			return false;
 		*out = (int64_t)v->f;
 		return true;
-	case IB_V_STR: return strlen(v->str.s) == v->str.len && parse_int_text(v->str.s, out);
-	default: return false;
+	case IB_V_STR:
+		return strlen(v->str.s) == v->str.len && parse_int_text(v->str.s, out);
+	default:
+		return false;
 	}
 }
 
@@ -62,7 +68,9 @@ bool cfg_lax_bool(const ib_val *v, bool *out)
 	static const char *const t[] = {"1", "on", "t", "true", "y", "yes"};
 	static const char *const f[] = {"0", "off", "f", "false", "n", "no"};
 	switch (v->type) {
-	case IB_V_BOOL: *out = v->b; return true;
+	case IB_V_BOOL:
+		*out = v->b;
+		return true;
 	case IB_V_INT:
 		if (v->i != 0 && v->i != 1)
 			return false;
@@ -85,7 +93,8 @@ bool cfg_lax_bool(const ib_val *v, bool *out)
 			}
 		}
 		return false;
-	default: return false;
+	default:
+		return false;
 	}
 }
 
@@ -94,9 +103,15 @@ bool cfg_lax_float(const ib_val *v, double *out)
 	if (!v)
 		return false;
 	switch (v->type) {
-	case IB_V_FLOAT: *out = v->f; return true;
-	case IB_V_INT: *out = (double)v->i; return true;
-	case IB_V_BOOL: *out = v->b; return true;
+	case IB_V_FLOAT:
+		*out = v->f;
+		return true;
+	case IB_V_INT:
+		*out = (double)v->i;
+		return true;
+	case IB_V_BOOL:
+		*out = v->b;
+		return true;
 	case IB_V_STR: {
 		char *end;
 		errno = 0;
@@ -110,12 +125,13 @@ bool cfg_lax_float(const ib_val *v, double *out)
 		*out = d;
 		return true;
 	}
-	default: return false;
+	default:
+		return false;
 	}
 }
 
 int cfg_diag_add(cfg_diags *d, const char *file, int line, int col, const char *entry,
-		 const char *field, const ib_val *got, const char *fmt, ...)
+                 const char *field, const ib_val *got, const char *fmt, ...)
 {
 	if (d->n == d->cap) {
 		size_t nc = d->cap ? d->cap * 2 : 16;

@@ -13,8 +13,8 @@
 
 /* One problem in an input file. Strings live in the cfg_diags arena. */
 typedef struct {
-	const char *file; /* NULL when not about a file */
-	int line, col;    /* 1-based, 0 when unknown */
+	const char *file;  /* NULL when not about a file */
+	int line, col;     /* 1-based, 0 when unknown */
 	const char *entry; /* master-config key or runner label, NULL if none */
 	const char *field; /* dotted field path, e.g. scenarios.fixed-seq-len[0].isl */
 	const char *msg;   /* what is wrong, in plain words */
@@ -29,8 +29,8 @@ typedef struct {
 
 /* Appends a problem; returns IB_ENOMEM or 0. `got` may be NULL. */
 int cfg_diag_add(cfg_diags *d, const char *file, int line, int col, const char *entry,
-		 const char *field, const ib_val *got, const char *fmt, ...)
-	__attribute__((format(printf, 8, 9)));
+                 const char *field, const ib_val *got, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
 /* Formats one problem as `file:line:col: entry 'k': field 'f': msg (got X)`
  * into out (the parts that are absent are left out). */
 void cfg_diag_format(const cfg_diag *g, ib_buf *out);
@@ -43,7 +43,7 @@ void cfg_diag_format(const cfg_diag *g, ib_buf *out);
  * when there are problems. Returns 0 when no problem was found, IB_EINVAL when
  * some were recorded in d, IB_ENOMEM on allocation failure. */
 int cfg_load_master(ib_arena *a, const char *const *paths, size_t npaths, ib_val **merged,
-		    cfg_diags *d);
+                    cfg_diags *d);
 
 /* Validates one master-config entry (raw value) under key `key`; problems go
  * to d. Returns true when the entry is valid. */

@@ -14,15 +14,15 @@ static int load_yaml(ib_arena *a, const char *path, const char *what, ib_val **d
 	if (rc == IB_ENOENT)
 		rc = cfg_diag_add(d, path, 0, 0, NULL, NULL, NULL, "%s does not exist", what);
 	else if (rc)
-		rc = cfg_diag_add(d, e.file[0] ? e.file : path, e.line, e.col, NULL, NULL, NULL, "%s",
-				  e.msg);
+		rc = cfg_diag_add(d, e.file[0] ? e.file : path, e.line, e.col, NULL, NULL, NULL,
+		                  "%s", e.msg);
 	else
 		return 0;
 	return rc ? rc : IB_EINVAL;
 }
 
 int cfg_load_master(ib_arena *a, const char *const *paths, size_t npaths, ib_val **merged,
-		    cfg_diags *d)
+                    cfg_diags *d)
 {
 	size_t before = d->n;
 	ib_val *all = ib_v_map(a);
@@ -39,8 +39,9 @@ int cfg_load_master(ib_arena *a, const char *const *paths, size_t npaths, ib_val
 		if (rc)
 			continue;
 		if (doc->type != IB_V_MAP) {
-			if (cfg_diag_add(d, paths[f], doc->line, doc->col, NULL, NULL, doc,
-					 "config file must contain a mapping of config keys to entries"))
+			if (cfg_diag_add(
+			        d, paths[f], doc->line, doc->col, NULL, NULL, doc,
+			        "config file must contain a mapping of config keys to entries"))
 				return IB_ENOMEM;
 			continue;
 		}
@@ -48,22 +49,25 @@ int cfg_load_master(ib_arena *a, const char *const *paths, size_t npaths, ib_val
 			ib_val *k = doc->map.kv[i].key;
 			if (k->type != IB_V_STR) {
 				if (cfg_diag_add(d, paths[f], k->line, k->col, NULL, NULL, k,
-						 "config keys must be strings"))
+				                 "config keys must be strings"))
 					return IB_ENOMEM;
 				continue;
 			}
 			if (strchr(k->str.s, '*')) {
-				if (cfg_diag_add(d, paths[f], k->line, k->col, k->str.s, NULL, NULL,
-						 "wildcard '*' is not allowed in master config keys "
-						 "(it is reserved for patterns)"))
+				if (cfg_diag_add(
+				        d, paths[f], k->line, k->col, k->str.s, NULL, NULL,
+				        "wildcard '*' is not allowed in master config keys "
+				        "(it is reserved for patterns)"))
 					return IB_ENOMEM;
 				continue;
 			}
 			const ib_kv *prev = ib_map_find(all, k->str.s);
 			if (prev) {
 				const char *where = origin[prev - all->map.kv];
-				if (cfg_diag_add(d, paths[f], k->line, k->col, k->str.s, NULL, NULL,
-						 "duplicate configuration key: already defined in '%s'", where))
+				if (cfg_diag_add(
+				        d, paths[f], k->line, k->col, k->str.s, NULL, NULL,
+				        "duplicate configuration key: already defined in '%s'",
+				        where))
 					return IB_ENOMEM;
 				continue;
 			}

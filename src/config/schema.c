@@ -55,7 +55,7 @@ void sch_fail(vctx *c, const ib_val *node, const char *key, const char *fmt, ...
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	cfg_diag_add(c->d, at ? at->file : NULL, at ? at->line : 0, at ? at->col : 0, c->entry,
-		     c->path, got, "%s", msg);
+	             c->path, got, "%s", msg);
 	sch_pop(c, mark);
 }
 
@@ -83,8 +83,9 @@ static bool check_field(vctx *c, const field *f, const ib_val *v)
 			return false;
 		}
 		if (f->t == FT_VERSION && ib_str_has_prefix(v->str.s, "image:")) {
-			fail_val(c, v, "component version must be a release, package version, or "
-				       "source commit, not an image reference");
+			fail_val(c, v,
+			         "component version must be a release, package version, or "
+			         "source commit, not an image reference");
 			return false;
 		}
 		return true;
@@ -128,8 +129,9 @@ static bool check_field(vctx *c, const field *f, const ib_val *v)
 		}
 		return true;
 	case FT_SPEC:
-		if (v->type != IB_V_STR || (strcmp(v->str.s, "mtp") && strcmp(v->str.s, "draft_model") &&
-					    strcmp(v->str.s, "none"))) {
+		if (v->type != IB_V_STR ||
+		    (strcmp(v->str.s, "mtp") && strcmp(v->str.s, "draft_model") &&
+		     strcmp(v->str.s, "none"))) {
 			fail_val(c, v, "should be 'mtp', 'draft_model' or 'none'");
 			return false;
 		}
@@ -175,7 +177,8 @@ static bool check_field(vctx *c, const field *f, const ib_val *v)
 		}
 		return ok;
 	}
-	case FT_MODEL: return sch_validate(c, f->sub, v);
+	case FT_MODEL:
+		return sch_validate(c, f->sub, v);
 	case FT_MODEL_LIST: {
 		if (v->type != IB_V_LIST) {
 			fail_val(c, v, "should be a list");
@@ -261,10 +264,10 @@ bool sch_validate(vctx *c, const model *m, const ib_val *node)
 		const char *hy = k->type == IB_V_STR ? alias_of(m, k->str.s) : NULL;
 		if (hy)
 			cfg_diag_add(c->d, k->file, k->line, k->col, c->entry, c->path, NULL,
-				     "unknown field; write it with hyphens: '%s'", hy);
+			             "unknown field; write it with hyphens: '%s'", hy);
 		else
 			cfg_diag_add(c->d, k->file, k->line, k->col, c->entry, c->path, NULL,
-				     "unknown field (not allowed in %s)", m->name);
+			             "unknown field (not allowed in %s)", m->name);
 		sch_pop(c, mark);
 		ok = false;
 	}
@@ -274,8 +277,8 @@ bool sch_validate(vctx *c, const model *m, const ib_val *node)
 		size_t mark = sch_push(c, "%s", f->name);
 		if (!v || (v->type == IB_V_NULL && f->pres == P_OPT)) {
 			if (!v && f->pres == P_REQ) {
-				cfg_diag_add(c->d, node->file, node->line, node->col, c->entry, c->path,
-					     NULL, "required field is missing");
+				cfg_diag_add(c->d, node->file, node->line, node->col, c->entry,
+				             c->path, NULL, "required field is missing");
 				ok = false;
 			}
 		} else if (!check_field(c, f, v)) {

@@ -6,20 +6,20 @@
 #include "config/config.h"
 
 typedef enum {
-	FT_STR,      /* str */
-	FT_STR1,     /* str, at least one character */
-	FT_VERSION,  /* str, at least one character, not starting with "image:" (V13) */
-	FT_INT,      /* lax int */
-	FT_INT_POS,  /* lax int > 0 */
-	FT_SINT_POS, /* strict int > 0 (pp, dcp-size, pcp-size) */
-	FT_BOOL,     /* lax bool */
-	FT_FALSE,    /* Literal[False] */
-	FT_TRUE,     /* Literal[True] */
-	FT_SPEC,     /* 'mtp' | 'draft_model' | 'none' */
-	FT_KVOFF,    /* 'none' | 'dram' */
-	FT_UTIL,     /* float, 0 < x <= 1 */
-	FT_INT_LIST, /* list of lax ints */
-	FT_STR_LIST, /* list of str */
+	FT_STR,        /* str */
+	FT_STR1,       /* str, at least one character */
+	FT_VERSION,    /* str, at least one character, not starting with "image:" (V13) */
+	FT_INT,        /* lax int */
+	FT_INT_POS,    /* lax int > 0 */
+	FT_SINT_POS,   /* strict int > 0 (pp, dcp-size, pcp-size) */
+	FT_BOOL,       /* lax bool */
+	FT_FALSE,      /* Literal[False] */
+	FT_TRUE,       /* Literal[True] */
+	FT_SPEC,       /* 'mtp' | 'draft_model' | 'none' */
+	FT_KVOFF,      /* 'none' | 'dram' */
+	FT_UTIL,       /* float, 0 < x <= 1 */
+	FT_INT_LIST,   /* list of lax ints */
+	FT_STR_LIST,   /* list of str */
 	FT_MODEL,      /* nested model */
 	FT_MODEL_LIST, /* list of nested models */
 	FT_MODEL_DICT, /* mapping of str -> nested model */
@@ -61,7 +61,7 @@ bool sch_validate(vctx *c, const model *m, const ib_val *node);
 /* Records a problem at node (or at the position of node[key] when that key is
  * present), with the current path plus `sub` (may be NULL). */
 void sch_fail(vctx *c, const ib_val *node, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 size_t sch_push(vctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sch_pop(vctx *c, size_t mark);
 

@@ -78,7 +78,10 @@ int ib_map_set(ib_arena *a, ib_val *m, const char *key, ib_val *v);
 int ib_map_set_key(ib_arena *a, ib_val *m, ib_val *k, ib_val *v);
 /* A static string node for a literal, to serve as a map key shared by many
  * maps without allocation: `static ib_val k = IB_KEY_INIT("name");`. */
-#define IB_KEY_INIT(lit) {.type = IB_V_STR, .str = {.s = "" lit, .len = sizeof(lit) - 1}}
+#define IB_KEY_INIT(lit)                                                                           \
+	{                                                                                          \
+		.type = IB_V_STR, .str = {.s = "" lit, .len = sizeof(lit) - 1 }                    \
+	}
 /* rc = (m[lit] = v) with a key node private to this call site (see above). */
 #define IB_MAP_SET_LIT(rc, a, m, lit, v)                                                           \
 	do {                                                                                       \
@@ -119,7 +122,7 @@ void ib_val_repr(const ib_val *v, char *out, size_t cap);
  * file:line:col (syntax errors, several documents, unsupported tags or
  * unhashable keys), IB_ERANGE for integers beyond 64 bits. */
 int ib_yaml_load(ib_arena *a, const char *name, const char *text, size_t len, ib_val **out,
-		 ib_error *e);
+                 ib_error *e);
 /* Reads and parses a file; a missing file is IB_ENOENT. */
 int ib_yaml_load_file(ib_arena *a, const char *path, ib_val **out, ib_error *e);
 

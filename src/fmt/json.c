@@ -138,14 +138,29 @@ int ib_json_write_str(ib_buf *out, const char *str, size_t n, bool ensure_ascii)
 		char esc[16];
 		const char *e = NULL;
 		switch (c) {
-		case '"': e = "\\\""; break;
-		case '\\': e = "\\\\"; break;
-		case '\n': e = "\\n"; break;
-		case '\r': e = "\\r"; break;
-		case '\t': e = "\\t"; break;
-		case '\b': e = "\\b"; break;
-		case '\f': e = "\\f"; break;
-		default: break;
+		case '"':
+			e = "\\\"";
+			break;
+		case '\\':
+			e = "\\\\";
+			break;
+		case '\n':
+			e = "\\n";
+			break;
+		case '\r':
+			e = "\\r";
+			break;
+		case '\t':
+			e = "\\t";
+			break;
+		case '\b':
+			e = "\\b";
+			break;
+		case '\f':
+			e = "\\f";
+			break;
+		default:
+			break;
 		}
 		if (e) {
 			if (ib_buf_puts(out, e))
@@ -163,12 +178,12 @@ int ib_json_write_str(ib_buf *out, const char *str, size_t n, bool ensure_ascii)
 				uint32_t v = cp - 0x10000;
 				uint32_t hi = 0xD800 | (v >> 10), lo = 0xDC00 | (v & 0x3FF);
 				snprintf(esc, sizeof esc, "\\u%c%c%c%c\\u%c%c%c%c", hex[hi >> 12],
-					 hex[(hi >> 8) & 15], hex[(hi >> 4) & 15], hex[hi & 15],
-					 hex[lo >> 12], hex[(lo >> 8) & 15], hex[(lo >> 4) & 15],
-					 hex[lo & 15]);
+				         hex[(hi >> 8) & 15], hex[(hi >> 4) & 15], hex[hi & 15],
+				         hex[lo >> 12], hex[(lo >> 8) & 15], hex[(lo >> 4) & 15],
+				         hex[lo & 15]);
 			} else {
 				snprintf(esc, sizeof esc, "\\u%c%c%c%c", hex[cp >> 12],
-					 hex[(cp >> 8) & 15], hex[(cp >> 4) & 15], hex[cp & 15]);
+				         hex[(cp >> 8) & 15], hex[(cp >> 4) & 15], hex[cp & 15]);
 			}
 			if (ib_buf_puts(out, esc))
 				return IB_ENOMEM;
@@ -205,8 +220,10 @@ static int write_val(ib_buf *out, const ib_val *v, const ib_json_opts *o, int de
 	const char *key_sep = o->compact ? ":" : ": ";
 	char num[64];
 	switch (v->type) {
-	case IB_V_NULL: return ib_buf_puts(out, "null");
-	case IB_V_BOOL: return ib_buf_puts(out, v->b ? "true" : "false");
+	case IB_V_NULL:
+		return ib_buf_puts(out, "null");
+	case IB_V_BOOL:
+		return ib_buf_puts(out, v->b ? "true" : "false");
 	case IB_V_INT: {
 		/* decimal digits without printf: this is the hot path of big outputs */
 		char *p = num + sizeof num;
@@ -221,10 +238,11 @@ static int write_val(ib_buf *out, const ib_val *v, const ib_json_opts *o, int de
 	case IB_V_FLOAT:
 		ib_json_float_repr(v->f, num, sizeof num);
 		return ib_buf_puts(out, num);
-	case IB_V_STR: return ib_json_write_str(out, v->str.s, v->str.len, o->ensure_ascii);
+	case IB_V_STR:
+		return ib_json_write_str(out, v->str.s, v->str.len, o->ensure_ascii);
 	case IB_V_DATE:
 		return ib_fail(e, IB_EINVAL, v->file, v->line, v->col,
-			       "Object of type date is not JSON serializable (got %s)", v->str.s);
+		               "Object of type date is not JSON serializable (got %s)", v->str.s);
 	case IB_V_LIST:
 		if (v->list.n == 0)
 			return ib_buf_puts(out, "[]");
@@ -250,7 +268,7 @@ static int write_val(ib_buf *out, const ib_val *v, const ib_json_opts *o, int de
 			for (size_t i = 0; i < v->map.n; i++)
 				if (v->map.kv[i].key->type != IB_V_STR)
 					return ib_fail(e, IB_EINVAL, NULL, 0, 0,
-						       "sort_keys needs string keys");
+					               "sort_keys needs string keys");
 			sorted = malloc(v->map.n * sizeof *sorted);
 			if (!sorted)
 				return IB_ENOMEM;
@@ -271,7 +289,7 @@ static int write_val(ib_buf *out, const ib_val *v, const ib_json_opts *o, int de
 			if (k->type == IB_V_STR) {
 				rc = ib_json_write_str(out, k->str.s, k->str.len, o->ensure_ascii);
 			} else if (k->type == IB_V_INT || k->type == IB_V_FLOAT ||
-				   k->type == IB_V_BOOL || k->type == IB_V_NULL) {
+			           k->type == IB_V_BOOL || k->type == IB_V_NULL) {
 				ib_buf tmp = {0};
 				rc = write_val(&tmp, k, o, depth, e);
 				if (!rc)
@@ -279,7 +297,7 @@ static int write_val(ib_buf *out, const ib_val *v, const ib_json_opts *o, int de
 				ib_buf_free(&tmp);
 			} else {
 				rc = ib_fail(e, IB_EINVAL, k->file, k->line, k->col,
-					     "keys must be str, int, float, bool or None");
+				             "keys must be str, int, float, bool or None");
 			}
 			if (!rc)
 				rc = ib_buf_puts(out, key_sep);

@@ -271,7 +271,8 @@ uint64_t ib_val_hash(const ib_val *v)
 	if (!v)
 		return 0;
 	switch (v->type) {
-	case IB_V_NULL: return 0x9e3779b97f4a7c15ULL;
+	case IB_V_NULL:
+		return 0x9e3779b97f4a7c15ULL;
 	case IB_V_BOOL:
 	case IB_V_INT:
 	case IB_V_FLOAT: {
@@ -299,7 +300,8 @@ uint64_t ib_val_hash(const ib_val *v)
 	case IB_V_MAP: {
 		uint64_t h = 0x7a3b9c1dULL;
 		for (size_t i = 0; i < v->map.n; i++) /* order-insensitive */
-			h += mix(ib_val_hash(v->map.kv[i].key) * 31 + ib_val_hash(v->map.kv[i].val));
+			h +=
+			    mix(ib_val_hash(v->map.kv[i].key) * 31 + ib_val_hash(v->map.kv[i].val));
 		return h;
 	}
 	}
@@ -311,14 +313,22 @@ bool ib_val_truthy(const ib_val *v)
 	if (!v)
 		return false;
 	switch (v->type) {
-	case IB_V_NULL: return false;
-	case IB_V_BOOL: return v->b;
-	case IB_V_INT: return v->i != 0;
-	case IB_V_FLOAT: return v->f != 0.0;
-	case IB_V_STR: return v->str.len != 0;
-	case IB_V_DATE: return true;
-	case IB_V_LIST: return v->list.n != 0;
-	case IB_V_MAP: return v->map.n != 0;
+	case IB_V_NULL:
+		return false;
+	case IB_V_BOOL:
+		return v->b;
+	case IB_V_INT:
+		return v->i != 0;
+	case IB_V_FLOAT:
+		return v->f != 0.0;
+	case IB_V_STR:
+		return v->str.len != 0;
+	case IB_V_DATE:
+		return true;
+	case IB_V_LIST:
+		return v->list.n != 0;
+	case IB_V_MAP:
+		return v->map.n != 0;
 	}
 	return false;
 }
@@ -328,14 +338,22 @@ const char *ib_vtype_pyname(const ib_val *v)
 	if (!v)
 		return "NoneType";
 	switch (v->type) {
-	case IB_V_NULL: return "NoneType";
-	case IB_V_BOOL: return "bool";
-	case IB_V_INT: return "int";
-	case IB_V_FLOAT: return "float";
-	case IB_V_STR: return "str";
-	case IB_V_DATE: return "date";
-	case IB_V_LIST: return "list";
-	case IB_V_MAP: return "dict";
+	case IB_V_NULL:
+		return "NoneType";
+	case IB_V_BOOL:
+		return "bool";
+	case IB_V_INT:
+		return "int";
+	case IB_V_FLOAT:
+		return "float";
+	case IB_V_STR:
+		return "str";
+	case IB_V_DATE:
+		return "date";
+	case IB_V_LIST:
+		return "list";
+	case IB_V_MAP:
+		return "dict";
 	}
 	return "object";
 }
@@ -345,9 +363,15 @@ static void repr_into(const ib_val *v, ib_buf *b, int depth)
 	if (b->len > 200)
 		return;
 	switch (v ? v->type : IB_V_NULL) {
-	case IB_V_NULL: ib_buf_puts(b, "None"); break;
-	case IB_V_BOOL: ib_buf_puts(b, v->b ? "True" : "False"); break;
-	case IB_V_INT: ib_buf_printf(b, "%lld", (long long)v->i); break;
+	case IB_V_NULL:
+		ib_buf_puts(b, "None");
+		break;
+	case IB_V_BOOL:
+		ib_buf_puts(b, v->b ? "True" : "False");
+		break;
+	case IB_V_INT:
+		ib_buf_printf(b, "%lld", (long long)v->i);
+		break;
 	case IB_V_FLOAT: {
 		char f[40];
 		if (isnan(v->f))
@@ -359,11 +383,14 @@ static void repr_into(const ib_val *v, ib_buf *b, int depth)
 		ib_buf_puts(b, f);
 		break;
 	}
-	case IB_V_STR: ib_buf_printf(b, "'%.*s'", (int)(v->str.len > 80 ? 80 : v->str.len), v->str.s);
+	case IB_V_STR:
+		ib_buf_printf(b, "'%.*s'", (int)(v->str.len > 80 ? 80 : v->str.len), v->str.s);
 		if (v->str.len > 80)
 			ib_buf_puts(b, "...");
 		break;
-	case IB_V_DATE: ib_buf_printf(b, "date(%s)", v->str.s); break;
+	case IB_V_DATE:
+		ib_buf_printf(b, "date(%s)", v->str.s);
+		break;
 	case IB_V_LIST:
 		if (depth > 1) {
 			ib_buf_puts(b, "[...]");

@@ -8,9 +8,9 @@
 
 typedef struct {
 	ib_val *node;
-	ib_val *key;        /* pending key of a mapping, NULL when a key is expected */
-	bool key_is_merge;  /* the pending key is a plain '<<' */
-	ib_val *merges;     /* list of merge sources (maps), in order */
+	ib_val *key;       /* pending key of a mapping, NULL when a key is expected */
+	bool key_is_merge; /* the pending key is a plain '<<' */
+	ib_val *merges;    /* list of merge sources (maps), in order */
 } frame;
 
 typedef struct {
@@ -23,7 +23,7 @@ typedef struct {
 	struct {
 		char *name;
 		ib_val *node;
-	} *anchors;
+	} * anchors;
 	size_t nanchors, anchors_cap;
 	ib_error *e;
 } loader;
@@ -89,8 +89,9 @@ static int add_node(loader *L, struct fy_event *ev, ib_val *v, bool is_merge_key
 		return ib_list_push(L->a, f->node, v) ? IB_ENOMEM : 0;
 	if (!f->key) {
 		if (v->type == IB_V_LIST || v->type == IB_V_MAP)
-			return at(L, ev, IB_EPARSE, "found unhashable key (a %s used as a mapping key)",
-				  v->type == IB_V_LIST ? "sequence" : "mapping");
+			return at(L, ev, IB_EPARSE,
+			          "found unhashable key (a %s used as a mapping key)",
+			          v->type == IB_V_LIST ? "sequence" : "mapping");
 		f->key = v;
 		f->key_is_merge = is_merge_key;
 		return 0;
@@ -110,12 +111,13 @@ static int add_node(loader *L, struct fy_event *ev, ib_val *v, bool is_merge_key
 			for (size_t i = v->list.n; i-- > 0 && !rc;) {
 				if (v->list.v[i]->type != IB_V_MAP)
 					return at(L, ev, IB_EPARSE, "%s",
-						  "expected a mapping for merging, but found a sequence item that is not one");
+					          "expected a mapping for merging, but found a "
+					          "sequence item that is not one");
 				rc = ib_list_push(L->a, f->merges, v->list.v[i]);
 			}
 		} else {
 			return at(L, ev, IB_EPARSE, "%s",
-				  "expected a mapping or list of mappings for merging");
+			          "expected a mapping or list of mappings for merging");
 		}
 	} else {
 		rc = ib_map_set_key(L->a, f->node, f->key, v);
@@ -193,23 +195,27 @@ static int on_scalar(loader *L, struct fy_event *ev)
 		if (strcmp(tag, "str") == 0) {
 			v = ib_v_strn(L->a, s, n);
 		} else if (!strcmp(tag, "int") || !strcmp(tag, "float") || !strcmp(tag, "bool") ||
-			   !strcmp(tag, "null")) {
+		           !strcmp(tag, "null")) {
 			int rc = ib_yaml_resolve_plain(L->a, s, n, &v, L->e);
 			if (rc)
 				return at(L, ev, rc, "%s", L->e ? L->e->msg : "invalid scalar");
 			const char *got = ib_vtype_pyname(v);
 			if ((!strcmp(tag, "int") && v->type != IB_V_INT) ||
-			    (!strcmp(tag, "float") && v->type != IB_V_FLOAT && v->type != IB_V_INT) ||
+			    (!strcmp(tag, "float") && v->type != IB_V_FLOAT &&
+			     v->type != IB_V_INT) ||
 			    (!strcmp(tag, "bool") && v->type != IB_V_BOOL) ||
 			    (!strcmp(tag, "null") && v->type != IB_V_NULL))
-				return at(L, ev, IB_EPARSE, "scalar does not match its explicit tag (resolves to %s)", got);
+				return at(L, ev, IB_EPARSE,
+				          "scalar does not match its explicit tag (resolves to %s)",
+				          got);
 			if (!strcmp(tag, "float") && v->type == IB_V_INT) {
 				double d = (double)v->i;
 				v = ib_v_float(L->a, d);
 			}
 		} else {
 			return at(L, ev, IB_EPARSE,
-				  "could not determine a constructor for the tag '%s' (safe_load)", tag);
+			          "could not determine a constructor for the tag '%s' (safe_load)",
+			          tag);
 		}
 	} else if (style == FYSS_PLAIN && !tag) {
 		if (n == 2 && s[0] == '<' && s[1] == '<' && is_key) {
@@ -221,7 +227,8 @@ static int on_scalar(loader *L, struct fy_event *ev)
 			int rc = ib_yaml_resolve_plain(L->a, s, n, &v, L->e);
 			if (rc) {
 				char msg[sizeof L->e->msg];
-				snprintf(msg, sizeof msg, "%s", L->e ? L->e->msg : "invalid scalar");
+				snprintf(msg, sizeof msg, "%s",
+				         L->e ? L->e->msg : "invalid scalar");
 				return at(L, ev, rc, "%s", msg);
 			}
 		}
@@ -247,13 +254,13 @@ static int collect_diag(loader *L, struct fy_diag *diag, int fallback_line, int 
 	while ((de = fy_diag_errors_iterate(diag, &it)) != NULL) {
 		if (de->type >= FYET_ERROR)
 			return ib_fail(L->e, IB_EPARSE, L->name, de->line, de->column,
-				       "YAML syntax error: %s", de->msg);
+			               "YAML syntax error: %s", de->msg);
 	}
 	return ib_fail(L->e, IB_EPARSE, L->name, fallback_line, fallback_col, "YAML syntax error");
 }
 
 int ib_yaml_load(ib_arena *a, const char *name, const char *text, size_t len, ib_val **out,
-		 ib_error *e)
+                 ib_error *e)
 {
 	loader L = {.a = a, .e = e};
 	L.name = ib_arena_strdup(a, name ? name : "<input>");
@@ -283,7 +290,8 @@ int ib_yaml_load(ib_arena *a, const char *name, const char *text, size_t len, ib
 		case FYET_DOCUMENT_START:
 			if (++docs > 1)
 				rc = at(&L, ev, IB_EPARSE, "%s",
-					"expected a single document in the stream, but found another document");
+				        "expected a single document in the stream, but found "
+				        "another document");
 			break;
 		case FYET_SCALAR:
 			rc = on_scalar(&L, ev);
@@ -300,12 +308,14 @@ int ib_yaml_load(ib_arena *a, const char *name, const char *text, size_t len, ib
 			if (L.depth) {
 				frame *f = &L.stack[L.depth - 1];
 				if (f->node->type == IB_V_MAP && !f->key) {
-					rc = at(&L, ev, IB_EPARSE, "found unhashable key (a %s used as a mapping key)",
-						is_map ? "mapping" : "sequence");
+					rc = at(&L, ev, IB_EPARSE,
+					        "found unhashable key (a %s used as a mapping key)",
+					        is_map ? "mapping" : "sequence");
 					break;
 				}
 			}
-			rc = add_anchor(&L, is_map ? ev->mapping_start.anchor : ev->sequence_start.anchor, v);
+			rc = add_anchor(
+			    &L, is_map ? ev->mapping_start.anchor : ev->sequence_start.anchor, v);
 			if (!rc)
 				rc = push(&L, v);
 			break;
@@ -331,7 +341,8 @@ int ib_yaml_load(ib_arena *a, const char *name, const char *text, size_t len, ib
 			}
 			for (size_t i = 0; i < L.depth; i++)
 				if (L.stack[i].node == v)
-					rc = at(&L, ev, IB_EPARSE, "recursive alias '%s' is not supported", nm);
+					rc = at(&L, ev, IB_EPARSE,
+					        "recursive alias '%s' is not supported", nm);
 			if (!rc)
 				rc = add_node(&L, ev, v, false);
 			break;

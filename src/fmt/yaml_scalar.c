@@ -13,8 +13,10 @@ static bool isdig(char c)
 
 static bool is_bool_word(const char *s, size_t n, bool *val)
 {
-	static const char *const t[] = {"yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"};
-	static const char *const f[] = {"no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"};
+	static const char *const t[] = {"yes",  "Yes", "YES", "true", "True",
+	                                "TRUE", "on",  "On",  "ON"};
+	static const char *const f[] = {"no",    "No",  "NO",  "false", "False",
+	                                "FALSE", "off", "Off", "OFF"};
 	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
 		if (strlen(t[i]) == n && memcmp(t[i], s, n) == 0) {
 			*val = true;
@@ -31,7 +33,8 @@ static bool is_bool_word(const char *s, size_t n, bool *val)
 static bool is_null_word(const char *s, size_t n)
 {
 	return n == 0 || (n == 1 && s[0] == '~') ||
-	       (n == 4 && (!memcmp(s, "null", 4) || !memcmp(s, "Null", 4) || !memcmp(s, "NULL", 4)));
+	       (n == 4 &&
+	        (!memcmp(s, "null", 4) || !memcmp(s, "Null", 4) || !memcmp(s, "NULL", 4)));
 }
 
 /* Matches `(:[0-5]?[0-9])+` from s[i] to the end or, when stop_at_dot, to a '.'. */
@@ -78,7 +81,8 @@ static int_kind match_int(const char *s, size_t n)
 		return INT_NONE;
 	if (n - i >= 2 && s[i] == '0' && s[i + 1] == 'b' && all_in(s, i + 2, n, "01_"))
 		return INT_BIN;
-	if (n - i >= 2 && s[i] == '0' && s[i + 1] == 'x' && all_in(s, i + 2, n, "0123456789abcdefABCDEF_"))
+	if (n - i >= 2 && s[i] == '0' && s[i + 1] == 'x' &&
+	    all_in(s, i + 2, n, "0123456789abcdefABCDEF_"))
 		return INT_HEX;
 	if (s[i] == '0' && n - i >= 2 && all_in(s, i + 1, n, "01234567_"))
 		return INT_OCT;
@@ -127,9 +131,11 @@ static fl_kind match_float(const char *s, size_t n)
 	if (i < n && s[i] == '.') {
 		const char *r = s + i + 1;
 		size_t rn = n - i - 1;
-		if (rn == 3 && (!memcmp(r, "inf", 3) || !memcmp(r, "Inf", 3) || !memcmp(r, "INF", 3)))
+		if (rn == 3 &&
+		    (!memcmp(r, "inf", 3) || !memcmp(r, "Inf", 3) || !memcmp(r, "INF", 3)))
 			return FL_INF;
-		if (!sign && rn == 3 && (!memcmp(r, "nan", 3) || !memcmp(r, "NaN", 3) || !memcmp(r, "NAN", 3)))
+		if (!sign && rn == 3 &&
+		    (!memcmp(r, "nan", 3) || !memcmp(r, "NaN", 3) || !memcmp(r, "NAN", 3)))
 			return FL_NAN;
 		/* \.[0-9][0-9_]*(exp)? without sign */
 		if (sign || rn == 0 || !isdig(r[0]))
@@ -348,10 +354,10 @@ int ib_yaml_resolve_plain(ib_arena *a, const char *s, size_t n, ib_val **out, ib
 			int rc = construct_int(s, n, ik, &i);
 			if (rc == IB_ERANGE)
 				return ib_fail(e, IB_ERANGE, NULL, 0, 0,
-					       "integer %.*s does not fit in 64 bits", (int)n, s);
+				               "integer %.*s does not fit in 64 bits", (int)n, s);
 			if (rc)
-				return ib_fail(e, IB_EPARSE, NULL, 0, 0,
-					       "invalid integer %.*s", (int)n, s);
+				return ib_fail(e, IB_EPARSE, NULL, 0, 0, "invalid integer %.*s",
+				               (int)n, s);
 			v = ib_v_int(a, i);
 		} else if (match_timestamp(s, n)) {
 			v = ib_v_strn(a, s, n);
@@ -359,7 +365,7 @@ int ib_yaml_resolve_plain(ib_arena *a, const char *s, size_t n, ib_val **out, ib
 				v->type = IB_V_DATE;
 		} else if (n == 1 && s[0] == '=') {
 			return ib_fail(e, IB_EPARSE, NULL, 0, 0,
-				       "a plain '=' has no value (YAML 1.1 value key); quote it");
+			               "a plain '=' has no value (YAML 1.1 value key); quote it");
 		} else {
 			v = ib_v_strn(a, s, n);
 		}

@@ -28,10 +28,11 @@ static int hw_int(gen *g, const char *label, const char *field, int64_t *out)
 			}
 		for (size_t i = 0; i < n; i++)
 			ib_buf_printf(&keys, "%s%s", i ? ", " : "", names[i]);
-		int rc = ib_fail(g->e, IB_EINVAL, NULL, 0, 0,
-				 "entry '%s': runner '%s' requires '%s' in runner hardware metadata "
-				 "(runners.yaml 'hardware'). Available hardware keys: %s",
-				 g->key, label, field, keys.data ? keys.data : "(none)");
+		int rc =
+		    ib_fail(g->e, IB_EINVAL, NULL, 0, 0,
+		            "entry '%s': runner '%s' requires '%s' in runner hardware metadata "
+		            "(runners.yaml 'hardware'). Available hardware keys: %s",
+		            g->key, label, field, keys.data ? keys.data : "(none)");
 		ib_buf_free(&keys);
 		return rc;
 	}
@@ -77,7 +78,8 @@ static int util_rational(gen *g, const ib_val *u, __int128 *num, __int128 *den)
 	}
 	if (!digits || exp > 20 || exp < -30)
 		return ib_fail(g->e, IB_EINVAL, u->file, u->line, u->col,
-			       "entry '%s': dram-utilization %s is not a decimal number", g->key, text);
+		               "entry '%s': dram-utilization %s is not a decimal number", g->key,
+		               text);
 	for (; exp > 0; exp--)
 		n *= 10;
 	for (; exp < 0; exp++)
@@ -96,18 +98,19 @@ static int worker_gpus(gen *g, const ib_val *w, int64_t gpn, int64_t *out)
 	r *= pcp ? mx_ival(pcp) : 1;
 	if (r > gpn) {
 		if (r % gpn != 0)
-			return ib_fail(g->e, IB_EINVAL, w->file, w->line, w->col,
-				       "entry '%s': prefill worker tp*pp*pcp-size=%lld spans multiple nodes "
-				       "but is not a multiple of gpus-per-node=%lld",
-				       g->key, (long long)r, (long long)gpn);
+			return ib_fail(
+			    g->e, IB_EINVAL, w->file, w->line, w->col,
+			    "entry '%s': prefill worker tp*pp*pcp-size=%lld spans multiple nodes "
+			    "but is not a multiple of gpus-per-node=%lld",
+			    g->key, (long long)r, (long long)gpn);
 		*out = gpn;
 		return 0;
 	}
 	if (r <= 0 || gpn % r != 0)
 		return ib_fail(g->e, IB_EINVAL, w->file, w->line, w->col,
-			       "entry '%s': prefill worker tp*pp*pcp-size=%lld does not divide "
-			       "gpus-per-node=%lld evenly",
-			       g->key, (long long)r, (long long)gpn);
+		               "entry '%s': prefill worker tp*pp*pcp-size=%lld does not divide "
+		               "gpus-per-node=%lld evenly",
+		               g->key, (long long)r, (long long)gpn);
 	*out = r;
 	return 0;
 }
@@ -139,14 +142,16 @@ static int dram_gb(gen *g, const ib_val *acfg, const ib_val *bmk, int64_t *out)
 		int64_t ppv = pp ? mx_ival(pp) : 1, pcpv = pcp ? mx_ival(pcp) : 1;
 		n = tp * ppv * pcpv;
 		if (n > gpn)
-			return ib_fail(g->e, IB_EINVAL, bmk->file, bmk->line, bmk->col,
-				       "entry '%s': tp=%lld with pp=%lld and pcp-size=%lld requires %lld GPUs "
-				       "and exceeds gpus-per-node=%lld for runner '%s'",
-				       g->key, (long long)tp, (long long)ppv, (long long)pcpv, (long long)n,
-				       (long long)gpn, label);
+			return ib_fail(
+			    g->e, IB_EINVAL, bmk->file, bmk->line, bmk->col,
+			    "entry '%s': tp=%lld with pp=%lld and pcp-size=%lld requires %lld GPUs "
+			    "and exceeds gpus-per-node=%lld for runner '%s'",
+			    g->key, (long long)tp, (long long)ppv, (long long)pcpv, (long long)n,
+			    (long long)gpn, label);
 	}
 	if (gpn <= 0)
-		return ib_fail(g->e, IB_EINVAL, NULL, 0, 0, "runner '%s': gpus-per-node must be > 0", label);
+		return ib_fail(g->e, IB_EINVAL, NULL, 0, 0,
+		               "runner '%s': gpus-per-node must be > 0", label);
 	__int128 top = (__int128)avail * 1048576 * un * n;
 	__int128 bottom = ud * gpn * 1000000000;
 	*out = (int64_t)(top / bottom);
@@ -195,7 +200,8 @@ int mx_agentic(gen *g, const ib_val *acfg, const ib_val *bmk)
 		rc = mx_list_into(g, &c, list);
 	else
 		rc = mx_expand_into(g, &c, mx_ival(ib_map_get(bmk, "conc-start")),
-				    mx_ival(ib_map_get(bmk, "conc-end")), o->full_sweep ? o->step_size : 2);
+		                    mx_ival(ib_map_get(bmk, "conc-end")),
+		                    o->full_sweep ? o->step_size : 2);
 	if (rc)
 		return mx_oom(g);
 	if (o->full_sweep) {
@@ -223,9 +229,11 @@ int mx_agentic(gen *g, const ib_val *acfg, const ib_val *bmk)
 		if (!prefill || !decode || !kv)
 			return mx_oom(g);
 		if (kv->type != IB_V_STR)
-			return ib_fail(g->e, IB_EINVAL, bmk->file, bmk->line, bmk->col,
-				       "entry '%s': kv-offloading is null in a multinode agentic entry; "
-				       "write 'none' or 'dram'", g->key);
+			return ib_fail(
+			    g->e, IB_EINVAL, bmk->file, bmk->line, bmk->col,
+			    "entry '%s': kv-offloading is null in a multinode agentic entry; "
+			    "write 'none' or 'dram'",
+			    g->key);
 		bool none = strcmp(kv->str.s, "none") == 0;
 		for (size_t r = 0; r < g->runner_vals->list.n; r++) {
 			for (size_t i = 0; i < c.n; i++) {
@@ -256,7 +264,8 @@ int mx_agentic(gen *g, const ib_val *acfg, const ib_val *bmk)
 				SET(row, "scenario-type", scen);
 				if (has_backend)
 					SET(row, "kv-offload-backend", backend);
-				if (mx_add_components(g, row, bmk) || ib_list_push(g->a, g->rows, row))
+				if (mx_add_components(g, row, bmk) ||
+				    ib_list_push(g->a, g->rows, row))
 					return mx_oom(g);
 			}
 		}
@@ -289,7 +298,8 @@ int mx_agentic(gen *g, const ib_val *acfg, const ib_val *bmk)
 			SET(row, "dcp-size", mx_get_or_int(g->a, bmk, "dcp-size", 1));
 			SET(row, "pcp-size", mx_get_or_int(g->a, bmk, "pcp-size", 1));
 			SET(row, "ep", ep && ep->type != IB_V_NULL ? ep : ib_v_int(g->a, 1));
-			SET(row, "dp-attn", dp && dp->type != IB_V_NULL ? dp : ib_v_bool(g->a, false));
+			SET(row, "dp-attn",
+			    dp && dp->type != IB_V_NULL ? dp : ib_v_bool(g->a, false));
 			SET(row, "spec-decoding", spec);
 			SET(row, "conc", c.v[i]);
 			SET(row, "kv-offloading", kv);

@@ -36,8 +36,8 @@ static const ib_val *max_eligible(const ib_val *row)
 
 static bool ignored_key(const ib_val *k)
 {
-	static const char *const ign[] = {"conc", "run-eval", "eval-only", "eval-conc", "eval-all-concs",
-					  "exp-name"};
+	static const char *const ign[] = {"conc",      "run-eval",       "eval-only",
+	                                  "eval-conc", "eval-all-concs", "exp-name"};
 	if (k->type != IB_V_STR)
 		return false;
 	for (size_t i = 0; i < 6; i++)
@@ -73,8 +73,8 @@ static bool same_parallelism(const ib_val *x, const ib_val *y)
 
 static bool same_sn_group(const ib_val *x, const ib_val *y, bool agentic)
 {
-	static const char *const keys[] = {"model", "runner", "framework", "precision",
-					   "isl", "osl", "spec-decoding", "dp-attn"};
+	static const char *const keys[] = {"model", "runner", "framework",     "precision",
+	                                   "isl",   "osl",    "spec-decoding", "dp-attn"};
 	size_t n = agentic ? 4 : 8;
 	for (size_t i = 0; i < n; i++)
 		if (!ib_val_equal(ib_map_get(x, keys[i]), ib_map_get(y, keys[i])))
@@ -108,8 +108,8 @@ static ib_val *sorted_distinct(ib_arena *a, ib_val *const *v, size_t n)
  * spec-decoding, dp-attn]). */
 static uint64_t sn_hash(const ib_val *r, bool agentic)
 {
-	static const char *const keys[] = {"model", "runner", "framework", "precision",
-					   "isl", "osl", "spec-decoding", "dp-attn"};
+	static const char *const keys[] = {"model", "runner", "framework",     "precision",
+	                                   "isl",   "osl",    "spec-decoding", "dp-attn"};
 	uint64_t h = 17;
 	for (size_t i = 0; i < (agentic ? 4u : 8u); i++)
 		h = h * 1000003 + ib_val_hash(ib_map_get(r, keys[i]));
@@ -162,7 +162,7 @@ static bool same_group(const ib_val *x, const ib_val *y, int kind)
 
 /* The group id of rows[i] (of `kind`, hash h), creating a group if new. */
 static size_t grouper_get(grouper *g, ib_val *const *rows, size_t i, int kind, uint64_t h,
-			  const int *kinds)
+                          const int *kinds)
 {
 	size_t k = (size_t)(h ^ (uint64_t)kind * 0x9e3779b97f4a7c15ULL) & (g->cap - 1);
 	for (;; k = (k + 1) & (g->cap - 1)) {
@@ -190,9 +190,9 @@ int mx_mark_evals(ib_arena *a, ib_val *rows, bool include_agentic)
 	ib_val *t = ib_v_bool(a, true), *f = ib_v_bool(a, false);
 	grouper gr = {0};
 	int rc = (!kind || !best || !grp || !leader || !marked || !cs || !t || !f ||
-		  grouper_init(&gr, n))
-			 ? IB_ENOMEM
-			 : 0;
+	          grouper_init(&gr, n))
+	             ? IB_ENOMEM
+	             : 0;
 	for (size_t i = 0; !rc && i < n; i++) {
 		bool agentic = is_agentic(r[i]), mn = ib_map_has(r[i], "prefill");
 		bool tp = ib_map_has(r[i], "tp");
@@ -208,8 +208,8 @@ int mx_mark_evals(ib_arena *a, ib_val *rows, bool include_agentic)
 			continue;
 		}
 		uint64_t h = kind[i] == K_SN_FIXED || kind[i] == K_SN_AGENTIC
-				     ? sn_hash(r[i], kind[i] == K_SN_AGENTIC)
-				     : mn_hash(r[i]);
+		                 ? sn_hash(r[i], kind[i] == K_SN_AGENTIC)
+		                 : mn_hash(r[i]);
 		grp[i] = grouper_get(&gr, r, i, kind[i], h, kind);
 		/* the first row with the largest value leads its group */
 		size_t l = leader[grp[i]];

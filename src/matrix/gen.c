@@ -1,6 +1,6 @@
 /* Row generation for full-sweep and test-config (matrix.md §2.3–2.7). */
-#include "matrix/matrix.h"
 #include "config/config.h"
+#include "matrix/matrix.h"
 #include "matrix/private.h"
 
 #include <stdio.h>
@@ -36,9 +36,12 @@ size_t mx_expand(int64_t start, int64_t end, int64_t step, int64_t *out, size_t 
 double mx_num(const ib_val *v)
 {
 	switch (v ? v->type : IB_V_NULL) {
-	case IB_V_INT: return (double)v->i;
-	case IB_V_BOOL: return v->b;
-	case IB_V_FLOAT: return v->f;
+	case IB_V_INT:
+		return (double)v->i;
+	case IB_V_BOOL:
+		return v->b;
+	case IB_V_FLOAT:
+		return v->f;
 	default: {
 		int64_t i = 0;
 		cfg_lax_int(v, &i);
@@ -59,9 +62,15 @@ void mx_py_str(ib_buf *b, const ib_val *v)
 {
 	char tmp[64];
 	switch (v ? v->type : IB_V_NULL) {
-	case IB_V_NULL: ib_buf_puts(b, "None"); break;
-	case IB_V_BOOL: ib_buf_puts(b, v->b ? "True" : "False"); break;
-	case IB_V_INT: ib_buf_printf(b, "%lld", (long long)v->i); break;
+	case IB_V_NULL:
+		ib_buf_puts(b, "None");
+		break;
+	case IB_V_BOOL:
+		ib_buf_puts(b, v->b ? "True" : "False");
+		break;
+	case IB_V_INT:
+		ib_buf_printf(b, "%lld", (long long)v->i);
+		break;
 	case IB_V_FLOAT:
 		ib_json_float_repr(v->f, tmp, sizeof tmp);
 		if (!strcmp(tmp, "Infinity"))
@@ -73,7 +82,9 @@ void mx_py_str(ib_buf *b, const ib_val *v)
 		ib_buf_puts(b, tmp);
 		break;
 	case IB_V_STR:
-	case IB_V_DATE: ib_buf_append(b, v->str.s, v->str.len); break;
+	case IB_V_DATE:
+		ib_buf_append(b, v->str.s, v->str.len);
+		break;
 	default: {
 		char r[256];
 		ib_val_repr(v, r, sizeof r);
@@ -120,7 +131,8 @@ bool mx_seq_selected(const mx_opts *o, const ib_val *isl, const ib_val *osl)
 ib_val *mx_worker_with_defaults(ib_arena *a, const ib_val *w)
 {
 	ib_val *c = ib_map_copy(a, w);
-	static ib_val keys[] = {IB_KEY_INIT("pp"), IB_KEY_INIT("dcp-size"), IB_KEY_INIT("pcp-size")};
+	static ib_val keys[] = {IB_KEY_INIT("pp"), IB_KEY_INIT("dcp-size"),
+	                        IB_KEY_INIT("pcp-size")};
 	for (int i = 0; c && i < 3; i++) {
 		ib_val *v = ib_map_get(w, keys[i].str.s);
 		if (!v)
@@ -167,16 +179,16 @@ int mx_add_components(gen *g, ib_val *row, const ib_val *bmk)
 /* The common head of every row: image .. framework, runner. */
 ib_val *mx_row_head(gen *g, ib_val *runner)
 {
-	static ib_val keys[] = {IB_KEY_INIT("image"),	  IB_KEY_INIT("model"),
-				IB_KEY_INIT("model-prefix"), IB_KEY_INIT("precision"),
-				IB_KEY_INIT("framework"),	  IB_KEY_INIT("runner")};
+	static ib_val keys[] = {IB_KEY_INIT("image"),        IB_KEY_INIT("model"),
+	                        IB_KEY_INIT("model-prefix"), IB_KEY_INIT("precision"),
+	                        IB_KEY_INIT("framework"),    IB_KEY_INIT("runner")};
 	ib_val *r = ib_v_map_cap(g->a, 24);
 	for (int i = 0; r && i < 6; i++)
-		if (ib_map_set_key(g->a, r, &keys[i], i < 5 ? ib_map_get(g->cfg, keys[i].str.s) : runner))
+		if (ib_map_set_key(g->a, r, &keys[i],
+		                   i < 5 ? ib_map_get(g->cfg, keys[i].str.s) : runner))
 			return NULL;
 	return r;
 }
-
 
 /* "<model-prefix>_<seqlen>" */
 static ib_val *fixed_exp_name(gen *g, const ib_val *isl, const ib_val *osl)
@@ -263,14 +275,16 @@ int mx_tc_concs(gen *g, const ib_val *bmk, cvals *c, bool *skip)
 	*skip = false;
 	if (kv) {
 		if (kv->val->type != IB_V_LIST)
-			return ib_fail(g->e, IB_EINVAL, kv->val->file, kv->val->line, kv->val->col,
-				       "entry '%s': field 'conc-list' is null while a range is given; "
-				       "test-config takes 'conc-list' whenever the key is present "
-				       "(remove the key)", g->key);
+			return ib_fail(
+			    g->e, IB_EINVAL, kv->val->file, kv->val->line, kv->val->col,
+			    "entry '%s': field 'conc-list' is null while a range is given; "
+			    "test-config takes 'conc-list' whenever the key is present "
+			    "(remove the key)",
+			    g->key);
 		if (mx_list_into(g, c, kv->val))
 			return IB_ENOMEM;
 	} else if (mx_expand_into(g, c, mx_ival(ib_map_get(bmk, "conc-start")),
-			       mx_ival(ib_map_get(bmk, "conc-end")), 2)) {
+	                          mx_ival(ib_map_get(bmk, "conc-end")), 2)) {
 		return IB_ENOMEM;
 	}
 	if (g->o->nconc) {
@@ -309,7 +323,8 @@ static int fs_concs(gen *g, const ib_val *bmk, bool sn, cvals *c, bool *skip)
 		}
 		return 0;
 	}
-	int64_t start = mx_ival(ib_map_get(bmk, "conc-start")), end = mx_ival(ib_map_get(bmk, "conc-end"));
+	int64_t start = mx_ival(ib_map_get(bmk, "conc-start")),
+	        end = mx_ival(ib_map_get(bmk, "conc-end"));
 	if (!sn) {
 		if (mx_expand_into(g, c, start, end, o->step_size))
 			return IB_ENOMEM;
@@ -351,7 +366,8 @@ int mx_sn_fixed(gen *g, const ib_val *isl, const ib_val *osl, const ib_val *bmk)
 {
 	const mx_opts *o = g->o;
 	ib_val *ep = ib_map_get(bmk, "ep");
-	if (o->full_sweep && o->has_max_tp && (o->max_tp <= 0 || mx_num(ib_map_get(bmk, "tp")) > (double)o->max_tp))
+	if (o->full_sweep && o->has_max_tp &&
+	    (o->max_tp <= 0 || mx_num(ib_map_get(bmk, "tp")) > (double)o->max_tp))
 		return 0;
 	if (o->full_sweep && o->has_max_ep) {
 		if (o->max_ep <= 0)
@@ -383,7 +399,8 @@ int mx_sn_fixed(gen *g, const ib_val *isl, const ib_val *osl, const ib_val *bmk)
 			SET(row, "conc", c.v[i]);
 			SET(row, "max-model-len", mml);
 			SET(row, "ep", ep && ep->type != IB_V_NULL ? ep : ib_v_int(g->a, 1));
-			SET(row, "dp-attn", dp && dp->type != IB_V_NULL ? dp : ib_v_bool(g->a, false));
+			SET(row, "dp-attn",
+			    dp && dp->type != IB_V_NULL ? dp : ib_v_bool(g->a, false));
 			SET(row, "spec-decoding", mx_get_or(g->a, bmk, "spec-decoding", "none"));
 			SET(row, "exp-name", exp);
 			SET(row, "disagg", g->disagg);
@@ -399,7 +416,8 @@ int mx_mn_fixed(gen *g, const ib_val *isl, const ib_val *osl, const ib_val *bmk)
 {
 	cvals c = {0};
 	bool skip;
-	int rc = g->o->full_sweep ? fs_concs(g, bmk, false, &c, &skip) : mx_tc_concs(g, bmk, &c, &skip);
+	int rc =
+	    g->o->full_sweep ? fs_concs(g, bmk, false, &c, &skip) : mx_tc_concs(g, bmk, &c, &skip);
 	if (rc || skip)
 		return rc;
 	ib_val *conc = ib_v_list(g->a);

@@ -99,7 +99,7 @@ static int one_config(gen *g)
 			if (!node_ok)
 				continue;
 			int rc = g->multinode ? mx_mn_fixed(g, isl, osl, ss->list.v[j])
-					      : mx_sn_fixed(g, isl, osl, ss->list.v[j]);
+			                      : mx_sn_fixed(g, isl, osl, ss->list.v[j]);
 			if (rc)
 				return rc;
 		}
@@ -143,12 +143,15 @@ static int resolve_keys(gen *g, const ib_val *master, ib_val **out)
 		if (!matched) {
 			char *avail = sorted_keys(g->a, master);
 			if (pattern)
-				return ib_fail(g->e, IB_EINVAL, NULL, 0, 0,
-					       "pattern '%s' (--config-keys) matched no config keys.\n"
-					       "Available keys: %s", k, avail ? avail : "");
-			return ib_fail(g->e, IB_EINVAL, NULL, 0, 0,
-				       "config key '%s' (--config-keys) not found.\nAvailable keys: %s", k,
-				       avail ? avail : "");
+				return ib_fail(
+				    g->e, IB_EINVAL, NULL, 0, 0,
+				    "pattern '%s' (--config-keys) matched no config keys.\n"
+				    "Available keys: %s",
+				    k, avail ? avail : "");
+			return ib_fail(
+			    g->e, IB_EINVAL, NULL, 0, 0,
+			    "config key '%s' (--config-keys) not found.\nAvailable keys: %s", k,
+			    avail ? avail : "");
 		}
 	}
 	*out = keys;
@@ -156,7 +159,7 @@ static int resolve_keys(gen *g, const ib_val *master, ib_val **out)
 }
 
 int mx_generate(ib_arena *a, const mx_opts *o, const ib_val *master, const ib_val *runners,
-		ib_val **rows, ib_error *e)
+                ib_val **rows, ib_error *e)
 {
 	gen g = {.a = a, .o = o, .runners = runners, .e = e};
 	g.rows = ib_v_list(a);
@@ -173,13 +176,16 @@ int mx_generate(ib_arena *a, const mx_opts *o, const ib_val *master, const ib_va
 			for (size_t j = 0; j < i; j++)
 				dup |= strcmp(o->runner_type.v[j], o->runner_type.v[i]) == 0;
 			if (!dup)
-				ib_buf_printf(&bad, "%s'%s'", nbad++ ? ", " : "", o->runner_type.v[i]);
+				ib_buf_printf(&bad, "%s'%s'", nbad++ ? ", " : "",
+				              o->runner_type.v[i]);
 		}
 		if (nbad) {
 			char *valid = sorted_keys(a, labels);
-			int rc = ib_fail(e, IB_EINVAL, NULL, 0, 0,
-					 "invalid runner type(s) (--runner-type): {%s}. Valid runner types "
-					 "are: %s", bad.data, valid ? valid : "");
+			int rc = ib_fail(
+			    e, IB_EINVAL, NULL, 0, 0,
+			    "invalid runner type(s) (--runner-type): {%s}. Valid runner types "
+			    "are: %s",
+			    bad.data, valid ? valid : "");
 			ib_buf_free(&bad);
 			return rc;
 		}
@@ -193,9 +199,12 @@ int mx_generate(ib_arena *a, const mx_opts *o, const ib_val *master, const ib_va
 				if (!ok)
 					continue;
 			}
-			if ((o->precision.n && !any_eq(&o->precision, ib_map_get(cfg, "precision"))) ||
-			    (o->framework.n && !any_eq(&o->framework, ib_map_get(cfg, "framework"))) ||
-			    (o->runner_type.n && !any_eq(&o->runner_type, ib_map_get(cfg, "runner"))))
+			if ((o->precision.n &&
+			     !any_eq(&o->precision, ib_map_get(cfg, "precision"))) ||
+			    (o->framework.n &&
+			     !any_eq(&o->framework, ib_map_get(cfg, "framework"))) ||
+			    (o->runner_type.n &&
+			     !any_eq(&o->runner_type, ib_map_get(cfg, "runner"))))
 				continue;
 			g.key = key;
 			g.cfg = cfg;

@@ -49,7 +49,7 @@ void mx_opts_init(mx_opts *o, bool full_sweep);
  * runner type or config key, a pattern that matches nothing, a DRAM budget
  * that cannot be computed. IB_ENOMEM on allocation failure. */
 int mx_generate(ib_arena *a, const mx_opts *o, const ib_val *master, const ib_val *runners,
-		ib_val **rows, ib_error *e);
+                ib_val **rows, ib_error *e);
 
 /* Concurrency expansion: start, start*step, ... clamped so that `end` is
  * always the last value. Writes at most cap values to out and returns how

@@ -10,22 +10,19 @@ typedef struct {
 	const ib_val *runners;
 	ib_val *rows;
 	ib_error *e;
-	const char *key;   /* current config key */
-	const ib_val *cfg; /* current config entry */
+	const char *key;     /* current config key */
+	const ib_val *cfg;   /* current config entry */
 	ib_val *runner_vals; /* list of runner strings for this config */
 	bool multinode;
 	ib_val *disagg;
-	ib_val *none_str;
 } gen;
 
-
-/* Concurrency values of a fixed entry: a list of ib_val* in *out. Returns
- * 0 and sets *skip when the entry yields nothing. */
+/* The concurrency values of one search-space entry (raw list items or
+ * expanded ints), in order. */
 typedef struct {
 	ib_val **v;
 	size_t n;
 } cvals;
-
 
 int mx_oom(gen *g);
 double mx_num(const ib_val *v);
