@@ -5,7 +5,7 @@ PREFIX  ?= /usr/local
 BUILD   ?= build
 
 PKGS     = libfyaml
-DEPS_APT = gcc make pkg-config libfyaml-dev libcriterion-dev time
+DEPS_APT = gcc make pkg-config libfyaml-dev libcriterion-dev time valgrind
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lfyaml)
@@ -51,9 +51,10 @@ deps:
 	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	$$SUDO apt-get update && $$SUDO apt-get install -y $(DEPS_APT)
 
-# Unit tests (Criterion), golden data and end-to-end tests, all under ASan+UBSan.
-test: $(BUILD)/san/infbench $(BUILD)/san/unit_tests
-	@tests/run.sh $(BUILD)/san/infbench $(BUILD)/san/unit_tests
+# Unit tests (Criterion), golden data and end-to-end tests under ASan+UBSan, and
+# the release build under valgrind.
+test: $(BUILD)/san/infbench $(BUILD)/san/unit_tests $(BUILD)/infbench
+	@IB_RELEASE=$(BUILD)/infbench tests/run.sh $(BUILD)/san/infbench $(BUILD)/san/unit_tests
 
 unit: $(BUILD)/san/unit_tests
 	$(BUILD)/san/unit_tests

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The release build (no sanitizers) under valgrind memcheck: no invalid access,
+# no use of uninitialised memory, no leak, on a full sweep with every eval mode,
+# on test-config with a node filter and on a validation run full of problems.
+# Usage: valgrind.sh ANY   (uses $IB_RELEASE, default build/infbench)
+# Ends with "valgrind: N passed, N failed".
+set -u
+set -f # arguments below contain glob patterns meant for infbench
+root=$(cd "$(dirname "$0")/../.." && pwd)
+bin=${IB_RELEASE:-$root/build/infbench}
+pass=0
+fail=0
+if ! command -v valgrind >/dev/null; then
+	echo "valgrind is not installed (make deps installs it)"
+	echo "valgrind: 0 passed, 1 failed"
+	exit 1
+fi
+cd "$root" || exit 2
+inv=tests/golden/matrix/synthetic/invalid
+masters="configs/amd-master.yaml configs/nvidia-master.yaml"
+while IFS='|' read -r name args; do
+	# shellcheck disable=SC2086
+	valgrind -q --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all \
+		--error-exitcode=99 "$bin" $args >/dev/null 2>"${TMPDIR:-/tmp}/vg.$$"
+	rc=$?
+	if [ "$rc" = 99 ] || grep -q '==[0-9]*==' "${TMPDIR:-/tmp}/vg.$$"; then
+		echo "FAIL $name:"
+		grep '==[0-9]*==' "${TMPDIR:-/tmp}/vg.$$" | head -n 20
+		fail=$((fail + 1))
+	else
+		pass=$((pass + 1))
+	fi
+	rm -f "${TMPDIR:-/tmp}/vg.$$"
+done <<EOF2
+full-sweep all-evals|matrix full-sweep --config-files $masters --runner-config configs/runners.yaml --all-evals
+full-sweep evals-only|matrix full-sweep --config-files $masters --runner-config configs/runners.yaml --evals-only --runner-node-filter amd
+test-config node filter|matrix test-config --config-files $masters --runner-config configs/runners.yaml --config-keys * --runner-node-filter mi
+validate with problems|validate --config-files $inv/i01-conc-list-and-range.yaml $inv/i22-mn-agentic-explicit-pp.yaml $inv/i30-not-a-mapping.yaml configs/nope.yaml --runner-config $inv/r05-hardware-gpus-zero.yaml
+generation error|matrix full-sweep --config-files $inv/g02-mn-agentic-prefill-misaligned.yaml --runner-config tests/golden/matrix/synthetic/runners.yaml
+usage error|matrix full-sweep --config-files configs/amd-master.yaml --max-conc abc
+EOF2
+echo "valgrind: $pass passed, $fail failed"
+[ "$fail" = 0 ]
