@@ -34,25 +34,7 @@ printf '%s eval rows -> %s\n' "$(rows "$out/evals.json")" "$out/evals.json"
 
 echo
 echo "== 4. a bad config is reported with file, line, column, entry and field"
-bad=$out/bad-master.yaml
-cat >"$bad" <<'YAML'
-demo-bad-key:
-  image: img:1
-  model: org/model
-  model-prefix: demo
-  precision: fp8
-  framework: vllm
-  runner: mi355x
-  multinode: false
-  scenarios:
-    fixed-seq-len:
-    - isl: 1024
-      osl: 1024
-      search-space:
-      - { tp: 6, dcp-size: 4, conc-start: 1, conc-end: 8 }
-      - { tp: 8, conc-start: 64, conc-end: 8 }
-      - { tp: 8, pp: 0, conc-list: [4, 8] }
-YAML
+bad=docs/examples/three-problems.yaml
 "$bin" validate --config-files "$bad" --runner-config configs/runners.yaml || true
 echo
 echo "Next: 'infbench matrix full-sweep --help'; docs/ has a page per command."

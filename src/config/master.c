@@ -132,6 +132,13 @@ static bool check_kv_offload(vctx *c, const ib_val *n)
 	return true;
 }
 
+/* pp, dcp-size, pcp-size: strict ints > 0, default 1 */
+#define PARALLEL_FIELDS                                                                            \
+	{"pp", FT_SINT_POS, P_DEF, NULL}, {"dcp-size", FT_SINT_POS, P_DEF, NULL},                  \
+	{                                                                                          \
+		"pcp-size", FT_SINT_POS, P_DEF, NULL                                               \
+	}
+
 static const field component_fields[] = {
     {"name", FT_STR1, P_REQ, NULL},
     {"version", FT_VERSION, P_REQ, NULL},
@@ -149,9 +156,7 @@ static const model backend = {"kv-offload-backend (name, version)", backend_fiel
 static const field worker_fields[] = {
     {"num-worker", FT_INT, P_REQ, NULL},
     {"tp", FT_INT, P_REQ, NULL},
-    {"pp", FT_SINT_POS, P_DEF, NULL},
-    {"dcp-size", FT_SINT_POS, P_DEF, NULL},
-    {"pcp-size", FT_SINT_POS, P_DEF, NULL},
+    PARALLEL_FIELDS,
     {"ep", FT_INT, P_REQ, NULL},
     {"dp-attn", FT_BOOL, P_REQ, NULL},
     {"hardware", FT_STR1, P_OPT, NULL},
@@ -173,9 +178,7 @@ static bool sn_entry_after(vctx *c, const ib_val *n)
 
 static const field sn_entry_fields[] = {
     {"tp", FT_INT, P_REQ, NULL},
-    {"pp", FT_SINT_POS, P_DEF, NULL},
-    {"dcp-size", FT_SINT_POS, P_DEF, NULL},
-    {"pcp-size", FT_SINT_POS, P_DEF, NULL},
+    PARALLEL_FIELDS,
     {"ep", FT_INT, P_OPT, NULL},
     {"spec-decoding", FT_SPEC, P_DEF, NULL},
     {"dp-attn", FT_BOOL, P_OPT, NULL},
@@ -250,9 +253,7 @@ static bool agentic_entry_after(vctx *c, const ib_val *n)
 
 static const field agentic_entry_fields[] = {
     {"tp", FT_INT, P_OPT, NULL},
-    {"pp", FT_SINT_POS, P_DEF, NULL},
-    {"dcp-size", FT_SINT_POS, P_DEF, NULL},
-    {"pcp-size", FT_SINT_POS, P_DEF, NULL},
+    PARALLEL_FIELDS,
     {"ep", FT_INT, P_OPT, NULL},
     {"dp-attn", FT_BOOL, P_OPT, NULL},
     {"spec-decoding", FT_SPEC, P_DEF, NULL},

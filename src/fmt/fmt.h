@@ -109,6 +109,9 @@ static inline bool ib_val_is_int(const ib_val *v)
 {
 	return v && v->type == IB_V_INT;
 }
+/* Appends Python's str(v): strings as they are, None/True/False, numbers as
+ * Python prints them (1.0, inf); containers as their short repr. */
+void ib_val_pystr(ib_buf *b, const ib_val *v);
 /* Writes a short Python-repr-like rendering of v into out (truncated). */
 void ib_val_repr(const ib_val *v, char *out, size_t cap);
 

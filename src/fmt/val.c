@@ -358,10 +358,10 @@ const char *ib_vtype_pyname(const ib_val *v)
 	return "object";
 }
 
-static void repr_into(const ib_val *v, ib_buf *b, int depth)
+/* Python str() of None, bools and numbers (inf, nan as Python prints them). */
+static void scalar_str(const ib_val *v, ib_buf *b)
 {
-	if (b->len > 200)
-		return;
+	char f[40];
 	switch (v ? v->type : IB_V_NULL) {
 	case IB_V_NULL:
 		ib_buf_puts(b, "None");
@@ -372,8 +372,7 @@ static void repr_into(const ib_val *v, ib_buf *b, int depth)
 	case IB_V_INT:
 		ib_buf_printf(b, "%lld", (long long)v->i);
 		break;
-	case IB_V_FLOAT: {
-		char f[40];
+	case IB_V_FLOAT:
 		if (isnan(v->f))
 			snprintf(f, sizeof f, "nan");
 		else if (isinf(v->f))
@@ -382,7 +381,22 @@ static void repr_into(const ib_val *v, ib_buf *b, int depth)
 			ib_json_float_repr(v->f, f, sizeof f);
 		ib_buf_puts(b, f);
 		break;
+	default:
+		break;
 	}
+}
+
+static void repr_into(const ib_val *v, ib_buf *b, int depth)
+{
+	if (b->len > 200)
+		return;
+	switch (v ? v->type : IB_V_NULL) {
+	case IB_V_NULL:
+	case IB_V_BOOL:
+	case IB_V_INT:
+	case IB_V_FLOAT:
+		scalar_str(v, b);
+		break;
 	case IB_V_STR:
 		ib_buf_printf(b, "'%.*s'", (int)(v->str.len > 80 ? 80 : v->str.len), v->str.s);
 		if (v->str.len > 80)
@@ -433,4 +447,17 @@ void ib_val_repr(const ib_val *v, char *out, size_t cap)
 	}
 	snprintf(out, cap, "%s", b.data ? b.data : "");
 	ib_buf_free(&b);
+}
+
+void ib_val_pystr(ib_buf *b, const ib_val *v)
+{
+	if (v && (v->type == IB_V_STR || v->type == IB_V_DATE)) {
+		ib_buf_append(b, v->str.s, v->str.len);
+	} else if (v && (v->type == IB_V_LIST || v->type == IB_V_MAP)) {
+		char r[256];
+		ib_val_repr(v, r, sizeof r);
+		ib_buf_puts(b, r);
+	} else {
+		scalar_str(v, b);
+	}
 }

@@ -164,9 +164,9 @@ static const char *kv_suffix(gen *g, const ib_val *kv, const ib_val *backend)
 		return "kvnone";
 	ib_buf b = {0};
 	ib_buf_puts(&b, "kv");
-	mx_py_str(&b, kv);
+	ib_val_pystr(&b, kv);
 	ib_buf_putc(&b, '-');
-	mx_py_str(&b, ib_map_get(backend, "name"));
+	ib_val_pystr(&b, ib_map_get(backend, "name"));
 	char *s = ib_arena_strdup(g->a, b.data);
 	ib_buf_free(&b);
 	return s;
@@ -175,13 +175,13 @@ static const char *kv_suffix(gen *g, const ib_val *kv, const ib_val *backend)
 static void worker_tag(ib_buf *b, const ib_val *w, char role)
 {
 	ib_buf_putc(b, role);
-	mx_py_str(b, ib_map_get(w, "num-worker"));
+	ib_val_pystr(b, ib_map_get(w, "num-worker"));
 	ib_buf_putc(b, 'x');
-	mx_py_str(b, ib_map_get(w, "tp"));
+	ib_val_pystr(b, ib_map_get(w, "tp"));
 	const ib_val *ep = ib_map_get(w, "ep");
 	if (ep && !(ep->type != IB_V_STR && ep->type != IB_V_NULL && mx_num(ep) == 1)) {
 		ib_buf_puts(b, "ep");
-		mx_py_str(b, ep);
+		ib_val_pystr(b, ep);
 	}
 	if (ib_val_truthy(ib_map_get(w, "dp-attn")))
 		ib_buf_puts(b, "dpa");
@@ -241,13 +241,13 @@ int mx_agentic(gen *g, const ib_val *acfg, const ib_val *bmk)
 				ib_val *conc = ib_v_list(g->a);
 				if (!row || !conc || ib_list_push(g->a, conc, c.v[i]))
 					return mx_oom(g);
-				mx_py_str(&b, ib_map_get(g->cfg, "model-prefix"));
+				ib_val_pystr(&b, ib_map_get(g->cfg, "model-prefix"));
 				ib_buf_putc(&b, '_');
 				worker_tag(&b, prefill, 'p');
 				ib_buf_putc(&b, '_');
 				worker_tag(&b, decode, 'd');
 				ib_buf_puts(&b, "_conc");
-				mx_py_str(&b, c.v[i]);
+				ib_val_pystr(&b, c.v[i]);
 				if (!none)
 					ib_buf_printf(&b, "_%s", kv_suffix(g, kv, backend));
 				ib_val *exp = ib_v_strn(g->a, b.data, b.len);
@@ -277,15 +277,15 @@ int mx_agentic(gen *g, const ib_val *acfg, const ib_val *bmk)
 	const char *suffix = kv_suffix(g, kv, backend);
 	bool spec_none = spec->type == IB_V_STR && strcmp(spec->str.s, "none") == 0;
 	for (size_t i = 0; i < c.n; i++) {
-		mx_py_str(&b, ib_map_get(g->cfg, "model-prefix"));
+		ib_val_pystr(&b, ib_map_get(g->cfg, "model-prefix"));
 		ib_buf_puts(&b, "_tp");
-		mx_py_str(&b, ib_map_get(bmk, "tp"));
+		ib_val_pystr(&b, ib_map_get(bmk, "tp"));
 		ib_buf_puts(&b, "_conc");
-		mx_py_str(&b, c.v[i]);
+		ib_val_pystr(&b, c.v[i]);
 		ib_buf_printf(&b, "_%s", suffix);
 		if (!spec_none) {
 			ib_buf_puts(&b, "_spec-");
-			mx_py_str(&b, spec);
+			ib_val_pystr(&b, spec);
 		}
 		ib_val *exp = ib_v_strn(g->a, b.data, b.len);
 		b.len = 0;

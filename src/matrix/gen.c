@@ -57,42 +57,6 @@ int64_t mx_ival(const ib_val *v)
 	return i;
 }
 
-/* Python str(v) for scalars, appended to b. */
-void mx_py_str(ib_buf *b, const ib_val *v)
-{
-	char tmp[64];
-	switch (v ? v->type : IB_V_NULL) {
-	case IB_V_NULL:
-		ib_buf_puts(b, "None");
-		break;
-	case IB_V_BOOL:
-		ib_buf_puts(b, v->b ? "True" : "False");
-		break;
-	case IB_V_INT:
-		ib_buf_printf(b, "%lld", (long long)v->i);
-		break;
-	case IB_V_FLOAT:
-		ib_json_float_repr(v->f, tmp, sizeof tmp);
-		if (!strcmp(tmp, "Infinity"))
-			snprintf(tmp, sizeof tmp, "inf");
-		else if (!strcmp(tmp, "-Infinity"))
-			snprintf(tmp, sizeof tmp, "-inf");
-		else if (!strcmp(tmp, "NaN"))
-			snprintf(tmp, sizeof tmp, "nan");
-		ib_buf_puts(b, tmp);
-		break;
-	case IB_V_STR:
-	case IB_V_DATE:
-		ib_buf_append(b, v->str.s, v->str.len);
-		break;
-	default: {
-		char r[256];
-		ib_val_repr(v, r, sizeof r);
-		ib_buf_puts(b, r);
-	}
-	}
-}
-
 /* isl + osl + 256 with Python's int/float promotion. */
 static ib_val *max_model_len(ib_arena *a, const ib_val *isl, const ib_val *osl)
 {
@@ -111,9 +75,9 @@ static void seq_len_str(ib_buf *b, const ib_val *isl, const ib_val *osl)
 	} else if (numeric && i == 8192 && o == 1024) {
 		ib_buf_puts(b, "8k1k");
 	} else {
-		mx_py_str(b, isl);
+		ib_val_pystr(b, isl);
 		ib_buf_putc(b, '_');
-		mx_py_str(b, osl);
+		ib_val_pystr(b, osl);
 	}
 }
 
@@ -194,7 +158,7 @@ ib_val *mx_row_head(gen *g, ib_val *runner)
 static ib_val *fixed_exp_name(gen *g, const ib_val *isl, const ib_val *osl)
 {
 	ib_buf n = {0};
-	mx_py_str(&n, ib_map_get(g->cfg, "model-prefix"));
+	ib_val_pystr(&n, ib_map_get(g->cfg, "model-prefix"));
 	ib_buf_putc(&n, '_');
 	seq_len_str(&n, isl, osl);
 	ib_val *v = n.data ? ib_v_strn(g->a, n.data, n.len) : NULL;

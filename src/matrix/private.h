@@ -26,7 +26,6 @@ typedef struct {
 
 int mx_oom(gen *g);
 double mx_num(const ib_val *v);
-void mx_py_str(ib_buf *b, const ib_val *v);
 int mx_push_c(gen *g, cvals *c, ib_val *v);
 int mx_expand_into(gen *g, cvals *c, int64_t start, int64_t end, int64_t step);
 int mx_list_into(gen *g, cvals *c, const ib_val *list);

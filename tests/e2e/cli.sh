@@ -96,24 +96,7 @@ expect_rc 1 "missing config"
 expect_grep "$tmp/err" "nope.yaml: input file does not exist" "missing config"
 
 # -- validate reports every problem: three in one entry, one in another file
-cat >"$tmp/three.yaml" <<'YAML'
-three-problems:
-  image: img:1
-  model: org/model
-  model-prefix: demo
-  precision: fp8
-  framework: vllm
-  runner: mi355x
-  multinode: false
-  scenarios:
-    fixed-seq-len:
-    - isl: 1024
-      osl: 1024
-      search-space:
-      - { tp: 6, dcp-size: 4, conc-start: 1, conc-end: 8 }
-      - { tp: 8, conc-start: 64, conc-end: 8 }
-      - { tp: 8, pp: 0, conc-list: [4, 8] }
-YAML
+cp "$root/docs/examples/three-problems.yaml" "$tmp/three.yaml"
 cat >"$tmp/other.yaml" <<'YAML'
 other-entry:
   image: img:1
@@ -132,11 +115,11 @@ other-entry:
 YAML
 run "$bin" validate --config-files "$tmp/three.yaml" --runner-config "$cfg/runners.yaml"
 expect_rc 1 "three problems"
-n=$(grep -cE "three.yaml:[0-9]+:[0-9]+: entry 'three-problems': field 'scenarios.fixed-seq-len\[0\].search-space\[[0-2]\]" "$tmp/err")
+n=$(grep -cE "three.yaml:[0-9]+:[0-9]+: entry 'demo-bad-key': field 'scenarios.fixed-seq-len\[0\].search-space\[[0-2]\]" "$tmp/err")
 if [ "$n" = 3 ]; then ok; else no "three problems: $n reported: $(cat "$tmp/err")"; fi
-expect_grep "$tmp/err" "three.yaml:14:.*search-space\[0\].tp': 'tp' \(6\) must be divisible by 'dcp-size' \(4\)" "problem 1"
-expect_grep "$tmp/err" "three.yaml:15:.*search-space\[1\].conc-start': 'conc-start' \(64\) must be <= 'conc-end' \(8\)" "problem 2"
-expect_grep "$tmp/err" "three.yaml:16:.*search-space\[2\].pp': should be greater than 0 \(got 0\)" "problem 3"
+expect_grep "$tmp/err" "three.yaml:16:.*search-space\[0\].tp': 'tp' \(6\) must be divisible by 'dcp-size' \(4\)" "problem 1"
+expect_grep "$tmp/err" "three.yaml:17:.*search-space\[1\].conc-start': 'conc-start' \(64\) must be <= 'conc-end' \(8\)" "problem 2"
+expect_grep "$tmp/err" "three.yaml:18:.*search-space\[2\].pp': should be greater than 0 \(got 0\)" "problem 3"
 expect_grep "$tmp/err" "3 problems found" "problem count"
 run "$bin" validate --config-files "$tmp/three.yaml" "$tmp/other.yaml" --runner-config "$cfg/runners.yaml"
 expect_rc 1 "problems in two files"
