@@ -4,11 +4,12 @@ CC      ?= gcc
 PREFIX  ?= /usr/local
 BUILD   ?= build
 
-PKGS     = libfyaml
-DEPS_APT = gcc make pkg-config libfyaml-dev libcriterion-dev time valgrind
+PKGS     = libfyaml libpcre2-8 libutf8proc jansson
+DEPS_APT = gcc make pkg-config libfyaml-dev libpcre2-dev libutf8proc-dev libjansson-dev \
+           libcriterion-dev time valgrind
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lfyaml)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lfyaml -lpcre2-8 -lutf8proc -ljansson)
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASEFLAGS = -std=c11 -D_DEFAULT_SOURCE $(WARN) -Isrc $(PKG_CFLAGS)
@@ -16,7 +17,7 @@ RELFLAGS  = -O2 -g
 SANFLAGS  = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 LIBS      = $(PKG_LIBS) -lm
 
-LIB_SRC  = $(wildcard src/base/*.c src/fmt/*.c src/config/*.c src/matrix/*.c)
+LIB_SRC  = $(filter-out src/cli/%,$(wildcard src/*/*.c))
 CLI_SRC  = $(wildcard src/cli/*.c)
 UNIT_SRC = $(wildcard tests/unit/*.c)
 HDRS     = $(wildcard src/*/*.h)
@@ -49,7 +50,8 @@ $(BUILD)/san/unit_tests: $(SAN_LIB) $(SAN_UNIT)
 # Installs the Debian packages the build and the tests need (root, or sudo).
 deps:
 	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	$$SUDO apt-get update && $$SUDO apt-get install -y $(DEPS_APT)
+	$$SUDO apt-get update && $$SUDO apt-get install -y $(DEPS_APT); \
+	command -v npm >/dev/null || $$SUDO apt-get install -y npm
 
 # Unit tests (Criterion), golden data and end-to-end tests under ASan+UBSan, and
 # the release build under valgrind.
@@ -60,7 +62,7 @@ unit: $(BUILD)/san/unit_tests
 	$(BUILD)/san/unit_tests
 
 golden: $(BUILD)/san/infbench
-	tests/golden/run_matrix.sh $(BUILD)/san/infbench tests/golden/matrix
+	@for s in tests/golden/run_*.sh; do $$s $(BUILD)/san/infbench || exit 1; done
 
 # The main job, as far as it exists: install, build, validate and expand the
 # example configs in configs/.

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test suite and ends with one total line "total: N passed, N failed".
 # Usage: tests/run.sh INFBENCH UNIT_TESTS
+# Suites: tests/golden/run_*.sh and tests/e2e/*.sh, each called with INFBENCH as
+# its only argument and ending with a line "<name>: N passed, N failed".
 set -u
 bin=$1
 unit=$2
@@ -40,7 +42,7 @@ fi
 for suite in "${suites[@]}"; do
 	[ -e "$suite" ] || continue
 	echo "== $(basename "$suite")"
-	out=$("$suite" "$bin" "$here/golden/matrix" 2>&1)
+	out=$("$suite" "$bin" 2>&1)
 	rc=$?
 	printf '%s\n' "$out" | tail -n 40
 	line=$(printf '%s\n' "$out" | grep -E '[0-9]+ passed, [0-9]+ failed' | tail -n 1)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Golden driver for the matrix generator (spec/matrix.md §7.5, G1–G9).
-# Usage: run_matrix.sh INFBENCH DATA_DIR
-#   DATA_DIR holds cases/ plus the configs the cases name (tests/golden/matrix).
+# Usage: run_matrix.sh INFBENCH [DATA_DIR]
+#   DATA_DIR holds cases/ plus the configs the cases name (default: the
+#   matrix/ folder beside this script).
 # Runs every cases/*.cmd with DATA_DIR as the working directory and checks:
 #   every case: exit status equals .rc (G2)
 #   rc 0: stdout byte-identical to .out.json (G3)
@@ -12,7 +13,7 @@
 # Prints one line per failure and ends with "N passed, N failed".
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-data=$2
+data=${2:-$(cd "$(dirname "$0")" && pwd)/matrix}
 cd "$data" || exit 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
