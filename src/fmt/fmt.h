@@ -153,6 +153,14 @@ int ib_json_write(ib_buf *out, const ib_val *v, const ib_json_opts *o, ib_error 
 int ib_json_write_file(FILE *f, const ib_val *v, const ib_json_opts *o, ib_error *e);
 /* Appends s as a JSON string literal. */
 int ib_json_write_str(ib_buf *out, const char *s, size_t n, bool ensure_ascii);
+/* Parses JSON text (any value at the top) into a tree in arena a, keeping
+ * key order; duplicate keys keep the first position and the last value, as
+ * Python's json does; \u0000 is allowed in strings. Integers beyond 64 bits
+ * and malformed text are IB_EPARSE with the line and column of the error.
+ * Values carry no source positions. */
+int ib_json_parse(ib_arena *a, const char *name, const char *text, size_t len, ib_val **out,
+		  ib_error *e);
+int ib_json_parse_file(ib_arena *a, const char *path, ib_val **out, ib_error *e);
 /* Python repr(float) (shortest round-trip text) into out (at least 32 bytes). */
 void ib_json_float_repr(double x, char *out, size_t cap);
 

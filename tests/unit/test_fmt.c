@@ -915,3 +915,42 @@ Test(fmt, json_write_file_same_bytes)
 	cr_assert_eq(ib_json_write_file(f, l, &o, &e), IB_EINVAL);
 	fclose(f);
 }
+
+Test(fmt, json_parse_roundtrip)
+{
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	ib_val *v = NULL;
+	const char *text = "{\"b\": [1, 2.5, -0.0, 1e+16, true, null, \"\\u00e9\\u0000x\"], \"a\": {}, "
+			   "\"b\": {\"z\": 1, \"y\": []}}";
+	cr_assert_eq(ib_json_parse(a, "t.json", text, strlen(text), &v, &e), 0, "%s", e.msg);
+	cr_assert_eq(v->type, IB_V_MAP);
+	cr_assert_eq(v->map.n, 2); /* duplicate "b": first position, last value */
+	cr_assert_str_eq(v->map.kv[0].key->str.s, "b");
+	cr_assert_eq(ib_map_get(v, "b")->type, IB_V_MAP);
+	ib_buf b = {0};
+	ib_json_opts o = IB_JSON_PYTHON;
+	cr_assert_eq(ib_json_write(&b, v, &o, &e), 0);
+	cr_assert_str_eq(b.data, "{\"b\": {\"z\": 1, \"y\": []}, \"a\": {}}");
+	b.len = 0;
+	const char *list = "[1, 2.5, -0.0, 1e+16, true, null, \"\\u00e9\\u0000x\"]";
+	cr_assert_eq(ib_json_parse(a, "t.json", list, strlen(list), &v, &e), 0);
+	cr_assert_eq(ib_json_write(&b, v, &o, &e), 0);
+	cr_assert_str_eq(b.data, "[1, 2.5, -0.0, 1e+16, true, null, \"\\u00e9\\u0000x\"]");
+	cr_assert_eq(v->list.v[6]->str.len, 4); /* é is 2 bytes, then NUL, then x */
+	ib_buf_free(&b);
+	ib_arena_free(a);
+}
+
+Test(fmt, json_parse_errors_have_positions)
+{
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	ib_val *v = NULL;
+	const char *text = "{\n  \"a\": [1, 2,,]\n}";
+	cr_assert_eq(ib_json_parse(a, "bad.json", text, strlen(text), &v, &e), IB_EPARSE);
+	cr_assert_eq(e.line, 2);
+	cr_assert_gt(e.col, 0);
+	cr_assert_str_eq(e.file, "bad.json");
+	ib_arena_free(a);
+}
