@@ -55,8 +55,13 @@ deps:
 
 # Unit tests (Criterion), golden data and end-to-end tests under ASan+UBSan, and
 # the release build under valgrind.
-test: $(BUILD)/san/infbench $(BUILD)/san/unit_tests $(BUILD)/infbench
-	@IB_RELEASE=$(BUILD)/infbench tests/run.sh $(BUILD)/san/infbench $(BUILD)/san/unit_tests
+test: $(BUILD)/san/infbench $(BUILD)/san/unit_tests $(BUILD)/infbench $(BUILD)/san/sim_e2e
+	@IB_RELEASE=$(BUILD)/infbench IB_SIM_E2E=$(BUILD)/san/sim_e2e \
+		tests/run.sh $(BUILD)/san/infbench $(BUILD)/san/unit_tests
+
+$(BUILD)/san/sim_e2e: tests/e2e/sim_e2e.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) $(SANFLAGS) $< -lm -o $@
 
 unit: $(BUILD)/san/unit_tests
 	$(BUILD)/san/unit_tests

@@ -14,6 +14,7 @@ static const char help[] =
     "commands:\n"
     "  matrix     expand master configs into the sweep matrix (full-sweep, test-config)\n"
     "  validate   check master configs and runners.yaml, reporting every problem\n"
+    "  sim        the engine simulator: an OpenAI-compatible server over a performance model\n"
     "\n"
     "Run 'infbench <command> --help' for a command's options; docs/ has a page per command.\n";
 
@@ -37,6 +38,8 @@ int main(int argc, char **argv)
 		return cmd_matrix(argc - 1, argv + 1);
 	if (!strcmp(cmd, "validate"))
 		return cmd_validate(argc - 1, argv + 1);
+	if (!strcmp(cmd, "sim"))
+		return cmd_sim(argc - 1, argv + 1);
 	fputs(help, stderr);
 	fprintf(stderr, "infbench: error: unknown command '%s'\n", cmd);
 	return 2;

@@ -1,0 +1,309 @@
+/* infbench sim: the engine simulator (docs/sim.md). */
+#include "cli/args.h"
+#include "cli/cli.h"
+#include "sim/sim.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#define N(a) (sizeof(a) / sizeof(a)[0])
+
+static const char *const prec_choices[] = {"bf16", "fp8", "fp4", NULL};
+static const char *const kv_choices[] = {"auto", "bf16", "fp8", NULL};
+static const char *const spec_choices[] = {"none", "mtp", "eagle3", NULL};
+
+static bool num_opt(arg_parser *p, const char *name, double *out, double lo, double hi, int *rc)
+{
+	arg_opt *o = args_get(p, name);
+	if (!o->seen)
+		return false;
+	char *end;
+	double v = strtod(o->vals[0], &end);
+	if (*end || end == o->vals[0] || !(v >= lo && v <= hi)) {
+		*rc = args_error(p, NULL, "argument %s: expected a number in [%g, %g], got '%s'", name, lo,
+				 hi, o->vals[0]);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+static bool int_opt(arg_parser *p, const char *name, int *out, int lo, int *rc)
+{
+	arg_opt *o = args_get(p, name);
+	if (!o->seen)
+		return false;
+	if (o->ivals[0] < lo || o->ivals[0] > 1000000000) {
+		*rc = args_error(p, NULL, "argument %s: must be >= %d", name, lo);
+		return false;
+	}
+	*out = (int)o->ivals[0];
+	return true;
+}
+
+/* The acceptance length for k drafts from a golden AL file: model key ->
+ * mode -> {k: AL}. key/mode NULL: the first one. */
+static int al_from_file(const char *path, const char *key, const char *mode, int k, double *out,
+			ib_error *e)
+{
+	ib_arena *a = ib_arena_new();
+	ib_val *doc;
+	int rc = ib_yaml_load_file(a, path, &doc, e);
+	if (rc)
+		goto done;
+	rc = IB_EINVAL;
+	if (doc->type != IB_V_MAP || !doc->map.n) {
+		ib_fail(e, rc, path, doc->line, doc->col, "an acceptance-length file maps model keys to modes");
+		goto done;
+	}
+	const ib_val *m = key ? ib_map_get(doc, key) : doc->map.kv[0].val;
+	if (!m || m->type != IB_V_MAP || !m->map.n) {
+		ib_fail(e, rc, path, 0, 0, "model key '%s' not found", key ? key : "?");
+		goto done;
+	}
+	const ib_val *t = mode ? ib_map_get(m, mode) : m->map.kv[0].val;
+	if (!t || t->type != IB_V_MAP) {
+		ib_fail(e, rc, path, m->line, m->col, "mode '%s' not found (thinking_on, thinking_off)",
+			mode ? mode : "?");
+		goto done;
+	}
+	for (size_t i = 0; i < t->map.n; i++) {
+		const ib_val *kk = t->map.kv[i].key, *v = t->map.kv[i].val;
+		if (kk->type == IB_V_INT && kk->i == k && (v->type == IB_V_FLOAT || v->type == IB_V_INT)) {
+			*out = v->type == IB_V_FLOAT ? v->f : (double)v->i;
+			rc = 0;
+			goto done;
+		}
+	}
+	ib_fail(e, rc, path, t->line, t->col, "no acceptance length for num_speculative_tokens=%d", k);
+done:
+	ib_arena_free(a);
+	return rc;
+}
+
+static void on_signal(net_loop *l, net_watch *w, uint32_t ev)
+{
+	(void)ev;
+	struct signalfd_siginfo si;
+	if (read(w->fd, &si, sizeof si) > 0)
+		net_stop(l);
+}
+
+static void on_deadline(net_loop *l, net_timer *t)
+{
+	(void)t;
+	net_stop(l);
+}
+
+int cmd_sim(int argc, char **argv)
+{
+	arg_opt opts[] = {
+		{.name = "--host", .kind = ARG_ONE, .metavar = "ADDR", .help = "listen address (default 127.0.0.1)"},
+		{.name = "--port", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "port (default 8000; 0: any free port)"},
+		{.name = "--port-file", .kind = ARG_ONE, .metavar = "FILE", .help = "write the port to FILE once listening"},
+		{.name = "--served-model-name", .kind = ARG_ONE, .metavar = "NAME", .help = "model name in the API (default: the model profile's)"},
+		{.name = "--hardware", .kind = ARG_ONE, .metavar = "GPU", .help = "GPU profile (default h100)"},
+		{.name = "--model", .kind = ARG_ONE, .metavar = "NAME", .help = "model profile (default llama3-8b)"},
+		{.name = "--profile", .kind = ARG_ONE, .metavar = "FILE", .help = "YAML overriding hardware/model fields"},
+		{.name = "--precision", .kind = ARG_ONE, .choices = prec_choices, .metavar = "P", .help = "weights and compute: bf16, fp8, fp4 (default bf16)"},
+		{.name = "--kv-cache-dtype", .kind = ARG_ONE, .choices = kv_choices, .metavar = "T", .help = "auto (bf16), bf16 or fp8"},
+		{.name = "--tp", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "tensor parallel size (default 1)"},
+		{.name = "--max-num-seqs", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "running sequences at most (default 256)"},
+		{.name = "--max-num-batched-tokens", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "token budget per step (default 8192)"},
+		{.name = "--block-size", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "KV block size in tokens (default 16)"},
+		{.name = "--gpu-memory-utilization", .kind = ARG_ONE, .metavar = "F", .help = "fraction of GPU memory used (default 0.9)"},
+		{.name = "--max-model-len", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "reject longer requests (default: no limit)"},
+		{.name = "--spec-method", .kind = ARG_ONE, .choices = spec_choices, .metavar = "M", .help = "speculative decoding: none, mtp, eagle3"},
+		{.name = "--num-spec-tokens", .kind = ARG_ONE, .is_int = true, .metavar = "K", .help = "draft tokens per step"},
+		{.name = "--acceptance-length", .kind = ARG_ONE, .metavar = "AL", .help = "mean tokens per step, bonus token included"},
+		{.name = "--acceptance-file", .kind = ARG_ONE, .metavar = "FILE", .help = "golden AL YAML to take AL from"},
+		{.name = "--acceptance-key", .kind = ARG_ONE, .metavar = "KEY", .help = "model key in that file (default: the first)"},
+		{.name = "--thinking-mode", .kind = ARG_ONE, .metavar = "MODE", .help = "thinking_on or thinking_off (default: the first)"},
+		{.name = "--draft-cost", .kind = ARG_ONE, .metavar = "F", .help = "a draft token's cost as a fraction of a step (default 0.05)"},
+		{.name = "--mean-output-len", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "mean answer length without ignore_eos (default 512)"},
+		{.name = "--time-scale", .kind = ARG_ONE, .metavar = "S", .help = "run the model S times faster than real time"},
+		{.name = "--max-speed", .kind = ARG_FLAG, .help = "no model: stream as fast as clients read"},
+		{.name = "--seed", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "seed of every random draw (default 1)"},
+		{.name = "--fail-rate", .kind = ARG_ONE, .metavar = "P", .help = "answer this fraction of requests with HTTP 500"},
+		{.name = "--drop-rate", .kind = ARG_ONE, .metavar = "P", .help = "close this fraction of streams midway"},
+		{.name = "--stall-rate", .kind = ARG_ONE, .metavar = "P", .help = "pause this fraction of streams once"},
+		{.name = "--stall-ms", .kind = ARG_ONE, .metavar = "MS", .help = "length of a pause (default 500)"},
+		{.name = "--malformed-rate", .kind = ARG_ONE, .metavar = "P", .help = "send one broken SSE line in this fraction of streams"},
+		{.name = "--duration", .kind = ARG_ONE, .metavar = "SECONDS", .help = "stop after this long (default: until SIGINT/SIGTERM)"},
+		{.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
+	};
+	arg_parser p = {
+		.prog = "infbench sim",
+		.top = "infbench sim",
+		.desc = "An OpenAI-compatible server (/v1/completions, /v1/chat/completions, /v1/models,\n"
+			"/health, /metrics) over a continuous-batching performance model of a model on a GPU.",
+		.epilog = "Profiles: see docs/sim.md.",
+		.opts = opts,
+		.nopts = N(opts),
+	};
+	int rc = args_parse(&p, argc - 1, argv + 1, NULL, 0);
+	if (rc) {
+		args_free(&p);
+		return rc == 1 ? 0 : rc;
+	}
+	sim_config c;
+	sim_config_init(&c);
+	arg_opt *o;
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	net_loop *loop = NULL;
+	sim_server *srv = NULL;
+	int status = 1;
+	if ((o = args_get(&p, "--host"))->seen)
+		c.host = o->vals[0];
+	if ((o = args_get(&p, "--port"))->seen) {
+		if (o->ivals[0] < 0 || o->ivals[0] > 65535) {
+			status = args_error(&p, NULL, "argument --port: must be 0..65535");
+			goto out;
+		}
+		c.port = (int)o->ivals[0];
+	}
+	if ((o = args_get(&p, "--hardware"))->seen) {
+		const sim_hw *hw = sim_hw_find(o->vals[0]);
+		if (!hw) {
+			ib_buf names = {0};
+			sim_profile_names(&names, false);
+			status = args_error(&p, NULL, "argument --hardware: unknown GPU '%s' (known: %s)",
+					    o->vals[0], names.data);
+			ib_buf_free(&names);
+			goto out;
+		}
+		c.hw = *hw;
+	}
+	if ((o = args_get(&p, "--model"))->seen) {
+		const sim_model *m = sim_model_find(o->vals[0]);
+		if (!m) {
+			ib_buf names = {0};
+			sim_profile_names(&names, true);
+			status = args_error(&p, NULL, "argument --model: unknown model '%s' (known: %s)",
+					    o->vals[0], names.data);
+			ib_buf_free(&names);
+			goto out;
+		}
+		c.model = *m;
+	}
+	if ((o = args_get(&p, "--profile"))->seen && sim_profile_load(o->vals[0], &c.hw, &c.model, a, &e)) {
+		char m[4096];
+		ib_error_format(&e, m, sizeof m);
+		fprintf(stderr, "infbench sim: error: %s\n", m);
+		goto out;
+	}
+	c.served_model_name = (o = args_get(&p, "--served-model-name"))->seen ? o->vals[0] : c.model.name;
+	if ((o = args_get(&p, "--precision"))->seen)
+		c.precision = o->vals[0];
+	if ((o = args_get(&p, "--kv-cache-dtype"))->seen)
+		c.kv_bytes = !strcmp(o->vals[0], "fp8") ? 1 : 2;
+	rc = 0;
+	int_opt(&p, "--tp", &c.tp, 1, &rc);
+	int_opt(&p, "--max-num-seqs", &c.max_num_seqs, 1, &rc);
+	int_opt(&p, "--max-num-batched-tokens", &c.max_num_batched_tokens, 1, &rc);
+	int_opt(&p, "--block-size", &c.block_size, 1, &rc);
+	int_opt(&p, "--max-model-len", &c.max_model_len, 1, &rc);
+	int_opt(&p, "--num-spec-tokens", &c.num_spec_tokens, 1, &rc);
+	int_opt(&p, "--mean-output-len", &c.mean_output_len, 1, &rc);
+	num_opt(&p, "--gpu-memory-utilization", &c.gpu_mem_util, 0.01, 1, &rc);
+	num_opt(&p, "--draft-cost", &c.draft_cost, 0, 10, &rc);
+	num_opt(&p, "--time-scale", &c.time_scale, 1e-3, 1e9, &rc);
+	num_opt(&p, "--fail-rate", &c.fail_rate, 0, 1, &rc);
+	num_opt(&p, "--drop-rate", &c.drop_rate, 0, 1, &rc);
+	num_opt(&p, "--stall-rate", &c.stall_rate, 0, 1, &rc);
+	num_opt(&p, "--stall-ms", &c.stall_ms, 0, 3.6e6, &rc);
+	num_opt(&p, "--malformed-rate", &c.malformed_rate, 0, 1, &rc);
+	if ((o = args_get(&p, "--seed"))->seen)
+		c.seed = (uint64_t)o->ivals[0];
+	c.max_speed = args_get(&p, "--max-speed")->seen;
+	if ((o = args_get(&p, "--spec-method"))->seen)
+		c.spec_method = o->vals[0];
+	if (rc) {
+		status = rc;
+		goto out;
+	}
+	bool spec = c.spec_method && strcmp(c.spec_method, "none");
+	if (spec && c.num_spec_tokens <= 0) {
+		status = args_error(&p, NULL, "--spec-method %s needs --num-spec-tokens K", c.spec_method);
+		goto out;
+	}
+	if (spec) {
+		int k = c.num_spec_tokens;
+		if (num_opt(&p, "--acceptance-length", &c.acceptance_length, 1, k + 1, &rc)) {
+		} else if (rc) {
+			status = rc;
+			goto out;
+		} else if ((o = args_get(&p, "--acceptance-file"))->seen) {
+			arg_opt *key = args_get(&p, "--acceptance-key"), *mode = args_get(&p, "--thinking-mode");
+			if (al_from_file(o->vals[0], key->seen ? key->vals[0] : NULL,
+					 mode->seen ? mode->vals[0] : NULL, k, &c.acceptance_length, &e)) {
+				char m[4096];
+				ib_error_format(&e, m, sizeof m);
+				fprintf(stderr, "infbench sim: error: %s\n", m);
+				goto out;
+			}
+		} else if (k <= 8 && c.model.default_al[k] > 0) {
+			c.acceptance_length = c.model.default_al[k];
+		} else { /* per-position acceptance 0.7, independent positions */
+			c.acceptance_length = (1 - pow(0.7, k + 1)) / (1 - 0.7);
+		}
+		if (c.acceptance_length > k + 1)
+			c.acceptance_length = k + 1;
+	}
+	double duration = 0;
+	num_opt(&p, "--duration", &duration, 0, 1e9, &rc);
+	if (rc) {
+		status = rc;
+		goto out;
+	}
+	net_raise_fd_limit(); /* thousands of concurrent streams */
+	if (net_loop_new(&loop, &e) || sim_server_new(loop, &c, &srv, &e)) {
+		char m[4096];
+		ib_error_format(&e, m, sizeof m);
+		fprintf(stderr, "infbench sim: error: %s\n", m);
+		goto out;
+	}
+	if ((o = args_get(&p, "--port-file"))->seen) {
+		char port[32];
+		int n = snprintf(port, sizeof port, "%d\n", sim_server_port(srv));
+		if (ib_write_file_atomic(o->vals[0], port, (size_t)n, &e)) {
+			fprintf(stderr, "infbench sim: error: %s: %s\n", e.file, e.msg);
+			goto out;
+		}
+	}
+	fprintf(stderr, "infbench sim: listening on http://%s:%d  model %s (%s), %s x%d%s%s\n", c.host,
+		sim_server_port(srv), c.served_model_name, c.precision, c.hw.name, c.tp,
+		c.max_speed ? ", max speed" : "", spec ? ", speculative decoding" : "");
+	if (spec)
+		fprintf(stderr, "infbench sim: %s with %d draft tokens, acceptance length %.2f\n",
+			c.spec_method, c.num_spec_tokens, c.acceptance_length);
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	net_watch sw = {.fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC), .fn = on_signal};
+	if (sw.fd >= 0)
+		net_add(loop, &sw, EPOLLIN);
+	net_timer deadline = {.fn = on_deadline};
+	if (duration > 0)
+		net_timer_arm(loop, &deadline, ib_now_ns() + (int64_t)(duration * 1e9));
+	status = net_run(loop) ? 1 : 0;
+	net_timer_cancel(loop, &deadline);
+	if (sw.fd >= 0) {
+		net_del(loop, &sw);
+		close(sw.fd);
+	}
+out:
+	sim_server_free(srv);
+	net_loop_free(loop);
+	ib_arena_free(a);
+	args_free(&p);
+	return status;
+}

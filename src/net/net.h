@@ -1,0 +1,165 @@
+/* net — an epoll event loop with timers, HTTP/1.1 framing (requests,
+ * responses, chunked bodies), a small HTTP server and SSE writing. Written to
+ * be shared by the simulator (server side) and the benchmark client.
+ *
+ * Threading: a loop and everything registered on it belong to one thread.
+ * Allocation: the loop allocates when connections come and go, never per
+ * streamed chunk: output goes into each connection's reusable buffer.
+ */
+#ifndef IB_NET_H
+#define IB_NET_H
+
+#include "base/base.h"
+
+#include <stdint.h>
+#include <sys/epoll.h>
+
+typedef struct net_loop net_loop;
+
+/* ---- watches: caller-owned registrations of file descriptors ---- */
+typedef struct net_watch net_watch;
+typedef void (*net_io_fn)(net_loop *l, net_watch *w, uint32_t events);
+struct net_watch {
+	int fd;
+	net_io_fn fn;
+	void *arg;
+	uint32_t events;
+};
+
+/* ---- timers: caller-owned, no allocation ---- */
+typedef struct net_timer net_timer;
+typedef void (*net_timer_fn)(net_loop *l, net_timer *t);
+struct net_timer {
+	int64_t when;     /* monotonic ns */
+	net_timer_fn fn;
+	void *arg;
+	size_t heap_idx;  /* 0 = not armed, else position + 1 */
+};
+
+/* Creates a loop. Returns 0 or IB_EIO / IB_ENOMEM with e filled. */
+int net_loop_new(net_loop **out, ib_error *e);
+/* Frees the loop; watches and timers must have been removed. */
+void net_loop_free(net_loop *l);
+/* Registers w (fd, fn, arg set by the caller) for `events` (EPOLLIN, EPOLLOUT,
+ * ...). The watch must stay valid until net_del. */
+int net_add(net_loop *l, net_watch *w, uint32_t events);
+int net_mod(net_loop *l, net_watch *w, uint32_t events);
+void net_del(net_loop *l, net_watch *w);
+/* Arms t to fire at t->when (absolute, ns) — re-arming moves it. */
+int net_timer_arm(net_loop *l, net_timer *t, int64_t when);
+void net_timer_cancel(net_loop *l, net_timer *t);
+/* Functions run once at the end of the current loop iteration, after all
+ * events and timers (used to batch writes). At most one pending per hook. */
+typedef struct net_defer net_defer;
+struct net_defer {
+	void (*fn)(net_loop *l, net_defer *d);
+	void *arg;
+	net_defer *prev, *next;
+	bool queued;
+};
+void net_defer_queue(net_loop *l, net_defer *d);
+/* Removes d from the queue if it is there (before freeing its owner). */
+void net_defer_cancel(net_loop *l, net_defer *d);
+/* Runs until net_stop is called (or nothing is registered). Returns 0, or
+ * IB_EIO when epoll fails. */
+int net_run(net_loop *l);
+void net_stop(net_loop *l);
+/* The monotonic time of the current iteration, in ns (cheap). */
+int64_t net_now(net_loop *l);
+/* Raises RLIMIT_NOFILE to its hard limit; returns the new soft limit. */
+long net_raise_fd_limit(void);
+
+/* ---- HTTP/1.1 framing ---- */
+typedef struct {
+	const char *name, *value;
+	size_t name_len, value_len;
+} net_header;
+
+enum { NET_MAX_HEADERS = 64 };
+
+typedef struct {
+	const char *method, *path; /* point into the caller's buffer */
+	size_t method_len, path_len;
+	int status;                /* responses */
+	const char *reason;
+	size_t reason_len;
+	int minor_version;
+	net_header headers[NET_MAX_HEADERS];
+	size_t nheaders;
+	int64_t content_length;    /* -1 when absent */
+	bool chunked;              /* Transfer-Encoding: chunked */
+	bool keep_alive;           /* HTTP/1.1 unless "Connection: close"; 1.0 only with keep-alive */
+} net_http_msg;
+
+/* Parses a request head (request line + headers + empty line) at buf[0..len).
+ * Returns the head length (> 0), 0 when more bytes are needed, or a negative
+ * value for a malformed head (-400: bad syntax, -431: too many/long headers,
+ * -501: unsupported transfer coding). Pointers in m point into buf. */
+int net_http_parse_request(const char *buf, size_t len, net_http_msg *m);
+/* The same for a response head ("HTTP/1.1 200 OK"). */
+int net_http_parse_response(const char *buf, size_t len, net_http_msg *m);
+/* The value of header `name` (case-insensitive), or NULL. */
+const net_header *net_http_header(const net_http_msg *m, const char *name);
+
+/* Incremental decoder of a chunked body. */
+typedef struct {
+	int state;
+	uint64_t left; /* bytes left in the current chunk */
+	bool done;
+} net_chunked;
+/* Consumes in[0..len): appends decoded data to out and returns the number of
+ * bytes consumed (less than len only when the body ended), or -1 when the
+ * framing is malformed. Sets c->done after the last chunk and its trailer. */
+long net_chunked_feed(net_chunked *c, const char *in, size_t len, ib_buf *out);
+
+/* Appends one HTTP chunk holding data[0..len) to out. */
+int net_chunk_append(ib_buf *out, const char *data, size_t len);
+/* Appends one HTTP chunk holding one SSE event: "data: <payload>\n\n". */
+int net_sse_append(ib_buf *out, const char *payload, size_t len);
+
+/* ---- HTTP server ---- */
+typedef struct net_server net_server;
+typedef struct net_conn net_conn;
+
+typedef struct {
+	/* A complete request. The handler answers with net_conn_respond or
+	 * streams (net_conn_stream_begin ... _end); until it has finished,
+	 * later pipelined requests on the connection wait. req and body are
+	 * valid only during the call. */
+	void (*on_request)(net_conn *c, const net_http_msg *req, const char *body, size_t body_len,
+			   void *arg);
+	/* The connection is closing (peer closed, error, abort): the handler
+	 * must forget c. Called at most once, also for idle connections. */
+	void (*on_close)(net_conn *c, void *arg);
+	/* The connection's output buffer drained below the low-water mark while
+	 * a stream is open (for producers that go as fast as the peer reads). */
+	void (*on_drain)(net_conn *c, void *arg);
+} net_server_cbs;
+
+/* Listens on host:port (port 0: any free port) with a large backlog. */
+int net_server_new(net_loop *l, const char *host, int port, const net_server_cbs *cbs,
+		   void *arg, net_server **out, ib_error *e);
+int net_server_port(const net_server *s);
+/* Closes the listener and every connection (on_close is called for each). */
+void net_server_free(net_server *s);
+size_t net_server_nconns(const net_server *s);
+
+/* A whole response with Content-Length. extra_headers: NULL or lines ending
+ * in "\r\n". */
+void net_conn_respond(net_conn *c, int status, const char *content_type, const char *body,
+		      size_t len, const char *extra_headers);
+/* Starts a chunked response; the caller then appends framed chunks with
+ * net_chunk_append / net_sse_append to net_conn_out(c) and calls
+ * net_conn_mark (or uses net_conn_stream_chunk). */
+void net_conn_stream_begin(net_conn *c, int status, const char *content_type);
+ib_buf *net_conn_out(net_conn *c);
+/* Schedules the output buffer for writing at the end of this iteration. */
+void net_conn_mark(net_conn *c);
+void net_conn_stream_end(net_conn *c);
+/* Closes the connection now, without finishing the response. */
+void net_conn_abort(net_conn *c);
+size_t net_conn_pending(const net_conn *c); /* bytes not yet written */
+void *net_conn_get_data(const net_conn *c);
+void net_conn_set_data(net_conn *c, void *data);
+
+#endif

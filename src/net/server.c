@@ -1,0 +1,430 @@
+#define _GNU_SOURCE
+/* A small HTTP/1.1 server on the event loop: keep-alive, pipelining (one
+ * response at a time per connection), Content-Length and chunked request
+ * bodies, whole and chunked (streamed) responses, batched writes. */
+#include "net/net.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+enum {
+	READ_CHUNK = 64 * 1024,
+	MAX_BODY = 64 * 1024 * 1024,
+	LOW_WATER = 64 * 1024,
+};
+
+struct net_conn {
+	net_watch w;
+	net_server *srv;
+	ib_buf in, out, body;
+	size_t out_off;
+	net_defer work; /* flush output, then serve waiting requests */
+	bool busy;      /* a response is being produced */
+	bool streaming;
+	bool close_after;
+	bool closed;
+	void *data;
+	net_conn *prev, *next;
+};
+
+struct net_server {
+	net_loop *loop;
+	net_watch listen;
+	int port;
+	net_server_cbs cbs;
+	void *arg;
+	net_conn *conns;
+	size_t nconns;
+	net_conn *zombies;
+	net_defer reap;
+};
+
+static void conn_work(net_loop *l, net_defer *d);
+
+static void reap(net_loop *l, net_defer *d)
+{
+	(void)l;
+	net_server *s = d->arg;
+	while (s->zombies) {
+		net_conn *c = s->zombies;
+		s->zombies = c->next;
+		ib_buf_free(&c->in);
+		ib_buf_free(&c->out);
+		ib_buf_free(&c->body);
+		free(c);
+	}
+}
+
+static void conn_close(net_conn *c)
+{
+	if (c->closed)
+		return;
+	net_server *s = c->srv;
+	c->closed = true;
+	net_defer_cancel(s->loop, &c->work);
+	net_del(s->loop, &c->w);
+	close(c->w.fd);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		s->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	s->nconns--;
+	if (s->cbs.on_close)
+		s->cbs.on_close(c, s->arg);
+	/* freed at the end of the iteration: callers up the stack may still
+	 * hold c */
+	c->next = s->zombies;
+	s->zombies = c;
+	net_defer_queue(s->loop, &s->reap);
+}
+
+void net_conn_abort(net_conn *c)
+{
+	conn_close(c);
+}
+
+static const char *reason(int status)
+{
+	switch (status) {
+	case 200: return "OK";
+	case 400: return "Bad Request";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 411: return "Length Required";
+	case 413: return "Content Too Large";
+	case 422: return "Unprocessable Entity";
+	case 429: return "Too Many Requests";
+	case 431: return "Request Header Fields Too Large";
+	case 500: return "Internal Server Error";
+	case 501: return "Not Implemented";
+	case 503: return "Service Unavailable";
+	default: return "Unknown";
+	}
+}
+
+void net_conn_mark(net_conn *c)
+{
+	if (!c->closed)
+		net_defer_queue(c->srv->loop, &c->work);
+}
+
+ib_buf *net_conn_out(net_conn *c)
+{
+	return &c->out;
+}
+
+size_t net_conn_pending(const net_conn *c)
+{
+	return c->out.len - c->out_off;
+}
+
+void *net_conn_get_data(const net_conn *c)
+{
+	return c->data;
+}
+
+void net_conn_set_data(net_conn *c, void *data)
+{
+	c->data = data;
+}
+
+void net_conn_respond(net_conn *c, int status, const char *content_type, const char *body,
+		      size_t len, const char *extra_headers)
+{
+	if (c->closed)
+		return;
+	ib_buf_printf(&c->out,
+		      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s\r\n", status,
+		      reason(status), content_type, len, extra_headers ? extra_headers : "",
+		      c->close_after ? "Connection: close\r\n" : "");
+	ib_buf_append(&c->out, body, len);
+	c->busy = false;
+	c->streaming = false;
+	net_conn_mark(c);
+}
+
+void net_conn_stream_begin(net_conn *c, int status, const char *content_type)
+{
+	if (c->closed)
+		return;
+	ib_buf_printf(&c->out,
+		      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nCache-Control: no-cache\r\n"
+		      "Transfer-Encoding: chunked\r\n%s\r\n",
+		      status, reason(status), content_type,
+		      c->close_after ? "Connection: close\r\n" : "");
+	c->streaming = true;
+	net_conn_mark(c);
+}
+
+void net_conn_stream_end(net_conn *c)
+{
+	if (c->closed)
+		return;
+	ib_buf_append(&c->out, "0\r\n\r\n", 5);
+	c->streaming = false;
+	c->busy = false;
+	net_conn_mark(c);
+}
+
+/* Writes what it can; returns false when the connection was closed. */
+static bool flush(net_conn *c)
+{
+	while (c->out_off < c->out.len) {
+		ssize_t n = send(c->w.fd, c->out.data + c->out_off, c->out.len - c->out_off,
+				 MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				break;
+			conn_close(c);
+			return false;
+		}
+		c->out_off += (size_t)n;
+	}
+	if (c->out_off == c->out.len) {
+		c->out.len = c->out_off = 0; /* keep the capacity: no reallocation */
+		net_mod(c->srv->loop, &c->w, EPOLLIN | EPOLLRDHUP);
+	} else {
+		if (c->out_off > (1u << 20)) { /* compact a long-lived buffer */
+			memmove(c->out.data, c->out.data + c->out_off, c->out.len - c->out_off);
+			c->out.len -= c->out_off;
+			c->out_off = 0;
+		}
+		net_mod(c->srv->loop, &c->w, EPOLLIN | EPOLLOUT | EPOLLRDHUP);
+	}
+	return true;
+}
+
+static void bad_request(net_conn *c, int status, const char *msg)
+{
+	char body[256];
+	int n = snprintf(body, sizeof body,
+			 "{\"error\": {\"message\": \"%s\", \"type\": \"BadRequestError\", \"param\": null, "
+			 "\"code\": %d}}",
+			 msg, status);
+	c->close_after = true;
+	c->busy = true;
+	net_conn_respond(c, status, "application/json", body, (size_t)n, NULL);
+}
+
+/* Serves the requests waiting in c->in, one at a time. */
+static void serve(net_conn *c)
+{
+	net_server *s = c->srv;
+	while (!c->closed && !c->busy && !c->close_after && c->in.len) {
+		net_http_msg m;
+		int head = net_http_parse_request(c->in.data, c->in.len, &m);
+		if (head == 0)
+			return;
+		if (head < 0) {
+			bad_request(c, -head, head == -431 ? "request head too large"
+					      : head == -501 ? "unsupported transfer coding"
+							     : "malformed HTTP request");
+			return;
+		}
+		size_t consumed;
+		const char *body;
+		size_t body_len;
+		if (m.chunked) {
+			net_chunked ck = {0};
+			c->body.len = 0;
+			long n = net_chunked_feed(&ck, c->in.data + head, c->in.len - (size_t)head, &c->body);
+			if (n < 0) {
+				bad_request(c, 400, "malformed chunked body");
+				return;
+			}
+			if (!ck.done) {
+				if (c->body.len > MAX_BODY)
+					bad_request(c, 413, "request body too large");
+				return;
+			}
+			consumed = (size_t)head + (size_t)n;
+			body = c->body.data ? c->body.data : "";
+			body_len = c->body.len;
+		} else {
+			int64_t cl = m.content_length < 0 ? 0 : m.content_length;
+			if (cl > MAX_BODY) {
+				bad_request(c, 413, "request body too large");
+				return;
+			}
+			if (c->in.len < (size_t)head + (size_t)cl)
+				return;
+			consumed = (size_t)head + (size_t)cl;
+			body = c->in.data + head;
+			body_len = (size_t)cl;
+		}
+		c->busy = true;
+		c->close_after = !m.keep_alive;
+		s->cbs.on_request(c, &m, body, body_len, s->arg);
+		if (c->closed)
+			return;
+		memmove(c->in.data, c->in.data + consumed, c->in.len - consumed);
+		c->in.len -= consumed;
+	}
+}
+
+static void conn_work(net_loop *l, net_defer *d)
+{
+	(void)l;
+	net_conn *c = d->arg;
+	if (c->closed)
+		return;
+	bool was_streaming = c->streaming;
+	if (!flush(c))
+		return;
+	if (!c->busy && c->close_after && c->out.len == 0) {
+		conn_close(c);
+		return;
+	}
+	if (!c->busy)
+		serve(c);
+	if (!c->closed && was_streaming && c->streaming && net_conn_pending(c) < LOW_WATER &&
+	    c->srv->cbs.on_drain)
+		c->srv->cbs.on_drain(c, c->srv->arg);
+}
+
+static void conn_io(net_loop *l, net_watch *w, uint32_t events)
+{
+	net_conn *c = w->arg;
+	(void)l;
+	if (events & EPOLLIN) {
+		for (;;) {
+			if (ib_buf_reserve(&c->in, READ_CHUNK)) {
+				conn_close(c);
+				return;
+			}
+			ssize_t n = recv(c->w.fd, c->in.data + c->in.len, c->in.cap - c->in.len - 1, 0);
+			if (n > 0) {
+				c->in.len += (size_t)n;
+				if (c->in.len > MAX_BODY + 65536) {
+					conn_close(c);
+					return;
+				}
+				continue;
+			}
+			if (n == 0) {
+				conn_close(c);
+				return;
+			}
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				break;
+			conn_close(c);
+			return;
+		}
+		serve(c);
+		if (c->closed)
+			return;
+	}
+	if (events & (EPOLLERR | EPOLLHUP)) {
+		conn_close(c);
+		return;
+	}
+	if (events & EPOLLOUT)
+		conn_work(l, &c->work);
+}
+
+static void on_accept(net_loop *l, net_watch *w, uint32_t events)
+{
+	net_server *s = w->arg;
+	(void)events;
+	for (;;) {
+		int fd = accept4(s->listen.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0)
+			return; /* EAGAIN, or out of descriptors: try again on the next event */
+		int one = 1;
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		net_conn *c = calloc(1, sizeof *c);
+		if (!c) {
+			close(fd);
+			continue;
+		}
+		c->srv = s;
+		c->w = (net_watch){.fd = fd, .fn = conn_io, .arg = c};
+		c->work = (net_defer){.fn = conn_work, .arg = c};
+		if (net_add(l, &c->w, EPOLLIN | EPOLLRDHUP)) {
+			close(fd);
+			free(c);
+			continue;
+		}
+		c->next = s->conns;
+		if (s->conns)
+			s->conns->prev = c;
+		s->conns = c;
+		s->nconns++;
+	}
+}
+
+int net_server_new(net_loop *l, const char *host, int port, const net_server_cbs *cbs,
+		   void *arg, net_server **out, ib_error *e)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "invalid IPv4 address '%s'", host);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return ib_fail(e, IB_EIO, NULL, 0, 0, "socket: %s", strerror(errno));
+	int one = 1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 65535) != 0) {
+		int err = errno;
+		close(fd);
+		return ib_fail(e, IB_EIO, NULL, 0, 0, "cannot listen on %s:%d: %s", host, port,
+			       strerror(err));
+	}
+	socklen_t alen = sizeof a;
+	getsockname(fd, (struct sockaddr *)&a, &alen);
+	net_server *s = calloc(1, sizeof *s);
+	if (!s) {
+		close(fd);
+		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+	}
+	s->loop = l;
+	s->cbs = *cbs;
+	s->arg = arg;
+	s->port = ntohs(a.sin_port);
+	s->listen = (net_watch){.fd = fd, .fn = on_accept, .arg = s};
+	s->reap = (net_defer){.fn = reap, .arg = s};
+	if (net_add(l, &s->listen, EPOLLIN)) {
+		close(fd);
+		free(s);
+		return ib_fail(e, IB_EIO, NULL, 0, 0, "epoll_ctl failed");
+	}
+	*out = s;
+	return 0;
+}
+
+int net_server_port(const net_server *s)
+{
+	return s->port;
+}
+
+size_t net_server_nconns(const net_server *s)
+{
+	return s->nconns;
+}
+
+void net_server_free(net_server *s)
+{
+	if (!s)
+		return;
+	while (s->conns)
+		conn_close(s->conns);
+	net_del(s->loop, &s->listen);
+	close(s->listen.fd);
+	net_defer_cancel(s->loop, &s->reap);
+	reap(s->loop, &s->reap);
+	free(s);
+}

@@ -1,0 +1,531 @@
+/* The OpenAI-compatible HTTP API of the simulator: /v1/completions,
+ * /v1/chat/completions (streaming and not), /v1/models, /health, /metrics;
+ * OpenAI-shaped errors; fault injection. */
+#include "sim/private.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The simulator's "vocabulary": words with a leading space, like BPE tokens. */
+static const char *const words[] = {
+	" the",	 " of",	    " and",	" to",	   " in",   " a",     " is",	 " that",
+	" for",	 " it",	    " as",	" was",	   " with", " be",    " by",	 " on",
+	" not",	 " he",	    " this",	" are",	   " or",   " his",   " from",	 " at",
+	" which", " but",   " have",	" an",	   " had",  " they",  " you",	 " were",
+	" their", " one",   " all",	" we",	   " can",  " her",   " has",	 " there",
+	" been",  " if",    " more",	" when",   " will", " would", " who",	 " so",
+	" model", " token", " server",	" batch",  " cache", " step", " kernel", " memory",
+	" GPU",	 " tensor", " expert",	" layer",  " prompt", " stream", " latency", " rate",
+};
+#define NWORDS (sizeof words / sizeof *words)
+
+static void json_error(net_conn *c, int status, const char *type, const char *msg)
+{
+	ib_buf b = {0};
+	ib_buf_puts(&b, "{\"error\": {\"message\": ");
+	ib_json_write_str(&b, msg, strlen(msg), true);
+	ib_buf_printf(&b, ", \"type\": \"%s\", \"param\": null, \"code\": %d}}", type, status);
+	net_conn_respond(c, status, "application/json", b.data, b.len, NULL);
+	ib_buf_free(&b);
+}
+
+/* Estimated token count of a text without a tokenizer: one token per four
+ * bytes, at least one (docs/sim.md). */
+static int estimate_tokens(size_t bytes)
+{
+	size_t n = (bytes + 3) / 4;
+	return n ? (int)(n > 100000000 ? 100000000 : n) : 1;
+}
+
+static bool as_int(const ib_val *v, int64_t *out)
+{
+	if (!v || v->type == IB_V_NULL)
+		return false;
+	if (v->type == IB_V_INT) {
+		*out = v->i;
+		return true;
+	}
+	if (v->type == IB_V_FLOAT && v->f == floor(v->f) && fabs(v->f) < 1e15) {
+		*out = (int64_t)v->f;
+		return true;
+	}
+	return false;
+}
+
+/* Prompt tokens of a completions `prompt`: a string, a list of token ids, or
+ * a list with one string. -1 with *err set when malformed. */
+static int prompt_tokens(const ib_val *p, const char **err)
+{
+	if (!p) {
+		*err = "'prompt' is required";
+		return -1;
+	}
+	if (p->type == IB_V_STR)
+		return estimate_tokens(p->str.len);
+	if (p->type == IB_V_LIST && p->list.n > 0) {
+		if (p->list.v[0]->type == IB_V_INT) {
+			for (size_t i = 0; i < p->list.n; i++)
+				if (p->list.v[i]->type != IB_V_INT) {
+					*err = "'prompt' mixes token ids and other values";
+					return -1;
+				}
+			return (int)p->list.n;
+		}
+		if (p->list.n == 1 && p->list.v[0]->type == IB_V_STR)
+			return estimate_tokens(p->list.v[0]->str.len);
+		*err = "'prompt' with several prompts (batch) is not supported";
+		return -1;
+	}
+	*err = "'prompt' must be a string or a list of token ids";
+	return -1;
+}
+
+static int chat_tokens(const ib_val *msgs, const char **err)
+{
+	if (!msgs || msgs->type != IB_V_LIST || msgs->list.n == 0) {
+		*err = "'messages' must be a non-empty list";
+		return -1;
+	}
+	size_t bytes = 0;
+	for (size_t i = 0; i < msgs->list.n; i++) {
+		const ib_val *m = msgs->list.v[i];
+		const ib_val *role = ib_map_get(m, "role"), *content = ib_map_get(m, "content");
+		if (m->type != IB_V_MAP || !role || role->type != IB_V_STR) {
+			*err = "each message needs a 'role' string";
+			return -1;
+		}
+		if (content && content->type == IB_V_STR) {
+			bytes += content->str.len;
+		} else if (content && content->type == IB_V_LIST) {
+			for (size_t j = 0; j < content->list.n; j++) {
+				const ib_val *t = ib_map_get(content->list.v[j], "text");
+				if (t && t->type == IB_V_STR)
+					bytes += t->str.len;
+			}
+		} else if (content && content->type != IB_V_NULL) {
+			*err = "message 'content' must be a string, a list of parts or null";
+			return -1;
+		}
+		bytes += 16; /* role markers of a chat template */
+	}
+	return estimate_tokens(bytes);
+}
+
+static void handle_generate(sim_server *s, net_conn *c, const char *body, size_t len, bool chat)
+{
+	const sim_config *cfg = &s->cfg;
+	ib_arena *a = ib_arena_new();
+	ib_val *req = NULL;
+	ib_error e = {0};
+	const char *err = NULL;
+	if (!a) {
+		json_error(c, 500, "InternalServerError", "out of memory");
+		return;
+	}
+	if (ib_json_parse(a, "request", body, len, &req, &e)) {
+		char m[sizeof e.msg + 64];
+		snprintf(m, sizeof m, "malformed JSON body: %s (line %d, column %d)", e.msg, e.line, e.col);
+		json_error(c, 400, "BadRequestError", m);
+		goto done;
+	}
+	if (req->type != IB_V_MAP) {
+		json_error(c, 400, "BadRequestError", "the request body must be a JSON object");
+		goto done;
+	}
+	const ib_val *model = ib_map_get(req, "model");
+	if (model && (model->type != IB_V_STR || strcmp(model->str.s, cfg->served_model_name))) {
+		char m[400];
+		snprintf(m, sizeof m, "The model `%.200s` does not exist.",
+			 model->type == IB_V_STR ? model->str.s : "?");
+		json_error(c, 404, "NotFoundError", m);
+		goto done;
+	}
+	int ptoks = chat ? chat_tokens(ib_map_get(req, "messages"), &err)
+			 : prompt_tokens(ib_map_get(req, "prompt"), &err);
+	if (ptoks < 0) {
+		json_error(c, 400, "BadRequestError", err);
+		goto done;
+	}
+	int64_t max_tokens = 16, n = 1;
+	const ib_val *mt = chat ? ib_map_get(req, "max_completion_tokens") : NULL;
+	if (!mt || mt->type == IB_V_NULL)
+		mt = ib_map_get(req, "max_tokens");
+	if (mt && mt->type != IB_V_NULL && (!as_int(mt, &max_tokens) || max_tokens < 1)) {
+		json_error(c, 400, "BadRequestError", "max_tokens must be an integer >= 1");
+		goto done;
+	}
+	if (chat && (!mt || mt->type == IB_V_NULL))
+		max_tokens = cfg->max_model_len > 0 ? cfg->max_model_len - ptoks : 4096;
+	const ib_val *nv = ib_map_get(req, "n");
+	if (nv && nv->type != IB_V_NULL && (!as_int(nv, &n) || n != 1)) {
+		json_error(c, 400, "BadRequestError", "only n = 1 is supported");
+		goto done;
+	}
+	if (cfg->max_model_len > 0 && ptoks + max_tokens > cfg->max_model_len) {
+		char m[300];
+		snprintf(m, sizeof m,
+			 "This model's maximum context length is %d tokens. However, you requested %lld "
+			 "tokens (%d in the messages, %lld in the completion).",
+			 cfg->max_model_len, (long long)(ptoks + max_tokens), ptoks, (long long)max_tokens);
+		json_error(c, 400, "BadRequestError", m);
+		goto done;
+	}
+	const ib_val *t = ib_map_get(req, "temperature");
+	if (t && t->type != IB_V_NULL && t->type != IB_V_INT && t->type != IB_V_FLOAT) {
+		json_error(c, 400, "BadRequestError", "temperature must be a number");
+		goto done;
+	}
+	int64_t blocks_needed = (ptoks + 1 + cfg->block_size - 1) / cfg->block_size;
+	if (!cfg->max_speed && blocks_needed > s->cap.kv_blocks) {
+		json_error(c, 400, "BadRequestError", "the prompt does not fit in the KV cache");
+		goto done;
+	}
+	seq *q = calloc(1, sizeof *q);
+	if (!q) {
+		json_error(c, 500, "InternalServerError", "out of memory");
+		goto done;
+	}
+	q->srv = s;
+	q->id = ++s->next_id;
+	q->conn = c;
+	q->chat = chat;
+	q->stream = ib_val_truthy(ib_map_get(req, "stream"));
+	q->include_usage = ib_val_truthy(ib_map_get(ib_map_get(req, "stream_options"), "include_usage"));
+	q->ignore_eos = ib_val_truthy(ib_map_get(req, "ignore_eos"));
+	q->prompt_tokens = ptoks;
+	q->max_tokens = (int)max_tokens;
+	q->arrival_ns = net_now(s->loop);
+	sim_rng_seed(&q->rng, cfg->seed * 0x9e3779b97f4a7c15ULL + q->id);
+	/* the natural length of an answer when EOS is not ignored: geometric */
+	q->target = q->max_tokens;
+	if (!q->ignore_eos) {
+		double u = sim_rng_uniform(&q->rng);
+		double natural = 1 + floor(log(1 - u) / log(1 - 1.0 / cfg->mean_output_len));
+		if (natural < q->target)
+			q->target = (int)natural;
+	}
+	q->drop_at = q->stall_at = q->malformed_at = -1;
+	if (sim_rng_uniform(&q->rng) < cfg->fail_rate) {
+		free(q);
+		json_error(c, 500, "InternalServerError", "injected failure (--fail-rate)");
+		goto done;
+	}
+	if (sim_rng_uniform(&q->rng) < cfg->drop_rate)
+		q->drop_at = (int)(sim_rng_next(&q->rng) % (uint64_t)q->target);
+	if (sim_rng_uniform(&q->rng) < cfg->stall_rate)
+		q->stall_at = (int)(sim_rng_next(&q->rng) % (uint64_t)q->target);
+	if (q->stream && sim_rng_uniform(&q->rng) < cfg->malformed_rate)
+		q->malformed_at = (int)(sim_rng_next(&q->rng) % (uint64_t)q->target);
+	net_conn_set_data(c, q);
+	s->m.prompt_tokens += (uint64_t)ptoks;
+	if (q->stream)
+		net_conn_stream_begin(c, 200, "text/event-stream");
+	if (cfg->max_speed)
+		sim_emit(s, q, 0, false); /* fills the connection; on_drain continues */
+	else
+		sim_engine_submit(s, q);
+done:
+	ib_arena_free(a);
+}
+
+void sim_seq_free(sim_server *s, seq *q)
+{
+	(void)s;
+	if (q->conn)
+		net_conn_set_data(q->conn, NULL);
+	ib_buf_free(&q->text);
+	free(q);
+}
+
+static void append_words(seq *q, ib_buf *b, int n)
+{
+	for (int i = 0; i < n; i++)
+		ib_buf_puts(b, words[sim_rng_next(&q->rng) % NWORDS]);
+}
+
+/* Writes one streamed event carrying n tokens. */
+static void stream_tokens(sim_server *s, seq *q, int n, bool last)
+{
+	ib_buf *out = net_conn_out(q->conn);
+	ib_buf *b = &s->scratch;
+	const char *model = s->cfg.served_model_name;
+	const char *finish = !last ? "null" : q->target < q->max_tokens ? "\"stop\"" : "\"length\"";
+	if (q->malformed_at >= 0 && q->generated >= q->malformed_at) {
+		q->malformed_at = -1;
+		static const char broken[] = "{\"id\": \"cmpl-broken\", \"choices\": [{\"text\": ";
+		net_sse_append(out, broken, sizeof broken - 1);
+	}
+	b->len = 0;
+	if (q->chat) {
+		if (q->generated == 0) {
+			ib_buf_printf(b,
+				      "{\"id\":\"chatcmpl-%llu\",\"object\":\"chat.completion.chunk\","
+				      "\"created\":%lld,\"model\":\"%s\",\"choices\":[{\"index\":0,\"delta\":"
+				      "{\"role\":\"assistant\",\"content\":\"\"},\"logprobs\":null,"
+				      "\"finish_reason\":null}]}",
+				      (unsigned long long)q->id, (long long)s->created, model);
+			net_sse_append(out, b->data, b->len);
+			b->len = 0;
+		}
+		ib_buf_printf(b,
+			      "{\"id\":\"chatcmpl-%llu\",\"object\":\"chat.completion.chunk\",\"created\":%lld,"
+			      "\"model\":\"%s\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"",
+			      (unsigned long long)q->id, (long long)s->created, model);
+		append_words(q, b, n);
+		ib_buf_printf(b, "\"},\"logprobs\":null,\"finish_reason\":%s}]}", finish);
+	} else {
+		ib_buf_printf(b,
+			      "{\"id\":\"cmpl-%llu\",\"object\":\"text_completion\",\"created\":%lld,"
+			      "\"model\":\"%s\",\"choices\":[{\"index\":0,\"text\":\"",
+			      (unsigned long long)q->id, (long long)s->created, model);
+		append_words(q, b, n);
+		ib_buf_printf(b, "\",\"logprobs\":null,\"finish_reason\":%s,\"stop_reason\":null}]}",
+			      finish);
+	}
+	net_sse_append(out, b->data, b->len);
+	if (last) {
+		if (q->include_usage) {
+			b->len = 0;
+			ib_buf_printf(b,
+				      "{\"id\":\"%s-%llu\",\"object\":\"%s\",\"created\":%lld,\"model\":\"%s\","
+				      "\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"total_tokens\":%d,"
+				      "\"completion_tokens\":%d}}",
+				      q->chat ? "chatcmpl" : "cmpl", (unsigned long long)q->id,
+				      q->chat ? "chat.completion.chunk" : "text_completion",
+				      (long long)s->created, model, q->prompt_tokens,
+				      q->prompt_tokens + q->generated + n, q->generated + n);
+			net_sse_append(out, b->data, b->len);
+		}
+		net_sse_append(out, "[DONE]", 6);
+		net_conn_stream_end(q->conn);
+	} else {
+		net_conn_mark(q->conn);
+	}
+}
+
+static void respond_whole(sim_server *s, seq *q)
+{
+	ib_buf *b = &s->scratch;
+	const char *finish = q->target < q->max_tokens ? "stop" : "length";
+	b->len = 0;
+	if (q->chat) {
+		ib_buf_printf(b,
+			      "{\"id\":\"chatcmpl-%llu\",\"object\":\"chat.completion\",\"created\":%lld,"
+			      "\"model\":\"%s\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+			      "\"content\":\"%s\"},\"logprobs\":null,\"finish_reason\":\"%s\"}],",
+			      (unsigned long long)q->id, (long long)s->created, s->cfg.served_model_name,
+			      q->text.data ? q->text.data : "", finish);
+	} else {
+		ib_buf_printf(b,
+			      "{\"id\":\"cmpl-%llu\",\"object\":\"text_completion\",\"created\":%lld,"
+			      "\"model\":\"%s\",\"choices\":[{\"index\":0,\"text\":\"%s\",\"logprobs\":null,"
+			      "\"finish_reason\":\"%s\",\"stop_reason\":null}],",
+			      (unsigned long long)q->id, (long long)s->created, s->cfg.served_model_name,
+			      q->text.data ? q->text.data : "", finish);
+	}
+	ib_buf_printf(b, "\"usage\":{\"prompt_tokens\":%d,\"total_tokens\":%d,\"completion_tokens\":%d}}",
+		      q->prompt_tokens, q->prompt_tokens + q->generated, q->generated);
+	net_conn_respond(q->conn, 200, "application/json", b->data, b->len, NULL);
+}
+
+void sim_emit(sim_server *s, seq *q, int n, bool last)
+{
+	const sim_config *cfg = &s->cfg;
+	if (!q->conn) { /* client gone */
+		if (last || q->state == SEQ_DONE)
+			sim_seq_free(s, q);
+		return;
+	}
+	if (cfg->max_speed) { /* stream until the output buffer is full */
+		while (q->generated < q->target && net_conn_pending(q->conn) < 256 * 1024) {
+			if (!q->stream) {
+				append_words(q, &q->text, q->target - q->generated);
+				q->generated = q->target;
+				break;
+			}
+			bool end = q->generated + 1 >= q->target;
+			stream_tokens(s, q, 1, end);
+			q->generated++;
+			s->m.generation_tokens++;
+		}
+		if (q->generated >= q->target) {
+			if (!q->stream)
+				respond_whole(s, q);
+			s->m.requests_ok++;
+			net_conn_set_data(q->conn, NULL);
+			q->conn = NULL;
+			sim_seq_free(s, q);
+		}
+		return;
+	}
+	int64_t now = net_now(s->loop);
+	double scale = cfg->time_scale;
+	if (q->generated == 0) {
+		q->first_ns = now;
+		sim_hist_observe(&s->m.ttft, (double)(now - q->arrival_ns) * 1e-9 * scale);
+	} else {
+		sim_hist_observe(&s->m.itl, (double)(now - q->last_ns) * 1e-9 * scale);
+	}
+	q->last_ns = now;
+	s->m.generation_tokens += (uint64_t)n;
+	if (q->drop_at >= 0 && q->generated + n > q->drop_at && !last) {
+		/* injected: close the connection mid-stream */
+		if (q->stream)
+			stream_tokens(s, q, n, false);
+		q->generated += n;
+		net_conn *c = q->conn;
+		s->m.requests_aborted++;
+		net_conn_abort(c); /* on_close aborts the sequence and frees it */
+		return;
+	}
+	if (q->stream)
+		stream_tokens(s, q, n, last);
+	else
+		append_words(q, &q->text, n);
+	q->generated += n;
+	if (q->stall_at >= 0 && q->generated > q->stall_at && !last) {
+		q->stall_at = -1;
+		q->stall_until = now + (int64_t)(cfg->stall_ms * 1e6);
+		sim_engine_kick(s);
+	}
+	if (last) {
+		sim_hist_observe(&s->m.e2e, (double)(now - q->arrival_ns) * 1e-9 * scale);
+		s->m.requests_ok++;
+		if (!q->stream)
+			respond_whole(s, q);
+		net_conn_set_data(q->conn, NULL);
+		q->conn = NULL;
+		sim_seq_free(s, q);
+	}
+}
+
+/* ---- routing ---- */
+
+static bool path_is(const net_http_msg *r, const char *p)
+{
+	size_t n = strlen(p);
+	size_t len = r->path_len;
+	const char *qm = memchr(r->path, '?', len);
+	if (qm)
+		len = (size_t)(qm - r->path);
+	return len == n && memcmp(r->path, p, n) == 0;
+}
+
+static bool method_is(const net_http_msg *r, const char *m)
+{
+	return r->method_len == strlen(m) && memcmp(r->method, m, r->method_len) == 0;
+}
+
+static void on_request(net_conn *c, const net_http_msg *r, const char *body, size_t len, void *arg)
+{
+	sim_server *s = arg;
+	bool completions = path_is(r, "/v1/completions"), chat = path_is(r, "/v1/chat/completions");
+	if (completions || chat) {
+		if (!method_is(r, "POST")) {
+			json_error(c, 405, "MethodNotAllowed", "use POST");
+			return;
+		}
+		handle_generate(s, c, body, len, chat);
+		return;
+	}
+	if (path_is(r, "/health") || path_is(r, "/v1/models") || path_is(r, "/metrics")) {
+		if (!method_is(r, "GET") && !method_is(r, "HEAD")) {
+			json_error(c, 405, "MethodNotAllowed", "use GET");
+			return;
+		}
+		ib_buf *b = &s->scratch;
+		b->len = 0;
+		if (path_is(r, "/health")) {
+			net_conn_respond(c, 200, "application/json", "{}", 2, NULL);
+		} else if (path_is(r, "/v1/models")) {
+			ib_buf_printf(b,
+				      "{\"object\": \"list\", \"data\": [{\"id\": \"%s\", \"object\": \"model\", "
+				      "\"created\": %lld, \"owned_by\": \"infbench-sim\", \"max_model_len\": %lld}]}",
+				      s->cfg.served_model_name, (long long)s->created,
+				      (long long)(s->cap.kv_blocks * s->cfg.block_size));
+			net_conn_respond(c, 200, "application/json", b->data, b->len, NULL);
+		} else {
+			sim_metrics_render(s, b);
+			net_conn_respond(c, 200, "text/plain; version=0.0.4", b->data, b->len, NULL);
+		}
+		return;
+	}
+	json_error(c, 404, "NotFoundError", "unknown path");
+}
+
+static void on_close(net_conn *c, void *arg)
+{
+	sim_server *s = arg;
+	seq *q = net_conn_get_data(c);
+	if (!q)
+		return;
+	q->conn = NULL;
+	if (s->cfg.max_speed) {
+		sim_seq_free(s, q);
+		return;
+	}
+	sim_engine_abort(s, q);
+	sim_seq_free(s, q);
+}
+
+static void on_drain(net_conn *c, void *arg)
+{
+	sim_server *s = arg;
+	seq *q = net_conn_get_data(c);
+	if (q && s->cfg.max_speed)
+		sim_emit(s, q, 0, false);
+}
+
+int sim_server_new(net_loop *l, const sim_config *c, sim_server **out, ib_error *e)
+{
+	sim_server *s = calloc(1, sizeof *s);
+	if (!s)
+		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+	s->cfg = *c;
+	s->loop = l;
+	s->created = (int64_t)time(NULL);
+	sim_metrics_init(&s->m);
+	int rc = c->max_speed ? 0 : sim_capacity_of(c, &s->cap, e);
+	if (c->max_speed)
+		s->cap.kv_blocks = INT64_MAX / 2;
+	if (!rc) {
+		sim_engine_start(s);
+		net_server_cbs cbs = {.on_request = on_request, .on_close = on_close, .on_drain = on_drain};
+		rc = net_server_new(l, c->host, c->port, &cbs, s, &s->http, e);
+	}
+	if (rc) {
+		free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+int sim_server_port(const sim_server *s)
+{
+	return net_server_port(s->http);
+}
+
+void sim_server_free(sim_server *s)
+{
+	if (!s)
+		return;
+	net_server_free(s->http); /* closes connections: on_close frees their requests */
+	net_timer_cancel(s->loop, &s->step_timer);
+	net_defer_cancel(s->loop, &s->kick);
+	while (s->waiting.head) {
+		seq *q = s->waiting.head;
+		seq_list_remove(&s->waiting, q);
+		sim_seq_free(s, q);
+	}
+	while (s->running.head) {
+		seq *q = s->running.head;
+		seq_list_remove(&s->running, q);
+		sim_seq_free(s, q);
+	}
+	ib_buf_free(&s->scratch);
+	free(s);
+}

@@ -1,0 +1,266 @@
+/* The continuous-batching engine: a waiting queue, admission by max-num-seqs
+ * and KV blocks, a token budget per step with chunked prefill (decode
+ * first, as vLLM's scheduler does), preemption by recomputation, and a step
+ * timer whose duration comes from the performance model. */
+#include "sim/private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void seq_list_push(seq_list *l, seq *s)
+{
+	s->next = NULL;
+	s->prev = l->tail;
+	if (l->tail)
+		l->tail->next = s;
+	else
+		l->head = s;
+	l->tail = s;
+	l->n++;
+}
+
+void seq_list_push_front(seq_list *l, seq *s)
+{
+	s->prev = NULL;
+	s->next = l->head;
+	if (l->head)
+		l->head->prev = s;
+	else
+		l->tail = s;
+	l->head = s;
+	l->n++;
+}
+
+void seq_list_remove(seq_list *l, seq *s)
+{
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		l->head = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	else
+		l->tail = s->prev;
+	s->prev = s->next = NULL;
+	l->n--;
+}
+
+static int64_t blocks_for(const sim_server *s, int64_t tokens)
+{
+	return (tokens + s->cfg.block_size - 1) / s->cfg.block_size;
+}
+
+static int spec_k(const sim_server *s)
+{
+	const sim_config *c = &s->cfg;
+	return c->spec_method && strcmp(c->spec_method, "none") ? c->num_spec_tokens : 0;
+}
+
+/* Tokens to (re)compute before decoding: the prompt, plus what was already
+ * generated when the sequence was preempted. */
+static int prefill_len(const seq *q)
+{
+	return q->prompt_tokens + q->recompute;
+}
+
+static void release(sim_server *s, seq *q)
+{
+	s->free_blocks += q->blocks;
+	q->blocks = 0;
+}
+
+/* Grows q's KV allocation to cover `tokens`; false when blocks ran out. */
+static bool reserve(sim_server *s, seq *q, int64_t tokens)
+{
+	int64_t need = blocks_for(s, tokens) - q->blocks;
+	if (need <= 0)
+		return true;
+	if (need > s->free_blocks)
+		return false;
+	s->free_blocks -= need;
+	q->blocks += need;
+	return true;
+}
+
+static void preempt(sim_server *s, seq *victim)
+{
+	seq_list_remove(&s->running, victim);
+	release(s, victim);
+	victim->recompute = victim->generated;
+	victim->prefilled = 0;
+	victim->state = SEQ_WAITING;
+	victim->plan_prefill = 0;
+	victim->plan_decode = false;
+	seq_list_push_front(&s->waiting, victim);
+	s->m.preemptions++;
+}
+
+static void on_step(net_loop *l, net_timer *t);
+
+/* Plans and arms the next step, if there is work. */
+static void schedule(sim_server *s)
+{
+	if (s->step_armed)
+		return;
+	const sim_config *c = &s->cfg;
+	int64_t now = net_now(s->loop);
+	int k = spec_k(s);
+	int budget = c->max_num_batched_tokens;
+	sim_step st = {0};
+	int64_t next_wake = 0;
+	/* decode first */
+	for (seq *q = s->running.head; q;) {
+		seq *nx = q->next;
+		q->plan_prefill = 0;
+		q->plan_decode = false;
+		if (q->prefilled < prefill_len(q)) {
+			q = nx;
+			continue;
+		}
+		if (q->stall_until > now) {
+			if (!next_wake || q->stall_until < next_wake)
+				next_wake = q->stall_until;
+			q = nx;
+			continue;
+		}
+		if (budget < k + 1)
+			break;
+		int64_t ctx = (int64_t)q->prompt_tokens + q->generated;
+		while (!reserve(s, q, ctx + k + 1)) {
+			seq *victim = s->running.tail;
+			if (victim == q) {
+				preempt(s, q);
+				q = NULL;
+				break;
+			}
+			if (victim == nx)
+				nx = NULL;
+			preempt(s, victim);
+		}
+		if (!q) {
+			q = nx;
+			continue;
+		}
+		q->plan_decode = true;
+		st.decode_seqs++;
+		st.decode_ctx_sum += (double)ctx;
+		budget -= k + 1;
+		q = nx;
+	}
+	/* continue prefills that are under way */
+	for (seq *q = s->running.head; q && budget > 0; q = q->next) {
+		int left = prefill_len(q) - q->prefilled;
+		if (left <= 0)
+			continue;
+		int chunk = left < budget ? left : budget;
+		q->plan_prefill = chunk;
+		st.prefill_tokens += chunk;
+		st.prefill_ctx_sum += (double)chunk * (q->prefilled + chunk / 2.0);
+		budget -= chunk;
+	}
+	/* admit waiting requests */
+	while (s->waiting.head && budget > 0 && (int)s->running.n < c->max_num_seqs) {
+		seq *q = s->waiting.head;
+		if (!reserve(s, q, (int64_t)prefill_len(q) + 1))
+			break;
+		seq_list_remove(&s->waiting, q);
+		q->state = SEQ_RUNNING;
+		seq_list_push(&s->running, q);
+		int chunk = prefill_len(q) < budget ? prefill_len(q) : budget;
+		q->plan_prefill = chunk;
+		q->plan_decode = false;
+		st.prefill_tokens += chunk;
+		st.prefill_ctx_sum += (double)chunk * (chunk / 2.0);
+		budget -= chunk;
+	}
+	if (st.decode_seqs == 0 && st.prefill_tokens == 0) {
+		if (next_wake) { /* only stalled streams: wake when the first stall ends */
+			s->step = st;
+			s->step_armed = true;
+			net_timer_arm(s->loop, &s->step_timer, next_wake);
+		}
+		return;
+	}
+	double dur = sim_step_time(c, &st) / c->time_scale;
+	s->step = st;
+	s->step_armed = true;
+	net_timer_arm(s->loop, &s->step_timer, now + (int64_t)(dur * 1e9));
+}
+
+static void on_step(net_loop *l, net_timer *t)
+{
+	(void)l;
+	sim_server *s = t->arg;
+	s->step_armed = false;
+	int k = spec_k(s);
+	for (seq *q = s->running.head; q;) {
+		seq *nx = q->next;
+		int n = 0;
+		if (q->plan_prefill) {
+			q->prefilled += q->plan_prefill;
+			q->plan_prefill = 0;
+			if (q->prefilled >= prefill_len(q) && q->generated == 0)
+				n = 1; /* the prefill step yields the first token */
+		} else if (q->plan_decode) {
+			q->plan_decode = false;
+			n = sim_tokens_per_step(&s->cfg, sim_rng_uniform(&q->rng));
+			if (k > 0) {
+				s->m.num_drafts++;
+				s->m.num_draft_tokens += (uint64_t)k;
+				s->m.num_accepted += (uint64_t)(n - 1);
+				for (int i = 0; i < n - 1 && i < 8; i++)
+					s->m.accepted_per_pos[i]++;
+			}
+		}
+		if (n > q->target - q->generated)
+			n = q->target - q->generated;
+		if (n > 0) {
+			bool last = q->generated + n >= q->target;
+			if (last) {
+				seq_list_remove(&s->running, q);
+				release(s, q);
+				q->state = SEQ_DONE;
+			}
+			sim_emit(s, q, n, last); /* may free q */
+		}
+		q = nx;
+	}
+	schedule(s);
+}
+
+static void kick(net_loop *l, net_defer *d)
+{
+	(void)l;
+	schedule(d->arg);
+}
+
+void sim_engine_start(sim_server *s)
+{
+	s->step_timer = (net_timer){.fn = on_step, .arg = s};
+	s->kick = (net_defer){.fn = kick, .arg = s};
+	s->free_blocks = s->cap.kv_blocks;
+}
+
+void sim_engine_submit(sim_server *s, seq *q)
+{
+	q->state = SEQ_WAITING;
+	seq_list_push(&s->waiting, q);
+	net_defer_queue(s->loop, &s->kick);
+}
+
+void sim_engine_abort(sim_server *s, seq *q)
+{
+	if (q->state == SEQ_WAITING) {
+		seq_list_remove(&s->waiting, q);
+	} else if (q->state == SEQ_RUNNING) {
+		seq_list_remove(&s->running, q);
+		release(s, q);
+	}
+	q->state = SEQ_DONE;
+}
+
+/* Called when a stall ends or anything else changes outside a step. */
+void sim_engine_kick(sim_server *s)
+{
+	net_defer_queue(s->loop, &s->kick);
+}

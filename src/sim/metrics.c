@@ -1,0 +1,97 @@
+/* Prometheus text exposition with vLLM's metric names. */
+#include "sim/private.h"
+
+#include <string.h>
+
+static const double latency_buckets[] = {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25,
+					 0.5,	0.75,  1.0,  2.5,  5.0,	 7.5,  10.0, 20.0, 40.0,
+					 80.0,	160.0, 640.0, 2560.0};
+
+void sim_metrics_init(sim_metrics *m)
+{
+	memset(m, 0, sizeof *m);
+	size_t nb = sizeof latency_buckets / sizeof *latency_buckets;
+	m->ttft = (sim_hist){.bounds = latency_buckets, .nb = nb};
+	m->itl = (sim_hist){.bounds = latency_buckets, .nb = nb};
+	m->e2e = (sim_hist){.bounds = latency_buckets, .nb = nb};
+}
+
+void sim_hist_observe(sim_hist *h, double v)
+{
+	for (size_t i = 0; i < h->nb; i++)
+		if (v <= h->bounds[i])
+			h->counts[i]++;
+	h->sum += v;
+	h->count++;
+}
+
+static void gauge(ib_buf *b, const char *name, const char *help, const char *model, double v)
+{
+	ib_buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n%s{model_name=\"%s\"} %.17g\n", name, help,
+		      name, name, model, v);
+}
+
+static void counter(ib_buf *b, const char *name, const char *help, const char *model, double v)
+{
+	ib_buf_printf(b, "# HELP %s %s\n# TYPE %s counter\n%s{model_name=\"%s\"} %.17g\n", name, help,
+		      name, name, model, v);
+}
+
+static void hist(ib_buf *b, const char *name, const char *help, const char *model, const sim_hist *h)
+{
+	ib_buf_printf(b, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+	for (size_t i = 0; i < h->nb; i++)
+		ib_buf_printf(b, "%s_bucket{le=\"%g\",model_name=\"%s\"} %llu\n", name, h->bounds[i],
+			      model, (unsigned long long)h->counts[i]);
+	ib_buf_printf(b, "%s_bucket{le=\"+Inf\",model_name=\"%s\"} %llu\n", name, model,
+		      (unsigned long long)h->count);
+	ib_buf_printf(b, "%s_sum{model_name=\"%s\"} %.17g\n", name, model, h->sum);
+	ib_buf_printf(b, "%s_count{model_name=\"%s\"} %llu\n", name, model,
+		      (unsigned long long)h->count);
+}
+
+void sim_metrics_render(const sim_server *s, ib_buf *b)
+{
+	const sim_metrics *m = &s->m;
+	const char *mn = s->cfg.served_model_name;
+	double used = s->cap.kv_blocks > 0 && !s->cfg.max_speed
+			      ? 1.0 - (double)s->free_blocks / (double)s->cap.kv_blocks
+			      : 0.0;
+	gauge(b, "vllm:num_requests_running", "Number of requests in model execution batches.", mn,
+	      (double)s->running.n);
+	gauge(b, "vllm:num_requests_waiting", "Number of requests waiting to be processed.", mn,
+	      (double)s->waiting.n);
+	gauge(b, "vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", mn, used);
+	counter(b, "vllm:prompt_tokens_total", "Number of prefill tokens processed.", mn,
+		(double)m->prompt_tokens);
+	counter(b, "vllm:generation_tokens_total", "Number of generation tokens processed.", mn,
+		(double)m->generation_tokens);
+	counter(b, "vllm:num_preemptions_total", "Cumulative number of preemptions.", mn,
+		(double)m->preemptions);
+	ib_buf_printf(b,
+		      "# HELP vllm:request_success_total Count of successfully processed requests.\n"
+		      "# TYPE vllm:request_success_total counter\n"
+		      "vllm:request_success_total{finished_reason=\"length\",model_name=\"%s\"} %llu\n",
+		      mn, (unsigned long long)m->requests_ok);
+	hist(b, "vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", mn,
+	     &m->ttft);
+	hist(b, "vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", mn,
+	     &m->itl);
+	hist(b, "vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", mn,
+	     &m->e2e);
+	counter(b, "vllm:spec_decode_num_drafts_total", "Number of spec decoding drafts.", mn,
+		(double)m->num_drafts);
+	counter(b, "vllm:spec_decode_num_draft_tokens_total", "Number of draft tokens.", mn,
+		(double)m->num_draft_tokens);
+	counter(b, "vllm:spec_decode_num_accepted_tokens_total", "Number of accepted tokens.", mn,
+		(double)m->num_accepted);
+	ib_buf_printf(b, "# HELP vllm:spec_decode_num_accepted_tokens_per_pos_total Accepted tokens "
+			 "per draft position.\n# TYPE vllm:spec_decode_num_accepted_tokens_per_pos_total "
+			 "counter\n");
+	int k = s->cfg.spec_method && strcmp(s->cfg.spec_method, "none") ? s->cfg.num_spec_tokens : 0;
+	for (int i = 0; i < k && i < 8; i++)
+		ib_buf_printf(b,
+			      "vllm:spec_decode_num_accepted_tokens_per_pos_total{model_name=\"%s\","
+			      "position=\"%d\"} %llu\n",
+			      mn, i, (unsigned long long)m->accepted_per_pos[i]);
+}

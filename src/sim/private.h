@@ -1,0 +1,93 @@
+/* Private to sim/: requests, the engine and the metrics shared by its files. */
+#ifndef IB_SIM_PRIVATE_H
+#define IB_SIM_PRIVATE_H
+
+#include "sim/sim.h"
+
+typedef enum { SEQ_WAITING, SEQ_RUNNING, SEQ_DONE } seq_state;
+
+typedef struct seq seq;
+struct seq {
+	uint64_t id;
+	net_conn *conn; /* NULL once the client is gone */
+	bool chat, stream, include_usage, ignore_eos;
+	int prompt_tokens;
+	int max_tokens;
+	int target;      /* tokens this request will produce */
+	int generated;   /* tokens emitted */
+	int prefilled;   /* tokens of the prefill processed */
+	int recompute;   /* generated tokens to recompute after a preemption */
+	int plan_prefill; /* prefill tokens in the step in flight */
+	bool plan_decode; /* decodes in the step in flight */
+	int64_t blocks;  /* KV blocks held */
+	seq_state state;
+	int64_t arrival_ns, first_ns, last_ns; /* wall clock of the loop */
+	sim_rng rng;
+	/* faults planned for this request: token index where they strike, -1 none */
+	int drop_at, stall_at, malformed_at;
+	int64_t stall_until; /* wall ns */
+	ib_buf text;     /* non-streaming: the whole completion */
+	seq *prev, *next; /* in the waiting or running list */
+	sim_server *srv;
+};
+
+typedef struct {
+	seq *head, *tail;
+	size_t n;
+} seq_list;
+
+void seq_list_push(seq_list *l, seq *s);
+void seq_list_push_front(seq_list *l, seq *s);
+void seq_list_remove(seq_list *l, seq *s);
+
+/* Prometheus histogram with fixed buckets (seconds). */
+typedef struct {
+	const double *bounds;
+	size_t nb;
+	uint64_t counts[32];
+	double sum;
+	uint64_t count;
+} sim_hist;
+void sim_hist_observe(sim_hist *h, double v);
+
+typedef struct {
+	uint64_t prompt_tokens, generation_tokens, requests_ok, requests_aborted;
+	uint64_t num_drafts, num_draft_tokens, num_accepted;
+	uint64_t accepted_per_pos[8];
+	uint64_t preemptions;
+	sim_hist ttft, itl, e2e;
+} sim_metrics;
+void sim_metrics_init(sim_metrics *m);
+
+struct sim_server {
+	sim_config cfg;
+	net_loop *loop;
+	net_server *http;
+	sim_capacity cap;
+	int64_t free_blocks;
+	seq_list waiting, running;
+	net_timer step_timer;
+	bool step_armed;
+	sim_step step; /* the step in flight */
+	uint64_t next_id;
+	sim_metrics m;
+	ib_buf scratch;
+	int64_t created; /* wall-clock seconds for "created" */
+	net_defer kick;  /* schedule a step at the end of the iteration */
+};
+
+/* Engine: a request enters; tokens come back through sim_emit. */
+void sim_engine_submit(sim_server *s, seq *q);
+/* The client went away: drop the request wherever it is. */
+void sim_engine_abort(sim_server *s, seq *q);
+void sim_engine_start(sim_server *s);
+void sim_engine_kick(sim_server *s);
+
+/* API side, called by the engine. */
+void sim_emit(sim_server *s, seq *q, int ntokens, bool last);
+void sim_seq_free(sim_server *s, seq *q);
+
+/* Renders /metrics. */
+void sim_metrics_render(const sim_server *s, ib_buf *out);
+
+#endif

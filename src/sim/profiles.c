@@ -1,0 +1,179 @@
+/* Built-in hardware and model profiles (public spec sheets and model
+ * configs; docs/sim.md lists the sources and assumptions), and YAML
+ * overrides. */
+#include "sim/sim.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#define GiB (1024.0 * 1024.0 * 1024.0)
+#define T 1e12
+#define P 1e15
+
+static const sim_hw hws[] = {
+	/* name      HBM        HBM BW    BF16       FP8        FP4        link     latency */
+	{"h100", 80 * GiB, 3.35 * T, 989 * 1e12, 1979 * 1e12, 1979 * 1e12, 450e9, 8e-6},
+	{"h200", 141e9, 4.8 * T, 989 * 1e12, 1979 * 1e12, 1979 * 1e12, 450e9, 8e-6},
+	{"b200", 180e9, 8.0 * T, 2.25 * P, 4.5 * P, 9.0 * P, 900e9, 6e-6},
+	{"gb200", 186e9, 8.0 * T, 2.5 * P, 5.0 * P, 10.0 * P, 900e9, 6e-6},
+	{"mi300x", 192 * GiB, 5.3 * T, 1.307 * P, 2.615 * P, 2.615 * P, 448e9, 10e-6},
+	{"mi325x", 256 * GiB, 6.0 * T, 1.307 * P, 2.615 * P, 2.615 * P, 448e9, 10e-6},
+	{"mi355x", 288 * GiB, 8.0 * T, 2.5 * P, 5.0 * P, 10.0 * P, 537.6e9, 10e-6},
+};
+
+/* acceptance lengths (thinking_on, k = 1..8) from the golden files named in
+ * docs/sim.md */
+#define AL_QWEN35 {0, 1.93, 2.73, 3.39, 3.97, 4.41, 4.80, 5.04, 5.21}
+#define AL_MINIMAXM3 {0, 1.78, 2.38, 2.83, 3.11, 3.35, 3.45, 3.53, 3.74}
+#define AL_KIMIK25 {0, 1.83, 2.43, 2.88, 3.24, 3.46, 3.62, 3.71, 3.77}
+
+static const sim_model models[] = {
+	/* name, params, active, expert params, experts, top-k, layers, attn layers, hidden,
+	 * q heads, kv heads, head dim, MLA latent, window, AL */
+	{"llama3-8b", 8.03e9, 8.03e9, 0, 0, 0, 32, 32, 4096, 32, 8, 128, 0, 0, {0}},
+	{"llama3-70b", 70.6e9, 70.6e9, 0, 0, 0, 80, 80, 8192, 64, 8, 128, 0, 0, {0}},
+	{"deepseek-r1", 671e9, 37e9, 654e9, 256, 8, 61, 61, 7168, 128, 128, 128, 576, 0, {0}},
+	{"gpt-oss-120b", 116.8e9, 5.1e9, 114.7e9, 128, 4, 36, 18, 2880, 64, 8, 64, 0, 128, {0}},
+	{"qwen3.5-397b-a17b", 397e9, 17e9, 386.5e9, 512, 10, 60, 15, 4096, 32, 2, 256, 0, 0, AL_QWEN35},
+	{"minimax-m3", 230e9, 10e9, 224.7e9, 256, 8, 62, 62, 3072, 48, 8, 128, 0, 0, AL_MINIMAXM3},
+	{"kimi-k2.5", 1.04e12, 32e9, 1.015e12, 384, 8, 61, 61, 7168, 64, 64, 128, 576, 0, AL_KIMIK25},
+};
+
+static const struct {
+	const char *alias, *name;
+} aliases[] = {
+	{"dsr1", "deepseek-r1"},         {"deepseek-v3", "deepseek-r1"},
+	{"gptoss", "gpt-oss-120b"},      {"qwen3.5", "qwen3.5-397b-a17b"},
+	{"minimaxm3", "minimax-m3"},     {"kimik2.5", "kimi-k2.5"},
+	{"llama-3-8b", "llama3-8b"},     {"llama-3-70b", "llama3-70b"},
+};
+
+const sim_hw *sim_hw_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof hws / sizeof *hws; i++)
+		if (!strcasecmp(hws[i].name, name))
+			return &hws[i];
+	return NULL;
+}
+
+const sim_model *sim_model_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
+		if (!strcasecmp(aliases[i].alias, name))
+			name = aliases[i].name;
+	for (size_t i = 0; i < sizeof models / sizeof *models; i++)
+		if (!strcasecmp(models[i].name, name))
+			return &models[i];
+	return NULL;
+}
+
+void sim_profile_names(ib_buf *out, bool want_models)
+{
+	size_t n = want_models ? sizeof models / sizeof *models : sizeof hws / sizeof *hws;
+	for (size_t i = 0; i < n; i++)
+		ib_buf_printf(out, "%s%s", i ? ", " : "", want_models ? models[i].name : hws[i].name);
+}
+
+/* ---- YAML overrides ---- */
+
+typedef struct {
+	const char *key;
+	size_t off;   /* offset of a double, or of an int when is_int */
+	double scale; /* value in the file * scale = stored value */
+	bool is_int;
+} ovr;
+
+#define HW(k, f, s) {k, offsetof(sim_hw, f), s, false}
+#define MD(k, f, s) {k, offsetof(sim_model, f), s, false}
+#define MI(k, f) {k, offsetof(sim_model, f), 1, true}
+
+static const ovr hw_fields[] = {
+	HW("mem-gb", mem_bytes, 1e9),        HW("hbm-tbps", hbm_bw, 1e12),
+	HW("bf16-tflops", flops_bf16, 1e12), HW("fp8-tflops", flops_fp8, 1e12),
+	HW("fp4-tflops", flops_fp4, 1e12),   HW("link-gbps", link_bw, 1e9),
+	HW("link-latency-us", link_lat, 1e-6),
+};
+
+static const ovr model_fields[] = {
+	MD("params-b", params, 1e9),
+	MD("active-params-b", active_params, 1e9),
+	MD("expert-params-b", expert_params, 1e9),
+	MI("experts", experts),
+	MI("experts-per-token", experts_per_token),
+	MI("layers", layers),
+	MI("attention-layers", attn_layers),
+	MI("hidden", hidden),
+	MI("q-heads", q_heads),
+	MI("kv-heads", kv_heads),
+	MI("head-dim", head_dim),
+	MI("mla-kv-dim", mla_kv_dim),
+	MI("window", window),
+};
+
+static int apply(const ib_val *m, const ovr *f, size_t nf, void *dst, const char **name,
+		 ib_arena *a, const char *section, ib_error *e)
+{
+	if (m->type != IB_V_MAP)
+		return ib_fail(e, IB_EINVAL, m->file, m->line, m->col, "'%s' must be a mapping", section);
+	for (size_t i = 0; i < m->map.n; i++) {
+		const ib_val *k = m->map.kv[i].key, *v = m->map.kv[i].val;
+		if (k->type == IB_V_STR && !strcmp(k->str.s, "name")) {
+			if (v->type != IB_V_STR)
+				return ib_fail(e, IB_EINVAL, v->file, v->line, v->col,
+					       "field '%s.name': should be a string", section);
+			*name = ib_arena_strdup(a, v->str.s);
+			continue;
+		}
+		size_t j = 0;
+		while (j < nf && !(k->type == IB_V_STR && !strcmp(k->str.s, f[j].key)))
+			j++;
+		if (j == nf)
+			return ib_fail(e, IB_EINVAL, k->file, k->line, k->col,
+				       "field '%s.%s': unknown field", section,
+				       k->type == IB_V_STR ? k->str.s : "?");
+		double x;
+		if (v->type == IB_V_INT)
+			x = (double)v->i;
+		else if (v->type == IB_V_FLOAT)
+			x = v->f;
+		else
+			return ib_fail(e, IB_EINVAL, v->file, v->line, v->col,
+				       "field '%s.%s': should be a number", section, f[j].key);
+		if (x < 0 || (f[j].is_int && x != (double)(int)x))
+			return ib_fail(e, IB_EINVAL, v->file, v->line, v->col,
+				       "field '%s.%s': should be a non-negative %s", section, f[j].key,
+				       f[j].is_int ? "integer" : "number");
+		if (f[j].is_int)
+			*(int *)((char *)dst + f[j].off) = (int)x;
+		else
+			*(double *)((char *)dst + f[j].off) = x * f[j].scale;
+	}
+	return 0;
+}
+
+int sim_profile_load(const char *path, sim_hw *hw, sim_model *model, ib_arena *a, ib_error *e)
+{
+	ib_val *doc;
+	int rc = ib_yaml_load_file(a, path, &doc, e);
+	if (rc)
+		return rc;
+	if (doc->type != IB_V_MAP)
+		return ib_fail(e, IB_EINVAL, path, doc->line, doc->col,
+			       "a profile file is a mapping with 'hardware' and/or 'model'");
+	for (size_t i = 0; i < doc->map.n; i++) {
+		const ib_val *k = doc->map.kv[i].key, *v = doc->map.kv[i].val;
+		if (k->type == IB_V_STR && !strcmp(k->str.s, "hardware"))
+			rc = apply(v, hw_fields, sizeof hw_fields / sizeof *hw_fields, hw, &hw->name, a,
+				   "hardware", e);
+		else if (k->type == IB_V_STR && !strcmp(k->str.s, "model"))
+			rc = apply(v, model_fields, sizeof model_fields / sizeof *model_fields, model,
+				   &model->name, a, "model", e);
+		else
+			rc = ib_fail(e, IB_EINVAL, k->file, k->line, k->col,
+				     "unknown section (a profile file has 'hardware' and 'model')");
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
