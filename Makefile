@@ -77,6 +77,7 @@ demo: deps
 
 bench: all
 	bench/matrix.sh $(BUILD)/infbench
+	bench/sim.sh $(BUILD)/infbench
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
