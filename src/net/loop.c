@@ -16,6 +16,7 @@ struct net_loop {
 	size_t nheap, cap;
 	net_defer *defers;
 	size_t nwatch;
+	bool no_pwait2; /* epoll_pwait2 is missing: use epoll_wait */
 };
 
 int net_loop_new(net_loop **out, ib_error *e)
@@ -206,7 +207,18 @@ int net_run(net_loop *l)
 			ts = (struct timespec){(time_t)(d / 1000000000), (long)(d % 1000000000)};
 			tsp = &ts;
 		}
-		int n = epoll_pwait2(l->ep, evs, 256, tsp, NULL);
+		int n;
+		if (!l->no_pwait2) {
+			n = epoll_pwait2(l->ep, evs, 256, tsp, NULL);
+			if (n < 0 && errno == ENOSYS) { /* older kernels, valgrind */
+				l->no_pwait2 = true;
+				continue;
+			}
+		} else {
+			/* millisecond timeouts: round up, timers may fire up to 1 ms late */
+			int ms = !tsp ? -1 : (int)((tsp->tv_sec * 1000000000LL + tsp->tv_nsec + 999999) / 1000000);
+			n = epoll_wait(l->ep, evs, 256, ms);
+		}
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;

@@ -649,6 +649,38 @@ static void test_spec(void)
 	stop(&s);
 }
 
+/* The acceptance length taken from a golden AL file (InferenceX format). */
+static void test_spec_file(void)
+{
+	const char *f = "tests/golden/acceptance-length/minimaxm3_eagle3.yaml";
+	if (access(f, R_OK) != 0) {
+		check(false, "%s is readable (run from the repository root)", f);
+		return;
+	}
+	char args[512];
+	snprintf(args, sizeof args,
+		 "--model minimax-m3 --hardware mi355x --precision fp4 --tp 8 --spec-method eagle3 "
+		 "--num-spec-tokens 3 --acceptance-file %s --thinking-mode thinking_off --time-scale 1000 "
+		 "--seed 11",
+		 f);
+	sim s = start(args);
+	if (s.port <= 0) {
+		check(false, "simulator started with an acceptance file");
+		return;
+	}
+	double itl, ttft, tpc;
+	run_concurrent(s.port, 32, 1000, 100, &itl, &ttft, &tpc);
+	double drafts = metric(s.port, "vllm:spec_decode_num_drafts_total");
+	double al = 1 + metric(s.port, "vllm:spec_decode_num_accepted_tokens_total") / drafts;
+	/* minimax-m3 eagle3, thinking_off, k = 3: 2.93 */
+	check(fabs(al - 2.93) / 2.93 < 0.05, "AL from the golden file: %.3f (2.93)", al);
+	stop(&s);
+	/* a bad file is refused at start */
+	sim bad = start("--spec-method mtp --num-spec-tokens 3 --acceptance-file /nonexistent.yaml");
+	check(bad.port == 0, "a missing acceptance file stops the simulator");
+	stop(&bad);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -661,6 +693,7 @@ int main(int argc, char **argv)
 	test_errors();
 	test_faults();
 	test_spec();
+	test_spec_file();
 	test_shapes();
 	printf("sim: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -39,5 +39,43 @@ validate with problems|validate --config-files $inv/i01-conc-list-and-range.yaml
 generation error|matrix full-sweep --config-files $inv/g02-mn-agentic-prefill-misaligned.yaml --runner-config tests/golden/matrix/synthetic/runners.yaml
 usage error|matrix full-sweep --config-files configs/amd-master.yaml --max-conc abc
 EOF2
+# the simulator under valgrind, driven through bash's /dev/tcp
+log=${TMPDIR:-/tmp}/vg-sim.$$
+portfile=${TMPDIR:-/tmp}/vg-sim-port.$$
+rm -f "$portfile"
+valgrind -q --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all \
+	"$bin" sim --port 0 --port-file "$portfile" --time-scale 20 --duration 60 \
+	--spec-method mtp --num-spec-tokens 2 --drop-rate 0.3 --malformed-rate 0.3 --seed 9 \
+	>/dev/null 2>"$log" &
+vgpid=$!
+for _ in $(seq 1 400); do [ -s "$portfile" ] && break; sleep 0.05; done
+port=$(cat "$portfile" 2>/dev/null)
+send() { # send BODY PATH: one request on a new connection, the answer on stdout
+	exec 3<>"/dev/tcp/127.0.0.1/$port" || return 1
+	printf 'POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s' \
+		"$2" "${#1}" "$1" >&3
+	cat <&3
+	exec 3<&-
+}
+answers=0
+if [ -n "$port" ]; then
+	for i in 1 2 3 4 5 6; do
+		send '{"prompt": "hello", "max_tokens": 20, "stream": true, "stream_options": {"include_usage": true}, "ignore_eos": true}' /v1/completions | grep -q 'HTTP/1.1 200' && answers=$((answers + 1))
+	done
+	send '{"messages": [{"role": "user", "content": "hi"}], "max_tokens": 5}' /v1/chat/completions | grep -q 'HTTP/1.1 200' && answers=$((answers + 1))
+	send '{"prompt": ' /v1/completions | grep -q 'HTTP/1.1 400' && answers=$((answers + 1))
+	send '' /metrics | grep -q 'HTTP/1.1 405' && answers=$((answers + 1))
+fi
+kill -TERM "$vgpid" 2>/dev/null
+wait "$vgpid"
+if [ "$answers" = 9 ] && ! grep -q '==[0-9]*==' "$log"; then
+	pass=$((pass + 1))
+else
+	echo "FAIL simulator under valgrind: $answers of 9 answers"
+	grep '==[0-9]*==' "$log" | head -n 20
+	fail=$((fail + 1))
+fi
+rm -f "$log" "$portfile"
+
 echo "valgrind: $pass passed, $fail failed"
 [ "$fail" = 0 ]
