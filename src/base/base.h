@@ -98,6 +98,31 @@ void ib_atomic_abort(ib_atomic *w);
 /* CLOCK_MONOTONIC in nanoseconds: for durations only. */
 int64_t ib_now_ns(void);
 
+/* ---- numpy's legacy RandomState (MT19937), bit for bit ---- */
+typedef struct {
+	uint32_t mt[624];
+	int pos;        /* next word of mt; 624: twist before the next output */
+	bool has_gauss; /* the polar method's cached second value */
+	double gauss;
+} ib_mt;
+
+/* np.random.seed(s) / RandomState(s) for 0 <= s < 2^32 (init_genrand). */
+void ib_mt_seed(ib_mt *m, uint32_t s);
+/* RandomState(list of uint32) (init_by_array). */
+void ib_mt_seed_array(ib_mt *m, const uint32_t *key, size_t n);
+/* The next raw 32-bit output. */
+uint32_t ib_mt_next(ib_mt *m);
+/* randint(low, high): uniform in [low, high) by masked rejection, one draw
+ * per attempt (two for ranges wider than 2^32); high > low. */
+int64_t ib_mt_randint(ib_mt *m, int64_t low, int64_t high);
+/* random_sample(): 53-bit double in [0, 1) from two outputs. */
+double ib_mt_double(ib_mt *m);
+double ib_mt_exponential(ib_mt *m);
+double ib_mt_gauss(ib_mt *m);
+double ib_mt_standard_gamma(ib_mt *m, double shape);
+/* gamma(shape, scale): inter-arrival times of the benchmark client. */
+double ib_mt_gamma(ib_mt *m, double shape, double scale);
+
 /* ---- small string helpers ---- */
 bool ib_str_has_prefix(const char *s, const char *prefix);
 /* fnmatch-style match of a whole string: '*', '?', '[seq]', '[!seq]'.
