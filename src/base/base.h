@@ -123,6 +123,19 @@ double ib_mt_standard_gamma(ib_mt *m, double shape);
 /* gamma(shape, scale): inter-arrival times of the benchmark client. */
 double ib_mt_gamma(ib_mt *m, double shape, double scale);
 
+/* ---- SHA-256 ---- */
+typedef struct {
+	uint32_t h[8];
+	uint64_t len;
+	uint8_t buf[64];
+	size_t nbuf;
+} ib_sha256;
+void ib_sha256_init(ib_sha256 *s);
+void ib_sha256_update(ib_sha256 *s, const void *data, size_t n);
+void ib_sha256_final(ib_sha256 *s, uint8_t out[32]);
+/* The lowercase hex digest of data[0..n) into out (65 bytes with the NUL). */
+void ib_sha256_hex(const void *data, size_t n, char out[65]);
+
 /* ---- small string helpers ---- */
 bool ib_str_has_prefix(const char *s, const char *prefix);
 /* fnmatch-style match of a whole string: '*', '?', '[seq]', '[!seq]'.

@@ -155,8 +155,10 @@ int ib_json_write_file(FILE *f, const ib_val *v, const ib_json_opts *o, ib_error
 int ib_json_write_str(ib_buf *out, const char *s, size_t n, bool ensure_ascii);
 /* Parses JSON text (any value at the top) into a tree in arena a, keeping
  * key order; duplicate keys keep the first position and the last value, as
- * Python's json does; \u0000 is allowed in strings. Integers beyond 64 bits
- * and malformed text are IB_EPARSE with the line and column of the error.
+ * Python's json does; \u0000 is allowed in strings. A document with an
+ * integer beyond 64 bits is read with every number as a double (integral
+ * values that fit become ints again), since Python accepts any size.
+ * Malformed text is IB_EPARSE with the line and column of the error.
  * Values carry no source positions. */
 int ib_json_parse(ib_arena *a, const char *name, const char *text, size_t len, ib_val **out,
 		  ib_error *e);

@@ -954,3 +954,17 @@ Test(fmt, json_parse_errors_have_positions)
 	cr_assert_str_eq(e.file, "bad.json");
 	ib_arena_free(a);
 }
+
+Test(fmt, json_parse_huge_integers_like_python)
+{
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	ib_val *v = NULL;
+	const char *text = "{\"model_max_length\": 1000000000000000019884624838656, \"n\": 7, \"x\": 2.5}";
+	cr_assert_eq(ib_json_parse(a, "c.json", text, strlen(text), &v, &e), 0, "%s", e.msg);
+	cr_assert_eq(ib_map_get(v, "model_max_length")->type, IB_V_FLOAT);
+	cr_assert_eq(ib_map_get(v, "n")->type, IB_V_INT);
+	cr_assert_eq(ib_map_get(v, "n")->i, 7);
+	cr_assert_eq(ib_map_get(v, "x")->f, 2.5);
+	ib_arena_free(a);
+}

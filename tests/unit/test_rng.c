@@ -119,3 +119,27 @@ Test(rng, gamma_and_gauss_moments)
 		cr_assert(fabs(var - 4 * shapes[s]) < 0.06 * 4 * shapes[s], "shape %g var %g", shapes[s], var);
 	}
 }
+
+Test(sha256, known_digests)
+{
+	char hex[65];
+	ib_sha256_hex("", 0, hex);
+	cr_assert_str_eq(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	ib_sha256_hex("abc", 3, hex);
+	cr_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	const char *m = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	ib_sha256_hex(m, strlen(m), hex);
+	cr_assert_str_eq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+	/* a million 'a', fed in uneven pieces */
+	ib_sha256 s;
+	ib_sha256_init(&s);
+	static char a[1000000];
+	memset(a, 'a', sizeof a);
+	for (size_t off = 0, k = 1; off < sizeof a; off += k, k = k * 7 % 1000 + 1)
+		ib_sha256_update(&s, a + off, off + k > sizeof a ? sizeof a - off : k);
+	uint8_t d[32];
+	ib_sha256_final(&s, d);
+	cr_assert_eq(d[0], 0xcd);
+	cr_assert_eq(d[1], 0xc7);
+	cr_assert_eq(d[31], 0xd0);
+}
