@@ -1,0 +1,238 @@
+/* UTF-8 decoding and Python's character classes for the template engine. */
+#include "chat/private.h"
+
+#include <string.h>
+#include <utf8proc.h>
+
+uint32_t cu_next(const char *str, size_t n, size_t *i)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t k = *i;
+	unsigned c = s[k];
+	if (c < 0x80) {
+		*i = k + 1;
+		return c;
+	}
+	int need;
+	uint32_t cp, min;
+	if (c >= 0xC2 && c <= 0xDF) {
+		need = 1;
+		cp = c & 0x1F;
+		min = 0x80;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		need = 2;
+		cp = c & 0x0F;
+		min = 0x800;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		need = 3;
+		cp = c & 0x07;
+		min = 0x10000;
+	} else {
+		*i = k + 1;
+		return c;
+	}
+	if (k + (size_t)need >= n) {
+		*i = k + 1;
+		return c;
+	}
+	for (int j = 1; j <= need; j++) {
+		unsigned b = s[k + (size_t)j];
+		if ((b & 0xC0) != 0x80) {
+			*i = k + 1;
+			return c;
+		}
+		cp = (cp << 6) | (b & 0x3F);
+	}
+	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+		*i = k + 1;
+		return c;
+	}
+	*i = k + 1 + (size_t)need;
+	return cp;
+}
+
+bool cu_isspace(uint32_t c)
+{
+	if (c < 0x80)
+		return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20);
+	return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
+	       c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+bool cu_isprintable(uint32_t c)
+{
+	if (c == ' ')
+		return true;
+	if (c < 0x20 || c == 0x7F)
+		return false;
+	switch (utf8proc_category((utf8proc_int32_t)c)) {
+	case UTF8PROC_CATEGORY_CN:
+	case UTF8PROC_CATEGORY_CC:
+	case UTF8PROC_CATEGORY_CF:
+	case UTF8PROC_CATEGORY_CS:
+	case UTF8PROC_CATEGORY_CO:
+	case UTF8PROC_CATEGORY_ZS:
+	case UTF8PROC_CATEGORY_ZL:
+	case UTF8PROC_CATEGORY_ZP:
+		return false;
+	default:
+		return true;
+	}
+}
+
+int cu_put(ib_buf *b, uint32_t c)
+{
+	char t[4];
+	size_t n;
+	if (c < 0x80) {
+		t[0] = (char)c;
+		n = 1;
+	} else if (c < 0x800) {
+		t[0] = (char)(0xC0 | (c >> 6));
+		t[1] = (char)(0x80 | (c & 0x3F));
+		n = 2;
+	} else if (c < 0x10000) {
+		t[0] = (char)(0xE0 | (c >> 12));
+		t[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+		t[2] = (char)(0x80 | (c & 0x3F));
+		n = 3;
+	} else {
+		t[0] = (char)(0xF0 | (c >> 18));
+		t[1] = (char)(0x80 | ((c >> 12) & 0x3F));
+		t[2] = (char)(0x80 | ((c >> 6) & 0x3F));
+		t[3] = (char)(0x80 | (c & 0x3F));
+		n = 4;
+	}
+	return ib_buf_append(b, t, n);
+}
+
+const char *cu_find(const char *hay, size_t n, const char *needle, size_t m)
+{
+	if (m == 0)
+		return hay;
+	if (m > n)
+		return NULL;
+	const char *end = hay + (n - m);
+	for (const char *p = hay; p <= end; p++) {
+		p = memchr(p, needle[0], (size_t)(end - p) + 1);
+		if (!p)
+			return NULL;
+		if (!memcmp(p, needle, m))
+			return p;
+	}
+	return NULL;
+}
+
+size_t cu_len(const char *s, size_t n)
+{
+	size_t i = 0, k = 0;
+	while (i < n) {
+		if ((unsigned char)s[i] < 0x80)
+			i++;
+		else
+			cu_next(s, n, &i);
+		k++;
+	}
+	return k;
+}
+
+uint32_t cu_upper(uint32_t c)
+{
+	if (c < 0x80)
+		return c >= 'a' && c <= 'z' ? c - 32 : c;
+	return (uint32_t)utf8proc_toupper((utf8proc_int32_t)c);
+}
+
+uint32_t cu_lower(uint32_t c)
+{
+	if (c < 0x80)
+		return c >= 'A' && c <= 'Z' ? c + 32 : c;
+	return (uint32_t)utf8proc_tolower((utf8proc_int32_t)c);
+}
+
+uint32_t cu_title(uint32_t c)
+{
+	if (c < 0x80)
+		return cu_upper(c);
+	return (uint32_t)utf8proc_totitle((utf8proc_int32_t)c);
+}
+
+static int cat(uint32_t c)
+{
+	return utf8proc_category((utf8proc_int32_t)c);
+}
+
+bool cu_isalpha(uint32_t c)
+{
+	if (c < 0x80)
+		return (c | 32) >= 'a' && (c | 32) <= 'z';
+	int k = cat(c);
+	return k >= UTF8PROC_CATEGORY_LU && k <= UTF8PROC_CATEGORY_LO;
+}
+
+bool cu_isdigit(uint32_t c)
+{
+	if (c < 0x80)
+		return c >= '0' && c <= '9';
+	return cat(c) == UTF8PROC_CATEGORY_ND;
+}
+
+bool cu_isupper(uint32_t c)
+{
+	if (c < 0x80)
+		return c >= 'A' && c <= 'Z';
+	return cat(c) == UTF8PROC_CATEGORY_LU || cat(c) == UTF8PROC_CATEGORY_LT;
+}
+
+bool cu_islower(uint32_t c)
+{
+	if (c < 0x80)
+		return c >= 'a' && c <= 'z';
+	return cat(c) == UTF8PROC_CATEGORY_LL;
+}
+
+bool cu_ident_start(uint32_t c)
+{
+	if (c < 0x80)
+		return c == '_' || ((c | 32) >= 'a' && (c | 32) <= 'z');
+	if (c > 0x10FFFF)
+		return false;
+	int k = cat(c);
+	return (k >= UTF8PROC_CATEGORY_LU && k <= UTF8PROC_CATEGORY_LO) ||
+	       k == UTF8PROC_CATEGORY_NL;
+}
+
+bool cu_ident_cont(uint32_t c)
+{
+	if (c < 0x80)
+		return c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z');
+	if (cu_ident_start(c))
+		return true;
+	int k = cat(c);
+	return k == UTF8PROC_CATEGORY_MN || k == UTF8PROC_CATEGORY_MC ||
+	       k == UTF8PROC_CATEGORY_ND || k == UTF8PROC_CATEGORY_PC;
+}
+
+/* Python's full (SpecialCasing) upper / lower mappings of the characters
+ * that map to more than one, then the simple mappings. */
+int cu_put_upper(ib_buf *b, uint32_t c)
+{
+	static const struct {
+		uint32_t c;
+		const char *to;
+	} special[] = {
+	    {0xDF, "SS"},    {0x149, "\u02bcN"}, {0xFB00, "FF"}, {0xFB01, "FI"}, {0xFB02, "FL"},
+	    {0xFB03, "FFI"}, {0xFB04, "FFL"},    {0xFB05, "ST"}, {0xFB06, "ST"},
+	};
+	for (size_t i = 0; c >= 0xDF && i < sizeof special / sizeof special[0]; i++)
+		if (special[i].c == c)
+			return ib_buf_puts(b, special[i].to);
+	return cu_put(b, cu_upper(c));
+}
+
+int cu_put_lower(ib_buf *b, uint32_t c)
+{
+	if (c == 0x130)
+		return ib_buf_puts(b, "i\u0307");
+	return cu_put(b, cu_lower(c));
+}
