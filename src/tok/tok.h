@@ -1,0 +1,86 @@
+/* tok — HuggingFace tokenizer.json tokenizers: added tokens, normalizers,
+ * pre-tokenizers, the BPE model (byte-level, or SentencePiece-style with byte
+ * fallback), post-processors and decoders, with the semantics of HuggingFace
+ * tokenizers 0.22 (docs/tokenize.md lists what is supported).
+ *
+ * Errors follow base.h: 0 or a negative ib_err, details in an ib_error.
+ *
+ * Threads: a loaded tok is never changed by tok_decode, tok_vocab_size,
+ * tok_id_to_token, tok_token_to_id and tok_config_token, which may run
+ * concurrently. tok_encode uses buffers and a word cache kept inside the tok,
+ * so calls of tok_encode on one tok must not overlap (load one tok per
+ * encoding thread, or serialise the calls).
+ */
+#ifndef IB_TOK_H
+#define IB_TOK_H
+
+#include "base/base.h"
+
+typedef struct tok tok;
+
+/* Loads a tokenizer. `path` is a tokenizer.json file, or a folder that holds
+ * tokenizer.json and, optionally, tokenizer_config.json (read for
+ * tok_config_token). On success *out is a new tok the caller releases with
+ * tok_free. Errors: IB_ENOENT (no such file), IB_EIO, IB_EPARSE (malformed
+ * JSON, with the file, line and column), IB_EINVAL (a component type or option
+ * that is not supported, or an inconsistent vocabulary; the message names the
+ * JSON path and the type, e.g. "pre_tokenizer.pretokenizers[1]: unknown
+ * pre-tokenizer type 'Foo'"), IB_ENOMEM. */
+int tok_load(const char *path, tok **out, ib_error *e);
+
+/* The same from tokenizer.json text in memory; `name` is used in messages.
+ * The text is copied: the caller may free it afterwards. */
+int tok_load_json(const char *name, const char *json, size_t len, tok **out, ib_error *e);
+
+void tok_free(tok *t);
+
+/* A growable list of token ids, owned by the caller; free with tok_ids_free.
+ * A zeroed tok_ids is an empty list. */
+typedef struct {
+	uint32_t *v;
+	size_t n, cap;
+} tok_ids;
+
+void tok_ids_free(tok_ids *ids);
+
+/* Encodes `len` bytes of UTF-8 text (NULs allowed) as HuggingFace
+ * `Tokenizer.encode(text, add_special_tokens)` does and appends the ids to
+ * *out. Added tokens written literally in the text always become their ids;
+ * add_special only decides whether the post-processor adds its special tokens
+ * (e.g. a TemplateProcessing BOS). Errors: IB_EINVAL for text that is not valid
+ * UTF-8 (the message gives the byte offset), IB_ERANGE when the regex engine
+ * gives up on a piece, IB_ENOMEM. On error *out keeps the ids it had before. */
+int tok_encode(tok *t, const char *text, size_t len, bool add_special, tok_ids *out, ib_error *e);
+
+/* Decodes ids as HuggingFace `Tokenizer.decode(ids, skip_special_tokens)` does
+ * and appends the UTF-8 text to *out. Ids that have no token are left out (as
+ * in HuggingFace); with skip_special, tokens whose text is a special added
+ * token are left out. Byte sequences that are not valid UTF-8 become U+FFFD as
+ * the decoders specify. Errors: IB_ENOMEM only. */
+int tok_decode(const tok *t, const uint32_t *ids, size_t n, bool skip_special, ib_buf *out,
+               ib_error *e);
+
+/* The model vocabulary size without added tokens (transformers'
+ * tokenizer.vocab_size), or, with_added, the number of distinct token strings
+ * of the model vocabulary and the added tokens together (len(tokenizer)). */
+size_t tok_vocab_size(const tok *t, bool with_added);
+
+/* The token text of an id (added tokens first, then the model vocabulary), or
+ * NULL when the id has none. *len (if non-NULL) receives its length; the text
+ * is NUL-terminated and lives as long as the tok. */
+const char *tok_id_to_token(const tok *t, uint32_t id, size_t *len);
+
+/* The id of a token text (added tokens first, then the model vocabulary), or
+ * -1 when there is none. */
+int64_t tok_token_to_id(const tok *t, const char *s, size_t len);
+
+/* Whether the id is a special added token (skipped by skip_special). */
+bool tok_id_is_special(const tok *t, uint32_t id);
+
+/* A special token named in tokenizer_config.json, e.g. "bos_token",
+ * "eos_token", "pad_token", "unk_token": its text (a plain string, or the
+ * "content" of an AddedToken object), or NULL when the config does not set it
+ * or was not loaded. Lives as long as the tok. */
+const char *tok_config_token(const tok *t, const char *name);
+
+#endif
