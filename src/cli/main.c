@@ -15,6 +15,8 @@ static const char help[] =
     "  matrix     expand master configs into the sweep matrix (full-sweep, test-config)\n"
     "  validate   check master configs and runners.yaml, reporting every problem\n"
     "  sim        the engine simulator: an OpenAI-compatible server over a performance model\n"
+    "  tokenize   encode text into token ids with a HuggingFace tokenizer.json\n"
+    "  detokenize decode token ids into text with a HuggingFace tokenizer.json\n"
     "\n"
     "Run 'infbench <command> --help' for a command's options; docs/ has a page per command.\n";
 
@@ -40,6 +42,10 @@ int main(int argc, char **argv)
 		return cmd_validate(argc - 1, argv + 1);
 	if (!strcmp(cmd, "sim"))
 		return cmd_sim(argc - 1, argv + 1);
+	if (!strcmp(cmd, "tokenize"))
+		return cmd_tokenize(argc - 1, argv + 1);
+	if (!strcmp(cmd, "detokenize"))
+		return cmd_detokenize(argc - 1, argv + 1);
 	fputs(help, stderr);
 	fprintf(stderr, "infbench: error: unknown command '%s'\n", cmd);
 	return 2;
