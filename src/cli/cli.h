@@ -10,6 +10,7 @@ int cmd_validate(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_tokenize(int argc, char **argv);
 int cmd_detokenize(int argc, char **argv);
+int cmd_chat_template(int argc, char **argv);
 
 /* Prints every problem to stderr, one per line. */
 void cli_print_diags(const cfg_diags *d);

@@ -17,6 +17,7 @@ static const char help[] =
     "  sim        the engine simulator: an OpenAI-compatible server over a performance model\n"
     "  tokenize   encode text into token ids with a HuggingFace tokenizer.json\n"
     "  detokenize decode token ids into text with a HuggingFace tokenizer.json\n"
+    "  chat-template render chat messages with a chat template (or the DeepSeek-V4 framing)\n"
     "\n"
     "Run 'infbench <command> --help' for a command's options; docs/ has a page per command.\n";
 
@@ -46,6 +47,8 @@ int main(int argc, char **argv)
 		return cmd_tokenize(argc - 1, argv + 1);
 	if (!strcmp(cmd, "detokenize"))
 		return cmd_detokenize(argc - 1, argv + 1);
+	if (!strcmp(cmd, "chat-template"))
+		return cmd_chat_template(argc - 1, argv + 1);
 	fputs(help, stderr);
 	fprintf(stderr, "infbench: error: unknown command '%s'\n", cmd);
 	return 2;
