@@ -82,6 +82,17 @@ static bool in_set(uint32_t c, const cv *chars)
 	return false;
 }
 
+/* start of the code point that ends at byte offset e (> 0) */
+static size_t prev_cp(const char *s, size_t e)
+{
+	size_t b = e - 1;
+	while (b > 0 && e - b < 4 && ((unsigned char)s[b] & 0xC0) == 0x80)
+		b--;
+	size_t k = b;
+	cu_next(s, e, &k);
+	return k == e ? b : e - 1;
+}
+
 /* Python strip family: which = 1 left, 2 right, 3 both */
 int chat_strip(interp *in, cv *s, cv *chars, int which, cv **out)
 {
@@ -96,14 +107,16 @@ int chat_strip(interp *in, cv *s, cv *chars, int which, cv **out)
 		}
 	}
 	if (which & 2) {
-		size_t keep = lo;
-		i = lo;
-		while (i < hi) {
+		while (hi > lo) {
+			size_t st = prev_cp(s->s.s, hi);
+			if (st < lo)
+				st = lo;
+			i = st;
 			uint32_t c = cu_next(s->s.s, hi, &i);
 			if (chars ? !in_set(c, chars) : !cu_isspace(c))
-				keep = i;
+				break;
+			hi = st;
 		}
-		hi = keep;
 	}
 	if (lo == 0 && hi == s->s.n) {
 		*out = s;
@@ -214,17 +227,6 @@ static int make_list(interp *in, cv **items, size_t n, cv **out)
 		memcpy(l->l.v, items, n * sizeof *items);
 	*out = l;
 	return 0;
-}
-
-/* start of the code point that ends at byte offset e (> 0) */
-static size_t prev_cp(const char *s, size_t e)
-{
-	size_t b = e - 1;
-	while (b > 0 && e - b < 4 && ((unsigned char)s[b] & 0xC0) == 0x80)
-		b--;
-	size_t k = b;
-	cu_next(s, e, &k);
-	return k == e ? b : e - 1;
 }
 
 static int split(interp *in, cv *self, cargs *a, cv **out, bool right, const char *fn)
