@@ -3,8 +3,9 @@
  *
  * The renderer behaves like Python jinja2 3.1 set up the way transformers sets
  * it up: ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True),
- * the loopcontrols extension, `tojson` as json.dumps(ensure_ascii=False), and
- * the globals raise_exception(msg) and strftime_now(fmt). docs/chat-template.md
+ * the loopcontrols extension, the {% generation %} tag of transformers'
+ * AssistantTracker, `tojson` as json.dumps(ensure_ascii=False), and the
+ * globals raise_exception(msg) and strftime_now(fmt). docs/chat-template.md
  * lists the supported Jinja subset and the known deviations.
  *
  * Values: templates see the caller's ib_val trees (fmt.h) converted into the

@@ -865,6 +865,16 @@ static int exec_node(interp *in, const node *x)
 		in->sc = saved;
 		return rc;
 	}
+	case N_GENBLK: {
+		/* the body runs as the caller of a call block: its own scope */
+		scope *saved = in->sc, *s = scope_new(in, in->sc);
+		if (!s)
+			return rt_nomem(in);
+		in->sc = s;
+		rc = exec(in, x->b);
+		in->sc = saved;
+		return rc < 0 ? rc : 0;
+	}
 	case N_BREAK:
 		return FLOW_BREAK;
 	case N_CONTINUE:

@@ -1,6 +1,7 @@
 /* The statement parser: jinja2's Parser.subparse / parse_statement over the
  * tokens of lex.c (for, if, set, macro, call, filter, with, print, break,
- * continue), and template construction. Grammar and messages follow jinja2 3.1. */
+ * continue, and transformers' generation), and template construction. Grammar and messages follow
+ * jinja2 3.1. */
 #include "chat/parse.h"
 
 #include <stdarg.h>
@@ -158,6 +159,7 @@ static int parse_statement(parser *P, node **out)
 	static const char *const end_call[] = {"endcall", NULL};
 	static const char *const end_filter[] = {"endfilter", NULL};
 	static const char *const end_with[] = {"endwith", NULL};
+	static const char *const end_generation[] = {"endgeneration", NULL};
 	token *k = ps_cur(P);
 	if (k->t != T_NAME)
 		return ps_fail(P, k, "tag name expected");
@@ -304,6 +306,17 @@ static int parse_statement(parser *P, node **out)
 		x->items2 = values.v;
 		x->nitems = targets.n;
 		BODY(end_with, true, &x->b);
+	} else if (!strcmp(tag, "generation")) {
+		/* transformers' AssistantTracker: a call block around the body */
+		P->tags[P->ntags - 1] = "generation";
+		ps_next(P);
+		x = ps_node(P, N_GENBLK, k->pos);
+		if (!x)
+			return ps_nomem(P);
+		int loops = P->loops;
+		P->loops = 0;
+		BODY(end_generation, true, &x->b);
+		P->loops = loops;
 	} else if (!strcmp(tag, "print")) {
 		P->tags[P->ntags - 1] = "print";
 		ps_next(P);

@@ -261,6 +261,7 @@ typedef enum {
 	N_CALLBLK, /* a is the call; items/items2 the caller's signature; b body */
 	N_FILTBLK, /* filter chain a over body b */
 	N_WITH,    /* items targets = items2 values: b */
+	N_GENBLK,  /* {% generation %} b {% endgeneration %} (transformers) */
 	N_BREAK,
 	N_CONTINUE,
 } node_type;

@@ -2,8 +2,8 @@
 """Generates tests/unit/test_chat_jinja.c: template cases whose expected output
 is what Python jinja2 renders when it is set up the way transformers'
 apply_chat_template sets it up (ImmutableSandboxedEnvironment(trim_blocks=True,
-lstrip_blocks=True), loopcontrols, tojson = json.dumps(ensure_ascii=False),
-raise_exception). A case jinja2 rejects becomes an error case. Needs jinja2
+lstrip_blocks=True), loopcontrols and its AssistantTracker (the generation
+tag), tojson = json.dumps(ensure_ascii=False), raise_exception). A case jinja2 rejects becomes an error case. Needs jinja2
 (checked with 3.1.6):
     python3 tests/unit/gen_chat_jinja.py | clang-format --assume-filename=t.c \
         > tests/unit/test_chat_jinja.c
@@ -13,7 +13,7 @@ import random
 import sys
 
 import jinja2
-from jinja2.ext import loopcontrols
+from jinja2.ext import Extension, loopcontrols
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 
@@ -26,13 +26,33 @@ def tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False)
                       sort_keys=sort_keys)
 
 
-env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols])
+class AssistantTracker(Extension):
+    # transformers' {% generation %} tag; it only marks the assistant text
+    tags = {'generation'}
+
+    def parse(self, parser):
+        lineno = next(parser.stream).lineno
+        body = parser.parse_statements(['name:endgeneration'], drop_needle=True)
+        call = self.call_method('_generation_support')
+        return jinja2.nodes.CallBlock(call, [], [], body).set_lineno(lineno)
+
+    @jinja2.pass_eval_context
+    def _generation_support(self, context, caller):
+        return caller()
+
+
+env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
+                                   extensions=[AssistantTracker, loopcontrols])
 env.filters['tojson'] = tojson
 env.globals['raise_exception'] = raise_exception
 
 # ---- cases: (template) rendered with the group's variables ----
 V_MISC = {'x': [1, 2, 3], 'd': {'a': 1, 'b': [1, {'c': None}], 'items': 5}, 's': 'Hello World', 'n': None, 'e': '', 'f': 1.5, 'u': 'ünï çödé', 'msgs': [{'role': 'user', 'content': 'hi'}, {'role': 'assistant', 'content': 'yo'}]}
 CASES_MISC = [
+ # transformers' generation tag: a call block, so its own scope
+ '{% for m in msgs %}{% generation %}[{{ m.content }}]{% set z = 1 %}{% endgeneration %}{{ z }}{% endfor %}',
+ '  {% generation %}\n  a\n  {% endgeneration %}\n  b', '{%- generation -%} x {%- endgeneration -%}',
+ '{% for i in x %}{% generation %}{% break %}{% endgeneration %}{% endfor %}', '{% generation %}x',
  # whitespace control
  'a  {% if true %}\n  b\n  {% endif %}\n c',
  '  {% if true %}x{% endif %}  ',

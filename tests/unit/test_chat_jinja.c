@@ -18,6 +18,13 @@ static const char misc_vars[] =
     "World\", \"n\": null, \"e\": \"\", \"f\": 1.5, \"u\": \"ünï çödé\", \"msgs\": [{\"role\": "
     "\"user\", \"content\": \"hi\"}, {\"role\": \"assistant\", \"content\": \"yo\"}]}";
 static const jcase misc_cases[] = {
+    {"{% for m in msgs %}{% generation %}[{{ m.content }}]{% set z = 1 %}{% endgeneration %}{{ z "
+     "}}{% endfor %}",
+     "[hi][yo]"},
+    {"  {% generation %}\n  a\n  {% endgeneration %}\n  b", "  a\n  b"},
+    {"{%- generation -%} x {%- endgeneration -%}", "x"},
+    {"{% for i in x %}{% generation %}{% break %}{% endgeneration %}{% endfor %}", NULL},
+    {"{% generation %}x", NULL},
     {"a  {% if true %}\n  b\n  {% endif %}\n c", "a    b\n c"},
     {"  {% if true %}x{% endif %}  ", "x  "},
     {"a\n  {%- if true %} b {% endif -%}  \n c", "a b c"},
