@@ -206,6 +206,37 @@ done:
 	return status;
 }
 
+/* --info: the vocabulary sizes and the special tokens of
+ * tokenizer_config.json with their ids, as one JSON object. */
+static int run_info(const char *prog, const tok *t)
+{
+	static const char *const names[] = {"bos_token", "eos_token", "pad_token", "unk_token"};
+	ib_buf out = {0};
+	int rc = ib_buf_printf(&out, "{\"vocab_size\": %zu, \"vocab_size_with_added_tokens\": %zu",
+	                       tok_vocab_size(t, false), tok_vocab_size(t, true));
+	for (size_t k = 0; k < N(names) && !rc; k++) {
+		const char *v = tok_config_token(t, names[k]);
+		int64_t id = v ? tok_token_to_id(t, v, strlen(v)) : -1;
+		rc = ib_buf_printf(&out, ", \"%s\": ", names[k]);
+		if (!rc)
+			rc = v ? ib_json_write_str(&out, v, strlen(v), false)
+			       : ib_buf_puts(&out, "null");
+		if (!rc)
+			rc = id >= 0
+			         ? ib_buf_printf(&out, ", \"%s_id\": %lld", names[k], (long long)id)
+			         : ib_buf_printf(&out, ", \"%s_id\": null", names[k]);
+	}
+	if (!rc)
+		rc = ib_buf_puts(&out, "}\n");
+	if (rc || fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout)) {
+		fprintf(stderr, "%s: error: writing standard output failed\n", prog);
+		ib_buf_free(&out);
+		return 1;
+	}
+	ib_buf_free(&out);
+	return 0;
+}
+
 int cmd_tokenize(int argc, char **argv)
 {
 	arg_opt opts[] = {
@@ -229,6 +260,10 @@ int cmd_tokenize(int argc, char **argv)
 	     .kind = ARG_ONE,
 	     .metavar = "FILE",
 	     .help = "time the encoding of FILE in-process and print its throughput as JSON"},
+	    {.name = "--info",
+	     .kind = ARG_FLAG,
+	     .help = "print the vocabulary sizes and the special tokens of tokenizer_config.json "
+	             "(with their ids) as JSON"},
 	    {.name = "--repeat",
 	     .kind = ARG_ONE,
 	     .is_int = true,
@@ -236,8 +271,10 @@ int cmd_tokenize(int argc, char **argv)
 	     .help = "with --bench: encode N times and report the best (default 3)"},
 	    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
 	};
-	static const char *const excl[][2] = {
-	    {"--jsonl", "--text"}, {"--jsonl", "--bench"}, {"--text", "--bench"}, {NULL, NULL}};
+	static const char *const excl[][2] = {{"--jsonl", "--text"}, {"--jsonl", "--bench"},
+	                                      {"--text", "--bench"}, {"--info", "--jsonl"},
+	                                      {"--info", "--text"},  {"--info", "--bench"},
+	                                      {NULL, NULL}};
 	arg_parser p = {
 	    .prog = "infbench tokenize",
 	    .top = "infbench tokenize",
@@ -273,6 +310,8 @@ int cmd_tokenize(int argc, char **argv)
 	int status = 0;
 	if (args_get(&p, "--jsonl")->seen) {
 		status = run_jsonl(prog, t, false);
+	} else if (args_get(&p, "--info")->seen) {
+		status = run_info(prog, t);
 	} else if (bench->seen) {
 		status = run_bench(prog, t, bench->vals[0], repeat, special);
 	} else {

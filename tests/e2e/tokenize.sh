@@ -94,6 +94,11 @@ run "$bin" detokenize --tokenizer "$m" --ids "[1, -2]"
 expect_rc 1 "detokenize bad id"
 expect_grep "$tmp/err" 'ids\[1\]: a token id must be an integer' "detokenize bad id"
 
+run "$bin" tokenize --tokenizer "$m" --info
+expect_out '{"vocab_size": 32000, "vocab_size_with_added_tokens": 32000, "bos_token": "<s>", "bos_token_id": 1, "eos_token": "</s>", "eos_token_id": 2, "pad_token": null, "pad_token_id": null, "unk_token": "<unk>", "unk_token_id": 0}' "tokenize --info"
+run "$bin" tokenize --tokenizer "$m" --info --text x
+expect_rc 2 "tokenize --info with --text"
+
 # -- JSON lines: one answer per line, errors answered in place
 cat >"$tmp/enc.req" <<'EOF'
 {"text": "Hello world", "add_special_tokens": true}

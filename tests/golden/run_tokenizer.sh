@@ -5,7 +5,8 @@
 # detokenize --jsonl` on the decode corpus, decode(encode(text)) == text on the
 # encode corpus, and 1,000 random id sequences answered live by HuggingFace
 # tokenizers (@anush008/tokenizers, installed by `make fixtures`): our decode
-# must equal HF's, and our encode of it HF's encode.
+# must equal HF's, and our encode of it HF's encode. `tokenize --info` must
+# give the vocabulary sizes and special tokens of <name>.meta.json.
 # Usage: run_tokenizer.sh INFBENCH. Needs node (20) and the fixtures.
 # Ends with "tokenizer: N passed, N failed".
 set -u
@@ -50,6 +51,8 @@ for name in llama3 deepseek_v3 qwen3 gptoss mistral; do
 			fail=$((fail + 1))
 		fi
 	}
+	"$bin" tokenize --tokenizer "$fx" --info >"$w/info.json" 2>"$w/err" ||
+		echo "$name: infbench tokenize --info failed: $(head -c 500 "$w/err")"
 	run tokenize enc.req enc.resp
 	run detokenize dec.req dec.resp
 	[ -f "$w/rand.dec.req" ] && run detokenize rand.dec.req rand.dec.resp

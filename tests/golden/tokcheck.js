@@ -152,6 +152,19 @@ function report(name, golden, work) {
 		if (ok) pass++;
 		return ok;
 	};
+	// vocabulary sizes and special tokens (tokenize --info) against the meta file
+	const meta = JSON.parse(fs.readFileSync(path.join(golden, name + '.meta.json'), 'utf8'));
+	let info = {};
+	try {
+		info = JSON.parse(fs.readFileSync(path.join(work, 'info.json'), 'utf8'));
+	} catch (e) {
+		info = {error: String(e)};
+	}
+	const keys = ['vocab_size', 'vocab_size_with_added_tokens'];
+	for (const t of ['bos', 'eos', 'pad', 'unk']) keys.push(t + '_token', t + '_token_id');
+	const wrong = keys.filter((k) => !same(info[k], meta[k]));
+	if (!tally('info', wrong.length === 0))
+		bad('info', wrong.map((k) => `${k}: want ${short(meta[k])}, got ${short(info[k])}`).join('; '));
 	// golden encode: a line is identical when both id lists match
 	const enc = lines(path.join(golden, name + '.encode.jsonl'));
 	const er = answers(path.join(work, 'enc.resp'));
