@@ -6,7 +6,6 @@
 #include "fmt/fmt.h"
 #include "tok/tok.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
