@@ -6,8 +6,8 @@
  * Errors follow base.h: 0 or a negative ib_err, details in an ib_error.
  *
  * Threads: a loaded tok is never changed by tok_decode, tok_vocab_size,
- * tok_id_to_token, tok_token_to_id and tok_config_token, which may run
- * concurrently. tok_encode uses buffers and a word cache kept inside the tok,
+ * tok_id_to_token, tok_token_to_id, tok_id_is_special and tok_config_token,
+ * which may run concurrently. tok_encode uses buffers and a word cache kept inside the tok,
  * so calls of tok_encode on one tok must not overlap (load one tok per
  * encoding thread, or serialise the calls).
  */
@@ -24,7 +24,7 @@ typedef struct tok tok;
  * tok_free. Errors: IB_ENOENT (no such file), IB_EIO, IB_EPARSE (malformed
  * JSON, with the file, line and column), IB_EINVAL (a component type or option
  * that is not supported, or an inconsistent vocabulary; the message names the
- * JSON path and the type, e.g. "pre_tokenizer.pretokenizers[1]: unknown
+ * JSON path and the type, e.g. "pre_tokenizer.pretokenizers[1]: unsupported
  * pre-tokenizer type 'Foo'"), IB_ENOMEM. */
 int tok_load(const char *path, tok **out, ib_error *e);
 
@@ -48,15 +48,18 @@ void tok_ids_free(tok_ids *ids);
  * *out. Added tokens written literally in the text always become their ids;
  * add_special only decides whether the post-processor adds its special tokens
  * (e.g. a TemplateProcessing BOS). Errors: IB_EINVAL for text that is not valid
- * UTF-8 (the message gives the byte offset), IB_ERANGE when the regex engine
- * gives up on a piece, IB_ENOMEM. On error *out keeps the ids it had before. */
+ * UTF-8 (the message gives the byte offset) or for a model whose unk_token is
+ * not in its vocabulary (when an unknown character needs it), IB_ERANGE when
+ * the regex engine gives up on a piece, IB_ENOMEM. On error *out keeps the ids
+ * it had before. */
 int tok_encode(tok *t, const char *text, size_t len, bool add_special, tok_ids *out, ib_error *e);
 
 /* Decodes ids as HuggingFace `Tokenizer.decode(ids, skip_special_tokens)` does
  * and appends the UTF-8 text to *out. Ids that have no token are left out (as
  * in HuggingFace); with skip_special, tokens whose text is a special added
  * token are left out. Byte sequences that are not valid UTF-8 become U+FFFD as
- * the decoders specify. Errors: IB_ENOMEM only. */
+ * the decoders specify. Errors: IB_ENOMEM, or IB_ERANGE when the regex of a
+ * Replace decoder gives up. */
 int tok_decode(const tok *t, const uint32_t *ids, size_t n, bool skip_special, ib_buf *out,
                ib_error *e);
 
