@@ -7,9 +7,9 @@
  *
  * Threads: a loaded tok is never changed by tok_decode, tok_vocab_size,
  * tok_id_to_token, tok_token_to_id, tok_id_is_special and tok_config_token,
- * which may run concurrently. tok_encode uses buffers and a word cache kept inside the tok,
- * so calls of tok_encode on one tok must not overlap (load one tok per
- * encoding thread, or serialise the calls).
+ * which may run concurrently. tok_encode uses buffers and a word cache kept
+ * inside the tok, so calls of tok_encode on one tok must not overlap (load one
+ * tok per encoding thread, or serialise the calls).
  */
 #ifndef IB_TOK_H
 #define IB_TOK_H
