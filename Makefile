@@ -76,7 +76,7 @@ golden: $(BUILD)/san/infbench
 
 # The main job, as far as it exists: install, build, validate and expand the
 # example configs in configs/.
-demo: deps
+demo: deps fixtures
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh $(BUILD)/infbench
 

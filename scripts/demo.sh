@@ -37,4 +37,43 @@ echo "== 4. a bad config is reported with file, line, column, entry and field"
 bad=docs/examples/three-problems.yaml
 "$bin" validate --config-files "$bad" --runner-config configs/runners.yaml || true
 echo
+echo "== 5. benchmark the seed recipe against the engine simulator"
+# MI355X x8, MiniMax-M3 in MXFP4 with EAGLE3 and 3 draft tokens (the seed key's
+# recipe), simulated 20x faster than real time; prompts from the llama3
+# tokenizer fixture through its chat template, as the recipe's --use-chat-template.
+tokdir=fixtures/tokenizers/llama3
+if [ ! -f "$tokdir/tokenizer.json" ]; then
+	echo "(skipped: no tokenizer fixtures; 'make fixtures' fetches them)"
+else
+	portfile=$out/sim.port
+	rm -f "$portfile"
+	"$bin" sim --model minimax-m3 --hardware mi355x --precision fp4 --tp 8 --spec-method eagle3 \
+		--num-spec-tokens 3 --time-scale 20 --port 0 --port-file "$portfile" --duration 600 \
+		--served-model-name amd/MiniMax-M3-MXFP4 2>"$out/sim.log" &
+	simpid=$!
+	trap 'kill $simpid 2>/dev/null' EXIT
+	for _ in $(seq 1 200); do [ -s "$portfile" ] && break; sleep 0.05; done
+	port=$(cat "$portfile")
+	sed -n 's/^infbench sim: /  simulator: /p' "$out/sim.log"
+	printf '  %-6s %14s %14s %16s\n' conc "TTFT ms" "tok/s/user" "tok/s/GPU"
+	for conc in 1 4 16 64; do
+		"$bin" bench --model amd/MiniMax-M3-MXFP4 --tokenizer "$tokdir" --backend vllm \
+			--base-url "http://127.0.0.1:$port" --dataset-name random --random-input-len 1024 \
+			--random-output-len 1024 --random-range-ratio 0.8 --num-prompts $((conc * 4)) \
+			--max-concurrency $conc --request-rate inf --ignore-eos --num-warmups $conc \
+			--use-chat-template --save-result --result-dir "$out" --result-filename "bench-c$conc.json" \
+			--disable-tqdm >"$out/bench-c$conc.log" 2>&1
+		r=$out/bench-c$conc.json
+		num() { grep -o "\"$1\": [-0-9.e+]*" "$r" | head -n 1 | sed 's/.*: //'; }
+		# model time = measured time x 20; interactivity = 1000 / TPOT; throughput per GPU
+		awk -v t="$(num mean_ttft_ms)" -v p="$(num mean_tpot_ms)" -v o="$(num output_throughput)" -v c=$conc \
+			'BEGIN { printf "  %-6d %14.1f %14.1f %16.1f\n", c, t * 20, 1000 / (p * 20), o / 20 / 8 }'
+	done
+	kill $simpid 2>/dev/null
+	wait $simpid 2>/dev/null
+	trap - EXIT
+	echo "  (result JSON per point in $out/bench-c*.json)"
+fi
+
+echo
 echo "Next: 'infbench matrix full-sweep --help'; docs/ has a page per command."

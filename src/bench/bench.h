@@ -11,6 +11,7 @@
 #define IB_BENCH_H
 
 #include "fmt/fmt.h"
+#include "net/net.h"
 
 /* ---- streaming response parsing (spec/bench.md S3–S9) ---- */
 
@@ -65,5 +66,131 @@ bool bench_scan_chunk(const char *p, size_t n, bool chat, bench_chunk *out, ib_b
 double bench_percentile(double *v, size_t n, double p);
 double bench_mean(const double *v, size_t n);
 double bench_std(const double *v, size_t n); /* population (ddof = 0) */
+
+/* ---- the request engine ---- */
+
+typedef struct {
+	const char *text; /* the prompt as sent */
+	size_t len;
+	int64_t prompt_len; /* client-side token count (prompt_len) */
+	int64_t output_len; /* max_tokens / max_completion_tokens */
+} bench_prompt;
+
+typedef struct {
+	/* target */
+	const char *host;
+	int port;
+	const char *endpoint;   /* "/v1/completions" */
+	bool chat;              /* OpenAI Chat body and parsing */
+	const char *model;      /* JSON "model" */
+	const char *api_key;    /* Authorization: Bearer <key> ("None" when unset, as Python) */
+	int best_of;
+	const char *logprobs;   /* JSON text of "logprobs", NULL: null */
+	bool ignore_eos;
+	/* load */
+	size_t max_concurrency; /* 0: unlimited */
+	double request_rate;    /* requests/s; INFINITY: all at once */
+	double burstiness;      /* gamma shape */
+	ib_mt *rng;             /* the global generator (inter-arrival draws) */
+	size_t num_warmups;
+	bool keep_alive;        /* reuse connections (default: one per request) */
+	bool kernel_timestamps; /* SO_TIMESTAMPNS receive times */
+	bool keep_text;         /* --save-detailed */
+	bool progress;          /* a progress line on stderr (a TTY) */
+} bench_cfg;
+
+typedef struct {
+	bool success;
+	char error[256];
+	double ttft, latency;    /* seconds from the send (the reference's st) */
+	double ttft_intended, latency_intended; /* from the intended send time */
+	bench_vec itl;
+	int64_t output_tokens;   /* usage.completion_tokens; -1: null (count the text) */
+	ib_buf text;
+	double schedule_lag;     /* send time - intended send time, seconds */
+} bench_result;
+
+typedef struct {
+	double duration;          /* seconds, monotonic */
+	double start_unix, end_unix;
+	double cpu_seconds;       /* the client's user + system CPU in the window */
+	double loop_lag_p99, loop_lag_max; /* timer lateness of the event loop, s */
+	double achieved_rate;     /* requests started per second */
+} bench_run_stats;
+
+/* Runs warmup (discarded) then the measured requests against the server.
+ * results[i] belongs to prompts[i]. Returns 0, or an error for a run that
+ * could not happen at all (no such host, out of memory); failed requests
+ * are results, not errors. */
+int bench_run(const bench_cfg *cfg, const bench_prompt *prompts, size_t n, bench_result *results,
+	      bench_run_stats *st, ib_error *e);
+void bench_result_free(bench_result *r);
+
+/* ---- the random dataset (spec/bench.md D1–D12), bit for bit ---- */
+
+struct tok;
+struct chat_tmpl;
+
+typedef struct {
+	struct tok *tok;             /* the tokenizer */
+	struct chat_tmpl *tmpl;      /* the chat template, or NULL */
+	const ib_val *special;       /* bos_token, eos_token, ... for the template */
+	bool dsv4;                   /* the built-in DeepSeek-V4 framing */
+	bool cleanup;                /* transformers' clean_up_tokenization_spaces */
+	ib_arena *arena;
+} bench_tokenizer;
+
+/* Loads the tokenizer at path (a folder with tokenizer.json and
+ * tokenizer_config.json, or a tokenizer.json), and its chat template when
+ * use_chat_template without dsv4. Free with bench_tokenizer_close. */
+int bench_tokenizer_open(bench_tokenizer *t, const char *path, bool use_chat_template, bool dsv4,
+			 ib_error *e);
+void bench_tokenizer_close(bench_tokenizer *t);
+
+typedef struct {
+	size_t num_prompts;
+	int64_t input_len, output_len, prefix_len;
+	double range_ratio;
+	bool use_chat_template;
+	int num_workers; /* the reference's chunking: 1 serial, W > 1 W chunks */
+	bool progress;   /* a progress line on stderr (a TTY) */
+} bench_random_opts;
+
+/* Builds the prompts exactly as the reference's sample_random_requests:
+ * draws from `global` (seeded by --seed), the consecutive-id ramps, the
+ * decode/encode correction loop, the chat template, the final re-encode.
+ * *out (n = num_prompts) and its texts are allocated in arena a. The
+ * statistics block is appended to stats. */
+int bench_random_dataset(ib_arena *a, bench_tokenizer *t, ib_mt *global, const bench_random_opts *o,
+			 bench_prompt **out, ib_buf *stats, ib_error *e);
+/* decode with the tokenizer, then transformers' cleanup when t->cleanup */
+int bench_decode(bench_tokenizer *t, const uint32_t *ids, size_t n, ib_buf *out, ib_error *e);
+/* the chat template (or DSV4 framing) around one user message */
+int bench_apply_template(bench_tokenizer *t, const char *content, size_t len, ib_buf *out, ib_error *e);
+
+/* ---- metrics and the result (spec/bench.md M1–M8, O1–O4) ---- */
+
+typedef struct {
+	bool ttft, tpot, itl, e2el;   /* --percentile-metrics */
+	const double *percentiles;    /* --metric-percentiles */
+	size_t npercentiles;
+	bool goodput;                 /* --goodput given */
+	double slo_ttft, slo_tpot, slo_e2el; /* seconds; < 0 when not set */
+} bench_metric_opts;
+
+/* Output token count of a successful request whose usage said null: the
+ * caller counts generated_text with the tokenizer (M1); NULL callback
+ * counts 0. */
+typedef int64_t (*bench_count_fn)(const char *text, size_t len, void *arg);
+
+/* Computes every aggregate and appends, in the reference's key order, to
+ * the result map `out` (which already holds date .. max_concurrency): the
+ * keys from "duration" to the percentiles, with the per-request arrays.
+ * Also prints the reference's stdout table to `table`. Extra infbench keys
+ * (client_health, latencies from the intended send time) are appended after
+ * the reference's keys. */
+int bench_report(ib_arena *a, const bench_prompt *prompts, const bench_result *res, size_t n,
+		 const bench_run_stats *st, const bench_metric_opts *mo, bool save_detailed,
+		 bench_count_fn count, void *count_arg, ib_val *out, ib_buf *table);
 
 #endif

@@ -1,4 +1,5 @@
 /* infbench sim: the engine simulator (docs/sim.md). */
+#include "bench/bench.h"
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "sim/sim.h"
@@ -134,6 +135,7 @@ int cmd_sim(int argc, char **argv)
 		{.name = "--stall-rate", .kind = ARG_ONE, .metavar = "P", .help = "pause this fraction of streams once"},
 		{.name = "--stall-ms", .kind = ARG_ONE, .metavar = "MS", .help = "length of a pause (default 500)"},
 		{.name = "--malformed-rate", .kind = ARG_ONE, .metavar = "P", .help = "send one broken SSE line in this fraction of streams"},
+		{.name = "--tokenizer", .kind = ARG_ONE, .metavar = "DIR", .help = "exact prompt token counts, /tokenize and /detokenize"},
 		{.name = "--duration", .kind = ARG_ONE, .metavar = "SECONDS", .help = "stop after this long (default: until SIGINT/SIGTERM)"},
 		{.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
 	};
@@ -153,6 +155,7 @@ int cmd_sim(int argc, char **argv)
 	}
 	sim_config c;
 	sim_config_init(&c);
+	bench_tokenizer bt = {0};
 	arg_opt *o;
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
@@ -262,6 +265,25 @@ int cmd_sim(int argc, char **argv)
 		status = rc;
 		goto out;
 	}
+	if ((o = args_get(&p, "--tokenizer"))->seen) {
+		if (bench_tokenizer_open(&bt, o->vals[0], false, false, &e)) {
+			char m[4096];
+			ib_error_format(&e, m, sizeof m);
+			fprintf(stderr, "infbench sim: error: tokenizer '%s': %s\n", o->vals[0], m);
+			goto out;
+		}
+		c.tokenizer = bt.tok;
+		/* the chat template, when the tokenizer has one */
+		bench_tokenizer chat_bt;
+		ib_error ce = {0};
+		if (bench_tokenizer_open(&chat_bt, o->vals[0], true, false, &ce) == 0) {
+			bench_tokenizer_close(&bt);
+			bt = chat_bt;
+			c.tokenizer = bt.tok;
+			c.chat_template = bt.tmpl;
+			c.chat_special = bt.special;
+		}
+	}
 	net_raise_fd_limit(); /* thousands of concurrent streams */
 	if (net_loop_new(&loop, &e) || sim_server_new(loop, &c, &srv, &e)) {
 		char m[4096];
@@ -302,6 +324,7 @@ int cmd_sim(int argc, char **argv)
 	}
 out:
 	sim_server_free(srv);
+	bench_tokenizer_close(&bt);
 	net_loop_free(loop);
 	ib_arena_free(a);
 	args_free(&p);

@@ -15,6 +15,7 @@ static const char help[] =
     "  matrix     expand master configs into the sweep matrix (full-sweep, test-config)\n"
     "  validate   check master configs and runners.yaml, reporting every problem\n"
     "  sim        the engine simulator: an OpenAI-compatible server over a performance model\n"
+    "  bench      the serving benchmark client (drop-in for benchmark_serving.py)\n"
     "  tokenize   encode text into token ids with a HuggingFace tokenizer.json\n"
     "  detokenize decode token ids into text with a HuggingFace tokenizer.json\n"
     "  chat-template render chat messages with a chat template (or the DeepSeek-V4 framing)\n"
@@ -43,6 +44,8 @@ int main(int argc, char **argv)
 		return cmd_validate(argc - 1, argv + 1);
 	if (!strcmp(cmd, "sim"))
 		return cmd_sim(argc - 1, argv + 1);
+	if (!strcmp(cmd, "bench"))
+		return cmd_bench(argc - 1, argv + 1);
 	if (!strcmp(cmd, "tokenize"))
 		return cmd_tokenize(argc - 1, argv + 1);
 	if (!strcmp(cmd, "detokenize"))

@@ -162,4 +162,34 @@ size_t net_conn_pending(const net_conn *c); /* bytes not yet written */
 void *net_conn_get_data(const net_conn *c);
 void net_conn_set_data(net_conn *c, void *data);
 
+/* ---- HTTP client: one connection, one request at a time ---- */
+typedef struct net_client net_client;
+
+typedef struct {
+	/* The response head arrived. */
+	void (*on_head)(net_client *c, const net_http_msg *resp, int64_t t_ns, void *arg);
+	/* Body bytes (de-chunked), with the time they were read (monotonic ns,
+	 * or the kernel's receive time with net_client_kernel_timestamps). */
+	void (*on_data)(net_client *c, const char *data, size_t len, int64_t t_ns, void *arg);
+	/* The response ended (err 0) or the request failed (err < 0, msg says
+	 * why). After this the connection is idle (keep-alive) or closed. */
+	void (*on_done)(net_client *c, int err, const char *msg, void *arg);
+} net_client_cbs;
+
+/* Creates an idle client for 127.0.0.1-style IPv4 address:port. */
+int net_client_new(net_loop *l, const char *host, int port, const net_client_cbs *cbs, void *arg,
+		   net_client **out, ib_error *e);
+/* Sends req[0..len) (a whole request: head and body), connecting first when
+ * the connection is closed. Returns 0, or IB_EIO when the socket cannot be
+ * created (on_done then reports failures that happen later). */
+int net_client_send(net_client *c, const char *req, size_t len);
+/* Asks for SO_TIMESTAMPNS: on_data then gets the kernel's receive time. */
+void net_client_kernel_timestamps(net_client *c, bool on);
+bool net_client_is_open(const net_client *c);
+/* Closes the connection now (no on_done); the client can send again. */
+void net_client_close(net_client *c);
+void net_client_set_arg(net_client *c, void *arg);
+/* Closes the connection (no on_done) and frees the client. */
+void net_client_free(net_client *c);
+
 #endif

@@ -1,7 +1,9 @@
 /* The OpenAI-compatible HTTP API of the simulator: /v1/completions,
  * /v1/chat/completions (streaming and not), /v1/models, /health, /metrics;
  * OpenAI-shaped errors; fault injection. */
+#include "chat/chat.h"
 #include "sim/private.h"
+#include "tok/tok.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -114,6 +116,125 @@ static int chat_tokens(const ib_val *msgs, const char **err)
 	return estimate_tokens(bytes);
 }
 
+/* Exact prompt tokens with --tokenizer: a completions prompt is encoded with
+ * the special tokens (as vLLM does); chat messages go through the chat
+ * template (add_generation_prompt) and are encoded without them. Without a
+ * template, chat contents are encoded and 4 tokens per message added. */
+static int exact_tokens(sim_server *s, const ib_val *req, bool chat, int estimate, const char **err)
+{
+	const sim_config *cfg = &s->cfg;
+	ib_buf text = {0};
+	ib_error e = {0};
+	tok_ids ids = {0};
+	int n = estimate, extra = 0;
+	bool special = !chat;
+	if (!chat) {
+		const ib_val *p = ib_map_get(req, "prompt");
+		if (p->type == IB_V_LIST && p->list.n && p->list.v[0]->type == IB_V_INT)
+			return estimate; /* token ids: exact already */
+		const ib_val *str = p->type == IB_V_STR ? p : p->list.v[0];
+		ib_buf_append(&text, str->str.s, str->str.len);
+	} else if (cfg->chat_template) {
+		if (chat_apply(cfg->chat_template, ib_map_get(req, "messages"), true, cfg->chat_special, &text,
+			       &e)) {
+			*err = "the chat template failed on these messages";
+			n = -1;
+			goto out;
+		}
+	} else {
+		const ib_val *msgs = ib_map_get(req, "messages");
+		for (size_t i = 0; i < msgs->list.n; i++) {
+			const ib_val *ct = ib_map_get(msgs->list.v[i], "content");
+			if (ct && ct->type == IB_V_STR)
+				ib_buf_append(&text, ct->str.s, ct->str.len);
+			extra += 4;
+		}
+	}
+	if (tok_encode(cfg->tokenizer, text.data ? text.data : "", text.len, special, &ids, &e)) {
+		*err = "the prompt could not be tokenized";
+		n = -1;
+		goto out;
+	}
+	n = (int)ids.n + extra;
+	if (n < 1)
+		n = 1;
+out:
+	tok_ids_free(&ids);
+	ib_buf_free(&text);
+	return n;
+}
+
+/* POST /tokenize {"prompt": str, "add_special_tokens": bool} and
+ * /detokenize {"tokens": [ids]}, vLLM's shapes. */
+static void handle_tokenize(sim_server *s, net_conn *c, const char *body, size_t len, bool detok)
+{
+	ib_arena *a = ib_arena_new();
+	ib_val *req = NULL;
+	ib_error e = {0};
+	ib_buf out = {0};
+	tok_ids ids = {0};
+	if (!a || ib_json_parse(a, "request", body, len, &req, &e) || req->type != IB_V_MAP) {
+		json_error(c, 400, "BadRequestError", "the request body must be a JSON object");
+		goto done;
+	}
+	if (detok) {
+		const ib_val *t = ib_map_get(req, "tokens");
+		if (!t || t->type != IB_V_LIST) {
+			json_error(c, 400, "BadRequestError", "'tokens' must be a list of token ids");
+			goto done;
+		}
+		for (size_t i = 0; i < t->list.n; i++) {
+			const ib_val *v = t->list.v[i];
+			if (v->type != IB_V_INT || v->i < 0 || v->i > UINT32_MAX) {
+				json_error(c, 400, "BadRequestError", "'tokens' must be a list of token ids");
+				goto done;
+			}
+			if (ids.n == ids.cap) {
+				size_t nc = ids.cap ? ids.cap * 2 : 64;
+				uint32_t *p = realloc(ids.v, nc * sizeof *p);
+				if (!p)
+					goto done;
+				ids.v = p;
+				ids.cap = nc;
+			}
+			ids.v[ids.n++] = (uint32_t)v->i;
+		}
+		ib_buf text = {0};
+		if (tok_decode(s->cfg.tokenizer, ids.v, ids.n, false, &text, &e)) {
+			json_error(c, 400, "BadRequestError", e.msg);
+			ib_buf_free(&text);
+			goto done;
+		}
+		ib_buf_puts(&out, "{\"prompt\": ");
+		ib_json_write_str(&out, text.data ? text.data : "", text.len, true);
+		ib_buf_putc(&out, '}');
+		ib_buf_free(&text);
+	} else {
+		const ib_val *p = ib_map_get(req, "prompt");
+		if (!p || p->type != IB_V_STR) {
+			json_error(c, 400, "BadRequestError", "'prompt' must be a string");
+			goto done;
+		}
+		const ib_val *sp = ib_map_get(req, "add_special_tokens");
+		bool special = !sp || ib_val_truthy(sp);
+		if (tok_encode(s->cfg.tokenizer, p->str.s, p->str.len, special, &ids, &e)) {
+			json_error(c, 400, "BadRequestError", e.msg);
+			goto done;
+		}
+		ib_buf_puts(&out, "{\"tokens\": [");
+		for (size_t i = 0; i < ids.n; i++)
+			ib_buf_printf(&out, "%s%u", i ? ", " : "", ids.v[i]);
+		ib_buf_printf(&out, "], \"count\": %zu, \"max_model_len\": %lld}", ids.n,
+			      (long long)(s->cfg.max_model_len > 0 ? s->cfg.max_model_len
+								    : s->cap.kv_blocks * s->cfg.block_size));
+	}
+	net_conn_respond(c, 200, "application/json", out.data, out.len, NULL);
+done:
+	tok_ids_free(&ids);
+	ib_buf_free(&out);
+	ib_arena_free(a);
+}
+
 static void handle_generate(sim_server *s, net_conn *c, const char *body, size_t len, bool chat)
 {
 	const sim_config *cfg = &s->cfg;
@@ -145,6 +266,8 @@ static void handle_generate(sim_server *s, net_conn *c, const char *body, size_t
 	}
 	int ptoks = chat ? chat_tokens(ib_map_get(req, "messages"), &err)
 			 : prompt_tokens(ib_map_get(req, "prompt"), &err);
+	if (ptoks >= 0 && cfg->tokenizer)
+		ptoks = exact_tokens(s, req, chat, ptoks, &err);
 	if (ptoks < 0) {
 		json_error(c, 400, "BadRequestError", err);
 		goto done;
@@ -429,6 +552,18 @@ static void on_request(net_conn *c, const net_http_msg *r, const char *body, siz
 			return;
 		}
 		handle_generate(s, c, body, len, chat);
+		return;
+	}
+	if (path_is(r, "/tokenize") || path_is(r, "/detokenize")) {
+		if (!s->cfg.tokenizer) {
+			json_error(c, 404, "NotFoundError", "no tokenizer loaded (start the simulator with --tokenizer)");
+			return;
+		}
+		if (!method_is(r, "POST")) {
+			json_error(c, 405, "MethodNotAllowed", "use POST");
+			return;
+		}
+		handle_tokenize(s, c, body, len, path_is(r, "/detokenize"));
 		return;
 	}
 	if (path_is(r, "/health") || path_is(r, "/v1/models") || path_is(r, "/metrics")) {

@@ -14,6 +14,9 @@
 #include "fmt/fmt.h"
 #include "net/net.h"
 
+struct tok;
+struct chat_tmpl;
+
 /* A GPU type. Bandwidths in bytes/s, FLOPs in FLOP/s (dense). */
 typedef struct {
 	const char *name;
@@ -76,6 +79,10 @@ typedef struct {
 	int mean_output_len;      /* natural length when ignore_eos is false */
 	double time_scale;        /* model runs this many times faster than real time */
 	bool max_speed;           /* no model: stream as fast as the client reads */
+	/* exact token counts (NULL: estimated); owned by the caller */
+	struct tok *tokenizer;
+	const struct chat_tmpl *chat_template; /* for chat prompt counts, or NULL */
+	const ib_val *chat_special;            /* bos_token, eos_token, ... */
 	/* faults */
 	uint64_t seed;
 	double fail_rate, drop_rate, stall_rate, malformed_rate;

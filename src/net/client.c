@@ -1,0 +1,303 @@
+/* The HTTP/1.1 client side: a non-blocking connection that sends a request,
+ * parses the response head and hands de-chunked body bytes to a callback as
+ * they arrive, stamped with their receive time. No allocation per chunk:
+ * the read and body buffers are reused. */
+#define _GNU_SOURCE
+#include "net/net.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { READ_SIZE = 64 * 1024 };
+
+typedef enum { C_IDLE, C_CONNECTING, C_SENDING, C_HEAD, C_BODY } cstate;
+
+struct net_client {
+	net_loop *loop;
+	net_watch w;
+	struct sockaddr_in addr;
+	net_client_cbs cbs;
+	void *arg;
+	cstate st;
+	bool open, kernel_ts;
+	const char *req;
+	size_t req_len, req_off;
+	ib_buf in;   /* bytes read, not yet consumed */
+	ib_buf body; /* de-chunked bytes of one read */
+	net_http_msg resp;
+	net_chunked ck;
+	int64_t left;  /* Content-Length bytes left, -1: until close */
+	bool keep_alive;
+	char cmsg[256];
+};
+
+static void finish(net_client *c, int err, const char *msg);
+
+static void close_fd(net_client *c)
+{
+	if (!c->open)
+		return;
+	net_del(c->loop, &c->w);
+	close(c->w.fd);
+	c->open = false;
+}
+
+static int64_t read_time(net_client *c, struct msghdr *mh)
+{
+	if (c->kernel_ts)
+		for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm))
+			if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SO_TIMESTAMPNS) {
+				struct timespec ts;
+				memcpy(&ts, CMSG_DATA(cm), sizeof ts);
+				/* CLOCK_REALTIME from the kernel: move it onto the
+				 * monotonic clock */
+				struct timespec rt, mono;
+				clock_gettime(CLOCK_REALTIME, &rt);
+				clock_gettime(CLOCK_MONOTONIC, &mono);
+				int64_t off = (mono.tv_sec - rt.tv_sec) * 1000000000LL + (mono.tv_nsec - rt.tv_nsec);
+				return ts.tv_sec * 1000000000LL + ts.tv_nsec + off;
+			}
+	return ib_now_ns();
+}
+
+/* Consumes c->in as far as the response framing allows. */
+static void process(net_client *c, int64_t t)
+{
+	if (c->st == C_HEAD) {
+		int n = net_http_parse_response(c->in.data, c->in.len, &c->resp);
+		if (n == 0)
+			return;
+		if (n < 0) {
+			finish(c, IB_EPARSE, "malformed HTTP response head");
+			return;
+		}
+		c->keep_alive = c->resp.keep_alive;
+		c->ck = (net_chunked){0};
+		c->left = c->resp.chunked ? -1 : c->resp.content_length;
+		if (c->cbs.on_head)
+			c->cbs.on_head(c, &c->resp, t, c->arg);
+		memmove(c->in.data, c->in.data + n, c->in.len - (size_t)n);
+		c->in.len -= (size_t)n;
+		c->st = C_BODY;
+		if (!c->resp.chunked && c->left == 0) {
+			finish(c, 0, NULL);
+			return;
+		}
+		if (!c->resp.chunked && c->left < 0)
+			c->keep_alive = false; /* body ends when the server closes */
+	}
+	if (c->st != C_BODY || !c->in.len)
+		return;
+	if (c->resp.chunked) {
+		c->body.len = 0;
+		long used = net_chunked_feed(&c->ck, c->in.data, c->in.len, &c->body);
+		if (used < 0) {
+			finish(c, IB_EPARSE, "malformed chunked encoding");
+			return;
+		}
+		memmove(c->in.data, c->in.data + used, c->in.len - (size_t)used);
+		c->in.len -= (size_t)used;
+		if (c->body.len && c->cbs.on_data)
+			c->cbs.on_data(c, c->body.data, c->body.len, t, c->arg);
+		if (c->ck.done)
+			finish(c, 0, NULL);
+		return;
+	}
+	size_t n = c->left >= 0 && (size_t)c->left < c->in.len ? (size_t)c->left : c->in.len;
+	if (c->cbs.on_data)
+		c->cbs.on_data(c, c->in.data, n, t, c->arg);
+	memmove(c->in.data, c->in.data + n, c->in.len - n);
+	c->in.len -= n;
+	if (c->left >= 0) {
+		c->left -= (int64_t)n;
+		if (c->left == 0)
+			finish(c, 0, NULL);
+	}
+}
+
+static void finish(net_client *c, int err, const char *msg)
+{
+	cstate was = c->st;
+	c->st = C_IDLE;
+	c->in.len = 0;
+	if (err || !c->keep_alive)
+		close_fd(c);
+	else
+		net_mod(c->loop, &c->w, EPOLLIN | EPOLLRDHUP);
+	if (was != C_IDLE && c->cbs.on_done)
+		c->cbs.on_done(c, err, msg, c->arg);
+}
+
+static void on_io(net_loop *l, net_watch *w, uint32_t ev)
+{
+	(void)l;
+	net_client *c = w->arg;
+	if (c->st == C_CONNECTING && (ev & (EPOLLOUT | EPOLLERR | EPOLLHUP))) {
+		int err = 0;
+		socklen_t len = sizeof err;
+		getsockopt(c->w.fd, SOL_SOCKET, SO_ERROR, &err, &len);
+		if (err) {
+			finish(c, IB_EIO, strerror(err));
+			return;
+		}
+		c->st = C_SENDING;
+	}
+	if (c->st == C_SENDING) {
+		while (c->req_off < c->req_len) {
+			ssize_t n = send(c->w.fd, c->req + c->req_off, c->req_len - c->req_off, MSG_NOSIGNAL);
+			if (n < 0) {
+				if (errno == EINTR)
+					continue;
+				if (errno == EAGAIN)
+					break;
+				finish(c, IB_EIO, strerror(errno));
+				return;
+			}
+			c->req_off += (size_t)n;
+		}
+		if (c->req_off < c->req_len) {
+			net_mod(c->loop, &c->w, EPOLLIN | EPOLLOUT | EPOLLRDHUP);
+			return;
+		}
+		c->st = C_HEAD;
+		net_mod(c->loop, &c->w, EPOLLIN | EPOLLRDHUP);
+	}
+	if (!(ev & (EPOLLIN | EPOLLHUP | EPOLLRDHUP | EPOLLERR)))
+		return;
+	for (;;) {
+		if (ib_buf_reserve(&c->in, READ_SIZE)) {
+			finish(c, IB_ENOMEM, "out of memory");
+			return;
+		}
+		struct iovec iov = {c->in.data + c->in.len, c->in.cap - c->in.len - 1};
+		union {
+			char buf[CMSG_SPACE(sizeof(struct timespec))];
+			struct cmsghdr align;
+		} ctl;
+		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+		if (c->kernel_ts) {
+			mh.msg_control = ctl.buf;
+			mh.msg_controllen = sizeof ctl.buf;
+		}
+		ssize_t n = recvmsg(c->w.fd, &mh, 0);
+		if (n > 0) {
+			c->in.len += (size_t)n;
+			int64_t t = read_time(c, &mh);
+			if (c->st == C_IDLE) { /* bytes nobody asked for */
+				finish(c, IB_EPARSE, "unexpected data from the server");
+				return;
+			}
+			process(c, t);
+			if (!c->open)
+				return;
+			continue;
+		}
+		if (n == 0) {
+			if (c->st == C_BODY && c->left < 0 && !c->resp.chunked) {
+				finish(c, 0, NULL); /* body delimited by close */
+			} else if (c->st != C_IDLE) {
+				finish(c, IB_EIO, "connection closed by the server before the response ended");
+			} else {
+				close_fd(c);
+			}
+			return;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			finish(c, IB_EIO, strerror(errno));
+		return;
+	}
+}
+
+int net_client_new(net_loop *l, const char *host, int port, const net_client_cbs *cbs, void *arg,
+		   net_client **out, ib_error *e)
+{
+	net_client *c = calloc(1, sizeof *c);
+	if (!c)
+		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+	c->loop = l;
+	c->cbs = *cbs;
+	c->arg = arg;
+	c->addr = (struct sockaddr_in){.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	if (inet_pton(AF_INET, host, &c->addr.sin_addr) != 1) {
+		free(c);
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "not an IPv4 address: '%s'", host);
+	}
+	c->w = (net_watch){.fd = -1, .fn = on_io, .arg = c};
+	*out = c;
+	return 0;
+}
+
+int net_client_send(net_client *c, const char *req, size_t len)
+{
+	c->req = req;
+	c->req_len = len;
+	c->req_off = 0;
+	c->in.len = 0;
+	if (c->open) {
+		c->st = C_SENDING;
+		on_io(c->loop, &c->w, EPOLLOUT);
+		return 0;
+	}
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return IB_EIO;
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	if (c->kernel_ts)
+		setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
+	c->w.fd = fd;
+	c->open = true;
+	c->st = C_CONNECTING;
+	if (net_add(c->loop, &c->w, EPOLLOUT | EPOLLIN | EPOLLRDHUP)) {
+		close(fd);
+		c->open = false;
+		return IB_EIO;
+	}
+	if (connect(fd, (struct sockaddr *)&c->addr, sizeof c->addr) != 0 && errno != EINPROGRESS) {
+		snprintf(c->cmsg, sizeof c->cmsg, "connect: %s", strerror(errno));
+		finish(c, IB_EIO, c->cmsg);
+	}
+	return 0;
+}
+
+void net_client_close(net_client *c)
+{
+	close_fd(c);
+	c->st = C_IDLE;
+	c->in.len = 0;
+}
+
+void net_client_kernel_timestamps(net_client *c, bool on)
+{
+	c->kernel_ts = on;
+}
+
+bool net_client_is_open(const net_client *c)
+{
+	return c->open;
+}
+
+void net_client_set_arg(net_client *c, void *arg)
+{
+	c->arg = arg;
+}
+
+void net_client_free(net_client *c)
+{
+	if (!c)
+		return;
+	close_fd(c);
+	ib_buf_free(&c->in);
+	ib_buf_free(&c->body);
+	free(c);
+}

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# End-to-end tests of `infbench bench` against `infbench sim` on loopback:
+# InferenceX's exact flag set, the result JSON's keys and counts against what
+# the simulator served, chat, open-loop arrivals, and injected faults
+# recorded as failures (exit 1 above 5% failed, after writing the JSON).
+# Needs the llama3 tokenizer fixture (make fixtures).
+# Usage: bench.sh INFBENCH. Ends with "bench: N passed, N failed".
+set -u
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+root=$(cd "$(dirname "$0")/../.." && pwd)
+tokdir=$root/fixtures/tokenizers/llama3
+tmp=$(mktemp -d)
+pass=0
+fail=0
+simpid=
+cleanup() {
+	[ -n "$simpid" ] && kill "$simpid" 2>/dev/null && wait "$simpid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+ok() { pass=$((pass + 1)); }
+no() {
+	echo "FAIL: $1"
+	fail=$((fail + 1))
+}
+if [ ! -f "$tokdir/tokenizer.json" ]; then
+	echo "fixtures missing: $tokdir (run make fixtures)"
+	echo "bench: 0 passed, 1 failed"
+	exit 1
+fi
+
+start_sim() { # start_sim ARGS...: a simulator on a free port, sets $port
+	[ -n "$simpid" ] && kill "$simpid" 2>/dev/null && wait "$simpid" 2>/dev/null
+	rm -f "$tmp/port"
+	"$bin" sim --port 0 --port-file "$tmp/port" --duration 300 --served-model-name llama3-8b "$@" \
+		2>"$tmp/sim.err" &
+	simpid=$!
+	for _ in $(seq 1 400); do [ -s "$tmp/port" ] && break; sleep 0.05; done
+	port=$(cat "$tmp/port" 2>/dev/null)
+}
+
+metric() { # metric NAME: the value of a simulator counter
+	exec 3<>"/dev/tcp/127.0.0.1/$port"
+	printf 'GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' >&3
+	sed -n "s/^$1{[^}]*} \([0-9.]*\).*/\1/p" <&3 | head -n 1
+	exec 3<&-
+}
+
+json_num() { # json_num FILE KEY: a top-level number of the result
+	grep -o "\"$2\": [-0-9.e+]*" "$1" | head -n 1 | sed 's/.*: //'
+}
+
+sum_list() { # sum_list FILE KEY: the sum of a top-level list of ints
+	grep -o "\"$2\": \[[0-9, ]*\]" "$1" | sed 's/.*\[//; s/\]//' | tr ',' '\n' | awk '{s += $1} END {print s + 0}'
+}
+
+# -- 1. InferenceX's exact invocation (C = 4)
+start_sim --time-scale 50
+C=4
+"$bin" bench --model llama3-8b --tokenizer "$tokdir" --backend vllm --base-url "http://0.0.0.0:$port" \
+	--dataset-name random --random-input-len 256 --random-output-len 64 --random-range-ratio 0.8 \
+	--num-prompts $((10 * C)) --max-concurrency $C --request-rate inf --ignore-eos \
+	--num-warmups $((2 * C)) --save-result --percentile-metrics ttft,tpot,itl,e2el \
+	--result-dir "$tmp" --result-filename r1.json --use-chat-template >"$tmp/out1" 2>"$tmp/err1"
+rc=$?
+[ "$rc" = 0 ] && ok || no "exact flag set: exit $rc: $(tail -3 "$tmp/err1")"
+r=$tmp/r1.json
+keys="date backend model_id tokenizer_id best_of num_prompts request_rate burstiness max_concurrency duration
+benchmark_start_time_unix benchmark_end_time_unix completed total_input_tokens total_output_tokens
+request_throughput request_goodput: output_throughput total_token_throughput input_lens output_lens
+mean_ttft_ms median_ttft_ms std_ttft_ms p90_ttft_ms p99_ttft_ms p99.9_ttft_ms mean_tpot_ms median_tpot_ms
+std_tpot_ms p90_tpot_ms p99_tpot_ms p99.9_tpot_ms mean_itl_ms median_itl_ms std_itl_ms p90_itl_ms p99_itl_ms
+p99.9_itl_ms mean_e2el_ms median_e2el_ms std_e2el_ms p90_e2el_ms p99_e2el_ms p99.9_e2el_ms"
+missing=
+for k in $keys; do grep -qF "\"$k\": " "$r" || missing="$missing $k"; done
+[ -z "$missing" ] && ok || no "result keys missing:$missing"
+# the keys come in the reference's order
+order=$(grep -o '"[a-z0-9_.:]*": ' "$r" | tr -d '": ' | awk '!seen[$0]++' | tr '\n' ' ')
+want=$(echo $keys | tr -d ':' | tr '\n' ' ')
+got=$(for k in $order; do case " $want " in *" ${k%:} "*) printf '%s ' "${k%:}" ;; esac; done)
+[ "$got" = "$want" ] && ok || no "key order: $got"
+[ "$(json_num "$r" completed)" = 40 ] && ok || no "completed: $(json_num "$r" completed)"
+out_total=$(json_num "$r" total_output_tokens)
+[ "$out_total" = "$(sum_list "$r" output_lens)" ] && ok || no "total_output_tokens $out_total != sum(output_lens)"
+in_total=$(json_num "$r" total_input_tokens)
+[ "$in_total" = "$(sum_list "$r" input_lens)" ] && ok || no "total_input_tokens $in_total != sum(input_lens)"
+# what the simulator generated: the measured tokens plus the warmups (8 x the first prompt's length)
+first_out=$(grep -o '"output_lens": \[[0-9]*' "$r" | sed 's/.*\[//')
+gen=$(metric 'vllm:generation_tokens_total')
+[ "${gen%.*}" = $((out_total + 8 * first_out)) ] && ok || no "sim generated $gen, client counted $out_total + 8 x $first_out"
+served=$(metric 'vllm:request_success_total')
+[ "${served%.*}" = 48 ] && ok || no "sim served $served requests (want 48 = 40 + 8 warmups)"
+grep -q '^============ Serving Benchmark Result ============$' "$tmp/out1" && ok || no "stdout table"
+grep -q '^Successful requests:                     40        $' "$tmp/out1" && ok || no "table row format"
+grep -q 'Input/Output Length Statistics' "$tmp/out1" && ok || no "statistics block"
+grep -q '"client_health": {' "$r" && grep -q '"client_bound": ' "$r" && ok || no "client_health"
+# TPOT from the client is the model's step time / 50: positive and below 2 ms here
+tpot=$(json_num "$r" mean_tpot_ms)
+awk -v t="$tpot" 'BEGIN { exit !(t > 0.01 && t < 2) }' && ok || no "mean TPOT $tpot ms"
+
+# -- 2. chat, keep-alive, save-detailed
+"$bin" bench --model llama3-8b --tokenizer "$tokdir" --backend openai-chat --endpoint /v1/chat/completions \
+	--port "$port" --dataset-name random --random-input-len 128 --random-output-len 16 --num-prompts 12 \
+	--max-concurrency 3 --ignore-eos --keep-alive --save-result --save-detailed --result-dir "$tmp" \
+	--result-filename r2.json >"$tmp/out2" 2>"$tmp/err2"
+rc=$?
+[ "$rc" = 0 ] && [ "$(json_num "$tmp/r2.json" completed)" = 12 ] && ok || no "chat run: exit $rc"
+grep -q '"generated_texts": \["' "$tmp/r2.json" && grep -q '"errors": \["", ' "$tmp/r2.json" && ok ||
+	no "save-detailed arrays"
+
+# -- 3. open loop at 40 req/s
+"$bin" bench --model llama3-8b --tokenizer "$tokdir" --port "$port" --dataset-name random \
+	--random-input-len 64 --random-output-len 8 --num-prompts 60 --request-rate 40 --burstiness 1 \
+	--ignore-eos --save-result --result-dir "$tmp" --result-filename r3.json >"$tmp/out3" 2>&1
+rate=$(grep -o '"achieved_request_rate": [0-9.]*' "$tmp/r3.json" | sed 's/.*: //')
+awk -v r="$rate" 'BEGIN { exit !(r > 20 && r < 80) }' && ok || no "open loop: achieved $rate req/s for 40"
+grep -q 'Burstiness factor: 1 (Poisson process)' "$tmp/out3" && ok || no "burstiness line"
+
+# -- 4. faults: failures are recorded, > 5% failed exits 1 after writing the JSON
+for fault in "--fail-rate 0.3" "--drop-rate 0.3" "--malformed-rate 0.3"; do
+	# shellcheck disable=SC2086
+	start_sim --time-scale 50 --seed 3 $fault
+	timeout 120 "$bin" bench --model llama3-8b --tokenizer "$tokdir" --port "$port" --dataset-name random \
+		--random-input-len 64 --random-output-len 32 --num-prompts 40 --max-concurrency 4 --ignore-eos \
+		--save-result --save-detailed --result-dir "$tmp" --result-filename f.json >"$tmp/outf" 2>"$tmp/errf"
+	rc=$?
+	c=$(json_num "$tmp/f.json" completed)
+	[ "$rc" = 1 ] && [ -n "$c" ] && [ "$c" -lt 40 ] && [ "$c" -gt 0 ] && ok || no "$fault: exit $rc, completed $c"
+	grep -q 'FAIL: request failure rate' "$tmp/errf" && ok || no "$fault: failure line"
+	rm -f "$tmp/f.json"
+done
+start_sim --time-scale 100 --seed 4 --stall-rate 1 --stall-ms 200
+timeout 120 "$bin" bench --model llama3-8b --tokenizer "$tokdir" --port "$port" --dataset-name random \
+	--random-input-len 64 --random-output-len 32 --num-prompts 20 --max-concurrency 4 --ignore-eos \
+	--save-result --result-dir "$tmp" --result-filename s.json >"$tmp/outs" 2>&1
+rc=$?
+p99=$(json_num "$tmp/s.json" p99_itl_ms)
+[ "$rc" = 0 ] && awk -v p="$p99" 'BEGIN { exit !(p > 150) }' && ok || no "stalls: exit $rc, p99 ITL $p99 ms"
+
+# -- 5. the simulator with the same tokenizer counts exactly the client's prompt tokens
+start_sim --time-scale 100 --tokenizer "$tokdir"
+"$bin" bench --model llama3-8b --tokenizer "$tokdir" --port "$port" --dataset-name random \
+	--random-input-len 200 --random-output-len 8 --num-prompts 10 --max-concurrency 2 --ignore-eos \
+	--num-warmups 2 --use-chat-template --save-result --result-dir "$tmp" --result-filename t.json >/dev/null 2>&1
+in_total=$(json_num "$tmp/t.json" total_input_tokens)
+first_in=$(grep -o '"input_lens": \[[0-9]*' "$tmp/t.json" | sed 's/.*\[//')
+ptok=$(metric 'vllm:prompt_tokens_total')
+[ -n "$in_total" ] && [ "${ptok%.*}" = $((in_total + 2 * first_in)) ] && ok ||
+	no "sim --tokenizer counted $ptok prompt tokens, client $in_total + 2 x $first_in"
+exec 3<>"/dev/tcp/127.0.0.1/$port"
+printf 'POST /tokenize HTTP/1.1\r\nHost: x\r\nContent-Length: 25\r\nConnection: close\r\n\r\n{"prompt": "Hello world"}' >&3
+grep -q '"tokens": \[9906, 1917\], "count": 2' <&3 && ok || no "/tokenize"
+exec 3<&-
+
+# -- 6. usage errors
+"$bin" bench --model x --dataset-name random --dsv4 >/dev/null 2>"$tmp/e" && no "--dsv4 alone accepted" || ok
+"$bin" bench --model x >/dev/null 2>"$tmp/e"
+[ $? = 1 ] && grep -q 'Unknown dataset: sharegpt' "$tmp/e" && ok || no "the reference's dataset default"
+"$bin" bench --dataset-name random >/dev/null 2>"$tmp/e"
+[ $? = 2 ] && grep -q 'required: --model' "$tmp/e" && ok || no "--model required"
+
+echo "bench: $pass passed, $fail failed"
+[ "$fail" = 0 ]
