@@ -944,3 +944,17 @@ int mklist(interp *in, cv **items, size_t n, cv **out)
 	*out = l;
 	return 0;
 }
+
+int chat_gen(interp *in, cv **items, size_t n, const char *tname, const char *fname, cv **out)
+{
+	cv *g = cv_seq(in->a, CV_LIST, n);
+	if (!g)
+		return rt_nomem(in);
+	g->t = CV_GEN;
+	if (n)
+		memcpy(g->l.v, items, n * sizeof *items);
+	g->l.tname = tname;
+	g->l.fname = fname;
+	*out = g;
+	return 0;
+}

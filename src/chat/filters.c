@@ -180,6 +180,8 @@ static int f_float(interp *in, cv *self, cargs *a, cv **out)
 		return IB_EINVAL;
 	cv *v = input(a), *d = rt_arg(a, 1, "default");
 	double f;
+	if (v->t == CV_UNDEF)
+		return rt_undefined(in, a->at, v);
 	if (v->t == CV_FLOAT) {
 		*out = v;
 		return 0;
@@ -230,10 +232,15 @@ static int f_indent(interp *in, cv *self, cargs *a, cv **out)
 	static const char *const names[] = {"s", "width", "first", "blank", NULL};
 	if (check(in, a, "indent", 4, names))
 		return IB_EINVAL;
-	cv *s, *w = rt_arg(a, 1, "width"), *first = rt_arg(a, 2, "first"),
-	       *blank = rt_arg(a, 3, "blank");
-	if (soft_str(in, input(a), &s))
-		return IB_ENOMEM;
+	cv *s = input(a), *w = rt_arg(a, 1, "width"), *first = rt_arg(a, 2, "first"),
+	   *blank = rt_arg(a, 3, "blank");
+	/* jinja2 appends "\n" to the value itself */
+	if (s->t == CV_UNDEF)
+		return rt_undefined(in, a->at, s);
+	if (s->t != CV_STR)
+		return rt_fail(in, a->at, IB_EINVAL,
+		               "unsupported operand type(s) for +=: '%s' and 'str'",
+		               cv_typename(s));
 	ib_buf ind = {0};
 	int rc = 0;
 	if (w && w->t == CV_STR) {
@@ -346,6 +353,8 @@ static int f_int(interp *in, cv *self, cargs *a, cv **out)
 	int64_t base = 10, i;
 	if (b && rt_need_int(in, a, b, "int", &base))
 		return IB_EINVAL;
+	if (v->t == CV_UNDEF)
+		return rt_undefined(in, a->at, v);
 	if (v->t == CV_INT) {
 		*out = v;
 		return 0;
@@ -494,7 +503,7 @@ static int f_title(interp *in, cv *self, cargs *a, cv **out)
 			rc = cu_put(&b, c);
 			start = true;
 		} else {
-			rc = cu_put(&b, start ? cu_upper(c) : cu_lower(c));
+			rc = start ? cu_put_upper(&b, c) : cu_put_lower(&b, c);
 			start = false;
 		}
 	}
@@ -582,8 +591,7 @@ static int f_truncate(interp *in, cv *self, cargs *a, cv **out)
 	cv *s, *len = rt_arg(a, 1, "length"), *kw = rt_arg(a, 2, "killwords"),
 	       *end = rt_arg(a, 3, "end"), *lw = rt_arg(a, 4, "leeway");
 	int64_t length = 255, leeway = 5;
-	if (soft_str(in, input(a), &s))
-		return IB_ENOMEM;
+	s = input(a);
 	if ((len && rt_need_int(in, a, len, "truncate", &length)) ||
 	    (lw && lw->t != CV_NONE && rt_need_int(in, a, lw, "truncate", &leeway)))
 		return IB_EINVAL;
@@ -599,10 +607,26 @@ static int f_truncate(interp *in, cv *self, cargs *a, cv **out)
 	if (leeway < 0)
 		return rt_fail(in, a->at, IB_EINVAL, "expected leeway >= 0, got %lld",
 		               (long long)leeway);
-	if ((int64_t)cv_strlen(s) <= length + leeway) {
+	/* jinja2 neither converts s nor checks it is a string */
+	int64_t slen;
+	if (s->t == CV_STR)
+		slen = (int64_t)cv_strlen(s);
+	else if (s->t == CV_LIST || s->t == CV_TUPLE)
+		slen = (int64_t)s->l.n;
+	else if (s->t == CV_DICT)
+		slen = (int64_t)s->d.n;
+	else if (s->t == CV_UNDEF)
+		slen = 0;
+	else
+		return rt_fail(in, a->at, IB_EINVAL, "object of type '%s' has no len()",
+		               cv_typename(s));
+	if (slen <= length + leeway) {
 		*out = s;
 		return 0;
 	}
+	if (s->t != CV_STR)
+		return rt_fail(in, a->at, IB_EINVAL, "'%s' object has no attribute 'rsplit'",
+		               cv_typename(s));
 	cv *head, stop = {.t = CV_INT, .i = length - endlen};
 	if (chat_slice(in, a->at, s, NULL, &stop, NULL, &head))
 		return IB_ENOMEM;

@@ -90,8 +90,7 @@ static int f_batch(interp *in, cv *self, cargs *a, cv **out)
 			row->l.v[i] = i < cnt ? items[from + i] : fill;
 		l->l.v[b] = row;
 	}
-	*out = l;
-	return 0;
+	return chat_gen(in, l->l.v, l->l.n, "generator", "do_batch", out);
 }
 
 static int f_dictsort(interp *in, cv *self, cargs *a, cv **out)
@@ -137,9 +136,20 @@ static int first_last(interp *in, cargs *a, cv **out, bool last)
 {
 	if (check(in, a, last ? "last" : "first", 1, NULL))
 		return IB_EINVAL;
+	cv *v = input(a);
+	if (v->t == CV_GEN) {
+		/* first takes one item of a generator; last cannot reverse it */
+		if (last)
+			return rt_fail(in, a->at, IB_EINVAL, "'%s' object is not reversible",
+			               cv_typename(v));
+		if (v->l.pos < v->l.n) {
+			*out = v->l.v[v->l.pos++];
+			return 0;
+		}
+	}
 	cv **items;
 	size_t n;
-	int rc = items_of(in, a, input(a), &items, &n);
+	int rc = items_of(in, a, v, &items, &n);
 	if (rc)
 		return rc;
 	if (n) {
@@ -171,14 +181,15 @@ static int f_items(interp *in, cv *self, cargs *a, cv **out)
 		return IB_EINVAL;
 	cv *d = input(a);
 	if (d->t == CV_UNDEF)
-		return mklist(in, NULL, 0, out);
+		return chat_gen(in, NULL, 0, "generator", "do_items", out);
 	if (d->t != CV_DICT)
 		return rt_fail(in, a->at, IB_EINVAL, "Can only get item pairs from a mapping.");
-	cv *f;
+	cv *f, *view;
 	if (chat_method(in, d, "items", 5, &f))
 		return IB_ENOMEM;
 	cargs none = {.at = a->at};
-	return rt_call(in, f, &none, out);
+	int rc = rt_call(in, f, &none, &view);
+	return rc ? rc : chat_gen(in, view->l.v, view->l.n, "generator", "do_items", out);
 }
 
 static int f_join(interp *in, cv *self, cargs *a, cv **out)
@@ -270,11 +281,10 @@ static int f_map(interp *in, cv *self, cargs *a, cv **out)
 		for (size_t i = 0; i < n; i++)
 			if ((rc = attr_path(in, a->at, items[i], attr, dflt, &l->l.v[i])))
 				return rc;
-		*out = l;
-		return 0;
+		return chat_gen(in, l->l.v, l->l.n, "generator", "sync_do_map", out);
 	}
 	if (a->npos < 2) /* no filter: the items themselves */
-		return mklist(in, items, n, out);
+		return chat_gen(in, items, n, "generator", "sync_do_map", out);
 	cv *name = a->pos[1];
 	if (name->t != CV_STR)
 		return rt_fail(in, a->at, IB_EINVAL, "map() needs a filter name");
@@ -294,8 +304,7 @@ static int f_map(interp *in, cv *self, cargs *a, cv **out)
 		if ((rc = fn(in, NULL, &b, &l->l.v[i])))
 			return rc;
 	}
-	*out = l;
-	return 0;
+	return chat_gen(in, l->l.v, l->l.n, "generator", "sync_do_map", out);
 }
 
 static int minmax(interp *in, cargs *a, cv **out, bool max)
@@ -390,7 +399,7 @@ static int selecting(interp *in, cargs *a, cv **out, bool attr_mode, bool keep)
 		if (cv_truthy(r) == keep)
 			kept[m++] = items[i];
 	}
-	return mklist(in, kept, m, out);
+	return chat_gen(in, kept, m, "generator", "select_or_reject", out);
 }
 
 static int f_select(interp *in, cv *self, cargs *a, cv **out)
@@ -430,13 +439,20 @@ static int f_reverse(interp *in, cv *self, cargs *a, cv **out)
 	int rc = items_of(in, a, v, &items, &n);
 	if (rc)
 		return rc;
-	cv *l = cv_seq(in->a, CV_LIST, n);
-	if (!l)
+	cv **r = ib_arena_alloc(in->a, (n + 1) * sizeof *r);
+	if (!r)
 		return rt_nomem(in);
 	for (size_t i = 0; i < n; i++)
-		l->l.v[i] = items[n - 1 - i];
-	*out = l;
-	return 0;
+		r[i] = items[n - 1 - i];
+	/* Python's reversed(): an iterator over a sequence; a generator
+	 * cannot be reversed, so jinja2 makes a list of it */
+	if (v->t == CV_GEN)
+		return mklist(in, r, n, out);
+	const char *it = v->t == CV_TUPLE                ? "reversed"
+	                 : v->t == CV_DICT               ? "dict_reversekeyiterator"
+	                 : v->t == CV_LIST && v->l.tname ? "dict_reverseitemiterator"
+	                                                 : "list_reverseiterator";
+	return chat_gen(in, r, n, it, NULL, out);
 }
 
 static int f_slice(interp *in, cv *self, cargs *a, cv **out)
@@ -477,8 +493,7 @@ static int f_slice(interp *in, cv *self, cargs *a, cv **out)
 			row->l.v[cnt - 1] = fill;
 		l->l.v[i] = row;
 	}
-	*out = l;
-	return 0;
+	return chat_gen(in, l->l.v, l->l.n, "generator", "sync_do_slice", out);
 }
 
 static int f_sort(interp *in, cv *self, cargs *a, cv **out)
@@ -564,7 +579,7 @@ static int f_unique(interp *in, cv *self, cargs *a, cv **out)
 			kept[m++] = items[i];
 		}
 	}
-	return mklist(in, kept, m, out);
+	return chat_gen(in, kept, m, "generator", "sync_do_unique", out);
 }
 
 typedef struct {

@@ -56,7 +56,7 @@ static int write_val(interp *in, uint32_t at, const cv *v, const chat_json_opts 
 		return rt_fail(in, at, IB_ERANGE,
 		               "maximum recursion depth exceeded while encoding a "
 		               "JSON object");
-	if (v->t == CV_LIST || v->t == CV_TUPLE) {
+	if ((v->t == CV_LIST && !v->l.tname) || v->t == CV_TUPLE) {
 		if (!v->l.n)
 			return jput(in, b, "[]", 2);
 		if ((rc = jput(in, b, "[", 1)))

@@ -91,6 +91,7 @@ static int dict_view(interp *in, cv *self, cargs *a, cv **out, int kind, const c
 	cv *l = cv_seq(in->a, CV_LIST, self->d.n);
 	if (!l)
 		return rt_nomem(in);
+	l->l.tname = kind == 0 ? "dict_keys" : kind == 1 ? "dict_values" : "dict_items";
 	for (size_t i = 0; i < self->d.n; i++) {
 		if (kind == 0) {
 			l->l.v[i] = self->d.k[i];

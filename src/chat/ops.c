@@ -270,6 +270,9 @@ int rt_compare(interp *in, uint32_t at, int op, cv *x, cv *y, bool *out)
 		} else if (y->t == CV_LIST || y->t == CV_TUPLE) {
 			for (size_t i = 0; i < y->l.n && !found; i++)
 				found = cv_equal(x, y->l.v[i]);
+		} else if (y->t == CV_GEN) {
+			while (y->l.pos < y->l.n && !found)
+				found = cv_equal(x, y->l.v[y->l.pos++]);
 		} else if (y->t == CV_DICT) {
 			if (x->t == CV_LIST || x->t == CV_DICT || x->t == CV_NS)
 				return rt_fail(in, at, IB_EINVAL, "unhashable type: '%s'",
@@ -489,7 +492,7 @@ int chat_slice(interp *in, uint32_t at, cv *obj, cv *sa, cv *sb, cv *sc, cv **ou
 	if (obj->t == CV_UNDEF)
 		return rt_undefined(in, at, obj);
 	int64_t start, stop, step;
-	if (obj->t == CV_LIST || obj->t == CV_TUPLE) {
+	if ((obj->t == CV_LIST && !obj->l.tname) || obj->t == CV_TUPLE) {
 		slice_indices((int64_t)obj->l.n, sa, sb, sc, &start, &stop, &step);
 		size_t cnt = 0;
 		for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
@@ -527,8 +530,10 @@ int chat_slice(interp *in, uint32_t at, cv *obj, cv *sa, cv *sb, cv *sc, cv **ou
 		}
 		return rt_buf_str(in, &b, out);
 	}
-	/* jinja2: a TypeError in getitem gives an Undefined */
-	return (*out = cv_undef(in->a, NULL, obj, NULL)) ? 0 : rt_nomem(in);
+	/* jinja2 compiles slices to obj[a:b:c]: anything else is a TypeError */
+	if (obj->t == CV_DICT)
+		return rt_fail(in, at, IB_EINVAL, "unhashable type: 'slice'");
+	return rt_fail(in, at, IB_EINVAL, "'%s' object is not subscriptable", cv_typename(obj));
 }
 
 int rt_getitem(interp *in, uint32_t at, cv *obj, cv *key, cv **out)
@@ -549,7 +554,7 @@ int rt_getitem(interp *in, uint32_t at, cv *obj, cv *key, cv **out)
 	case CV_LIST:
 	case CV_TUPLE:
 	case CV_STR:
-		if (is_intlike(key)) {
+		if (is_intlike(key) && !(obj->t == CV_LIST && obj->l.tname)) { /* views: no index */
 			int64_t i = ival(key);
 			if (obj->t == CV_STR) {
 				size_t ncp;
@@ -593,6 +598,11 @@ int rt_iter(interp *in, uint32_t at, cv *v, cv ***items, size_t *n)
 	case CV_TUPLE:
 		*items = v->l.v;
 		*n = v->l.n;
+		return 0;
+	case CV_GEN: /* iterating consumes what is left */
+		*items = v->l.v + v->l.pos;
+		*n = v->l.n - v->l.pos;
+		v->l.pos = v->l.n;
 		return 0;
 	case CV_DICT:
 		*items = v->d.k;

@@ -44,8 +44,8 @@ T0(float, v->t == CV_FLOAT)
 T0(number, v->t == CV_INT || v->t == CV_FLOAT || v->t == CV_BOOL)
 T0(string, v->t == CV_STR)
 T0(mapping, v->t == CV_DICT)
-T0(iterable,
-   v->t == CV_STR || v->t == CV_LIST || v->t == CV_TUPLE || v->t == CV_DICT || v->t == CV_UNDEF)
+T0(iterable, v->t == CV_STR || v->t == CV_LIST || v->t == CV_TUPLE || v->t == CV_DICT ||
+                 v->t == CV_GEN || v->t == CV_UNDEF)
 T0(sequence,
    v->t == CV_STR || v->t == CV_LIST || v->t == CV_TUPLE || v->t == CV_DICT || v->t == CV_UNDEF)
 T0(callable, v->t == CV_FUNC || v->t == CV_MACRO || v->t == CV_UNDEF)

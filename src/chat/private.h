@@ -26,6 +26,7 @@ uint32_t cu_title(uint32_t c);
 /* Appends Python's str.upper() / str.lower() of one character. */
 int cu_put_upper(ib_buf *b, uint32_t c);
 int cu_put_lower(ib_buf *b, uint32_t c);
+int cu_put_title(ib_buf *b, uint32_t c);
 bool cu_isalpha(uint32_t c);
 bool cu_isdigit(uint32_t c);
 bool cu_isupper(uint32_t c);
@@ -46,6 +47,7 @@ typedef enum {
 	CV_STR,
 	CV_LIST,
 	CV_TUPLE,
+	CV_GEN, /* a generator or iterator: items consumed by iteration */
 	CV_DICT,
 	CV_NS,    /* namespace(): a dict whose attributes can be set */
 	CV_LOOP,  /* the `loop` variable of a for loop */
@@ -90,7 +92,11 @@ struct cv {
 		struct {
 			cv **v;
 			size_t n;
-		} l; /* list, tuple */
+			size_t pos;        /* CV_GEN: items already consumed */
+			const char *tname; /* CV_GEN: "generator", "list_reverseiterator"...;
+			                      CV_LIST: "dict_items" etc. for dict views */
+			const char *fname; /* CV_GEN: the generator function, for printing */
+		} l;                       /* list, tuple, generator */
 		struct {
 			cv **k, **v;
 			size_t n, cap;
@@ -383,6 +389,10 @@ int rt_need_int(interp *in, cargs *a, cv *v, const char *fn, int64_t *out);
 
 /* Filters on sequences (filters_seq.c). */
 cv_fn chat_filter_seq(const char *name, size_t n);
+
+/* A generator over items (copied) named like jinja2's: tname "generator" and
+ * fname the function ("select_or_reject"), or tname an iterator type. */
+int chat_gen(interp *in, cv **items, size_t n, const char *tname, const char *fname, cv **out);
 
 /* Small helpers of the filters: the input value, results, arguments. */
 static inline cv *input(cargs *a)

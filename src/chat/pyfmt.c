@@ -233,7 +233,9 @@ int chat_percent_format(interp *in, uint32_t at, cv *fmt, cv *args, cv **out)
 		}
 		rc = ib_buf_puts(&b, num);
 	}
-	if (!rc && !mapping && used < nargs && !used_key)
+	/* Python: a mapping argument (anything with __getitem__ but a tuple or a
+	 * string) is never "not all converted" */
+	if (!rc && !mapping && args->t != CV_LIST && used < nargs && !used_key)
 		rc = fmt_err(in, at, "not all arguments converted during string formatting");
 	if (rc) {
 		ib_buf_free(&b);

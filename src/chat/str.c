@@ -469,7 +469,7 @@ static int m_title(interp *in, cv *self, cargs *a, cv **out)
 	int rc = 0;
 	while (!rc && i < self->s.n) {
 		uint32_t c = cu_next(self->s.s, self->s.n, &i);
-		rc = cu_put(&b, prev_cased ? cu_lower(c) : cu_title(c));
+		rc = prev_cased ? cu_put_lower(&b, c) : cu_put_title(&b, c);
 		prev_cased = cased(c);
 	}
 	if (rc) {
@@ -488,7 +488,7 @@ int chat_capitalize(interp *in, cv *self, cv **out)
 	bool first = true;
 	while (!rc && i < self->s.n) {
 		uint32_t c = cu_next(self->s.s, self->s.n, &i);
-		rc = cu_put(&b, first ? cu_title(c) : cu_lower(c));
+		rc = first ? cu_put_title(&b, c) : cu_put_lower(&b, c);
 		first = false;
 	}
 	if (rc) {

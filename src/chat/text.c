@@ -230,6 +230,21 @@ int cu_put_upper(ib_buf *b, uint32_t c)
 	return cu_put(b, cu_upper(c));
 }
 
+int cu_put_title(ib_buf *b, uint32_t c)
+{
+	static const struct {
+		uint32_t c;
+		const char *to;
+	} special[] = {
+	    {0xDF, "Ss"},    {0x149, "\u02bcN"}, {0xFB00, "Ff"}, {0xFB01, "Fi"}, {0xFB02, "Fl"},
+	    {0xFB03, "Ffi"}, {0xFB04, "Ffl"},    {0xFB05, "St"}, {0xFB06, "St"},
+	};
+	for (size_t i = 0; c >= 0xDF && i < sizeof special / sizeof special[0]; i++)
+		if (special[i].c == c)
+			return ib_buf_puts(b, special[i].to);
+	return cu_put(b, cu_title(c));
+}
+
 int cu_put_lower(ib_buf *b, uint32_t c)
 {
 	if (c == 0x130)

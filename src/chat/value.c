@@ -190,7 +190,7 @@ bool cv_truthy(const cv *v)
 	case CV_DICT:
 		return v->d.n != 0;
 	default:
-		return true;
+		return true; /* generators too, whatever they hold */
 	}
 }
 
@@ -288,9 +288,11 @@ const char *cv_typename(const cv *v)
 	case CV_STR:
 		return "str";
 	case CV_LIST:
-		return "list";
+		return v->l.tname ? v->l.tname : "list";
 	case CV_TUPLE:
 		return "tuple";
+	case CV_GEN:
+		return v->l.tname ? v->l.tname : "generator";
 	case CV_DICT:
 		return "dict";
 	case CV_NS:
@@ -366,7 +368,20 @@ int cv_repr_to(ib_buf *b, const cv *v)
 		return ib_buf_puts(b, "Undefined");
 	case CV_STR:
 		return str_repr(b, v->s.s, v->s.n);
+	case CV_GEN:
+		if (v->l.fname)
+			return ib_buf_printf(b, "<generator object %s>", v->l.fname);
+		return ib_buf_printf(b, "<%s object>", cv_typename(v));
 	case CV_LIST:
+		if (v->l.tname) { /* a dict view: dict_items([...]) */
+			cv plain = *v;
+			plain.l.tname = NULL;
+			rc = ib_buf_printf(b, "%s(", v->l.tname);
+			if (!rc)
+				rc = cv_repr_to(b, &plain);
+			return rc ? rc : ib_buf_putc(b, ')');
+		}
+		/* fall through */
 	case CV_TUPLE:
 		rc = ib_buf_putc(b, v->t == CV_LIST ? '[' : '(');
 		for (size_t i = 0; !rc && i < v->l.n; i++) {

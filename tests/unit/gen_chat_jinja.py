@@ -49,6 +49,14 @@ env.globals['raise_exception'] = raise_exception
 # ---- cases: (template) rendered with the group's variables ----
 V_MISC = {'x': [1, 2, 3], 'd': {'a': 1, 'b': [1, {'c': None}], 'items': 5}, 's': 'Hello World', 'n': None, 'e': '', 'f': 1.5, 'u': 'ünï çödé', 'msgs': [{'role': 'user', 'content': 'hi'}, {'role': 'assistant', 'content': 'yo'}]}
 CASES_MISC = [
+ # filters that return generators: always true, consumed by iteration
+ "{% if []|select %}T{% endif %}{% set g = x|select('odd') %}{{ g|first }}{{ g|list }}{{ g|list }}",
+ '{% set g = x|select %}{{ 1 in g }}{{ g|list }}{{ x|select is sequence }}{{ x|select is iterable }}',
+ '{{ x|select|last }}', '{{ x|select|length }}', '{{ x|select|tojson }}', '{{ (x|select)[0] }}|{{ x|select|reverse }}',
+ '{{ d.items() }}{{ d.keys() }}{{ d.values() }}{{ d.items()|length }}{{ d.keys()|list }}', '{{ d.items()|tojson }}',
+ '{{ d.keys()[0] }}|', '{{ x|reverse|last }}', "{{ f[1:] }}", "{{ d[1:] }}", "{{ n[:-1] }}", "{{ 1.5|truncate(2) }}",
+ "{{ x|truncate(9) }}", "{{ 5|indent }}", "{{ zz|indent }}", "{{ zz|int }}", "{{ zz|float }}", "{{ '' % [1, 2] }}",
+ "{{ 'ß straße ﬁx'|title }} {{ 'ß'|capitalize }} {{ 'ßa'.title() }}",
  # transformers' generation tag: a call block, so its own scope
  '{% for m in msgs %}{% generation %}[{{ m.content }}]{% set z = 1 %}{% endgeneration %}{{ z }}{% endfor %}',
  '  {% generation %}\n  a\n  {% endgeneration %}\n  b', '{%- generation -%} x {%- endgeneration -%}',

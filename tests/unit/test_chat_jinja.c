@@ -18,6 +18,33 @@ static const char misc_vars[] =
     "World\", \"n\": null, \"e\": \"\", \"f\": 1.5, \"u\": \"ünï çödé\", \"msgs\": [{\"role\": "
     "\"user\", \"content\": \"hi\"}, {\"role\": \"assistant\", \"content\": \"yo\"}]}";
 static const jcase misc_cases[] = {
+    {"{% if []|select %}T{% endif %}{% set g = x|select('odd') %}{{ g|first }}{{ g|list }}{{ "
+     "g|list }}",
+     "T1[3][]"},
+    {"{% set g = x|select %}{{ 1 in g }}{{ g|list }}{{ x|select is sequence }}{{ x|select is "
+     "iterable }}",
+     "True[2, 3]FalseTrue"},
+    {"{{ x|select|last }}", NULL},
+    {"{{ x|select|length }}", NULL},
+    {"{{ x|select|tojson }}", NULL},
+    {"{{ (x|select)[0] }}|{{ x|select|reverse }}", "|[3, 2, 1]"},
+    {"{{ d.items() }}{{ d.keys() }}{{ d.values() }}{{ d.items()|length }}{{ d.keys()|list }}",
+     "dict_items([('a', 1), ('b', [1, {'c': None}]), ('items', 5)])dict_keys(['a', 'b', "
+     "'items'])dict_values([1, [1, {'c': None}], 5])3['a', 'b', 'items']"},
+    {"{{ d.items()|tojson }}", NULL},
+    {"{{ d.keys()[0] }}|", "|"},
+    {"{{ x|reverse|last }}", NULL},
+    {"{{ f[1:] }}", NULL},
+    {"{{ d[1:] }}", NULL},
+    {"{{ n[:-1] }}", NULL},
+    {"{{ 1.5|truncate(2) }}", NULL},
+    {"{{ x|truncate(9) }}", "[1, 2, 3]"},
+    {"{{ 5|indent }}", NULL},
+    {"{{ zz|indent }}", NULL},
+    {"{{ zz|int }}", NULL},
+    {"{{ zz|float }}", NULL},
+    {"{{ '' % [1, 2] }}", ""},
+    {"{{ 'ß straße ﬁx'|title }} {{ 'ß'|capitalize }} {{ 'ßa'.title() }}", "SS Straße FIx Ss Ssa"},
     {"{% for m in msgs %}{% generation %}[{{ m.content }}]{% set z = 1 %}{% endgeneration %}{{ z "
      "}}{% endfor %}",
      "[hi][yo]"},
