@@ -97,6 +97,9 @@ typedef struct {
 	bool kernel_timestamps; /* SO_TIMESTAMPNS receive times */
 	bool keep_text;         /* --save-detailed */
 	bool progress;          /* a progress line on stderr (a TTY) */
+	/* called once, after the warmup and before the timed window starts */
+	void (*on_start)(void *arg);
+	void *on_start_arg;
 } bench_cfg;
 
 typedef struct {
@@ -167,6 +170,26 @@ int bench_random_dataset(ib_arena *a, bench_tokenizer *t, ib_mt *global, const b
 int bench_decode(bench_tokenizer *t, const uint32_t *ids, size_t n, ib_buf *out, ib_error *e);
 /* the chat template (or DSV4 framing) around one user message */
 int bench_apply_template(bench_tokenizer *t, const char *content, size_t len, ib_buf *out, ib_error *e);
+
+/* ---- the server's /metrics ---- */
+
+/* A blocking GET (outside the timed window); the body, de-chunked, is
+ * appended to body. Fails on a non-200 status or after timeout_ms. */
+int bench_http_get(const char *host, int port, const char *path, int timeout_ms, ib_buf *body,
+		   ib_error *e);
+
+typedef struct {
+	bool ok;
+	double drafts, draft_tokens, accepted, per_pos[16]; /* vLLM counters, NAN if absent */
+	double sglang_accept_length;
+	double prefix_hits, prefix_queries, sglang_cache_hit_rate;
+} bench_scrape;
+
+/* Reads the counters of a Prometheus text (summing every label set). */
+void bench_scrape_values(const char *text, bench_scrape *s);
+/* The "server_metrics" object for the result: acceptance statistics and
+ * prefix-cache hits between two scrapes; null where the server has none. */
+ib_val *bench_scrape_diff(ib_arena *a, const bench_scrape *before, const bench_scrape *after);
 
 /* ---- metrics and the result (spec/bench.md M1–M8, O1–O4) ---- */
 

@@ -215,6 +215,8 @@ static void dispatch(run *r)
 		if (r->warm_done < total)
 			return;
 		/* the measured window starts */
+		if (c->on_start)
+			c->on_start(c->on_start_arg);
 		r->measuring = true;
 		r->t0 = ib_now_ns();
 		for (size_t i = 0; i < r->n; i++)

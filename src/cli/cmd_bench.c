@@ -50,6 +50,78 @@ static int parse_list(const char *s, double *out, size_t cap, size_t *n)
 	return 0;
 }
 
+typedef struct {
+	const char *host;
+	int port;
+	bench_scrape before;
+} scrape_ctx;
+
+static void scrape(const char *host, int port, bench_scrape *s)
+{
+	ib_buf b = {0};
+	ib_error e = {0};
+	memset(s, 0, sizeof *s);
+	if (bench_http_get(host, port, "/metrics", 5000, &b, &e) == 0)
+		bench_scrape_values(b.data ? b.data : "", s);
+	ib_buf_free(&b);
+}
+
+static void scrape_before(void *arg)
+{
+	scrape_ctx *c = arg;
+	scrape(c->host, c->port, &c->before);
+}
+
+/* sha256 of the tokenizer.json a path names (a folder or the file) */
+static void tokenizer_sha(const char *path, char hex[65])
+{
+	char p[4096];
+	ib_buf b = {0};
+	ib_error e = {0};
+	snprintf(p, sizeof p, "%s/tokenizer.json", path);
+	if (ib_read_file(p, &b, &e) && ib_read_file(path, &b, &e)) {
+		snprintf(hex, 65, "unknown");
+		ib_buf_free(&b);
+		return;
+	}
+	ib_sha256_hex(b.data ? b.data : "", b.len, hex);
+	ib_buf_free(&b);
+}
+
+/* The workload fingerprint: what was asked of the server, exactly. */
+static ib_val *workload(ib_arena *a, const bench_prompt *ps, size_t n, const char *tokpath, uint32_t seed)
+{
+	ib_sha256 all, prompts;
+	ib_sha256_init(&all);
+	ib_sha256_init(&prompts);
+	for (size_t i = 0; i < n; i++) {
+		char num[32];
+		int k = snprintf(num, sizeof num, "%lld\n", (long long)ps[i].output_len);
+		ib_sha256_update(&all, ps[i].text, ps[i].len);
+		ib_sha256_update(&all, "\0", 1);
+		ib_sha256_update(&all, num, (size_t)k);
+		if (i)
+			ib_sha256_update(&prompts, "\n", 1);
+		ib_sha256_update(&prompts, ps[i].text, ps[i].len);
+	}
+	uint8_t d[32];
+	char h1[65], h2[65], h3[65];
+	ib_sha256_final(&all, d);
+	for (int i = 0; i < 32; i++)
+		snprintf(h1 + 2 * i, 3, "%02x", d[i]);
+	ib_sha256_final(&prompts, d);
+	for (int i = 0; i < 32; i++)
+		snprintf(h2 + 2 * i, 3, "%02x", d[i]);
+	tokenizer_sha(tokpath, h3);
+	ib_val *w = ib_v_map(a);
+	ib_map_set(a, w, "sha256", ib_v_str(a, h1));
+	ib_map_set(a, w, "prompts_sha256", ib_v_str(a, h2));
+	ib_map_set(a, w, "tokenizer_sha256", ib_v_str(a, h3));
+	ib_map_set(a, w, "seed", ib_v_int(a, seed));
+	ib_map_set(a, w, "num_prompts", ib_v_int(a, (int64_t)n));
+	return w;
+}
+
 static void health(ib_arena *a, ib_val *out, const bench_result *res, size_t n, const bench_run_stats *st,
 		   double rate, size_t conc)
 {
@@ -347,6 +419,9 @@ int cmd_bench(int argc, char **argv)
 		printf("Warming up with %zu requests...\n", cfg.num_warmups);
 	printf("Starting main benchmark run...\n");
 	fflush(stdout);
+	scrape_ctx sc = {.host = host, .port = port};
+	cfg.on_start = scrape_before;
+	cfg.on_start_arg = &sc;
 	bench_run_stats st;
 	if (bench_run(&cfg, prompts, n, results, &st, &e)) {
 		char m[4096];
@@ -386,6 +461,10 @@ int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	health(a, r, results, n, &st, rate, conc);
+	bench_scrape after;
+	scrape(host, port, &after);
+	ib_map_set(a, r, "server_metrics", bench_scrape_diff(a, &sc.before, &after));
+	ib_map_set(a, r, "workload", workload(a, prompts, n, tokpath, (uint32_t)INT("--seed", 0)));
 	fputs(out.data, stdout);
 	fflush(stdout);
 	int64_t completed = ib_map_get(r, "completed")->i;

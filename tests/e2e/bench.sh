@@ -152,7 +152,23 @@ printf 'POST /tokenize HTTP/1.1\r\nHost: x\r\nContent-Length: 25\r\nConnection: 
 grep -q '"tokens": \[9906, 1917\], "count": 2' <&3 && ok || no "/tokenize"
 exec 3<&-
 
-# -- 6. usage errors
+# -- 6. the server's /metrics: acceptance of speculative decoding, and the workload fingerprint
+start_sim --time-scale 100 --spec-method mtp --num-spec-tokens 3 --acceptance-length 2.6
+"$bin" bench --model llama3-8b --tokenizer "$tokdir" --port "$port" --dataset-name random \
+	--random-input-len 64 --random-output-len 128 --num-prompts 24 --max-concurrency 6 --ignore-eos \
+	--num-warmups 2 --save-result --result-dir "$tmp" --result-filename m.json >/dev/null 2>&1
+al=$(grep -o '"mean_acceptance_length": [0-9.]*' "$tmp/m.json" | sed 's/.*: //')
+awk -v a="$al" 'BEGIN { exit !(a > 2.47 && a < 2.73) }' && ok || no "server_metrics acceptance length $al (2.6)"
+grep -q '"per_position_acceptance": \[1.0, ' "$tmp/m.json" && ok || no "per-position acceptance"
+grep -q '"tokenizer_sha256": "c05a3c2174e9edd5' "$tmp/m.json" && ok || no "workload: tokenizer hash"
+w1=$(grep -o '"workload": {"sha256": "[0-9a-f]*"' "$tmp/m.json")
+"$bin" bench --model llama3-8b --tokenizer "$tokdir" --port "$port" --dataset-name random \
+	--random-input-len 64 --random-output-len 128 --num-prompts 24 --max-concurrency 3 --ignore-eos \
+	--save-result --result-dir "$tmp" --result-filename m2.json >/dev/null 2>&1
+w2=$(grep -o '"workload": {"sha256": "[0-9a-f]*"' "$tmp/m2.json")
+[ -n "$w1" ] && [ "$w1" = "$w2" ] && ok || no "the same workload has the same fingerprint"
+
+# -- 7. usage errors
 "$bin" bench --model x --dataset-name random --dsv4 >/dev/null 2>"$tmp/e" && no "--dsv4 alone accepted" || ok
 "$bin" bench --model x >/dev/null 2>"$tmp/e"
 [ $? = 1 ] && grep -q 'Unknown dataset: sharegpt' "$tmp/e" && ok || no "the reference's dataset default"
