@@ -108,10 +108,11 @@ static int f_dictsort(interp *in, cv *self, cargs *a, cv **out)
 		return rt_fail(in, a->at, IB_EINVAL,
 		               "You can only sort by either \"key\" or \"value\"");
 	cv *d = input(a);
-	if (d->t == CV_UNDEF)
-		return mklist(in, NULL, 0, out);
+	if (d->t == CV_UNDEF) /* value.items() of an Undefined */
+		return rt_undefined(in, a->at, d);
 	if (d->t != CV_DICT)
-		return rt_fail(in, a->at, IB_EINVAL, "Can only get item pairs from a mapping.");
+		return rt_fail(in, a->at, IB_EINVAL, "'%s' object has no attribute 'items'",
+		               cv_typename(d));
 	size_t n = d->d.n;
 	cv **pairs = ib_arena_alloc(in->a, (n + 1) * sizeof *pairs);
 	cv **keys = ib_arena_alloc(in->a, (n + 1) * sizeof *keys);
@@ -257,10 +258,10 @@ static int f_list(interp *in, cv *self, cargs *a, cv **out)
 static int f_map(interp *in, cv *self, cargs *a, cv **out)
 {
 	(void)self;
-	cv **items;
-	size_t n;
-	int rc = items_of(in, a, input(a), &items, &n);
-	if (rc)
+	cv **items = NULL;
+	size_t n = 0;
+	int rc = 0;
+	if (cv_truthy(input(a)) && (rc = items_of(in, a, input(a), &items, &n)))
 		return rc;
 	cv *attr = rt_arg(a, a->npos + 99, "attribute");
 	cv *l = cv_seq(in->a, CV_LIST, n);
@@ -358,10 +359,11 @@ static int f_min(interp *in, cv *self, cargs *a, cv **out)
 /* select / reject / selectattr / rejectattr */
 static int selecting(interp *in, cargs *a, cv **out, bool attr_mode, bool keep)
 {
-	cv **items;
-	size_t n;
-	int rc = items_of(in, a, input(a), &items, &n);
-	if (rc)
+	cv **items = NULL;
+	size_t n = 0;
+	int rc = 0;
+	/* jinja2 iterates only a true value: None, 0, "" give nothing */
+	if (cv_truthy(input(a)) && (rc = items_of(in, a, input(a), &items, &n)))
 		return rc;
 	size_t ti = attr_mode ? 2 : 1;
 	cv *attr = attr_mode ? rt_arg(a, 1, NULL) : NULL;

@@ -1,7 +1,7 @@
 /* Unit tests for chat/: error positions and messages, apply_chat_template
  * variables, tokenizer_config.json loading, the DeepSeek-V4 framing, limits,
  * and random templates and bytes (no crash, output or an error). The Jinja
- * semantics themselves are compared with jinja2 in test_chat_jinja.c. */
+ * semantics themselves are compared with jinja2 in test_chat_jinja*.c. */
 #include <criterion/criterion.h>
 
 #include <stdio.h>
