@@ -15,7 +15,7 @@ WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
 BASEFLAGS = -std=c11 -D_DEFAULT_SOURCE $(WARN) -Isrc $(PKG_CFLAGS)
 RELFLAGS  = -O2 -g
 SANFLAGS  = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
-LIBS      = $(PKG_LIBS) -lm
+LIBS      = $(PKG_LIBS) -lm -pthread
 
 LIB_SRC  = $(filter-out src/cli/%,$(wildcard src/*/*.c))
 CLI_SRC  = $(wildcard src/cli/*.c)

@@ -94,6 +94,7 @@ typedef struct {
 	ib_mt *rng;             /* the global generator (inter-arrival draws) */
 	size_t num_warmups;
 	bool keep_alive;        /* reuse connections (default: one per request) */
+	int threads;            /* event loops (default 1); slots are split over them */
 	bool kernel_timestamps; /* SO_TIMESTAMPNS receive times */
 	bool keep_text;         /* --save-detailed */
 	bool progress;          /* a progress line on stderr (a TTY) */

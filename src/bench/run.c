@@ -1,10 +1,16 @@
-/* The request engine: one event loop, one client connection per slot of
- * --max-concurrency, closed-loop or open-loop (gamma inter-arrivals)
- * dispatch as in the reference, warmup, and the client's own health
- * figures (schedule lag, loop lag, CPU). */
+/* The request engine: event loops (one per --threads), one client
+ * connection per slot of --max-concurrency, closed-loop or open-loop (gamma
+ * inter-arrivals) dispatch as in the reference, warmup, and the client's own
+ * health figures (schedule lag, loop lag, CPU).
+ *
+ * Threads share only the request counter (atomic) and the read-only
+ * schedule; each owns its loop, connections, timers and lag samples, merged
+ * at the end. results[i] is written by the one thread that claimed i. */
 #include "bench/bench.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
-typedef struct run run;
+typedef struct shared shared;
+typedef struct worker worker;
+
 typedef struct {
-	run *r;
+	worker *w;
 	net_client *c;
 	bench_sse sse;
 	ssize_t idx; /* request in flight, -1 when idle */
@@ -25,30 +33,30 @@ typedef struct {
 	ib_buf req;
 } slot;
 
-struct run {
+struct shared {
 	const bench_cfg *cfg;
 	const bench_prompt *prompts;
 	size_t n;
 	bench_result *res;
+	int64_t *arrival;   /* intended send times, absolute ns (set at the start) */
+	atomic_size_t next; /* next request to claim */
+	atomic_size_t done;
+	atomic_uint_fast64_t out_tokens;
+	int64_t t0;
+};
+
+struct worker {
+	shared *sh;
 	net_loop *loop;
 	slot *slots;
 	size_t nslots;
-	/* measured phase */
-	bool measuring;
-	int64_t t0;
-	int64_t *arrival; /* intended send times, absolute ns */
-	size_t next;      /* next request to send */
-	size_t arrived;   /* requests whose arrival time has passed */
-	size_t done;
-	net_timer arrive;
-	/* warmup */
-	size_t warm_sent, warm_done;
-	/* health */
-	net_timer lag_timer;
+	bool warmup_phase;
+	size_t warm_total, warm_sent, warm_done;
+	size_t busy; /* slots with a request in flight */
+	net_timer arrive, lag_timer, progress_timer;
 	bench_vec lags;
-	net_timer progress_timer;
-	uint64_t out_tokens;
-	ib_error *e;
+	bool show_progress;
+	ib_error err;
 };
 
 static double now_unix(void)
@@ -98,28 +106,29 @@ static int build(const bench_cfg *c, const bench_prompt *p, ib_buf *req)
 	return rc ? IB_ENOMEM : 0;
 }
 
-static void dispatch(run *r);
+static void dispatch(worker *w);
 
 static void send_on(slot *s, size_t idx, bool warmup, int64_t intended)
 {
-	run *r = s->r;
-	const bench_prompt *p = &r->prompts[warmup ? 0 : idx];
+	worker *w = s->w;
+	shared *sh = w->sh;
+	const bench_prompt *p = &sh->prompts[warmup ? 0 : idx];
 	s->idx = (ssize_t)idx;
 	s->warmup = warmup;
 	s->intended = intended;
 	s->status = 0;
 	s->reason[0] = 0;
-	if (build(r->cfg, p, &s->req)) {
-		ib_fail(r->e, IB_ENOMEM, NULL, 0, 0, "out of memory");
-		net_stop(r->loop);
+	w->busy++;
+	if (build(sh->cfg, p, &s->req)) {
+		ib_fail(&w->err, IB_ENOMEM, NULL, 0, 0, "out of memory");
+		net_stop(w->loop);
 		return;
 	}
 	int64_t st = ib_now_ns(); /* S1: just before the POST */
-	bench_sse_reset(&s->sse, r->cfg->chat, r->cfg->keep_text, st);
+	bench_sse_reset(&s->sse, sh->cfg->chat, sh->cfg->keep_text, st);
 	if (!warmup)
-		r->res[idx].schedule_lag = (double)(st - intended) * 1e-9;
+		sh->res[idx].schedule_lag = (double)(st - intended) * 1e-9;
 	if (net_client_send(s->c, s->req.data, s->req.len)) {
-		/* no socket at all: fail this request now */
 		s->sse.failed = true;
 		snprintf(s->sse.error, sizeof s->sse.error, "cannot create a socket");
 	}
@@ -127,22 +136,26 @@ static void send_on(slot *s, size_t idx, bool warmup, int64_t intended)
 
 static void complete(slot *s, int err, const char *msg)
 {
-	run *r = s->r;
+	worker *w = s->w;
+	shared *sh = w->sh;
 	size_t idx = (size_t)s->idx;
-	bool warmup = s->warmup;
 	s->idx = -1;
-	if (!r->cfg->keep_alive)
+	w->busy--;
+	if (!sh->cfg->keep_alive)
 		net_client_close(s->c);
-	if (warmup) {
-		r->warm_done++;
+	if (s->warmup) {
+		w->warm_done++;
 	} else {
-		bench_result *res = &r->res[idx];
+		bench_result *res = &sh->res[idx];
 		bench_sse *x = &s->sse;
-		if (!x->failed && s->status != 200)
-			snprintf(x->error, sizeof x->error, "%s", s->reason[0] ? s->reason : "HTTP error"),
-				x->failed = true;
-		if (!x->failed && err)
-			snprintf(x->error, sizeof x->error, "%s", msg ? msg : "connection error"), x->failed = true;
+		if (!x->failed && s->status != 200) {
+			snprintf(x->error, sizeof x->error, "%s", s->reason[0] ? s->reason : "HTTP error");
+			x->failed = true;
+		}
+		if (!x->failed && err) {
+			snprintf(x->error, sizeof x->error, "%s", msg ? msg : "connection error");
+			x->failed = true;
+		}
 		if (!x->failed)
 			bench_sse_end(x);
 		res->success = x->success && !x->failed;
@@ -158,17 +171,17 @@ static void complete(slot *s, int err, const char *msg)
 			bench_vec_free(&res->itl);
 			res->itl = x->itl;
 			x->itl = (bench_vec){0};
-			if (r->cfg->keep_text) {
+			if (sh->cfg->keep_text) {
 				ib_buf_free(&res->text);
 				res->text = x->text;
 				x->text = (ib_buf){0};
 			}
 			if (x->output_tokens > 0)
-				r->out_tokens += (uint64_t)x->output_tokens;
+				atomic_fetch_add(&sh->out_tokens, (uint64_t)x->output_tokens);
 		}
-		r->done++;
+		atomic_fetch_add(&sh->done, 1);
 	}
-	dispatch(r);
+	dispatch(w);
 }
 
 static void on_head(net_client *c, const net_http_msg *m, int64_t t, void *arg)
@@ -194,80 +207,145 @@ static void on_done(net_client *c, int err, const char *msg, void *arg)
 	complete(arg, err, msg);
 }
 
-static slot *free_slot(run *r)
+static slot *free_slot(worker *w)
 {
-	for (size_t i = 0; i < r->nslots; i++)
-		if (r->slots[i].idx < 0)
-			return &r->slots[i];
+	for (size_t i = 0; i < w->nslots; i++)
+		if (w->slots[i].idx < 0)
+			return &w->slots[i];
 	return NULL;
 }
 
-static void dispatch(run *r)
+/* Claims the next request whose time has come; SIZE_MAX when none. With a
+ * finite rate, arms the arrival timer for the next one. */
+static size_t claim(worker *w)
 {
-	const bench_cfg *c = r->cfg;
-	if (!r->measuring) {
-		size_t total = c->num_warmups;
-		slot *s;
-		while (r->warm_sent < total && (s = free_slot(r))) {
-			send_on(s, 0, true, ib_now_ns());
-			r->warm_sent++;
+	shared *sh = w->sh;
+	bool open_loop = !isinf(sh->cfg->request_rate);
+	for (;;) {
+		size_t i = atomic_load(&sh->next);
+		if (i >= sh->n)
+			return SIZE_MAX;
+		if (open_loop && sh->arrival[i] > ib_now_ns()) {
+			net_timer_arm(w->loop, &w->arrive, sh->arrival[i]);
+			return SIZE_MAX;
 		}
-		if (r->warm_done < total)
-			return;
-		/* the measured window starts */
-		if (c->on_start)
-			c->on_start(c->on_start_arg);
-		r->measuring = true;
-		r->t0 = ib_now_ns();
-		for (size_t i = 0; i < r->n; i++)
-			r->arrival[i] = r->t0 + r->arrival[i];
-		r->arrived = isinf(c->request_rate) ? r->n : 1;
-		if (!isinf(c->request_rate) && r->n > 1)
-			net_timer_arm(r->loop, &r->arrive, r->arrival[1]);
+		if (atomic_compare_exchange_weak(&sh->next, &i, i + 1))
+			return i;
 	}
+}
+
+static void dispatch(worker *w)
+{
+	shared *sh = w->sh;
 	slot *s;
-	while (r->next < r->arrived && (s = free_slot(r))) {
-		size_t i = r->next++;
-		send_on(s, i, false, r->arrival[i]);
+	if (w->warmup_phase) {
+		while (w->warm_sent < w->warm_total && (s = free_slot(w))) {
+			send_on(s, 0, true, ib_now_ns());
+			w->warm_sent++;
+		}
+		if (w->warm_done == w->warm_total)
+			net_stop(w->loop);
+		return;
 	}
-	if (r->done == r->n)
-		net_stop(r->loop);
+	while ((s = free_slot(w))) {
+		size_t i = claim(w);
+		if (i == SIZE_MAX)
+			break;
+		/* closed loop: due the moment a slot is free */
+		send_on(s, i, false, isinf(sh->cfg->request_rate) ? ib_now_ns() : sh->arrival[i]);
+	}
+	if (w->busy == 0 && atomic_load(&sh->next) >= sh->n)
+		net_stop(w->loop);
 }
 
 static void on_arrive(net_loop *l, net_timer *t)
 {
-	run *r = t->arg;
-	int64_t now = net_now(l);
-	while (r->arrived < r->n && r->arrival[r->arrived] <= now)
-		r->arrived++;
-	if (r->arrived < r->n)
-		net_timer_arm(l, t, r->arrival[r->arrived]);
-	dispatch(r);
+	(void)l;
+	dispatch(t->arg);
 }
 
 enum { LAG_PERIOD_NS = 10 * 1000 * 1000 };
 
 static void on_lag(net_loop *l, net_timer *t)
 {
-	run *r = t->arg;
+	worker *w = t->arg;
 	int64_t now = ib_now_ns();
-	bench_vec_push(&r->lags, (double)(now - t->when) * 1e-9);
+	bench_vec_push(&w->lags, (double)(now - t->when) * 1e-9);
 	net_timer_arm(l, t, now + LAG_PERIOD_NS);
 }
 
 static void on_progress(net_loop *l, net_timer *t)
 {
-	run *r = t->arg;
-	if (r->measuring) {
-		double el = (double)(ib_now_ns() - r->t0) * 1e-9;
-		double rps = el > 0 ? r->done / el : 0;
-		double eta = rps > 0 ? (double)(r->n - r->done) / rps : 0;
-		fprintf(stderr, "\r  %zu/%zu requests  %.1f req/s  %.0f tok/s  ETA %.0fs   ", r->done, r->n, rps,
-			el > 0 ? r->out_tokens / el : 0, eta);
+	worker *w = t->arg;
+	shared *sh = w->sh;
+	if (w->warmup_phase) {
+		fprintf(stderr, "\r  warmup %zu/%zu   ", w->warm_done, w->warm_total);
 	} else {
-		fprintf(stderr, "\r  warmup %zu/%zu   ", r->warm_done, r->cfg->num_warmups);
+		size_t done = atomic_load(&sh->done);
+		double el = (double)(ib_now_ns() - sh->t0) * 1e-9;
+		double rps = el > 0 ? done / el : 0;
+		double eta = rps > 0 ? (double)(sh->n - done) / rps : 0;
+		fprintf(stderr, "\r  %zu/%zu requests  %.1f req/s  %.0f tok/s  ETA %.0fs   ", done, sh->n, rps,
+			el > 0 ? (double)atomic_load(&sh->out_tokens) / el : 0, eta);
 	}
 	net_timer_arm(l, t, ib_now_ns() + 500 * 1000 * 1000);
+}
+
+static int worker_init(worker *w, shared *sh, size_t nslots, bool progress, ib_error *e)
+{
+	memset(w, 0, sizeof *w);
+	w->sh = sh;
+	w->nslots = nslots;
+	w->show_progress = progress;
+	w->slots = calloc(nslots ? nslots : 1, sizeof *w->slots);
+	if (!w->slots)
+		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+	int rc = net_loop_new(&w->loop, e);
+	if (rc)
+		return rc;
+	net_client_cbs cbs = {.on_head = on_head, .on_data = on_data, .on_done = on_done};
+	for (size_t i = 0; i < nslots; i++) {
+		w->slots[i] = (slot){.w = w, .idx = -1};
+		if ((rc = net_client_new(w->loop, sh->cfg->host, sh->cfg->port, &cbs, &w->slots[i], &w->slots[i].c,
+					 e)))
+			return rc;
+		net_client_kernel_timestamps(w->slots[i].c, sh->cfg->kernel_timestamps);
+	}
+	w->arrive = (net_timer){.fn = on_arrive, .arg = w};
+	w->lag_timer = (net_timer){.fn = on_lag, .arg = w};
+	w->progress_timer = (net_timer){.fn = on_progress, .arg = w};
+	return 0;
+}
+
+static void worker_free(worker *w)
+{
+	if (w->loop) {
+		net_timer_cancel(w->loop, &w->arrive);
+		net_timer_cancel(w->loop, &w->lag_timer);
+		net_timer_cancel(w->loop, &w->progress_timer);
+	}
+	for (size_t i = 0; w->slots && i < w->nslots; i++) {
+		net_client_free(w->slots[i].c);
+		bench_sse_free(&w->slots[i].sse);
+		ib_buf_free(&w->slots[i].req);
+	}
+	net_loop_free(w->loop);
+	bench_vec_free(&w->lags);
+	free(w->slots);
+}
+
+static void *worker_main(void *arg)
+{
+	worker *w = arg;
+	net_timer_arm(w->loop, &w->lag_timer, ib_now_ns() + LAG_PERIOD_NS);
+	if (w->show_progress)
+		net_timer_arm(w->loop, &w->progress_timer, ib_now_ns() + 500 * 1000 * 1000);
+	dispatch(w);
+	if (!w->err.code && net_run(w->loop))
+		ib_fail(&w->err, IB_EIO, NULL, 0, 0, "the event loop failed");
+	net_timer_cancel(w->loop, &w->lag_timer);
+	net_timer_cancel(w->loop, &w->progress_timer);
+	return NULL;
 }
 
 int bench_run(const bench_cfg *cfg, const bench_prompt *prompts, size_t n, bench_result *results,
@@ -276,73 +354,99 @@ int bench_run(const bench_cfg *cfg, const bench_prompt *prompts, size_t n, bench
 	memset(st, 0, sizeof *st);
 	if (n == 0)
 		return 0;
-	run r = {.cfg = cfg, .prompts = prompts, .n = n, .res = results, .e = e};
+	shared sh = {.cfg = cfg, .prompts = prompts, .n = n, .res = results};
+	atomic_init(&sh.next, 0);
+	atomic_init(&sh.done, 0);
+	atomic_init(&sh.out_tokens, 0);
 	size_t conc = cfg->max_concurrency ? cfg->max_concurrency : n;
-	size_t need = n > cfg->num_warmups ? n : cfg->num_warmups;
-	r.nslots = conc < need ? conc : need;
-	r.slots = calloc(r.nslots, sizeof *r.slots);
-	r.arrival = calloc(n, sizeof *r.arrival);
+	if (conc > n)
+		conc = n;
+	size_t nthreads = cfg->threads > 0 ? (size_t)cfg->threads : 1;
+	if (nthreads > conc)
+		nthreads = conc;
+	worker *ws = calloc(nthreads, sizeof *ws);
+	pthread_t *tids = calloc(nthreads, sizeof *tids);
+	sh.arrival = calloc(n, sizeof *sh.arrival);
 	int rc = 0;
-	if (!r.slots || !r.arrival) {
+	if (!ws || !tids || !sh.arrival) {
 		rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 		goto out;
 	}
-	/* intended send times relative to the start: Q2 (the generator sleeps a
-	 * gamma-distributed interval after each request) */
+	/* warmup: one loop, outside the timed window */
+	if (cfg->num_warmups) {
+		worker warm;
+		size_t k = cfg->num_warmups;
+		size_t slots = (cfg->max_concurrency && cfg->max_concurrency < k) ? cfg->max_concurrency : k;
+		rc = worker_init(&warm, &sh, slots, cfg->progress, e);
+		if (!rc) {
+			warm.warmup_phase = true;
+			warm.warm_total = k;
+			worker_main(&warm);
+			if (warm.err.code)
+				rc = ib_fail(e, warm.err.code, NULL, 0, 0, "%s", warm.err.msg);
+		}
+		worker_free(&warm);
+		if (rc)
+			goto out;
+	}
+	if (cfg->on_start)
+		cfg->on_start(cfg->on_start_arg);
+	for (size_t t = 0; t < nthreads; t++) {
+		size_t share = conc / nthreads + (t < conc % nthreads ? 1 : 0);
+		if ((rc = worker_init(&ws[t], &sh, share, cfg->progress && t == 0, e)))
+			goto out;
+	}
+	/* intended send times: Q2 (the generator sleeps a gamma-distributed
+	 * interval after each request), from the start of the window */
+	double cpu0 = cpu_now();
+	st->start_unix = now_unix();
+	sh.t0 = ib_now_ns();
 	if (!isinf(cfg->request_rate)) {
 		double theta = 1.0 / (cfg->request_rate * cfg->burstiness), t = 0;
 		for (size_t i = 0; i < n; i++) {
-			r.arrival[i] = (int64_t)(t * 1e9);
+			sh.arrival[i] = sh.t0 + (int64_t)(t * 1e9);
 			t += ib_mt_gamma(cfg->rng, cfg->burstiness, theta);
 		}
 	}
-	if ((rc = net_loop_new(&r.loop, e)))
-		goto out;
-	net_client_cbs cbs = {.on_head = on_head, .on_data = on_data, .on_done = on_done};
-	for (size_t i = 0; i < r.nslots; i++) {
-		r.slots[i] = (slot){.r = &r, .idx = -1};
-		if ((rc = net_client_new(r.loop, cfg->host, cfg->port, &cbs, &r.slots[i], &r.slots[i].c, e)))
-			goto out;
-		net_client_kernel_timestamps(r.slots[i].c, cfg->kernel_timestamps);
+	size_t started = 0;
+	for (size_t t = 0; t < nthreads; t++) {
+		if (nthreads == 1) {
+			worker_main(&ws[0]);
+			started = 1;
+			break;
+		}
+		if (pthread_create(&tids[t], NULL, worker_main, &ws[t])) {
+			rc = ib_fail(e, IB_EIO, NULL, 0, 0, "cannot start a client thread");
+			break;
+		}
+		started++;
 	}
-	r.arrive = (net_timer){.fn = on_arrive, .arg = &r};
-	r.lag_timer = (net_timer){.fn = on_lag, .arg = &r};
-	r.progress_timer = (net_timer){.fn = on_progress, .arg = &r};
-	net_timer_arm(r.loop, &r.lag_timer, ib_now_ns() + LAG_PERIOD_NS);
-	if (cfg->progress)
-		net_timer_arm(r.loop, &r.progress_timer, ib_now_ns() + 500 * 1000 * 1000);
-	double cpu0 = 0;
-	st->start_unix = now_unix();
-	cpu0 = cpu_now();
-	dispatch(&r);
-	if (net_run(r.loop) && !rc)
-		rc = ib_fail(e, IB_EIO, NULL, 0, 0, "the event loop failed");
+	for (size_t t = 0; nthreads > 1 && t < started; t++)
+		pthread_join(tids[t], NULL);
 	int64_t t1 = ib_now_ns();
 	st->end_unix = now_unix();
-	st->duration = (double)(t1 - r.t0) * 1e-9;
+	st->duration = (double)(t1 - sh.t0) * 1e-9;
 	st->cpu_seconds = cpu_now() - cpu0;
 	st->achieved_rate = st->duration > 0 ? (double)n / st->duration : 0;
-	st->loop_lag_p99 = bench_percentile(r.lags.v, r.lags.n, 99);
-	st->loop_lag_max = r.lags.n ? r.lags.v[r.lags.n - 1] : 0; /* sorted by the percentile */
+	/* merge the threads' loop-lag samples */
+	bench_vec lags = {0};
+	for (size_t t = 0; t < nthreads; t++) {
+		for (size_t i = 0; i < ws[t].lags.n; i++)
+			bench_vec_push(&lags, ws[t].lags.v[i]);
+		if (!rc && ws[t].err.code)
+			rc = ib_fail(e, ws[t].err.code, NULL, 0, 0, "%s", ws[t].err.msg);
+	}
+	st->loop_lag_p99 = bench_percentile(lags.v, lags.n, 99);
+	st->loop_lag_max = lags.n ? lags.v[lags.n - 1] : 0; /* sorted by the percentile */
+	bench_vec_free(&lags);
 	if (cfg->progress)
 		fprintf(stderr, "\r%*s\r", 70, "");
-	if (r.e && r.e->code)
-		rc = r.e->code;
 out:
-	if (r.loop) {
-		net_timer_cancel(r.loop, &r.arrive);
-		net_timer_cancel(r.loop, &r.lag_timer);
-		net_timer_cancel(r.loop, &r.progress_timer);
-	}
-	for (size_t i = 0; r.slots && i < r.nslots; i++) {
-		net_client_free(r.slots[i].c);
-		bench_sse_free(&r.slots[i].sse);
-		ib_buf_free(&r.slots[i].req);
-	}
-	net_loop_free(r.loop);
-	bench_vec_free(&r.lags);
-	free(r.slots);
-	free(r.arrival);
+	for (size_t t = 0; ws && t < nthreads; t++)
+		worker_free(&ws[t]);
+	free(ws);
+	free(tids);
+	free(sh.arrival);
 	return rc;
 }
 

@@ -223,6 +223,7 @@ int cmd_bench(int argc, char **argv)
 		{.name = "--num-warmups", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "warmup requests (default 0)"},
 		{.name = "--keep-alive", .kind = ARG_FLAG, .help = "infbench: reuse connections (default: one per request, as the reference)"},
 		{.name = "--kernel-timestamps", .kind = ARG_FLAG, .help = "infbench: chunk times from SO_TIMESTAMPNS"},
+		{.name = "--threads", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "infbench: event-loop threads for very high rates (default 1)"},
 		{.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
 	};
 	arg_parser p = {
@@ -301,6 +302,10 @@ int cmd_bench(int argc, char **argv)
 		ratio = atof(o->vals[0]);
 	if (!(rate > 0) || !(burst > 0) || ratio < 0 || ratio > 1) {
 		status = args_error(&p, NULL, "--request-rate and --burstiness must be > 0, --random-range-ratio in [0, 1]");
+		goto out;
+	}
+	if (INT("--threads", 1) < 1 || INT("--threads", 1) > 256) {
+		status = args_error(&p, NULL, "argument --threads: must be 1..256");
 		goto out;
 	}
 	bool use_chat = OPT("--use-chat-template")->seen, dsv4 = OPT("--dsv4")->seen;
@@ -401,6 +406,7 @@ int cmd_bench(int argc, char **argv)
 		.num_warmups = (size_t)INT("--num-warmups", 0),
 		.keep_alive = OPT("--keep-alive")->seen,
 		.kernel_timestamps = OPT("--kernel-timestamps")->seen,
+		.threads = (int)INT("--threads", 1),
 		.keep_text = OPT("--save-detailed")->seen,
 		.progress = !OPT("--disable-tqdm")->seen && isatty(2),
 	};

@@ -168,7 +168,19 @@ w1=$(grep -o '"workload": {"sha256": "[0-9a-f]*"' "$tmp/m.json")
 w2=$(grep -o '"workload": {"sha256": "[0-9a-f]*"' "$tmp/m2.json")
 [ -n "$w1" ] && [ "$w1" = "$w2" ] && ok || no "the same workload has the same fingerprint"
 
-# -- 7. usage errors
+# -- 7. several event loops: the same counts, merged
+start_sim --time-scale 100
+"$bin" bench --model llama3-8b --tokenizer "$tokdir" --port "$port" --dataset-name random \
+	--random-input-len 64 --random-output-len 32 --num-prompts 60 --max-concurrency 12 --ignore-eos \
+	--threads 3 --keep-alive --save-result --result-dir "$tmp" --result-filename th.json >/dev/null 2>&1
+rc=$?
+c=$(json_num "$tmp/th.json" completed)
+out_total=$(json_num "$tmp/th.json" total_output_tokens)
+gen=$(metric 'vllm:generation_tokens_total')
+[ "$rc" = 0 ] && [ "$c" = 60 ] && [ "${gen%.*}" = "$out_total" ] && ok ||
+	no "--threads 3: exit $rc, completed $c, client $out_total tokens, sim $gen"
+
+# -- 8. usage errors
 "$bin" bench --model x --dataset-name random --dsv4 >/dev/null 2>"$tmp/e" && no "--dsv4 alone accepted" || ok
 "$bin" bench --model x >/dev/null 2>"$tmp/e"
 [ $? = 1 ] && grep -q 'Unknown dataset: sharegpt' "$tmp/e" && ok || no "the reference's dataset default"
