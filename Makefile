@@ -83,6 +83,7 @@ demo: deps fixtures
 bench: all
 	bench/matrix.sh $(BUILD)/infbench
 	bench/sim.sh $(BUILD)/infbench
+	bench/client.sh $(BUILD)/infbench
 	bench/tokenizer.sh $(BUILD)/infbench
 
 install: all
