@@ -422,6 +422,8 @@ static int eval_node(interp *in, const node *x, cv **out)
 			*out = l;
 			return 0;
 		}
+		if (l->t == CV_FLOAT) /* -0.0 stays negative */
+			return ret_float(in, -l->f, out);
 		return rt_binop(in, x->pos, x->t == N_NEG ? OP_SUB : OP_ADD, &zero, l, out);
 	}
 	case N_NOT:

@@ -215,6 +215,17 @@ static const char filters_vars[] =
     "\"nick\": \"C\"}], \"words\": [\"b\", \"A\", \"a\", \"B\", \"c\"], \"nested\": {\"a\": "
     "{\"b\": [10, 20]}}, \"txt\": \"line1\\nline2\\n\\nline4\"}";
 static const jcase filters_cases[] = {
+    {"{{ \"😀é\177\037\"|tojson(ensure_ascii=true) }} {{ \"😀é\177\037\"|tojson }} {{ \" \"|tojson "
+     "}}",
+     "\"\\ud83d\\ude00\\u00e9\\u007f\\u001f\" \"😀é\177\\u001f\" \" \""},
+    {"{{ {\"b\": 1, \"a\": [1.5, 1e20, -0.0]}|tojson(sort_keys=true, indent=1) }}|{{ [1, [2, "
+     "[3]]]|tojson(indent=0) }}",
+     "{\n \"a\": [\n  1.5,\n  1e+20,\n  -0.0\n ],\n \"b\": 1\n}|[\n1,\n[\n2,\n[\n3\n]\n]\n]"},
+    {"{{ {\"a\": {\"b\": {}}}|tojson(indent=\"--\") }}|{{ [1e400, -1e400]|tojson }}|{{ {\"a\": "
+     "1}|tojson(separators=[\",\", \"=\"]) }}",
+     "{\n--\"a\": {\n----\"b\": {}\n--}\n}|[Infinity, -Infinity]|{\"a\"=1}"},
+    {"{{ {'a': 1, 1: 2}|tojson(sort_keys=true) }}", NULL},
+    {"{{ -0.0 }} {{ -(0.0) }} {{ -1.5 }} {{ -true }}", "-0.0 -0.0 -1.5 -1"},
     {"{{ -3|abs }} {{ 2.5|abs }} {{ true|abs }}", "3 2.5 1"},
     {"{{ x|batch(2)|list }} {{ x|batch(2, \"z\")|list }}", "[[3, 1], [2]] [[3, 1], [2, 'z']]"},
     {"{{ s|capitalize }} {{ \"hELLO wORLD\"|capitalize }} {{ u|capitalize }}",
