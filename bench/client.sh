@@ -6,9 +6,10 @@
 #   2. requests/s for 1-token responses, keep-alive and one connection per
 #      request (the reference's way).
 # Usage: bench/client.sh [INFBENCH]   (needs the llama3 tokenizer: make fixtures)
+#   3. client_health under CPU starvation (busy loops on the client's core).
 # Targets: <= 1.5 us of client CPU per chunk at 1,024 streams; >= 20k req/s
-# with keep-alive. A benchmark: it prints figures and always exits 0 unless it
-# cannot run at all.
+# with keep-alive; client_bound true when the client is starved. A benchmark:
+# it prints figures and always exits 0 unless it cannot run at all.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$root/build/infbench}
@@ -64,3 +65,29 @@ cpr=$(num "$out/cpr.json" request_throughput)
 printf '%-32s %12s %12.0f  %s\n' "keep-alive, 64 in flight" "$(num "$out/ka.json" completed)" "$ka" \
 	"$(awk -v r="$ka" 'BEGIN { print (r >= 20000 ? "ok (>= 20k)" : "MISSED (>= 20k)") }')"
 printf '%-32s %12s %12.0f\n' "connection per request, 64" "$(num "$out/cpr.json" completed)" "$cpr"
+
+# 3. a client starved of CPU on purpose must say so: two busy loops share its
+#    core and it runs at nice 19
+echo
+if [ ${#pin_client[@]} -gt 0 ]; then
+	run fair --random-output-len 64 --num-prompts 400 --max-concurrency 32 --request-rate 200
+	"${pin_client[@]}" sh -c 'while :; do :; done' &
+	hog1=$!
+	"${pin_client[@]}" sh -c 'while :; do :; done' &
+	hog2=$!
+	pin_client=(taskset -c 1 nice -n 19)
+	run starved --random-output-len 64 --num-prompts 400 --max-concurrency 32 --request-rate 200
+	pin_client=(taskset -c 1)
+	kill $hog1 $hog2 2>/dev/null
+	wait $hog1 $hog2 2>/dev/null
+	printf '%-28s %18s %14s  %s\n' "client (open loop, 200/s)" "sched. lag p99 ms" "client_bound" reason
+	for name in fair starved; do
+		r=$out/$name.json
+		lag=$(grep -o '"schedule_lag_p99_ms": [0-9.e+-]*' "$r" | sed 's/.*: //')
+		cb=$(grep -o '"client_bound": [a-z]*' "$r" | sed 's/.*: //')
+		why=$(grep -o '"reason": [^}]*' "$r" | sed 's/"reason": //')
+		printf '%-28s %18.3f %14s  %s\n' "$name" "$lag" "$cb" "$why"
+	done
+else
+	echo "(no taskset or a single core: the CPU-starvation check is skipped)"
+fi

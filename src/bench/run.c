@@ -148,12 +148,12 @@ static void complete(slot *s, int err, const char *msg)
 	} else {
 		bench_result *res = &sh->res[idx];
 		bench_sse *x = &s->sse;
-		if (!x->failed && s->status != 200) {
-			snprintf(x->error, sizeof x->error, "%s", s->reason[0] ? s->reason : "HTTP error");
+		if (!x->failed && err) { /* no (whole) response: say why */
+			snprintf(x->error, sizeof x->error, "%s", msg ? msg : "connection error");
 			x->failed = true;
 		}
-		if (!x->failed && err) {
-			snprintf(x->error, sizeof x->error, "%s", msg ? msg : "connection error");
+		if (!x->failed && s->status != 200) { /* S2: the reason phrase */
+			snprintf(x->error, sizeof x->error, "%s", s->reason[0] ? s->reason : "HTTP error");
 			x->failed = true;
 		}
 		if (!x->failed)

@@ -180,7 +180,15 @@ gen=$(metric 'vllm:generation_tokens_total')
 [ "$rc" = 0 ] && [ "$c" = 60 ] && [ "${gen%.*}" = "$out_total" ] && ok ||
 	no "--threads 3: exit $rc, completed $c, client $out_total tokens, sim $gen"
 
-# -- 8. usage errors
+# -- 8. no server: every request fails with the connection error, exit 1 after the JSON
+"$bin" bench --model m --tokenizer "$tokdir" --port 1 --dataset-name random --random-input-len 16 \
+	--random-output-len 4 --num-prompts 3 --save-result --save-detailed --result-dir "$tmp" \
+	--result-filename refused.json >/dev/null 2>&1
+rc=$?
+[ "$rc" = 1 ] && grep -q '"errors": \["Connection refused", ' "$tmp/refused.json" && ok ||
+	no "no server: exit $rc, $(grep -o '"errors": [^]]*' "$tmp/refused.json" 2>/dev/null)"
+
+# -- 9. usage errors
 "$bin" bench --model x --dataset-name random --dsv4 >/dev/null 2>"$tmp/e" && no "--dsv4 alone accepted" || ok
 "$bin" bench --model x >/dev/null 2>"$tmp/e"
 [ $? = 1 ] && grep -q 'Unknown dataset: sharegpt' "$tmp/e" && ok || no "the reference's dataset default"
