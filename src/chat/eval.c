@@ -667,13 +667,21 @@ static int assign(interp *in, const node *target, cv *v)
 	return 0;
 }
 
+/* Runs body in a scope of its own (as jinja2 does for block sets and filter
+ * blocks) into a string. A break or continue inside leaves without a value
+ * and is returned (> 0). */
 static int capture(interp *in, const node *body, cv **out)
 {
 	ib_buf buf = {0}, *saved = in->out;
+	scope *outer = in->sc, *s = scope_new(in, outer);
+	if (!s)
+		return rt_nomem(in);
 	in->out = &buf;
+	in->sc = s;
 	int rc = exec(in, body);
 	in->out = saved;
-	if (rc < 0) {
+	in->sc = outer;
+	if (rc) {
 		ib_buf_free(&buf);
 		return rc;
 	}
@@ -844,7 +852,7 @@ static int exec_node(interp *in, const node *x)
 	}
 	case N_FILTBLK:
 		if ((rc = capture(in, x->b, &v)) || (rc = eval_filter(in, x->a, v, &v)))
-			return rc;
+			return rc; /* an error, or a break / continue inside */
 		if (cv_str_to(in->out, v))
 			return rt_nomem(in);
 		return 0;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates tests/unit/test_chat_jinja.c and test_chat_jinja2.c: template
+"""Generates tests/unit/test_chat_jinja.c, _jinja2.c and _jinja3.c: template
 cases whose expected output is what Python jinja2 renders when it is set up
 the way transformers' apply_chat_template sets it up
 (ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True),
@@ -10,6 +10,8 @@ becomes an error case. Needs jinja2 (checked with 3.1.6):
         > tests/unit/test_chat_jinja.c
     python3 tests/unit/gen_chat_jinja.py 2 | clang-format --assume-filename=t.c \
         > tests/unit/test_chat_jinja2.c
+    python3 tests/unit/gen_chat_jinja.py 3 | clang-format --assume-filename=t.c \
+        > tests/unit/test_chat_jinja3.c
 """
 import json
 import random
@@ -52,6 +54,13 @@ env.globals['raise_exception'] = raise_exception
 # ---- cases: (template) rendered with the group's variables ----
 V_MISC = {'x': [1, 2, 3], 'd': {'a': 1, 'b': [1, {'c': None}], 'items': 5}, 's': 'Hello World', 'n': None, 'e': '', 'f': 1.5, 'u': 'ünï çödé', 'msgs': [{'role': 'user', 'content': 'hi'}, {'role': 'assistant', 'content': 'yo'}]}
 CASES_MISC = [
+ # block set and filter blocks have their own scope; break leaves them
+ '{% set b %}{% set c = 1 %}x{% endset %}{{ c }}|{{ b }}', '{% filter upper %}{% set c = 1 %}x{% endfilter %}{{ c }}',
+ '{% set a = 1 %}{% set b %}{{ a }}{% set a = 2 %}{{ a }}{% endset %}{{ a }}{{ b }}',
+ '{% set ns = namespace(v=0) %}{% set b %}{% set ns.v = 3 %}{% endset %}{{ ns.v }}',
+ '{% for i in x %}{% set b %}{{ i }}{% if i == 2 %}{% break %}{% endif %}{% endset %}{{ b }}{% endfor %}',
+ '{% for i in x %}{% filter upper %}a{{ i }}{% if i == 2 %}{% continue %}{% endif %}{% endfilter %}{% endfor %}',
+ '{% macro m() %}{% set c = 1 %}{% endmacro %}{% call m() %}{% set d = 1 %}{% endcall %}{{ d }}',
  # filters that return generators: always true, consumed by iteration
  "{% if []|select %}T{% endif %}{% set g = x|select('odd') %}{{ g|first }}{{ g|list }}{{ g|list }}",
  '{% set g = x|select %}{{ 1 in g }}{{ g|list }}{{ x|select is sequence }}{{ x|select is iterable }}',
@@ -332,6 +341,43 @@ FL = ['abs', 'attr("x")', 'batch(2)|list', 'capitalize', 'center', 'count', 'def
 CASES_EDGES = ['{{ %s|%s }}' % (v, f) for v in ('zz', 'n', '5', 'd') for f in FL]
 V_EDGES = {'n': None, 'd': {'b': 1, 'a': 2}}
 
+# ---- scoping: random nestings of for, if, with, macro, block set, filter ----
+def stmt_body(d=0):
+    def val():
+        return random.choice(['1', 'a', 'b + 1', "'s'", 'c ~ "x"', 'loop.index', 'ns.v', 'i', '[1,2]',
+                              'a if b else c'])
+    out = []
+    for _ in range(random.randint(1, 4)):
+        r = random.random()
+        if r < 0.2:
+            out.append('{{ %s }}' % random.choice(['a', 'b', 'c', 'ns.v', 'i', 'loop.index0']))
+        elif r < 0.35:
+            out.append('{%% set %s = %s %%}' % (random.choice('abc'), val()))
+        elif r < 0.45:
+            out.append('{%% set ns.v = %s %%}' % val())
+        elif r < 0.55 and d < 3:
+            out.append('{%% for i in [1, 2] %%}%s{%% endfor %%}' % stmt_body(d + 1))
+        elif r < 0.62 and d < 3:
+            out.append('{%% if %s %%}%s{%% else %%}%s{%% endif %%}' % (
+                random.choice(['a', 'b', 'c', 'i', 'loop.first']), stmt_body(d + 1), stmt_body(d + 1)))
+        elif r < 0.7 and d < 3:
+            out.append('{%% with %s = %s %%}%s{%% endwith %%}' % (random.choice('abc'), val(), stmt_body(d + 1)))
+        elif r < 0.78 and d < 2:
+            out.append('{%% macro m%d(x=1) %%}%s{%% endmacro %%}{{ m%d() }}' % (d, stmt_body(d + 1), d))
+        elif r < 0.84 and d < 2:
+            out.append('{%% set %s %%}%s{%% endset %%}' % (random.choice('abc'), stmt_body(d + 1)))
+        elif r < 0.9 and d < 2:
+            out.append('{%% filter upper %%}%s{%% endfilter %%}' % stmt_body(d + 1))
+        else:
+            out.append(random.choice(['|', '\n', ' ']))
+    return ''.join(out)
+
+
+random.seed(11)
+CASES_SCOPE = ['{% set ns = namespace(v=0) %}{% set a = 5 %}' + stmt_body() + '|{{ a }}{{ b }}{{ c }}{{ ns.v }}'
+               for _ in range(40)]
+V_SCOPE = {}
+
 # ---- whitespace control: random nestings of tags, signs and text ----
 random.seed(7)
 CASES_WS = [gen() for _ in range(60)]
@@ -381,6 +427,7 @@ PARTS = {
     '1': [('misc', V_MISC, CASES_MISC), ('filters', V_FILTERS, CASES_FILTERS)],
     '2': [('syntax', V_SYNTAX, CASES_SYNTAX), ('edges', V_EDGES, CASES_EDGES),
           ('whitespace', V_WS, CASES_WS)],
+    '3': [('scope', V_SCOPE, CASES_SCOPE)],
 }
 part = sys.argv[1] if len(sys.argv) > 1 else '1'
 GROUPS = PARTS[part]

@@ -21,6 +21,19 @@ static const char misc_vars[] =
     "World\", \"n\": null, \"e\": \"\", \"f\": 1.5, \"u\": \"ünï çödé\", \"msgs\": [{\"role\": "
     "\"user\", \"content\": \"hi\"}, {\"role\": \"assistant\", \"content\": \"yo\"}]}";
 static const jcase misc_cases[] = {
+    {"{% set b %}{% set c = 1 %}x{% endset %}{{ c }}|{{ b }}", "|x"},
+    {"{% filter upper %}{% set c = 1 %}x{% endfilter %}{{ c }}", "X"},
+    {"{% set a = 1 %}{% set b %}{{ a }}{% set a = 2 %}{{ a }}{% endset %}{{ a }}{{ b }}", "112"},
+    {"{% set ns = namespace(v=0) %}{% set b %}{% set ns.v = 3 %}{% endset %}{{ ns.v }}", "3"},
+    {"{% for i in x %}{% set b %}{{ i }}{% if i == 2 %}{% break %}{% endif %}{% endset %}{{ b }}{% "
+     "endfor %}",
+     "1"},
+    {"{% for i in x %}{% filter upper %}a{{ i }}{% if i == 2 %}{% continue %}{% endif %}{% "
+     "endfilter %}{% endfor %}",
+     "A1A3"},
+    {"{% macro m() %}{% set c = 1 %}{% endmacro %}{% call m() %}{% set d = 1 %}{% endcall %}{{ d "
+     "}}",
+     NULL},
     {"{% if []|select %}T{% endif %}{% set g = x|select('odd') %}{{ g|first }}{{ g|list }}{{ "
      "g|list }}",
      "T1[3][]"},
