@@ -75,12 +75,6 @@ int rt_undefined(interp *in, uint32_t at, const cv *u)
 	return rc;
 }
 
-int rt_str_new(interp *in, const char *s, size_t n, cv **out)
-{
-	*out = cv_str(in->a, s, n);
-	return *out ? 0 : rt_nomem(in);
-}
-
 int rt_buf_str(interp *in, ib_buf *b, cv **out)
 {
 	*out = cv_str(in->a, b->data ? b->data : "", b->len);

@@ -129,7 +129,7 @@ static int f_dictsort(interp *in, cv *self, cargs *a, cv **out)
 		if (rc)
 			return rc;
 	}
-	int rc = chat_sort(in, a->at, pairs, n, keys, rev && cv_truthy(rev), false);
+	int rc = chat_sort(in, a->at, pairs, n, keys, rev && cv_truthy(rev));
 	return rc ? rc : mklist(in, pairs, n, out);
 }
 
@@ -521,7 +521,7 @@ static int f_sort(interp *in, cv *self, cargs *a, cv **out)
 		if ((rc = sort_key(in, a->at, items[i], attr, !(cs && cv_truthy(cs)), &keys[i])))
 			return rc;
 	}
-	if ((rc = chat_sort(in, a->at, v, n, keys, rev && cv_truthy(rev), false)))
+	if ((rc = chat_sort(in, a->at, v, n, keys, rev && cv_truthy(rev))))
 		return rc;
 	return mklist(in, v, n, out);
 }

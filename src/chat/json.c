@@ -94,7 +94,7 @@ static int write_val(interp *in, uint32_t at, const cv *v, const chat_json_opts 
 			order[i] = pair;
 			ks[i] = keys[i];
 		}
-		if ((rc = chat_sort(in, at, order, n, ks, false, false)))
+		if ((rc = chat_sort(in, at, order, n, ks, false)))
 			return rc;
 		keys = ib_arena_alloc(in->a, n * sizeof *keys);
 		vals = ib_arena_alloc(in->a, n * sizeof *vals);
@@ -178,9 +178,8 @@ static int merge(interp *in, uint32_t at, cv **v, cv **k, cv **tv, cv **tk, size
 	return 0;
 }
 
-int chat_sort(interp *in, uint32_t at, cv **v, size_t n, cv **keys, bool reverse, bool ci)
+int chat_sort(interp *in, uint32_t at, cv **v, size_t n, cv **keys, bool reverse)
 {
-	(void)ci;
 	if (n < 2)
 		return 0;
 	cv **tv = ib_arena_alloc(in->a, n * sizeof *tv),

@@ -417,8 +417,11 @@ int ret_float(interp *in, double f, cv **out);
 int mklist(interp *in, cv **items, size_t n, cv **out);
 
 /* Rendering helpers used by the built-ins. */
-int rt_str_new(interp *in, const char *s, size_t n, cv **out); /* copies */
-int rt_buf_str(interp *in, ib_buf *b, cv **out);               /* takes b's text */
-int chat_sort(interp *in, uint32_t at, cv **v, size_t n, cv **keys, bool reverse, bool ci);
+/* A string value of b's text (copied into the arena); frees b. */
+int rt_buf_str(interp *in, ib_buf *b, cv **out);
+/* Stable sort of v[0..n) by keys[0..n) with Python's < (reverse keeps equal
+ * items in order, as list.sort(reverse=True)); a TypeError for keys that do
+ * not order. */
+int chat_sort(interp *in, uint32_t at, cv **v, size_t n, cv **keys, bool reverse);
 
 #endif
