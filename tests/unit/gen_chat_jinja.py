@@ -187,6 +187,8 @@ V_FILTERS = {'x': [3, 1, 2], 'd': {'b': 2, 'a': 1, 'C': 3}, 's': '  Hello World 
      'people': [{'name': 'Bob', 'age': 30, 'tags': ['a']}, {'name': 'alice', 'age': 25}, {'name': 'Carl', 'age': 30, 'nick': 'C'}],
      'words': ['b', 'A', 'a', 'B', 'c'], 'nested': {'a': {'b': [10, 20]}}, 'txt': 'line1\nline2\n\nline4'}
 CASES_FILTERS = [
+ '{{ "a" is escaped }} {{ 1 is lessthan 2 }} {{ x|select("!=", 2)|list }} {{ x|select("<", 2)|list }} {{ x|select("<=", 2)|list }} {{ x|reject(">=", 2)|list }}',
+ '{{ "abcabc".rindex("b") }} {{ "ab".center(6, "*") }}', '{{ "abc".rindex("z") }}',
  '{{ "😀é\x7f\x1f"|tojson(ensure_ascii=true) }} {{ "😀é\x7f\x1f"|tojson }} {{ "\u2028"|tojson }}',
  '{{ {"b": 1, "a": [1.5, 1e20, -0.0]}|tojson(sort_keys=true, indent=1) }}|{{ [1, [2, [3]]]|tojson(indent=0) }}',
  '{{ {"a": {"b": {}}}|tojson(indent="--") }}|{{ [1e400, -1e400]|tojson }}|{{ {"a": 1}|tojson(separators=[",", "="]) }}',

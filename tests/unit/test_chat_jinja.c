@@ -228,6 +228,11 @@ static const char filters_vars[] =
     "\"nick\": \"C\"}], \"words\": [\"b\", \"A\", \"a\", \"B\", \"c\"], \"nested\": {\"a\": "
     "{\"b\": [10, 20]}}, \"txt\": \"line1\\nline2\\n\\nline4\"}";
 static const jcase filters_cases[] = {
+    {"{{ \"a\" is escaped }} {{ 1 is lessthan 2 }} {{ x|select(\"!=\", 2)|list }} {{ "
+     "x|select(\"<\", 2)|list }} {{ x|select(\"<=\", 2)|list }} {{ x|reject(\">=\", 2)|list }}",
+     "False True [3, 1] [1] [1, 2] [1]"},
+    {"{{ \"abcabc\".rindex(\"b\") }} {{ \"ab\".center(6, \"*\") }}", "4 **ab**"},
+    {"{{ \"abc\".rindex(\"z\") }}", NULL},
     {"{{ \"😀é\177\037\"|tojson(ensure_ascii=true) }} {{ \"😀é\177\037\"|tojson }} {{ \" \"|tojson "
      "}}",
      "\"\\ud83d\\ude00\\u00e9\\u007f\\u001f\" \"😀é\177\\u001f\" \" \""},
