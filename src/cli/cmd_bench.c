@@ -355,9 +355,9 @@ int cmd_bench(int argc, char **argv)
 	}
 	/* the tokenizer and the prompts */
 	if (bench_tokenizer_open(&bt, tokpath, use_chat, dsv4, &e)) {
-		char m[4096];
-		ib_error_format(&e, m, sizeof m);
-		fprintf(stderr, "infbench bench: error: tokenizer '%s': %s\n", tokpath, m);
+		char ctx[4200];
+		snprintf(ctx, sizeof ctx, "tokenizer '%s'", tokpath);
+		cli_error("infbench bench", ctx, &e);
 		goto out;
 	}
 	ib_mt global;
@@ -379,9 +379,7 @@ int cmd_bench(int argc, char **argv)
 	};
 	ib_buf stats = {0};
 	if (bench_random_dataset(a, &bt, &global, &ro, &prompts, &stats, &e)) {
-		char m[4096];
-		ib_error_format(&e, m, sizeof m);
-		fprintf(stderr, "infbench bench: error: building the prompts: %s\n", m);
+		cli_error("infbench bench", "building the prompts", &e);
 		ib_buf_free(&stats);
 		goto out;
 	}
@@ -430,9 +428,7 @@ int cmd_bench(int argc, char **argv)
 	cfg.on_start_arg = &sc;
 	bench_run_stats st;
 	if (bench_run(&cfg, prompts, n, results, &st, &e)) {
-		char m[4096];
-		ib_error_format(&e, m, sizeof m);
-		fprintf(stderr, "infbench bench: error: %s\n", m);
+		cli_error("infbench bench", NULL, &e);
 		goto out;
 	}
 	/* the result: the reference's keys in order, then infbench's */
@@ -496,9 +492,7 @@ int cmd_bench(int argc, char **argv)
 		ib_buf j = {0};
 		ib_json_opts jo = IB_JSON_PYTHON;
 		if (ib_json_write(&j, r, &jo, &e) || ib_write_file_atomic(path, j.data, j.len, &e)) {
-			char m[4096];
-			ib_error_format(&e, m, sizeof m);
-			fprintf(stderr, "infbench bench: error: %s\n", m);
+			cli_error("infbench bench", NULL, &e);
 			ib_buf_free(&j);
 			goto out;
 		}

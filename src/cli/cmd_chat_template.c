@@ -21,12 +21,6 @@ typedef struct {
 	bool dsv4;
 } renderer;
 
-static void print_error(const ib_error *e)
-{
-	char m[4096];
-	ib_error_format(e, m, sizeof m);
-	fprintf(stderr, "%s: error: %s\n", prog, m);
-}
 
 /* Renders one request: a JSON object {"messages": [...],
  * "add_generation_prompt": bool, "tools": ..., "documents": ...,
@@ -172,7 +166,7 @@ static int run_one(const renderer *r, bool default_agp)
 	}
 	if (ib_json_parse(a, "<stdin>", in.data ? in.data : "", in.len, &req, &e) ||
 	    render(r, a, req, default_agp, &text, &e)) {
-		print_error(&e);
+		cli_error(prog, NULL, &e);
 		goto done;
 	}
 	if ((text.len && fwrite(text.data, 1, text.len, stdout) != text.len) || fflush(stdout)) {
@@ -267,7 +261,7 @@ int cmd_chat_template(int argc, char **argv)
 	if (kw->seen) {
 		ib_val *v;
 		if (ib_json_parse(a, "--kwargs", kw->vals[0], strlen(kw->vals[0]), &v, &e)) {
-			print_error(&e);
+			cli_error(prog, NULL, &e);
 			goto done;
 		}
 		if (v->type != IB_V_MAP) {
@@ -302,14 +296,14 @@ int cmd_chat_template(int argc, char **argv)
 			}
 			ib_buf_free(&f);
 			if (prc) {
-				print_error(&e);
+				cli_error(prog, NULL, &e);
 				goto done;
 			}
 			r.special = cfg.special;
 			chat_config_free(&cfg);
 		} else {
 			if (chat_config_load(a, tk->vals[0], which, &cfg, &e)) {
-				print_error(&e);
+				cli_error(prog, NULL, &e);
 				goto done;
 			}
 			r.tmpl = cfg.tmpl;
@@ -319,7 +313,7 @@ int cmd_chat_template(int argc, char **argv)
 	if (tf->seen) {
 		if (ib_read_file(tf->vals[0], &src, &e) ||
 		    chat_tmpl_parse(src.data ? src.data : "", src.len, tf->vals[0], &r.tmpl, &e)) {
-			print_error(&e);
+			cli_error(prog, NULL, &e);
 			goto done;
 		}
 	}

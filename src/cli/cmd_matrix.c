@@ -160,9 +160,7 @@ static int run(arg_parser *p, bool full)
 	}
 	ib_error e = {0};
 	if (mx_generate(a, &o, master, runners, &rows, &e)) {
-		char m[4096];
-		ib_error_format(&e, m, sizeof m);
-		fprintf(stderr, "infbench matrix: error: %s\n", m);
+		cli_error("infbench matrix", NULL, &e);
 		goto done;
 	}
 	status = cli_emit_json(out->seen ? out->vals[0] : NULL, rows);

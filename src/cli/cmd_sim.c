@@ -196,9 +196,7 @@ int cmd_sim(int argc, char **argv)
 		c.model = *m;
 	}
 	if ((o = args_get(&p, "--profile"))->seen && sim_profile_load(o->vals[0], &c.hw, &c.model, a, &e)) {
-		char m[4096];
-		ib_error_format(&e, m, sizeof m);
-		fprintf(stderr, "infbench sim: error: %s\n", m);
+		cli_error("infbench sim", NULL, &e);
 		goto out;
 	}
 	c.served_model_name = (o = args_get(&p, "--served-model-name"))->seen ? o->vals[0] : c.model.name;
@@ -246,9 +244,7 @@ int cmd_sim(int argc, char **argv)
 			arg_opt *key = args_get(&p, "--acceptance-key"), *mode = args_get(&p, "--thinking-mode");
 			if (al_from_file(o->vals[0], key->seen ? key->vals[0] : NULL,
 					 mode->seen ? mode->vals[0] : NULL, k, &c.acceptance_length, &e)) {
-				char m[4096];
-				ib_error_format(&e, m, sizeof m);
-				fprintf(stderr, "infbench sim: error: %s\n", m);
+				cli_error("infbench sim", NULL, &e);
 				goto out;
 			}
 		} else if (k <= 8 && c.model.default_al[k] > 0) {
@@ -267,9 +263,9 @@ int cmd_sim(int argc, char **argv)
 	}
 	if ((o = args_get(&p, "--tokenizer"))->seen) {
 		if (bench_tokenizer_open(&bt, o->vals[0], false, false, &e)) {
-			char m[4096];
-			ib_error_format(&e, m, sizeof m);
-			fprintf(stderr, "infbench sim: error: tokenizer '%s': %s\n", o->vals[0], m);
+			char ctx[4200];
+			snprintf(ctx, sizeof ctx, "tokenizer '%s'", o->vals[0]);
+			cli_error("infbench sim", ctx, &e);
 			goto out;
 		}
 		c.tokenizer = bt.tok;
@@ -286,9 +282,7 @@ int cmd_sim(int argc, char **argv)
 	}
 	net_raise_fd_limit(); /* thousands of concurrent streams */
 	if (net_loop_new(&loop, &e) || sim_server_new(loop, &c, &srv, &e)) {
-		char m[4096];
-		ib_error_format(&e, m, sizeof m);
-		fprintf(stderr, "infbench sim: error: %s\n", m);
+		cli_error("infbench sim", NULL, &e);
 		goto out;
 	}
 	if ((o = args_get(&p, "--port-file"))->seen) {

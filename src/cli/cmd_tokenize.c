@@ -17,9 +17,7 @@ static int load(const char *prog, const char *path, tok **t)
 	ib_error e = {0};
 	if (!tok_load(path, t, &e))
 		return 0;
-	char m[4096];
-	ib_error_format(&e, m, sizeof m);
-	fprintf(stderr, "%s: error: %s\n", prog, m);
+	cli_error(prog, NULL, &e);
 	return 1;
 }
 
@@ -321,9 +319,7 @@ int cmd_tokenize(int argc, char **argv)
 			fprintf(stderr, "%s: error: cannot read standard input\n", prog);
 			status = 1;
 		} else if (tok_encode(t, in.data ? in.data : "", in.len, special, &ids, &e)) {
-			char m[4096];
-			ib_error_format(&e, m, sizeof m);
-			fprintf(stderr, "%s: error: %s\n", prog, m);
+			cli_error(prog, NULL, &e);
 			status = 1;
 		} else if (put_ids(&out, ids.v, ids.n) || ib_buf_putc(&out, '\n') ||
 		           fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout)) {
@@ -402,9 +398,7 @@ int cmd_detokenize(int argc, char **argv)
 		           parse_ids(v, &ids, &e) ||
 		           tok_decode(t, ids.v, ids.n, args_get(&p, "--skip-special-tokens")->seen,
 		                      &out, &e)) {
-			char m[4096];
-			ib_error_format(&e, m, sizeof m);
-			fprintf(stderr, "%s: error: %s\n", prog, m);
+			cli_error(prog, NULL, &e);
 			status = 1;
 		} else if (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout)) {
 			fprintf(stderr, "%s: error: writing standard output failed\n", prog);

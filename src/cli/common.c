@@ -13,6 +13,16 @@ void cli_print_diags(const cfg_diags *d)
 	ib_buf_free(&b);
 }
 
+void cli_error(const char *prog, const char *context, const ib_error *e)
+{
+	char m[4096];
+	ib_error_format(e, m, sizeof m);
+	if (context)
+		fprintf(stderr, "%s: error: %s: %s\n", prog, context, m);
+	else
+		fprintf(stderr, "%s: error: %s\n", prog, m);
+}
+
 int cli_emit_json(const char *path, const ib_val *v)
 {
 	ib_error e = {0};
@@ -38,9 +48,7 @@ int cli_emit_json(const char *path, const ib_val *v)
 fail:
 	if (path)
 		ib_atomic_abort(&w);
-fail_no_abort:;
-	char m[4096];
-	ib_error_format(&e, m, sizeof m);
-	fprintf(stderr, "infbench: error: %s\n", m);
+fail_no_abort:
+	cli_error("infbench", NULL, &e);
 	return 1;
 }
