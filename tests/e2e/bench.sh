@@ -180,6 +180,15 @@ gen=$(metric 'vllm:generation_tokens_total')
 [ "$rc" = 0 ] && [ "$c" = 60 ] && [ "${gen%.*}" = "$out_total" ] && ok ||
 	no "--threads 3: exit $rc, completed $c, client $out_total tokens, sim $gen"
 
+# -- 7b. kernel receive timestamps give the same picture
+"$bin" bench --model llama3-8b --tokenizer "$tokdir" --port "$port" --dataset-name random \
+	--random-input-len 64 --random-output-len 32 --num-prompts 20 --max-concurrency 4 --ignore-eos \
+	--kernel-timestamps --save-result --result-dir "$tmp" --result-filename kt.json >/dev/null 2>&1
+rc=$?
+itl=$(json_num "$tmp/kt.json" mean_itl_ms)
+[ "$rc" = 0 ] && [ "$(json_num "$tmp/kt.json" completed)" = 20 ] &&
+	awk -v i="$itl" 'BEGIN { exit !(i > 0.01 && i < 5) }' && ok || no "--kernel-timestamps: exit $rc, mean ITL $itl ms"
+
 # -- 8. no server: every request fails with the connection error, exit 1 after the JSON
 "$bin" bench --model m --tokenizer "$tokdir" --port 1 --dataset-name random --random-input-len 16 \
 	--random-output-len 4 --num-prompts 3 --save-result --save-detailed --result-dir "$tmp" \
