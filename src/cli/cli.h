@@ -16,6 +16,9 @@ int cmd_chat_template(int argc, char **argv);
 /* Prints "<prog>: error: [<context>: ]file:line:col: message" to stderr;
  * context may be NULL. */
 void cli_error(const char *prog, const char *context, const ib_error *e);
+/* Appends the JSON-lines answer to a failed request, {"error": "<message>"}
+ * (no newline), to out. Returns 0 or IB_ENOMEM. */
+int cli_json_error(ib_buf *out, const ib_error *e);
 /* Prints every problem to stderr, one per line. */
 void cli_print_diags(const cfg_diags *d);
 /* Writes v as Python json.dumps text plus a newline, to path atomically or to

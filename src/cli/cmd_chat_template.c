@@ -75,16 +75,6 @@ static int render(const renderer *r, ib_arena *a, const ib_val *req, bool defaul
 	return chat_apply(r->tmpl, messages, agp, extra, out, e);
 }
 
-static int put_error(ib_buf *out, const ib_error *e)
-{
-	char m[4096];
-	ib_error_format(e, m, sizeof m);
-	int rc = ib_buf_puts(out, "{\"error\": ");
-	if (!rc)
-		rc = ib_json_write_str(out, m, strlen(m), false);
-	return rc ? rc : ib_buf_puts(out, "}\n");
-}
-
 /* One answer line per request line, in order; a failed request answers
  * {"error": ...} and the next one goes on. */
 static int run_jsonl(const renderer *r, bool default_agp)
@@ -117,7 +107,9 @@ static int run_jsonl(const renderer *r, bool default_agp)
 				rc = ib_buf_puts(&ans, "}\n");
 		} else {
 			ans.len = 0;
-			rc = put_error(&ans, &e);
+			rc = cli_json_error(&ans, &e);
+			if (!rc)
+				rc = ib_buf_putc(&ans, '\n');
 		}
 		ib_arena_free(a);
 		if (rc) {

@@ -42,16 +42,6 @@ static int put_ids(ib_buf *out, const uint32_t *v, size_t n)
 	return rc ? rc : ib_buf_putc(out, ']');
 }
 
-static int put_error(ib_buf *out, const ib_error *e)
-{
-	char m[4096];
-	ib_error_format(e, m, sizeof m);
-	int rc = ib_buf_puts(out, "{\"error\": ");
-	if (!rc)
-		rc = ib_json_write_str(out, m, strlen(m), false);
-	return rc ? rc : ib_buf_putc(out, '}');
-}
-
 /* A bool field of a request, default false. */
 static int req_bool(const ib_val *req, const char *key, bool *out, ib_error *e)
 {
@@ -123,7 +113,7 @@ static int answer(tok *t, bool decode, const char *line, size_t len, ib_buf *out
 	if (rc) {
 		if (rc == IB_ENOMEM && !e.msg[0])
 			ib_fail(&e, IB_ENOMEM, NULL, 0, 0, "out of memory");
-		rc = put_error(out, &e) ? IB_ENOMEM : 0;
+		rc = cli_json_error(out, &e) ? IB_ENOMEM : 0;
 	}
 	tok_ids_free(&ids);
 	ib_arena_free(a);

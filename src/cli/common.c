@@ -1,6 +1,7 @@
 #include "cli/cli.h"
 
 #include <stdio.h>
+#include <string.h>
 
 void cli_print_diags(const cfg_diags *d)
 {
@@ -21,6 +22,16 @@ void cli_error(const char *prog, const char *context, const ib_error *e)
 		fprintf(stderr, "%s: error: %s: %s\n", prog, context, m);
 	else
 		fprintf(stderr, "%s: error: %s\n", prog, m);
+}
+
+int cli_json_error(ib_buf *out, const ib_error *e)
+{
+	char m[4096];
+	ib_error_format(e, m, sizeof m);
+	int rc = ib_buf_puts(out, "{\"error\": ");
+	if (!rc)
+		rc = ib_json_write_str(out, m, strlen(m), false);
+	return rc ? rc : ib_buf_putc(out, '}');
 }
 
 int cli_emit_json(const char *path, const ib_val *v)
