@@ -141,12 +141,15 @@ typedef struct {
 	const ib_val *special;       /* bos_token, eos_token, ... for the template */
 	bool dsv4;                   /* the built-in DeepSeek-V4 framing */
 	bool cleanup;                /* transformers' clean_up_tokenization_spaces */
+	bool use_chat_template;      /* as opened */
+	const char *path;            /* as opened (in arena) */
 	ib_arena *arena;
 } bench_tokenizer;
 
 /* Loads the tokenizer at path (a folder with tokenizer.json and
  * tokenizer_config.json, or a tokenizer.json), and its chat template when
- * use_chat_template without dsv4. Free with bench_tokenizer_close. */
+ * use_chat_template without dsv4. Free with bench_tokenizer_close. One
+ * bench_tokenizer is used by one thread at a time. */
 int bench_tokenizer_open(bench_tokenizer *t, const char *path, bool use_chat_template, bool dsv4,
 			 ib_error *e);
 void bench_tokenizer_close(bench_tokenizer *t);
@@ -157,6 +160,7 @@ typedef struct {
 	double range_ratio;
 	bool use_chat_template;
 	int num_workers; /* the reference's chunking: 1 serial, W > 1 W chunks */
+	int threads;     /* generation threads; 0: one per online CPU */
 	bool progress;   /* a progress line on stderr (a TTY) */
 } bench_random_opts;
 
@@ -164,7 +168,10 @@ typedef struct {
  * draws from `global` (seeded by --seed), the consecutive-id ramps, the
  * decode/encode correction loop, the chat template, the final re-encode.
  * *out (n = num_prompts) and its texts are allocated in arena a. The
- * statistics block is appended to stats. */
+ * statistics block is appended to stats. Runs on o->threads threads, each
+ * but the caller's with a tokenizer of its own loaded from t->path; the
+ * result is the same for every thread count (num_workers alone changes
+ * it, as in the reference). */
 int bench_random_dataset(ib_arena *a, bench_tokenizer *t, ib_mt *global, const bench_random_opts *o,
 			 bench_prompt **out, ib_buf *stats, ib_error *e);
 /* decode with the tokenizer, then transformers' cleanup when t->cleanup */

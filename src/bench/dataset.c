@@ -4,9 +4,12 @@
 #include "tok/tok.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* transformers' clean_up_tokenization: ten replacements, in this order */
 static void cleanup(ib_buf *b, size_t from)
@@ -38,8 +41,9 @@ int bench_tokenizer_open(bench_tokenizer *t, const char *path, bool use_chat_tem
 {
 	memset(t, 0, sizeof *t);
 	t->dsv4 = dsv4;
+	t->use_chat_template = use_chat_template;
 	t->arena = ib_arena_new();
-	if (!t->arena)
+	if (!t->arena || !(t->path = ib_arena_strndup(t->arena, path, strlen(path))))
 		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 	int rc = tok_load(path, &t->tok, e);
 	if (rc)
@@ -101,10 +105,55 @@ int bench_apply_template(bench_tokenizer *t, const char *content, size_t len, ib
 	return rc;
 }
 
+/* ---- the prompts, on all cores ----
+ *
+ * Each prompt is its own work (ramp, decode, correction loop, template,
+ * final encode) except for the padding draws of the correction loop, which
+ * come from one generator in prompt order (D6) or from one per chunk (D7).
+ * Padding is rare, so the prompts are built in two passes: in parallel, every
+ * prompt runs until it converges or first wants a draw; then, in prompt
+ * order and with the generators exactly as the reference moves them, the
+ * few that wait are finished. The result does not depend on the thread
+ * count. */
+
+typedef struct {
+	uint32_t *enc; /* waiting: the encode that is short of the target */
+	size_t nenc;
+	int round;     /* waiting: the round of the correction loop */
+	bool waiting;
+	char *text;    /* done: the final prompt (malloc) */
+	size_t len;
+	int64_t plen;
+} gen_slot;
+
+typedef struct gen_ctx gen_ctx;
+
+typedef struct {
+	gen_ctx *g;
+	bench_tokenizer *t, own; /* t: the caller's (thread 0) or own */
+	bool progress;           /* this thread draws the progress line */
+	tok_ids ids, enc;
+	ib_buf text, final;
+	pthread_t tid;
+	ib_error e;
+	int rc;
+} gen_worker;
+
+struct gen_ctx {
+	const bench_random_opts *o;
+	int64_t V, prefix;
+	const uint32_t *prefix_ids;
+	const int64_t *in_lens, *offsets;
+	gen_slot *slots;
+	size_t n;
+	atomic_size_t next, done;
+	atomic_bool stop;
+};
+
 static int encode_len(bench_tokenizer *t, const char *s, size_t n, tok_ids *ids, ib_error *e)
 {
 	ids->n = 0;
-	return tok_encode(t->tok, s, n, false, ids, e);
+	return tok_encode(t->tok, s ? s : "", n, false, ids, e);
 }
 
 static int push_id(tok_ids *ids, uint32_t id)
@@ -121,6 +170,166 @@ static int push_id(tok_ids *ids, uint32_t id)
 	return 0;
 }
 
+static int oom(ib_error *e)
+{
+	return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+}
+
+/* Prompt i (D8). Without rng it stops, and marks the slot waiting, at the
+ * first draw it needs; with rng it resumes a waiting slot. */
+static int gen_prompt(gen_worker *w, size_t i, ib_mt *rng, ib_error *e)
+{
+	gen_ctx *g = w->g;
+	gen_slot *s = &g->slots[i];
+	bench_tokenizer *t = w->t;
+	int64_t target = g->prefix + g->in_lens[i];
+	int round = 0, rc;
+	bool have_enc = false;
+	if (s->waiting) {
+		w->enc.n = 0;
+		for (size_t k = 0; k < s->nenc; k++)
+			if (push_id(&w->enc, s->enc[k]))
+				return oom(e);
+		free(s->enc);
+		s->enc = NULL;
+		s->waiting = false;
+		round = s->round;
+		have_enc = true;
+	} else {
+		/* D8.1–3: the prefix, then a ramp of consecutive ids */
+		w->ids.n = 0;
+		for (int64_t j = 0; j < g->prefix; j++)
+			if (push_id(&w->ids, g->prefix_ids[j]))
+				return oom(e);
+		for (int64_t j = 0; j < g->in_lens[i]; j++)
+			if (push_id(&w->ids, (uint32_t)((g->offsets[i] + (int64_t)i + j) % g->V)))
+				return oom(e);
+		w->text.len = 0;
+		if ((rc = bench_decode(t, w->ids.v, w->ids.n, &w->text, e)))
+			return rc;
+	}
+	/* D8.4: the correction loop */
+	for (; round < 10; round++) {
+		if (!have_enc && (rc = encode_len(t, w->text.data, w->text.len, &w->enc, e)))
+			return rc;
+		have_enc = false;
+		if ((int64_t)w->enc.n < target) {
+			int64_t extra = target - (int64_t)w->enc.n;
+			if (!rng) {
+				if (!(s->enc = malloc((w->enc.n + 1) * sizeof *s->enc)))
+					return oom(e);
+				memcpy(s->enc, w->enc.v, w->enc.n * sizeof *s->enc);
+				s->nenc = w->enc.n;
+				s->round = round;
+				s->waiting = true;
+				return 0;
+			}
+			for (int64_t j = 0; j < extra; j++)
+				if (push_id(&w->enc, (uint32_t)ib_mt_randint(rng, 0, g->V)))
+					return oom(e);
+		} else if ((int64_t)w->enc.n > target) {
+			w->enc.n = (size_t)target;
+		} else {
+			break;
+		}
+		w->text.len = 0;
+		if ((rc = bench_decode(t, w->enc.v, w->enc.n, &w->text, e)))
+			return rc;
+	}
+	/* D8.5–7: the template, and the length the server will see */
+	w->final.len = 0;
+	const char *body = w->text.data ? w->text.data : "";
+	if (g->o->use_chat_template)
+		rc = bench_apply_template(t, body, w->text.len, &w->final, e);
+	else if (ib_buf_append(&w->final, body, w->text.len))
+		rc = oom(e);
+	if (rc || (rc = encode_len(t, w->final.data, w->final.len, &w->enc, e)))
+		return rc;
+	s->plen = (int64_t)w->enc.n;
+	s->len = w->final.len;
+	if (!(s->text = malloc(s->len + 1)))
+		return oom(e);
+	memcpy(s->text, w->final.data ? w->final.data : "", s->len);
+	s->text[s->len] = '\0';
+	return 0;
+}
+
+static void *gen_main(void *arg)
+{
+	gen_worker *w = arg;
+	gen_ctx *g = w->g;
+	while (!atomic_load(&g->stop)) {
+		size_t i = atomic_fetch_add(&g->next, 1);
+		if (i >= g->n)
+			break;
+		if ((w->rc = gen_prompt(w, i, NULL, &w->e))) {
+			atomic_store(&g->stop, true);
+			break;
+		}
+		size_t d = atomic_fetch_add(&g->done, 1) + 1;
+		if (w->progress && (d % 16 == 0 || d == g->n))
+			fprintf(stderr, "\r  generating prompts %zu/%zu", d, g->n);
+	}
+	return NULL;
+}
+
+/* The two passes; every slot ends done, or an error. */
+static int gen_all(gen_ctx *g, bench_tokenizer *t, ib_mt *local, int W, ib_error *e)
+{
+	long T = g->o->threads > 0 ? g->o->threads : sysconf(_SC_NPROCESSORS_ONLN);
+	if (T < 1)
+		T = 1;
+	if ((size_t)T > g->n)
+		T = g->n ? (long)g->n : 1;
+	gen_worker *ws = calloc((size_t)T, sizeof *ws);
+	if (!ws)
+		return oom(e);
+	int rc = 0;
+	long started = 1;
+	ws[0] = (gen_worker){.g = g, .t = t, .progress = g->o->progress};
+	/* pass 1: every prompt up to its first draw, on T threads; the others
+	 * load a tokenizer each (one is not shared between threads) */
+	for (long k = 1; k < T && !rc; k++) {
+		ws[k] = (gen_worker){.g = g};
+		if ((rc = bench_tokenizer_open(&ws[k].own, t->path, t->use_chat_template, t->dsv4, e)))
+			break;
+		ws[k].t = &ws[k].own;
+		if (pthread_create(&ws[k].tid, NULL, gen_main, &ws[k]))
+			rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "cannot start a prompt generation thread");
+		else
+			started++;
+	}
+	if (rc)
+		atomic_store(&g->stop, true);
+	gen_main(&ws[0]);
+	for (long k = 1; k < started; k++)
+		pthread_join(ws[k].tid, NULL);
+	for (long k = 0; k < T && !rc; k++)
+		if (ws[k].rc) {
+			rc = ws[k].rc;
+			*e = ws[k].e;
+		}
+	/* pass 2: the waiting ones, in order, with the reference's generators */
+	size_t chunk = (g->n + (size_t)W - 1) / (size_t)W;
+	ib_mt chunk_rng = *local;
+	for (size_t i = 0; i < g->n && !rc; i++) {
+		if (W > 1 && i % chunk == 0)
+			ib_mt_seed(&chunk_rng, (uint32_t)ib_mt_randint(local, 0, 2147483648LL));
+		if (g->slots[i].waiting)
+			rc = gen_prompt(&ws[0], i, W > 1 ? &chunk_rng : local, e);
+	}
+	for (long k = 0; k < T; k++) {
+		if (ws[k].t == &ws[k].own)
+			bench_tokenizer_close(&ws[k].own);
+		tok_ids_free(&ws[k].ids);
+		tok_ids_free(&ws[k].enc);
+		ib_buf_free(&ws[k].text);
+		ib_buf_free(&ws[k].final);
+	}
+	free(ws);
+	return rc;
+}
+
 int bench_random_dataset(ib_arena *a, bench_tokenizer *t, ib_mt *g, const bench_random_opts *o,
 			 bench_prompt **out, ib_buf *stats, ib_error *e)
 {
@@ -133,14 +342,14 @@ int bench_random_dataset(ib_arena *a, bench_tokenizer *t, ib_mt *g, const bench_
 	/* D2: the shared prefix */
 	uint32_t *prefix_ids = calloc((size_t)prefix + 1, sizeof *prefix_ids);
 	int64_t *in_lens = calloc(N + 1, sizeof *in_lens), *out_lens = calloc(N + 1, sizeof *out_lens);
-	int64_t *offsets = calloc(N + 1, sizeof *offsets), *plen = calloc(N + 1, sizeof *plen);
-	int64_t *mismatch = calloc(N + 1, sizeof *mismatch);
+	int64_t *offsets = calloc(N + 1, sizeof *offsets);
+	gen_slot *slots = calloc(N + 1, sizeof *slots);
 	bench_prompt *ps = ib_arena_alloc(a, (N + 1) * sizeof *ps);
-	tok_ids ids = {0}, enc = {0};
-	ib_buf text = {0}, final = {0};
+	tok_ids enc = {0};
+	ib_buf text = {0};
 	int rc = 0;
-	if (!prefix_ids || !in_lens || !out_lens || !offsets || !plen || !mismatch || !ps) {
-		rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+	if (!prefix_ids || !in_lens || !out_lens || !offsets || !slots || !ps) {
+		rc = oom(e);
 		goto out;
 	}
 	for (int64_t i = 0; i < prefix; i++)
@@ -151,7 +360,6 @@ int bench_random_dataset(ib_arena *a, bench_tokenizer *t, ib_mt *g, const bench_
 		    (rc = encode_len(t, text.data, text.len, &enc, e)))
 			goto out;
 		L_in -= (int64_t)enc.n - 1;
-		text.len = 0;
 	}
 	/* D5 */
 	for (size_t i = 0; i < N; i++)
@@ -160,88 +368,44 @@ int bench_random_dataset(ib_arena *a, bench_tokenizer *t, ib_mt *g, const bench_
 		out_lens[i] = ib_mt_randint(g, (int64_t)((double)L_out * r), L_out + 1);
 	for (size_t i = 0; i < N; i++)
 		offsets[i] = ib_mt_randint(g, 0, V);
-	/* D6: the padding generator, seeded from the global state array */
+	/* D6: the padding generator, seeded from the global state array;
+	 * D7: chunks of the parallel path get their own generators */
 	ib_mt local;
 	ib_mt_seed_array(&local, g->mt, 4);
-	/* D7: chunks of the parallel path get their own generators */
-	int W = o->num_workers > 1 ? o->num_workers : 1;
-	size_t chunk = (N + (size_t)W - 1) / (size_t)W;
-	ib_mt chunk_rng = local;
+	gen_ctx gc = {.o = o, .V = V, .prefix = prefix, .prefix_ids = prefix_ids, .in_lens = in_lens,
+		      .offsets = offsets, .slots = slots, .n = N};
+	rc = gen_all(&gc, t, &local, o->num_workers > 1 ? o->num_workers : 1, e);
+	if (o->progress)
+		fprintf(stderr, "\r%*s\r", 40, "");
+	if (rc)
+		goto out;
 	for (size_t i = 0; i < N; i++) {
-		if (W > 1 && i % chunk == 0)
-			ib_mt_seed(&chunk_rng, (uint32_t)ib_mt_randint(&local, 0, 2147483648LL));
-		ib_mt *rng = W > 1 ? &chunk_rng : &local;
-		if (o->progress && (i % 16 == 0 || i + 1 == N))
-			fprintf(stderr, "\r  generating prompts %zu/%zu", i + 1, N);
-		/* D8.1–3: a ramp of consecutive ids */
-		int64_t target = prefix + in_lens[i];
-		ids.n = 0;
-		for (int64_t j = 0; j < prefix; j++)
-			push_id(&ids, prefix_ids[j]);
-		for (int64_t j = 0; j < in_lens[i]; j++)
-			if (push_id(&ids, (uint32_t)((offsets[i] + (int64_t)i + j) % V))) {
-				rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
-				goto out;
-			}
-		text.len = 0;
-		if ((rc = bench_decode(t, ids.v, ids.n, &text, e)))
-			goto out;
-		/* D8.4: the correction loop */
-		for (int round = 0; round < 10; round++) {
-			if ((rc = encode_len(t, text.data ? text.data : "", text.len, &enc, e)))
-				goto out;
-			if ((int64_t)enc.n < target) {
-				int64_t extra = target - (int64_t)enc.n;
-				for (int64_t j = 0; j < extra; j++)
-					push_id(&enc, (uint32_t)ib_mt_randint(rng, 0, V));
-			} else if ((int64_t)enc.n > target) {
-				enc.n = (size_t)target;
-			} else {
-				break;
-			}
-			text.len = 0;
-			if ((rc = bench_decode(t, enc.v, enc.n, &text, e)))
-				goto out;
-		}
-		/* D8.5–7 */
-		final.len = 0;
-		if (o->use_chat_template) {
-			if ((rc = bench_apply_template(t, text.data ? text.data : "", text.len, &final, e)))
-				goto out;
-		} else {
-			ib_buf_append(&final, text.data ? text.data : "", text.len);
-		}
-		if ((rc = encode_len(t, final.data ? final.data : "", final.len, &enc, e)))
-			goto out;
-		plen[i] = (int64_t)enc.n;
-		mismatch[i] = plen[i] - target;
-		ps[i].text = ib_arena_strndup(a, final.data ? final.data : "", final.len);
-		ps[i].len = final.len;
-		ps[i].prompt_len = plen[i];
+		ps[i].text = ib_arena_strndup(a, slots[i].text, slots[i].len);
+		ps[i].len = slots[i].len;
+		ps[i].prompt_len = slots[i].plen;
 		ps[i].output_len = out_lens[i];
 		if (!ps[i].text) {
-			rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+			rc = oom(e);
 			goto out;
 		}
 	}
-	if (o->progress)
-		fprintf(stderr, "\r%*s\r", 40, "");
 	/* D9: the statistics block, formatted as the reference prints it */
 	{
 		int64_t imin = 0, imax = 0, omin = 0, omax = 0;
 		double isum = 0, osum = 0, msum = 0;
 		for (size_t i = 0; i < N; i++) {
-			if (!i || plen[i] < imin)
-				imin = plen[i];
-			if (!i || plen[i] > imax)
-				imax = plen[i];
+			int64_t pl = slots[i].plen;
+			if (!i || pl < imin)
+				imin = pl;
+			if (!i || pl > imax)
+				imax = pl;
 			if (!i || out_lens[i] < omin)
 				omin = out_lens[i];
 			if (!i || out_lens[i] > omax)
 				omax = out_lens[i];
-			isum += (double)plen[i];
+			isum += (double)pl;
 			osum += (double)out_lens[i];
-			msum += (double)mismatch[i];
+			msum += (double)(pl - (prefix + in_lens[i]));
 		}
 		double nn = N ? (double)N : 1;
 		ib_buf_printf(stats, "-------------------  Input/Output Length Statistics  -------------------\n");
@@ -253,15 +417,16 @@ int bench_random_dataset(ib_arena *a, bench_tokenizer *t, ib_mt *g, const bench_
 	}
 	*out = ps;
 out:
+	for (size_t i = 0; slots && i < N; i++) {
+		free(slots[i].text);
+		free(slots[i].enc);
+	}
+	free(slots);
 	free(prefix_ids);
 	free(in_lens);
 	free(out_lens);
 	free(offsets);
-	free(plen);
-	free(mismatch);
-	tok_ids_free(&ids);
 	tok_ids_free(&enc);
 	ib_buf_free(&text);
-	ib_buf_free(&final);
 	return rc;
 }

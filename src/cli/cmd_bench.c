@@ -224,6 +224,7 @@ int cmd_bench(int argc, char **argv)
 		{.name = "--keep-alive", .kind = ARG_FLAG, .help = "infbench: reuse connections (default: one per request, as the reference)"},
 		{.name = "--kernel-timestamps", .kind = ARG_FLAG, .help = "infbench: chunk times from SO_TIMESTAMPNS"},
 		{.name = "--threads", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "infbench: event-loop threads for very high rates (default 1)"},
+		{.name = "--prompt-threads", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "infbench: prompt generation threads (default: one per CPU; same prompts for any N)"},
 		{.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
 	};
 	arg_parser p = {
@@ -308,6 +309,10 @@ int cmd_bench(int argc, char **argv)
 		status = args_error(&p, NULL, "argument --threads: must be 1..256");
 		goto out;
 	}
+	if (INT("--prompt-threads", 0) < 0 || INT("--prompt-threads", 0) > 256) {
+		status = args_error(&p, NULL, "argument --prompt-threads: must be 0..256");
+		goto out;
+	}
 	bool use_chat = OPT("--use-chat-template")->seen, dsv4 = OPT("--dsv4")->seen;
 	if (dsv4 && !use_chat) {
 		fprintf(stderr, "infbench bench: error: --dsv4 requires --use-chat-template\n");
@@ -375,6 +380,7 @@ int cmd_bench(int argc, char **argv)
 		.range_ratio = ratio,
 		.use_chat_template = use_chat,
 		.num_workers = workers,
+		.threads = (int)INT("--prompt-threads", 0),
 		.progress = !OPT("--disable-tqdm")->seen && isatty(2),
 	};
 	ib_buf stats = {0};

@@ -15,7 +15,7 @@ static int64_t get_int(const ib_val *m, const char *k)
 	return v && v->type == IB_V_INT ? v->i : 0;
 }
 
-static void check_case(const char *path)
+static void check_case(const char *path, int threads)
 {
 	ib_arena *a = ib_arena_new();
 	ib_val *c;
@@ -41,6 +41,7 @@ static void check_case(const char *path)
 		.range_ratio = rr->type == IB_V_FLOAT ? rr->f : (double)rr->i,
 		.use_chat_template = chat,
 		.num_workers = (int)get_int(args, "num_workers"),
+		.threads = threads,
 	};
 	ib_mt g;
 	ib_mt_seed(&g, (uint32_t)get_int(args, "seed"));
@@ -75,10 +76,15 @@ static void check_case(const char *path)
 	ib_arena_free(a);
 }
 
+/* each case on one thread and on three: the same prompts either way */
 #define CASE(name)                                                                                 \
 	Test(dataset, name, .timeout = 120)                                                        \
 	{                                                                                          \
-		check_case("tests/golden/dataset/" #name ".json");                                 \
+		check_case("tests/golden/dataset/" #name ".json", 1);                              \
+	}                                                                                          \
+	Test(dataset, name##_3_threads, .timeout = 120)                                            \
+	{                                                                                          \
+		check_case("tests/golden/dataset/" #name ".json", 3);                              \
 	}
 
 CASE(llama3_isl1024_n40)
