@@ -123,6 +123,12 @@ double ib_mt_standard_gamma(ib_mt *m, double shape);
 /* gamma(shape, scale): inter-arrival times of the benchmark client. */
 double ib_mt_gamma(ib_mt *m, double shape, double scale);
 
+/* Python's `random` module on the same generator: random.seed(s) for an
+ * int (init_by_array over the 32-bit words of |s|), and random.choice's
+ * index, _randbelow(n) (getrandbits(n.bit_length()) until < n); n >= 1. */
+void ib_mt_py_seed(ib_mt *m, int64_t s);
+uint64_t ib_mt_py_randbelow(ib_mt *m, uint64_t n);
+
 /* ---- SHA-256 ---- */
 typedef struct {
 	uint32_t h[8];

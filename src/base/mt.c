@@ -177,3 +177,30 @@ double ib_mt_gamma(ib_mt *m, double shape, double scale)
 {
 	return scale * ib_mt_standard_gamma(m, shape);
 }
+
+void ib_mt_py_seed(ib_mt *m, int64_t s)
+{
+	uint64_t a = s < 0 ? (uint64_t)0 - (uint64_t)s : (uint64_t)s;
+	uint32_t key[2] = {(uint32_t)a, (uint32_t)(a >> 32)};
+	ib_mt_seed_array(m, key, key[1] ? 2 : 1);
+}
+
+/* getrandbits(k), 1 <= k <= 64: whole words low first, the last one's
+ * top bits */
+static uint64_t py_getrandbits(ib_mt *m, int k)
+{
+	if (k <= 32)
+		return ib_mt_next(m) >> (32 - k);
+	uint64_t lo = ib_mt_next(m);
+	uint64_t hi = ib_mt_next(m) >> (64 - k);
+	return lo | hi << 32;
+}
+
+uint64_t ib_mt_py_randbelow(ib_mt *m, uint64_t n)
+{
+	int k = 64 - __builtin_clzll(n); /* n.bit_length() */
+	uint64_t r = py_getrandbits(m, k);
+	while (r >= n)
+		r = py_getrandbits(m, k);
+	return r;
+}

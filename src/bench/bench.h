@@ -83,6 +83,7 @@ typedef struct {
 	const char *endpoint;   /* "/v1/completions" */
 	bool chat;              /* OpenAI Chat body and parsing */
 	const char *model;      /* JSON "model" */
+	const char *const *models; /* NULL, or per measured request (--lora-modules) */
 	const char *api_key;    /* Authorization: Bearer <key> ("None" when unset, as Python) */
 	int best_of;
 	const char *logprobs;   /* JSON text of "logprobs", NULL: null */
@@ -98,9 +99,12 @@ typedef struct {
 	bool kernel_timestamps; /* SO_TIMESTAMPNS receive times */
 	bool keep_text;         /* --save-detailed */
 	bool progress;          /* a progress line on stderr (a TTY) */
-	/* called once, after the warmup and before the timed window starts */
+	/* called once, after the warmup and before the timed window starts;
+	 * on_end once the last request ended, inside the window (as the
+	 * reference stops its profiler); arg is hook_arg */
 	void (*on_start)(void *arg);
-	void *on_start_arg;
+	void (*on_end)(void *arg);
+	void *hook_arg;
 } bench_cfg;
 
 typedef struct {
@@ -129,6 +133,11 @@ typedef struct {
 int bench_run(const bench_cfg *cfg, const bench_prompt *prompts, size_t n, bench_result *results,
 	      bench_run_stats *st, ib_error *e);
 void bench_result_free(bench_result *r);
+/* The JSON body the reference's backend function posts for prompt p (H3 /
+ * H4, Python json.dumps spacing) with `model`; extra: NULL or members
+ * (", \"k\": v") appended last, as its extra_body. */
+int bench_request_body(const bench_cfg *cfg, const bench_prompt *p, const char *model, bool ignore_eos,
+		       const char *extra, ib_buf *body);
 
 /* ---- the random dataset (spec/bench.md D1–D12), bit for bit ---- */
 
@@ -179,12 +188,13 @@ int bench_decode(bench_tokenizer *t, const uint32_t *ids, size_t n, ib_buf *out,
 /* the chat template (or DSV4 framing) around one user message */
 int bench_apply_template(bench_tokenizer *t, const char *content, size_t len, ib_buf *out, ib_error *e);
 
-/* ---- the server's /metrics ---- */
+/* ---- side requests: /metrics, the profiler ---- */
 
-/* A blocking GET (outside the timed window); the body, de-chunked, is
- * appended to body. Fails on a non-200 status or after timeout_ms. */
-int bench_http_get(const char *host, int port, const char *path, int timeout_ms, ib_buf *body,
-		   ib_error *e);
+/* A blocking request on a connection of its own (Connection: close); body
+ * (JSON) may be NULL. The response body, de-chunked, is appended to resp.
+ * Fails on a non-200 status or after timeout_ms. */
+int bench_http(const char *host, int port, const char *method, const char *path, const char *body,
+	       size_t body_len, int timeout_ms, ib_buf *resp, ib_error *e);
 
 typedef struct {
 	bool ok;

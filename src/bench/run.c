@@ -73,34 +73,46 @@ static double cpu_now(void)
 	return u.ru_utime.tv_sec + u.ru_utime.tv_usec * 1e-6 + u.ru_stime.tv_sec + u.ru_stime.tv_usec * 1e-6;
 }
 
-/* The request bytes for prompt p: Python json.dumps body (H3 / H4). */
-static int build(const bench_cfg *c, const bench_prompt *p, ib_buf *req)
+int bench_request_body(const bench_cfg *c, const bench_prompt *p, const char *model, bool ignore_eos,
+		       const char *extra, ib_buf *body)
 {
-	ib_buf body = {0};
-	int rc = ib_buf_puts(&body, "{\"model\": ");
-	rc |= ib_json_write_str(&body, c->model, strlen(c->model), true);
+	int rc = ib_buf_puts(body, "{\"model\": ");
+	rc |= ib_json_write_str(body, model, strlen(model), true);
 	if (c->chat) {
-		rc |= ib_buf_puts(&body, ", \"messages\": [{\"role\": \"user\", \"content\": ");
-		rc |= ib_json_write_str(&body, p->text, p->len, true);
-		rc |= ib_buf_printf(&body, "}], \"temperature\": 0.0, \"max_completion_tokens\": %lld",
+		rc |= ib_buf_puts(body, ", \"messages\": [{\"role\": \"user\", \"content\": ");
+		rc |= ib_json_write_str(body, p->text, p->len, true);
+		rc |= ib_buf_printf(body, "}], \"temperature\": 0.0, \"max_completion_tokens\": %lld",
 				    (long long)p->output_len);
 	} else {
-		rc |= ib_buf_puts(&body, ", \"prompt\": ");
-		rc |= ib_json_write_str(&body, p->text, p->len, true);
-		rc |= ib_buf_printf(&body, ", \"temperature\": 0.0, \"best_of\": %d, \"max_tokens\": %lld, "
+		rc |= ib_buf_puts(body, ", \"prompt\": ");
+		rc |= ib_json_write_str(body, p->text, p->len, true);
+		rc |= ib_buf_printf(body, ", \"temperature\": 0.0, \"best_of\": %d, \"max_tokens\": %lld, "
 					   "\"logprobs\": %s",
 				    c->best_of, (long long)p->output_len, c->logprobs ? c->logprobs : "null");
 	}
-	rc |= ib_buf_puts(&body, ", \"stream\": true, \"stream_options\": {\"include_usage\": true}");
-	if (c->ignore_eos)
-		rc |= ib_buf_puts(&body, ", \"ignore_eos\": true");
-	rc |= ib_buf_putc(&body, '}');
+	rc |= ib_buf_puts(body, ", \"stream\": true, \"stream_options\": {\"include_usage\": true}");
+	if (ignore_eos)
+		rc |= ib_buf_puts(body, ", \"ignore_eos\": true");
+	if (extra)
+		rc |= ib_buf_puts(body, extra);
+	rc |= ib_buf_putc(body, '}');
+	return rc ? IB_ENOMEM : 0;
+}
+
+/* The request bytes for prompt p, and an X-Request-Id naming the request
+ * (idx: measured request or warmup). */
+static int build(const bench_cfg *c, const bench_prompt *p, size_t idx, bool warmup, ib_buf *req)
+{
+	ib_buf body = {0};
+	const char *model = c->models && !warmup ? c->models[idx] : c->model;
+	int rc = bench_request_body(c, p, model, c->ignore_eos, NULL, &body);
 	req->len = 0;
 	rc |= ib_buf_printf(req,
 			    "POST %s HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: application/json\r\n"
 			    "Authorization: Bearer %s\r\nAccept: */*\r\nUser-Agent: infbench\r\n"
-			    "Content-Length: %zu\r\n\r\n",
-			    c->endpoint, c->host, c->port, c->api_key ? c->api_key : "None", body.len);
+			    "X-Request-Id: infbench-%s%zu\r\nContent-Length: %zu\r\n\r\n",
+			    c->endpoint, c->host, c->port, c->api_key ? c->api_key : "None",
+			    warmup ? "warmup-" : "", idx, body.len);
 	rc |= ib_buf_append(req, body.data, body.len);
 	ib_buf_free(&body);
 	return rc ? IB_ENOMEM : 0;
@@ -119,7 +131,7 @@ static void send_on(slot *s, size_t idx, bool warmup, int64_t intended)
 	s->status = 0;
 	s->reason[0] = 0;
 	w->busy++;
-	if (build(sh->cfg, p, &s->req)) {
+	if (build(sh->cfg, p, idx, warmup, &s->req)) {
 		ib_fail(&w->err, IB_ENOMEM, NULL, 0, 0, "out of memory");
 		net_stop(w->loop);
 		return;
@@ -240,7 +252,7 @@ static void dispatch(worker *w)
 	slot *s;
 	if (w->warmup_phase) {
 		while (w->warm_sent < w->warm_total && (s = free_slot(w))) {
-			send_on(s, 0, true, ib_now_ns());
+			send_on(s, w->warm_sent, true, ib_now_ns());
 			w->warm_sent++;
 		}
 		if (w->warm_done == w->warm_total)
@@ -390,7 +402,7 @@ int bench_run(const bench_cfg *cfg, const bench_prompt *prompts, size_t n, bench
 			goto out;
 	}
 	if (cfg->on_start)
-		cfg->on_start(cfg->on_start_arg);
+		cfg->on_start(cfg->hook_arg);
 	for (size_t t = 0; t < nthreads; t++) {
 		size_t share = conc / nthreads + (t < conc % nthreads ? 1 : 0);
 		if ((rc = worker_init(&ws[t], &sh, share, cfg->progress && t == 0, e)))
@@ -423,6 +435,8 @@ int bench_run(const bench_cfg *cfg, const bench_prompt *prompts, size_t n, bench
 	}
 	for (size_t t = 0; nthreads > 1 && t < started; t++)
 		pthread_join(tids[t], NULL);
+	if (cfg->on_end)
+		cfg->on_end(cfg->hook_arg);
 	int64_t t1 = ib_now_ns();
 	st->end_unix = now_unix();
 	st->duration = (double)(t1 - sh.t0) * 1e-9;

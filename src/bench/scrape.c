@@ -16,7 +16,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-int bench_http_get(const char *host, int port, const char *path, int timeout_ms, ib_buf *body, ib_error *e)
+int bench_http(const char *host, int port, const char *method, const char *path, const char *body,
+	       size_t body_len, int timeout_ms, ib_buf *resp, ib_error *e)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
 	if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
@@ -26,13 +27,26 @@ int bench_http_get(const char *host, int port, const char *path, int timeout_ms,
 		int err = errno;
 		if (fd >= 0)
 			close(fd);
-		return ib_fail(e, IB_EIO, NULL, 0, 0, "GET %s: %s", path, strerror(err));
+		return ib_fail(e, IB_EIO, NULL, 0, 0, "%s %s: %s", method, path, strerror(err));
 	}
-	char req[512];
-	int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s:%d\r\nConnection: close\r\n\r\n", path,
-			 host, port);
-	ib_buf raw = {0};
-	int rc = write(fd, req, (size_t)n) == n ? 0 : IB_EIO;
+	ib_buf req = {0}, raw = {0};
+	int rc = ib_buf_printf(&req, "%s %s HTTP/1.1\r\nHost: %s:%d\r\nConnection: close\r\n", method, path,
+			       host, port);
+	if (body)
+		rc |= ib_buf_printf(&req, "Content-Type: application/json\r\nContent-Length: %zu\r\n", body_len);
+	rc |= ib_buf_puts(&req, "\r\n");
+	if (body)
+		rc |= ib_buf_append(&req, body, body_len);
+	if (rc)
+		rc = IB_ENOMEM;
+	for (size_t off = 0; !rc && off < req.len;) {
+		ssize_t k = write(fd, req.data + off, req.len - off);
+		if (k <= 0)
+			rc = IB_EIO;
+		else
+			off += (size_t)k;
+	}
+	ib_buf_free(&req);
 	int64_t deadline = ib_now_ns() + (int64_t)timeout_ms * 1000000;
 	while (!rc) {
 		int64_t left = (deadline - ib_now_ns()) / 1000000;
@@ -62,14 +76,14 @@ int bench_http_get(const char *host, int port, const char *path, int timeout_ms,
 		rc = IB_EIO;
 	if (!rc && m.chunked) {
 		net_chunked ck = {0};
-		if (net_chunked_feed(&ck, raw.data + head, raw.len - (size_t)head, body) < 0)
+		if (net_chunked_feed(&ck, raw.data + head, raw.len - (size_t)head, resp) < 0)
 			rc = IB_EPARSE;
 	} else if (!rc) {
-		ib_buf_append(body, raw.data + head, raw.len - (size_t)head);
+		ib_buf_append(resp, raw.data + head, raw.len - (size_t)head);
 	}
 	ib_buf_free(&raw);
 	if (rc)
-		return ib_fail(e, rc, NULL, 0, 0, "GET %s failed", path);
+		return ib_fail(e, rc, NULL, 0, 0, "%s %s failed", method, path);
 	return 0;
 }
 

@@ -50,26 +50,76 @@ static int parse_list(const char *s, double *out, size_t cap, size_t *n)
 	return 0;
 }
 
+/* What happens around the timed window (bench_cfg's hooks). */
 typedef struct {
 	const char *host;
 	int port;
-	bench_scrape before;
-} scrape_ctx;
+	bench_scrape before;          /* /metrics before the window */
+	const bench_cfg *cfg;
+	const bench_prompt *test;     /* the reference's test prompt: prompts[0] */
+	const char *model_id;         /* --model */
+	bool profile;                 /* --profile */
+	const char *rate, *burst;     /* as given, for the announcements */
+	double burst_v;
+} run_ctx;
 
 static void scrape(const char *host, int port, bench_scrape *s)
 {
 	ib_buf b = {0};
 	ib_error e = {0};
 	memset(s, 0, sizeof *s);
-	if (bench_http_get(host, port, "/metrics", 5000, &b, &e) == 0)
+	if (bench_http(host, port, "GET", "/metrics", NULL, 0, 5000, &b, &e) == 0)
 		bench_scrape_values(b.data ? b.data : "", s);
 	ib_buf_free(&b);
 }
 
-static void scrape_before(void *arg)
+/* --profile: POST the test prompt's body to /start_profile or /stop_profile,
+ * as the reference's backend function does (through base_url) */
+static void profiler(const run_ctx *c, bool start)
 {
-	scrape_ctx *c = arg;
+	static const char extra[] = ", \"num_steps\": 1, \"merge_profiles\": true, \"profile_by_stage\": true";
+	ib_buf body = {0}, resp = {0};
+	ib_error e = {0};
+	/* stop: no model_name, ignore_eos or extra_body in its input */
+	const char *model = start ? c->cfg->model : c->model_id;
+	printf(start ? "Starting profiler...\n" : "Stopping profiler...\n");
+	fflush(stdout);
+	if (bench_request_body(c->cfg, c->test, model, start && c->cfg->ignore_eos, start ? extra : NULL, &body) == 0 &&
+	    bench_http(c->host, c->port, "POST", start ? "/start_profile" : "/stop_profile", body.data, body.len,
+		       3600 * 1000, &resp, &e) == 0)
+		printf(start ? "Profiler started\n" : "Profiler stopped\n");
+	else
+		fprintf(stderr, "infbench bench: warning: %s: %s\n", start ? "/start_profile" : "/stop_profile",
+			e.msg[0] ? e.msg : "out of memory");
+	fflush(stdout);
+	ib_buf_free(&body);
+	ib_buf_free(&resp);
+}
+
+/* after the warmup: the reference's announcements, the profiler, /metrics */
+static void on_start(void *arg)
+{
+	run_ctx *c = arg;
+	if (c->cfg->num_warmups)
+		printf("Warmup completed.\n");
+	if (c->profile)
+		profiler(c, true);
+	printf("Traffic request rate: %s\n", c->rate);
+	printf("Burstiness factor: %s (%s)\n", c->burst, c->burst_v == 1.0 ? "Poisson process" : "Gamma distribution");
+	if (c->cfg->max_concurrency)
+		printf("Maximum request concurrency: %zu\n", c->cfg->max_concurrency);
+	else
+		printf("Maximum request concurrency: None\n");
+	printf("Starting main benchmark run...\n");
+	fflush(stdout);
 	scrape(c->host, c->port, &c->before);
+}
+
+static void on_end(void *arg)
+{
+	run_ctx *c = arg;
+	if (c->profile)
+		profiler(c, false);
 }
 
 /* sha256 of the tokenizer.json a path names (a folder or the file) */
@@ -193,7 +243,7 @@ int cmd_bench(int argc, char **argv)
 		{.name = "--seed", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "default 0"},
 		{.name = "--trust-remote-code", .kind = ARG_FLAG, .help = "accepted"},
 		{.name = "--disable-tqdm", .kind = ARG_FLAG, .help = "no progress line"},
-		{.name = "--profile", .kind = ARG_FLAG, .help = "(not supported yet: refused)"},
+		{.name = "--profile", .kind = ARG_FLAG, .help = "POST /start_profile after the warmup, /stop_profile at the end"},
 		{.name = "--save-result", .kind = ARG_FLAG, .help = "write the result JSON"},
 		{.name = "--save-detailed", .kind = ARG_FLAG, .help = "keep ttfts, itls, generated_texts, errors"},
 		{.name = "--metadata", .kind = ARG_MANY, .metavar = "KEY=VALUE", .help = "extra string keys in the JSON"},
@@ -219,7 +269,7 @@ int cmd_bench(int argc, char **argv)
 		{.name = "--dsv4", .kind = ARG_FLAG, .help = "DeepSeek-V4 framing (with --use-chat-template)"},
 		{.name = "--tokenizer-mode", .kind = ARG_ONE, .choices = tok_modes, .metavar = "M", .help = "accepted"},
 		{.name = "--served-model-name", .kind = ARG_ONE, .metavar = "M", .help = "JSON 'model'"},
-		{.name = "--lora-modules", .kind = ARG_MANY, .metavar = "M", .help = "(not supported yet: refused)"},
+		{.name = "--lora-modules", .kind = ARG_MANY, .metavar = "M", .help = "a module at random per request (its JSON 'model')"},
 		{.name = "--num-warmups", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "warmup requests (default 0)"},
 		{.name = "--keep-alive", .kind = ARG_FLAG, .help = "infbench: reuse connections (default: one per request, as the reference)"},
 		{.name = "--kernel-timestamps", .kind = ARG_FLAG, .help = "infbench: chunk times from SO_TIMESTAMPNS"},
@@ -249,6 +299,7 @@ int cmd_bench(int argc, char **argv)
 	bench_tokenizer bt = {0};
 	bench_prompt *prompts = NULL;
 	bench_result *results = NULL;
+	const char **lora = NULL;
 	size_t n = 1000;
 #define OPT(name) args_get(&p, name)
 #define STR(name, def) (OPT(name)->seen ? OPT(name)->vals[0] : (def))
@@ -316,11 +367,6 @@ int cmd_bench(int argc, char **argv)
 	bool use_chat = OPT("--use-chat-template")->seen, dsv4 = OPT("--dsv4")->seen;
 	if (dsv4 && !use_chat) {
 		fprintf(stderr, "infbench bench: error: --dsv4 requires --use-chat-template\n");
-		goto out;
-	}
-	if (OPT("--lora-modules")->seen || OPT("--profile")->seen) {
-		fprintf(stderr, "infbench bench: error: %s is not supported yet\n",
-			OPT("--profile")->seen ? "--profile" : "--lora-modules");
 		goto out;
 	}
 	bench_metric_opts mo = {.slo_ttft = -1, .slo_tpot = -1, .slo_e2el = -1};
@@ -419,19 +465,34 @@ int cmd_bench(int argc, char **argv)
 		snprintf(lp, sizeof lp, "%lld", (long long)o->ivals[0]);
 		cfg.logprobs = lp;
 	}
-	printf("Traffic request rate: %s\n", isinf(rate) ? "inf" : STR("--request-rate", "inf"));
-	printf("Burstiness factor: %s (%s)\n", STR("--burstiness", "1.0"), burst == 1.0 ? "Poisson process" : "Gamma distribution");
-	if (conc)
-		printf("Maximum request concurrency: %zu\n", conc);
-	else
-		printf("Maximum request concurrency: None\n");
+	/* --lora-modules: a module per measured request, drawn as the reference
+	 * does with Python's random (seeded by --seed) after the warmup */
+	if ((o = OPT("--lora-modules"))->seen) {
+		if (!(lora = calloc(n + 1, sizeof *lora))) {
+			fprintf(stderr, "infbench bench: error: out of memory\n");
+			goto out;
+		}
+		ib_mt py;
+		ib_mt_py_seed(&py, INT("--seed", 0));
+		for (size_t i = 0; i < n; i++)
+			lora[i] = o->vals[ib_mt_py_randbelow(&py, o->nvals)];
+		cfg.models = lora;
+	}
 	if (cfg.num_warmups)
 		printf("Warming up with %zu requests...\n", cfg.num_warmups);
-	printf("Starting main benchmark run...\n");
 	fflush(stdout);
-	scrape_ctx sc = {.host = host, .port = port};
-	cfg.on_start = scrape_before;
-	cfg.on_start_arg = &sc;
+	run_ctx sc = {.host = host,
+		      .port = port,
+		      .cfg = &cfg,
+		      .test = &prompts[0],
+		      .model_id = model,
+		      .profile = OPT("--profile")->seen,
+		      .rate = isinf(rate) ? "inf" : STR("--request-rate", "inf"),
+		      .burst = STR("--burstiness", "1.0"),
+		      .burst_v = burst};
+	cfg.on_start = on_start;
+	cfg.on_end = on_end;
+	cfg.hook_arg = &sc;
 	bench_run_stats st;
 	if (bench_run(&cfg, prompts, n, results, &st, &e)) {
 		cli_error("infbench bench", NULL, &e);
@@ -515,6 +576,7 @@ out:
 	for (size_t i = 0; results && i < n; i++)
 		bench_result_free(&results[i]);
 	free(results);
+	free(lora);
 	bench_tokenizer_close(&bt);
 	ib_buf_free(&out);
 	ib_arena_free(a);

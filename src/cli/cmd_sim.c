@@ -108,6 +108,7 @@ int cmd_sim(int argc, char **argv)
 		{.name = "--port", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "port (default 8000; 0: any free port)"},
 		{.name = "--port-file", .kind = ARG_ONE, .metavar = "FILE", .help = "write the port to FILE once listening"},
 		{.name = "--served-model-name", .kind = ARG_ONE, .metavar = "NAME", .help = "model name in the API (default: the model profile's)"},
+		{.name = "--lora-modules", .kind = ARG_MANY, .metavar = "NAME[=PATH]", .help = "LoRA adapters also served under NAME (as vLLM; PATH unused)"},
 		{.name = "--hardware", .kind = ARG_ONE, .metavar = "GPU", .help = "GPU profile (default h100)"},
 		{.name = "--model", .kind = ARG_ONE, .metavar = "NAME", .help = "model profile (default llama3-8b)"},
 		{.name = "--profile", .kind = ARG_ONE, .metavar = "FILE", .help = "YAML overriding hardware/model fields"},
@@ -129,6 +130,8 @@ int cmd_sim(int argc, char **argv)
 		{.name = "--mean-output-len", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "mean answer length without ignore_eos (default 512)"},
 		{.name = "--time-scale", .kind = ARG_ONE, .metavar = "S", .help = "run the model S times faster than real time"},
 		{.name = "--max-speed", .kind = ARG_FLAG, .help = "no model: stream as fast as clients read"},
+		{.name = "--pace", .kind = ARG_ONE, .metavar = "TOK_S", .help = "no model: one step (a token per stream) every 1/TOK_S s, on a fixed grid"},
+		{.name = "--trace", .kind = ARG_ONE, .metavar = "FILE", .help = "write when each streamed chunk left, a JSON line per request (at exit)"},
 		{.name = "--seed", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "seed of every random draw (default 1)"},
 		{.name = "--fail-rate", .kind = ARG_ONE, .metavar = "P", .help = "answer this fraction of requests with HTTP 500"},
 		{.name = "--drop-rate", .kind = ARG_ONE, .metavar = "P", .help = "close this fraction of streams midway"},
@@ -156,6 +159,7 @@ int cmd_sim(int argc, char **argv)
 	sim_config c;
 	sim_config_init(&c);
 	bench_tokenizer bt = {0};
+	ib_atomic trace = {0};
 	arg_opt *o;
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
@@ -200,6 +204,19 @@ int cmd_sim(int argc, char **argv)
 		goto out;
 	}
 	c.served_model_name = (o = args_get(&p, "--served-model-name"))->seen ? o->vals[0] : c.model.name;
+	if ((o = args_get(&p, "--lora-modules"))->seen) {
+		const char **names = ib_arena_alloc(a, o->nvals * sizeof *names);
+		for (size_t i = 0; names && i < o->nvals; i++) {
+			const char *v = o->vals[i], *eq = strchr(v, '=');
+			names[i] = ib_arena_strndup(a, v, eq ? (size_t)(eq - v) : strlen(v));
+			if (!names[i] || !names[i][0] || strpbrk(names[i], "\"\\")) {
+				status = args_error(&p, NULL, "argument --lora-modules: bad adapter name in '%s'", v);
+				goto out;
+			}
+		}
+		c.lora = names;
+		c.nlora = o->nvals;
+	}
 	if ((o = args_get(&p, "--precision"))->seen)
 		c.precision = o->vals[0];
 	if ((o = args_get(&p, "--kv-cache-dtype"))->seen)
@@ -215,6 +232,7 @@ int cmd_sim(int argc, char **argv)
 	num_opt(&p, "--gpu-memory-utilization", &c.gpu_mem_util, 0.01, 1, &rc);
 	num_opt(&p, "--draft-cost", &c.draft_cost, 0, 10, &rc);
 	num_opt(&p, "--time-scale", &c.time_scale, 1e-3, 1e9, &rc);
+	num_opt(&p, "--pace", &c.pace, 1e-3, 1e6, &rc);
 	num_opt(&p, "--fail-rate", &c.fail_rate, 0, 1, &rc);
 	num_opt(&p, "--drop-rate", &c.drop_rate, 0, 1, &rc);
 	num_opt(&p, "--stall-rate", &c.stall_rate, 0, 1, &rc);
@@ -223,6 +241,10 @@ int cmd_sim(int argc, char **argv)
 	if ((o = args_get(&p, "--seed"))->seen)
 		c.seed = (uint64_t)o->ivals[0];
 	c.max_speed = args_get(&p, "--max-speed")->seen;
+	if (c.max_speed && c.pace > 0) {
+		status = args_error(&p, NULL, "--pace and --max-speed exclude each other");
+		goto out;
+	}
 	if ((o = args_get(&p, "--spec-method"))->seen)
 		c.spec_method = o->vals[0];
 	if (rc) {
@@ -280,6 +302,13 @@ int cmd_sim(int argc, char **argv)
 			c.chat_special = bt.special;
 		}
 	}
+	if ((o = args_get(&p, "--trace"))->seen) {
+		if (ib_atomic_open(&trace, o->vals[0], &e)) {
+			cli_error("infbench sim", "--trace", &e);
+			goto out;
+		}
+		c.trace = trace.f;
+	}
 	net_raise_fd_limit(); /* thousands of concurrent streams */
 	if (net_loop_new(&loop, &e) || sim_server_new(loop, &c, &srv, &e)) {
 		cli_error("infbench sim", NULL, &e);
@@ -295,7 +324,7 @@ int cmd_sim(int argc, char **argv)
 	}
 	fprintf(stderr, "infbench sim: listening on http://%s:%d  model %s (%s), %s x%d%s%s\n", c.host,
 		sim_server_port(srv), c.served_model_name, c.precision, c.hw.name, c.tp,
-		c.max_speed ? ", max speed" : "", spec ? ", speculative decoding" : "");
+		c.max_speed ? ", max speed" : c.pace > 0 ? ", paced" : "", spec ? ", speculative decoding" : "");
 	if (spec)
 		fprintf(stderr, "infbench sim: %s with %d draft tokens, acceptance length %.2f\n",
 			c.spec_method, c.num_spec_tokens, c.acceptance_length);
@@ -312,12 +341,19 @@ int cmd_sim(int argc, char **argv)
 		net_timer_arm(loop, &deadline, ib_now_ns() + (int64_t)(duration * 1e9));
 	status = net_run(loop) ? 1 : 0;
 	net_timer_cancel(loop, &deadline);
+	sim_server_free(srv); /* streams still open are not traced */
+	srv = NULL;
+	if (trace.f && ib_atomic_commit(&trace, &e)) {
+		cli_error("infbench sim", "--trace", &e);
+		status = 1;
+	}
 	if (sw.fd >= 0) {
 		net_del(loop, &sw);
 		close(sw.fd);
 	}
 out:
 	sim_server_free(srv);
+	ib_atomic_abort(&trace); /* nothing left after a commit */
 	bench_tokenizer_close(&bt);
 	net_loop_free(loop);
 	ib_arena_free(a);

@@ -155,6 +155,10 @@ void net_conn_stream_begin(net_conn *c, int status, const char *content_type);
 ib_buf *net_conn_out(net_conn *c);
 /* Schedules the output buffer for writing at the end of this iteration. */
 void net_conn_mark(net_conn *c);
+/* Writes the output buffer now, as far as the socket takes it; true when
+ * all of it went (for producers that stamp the moment a chunk left). Never
+ * closes c: a write error closes it at the end of the iteration. */
+bool net_conn_flush(net_conn *c);
 void net_conn_stream_end(net_conn *c);
 /* Closes the connection now, without finishing the response. */
 void net_conn_abort(net_conn *c);

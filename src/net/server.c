@@ -206,6 +206,24 @@ static bool flush(net_conn *c)
 	return true;
 }
 
+bool net_conn_flush(net_conn *c)
+{
+	if (c->closed)
+		return false;
+	while (c->out_off < c->out.len) {
+		ssize_t n = send(c->w.fd, c->out.data + c->out_off, c->out.len - c->out_off,
+				 MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break; /* the deferred work below meets the error again and closes */
+		c->out_off += (size_t)n;
+	}
+	bool all = c->out_off == c->out.len;
+	net_conn_mark(c); /* the rest, and the bookkeeping, at the end of the iteration */
+	return all;
+}
+
 static void bad_request(net_conn *c, int status, const char *msg)
 {
 	char body[256];

@@ -235,7 +235,33 @@ done:
 	ib_arena_free(a);
 }
 
-static void handle_generate(sim_server *s, net_conn *c, const char *body, size_t len, bool chat)
+/* --trace: the client's X-Request-Id (printable ASCII but quotes and
+ * backslashes, so that it can be written into JSON as it is) */
+static void copy_request_id(seq *q, const net_http_msg *r)
+{
+	const net_header *h = net_http_header(r, "x-request-id");
+	size_t n = 0;
+	for (size_t i = 0; h && i < h->value_len && n + 1 < sizeof q->req_id; i++) {
+		char ch = h->value[i];
+		if (ch > ' ' && ch < 127 && ch != '"' && ch != '\\')
+			q->req_id[n++] = ch;
+	}
+	q->req_id[n] = '\0';
+}
+
+/* --trace: one line per finished stream */
+static void trace_write(sim_server *s, const seq *q)
+{
+	FILE *f = s->cfg.trace;
+	fprintf(f, "{\"id\": \"%s\", \"seq\": %llu, \"received_ns\": %lld, \"sent_ns\": [", q->req_id,
+		(unsigned long long)q->id, (long long)q->recv_ns);
+	for (int i = 0; i < q->nsent; i++)
+		fprintf(f, "%s%lld", i ? ", " : "", (long long)q->sent[i]);
+	fputs("]}\n", f);
+}
+
+static void handle_generate(sim_server *s, net_conn *c, const net_http_msg *r, const char *body,
+			    size_t len, bool chat)
 {
 	const sim_config *cfg = &s->cfg;
 	ib_arena *a = ib_arena_new();
@@ -257,7 +283,11 @@ static void handle_generate(sim_server *s, net_conn *c, const char *body, size_t
 		goto done;
 	}
 	const ib_val *model = ib_map_get(req, "model");
-	if (model && (model->type != IB_V_STR || strcmp(model->str.s, cfg->served_model_name))) {
+	const char *served = cfg->served_model_name;
+	for (size_t i = 0; model && model->type == IB_V_STR && i < cfg->nlora; i++)
+		if (!strcmp(model->str.s, cfg->lora[i]))
+			served = cfg->lora[i];
+	if (model && (model->type != IB_V_STR || strcmp(model->str.s, served))) {
 		char m[400];
 		snprintf(m, sizeof m, "The model `%.200s` does not exist.",
 			 model->type == IB_V_STR ? model->str.s : "?");
@@ -313,6 +343,7 @@ static void handle_generate(sim_server *s, net_conn *c, const char *body, size_t
 	}
 	q->srv = s;
 	q->id = ++s->next_id;
+	q->model = served;
 	q->conn = c;
 	q->chat = chat;
 	q->stream = ib_val_truthy(ib_map_get(req, "stream"));
@@ -321,6 +352,16 @@ static void handle_generate(sim_server *s, net_conn *c, const char *body, size_t
 	q->prompt_tokens = ptoks;
 	q->max_tokens = (int)max_tokens;
 	q->arrival_ns = net_now(s->loop);
+	if (cfg->trace && q->stream) {
+		q->recv_ns = ib_now_ns();
+		copy_request_id(q, r);
+		q->sent_cap = q->max_tokens + 1;
+		if (!(q->sent = malloc((size_t)q->sent_cap * sizeof *q->sent))) {
+			free(q);
+			json_error(c, 500, "InternalServerError", "out of memory");
+			goto done;
+		}
+	}
 	sim_rng_seed(&q->rng, cfg->seed * 0x9e3779b97f4a7c15ULL + q->id);
 	/* the natural length of an answer when EOS is not ignored: geometric */
 	q->target = q->max_tokens;
@@ -332,6 +373,7 @@ static void handle_generate(sim_server *s, net_conn *c, const char *body, size_t
 	}
 	q->drop_at = q->stall_at = q->malformed_at = -1;
 	if (sim_rng_uniform(&q->rng) < cfg->fail_rate) {
+		free(q->sent);
 		free(q);
 		json_error(c, 500, "InternalServerError", "injected failure (--fail-rate)");
 		goto done;
@@ -360,6 +402,7 @@ void sim_seq_free(sim_server *s, seq *q)
 	if (q->conn)
 		net_conn_set_data(q->conn, NULL);
 	ib_buf_free(&q->text);
+	free(q->sent);
 	free(q);
 }
 
@@ -374,7 +417,7 @@ static void stream_tokens(sim_server *s, seq *q, int n, bool last)
 {
 	ib_buf *out = net_conn_out(q->conn);
 	ib_buf *b = &s->scratch;
-	const char *model = s->cfg.served_model_name;
+	const char *model = q->model;
 	const char *finish = !last ? "null" : q->target < q->max_tokens ? "\"stop\"" : "\"length\"";
 	if (q->malformed_at >= 0 && q->generated >= q->malformed_at) {
 		q->malformed_at = -1;
@@ -439,14 +482,14 @@ static void respond_whole(sim_server *s, seq *q)
 			      "{\"id\":\"chatcmpl-%llu\",\"object\":\"chat.completion\",\"created\":%lld,"
 			      "\"model\":\"%s\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
 			      "\"content\":\"%s\"},\"logprobs\":null,\"finish_reason\":\"%s\"}],",
-			      (unsigned long long)q->id, (long long)s->created, s->cfg.served_model_name,
+			      (unsigned long long)q->id, (long long)s->created, q->model,
 			      q->text.data ? q->text.data : "", finish);
 	} else {
 		ib_buf_printf(b,
 			      "{\"id\":\"cmpl-%llu\",\"object\":\"text_completion\",\"created\":%lld,"
 			      "\"model\":\"%s\",\"choices\":[{\"index\":0,\"text\":\"%s\",\"logprobs\":null,"
 			      "\"finish_reason\":\"%s\",\"stop_reason\":null}],",
-			      (unsigned long long)q->id, (long long)s->created, s->cfg.served_model_name,
+			      (unsigned long long)q->id, (long long)s->created, q->model,
 			      q->text.data ? q->text.data : "", finish);
 	}
 	ib_buf_printf(b, "\"usage\":{\"prompt_tokens\":%d,\"total_tokens\":%d,\"completion_tokens\":%d}}",
@@ -508,6 +551,10 @@ void sim_emit(sim_server *s, seq *q, int n, bool last)
 		stream_tokens(s, q, n, last);
 	else
 		append_words(q, &q->text, n);
+	if (q->sent && q->nsent < q->sent_cap) { /* --trace: the chunk leaves now */
+		net_conn_flush(q->conn);
+		q->sent[q->nsent++] = ib_now_ns();
+	}
 	q->generated += n;
 	if (q->stall_at >= 0 && q->generated > q->stall_at && !last) {
 		q->stall_at = -1;
@@ -516,6 +563,8 @@ void sim_emit(sim_server *s, seq *q, int n, bool last)
 	}
 	if (last) {
 		sim_hist_observe(&s->m.e2e, (double)(now - q->arrival_ns) * 1e-9 * scale);
+		if (q->sent)
+			trace_write(s, q);
 		s->m.requests_ok++;
 		if (!q->stream)
 			respond_whole(s, q);
@@ -551,7 +600,7 @@ static void on_request(net_conn *c, const net_http_msg *r, const char *body, siz
 			json_error(c, 405, "MethodNotAllowed", "use POST");
 			return;
 		}
-		handle_generate(s, c, body, len, chat);
+		handle_generate(s, c, r, body, len, chat);
 		return;
 	}
 	if (path_is(r, "/tokenize") || path_is(r, "/detokenize")) {
@@ -566,6 +615,16 @@ static void on_request(net_conn *c, const net_http_msg *r, const char *body, siz
 		handle_tokenize(s, c, body, len, path_is(r, "/detokenize"));
 		return;
 	}
+	if (path_is(r, "/start_profile") || path_is(r, "/stop_profile")) { /* as vLLM: an empty 200 */
+		if (!method_is(r, "POST")) {
+			json_error(c, 405, "MethodNotAllowed", "use POST");
+			return;
+		}
+		bool start = path_is(r, "/start_profile");
+		fprintf(stderr, "infbench sim: profiler %s (no trace is written)\n", start ? "started" : "stopped");
+		net_conn_respond(c, 200, "application/json", "", 0, NULL);
+		return;
+	}
 	if (path_is(r, "/health") || path_is(r, "/v1/models") || path_is(r, "/metrics")) {
 		if (!method_is(r, "GET") && !method_is(r, "HEAD")) {
 			json_error(c, 405, "MethodNotAllowed", "use GET");
@@ -576,11 +635,17 @@ static void on_request(net_conn *c, const net_http_msg *r, const char *body, siz
 		if (path_is(r, "/health")) {
 			net_conn_respond(c, 200, "application/json", "{}", 2, NULL);
 		} else if (path_is(r, "/v1/models")) {
+			long long ctx = (long long)(s->cap.kv_blocks * s->cfg.block_size);
 			ib_buf_printf(b,
 				      "{\"object\": \"list\", \"data\": [{\"id\": \"%s\", \"object\": \"model\", "
-				      "\"created\": %lld, \"owned_by\": \"infbench-sim\", \"max_model_len\": %lld}]}",
-				      s->cfg.served_model_name, (long long)s->created,
-				      (long long)(s->cap.kv_blocks * s->cfg.block_size));
+				      "\"created\": %lld, \"owned_by\": \"infbench-sim\", \"max_model_len\": %lld}",
+				      s->cfg.served_model_name, (long long)s->created, ctx);
+			for (size_t i = 0; i < s->cfg.nlora; i++)
+				ib_buf_printf(b,
+					      ", {\"id\": \"%s\", \"object\": \"model\", \"created\": %lld, "
+					      "\"owned_by\": \"infbench-sim\", \"parent\": \"%s\", \"max_model_len\": %lld}",
+					      s->cfg.lora[i], (long long)s->created, s->cfg.served_model_name, ctx);
+			ib_buf_puts(b, "]}");
 			net_conn_respond(c, 200, "application/json", b->data, b->len, NULL);
 		} else {
 			sim_metrics_render(s, b);

@@ -181,10 +181,19 @@ static void schedule(sim_server *s)
 		}
 		return;
 	}
-	double dur = sim_step_time(c, &st) / c->time_scale;
+	int64_t at;
+	if (c->pace > 0) { /* on a fixed grid, so that late wake-ups do not add up */
+		int64_t every = (int64_t)(1e9 / c->pace);
+		at = s->step_at + every;
+		if (at < now)
+			at = now + every;
+	} else {
+		at = now + (int64_t)(sim_step_time(c, &st) / c->time_scale * 1e9);
+	}
 	s->step = st;
+	s->step_at = at;
 	s->step_armed = true;
-	net_timer_arm(s->loop, &s->step_timer, now + (int64_t)(dur * 1e9));
+	net_timer_arm(s->loop, &s->step_timer, at);
 }
 
 static void on_step(net_loop *l, net_timer *t)

@@ -9,6 +9,7 @@ typedef enum { SEQ_WAITING, SEQ_RUNNING, SEQ_DONE } seq_state;
 typedef struct seq seq;
 struct seq {
 	uint64_t id;
+	const char *model; /* the served name or the LoRA adapter asked for */
 	net_conn *conn; /* NULL once the client is gone */
 	bool chat, stream, include_usage, ignore_eos;
 	int prompt_tokens;
@@ -26,6 +27,12 @@ struct seq {
 	/* faults planned for this request: token index where they strike, -1 none */
 	int drop_at, stall_at, malformed_at;
 	int64_t stall_until; /* wall ns */
+	/* --trace: the X-Request-Id, when the request is received and when
+	 * each chunk left (ib_now_ns); one allocation per request */
+	char req_id[72];
+	int64_t recv_ns;
+	int64_t *sent;
+	int nsent, sent_cap;
 	ib_buf text;     /* non-streaming: the whole completion */
 	seq *prev, *next; /* in the waiting or running list */
 	sim_server *srv;
@@ -69,6 +76,7 @@ struct sim_server {
 	net_timer step_timer;
 	bool step_armed;
 	sim_step step; /* the step in flight */
+	int64_t step_at; /* when the step in flight ends (paced: the grid) */
 	uint64_t next_id;
 	sim_metrics m;
 	ib_buf scratch;

@@ -12,6 +12,7 @@
 #define IB_SIM_H
 
 #include "fmt/fmt.h"
+#include <stdio.h>
 #include "net/net.h"
 
 struct tok;
@@ -57,6 +58,8 @@ typedef struct {
 	const char *host;
 	int port;
 	const char *served_model_name;
+	const char *const *lora; /* LoRA adapter names, also served (vLLM's --lora-modules) */
+	size_t nlora;
 	/* performance model */
 	sim_hw hw;
 	sim_model model;
@@ -79,6 +82,10 @@ typedef struct {
 	int mean_output_len;      /* natural length when ignore_eos is false */
 	double time_scale;        /* model runs this many times faster than real time */
 	bool max_speed;           /* no model: stream as fast as the client reads */
+	double pace;              /* > 0: no model; a step every 1/pace s (real time) */
+	/* per streamed request, one JSON line with the moments its chunks left
+	 * (docs/sim.md); NULL: none. Owned by the caller. */
+	FILE *trace;
 	/* exact token counts (NULL: estimated); owned by the caller */
 	struct tok *tokenizer;
 	const struct chat_tmpl *chat_template; /* for chat prompt counts, or NULL */
@@ -87,7 +94,6 @@ typedef struct {
 	uint64_t seed;
 	double fail_rate, drop_rate, stall_rate, malformed_rate;
 	double stall_ms;
-	bool quiet;
 } sim_config;
 
 /* Defaults: H100, llama3-8b, bf16, TP 1, vLLM-like scheduler settings. */

@@ -189,6 +189,42 @@ itl=$(json_num "$tmp/kt.json" mean_itl_ms)
 [ "$rc" = 0 ] && [ "$(json_num "$tmp/kt.json" completed)" = 20 ] &&
 	awk -v i="$itl" 'BEGIN { exit !(i > 0.01 && i < 5) }' && ok || no "--kernel-timestamps: exit $rc, mean ITL $itl ms"
 
+# -- 7c. --profile: /start_profile after the warmup, /stop_profile at the end;
+#        --lora-modules: every request names an adapter the server has
+start_sim --time-scale 50 --lora-modules ada=/x bob
+"$bin" bench --model llama3-8b --tokenizer "$tokdir" --port "$port" --dataset-name random \
+	--random-input-len 32 --random-output-len 8 --num-prompts 12 --max-concurrency 3 --num-warmups 2 \
+	--profile --lora-modules ada bob --save-result --result-dir "$tmp" --result-filename lora.json \
+	>"$tmp/lora.out" 2>"$tmp/lora.err"
+rc=$?
+seq_lines=$(grep -E '^(Warmup completed|Starting profiler|Profiler started|Starting main|Stopping profiler|Profiler stopped)' \
+	"$tmp/lora.out" | tr '\n' '|')
+[ "$rc" = 0 ] && [ "$(json_num "$tmp/lora.json" completed)" = 12 ] &&
+	[ "$seq_lines" = "Warmup completed.|Starting profiler...|Profiler started|Starting main benchmark run...|Stopping profiler...|Profiler stopped|" ] &&
+	grep -q 'profiler started' "$tmp/sim.err" && grep -q 'profiler stopped' "$tmp/sim.err" && ok ||
+	no "--profile --lora-modules: exit $rc, lines '$seq_lines', $(tail -2 "$tmp/lora.err")"
+# an adapter the server lacks: every request fails (404), exit 1
+"$bin" bench --model llama3-8b --tokenizer "$tokdir" --port "$port" --dataset-name random \
+	--random-input-len 32 --random-output-len 8 --num-prompts 4 --lora-modules nope \
+	--save-result --result-dir "$tmp" --result-filename nolora.json >/dev/null 2>&1
+rc=$?
+[ "$rc" = 1 ] && [ "$(json_num "$tmp/nolora.json" completed)" = 0 ] && ok || no "unknown adapter: exit $rc"
+
+# -- 7d. paced simulator and its trace: a chunk every 10 ms per stream; the
+#        trace names each request (X-Request-Id) and stamps each chunk
+start_sim --pace 100 --trace "$tmp/trace.jsonl"
+"$bin" bench --model llama3-8b --tokenizer "$tokdir" --port "$port" --dataset-name random \
+	--random-input-len 16 --random-output-len 20 --random-range-ratio 1 --num-prompts 8 --max-concurrency 8 \
+	--ignore-eos --save-result --result-dir "$tmp" --result-filename paced.json >/dev/null 2>&1
+rc=$?
+kill -TERM "$simpid" && wait "$simpid" 2>/dev/null
+simpid=
+itl=$(json_num "$tmp/paced.json" mean_itl_ms)
+ids=$(grep -o '"id": "infbench-[0-9]*"' "$tmp/trace.jsonl" 2>/dev/null | sort -u | wc -l)
+stamps=$(grep -o '"sent_ns": \[[0-9, ]*\]' "$tmp/trace.jsonl" 2>/dev/null | awk -F, '{ n += NF } END { print n + 0 }')
+[ "$rc" = 0 ] && [ "$ids" = 8 ] && [ "$stamps" = 160 ] && awk -v i="$itl" 'BEGIN { exit !(i > 8 && i < 14) }' && ok ||
+	no "--pace 100 --trace: exit $rc, mean ITL $itl ms, $ids ids, $stamps stamps"
+
 # -- 8. no server: every request fails with the connection error, exit 1 after the JSON
 "$bin" bench --model m --tokenizer "$tokdir" --port 1 --dataset-name random --random-input-len 16 \
 	--random-output-len 4 --num-prompts 3 --save-result --save-detailed --result-dir "$tmp" \
@@ -203,6 +239,11 @@ rc=$?
 [ $? = 1 ] && grep -q 'Unknown dataset: sharegpt' "$tmp/e" && ok || no "the reference's dataset default"
 "$bin" bench --dataset-name random >/dev/null 2>"$tmp/e"
 [ $? = 2 ] && grep -q 'required: --model' "$tmp/e" && ok || no "--model required"
+
+"$bin" sim --pace 50 --max-speed >/dev/null 2>"$tmp/e"
+[ $? = 2 ] && grep -q 'exclude each other' "$tmp/e" && ok || no "sim --pace with --max-speed accepted"
+"$bin" sim --lora-modules 'a"b' >/dev/null 2>"$tmp/e"
+[ $? = 2 ] && grep -q 'bad adapter name' "$tmp/e" && ok || no "sim --lora-modules with a quote accepted"
 
 echo "bench: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -143,3 +143,27 @@ Test(sha256, known_digests)
 	cr_assert_eq(d[1], 0xc7);
 	cr_assert_eq(d[31], 0xd0);
 }
+
+/* Python's random.seed(s); [random.choice(range(n)) for n in ns], as
+ * CPython 3.11 printed them */
+Test(rng, python_random_choice)
+{
+	static const uint64_t ns[] = {1, 2, 3, 5, 7, 1000, (1ULL << 40) + 3};
+	static const struct {
+		int64_t seed;
+		uint64_t want[7];
+	} cases[] = {
+		{0, {0, 1, 0, 2, 4, 497, 788025983492ULL}},
+		{1, {0, 0, 1, 0, 3, 779, 1037017667747ULL}},
+		{42, {0, 0, 2, 2, 1, 228, 191320892468ULL}},
+		{4294967301LL, {0, 1, 1, 4, 6, 14, 1090809881224ULL}},
+		{-3, {0, 0, 1, 4, 3, 640, 144228661501ULL}},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		ib_mt m;
+		ib_mt_py_seed(&m, cases[c].seed);
+		for (size_t i = 0; i < 7; i++)
+			cr_expect_eq(ib_mt_py_randbelow(&m, ns[i]), cases[c].want[i], "seed %lld, n %llu",
+				     (long long)cases[c].seed, (unsigned long long)ns[i]);
+	}
+}
