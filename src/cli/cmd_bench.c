@@ -430,11 +430,22 @@ int cmd_bench(int argc, char **argv)
 		.progress = !OPT("--disable-tqdm")->seen && isatty(2),
 	};
 	ib_buf stats = {0};
+	/* the reference's parallel path announces its chunks ("worker
+	 * processes") and its time; the threads doing the work are
+	 * --prompt-threads */
+	size_t chunk = workers > 1 ? (n + (size_t)workers - 1) / (size_t)workers : 0;
+	if (chunk && n) {
+		printf("Generating %zu prompts using %zu worker processes...\n", n, (n + chunk - 1) / chunk);
+		fflush(stdout);
+	}
+	int64_t gen0 = ib_now_ns();
 	if (bench_random_dataset(a, &bt, &global, &ro, &prompts, &stats, &e)) {
 		cli_error("infbench bench", "building the prompts", &e);
 		ib_buf_free(&stats);
 		goto out;
 	}
+	if (chunk && n)
+		printf("Prompt generation completed in %.1fs\n", (double)(ib_now_ns() - gen0) * 1e-9);
 	fputs(stats.data ? stats.data : "", stdout);
 	ib_buf_free(&stats);
 	results = calloc(n + 1, sizeof *results);
