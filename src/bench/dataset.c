@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* memmem */
 /* The random dataset of the reference client, bit for bit (D1–D12). */
 #include "bench/bench.h"
 #include "chat/chat.h"
@@ -11,7 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-/* transformers' clean_up_tokenization: ten replacements, in this order */
+/* transformers' clean_up_tokenization: ten replacements, in this order,
+ * each a left-to-right scan like Python's str.replace. Every one drops the
+ * leading space, so the text only shrinks and is rewritten in place. */
 static void cleanup(ib_buf *b, size_t from)
 {
 	static const char *const pairs[][2] = {
@@ -21,18 +24,23 @@ static void cleanup(ib_buf *b, size_t from)
 	for (size_t p = 0; p < 10; p++) {
 		const char *f = pairs[p][0], *r = pairs[p][1];
 		size_t fl = strlen(f), rl = strlen(r);
-		size_t w = from;
-		for (size_t i = from; i < b->len;) {
-			if (b->len - i >= fl && !memcmp(b->data + i, f, fl)) {
-				memmove(b->data + w, r, rl);
-				w += rl;
-				i += fl;
-			} else {
-				b->data[w++] = b->data[i++];
-			}
+		char *d = b->data;
+		char *hit = memmem(d + from, b->len - from, f, fl);
+		if (!hit)
+			continue;
+		size_t w = (size_t)(hit - d), i = w; /* write and read positions, w <= i */
+		while (hit) {
+			size_t seg = (size_t)(hit - d) - i;
+			memmove(d + w, d + i, seg);
+			w += seg;
+			memcpy(d + w, r, rl);
+			w += rl;
+			i += seg + fl;
+			hit = memmem(d + i, b->len - i, f, fl);
 		}
-		b->len = w;
-		b->data[w] = '\0';
+		memmove(d + w, d + i, b->len - i);
+		b->len = w + (b->len - i);
+		d[b->len] = '\0';
 	}
 }
 
