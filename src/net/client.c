@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { READ_SIZE = 64 * 1024 };
+enum { READ_SIZE = 16 * 1024 }; /* per connection: thousands of them, each page faulted in */
 
 typedef enum { C_IDLE, C_CONNECTING, C_SENDING, C_HEAD, C_BODY } cstate;
 
