@@ -139,7 +139,8 @@ static void tokenizer_sha(const char *path, char hex[65])
 }
 
 /* The workload fingerprint: what was asked of the server, exactly. */
-static ib_val *workload(ib_arena *a, const bench_prompt *ps, size_t n, const char *tokpath, uint32_t seed)
+static ib_val *workload(ib_arena *a, const bench_prompt *ps, size_t n, const char *tokpath, uint32_t seed,
+			double gen_seconds)
 {
 	ib_sha256 all, prompts;
 	ib_sha256_init(&all);
@@ -169,6 +170,7 @@ static ib_val *workload(ib_arena *a, const bench_prompt *ps, size_t n, const cha
 	ib_map_set(a, w, "tokenizer_sha256", ib_v_str(a, h3));
 	ib_map_set(a, w, "seed", ib_v_int(a, seed));
 	ib_map_set(a, w, "num_prompts", ib_v_int(a, (int64_t)n));
+	ib_map_set(a, w, "generation_seconds", ib_v_float(a, gen_seconds));
 	return w;
 }
 
@@ -444,8 +446,9 @@ int cmd_bench(int argc, char **argv)
 		ib_buf_free(&stats);
 		goto out;
 	}
+	double gen_s = (double)(ib_now_ns() - gen0) * 1e-9;
 	if (chunk && n)
-		printf("Prompt generation completed in %.1fs\n", (double)(ib_now_ns() - gen0) * 1e-9);
+		printf("Prompt generation completed in %.1fs\n", gen_s);
 	fputs(stats.data ? stats.data : "", stdout);
 	ib_buf_free(&stats);
 	results = calloc(n + 1, sizeof *results);
@@ -544,7 +547,7 @@ int cmd_bench(int argc, char **argv)
 	bench_scrape after;
 	scrape(host, port, &after);
 	ib_map_set(a, r, "server_metrics", bench_scrape_diff(a, &sc.before, &after));
-	ib_map_set(a, r, "workload", workload(a, prompts, n, tokpath, (uint32_t)INT("--seed", 0)));
+	ib_map_set(a, r, "workload", workload(a, prompts, n, tokpath, (uint32_t)INT("--seed", 0), gen_s));
 	fputs(out.data, stdout);
 	fflush(stdout);
 	int64_t completed = ib_map_get(r, "completed")->i;
