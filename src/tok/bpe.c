@@ -293,8 +293,12 @@ static int word(tok_bpe *m, const char *s, size_t len, tok_ids *out, ib_error *e
 		return 0;
 	uint64_t h = tok_hash(s, len);
 	struct tok_centry *slot = NULL;
-	/* the cache holds whole-word vocabulary hits (ignore_merges) as well as
-	 * merge results: same answers, fewer lookups in the big tables */
+	/* ignore_merges: a word in the vocabulary is its own token, found with
+	 * one probe; caching it too would only cost a copy (and, on text of
+	 * many distinct words, cache resets) */
+	if (m->ignore_merges && tok_smap_get_h(&m->vocab, s, len, h, &id))
+		return push_id(out, id);
+	/* the cache holds merge results */
 	if (len < CACHE_MAX_LEN) {
 		if (!m->cache) {
 			m->cache = calloc(CACHE_SLOTS, sizeof *m->cache);
@@ -311,9 +315,7 @@ static int word(tok_bpe *m, const char *s, size_t len, tok_ids *out, ib_error *e
 		}
 	}
 	size_t nsym = 0, before = out->n;
-	if (m->ignore_merges && tok_smap_get_h(&m->vocab, s, len, h, &id)) {
-		rc = push_id(out, id);
-	} else if (!(rc = initial_symbols(m, s, len, &nsym, e)) && !(rc = merge_all(m, nsym))) {
+	if (!(rc = initial_symbols(m, s, len, &nsym, e)) && !(rc = merge_all(m, nsym))) {
 		for (size_t k = 0; k < nsym && !rc; k++)
 			if (m->sym[k].len)
 				rc = push_id(out, m->sym[k].id);
