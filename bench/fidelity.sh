@@ -16,7 +16,8 @@ set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$root/build/infbench}
 tok=$root/fixtures/tokenizers/llama3
-ref=${REF_CLIENT:-$root/../shared/tools/reference-client/run-python-client.sh}
+ref=${REF_CLIENT:-$root/../shared/tools/reference-client}
+[ -d "$ref" ] && ref=$ref/run-python-client.sh
 mirror=${IX_MIRROR:-/work/.mirror/SemiAnalysisAI+InferenceX/repo}
 streams=${STREAMS:-1024} pace=${PACE:-50} osl=${OSL:-250} prompts=${PROMPTS:-2048}
 [ -x "$bin" ] || { echo "no infbench binary at $bin (run make)"; exit 1; }
