@@ -245,6 +245,10 @@ int cmd_sim(int argc, char **argv)
 		status = args_error(&p, NULL, "--pace and --max-speed exclude each other");
 		goto out;
 	}
+	if (c.max_speed && args_get(&p, "--trace")->seen) {
+		status = args_error(&p, NULL, "--trace records steps: it needs the model or --pace, not --max-speed");
+		goto out;
+	}
 	if ((o = args_get(&p, "--spec-method"))->seen)
 		c.spec_method = o->vals[0];
 	if (rc) {
