@@ -116,6 +116,17 @@ with open(sys.argv[2], "w") as f:
 EOF
 
 # check_agg MODE RAW AGG SIDECAR: one "ok - "/"not ok - " line per check
+tally() { # tally LABEL < checker output: count its "ok - " and "not ok - " lines
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "${line#ok - }" ;;
+		"not ok - "*) no "${line#not ok - }" ;;
+		*) no "$1: checker: $line" ;;
+		esac
+	done
+}
+
 check_agg() {
 	"$py" - "$@" <<'EOF'
 import json, math, sys
@@ -228,14 +239,7 @@ run_ref single "${base_env[@]}" RESULT_FILENAME="$name" TP=4 PP_SIZE=2 DCP_SIZE=
 agg=$work/agg_$name.json
 if [ -s "$agg" ] && "$py" -c 'import json,sys; json.load(open(sys.argv[1]))' "$agg" 2>/dev/null; then
 	ok "single-node: agg_$name.json written"
-	out=$(check_agg single-node "$work/$name.json" "$agg" "$work/power_validation_$name.json" 2>&1)
-	while IFS= read -r line; do
-		case $line in
-		"ok - "*) ok "${line#ok - }" ;;
-		"not ok - "*) no "${line#not ok - }" ;;
-		*) no "single-node: checker: $line" ;;
-		esac
-	done <<<"$out"
+	tally single-node < <(check_agg single-node "$work/$name.json" "$agg" "$work/power_validation_$name.json" 2>&1)
 else
 	no "single-node: no agg_$name.json"
 fi
@@ -265,14 +269,7 @@ run_ref multi "${base_env[@]}" DISAGG=true RESULT_FILENAME="$mname" IS_MULTINODE
 magg=$work/agg_$mname.json
 if [ -s "$magg" ]; then
 	ok "multinode: agg_$mname.json written"
-	out=$(check_agg multinode "$work/$mname.json" "$magg" "$work/power_validation_$mname.json" 2>&1)
-	while IFS= read -r line; do
-		case $line in
-		"ok - "*) ok "${line#ok - }" ;;
-		"not ok - "*) no "${line#not ok - }" ;;
-		*) no "multinode: checker: $line" ;;
-		esac
-	done <<<"$out"
+	tally multinode < <(check_agg multinode "$work/$mname.json" "$magg" "$work/power_validation_$mname.json" 2>&1)
 else
 	no "multinode: no agg_$mname.json"
 fi
