@@ -77,5 +77,38 @@ else
 fi
 rm -f "$log" "$portfile"
 
+# the client under valgrind against a paced, tracing simulator under valgrind:
+# prompt threads, the profiler calls, LoRA names, the trace
+tok=$root/fixtures/tokenizers/llama3
+if [ -f "$tok/tokenizer.json" ]; then
+	slog=${TMPDIR:-/tmp}/vg-psim.$$ blog=${TMPDIR:-/tmp}/vg-bench.$$ trace=${TMPDIR:-/tmp}/vg-trace.$$
+	rm -f "$portfile"
+	valgrind -q --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all \
+		"$bin" sim --port 0 --port-file "$portfile" --pace 100 --trace "$trace" --lora-modules ada \
+		--served-model-name m --duration 300 >/dev/null 2>"$slog" &
+	vgpid=$!
+	for _ in $(seq 1 400); do [ -s "$portfile" ] && break; sleep 0.05; done
+	valgrind -q --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all --error-exitcode=99 \
+		"$bin" bench --model m --tokenizer "$tok" --port "$(cat "$portfile" 2>/dev/null)" \
+		--dataset-name random --random-input-len 48 --random-output-len 4 --num-prompts 6 \
+		--max-concurrency 3 --num-warmups 1 --use-chat-template --prompt-threads 2 --random-num-workers 2 \
+		--profile --lora-modules ada m --ignore-eos >/dev/null 2>"$blog"
+	rc=$?
+	kill -TERM "$vgpid" 2>/dev/null
+	wait "$vgpid"
+	lines=$(wc -l <"$trace" 2>/dev/null)
+	if [ "$rc" = 0 ] && [ "${lines:-0}" -ge 6 ] && ! grep -q '==[0-9]*==' "$slog" "$blog"; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL client and paced simulator under valgrind: exit $rc, ${lines:-0} trace lines"
+		grep -h '==[0-9]*==' "$slog" "$blog" | head -n 20
+		fail=$((fail + 1))
+	fi
+	rm -f "$slog" "$blog" "$trace" "$portfile"
+else
+	echo "FAIL client under valgrind: fixtures missing (make fixtures)"
+	fail=$((fail + 1))
+fi
+
 echo "valgrind: $pass passed, $fail failed"
 [ "$fail" = 0 ]
