@@ -4,8 +4,8 @@
 # grid), the simulator on core 0 and the client on core 1. The simulator
 # writes each chunk at once and records when it left (--trace); the client's
 # TTFT and ITL are compared with that record, gap by gap (bench/fidelity.py).
-#   1. infbench bench (user-space receive times);
-#   2. infbench bench --kernel-timestamps (SO_TIMESTAMPNS);
+#   1. infbench bench (its default: the kernel's receive times, SO_TIMESTAMPNS);
+#   2. infbench bench --user-timestamps (stamped when read, as the reference);
 #   3. the unmodified reference client, when it can run (see bench/client.sh),
 #      by distribution (it sends no request ids).
 # Targets: client mean ITL within 1% of the true 20 ms; p99 of the per-gap
@@ -76,10 +76,10 @@ echo "timing fidelity: $streams streams x $pace tok/s against infbench sim --pac
 printf '%-34s %9s %9s %8s %9s %9s %9s %9s  %s\n' client "ITL mean" "true" "err %" "ITL p99" "true p99" \
 	"gap err" "TTFT err" "target (mean 1%, p99 gap err < 1 ms)"
 printf '%-34s %9s %9s %8s %9s %9s %9s %9s\n' "" "" "" "" "" "" p99 p99
-ours user
-report "infbench bench" user "$out/user.json"
-ours kernel --kernel-timestamps
-report "infbench bench --kernel-timestamps" kernel "$out/kernel.json"
+ours kernel
+report "infbench bench" kernel "$out/kernel.json"
+ours user --user-timestamps
+report "infbench bench --user-timestamps" user "$out/user.json"
 if [ -x "$ref" ] && [ -d "$mirror" ] && /usr/bin/python3 -c 'import aiohttp, numpy' 2>/dev/null; then
 	start_sim py
 	rf=$(IX_MIRROR=$mirror "$ref" --port "$port" --isl 16 --osl "$osl" --num-prompts "$prompts" \

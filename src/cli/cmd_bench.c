@@ -175,7 +175,7 @@ static ib_val *workload(ib_arena *a, const bench_prompt *ps, size_t n, const cha
 }
 
 static void health(ib_arena *a, ib_val *out, const bench_result *res, size_t n, const bench_run_stats *st,
-		   double rate, size_t conc)
+		   double rate, bool kernel_ts)
 {
 	double *lag = calloc(n + 1, sizeof *lag);
 	double *ti = calloc(n + 1, sizeof *ti), *ei = calloc(n + 1, sizeof *ei);
@@ -205,12 +205,14 @@ static void health(ib_arena *a, ib_val *out, const bench_result *res, size_t n, 
 	double judged = isinf(rate) ? st->loop_lag_p99 * 1000 : p99;
 	bool bound = judged > 1.0;
 	ib_map_set(a, h, "client_bound", ib_v_bool(a, bound));
-	char why[256];
+	char why[300];
 	if (bound)
-		snprintf(why, sizeof why, "the client's %s p99 is %.2f ms (> 1 ms): its own delays inflate the latencies",
-			 isinf(rate) ? "event-loop lag" : "schedule lag", judged);
+		snprintf(why, sizeof why, "the client's %s p99 is %.2f ms (> 1 ms): %s",
+			 isinf(rate) ? "event-loop lag" : "schedule lag", judged,
+			 kernel_ts ? "its own delays hold requests back (chunk times come from the kernel)"
+				   : "its own delays inflate the latencies");
 	ib_map_set(a, h, "reason", bound ? ib_v_str(a, why) : ib_v_null(a));
-	(void)conc;
+	ib_map_set(a, h, "timestamps", ib_v_str(a, kernel_ts ? "kernel" : "user"));
 	ib_map_set(a, out, "client_health", h);
 	ib_val *in = ib_v_map(a);
 	ib_map_set(a, in, "ttft_mean_ms", ib_v_float(a, bench_mean(ti, k) * 1000));
@@ -274,7 +276,8 @@ int cmd_bench(int argc, char **argv)
 		{.name = "--lora-modules", .kind = ARG_MANY, .metavar = "M", .help = "a module at random per request (its JSON 'model')"},
 		{.name = "--num-warmups", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "warmup requests (default 0)"},
 		{.name = "--keep-alive", .kind = ARG_FLAG, .help = "infbench: reuse connections (default: one per request, as the reference)"},
-		{.name = "--kernel-timestamps", .kind = ARG_FLAG, .help = "infbench: chunk times from SO_TIMESTAMPNS"},
+		{.name = "--kernel-timestamps", .kind = ARG_FLAG, .help = "infbench: chunk times from SO_TIMESTAMPNS (the default)"},
+		{.name = "--user-timestamps", .kind = ARG_FLAG, .help = "infbench: chunk times when the client has read them, as the reference"},
 		{.name = "--threads", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "infbench: event-loop threads for very high rates (default 1)"},
 		{.name = "--prompt-threads", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "infbench: prompt generation threads (default: one per CPU; same prompts for any N)"},
 		{.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
@@ -360,6 +363,10 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (INT("--threads", 1) < 1 || INT("--threads", 1) > 256) {
 		status = args_error(&p, NULL, "argument --threads: must be 1..256");
+		goto out;
+	}
+	if (OPT("--kernel-timestamps")->seen && OPT("--user-timestamps")->seen) {
+		status = args_error(&p, NULL, "--kernel-timestamps and --user-timestamps exclude each other");
 		goto out;
 	}
 	if (INT("--prompt-threads", 0) < 0 || INT("--prompt-threads", 0) > 256) {
@@ -469,7 +476,7 @@ int cmd_bench(int argc, char **argv)
 		.rng = &global,
 		.num_warmups = (size_t)INT("--num-warmups", 0),
 		.keep_alive = OPT("--keep-alive")->seen,
-		.kernel_timestamps = OPT("--kernel-timestamps")->seen,
+		.kernel_timestamps = !OPT("--user-timestamps")->seen,
 		.threads = (int)INT("--threads", 1),
 		.keep_text = OPT("--save-detailed")->seen,
 		.progress = !OPT("--disable-tqdm")->seen && isatty(2),
@@ -543,7 +550,7 @@ int cmd_bench(int argc, char **argv)
 		fprintf(stderr, "infbench bench: error: out of memory\n");
 		goto out;
 	}
-	health(a, r, results, n, &st, rate, conc);
+	health(a, r, results, n, &st, rate, cfg.kernel_timestamps);
 	bench_scrape after;
 	scrape(host, port, &after);
 	ib_map_set(a, r, "server_metrics", bench_scrape_diff(a, &sc.before, &after));

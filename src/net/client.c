@@ -198,6 +198,10 @@ static void on_io(net_loop *l, net_watch *w, uint32_t ev)
 			process(c, t);
 			if (!c->open)
 				return;
+			/* a short read emptied the socket: no second read just to
+			 * meet EAGAIN (level-triggered: more data wakes us again) */
+			if ((size_t)n < iov.iov_len)
+				return;
 			continue;
 		}
 		if (n == 0) {

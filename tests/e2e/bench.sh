@@ -180,14 +180,18 @@ gen=$(metric 'vllm:generation_tokens_total')
 [ "$rc" = 0 ] && [ "$c" = 60 ] && [ "${gen%.*}" = "$out_total" ] && ok ||
 	no "--threads 3: exit $rc, completed $c, client $out_total tokens, sim $gen"
 
-# -- 7b. kernel receive timestamps give the same picture
+# -- 7b. the reference's user-space stamps give the same picture as the
+#        kernel's receive times (the default)
 "$bin" bench --model llama3-8b --tokenizer "$tokdir" --port "$port" --dataset-name random \
 	--random-input-len 64 --random-output-len 32 --num-prompts 20 --max-concurrency 4 --ignore-eos \
-	--kernel-timestamps --save-result --result-dir "$tmp" --result-filename kt.json >/dev/null 2>&1
+	--user-timestamps --save-result --result-dir "$tmp" --result-filename kt.json >/dev/null 2>&1
 rc=$?
 itl=$(json_num "$tmp/kt.json" mean_itl_ms)
-[ "$rc" = 0 ] && [ "$(json_num "$tmp/kt.json" completed)" = 20 ] &&
-	awk -v i="$itl" 'BEGIN { exit !(i > 0.01 && i < 5) }' && ok || no "--kernel-timestamps: exit $rc, mean ITL $itl ms"
+[ "$rc" = 0 ] && [ "$(json_num "$tmp/kt.json" completed)" = 20 ] && grep -q '"timestamps": "user"' "$tmp/kt.json" &&
+	awk -v i="$itl" 'BEGIN { exit !(i > 0.01 && i < 5) }' && ok || no "--user-timestamps: exit $rc, mean ITL $itl ms"
+grep -q '"timestamps": "kernel"' "$tmp/r1.json" && ok || no "kernel receive times are not the default"
+"$bin" bench --model m --dataset-name random --kernel-timestamps --user-timestamps >/dev/null 2>"$tmp/e"
+[ $? = 2 ] && grep -q 'exclude each other' "$tmp/e" && ok || no "both timestamp flags accepted"
 
 # -- 7c. --profile: /start_profile after the warmup, /stop_profile at the end;
 #        --lora-modules: every request names an adapter the server has
