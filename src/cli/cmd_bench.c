@@ -204,6 +204,7 @@ static void health(ib_arena *a, ib_val *out, const bench_result *res, size_t n, 
 	 * loop lag stands for it */
 	double judged = isinf(rate) ? st->loop_lag_p99 * 1000 : p99;
 	bool bound = judged > 1.0;
+	ib_map_set(a, h, "timestamps", ib_v_str(a, kernel_ts ? "kernel" : "user"));
 	ib_map_set(a, h, "client_bound", ib_v_bool(a, bound));
 	char why[300];
 	if (bound)
@@ -212,7 +213,6 @@ static void health(ib_arena *a, ib_val *out, const bench_result *res, size_t n, 
 			 kernel_ts ? "its own delays hold requests back (chunk times come from the kernel)"
 				   : "its own delays inflate the latencies");
 	ib_map_set(a, h, "reason", bound ? ib_v_str(a, why) : ib_v_null(a));
-	ib_map_set(a, h, "timestamps", ib_v_str(a, kernel_ts ? "kernel" : "user"));
 	ib_map_set(a, out, "client_health", h);
 	ib_val *in = ib_v_map(a);
 	ib_map_set(a, in, "ttft_mean_ms", ib_v_float(a, bench_mean(ti, k) * 1000));
