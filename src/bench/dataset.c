@@ -299,8 +299,10 @@ static int gen_all(gen_ctx *g, bench_tokenizer *t, ib_mt *local, int W, ib_error
 	 * load a tokenizer each (one is not shared between threads) */
 	for (long k = 1; k < T && !rc; k++) {
 		ws[k] = (gen_worker){.g = g};
-		if ((rc = bench_tokenizer_open(&ws[k].own, t->path, t->use_chat_template, t->dsv4, e)))
+		if ((rc = bench_tokenizer_open(&ws[k].own, t->path, t->use_chat_template, t->dsv4, e))) {
+			bench_tokenizer_close(&ws[k].own); /* what the failed open left */
 			break;
+		}
 		ws[k].t = &ws[k].own;
 		if (pthread_create(&ws[k].tid, NULL, gen_main, &ws[k]))
 			rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "cannot start a prompt generation thread");
