@@ -125,8 +125,7 @@ int bench_apply_template(bench_tokenizer *t, const char *content, size_t len, ib
  * count. */
 
 typedef struct {
-	uint32_t *enc; /* waiting: the encode that is short of the target */
-	size_t nenc;
+	tok_ids enc;   /* waiting: the encode that is short of the target */
 	int round;     /* waiting: the round of the correction loop */
 	bool waiting;
 	char *text;    /* done: the final prompt (malloc) */
@@ -164,20 +163,6 @@ static int encode_len(bench_tokenizer *t, const char *s, size_t n, tok_ids *ids,
 	return tok_encode(t->tok, s ? s : "", n, false, ids, e);
 }
 
-static int push_id(tok_ids *ids, uint32_t id)
-{
-	if (ids->n == ids->cap) {
-		size_t nc = ids->cap ? ids->cap * 2 : 1024;
-		uint32_t *p = realloc(ids->v, nc * sizeof *p);
-		if (!p)
-			return IB_ENOMEM;
-		ids->v = p;
-		ids->cap = nc;
-	}
-	ids->v[ids->n++] = id;
-	return 0;
-}
-
 static int oom(ib_error *e)
 {
 	return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
@@ -194,12 +179,9 @@ static int gen_prompt(gen_worker *w, size_t i, ib_mt *rng, ib_error *e)
 	int round = 0, rc;
 	bool have_enc = false;
 	if (s->waiting) {
-		w->enc.n = 0;
-		for (size_t k = 0; k < s->nenc; k++)
-			if (push_id(&w->enc, s->enc[k]))
-				return oom(e);
-		free(s->enc);
-		s->enc = NULL;
+		tok_ids_free(&w->enc); /* the waiting encode becomes the worker's */
+		w->enc = s->enc;
+		s->enc = (tok_ids){0};
 		s->waiting = false;
 		round = s->round;
 		have_enc = true;
@@ -207,10 +189,10 @@ static int gen_prompt(gen_worker *w, size_t i, ib_mt *rng, ib_error *e)
 		/* D8.1–3: the prefix, then a ramp of consecutive ids */
 		w->ids.n = 0;
 		for (int64_t j = 0; j < g->prefix; j++)
-			if (push_id(&w->ids, g->prefix_ids[j]))
+			if (tok_ids_push(&w->ids, g->prefix_ids[j]))
 				return oom(e);
 		for (int64_t j = 0; j < g->in_lens[i]; j++)
-			if (push_id(&w->ids, (uint32_t)((g->offsets[i] + (int64_t)i + j) % g->V)))
+			if (tok_ids_push(&w->ids, (uint32_t)((g->offsets[i] + (int64_t)i + j) % g->V)))
 				return oom(e);
 		w->text.len = 0;
 		if ((rc = bench_decode(t, w->ids.v, w->ids.n, &w->text, e)))
@@ -224,16 +206,14 @@ static int gen_prompt(gen_worker *w, size_t i, ib_mt *rng, ib_error *e)
 		if ((int64_t)w->enc.n < target) {
 			int64_t extra = target - (int64_t)w->enc.n;
 			if (!rng) {
-				if (!(s->enc = malloc((w->enc.n + 1) * sizeof *s->enc)))
-					return oom(e);
-				memcpy(s->enc, w->enc.v, w->enc.n * sizeof *s->enc);
-				s->nenc = w->enc.n;
+				s->enc = w->enc; /* kept as it is, the worker starts a new one */
+				w->enc = (tok_ids){0};
 				s->round = round;
 				s->waiting = true;
 				return 0;
 			}
 			for (int64_t j = 0; j < extra; j++)
-				if (push_id(&w->enc, (uint32_t)ib_mt_randint(rng, 0, g->V)))
+				if (tok_ids_push(&w->enc, (uint32_t)ib_mt_randint(rng, 0, g->V)))
 					return oom(e);
 		} else if ((int64_t)w->enc.n > target) {
 			w->enc.n = (size_t)target;
@@ -429,7 +409,7 @@ int bench_random_dataset(ib_arena *a, bench_tokenizer *t, ib_mt *g, const bench_
 out:
 	for (size_t i = 0; slots && i < N; i++) {
 		free(slots[i].text);
-		free(slots[i].enc);
+		tok_ids_free(&slots[i].enc);
 	}
 	free(slots);
 	free(prefix_ids);

@@ -65,15 +65,8 @@ static int parse_ids(const ib_val *v, tok_ids *ids, ib_error *e)
 		if (x->type != IB_V_INT || x->i < 0 || x->i > UINT32_MAX)
 			return ib_fail(e, IB_EINVAL, NULL, 0, 0,
 			               "ids[%zu]: a token id must be an integer in [0, 2^32)", k);
-		if (ids->n == ids->cap) {
-			size_t cap = ids->cap ? ids->cap * 2 : 64;
-			uint32_t *p = realloc(ids->v, cap * sizeof *p);
-			if (!p)
-				return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
-			ids->v = p;
-			ids->cap = cap;
-		}
-		ids->v[ids->n++] = (uint32_t)x->i;
+		if (tok_ids_push(ids, (uint32_t)x->i))
+			return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 	}
 	return 0;
 }

@@ -10,20 +10,6 @@
 
 enum { CACHE_MAX_LEN = 256, CACHE_SLOTS = 1 << 16 };
 
-static int push_id(tok_ids *out, uint32_t id)
-{
-	if (out->n == out->cap) {
-		size_t cap = out->cap ? out->cap * 2 : 64;
-		uint32_t *v = realloc(out->v, cap * sizeof *v);
-		if (!v)
-			return IB_ENOMEM;
-		out->v = v;
-		out->cap = cap;
-	}
-	out->v[out->n++] = id;
-	return 0;
-}
-
 static int add_sym(tok_bpe *m, size_t *n, uint32_t id, size_t len)
 {
 	if (*n == m->sym_cap) {
@@ -297,7 +283,7 @@ static int word(tok_bpe *m, const char *s, size_t len, tok_ids *out, ib_error *e
 	 * one probe; caching it too would only cost a copy (and, on text of
 	 * many distinct words, cache resets) */
 	if (m->ignore_merges && tok_smap_get_h(&m->vocab, s, len, h, &id))
-		return push_id(out, id);
+		return tok_ids_push(out, id);
 	/* the cache holds merge results */
 	if (len < CACHE_MAX_LEN) {
 		if (!m->cache) {
@@ -310,7 +296,7 @@ static int word(tok_bpe *m, const char *s, size_t len, tok_ids *out, ib_error *e
 		if (slot->klen) {
 			const uint32_t *ids = (const uint32_t *)(m->cache_pool.data + slot->ioff);
 			for (size_t k = 0; k < slot->n && !rc; k++)
-				rc = push_id(out, ids[k]);
+				rc = tok_ids_push(out, ids[k]);
 			return rc;
 		}
 	}
@@ -318,7 +304,7 @@ static int word(tok_bpe *m, const char *s, size_t len, tok_ids *out, ib_error *e
 	if (!(rc = initial_symbols(m, s, len, &nsym, e)) && !(rc = merge_all(m, nsym))) {
 		for (size_t k = 0; k < nsym && !rc; k++)
 			if (m->sym[k].len)
-				rc = push_id(out, m->sym[k].id);
+				rc = tok_ids_push(out, m->sym[k].id);
 	}
 	if (!rc && slot && out->n > before)
 		cache_store(m, slot, s, len, h, out->v + before, out->n - before);

@@ -636,17 +636,8 @@ static int encode(tok *t, const char *text, size_t len, bool add_special, tok_id
 	for (size_t i = 0; i < nx->n && !rc; i++) {
 		const tok_piece *p = &nx->v[i];
 		if (p->id >= 0) {
-			if (out->n == out->cap) {
-				size_t cap = out->cap ? out->cap * 2 : 64;
-				uint32_t *v = realloc(out->v, cap * sizeof *v);
-				if (!v) {
-					rc = IB_ENOMEM;
-					break;
-				}
-				out->v = v;
-				out->cap = cap;
-			}
-			out->v[out->n++] = (uint32_t)p->id;
+			if ((rc = tok_ids_push(out, (uint32_t)p->id)))
+				break;
 		} else {
 			rc = tok_bpe_tokenize(&t->bpe, t->pool.data + p->off, p->len, out, e);
 		}

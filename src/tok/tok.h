@@ -16,6 +16,8 @@
 
 #include "base/base.h"
 
+#include <stdlib.h>
+
 typedef struct tok tok;
 
 /* Loads a tokenizer. `path` is a tokenizer.json file, or a folder that holds
@@ -42,6 +44,22 @@ typedef struct {
 } tok_ids;
 
 void tok_ids_free(tok_ids *ids);
+
+/* Appends id, doubling the room when full; 0 or IB_ENOMEM (ids unchanged).
+ * Inline: the encoder calls it once per token. */
+static inline int tok_ids_push(tok_ids *ids, uint32_t id)
+{
+	if (ids->n == ids->cap) {
+		size_t cap = ids->cap ? ids->cap * 2 : 64;
+		uint32_t *v = realloc(ids->v, cap * sizeof *v);
+		if (!v)
+			return IB_ENOMEM;
+		ids->v = v;
+		ids->cap = cap;
+	}
+	ids->v[ids->n++] = id;
+	return 0;
+}
 
 /* Encodes `len` bytes of UTF-8 text (NULs allowed) as HuggingFace
  * `Tokenizer.encode(text, add_special_tokens)` does and appends the ids to
