@@ -177,7 +177,9 @@ void net_conn_stream_end(net_conn *c)
 }
 
 /* Writes what it can; returns false when the connection was closed. */
-static bool flush(net_conn *c)
+/* Writes as much of the output as the socket takes; -1 on a write error
+ * (not EAGAIN), which the caller deals with. */
+static int send_out(net_conn *c)
 {
 	while (c->out_off < c->out.len) {
 		ssize_t n = send(c->w.fd, c->out.data + c->out_off, c->out.len - c->out_off,
@@ -185,12 +187,18 @@ static bool flush(net_conn *c)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				break;
-			conn_close(c);
-			return false;
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
 		}
 		c->out_off += (size_t)n;
+	}
+	return 0;
+}
+
+static bool flush(net_conn *c)
+{
+	if (send_out(c)) {
+		conn_close(c);
+		return false;
 	}
 	if (c->out_off == c->out.len) {
 		c->out.len = c->out_off = 0; /* keep the capacity: no reallocation */
@@ -210,15 +218,7 @@ bool net_conn_flush(net_conn *c)
 {
 	if (c->closed)
 		return false;
-	while (c->out_off < c->out.len) {
-		ssize_t n = send(c->w.fd, c->out.data + c->out_off, c->out.len - c->out_off,
-				 MSG_NOSIGNAL);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break; /* the deferred work below meets the error again and closes */
-		c->out_off += (size_t)n;
-	}
+	send_out(c); /* an error: the deferred work below meets it again and closes */
 	bool all = c->out_off == c->out.len;
 	net_conn_mark(c); /* the rest, and the bookkeeping, at the end of the iteration */
 	return all;
