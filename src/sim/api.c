@@ -254,7 +254,7 @@ static void trace_write(sim_server *s, const seq *q)
 {
 	FILE *f = s->cfg.trace;
 	fprintf(f, "{\"id\": \"%s\", \"seq\": %llu, \"received_ns\": %lld, \"sent_ns\": [", q->req_id,
-		(unsigned long long)q->id, (long long)q->recv_ns);
+		(unsigned long long)q->id, (long long)q->arrival_ns);
 	for (int i = 0; i < q->nsent; i++)
 		fprintf(f, "%s%lld", i ? ", " : "", (long long)q->sent[i]);
 	fputs("]}\n", f);
@@ -351,9 +351,8 @@ static void handle_generate(sim_server *s, net_conn *c, const net_http_msg *r, c
 	q->ignore_eos = ib_val_truthy(ib_map_get(req, "ignore_eos"));
 	q->prompt_tokens = ptoks;
 	q->max_tokens = (int)max_tokens;
-	q->arrival_ns = net_now(s->loop);
+	q->arrival_ns = ib_now_ns(); /* the moment it was read, not the loop's cached time */
 	if (cfg->trace && q->stream) {
-		q->recv_ns = ib_now_ns();
 		copy_request_id(q, r);
 		q->sent_cap = q->max_tokens + 1;
 		if (!(q->sent = malloc((size_t)q->sent_cap * sizeof *q->sent))) {
@@ -530,7 +529,6 @@ void sim_emit(sim_server *s, seq *q, int n, bool last)
 	int64_t now = net_now(s->loop);
 	double scale = cfg->time_scale;
 	if (q->generated == 0) {
-		q->first_ns = now;
 		sim_hist_observe(&s->m.ttft, (double)(now - q->arrival_ns) * 1e-9 * scale);
 	} else {
 		sim_hist_observe(&s->m.itl, (double)(now - q->last_ns) * 1e-9 * scale);

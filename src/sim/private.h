@@ -22,15 +22,15 @@ struct seq {
 	bool plan_decode; /* decodes in the step in flight */
 	int64_t blocks;  /* KV blocks held */
 	seq_state state;
-	int64_t arrival_ns, first_ns, last_ns; /* wall clock of the loop */
+	int64_t arrival_ns;            /* when the request was read (ib_now_ns) */
+	int64_t last_ns;               /* the last emission (the loop's clock) */
 	sim_rng rng;
 	/* faults planned for this request: token index where they strike, -1 none */
 	int drop_at, stall_at, malformed_at;
 	int64_t stall_until; /* wall ns */
-	/* --trace: the X-Request-Id, when the request is received and when
-	 * each chunk left (ib_now_ns); one allocation per request */
+	/* --trace: the X-Request-Id and when each chunk left (ib_now_ns); one
+	 * allocation per request */
 	char req_id[72];
-	int64_t recv_ns;
 	int64_t *sent;
 	int nsent, sent_cap;
 	ib_buf text;     /* non-streaming: the whole completion */
