@@ -218,17 +218,6 @@ static int push_item(interp *in, cvvec *l, cv *v)
 	return 0;
 }
 
-static int make_list(interp *in, cv **items, size_t n, cv **out)
-{
-	cv *l = cv_seq(in->a, CV_LIST, n);
-	if (!l)
-		return rt_nomem(in);
-	if (n)
-		memcpy(l->l.v, items, n * sizeof *items);
-	*out = l;
-	return 0;
-}
-
 static int split(interp *in, cv *self, cargs *a, cv **out, bool right, const char *fn)
 {
 	static const char *const names[] = {"sep", "maxsplit", NULL};
@@ -355,7 +344,7 @@ static int split(interp *in, cv *self, cargs *a, cv **out, bool right, const cha
 			list.v[list.n - 1 - i] = t;
 		}
 	}
-	return make_list(in, list.v, list.n, out);
+	return mklist(in, list.v, list.n, out);
 }
 
 static int m_split(interp *in, cv *self, cargs *a, cv **out)
@@ -401,7 +390,7 @@ static int m_splitlines(interp *in, cv *self, cargs *a, cv **out)
 		if (push_item(in, &list, piece))
 			return IB_ENOMEM;
 	}
-	return make_list(in, list.v, list.n, out);
+	return mklist(in, list.v, list.n, out);
 }
 
 /* maps every code point; mode 0 upper, 1 lower, 2 swapcase */
