@@ -425,37 +425,30 @@ int rt_getattr(interp *in, uint32_t at, cv *obj, const char *name, size_t n, cv 
 }
 
 /* Python's slice.indices() */
+/* one end of a slice as Python's slice.indices clamps it: negative from
+ * the end, then into [lo, hi]; dflt when absent */
+static int64_t slice_bound(const cv *v, int64_t len, int64_t lo, int64_t hi, int64_t dflt)
+{
+	if (!v || v->t == CV_NONE)
+		return dflt;
+	int64_t s = ival(v);
+	if (s < 0) {
+		s += len;
+		if (s < lo)
+			s = lo;
+	} else if (s > hi) {
+		s = hi;
+	}
+	return s;
+}
+
 static void slice_indices(int64_t len, const cv *sa, const cv *sb, const cv *sc, int64_t *start,
                           int64_t *stop, int64_t *step)
 {
 	*step = sc && sc->t != CV_NONE ? ival(sc) : 1;
 	int64_t lo = *step < 0 ? -1 : 0, hi = *step < 0 ? len - 1 : len;
-	if (!sa || sa->t == CV_NONE) {
-		*start = *step < 0 ? hi : lo;
-	} else {
-		int64_t s = ival(sa);
-		if (s < 0) {
-			s += len;
-			if (s < lo)
-				s = lo;
-		} else if (s > hi) {
-			s = hi;
-		}
-		*start = s;
-	}
-	if (!sb || sb->t == CV_NONE) {
-		*stop = *step < 0 ? lo : hi;
-	} else {
-		int64_t s = ival(sb);
-		if (s < 0) {
-			s += len;
-			if (s < lo)
-				s = lo;
-		} else if (s > hi) {
-			s = hi;
-		}
-		*stop = s;
-	}
+	*start = slice_bound(sa, len, lo, hi, *step < 0 ? hi : lo);
+	*stop = slice_bound(sb, len, lo, hi, *step < 0 ? lo : hi);
 }
 
 /* byte offsets of the code points of a string (n+1 entries) */
