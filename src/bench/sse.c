@@ -137,6 +137,15 @@ static bool str(scan *s, ib_buf *out, const char **start, size_t *len)
 
 static bool value(scan *s);
 
+/* zero or more digits; whether there was one */
+static bool digits(scan *s)
+{
+	const char *d = s->p;
+	while (s->p < s->end && *s->p >= '0' && *s->p <= '9')
+		s->p++;
+	return s->p > d;
+}
+
 static bool number(scan *s)
 {
 	const char *b = s->p;
@@ -147,27 +156,20 @@ static bool number(scan *s)
 	if (*s->p == '0') {
 		s->p++;
 	} else if (*s->p >= '1' && *s->p <= '9') {
-		while (s->p < s->end && *s->p >= '0' && *s->p <= '9')
-			s->p++;
+		digits(s);
 	} else {
 		return false;
 	}
 	if (s->p < s->end && *s->p == '.') {
 		s->p++;
-		const char *d = s->p;
-		while (s->p < s->end && *s->p >= '0' && *s->p <= '9')
-			s->p++;
-		if (s->p == d)
+		if (!digits(s))
 			return false;
 	}
 	if (s->p < s->end && (*s->p == 'e' || *s->p == 'E')) {
 		s->p++;
 		if (s->p < s->end && (*s->p == '+' || *s->p == '-'))
 			s->p++;
-		const char *d = s->p;
-		while (s->p < s->end && *s->p >= '0' && *s->p <= '9')
-			s->p++;
-		if (s->p == d)
+		if (!digits(s))
 			return false;
 	}
 	return s->p > b;
