@@ -4,12 +4,13 @@ CC      ?= gcc
 PREFIX  ?= /usr/local
 BUILD   ?= build
 
-PKGS     = libfyaml libpcre2-8 libutf8proc jansson
+PKGS     = libfyaml libpcre2-8 libutf8proc jansson sqlite3 libpq openssl
 DEPS_APT = gcc make pkg-config libfyaml-dev libpcre2-dev libutf8proc-dev libjansson-dev \
-           libcriterion-dev time valgrind
+           libcriterion-dev libsqlite3-dev libpq-dev libssl-dev time valgrind \
+           clang openssl sqlite3 postgresql slurm-wlm munge chromium stress git
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lfyaml -lpcre2-8 -lutf8proc -ljansson)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lfyaml -lpcre2-8 -lutf8proc -ljansson -lsqlite3 -lpq -lssl -lcrypto)
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASEFLAGS = -std=c11 -D_DEFAULT_SOURCE $(WARN) -Isrc $(PKG_CFLAGS)

@@ -43,6 +43,33 @@ int ib_fail(ib_error *e, int code, const char *file, int line, int col, const ch
 void ib_error_format(const ib_error *e, char *out, size_t cap);
 const char *ib_err_name(int code);
 
+/* ---- the one growth helper (DESIGN.md convention 12) ----
+ * ib_grow(&items, &cap, need) makes room for at least `need` elements of
+ * sizeof *items bytes, doubling the capacity (at least 8 elements). Every
+ * size computation is checked: a count whose byte size does not fit size_t is
+ * IB_ERANGE, an allocation failure IB_ENOMEM; on failure the array and *cap
+ * are unchanged (the caller still owns and frees the old array). The array is
+ * realloc'd, so it is released with free(). New elements are not zeroed. */
+int ib_grow_(void *pp, size_t *cap, size_t need, size_t size);
+#define ib_grow(pp, cap, need) ib_grow_((pp), (cap), (need), sizeof **(pp))
+/* a + b and a * b into *out; false (and *out untouched) when they overflow. */
+static inline bool ib_size_add(size_t a, size_t b, size_t *out)
+{
+	size_t r;
+	if (__builtin_add_overflow(a, b, &r))
+		return false;
+	*out = r;
+	return true;
+}
+static inline bool ib_size_mul(size_t a, size_t b, size_t *out)
+{
+	size_t r;
+	if (__builtin_mul_overflow(a, b, &r))
+		return false;
+	*out = r;
+	return true;
+}
+
 /* ---- growable byte buffer; data is always NUL-terminated when non-NULL ---- */
 typedef struct {
 	char *data;
@@ -73,6 +100,39 @@ char *ib_arena_strdup(ib_arena *a, const char *s);
 char *ib_arena_printf(ib_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Bytes handed out so far (for tests and memory reports). */
 size_t ib_arena_used(const ib_arena *a);
+
+/* ---- diagnostics: a list of problems found in inputs ----
+ * The one diagnostics list for every stage that reports many problems at once
+ * (review, changelog, the runner, results). Strings are copied into the
+ * caller's arena `a`, which must be set before the first ib_diag_add; `items`
+ * grows with ib_grow and is released by ib_diags_free (the arena is the
+ * caller's). */
+typedef enum { IB_SEV_ERROR = 0, IB_SEV_WARNING = 1, IB_SEV_NOTE = 2 } ib_severity;
+typedef struct {
+	int severity;        /* ib_severity */
+	const char *file;    /* NULL when not about a file */
+	int line, col;       /* 1-based, 0 when unknown */
+	const char *rule;    /* a rule id ("R3", "sister-guard"), or NULL */
+	const char *subject; /* the entry, key or row it is about, or NULL */
+	const char *field;   /* a field path, or NULL */
+	const char *msg;     /* what is wrong, in plain words */
+} ib_diag;
+typedef struct {
+	ib_arena *a;
+	ib_diag *items;
+	size_t n, cap;
+} ib_diags;
+/* Appends a problem; NULL or "" strings are stored as NULL. Returns 0 or IB_ENOMEM. */
+int ib_diag_add(ib_diags *d, int severity, const char *file, int line, int col, const char *rule,
+                const char *subject, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 9, 10)));
+/* Formats `file:line:col: [rule] subject 'S': field 'F': msg` into out (parts
+ * that are absent are left out; "warning: "/"note: " precede msg for those
+ * severities). */
+void ib_diag_format(const ib_diag *g, ib_buf *out);
+/* The number of diagnostics of a severity. */
+size_t ib_diags_count(const ib_diags *d, int severity);
+void ib_diags_free(ib_diags *d);
 
 /* ---- files ---- */
 /* Reads the whole file into out (appending). Missing file → IB_ENOENT;

@@ -6,18 +6,14 @@
 
 int ib_buf_reserve(ib_buf *b, size_t extra)
 {
-	size_t need = b->len + extra + 1;
+	size_t need;
+	if (!ib_size_add(b->len, extra, &need) || !ib_size_add(need, 1, &need))
+		return IB_ERANGE;
 	if (need <= b->cap)
 		return 0;
-	size_t cap = b->cap ? b->cap : 64;
-	while (cap < need)
-		cap *= 2;
-	char *p = realloc(b->data, cap);
-	if (!p)
-		return IB_ENOMEM;
-	b->data = p;
-	b->cap = cap;
-	return 0;
+	if (!b->cap && need < 64)
+		need = 64;
+	return ib_grow(&b->data, &b->cap, need);
 }
 
 int ib_buf_append(ib_buf *b, const void *p, size_t n)

@@ -484,3 +484,51 @@ Test(base, monotonic_clock_does_not_go_back)
 	cr_assert_gt(a, 0);
 	cr_assert_geq(b, a);
 }
+
+Test(base, grow_doubles_and_checks_overflow)
+{
+	int *v = NULL;
+	size_t cap = 0;
+	cr_assert_eq(ib_grow(&v, &cap, 1), 0);
+	cr_assert_eq(cap, 8);
+	for (int i = 0; i < 1000; i++) {
+		cr_assert_eq(ib_grow(&v, &cap, (size_t)i + 1), 0);
+		v[i] = i;
+	}
+	cr_assert_geq(cap, 1000);
+	cr_assert_eq(v[999], 999);
+	size_t before = cap;
+	/* a count whose byte size overflows size_t is refused, the array kept */
+	cr_assert_eq(ib_grow(&v, &cap, SIZE_MAX / 2), IB_ERANGE);
+	cr_assert_eq(cap, before);
+	cr_assert_eq(v[500], 500);
+	free(v);
+	ib_buf b = {0};
+	cr_assert_eq(ib_buf_append(&b, "x", 1), 0);
+	cr_assert_eq(ib_buf_reserve(&b, SIZE_MAX), IB_ERANGE);
+	cr_assert_str_eq(b.data, "x");
+	ib_buf_free(&b);
+}
+
+Test(base, diags_format_and_count)
+{
+	ib_arena *a = ib_arena_new();
+	ib_diags d = {.a = a};
+	cr_assert_eq(ib_diag_add(&d, IB_SEV_ERROR, "x.yaml", 3, 7, "R1", "key", "tp", "bad %d", 4), 0);
+	cr_assert_eq(ib_diag_add(&d, IB_SEV_WARNING, NULL, 0, 0, NULL, "", NULL, "hmm"), 0);
+	cr_assert_eq(ib_diag_add(&d, IB_SEV_ERROR, "y", 2, 0, NULL, NULL, NULL, "z"), 0);
+	ib_buf out = {0};
+	ib_diag_format(&d.items[0], &out);
+	cr_assert_str_eq(out.data, "x.yaml:3:7: [R1] 'key': field 'tp': bad 4");
+	out.len = 0;
+	ib_diag_format(&d.items[1], &out);
+	cr_assert_str_eq(out.data, "warning: hmm");
+	out.len = 0;
+	ib_diag_format(&d.items[2], &out);
+	cr_assert_str_eq(out.data, "y:2: z");
+	cr_assert_eq(ib_diags_count(&d, IB_SEV_ERROR), 2);
+	cr_assert_eq(ib_diags_count(&d, IB_SEV_WARNING), 1);
+	ib_buf_free(&out);
+	ib_diags_free(&d);
+	ib_arena_free(a);
+}

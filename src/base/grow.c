@@ -1,0 +1,103 @@
+/* The one growth helper and the diagnostics list (base.h). */
+#include "base/base.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int ib_grow_(void *pp, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	size_t nc = *cap ? *cap : 8;
+	while (nc < need) {
+		if (!ib_size_mul(nc, 2, &nc))
+			return IB_ERANGE;
+	}
+	size_t bytes;
+	if (!ib_size_mul(nc, size ? size : 1, &bytes))
+		return IB_ERANGE;
+	void *old;
+	memcpy(&old, pp, sizeof old);
+	void *p = realloc(old, bytes);
+	if (!p)
+		return IB_ENOMEM;
+	memcpy(pp, &p, sizeof p);
+	*cap = nc;
+	return 0;
+}
+
+static const char *dup_or_null(ib_arena *a, const char *s, int *rc)
+{
+	if (!s || !*s)
+		return NULL;
+	char *c = ib_arena_strdup(a, s);
+	if (!c)
+		*rc = IB_ENOMEM;
+	return c;
+}
+
+int ib_diag_add(ib_diags *d, int severity, const char *file, int line, int col, const char *rule,
+                const char *subject, const char *field, const char *fmt, ...)
+{
+	if (ib_grow(&d->items, &d->cap, d->n + 1))
+		return IB_ENOMEM;
+	ib_buf msg = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = ib_buf_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (rc) {
+		ib_buf_free(&msg);
+		return IB_ENOMEM;
+	}
+	ib_diag g = {.severity = severity, .line = line, .col = col};
+	g.file = dup_or_null(d->a, file, &rc);
+	g.rule = dup_or_null(d->a, rule, &rc);
+	g.subject = dup_or_null(d->a, subject, &rc);
+	g.field = dup_or_null(d->a, field, &rc);
+	g.msg = ib_arena_strdup(d->a, msg.data ? msg.data : "");
+	ib_buf_free(&msg);
+	if (rc || !g.msg)
+		return IB_ENOMEM;
+	d->items[d->n++] = g;
+	return 0;
+}
+
+void ib_diag_format(const ib_diag *g, ib_buf *out)
+{
+	if (g->file) {
+		ib_buf_puts(out, g->file);
+		if (g->line > 0) {
+			ib_buf_printf(out, ":%d", g->line);
+			if (g->col > 0)
+				ib_buf_printf(out, ":%d", g->col);
+		}
+		ib_buf_puts(out, ": ");
+	}
+	if (g->rule)
+		ib_buf_printf(out, "[%s] ", g->rule);
+	if (g->subject)
+		ib_buf_printf(out, "'%s': ", g->subject);
+	if (g->field)
+		ib_buf_printf(out, "field '%s': ", g->field);
+	if (g->severity == IB_SEV_WARNING)
+		ib_buf_puts(out, "warning: ");
+	else if (g->severity == IB_SEV_NOTE)
+		ib_buf_puts(out, "note: ");
+	ib_buf_puts(out, g->msg);
+}
+
+size_t ib_diags_count(const ib_diags *d, int severity)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < d->n; i++)
+		n += d->items[i].severity == severity;
+	return n;
+}
+
+void ib_diags_free(ib_diags *d)
+{
+	free(d->items);
+	d->items = NULL;
+	d->n = d->cap = 0;
+}
