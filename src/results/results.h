@@ -1,0 +1,34 @@
+/* results: turning raw benchmark results into agg rows and collections of them.
+ * Today: collect (a drop-in for InferenceX's utils/collect_results.py).
+ * Not yet here: process, power, compare, success rate (see docs/ and the issue). */
+#ifndef IB_RESULTS_H
+#define IB_RESULTS_H
+
+#include "base/base.h"
+#include "fmt/fmt.h"
+
+#include <stddef.h>
+
+/* Every file below dir whose name ends in ".json" (case-sensitive; dot-files
+ * and a file named ".json" included; directories are descended, symlinked
+ * directories too, but a directory whose name ends in ".json" is an error as
+ * in the reference), as relative-to-cwd paths "dir/sub/x.json", sorted
+ * bytewise (the reference uses filesystem order; see docs/collect.md).
+ * A missing dir gives zero paths (as Path.rglob does). On success *paths is a
+ * malloc'd array of *n malloc'd strings, freed with res_paths_free.
+ * Returns 0, IB_ENOMEM, or IB_EIO (unreadable folder, a directory named
+ * *.json) with the path in e. */
+int res_find_json(const char *dir, char ***paths, size_t *n, ib_error *e);
+void res_paths_free(char **paths, size_t n);
+
+/* Parses every file of res_find_json(dir) and returns them, in that order, as
+ * a JSON list in arena a (*out). A file that is not valid JSON is IB_EPARSE
+ * naming the file, line and column; unreadable is IB_EIO. */
+int res_collect(ib_arena *a, const char *dir, ib_val **out, ib_error *e);
+
+/* res_collect, then writes the list as json.dump(indent=2) (no trailing
+ * newline) to out_path atomically (temp + rename): on any error nothing is
+ * written. */
+int res_collect_write(const char *dir, const char *out_path, ib_error *e);
+
+#endif
