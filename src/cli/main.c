@@ -19,6 +19,7 @@ static const char help[] =
     "  tokenize   encode text into token ids with a HuggingFace tokenizer.json\n"
     "  detokenize decode token ids into text with a HuggingFace tokenizer.json\n"
     "  chat-template render chat messages with a chat template (or the DeepSeek-V4 framing)\n"
+    "  success-rate per-hardware job success rates of a workflow run (calc_success_rate.py)\n"
     "  collect    collect every *.json below a folder into agg_NAME.json (collect_results.py)\n"
     "\n"
     "Run 'infbench <command> --help' for a command's options; docs/ has a page per command.\n";
@@ -51,6 +52,8 @@ int main(int argc, char **argv)
 		return cmd_tokenize(argc - 1, argv + 1);
 	if (!strcmp(cmd, "detokenize"))
 		return cmd_detokenize(argc - 1, argv + 1);
+	if (!strcmp(cmd, "success-rate"))
+		return cmd_success_rate(argc - 1, argv + 1);
 	if (!strcmp(cmd, "collect"))
 		return cmd_collect(argc - 1, argv + 1);
 	if (!strcmp(cmd, "chat-template"))

@@ -31,4 +31,28 @@ int res_collect(ib_arena *a, const char *dir, ib_val **out, ib_error *e);
  * written. */
 int res_collect_write(const char *dir, const char *out_path, ib_error *e);
 
+/* ---- success rate (calc_success_rate.py) ---- */
+
+/* The hardware labels of a runners.yaml tree, as the reference derives them:
+ * the "cluster:" keys of its `labels` map (the top level when there is none),
+ * prefix removed; without any, the keys of its `hardware` map; sorted
+ * bytewise, duplicates removed. Strings point into the tree. Returns 0 or
+ * IB_ENOMEM; *labels is malloc'd (free()). */
+int res_hw_labels(const ib_val *runners, const char ***labels, size_t *n);
+
+/* The label a job name counts for: the first label (in the given order) that
+ * occurs in the lower-cased name, alone or as "cluster:<label>", with no
+ * [a-z0-9] character right before or after it. -1 when none. */
+int res_job_label(const char *name, const char *const *labels, size_t n);
+
+/* Builds {label: {"n_success": S, "total": T}} in label order from a list of
+ * jobs ({"name", "conclusion"}): "skipped" is ignored, every other conclusion
+ * (null too) counts in total, "success" also in n_success. A job without a
+ * string name is IB_EINVAL. */
+int res_success_rates(ib_arena *a, const ib_val *jobs, const char *const *labels, size_t n,
+                      ib_val **out, ib_error *e);
+
+/* Appends the reference's text table of rates (None: "No data to display"). */
+int res_success_table(ib_buf *b, const ib_val *rates);
+
 #endif

@@ -129,3 +129,62 @@ Test(results, collect_write_indent2_no_newline, .init = setup, .fini = teardown)
 	cr_assert_str_eq(b.data, "[\n  {\n    \"a\": [],\n    \"b\": {}\n  }\n]");
 	ib_buf_free(&b);
 }
+
+/* ---- success rate ---- */
+
+Test(results, hw_labels_cluster_keys_sorted)
+{
+	ib_arena *a = ib_arena_new();
+	ib_val *r;
+	ib_error e = {0};
+	const char *y = "labels:\n  cluster:mi355x: [a]\n  h200: [b]\n  cluster:b200: [c]\n";
+	cr_assert_eq(ib_yaml_load(a, "r.yaml", y, strlen(y), &r, &e), 0, "%s", e.msg);
+	const char **l;
+	size_t n;
+	cr_assert_eq(res_hw_labels(r, &l, &n), 0);
+	cr_assert_eq(n, 2);
+	cr_assert_str_eq(l[0], "b200");
+	cr_assert_str_eq(l[1], "mi355x");
+	free(l);
+	ib_arena_free(a);
+}
+
+Test(results, job_label_boundaries)
+{
+	const char *labels[] = {"b200", "b200-nv", "h200"};
+	/* "-" is a boundary, so "b200" (first in order) wins over "b200-nv", as in the reference */
+	cr_assert_eq(res_job_label("bench / B200-NV tp8", labels, 3), 0);
+	const char *only[] = {"b200-nv"};
+	cr_assert_eq(res_job_label("bench / B200-NV tp8", only, 1), 0);
+	cr_assert_eq(res_job_label("bench b200 tp8", labels, 3), 0);
+	cr_assert_eq(res_job_label("bench xb200 tp8", labels, 3), -1);
+	cr_assert_eq(res_job_label("bench b2000", labels, 3), -1);
+	cr_assert_eq(res_job_label("run cluster:h200", labels, 3), 2);
+	cr_assert_eq(res_job_label("setup", labels, 3), -1);
+}
+
+Test(results, success_rates_and_table)
+{
+	ib_arena *a = ib_arena_new();
+	ib_val *jobs, *rates;
+	ib_error e = {0};
+	const char *j = "[{\"name\": \"x h200\", \"conclusion\": \"success\"},"
+	                "{\"name\": \"y h200\", \"conclusion\": null},"
+	                "{\"name\": \"z h200\", \"conclusion\": \"skipped\"},"
+	                "{\"name\": \"setup\", \"conclusion\": \"failure\"}]";
+	cr_assert_eq(ib_json_parse(a, "j", j, strlen(j), &jobs, &e), 0);
+	const char *labels[] = {"b200", "h200"};
+	cr_assert_eq(res_success_rates(a, jobs, labels, 2, &rates, &e), 0, "%s", e.msg);
+	ib_buf b = {0};
+	ib_json_opts o = {.indent = -1, .ensure_ascii = true};
+	cr_assert_eq(ib_json_write(&b, rates, &o, &e), 0);
+	cr_assert_str_eq(b.data, "{\"b200\": {\"n_success\": 0, \"total\": 0}, "
+	                         "\"h200\": {\"n_success\": 1, \"total\": 2}}");
+	b.len = 0;
+	cr_assert_eq(res_success_table(&b, rates), 0);
+	cr_assert(strstr(b.data, "\nh200                 1          2          50.00     %\n"),
+	          "%s", b.data);
+	cr_assert_null(strstr(b.data, "b200 "));
+	ib_buf_free(&b);
+	ib_arena_free(a);
+}
