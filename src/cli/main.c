@@ -18,6 +18,7 @@ static const char help[] =
     "  bench      the serving benchmark client (drop-in for benchmark_serving.py)\n"
     "  tokenize   encode text into token ids with a HuggingFace tokenizer.json\n"
     "  detokenize decode token ids into text with a HuggingFace tokenizer.json\n"
+    "  eval       accuracy evals: gsm8k answer extraction and scoring (eval score)\n"
     "  chat-template render chat messages with a chat template (or the DeepSeek-V4 framing)\n"
     "\n"
     "Run 'infbench <command> --help' for a command's options; docs/ has a page per command.\n";
@@ -50,6 +51,8 @@ int main(int argc, char **argv)
 		return cmd_tokenize(argc - 1, argv + 1);
 	if (!strcmp(cmd, "detokenize"))
 		return cmd_detokenize(argc - 1, argv + 1);
+	if (!strcmp(cmd, "eval"))
+		return cmd_eval(argc - 1, argv + 1);
 	if (!strcmp(cmd, "chat-template"))
 		return cmd_chat_template(argc - 1, argv + 1);
 	fputs(help, stderr);
