@@ -18,6 +18,7 @@ static const char help[] =
     "  bench      the serving benchmark client (drop-in for benchmark_serving.py)\n"
     "  tokenize   encode text into token ids with a HuggingFace tokenizer.json\n"
     "  detokenize decode token ids into text with a HuggingFace tokenizer.json\n"
+    "  eval       accuracy evals: gsm8k answer extraction and scoring (eval score)\n"
     "  chat-template render chat messages with a chat template (or the DeepSeek-V4 framing)\n"
     "  success-rate per-hardware job success rates of a workflow run (calc_success_rate.py)\n"
     "  collect    collect every *.json below a folder into agg_NAME.json (collect_results.py)\n"
@@ -56,6 +57,8 @@ int main(int argc, char **argv)
 		return cmd_success_rate(argc - 1, argv + 1);
 	if (!strcmp(cmd, "collect"))
 		return cmd_collect(argc - 1, argv + 1);
+	if (!strcmp(cmd, "eval"))
+		return cmd_eval(argc - 1, argv + 1);
 	if (!strcmp(cmd, "chat-template"))
 		return cmd_chat_template(argc - 1, argv + 1);
 	fputs(help, stderr);

@@ -1,0 +1,56 @@
+/* infbench eval: accuracy evals (docs/eval.md). Subcommands: score. */
+#include "cli/cli.h"
+#include "eval/eval.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: infbench eval score TASK_YAML RESPONSES_JSONL\n"
+    "\n"
+    "  score   extract answers from model responses with the task's filters (strict-match,\n"
+    "          flexible-extract) and score them with exact_match (JSON lines on stdout)\n"
+    "\n"
+    "See docs/eval.md.\n";
+
+static int eval_score(int argc, char **argv)
+{
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (argc != 3) {
+		fputs(usage, stderr);
+		fprintf(stderr, "infbench eval score: error: expected TASK_YAML RESPONSES_JSONL\n");
+		return 2;
+	}
+	ib_buf out = {0};
+	ib_error e = {0};
+	int rc = ev_score_file(argv[1], argv[2], &out, &e);
+	if (rc) {
+		cli_error("infbench eval score", NULL, &e);
+		ib_buf_free(&out);
+		return 1;
+	}
+	fwrite(out.data, 1, out.len, stdout);
+	ib_buf_free(&out);
+	return 0;
+}
+
+int cmd_eval(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage, stderr);
+		fprintf(stderr, "infbench eval: error: a subcommand is required\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "score"))
+		return eval_score(argc - 1, argv + 1);
+	fputs(usage, stderr);
+	fprintf(stderr, "infbench eval: error: unknown subcommand '%s'\n", argv[1]);
+	return 2;
+}
