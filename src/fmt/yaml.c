@@ -259,10 +259,47 @@ static int collect_diag(loader *L, struct fy_diag *diag, int fallback_line, int 
 	return ib_fail(L->e, IB_EPARSE, L->name, fallback_line, fallback_col, "YAML syntax error");
 }
 
+/* PyYAML's Reader: the stream must be valid UTF-8 of printable characters
+ * (comments included), checked before libfyaml sees a byte, so that it can
+ * neither stop early nor spin on them. A decode error reports the byte
+ * offset, a special character its character index, as PyYAML does. */
+static int check_reader(const char *name, const char *text, size_t len, ib_error *e)
+{
+	size_t chars = 0;
+	int line = 1, col = 1;
+	for (size_t i = 0; i < len; chars++) {
+		uint32_t cp;
+		int n = ib_utf8_decode(text + i, len - i, &cp);
+		if (n < 0)
+			return ib_fail(e, IB_EPARSE, name, line, col,
+			               "unacceptable character #x%04x: %s (position %zu)",
+			               (unsigned char)text[i], ib_utf8_reason(n), i);
+		bool ok = cp == 0x09 || cp == 0x0A || cp == 0x0D || (cp >= 0x20 && cp <= 0x7E) ||
+		          cp == 0x85 || (cp >= 0xA0 && cp <= 0xD7FF) ||
+		          (cp >= 0xE000 && cp <= 0xFFFD) || cp >= 0x10000;
+		if (!ok)
+			return ib_fail(e, IB_EPARSE, name, line, col,
+			               "unacceptable character #x%04x: special characters are not "
+			               "allowed (position %zu)",
+			               (unsigned)cp, chars);
+		if (cp == 0x0A) {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+		i += (size_t)n;
+	}
+	return 0;
+}
+
 int ib_yaml_load(ib_arena *a, const char *name, const char *text, size_t len, ib_val **out,
                  ib_error *e)
 {
 	loader L = {.a = a, .e = e};
+	int crc = check_reader(name ? name : "<input>", text, len, e);
+	if (crc)
+		return crc;
 	L.name = ib_arena_strdup(a, name ? name : "<input>");
 	struct fy_diag_cfg dcfg;
 	fy_diag_cfg_default(&dcfg);
