@@ -178,6 +178,36 @@ static const char *tag_suffix(struct fy_token *tag)
 	return t;
 }
 
+static int tag_fail(loader *L, struct fy_token *tag, const char *fmt, const char *arg)
+{
+	const struct fy_mark *m = fy_token_start_mark(tag);
+	return ib_fail(L->e, IB_EPARSE, L->name, m ? m->line + 1 : 0, m ? m->column + 1 : 0, fmt,
+	               arg);
+}
+
+/* PyYAML safe_load's constructors for a tagged collection. */
+static int check_collection_tag(loader *L, struct fy_event *ev, bool is_map)
+{
+	struct fy_token *tt = is_map ? ev->mapping_start.tag : ev->sequence_start.tag;
+	const char *tag = tag_suffix(tt);
+	const char *found = is_map ? "mapping" : "sequence";
+	if (!tag || !strcmp(tag, "!") || (is_map && !strcmp(tag, "map")) ||
+	    (!is_map && !strcmp(tag, "seq")) || !strcmp(tag, "omap") || !strcmp(tag, "pairs") ||
+	    !strcmp(tag, "set"))
+		return 0;
+	if (!strcmp(tag, "map") || !strcmp(tag, "seq"))
+		return tag_fail(L, tt, is_map ? "expected a sequence node, but found %s"
+		                               : "expected a mapping node, but found %s",
+		                found);
+	static const char *const scalars[] = {"str", "int", "float", "bool", "null", "binary",
+	                                      "timestamp"};
+	for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++)
+		if (!strcmp(tag, scalars[i]))
+			return tag_fail(L, tt, "expected a scalar node, but found %s", found);
+	return tag_fail(L, tt, "could not determine a constructor for the tag '%s' (safe_load)",
+	                tag);
+}
+
 static int on_scalar(loader *L, struct fy_event *ev)
 {
 	struct fy_token *tok = ev->scalar.value;
@@ -342,6 +372,9 @@ int ib_yaml_load(ib_arena *a, const char *name, const char *text, size_t len, ib
 				break;
 			}
 			set_pos(&L, v, ev);
+			rc = check_collection_tag(&L, ev, is_map);
+			if (rc)
+				break;
 			if (L.depth) {
 				frame *f = &L.stack[L.depth - 1];
 				if (f->node->type == IB_V_MAP && !f->key) {

@@ -997,3 +997,25 @@ Test(fmt, yaml_reader_rejects_invalid_utf8_and_special_characters)
 	ib_val *v = load("a: \xc3\xa9\xf0\x9f\x98\x80\n");
 	cr_assert_eq(v->type, IB_V_MAP);
 }
+
+/* Tags on collections are checked as PyYAML's safe constructors check them. */
+Test(fmt, yaml_tags_on_collections_checked)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+	    {"a: !foo {b: 1}\n", "could not determine a constructor for the tag '!foo'"},
+	    {"a: !!str [1]\n", "expected a scalar node, but found sequence"},
+	    {"a: !!seq {b: 1}\n", "expected a sequence node, but found mapping"},
+	    {"a: !!map [1]\n", "expected a mapping node, but found sequence"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		ib_error e = {0};
+		load_fail(cases[i].text, &e);
+		cr_expect(strstr(e.msg, cases[i].want) != NULL, "case %zu: %s", i, e.msg);
+		cr_expect_eq(e.line, 1, "case %zu", i);
+		cr_expect_eq(e.col, 4, "case %zu: col %d", i, e.col);
+	}
+	ib_val *v = load("a: !!map {b: 1}\nc: !!seq [1]\n");
+	cr_assert_eq(v->type, IB_V_MAP);
+}
