@@ -70,6 +70,20 @@ static inline bool ib_size_mul(size_t a, size_t b, size_t *out)
 	return true;
 }
 
+/* ---- the one UTF-8 decoder (DESIGN.md convention 12) ----
+ * Decodes one code point from the n bytes at p, strictly as Python's 'utf-8'
+ * codec does (no overlongs, no surrogates, nothing above U+10FFFF). Returns
+ * the bytes used (1-4) and sets *cp, or one of the negative reasons below
+ * (the error is always at p[0], as Python reports it). */
+enum {
+	IB_UTF8_BAD_START = -1,        /* "invalid start byte" */
+	IB_UTF8_BAD_CONTINUATION = -2, /* "invalid continuation byte" */
+	IB_UTF8_TRUNCATED = -3,        /* "unexpected end of data" (n too small) */
+};
+int ib_utf8_decode(const void *p, size_t n, uint32_t *cp);
+/* Python's words for a negative ib_utf8_decode result. */
+const char *ib_utf8_reason(int rc);
+
 /* ---- growable byte buffer; data is always NUL-terminated when non-NULL ---- */
 typedef struct {
 	char *data;

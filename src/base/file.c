@@ -12,17 +12,24 @@
 
 int ib_read_file(const char *path, ib_buf *out, ib_error *e)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block */
 	if (fd < 0) {
 		int code = errno == ENOENT ? IB_ENOENT : IB_EIO;
 		return ib_fail(e, code, path, 0, 0, "cannot open: %s", strerror(errno));
 	}
 	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (fstat(fd, &st) != 0) {
+		int err = errno;
 		close(fd);
-		return ib_fail(e, IB_EIO, path, 0, 0, "is a directory, not a file");
+		return ib_fail(e, IB_EIO, path, 0, 0, "cannot stat: %s", strerror(err));
 	}
-	if (fstat(fd, &st) == 0 && st.st_size > 0 && ib_buf_reserve(out, (size_t)st.st_size)) {
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return ib_fail(e, IB_EIO, path, 0, 0, "%s",
+		               S_ISDIR(st.st_mode) ? "is a directory, not a file"
+		                                   : "is not a regular file");
+	}
+	if (st.st_size > 0 && ib_buf_reserve(out, (size_t)st.st_size)) {
 		close(fd);
 		return ib_fail(e, IB_ENOMEM, path, 0, 0, "out of memory reading file");
 	}

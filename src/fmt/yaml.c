@@ -178,6 +178,36 @@ static const char *tag_suffix(struct fy_token *tag)
 	return t;
 }
 
+static int tag_fail(loader *L, struct fy_token *tag, const char *fmt, const char *arg)
+{
+	const struct fy_mark *m = fy_token_start_mark(tag);
+	return ib_fail(L->e, IB_EPARSE, L->name, m ? m->line + 1 : 0, m ? m->column + 1 : 0, fmt,
+	               arg);
+}
+
+/* PyYAML safe_load's constructors for a tagged collection. */
+static int check_collection_tag(loader *L, struct fy_event *ev, bool is_map)
+{
+	struct fy_token *tt = is_map ? ev->mapping_start.tag : ev->sequence_start.tag;
+	const char *tag = tag_suffix(tt);
+	const char *found = is_map ? "mapping" : "sequence";
+	if (!tag || !strcmp(tag, "!") || (is_map && !strcmp(tag, "map")) ||
+	    (!is_map && !strcmp(tag, "seq")) || !strcmp(tag, "omap") || !strcmp(tag, "pairs") ||
+	    !strcmp(tag, "set"))
+		return 0;
+	if (!strcmp(tag, "map") || !strcmp(tag, "seq"))
+		return tag_fail(L, tt, is_map ? "expected a sequence node, but found %s"
+		                               : "expected a mapping node, but found %s",
+		                found);
+	static const char *const scalars[] = {"str", "int", "float", "bool", "null", "binary",
+	                                      "timestamp"};
+	for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++)
+		if (!strcmp(tag, scalars[i]))
+			return tag_fail(L, tt, "expected a scalar node, but found %s", found);
+	return tag_fail(L, tt, "could not determine a constructor for the tag '%s' (safe_load)",
+	                tag);
+}
+
 static int on_scalar(loader *L, struct fy_event *ev)
 {
 	struct fy_token *tok = ev->scalar.value;
@@ -259,10 +289,47 @@ static int collect_diag(loader *L, struct fy_diag *diag, int fallback_line, int 
 	return ib_fail(L->e, IB_EPARSE, L->name, fallback_line, fallback_col, "YAML syntax error");
 }
 
+/* PyYAML's Reader: the stream must be valid UTF-8 of printable characters
+ * (comments included), checked before libfyaml sees a byte, so that it can
+ * neither stop early nor spin on them. A decode error reports the byte
+ * offset, a special character its character index, as PyYAML does. */
+static int check_reader(const char *name, const char *text, size_t len, ib_error *e)
+{
+	size_t chars = 0;
+	int line = 1, col = 1;
+	for (size_t i = 0; i < len; chars++) {
+		uint32_t cp;
+		int n = ib_utf8_decode(text + i, len - i, &cp);
+		if (n < 0)
+			return ib_fail(e, IB_EPARSE, name, line, col,
+			               "unacceptable character #x%04x: %s (position %zu)",
+			               (unsigned char)text[i], ib_utf8_reason(n), i);
+		bool ok = cp == 0x09 || cp == 0x0A || cp == 0x0D || (cp >= 0x20 && cp <= 0x7E) ||
+		          cp == 0x85 || (cp >= 0xA0 && cp <= 0xD7FF) ||
+		          (cp >= 0xE000 && cp <= 0xFFFD) || cp >= 0x10000;
+		if (!ok)
+			return ib_fail(e, IB_EPARSE, name, line, col,
+			               "unacceptable character #x%04x: special characters are not "
+			               "allowed (position %zu)",
+			               (unsigned)cp, chars);
+		if (cp == 0x0A) {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+		i += (size_t)n;
+	}
+	return 0;
+}
+
 int ib_yaml_load(ib_arena *a, const char *name, const char *text, size_t len, ib_val **out,
                  ib_error *e)
 {
 	loader L = {.a = a, .e = e};
+	int crc = check_reader(name ? name : "<input>", text, len, e);
+	if (crc)
+		return crc;
 	L.name = ib_arena_strdup(a, name ? name : "<input>");
 	struct fy_diag_cfg dcfg;
 	fy_diag_cfg_default(&dcfg);
@@ -305,6 +372,9 @@ int ib_yaml_load(ib_arena *a, const char *name, const char *text, size_t len, ib
 				break;
 			}
 			set_pos(&L, v, ev);
+			rc = check_collection_tag(&L, ev, is_map);
+			if (rc)
+				break;
 			if (L.depth) {
 				frame *f = &L.stack[L.depth - 1];
 				if (f->node->type == IB_V_MAP && !f->key) {

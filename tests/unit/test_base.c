@@ -532,3 +532,35 @@ Test(base, diags_format_and_count)
 	ib_diags_free(&d);
 	ib_arena_free(a);
 }
+
+/* Only regular files are read: a directory, a device or a FIFO is an error
+ * (a FIFO without a writer must not block, /dev/zero must not grow forever). */
+Test(base, read_file_rejects_non_regular_files)
+{
+	ib_buf b = {0};
+	ib_error e = {0};
+	cr_assert_eq(ib_read_file("/", &b, &e), IB_EIO);
+	cr_assert_eq(ib_read_file("/dev/zero", &b, &e), IB_EIO);
+	cr_assert(strstr(e.msg, "not a regular file") != NULL, "%s", e.msg);
+	char dir[] = "/tmp/ib_fifo_XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	char path[64];
+	snprintf(path, sizeof path, "%s/f", dir);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	cr_assert_eq(ib_read_file(path, &b, &e), IB_EIO);
+	unlink(path);
+	rmdir(dir);
+	ib_buf_free(&b);
+}
+
+Test(base, utf8_decode_is_strict_like_python)
+{
+	uint32_t cp = 0;
+	cr_assert_eq(ib_utf8_decode("\xf0\x9f\x98\x80", 4, &cp), 4);
+	cr_assert_eq(cp, 0x1F600);
+	cr_assert_eq(ib_utf8_decode("\xc0\x80", 2, &cp), IB_UTF8_BAD_START);
+	cr_assert_eq(ib_utf8_decode("\xe0\x80\x80", 3, &cp), IB_UTF8_BAD_CONTINUATION);
+	cr_assert_eq(ib_utf8_decode("\xed\xa0\x80", 3, &cp), IB_UTF8_BAD_CONTINUATION);
+	cr_assert_eq(ib_utf8_decode("\xf0\x9f\x98", 3, &cp), IB_UTF8_TRUNCATED);
+	cr_assert_str_eq(ib_utf8_reason(IB_UTF8_BAD_START), "invalid start byte");
+}

@@ -968,3 +968,54 @@ Test(fmt, json_parse_huge_integers_like_python)
 	cr_assert_eq(ib_map_get(v, "x")->f, 2.5);
 	ib_arena_free(a);
 }
+
+/* PyYAML's ReaderError: invalid UTF-8 or special characters anywhere, comments
+ * included, fail with their position; libfyaml never sees them (the 4-byte
+ * directive used to hang it). */
+Test(fmt, yaml_reader_rejects_invalid_utf8_and_special_characters)
+{
+	static const struct {
+		const char *text;
+		const char *want;
+		int line;
+	} cases[] = {
+	    {"a: 1\n# c\xf9\nb: 2\n", "#x00f9: invalid start byte (position 8)", 2},
+	    {"%!\xf9!", "#x00f9: invalid start byte (position 2)", 1},
+	    {"a: \xc3\x28\n", "#x00c3: invalid continuation byte (position 3)", 1},
+	    {"a: \xc3\xa9\xc3", "#x00c3: unexpected end of data (position 5)", 1},
+	    {"a: \xed\xa0\x80\n", "#x00ed: invalid continuation byte (position 3)", 1},
+	    {"a: \xf4\x90\x80\x80", "#x00f4: invalid continuation byte (position 3)", 1},
+	    {"a: 1 # \x07\n", "#x0007: special characters are not allowed (position 7)", 1},
+	    {"\xc3\xa9\n\xc3\xa9: \xef\xbf\xbe", "#xfffe: special characters are not allowed (position 5)", 2},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		ib_error e = {0};
+		load_fail(cases[i].text, &e);
+		cr_expect(strstr(e.msg, cases[i].want) != NULL, "case %zu: %s", i, e.msg);
+		cr_expect_eq(e.line, cases[i].line, "case %zu: line %d", i, e.line);
+	}
+	ib_val *v = load("a: \xc3\xa9\xf0\x9f\x98\x80\n");
+	cr_assert_eq(v->type, IB_V_MAP);
+}
+
+/* Tags on collections are checked as PyYAML's safe constructors check them. */
+Test(fmt, yaml_tags_on_collections_checked)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+	    {"a: !foo {b: 1}\n", "could not determine a constructor for the tag '!foo'"},
+	    {"a: !!str [1]\n", "expected a scalar node, but found sequence"},
+	    {"a: !!seq {b: 1}\n", "expected a sequence node, but found mapping"},
+	    {"a: !!map [1]\n", "expected a mapping node, but found sequence"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		ib_error e = {0};
+		load_fail(cases[i].text, &e);
+		cr_expect(strstr(e.msg, cases[i].want) != NULL, "case %zu: %s", i, e.msg);
+		cr_expect_eq(e.line, 1, "case %zu", i);
+		cr_expect_eq(e.col, 4, "case %zu: col %d", i, e.col);
+	}
+	ib_val *v = load("a: !!map {b: 1}\nc: !!seq [1]\n");
+	cr_assert_eq(v->type, IB_V_MAP);
+}
