@@ -31,6 +31,33 @@ static int compile(const char *pat, pcre2_code **out, ib_error *e)
 	return 0;
 }
 
+/* The next match of re in s[0..n) at or after *pos, as Python's finditer
+ * walks them (after an empty match, the next one may not be empty at the same
+ * place; failing that, the walk moves on one code point). Returns pcre2_match's
+ * count (> 0) with the ovector in md and *pos, *opt set for the next call,
+ * PCRE2_ERROR_NOMATCH at the end, or another negative PCRE2 error. */
+static int next_match(const pcre2_code *re, const char *s, size_t n, size_t *pos, uint32_t *opt,
+                      pcre2_match_data *md)
+{
+	while (*pos <= n) {
+		int m = pcre2_match(re, (PCRE2_SPTR)s, n, *pos, *opt, md, NULL);
+		if (m == PCRE2_ERROR_NOMATCH && *opt) {
+			*opt = 0;
+			(*pos)++;
+			while (*pos < n && ((unsigned char)s[*pos] & 0xC0) == 0x80)
+				(*pos)++;
+			continue;
+		}
+		if (m > 0) {
+			PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+			*pos = ov[1];
+			*opt = ov[0] == ov[1] ? PCRE2_NOTEMPTY_ATSTART | PCRE2_ANCHORED : 0;
+		}
+		return m;
+	}
+	return PCRE2_ERROR_NOMATCH;
+}
+
 /* Python re.sub(re, "", s) into out. */
 static int re_sub(pcre2_code *re, const char *s, size_t n, ib_buf *out, ib_error *e)
 {
@@ -41,18 +68,10 @@ static int re_sub(pcre2_code *re, const char *s, size_t n, ib_buf *out, ib_error
 	int rc = ib_buf_append(out, "", 0);
 	size_t pos = 0, copied = 0;
 	uint32_t opt = 0;
-	while (!rc && pos <= n) {
-		int m = pcre2_match(re, (PCRE2_SPTR)s, n, pos, opt, md, NULL);
-		if (m == PCRE2_ERROR_NOMATCH) {
-			if (!opt)
-				break;
-			/* advance one code point after an empty match */
-			opt = 0;
-			pos++;
-			while (pos < n && ((unsigned char)s[pos] & 0xC0) == 0x80)
-				pos++;
-			continue;
-		}
+	while (!rc) {
+		int m = next_match(re, s, n, &pos, &opt, md);
+		if (m == PCRE2_ERROR_NOMATCH)
+			break;
 		if (m < 0) {
 			rc = ib_fail(e, IB_EINVAL, NULL, 0, 0, "regex match failed (%d)", m);
 			break;
@@ -60,8 +79,6 @@ static int re_sub(pcre2_code *re, const char *s, size_t n, ib_buf *out, ib_error
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
 		rc = ib_buf_append(out, s + copied, ov[0] - copied);
 		copied = ov[1];
-		pos = ov[1];
-		opt = ov[0] == ov[1] ? PCRE2_NOTEMPTY_ATSTART | PCRE2_ANCHORED : 0;
 	}
 	if (!rc)
 		rc = ib_buf_append(out, s + copied, n - copied);
@@ -82,17 +99,10 @@ static int re_extract(const ev_filter *f, const char *s, size_t n, ib_buf *out, 
 	size_t pos = 0;
 	uint32_t opt = 0;
 	int rc = 0;
-	while (pos <= n) {
-		int m = pcre2_match(f->re, (PCRE2_SPTR)s, n, pos, opt, md, NULL);
-		if (m == PCRE2_ERROR_NOMATCH) {
-			if (!opt)
-				break;
-			opt = 0;
-			pos++;
-			while (pos < n && ((unsigned char)s[pos] & 0xC0) == 0x80)
-				pos++;
-			continue;
-		}
+	for (;;) {
+		int m = next_match(f->re, s, n, &pos, &opt, md);
+		if (m == PCRE2_ERROR_NOMATCH)
+			break;
 		if (m < 0) {
 			rc = ib_fail(e, IB_EINVAL, NULL, 0, 0, "regex match failed (%d)", m);
 			goto done;
@@ -114,8 +124,6 @@ static int re_extract(const ev_filter *f, const char *s, size_t n, ib_buf *out, 
 		if ((rc = ib_grow(&hits, &caph, nh + 1)))
 			goto done;
 		hits[nh][0] = a, hits[nh][1] = b, nh++;
-		pos = ov[1];
-		opt = ov[0] == ov[1] ? PCRE2_NOTEMPTY_ATSTART | PCRE2_ANCHORED : 0;
 	}
 	out->len = 0;
 	rc = ib_buf_append(out, "", 0);
