@@ -20,8 +20,10 @@ int ib_fail(ib_error *e, int code, const char *file, int line, int col, const ch
 
 void ib_error_format(const ib_error *e, char *out, size_t cap)
 {
-	if (e->file[0] && e->line > 0)
+	if (e->file[0] && e->line > 0 && e->col > 0)
 		snprintf(out, cap, "%s:%d:%d: %s", e->file, e->line, e->col, e->msg);
+	else if (e->file[0] && e->line > 0)
+		snprintf(out, cap, "%s:%d: %s", e->file, e->line, e->msg);
 	else if (e->file[0])
 		snprintf(out, cap, "%s: %s", e->file, e->msg);
 	else

@@ -14,6 +14,7 @@ static const char help[] =
     "commands:\n"
     "  matrix     expand master configs into the sweep matrix (full-sweep, test-config)\n"
     "  validate   check master configs and runners.yaml, reporting every problem\n"
+    "  changelog  perf-changelog tools: process, validate, gate, ci-priority\n"
     "  sim        the engine simulator: an OpenAI-compatible server over a performance model\n"
     "  bench      the serving benchmark client (drop-in for benchmark_serving.py)\n"
     "  tokenize   encode text into token ids with a HuggingFace tokenizer.json\n"
@@ -57,6 +58,8 @@ int main(int argc, char **argv)
 		return cmd_success_rate(argc - 1, argv + 1);
 	if (!strcmp(cmd, "collect"))
 		return cmd_collect(argc - 1, argv + 1);
+	if (!strcmp(cmd, "changelog"))
+		return cmd_changelog(argc - 1, argv + 1);
 	if (!strcmp(cmd, "eval"))
 		return cmd_eval(argc - 1, argv + 1);
 	if (!strcmp(cmd, "chat-template"))

@@ -126,6 +126,10 @@ void ib_val_repr(const ib_val *v, char *out, size_t cap);
  * unhashable keys), IB_ERANGE for integers beyond 64 bits. */
 int ib_yaml_load(ib_arena *a, const char *name, const char *text, size_t len, ib_val **out,
                  ib_error *e);
+/* The same, but a key repeated in one mapping is an error (IB_EPARSE at the
+ * second key: "found duplicate key 'k'"), as the changelog gate's loader. */
+int ib_yaml_load_unique(ib_arena *a, const char *name, const char *text, size_t len,
+                        ib_val **out, ib_error *e);
 /* Reads and parses a file; a missing file is IB_ENOENT. */
 int ib_yaml_load_file(ib_arena *a, const char *path, ib_val **out, ib_error *e);
 

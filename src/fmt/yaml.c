@@ -26,6 +26,7 @@ typedef struct {
 	} * anchors;
 	size_t nanchors, anchors_cap;
 	ib_error *e;
+	bool unique; /* duplicate keys are an error (ib_yaml_load_unique) */
 } loader;
 
 static int at(loader *L, struct fy_event *ev, int code, const char *fmt, const char *arg)
@@ -120,6 +121,13 @@ static int add_node(loader *L, struct fy_event *ev, ib_val *v, bool is_merge_key
 			          "expected a mapping or list of mappings for merging");
 		}
 	} else {
+		for (size_t i = 0; L->unique && i < f->node->map.n; i++)
+			if (ib_val_equal(f->node->map.kv[i].key, f->key)) {
+				char r[128];
+				ib_val_repr(f->key, r, sizeof r);
+				return ib_fail(L->e, IB_EPARSE, L->name, f->key->line, f->key->col,
+				               "found duplicate key %s", r);
+			}
 		rc = ib_map_set_key(L->a, f->node, f->key, v);
 	}
 	f->key = NULL;
@@ -323,10 +331,10 @@ static int check_reader(const char *name, const char *text, size_t len, ib_error
 	return 0;
 }
 
-int ib_yaml_load(ib_arena *a, const char *name, const char *text, size_t len, ib_val **out,
-                 ib_error *e)
+static int load(ib_arena *a, const char *name, const char *text, size_t len, bool unique,
+                ib_val **out, ib_error *e)
 {
-	loader L = {.a = a, .e = e};
+	loader L = {.a = a, .e = e, .unique = unique};
 	int crc = check_reader(name ? name : "<input>", text, len, e);
 	if (crc)
 		return crc;
@@ -444,4 +452,16 @@ int ib_yaml_load_file(ib_arena *a, const char *path, ib_val **out, ib_error *e)
 		rc = ib_yaml_load(a, path, b.data ? b.data : "", b.len, out, e);
 	ib_buf_free(&b);
 	return rc;
+}
+
+int ib_yaml_load(ib_arena *a, const char *name, const char *text, size_t len, ib_val **out,
+                 ib_error *e)
+{
+	return load(a, name, text, len, false, out, e);
+}
+
+int ib_yaml_load_unique(ib_arena *a, const char *name, const char *text, size_t len,
+                        ib_val **out, ib_error *e)
+{
+	return load(a, name, text, len, true, out, e);
 }

@@ -65,8 +65,7 @@ static ib_val *max_model_len(ib_arena *a, const ib_val *isl, const ib_val *osl)
 	return ib_v_int(a, mx_ival(isl) + mx_ival(osl) + 256);
 }
 
-/* "1k1k", "8k1k" or "<isl>_<osl>" */
-static void seq_len_str(ib_buf *b, const ib_val *isl, const ib_val *osl)
+void mx_seq_len_str(ib_buf *b, const ib_val *isl, const ib_val *osl)
 {
 	double i = mx_num(isl), o = mx_num(osl);
 	bool numeric = isl->type != IB_V_STR && osl->type != IB_V_STR;
@@ -160,7 +159,7 @@ static ib_val *fixed_exp_name(gen *g, const ib_val *isl, const ib_val *osl)
 	ib_buf n = {0};
 	ib_val_pystr(&n, ib_map_get(g->cfg, "model-prefix"));
 	ib_buf_putc(&n, '_');
-	seq_len_str(&n, isl, osl);
+	mx_seq_len_str(&n, isl, osl);
 	ib_val *v = n.data ? ib_v_strn(g->a, n.data, n.len) : NULL;
 	ib_buf_free(&n);
 	return v;

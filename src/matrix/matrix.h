@@ -62,4 +62,8 @@ int mx_mark_evals(ib_arena *a, ib_val *rows, bool include_agentic);
 /* --all-evals expansion; returns a new list in *out. */
 int mx_mark_all_evals(ib_arena *a, const ib_val *rows, ib_val **out);
 
+/* The reference's seq_len_to_str: "1k1k", "8k1k" or "<isl>_<osl>" (Python
+ * str() of each), appended to b. */
+void mx_seq_len_str(ib_buf *b, const ib_val *isl, const ib_val *osl);
+
 #endif

@@ -444,6 +444,9 @@ Test(base, error_format_parts)
 	ib_fail(&e, IB_EPARSE, "f.yaml", 3, 7, "bad");
 	ib_error_format(&e, out, sizeof out);
 	cr_assert_str_eq(out, "f.yaml:3:7: bad");
+	ib_fail(&e, IB_EINVAL, "f.yaml", 3, 0, "no column");
+	ib_error_format(&e, out, sizeof out);
+	cr_assert_str_eq(out, "f.yaml:3: no column");
 	ib_fail(&e, IB_ENOENT, "f.yaml", 0, 0, "missing");
 	ib_error_format(&e, out, sizeof out);
 	cr_assert_str_eq(out, "f.yaml: missing");

@@ -1,0 +1,33 @@
+/* Private to changelog/. */
+#ifndef IB_CHANGELOG_PRIVATE_H
+#define IB_CHANGELOG_PRIVATE_H
+
+#include "changelog/changelog.h"
+
+/* Runs `git args...` (NULL-terminated, at most 14) in repo; its stdout is
+ * appended to out. A non-zero exit is IB_ENOENT with git's stderr as the
+ * message; IB_EIO when git cannot be started. */
+int clog_git(const char *repo, const char *const *args, ib_buf *out, ib_error *e);
+
+/* One ChangelogEntry validated (§4.2 table): *norm receives the entry in the
+ * model's field order with defaults. `file` and the map `lines` (YAML line
+ * -> line in the file; NULL: identity) place errors. */
+typedef struct {
+	const char *file;
+	const int *lines; /* lines[yaml_line - 1], or NULL */
+	size_t nlines;
+	int index; /* 1-based entry number, for messages */
+} clog_where;
+int clog_entry_validate(ib_arena *a, const ib_val *entry, const clog_where *w, ib_val **norm,
+                        ib_error *e);
+/* The line of a YAML node in the file. */
+int clog_line(const clog_where *w, const ib_val *v);
+
+/* A row re-emitted in its pydantic model's field order (§4.3 step 8). kind:
+ * 'f' SN fixed, 'F' MN fixed, 'a' SN agentic, 'A' MN agentic. */
+int clog_model_row(ib_arena *a, const ib_val *row, char kind, ib_val **out, ib_error *e);
+
+/* Python repr of a sorted list of strings: ['a', 'b']. */
+void clog_repr_strs(ib_buf *b, const char **v, size_t n);
+
+#endif
