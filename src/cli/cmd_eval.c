@@ -7,9 +7,11 @@
 
 static const char usage[] =
     "usage: infbench eval score TASK_YAML RESPONSES_JSONL\n"
+    "       infbench eval make-dataset --output DIR [--train N] [--test N] [--seed S]\n"
     "\n"
     "  score   extract answers from model responses with the task's filters (strict-match,\n"
     "          flexible-extract) and score them with exact_match (JSON lines on stdout)\n"
+    "  make-dataset  write a deterministic gsm8k-format set of arithmetic word problems\n"
     "\n"
     "See docs/eval.md.\n";
 
@@ -50,6 +52,8 @@ int cmd_eval(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "score"))
 		return eval_score(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "make-dataset"))
+		return cmd_eval_dataset(argc - 1, argv + 1);
 	fputs(usage, stderr);
 	fprintf(stderr, "infbench eval: error: unknown subcommand '%s'\n", argv[1]);
 	return 2;

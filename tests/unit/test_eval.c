@@ -50,3 +50,68 @@ Test(eval, score_strict_and_flexible)
 	remove(r);
 	remove(dir);
 }
+
+Test(eval, dataset_generate_is_deterministic_and_loads)
+{
+	char dir[] = "/tmp/ev_dsXXXXXX", sub[64], a[96], b[96];
+	cr_assert(mkdtemp(dir));
+	snprintf(sub, sizeof sub, "%s/x/y", dir);
+	ib_error e = {0};
+	cr_assert_eq(ev_dataset_generate(sub, 12, 7, 42, &e), 0, "%s", e.msg);
+	ev_dataset d;
+	cr_assert_eq(ev_dataset_load(sub, &d, &e), 0, "%s", e.msg);
+	cr_assert_eq(d.train.n, 12);
+	cr_assert_eq(d.test.n, 7);
+	for (size_t i = 0; i < d.test.n; i++) {
+		size_t off, len;
+		cr_assert(ev_answer_number(d.test.v[i].answer, d.test.v[i].alen, &off, &len));
+		cr_assert_gt(len, 0);
+		cr_assert(strstr(d.test.v[i].answer, "<<"), "annotated: %s", d.test.v[i].answer);
+	}
+	ev_dataset_free(&d);
+	/* the same seed gives the same bytes; another seed other bytes */
+	snprintf(a, sizeof a, "%s/a", dir);
+	snprintf(b, sizeof b, "%s/b", dir);
+	cr_assert_eq(ev_dataset_generate(a, 12, 7, 42, &e), 0);
+	cr_assert_eq(ev_dataset_generate(b, 12, 7, 43, &e), 0);
+	ib_buf x = {0}, y = {0}, z = {0};
+	char p[128];
+	snprintf(p, sizeof p, "%s/test.jsonl", sub);
+	cr_assert_eq(ib_read_file(p, &x, &e), 0);
+	snprintf(p, sizeof p, "%s/test.jsonl", a);
+	cr_assert_eq(ib_read_file(p, &y, &e), 0);
+	snprintf(p, sizeof p, "%s/test.jsonl", b);
+	cr_assert_eq(ib_read_file(p, &z, &e), 0);
+	cr_assert(x.len == y.len && !memcmp(x.data, y.data, x.len));
+	cr_assert(x.len != z.len || memcmp(x.data, z.data, x.len));
+	ib_buf_free(&x);
+	ib_buf_free(&y);
+	ib_buf_free(&z);
+	cr_assert_eq(ev_dataset_generate(a, 4, 7, 1, &e), IB_EINVAL);
+}
+
+Test(eval, dataset_load_errors_name_file_and_line)
+{
+	char dir[] = "/tmp/ev_dsXXXXXX", p[96];
+	cr_assert(mkdtemp(dir));
+	ev_dataset d;
+	ib_error e = {0};
+	cr_assert_eq(ev_dataset_load(dir, &d, &e), IB_ENOENT);
+	ev_dataset_free(&d);
+	snprintf(p, sizeof p, "%s/train.jsonl", dir);
+	write(p, "{\"question\": \"q\", \"answer\": \"a\\n#### 1\"}\n\n{\"question\": 5, \"answer\": \"x\"}\n");
+	cr_assert_eq(ev_dataset_load(dir, &d, &e), IB_EINVAL);
+	cr_assert_eq(e.line, 3);
+	cr_assert(strstr(e.file, "train.jsonl"));
+	ev_dataset_free(&d);
+	write(p, "{\"question\": \"q\", \"answer\": \"a\\n#### 1\"}\n{not json\n");
+	cr_assert_eq(ev_dataset_load(dir, &d, &e), IB_EPARSE);
+	cr_assert_eq(e.line, 2);
+	ev_dataset_free(&d);
+	size_t off, len;
+	const char ans[] = "x #### 3\nmore\n#### -1,234 \n";
+	cr_assert(ev_answer_number(ans, strlen(ans), &off, &len));
+	cr_assert_eq(len, 6);
+	cr_assert(!memcmp(ans + off, "-1,234", 6));
+	cr_assert(!ev_answer_number("no answer", 9, &off, &len));
+}
