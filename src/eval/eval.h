@@ -22,6 +22,23 @@
  * regex, IB_ENOMEM. On error out may hold a partial text. */
 int ev_score_file(const char *yaml_path, const char *responses_path, ib_buf *out, ib_error *e);
 
+/* ---- a task's filters and metric, for scoring responses one by one ----
+ * An ev_task holds the compiled filters (regex + take_first) and the
+ * exact_match settings of a task YAML mapping (which must outlive it: filter
+ * names point into it). It keeps scratch buffers: one thread at a time. */
+typedef struct ev_task ev_task;
+int ev_task_new(const ib_val *task, ev_task **out, ib_error *e);
+void ev_task_free(ev_task *t);
+size_t ev_task_nfilters(const ev_task *t);
+const char *ev_task_filter(const ev_task *t, size_t i);
+/* Filters resp with every filter (answers[i] receives filter i's answer) and
+ * scores it against target (scores[i]: 1.0 or 0.0). */
+int ev_task_score(ev_task *t, const char *resp, size_t rn, const char *target, size_t tn,
+                  ib_buf *answers, double *scores, ib_error *e);
+/* lm-eval's mean and mean_stderr (sample standard deviation / sqrt(n); 0
+ * when n < 2). */
+void ev_mean_stderr(const double *x, size_t n, double *mean, double *se);
+
 /* ---- the gsm8k data (DIR/train.jsonl, DIR/test.jsonl) ----
  *
  * JSON lines {"question": ..., "answer": ...} as in the original
@@ -61,5 +78,85 @@ bool ev_answer_number(const char *answer, size_t n, size_t *off, size_t *len);
  * DIR/train.jsonl and DIR/test.jsonl (each atomically; DIR is created).
  * The same seed and sizes give the same bytes. */
 int ev_dataset_generate(const char *dir, size_t ntrain, size_t ntest, uint64_t seed, ib_error *e);
+
+/* CPython's random.sample(range(n), k) on m (a generator seeded like
+ * random.Random(seed), see ib_mt_py_seed): the k chosen indices into out.
+ * Requires k <= n. */
+void ev_py_sample(ib_mt *m, size_t n, size_t k, size_t *out);
+
+/* ---- the HTTP driver ---- */
+typedef struct {
+	const char *name; /* label of the progress line */
+	const char *host; /* IPv4 address */
+	int port;
+	const char *path;    /* "/v1/chat/completions" */
+	const char *api_key; /* Authorization: Bearer <key>; NULL: EMPTY */
+	size_t concurrency;  /* requests in flight */
+	double timeout_s;    /* per attempt */
+	int max_attempts;    /* lm-eval max_retries: 5 */
+	double retry_min_s, retry_max_s; /* backoff bounds: 1 and 10 as lm-eval */
+	bool progress;       /* a progress line on stderr */
+} ev_http_opts;
+
+typedef struct {
+	bool ok;       /* a 200 answer arrived */
+	int status;    /* the last HTTP status (0: none) */
+	int attempts;
+	double seconds; /* of the last attempt */
+	ib_buf body;   /* the last answer's body */
+	char error[200];
+} ev_http_result;
+
+/* POSTs bodies[i] (JSON) and fills res[i]; an attempt fails on a connection
+ * error, a status other than 200 or the timeout, and is retried after
+ * 0.5 * 2^k s clamped to [retry_min_s, retry_max_s] until max_attempts.
+ * Returns 0 (failed requests are results), or an error when the run cannot
+ * start. Release each res[i].body with ib_buf_free. */
+int ev_http_run(const ev_http_opts *o, const ib_buf *bodies, size_t n, ev_http_result *res,
+                ib_error *e);
+
+/* ---- the whole protocol (spec Part A: A.2, A.3, A.6) ---- */
+typedef struct {
+	ev_http_opts http;
+	const char *model;    /* "model" of every request */
+	const char *base_url; /* as given, for the results' model_args */
+	const ev_dataset *data;
+	const ib_val *task;   /* the task YAML mapping */
+	size_t limit;         /* 0: every test question */
+	int64_t max_tokens;   /* "max_tokens" */
+	int64_t max_length;   /* the context, for model_args */
+	int64_t seed;         /* "seed" of every request: 1234 */
+	int64_t fewshot_seed; /* 1234 */
+} ev_run_opts;
+
+typedef struct {
+	size_t n; /* questions asked */
+	size_t nfilters;
+	const char *filters[8];
+	double mean[8], se[8];
+	size_t failed;  /* requests that failed after every attempt (scored 0) */
+	size_t retried; /* requests that needed more than one attempt */
+	double seconds;
+	char results_path[4096], samples_path[4096];
+} ev_summary;
+
+/* Asks every question (few-shot messages, request body A.2), scores the
+ * answers, and writes DIR/results_<ts><suffix>.json and
+ * DIR/samples_<task>_<ts><suffix>.jsonl (atomically). suffix: "" or
+ * "_conc<N>". */
+int ev_run(const ev_run_opts *o, const char *dir, const char *suffix, ev_summary *s,
+           ib_error *e);
+
+/* The request body of one question (exposed for tests). shots: num_fewshot
+ * train indices. */
+int ev_request_body(const ev_run_opts *o, size_t doc, const size_t *shots, size_t nshots,
+                    ib_buf *out, ib_error *e);
+
+/* meta_env.json in dir from the environment (A.6: FRAMEWORK, PRECISION, TP,
+ * EP_SIZE, CONC, MODEL_PREFIX, RUNNER_TYPE, ISL, OSL, ... as the reference's
+ * _write_lm_eval_meta_json). concs: the batched concurrencies (NULL / 0:
+ * not batched) with completed / failed flags. */
+int ev_write_meta_env(const char *dir, const int64_t *concs, const bool *failed, size_t nconcs,
+                      ib_error *e);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <pcre2.h>
+#include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
 
@@ -266,22 +267,102 @@ static int load_task(ib_arena *a, const ib_val *task, ev_filter *fs, size_t *nf,
 	return 0;
 }
 
+struct ev_task {
+	ev_filter fs[MAXF];
+	size_t nf;
+	ev_metric mt;
+	ib_buf pred, ref, tmp;
+};
+
+int ev_task_new(const ib_val *task, ev_task **out, ib_error *e)
+{
+	ev_task *t = calloc(1, sizeof *t);
+	if (!t)
+		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+	int rc = load_task(NULL, task, t->fs, &t->nf, &t->mt, e);
+	if (rc) {
+		ev_task_free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+void ev_task_free(ev_task *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nf; i++)
+		pcre2_code_free(t->fs[i].re);
+	for (size_t i = 0; i < t->mt.nignore; i++)
+		pcre2_code_free(t->mt.ignore[i]);
+	ib_buf_free(&t->pred);
+	ib_buf_free(&t->ref);
+	ib_buf_free(&t->tmp);
+	free(t);
+}
+
+size_t ev_task_nfilters(const ev_task *t)
+{
+	return t->nf;
+}
+
+const char *ev_task_filter(const ev_task *t, size_t i)
+{
+	return t->fs[i].name;
+}
+
+int ev_task_score(ev_task *t, const char *resp, size_t rn, const char *target, size_t tn,
+                  ib_buf *answers, double *scores, ib_error *e)
+{
+	for (size_t i = 0; i < t->nf; i++) {
+		ib_buf *ans = &answers[i];
+		int rc;
+		if (t->fs[i].re) {
+			rc = re_extract(&t->fs[i], resp, rn, ans, e);
+		} else {
+			ans->len = 0;
+			rc = ib_buf_append(ans, resp, rn);
+		}
+		t->pred.len = 0, t->ref.len = 0;
+		rc = rc ? rc : ib_buf_append(&t->pred, ans->data, ans->len);
+		rc = rc ? rc : ib_buf_append(&t->ref, target, tn);
+		rc = rc ? rc : normalise(&t->mt, &t->pred, &t->tmp, e);
+		rc = rc ? rc : normalise(&t->mt, &t->ref, &t->tmp, e);
+		if (rc)
+			return rc == IB_ENOMEM ? ib_fail(e, rc, NULL, 0, 0, "out of memory") : rc;
+		scores[i] = t->pred.len == t->ref.len && !memcmp(t->pred.data, t->ref.data, t->pred.len)
+		                ? 1.0
+		                : 0.0;
+	}
+	return 0;
+}
+
+void ev_mean_stderr(const double *x, size_t n, double *mean, double *se)
+{
+	double sum = 0;
+	for (size_t k = 0; k < n; k++)
+		sum += x[k];
+	double mu = n ? sum / (double)n : 0, ss = 0;
+	for (size_t k = 0; k < n; k++)
+		ss += (x[k] - mu) * (x[k] - mu);
+	*mean = mu;
+	*se = n > 1 ? sqrt(ss / (double)(n - 1)) / sqrt((double)n) : 0;
+}
+
 int ev_score_file(const char *yaml_path, const char *responses_path, ib_buf *out, ib_error *e)
 {
 	ib_arena *a = ib_arena_new();
 	if (!a)
 		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
-	ev_filter fs[MAXF];
-	size_t nf = 0;
-	ev_metric mt = {0};
-	ib_buf text = {0}, pred = {0}, ref = {0}, tmp = {0}, ans = {0};
-	double sum[MAXF] = {0};
+	ev_task *t = NULL;
+	ib_buf text = {0}, ans[MAXF] = {{0}};
 	double *scores[MAXF] = {0};
 	size_t cap[MAXF] = {0}, n = 0;
 	ib_val *task = NULL;
 	int rc = ib_yaml_load_file(a, yaml_path, &task, e);
 	if (!rc)
-		rc = load_task(a, task, fs, &nf, &mt, e);
+		rc = ev_task_new(task, &t, e);
 	if (!rc)
 		rc = ib_read_file(responses_path, &text, e);
 	size_t lineno = 0;
@@ -304,36 +385,19 @@ int ev_score_file(const char *yaml_path, const char *responses_path, ib_buf *out
 		}
 		const char *rs = resp && resp->type == IB_V_STR ? resp->str.s : "";
 		size_t rn = resp && resp->type == IB_V_STR ? resp->str.len : 0;
+		double sc[MAXF];
+		if ((rc = ev_task_score(t, rs, rn, tgt->str.s, tgt->str.len, ans, sc, e)))
+			break;
 		ib_val *o = ib_v_map(a);
-		ib_val *sc[MAXF];
-		for (size_t i = 0; !rc && i < nf; i++) {
-			if (fs[i].re)
-				rc = re_extract(&fs[i], rs, rn, &ans, e);
-			else {
-				ans.len = 0;
-				rc = ib_buf_append(&ans, rs, rn);
-			}
-			if (rc)
-				break;
-			rc = ib_map_set(a, o, fs[i].name, ib_v_strn(a, ans.data, ans.len));
-			pred.len = 0, ref.len = 0;
-			rc = rc ? rc : ib_buf_append(&pred, ans.data, ans.len);
-			rc = rc ? rc : ib_buf_append(&ref, tgt->str.s, tgt->str.len);
-			rc = rc ? rc : normalise(&mt, &pred, &tmp, e);
-			rc = rc ? rc : normalise(&mt, &ref, &tmp, e);
-			if (rc)
-				break;
-			double s = pred.len == ref.len && !memcmp(pred.data, ref.data, pred.len) ? 1.0 : 0.0;
-			sc[i] = ib_v_float(a, s);
-			sum[i] += s;
-			if ((rc = ib_grow(&scores[i], &cap[i], n + 1)))
-				break;
-			scores[i][n] = s;
-		}
-		for (size_t i = 0; !rc && i < nf; i++) {
+		rc = o ? 0 : IB_ENOMEM;
+		for (size_t i = 0; !rc && i < t->nf; i++)
+			rc = ib_map_set(a, o, t->fs[i].name, ib_v_strn(a, ans[i].data, ans[i].len));
+		for (size_t i = 0; !rc && i < t->nf; i++) {
 			char key[200];
-			snprintf(key, sizeof key, "exact_match,%s", fs[i].name);
-			rc = ib_map_set(a, o, key, sc[i]);
+			snprintf(key, sizeof key, "exact_match,%s", t->fs[i].name);
+			rc = ib_map_set(a, o, key, ib_v_float(a, sc[i]));
+			if (!rc && (rc = ib_grow(&scores[i], &cap[i], n + 1)) == 0)
+				scores[i][n] = sc[i];
 		}
 		n++;
 		rc = rc ? rc : ib_json_write(out, o, &IB_JSON_PYTHON, e);
@@ -343,32 +407,24 @@ int ev_score_file(const char *yaml_path, const char *responses_path, ib_buf *out
 		ib_val *s = ib_v_map(a);
 		const ib_val *alias = ib_map_get(task, "task");
 		rc = ib_map_set(a, s, "alias", alias ? (ib_val *)alias : ib_v_null(a));
-		for (size_t i = 0; !rc && i < nf; i++) {
+		for (size_t i = 0; !rc && i < t->nf; i++) {
 			char key[200];
-			double mu = n ? sum[i] / (double)n : 0;
-			snprintf(key, sizeof key, "exact_match,%s", fs[i].name);
+			double mu, se;
+			ev_mean_stderr(scores[i], n, &mu, &se);
+			snprintf(key, sizeof key, "exact_match,%s", t->fs[i].name);
 			rc = ib_map_set(a, s, key, n ? ib_v_float(a, mu) : ib_v_str(a, "N/A"));
-			snprintf(key, sizeof key, "exact_match_stderr,%s", fs[i].name);
-			if (n > 1) {
-				double ss = 0;
-				for (size_t k = 0; k < n; k++)
-					ss += (scores[i][k] - mu) * (scores[i][k] - mu);
-				double se = sqrt(ss / (double)(n - 1)) / sqrt((double)n);
-				rc = rc ? rc : ib_map_set(a, s, key, ib_v_float(a, se));
-			} else
-				rc = rc ? rc : ib_map_set(a, s, key, ib_v_str(a, "N/A"));
+			snprintf(key, sizeof key, "exact_match_stderr,%s", t->fs[i].name);
+			rc = rc ? rc : ib_map_set(a, s, key, n > 1 ? ib_v_float(a, se) : ib_v_str(a, "N/A"));
 		}
 		rc = rc ? rc : ib_json_write(out, s, &IB_JSON_PYTHON, e);
 		rc = rc ? rc : ib_buf_putc(out, '\n');
 	}
-	for (size_t i = 0; i < MAXF; i++)
+	for (size_t i = 0; i < MAXF; i++) {
 		free(scores[i]);
-	for (size_t i = 0; i < nf; i++)
-		pcre2_code_free(fs[i].re);
-	for (size_t i = 0; i < mt.nignore; i++)
-		pcre2_code_free(mt.ignore[i]);
-	ib_buf_free(&text), ib_buf_free(&pred), ib_buf_free(&ref), ib_buf_free(&tmp),
-	    ib_buf_free(&ans);
+		ib_buf_free(&ans[i]);
+	}
+	ev_task_free(t);
+	ib_buf_free(&text);
 	ib_arena_free(a);
 	return rc;
 }
