@@ -233,7 +233,7 @@ static int detect(cstate *st, const char *dir, bool batched, lmfile **out, size_
 		}
 		ib_val *data;
 		char msg[64];
-		if (ev_load_json(st->a, p, &data, msg, sizeof msg) != EV_LOAD_OK ||
+		if (ev_load_json(st->a, p, &data, msg, sizeof msg, NULL) != EV_LOAD_OK ||
 		    data->type != IB_V_MAP || !ib_map_has(data, "lm_eval_version"))
 			continue;
 		if (ib_grow(&cand, &cap, ncand + 1)) {
@@ -458,7 +458,6 @@ static int build_row(cstate *st, const ib_val *meta, const metrics *m, bool has_
                      ib_val *rows)
 {
 	ib_arena *a = st->a;
-	st->file = NULL;
 	bool multi = as_bool(get(meta, "is_multinode"), false);
 	const ib_val *tp = get(meta, "tp"), *ep = get(meta, "ep");
 	int64_t ptp = as_int(get_or(meta, "prefill_tp", tp ? tp : &(ib_val){.type = IB_V_INT, .i = 1}), 1);
@@ -500,7 +499,7 @@ static int build_row(cstate *st, const ib_val *meta, const metrics *m, bool has_
 	                                               : NULL;
 	if (bad) {
 		const ib_val *b = !strcmp(bad, "hw") ? hw : !strcmp(bad, "framework") ? fw : pr;
-		return shape(st, "meta_env.json field '%s': must be a string, not %s", bad,
+		return shape(st, "field '%s': must be a string, not %s", bad,
 		             ib_vtype_pyname(b));
 	}
 	ib_val *row = ib_v_map_cap(a, 32);
@@ -561,7 +560,7 @@ static int collect_set(cstate *st, const char *dir, ib_val *rows)
 		return nomem(st);
 	ib_val *meta = NULL;
 	char msg[64];
-	if (ev_load_json(st->a, mp, &meta, msg, sizeof msg) != EV_LOAD_OK || !ib_val_truthy(meta))
+	if (ev_load_json(st->a, mp, &meta, msg, sizeof msg, NULL) != EV_LOAD_OK || !ib_val_truthy(meta))
 		meta = &empty;
 	if (meta->type != IB_V_MAP) {
 		st->file = mp;
@@ -595,6 +594,7 @@ static int collect_set(cstate *st, const char *dir, ib_val *rows)
 		}
 		nms = 0;
 		rc = extract(st, &files[i], &ms, &nms, &cap);
+		st->file = mp;
 		for (size_t k = 0; k < nms && !rc; k++)
 			rc = build_row(st, meta, &ms[k], batched, conc, rows);
 	}

@@ -16,8 +16,10 @@ typedef enum {
 } ev_load;
 
 /* Loads path as JSON into a; on failure *out is NULL and msg (cap bytes)
- * explains as above. */
-ev_load ev_load_json(ib_arena *a, const char *path, ib_val **out, char *msg, size_t cap);
+ * explains as above. detail (may be NULL) receives the error with the path
+ * and, for EV_LOAD_JSON, the line and column. */
+ev_load ev_load_json(ib_arena *a, const char *path, ib_val **out, char *msg, size_t cap,
+                     ib_error *detail);
 
 /* Appends Python's repr() of a str (quotes chosen as Python does). */
 void ev_py_repr(ib_buf *b, const char *s, size_t n);

@@ -38,7 +38,8 @@ static void os_error(char *msg, size_t cap, int err, const char *path)
 	ib_buf_free(&b);
 }
 
-ev_load ev_load_json(ib_arena *a, const char *path, ib_val **out, char *msg, size_t cap)
+static ev_load load(ib_arena *a, const char *path, ib_val **out, char *msg, size_t cap,
+                    ib_error *detail)
 {
 	*out = NULL;
 	FILE *f = fopen(path, "rb");
@@ -73,6 +74,11 @@ ev_load ev_load_json(ib_arena *a, const char *path, ib_val **out, char *msg, siz
 	}
 	ib_error e = {0};
 	if (ib_json_parse(a, path, s, b.len, out, &e)) {
+		if (detail) {
+			*detail = e;
+			detail->code = IB_EPARSE;
+			snprintf(detail->file, sizeof detail->file, "%s", path);
+		}
 		*out = NULL;
 		if (e.line)
 			snprintf(msg, cap, "line %d column %d: %s", e.line, e.col, e.msg);
@@ -83,6 +89,15 @@ ev_load ev_load_json(ib_arena *a, const char *path, ib_val **out, char *msg, siz
 	}
 	ib_buf_free(&b);
 	return EV_LOAD_OK;
+}
+
+ev_load ev_load_json(ib_arena *a, const char *path, ib_val **out, char *msg, size_t cap,
+                     ib_error *detail)
+{
+	ev_load r = load(a, path, out, msg, cap, detail);
+	if (r != EV_LOAD_OK && r != EV_LOAD_JSON && detail)
+		ib_fail(detail, r == EV_LOAD_OSERROR ? IB_EIO : IB_EPARSE, path, 0, 0, "%s", msg);
+	return r;
 }
 
 int ev_py_in(const ib_val *c, const ib_val *key)

@@ -572,10 +572,12 @@ static int check_file(vstate *st, const char *path, size_t *checked)
 	ib_val *data;
 	char msg[1200];
 	int rc = 0;
-	ev_load lr = ev_load_json(st->a, path, &data, msg, sizeof msg);
-	if (lr != EV_LOAD_OK) {
+	ib_error detail = {0};
+	if (ev_load_json(st->a, path, &data, msg, sizeof msg, &detail) != EV_LOAD_OK) {
 		ib_buf_free(&label);
-		return ib_fail(st->e, lr == EV_LOAD_OSERROR ? IB_EIO : IB_EPARSE, path, 0, 0, "%s", msg);
+		if (st->e)
+			*st->e = detail;
+		return detail.code;
 	}
 	if (data->type != IB_V_MAP) {
 		ib_buf_free(&label);
@@ -697,7 +699,7 @@ int ev_validate(const ev_validate_opts *o, ib_buf *out, ib_buf *err, int *status
 	if (!rc)
 		rc = read_thresholds(&st);
 	if (!rc)
-		st.meta_rc = ev_load_json(st.a, st.meta_path, &st.meta, st.meta_msg, sizeof st.meta_msg);
+		st.meta_rc = ev_load_json(st.a, st.meta_path, &st.meta, st.meta_msg, sizeof st.meta_msg, NULL);
 	if (!rc)
 		rc = detect_prefix(&st);
 	if (!rc)
