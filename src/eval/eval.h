@@ -62,10 +62,11 @@ bool ev_conc_suffix(const char *path, const char **digits, size_t *len);
 
 /* ---- collect (spec Part A.7) ---- */
 
-/* The eval rows of the artifacts below root, in discovery order (sets in
- * bytewise name order, root itself first when it holds meta_env.json; each
- * set's lm-eval files newest first... see docs/eval.md), as a JSON list of the
- * reference's row objects in arena a. Returns 0, IB_ENOMEM, or IB_EINVAL where
+/* The eval rows of the artifacts below root, in discovery order (root itself
+ * first when it holds meta_env.json, then its subfolders holding one, in
+ * bytewise name order; per set the newest lm-eval file, or the newest per
+ * _concN when batched; see docs/eval.md), as a JSON list of the reference's
+ * row objects in arena a. Returns 0, IB_ENOMEM, or IB_EINVAL where
  * the reference raises (meta_env.json or a results file of the wrong shape, a
  * hw/framework/precision that is not a string), naming the file. */
 int ev_collect_rows(ib_arena *a, const char *root, ib_val **rows, ib_error *e);

@@ -615,9 +615,16 @@ static int check_file(vstate *st, const char *path, size_t *checked)
 			if (!is_number(val))
 				continue;
 			if (thr && !is_number(thr)) {
+				ib_buf r = {0};
+				if (thr->type == IB_V_STR)
+					ev_py_repr(&r, thr->str.s, thr->str.len);
+				else
+					pystr(&r, thr);
 				rc = shape_error(st, thr,
-				                 "threshold for task '%s' (from %s) is not a number: %s",
-				                 task->str.s, src.data, ts.data);
+				                 "threshold for task '%s' (from %s) must be a number, not "
+				                 "%s %s",
+				                 task->str.s, src.data, ib_vtype_pyname(thr), r.data);
+				ib_buf_free(&r);
 				break;
 			}
 			(*checked)++;

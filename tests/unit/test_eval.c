@@ -221,7 +221,7 @@ Test(eval, validate_threshold_not_a_number_names_the_line)
 	cr_assert_eq(run_validate(&d, NULL, &out, &err, &st, &e), IB_EINVAL);
 	cr_assert_str_eq(e.file, d.thr);
 	cr_assert_eq(e.line, 2);
-	cr_assert(strstr(e.msg, "not a number: high"), "%s", e.msg);
+	cr_assert(strstr(e.msg, "must be a number, not str 'high'"), "%s", e.msg);
 	ib_buf_free(&out);
 	ib_buf_free(&err);
 	vclean(&d);
