@@ -121,6 +121,8 @@ static const ib_val *get(const ib_val *m, const char *key)
 	return ib_map_get(m, key);
 }
 
+/* Python's s.upper() / s.lower(): per code point with utf8proc, plus the
+ * special cases below */
 static ib_val *str_case(ib_arena *a, const char *s, size_t n, bool upper)
 {
 	ib_buf b = {0};
@@ -133,6 +135,23 @@ static ib_val *str_case(ib_arena *a, const char *s, size_t n, bool upper)
 			continue;
 		}
 		i += (size_t)k;
+		/* the unconditional SpecialCasing entries Python's str.upper()/lower()
+		 * apply that single code points cannot express (the common ones) */
+		static const struct {
+			utf8proc_int32_t c;
+			const char *up;
+		} special[] = {{0xDF, "SS"},  {0xFB00, "FF"},  {0xFB01, "FI"}, {0xFB02, "FL"},
+		               {0xFB03, "FFI"}, {0xFB04, "FFL"}, {0xFB05, "ST"}, {0xFB06, "ST"}};
+		const char *sp = NULL;
+		for (size_t q = 0; upper && q < sizeof special / sizeof *special; q++)
+			if (special[q].c == c)
+				sp = special[q].up;
+		if (!upper && c == 0x130)
+			sp = "i\xcc\x87";
+		if (sp) {
+			ib_buf_puts(&b, sp);
+			continue;
+		}
 		c = upper ? utf8proc_toupper(c) : utf8proc_tolower(c);
 		utf8proc_uint8_t enc[4];
 		utf8proc_ssize_t w = utf8proc_encode_char(c, enc);
