@@ -148,6 +148,15 @@ void ib_diag_format(const ib_diag *g, ib_buf *out);
 size_t ib_diags_count(const ib_diags *d, int severity);
 void ib_diags_free(ib_diags *d);
 
+/* ---- Python number literals ----
+ * int(s) and float(s) of Python for text s[0..n): surrounding whitespace,
+ * a sign, '_' between two digits; float also takes inf/infinity/nan in any
+ * case and exponents, and gives inf on overflow as Python does. int is base
+ * 10 and limited to 64 bits (false beyond, where Python has big ints).
+ * False when s is not such a literal. */
+bool ib_py_int(const char *s, size_t n, int64_t *out);
+bool ib_py_float(const char *s, size_t n, double *out);
+
 /* ---- files ---- */
 /* Reads the whole file into out (appending). Missing file → IB_ENOENT;
  * a directory or unreadable file → IB_EIO. The message names the path. */

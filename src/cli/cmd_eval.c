@@ -1,4 +1,5 @@
-/* infbench eval: accuracy evals (docs/eval.md). Subcommands: score. */
+/* infbench eval: accuracy evals (docs/eval.md). Subcommands: score, validate
+ * (cmd_eval_validate.c), collect (cmd_eval_collect.c). */
 #include "cli/cli.h"
 #include "eval/eval.h"
 
@@ -8,11 +9,18 @@
 static const char usage[] =
     "usage: infbench eval score TASK_YAML RESPONSES_JSONL\n"
     "       infbench eval make-dataset --output DIR [--train N] [--test N] [--seed S]\n"
+    "       infbench eval validate [--thresholds FILE] [--min-score X] [--meta-env FILE] ...\n"
+    "       infbench eval collect RESULTS_DIR EXP_NAME [SORT_BY]\n"
     "\n"
-    "  score   extract answers from model responses with the task's filters (strict-match,\n"
-    "          flexible-extract) and score them with exact_match (JSON lines on stdout)\n"
+    "  score     extract answers from model responses with the task's filters (strict-match,\n"
+    "            flexible-extract) and score them with exact_match (JSON lines on stdout)\n"
+    "  validate  check lm-eval scores against thresholds and the batched-eval manifest\n"
+    "            (utils/evals/validate_scores.py)\n"
+    "  collect   tables and agg_eval_NAME.json of downloaded eval artifacts\n"
+    "            (utils/collect_eval_results.py)\n"
     "  make-dataset  write a deterministic gsm8k-format set of arithmetic word problems\n"
     "\n"
+    "'infbench eval SUBCOMMAND --help' describes each.\n"
     "See docs/eval.md.\n";
 
 static int eval_score(int argc, char **argv)
@@ -54,6 +62,10 @@ int cmd_eval(int argc, char **argv)
 		return eval_score(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "make-dataset"))
 		return cmd_eval_dataset(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "validate"))
+		return cmd_eval_validate(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "collect"))
+		return cmd_eval_collect(argc - 1, argv + 1);
 	fputs(usage, stderr);
 	fprintf(stderr, "infbench eval: error: unknown subcommand '%s'\n", argv[1]);
 	return 2;

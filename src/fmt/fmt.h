@@ -170,4 +170,18 @@ int ib_json_parse_file(ib_arena *a, const char *path, ib_val **out, ib_error *e)
 /* Python repr(float) (shortest round-trip text) into out (at least 32 bytes). */
 void ib_json_float_repr(double x, char *out, size_t cap);
 
+/* ---- tables ---- */
+
+/* Appends tabulate(rows, headers, tablefmt="github") of Python's tabulate
+ * 0.10 with its defaults (no trailing newline): each column typed as the most
+ * generic of its cells (None and "" do not count; bool < int < float < str,
+ * numeric strings count as numbers, "1,000" too), numeric columns formatted
+ * with "g" for floats and right-aligned on the decimal point, text columns
+ * stripped and left-aligned, widths in code points and at least the header
+ * plus 2. cells is row-major, nrows * ncols; a NULL cell is None (empty).
+ * Cells with line breaks are not laid out on several lines as tabulate
+ * does. Returns 0 or IB_ENOMEM. */
+int ib_table_github(ib_buf *out, const char *const *headers, size_t ncols,
+                    const ib_val *const *cells, size_t nrows);
+
 #endif

@@ -30,7 +30,7 @@ expect_grep() { # expect_grep FILE REGEX NAME
 
 # -- help on every command, exit 0, on stdout
 for c in "--help" "matrix --help" "matrix full-sweep --help" "matrix test-config --help" \
-	"validate --help"; do
+	"validate --help" "eval --help" "eval validate --help" "eval collect --help"; do
 	# shellcheck disable=SC2086
 	run "$bin" $c
 	expect_rc 0 "infbench $c"

@@ -603,3 +603,40 @@ Test(base, proc_run_large_output_on_both_pipes_does_not_deadlock)
 	ib_buf_free(&out);
 	ib_buf_free(&err);
 }
+
+/* ---- Python int() / float() of text ---- */
+
+Test(base, py_int_accepts_what_python_accepts)
+{
+	int64_t v;
+	cr_assert(ib_py_int(" 1_024\t", 7, &v) && v == 1024);
+	cr_assert(ib_py_int("+8", 2, &v) && v == 8);
+	cr_assert(ib_py_int("-01", 3, &v) && v == -1);
+	cr_assert(!ib_py_int("8.0", 3, &v));
+	cr_assert(!ib_py_int("1k", 2, &v));
+	cr_assert(!ib_py_int("_1", 2, &v));
+	cr_assert(!ib_py_int("1_", 2, &v));
+	cr_assert(!ib_py_int("1__0", 4, &v));
+	cr_assert(!ib_py_int("", 0, &v));
+	cr_assert(!ib_py_int("-", 1, &v));
+	cr_assert(!ib_py_int("99999999999999999999", 20, &v)); /* beyond 64 bits */
+}
+
+Test(base, py_float_accepts_what_python_accepts)
+{
+	double d;
+	cr_assert(ib_py_float(" 0.85\n", 6, &d) && d == 0.85);
+	cr_assert(ib_py_float("1_0.5", 5, &d) && d == 10.5);
+	cr_assert(ib_py_float(".5", 2, &d) && d == 0.5);
+	cr_assert(ib_py_float("5.", 2, &d) && d == 5.0);
+	cr_assert(ib_py_float("-1E2", 4, &d) && d == -100.0);
+	cr_assert(ib_py_float("1e400", 5, &d) && d > 1e308);
+	cr_assert(ib_py_float("-Infinity", 9, &d) && d < -1e308);
+	cr_assert(ib_py_float("nan", 3, &d) && d != d);
+	cr_assert(!ib_py_float("1.5e", 4, &d));
+	cr_assert(!ib_py_float("0x10", 4, &d));
+	cr_assert(!ib_py_float("abc", 3, &d));
+	cr_assert(!ib_py_float(".", 1, &d));
+	cr_assert(!ib_py_float("", 0, &d));
+	cr_assert(!ib_py_float("1__0", 4, &d));
+}

@@ -1019,3 +1019,56 @@ Test(fmt, yaml_tags_on_collections_checked)
 	ib_val *v = load("a: !!map {b: 1}\nc: !!seq [1]\n");
 	cr_assert_eq(v->type, IB_V_MAP);
 }
+
+/* ---- tabulate's github tables ---- */
+
+static char *table(const char *const *hd, size_t nc, const ib_val *const *cells, size_t nr)
+{
+	ib_buf b = {0};
+	cr_assert_eq(ib_table_github(&b, hd, nc, cells, nr), 0);
+	return b.data;
+}
+
+Test(fmt, table_github_text_left_numbers_right)
+{
+	static const char *const hd[] = {"A", "Num"};
+	const ib_val *cells[] = {ib_v_str(A, "x"), ib_v_int(A, 1),   ib_v_str(A, " y "),
+	                         ib_v_str(A, ""),  ib_v_null(A),     ib_v_str(A, "22")};
+	char *t = table(hd, 2, cells, 3);
+	cr_assert_str_eq(t, "| A   |   Num |\n"
+	                    "|-----|-------|\n"
+	                    "| x   |     1 |\n"
+	                    "| y   |       |\n"
+	                    "|     |    22 |");
+	free(t);
+}
+
+Test(fmt, table_github_floats_align_on_the_point)
+{
+	static const char *const hd[] = {"F"};
+	const ib_val *cells[] = {ib_v_float(A, 1.5), ib_v_str(A, "2"), ib_v_float(A, 10.25),
+	                         ib_v_float(A, 1234567.0)};
+	char *t = table(hd, 1, cells, 4);
+	/* "g": 6 significant digits; tabulate counts the 9 characters after the
+	 * point of 1.23457e+06 as decimals, so every cell is padded to 9 */
+	cr_assert_str_eq(t, "|            F |\n"
+	                    "|--------------|\n"
+	                    "|  1.5         |\n"
+	                    "|  2           |\n"
+	                    "| 10.25        |\n"
+	                    "|  1.23457e+06 |");
+	free(t);
+}
+
+Test(fmt, table_github_one_text_cell_makes_the_column_text)
+{
+	static const char *const hd[] = {"Mixed"};
+	const ib_val *cells[] = {ib_v_int(A, 5), ib_v_str(A, "N/A"), ib_v_bool(A, true)};
+	char *t = table(hd, 1, cells, 3);
+	cr_assert_str_eq(t, "| Mixed   |\n"
+	                    "|---------|\n"
+	                    "| 5       |\n"
+	                    "| N/A     |\n"
+	                    "| True    |");
+	free(t);
+}
