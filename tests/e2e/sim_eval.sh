@@ -174,9 +174,23 @@ if [ -n "$port" ]; then
 	[ "$(finish_of "$tmp/t2.json")" = stop ] && ! grep -q '####' "$tmp/t2.json" && ok ||
 		no "streamed stop: $(tail -c 400 "$tmp/t2.json")"
 
+	# concurrent requests (in the reverse order): the same answers
+	for i in $(seq 10 -1 1); do
+		curl -sS --max-time 30 -o "$tmp/par$i.json" -H 'Content-Type: application/json' \
+			--data-binary "$(body "$(question "$i")" ', "stream": true')" \
+			"http://127.0.0.1:$port/v1/chat/completions" 2>/dev/null &
+		pids="${pids:-} $!"
+	done
+	for p in $pids; do wait "$p"; done
+	same=0
+	for i in $(seq 1 10); do
+		[ "$(printf '%s\t%s' "$(s_content_of "$tmp/par$i.json")" "$(s_reasoning_of "$tmp/par$i.json")")" = \
+			"$(sed -n "${i}p" "$tmp/run1.txt")" ] && same=$((same + 1))
+	done
+	[ "$same" = 10 ] && ok || no "concurrent streams: only $same of 10 answers as sequential ones"
+
 	# the same flags after a restart: the same answers
 	start_sim --eval-dataset "$ds" --eval-accuracy 0.9 --eval-seed 5
-	same=0
 	for i in $(seq 1 30); do
 		post "$tmp/a.json" "$(body "$(question "$i")")"
 		printf '%s\t%s\n' "$(content_of "$tmp/a.json")" "$(reasoning_of "$tmp/a.json")" >>"$tmp/run2.txt"
