@@ -62,9 +62,9 @@ sim_eval_verdict sim_eval_judge(uint64_t seed, double accuracy, const char *q, s
 		/* the mixture of failures, documented in docs/sim.md */
 		double w = unit(h1);
 		v.kind = w < 0.5   ? SIM_EVAL_WRONG_NUMBER
-			 : w < 0.6 ? SIM_EVAL_REASONING_RIGHT
-			 : w < 0.7 ? SIM_EVAL_REASONING_WRONG
-				   : SIM_EVAL_NO_MARKER;
+		         : w < 0.6 ? SIM_EVAL_REASONING_RIGHT
+		         : w < 0.7 ? SIM_EVAL_REASONING_WRONG
+		                   : SIM_EVAL_NO_MARKER;
 	}
 	v.delta = (int)(1 + (h2 >> 1) % 9);
 	if (h2 & 1)
@@ -210,9 +210,10 @@ int sim_grader_load(const char *dir, double accuracy, uint64_t seed, sim_grader 
 	struct stat st;
 	if (stat(dir, &st) != 0)
 		return ib_fail(e, IB_ENOENT, dir, 0, 0, "cannot read the dataset folder: %s",
-			       strerror(errno));
+		               strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return ib_fail(e, IB_EINVAL, dir, 0, 0, "the dataset must be a folder holding test.jsonl");
+		return ib_fail(e, IB_EINVAL, dir, 0, 0,
+		               "the dataset must be a folder holding test.jsonl");
 	sim_grader *g = calloc(1, sizeof *g);
 	if (!g || !(g->a = ib_arena_new())) {
 		free(g);
@@ -304,7 +305,8 @@ static bool last_user_turn(const ib_val *msgs, ib_buf *tmp, const char **s, size
 		if (c && c->type == IB_V_LIST) {
 			for (size_t j = 0; j < c->list.n; j++) {
 				const ib_val *t = ib_map_get(c->list.v[j], "text");
-				if (t && t->type == IB_V_STR && ib_buf_append(tmp, t->str.s, t->str.len))
+				if (t && t->type == IB_V_STR &&
+				    ib_buf_append(tmp, t->str.s, t->str.len))
 					return false;
 			}
 			*s = tmp->data ? tmp->data : "";
