@@ -372,6 +372,8 @@ int sim_eval_plan(const sim_grader *g, const ib_val *req, seq *q)
 	for (size_t i = 0; i < n;) {
 		while (i < n && blank(raw.data[i]))
 			i++;
+		if (i == n && ntok)
+			break; /* trailing blanks join the last word */
 		while (i < n && !blank(raw.data[i]))
 			i++;
 		ntok++;
