@@ -139,6 +139,9 @@ int cmd_sim(int argc, char **argv)
 		{.name = "--stall-ms", .kind = ARG_ONE, .metavar = "MS", .help = "length of a pause (default 500)"},
 		{.name = "--malformed-rate", .kind = ARG_ONE, .metavar = "P", .help = "send one broken SSE line in this fraction of streams"},
 		{.name = "--tokenizer", .kind = ARG_ONE, .metavar = "DIR", .help = "exact prompt token counts, /tokenize and /detokenize"},
+		{.name = "--eval-dataset", .kind = ARG_ONE, .metavar = "DIR", .help = "grade evals: answer the gsm8k questions of DIR/test.jsonl"},
+		{.name = "--eval-accuracy", .kind = ARG_ONE, .metavar = "P", .help = "fraction of those answered right, in [0, 1] (default 1)"},
+		{.name = "--eval-seed", .kind = ARG_ONE, .is_int = true, .metavar = "S", .help = "seed of the per-question verdicts (default 1)"},
 		{.name = "--duration", .kind = ARG_ONE, .metavar = "SECONDS", .help = "stop after this long (default: until SIGINT/SIGTERM)"},
 		{.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
 	};
@@ -165,6 +168,7 @@ int cmd_sim(int argc, char **argv)
 	ib_error e = {0};
 	net_loop *loop = NULL;
 	sim_server *srv = NULL;
+	sim_grader *grader = NULL;
 	int status = 1;
 	if ((o = args_get(&p, "--host"))->seen)
 		c.host = o->vals[0];
@@ -287,6 +291,26 @@ int cmd_sim(int argc, char **argv)
 		status = rc;
 		goto out;
 	}
+	double eval_acc = 1;
+	num_opt(&p, "--eval-accuracy", &eval_acc, 0, 1, &rc);
+	if (rc) {
+		status = rc;
+		goto out;
+	}
+	if (!args_get(&p, "--eval-dataset")->seen &&
+	    (args_get(&p, "--eval-accuracy")->seen || args_get(&p, "--eval-seed")->seen)) {
+		status = args_error(&p, NULL, "--eval-accuracy and --eval-seed need --eval-dataset DIR");
+		goto out;
+	}
+	if ((o = args_get(&p, "--eval-dataset"))->seen) {
+		arg_opt *es = args_get(&p, "--eval-seed");
+		uint64_t eseed = es->seen ? (uint64_t)es->ivals[0] : 1;
+		if (sim_grader_load(o->vals[0], eval_acc, eseed, &grader, &e)) {
+			cli_error("infbench sim", "--eval-dataset", &e);
+			goto out;
+		}
+		c.grader = grader;
+	}
 	if ((o = args_get(&p, "--tokenizer"))->seen) {
 		if (bench_tokenizer_open(&bt, o->vals[0], false, false, &e)) {
 			char ctx[4200];
@@ -329,6 +353,10 @@ int cmd_sim(int argc, char **argv)
 	fprintf(stderr, "infbench sim: listening on http://%s:%d  model %s (%s), %s x%d%s%s\n", c.host,
 		sim_server_port(srv), c.served_model_name, c.precision, c.hw.name, c.tp,
 		c.max_speed ? ", max speed" : c.pace > 0 ? ", paced" : "", spec ? ", speculative decoding" : "");
+	if (grader)
+		fprintf(stderr, "infbench sim: grading %zu questions, accuracy %g, seed %llu\n",
+			sim_grader_count(grader), sim_grader_accuracy(grader),
+			(unsigned long long)sim_grader_seed(grader));
 	if (spec)
 		fprintf(stderr, "infbench sim: %s with %d draft tokens, acceptance length %.2f\n",
 			c.spec_method, c.num_spec_tokens, c.acceptance_length);
@@ -359,6 +387,7 @@ out:
 	sim_server_free(srv);
 	ib_atomic_abort(&trace); /* nothing left after a commit */
 	bench_tokenizer_close(&bt);
+	sim_grader_free(grader);
 	net_loop_free(loop);
 	ib_arena_free(a);
 	args_free(&p);

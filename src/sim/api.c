@@ -370,10 +370,21 @@ static void handle_generate(sim_server *s, net_conn *c, const net_http_msg *r, c
 		if (natural < q->target)
 			q->target = (int)natural;
 	}
+	if (chat && cfg->grader) { /* a graded question: its answer's length, up to max_tokens */
+		int g = sim_eval_plan(cfg->grader, req, q);
+		if (g < 0) {
+			free(q->sent);
+			free(q);
+			json_error(c, 500, "InternalServerError", "out of memory");
+			goto done;
+		}
+		if (g > 0)
+			q->target = q->ans_ntok < q->max_tokens ? q->ans_ntok : q->max_tokens;
+	}
 	q->drop_at = q->stall_at = q->malformed_at = -1;
 	if (sim_rng_uniform(&q->rng) < cfg->fail_rate) {
-		free(q->sent);
-		free(q);
+		q->conn = NULL;
+		sim_seq_free(s, q);
 		json_error(c, 500, "InternalServerError", "injected failure (--fail-rate)");
 		goto done;
 	}
@@ -401,14 +412,38 @@ void sim_seq_free(sim_server *s, seq *q)
 	if (q->conn)
 		net_conn_set_data(q->conn, NULL);
 	ib_buf_free(&q->text);
+	ib_buf_free(&q->ans);
+	free(q->ans_end);
 	free(q->sent);
 	free(q);
 }
 
+/* Appends the text of the next n tokens (from q->generated on): random
+ * words, or the graded answer's tokens (JSON-escaped already). */
 static void append_words(seq *q, ib_buf *b, int n)
 {
+	if (q->ans_end) {
+		int from = q->generated, to = q->generated + n;
+		if (to > q->ans_ntok)
+			to = q->ans_ntok;
+		if (to > from) {
+			int a = from ? q->ans_end[from - 1] : 0;
+			ib_buf_append(b, q->ans.data + a, (size_t)(q->ans_end[to - 1] - a));
+		}
+		return;
+	}
 	for (int i = 0; i < n; i++)
 		ib_buf_puts(b, words[sim_rng_next(&q->rng) % NWORDS]);
+}
+
+/* finish_reason of a finished request: "stop" when it ended by itself (a
+ * graded answer complete, or cut at a stop string), else "length". */
+static const char *finish_of(const seq *q)
+{
+	if (q->ans_end)
+		return q->target == q->ans_ntok && (q->target < q->max_tokens || q->ans_cut) ? "stop"
+											  : "length";
+	return q->target < q->max_tokens ? "stop" : "length";
 }
 
 /* Writes one streamed event carrying n tokens. */
@@ -417,7 +452,7 @@ static void stream_tokens(sim_server *s, seq *q, int n, bool last)
 	ib_buf *out = net_conn_out(q->conn);
 	ib_buf *b = &s->scratch;
 	const char *model = q->model;
-	const char *finish = !last ? "null" : q->target < q->max_tokens ? "\"stop\"" : "\"length\"";
+	const char *finish = !last ? "null" : !strcmp(finish_of(q), "stop") ? "\"stop\"" : "\"length\"";
 	if (q->malformed_at >= 0 && q->generated >= q->malformed_at) {
 		q->malformed_at = -1;
 		static const char broken[] = "{\"id\": \"cmpl-broken\", \"choices\": [{\"text\": ";
@@ -437,8 +472,9 @@ static void stream_tokens(sim_server *s, seq *q, int n, bool last)
 		}
 		ib_buf_printf(b,
 			      "{\"id\":\"chatcmpl-%llu\",\"object\":\"chat.completion.chunk\",\"created\":%lld,"
-			      "\"model\":\"%s\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"",
-			      (unsigned long long)q->id, (long long)s->created, model);
+			      "\"model\":\"%s\",\"choices\":[{\"index\":0,\"delta\":{\"%s\":\"",
+			      (unsigned long long)q->id, (long long)s->created, model,
+			      q->ans_reasoning ? "reasoning_content" : "content");
 		append_words(q, b, n);
 		ib_buf_printf(b, "\"},\"logprobs\":null,\"finish_reason\":%s}]}", finish);
 	} else {
@@ -474,9 +510,19 @@ static void stream_tokens(sim_server *s, seq *q, int n, bool last)
 static void respond_whole(sim_server *s, seq *q)
 {
 	ib_buf *b = &s->scratch;
-	const char *finish = q->target < q->max_tokens ? "stop" : "length";
+	const char *finish = finish_of(q);
 	b->len = 0;
-	if (q->chat) {
+	if (q->chat && q->ans_end) { /* a graded answer: reasoning_content too */
+		const char *text = q->text.data ? q->text.data : "";
+		ib_buf_printf(b,
+			      "{\"id\":\"chatcmpl-%llu\",\"object\":\"chat.completion\",\"created\":%lld,"
+			      "\"model\":\"%s\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+			      "\"content\":\"%s\",\"reasoning_content\":%s%s%s},\"logprobs\":null,"
+			      "\"finish_reason\":\"%s\"}],",
+			      (unsigned long long)q->id, (long long)s->created, q->model,
+			      q->ans_reasoning ? "" : text, q->ans_reasoning ? "\"" : "",
+			      q->ans_reasoning ? text : "null", q->ans_reasoning ? "\"" : "", finish);
+	} else if (q->chat) {
 		ib_buf_printf(b,
 			      "{\"id\":\"chatcmpl-%llu\",\"object\":\"chat.completion\",\"created\":%lld,"
 			      "\"model\":\"%s\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","

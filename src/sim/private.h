@@ -34,6 +34,14 @@ struct seq {
 	int64_t *sent;
 	int nsent, sent_cap;
 	ib_buf text;     /* non-streaming: the whole completion */
+	/* --eval-dataset: a graded answer, JSON-escaped, precomputed when the
+	 * request arrives; token i is ans.data[ans_end[i-1] .. ans_end[i]) with
+	 * ans_end[-1] = 0. NULL ans_end: not an eval request (random words). */
+	ib_buf ans;
+	int *ans_end;
+	int ans_ntok;
+	bool ans_reasoning; /* in reasoning_content, content empty */
+	bool ans_cut;       /* cut at a `stop` string */
 	seq *prev, *next; /* in the waiting or running list */
 	sim_server *srv;
 };
@@ -94,6 +102,11 @@ void sim_engine_kick(sim_server *s);
 /* API side, called by the engine. */
 void sim_emit(sim_server *s, seq *q, int ntokens, bool last);
 void sim_seq_free(sim_server *s, seq *q);
+
+/* --eval-dataset: when chat request req's last user turn is a known
+ * question, fills q's answer fields (the text cut at the request's `stop`
+ * strings) and returns 1; 0 when it is not an eval request; IB_ENOMEM. */
+int sim_eval_plan(const sim_grader *g, const ib_val *req, seq *q);
 
 /* Renders /metrics. */
 void sim_metrics_render(const sim_server *s, ib_buf *out);

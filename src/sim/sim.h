@@ -11,12 +11,14 @@
 #ifndef IB_SIM_H
 #define IB_SIM_H
 
+#include "eval/eval.h"
 #include "fmt/fmt.h"
 #include <stdio.h>
 #include "net/net.h"
 
 struct tok;
 struct chat_tmpl;
+typedef struct sim_grader sim_grader;
 
 /* A GPU type. Bandwidths in bytes/s, FLOPs in FLOP/s (dense). */
 typedef struct {
@@ -94,6 +96,10 @@ typedef struct {
 	uint64_t seed;
 	double fail_rate, drop_rate, stall_rate, malformed_rate;
 	double stall_ms;
+	/* --eval-dataset: chat requests whose last user turn is one of its
+	 * questions get a graded worked answer (docs/sim.md "Grading evals");
+	 * NULL: none. Owned by the caller, read-only while serving. */
+	const sim_grader *grader;
 } sim_config;
 
 /* Defaults: H100, llama3-8b, bf16, TP 1, vLLM-like scheduler settings. */
@@ -137,5 +143,58 @@ typedef struct {
 void sim_rng_seed(sim_rng *r, uint64_t seed);
 uint64_t sim_rng_next(sim_rng *r);
 double sim_rng_uniform(sim_rng *r); /* [0, 1) */
+
+/* ---- grading evals (docs/sim.md "Grading evals") ----
+ *
+ * A grader holds the questions of DIR/test.jsonl (gsm8k lines) in a hash
+ * table. Each question gets a verdict that depends only on (seed, question
+ * text): right with probability `accuracy`, else one of the wrong or badly
+ * formatted kinds below, in the mixture documented in docs/sim.md. */
+typedef enum {
+	SIM_EVAL_RIGHT,           /* worked answer ending "#### <right number>" */
+	SIM_EVAL_WRONG_NUMBER,    /* the same, ending "#### <a wrong number>" */
+	SIM_EVAL_REASONING_RIGHT, /* the right answer, but in reasoning_content only */
+	SIM_EVAL_REASONING_WRONG, /* a wrong-number answer in reasoning_content only */
+	SIM_EVAL_NO_MARKER,       /* worked answer ending "The answer is <right>." (no ####) */
+} sim_eval_kind;
+
+typedef struct {
+	sim_eval_kind kind;
+	int delta; /* the wrong number is the right one plus delta (+-1..9) */
+} sim_eval_verdict;
+
+/* The verdict of question q[0..n) (already trimmed) under seed and accuracy
+ * in [0, 1]: deterministic, independent of any other question. */
+sim_eval_verdict sim_eval_judge(uint64_t seed, double accuracy, const char *q, size_t n);
+/* The uniform [0, 1) draw behind the right/wrong verdict (right iff < accuracy). */
+double sim_eval_draw(uint64_t seed, const char *q, size_t n);
+/* True for the kinds answered in reasoning_content with an empty content. */
+bool sim_eval_in_reasoning(sim_eval_kind k);
+
+/* Appends the answer text for doc d under verdict v to out (raw, not JSON
+ * escaped): d's worked answer without its <<calculator>> annotations, then
+ * the final line the kind calls for. Returns 0, IB_EINVAL when d->answer has
+ * no "#### N" line, or IB_ENOMEM. */
+int sim_eval_answer(const ev_doc *d, const sim_eval_verdict *v, ib_buf *out);
+
+/* The question inside an eval prompt turn s[0..n): the text between the
+ * first "Question: " and the next "\nEnd your response" (or "\nAnswer:", or
+ * the end), trimmed; without "Question: ", the whole turn trimmed. Sets
+ * *off and *len; false when that is empty. */
+bool sim_eval_question(const char *s, size_t n, size_t *off, size_t *len);
+
+/* Loads DIR/test.jsonl (ev_docs_load) into a new grader. Questions whose
+ * answer has no "#### N" line are left out. accuracy must be in [0, 1].
+ * Errors: IB_ENOENT (no such folder or file), IB_EPARSE / IB_EINVAL from the
+ * loader (file:line), IB_EINVAL when no question is gradable, IB_ENOMEM.
+ * Free with sim_grader_free. */
+int sim_grader_load(const char *dir, double accuracy, uint64_t seed, sim_grader **out, ib_error *e);
+void sim_grader_free(sim_grader *g);
+/* Questions in the table (gradable, distinct). */
+size_t sim_grader_count(const sim_grader *g);
+/* The doc whose trimmed question is q[0..n) exactly, or NULL. */
+const ev_doc *sim_grader_find(const sim_grader *g, const char *q, size_t n);
+double sim_grader_accuracy(const sim_grader *g);
+uint64_t sim_grader_seed(const sim_grader *g);
 
 #endif
