@@ -16,6 +16,7 @@ int cmd_detokenize(int argc, char **argv);
 int cmd_chat_template(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_eval_dataset(int argc, char **argv);
+int cmd_eval_run(int argc, char **argv);
 int cmd_changelog(int argc, char **argv);
 /* eval subcommands, dispatched by cmd_eval (argv[0] is the subcommand) */
 int cmd_eval_validate(int argc, char **argv);

@@ -7,11 +7,14 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: infbench eval score TASK_YAML RESPONSES_JSONL\n"
+    "usage: infbench eval run --base-url URL --model NAME --dataset DIR --output-path DIR ...\n"
+    "       infbench eval score TASK_YAML RESPONSES_JSONL\n"
     "       infbench eval make-dataset --output DIR [--train N] [--test N] [--seed S]\n"
     "       infbench eval validate [--thresholds FILE] [--min-score X] [--meta-env FILE] ...\n"
     "       infbench eval collect RESULTS_DIR EXP_NAME [SORT_BY]\n"
     "\n"
+    "  run       the gsm8k eval against an OpenAI-compatible chat endpoint (lm-eval's\n"
+    "            protocol; results_*.json, samples_*.jsonl, meta_env.json)\n"
     "  score     extract answers from model responses with the task's filters (strict-match,\n"
     "            flexible-extract) and score them with exact_match (JSON lines on stdout)\n"
     "  validate  check lm-eval scores against thresholds and the batched-eval manifest\n"
@@ -58,6 +61,11 @@ int cmd_eval(int argc, char **argv)
 		fputs(usage, stdout);
 		return 0;
 	}
+	/* `infbench eval --base-url ...` is `infbench eval run --base-url ...` */
+	if (!strcmp(argv[1], "run"))
+		return cmd_eval_run(argc - 1, argv + 1);
+	if (argv[1][0] == '-' && argv[1][1] == '-')
+		return cmd_eval_run(argc, argv);
 	if (!strcmp(argv[1], "score"))
 		return eval_score(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "make-dataset"))

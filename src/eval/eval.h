@@ -119,6 +119,9 @@ typedef struct {
 int ev_http_run(const ev_http_opts *o, const ib_buf *bodies, size_t n, ev_http_result *res,
                 ib_error *e);
 
+/* The built-in gsm8k task definition (YAML text). */
+extern const char ev_gsm8k_task_yaml[];
+
 /* ---- the whole protocol (spec Part A: A.2, A.3, A.6) ---- */
 typedef struct {
 	ev_http_opts http;

@@ -1,0 +1,311 @@
+/* infbench eval run: the InferenceX gsm8k eval against an OpenAI-compatible
+ * chat endpoint (docs/eval.md). */
+#define _POSIX_C_SOURCE 200809L
+#include "cli/args.h"
+#include "cli/cli.h"
+#include "eval/eval.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *env(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v ? v : NULL;
+}
+
+/* http://host[:port][/path] → an IPv4 address, port and the endpoint path */
+static int parse_url(const char *url, char *host, size_t hcap, int *port, char *path,
+                     size_t pcap, const char **why)
+{
+	if (!strncmp(url, "https://", 8)) {
+		*why = "https:// endpoints are not supported yet (use http://)";
+		return -1;
+	}
+	if (strncmp(url, "http://", 7)) {
+		*why = "must start with http://";
+		return -1;
+	}
+	const char *h = url + 7, *slash = strchr(h, '/');
+	const char *end = slash ? slash : h + strlen(h);
+	const char *colon = memchr(h, ':', (size_t)(end - h));
+	size_t hl = (size_t)((colon ? colon : end) - h);
+	if (!hl || hl >= hcap) {
+		*why = "has no host";
+		return -1;
+	}
+	char name[256];
+	snprintf(name, sizeof name, "%.*s", (int)hl, h);
+	*port = 80;
+	if (colon) {
+		char *e;
+		long p = strtol(colon + 1, &e, 10);
+		if (e != end || p < 1 || p > 65535) {
+			*why = "has a bad port";
+			return -1;
+		}
+		*port = (int)p;
+	}
+	const char *pth = slash ? slash : "";
+	size_t pl = strlen(pth);
+	while (pl && pth[pl - 1] == '/')
+		pl--;
+	/* a base URL gets the chat-completions path, as OpenAI clients add it */
+	if (pl >= 17 && !strncmp(pth + pl - 17, "/chat/completions", 17))
+		snprintf(path, pcap, "%.*s", (int)pl, pth);
+	else if (pl >= 3 && !strncmp(pth + pl - 3, "/v1", 3))
+		snprintf(path, pcap, "%.*s/chat/completions", (int)pl, pth);
+	else
+		snprintf(path, pcap, "%.*s/v1/chat/completions", (int)pl, pth);
+	if (!strcmp(name, "localhost") || !strcmp(name, "0.0.0.0")) {
+		snprintf(host, hcap, "127.0.0.1");
+		return 0;
+	}
+	struct in_addr a;
+	if (inet_pton(AF_INET, name, &a) == 1) {
+		snprintf(host, hcap, "%.63s", name);
+		return 0;
+	}
+	struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res = NULL;
+	if (getaddrinfo(name, NULL, &hints, &res) || !res) {
+		*why = "names a host that does not resolve (IPv4)";
+		return -1;
+	}
+	inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr, host, (socklen_t)hcap);
+	freeaddrinfo(res);
+	return 0;
+}
+
+/* "64" or "16 32 64" (spaces or commas) */
+static size_t parse_concs(const char *s, int64_t *out, size_t cap)
+{
+	size_t n = 0;
+	while (*s) {
+		while (*s == ' ' || *s == ',')
+			s++;
+		if (!*s)
+			break;
+		char *e;
+		long long v = strtoll(s, &e, 10);
+		if (e == s || v < 1 || v > 100000 || (*e && *e != ' ' && *e != ','))
+			return 0;
+		if (n == cap)
+			return 0;
+		out[n++] = v;
+		s = e;
+	}
+	return n;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char p[4096];
+	snprintf(p, sizeof p, "%s", dir);
+	for (char *c = p + 1;; c++) {
+		if (*c == '/' || !*c) {
+			char k = *c;
+			*c = '\0';
+			if (mkdir(p, 0777) && errno != EEXIST)
+				return -1;
+			*c = k;
+			if (!k)
+				break;
+		}
+	}
+	return 0;
+}
+
+int cmd_eval_run(int argc, char **argv)
+{
+	arg_opt opts[] = {
+	    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
+	    {.name = "--base-url", .kind = ARG_ONE, .required = true, .metavar = "URL",
+	     .help = "the chat-completions endpoint, or its base (http://host:port[/v1])"},
+	    {.name = "--model", .kind = ARG_ONE, .metavar = "NAME",
+	     .help = "the served model name (default: $MODEL_NAME, then $MODEL)"},
+	    {.name = "--dataset", .kind = ARG_ONE, .required = true, .metavar = "DIR",
+	     .help = "folder with train.jsonl (few-shot) and test.jsonl (questions)"},
+	    {.name = "--output-path", .kind = ARG_ONE, .required = true, .metavar = "DIR",
+	     .help = "folder for results_*.json, samples_*.jsonl and meta_env.json (created)"},
+	    {.name = "--task", .kind = ARG_ONE, .metavar = "FILE",
+	     .help = "task YAML (default: the built-in InferenceX gsm8k task)"},
+	    {.name = "--num-concurrent", .kind = ARG_ONE, .metavar = "C",
+	     .help = "requests in flight (default: $EVAL_CONCURRENT_REQUESTS, $CONC, 64); a "
+	             "list \"16 32\" runs once per value (batched mode, *_concN files)"},
+	    {.name = "--limit", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+	     .help = "only the first N questions (default: $EVAL_LIMIT, all)"},
+	    {.name = "--max-model-len", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+	     .help = "the context (default: $EVAL_MAX_MODEL_LEN, 16384); max_tokens is N-4096 "
+	             "above 4096, else N/2, at most 16384"},
+	    {.name = "--max-tokens", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+	     .help = "max_tokens of every request (overrides the context rule)"},
+	    {.name = "--timeout", .kind = ARG_ONE, .metavar = "S",
+	     .help = "seconds per attempt (default 1800)"},
+	    {.name = "--max-retries", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+	     .help = "attempts per request (default 5, as lm-eval's max_retries)"},
+	    {.name = "--retry-min", .kind = ARG_ONE, .metavar = "S",
+	     .help = "shortest backoff between attempts (default 1; then 0.5*2^k s, at most 10)"},
+	    {.name = "--api-key", .kind = ARG_ONE, .metavar = "KEY",
+	     .help = "Authorization: Bearer KEY (default: $OPENAI_API_KEY, EMPTY)"},
+	    {.name = "--no-meta-env", .kind = ARG_FLAG,
+	     .help = "do not write meta_env.json"},
+	};
+	arg_parser p = {.prog = "infbench eval run",
+	                .desc = "Run InferenceX's gsm8k eval (lm-eval 0.4.9.2 local-chat-completions "
+	                        "protocol: 5-shot multi-turn prompts, greedy decoding, strict-match "
+	                        "and flexible-extract scores) against an OpenAI-compatible server.",
+	                .opts = opts,
+	                .nopts = sizeof opts / sizeof opts[0]};
+	int prc = args_parse(&p, argc - 1, argv + 1, NULL, 0);
+	if (prc) {
+		args_free(&p);
+		return prc == 1 ? 0 : 2;
+	}
+#define OPT(n) args_get(&p, n)
+#define SOPT(n) (OPT(n)->seen ? OPT(n)->vals[0] : NULL)
+	int status = 2;
+	ev_dataset data = {0};
+	ib_arena *a = ib_arena_new();
+	const char *url = SOPT("--base-url");
+	const char *model = SOPT("--model");
+	if (!model)
+		model = env("MODEL_NAME") ? env("MODEL_NAME") : env("MODEL");
+	char host[256], path[1024];
+	int port;
+	const char *why = NULL;
+	if (!a)
+		goto out;
+	if (!model) {
+		args_error(&p, p.prog, "--model is required (or set MODEL_NAME / MODEL)");
+		goto out;
+	}
+	if (parse_url(url, host, sizeof host, &port, path, sizeof path, &why)) {
+		args_error(&p, p.prog, "argument --base-url: '%s' %s", url, why);
+		goto out;
+	}
+	const char *cs = SOPT("--num-concurrent");
+	if (!cs)
+		cs = env("EVAL_CONCURRENT_REQUESTS") ? env("EVAL_CONCURRENT_REQUESTS")
+		     : env("CONC")                   ? env("CONC")
+		                                     : "64";
+	int64_t concs[64];
+	size_t nconcs = parse_concs(cs, concs, 64);
+	if (!nconcs) {
+		args_error(&p, p.prog, "argument --num-concurrent: '%s' is not a list of positive "
+		                       "integers", cs);
+		goto out;
+	}
+	int64_t limit = 0;
+	if (OPT("--limit")->seen)
+		limit = OPT("--limit")->ivals[0];
+	else if (env("EVAL_LIMIT"))
+		limit = strtoll(env("EVAL_LIMIT"), NULL, 10);
+	int64_t ctx = OPT("--max-model-len")->seen ? OPT("--max-model-len")->ivals[0]
+	              : env("EVAL_MAX_MODEL_LEN")  ? strtoll(env("EVAL_MAX_MODEL_LEN"), NULL, 10)
+	                                           : 16384;
+	if (ctx <= 0)
+		ctx = 16384;
+	int64_t maxout = ctx > 4096 ? ctx - 4096 : ctx / 2;
+	if (maxout > 16384)
+		maxout = 16384;
+	if (OPT("--max-tokens")->seen)
+		maxout = OPT("--max-tokens")->ivals[0];
+	const char *ts = SOPT("--timeout"), *rs = SOPT("--retry-min");
+	double timeout = ts ? strtod(ts, NULL) : 1800;
+	double rmin = rs ? strtod(rs, NULL) : 1;
+	int64_t tries = OPT("--max-retries")->seen ? OPT("--max-retries")->ivals[0] : 5;
+	if (limit < 0 || maxout < 1 || !(timeout > 0) || !(rmin >= 0) || tries < 1 || tries > 100) {
+		args_error(&p, p.prog, "--limit must be >= 0, --max-tokens >= 1, --timeout > 0, "
+		                       "--retry-min >= 0 and --max-retries 1..100");
+		goto out;
+	}
+	status = 1;
+	ib_error e = {0};
+	ib_val *task;
+	const char *tpath = SOPT("--task");
+	int rc = tpath ? ib_yaml_load_file(a, tpath, &task, &e)
+	               : ib_yaml_load(a, "<built-in gsm8k task>", ev_gsm8k_task_yaml,
+	                              strlen(ev_gsm8k_task_yaml), &task, &e);
+	if (!rc && task->type != IB_V_MAP)
+		rc = ib_fail(&e, IB_EINVAL, tpath, 0, 0, "a task file must be a YAML mapping");
+	if (!rc)
+		rc = ev_dataset_load(SOPT("--dataset"), &data, &e);
+	const char *dir = SOPT("--output-path");
+	if (!rc && mkdir_p(dir))
+		rc = ib_fail(&e, IB_EIO, dir, 0, 0, "cannot create the folder: %s", strerror(errno));
+	if (rc) {
+		cli_error(p.prog, NULL, &e);
+		goto out;
+	}
+	const char *key = SOPT("--api-key");
+	if (!key)
+		key = env("OPENAI_API_KEY") ? env("OPENAI_API_KEY") : "EMPTY";
+	bool failed[64] = {false};
+	bool any_fail = false;
+	for (size_t i = 0; i < nconcs; i++) {
+		ev_run_opts o = {
+		    .http = {.name = "eval", .host = host, .port = port, .path = path, .api_key = key,
+		             .concurrency = (size_t)concs[i], .timeout_s = timeout,
+		             .max_attempts = (int)tries, .retry_min_s = rmin, .retry_max_s = 10,
+		             .progress = isatty(2)},
+		    .model = model,
+		    .base_url = url,
+		    .data = &data,
+		    .task = task,
+		    .limit = (size_t)limit,
+		    .max_tokens = maxout,
+		    .max_length = ctx,
+		    .seed = 1234,
+		    .fewshot_seed = 1234,
+		};
+		char suffix[32] = "";
+		if (nconcs > 1)
+			snprintf(suffix, sizeof suffix, "_conc%lld", (long long)concs[i]);
+		ev_summary s;
+		rc = ev_run(&o, dir, suffix, &s, &e);
+		if (rc) {
+			cli_error(p.prog, NULL, &e);
+			failed[i] = any_fail = true;
+			continue;
+		}
+		fprintf(stderr, "%s: conc %lld: %zu questions in %.1f s", p.prog, (long long)concs[i],
+		        s.n, s.seconds);
+		for (size_t f = 0; f < s.nfilters; f++)
+			fprintf(stderr, "%s %s %.4f ± %.4f", f ? "," : ";", s.filters[f], s.mean[f],
+			        s.se[f]);
+		fprintf(stderr, "\n");
+		if (s.retried)
+			fprintf(stderr, "%s: %zu requests needed more than one attempt\n", p.prog,
+			        s.retried);
+		if (s.failed) {
+			fprintf(stderr,
+			        "%s: error: %zu requests failed after %lld attempts and were scored as "
+			        "wrong (lm-eval would have aborted the run)\n",
+			        p.prog, s.failed, (long long)tries);
+			failed[i] = any_fail = true;
+		}
+		printf("%s\n", s.results_path);
+	}
+	if (!OPT("--no-meta-env")->seen) {
+		rc = ev_write_meta_env(dir, nconcs > 1 ? concs : NULL, failed, nconcs > 1 ? nconcs : 0,
+		                       &e);
+		if (rc) {
+			cli_error(p.prog, NULL, &e);
+			any_fail = true;
+		}
+	}
+	status = any_fail ? 1 : 0;
+	if (fflush(stdout))
+		status = 1;
+out:
+	ev_dataset_free(&data);
+	ib_arena_free(a);
+	args_free(&p);
+	return status;
+}
