@@ -168,6 +168,16 @@ int ib_atomic_open(ib_atomic *w, const char *path, ib_error *e);
 int ib_atomic_commit(ib_atomic *w, ib_error *e);
 void ib_atomic_abort(ib_atomic *w);
 
+/* ---- child processes (the one helper) ----
+ * Runs argv[0] (looked up in PATH) with argv, in folder cwd (NULL: the
+ * current one), stdin from /dev/null, and appends what it writes to stdout
+ * and stderr to out and err (either may be NULL to discard). *status gets
+ * the exit status (128 + signal number when it was killed). Returns 0 when
+ * the program ran, whatever its status; IB_EIO when it could not be started
+ * (the message names the program), IB_ENOMEM when its output did not fit. */
+int ib_proc_run(const char *const *argv, const char *cwd, ib_buf *out, ib_buf *err, int *status,
+                ib_error *e);
+
 /* ---- clocks ---- */
 /* CLOCK_MONOTONIC in nanoseconds: for durations only. */
 int64_t ib_now_ns(void);

@@ -564,3 +564,39 @@ Test(base, utf8_decode_is_strict_like_python)
 	cr_assert_eq(ib_utf8_decode("\xf0\x9f\x98", 3, &cp), IB_UTF8_TRUNCATED);
 	cr_assert_str_eq(ib_utf8_reason(IB_UTF8_BAD_START), "invalid start byte");
 }
+
+Test(base, proc_run_captures_both_streams_and_status)
+{
+	const char *argv[] = {"sh", "-c", "printf out; printf err >&2; pwd >&2; exit 3", NULL};
+	ib_buf out = {0}, err = {0};
+	int st = -1;
+	ib_error e;
+	cr_assert_eq(ib_proc_run(argv, "/tmp", &out, &err, &st, &e), 0);
+	cr_assert_eq(st, 3);
+	cr_assert_str_eq(out.data, "out");
+	cr_assert_str_eq(err.data, "err/tmp\n");
+	ib_buf_free(&out);
+	ib_buf_free(&err);
+}
+
+Test(base, proc_run_missing_program_is_an_error)
+{
+	const char *argv[] = {"no-such-program-infbench", NULL};
+	int st = -1;
+	ib_error e;
+	cr_assert_eq(ib_proc_run(argv, NULL, NULL, NULL, &st, &e), IB_EIO);
+	cr_assert(strstr(e.msg, "no-such-program-infbench"));
+}
+
+Test(base, proc_run_large_output_on_both_pipes_does_not_deadlock)
+{
+	const char *argv[] = {"sh", "-c", "head -c 300000 /dev/zero; head -c 300000 /dev/zero >&2", NULL};
+	ib_buf out = {0}, err = {0};
+	int st = -1;
+	cr_assert_eq(ib_proc_run(argv, NULL, &out, &err, &st, NULL), 0);
+	cr_assert_eq(st, 0);
+	cr_assert_eq(out.len, 300000);
+	cr_assert_eq(err.len, 300000);
+	ib_buf_free(&out);
+	ib_buf_free(&err);
+}
