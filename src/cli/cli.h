@@ -15,6 +15,7 @@ int cmd_tokenize(int argc, char **argv);
 int cmd_detokenize(int argc, char **argv);
 int cmd_chat_template(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
+int cmd_review(int argc, char **argv);
 
 /* Prints "<prog>: error: [<context>: ]file:line:col: message" to stderr;
  * context may be NULL. */
