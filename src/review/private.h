@@ -17,6 +17,7 @@ typedef struct {
 	const char *norm;   /* normalized: quotes dropped, ${X} as $X, blanks collapsed */
 	int nguard;         /* enclosing guards: if / elif / else branches, case arms,
 	                       and `[ test ] && cmd` */
+	int nif;            /* of those, if-branches and `[ test ] &&` only */
 	int guard_line;     /* line of the innermost guard's condition, 0 when none */
 	const char *guard;  /* the innermost guard as written ("if [[ ... ]]"), or NULL */
 	const char *guard_norm; /* the same, normalized */
@@ -37,6 +38,8 @@ typedef struct {
 	bool is_recipe;       /* the name has that shape */
 	const char *scenario; /* folder below benchmarks/ without deprecated/ parts */
 	const char *model, *precision, *gpu, *vendor; /* vendor: "amd" / "nvidia" */
+	const char *gen; /* GPU generation: "cdna3" (mi300x, mi325x), "cdna4" (mi35x),
+	                    "hopper" (h*), "blackwell" (b*, gb*), else the GPU's letters */
 	const char *variant;  /* the name's other tokens except framework and spec ("") */
 	const char *spec;     /* spec token of the name ("mtp", "eagle"...) or "" */
 	int fw;               /* rv_fw: from the launch command, else the name */
@@ -50,8 +53,10 @@ rv_script *rv_script_parse(ib_arena *a, const char *path, const char *text, size
 const char *rv_fw_name(int fw);
 /* Does text contain `word` as a whole token (not part of a longer name)? */
 bool rv_has_token(const char *text, const char *word);
-/* Counts the option tokens (--x) of physical line `line` of s outside quotes
- * and $(...), given the quote state at the start of the line. */
+/* Counts the option tokens (--x) of one physical line outside quotes and
+ * $(...), given the quote state at the start of the line (updated for the
+ * next line). The address options (--model, --model-path, --served-model-name,
+ * --host, --port) are not counted. */
 int rv_count_flags_line(const char *ln, char *quote);
 
 /* ---- report building (report.c) ---- */
@@ -78,6 +83,10 @@ struct rv_tree {
 	size_t *lens;
 	rv_script **scripts; /* parsed on first use */
 	bool *missing;       /* read failed */
+	/* the recipes the configs map to (recipe-config-missing), sorted, built once */
+	const ib_val *mapped_for;
+	const char **mapped;
+	size_t nmapped;
 };
 int rv_tree_add(rv_tree *t, const char *path, const char *text, size_t len);
 /* Lists the files of a working tree below root (all of it) or of a commit. */

@@ -27,10 +27,14 @@ static int chat_template(rv_report *r, rv_script *s)
 	if (!spec || s->client < 0)
 		return 0;
 	rv_checked(r, "mtp-chat-template");
-	for (size_t i = 0; i < s->ncmds; i++)
-		if (strstr(s->cmds[i].text, "--use-chat-template"))
-			return 0;
 	const rv_cmd *c = &s->cmds[s->client];
+	/* benchmark_lib.sh's run_benchmark_serving takes --dsv4 as "--use-chat-template
+	 * with the DeepSeek-V4 framing" */
+	bool helper = !strncmp(c->norm, "run_benchmark_serving", 21);
+	for (size_t i = 0; i < s->ncmds; i++)
+		if (strstr(s->cmds[i].text, "--use-chat-template") ||
+		    (helper && rv_has_token(s->cmds[i].text, "--dsv4")))
+			return 0;
 	const char *why = *s->spec ? "its name says spec decoding" : "it runs a draft model";
 	char fn[64];
 	snprintf(fn, sizeof fn, "%.*s", (int)strcspn(c->norm, " "), c->norm);

@@ -27,20 +27,40 @@ static bool is_single_node_recipe(const rv_script *s)
 	       !strcmp(s->scenario, "single_node/agentic");
 }
 
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
 /* recipe-config-missing: does some entry of cfg map to this recipe? */
 static int recipe_has_key(rv_report *r, rv_tree *t, const ib_val *cfg, const rv_script *s)
 {
 	if (!is_single_node_recipe(s) || !cfg)
 		return 0;
 	rv_checked(r, "recipe-config-missing");
-	for (size_t i = 0; i < cfg->map.n; i++) {
-		const char *paths[16];
-		bool found[16];
-		size_t n = rv_entry_recipes(r->a, t, cfg->map.kv[i].val, paths, found, 16);
-		for (size_t k = 0; k < n; k++)
-			if (found[k] && !strcmp(paths[k], s->path))
-				return 0;
+	if (t->mapped_for != cfg) {
+		free(t->mapped);
+		t->mapped = NULL;
+		t->nmapped = 0;
+		size_t cap = 0;
+		for (size_t i = 0; i < cfg->map.n; i++) {
+			const char *paths[16];
+			bool found[16];
+			size_t n = rv_entry_recipes(r->a, t, cfg->map.kv[i].val, paths, found, 16);
+			for (size_t k = 0; k < n; k++) {
+				if (!found[k])
+					continue;
+				if (ib_grow(&t->mapped, &cap, t->nmapped + 1))
+					return IB_ENOMEM;
+				t->mapped[t->nmapped++] = paths[k];
+			}
+		}
+		qsort(t->mapped, t->nmapped, sizeof *t->mapped, cmp_str);
+		t->mapped_for = cfg;
 	}
+	if (t->nmapped &&
+	    bsearch(&s->path, t->mapped, t->nmapped, sizeof *t->mapped, cmp_str))
+		return 0;
 	const char *b = strrchr(s->path, '/');
 	b = b ? b + 1 : s->path;
 	return rv_add(r, "recipe-config-missing", s->path, 1,

@@ -135,6 +135,7 @@ static void emit(scan *sc, const char *text, int line, int end_line, int sep)
 		if (f->kind != FR_IF && f->kind != FR_CASE)
 			continue;
 		c->nguard++;
+		c->nif += f->kind == FR_IF;
 		c->guard_line = f->line;
 		c->guard = f->latest.data ? ib_arena_strdup(sc->a, f->latest.data) : NULL;
 		if (conds.len)
@@ -143,6 +144,7 @@ static void emit(scan *sc, const char *text, int line, int end_line, int sep)
 	}
 	if ((sep == SEP_AND || sep == SEP_OR) && sc->prev_test) {
 		c->nguard++;
+		c->nif++;
 		c->guard_line = sc->prev_line;
 		c->guard = ib_arena_strdup(sc->a, sc->prev_text);
 		if (conds.len)
@@ -557,8 +559,15 @@ int rv_count_flags_line(const char *ln, char *quote)
 			depth--;
 		else if (!depth && c == '-' && ln[i + 1] == '-' &&
 		         (i == 0 || isspace((unsigned char)ln[i - 1])) &&
-		         isalpha((unsigned char)ln[i + 2]))
-			n++;
+		         isalpha((unsigned char)ln[i + 2])) {
+			static const char *const addr[] = {"--model", "--model-path", "--served-model-name",
+			                                   "--host", "--port", NULL};
+			size_t k = strcspn(ln + i, " \t=");
+			bool skip = false;
+			for (int j = 0; addr[j] && !skip; j++)
+				skip = strlen(addr[j]) == k && !strncmp(ln + i, addr[j], k);
+			n += !skip;
+		}
 	}
 	return n;
 }
@@ -639,6 +648,7 @@ static int parse_name(ib_arena *a, rv_script *s)
 	const char *base = slash ? slash + 1 : path;
 	size_t bl = strlen(base);
 	s->scenario = s->model = s->precision = s->gpu = s->vendor = s->variant = s->spec = "";
+	s->gen = "";
 	if (bl < 4 || strcmp(base + bl - 3, ".sh"))
 		return 0;
 	/* scenario: the folders between benchmarks/ and the file, without deprecated */
@@ -679,6 +689,22 @@ static int parse_name(ib_arena *a, rv_script *s)
 	s->precision = tok[1];
 	s->gpu = tok[2];
 	s->vendor = !strncmp(tok[2], "mi", 2) ? "amd" : "nvidia";
+	const char *g = tok[2];
+	if (!strncmp(g, "mi3", 3))
+		s->gen = g[3] == '5' ? "cdna4" : "cdna3";
+	else if (g[0] == 'h' && isdigit((unsigned char)g[1]))
+		s->gen = "hopper";
+	else if ((g[0] == 'b' && isdigit((unsigned char)g[1])) ||
+	         (g[0] == 'g' && g[1] == 'b' && isdigit((unsigned char)g[2])))
+		s->gen = "blackwell";
+	else {
+		size_t k = 0;
+		while (isalpha((unsigned char)g[k]))
+			k++;
+		s->gen = ib_arena_strndup(a, g, k);
+		if (!s->gen)
+			return IB_ENOMEM;
+	}
 	ib_buf v = {0};
 	int fw = RV_FW_NONE;
 	for (int i = 3; i < nt; i++) {

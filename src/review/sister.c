@@ -14,6 +14,26 @@
 
 #define MAX_SISTERS 64
 
+/* The next word after `flag` in text (its value), into out. */
+static void value_after(const char *text, const char *flag, char *out, size_t cap)
+{
+	out[0] = 0;
+	for (const char *p = strstr(text, flag); p; p = strstr(p + 1, flag)) {
+		const char *q = p + strlen(flag);
+		if (*q != ' ' && *q != '=')
+			continue;
+		q++;
+		while (*q == ' ' || *q == '"' || *q == '\'')
+			q++;
+		size_t k = 0;
+		while (q[k] && q[k] != ' ' && q[k] != '"' && q[k] != '\'' && k + 1 < cap)
+			k++;
+		memcpy(out, q, k);
+		out[k] = 0;
+		return;
+	}
+}
+
 static bool same_family(const rv_script *a, const rv_script *b)
 {
 	return b->is_recipe && strcmp(a->path, b->path) && !strcmp(a->scenario, b->scenario) &&
@@ -62,7 +82,7 @@ static int guard_check(rv_report *r, rv_script *s, rv_script **sis, size_t ns, i
 				const rv_cmd *d = &sis[k]->cmds[j];
 				if (strcmp(d->norm, c->norm))
 					continue;
-				if (!d->nguard) {
+				if (!d->nif) {
 					all = false;
 					break;
 				}
@@ -283,6 +303,17 @@ static int flag_check(rv_report *r, rv_script *s, rv_script **sis, size_t ns, bo
 		}
 		if (!all || script_has_flag(s, fl[i]))
 			continue;
+		/* a value naming the sisters' own precision (--kv-cache-dtype fp8) is
+		 * not for a recipe of another precision */
+		bool prec = false;
+		for (size_t q = 0; q < ns && !prec; q++) {
+			const rv_cmd *c = &sis[q]->cmds[client ? sis[q]->client : sis[q]->launch];
+			char val[128];
+			value_after(c->text, fl[i], val, sizeof val);
+			prec = strcmp(sis[q]->precision, s->precision) && strstr(val, sis[q]->precision);
+		}
+		if (prec)
+			continue;
 		const rv_cmd *me = &s->cmds[mine];
 		rv_finding *f = rv_add(
 		    r, "sister-flag", s->path, me->line,
@@ -332,11 +363,17 @@ int rv_check_sisters(rv_report *r, rv_tree *t, rv_script *s)
 		return 0;
 	qsort(sis, ns, sizeof *sis, by_path);
 	int rc = guard_check(r, s, sis, ns, t->a);
-	if (!rc)
-		rc = export_check(r, s, sis, ns);
-	if (!rc)
-		rc = flag_check(r, s, sis, ns, false);
-	if (!rc)
-		rc = flag_check(r, s, sis, ns, true);
+	/* exports and options are tuning: compare within the GPU generation */
+	rv_script *gen[MAX_SISTERS];
+	size_t ng = 0;
+	for (size_t i = 0; i < ns; i++)
+		if (!strcmp(sis[i]->gen, s->gen))
+			gen[ng++] = sis[i];
+	if (!rc && ng >= 2)
+		rc = export_check(r, s, gen, ng);
+	if (!rc && ng >= 2)
+		rc = flag_check(r, s, gen, ng, false);
+	if (!rc && ng >= 2)
+		rc = flag_check(r, s, gen, ng, true);
 	return rc;
 }

@@ -193,5 +193,6 @@ void rv_tree_free(rv_tree *t)
 	free(t->lens);
 	free(t->scripts);
 	free(t->missing);
+	free(t->mapped);
 	memset(t, 0, sizeof *t);
 }
