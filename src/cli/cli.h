@@ -21,6 +21,7 @@ int cmd_changelog(int argc, char **argv);
 /* eval subcommands, dispatched by cmd_eval (argv[0] is the subcommand) */
 int cmd_eval_validate(int argc, char **argv);
 int cmd_eval_collect(int argc, char **argv);
+int cmd_review(int argc, char **argv);
 
 /* Prints "<prog>: error: [<context>: ]file:line:col: message" to stderr;
  * context may be NULL. */
