@@ -151,6 +151,8 @@ int cmd_eval_run(int argc, char **argv)
 	     .help = "attempts per request (default 5, as lm-eval's max_retries)"},
 	    {.name = "--retry-min", .kind = ARG_ONE, .metavar = "S",
 	     .help = "shortest backoff between attempts (default 1; then 0.5*2^k s, at most 10)"},
+	    {.name = "--retry-max", .kind = ARG_ONE, .metavar = "S",
+	     .help = "longest backoff between attempts (default 10)"},
 	    {.name = "--api-key", .kind = ARG_ONE, .metavar = "KEY",
 	     .help = "Authorization: Bearer KEY (default: $OPENAI_API_KEY, EMPTY)"},
 	    {.name = "--no-meta-env", .kind = ARG_FLAG,
@@ -216,11 +218,12 @@ int cmd_eval_run(int argc, char **argv)
 		maxout = 16384;
 	if (OPT("--max-tokens")->seen)
 		maxout = OPT("--max-tokens")->ivals[0];
-	const char *ts = SOPT("--timeout"), *rs = SOPT("--retry-min");
+	const char *ts = SOPT("--timeout"), *rs = SOPT("--retry-min"), *rx = SOPT("--retry-max");
+	double rmax = rx ? strtod(rx, NULL) : 10;
 	double timeout = ts ? strtod(ts, NULL) : 1800;
 	double rmin = rs ? strtod(rs, NULL) : 1;
 	int64_t tries = OPT("--max-retries")->seen ? OPT("--max-retries")->ivals[0] : 5;
-	if (limit < 0 || maxout < 1 || !(timeout > 0) || !(rmin >= 0) || tries < 1 || tries > 100) {
+	if (limit < 0 || maxout < 1 || !(timeout > 0) || !(rmin >= 0) || !(rmax >= rmin) || tries < 1 || tries > 100) {
 		args_error(&p, p.prog, "--limit must be >= 0, --max-tokens >= 1, --timeout > 0, "
 		                       "--retry-min >= 0 and --max-retries 1..100");
 		goto out;
@@ -252,7 +255,7 @@ int cmd_eval_run(int argc, char **argv)
 		ev_run_opts o = {
 		    .http = {.name = "eval", .host = host, .port = port, .path = path, .api_key = key,
 		             .concurrency = (size_t)concs[i], .timeout_s = timeout,
-		             .max_attempts = (int)tries, .retry_min_s = rmin, .retry_max_s = 10,
+		             .max_attempts = (int)tries, .retry_min_s = rmin, .retry_max_s = rmax,
 		             .progress = isatty(2)},
 		    .model = model,
 		    .base_url = url,

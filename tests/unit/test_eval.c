@@ -454,3 +454,69 @@ Test(eval, collect_sort_keys_that_do_not_compare)
 	ib_arena_free(a);
 	vclean(&d);
 }
+
+/* Few-shot selection: CPython's random.Random(1234).sample, per eval doc in
+ * order, for several train sizes (tests/data/fewshot-cpython.tsv was written
+ * by CPython 3.11). */
+Test(eval, fewshot_sample_matches_cpython)
+{
+	FILE *f = fopen("tests/data/fewshot-cpython.tsv", "r");
+	cr_assert_not_null(f, "run the unit tests from the repository root");
+	char line[512], last_key[32] = "";
+	ib_mt m;
+	size_t checked = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (line[0] == '#')
+			continue;
+		char key[32];
+		size_t doc, n, k = 5;
+		int off;
+		cr_assert(sscanf(line, "%31s %zu %n", key, &doc, &off) == 2, "%s", line);
+		n = strtoul(key, NULL, 10);
+		if (strchr(key, '/'))
+			k = strtoul(strchr(key, '/') + 1, NULL, 10);
+		if (strcmp(key, last_key)) {
+			ib_mt_py_seed(&m, 1234);
+			snprintf(last_key, sizeof last_key, "%s", key);
+		}
+		size_t got[16];
+		ev_py_sample(&m, n, k, got);
+		char *p = line + off;
+		for (size_t i = 0; i < k; i++) {
+			size_t want = strtoul(p, &p, 10);
+			cr_assert_eq(got[i], want, "n=%s doc %zu item %zu: %zu, CPython %zu", key, doc, i,
+			             got[i], want);
+			if (*p == ',')
+				p++;
+		}
+		checked++;
+	}
+	fclose(f);
+	cr_assert_eq(checked, 160);
+}
+
+/* The request body is lm-eval's local-chat-completions payload (A.2). */
+Test(eval, request_body_has_the_reference_shape)
+{
+	ib_arena *a = ib_arena_new();
+	ib_val *task;
+	ib_error e = {0};
+	cr_assert_eq(ib_yaml_load(a, "t", ev_gsm8k_task_yaml, strlen(ev_gsm8k_task_yaml), &task, &e), 0,
+	             "%s", e.msg);
+	ev_doc train[1] = {{"T?", "t\n#### 1", 2, 8}}, test[1] = {{"Q?", "a\n#### 2", 2, 8}};
+	ev_dataset d = {.train = {train, 1}, .test = {test, 1}};
+	ev_run_opts o = {.model = "M", .data = &d, .task = task, .max_tokens = 5376, .seed = 1234};
+	size_t shots[1] = {0};
+	ib_buf b = {0};
+	cr_assert_eq(ev_request_body(&o, 0, shots, 1, &b, &e), 0, "%s", e.msg);
+	const char *want =
+	    "{\"messages\": [{\"role\": \"user\", \"content\": \"Question: T?\\nEnd your response with "
+	    "the answer on the last line, formatted as: #### [number]\\nAnswer:\"}, {\"role\": "
+	    "\"assistant\", \"content\": \"t\\n#### 1\"}, {\"role\": \"user\", \"content\": "
+	    "\"Question: Q?\\nEnd your response with the answer on the last line, formatted as: "
+	    "#### [number]\\nAnswer:\"}], \"model\": \"M\", \"max_tokens\": 5376, \"temperature\": 0, "
+	    "\"stop\": [\"</s>\", \"<|im_end|>\"], \"seed\": 1234, \"top_p\": 1}";
+	cr_assert_str_eq(b.data, want);
+	ib_buf_free(&b);
+	ib_arena_free(a);
+}

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# End-to-end: `infbench eval run` against `infbench sim --eval-dataset` on a
+# generated gsm8k-format set: scores within the 99% binomial interval of the
+# simulator's accuracy, retries on 500s, failures counted and reported
+# (never a crash), batched mode, meta_env.json, usage errors.
+# Usage: tests/e2e/eval.sh INFBENCH. Ends with "eval-e2e: N passed, N failed".
+set -u
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+	echo "FAIL $1"
+	fail=$((fail + 1))
+}
+
+"$bin" eval make-dataset --output "$tmp/ds" --train 200 --test 1000 --seed 7 || bad "make-dataset"
+
+# start_sim NAME ARGS...: a simulator on a free port; sets $port
+start_sim() {
+	local name=$1
+	shift
+	rm -f "$tmp/$name.port"
+	"$bin" sim --max-speed --eval-dataset "$tmp/ds" --port 0 --port-file "$tmp/$name.port" \
+		--duration 120 "$@" 2>"$tmp/$name.err" &
+	pids+=($!)
+	for _ in $(seq 100); do
+		[ -s "$tmp/$name.port" ] && break
+		sleep 0.1
+	done
+	port=$(cat "$tmp/$name.port" 2>/dev/null)
+}
+
+# score FILE FILTER: the exact_match value of a filter in a results file
+score() { sed -n "s/.*\"exact_match,$2\": \([0-9.e-]*\),*/\1/p" "$1" | head -n 1; }
+
+run_eval() { # DIR ARGS...
+	local dir=$1
+	shift
+	"$bin" eval run --base-url "http://127.0.0.1:$port" --model llama3-8b --dataset "$tmp/ds" \
+		--output-path "$dir" --retry-min 0.01 --retry-max 0.05 "$@"
+}
+
+# 1. accuracy P: strict-match within the 99% binomial interval of the
+#    simulator's expected strict score (P, plus the right answers it puts
+#    only in reasoning_content, which the client reads as the reference's
+#    patch does: 0.1 (1 - P); docs/sim.md), flexible above strict
+for P in 0.5 0.9 0.97; do
+	start_sim "p$P" --eval-accuracy "$P"
+	out=$(run_eval "$tmp/p$P" --num-concurrent 64 2>"$tmp/p$P.log")
+	rc=$?
+	res=$(ls "$tmp/p$P"/results_*.json 2>/dev/null | head -n 1)
+	if [ "$rc" != 0 ] || [ -z "$res" ] || [ "$out" != "$res" ]; then
+		bad "P=$P: exit $rc, results '$res', stdout '$out': $(tail -c 300 "$tmp/p$P.log")"
+		continue
+	fi
+	s=$(score "$res" strict-match)
+	f=$(score "$res" flexible-extract)
+	if awk -v p="$P" -v s="$s" -v f="$f" 'BEGIN {
+		q = p + 0.1 * (1 - p); h = 2.576 * sqrt(q * (1 - q) / 1000);
+		exit !(s >= q - h && s <= q + h && f > s) }'; then ok; else
+		bad "P=$P: strict $s flexible $f outside the 99% interval"
+	fi
+	grep -q '"effective": 1000' "$res" && ok || bad "P=$P: n-samples effective"
+	lines=$(wc -l <"$tmp/p$P"/samples_gsm8k_*.jsonl)
+	[ "$lines" = 2000 ] && ok || bad "P=$P: $lines sample lines, want 2000 (2 filters x 1000)"
+done
+
+# 2. the score gate on those results: passes at 0.85 for P=0.97, fails for P=0.5
+"$bin" eval validate --results-glob "$tmp/p0.97/results_*.json" --meta-env "$tmp/p0.97/meta_env.json" \
+	--min-score 0.85 >/dev/null 2>&1 && ok || bad "gate: P=0.97 should pass at 0.85"
+"$bin" eval validate --results-glob "$tmp/p0.5/results_*.json" --meta-env "$tmp/p0.5/meta_env.json" \
+	--min-score 0.85 >/dev/null 2>&1 && bad "gate: P=0.5 should fail at 0.85" || ok
+
+# 3. 30% of answers are HTTP 500: every request retried until it succeeds
+start_sim flaky --eval-accuracy 0.9 --fail-rate 0.3
+run_eval "$tmp/flaky" --limit 200 --num-concurrent 16 --max-retries 12 >/dev/null 2>"$tmp/flaky.log"
+rc=$?
+[ "$rc" = 0 ] && grep -q "needed more than one attempt" "$tmp/flaky.log" && ok ||
+	bad "500s: exit $rc: $(tail -c 300 "$tmp/flaky.log")"
+
+# 4. a server that always fails: retried, then counted as wrong and reported
+start_sim broken --eval-accuracy 0.9 --fail-rate 1
+run_eval "$tmp/broken" --limit 5 --max-retries 2 >/dev/null 2>"$tmp/broken.log"
+rc=$?
+[ "$rc" = 1 ] && grep -q "5 requests failed after 2 attempts" "$tmp/broken.log" &&
+	grep -q '"failed_requests": 5' "$tmp/broken"/results_*.json && ok ||
+	bad "always 500: exit $rc: $(tail -c 300 "$tmp/broken.log")"
+
+# 5. nobody listening: connection errors, no crash
+port=1
+run_eval "$tmp/refused" --limit 3 --max-retries 2 >/dev/null 2>"$tmp/refused.log"
+[ "$?" = 1 ] && grep -q "failed after 2 attempts" "$tmp/refused.log" && ok || bad "refused"
+
+# 6. batched mode and meta_env.json from the environment
+start_sim batch --eval-accuracy 0.9
+ISL=8192 OSL=1024 MODEL_PREFIX=dsr1 RUNNER_TYPE=h200 FRAMEWORK=sglang PRECISION=fp8 TP=8 \
+	run_eval "$tmp/batch" --limit 50 --num-concurrent "4 8" >/dev/null 2>"$tmp/batch.log" || bad "batched run"
+ls "$tmp/batch"/results_*_conc4.json "$tmp/batch"/results_*_conc8.json >/dev/null 2>&1 && ok ||
+	bad "batched: no results_*_conc4/8.json"
+m=$tmp/batch/meta_env.json
+grep -q '"isl": "8192"' "$m" && grep -q '"eval_concs": \[4, 8\]' "$m" &&
+	grep -q '"completed_eval_concs": \[4, 8\]' "$m" && grep -q '"conc": 4,' "$m" &&
+	grep -q '"tp": 8,' "$m" && grep -q '"framework": "sglang"' "$m" && ok || bad "meta_env.json: $(cat "$m")"
+
+# 7. usage errors
+"$bin" eval run --help | grep -q usage && ok || bad "--help"
+"$bin" eval run --base-url https://x:1 --model m --dataset "$tmp/ds" --output-path "$tmp/u" \
+	>/dev/null 2>"$tmp/u.err"
+[ "$?" = 2 ] && grep -q "https:// endpoints are not supported" "$tmp/u.err" && ok || bad "https refused"
+"$bin" eval run --base-url http://127.0.0.1:1 --model m --dataset "$tmp/nope" --output-path "$tmp/u" \
+	>/dev/null 2>"$tmp/u.err"
+[ "$?" = 1 ] && grep -q "nope/train.jsonl" "$tmp/u.err" && ok || bad "missing dataset"
+
+echo "eval-e2e: $pass passed, $fail failed"
+[ "$fail" = 0 ]
