@@ -86,6 +86,7 @@ bench: all
 	bench/sim.sh $(BUILD)/infbench
 	bench/client.sh $(BUILD)/infbench
 	bench/tokenizer.sh $(BUILD)/infbench
+	bench/eval.sh $(BUILD)/infbench
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
