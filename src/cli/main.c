@@ -19,7 +19,7 @@ static const char help[] =
     "  bench      the serving benchmark client (drop-in for benchmark_serving.py)\n"
     "  tokenize   encode text into token ids with a HuggingFace tokenizer.json\n"
     "  detokenize decode token ids into text with a HuggingFace tokenizer.json\n"
-    "  eval       accuracy evals: gsm8k scoring, score validation, collection (eval score|validate|collect)\n"
+    "  eval       accuracy evals: the gsm8k client, scoring, score gate, collection (eval run|score|validate|collect|make-dataset)\n"
     "  chat-template render chat messages with a chat template (or the DeepSeek-V4 framing)\n"
     "  success-rate per-hardware job success rates of a workflow run (calc_success_rate.py)\n"
     "  collect    collect every *.json below a folder into agg_NAME.json (collect_results.py)\n"
