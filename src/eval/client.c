@@ -212,7 +212,9 @@ int ev_http_run(const ev_http_opts *o, const ib_buf *bodies, size_t n, ev_http_r
 			r.slots[i].doc = r.next++;
 			start(&r, &r.slots[i]);
 		}
-		rc = net_run(r.loop);
+		/* every request may already have failed to start (no sockets) */
+		if (r.done < r.n)
+			rc = net_run(r.loop);
 		progress(&r, true);
 	}
 	for (size_t i = 0; i < made; i++) {
