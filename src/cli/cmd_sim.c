@@ -132,6 +132,7 @@ int cmd_sim(int argc, char **argv)
 		{.name = "--max-speed", .kind = ARG_FLAG, .help = "no model: stream as fast as clients read"},
 		{.name = "--pace", .kind = ARG_ONE, .metavar = "TOK_S", .help = "no model: one step (a token per stream) every 1/TOK_S s, on a fixed grid"},
 		{.name = "--trace", .kind = ARG_ONE, .metavar = "FILE", .help = "write when each streamed chunk left, a JSON line per request (at exit)"},
+		{.name = "--log-requests", .kind = ARG_ONE, .metavar = "FILE", .help = "write every request as it arrived (method, path, body), a JSON line each (at exit)"},
 		{.name = "--seed", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "seed of every random draw (default 1)"},
 		{.name = "--fail-rate", .kind = ARG_ONE, .metavar = "P", .help = "answer this fraction of requests with HTTP 500"},
 		{.name = "--drop-rate", .kind = ARG_ONE, .metavar = "P", .help = "close this fraction of streams midway"},
@@ -162,7 +163,7 @@ int cmd_sim(int argc, char **argv)
 	sim_config c;
 	sim_config_init(&c);
 	bench_tokenizer bt = {0};
-	ib_atomic trace = {0};
+	ib_atomic trace = {0}, reqlog = {0};
 	arg_opt *o;
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
@@ -337,6 +338,13 @@ int cmd_sim(int argc, char **argv)
 		}
 		c.trace = trace.f;
 	}
+	if ((o = args_get(&p, "--log-requests"))->seen) {
+		if (ib_atomic_open(&reqlog, o->vals[0], &e)) {
+			cli_error("infbench sim", "--log-requests", &e);
+			goto out;
+		}
+		c.request_log = reqlog.f;
+	}
 	net_raise_fd_limit(); /* thousands of concurrent streams */
 	if (net_loop_new(&loop, &e) || sim_server_new(loop, &c, &srv, &e)) {
 		cli_error("infbench sim", NULL, &e);
@@ -379,6 +387,10 @@ int cmd_sim(int argc, char **argv)
 		cli_error("infbench sim", "--trace", &e);
 		status = 1;
 	}
+	if (reqlog.f && ib_atomic_commit(&reqlog, &e)) {
+		cli_error("infbench sim", "--log-requests", &e);
+		status = 1;
+	}
 	if (sw.fd >= 0) {
 		net_del(loop, &sw);
 		close(sw.fd);
@@ -386,6 +398,7 @@ int cmd_sim(int argc, char **argv)
 out:
 	sim_server_free(srv);
 	ib_atomic_abort(&trace); /* nothing left after a commit */
+	ib_atomic_abort(&reqlog);
 	bench_tokenizer_close(&bt);
 	sim_grader_free(grader);
 	net_loop_free(loop);

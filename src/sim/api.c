@@ -635,9 +635,28 @@ static bool method_is(const net_http_msg *r, const char *m)
 	return r->method_len == strlen(m) && memcmp(r->method, m, r->method_len) == 0;
 }
 
+/* --log-requests: the request as it arrived, one JSON line. A line that
+ * cannot be built (out of memory) is left out, never half-written. */
+static void log_request(sim_server *s, const net_http_msg *r, const char *body, size_t len)
+{
+	ib_buf *b = &s->logline;
+	b->len = 0;
+	int rc = ib_buf_puts(b, "{\"method\": ");
+	rc = rc ? rc : ib_json_write_str(b, r->method, r->method_len, true);
+	rc = rc ? rc : ib_buf_puts(b, ", \"path\": ");
+	rc = rc ? rc : ib_json_write_str(b, r->path, r->path_len, true);
+	rc = rc ? rc : ib_buf_puts(b, ", \"body\": ");
+	rc = rc ? rc : ib_json_write_str(b, body ? body : "", body ? len : 0, true);
+	rc = rc ? rc : ib_buf_puts(b, "}\n");
+	if (!rc)
+		fwrite(b->data, 1, b->len, s->cfg.request_log);
+}
+
 static void on_request(net_conn *c, const net_http_msg *r, const char *body, size_t len, void *arg)
 {
 	sim_server *s = arg;
+	if (s->cfg.request_log)
+		log_request(s, r, body, len);
 	bool completions = path_is(r, "/v1/completions"), chat = path_is(r, "/v1/chat/completions");
 	if (completions || chat) {
 		if (!method_is(r, "POST")) {
@@ -771,5 +790,6 @@ void sim_server_free(sim_server *s)
 		sim_seq_free(s, q);
 	}
 	ib_buf_free(&s->scratch);
+	ib_buf_free(&s->logline);
 	free(s);
 }

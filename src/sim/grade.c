@@ -58,11 +58,14 @@ sim_eval_verdict sim_eval_judge(uint64_t seed, double accuracy, const char *q, s
 {
 	uint64_t h0 = question_key(seed, q, n), h1 = mix(h0), h2 = mix(h1);
 	sim_eval_verdict v = {SIM_EVAL_RIGHT, 0};
-	if (unit(h0) >= accuracy) {
+	double w = unit(h1);
+	if (unit(h0) < accuracy) {
+		/* right: a tenth of them only in reasoning_content (docs/sim.md) */
+		if (w < 0.1)
+			v.kind = SIM_EVAL_REASONING_RIGHT;
+	} else {
 		/* the mixture of failures, documented in docs/sim.md */
-		double w = unit(h1);
 		v.kind = w < 0.5   ? SIM_EVAL_WRONG_NUMBER
-		         : w < 0.6 ? SIM_EVAL_REASONING_RIGHT
 		         : w < 0.7 ? SIM_EVAL_REASONING_WRONG
 		                   : SIM_EVAL_NO_MARKER;
 	}

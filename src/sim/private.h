@@ -88,6 +88,7 @@ struct sim_server {
 	uint64_t next_id;
 	sim_metrics m;
 	ib_buf scratch;
+	ib_buf logline; /* --log-requests: one line, reused */
 	int64_t created; /* wall-clock seconds for "created" */
 	net_defer kick;  /* schedule a step at the end of the iteration */
 };

@@ -88,6 +88,10 @@ typedef struct {
 	/* per streamed request, one JSON line with the moments its chunks left
 	 * (docs/sim.md); NULL: none. Owned by the caller. */
 	FILE *trace;
+	/* every HTTP request as it arrived, one JSON line each: {"method",
+	 * "path", "body"} with the body's bytes as a JSON string (docs/sim.md);
+	 * NULL: none. Owned by the caller. */
+	FILE *request_log;
 	/* exact token counts (NULL: estimated); owned by the caller */
 	struct tok *tokenizer;
 	const struct chat_tmpl *chat_template; /* for chat prompt counts, or NULL */
@@ -148,8 +152,9 @@ double sim_rng_uniform(sim_rng *r); /* [0, 1) */
  *
  * A grader holds the questions of DIR/test.jsonl (gsm8k lines) in a hash
  * table. Each question gets a verdict that depends only on (seed, question
- * text): right with probability `accuracy`, else one of the wrong or badly
- * formatted kinds below, in the mixture documented in docs/sim.md. */
+ * text): right with probability `accuracy` (a tenth of those answered in
+ * reasoning_content only), else one of the wrong or badly formatted kinds
+ * below, in the mixture documented in docs/sim.md. */
 typedef enum {
 	SIM_EVAL_RIGHT,           /* worked answer ending "#### <right number>" */
 	SIM_EVAL_WRONG_NUMBER,    /* the same, ending "#### <a wrong number>" */

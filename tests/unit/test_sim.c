@@ -211,7 +211,7 @@ Test(sim, eval_verdict_is_deterministic_and_order_free)
 		/* the draw is what decides */
 		double u = sim_eval_draw(42, d.v[i].question, d.v[i].qlen);
 		cr_assert(u >= 0 && u < 1);
-		cr_assert_eq(fwd[i].kind == SIM_EVAL_RIGHT, u < 0.7);
+		cr_assert_eq(fwd[i].kind == SIM_EVAL_RIGHT || fwd[i].kind == SIM_EVAL_REASONING_RIGHT, u < 0.7);
 		differ_seed += sim_eval_judge(43, 0.7, d.v[i].question, d.v[i].qlen).kind != fwd[i].kind;
 	}
 	cr_assert_gt(differ_seed, 100, "another seed gives other verdicts (%d differ)", differ_seed);
@@ -241,13 +241,18 @@ Test(sim, eval_rate_follows_accuracy)
 		int right = 0, kinds[5] = {0};
 		for (size_t i = 0; i < d.n; i++) {
 			sim_eval_verdict v = sim_eval_judge(1, ps[k], d.v[i].question, d.v[i].qlen);
-			right += v.kind == SIM_EVAL_RIGHT;
+			right += v.kind == SIM_EVAL_RIGHT || v.kind == SIM_EVAL_REASONING_RIGHT;
 			kinds[v.kind]++;
 		}
 		double mean = 1000 * ps[k], sd = sqrt(1000 * ps[k] * (1 - ps[k]));
 		cr_assert(fabs(right - mean) <= 2.576 * sd + 1e-9, "P %g: %d right", ps[k], right);
-		if (ps[k] == 0) { /* the mixture of failures: 50/10/10/30 % */
-			int want[5] = {0, 500, 100, 100, 300};
+		if (ps[k] == 1) { /* a tenth of the right ones in reasoning_content only */
+			double sdr = sqrt(1000 * 0.1 * 0.9);
+			cr_assert(fabs(kinds[SIM_EVAL_REASONING_RIGHT] - 100.0) <= 2.576 * sdr, "%d",
+				  kinds[SIM_EVAL_REASONING_RIGHT]);
+		}
+		if (ps[k] == 0) { /* the mixture of failures: 50/20/30 %, none right */
+			int want[5] = {0, 500, 0, 200, 300};
 			for (int j = 1; j < 5; j++) {
 				double sdj = sqrt(1000 * want[j] / 1000.0 * (1 - want[j] / 1000.0));
 				cr_assert(fabs((double)kinds[j] - want[j]) <= 2.576 * sdj, "kind %d: %d", j, kinds[j]);
