@@ -250,6 +250,12 @@ int cmd_sim(int argc, char **argv)
 		status = args_error(&p, NULL, "--pace and --max-speed exclude each other");
 		goto out;
 	}
+	if (c.max_speed && (args_get(&p, "--drop-rate")->seen || args_get(&p, "--stall-rate")->seen ||
+			    args_get(&p, "--malformed-rate")->seen || args_get(&p, "--time-scale")->seen)) {
+		status = args_error(&p, NULL, "--drop-rate, --stall-rate, --malformed-rate and --time-scale act on "
+					      "engine steps: they need the model or --pace, not --max-speed");
+		goto out;
+	}
 	if (c.max_speed && args_get(&p, "--trace")->seen) {
 		status = args_error(&p, NULL, "--trace records steps: it needs the model or --pace, not --max-speed");
 		goto out;

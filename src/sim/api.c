@@ -391,7 +391,8 @@ static void handle_generate(sim_server *s, net_conn *c, const net_http_msg *r, c
 	if (sim_rng_uniform(&q->rng) < cfg->drop_rate)
 		q->drop_at = (int)(sim_rng_next(&q->rng) % (uint64_t)q->target);
 	if (sim_rng_uniform(&q->rng) < cfg->stall_rate)
-		q->stall_at = (int)(sim_rng_next(&q->rng) % (uint64_t)q->target);
+		q->stall_at = /* before the last token, so that it happens */
+		    (int)(sim_rng_next(&q->rng) % (uint64_t)(q->target > 1 ? q->target - 1 : 1));
 	if (q->stream && sim_rng_uniform(&q->rng) < cfg->malformed_rate)
 		q->malformed_at = (int)(sim_rng_next(&q->rng) % (uint64_t)q->target);
 	net_conn_set_data(c, q);

@@ -100,8 +100,14 @@ static void on_step(net_loop *l, net_timer *t);
 /* Plans and arms the next step, if there is work. */
 static void schedule(sim_server *s)
 {
-	if (s->step_armed)
-		return;
+	if (s->step_armed) {
+		if (!s->stall_wait)
+			return;
+		/* only waiting for a stall to end: plan again, new work may run now */
+		net_timer_cancel(s->loop, &s->step_timer);
+		s->step_armed = false;
+		s->stall_wait = false;
+	}
 	const sim_config *c = &s->cfg;
 	int64_t now = net_now(s->loop);
 	int k = spec_k(s);
@@ -177,6 +183,7 @@ static void schedule(sim_server *s)
 		if (next_wake) { /* only stalled streams: wake when the first stall ends */
 			s->step = st;
 			s->step_armed = true;
+			s->stall_wait = true;
 			net_timer_arm(s->loop, &s->step_timer, next_wake);
 		}
 		return;
@@ -201,6 +208,7 @@ static void on_step(net_loop *l, net_timer *t)
 	(void)l;
 	sim_server *s = t->arg;
 	s->step_armed = false;
+	s->stall_wait = false;
 	int k = spec_k(s);
 	for (seq *q = s->running.head; q;) {
 		seq *nx = q->next;

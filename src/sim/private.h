@@ -83,6 +83,7 @@ struct sim_server {
 	seq_list waiting, running;
 	net_timer step_timer;
 	bool step_armed;
+	bool stall_wait; /* the armed timer only waits for a stall to end */
 	sim_step step; /* the step in flight */
 	int64_t step_at; /* when the step in flight ends (paced: the grid) */
 	uint64_t next_id;

@@ -246,6 +246,10 @@ rc=$?
 
 "$bin" sim --pace 50 --max-speed >/dev/null 2>"$tmp/e"
 [ $? = 2 ] && grep -q 'exclude each other' "$tmp/e" && ok || no "sim --pace with --max-speed accepted"
+for f in "--drop-rate 0.1" "--stall-rate 0.1" "--malformed-rate 0.1" "--time-scale 10"; do
+	"$bin" sim --max-speed $f >/dev/null 2>"$tmp/e"
+	[ $? = 2 ] && grep -q 'act on engine steps' "$tmp/e" && ok || no "sim --max-speed $f accepted"
+done
 "$bin" sim --lora-modules 'a"b' >/dev/null 2>"$tmp/e"
 [ $? = 2 ] && grep -q 'bad adapter name' "$tmp/e" && ok || no "sim --lora-modules with a quote accepted"
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end: `infbench eval run` against `infbench sim --eval-dataset` on a
 # generated gsm8k-format set: scores within the 99% binomial interval of the
-# simulator's accuracy, retries on 500s, failures counted and reported
+# simulator's accuracy, retries on 500s, timeouts and dropped connections,
+# failures counted and reported
 # (never a crash), batched mode, meta_env.json, usage errors.
 # Usage: tests/e2e/eval.sh INFBENCH. Ends with "eval-e2e: N passed, N failed".
 set -u
@@ -23,12 +24,13 @@ bad() {
 
 "$bin" eval make-dataset --output "$tmp/ds" --train 200 --test 1000 --seed 7 || bad "make-dataset"
 
-# start_sim NAME ARGS...: a simulator on a free port; sets $port
+# start_sim NAME ARGS...: a simulator on a free port (--max-speed unless
+# $simmode says otherwise); sets $port
 start_sim() {
 	local name=$1
 	shift
 	rm -f "$tmp/$name.port"
-	"$bin" sim --max-speed --eval-dataset "$tmp/ds" --port 0 --port-file "$tmp/$name.port" \
+	"$bin" sim ${simmode:---max-speed} --eval-dataset "$tmp/ds" --port 0 --port-file "$tmp/$name.port" \
 		--duration 120 "$@" 2>"$tmp/$name.err" &
 	pids+=($!)
 	for _ in $(seq 100); do
@@ -87,6 +89,25 @@ run_eval "$tmp/flaky" --limit 200 --num-concurrent 16 --max-retries 12 >/dev/nul
 rc=$?
 [ "$rc" = 0 ] && grep -q "needed more than one attempt" "$tmp/flaky.log" && ok ||
 	bad "500s: exit $rc: $(tail -c 300 "$tmp/flaky.log")"
+
+# 3b. timeouts (streams paused 3 s, --timeout 0.5) and dropped connections:
+#     retried until they succeed; when every attempt times out, counted as wrong
+simmode="--time-scale 50" start_sim stall --eval-accuracy 0.9 --stall-rate 0.3 --stall-ms 3000
+run_eval "$tmp/stall" --limit 30 --num-concurrent 8 --timeout 0.5 --max-retries 12 >/dev/null 2>"$tmp/stall.log"
+rc=$?
+[ "$rc" = 0 ] && grep -q "needed more than one attempt" "$tmp/stall.log" && ok ||
+	bad "timeouts: exit $rc: $(tail -c 300 "$tmp/stall.log")"
+simmode="--time-scale 50" start_sim stallall --eval-accuracy 0.9 --stall-rate 1 --stall-ms 3000
+run_eval "$tmp/stallall" --limit 3 --timeout 0.5 --max-retries 2 >/dev/null 2>"$tmp/stallall.log"
+rc=$?
+[ "$rc" = 1 ] && grep -q "3 requests failed after 2 attempts" "$tmp/stallall.log" &&
+	grep -q '"infbench_error": "timed out after 0.5 s"' "$tmp/stallall"/samples_gsm8k_*.jsonl && ok ||
+	bad "always timing out: exit $rc: $(tail -c 300 "$tmp/stallall.log")"
+simmode="--time-scale 50" start_sim drop --eval-accuracy 0.9 --drop-rate 0.3
+run_eval "$tmp/drop" --limit 40 --num-concurrent 8 --max-retries 12 >/dev/null 2>"$tmp/drop.log"
+rc=$?
+[ "$rc" = 0 ] && grep -q "needed more than one attempt" "$tmp/drop.log" && ok ||
+	bad "dropped connections: exit $rc: $(tail -c 300 "$tmp/drop.log")"
 
 # 4. a server that always fails: retried, then counted as wrong and reported
 start_sim broken --eval-accuracy 0.9 --fail-rate 1

@@ -502,6 +502,28 @@ static void test_faults(void)
 	      "stall: one pause of ~300 ms (%.3f s), stream complete", gap);
 	resp_free(r);
 	stop(&s);
+	/* a stalled stream does not hold up the server: a request that arrives
+	 * while the only running stream is paused for 60 s is served at once */
+	s = start("--stall-rate 1 --stall-ms 60000 --time-scale 100 --seed 7");
+	int a = connect_to(s.port);
+	char head[512];
+	int hn = snprintf(head, sizeof head,
+			  "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+			  "Content-Length: %zu\r\n\r\n%s",
+			  strlen(req), req);
+	bool sent = a >= 0 && write(a, head, (size_t)hn) == hn;
+	char first[256];
+	sent = sent && read(a, first, sizeof first) > 0; /* its stream has begun */
+	usleep(300 * 1000);                              /* and paused, 50 tokens in ~10 ms */
+	double t0 = now_s();
+	request(s.port, "POST", "/v1/completions", "{\"prompt\": \"x\", \"max_tokens\": 1}", r);
+	double took = now_s() - t0;
+	check(sent && r->status == 200 && r->complete && took < 30,
+	      "stall: another request is served while a stream is paused (%.2f s of a 60 s stall)", took);
+	resp_free(r);
+	if (a >= 0)
+		close(a);
+	stop(&s);
 	s = start("--malformed-rate 1 --time-scale 100 --seed 6");
 	request(s.port, "POST", "/v1/completions", req, r);
 	x = parse_sse(r->body, false);
