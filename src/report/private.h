@@ -11,4 +11,8 @@ typedef double (*rep_cmp_fn)(size_t a, size_t b, const void *ctx);
  * Returns 0 or IB_ENOMEM. */
 int rep_stable_sort(size_t *idx, size_t n, rep_cmp_fn cmp, const void *ctx);
 
+/* A JSON number (int, float, or the strings "NaN", "Infinity",
+ * "-Infinity") into *out; false for anything else. */
+bool rep_json_number(const ib_val *v, double *out);
+
 #endif
