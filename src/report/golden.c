@@ -100,6 +100,7 @@ static const struct {
     {"table_sort", g_table_sort},           {"number_format", g_number_format},
     {"monotone_spline", g_monotone_spline}, {"monotone_path", g_monotone_path},
     {"hardware_key", g_hardware_key},       {"derived_metrics", g_derived_metrics},
+    {"chart_series", g_chart_series},
 };
 
 int rep_golden_eval(ib_arena *a, const char *fn, const ib_val *input, ib_val **out, ib_error *e)
