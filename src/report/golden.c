@@ -96,11 +96,18 @@ static const struct {
 	const char *name;
 	g_fn fn;
 } fns[] = {
-    {"pareto_front", g_pareto_front},       {"roofline", g_roofline},
-    {"table_sort", g_table_sort},           {"number_format", g_number_format},
-    {"monotone_spline", g_monotone_spline}, {"monotone_path", g_monotone_path},
-    {"hardware_key", g_hardware_key},       {"derived_metrics", g_derived_metrics},
+    {"pareto_front", g_pareto_front},
+    {"roofline", g_roofline},
+    {"table_sort", g_table_sort},
+    {"number_format", g_number_format},
+    {"monotone_spline", g_monotone_spline},
+    {"monotone_path", g_monotone_path},
+    {"hardware_key", g_hardware_key},
+    {"derived_metrics", g_derived_metrics},
     {"chart_series", g_chart_series},
+    {"interpolate_for_gpu", g_interpolate_for_gpu},
+    {"max_interactivity_at_cost", g_max_interactivity_at_cost},
+    {"interpolate_trend", g_interpolate_trend},
 };
 
 int rep_golden_eval(ib_arena *a, const char *fn, const ib_val *input, ib_val **out, ib_error *e)

@@ -19,6 +19,11 @@ ib_val *g_vnum(ib_arena *a, double x);
 int g_set(ib_arena *a, ib_val *m, const char *k, ib_val *v);
 int g_push(ib_arena *a, ib_val *l, ib_val *v);
 
+/* Calculator GPU points from a JSON list (arena), and a rep_interp as the
+ * dashboard's InterpolatedResult object. */
+rep_gpu_point *g_read_gpu_points(ib_arena *a, const ib_val *l, size_t *n);
+ib_val *g_interp_obj(ib_arena *a, const rep_gpu_point *pts, const rep_interp *r);
+
 /* One adapter per function: reads `in`, fills the map `out`. */
 typedef int (*g_fn)(ib_arena *a, const ib_val *in, ib_val *out, ib_error *e);
 int g_pareto_front(ib_arena *a, const ib_val *in, ib_val *out, ib_error *e);
