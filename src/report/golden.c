@@ -110,6 +110,8 @@ static const struct {
     {"interpolate_trend", g_interpolate_trend},
     {"compare_table", g_compare_table},
     {"compare_narrative", g_compare_narrative},
+    {"linear_nice_ticks", g_linear_nice_ticks},
+    {"scatter_axes", g_scatter_axes},
 };
 
 int rep_golden_eval(ib_arena *a, const char *fn, const ib_val *input, ib_val **out, ib_error *e)
