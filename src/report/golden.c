@@ -112,6 +112,10 @@ static const struct {
     {"compare_narrative", g_compare_narrative},
     {"linear_nice_ticks", g_linear_nice_ticks},
     {"scatter_axes", g_scatter_axes},
+    {"parallelism_label", g_parallelism_label},
+    {"vendor_colors", g_vendor_colors},
+    {"gradient_stops", g_gradient_stops},
+    {"eval_aggregate", g_eval_aggregate},
 };
 
 int rep_golden_eval(ib_arena *a, const char *fn, const ib_val *input, ib_val **out, ib_error *e)
