@@ -46,6 +46,14 @@ const char *rep_gpu_key(const char *hw)
 	for (int i = 0; gpu_keys[i]; i++)
 		if (!strcmp(b, gpu_keys[i]))
 			return gpu_keys[i];
+	/* beyond the dashboard: "<gpu>-<site>" runner labels (b200-nscale) */
+	char *dash = strchr(b, '-');
+	if (dash) {
+		*dash = 0;
+		for (int i = 0; gpu_keys[i]; i++)
+			if (!strcmp(b, gpu_keys[i]))
+				return gpu_keys[i];
+	}
 	return NULL;
 }
 

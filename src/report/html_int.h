@@ -1,0 +1,26 @@
+/* report/html private: the parts of the page data built in html_views.c. */
+#ifndef IB_REPORT_HTML_INT_H
+#define IB_REPORT_HTML_INT_H
+
+#include "report/html.h"
+#include "report/report.h"
+
+/* The evaluation view: per model x sequence x task, the library's eval bars
+ * (official rows, then the compared run's as their own bars). *out is a JSON
+ * list in a. Returns 0 or IB_ENOMEM. */
+int rep_page_data_evals(ib_arena *a, const rep_rowset *rs, ib_val **out);
+
+/* The comparison tables (25/50/75 % of the overlapping interactivity range):
+ * for each series present in both the baseline (overlay -1) and the run
+ * (overlay 0) of a group, rep_compare_table_compute(baseline, run), stored
+ * as "compare" in the matching group object of groups. rows/keep are
+ * index-aligned with rs->rows. Returns 0 or IB_ENOMEM. */
+int rep_page_data_compare(ib_arena *a, const rep_rowset *rs, const rep_row *rows,
+                          const bool *keep, const rep_gpu_table *gpus, ib_val *groups);
+
+/* GPU / framework / model display labels (the dashboard's tables; the key
+ * itself when unknown). */
+const char *rep_label_gpu(const char *key);
+const char *rep_label_framework(const char *key);
+
+#endif
