@@ -23,4 +23,9 @@ int rep_page_data_compare(ib_arena *a, const rep_rowset *rs, const rep_row *rows
 const char *rep_label_gpu(const char *key);
 const char *rep_label_framework(const char *key);
 
+/* The page's style sheet and script (html_assets.c, generated from
+ * src/report/assets/ by scripts/report-assets.sh). */
+extern const char rep_asset_css[];
+extern const char rep_asset_js[];
+
 #endif

@@ -1,0 +1,194 @@
+/* The report page: one HTML document with the data, style and script
+ * inline and a Content-Security-Policy that forbids any fetch. */
+#include "report/html_int.h"
+
+#include <string.h>
+
+static int html_esc(ib_buf *b, const char *s)
+{
+	for (; s && *s; s++) {
+		int rc;
+		switch (*s) {
+		case '&':
+			rc = ib_buf_puts(b, "&amp;");
+			break;
+		case '<':
+			rc = ib_buf_puts(b, "&lt;");
+			break;
+		case '>':
+			rc = ib_buf_puts(b, "&gt;");
+			break;
+		case '"':
+			rc = ib_buf_puts(b, "&quot;");
+			break;
+		default:
+			rc = ib_buf_putc(b, *s);
+		}
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static const char *str(const ib_val *m, const char *k)
+{
+	const ib_val *v = ib_map_get(m, k);
+	return v && v->type == IB_V_STR ? v->str.s : NULL;
+}
+
+static size_t count(const ib_val *m, const char *k)
+{
+	const ib_val *v = ib_map_get(m, k);
+	return v && v->type == IB_V_LIST ? v->list.n : 0;
+}
+
+/* The data as JSON inside <script type="application/json">: every '<' is
+ * written \u003c so that no "</script>" can end the element early. */
+static int embed_json(ib_buf *out, const ib_val *data, ib_error *e)
+{
+	ib_buf j = {0};
+	ib_json_opts o = {.indent = -1, .compact = true, .ensure_ascii = true};
+	int rc = ib_json_write(&j, data, &o, e);
+	for (size_t i = 0; !rc && i < j.len; i++)
+		rc = j.data[i] == '<' ? ib_buf_puts(out, "\\u003c") : ib_buf_putc(out, j.data[i]);
+	ib_buf_free(&j);
+	return rc;
+}
+
+static int chart_card(ib_buf *b, char w)
+{
+	return ib_buf_printf(
+	    b,
+	    "<div class=\"chart\" id=\"chart%c\"><h2></h2><div class=\"caption\"></div>"
+	    "<div class=\"toggles\"><label><input type=\"checkbox\" data-toggle=\"log\"> Log "
+	    "scale</label><label><input type=\"checkbox\" data-toggle=\"optimal\"> Optimal "
+	    "only</label><label><input type=\"checkbox\" data-toggle=\"labels\"> "
+	    "Parallelism labels</label><label><input type=\"checkbox\" data-toggle=\"table\"> "
+	    "Table</label><button class=\"small csv\">Export CSV</button></div>"
+	    "<svg viewBox=\"0 0 600 420\" role=\"img\"></svg><div class=\"legend\"></div>"
+	    "<div class=\"tablewrap\" id=\"table%c\" style=\"display:none\"></div></div>",
+	    w, w);
+}
+
+static int head(ib_buf *b, const ib_val *data)
+{
+	const char *title = str(data, "title");
+	int rc = ib_buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+	                        "<meta name=\"viewport\" content=\"width=device-width, "
+	                        "initial-scale=1\"><meta http-equiv=\"Content-Security-Policy\" "
+	                        "content=\"default-src 'none'; style-src 'unsafe-inline'; "
+	                        "script-src 'unsafe-inline'; img-src data: blob:\"><title>");
+	rc = rc ? rc : html_esc(b, title);
+	rc = rc ? rc : ib_buf_puts(b, "</title><style>\n");
+	rc = rc ? rc : ib_buf_puts(b, rep_asset_css);
+	rc = rc ? rc : ib_buf_puts(b, "</style></head><body>\n<header><h1>");
+	rc = rc ? rc : html_esc(b, title);
+	rc = rc ? rc : ib_buf_printf(b, "</h1><div class=\"sub\">%zu benchmark rows, %zu eval charts",
+	                             count(data, "rows"), count(data, "evals"));
+	if (!rc && count(data, "skipped"))
+		rc = ib_buf_printf(b, ", %zu input problems (rows skipped)", count(data, "skipped"));
+	if (!rc && str(data, "generated")) {
+		rc = ib_buf_puts(b, " • generated ");
+		rc = rc ? rc : html_esc(b, str(data, "generated"));
+	}
+	return rc ? rc : ib_buf_puts(b, " • made by infbench report</div></header>\n");
+}
+
+static int tabs(ib_buf *b, const ib_val *data)
+{
+	const ib_val *cmp = ib_map_get(data, "compare");
+	bool compare = cmp && cmp->type == IB_V_BOOL && cmp->b;
+	int rc = ib_buf_puts(b, "<nav class=\"tabs\"><button data-tab=\"inference\" "
+	                        "class=\"on\">Inference</button>");
+	if (!rc && compare)
+		rc = ib_buf_puts(b, "<button data-tab=\"comparison\">Comparison</button>");
+	if (!rc && count(data, "evals"))
+		rc = ib_buf_puts(b, "<button data-tab=\"evaluation\">Evaluation</button>");
+	rc = rc ? rc : ib_buf_puts(b, "<button data-tab=\"gpus\">GPU cost &amp; power</button>");
+	if (!rc && count(data, "skipped"))
+		rc = ib_buf_printf(b, "<button data-tab=\"skipped\">Skipped rows (%zu)</button>",
+		                   count(data, "skipped"));
+	return rc ? rc : ib_buf_puts(b, "</nav>\n");
+}
+
+static int inference(ib_buf *b)
+{
+	int rc = ib_buf_puts(
+	    b, "<section class=\"view on\" id=\"view-inference\"><div class=\"controls\">"
+	       "<label>Model <select id=\"sel-model\"></select></label>"
+	       "<label>ISL/OSL <select id=\"sel-seq\"></select></label>"
+	       "<label>Precision <span id=\"precs\"></span></label>"
+	       "<label>Y-axis metric <select id=\"sel-metric\"></select></label>"
+	       "<span id=\"xa-box\" style=\"display:none\"><label>X-axis metric <select "
+	       "id=\"sel-xa\"></select></label> <label>X-axis scale <select "
+	       "id=\"sel-xscale\"></select></label></span>"
+	       "<label>Latency chart x <select id=\"sel-xb\"></select></label></div>"
+	       "<div id=\"fpwarn\"></div><div class=\"charts\">");
+	rc = rc ? rc : chart_card(b, 'A');
+	rc = rc ? rc : chart_card(b, 'B');
+	return rc ? rc
+	          : ib_buf_puts(b, "</div><div id=\"clientbound\"></div><div id=\"accept\"></div>"
+	                           "<p class=\"note\">Frontiers (Pareto, per GPU × framework × "
+	                           "spec decoding × precision and date), derived cost and energy "
+	                           "metrics and colours are computed by infbench's report library "
+	                           "with the InferenceX dashboard's rules; hover a point for "
+	                           "details, click to pin. Hollow markers: client-bound points. "
+	                           "✕ markers and dashed lines: the compared run.</p></section>\n");
+}
+
+static int others(ib_buf *b, const ib_val *data)
+{
+	const ib_val *cmp = ib_map_get(data, "compare");
+	int rc = 0;
+	if (cmp && cmp->type == IB_V_BOOL && cmp->b)
+		rc = ib_buf_puts(b, "<section class=\"view\" id=\"view-comparison\"><p class=\"note\">"
+		                    "The model and sequence chosen on the Inference tab.</p>"
+		                    "<div id=\"compare-body\"></div></section>\n");
+	if (!rc && count(data, "evals"))
+		rc = ib_buf_puts(b, "<section class=\"view\" id=\"view-evaluation\"><div "
+		                    "class=\"controls\"><label>Benchmark <select "
+		                    "id=\"sel-eval\"></select></label></div><div "
+		                    "id=\"eval-body\"></div></section>\n");
+	rc = rc ? rc
+	        : ib_buf_puts(b, "<section class=\"view\" id=\"view-gpus\"><p class=\"note\">GPU "
+	                         "power and $/GPU-hour used for the cost and energy metrics "
+	                         "(SemiAnalysis Market Pricing Surveys &amp; AI Cloud TCO Model; "
+	                         "SemiAnalysis Datacenter Industry Model). The custom columns feed "
+	                         "the \"Custom User Values\" metrics.</p><div "
+	                         "id=\"gpu-body\"></div></section>\n");
+	const ib_val *sk = ib_map_get(data, "skipped");
+	if (!rc && sk && sk->type == IB_V_LIST && sk->list.n) {
+		rc = ib_buf_puts(b, "<section class=\"view\" id=\"view-skipped\"><p class=\"note\">"
+		                    "Input that could not be drawn (the dashboard's row rules): "
+		                    "</p><ul class=\"list\" id=\"skipped-list\">");
+		for (size_t i = 0; !rc && i < sk->list.n; i++) {
+			rc = ib_buf_puts(b, "<li>");
+			rc = rc ? rc : html_esc(b, sk->list.v[i]->str.s);
+			rc = rc ? rc : ib_buf_puts(b, "</li>");
+		}
+		rc = rc ? rc : ib_buf_puts(b, "</ul></section>\n");
+	}
+	return rc;
+}
+
+int rep_html_write(ib_buf *out, const ib_val *data, const rep_page_opts *o, ib_error *e)
+{
+	(void)o;
+	int rc = head(out, data);
+	rc = rc ? rc : tabs(out, data);
+	rc = rc ? rc : inference(out);
+	rc = rc ? rc : others(out, data);
+	rc = rc ? rc : ib_buf_puts(out, "<div id=\"tip\"></div>\n<script type=\"application/json\" "
+	                                "id=\"ib-data\">");
+	if (!rc) {
+		rc = embed_json(out, data, e);
+		if (rc)
+			return rc;
+	}
+	rc = rc ? rc : ib_buf_puts(out, "</script>\n<script>\n");
+	rc = rc ? rc : ib_buf_puts(out, rep_asset_js);
+	rc = rc ? rc : ib_buf_puts(out, "</script>\n</body></html>\n");
+	if (rc)
+		return ib_fail(e, rc, NULL, 0, 0, "out of memory");
+	return 0;
+}
