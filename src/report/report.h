@@ -234,7 +234,7 @@ void rep_spec_base(const char *hw_key, char *out, size_t cap);
 /* ===================================================================== */
 
 typedef enum {
-	REP_M_TP_PER_GPU = 0,  /* tpPerGpu */
+	REP_M_TP_PER_GPU = 0, /* tpPerGpu */
 	REP_M_OUTPUT_TPUT_PER_GPU,
 	REP_M_INPUT_TPUT_PER_GPU,
 	REP_M_TP_PER_MW,
@@ -306,7 +306,7 @@ typedef struct {
 } rep_metrics;
 
 typedef struct {
-	bool has_user_cost;  /* custom $/GPU-hr -> costUser (K5) */
+	bool has_user_cost; /* custom $/GPU-hr -> costUser (K5) */
 	double user_cost;
 	bool has_user_power; /* custom power -> powerUser (K6) */
 	double user_power;
@@ -339,18 +339,18 @@ typedef struct {
 } rep_chart_opts;
 
 typedef struct {
-	size_t row;     /* index into the caller's rows */
-	size_t series;  /* index into rep_chart.series */
+	size_t row;    /* index into the caller's rows */
+	size_t series; /* index into rep_chart.series */
 	double x, y;
-	bool roof;      /* "Optimal Only": on (or a duplicate of) the frontier */
+	bool roof; /* "Optimal Only": on (or a duplicate of) the frontier */
 } rep_chart_point;
 
 typedef struct {
-	const char *key;       /* "hwKey_precision" or "hwKey_precision_run<k>" */
+	const char *key; /* "hwKey_precision" or "hwKey_precision_run<k>" */
 	const char *hw_key;
 	const char *precision;
-	int overlay_run;       /* -1 for official */
-	size_t *frontier;      /* point indices (rep_chart.points), x ascending */
+	int overlay_run;  /* -1 for official */
+	size_t *frontier; /* point indices (rep_chart.points), x ascending */
 	size_t nfrontier;
 	/* one drawn path per date with >= 2 frontier points: path p holds
 	 * path_pts[path_off[p] .. path_off[p+1]) (point indices, x ascending) */
@@ -365,7 +365,7 @@ typedef struct {
 } rep_dropped;
 
 typedef struct {
-	ib_arena *arena; /* owns everything below */
+	ib_arena *arena;         /* owns everything below */
 	rep_chart_point *points; /* by hwKey first appearance, then row order */
 	size_t npoints;
 	rep_series *series; /* in order of first appearance among points */
@@ -432,8 +432,8 @@ typedef struct {
  * clamped to its knot range, costs derived from a consistent cost x
  * throughput rate (1e-3 relative) or else splined. Returns 1 with *out filled,
  * 0 when there is no result (no points), IB_ENOMEM. */
-int rep_interpolate_for_gpu(const rep_gpu_point *pts, size_t n, double target,
-                            rep_interp_mode mode, rep_cost_provider prov, rep_interp *out);
+int rep_interpolate_for_gpu(const rep_gpu_point *pts, size_t n, double target, rep_interp_mode mode,
+                            rep_cost_provider prov, rep_interp *out);
 
 /* maxInteractivityAtCost (README 3.8): the highest interactivity whose
  * cost of the given provider/type is <= target_cost. Returns 1 with *out, 0
@@ -480,8 +480,8 @@ typedef struct {
 
 /* computeCompareTableData (README 3.10) over the GPU points of A and B
  * (each may be empty). Returns 0 or IB_ENOMEM. */
-int rep_compare_table_compute(const rep_gpu_point *a, size_t na, const rep_gpu_point *b,
-                              size_t nb, rep_compare_table *out);
+int rep_compare_table_compute(const rep_gpu_point *a, size_t na, const rep_gpu_point *b, size_t nb,
+                              rep_compare_table *out);
 
 typedef struct {
 	bool present;
@@ -550,8 +550,7 @@ int rep_collate(const char *a, const char *b);
 /* generateVendorColors: colour strings "oklch(L C H)" for keys[0..n) (out[i]
  * for keys[i], each at least 40 bytes) and legend order indices into
  * order[0..n). dark selects the dark theme. IB_ENOMEM. */
-int rep_vendor_colors(const char *const *keys, size_t n, bool dark, char (*out)[40],
-                      size_t *order);
+int rep_vendor_colors(const char *const *keys, size_t n, bool dark, char (*out)[40], size_t *order);
 
 typedef struct {
 	double x; /* pixels */
@@ -567,8 +566,8 @@ typedef struct {
 size_t rep_gradient_stops(const rep_grad_point *pts, size_t n, rep_grad_stop *stops);
 
 typedef struct {
-	const char *id, *hw_key, *hw_label, *framework, *framework_label, *spec_decode,
-	    *spec_label, *precision, *date;
+	const char *id, *hw_key, *hw_label, *framework, *framework_label, *spec_decode, *spec_label,
+	    *precision, *date;
 	double conc, tp, score, score_error;
 } rep_eval_row;
 typedef struct {
@@ -579,8 +578,8 @@ typedef struct {
 } rep_eval_bar;
 typedef struct {
 	ib_arena *arena;
-	char **labels;    /* per input row */
-	size_t *latest;   /* indices of rows kept (latest date), sorted by label */
+	char **labels;  /* per input row */
+	size_t *latest; /* indices of rows kept (latest date), sorted by label */
 	size_t nlatest;
 	rep_eval_bar *bars;
 	size_t nbars;
