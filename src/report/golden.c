@@ -108,6 +108,14 @@ static const struct {
     {"interpolate_for_gpu", g_interpolate_for_gpu},
     {"max_interactivity_at_cost", g_max_interactivity_at_cost},
     {"interpolate_trend", g_interpolate_trend},
+    {"compare_table", g_compare_table},
+    {"compare_narrative", g_compare_narrative},
+    {"linear_nice_ticks", g_linear_nice_ticks},
+    {"scatter_axes", g_scatter_axes},
+    {"parallelism_label", g_parallelism_label},
+    {"vendor_colors", g_vendor_colors},
+    {"gradient_stops", g_gradient_stops},
+    {"eval_aggregate", g_eval_aggregate},
 };
 
 int rep_golden_eval(ib_arena *a, const char *fn, const ib_val *input, ib_val **out, ib_error *e)

@@ -200,3 +200,59 @@ int g_monotone_path(ib_arena *a, const ib_val *in, ib_val *out, ib_error *e)
 	free(p);
 	return rc;
 }
+
+int g_linear_nice_ticks(ib_arena *a, const ib_val *in, ib_val *out, ib_error *e)
+{
+	const ib_val *d = g_getlist(in, "domain");
+	if (g_len(d) != 2)
+		return ib_fail(e, IB_EINVAL, "", 0, 0, "field 'domain': expected two numbers");
+	double lo = g_num(d->list.v[0]), hi = g_num(d->list.v[1]);
+	int count = ib_map_has(in, "count") ? (int)g_getnum(in, "count") : 10;
+	double t[512];
+	double dl = lo, dh = hi;
+	rep_nice(&dl, &dh, 10);
+	double dom[2] = {dl, dh};
+	int rc = g_set(a, out, "niceDomainDefault", num_list(a, dom, 2));
+	size_t nt = rep_ticks(dl, dh, 10, t, 512);
+	rc = rc ? rc : g_set(a, out, "ticks10OfDefault", num_list(a, t, nt));
+	dl = lo;
+	dh = hi;
+	rep_nice(&dl, &dh, count);
+	dom[0] = dl;
+	dom[1] = dh;
+	rc = rc ? rc : g_set(a, out, "niceDomain", num_list(a, dom, 2));
+	nt = rep_ticks(dl, dh, count, t, 512);
+	return rc ? rc : g_set(a, out, "ticks", num_list(a, t, nt));
+}
+
+static ib_val *axis_obj(ib_arena *a, const rep_axis *x)
+{
+	ib_val *o = ib_v_map(a);
+	if (!o || g_set(a, o, "type", ib_v_str(a, x->log ? "log" : "linear")) ||
+	    g_set(a, o, "domain", num_list(a, x->domain, 2)) ||
+	    g_set(a, o, "niceDomain", num_list(a, x->nice, 2)) ||
+	    g_set(a, o, "ticks", num_list(a, x->ticks, x->nticks)))
+		return NULL;
+	return o;
+}
+
+int g_scatter_axes(ib_arena *a, const ib_val *in, ib_val *out, ib_error *e)
+{
+	(void)e;
+	size_t n;
+	rep_pt *p = read_pts(g_getlist(in, "points"), &n);
+	if (!p)
+		return IB_ENOMEM;
+	const ib_val *op = ib_map_get(in, "options");
+	const ib_val *v;
+	rep_axes_opts o = {0};
+	o.is_input_tput_metric = (v = ib_map_get(op, "isInputTputMetric")) && ib_val_truthy(v);
+	o.x_is_ttft = (v = ib_map_get(op, "xIsTtft")) && ib_val_truthy(v);
+	o.log_y = (v = ib_map_get(op, "logScale")) && ib_val_truthy(v);
+	o.scale_type = g_getstr(op, "scaleType");
+	rep_axis x, y;
+	rep_scatter_axes(p, n, &o, &x, &y);
+	free(p);
+	int rc = g_set(a, out, "x", axis_obj(a, &x));
+	return rc ? rc : g_set(a, out, "y", axis_obj(a, &y));
+}

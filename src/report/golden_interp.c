@@ -147,3 +147,104 @@ int g_interpolate_trend(ib_arena *a, const ib_val *in, ib_val *out, ib_error *e)
 	}
 	return g_set(a, out, "values", vals);
 }
+
+static ib_val *side_obj(ib_arena *a, const rep_gpu_point *pts, const rep_compare_side *s)
+{
+	return s->present ? g_interp_obj(a, pts, &s->r) : ib_v_null(a);
+}
+
+int g_compare_table(ib_arena *a, const ib_val *in, ib_val *out, ib_error *e)
+{
+	(void)e;
+	size_t na, nb;
+	rep_gpu_point *pa = g_read_gpu_points(a, g_getlist(in, "points_a"), &na);
+	rep_gpu_point *pb = g_read_gpu_points(a, g_getlist(in, "points_b"), &nb);
+	rep_compare_table *t = ib_arena_alloc(a, sizeof *t);
+	if (!pa || !pb || !t)
+		return IB_ENOMEM;
+	int rc = rep_compare_table_compute(pa, na, pb, nb, t);
+	if (rc)
+		return rc;
+	ib_val *range = ib_v_map(a), *targets = ib_v_list(a), *rows = ib_v_list(a),
+	       *img = ib_v_list(a);
+	if (!range || !targets || !rows || !img ||
+	    g_set(a, range, "min", g_vnum(a, t->range_min)) ||
+	    g_set(a, range, "max", g_vnum(a, t->range_max)))
+		return IB_ENOMEM;
+	for (size_t i = 0; i < t->ntargets; i++)
+		if (g_push(a, targets, g_vnum(a, t->targets[i])))
+			return IB_ENOMEM;
+	for (size_t i = 0; i < t->nrows; i++) {
+		ib_val *o = ib_v_map(a);
+		if (!o || g_set(a, o, "target", g_vnum(a, t->rows[i].target)) ||
+		    g_set(a, o, "a", side_obj(a, pa, &t->rows[i].a)) ||
+		    g_set(a, o, "b", side_obj(a, pb, &t->rows[i].b)) || g_push(a, rows, o))
+			return IB_ENOMEM;
+	}
+	for (size_t i = 0; i < t->nimage_rows; i++) {
+		const rep_compare_row *r = &t->image_rows[i];
+		ib_val *o = ib_v_map(a);
+		if (!o || g_set(a, o, "target", g_vnum(a, r->target)) ||
+		    g_set(a, o, "a_value", r->a.present ? g_vnum(a, r->a.r.value) : ib_v_null(a)) ||
+		    g_set(a, o, "a_cost", r->a.present ? g_vnum(a, r->a.r.cost) : ib_v_null(a)) ||
+		    g_set(a, o, "b_value", r->b.present ? g_vnum(a, r->b.r.value) : ib_v_null(a)) ||
+		    g_set(a, o, "b_cost", r->b.present ? g_vnum(a, r->b.r.cost) : ib_v_null(a)) ||
+		    g_push(a, img, o))
+			return IB_ENOMEM;
+	}
+	rc = g_set(a, out, "interactivityRange", range);
+	rc = rc ? rc : g_set(a, out, "defaultTargets", targets);
+	rc = rc ? rc : g_set(a, out, "rows", rows);
+	return rc ? rc : g_set(a, out, "image_rows", img);
+}
+
+static rep_narr_side narr_side(const ib_val *v)
+{
+	rep_narr_side s = {0};
+	if (v && v->type == IB_V_MAP) {
+		s.present = true;
+		s.value = g_getnum(v, "value");
+		s.cost = g_getnum(v, "cost");
+	}
+	return s;
+}
+
+int g_compare_narrative(ib_arena *a, const ib_val *in, ib_val *out, ib_error *e)
+{
+	const ib_val *l = g_getlist(in, "rows");
+	size_t n = g_len(l);
+	rep_narr_row *rows = ib_arena_alloc(a, (n ? n : 1) * sizeof *rows);
+	ib_buf *paras = calloc(n ? n : 1, sizeof *paras);
+	int rc = IB_ENOMEM;
+	if (!rows || !paras)
+		goto done;
+	for (size_t i = 0; i < n; i++) {
+		const ib_val *r = l->list.v[i];
+		rows[i].target = g_getnum(r, "target");
+		rows[i].a = narr_side(ib_map_get(r, "a"));
+		rows[i].b = narr_side(ib_map_get(r, "b"));
+	}
+	const ib_val *range = ib_map_get(in, "interactivity_range");
+	const char *model = g_getstr(in, "model_label"), *al = g_getstr(in, "a_label"),
+	           *bl = g_getstr(in, "b_label");
+	size_t np = 0;
+	rc = rep_compare_narrative(g_getstr(in, "variant"), model ? model : "", al ? al : "",
+	                           bl ? bl : "", rows, n, g_getnum(range, "min"),
+	                           g_getnum(range, "max"), paras, &np);
+	if (rc == IB_EINVAL) {
+		rc = ib_fail(e, rc, "", 0, 0, "field 'variant': expected full or per-dollar");
+		goto done;
+	}
+	ib_val *list = ib_v_list(a);
+	if (!rc && !list)
+		rc = IB_ENOMEM;
+	for (size_t i = 0; i < np && !rc; i++)
+		rc = g_push(a, list, ib_v_str(a, paras[i].data));
+	if (!rc)
+		rc = g_set(a, out, "paragraphs", list);
+done:
+	for (size_t i = 0; paras && i < n; i++)
+		ib_buf_free(&paras[i]);
+	free(paras);
+	return rc;
+}
