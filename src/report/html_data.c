@@ -146,8 +146,13 @@ typedef struct {
 	const char **skeys; /* series keys */
 	const char **shw;   /* series hwKey */
 	size_t nseries;
-	ib_val *out;
+	double *ys; /* per row, the menu metrics' values (NaN: absent) */
 } page;
+
+static bool same_num(double a, double b)
+{
+	return a == b || (isnan(a) && isnan(b));
+}
 
 static int tri(const ib_val *row, const char *k)
 {
@@ -327,7 +332,8 @@ static ib_val *row_json(page *p, size_t i)
 	set(j, o, "x", x);
 	for (size_t k = 0; k < NMENU; k++) {
 		int mi = rep_metric_lookup(menu[k].key);
-		push(j, y, jnum(j, mi >= 0 && m.has[mi] ? m.v[mi] : NAN));
+		p->ys[i * NMENU + k] = mi >= 0 && m.has[mi] ? m.v[mi] : NAN;
+		push(j, y, jnum(j, p->ys[i * NMENU + k]));
 	}
 	set(j, o, "y", y);
 	/* the table and CSV columns */
@@ -381,15 +387,22 @@ static int view_json(page *p, const size_t *gi, size_t gn, const rep_row *grows,
 	int rc = rep_chart_series(grows, gn, &co, &c, e);
 	if (rc)
 		return rc;
-	ib_val *v = jmap(j), *pts = jlist(j), *paths = jlist(j), *drop = jlist(j);
+	/* The page draws a view's points from the rows' own x and y values:
+	 * only the optimal flags, the drops and any point whose coordinates
+	 * differ from its row's (none, unless the library changes) go in. */
+	ib_val *v = jmap(j), *roof = jlist(j), *paths = jlist(j), *drop = jlist(j), *xy = jlist(j);
 	set(j, v, "dir", jstr(j, rep_dir_name(dir)));
-	/* points: [row, x, y, roof] flattened */
 	for (size_t k = 0; k < c->npoints; k++) {
 		const rep_chart_point *cp = &c->points[k];
-		push(j, pts, jint(j, (long long)gi[cp->row]));
-		push(j, pts, jnum(j, cp->x));
-		push(j, pts, jnum(j, cp->y));
-		push(j, pts, jint(j, cp->roof));
+		size_t row = gi[cp->row];
+		if (cp->roof)
+			push(j, roof, jint(j, (long long)row));
+		double rx = rep_row_num(&p->rs->rows[row], xf), ry = p->ys[row * NMENU + mk];
+		if (!same_num(cp->x, rx) || !same_num(cp->y, ry)) {
+			push(j, xy, jint(j, (long long)row));
+			push(j, xy, jnum(j, cp->x));
+			push(j, xy, jnum(j, cp->y));
+		}
 	}
 	for (size_t s = 0; s < c->nseries; s++) {
 		const rep_series *se = &c->series[s];
@@ -404,7 +417,9 @@ static int view_json(page *p, const size_t *gi, size_t gn, const rep_row *grows,
 		push(j, drop, jint(j, (long long)gi[c->dropped[k].row]));
 		push(j, drop, jstr(j, c->dropped[k].reason));
 	}
-	set(j, v, "pts", pts);
+	set(j, v, "roof", roof);
+	if (xy && xy->list.n)
+		set(j, v, "xy", xy);
 	set(j, v, "paths", paths);
 	set(j, v, "drop", drop);
 	rep_chart_free(c);
@@ -563,6 +578,64 @@ static ib_val *skipped_json(jb *j, const ib_diags *d)
 	return l;
 }
 
+static double vnum(const ib_val *v)
+{
+	return !v ? NAN : v->type == IB_V_FLOAT ? v->f : v->type == IB_V_INT ? (double)v->i : NAN;
+}
+
+static bool in_list(const ib_val *l, long long row, size_t stride, size_t *at)
+{
+	for (size_t k = 0; l && k < l->list.n; k += stride)
+		if (l->list.v[k]->type == IB_V_INT && l->list.v[k]->i == row) {
+			if (at)
+				*at = k;
+			return true;
+		}
+	return false;
+}
+
+int rep_view_points(const ib_val *data, const ib_val *g, const char *key, rep_vpt **out,
+                    size_t *n)
+{
+	const ib_val *v = ib_map_get(ib_map_get(g, "views"), key);
+	const ib_val *rows = ib_map_get(g, "rows"), *all = ib_map_get(data, "rows");
+	const char *bar = strchr(key, '|'), *bar2 = bar ? strchr(bar + 1, '|') : NULL;
+	if (!v || !rows || !bar2)
+		return IB_ENOENT;
+	size_t xi = 0, yi = 0;
+	while (x_all[xi] && strcmp(x_all[xi], bar2 + 1))
+		xi++;
+	while (yi < NMENU && (strlen(menu[yi].key) != (size_t)(bar2 - bar - 1) ||
+	                      strncmp(menu[yi].key, bar + 1, (size_t)(bar2 - bar - 1))))
+		yi++;
+	if (!x_all[xi] || yi == NMENU)
+		return IB_ENOENT;
+	*out = malloc((rows->list.n + 1) * sizeof **out);
+	if (!*out)
+		return IB_ENOMEM;
+	const ib_val *drop = ib_map_get(v, "drop"), *roof = ib_map_get(v, "roof"),
+	             *xy = ib_map_get(v, "xy");
+	*n = 0;
+	for (size_t k = 0; k < rows->list.n; k++) {
+		long long row = rows->list.v[k]->i;
+		if (in_list(drop, row, 2, NULL))
+			continue;
+		const ib_val *r = all->list.v[row];
+		rep_vpt *p = &(*out)[(*n)++];
+		size_t at;
+		p->row = row;
+		p->roof = in_list(roof, row, 1, NULL);
+		if (in_list(xy, row, 3, &at)) {
+			p->x = vnum(xy->list.v[at + 1]);
+			p->y = vnum(xy->list.v[at + 2]);
+		} else {
+			p->x = vnum(ib_map_get(r, "x")->list.v[xi]);
+			p->y = vnum(ib_map_get(r, "y")->list.v[yi]);
+		}
+	}
+	return 0;
+}
+
 const char *rep_label_gpu(const char *key)
 {
 	return lookup(gpu_labels, key);
@@ -583,8 +656,9 @@ int rep_page_data(ib_arena *a, const rep_rowset *rs, const ib_diags *d, const re
 	p.series = calloc(n, sizeof *p.series);
 	p.skeys = calloc(n, sizeof *p.skeys);
 	p.shw = calloc(n, sizeof *p.shw);
+	p.ys = calloc(n * NMENU, sizeof *p.ys);
 	int rc = 0;
-	if (!p.rows || !p.keep || !p.series || !p.skeys || !p.shw) {
+	if (!p.rows || !p.keep || !p.series || !p.skeys || !p.shw || !p.ys) {
 		rc = IB_ENOMEM;
 		goto done;
 	}
@@ -634,6 +708,7 @@ done:
 	free(p.series);
 	free(p.skeys);
 	free(p.shw);
+	free(p.ys);
 	if (rc == IB_ENOMEM)
 		ib_fail(e, rc, NULL, 0, 0, "out of memory");
 	return rc;

@@ -73,18 +73,23 @@ static const double bands[] = {0, 25, 50, 100, 200, INFINITY};
 
 static int group_text(ib_buf *b, const ib_val *data, const ib_val *g)
 {
-	const ib_val *v = get(get(g, "views"), "A|tpPerGpu|median_intvty");
-	const ib_val *pts = get(v, "pts"), *rows = get(data, "rows"), *series = get(data, "series");
-	size_t n = pts ? pts->list.n / 4 : 0, m = 0;
+	const ib_val *rows = get(data, "rows"), *series = get(data, "series");
+	rep_vpt *vp = NULL;
+	size_t n = 0, m = 0;
+	int rc = rep_view_points(data, g, "A|tpPerGpu|median_intvty", &vp, &n);
+	if (rc)
+		return rc;
 	tpt *roof = calloc(n ? n : 1, sizeof *roof);
-	if (!roof)
+	if (!roof) {
+		free(vp);
 		return IB_ENOMEM;
+	}
 	for (size_t k = 0; k < n; k++)
-		if (inth(pts->list.v[4 * k + 3]) == 1)
-			roof[m++] = (tpt){inth(pts->list.v[4 * k]), nth(pts, 4 * k + 1),
-			                  nth(pts, 4 * k + 2)};
+		if (vp[k].roof)
+			roof[m++] = (tpt){vp[k].row, vp[k].x, vp[k].y};
+	free(vp);
 	qsort(roof, m, sizeof *roof, by_x);
-	int rc = ib_buf_printf(b, "\n== %s %s: %zu points; frontier (throughput per GPU vs. "
+	rc = ib_buf_printf(b, "\n== %s %s: %zu points; frontier (throughput per GPU vs. "
 	                          "interactivity) per series\n",
 	                       sget(g, "modelLabel"), sget(g, "seq"), n);
 	if (!rc && get(g, "fpwarn"))

@@ -20,10 +20,6 @@ static const char *sget(const ib_val *m, const char *k)
 	const ib_val *v = get(m, k);
 	return v && v->type == IB_V_STR ? v->str.s : "";
 }
-static double num(const ib_val *v)
-{
-	return v->type == IB_V_FLOAT ? v->f : v->type == IB_V_INT ? (double)v->i : NAN;
-}
 
 static int esc(ib_buf *b, const char *s)
 {
@@ -87,22 +83,28 @@ static int axes(ib_buf *b, const rep_axis *x, const rep_axis *y, const lin *sx, 
 }
 
 /* One chart of a group as an SVG document into b. */
-static int chart_svg(ib_buf *b, const ib_val *data, const ib_val *g, const ib_val *v,
+static int chart_svg(ib_buf *b, const ib_val *data, const ib_val *g, const char *key,
                      const char *title, const char *xl, const char *yl)
 {
-	const ib_val *pts = get(v, "pts"), *paths = get(v, "paths"), *rows = get(data, "rows"),
-	             *series = get(data, "series");
-	size_t n = pts->list.n / 4;
+	const ib_val *v = get(get(g, "views"), key), *paths = get(v, "paths"),
+	             *rows = get(data, "rows"), *series = get(data, "series");
+	rep_vpt *vp = NULL;
+	size_t n = 0;
+	int rc = rep_view_points(data, g, key, &vp, &n);
+	if (rc)
+		return rc;
 	rep_pt *pp = calloc(n ? n : 1, sizeof *pp);
-	if (!pp)
+	if (!pp) {
+		free(vp);
 		return IB_ENOMEM;
+	}
 	for (size_t k = 0; k < n; k++)
-		pp[k] = (rep_pt){NULL, num(pts->list.v[4 * k + 1]), num(pts->list.v[4 * k + 2])};
+		pp[k] = (rep_pt){NULL, vp[k].x, vp[k].y};
 	rep_axes_opts ao = {.scale_type = "linear"};
 	rep_axis ax, ay;
 	rep_scatter_axes(pp, n, &ao, &ax, &ay);
 	lin sx = {ax.nice[0], ax.nice[1], ML, W - MR}, sy = {ay.nice[0], ay.nice[1], H - MB, MT};
-	int rc = ib_buf_printf(b,
+	rc = ib_buf_printf(b,
 	                       "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
 	                       "width=\"%d\" height=\"%d\" font-family=\"sans-serif\">\n"
 	                       "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>"
@@ -129,7 +131,7 @@ static int chart_svg(ib_buf *b, const ib_val *data, const ib_val *g, const ib_va
 		for (size_t t = 0; t < path->list.n; t++) {
 			long long row = path->list.v[t]->i;
 			for (size_t k = 0; k < n; k++)
-				if (pts->list.v[4 * k]->i == row) {
+				if (vp[k].row == row) {
 					fp[m++] = (rep_pt){NULL, px(&sx, pp[k].x), px(&sy, pp[k].y)};
 					break;
 				}
@@ -147,7 +149,9 @@ static int chart_svg(ib_buf *b, const ib_val *data, const ib_val *g, const ib_va
 		free(fp);
 	}
 	for (size_t k = 0; !rc && k < n; k++) {
-		const ib_val *r = rows->list.v[pts->list.v[4 * k]->i];
+		if (!isfinite(pp[k].x) || !isfinite(pp[k].y))
+			continue;
+		const ib_val *r = rows->list.v[vp[k].row];
 		const ib_val *s = series->list.v[get(r, "s")->i];
 		const ib_val *cb = get(r, "cb");
 		bool hollow = cb && cb->type == IB_V_INT && cb->i == 1;
@@ -159,6 +163,7 @@ static int chart_svg(ib_buf *b, const ib_val *data, const ib_val *g, const ib_va
 		                             (long long)get(r, "conc")->i);
 	}
 	free(pp);
+	free(vp);
 	return rc ? rc : ib_buf_puts(b, "</svg>\n");
 }
 
@@ -198,7 +203,7 @@ int rep_svg_write_dir(const ib_val *data, const char *dir, size_t *nfiles, ib_er
 			if (!v)
 				continue;
 			ib_buf b = {0};
-			int rc = chart_svg(&b, data, g, v, charts[c].title, charts[c].xl, charts[c].yl);
+			int rc = chart_svg(&b, data, g, charts[c].view, charts[c].title, charts[c].xl, charts[c].yl);
 			if (rc) {
 				ib_buf_free(&b);
 				return ib_fail(e, rc, NULL, 0, 0, "out of memory");

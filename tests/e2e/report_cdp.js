@@ -102,7 +102,10 @@ async function startChrome() {
 async function main() {
   let ch;
   try { ch = await startChrome(); } catch (e) { console.log('skipped: chromium cannot start: ' + e.message); process.exit(3); }
-  const cleanup = () => { try { ch.proc.kill('SIGKILL'); } catch (e) { /* gone */ } fs.rmSync(ch.dir, { recursive: true, force: true }); };
+  const cleanup = () => {
+    try { ch.proc.kill('SIGKILL'); } catch (e) { /* gone */ }
+    try { fs.rmSync(ch.dir, { recursive: true, force: true, maxRetries: 5 }); } catch (e) { /* the shell's trap removes it */ }
+  };
   process.on('exit', cleanup);
   const watchdog = setTimeout(() => { console.log('FAIL: timed out after 240 s'); process.exit(1); }, 240000);
   const targets = await httpJson(ch.port, '/json/list');
@@ -151,10 +154,19 @@ async function main() {
     return out; })()`);
   const select = (sel, value) => evalJs(`(() => { const s = document.getElementById(${JSON.stringify(sel)}); s.value = ${JSON.stringify(String(value))};
     s.dispatchEvent(new Event('change', { bubbles: true })); return s.value; })()`);
+  // the data's points of a view: the group's rows less the drops, where x and y are numbers
   const expectView = (g, key) => {
-    const v = g.views[key], rows = [];
-    for (let k = 0; k < v.pts.length; k += 4) if (v.pts[k + 1] !== null && v.pts[k + 2] !== null) rows.push(v.pts[k]);
-    return { rows, paths: v.paths.map((p) => p.join(',')), roof: v.pts.filter((x, k) => k % 4 === 3 && x === 1).length };
+    const v = g.views[key], drop = new Set(), ov = {};
+    for (let k = 0; k < v.drop.length; k += 2) drop.add(v.drop[k]);
+    if (v.xy) for (let k = 0; k < v.xy.length; k += 3) ov[v.xy[k]] = [v.xy[k + 1], v.xy[k + 2]];
+    const [, metric, xf] = key.split('|');
+    const xi = D.meta.xfields.findIndex((x) => x.key === xf), yi = D.meta.metrics.findIndex((m) => m.key === metric);
+    const rows = g.rows.filter((row) => {
+      if (drop.has(row)) return false;
+      const o = ov[row], x = o ? o[0] : D.rows[row].x[xi], y = o ? o[1] : D.rows[row].y[yi];
+      return x !== null && y !== null;
+    });
+    return { rows, paths: v.paths.map((p) => p.join(',')), roof: v.roof.length };
   };
   const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
   const verify = async (gi, metric, label) => {

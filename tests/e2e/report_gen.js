@@ -48,7 +48,9 @@ matrix.forEach((m, idx) => {
   const k = 6 * (ep > 1 ? 2 : 1) * (multi ? 3 : 1), a = 0.75;
   let nn = 0;
   const noise = () => 1 + 0.03 * (2 * rnd(id + ':' + nn++) - 1);
-  const isl = m.isl, osl = m.osl;
+  // agentic-coding rows have no fixed ISL/OSL (their results are a different
+  // shape); the generator gives them 1k/8k so that every row is drawn.
+  const isl = m.isl === undefined ? 1024 : m.isl, osl = m.osl === undefined ? 8192 : m.osl;
   const r = r1 / Math.pow(1 + (conc - 1) / k, a) * noise();
   const tpot = 1 / r;
   const ttft = (0.04 + 0.1 * (isl || 1024) / 8192) * (1 + conc / 48) / g * noise();
@@ -60,7 +62,7 @@ matrix.forEach((m, idx) => {
     framework: m.framework, precision: m.precision, spec_decoding: m['spec-decoding'], disagg: !!m.disagg,
     recipe_fingerprint: '',
   };
-  if (isl !== undefined) { row.isl = isl; row.osl = osl; }
+  row.isl = isl; row.osl = osl;
   if (multi) {
     Object.assign(row, {
       is_multinode: true, prefill_tp: m.prefill.tp, prefill_pp: 1, prefill_ep: m.prefill.ep,

@@ -171,16 +171,33 @@
     if (M.custom) return !!M.lower;
     return V.dir.indexOf('lower') === 0;
   }
+  /* A view's points: the group's rows less the view's drops; x and y are
+   * the row's own values (or the view's "xy" override); roof: optimal. */
+  function viewPoints(which) {
+    const V = viewOf(which);
+    if (!V._pts) {
+      const drop = new Set(), roof = new Set(V.roof), ov = {}, M = MBYKEY[S.metric];
+      for (let k = 0; k < V.drop.length; k += 2) drop.add(V.drop[k]);
+      if (V.xy) for (let k = 0; k < V.xy.length; k += 3) ov[V.xy[k]] = [V.xy[k + 1], V.xy[k + 2]];
+      const xi = XIDX[xfield(which)], yi = MBYKEY[M.base || M.key].idx, pts = [];
+      group().rows.forEach((row) => {
+        if (drop.has(row)) return;
+        const r = D.rows[row], o = ov[row];
+        const x = o ? o[0] : r.x[xi], y = o ? o[1] : r.y[yi];
+        pts.push({ row, x: x == null ? NaN : x, y: y == null ? NaN : y, roof: roof.has(row), s: r.s });
+      });
+      V._pts = pts;
+    }
+    return V._pts;
+  }
   /* Points shown: [{row, x, y, roof, s}] */
   function shown(which) {
-    const V = viewOf(which), M = MBYKEY[S.metric], out = [];
-    for (let k = 0; k < V.pts.length; k += 4) {
-      const row = V.pts[k], r = D.rows[row];
-      if (!seriesOn(r.s)) continue;
-      if (S.optimal[which] && !V.pts[k + 3]) continue;
-      const y = M.custom ? customY(M.key, r) : V.pts[k + 2];
-      out.push({ row, x: V.pts[k + 1], y, roof: V.pts[k + 3], s: r.s });
-    }
+    const M = MBYKEY[S.metric], out = [];
+    viewPoints(which).forEach((p) => {
+      if (!seriesOn(p.s)) return;
+      if (S.optimal[which] && !p.roof) return;
+      out.push(M.custom ? Object.assign({}, p, { y: customY(M.key, D.rows[p.row]) }) : p);
+    });
     return out;
   }
 
@@ -345,9 +362,9 @@
   /* ---- tooltip ---- */
   let pinned = false;
   function tipHtml(which, row) {
-    const r = D.rows[row], s = D.series[r.s], M = MBYKEY[S.metric], V = viewOf(which), xf = xfield(which);
+    const r = D.rows[row], s = D.series[r.s], M = MBYKEY[S.metric], xf = xfield(which);
     let x = NaN, y = NaN;
-    for (let k = 0; k < V.pts.length; k += 4) if (V.pts[k] === row) { x = V.pts[k + 1]; y = M.custom ? customY(M.key, r) : V.pts[k + 2]; }
+    viewPoints(which).forEach((p) => { if (p.row === row) { x = p.x; y = M.custom ? customY(M.key, r) : p.y; } });
     const L = [];
     if (s.run >= 0) L.push('<span class="run">✕ UNOFFICIAL RUN</span> ' + esc(D.runLabel));
     L.push('<b>' + esc(s.label) + '</b>');
