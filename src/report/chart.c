@@ -14,6 +14,13 @@ static const char *or_undef(const char *s)
 	return s ? s : "undefined"; /* what a JS template prints for a missing field */
 }
 
+/* Equality of two numbers as their JS strings (the optimal-point key is
+ * `${x}-${y}`): NaN equals NaN, 0 equals -0. */
+static bool same_num(double a, double b)
+{
+	return a == b || (isnan(a) && isnan(b));
+}
+
 /* Index of s in v[0..n), or n. */
 static size_t find_str(const char *const *v, size_t n, const char *s)
 {
@@ -95,8 +102,8 @@ static int series_front(rep_chart *c, const rep_row *rows, size_t s, rep_dir dir
 			rep_chart_point *p = &c->points[grp[i]];
 			for (size_t j = start; j < nfr && !p->roof; j++) {
 				const rep_chart_point *q = &c->points[fr[j]];
-				p->roof =
-				    overlay ? fr[j] == grp[i] : (q->x == p->x && q->y == p->y);
+				p->roof = overlay ? fr[j] == grp[i]
+				                  : (same_num(q->x, p->x) && same_num(q->y, p->y));
 			}
 		}
 	}

@@ -151,32 +151,30 @@ static double js_cmp_num(double r)
 	return isnan(r) ? 0 : r;
 }
 
+/* paretoFront*'s comparators: `a.x === b.x ? <y order> : <x order>`; a NaN
+ * difference counts as 0 (so NaN x never falls through to the y order). */
 static double cmp_x_asc_y_desc(size_t a, size_t b, const void *ctx)
 {
 	const rep_pt *p = ctx;
-	/* a.x - b.x || b.y - a.y : `||` falls through on 0 and on NaN */
-	double r = p[a].x - p[b].x;
-	if (r != 0 && !isnan(r))
-		return r;
-	return js_cmp_num(p[b].y - p[a].y);
+	if (p[a].x == p[b].x)
+		return js_cmp_num(p[b].y - p[a].y);
+	return js_cmp_num(p[a].x - p[b].x);
 }
 
 static double cmp_x_asc_y_asc(size_t a, size_t b, const void *ctx)
 {
 	const rep_pt *p = ctx;
-	double r = p[a].x - p[b].x;
-	if (r != 0 && !isnan(r))
-		return r;
-	return js_cmp_num(p[a].y - p[b].y);
+	if (p[a].x == p[b].x)
+		return js_cmp_num(p[a].y - p[b].y);
+	return js_cmp_num(p[a].x - p[b].x);
 }
 
 static double cmp_x_desc_y_asc(size_t a, size_t b, const void *ctx)
 {
 	const rep_pt *p = ctx;
-	double r = p[b].x - p[a].x;
-	if (r != 0 && !isnan(r))
-		return r;
-	return js_cmp_num(p[a].y - p[b].y);
+	if (p[a].x == p[b].x)
+		return js_cmp_num(p[a].y - p[b].y);
+	return js_cmp_num(p[b].x - p[a].x);
 }
 
 static double cmp_x_asc(size_t a, size_t b, const void *ctx)

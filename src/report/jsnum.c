@@ -158,7 +158,7 @@ void rep_js_fixed(double v, int digits, char *out, size_t cap)
 		digits = 0;
 	if (digits > 100)
 		digits = 100;
-	static char exact[1200];
+	char exact[1200];
 	snprintf(exact, sizeof exact, "%.1100f", fabs(v));
 	char r[200];
 	round_plain(exact, digits, r, sizeof r);

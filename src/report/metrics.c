@@ -231,8 +231,14 @@ void rep_hardware_key(const rep_row *r, const rep_gpu_table *t, char *out, size_
 
 void rep_spec_base(const char *hw_key, char *out, size_t cap)
 {
-	size_t n = strcspn(hw_key ? hw_key : "", "-_");
-	snprintf(out, cap, "%.*s", (int)n, hw_key ? hw_key : "");
+	if (!cap)
+		return;
+	const char *k = hw_key ? hw_key : "";
+	size_t n = strcspn(k, "-_");
+	if (n >= cap)
+		n = cap - 1;
+	memmove(out, k, n); /* out may be hw_key itself */
+	out[n] = 0;
 }
 
 /* ---- metric names and directions ---- */

@@ -226,7 +226,8 @@ const rep_gpu_spec *rep_gpu_find(const rep_gpu_table *t, const char *base);
  * (hw up to the first '-'), "_<framework alias>", then "_mtp" or
  * "_<spec>" unless benchmark_type is agentic_traces. Truncated to cap. */
 void rep_hardware_key(const rep_row *r, const rep_gpu_table *t, char *out, size_t cap);
-/* The key into the GPU table: key up to the first '-' or '_'. */
+/* The key into the GPU table: key up to the first '-' or '_' (out may be
+ * hw_key itself). */
 void rep_spec_base(const char *hw_key, char *out, size_t cap);
 
 /* ===================================================================== */
