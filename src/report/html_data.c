@@ -194,6 +194,12 @@ static void to_lib_row(const rep_agg_row *r, rep_row *out)
 		out->has[f] = !isnan(x);
 	}
 	/* the integers mapBenchmarkRow resolved (defaults, v1 -> prefill = decode) */
+	if (r->v2 && !out->has[REP_F_TP]) { /* database rows: tp/ep/dpa of the decode side */
+		out->f[REP_F_TP] = r->tp, out->has[REP_F_TP] = true;
+		out->f[REP_F_EP] = r->ep, out->has[REP_F_EP] = true;
+		if (out->dp_attention < 0)
+			out->dp_attention = r->dpa;
+	}
 	out->f[REP_F_CONC] = r->conc, out->has[REP_F_CONC] = true;
 	out->f[REP_F_ISL] = r->isl, out->has[REP_F_ISL] = true;
 	out->f[REP_F_OSL] = r->osl, out->has[REP_F_OSL] = true;

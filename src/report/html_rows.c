@@ -178,10 +178,14 @@ static const char *model_key(ib_arena *a, const ib_val *row)
 		return !strcmp(k, "gptoss") ? "gptoss120b" : k;
 	}
 	const ib_val *m = get(row, "model");
-	if (m && m->type == IB_V_STR)
+	if (m && m->type == IB_V_STR) {
 		for (int i = 0; model_paths[i][0]; i++)
 			if (!strcmp(model_paths[i][0], m->str.s))
 				return model_paths[i][1];
+		/* the results database's rows carry the model key itself */
+		if (get(row, "hardware") && !strchr(m->str.s, '/') && m->str.len)
+			return lower(a, m->str.s);
+	}
 	return NULL;
 }
 
@@ -215,6 +219,8 @@ static const char *precision_of(ib_arena *a, const ib_val *row)
 static const char *spec_of(ib_arena *a, const ib_val *row)
 {
 	const ib_val *s = get(row, "spec_decoding");
+	if (!s)
+		s = get(row, "spec_method");
 	if (!s || (s->type == IB_V_STR && !s->str.len) || (s->type == IB_V_BOOL && !s->b))
 		return "none";
 	const char *t = str_of(a, s);
@@ -275,6 +281,11 @@ static void parallelism(rep_agg_row *r)
 		r->dnw = int_or(row, "decode_num_workers", 0);
 		r->npg = int_or(row, "num_prefill_gpu", r->ptp * r->pep);
 		r->ndg = int_or(row, "num_decode_gpu", r->dtp * r->dep);
+		if (!get(row, "tp")) { /* database rows: single node = the decode side */
+			r->tp = r->dtp;
+			r->ep = r->dep;
+			r->dpa = r->ddpa;
+		}
 	} else {
 		r->ptp = r->dtp = r->tp;
 		r->pep = r->dep = r->ep;
@@ -293,6 +304,8 @@ static int add_bench(ib_arena *a, rep_rowset *rs, ib_diags *d, const char *file,
 	if (!model)
 		return skip(d, file, idx, "infmax_model_prefix", "no model prefix and an unmapped model");
 	const ib_val *hwv = get(row, "hw");
+	if (!hwv)
+		hwv = get(row, "hardware"); /* the results database's row shape */
 	const char *hw = hwv && hwv->type == IB_V_STR ? rep_gpu_key(hwv->str.s) : NULL;
 	if (!hw) {
 		char why[200];
@@ -519,7 +532,7 @@ int rep_rows_load(ib_arena *a, const char *path, int overlay, rep_rowset *rs, ib
 		if (arrays && doc->type == IB_V_MAP && !is_eval(paths[i], doc))
 			continue;
 		/* raw result files and other JSON without agg fields are not rows */
-		if (doc->type == IB_V_MAP && !ib_map_has(doc, "hw"))
+		if (doc->type == IB_V_MAP && !ib_map_has(doc, "hw") && !ib_map_has(doc, "hardware"))
 			continue;
 		rs->files++;
 		rc = load_one(a, paths[i], doc, overlay, rs, d);
@@ -539,7 +552,10 @@ void rep_rowset_free(rep_rowset *rs)
 double rep_row_num(const rep_agg_row *r, const char *key)
 {
 	double x;
-	return as_num(get(r->raw, key), &x) ? x : NAN;
+	const ib_val *v = get(r->raw, key), *m;
+	if (!v && (m = get(r->raw, "metrics")) && m->type == IB_V_MAP)
+		v = get(m, key); /* the results database's row shape */
+	return as_num(v, &x) ? x : NAN;
 }
 
 const char *rep_seq_label(ib_arena *a, int isl, int osl)

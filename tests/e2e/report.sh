@@ -87,6 +87,16 @@ expect '[ $? = 1 ] && [ ! -e "$tmp/nope.html" ]' "missing input: exit 1"
 expect '[ $? = 2 ]' "html without -o: usage error (exit 2)"
 expect '"$bin" report --help | grep -q -- "--baseline"' "--help"
 
+# --- rows in the results database's shape (hardware, model key, spec_method, metrics{}, date)
+cat >"$tmp/dbrows.json" <<'EOF2'
+[{"date": "2026-11-01", "hardware": "b200", "framework": "sglang", "model": "dsr1", "precision": "fp8", "spec_method": "none", "disagg": false, "is_multinode": false, "prefill_tp": 8, "prefill_ep": 1, "prefill_dp_attention": false, "prefill_num_workers": 0, "decode_tp": 8, "decode_ep": 1, "decode_dp_attention": false, "decode_num_workers": 0, "num_prefill_gpu": 8, "num_decode_gpu": 8, "isl": 1024, "osl": 1024, "conc": 4, "metrics": {"median_e2el": 10, "median_intvty": 100, "tput_per_gpu": 800}},
+ {"date": "2026-11-02", "hardware": "b200", "framework": "sglang", "model": "dsr1", "precision": "fp8", "spec_method": "none", "disagg": false, "is_multinode": false, "prefill_tp": 8, "prefill_ep": 1, "prefill_dp_attention": false, "prefill_num_workers": 0, "decode_tp": 8, "decode_ep": 1, "decode_dp_attention": false, "decode_num_workers": 0, "num_prefill_gpu": 8, "num_decode_gpu": 8, "isl": 1024, "osl": 1024, "conc": 8, "metrics": {"median_e2el": 12, "median_intvty": 80, "tput_per_gpu": 1300}},
+ {"date": "2026-11-02", "hardware": "b200", "framework": "sglang", "model": "dsr1", "precision": "fp8", "spec_method": "none", "disagg": false, "is_multinode": false, "prefill_tp": 8, "prefill_ep": 1, "prefill_dp_attention": false, "prefill_num_workers": 0, "decode_tp": 8, "decode_ep": 1, "decode_dp_attention": false, "decode_num_workers": 0, "num_prefill_gpu": 8, "num_decode_gpu": 8, "isl": 1024, "osl": 1024, "conc": 16, "metrics": {"median_e2el": 14, "median_intvty": 60, "tput_per_gpu": 2000}}]
+EOF2
+"$bin" report "$tmp/dbrows.json" --format text >"$tmp/dbrows.txt" 2>&1
+expect 'grep -q "DeepSeek-R1-0528 1k/1k: 2 points" "$tmp/dbrows.txt" && grep -q "B200 (SGLang) fp8, TP8, conc 16: 2,000 tok/s/gpu" "$tmp/dbrows.txt"' \
+	"database-shaped rows: only the latest date drawn, TP8 from the decode side"
+
 # --- comparison: the run over the demo rows as baseline
 expect '"$bin" report "$tmp/run" --baseline "$tmp/demo" --run-label pr-123 -o "$tmp/compare.html" 2>/dev/null' \
 	"comparison view (--baseline)"
