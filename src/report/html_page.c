@@ -2,6 +2,8 @@
  * inline and a Content-Security-Policy that forbids any fetch. */
 #include "report/html_int.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int html_esc(ib_buf *b, const char *s)
@@ -42,16 +44,68 @@ static size_t count(const ib_val *m, const char *k)
 	return v && v->type == IB_V_LIST ? v->list.n : 0;
 }
 
-/* The data as JSON inside <script type="application/json">: every '<' is
- * written \u003c so that no "</script>" can end the element early. */
-static int embed_json(ib_buf *out, const ib_val *data, ib_error *e)
+/* A double in the shortest of "%.15g" / "%.17g" that reads back exactly
+ * (one or two snprintf calls; the embedded data has ~10^5 numbers). */
+static int put_num(ib_buf *b, double x)
 {
-	ib_buf j = {0};
-	ib_json_opts o = {.indent = -1, .compact = true, .ensure_ascii = true};
-	int rc = ib_json_write(&j, data, &o, e);
-	for (size_t i = 0; !rc && i < j.len; i++)
-		rc = j.data[i] == '<' ? ib_buf_puts(out, "\\u003c") : ib_buf_putc(out, j.data[i]);
-	ib_buf_free(&j);
+	char t[40];
+	if (!isfinite(x))
+		return ib_buf_puts(b, "null");
+	snprintf(t, sizeof t, "%.15g", x);
+	if (strtod(t, NULL) != x)
+		snprintf(t, sizeof t, "%.17g", x);
+	return ib_buf_puts(b, t);
+}
+
+/* The data as compact JSON for <script type="application/json">: every '<'
+ * is written \u003c so that no "</script>" can end the element early. */
+static int put_json(ib_buf *b, ib_buf *scratch, const ib_val *v)
+{
+	int rc = 0;
+	switch (v->type) {
+	case IB_V_NULL:
+		return ib_buf_puts(b, "null");
+	case IB_V_BOOL:
+		return ib_buf_puts(b, v->b ? "true" : "false");
+	case IB_V_INT:
+		return ib_buf_printf(b, "%lld", (long long)v->i);
+	case IB_V_FLOAT:
+		return put_num(b, v->f);
+	case IB_V_STR:
+	case IB_V_DATE:
+		scratch->len = 0;
+		rc = ib_json_write_str(scratch, v->str.s, v->str.len, true);
+		for (size_t i = 0; !rc && i < scratch->len; i++)
+			rc = scratch->data[i] == '<' ? ib_buf_puts(b, "\\u003c")
+			                             : ib_buf_putc(b, scratch->data[i]);
+		return rc;
+	case IB_V_LIST:
+		rc = ib_buf_putc(b, '[');
+		for (size_t i = 0; !rc && i < v->list.n; i++) {
+			if (i)
+				rc = ib_buf_putc(b, ',');
+			rc = rc ? rc : put_json(b, scratch, v->list.v[i]);
+		}
+		return rc ? rc : ib_buf_putc(b, ']');
+	case IB_V_MAP:
+		rc = ib_buf_putc(b, '{');
+		for (size_t i = 0; !rc && i < v->map.n; i++) {
+			if (i)
+				rc = ib_buf_putc(b, ',');
+			rc = rc ? rc : put_json(b, scratch, v->map.kv[i].key);
+			rc = rc ? rc : ib_buf_putc(b, ':');
+			rc = rc ? rc : put_json(b, scratch, v->map.kv[i].val);
+		}
+		return rc ? rc : ib_buf_putc(b, '}');
+	}
+	return 0;
+}
+
+static int embed_json(ib_buf *out, const ib_val *data)
+{
+	ib_buf scratch = {0};
+	int rc = put_json(out, &scratch, data);
+	ib_buf_free(&scratch);
 	return rc;
 }
 
@@ -180,11 +234,7 @@ int rep_html_write(ib_buf *out, const ib_val *data, const rep_page_opts *o, ib_e
 	rc = rc ? rc : others(out, data);
 	rc = rc ? rc : ib_buf_puts(out, "<div id=\"tip\"></div>\n<script type=\"application/json\" "
 	                                "id=\"ib-data\">");
-	if (!rc) {
-		rc = embed_json(out, data, e);
-		if (rc)
-			return rc;
-	}
+	rc = rc ? rc : embed_json(out, data);
 	rc = rc ? rc : ib_buf_puts(out, "</script>\n<script>\n");
 	rc = rc ? rc : ib_buf_puts(out, rep_asset_js);
 	rc = rc ? rc : ib_buf_puts(out, "</script>\n</body></html>\n");
