@@ -43,19 +43,20 @@ static int parse(int argc, char **argv, report_opts *o)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char **slot = !strcmp(a, "-o") || !strcmp(a, "--output") ? &o->out
-		                    : !strcmp(a, "--svg")                       ? &o->svg
-		                    : !strcmp(a, "--format")                    ? &o->format
-		                    : !strcmp(a, "--baseline")                  ? &o->baseline
-		                    : !strcmp(a, "--title")                     ? &o->title
-		                    : !strcmp(a, "--run-label")                 ? &o->run_label
-		                                                                : NULL;
+		                    : !strcmp(a, "--svg")                      ? &o->svg
+		                    : !strcmp(a, "--format")                   ? &o->format
+		                    : !strcmp(a, "--baseline")                 ? &o->baseline
+		                    : !strcmp(a, "--title")                    ? &o->title
+		                    : !strcmp(a, "--run-label")                ? &o->run_label
+		                                                               : NULL;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(usage, stdout);
 			return 1;
 		}
 		if (slot) {
 			if (i + 1 >= argc) {
-				fprintf(stderr, "%sinfbench report: error: %s needs a value\n", usage, a);
+				fprintf(stderr, "%sinfbench report: error: %s needs a value\n",
+				        usage, a);
 				return 2;
 			}
 			*slot = argv[++i];
@@ -65,16 +66,17 @@ static int parse(int argc, char **argv, report_opts *o)
 		} else if (!o->in) {
 			o->in = a;
 		} else {
-			fprintf(stderr, "%sinfbench report: error: one input only (got %s)\n", usage, a);
+			fprintf(stderr, "%sinfbench report: error: one input only (got %s)\n",
+			        usage, a);
 			return 2;
 		}
 	}
-	const char *why = !o->in ? "AGG.json or DIR is required"
-	                  : strcmp(o->format, "html") && strcmp(o->format, "text") &&
-	                          strcmp(o->format, "json")
-	                      ? "--format must be html, text or json"
-	                  : !strcmp(o->format, "html") && !o->out ? "-o FILE.html is required"
-	                                                          : NULL;
+	const char *why =
+	    !o->in ? "AGG.json or DIR is required"
+	    : strcmp(o->format, "html") && strcmp(o->format, "text") && strcmp(o->format, "json")
+	        ? "--format must be html, text or json"
+	    : !strcmp(o->format, "html") && !o->out ? "-o FILE.html is required"
+	                                            : NULL;
 	if (why) {
 		fprintf(stderr, "%sinfbench report: error: %s\n", usage, why);
 		return 2;
@@ -101,7 +103,9 @@ static int render(const report_opts *o, ib_arena *a, const rep_rowset *rs, const
 	struct tm tm;
 	gmtime_r(&now, &tm);
 	strftime(date, sizeof date, "%Y-%m-%d", &tm);
-	rep_page_opts po = {.title = o->title, .generated = date, .run_label = o->run_label,
+	rep_page_opts po = {.title = o->title,
+	                    .generated = date,
+	                    .run_label = o->run_label,
 	                    .compare = o->baseline != NULL};
 	ib_error e = {0};
 	ib_val *data = NULL;
@@ -112,7 +116,8 @@ static int render(const report_opts *o, ib_arena *a, const rep_rowset *rs, const
 	else if (!rc && !strcmp(o->format, "text"))
 		rc = rep_text_summary(&b, data);
 	else if (!rc)
-		rc = ib_json_write(&b, data, &(ib_json_opts){.indent = -1, .ensure_ascii = true}, &e) ||
+		rc = ib_json_write(&b, data, &(ib_json_opts){.indent = -1, .ensure_ascii = true},
+		                   &e) ||
 		     ib_buf_putc(&b, '\n');
 	int status = 0;
 	if (rc) {

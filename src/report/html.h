@@ -29,9 +29,9 @@ typedef struct {
 	const char *spec;      /* spec_decoding, lower case; "none" when absent */
 	bool disagg, multinode;
 	int isl, osl, conc;
-	int tp, ep, pp;   /* single node (v1): tp/ep/pp; v2 rows: decode side */
-	bool dpa;         /* single node dp_attention */
-	bool v2;          /* the row has prefill_tp (prefill/decode fields below) */
+	int tp, ep, pp; /* single node (v1): tp/ep/pp; v2 rows: decode side */
+	bool dpa;       /* single node dp_attention */
+	bool v2;        /* the row has prefill_tp (prefill/decode fields below) */
 	int ptp, pep, pnw, dtp, dep, dnw, npg, ndg;
 	bool pdpa, ddpa;
 	const char *image; /* '#' turned into '/', or NULL */

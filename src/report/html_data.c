@@ -16,7 +16,8 @@ typedef struct {
 } menu_metric;
 
 static const menu_metric menu[] = {
-    {"tpPerGpu", "Throughput", "Token Throughput per GPU", "Token Throughput per GPU (tok/s/gpu)", 0},
+    {"tpPerGpu", "Throughput", "Token Throughput per GPU", "Token Throughput per GPU (tok/s/gpu)",
+     0},
     {"inputTputPerGpu", "Throughput", "Input Token Throughput per GPU",
      "Input Token Throughput per GPU (tok/s/gpu)", 1},
     {"outputTputPerGpu", "Throughput", "Output Token Throughput per GPU",
@@ -60,27 +61,33 @@ static const char *const xa_ttft[] = {"p90_ttft", "median_ttft", NULL};
 static const char *const xb_fields[] = {"median_e2el", "p99_ttft", "median_ttft", NULL};
 static const char *const x_all[] = {"median_intvty", "median_e2el", "median_ttft",
                                     "p90_ttft",      "p99_ttft",    NULL};
-static const char *const x_labels[] = {"Interactivity (tok/s/user)", "End-to-end Latency (s)",
-                                       "Median Time To First Token (s)",
-                                       "P90 Time To First Token (s)",
-                                       "P99 Time To First Token (s)"};
+static const char *const x_labels[] = {
+    "Interactivity (tok/s/user)", "End-to-end Latency (s)", "Median Time To First Token (s)",
+    "P90 Time To First Token (s)", "P99 Time To First Token (s)"};
 
-static const char *const gpu_labels[][2] = {
-    {"h100", "H100"},   {"h200", "H200"},          {"b200", "B200"},
-    {"b300", "B300"},   {"gb200", "GB200 NVL72"}, {"gb300", "GB300 NVL72"},
-    {"mi300x", "MI300X"}, {"mi325x", "MI325X"},   {"mi355x", "MI355X"},
-    {NULL, NULL}};
-static const char *const fw_labels[][2] = {
-    {"trt", "TRT"},         {"vllm", "vLLM"},
-    {"sglang", "SGLang"},   {"dynamo-sglang", "Dynamo SGLang"},
-    {"dynamo-trt", "Dynamo TRT"}, {"mori-sglang", "MoRI SGLang"},
-    {"atom", "ATOM"},       {"dynamo-vllm", "Dynamo vLLM"},
-    {"mooncake-atom", "Mooncake ATOM"}, {NULL, NULL}};
-static const char *const model_labels[][2] = {
-    {"dsr1", "DeepSeek-R1-0528"}, {"gptoss120b", "gpt-oss-120b"},
-    {"llama70b", "Llama-3.3-70B-Instruct-FP8"}, {"qwen3.5", "Qwen-3.5-397B-A17B"},
-    {"kimik2.5", "Kimi-K2.5"}, {"minimaxm2.5", "MiniMax-M2.5"}, {"glm5", "GLM-5"},
-    {NULL, NULL}};
+static const char *const gpu_labels[][2] = {{"h100", "H100"},         {"h200", "H200"},
+                                            {"b200", "B200"},         {"b300", "B300"},
+                                            {"gb200", "GB200 NVL72"}, {"gb300", "GB300 NVL72"},
+                                            {"mi300x", "MI300X"},     {"mi325x", "MI325X"},
+                                            {"mi355x", "MI355X"},     {NULL, NULL}};
+static const char *const fw_labels[][2] = {{"trt", "TRT"},
+                                           {"vllm", "vLLM"},
+                                           {"sglang", "SGLang"},
+                                           {"dynamo-sglang", "Dynamo SGLang"},
+                                           {"dynamo-trt", "Dynamo TRT"},
+                                           {"mori-sglang", "MoRI SGLang"},
+                                           {"atom", "ATOM"},
+                                           {"dynamo-vllm", "Dynamo vLLM"},
+                                           {"mooncake-atom", "Mooncake ATOM"},
+                                           {NULL, NULL}};
+static const char *const model_labels[][2] = {{"dsr1", "DeepSeek-R1-0528"},
+                                              {"gptoss120b", "gpt-oss-120b"},
+                                              {"llama70b", "Llama-3.3-70B-Instruct-FP8"},
+                                              {"qwen3.5", "Qwen-3.5-397B-A17B"},
+                                              {"kimik2.5", "Kimi-K2.5"},
+                                              {"minimaxm2.5", "MiniMax-M2.5"},
+                                              {"glm5", "GLM-5"},
+                                              {NULL, NULL}};
 
 static const char *lookup(const char *const (*t)[2], const char *k)
 {
@@ -140,9 +147,9 @@ typedef struct {
 	const rep_rowset *rs;
 	const rep_page_opts *o;
 	const rep_gpu_table *gpus;
-	rep_row *rows;    /* library rows, index-aligned with rs->rows */
-	bool *keep;       /* latest date of its (config) group */
-	int *series;      /* series index per row */
+	rep_row *rows;      /* library rows, index-aligned with rs->rows */
+	bool *keep;         /* latest date of its (config) group */
+	int *series;        /* series index per row */
 	const char **skeys; /* series keys */
 	const char **shw;   /* series hwKey */
 	size_t nseries;
@@ -260,10 +267,10 @@ static ib_val *series_json(page *p)
 		j->oom = true;
 		goto done;
 	}
-	static const char *const run_colors[] = {
-	    "oklch(0.72 0.22 25)", "oklch(0.75 0.20 190)", "oklch(0.78 0.20 90)",
-	    "oklch(0.70 0.22 290)", "oklch(0.75 0.20 150)", "oklch(0.70 0.22 330)",
-	    "oklch(0.72 0.20 230)", "oklch(0.78 0.18 60)"};
+	static const char *const run_colors[] = {"oklch(0.72 0.22 25)",  "oklch(0.75 0.20 190)",
+	                                         "oklch(0.78 0.20 90)",  "oklch(0.70 0.22 290)",
+	                                         "oklch(0.75 0.20 150)", "oklch(0.70 0.22 330)",
+	                                         "oklch(0.72 0.20 230)", "oklch(0.78 0.18 60)"};
 	for (size_t s = 0; s < p->nseries; s++) {
 		size_t k = 0, rank = 0;
 		while (strcmp(hws[k], p->shw[s]))
@@ -343,13 +350,28 @@ static ib_val *row_json(page *p, size_t i)
 	}
 	set(j, o, "y", y);
 	/* the table and CSV columns */
-	static const char *const raw[] = {"mean_ttft", "median_ttft", "p99_ttft", "std_ttft",
-	                                  "mean_tpot", "median_tpot", "p99_tpot", "std_tpot",
-	                                  "mean_itl",  "median_itl",  "p99_itl",  "std_itl",
-	                                  "mean_intvty", "median_intvty", "p99_intvty",
-	                                  "mean_e2el", "median_e2el", "p99_e2el",
-	                                  "tput_per_gpu", "output_tput_per_gpu",
-	                                  "input_tput_per_gpu", NULL};
+	static const char *const raw[] = {"mean_ttft",
+	                                  "median_ttft",
+	                                  "p99_ttft",
+	                                  "std_ttft",
+	                                  "mean_tpot",
+	                                  "median_tpot",
+	                                  "p99_tpot",
+	                                  "std_tpot",
+	                                  "mean_itl",
+	                                  "median_itl",
+	                                  "p99_itl",
+	                                  "std_itl",
+	                                  "mean_intvty",
+	                                  "median_intvty",
+	                                  "p99_intvty",
+	                                  "mean_e2el",
+	                                  "median_e2el",
+	                                  "p99_e2el",
+	                                  "tput_per_gpu",
+	                                  "output_tput_per_gpu",
+	                                  "input_tput_per_gpu",
+	                                  NULL};
 	ib_val *rv = jlist(j);
 	for (size_t k = 0; raw[k]; k++)
 		push(j, rv, jnum(j, rep_row_num(r, raw[k])));
@@ -415,7 +437,8 @@ static int view_json(page *p, const size_t *gi, size_t gn, const rep_row *grows,
 		for (size_t q = 0; q < se->npaths; q++) {
 			ib_val *path = jlist(j);
 			for (size_t t = se->path_off[q]; t < se->path_off[q + 1]; t++)
-				push(j, path, jint(j, (long long)gi[c->points[se->path_pts[t]].row]));
+				push(j, path,
+				     jint(j, (long long)gi[c->points[se->path_pts[t]].row]));
 			push(j, paths, path);
 		}
 	}
@@ -600,8 +623,7 @@ static bool in_list(const ib_val *l, long long row, size_t stride, size_t *at)
 	return false;
 }
 
-int rep_view_points(const ib_val *data, const ib_val *g, const char *key, rep_vpt **out,
-                    size_t *n)
+int rep_view_points(const ib_val *data, const ib_val *g, const char *key, rep_vpt **out, size_t *n)
 {
 	const ib_val *v = ib_map_get(ib_map_get(g, "views"), key);
 	const ib_val *rows = ib_map_get(g, "rows"), *all = ib_map_get(data, "rows");
@@ -675,9 +697,9 @@ int rep_page_data(ib_arena *a, const rep_rowset *rs, const ib_diags *d, const re
 		char hk[128];
 		rep_hardware_key(&p.rows[i], p.gpus, hk, sizeof hk);
 		const rep_agg_row *r = &rs->rows[i];
-		const char *key = r->overlay >= 0
-		                      ? ib_arena_printf(a, "%s_%s_run%d", hk, r->precision, r->overlay)
-		                      : ib_arena_printf(a, "%s_%s", hk, r->precision);
+		const char *key = r->overlay >= 0 ? ib_arena_printf(a, "%s_%s_run%d", hk,
+		                                                    r->precision, r->overlay)
+		                                  : ib_arena_printf(a, "%s_%s", hk, r->precision);
 		const char *hw = ib_arena_strdup(a, hk);
 		if (!key || !hw) {
 			rc = IB_ENOMEM;

@@ -15,8 +15,8 @@ int rep_page_data_evals(ib_arena *a, const rep_rowset *rs, ib_val **out);
  * (overlay 0) of a group, rep_compare_table_compute(baseline, run), stored
  * as "compare" in the matching group object of groups. rows/keep are
  * index-aligned with rs->rows. Returns 0 or IB_ENOMEM. */
-int rep_page_data_compare(ib_arena *a, const rep_rowset *rs, const rep_row *rows,
-                          const bool *keep, const rep_gpu_table *gpus, ib_val *groups);
+int rep_page_data_compare(ib_arena *a, const rep_rowset *rs, const rep_row *rows, const bool *keep,
+                          const rep_gpu_table *gpus, ib_val *groups);
 
 /* A point of a view as the page draws it: the group's rows less the view's
  * drops, coordinates from the row (or the view's "xy" override). */
@@ -29,8 +29,7 @@ typedef struct {
 /* The points of view `key` ("A|tpPerGpu|median_intvty") of group g in
  * data (rep_page_data's shape). *out is malloc'd (free()), *n its count.
  * Returns 0, IB_ENOENT (no such view) or IB_ENOMEM. */
-int rep_view_points(const ib_val *data, const ib_val *g, const char *key, rep_vpt **out,
-                    size_t *n);
+int rep_view_points(const ib_val *data, const ib_val *g, const char *key, rep_vpt **out, size_t *n);
 
 /* GPU / framework / model display labels (the dashboard's tables; the key
  * itself when unknown). */

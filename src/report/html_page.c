@@ -137,10 +137,12 @@ static int head(ib_buf *b, const ib_val *data)
 	rc = rc ? rc : ib_buf_puts(b, rep_asset_css);
 	rc = rc ? rc : ib_buf_puts(b, "</style></head><body>\n<header><h1>");
 	rc = rc ? rc : html_esc(b, title);
-	rc = rc ? rc : ib_buf_printf(b, "</h1><div class=\"sub\">%zu benchmark rows, %zu eval charts",
-	                             count(data, "rows"), count(data, "evals"));
+	rc = rc ? rc
+	        : ib_buf_printf(b, "</h1><div class=\"sub\">%zu benchmark rows, %zu eval charts",
+	                        count(data, "rows"), count(data, "evals"));
 	if (!rc && count(data, "skipped"))
-		rc = ib_buf_printf(b, ", %zu input problems (rows skipped)", count(data, "skipped"));
+		rc =
+		    ib_buf_printf(b, ", %zu input problems (rows skipped)", count(data, "skipped"));
 	if (!rc && str(data, "generated")) {
 		rc = ib_buf_puts(b, " • generated ");
 		rc = rc ? rc : html_esc(b, str(data, "generated"));
@@ -195,9 +197,10 @@ static int others(ib_buf *b, const ib_val *data)
 	const ib_val *cmp = ib_map_get(data, "compare");
 	int rc = 0;
 	if (cmp && cmp->type == IB_V_BOOL && cmp->b)
-		rc = ib_buf_puts(b, "<section class=\"view\" id=\"view-comparison\"><p class=\"note\">"
-		                    "The model and sequence chosen on the Inference tab.</p>"
-		                    "<div id=\"compare-body\"></div></section>\n");
+		rc = ib_buf_puts(b,
+		                 "<section class=\"view\" id=\"view-comparison\"><p class=\"note\">"
+		                 "The model and sequence chosen on the Inference tab.</p>"
+		                 "<div id=\"compare-body\"></div></section>\n");
 	if (!rc && count(data, "evals"))
 		rc = ib_buf_puts(b, "<section class=\"view\" id=\"view-evaluation\"><div "
 		                    "class=\"controls\"><label>Benchmark <select "
@@ -232,8 +235,9 @@ int rep_html_write(ib_buf *out, const ib_val *data, const rep_page_opts *o, ib_e
 	rc = rc ? rc : tabs(out, data);
 	rc = rc ? rc : inference(out);
 	rc = rc ? rc : others(out, data);
-	rc = rc ? rc : ib_buf_puts(out, "<div id=\"tip\"></div>\n<script type=\"application/json\" "
-	                                "id=\"ib-data\">");
+	rc = rc ? rc
+	        : ib_buf_puts(out, "<div id=\"tip\"></div>\n<script type=\"application/json\" "
+	                           "id=\"ib-data\">");
 	rc = rc ? rc : embed_json(out, data);
 	rc = rc ? rc : ib_buf_puts(out, "</script>\n<script>\n");
 	rc = rc ? rc : ib_buf_puts(out, rep_asset_js);

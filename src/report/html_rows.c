@@ -10,13 +10,13 @@
 #include <sys/stat.h>
 #include <time.h>
 
-static const char *const gpu_keys[] = {"h100",  "h200",  "b200",   "b300",   "gb200",
+static const char *const gpu_keys[] = {"h100",  "h200",   "b200",   "b300",   "gb200",
                                        "gb300", "mi300x", "mi325x", "mi355x", NULL};
 
 /* Suffixes stripped in this order, each once, as hwToGpuKey does. */
-static const char *const hw_suffixes[] = {"-trt",  "-multinode-slurm", "-multinode", "-nvs",
-                                          "-disagg", "-amds", "-amd", "-nvd", "-dgxc-slurm",
-                                          "-dgxc", "-nb", "-nv", NULL};
+static const char *const hw_suffixes[] = {
+    "-trt", "-multinode-slurm", "-multinode", "-nvs", "-disagg", "-amds", "-amd",
+    "-nvd", "-dgxc-slurm",      "-dgxc",      "-nb",  "-nv",     NULL};
 
 static bool ends_with(const char *s, size_t n, const char *suf)
 {
@@ -147,13 +147,17 @@ static const char *str_of(ib_arena *a, const ib_val *v)
 }
 
 /* The few model paths the dashboard maps without a prefix. */
-static const char *const model_paths[][2] = {
-    {"deepseek-ai/DeepSeek-R1-0528", "dsr1"}, {"deepseek-ai/DeepSeek-R1", "dsr1"},
-    {"nvidia/DeepSeek-R1-0528-FP4-V2", "dsr1"}, {"amd/DeepSeek-R1-0528-MXFP4-Preview", "dsr1"},
-    {"openai/gpt-oss-120b", "gptoss120b"},     {"nvidia/Llama-3.3-70B-Instruct-FP8", "llama70b"},
-    {"Qwen/Qwen3.5-397B-A17B", "qwen3.5"},     {"moonshotai/Kimi-K2.5", "kimik2.5"},
-    {"MiniMaxAI/MiniMax-M2.5", "minimaxm2.5"}, {"zai-org/GLM-5-FP8", "glm5"},
-    {NULL, NULL}};
+static const char *const model_paths[][2] = {{"deepseek-ai/DeepSeek-R1-0528", "dsr1"},
+                                             {"deepseek-ai/DeepSeek-R1", "dsr1"},
+                                             {"nvidia/DeepSeek-R1-0528-FP4-V2", "dsr1"},
+                                             {"amd/DeepSeek-R1-0528-MXFP4-Preview", "dsr1"},
+                                             {"openai/gpt-oss-120b", "gptoss120b"},
+                                             {"nvidia/Llama-3.3-70B-Instruct-FP8", "llama70b"},
+                                             {"Qwen/Qwen3.5-397B-A17B", "qwen3.5"},
+                                             {"moonshotai/Kimi-K2.5", "kimik2.5"},
+                                             {"MiniMaxAI/MiniMax-M2.5", "minimaxm2.5"},
+                                             {"zai-org/GLM-5-FP8", "glm5"},
+                                             {NULL, NULL}};
 
 /* resolveModelKey, except that any prefix is accepted (the dashboard keeps
  * only prefixes of its own model list; docs/report.md). */
@@ -231,7 +235,8 @@ static int skip(ib_diags *d, const char *file, size_t idx, const char *field, co
 {
 	char subj[48];
 	snprintf(subj, sizeof subj, "row %zu", idx + 1);
-	return ib_diag_add(d, IB_SEV_WARNING, file, 0, 0, NULL, subj, field, "%s; row skipped", why);
+	return ib_diag_add(d, IB_SEV_WARNING, file, 0, 0, NULL, subj, field, "%s; row skipped",
+	                   why);
 }
 
 /* Beyond-the-dashboard fields: client health, acceptance length, workload. */
@@ -302,7 +307,8 @@ static int add_bench(ib_arena *a, rep_rowset *rs, ib_diags *d, const char *file,
 		return skip(d, file, idx, NULL, "not a JSON object");
 	const char *model = model_key(a, row);
 	if (!model)
-		return skip(d, file, idx, "infmax_model_prefix", "no model prefix and an unmapped model");
+		return skip(d, file, idx, "infmax_model_prefix",
+		            "no model prefix and an unmapped model");
 	const ib_val *hwv = get(row, "hw");
 	if (!hwv)
 		hwv = get(row, "hardware"); /* the results database's row shape */
@@ -349,8 +355,9 @@ static int add_bench(ib_arena *a, rep_rowset *rs, ib_diags *d, const char *file,
 		r->image = s;
 	}
 	const ib_val *dv = get(row, "date");
-	r->date = dv && dv->type == IB_V_STR && dv->str.len >= 10 ? ib_arena_strndup(a, dv->str.s, 10)
-	                                                           : date;
+	r->date = dv && dv->type == IB_V_STR && dv->str.len >= 10
+	              ? ib_arena_strndup(a, dv->str.s, 10)
+	              : date;
 	if (!r->framework || !r->precision || !r->spec || !r->date)
 		return IB_ENOMEM;
 	parallelism(r);
@@ -416,8 +423,9 @@ static int add_eval(ib_arena *a, rep_rowset *rs, ib_diags *d, const char *file, 
 	const char *t = str_of(a, get(row, "task"));
 	r->task = t ? t : "gsm8k";
 	const ib_val *dv = get(row, "date");
-	r->date = dv && dv->type == IB_V_STR && dv->str.len >= 10 ? ib_arena_strndup(a, dv->str.s, 10)
-	                                                           : date;
+	r->date = dv && dv->type == IB_V_STR && dv->str.len >= 10
+	              ? ib_arena_strndup(a, dv->str.s, 10)
+	              : date;
 	eval_seq(row, &r->isl, &r->osl);
 	r->conc = int_or(row, "conc", 0);
 	r->tp = int_or(row, "tp", 1);
@@ -459,13 +467,15 @@ static int load_one(ib_arena *a, const char *path, const ib_val *doc, int overla
 		return IB_ENOMEM;
 	if (doc->type != IB_V_LIST) {
 		if (doc->type != IB_V_MAP)
-			return ib_diag_add(d, IB_SEV_WARNING, file, 0, 0, NULL, NULL, NULL,
-			                   "neither a list of agg rows nor one agg row; file skipped");
+			return ib_diag_add(
+			    d, IB_SEV_WARNING, file, 0, 0, NULL, NULL, NULL,
+			    "neither a list of agg rows nor one agg row; file skipped");
 		return is_eval(file, doc) ? add_eval(a, rs, d, file, 0, doc, date, overlay)
 		                          : add_bench(a, rs, d, file, 0, doc, date, overlay);
 	}
 	if (doc->list.n == 0)
-		return ib_diag_add(d, IB_SEV_WARNING, file, 0, 0, NULL, NULL, NULL, "no rows in the file");
+		return ib_diag_add(d, IB_SEV_WARNING, file, 0, 0, NULL, NULL, NULL,
+		                   "no rows in the file");
 	for (size_t i = 0; i < doc->list.n; i++) {
 		const ib_val *row = doc->list.v[i];
 		int rc = is_eval(file, row) ? add_eval(a, rs, d, file, i, row, date, overlay)
@@ -488,8 +498,8 @@ static int parse(ib_arena *a, const char *path, ib_val **doc, ib_diags *d, ib_er
 	if (i == b.len) {
 		ib_buf_free(&b);
 		*doc = NULL;
-		return ib_diag_add(d, IB_SEV_WARNING, ib_arena_strdup(a, path), 0, 0, NULL, NULL, NULL,
-		                   "empty file; skipped");
+		return ib_diag_add(d, IB_SEV_WARNING, ib_arena_strdup(a, path), 0, 0, NULL, NULL,
+		                   NULL, "empty file; skipped");
 	}
 	rc = ib_json_parse(a, path, b.data, b.len, doc, e);
 	ib_buf_free(&b);

@@ -62,8 +62,8 @@ static int series_table(ib_buf *b, const ib_val *data, const tpt *pts, size_t n,
 		cell(y, sizeof y, pts[k].y);
 		cell(e2, sizeof e2, nth(get(r, "x"), 1));
 		cell(c, sizeof c, nth(get(r, "y"), 6));
-		rc = ib_buf_printf(b, "    %6lld  %-16s %12s %12s %10s %10s %s\n", inth(get(r, "conc")),
-		                   sget(r, "par"), x, y, e2, c,
+		rc = ib_buf_printf(b, "    %6lld  %-16s %12s %12s %10s %10s %s\n",
+		                   inth(get(r, "conc")), sget(r, "par"), x, y, e2, c,
 		                   inth(get(r, "cb")) == 1 ? "client-bound" : "");
 	}
 	return rc;
@@ -89,9 +89,10 @@ static int group_text(ib_buf *b, const ib_val *data, const ib_val *g)
 			roof[m++] = (tpt){vp[k].row, vp[k].x, vp[k].y};
 	free(vp);
 	qsort(roof, m, sizeof *roof, by_x);
-	rc = ib_buf_printf(b, "\n== %s %s: %zu points; frontier (throughput per GPU vs. "
-	                          "interactivity) per series\n",
-	                       sget(g, "modelLabel"), sget(g, "seq"), n);
+	rc = ib_buf_printf(b,
+	                   "\n== %s %s: %zu points; frontier (throughput per GPU vs. "
+	                   "interactivity) per series\n",
+	                   sget(g, "modelLabel"), sget(g, "seq"), n);
 	if (!rc && get(g, "fpwarn"))
 		rc = ib_buf_printf(b, "  warning: %s\n", sget(g, "fpwarn"));
 	for (size_t si = 0; !rc && si < series->list.n; si++) {
@@ -116,19 +117,19 @@ static int group_text(ib_buf *b, const ib_val *data, const ib_val *g)
 			    (!best || roof[k].y > best->y))
 				best = &roof[k];
 		char lo[40];
-		snprintf(lo, sizeof lo, isinf(bands[q + 1]) ? ">= %g" : "%g-%g", bands[q], bands[q + 1]);
+		snprintf(lo, sizeof lo, isinf(bands[q + 1]) ? ">= %g" : "%g-%g", bands[q],
+		         bands[q + 1]);
 		if (!best) {
 			rc = ib_buf_printf(b, "    %-10s tok/s/user: -\n", lo);
 			continue;
 		}
-		const ib_val *r = rows->list.v[best->row],
-		             *s = series->list.v[inth(get(r, "s"))];
+		const ib_val *r = rows->list.v[best->row], *s = series->list.v[inth(get(r, "s"))];
 		char y[40], x[40];
 		cell(y, sizeof y, best->y);
 		cell(x, sizeof x, best->x);
-		rc = ib_buf_printf(b, "    %-10s tok/s/user: %s %s, %s, conc %lld: %s tok/s/gpu at %s\n",
-		                   lo, sget(s, "label"), sget(s, "prec"), sget(r, "par"),
-		                   inth(get(r, "conc")), y, x);
+		rc = ib_buf_printf(
+		    b, "    %-10s tok/s/user: %s %s, %s, conc %lld: %s tok/s/gpu at %s\n", lo,
+		    sget(s, "label"), sget(s, "prec"), sget(r, "par"), inth(get(r, "conc")), y, x);
 	}
 	free(roof);
 	return rc;

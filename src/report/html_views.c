@@ -20,8 +20,7 @@ static ib_val *num(ib_arena *a, double x)
 
 /* ---- evals ---- */
 
-static int eval_group(ib_arena *a, const rep_rowset *rs, const rep_ev_row *g0, int run,
-                      ib_val *out)
+static int eval_group(ib_arena *a, const rep_rowset *rs, const rep_ev_row *g0, int run, ib_val *out)
 {
 	size_t n = rs->nevals, m = 0;
 	rep_eval_row *rows = calloc(n, sizeof *rows);
@@ -37,7 +36,9 @@ static int eval_group(ib_arena *a, const rep_rowset *rs, const rep_ev_row *g0, i
 		if (e->overlay != run || strcmp(e->model, g0->model) || e->isl != g0->isl ||
 		    e->osl != g0->osl || strcmp(e->task, g0->task))
 			continue;
-		rep_row lr = {.hw = e->hw, .framework = e->framework, .spec_decoding = e->spec,
+		rep_row lr = {.hw = e->hw,
+		              .framework = e->framework,
+		              .spec_decoding = e->spec,
 		              .overlay_run = -1};
 		char hk[128];
 		rep_hardware_key(&lr, rep_gpu_table_builtin(true), hk, sizeof hk);
@@ -145,9 +146,9 @@ static void gpu_point(const rep_agg_row *r, const rep_row *lr, const rep_gpu_tab
 	p->output_tput = m.has[REP_M_OUTPUT_TPUT_PER_GPU] ? m.v[REP_M_OUTPUT_TPUT_PER_GPU] : 0;
 	p->input_tput = m.has[REP_M_INPUT_TPUT_PER_GPU] ? m.v[REP_M_INPUT_TPUT_PER_GPU] : 0;
 	p->concurrency = r->conc;
-	static const rep_metric cm[9] = {REP_M_COSTH,        REP_M_COSTN,        REP_M_COSTR,
-	                                 REP_M_COSTHI,       REP_M_COSTNI,       REP_M_COSTRI,
-	                                 REP_M_COSTH_OUTPUT, REP_M_COSTN_OUTPUT, REP_M_COSTR_OUTPUT};
+	static const rep_metric cm[9] = {
+	    REP_M_COSTH,  REP_M_COSTN,        REP_M_COSTR,        REP_M_COSTHI,      REP_M_COSTNI,
+	    REP_M_COSTRI, REP_M_COSTH_OUTPUT, REP_M_COSTN_OUTPUT, REP_M_COSTR_OUTPUT};
 	for (int k = 0; k < 3; k++)
 		for (int t = 0; t < 3; t++) {
 			rep_metric mm = cm[t * 3 + k];
@@ -180,9 +181,9 @@ static bool same_group(const rep_agg_row *r, const ib_val *g)
 	return m && i && o && !strcmp(m->str.s, r->model) && i->i == r->isl && o->i == r->osl;
 }
 
-static int compare_series(ib_arena *a, const rep_rowset *rs, const rep_row *rows,
-                          const bool *keep, const rep_gpu_table *gpus, const ib_val *g,
-                          const char *hk, const char *prec, ib_val *list)
+static int compare_series(ib_arena *a, const rep_rowset *rs, const rep_row *rows, const bool *keep,
+                          const rep_gpu_table *gpus, const ib_val *g, const char *hk,
+                          const char *prec, ib_val *list)
 {
 	size_t n = rs->n, na = 0, nb = 0;
 	rep_gpu_point *pa = calloc(n, sizeof *pa), *pb = calloc(n, sizeof *pb);
@@ -221,7 +222,8 @@ static int compare_series(ib_arena *a, const rep_rowset *rs, const rep_row *rows
 		    ib_list_push(a, tr, row))
 			goto done;
 	}
-	if (ib_map_set(a, o, "hw", ib_v_str(a, hk)) || ib_map_set(a, o, "prec", ib_v_str(a, prec)) ||
+	if (ib_map_set(a, o, "hw", ib_v_str(a, hk)) ||
+	    ib_map_set(a, o, "prec", ib_v_str(a, prec)) ||
 	    ib_map_set(a, o, "min", num(a, t.range_min)) ||
 	    ib_map_set(a, o, "max", num(a, t.range_max)) || ib_map_set(a, o, "rows", tr) ||
 	    ib_list_push(a, list, o))
@@ -233,8 +235,8 @@ done:
 	return rc;
 }
 
-int rep_page_data_compare(ib_arena *a, const rep_rowset *rs, const rep_row *rows,
-                          const bool *keep, const rep_gpu_table *gpus, ib_val *groups)
+int rep_page_data_compare(ib_arena *a, const rep_rowset *rs, const rep_row *rows, const bool *keep,
+                          const rep_gpu_table *gpus, ib_val *groups)
 {
 	for (size_t gi = 0; gi < groups->list.n; gi++) {
 		ib_val *g = groups->list.v[gi], *list = ib_v_list(a);
@@ -250,7 +252,8 @@ int rep_page_data_compare(ib_arena *a, const rep_rowset *rs, const rep_row *rows
 			bool seen = false;
 			for (size_t k = 0; k < i && !seen; k++) {
 				char k2[128];
-				if (!keep[k] || rs->rows[k].overlay != 0 || !same_group(&rs->rows[k], g) ||
+				if (!keep[k] || rs->rows[k].overlay != 0 ||
+				    !same_group(&rs->rows[k], g) ||
 				    strcmp(rs->rows[k].precision, r->precision))
 					continue;
 				rep_hardware_key(&rows[k], gpus, k2, sizeof k2);

@@ -49,21 +49,23 @@ static int axes(ib_buf *b, const rep_axis *x, const rep_axis *y, const lin *sx, 
 		char t[48];
 		rep_fmt_tick(x->ticks[i], t, sizeof t);
 		double p = px(sx, x->ticks[i]);
-		rc = ib_buf_printf(b,
-		                   "<line x1=\"%.2f\" x2=\"%.2f\" y1=\"%d\" y2=\"%d\" stroke=\"#eef0f3\"/>"
-		                   "<text x=\"%.2f\" y=\"%d\" font-size=\"10\" fill=\"#6b7280\" "
-		                   "text-anchor=\"middle\">%s</text>\n",
-		                   p, p, MT, H - MB, p, H - MB + 14, t);
+		rc = ib_buf_printf(
+		    b,
+		    "<line x1=\"%.2f\" x2=\"%.2f\" y1=\"%d\" y2=\"%d\" stroke=\"#eef0f3\"/>"
+		    "<text x=\"%.2f\" y=\"%d\" font-size=\"10\" fill=\"#6b7280\" "
+		    "text-anchor=\"middle\">%s</text>\n",
+		    p, p, MT, H - MB, p, H - MB + 14, t);
 	}
 	for (size_t i = 0; !rc && i < y->nticks; i++) {
 		char t[48];
 		rep_fmt_tick_large(y->ticks[i], t, sizeof t);
 		double p = px(sy, y->ticks[i]);
-		rc = ib_buf_printf(b,
-		                   "<line x1=\"%d\" x2=\"%d\" y1=\"%.2f\" y2=\"%.2f\" stroke=\"#eef0f3\"/>"
-		                   "<text x=\"%d\" y=\"%.2f\" font-size=\"10\" fill=\"#6b7280\" "
-		                   "text-anchor=\"end\">%s</text>\n",
-		                   ML, W - MR, p, p, ML - 6, p + 3, t);
+		rc = ib_buf_printf(
+		    b,
+		    "<line x1=\"%d\" x2=\"%d\" y1=\"%.2f\" y2=\"%.2f\" stroke=\"#eef0f3\"/>"
+		    "<text x=\"%d\" y=\"%.2f\" font-size=\"10\" fill=\"#6b7280\" "
+		    "text-anchor=\"end\">%s</text>\n",
+		    ML, W - MR, p, p, ML - 6, p + 3, t);
 	}
 	rc = rc ? rc
 	        : ib_buf_printf(b,
@@ -105,14 +107,17 @@ static int chart_svg(ib_buf *b, const ib_val *data, const ib_val *g, const char 
 	rep_scatter_axes(pp, n, &ao, &ax, &ay);
 	lin sx = {ax.nice[0], ax.nice[1], ML, W - MR}, sy = {ay.nice[0], ay.nice[1], H - MB, MT};
 	rc = ib_buf_printf(b,
-	                       "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
-	                       "width=\"%d\" height=\"%d\" font-family=\"sans-serif\">\n"
-	                       "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>"
-	                       "<text x=\"%d\" y=\"16\" font-size=\"14\" font-weight=\"600\">",
-	                       W, H, W, H, W, H, ML);
+	                   "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
+	                   "width=\"%d\" height=\"%d\" font-family=\"sans-serif\">\n"
+	                   "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>"
+	                   "<text x=\"%d\" y=\"16\" font-size=\"14\" font-weight=\"600\">",
+	                   W, H, W, H, W, H, ML);
 	rc = rc ? rc : esc(b, title);
-	rc = rc ? rc : ib_buf_printf(b, "</text><text x=\"%d\" y=\"30\" font-size=\"10\" "
-	                                "fill=\"#6b7280\">", ML);
+	rc = rc ? rc
+	        : ib_buf_printf(b,
+	                        "</text><text x=\"%d\" y=\"30\" font-size=\"10\" "
+	                        "fill=\"#6b7280\">",
+	                        ML);
 	rc = rc ? rc : esc(b, sget(g, "modelLabel"));
 	rc = rc ? rc : ib_buf_puts(b, " • ");
 	rc = rc ? rc : esc(b, sget(g, "seq"));
@@ -132,7 +137,8 @@ static int chart_svg(ib_buf *b, const ib_val *data, const ib_val *g, const char 
 			long long row = path->list.v[t]->i;
 			for (size_t k = 0; k < n; k++)
 				if (vp[k].row == row) {
-					fp[m++] = (rep_pt){NULL, px(&sx, pp[k].x), px(&sy, pp[k].y)};
+					fp[m++] =
+					    (rep_pt){NULL, px(&sx, pp[k].x), px(&sy, pp[k].y)};
 					break;
 				}
 			si = get(rows->list.v[row], "s")->i;
@@ -141,10 +147,11 @@ static int chart_svg(ib_buf *b, const ib_val *data, const ib_val *g, const char 
 		rc = rep_monotone_path(fp, m, &d);
 		const ib_val *s = series->list.v[si];
 		if (!rc && m >= 2)
-			rc = ib_buf_printf(b,
-			                   "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\"%s/>\n",
-			                   d.data, sget(s, "color"),
-			                   get(s, "run")->i >= 0 ? " stroke-dasharray=\"6 3\"" : "");
+			rc = ib_buf_printf(
+			    b,
+			    "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\"%s/>\n",
+			    d.data, sget(s, "color"),
+			    get(s, "run")->i >= 0 ? " stroke-dasharray=\"6 3\"" : "");
 		ib_buf_free(&d);
 		free(fp);
 	}
@@ -155,12 +162,14 @@ static int chart_svg(ib_buf *b, const ib_val *data, const ib_val *g, const char 
 		const ib_val *s = series->list.v[get(r, "s")->i];
 		const ib_val *cb = get(r, "cb");
 		bool hollow = cb && cb->type == IB_V_INT && cb->i == 1;
-		rc = ib_buf_printf(b, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"3.5\" %s=\"%s\"%s><title>",
+		rc = ib_buf_printf(b,
+		                   "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"3.5\" %s=\"%s\"%s><title>",
 		                   px(&sx, pp[k].x), px(&sy, pp[k].y), hollow ? "stroke" : "fill",
 		                   sget(s, "color"), hollow ? " fill=\"#fff\"" : "");
 		rc = rc ? rc : esc(b, sget(s, "label"));
-		rc = rc ? rc : ib_buf_printf(b, " %s conc %lld</title></circle>\n", sget(r, "par"),
-		                             (long long)get(r, "conc")->i);
+		rc = rc ? rc
+		        : ib_buf_printf(b, " %s conc %lld</title></circle>\n", sget(r, "par"),
+		                        (long long)get(r, "conc")->i);
 	}
 	free(pp);
 	free(vp);
@@ -183,8 +192,9 @@ int rep_svg_write_dir(const ib_val *data, const char *dir, size_t *nfiles, ib_er
 	    {"A|tpPerGpu|median_intvty", "interactivity_tpPerGpu",
 	     "Token Throughput per GPU vs. Interactivity", "Interactivity (tok/s/user)",
 	     "Token Throughput per GPU (tok/s/gpu)"},
-	    {"B|tpPerGpu|median_e2el", "e2el_tpPerGpu", "Token Throughput per GPU vs. End-to-end Latency",
-	     "End-to-end Latency (s)", "Token Throughput per GPU (tok/s/gpu)"},
+	    {"B|tpPerGpu|median_e2el", "e2el_tpPerGpu",
+	     "Token Throughput per GPU vs. End-to-end Latency", "End-to-end Latency (s)",
+	     "Token Throughput per GPU (tok/s/gpu)"},
 	    {"A|costh|median_intvty", "interactivity_costh",
 	     "Cost per Million Total Tokens (Owning - Hyperscaler) vs. Interactivity",
 	     "Interactivity (tok/s/user)", "Cost per Million Total Tokens ($)"},
@@ -194,7 +204,8 @@ int rep_svg_write_dir(const ib_val *data, const char *dir, size_t *nfiles, ib_er
 	};
 	*nfiles = 0;
 	if (mkdir(dir, 0777) && errno != EEXIST)
-		return ib_fail(e, IB_EIO, dir, 0, 0, "cannot create the folder: %s", strerror(errno));
+		return ib_fail(e, IB_EIO, dir, 0, 0, "cannot create the folder: %s",
+		               strerror(errno));
 	const ib_val *groups = get(data, "groups");
 	for (size_t i = 0; i < groups->list.n; i++) {
 		const ib_val *g = groups->list.v[i];
@@ -203,7 +214,8 @@ int rep_svg_write_dir(const ib_val *data, const char *dir, size_t *nfiles, ib_er
 			if (!v)
 				continue;
 			ib_buf b = {0};
-			int rc = chart_svg(&b, data, g, charts[c].view, charts[c].title, charts[c].xl, charts[c].yl);
+			int rc = chart_svg(&b, data, g, charts[c].view, charts[c].title,
+			                   charts[c].xl, charts[c].yl);
 			if (rc) {
 				ib_buf_free(&b);
 				return ib_fail(e, rc, NULL, 0, 0, "out of memory");
