@@ -1,7 +1,7 @@
 /* report/frontier.c — the dashboard's four Pareto frontier walks
  * (paretoFrontUpperLeft/UpperRight/LowerLeft/LowerRight), the chart's
  * eligibility filter and x re-sort (roofline), and the table's default order.
- * Sorts are stable merge sorts over index arrays, as JS's TimSort is stable. */
+ * Sorts go through rep_stable_sort (sort.c), V8's TimSort. */
 #include "report/private.h"
 
 #include <math.h>
@@ -40,109 +40,6 @@ rep_dir rep_dir_flip_x(rep_dir d)
 	default:
 		return d;
 	}
-}
-
-/* ---- V8's Array.prototype.sort, for index arrays ----
- * Runs as TimSort finds them (CountAndMakeRun: a non-descending or strictly
- * descending prefix, the latter reversed), extended to minrun by binary
- * insertion, then stable merges of neighbouring runs. With a consistent
- * comparator any stable sort agrees; following V8's run detection and
- * insertion keeps the order the same for NaN comparisons (treated as 0) on
- * arrays shorter than 64 too. cmp < 0 means a goes before b. */
-static size_t make_run(size_t *v, size_t lo, size_t hi, rep_cmp_fn cmp, const void *ctx)
-{
-	if (lo + 1 == hi)
-		return 1;
-	size_t len = 2;
-	bool desc = cmp(v[lo + 1], v[lo], ctx) < 0;
-	size_t prev = v[lo + 1];
-	for (size_t i = lo + 2; i < hi; i++) {
-		double o = cmp(v[i], prev, ctx);
-		if (desc ? o >= 0 : o < 0)
-			break;
-		prev = v[i];
-		len++;
-	}
-	if (desc)
-		for (size_t i = lo, j = lo + len - 1; i < j; i++, j--) {
-			size_t t = v[i];
-			v[i] = v[j];
-			v[j] = t;
-		}
-	return len;
-}
-
-static void binary_insertion(size_t *v, size_t lo, size_t start, size_t hi, rep_cmp_fn cmp,
-                             const void *ctx)
-{
-	if (start == lo)
-		start++;
-	for (; start < hi; start++) {
-		size_t left = lo, right = start, pivot = v[start];
-		while (left < right) {
-			size_t mid = left + ((right - left) >> 1);
-			if (cmp(pivot, v[mid], ctx) < 0)
-				right = mid;
-			else
-				left = mid + 1;
-		}
-		memmove(v + left + 1, v + left, (start - left) * sizeof *v);
-		v[left] = pivot;
-	}
-}
-
-int rep_stable_sort(size_t *v, size_t n, rep_cmp_fn cmp, const void *ctx)
-{
-	if (n < 2)
-		return 0;
-	size_t minrun = n, r = 0;
-	while (minrun >= 64) {
-		r |= minrun & 1;
-		minrun >>= 1;
-	}
-	minrun += r;
-	size_t *runs = malloc((n + 1) * sizeof *runs), *tmp = malloc(n * sizeof *tmp);
-	if (!runs || !tmp) {
-		free(runs);
-		free(tmp);
-		return IB_ENOMEM;
-	}
-	size_t nruns = 0, lo = 0;
-	while (lo < n) {
-		size_t len = make_run(v, lo, n, cmp, ctx);
-		if (len < minrun) {
-			size_t forced = minrun < n - lo ? minrun : n - lo;
-			binary_insertion(v, lo, lo + len, lo + forced, cmp, ctx);
-			len = forced;
-		}
-		runs[nruns++] = lo;
-		lo += len;
-	}
-	runs[nruns] = n;
-	while (nruns > 1) {
-		size_t out = 0;
-		for (size_t k = 0; k < nruns; k += 2) {
-			if (k + 1 == nruns) {
-				runs[out++] = runs[k];
-				break;
-			}
-			size_t a = runs[k], m = runs[k + 1], e = runs[k + 2];
-			size_t i = a, j = m, t = 0;
-			while (i < m && j < e)
-				tmp[t++] = cmp(v[j], v[i], ctx) < 0 ? v[j++] : v[i++];
-			while (i < m)
-				tmp[t++] = v[i++];
-			while (j < e)
-				tmp[t++] = v[j++];
-			memcpy(v + a, tmp, t * sizeof *v);
-			runs[out++] = a;
-		}
-		nruns = out;
-		runs[nruns] = n;
-	}
-	free(runs);
-	free(tmp);
-	return 0;
 }
 
 /* JS comparator results are numbers: NaN behaves as 0 (equal). */

@@ -139,15 +139,6 @@ static void round_plain(const char *s, int frac, char *out, size_t cap)
 	free(d);
 }
 
-/* Whether every digit of a rounded plain number is zero. */
-static bool all_zero(const char *s)
-{
-	for (; *s; s++)
-		if (*s >= '1' && *s <= '9')
-			return false;
-	return true;
-}
-
 void rep_js_fixed(double v, int digits, char *out, size_t cap)
 {
 	if (!isfinite(v) || fabs(v) >= 1e21) {
@@ -237,7 +228,7 @@ void rep_fmt_grouped(double v, int lo, int hi, char *out, size_t cap)
 		if (r[len - 1] == '.')
 			r[--len] = 0;
 	}
-	bool neg = v < 0 && !all_zero(r);
+	bool neg = signbit(v); /* Intl shows the sign of -0 and of negatives rounded to 0 */
 	dot = strchr(r, '.');
 	size_t ilen = dot ? (size_t)(dot - r) : strlen(r);
 	size_t o = 0;

@@ -146,6 +146,27 @@ int rep_row_from_json(const ib_val *o, size_t index, rep_row *r, ib_error *e)
 	return 0;
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+void rep_latest_rows(const rep_row *rows, size_t n, bool *keep)
+{
+	for (size_t i = 0; i < n; i++) {
+		const rep_row *r = &rows[i];
+		keep[i] = true;
+		for (size_t j = 0; j < n && keep[i]; j++) {
+			const rep_row *o = &rows[j];
+			if (same_str(r->hw, o->hw) && same_str(r->framework, o->framework) &&
+			    same_str(r->spec_decoding, o->spec_decoding) &&
+			    r->disagg == o->disagg && same_str(r->precision, o->precision) &&
+			    strcmp(o->date ? o->date : "", r->date ? r->date : "") > 0)
+				keep[i] = false;
+		}
+	}
+}
+
 /* ---- the GPU table (README 6.2) ---- */
 
 static const char *const known_gpus[] = {"h100",  "h200",   "b200",   "b300",  "gb200",

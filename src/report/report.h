@@ -199,6 +199,13 @@ typedef struct {
  * IB_EINVAL when obj is not an object (message names the row index given). */
 int rep_row_from_json(const ib_val *obj, size_t index, rep_row *r, ib_error *e);
 
+/* The dashboard's first reduction (CHARTS.md 1.3, spec B.4): among rows with
+ * the same (hw, framework, spec_decoding, disagg, precision), only those of
+ * the latest date are kept. keep[i] receives the verdict for rows[i]; rows
+ * without a date compare as the empty string. Dates are ISO (YYYY-MM-DD...),
+ * compared as strings. O(n^2) time, no allocation. */
+void rep_latest_rows(const rep_row *rows, size_t n, bool *keep);
+
 /* GPU table entry (spec B.6 and README 6.2): power in kW per GPU all-in,
  * $/GPU-hour for the hyperscaler (h), neocloud (n) and 3-year rental (r)
  * columns, TDP in W. */

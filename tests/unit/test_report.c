@@ -487,3 +487,15 @@ Test(report, golden_comparison_contract)
 	ib_buf_free(&d);
 	ib_arena_free(a);
 }
+
+Test(report, latest_rows_per_config)
+{
+	rep_row r[4] = {row("b200", "vllm", "none", 1), row("b200", "vllm", "none", 2),
+	                row("b200", "vllm", "mtp", 3), row("h100", "vllm", "none", 4)};
+	r[0].date = "2026-07-01";
+	r[2].date = "2026-01-01"; /* another spec: its own group */
+	r[3].date = NULL;
+	bool keep[4];
+	rep_latest_rows(r, 4, keep);
+	cr_assert(!keep[0] && keep[1] && keep[2] && keep[3]);
+}
