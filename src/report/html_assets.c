@@ -525,7 +525,7 @@ const char rep_asset_js[] =
     "    const lo = e.domain[0], hi = e.domain[1], sx = (v) => ml + (v - lo) / (hi - lo || 1) * (w - ml - mr);\n"
     "    const colorOf = (hw) => { const s = D.series.find((x) => x.hw === hw); return s ? s.color : '#8b5cf6'; };\n"
     "    let g = '<rect width=\"' + w + '\" height=\"' + h + '\" fill=\"#fff\"/>';\n"
-    "    ticks(lo, hi, 10).forEach((t) => {\n"
+    "    ticks(lo, hi, 6).forEach((t) => {\n"
     "      g += '<line x1=\"' + r3(sx(t)) + '\" x2=\"' + r3(sx(t)) + '\" y1=\"' + mt + '\" y2=\"' + (h - mb) + '\" stroke=\"#eef0f3\"/>' +\n"
     "        '<text class=\"axis\" x=\"' + r3(sx(t)) + '\" y=\"' + (h - mb + 14) + '\" text-anchor=\"middle\" font-size=\"10\" fill=\"#6b7280\">' + t.toFixed(2) + '</text>';\n"
     "    });\n"

@@ -212,26 +212,38 @@ static void to_lib_row(const rep_agg_row *r, rep_row *out)
 	out->f[REP_F_OSL] = r->osl, out->has[REP_F_OSL] = true;
 }
 
-/* Keeps only the latest date of each (model, sequence, GPU, framework, spec,
- * disagg, precision) of the official rows (the dashboard's first step). */
-static void latest_only(page *p)
+/* The dashboard's latest-date reduction (rep_latest_rows) within each model
+ * x sequence of the official rows and of each compared run. */
+static int latest_only(page *p)
 {
 	const rep_rowset *rs = p->rs;
-	for (size_t i = 0; i < rs->n; i++)
-		p->keep[i] = true;
-	for (size_t i = 0; i < rs->n; i++) {
+	size_t n = rs->n, *idx = malloc((n ? n : 1) * sizeof *idx);
+	rep_row *sub = malloc((n ? n : 1) * sizeof *sub);
+	bool *done = calloc(n ? n : 1, sizeof *done), *keep = malloc((n ? n : 1) * sizeof *keep);
+	int rc = idx && sub && done && keep ? 0 : IB_ENOMEM;
+	for (size_t i = 0; !rc && i < n; i++) {
+		if (done[i])
+			continue;
 		const rep_agg_row *x = &rs->rows[i];
-		for (size_t k = 0; k < rs->n && p->keep[i]; k++) {
+		size_t m = 0;
+		for (size_t k = i; k < n; k++) {
 			const rep_agg_row *y = &rs->rows[k];
-			if (k == i || x->overlay != y->overlay || strcmp(x->date, y->date) >= 0)
-				continue;
-			if (!strcmp(x->model, y->model) && x->isl == y->isl && x->osl == y->osl &&
-			    !strcmp(x->hw, y->hw) && !strcmp(x->framework, y->framework) &&
-			    !strcmp(x->spec, y->spec) && x->disagg == y->disagg &&
-			    !strcmp(x->precision, y->precision))
-				p->keep[i] = false;
+			if (!done[k] && y->overlay == x->overlay && y->isl == x->isl &&
+			    y->osl == x->osl && !strcmp(y->model, x->model)) {
+				done[k] = true;
+				idx[m] = k;
+				sub[m++] = p->rows[k];
+			}
 		}
+		rep_latest_rows(sub, m, keep);
+		for (size_t k = 0; k < m; k++)
+			p->keep[idx[k]] = keep[k];
 	}
+	free(idx);
+	free(sub);
+	free(done);
+	free(keep);
+	return rc;
 }
 
 static int series_of(page *p, const char *key, const char *hw)
@@ -692,7 +704,9 @@ int rep_page_data(ib_arena *a, const rep_rowset *rs, const ib_diags *d, const re
 	}
 	for (size_t i = 0; i < rs->n; i++)
 		to_lib_row(&rs->rows[i], &p.rows[i]);
-	latest_only(&p);
+	rc = latest_only(&p);
+	if (rc)
+		goto done;
 	for (size_t i = 0; i < rs->n; i++) {
 		char hk[128];
 		rep_hardware_key(&p.rows[i], p.gpus, hk, sizeof hk);
