@@ -512,6 +512,7 @@ const char rep_asset_js[] =
     "          (a.cost != null ? a.cost.toFixed(3) : '–') + '</td><td>' + (b.cost != null ? b.cost.toFixed(3) : '–') + '</td><td>' + fmtNum(a.conc) + '</td><td>' + fmtNum(b.conc) + '</td></tr>';\n"
     "      });\n"
     "      h += '</tbody></table>';\n"
+    "      (c.text || []).forEach((t) => { h += '<p class=\"narr\">' + esc(t) + '</p>'; });\n"
     "    });\n"
     "    box.innerHTML = h;\n"
     "  }\n"

@@ -222,6 +222,25 @@ static int compare_series(ib_arena *a, const rep_rowset *rs, const rep_row *rows
 		    ib_list_push(a, tr, row))
 			goto done;
 	}
+	/* the compare pages' sentences, baseline as A and the run as B */
+	rep_narr_row nr[3];
+	ib_buf paras[3] = {{0}};
+	size_t np = 0, nn = t.nrows < 3 ? t.nrows : 3;
+	for (size_t k = 0; k < nn; k++)
+		nr[k] = (rep_narr_row){t.rows[k].target,
+		                       {t.rows[k].a.present, t.rows[k].a.r.value, t.rows[k].a.r.cost},
+		                       {t.rows[k].b.present, t.rows[k].b.r.value, t.rows[k].b.r.cost}};
+	const ib_val *ml = ib_map_get(g, "modelLabel");
+	int nrc = rep_compare_narrative("full", ml ? ml->str.s : "", "the baseline", "the run", nr,
+	                                nn, t.range_min, t.range_max, paras, &np);
+	ib_val *text = ib_v_list(a);
+	for (size_t k = 0; k < 3; k++) {
+		if (!nrc && text && paras[k].len && ib_list_push(a, text, ib_v_str(a, paras[k].data)))
+			nrc = IB_ENOMEM;
+		ib_buf_free(&paras[k]);
+	}
+	if (nrc == IB_ENOMEM || !text || ib_map_set(a, o, "text", text))
+		goto done;
 	if (ib_map_set(a, o, "hw", ib_v_str(a, hk)) ||
 	    ib_map_set(a, o, "prec", ib_v_str(a, prec)) ||
 	    ib_map_set(a, o, "min", num(a, t.range_min)) ||

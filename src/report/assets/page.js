@@ -455,6 +455,7 @@
           (a.cost != null ? a.cost.toFixed(3) : '–') + '</td><td>' + (b.cost != null ? b.cost.toFixed(3) : '–') + '</td><td>' + fmtNum(a.conc) + '</td><td>' + fmtNum(b.conc) + '</td></tr>';
       });
       h += '</tbody></table>';
+      (c.text || []).forEach((t) => { h += '<p class="narr">' + esc(t) + '</p>'; });
     });
     box.innerHTML = h;
   }
