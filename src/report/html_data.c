@@ -735,6 +735,8 @@ int rep_page_data(ib_arena *a, const rep_rowset *rs, const ib_diags *d, const re
 	rc = j->oom ? IB_ENOMEM : groups_json(&p, groups, e);
 	if (!rc && o && o->compare)
 		rc = rep_page_data_compare(a, rs, p.rows, p.keep, p.gpus, groups);
+	if (!rc)
+		rc = rep_page_data_trends(a, rs, p.rows, p.series, p.gpus, groups);
 	set(j, root, "groups", groups);
 	if (!rc)
 		rc = rep_page_data_evals(a, rs, &evals);

@@ -31,6 +31,15 @@ typedef struct {
  * Returns 0, IB_ENOENT (no such view) or IB_ENOMEM. */
 int rep_view_points(const ib_val *data, const ib_val *g, const char *key, rep_vpt **out, size_t *n);
 
+/* Historical trends, for groups whose official rows span several dates:
+ * per series, the library's rep_interpolate_trend of tpPerGpu, costh and
+ * jTotal at fixed target interactivities (10 ... 300 tok/s/user) on each
+ * date's rows, stored as "trend" {dates, targets, metrics, series: [{s, v:
+ * metric-major, then target, then date; null = no value}]} in the group.
+ * series[i] is the series index of rs->rows[i]. Returns 0 or IB_ENOMEM. */
+int rep_page_data_trends(ib_arena *a, const rep_rowset *rs, const rep_row *rows, const int *series,
+                         const rep_gpu_table *gpus, ib_val *groups);
+
 /* GPU / framework / model display labels (the dashboard's tables; the key
  * itself when unknown). */
 const char *rep_label_gpu(const char *key);

@@ -150,6 +150,15 @@ static int head(ib_buf *b, const ib_val *data)
 	return rc ? rc : ib_buf_puts(b, " • made by infbench report</div></header>\n");
 }
 
+static bool has_trend(const ib_val *data)
+{
+	const ib_val *g = ib_map_get(data, "groups");
+	for (size_t i = 0; g && i < g->list.n; i++)
+		if (ib_map_get(g->list.v[i], "trend"))
+			return true;
+	return false;
+}
+
 static int tabs(ib_buf *b, const ib_val *data)
 {
 	const ib_val *cmp = ib_map_get(data, "compare");
@@ -160,6 +169,8 @@ static int tabs(ib_buf *b, const ib_val *data)
 		rc = ib_buf_puts(b, "<button data-tab=\"comparison\">Comparison</button>");
 	if (!rc && count(data, "evals"))
 		rc = ib_buf_puts(b, "<button data-tab=\"evaluation\">Evaluation</button>");
+	if (!rc && has_trend(data))
+		rc = ib_buf_puts(b, "<button data-tab=\"trends\">Historical trends</button>");
 	rc = rc ? rc : ib_buf_puts(b, "<button data-tab=\"gpus\">GPU cost &amp; power</button>");
 	if (!rc && count(data, "skipped"))
 		rc = ib_buf_printf(b, "<button data-tab=\"skipped\">Skipped rows (%zu)</button>",
@@ -201,6 +212,14 @@ static int others(ib_buf *b, const ib_val *data)
 		                 "<section class=\"view\" id=\"view-comparison\"><p class=\"note\">"
 		                 "The model and sequence chosen on the Inference tab.</p>"
 		                 "<div id=\"compare-body\"></div></section>\n");
+	if (!rc && has_trend(data))
+		rc = ib_buf_puts(b,
+		                 "<section class=\"view\" id=\"view-trends\"><div "
+		                 "class=\"controls\"><label>Metric <select "
+		                 "id=\"sel-tmetric\"></select></label><label>Target interactivity "
+		                 "<select id=\"sel-ttarget\"></select></label><span "
+		                 "class=\"note\">model and sequence of the Inference "
+		                 "tab</span></div><div id=\"trend-body\"></div></section>\n");
 	if (!rc && count(data, "evals"))
 		rc = ib_buf_puts(b, "<section class=\"view\" id=\"view-evaluation\"><div "
 		                    "class=\"controls\"><label>Benchmark <select "

@@ -227,15 +227,17 @@ static int compare_series(ib_arena *a, const rep_rowset *rs, const rep_row *rows
 	ib_buf paras[3] = {{0}};
 	size_t np = 0, nn = t.nrows < 3 ? t.nrows : 3;
 	for (size_t k = 0; k < nn; k++)
-		nr[k] = (rep_narr_row){t.rows[k].target,
-		                       {t.rows[k].a.present, t.rows[k].a.r.value, t.rows[k].a.r.cost},
-		                       {t.rows[k].b.present, t.rows[k].b.r.value, t.rows[k].b.r.cost}};
+		nr[k] =
+		    (rep_narr_row){t.rows[k].target,
+		                   {t.rows[k].a.present, t.rows[k].a.r.value, t.rows[k].a.r.cost},
+		                   {t.rows[k].b.present, t.rows[k].b.r.value, t.rows[k].b.r.cost}};
 	const ib_val *ml = ib_map_get(g, "modelLabel");
 	int nrc = rep_compare_narrative("full", ml ? ml->str.s : "", "the baseline", "the run", nr,
 	                                nn, t.range_min, t.range_max, paras, &np);
 	ib_val *text = ib_v_list(a);
 	for (size_t k = 0; k < 3; k++) {
-		if (!nrc && text && paras[k].len && ib_list_push(a, text, ib_v_str(a, paras[k].data)))
+		if (!nrc && text && paras[k].len &&
+		    ib_list_push(a, text, ib_v_str(a, paras[k].data)))
 			nrc = IB_ENOMEM;
 		ib_buf_free(&paras[k]);
 	}
@@ -287,4 +289,116 @@ int rep_page_data_compare(ib_arena *a, const rep_rowset *rs, const rep_row *rows
 		SET(g, "compare", list);
 	}
 	return 0;
+}
+
+/* ---- historical trends ---- */
+
+static const double trend_targets[] = {10, 20, 30, 40, 50, 75, 100, 150, 200, 300};
+static const rep_metric trend_metrics[] = {REP_M_TP_PER_GPU, REP_M_COSTH, REP_M_J_TOTAL};
+#define NTT (sizeof trend_targets / sizeof trend_targets[0])
+#define NTM (sizeof trend_metrics / sizeof trend_metrics[0])
+
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* One series' values per metric x target x date (null: no value). */
+static int trend_series(ib_arena *a, const rep_rowset *rs, const rep_row *rows, const int *series,
+                        const rep_gpu_table *gpus, const ib_val *g, int s, const char **dates,
+                        size_t nd, ib_val *out)
+{
+	size_t n = rs->n;
+	rep_trend_point *pts = malloc((n ? n : 1) * sizeof *pts);
+	rep_metrics *ms = malloc((n ? n : 1) * sizeof *ms);
+	ib_val *vals = ib_v_list(a);
+	double *v = malloc((NTM * NTT * nd + 1) * sizeof *v);
+	int rc = pts && ms && vals && v ? 0 : IB_ENOMEM;
+	for (size_t di = 0; !rc && di < nd; di++) {
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++) {
+			const rep_agg_row *r = &rs->rows[i];
+			if (series[i] != s || !same_group(r, g) || strcmp(r->date, dates[di]))
+				continue;
+			rep_derive_metrics(&rows[i], gpus, NULL, &ms[m], NULL, 0, NULL, 0, NULL);
+			pts[m] = (rep_trend_point){NULL, rep_row_num(r, "median_intvty"), &ms[m]};
+			m++;
+		}
+		for (size_t mi = 0; !rc && mi < NTM; mi++)
+			for (size_t ti = 0; !rc && ti < NTT; ti++) {
+				double x = NAN;
+				int got = m ? rep_interpolate_trend(pts, m, trend_metrics[mi],
+				                                    trend_targets[ti], &x)
+				            : 0;
+				if (got < 0)
+					rc = IB_ENOMEM;
+				v[(mi * NTT + ti) * nd + di] = got == 1 ? x : NAN;
+			}
+	}
+	for (size_t k = 0; !rc && k < NTM * NTT * nd; k++)
+		if (ib_list_push(a, vals, isnan(v[k]) ? ib_v_null(a) : num(a, v[k])))
+			rc = IB_ENOMEM;
+	free(v);
+	ib_val *o = rc ? NULL : ib_v_map(a);
+	if (!rc && (!o || ib_map_set(a, o, "s", ib_v_int(a, s)) || ib_map_set(a, o, "v", vals) ||
+	            ib_list_push(a, out, o)))
+		rc = IB_ENOMEM;
+	free(pts);
+	free(ms);
+	return rc;
+}
+
+int rep_page_data_trends(ib_arena *a, const rep_rowset *rs, const rep_row *rows, const int *series,
+                         const rep_gpu_table *gpus, ib_val *groups)
+{
+	size_t n = rs->n;
+	const char **dates = malloc((n ? n : 1) * sizeof *dates);
+	int rc = dates ? 0 : IB_ENOMEM;
+	for (size_t gi = 0; !rc && gi < groups->list.n; gi++) {
+		ib_val *g = groups->list.v[gi];
+		size_t nd = 0;
+		for (size_t i = 0; i < n; i++) {
+			const rep_agg_row *r = &rs->rows[i];
+			size_t k = 0;
+			if (r->overlay >= 0 || !same_group(r, g))
+				continue;
+			while (k < nd && strcmp(dates[k], r->date))
+				k++;
+			if (k == nd)
+				dates[nd++] = r->date;
+		}
+		if (nd < 2)
+			continue; /* no history in this group */
+		qsort(dates, nd, sizeof *dates, cmp_str);
+		ib_val *t = ib_v_map(a), *dl = ib_v_list(a), *tl = ib_v_list(a), *ml = ib_v_list(a),
+		       *sl = ib_v_list(a);
+		if (!t || !dl || !tl || !ml || !sl) {
+			rc = IB_ENOMEM;
+			break;
+		}
+		for (size_t k = 0; !rc && k < nd; k++)
+			rc = ib_list_push(a, dl, ib_v_str(a, dates[k]));
+		for (size_t k = 0; !rc && k < NTT; k++)
+			rc = ib_list_push(a, tl, num(a, trend_targets[k]));
+		for (size_t k = 0; !rc && k < NTM; k++)
+			rc = ib_list_push(a, ml, ib_v_str(a, rep_metric_name(trend_metrics[k])));
+		/* every official series of the group, once */
+		for (size_t i = 0; !rc && i < n; i++) {
+			const rep_agg_row *r = &rs->rows[i];
+			bool seen = false;
+			if (r->overlay >= 0 || !same_group(r, g))
+				continue;
+			for (size_t k = 0; k < i && !seen; k++)
+				seen = series[k] == series[i] && same_group(&rs->rows[k], g);
+			if (!seen)
+				rc = trend_series(a, rs, rows, series, gpus, g, series[i], dates,
+				                  nd, sl);
+		}
+		if (!rc && (ib_map_set(a, t, "dates", dl) || ib_map_set(a, t, "targets", tl) ||
+		            ib_map_set(a, t, "metrics", ml) || ib_map_set(a, t, "series", sl) ||
+		            ib_map_set(a, g, "trend", t)))
+			rc = IB_ENOMEM;
+	}
+	free(dates);
+	return rc ? IB_ENOMEM : 0;
 }

@@ -105,6 +105,18 @@ expect '"$bin" report "$tmp/run" --baseline "$tmp/demo" --run-label pr-123 -o "$
 expect 'grep -q "_run0\"" "$tmp/compare-data.json" && grep -q "\"compare\": \[{" "$tmp/compare-data.json"' \
 	"the run is an overlay series with 25/50/75 % compare tables"
 
+# --- history: the demo on three dates (a Historical trends tab)
+mkdir -p "$tmp/hist"
+for d in 1:2026-10-01:0.9 2:2026-11-01:1.0 3:2026-12-01:1.1; do
+	IFS=: read -r s day f <<<"$d"
+	node "$here/report_gen.js" "$tmp/seed-matrix.json" "$tmp/hist/agg_$s.json" --seed "$s" \
+		--scale "$f" --date "$day" >/dev/null
+done
+expect '"$bin" report "$tmp/hist" -o "$tmp/hist.html" 2>/dev/null' "report of three dates"
+"$bin" report "$tmp/hist" --format json -o "$tmp/hist-data.json" 2>/dev/null
+expect 'grep -q "\"trend\": {\"dates\": \[\"2026-10-01\", \"2026-11-01\", \"2026-12-01\"\]" "$tmp/hist-data.json"' \
+	"history: trend values per date"
+
 # --- 1,820 rows: time (printed, not asserted) and size (< 5 MB asserted)
 start=$(date +%s%N)
 TIMEFORMAT='%U %S'
@@ -124,6 +136,7 @@ if [ -z "$chrome" ] || ! command -v node >/dev/null; then
 	echo "report: chromium skipped (no chromium or node)"
 else
 	for c in "demo:$tmp/demo.html:$tmp/demo-data.json:" "compare:$tmp/compare.html:$tmp/compare-data.json:" \
+		"history:$tmp/hist.html:$tmp/hist-data.json:" \
 		"sweep:$tmp/sweep.html:$tmp/sweep-data.json:--all-groups"; do
 		IFS=: read -r name html data flag <<<"$c"
 		out=$(node "$here/report_cdp.js" "$chrome" "$html" "$data" "$shots/$name-" $flag 2>&1)

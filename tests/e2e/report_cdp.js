@@ -246,13 +246,19 @@ async function main() {
   check(/Concurrency: \d+/.test(tip) && /Precision: /.test(tip), 'tooltip shows concurrency and precision');
   await evalJs(`document.getElementById('tip').style.display = 'none'`);
   // 7. other views
-  for (const tab of ['comparison', 'evaluation', 'gpus', 'skipped']) {
+  for (const tab of ['comparison', 'evaluation', 'trends', 'gpus', 'skipped']) {
     const has = await evalJs(`!!document.querySelector('nav.tabs button[data-tab=${tab}]')`);
     if (!has) continue;
     await evalJs(`window.infbenchReport.tab('${tab}')`);
     if (tab === 'evaluation') {
       const n = await evalJs(`document.querySelectorAll('#evalsvg .evalbar').length`);
       check(n === D.evals[0].bars.length, `evaluation view: ${n} bars = ${D.evals[0].bars.length}`);
+    }
+    if (tab === 'trends') {
+      const n = await evalJs(`document.querySelectorAll('#trendsvg .tpt').length`);
+      const T = D.groups[0].trend, nd = T.dates.length, ti = T.targets.indexOf(50);
+      const exp = T.series.reduce((a, s) => a + s.v.slice(ti * nd, ti * nd + nd).filter((v) => v !== null).length, 0);
+      check(n === exp && n > 0, `historical trends: ${n} points (tok/s/GPU at 50 tok/s/user per date) = ${exp} values of the library`);
     }
     if (tab === 'comparison') {
       const n = await evalJs(`document.querySelectorAll('#compare-body table.cmp tbody tr').length`);

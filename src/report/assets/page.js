@@ -435,6 +435,7 @@
     const al = g.rows.filter((i) => D.rows[i].al != null);
     $('accept').innerHTML = al.length ? '<div class="note">Measured speculative-decoding acceptance length on ' + al.length + ' point(s) (in the tooltips).</div>' : '';
     drawCompare();
+    drawTrend();
   }
 
   /* ---- comparison view ---- */
@@ -458,6 +459,41 @@
       (c.text || []).forEach((t) => { h += '<p class="narr">' + esc(t) + '</p>'; });
     });
     box.innerHTML = h;
+  }
+
+  /* ---- historical trends (the library's values at fixed interactivities) ---- */
+  function drawTrend() {
+    const box = $('trend-body');
+    if (!box) return;
+    const g = group(), T = g.trend;
+    if (!T) { box.innerHTML = '<p class="note">' + esc(g.modelLabel + ' ' + g.seq) + ' has one date only: no history to draw.</p>'; return; }
+    const mi = Math.max(0, T.metrics.indexOf($('sel-tmetric').value)), ti = Math.max(0, T.targets.indexOf(+$('sel-ttarget').value));
+    const nd = T.dates.length, t = T.dates.map((d) => Date.parse(d + 'T00:00:00Z'));
+    const w = 900, h = 420, ml = 70, mr = 50, mt = 20, mb = 50;
+    const lines = T.series.map((s) => ({ s: s.s, v: T.dates.map((d, di) => s.v[(mi * T.targets.length + ti) * nd + di]) }));
+    const all = [];
+    lines.forEach((l) => l.v.forEach((v) => { if (v != null) all.push(v); }));
+    const ay = axis(all, 'y', 8);
+    const t0 = Math.min.apply(null, t), t1 = Math.max.apply(null, t);
+    const sx = (x) => ml + (t1 > t0 ? (x - t0) / (t1 - t0) : 0.5) * (w - ml - mr), sy = scale(ay, h - mb, mt);
+    let svg = '<rect width="' + w + '" height="' + h + '" fill="#fff"/>';
+    ay.ticks.forEach((k) => { svg += '<line x1="' + ml + '" x2="' + (w - mr) + '" y1="' + r3(sy(k.v)) + '" y2="' + r3(sy(k.v)) + '" stroke="#eef0f3"/><text x="' + (ml - 6) + '" y="' + r3(sy(k.v) + 3) + '" text-anchor="end" font-size="10" fill="#6b7280">' + esc(fmtLarge(+k.v.toPrecision(12))) + '</text>'; });
+    T.dates.forEach((d, di) => { svg += '<text x="' + r3(sx(t[di])) + '" y="' + (h - mb + 16) + '" text-anchor="middle" font-size="10" fill="#6b7280">' + esc(d) + '</text>'; });
+    lines.forEach((l) => {
+      const s = D.series[l.s];
+      if (!seriesOn(l.s) || l.v.every((v) => v == null)) return;
+      let d = '', pen = false;
+      l.v.forEach((v, di) => {
+        if (v == null) { pen = false; return; }
+        d += (pen ? 'L' : 'M') + r3(sx(t[di])) + ',' + r3(sy(v)); pen = true;
+        svg += '<circle class="tpt" data-s="' + l.s + '" cx="' + r3(sx(t[di])) + '" cy="' + r3(sy(v)) + '" r="3.5" fill="' + s.color + '"><title>' + esc(s.label + ' ' + s.prec.toUpperCase() + ' ' + T.dates[di] + ': ' + fmtNum(v)) + '</title></circle>';
+      });
+      svg += '<path class="tline" d="' + d + '" fill="none" stroke="' + s.color + '" stroke-width="2"/>';
+    });
+    const M = MBYKEY[T.metrics[mi]];
+    svg += '<text class="axis-label" transform="translate(14,' + ((mt + h - mb) / 2) + ') rotate(-90)" text-anchor="middle">' + esc(M ? M.label : T.metrics[mi]) + '</text>';
+    box.innerHTML = '<h3>' + esc((M ? M.title : T.metrics[mi]) + ' at ' + T.targets[ti] + ' tok/s/user Interactivity') + '</h3><p class="note">' + esc(g.modelLabel + ' • ' + g.seq) +
+      ': per series and date, the value interpolated on that date\'s throughput-vs-interactivity frontier; no point where the target is outside the frontier.</p><svg id="trendsvg" viewBox="0 0 ' + w + ' ' + h + '">' + svg + '</svg>';
   }
 
   /* ---- evaluation view ---- */
@@ -512,6 +548,7 @@
     document.querySelectorAll('nav.tabs button').forEach((b) => b.classList.toggle('on', b.dataset.tab === name));
     document.querySelectorAll('section.view').forEach((s) => s.classList.toggle('on', s.id === 'view-' + name));
     if (name === 'evaluation') drawEval();
+    if (name === 'trends') drawTrend();
   }
 
   function wire() {
@@ -553,6 +590,13 @@
       const g = e.target.dataset.gpu, k = e.target.dataset.k, v = parseFloat(e.target.value);
       if (g && isFinite(v) && v >= 0) { USER[g][k] = v; if (D.groups.length && MBYKEY[S.metric].custom) renderInference(); }
     });
+    const tm = $('sel-tmetric');
+    if (tm) {
+      tm.innerHTML = ['tpPerGpu', 'costh', 'jTotal'].map((k, i) => option(k, MBYKEY[k].title, i === 0)).join('');
+      $('sel-ttarget').innerHTML = [10, 20, 30, 40, 50, 75, 100, 150, 200, 300].map((v) => option(v, v + ' tok/s/user', v === 50)).join('');
+      tm.addEventListener('change', drawTrend);
+      $('sel-ttarget').addEventListener('change', drawTrend);
+    }
     const es = $('sel-eval');
     if (es) {
       es.innerHTML = D.evals.map((e, i) => option(i, (e.run >= 0 ? '✕ ' + D.runLabel + ': ' : '') + e.model + ' ' + e.seq + ' ' + e.task, i === 0)).join('');
