@@ -30,6 +30,17 @@ bool rep_tok_type_parse(const char *s, rep_tok_type *out)
 	return false;
 }
 
+/* Math.max / Math.min of two numbers: NaN wins (C's fmax/fmin drop it). */
+static double js_max(double a, double b)
+{
+	return isnan(a) || isnan(b) ? NAN : fmax(a, b);
+}
+
+static double js_min(double a, double b)
+{
+	return isnan(a) || isnan(b) ? NAN : fmin(a, b);
+}
+
 /* The constant c of a metric defined as c / throughput (or, with ratio, as
  * c * throughput): every pair with both values > 0 must agree within 1e-3
  * relative with the first; false when none qualifies or they disagree. */
@@ -217,9 +228,7 @@ int rep_interpolate_for_gpu(const rep_gpu_point *pts, size_t n, double target, r
 	out->hw_key = pts[0].hw_key;
 	gp_get gx = swap ? g_tput : g_intv, gy = swap ? g_intv : g_tput;
 	double minx = gx(&pts[fr[0]], NULL), maxx = gx(&pts[fr[nf - 1]], NULL);
-	double ct = fmax(minx, fmin(maxx, target));
-	if (isnan(target))
-		ct = NAN;
+	double ct = js_max(minx, js_min(maxx, target));
 	out->clamped_below = target < minx;
 	out->clamped_above = target > maxx;
 	out->clamped = out->clamped_below || out->clamped_above;
@@ -304,7 +313,7 @@ typedef struct {
 static double cost_at(const cost_curve *c, double x)
 {
 	double raw = rep_spline_eval(c->s.xs, c->s.ys, c->s.m, c->s.n, x);
-	double v = isnan(raw) ? NAN : fmax(c->lo, fmin(c->hi, raw));
+	double v = js_max(c->lo, js_min(c->hi, raw));
 	return c->have_rate ? reciprocal_at(true, c->rate, v) : v;
 }
 
@@ -361,7 +370,7 @@ int rep_max_interactivity_at_cost(const rep_gpu_point *pts, size_t n, double tar
 	}
 	if (below < 0)
 		goto done;
-	double lo = below, hi = fmin(below + step, maxx);
+	double lo = below, hi = js_min(below + step, maxx);
 	for (int it = 0; it < 40; it++) {
 		double mid = (lo + hi) / 2;
 		if (cost_at(&c, mid) <= target_cost)
@@ -429,9 +438,7 @@ static bool trend_value(const rep_trend_point *pts, const size_t *fr, size_t nf,
 		if (recover_constant(ys, ts, nf, true, &k)) {
 			rep_spline_slopes(xs, ts, nf, m);
 			double t = rep_spline_eval(xs, ts, m, nf, target);
-			*out = fmax(0, t) * k;
-			if (isnan(t))
-				*out = NAN;
+			*out = js_max(0, t) * k;
 			return true;
 		}
 	}
@@ -445,13 +452,13 @@ static bool trend_value(const rep_trend_point *pts, const size_t *fr, size_t nf,
 		if (recover_constant(ys, ts, nf, false, &c)) {
 			rep_spline_slopes(xs, ts, nf, m);
 			double t = rep_spline_eval(xs, ts, m, nf, target);
-			*out = reciprocal_at(true, c, isnan(t) ? NAN : fmax(0, t));
+			*out = reciprocal_at(true, c, js_max(0, t));
 			return true;
 		}
 	}
 	rep_spline_slopes(xs, ys, nf, m);
 	double v = rep_spline_eval(xs, ys, m, nf, target);
-	*out = isnan(v) ? NAN : fmax(0, v);
+	*out = js_max(0, v);
 	return true;
 }
 
