@@ -175,8 +175,10 @@ int cmd_report(int argc, char **argv)
 		status = 1;
 	} else {
 		if (d.n)
-			fprintf(stderr, "infbench report: %zu row%s skipped, %zu drawn\n", d.n,
-			        d.n == 1 ? "" : "s", rs.n);
+			fprintf(stderr,
+			        "infbench report: %zu row%s skipped, %zu drawn, %zu warning%s\n",
+			        rs.skipped, rs.skipped == 1 ? "" : "s", rs.n, d.n,
+			        d.n == 1 ? "" : "s");
 		status = render(&o, a, &rs, &d);
 	}
 	rep_rowset_free(&rs);

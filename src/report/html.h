@@ -61,7 +61,8 @@ typedef struct {
 	size_t n, cap;
 	rep_ev_row *evals;
 	size_t nevals, cap_evals;
-	size_t files; /* files read */
+	size_t files;   /* files read */
+	size_t skipped; /* rows skipped (one diagnostic each) */
 } rep_rowset;
 
 /* The canonical GPU key of a runner label (`mi355x-amd_0` -> `mi355x`), or
@@ -78,7 +79,9 @@ const char *rep_gpu_key(const char *hw);
  * not an object) are skipped with one diagnostic each in d (severity
  * warning, subject "row N", file set); other problems of a kept row (e.g. no
  * throughput) are left to the chart code. `overlay` is stored in every row
- * loaded (-1 for official data). Returns 0, IB_ENOMEM, or IB_EIO / IB_EPARSE
+ * loaded (-1 for official data). A kept row missing tput_per_gpu,
+ * median_intvty or median_e2el gets a warning too (the charts needing it
+ * leave it out). Returns 0, IB_ENOMEM, or IB_EIO / IB_EPARSE
  * for an unreadable file or one that is not JSON (e names it). */
 int rep_rows_load(ib_arena *a, const char *path, int overlay, rep_rowset *rs, ib_diags *d,
                   ib_error *e);

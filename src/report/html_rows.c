@@ -231,8 +231,10 @@ static const char *spec_of(ib_arena *a, const ib_val *row)
 	return t ? lower(a, t) : "none";
 }
 
-static int skip(ib_diags *d, const char *file, size_t idx, const char *field, const char *why)
+static int skip(rep_rowset *rs, ib_diags *d, const char *file, size_t idx, const char *field,
+                const char *why)
 {
+	rs->skipped++;
 	char subj[48];
 	snprintf(subj, sizeof subj, "row %zu", idx + 1);
 	return ib_diag_add(d, IB_SEV_WARNING, file, 0, 0, NULL, subj, field, "%s; row skipped",
@@ -304,10 +306,10 @@ static int add_bench(ib_arena *a, rep_rowset *rs, ib_diags *d, const char *file,
                      const ib_val *row, const char *date, int overlay)
 {
 	if (row->type != IB_V_MAP)
-		return skip(d, file, idx, NULL, "not a JSON object");
+		return skip(rs, d, file, idx, NULL, "not a JSON object");
 	const char *model = model_key(a, row);
 	if (!model)
-		return skip(d, file, idx, "infmax_model_prefix",
+		return skip(rs, d, file, idx, "infmax_model_prefix",
 		            "no model prefix and an unmapped model");
 	const ib_val *hwv = get(row, "hw");
 	if (!hwv)
@@ -317,15 +319,15 @@ static int add_bench(ib_arena *a, rep_rowset *rs, ib_diags *d, const char *file,
 		char why[200];
 		snprintf(why, sizeof why, "unknown GPU '%.100s'",
 		         hwv && hwv->type == IB_V_STR ? hwv->str.s : "");
-		return skip(d, file, idx, "hw", why);
+		return skip(rs, d, file, idx, "hw", why);
 	}
 	int isl, osl, conc;
 	if (!as_int(get(row, "isl"), &isl) || !isl)
-		return skip(d, file, idx, "isl", "missing or zero isl");
+		return skip(rs, d, file, idx, "isl", "missing or zero isl");
 	if (!as_int(get(row, "osl"), &osl) || !osl)
-		return skip(d, file, idx, "osl", "missing or zero osl");
+		return skip(rs, d, file, idx, "osl", "missing or zero osl");
 	if (!as_int(get(row, "conc"), &conc) || !conc)
-		return skip(d, file, idx, "conc", "missing or zero conc");
+		return skip(rs, d, file, idx, "conc", "missing or zero conc");
 	if (ib_grow(&rs->rows, &rs->cap, rs->n + 1))
 		return IB_ENOMEM;
 	rep_agg_row *r = &rs->rows[rs->n];
@@ -363,6 +365,18 @@ static int add_bench(ib_arena *a, rep_rowset *rs, ib_diags *d, const char *file,
 	parallelism(r);
 	extras(r);
 	rs->n++;
+	/* kept, but a chart that needs a missing metric leaves the row out */
+	static const char *const need[] = {"tput_per_gpu", "median_intvty", "median_e2el", NULL};
+	for (int k = 0; need[k]; k++)
+		if (isnan(rep_row_num(r, need[k]))) {
+			char subj[48];
+			snprintf(subj, sizeof subj, "row %zu", idx + 1);
+			int rc =
+			    ib_diag_add(d, IB_SEV_WARNING, file, 0, 0, NULL, subj, need[k],
+			                "missing: the row is left out of the charts that need it");
+			if (rc)
+				return rc;
+		}
 	return 0;
 }
 
@@ -397,15 +411,16 @@ static int add_eval(ib_arena *a, rep_rowset *rs, ib_diags *d, const char *file, 
 {
 	const char *model = model_key(a, row);
 	if (!model)
-		return skip(d, file, idx, "model_prefix", "no model prefix and an unmapped model");
+		return skip(rs, d, file, idx, "model_prefix",
+		            "no model prefix and an unmapped model");
 	const ib_val *hwv = get(row, "hw");
 	const char *hw = hwv && hwv->type == IB_V_STR ? rep_gpu_key(hwv->str.s) : NULL;
 	if (!hw)
-		return skip(d, file, idx, "hw", "unknown GPU");
+		return skip(rs, d, file, idx, "hw", "unknown GPU");
 	double score, se = NAN;
 	bool strict = as_num(get(row, "em_strict"), &score);
 	if (!strict && !as_num(get(row, "score"), &score))
-		return skip(d, file, idx, "score", "no em_strict or score");
+		return skip(rs, d, file, idx, "score", "no em_strict or score");
 	if (!as_num(get(row, strict ? "em_strict_se" : "score_se"), &se))
 		se = NAN;
 	if (ib_grow(&rs->evals, &rs->cap_evals, rs->nevals + 1))

@@ -69,6 +69,8 @@ expect '[ $rc = 0 ] && [ "$nwarn" = 6 ] && [ -s "$tmp/garbage.html" ]' \
 	"garbage rows: 6 per-row warnings, the 2 good rows drawn (rc $rc, $nwarn warnings)"
 expect 'grep -q "row 4.*unknown GPU '"'"'tpu-v5'"'"'" "$tmp/garbage.err" && grep -q "row 5.*conc" "$tmp/garbage.err"' \
 	"warnings name the row and the field"
+expect 'grep -q "row 8.*tput_per_gpu.*missing: the row is left out of the charts that need it" "$tmp/garbage.err"' \
+	"a kept row missing a metric is reported too"
 "$bin" report "$tmp/garbage.json" --format json -o "$tmp/garbage-data.json" 2>/dev/null
 expect 'grep -q "\"no-metric\"" "$tmp/garbage-data.json"' "a row without the metric is dropped from that chart (no-metric)"
 : >"$tmp/empty.json"
