@@ -76,4 +76,11 @@ else
 fi
 
 echo
+echo "== 6. the report (one self-contained HTML file)"
+if [ -n "$(find "$out" -name 'agg_*.json' -print -quit 2>/dev/null)" ]; then
+	"$bin" report "$out" -o "$out/report.html" --svg "$out/charts" && echo "report: $out/report.html"
+else
+	echo "(skipped: no agg_*.json rows in $out yet; 'infbench report DIR -o FILE.html' draws them)"
+fi
+echo
 echo "Next: 'infbench matrix full-sweep --help'; docs/ has a page per command."

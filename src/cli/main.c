@@ -24,6 +24,7 @@ static const char help[] =
     "  success-rate per-hardware job success rates of a workflow run (calc_success_rate.py)\n"
     "  collect    collect every *.json below a folder into agg_NAME.json (collect_results.py)\n"
     "  review     the mechanical review checklist over a change or recipe/config files\n"
+    "  report     agg rows -> one self-contained HTML report (charts, frontiers, evals), SVG or text\n"
     "  report-golden check the report maths against golden case folders\n"
     "\n"
     "Run 'infbench <command> --help' for a command's options; docs/ has a page per command.\n";
@@ -68,6 +69,8 @@ int main(int argc, char **argv)
 		return cmd_chat_template(argc - 1, argv + 1);
 	if (!strcmp(cmd, "review"))
 		return cmd_review(argc - 1, argv + 1);
+	if (!strcmp(cmd, "report"))
+		return cmd_report(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report-golden"))
 		return cmd_report_golden(argc - 1, argv + 1);
 	fputs(help, stderr);

@@ -1,0 +1,188 @@
+/* infbench report: agg rows -> one self-contained HTML page, standalone SVG
+ * charts, a terminal summary or the page data as JSON (docs/report.md). */
+#include "cli/cli.h"
+#include "report/html.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char usage[] =
+    "usage: infbench report AGG.json|DIR [-o FILE.html] [--svg DIR] [--format html|text|json]\n"
+    "                       [--baseline AGG.json|DIR] [--title TEXT] [--run-label NAME]\n"
+    "\n"
+    "Draw agg rows (agg_bmk.json, agg_eval_*.json, single agg_*.json rows, or a results\n"
+    "folder holding them) as the InferenceX dashboard does: throughput, cost and energy\n"
+    "against interactivity and end-to-end latency with a Pareto frontier per GPU x\n"
+    "framework x spec decoding x precision, eval bars, and a comparison against a baseline.\n"
+    "\n"
+    "  -o FILE          write the report there (html: required; text/json: default stdout)\n"
+    "  --format F       html (default): one self-contained page, no external URL;\n"
+    "                   text: frontier tables and the best config per interactivity band;\n"
+    "                   json: the page's data (rows, series, the library's frontiers)\n"
+    "  --svg DIR        also write each default chart as a standalone SVG file into DIR\n"
+    "  --baseline B     official rows to compare against: AGG is drawn over them as an\n"
+    "                   unofficial run (own markers and dashed frontiers) with a table at\n"
+    "                   25/50/75 %% of the overlapping interactivity range\n"
+    "  --title TEXT     page title (default \"infbench report\")\n"
+    "  --run-label NAME the compared run's name (default: \"run\")\n"
+    "\n"
+    "Rows the dashboard would not draw (unknown GPU, no model, no isl/osl/conc, not an\n"
+    "object) are skipped with one warning each on stderr. Exit status: 0, 1 when no row\n"
+    "could be used or a file is unreadable or not JSON (nothing written), 2 usage.\n"
+    "See docs/report.md.\n";
+
+typedef struct {
+	const char *in, *out, *svg, *format, *baseline, *title, *run_label;
+} report_opts;
+
+static int parse(int argc, char **argv, report_opts *o)
+{
+	*o = (report_opts){.format = "html"};
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char **slot = !strcmp(a, "-o") || !strcmp(a, "--output") ? &o->out
+		                    : !strcmp(a, "--svg")                      ? &o->svg
+		                    : !strcmp(a, "--format")                   ? &o->format
+		                    : !strcmp(a, "--baseline")                 ? &o->baseline
+		                    : !strcmp(a, "--title")                    ? &o->title
+		                    : !strcmp(a, "--run-label")                ? &o->run_label
+		                                                               : NULL;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage, stdout);
+			return 1;
+		}
+		if (slot) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "%sinfbench report: error: %s needs a value\n",
+				        usage, a);
+				return 2;
+			}
+			*slot = argv[++i];
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "%sinfbench report: error: unknown option %s\n", usage, a);
+			return 2;
+		} else if (!o->in) {
+			o->in = a;
+		} else {
+			fprintf(stderr, "%sinfbench report: error: one input only (got %s)\n",
+			        usage, a);
+			return 2;
+		}
+	}
+	const char *why =
+	    !o->in ? "AGG.json or DIR is required"
+	    : strcmp(o->format, "html") && strcmp(o->format, "text") && strcmp(o->format, "json")
+	        ? "--format must be html, text or json"
+	    : !strcmp(o->format, "html") && !o->out ? "-o FILE.html is required"
+	                                            : NULL;
+	if (why) {
+		fprintf(stderr, "%sinfbench report: error: %s\n", usage, why);
+		return 2;
+	}
+	return 0;
+}
+
+static int emit(const char *path, const ib_buf *b)
+{
+	ib_error e = {0};
+	if (!path || !strcmp(path, "-"))
+		return fwrite(b->data, 1, b->len, stdout) == b->len ? 0 : 1;
+	if (ib_write_file_atomic(path, b->data, b->len, &e)) {
+		cli_error("infbench report", NULL, &e);
+		return 1;
+	}
+	return 0;
+}
+
+static int render(const report_opts *o, ib_arena *a, const rep_rowset *rs, const ib_diags *d)
+{
+	char date[16];
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(date, sizeof date, "%Y-%m-%d", &tm);
+	rep_page_opts po = {.title = o->title,
+	                    .generated = date,
+	                    .run_label = o->run_label,
+	                    .compare = o->baseline != NULL};
+	ib_error e = {0};
+	ib_val *data = NULL;
+	ib_buf b = {0};
+	int rc = rep_page_data(a, rs, d, &po, &data, &e);
+	if (!rc && !strcmp(o->format, "html"))
+		rc = rep_html_write(&b, data, &po, &e);
+	else if (!rc && !strcmp(o->format, "text"))
+		rc = rep_text_summary(&b, data);
+	else if (!rc)
+		rc = ib_json_write(&b, data, &(ib_json_opts){.indent = -1, .ensure_ascii = true},
+		                   &e) ||
+		     ib_buf_putc(&b, '\n');
+	int status = 0;
+	if (rc) {
+		cli_error("infbench report", NULL, &e);
+		status = 1;
+	}
+	if (!status)
+		status = emit(o->out, &b);
+	if (!status && o->svg) {
+		size_t n = 0;
+		if (rep_svg_write_dir(data, o->svg, &n, &e)) {
+			cli_error("infbench report", "--svg", &e);
+			status = 1;
+		} else {
+			fprintf(stderr, "infbench report: %zu SVG charts in %s\n", n, o->svg);
+		}
+	}
+	if (!status && o->out && strcmp(o->out, "-"))
+		fprintf(stderr, "infbench report: wrote %s (%zu bytes)\n", o->out, b.len);
+	ib_buf_free(&b);
+	return status;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	report_opts o;
+	int rc = parse(argc, argv, &o);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	ib_arena *a = ib_arena_new();
+	if (!a) {
+		fprintf(stderr, "infbench report: error: out of memory\n");
+		return 1;
+	}
+	ib_diags d = {.a = a};
+	rep_rowset rs = {0};
+	ib_error e = {0};
+	int status = 0;
+	if (o.baseline)
+		rc = rep_rows_load(a, o.baseline, -1, &rs, &d, &e);
+	if (!rc)
+		rc = rep_rows_load(a, o.in, o.baseline ? 0 : -1, &rs, &d, &e);
+	for (size_t i = 0; i < d.n; i++) {
+		ib_buf b = {0};
+		ib_diag_format(&d.items[i], &b);
+		fprintf(stderr, "infbench report: %s\n", b.data ? b.data : "");
+		ib_buf_free(&b);
+	}
+	if (rc) {
+		cli_error("infbench report", NULL, &e);
+		status = 1;
+	} else if (!rs.n && !rs.nevals) {
+		fprintf(stderr, "infbench report: error: no usable rows in %s%s\n", o.in,
+		        d.n ? " (every row was skipped, see above)" : "");
+		status = 1;
+	} else {
+		if (d.n)
+			fprintf(stderr,
+			        "infbench report: %zu row%s skipped, %zu drawn, %zu warning%s\n",
+			        rs.skipped, rs.skipped == 1 ? "" : "s", rs.n, d.n,
+			        d.n == 1 ? "" : "s");
+		status = render(&o, a, &rs, &d);
+	}
+	rep_rowset_free(&rs);
+	ib_diags_free(&d);
+	ib_arena_free(a);
+	return status;
+}

@@ -1,0 +1,759 @@
+/* The report page's data: rows, series, and for every model x sequence x
+ * chart x y metric x x field the report library's frontiers (rep_chart_series),
+ * embedded so that the page draws exactly the library's points and paths. */
+#include "report/html_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The y-metric menu (CHARTS.md §1), in menu order. `cu`/`pu` are the custom
+ * user value metrics: drawn on the frontier of their base metric (costh /
+ * tpPerMw), of which they are an increasing function within a series. */
+typedef struct {
+	const char *key, *group, *title, *label;
+	bool input; /* input throughput: chart A plots it against TTFT */
+} menu_metric;
+
+static const menu_metric menu[] = {
+    {"tpPerGpu", "Throughput", "Token Throughput per GPU", "Token Throughput per GPU (tok/s/gpu)",
+     0},
+    {"inputTputPerGpu", "Throughput", "Input Token Throughput per GPU",
+     "Input Token Throughput per GPU (tok/s/gpu)", 1},
+    {"outputTputPerGpu", "Throughput", "Output Token Throughput per GPU",
+     "Output Token Throughput per GPU (tok/s/gpu)", 0},
+    {"tpPerMw", "Throughput", "Token Throughput per All in Utility MW",
+     "Token Throughput per All in Utility MW (tok/s/MW)", 0},
+    {"inputTputPerMw", "Throughput", "Input Token Throughput per All in Utility MW",
+     "Input Token Throughput per All in Utility MW (tok/s/MW)", 0},
+    {"outputTputPerMw", "Throughput", "Output Token Throughput per All in Utility MW",
+     "Output Token Throughput per All in Utility MW (tok/s/MW)", 0},
+    {"costh", "Cost", "Cost per Million Total Tokens (Owning - Hyperscaler)",
+     "Cost per Million Total Tokens ($)", 0},
+    {"costn", "Cost", "Cost per Million Total Tokens (Owning - Neocloud Giant)",
+     "Cost per Million Total Tokens ($)", 0},
+    {"costr", "Cost", "Cost per Million Total Tokens (3 Year Rental)",
+     "Cost per Million Total Tokens ($)", 0},
+    {"costhOutput", "Cost", "Cost per Million Output Tokens (Owning - Hyperscaler)",
+     "Cost per Million Output Tokens ($)", 0},
+    {"costnOutput", "Cost", "Cost per Million Output Tokens (Owning - Neocloud Giant)",
+     "Cost per Million Output Tokens ($)", 0},
+    {"costrOutput", "Cost", "Cost per Million Output Tokens (3 Year Rental)",
+     "Cost per Million Output Tokens ($)", 0},
+    {"costhi", "Cost", "Cost per Million Input Tokens (Owning - Hyperscaler)",
+     "Cost per Million Input Tokens ($)", 0},
+    {"costni", "Cost", "Cost per Million Input Tokens (Owning - Neocloud Giant)",
+     "Cost per Million Input Tokens ($)", 0},
+    {"costri", "Cost", "Cost per Million Input Tokens (3 Year Rental)",
+     "Cost per Million Input Tokens ($)", 0},
+    {"jTotal", "Energy", "All-in Provisioned Joules per Total Token",
+     "All-in Provisioned J per Total Token (J/tok)", 0},
+    {"jOutput", "Energy", "All-in Provisioned Joules per Output Token",
+     "All-in Provisioned J per Output Token (J/tok)", 0},
+    {"jInput", "Energy", "All-in Provisioned Joules per Input Token",
+     "All-in Provisioned J per Input Token (J/tok)", 0},
+};
+#define NMENU (sizeof menu / sizeof menu[0])
+
+/* x fields: chart A's interactivity and TTFT choices, chart B's latency choices */
+static const char *const xa_fields[] = {"median_intvty", NULL};
+static const char *const xa_ttft[] = {"p90_ttft", "median_ttft", NULL};
+static const char *const xb_fields[] = {"median_e2el", "p99_ttft", "median_ttft", NULL};
+static const char *const x_all[] = {"median_intvty", "median_e2el", "median_ttft",
+                                    "p90_ttft",      "p99_ttft",    NULL};
+static const char *const x_labels[] = {
+    "Interactivity (tok/s/user)", "End-to-end Latency (s)", "Median Time To First Token (s)",
+    "P90 Time To First Token (s)", "P99 Time To First Token (s)"};
+
+static const char *const gpu_labels[][2] = {{"h100", "H100"},         {"h200", "H200"},
+                                            {"b200", "B200"},         {"b300", "B300"},
+                                            {"gb200", "GB200 NVL72"}, {"gb300", "GB300 NVL72"},
+                                            {"mi300x", "MI300X"},     {"mi325x", "MI325X"},
+                                            {"mi355x", "MI355X"},     {NULL, NULL}};
+static const char *const fw_labels[][2] = {{"trt", "TRT"},
+                                           {"vllm", "vLLM"},
+                                           {"sglang", "SGLang"},
+                                           {"dynamo-sglang", "Dynamo SGLang"},
+                                           {"dynamo-trt", "Dynamo TRT"},
+                                           {"mori-sglang", "MoRI SGLang"},
+                                           {"atom", "ATOM"},
+                                           {"dynamo-vllm", "Dynamo vLLM"},
+                                           {"mooncake-atom", "Mooncake ATOM"},
+                                           {NULL, NULL}};
+static const char *const model_labels[][2] = {{"dsr1", "DeepSeek-R1-0528"},
+                                              {"gptoss120b", "gpt-oss-120b"},
+                                              {"llama70b", "Llama-3.3-70B-Instruct-FP8"},
+                                              {"qwen3.5", "Qwen-3.5-397B-A17B"},
+                                              {"kimik2.5", "Kimi-K2.5"},
+                                              {"minimaxm2.5", "MiniMax-M2.5"},
+                                              {"glm5", "GLM-5"},
+                                              {NULL, NULL}};
+
+static const char *lookup(const char *const (*t)[2], const char *k)
+{
+	for (size_t i = 0; t[i][0]; i++)
+		if (!strcmp(t[i][0], k))
+			return t[i][1];
+	return k;
+}
+
+/* ---- small JSON builders (NULL on out of memory, checked by the caller's ok) ---- */
+typedef struct {
+	ib_arena *a;
+	bool oom;
+} jb;
+
+static ib_val *chk(jb *j, ib_val *v)
+{
+	if (!v)
+		j->oom = true;
+	return v;
+}
+static ib_val *jnum(jb *j, double x)
+{
+	return chk(j, isfinite(x) ? ib_v_float(j->a, x) : ib_v_null(j->a));
+}
+static ib_val *jint(jb *j, long long x)
+{
+	return chk(j, ib_v_int(j->a, x));
+}
+static ib_val *jstr(jb *j, const char *s)
+{
+	return chk(j, s ? ib_v_str(j->a, s) : ib_v_null(j->a));
+}
+static ib_val *jmap(jb *j)
+{
+	return chk(j, ib_v_map(j->a));
+}
+static ib_val *jlist(jb *j)
+{
+	return chk(j, ib_v_list(j->a));
+}
+static void set(jb *j, ib_val *m, const char *k, ib_val *v)
+{
+	if (m && v && ib_map_set(j->a, m, k, v))
+		j->oom = true;
+}
+static void push(jb *j, ib_val *l, ib_val *v)
+{
+	if (l && v && ib_list_push(j->a, l, v))
+		j->oom = true;
+}
+
+/* ---- rows ---- */
+
+typedef struct {
+	jb j;
+	const rep_rowset *rs;
+	const rep_page_opts *o;
+	const rep_gpu_table *gpus;
+	rep_row *rows;      /* library rows, index-aligned with rs->rows */
+	bool *keep;         /* latest date of its (config) group */
+	int *series;        /* series index per row */
+	const char **skeys; /* series keys */
+	const char **shw;   /* series hwKey */
+	size_t nseries;
+	double *ys; /* per row, the menu metrics' values (NaN: absent) */
+} page;
+
+static bool same_num(double a, double b)
+{
+	return a == b || (isnan(a) && isnan(b));
+}
+
+static int tri(const ib_val *row, const char *k)
+{
+	const ib_val *v = ib_map_get(row, k);
+	if (!v || v->type == IB_V_NULL)
+		return -1;
+	if (v->type == IB_V_BOOL)
+		return v->b;
+	return v->type == IB_V_STR && (!strcmp(v->str.s, "true") || !strcmp(v->str.s, "True"));
+}
+
+static const char *sget(const ib_val *row, const char *k)
+{
+	const ib_val *v = ib_map_get(row, k);
+	return v && v->type == IB_V_STR ? v->str.s : NULL;
+}
+
+static void to_lib_row(const rep_agg_row *r, rep_row *out)
+{
+	memset(out, 0, sizeof *out);
+	out->hw = r->hw;
+	out->framework = r->framework;
+	out->precision = r->precision;
+	out->spec_decoding = r->spec;
+	out->mtp = sget(r->raw, "mtp");
+	out->benchmark_type = sget(r->raw, "benchmark_type");
+	out->date = r->date;
+	out->model = r->model;
+	out->image = r->image;
+	out->disagg = r->disagg;
+	out->is_multinode = r->multinode;
+	out->dp_attention = tri(r->raw, "dp_attention");
+	out->prefill_dp_attention = tri(r->raw, "prefill_dp_attention");
+	out->decode_dp_attention = tri(r->raw, "decode_dp_attention");
+	out->overlay_run = r->overlay;
+	for (int f = 0; f < REP_F__COUNT; f++) {
+		double x = rep_row_num(r, rep_field_name((rep_field)f));
+		out->f[f] = x;
+		out->has[f] = !isnan(x);
+	}
+	/* the integers mapBenchmarkRow resolved (defaults, v1 -> prefill = decode) */
+	if (r->v2 && !out->has[REP_F_TP]) { /* database rows: tp/ep/dpa of the decode side */
+		out->f[REP_F_TP] = r->tp, out->has[REP_F_TP] = true;
+		out->f[REP_F_EP] = r->ep, out->has[REP_F_EP] = true;
+		if (out->dp_attention < 0)
+			out->dp_attention = r->dpa;
+	}
+	out->f[REP_F_CONC] = r->conc, out->has[REP_F_CONC] = true;
+	out->f[REP_F_ISL] = r->isl, out->has[REP_F_ISL] = true;
+	out->f[REP_F_OSL] = r->osl, out->has[REP_F_OSL] = true;
+}
+
+/* The dashboard's latest-date reduction (rep_latest_rows) within each model
+ * x sequence of the official rows and of each compared run. */
+static int latest_only(page *p)
+{
+	const rep_rowset *rs = p->rs;
+	size_t n = rs->n, *idx = malloc((n ? n : 1) * sizeof *idx);
+	rep_row *sub = malloc((n ? n : 1) * sizeof *sub);
+	bool *done = calloc(n ? n : 1, sizeof *done), *keep = malloc((n ? n : 1) * sizeof *keep);
+	int rc = idx && sub && done && keep ? 0 : IB_ENOMEM;
+	for (size_t i = 0; !rc && i < n; i++) {
+		if (done[i])
+			continue;
+		const rep_agg_row *x = &rs->rows[i];
+		size_t m = 0;
+		for (size_t k = i; k < n; k++) {
+			const rep_agg_row *y = &rs->rows[k];
+			if (!done[k] && y->overlay == x->overlay && y->isl == x->isl &&
+			    y->osl == x->osl && !strcmp(y->model, x->model)) {
+				done[k] = true;
+				idx[m] = k;
+				sub[m++] = p->rows[k];
+			}
+		}
+		rep_latest_rows(sub, m, keep);
+		for (size_t k = 0; k < m; k++)
+			p->keep[idx[k]] = keep[k];
+	}
+	free(idx);
+	free(sub);
+	free(done);
+	free(keep);
+	return rc;
+}
+
+static int series_of(page *p, const char *key, const char *hw)
+{
+	for (size_t s = 0; s < p->nseries; s++)
+		if (!strcmp(p->skeys[s], key))
+			return (int)s;
+	p->skeys[p->nseries] = key;
+	p->shw[p->nseries] = hw;
+	return (int)p->nseries++;
+}
+
+static ib_val *series_json(page *p)
+{
+	jb *j = &p->j;
+	ib_val *list = jlist(j);
+	/* colours per hwKey (official series), in legend order */
+	const char **hws = calloc(p->nseries + 1, sizeof *hws);
+	size_t nh = 0, *order = calloc(p->nseries + 1, sizeof *order);
+	char(*cols)[40] = calloc(p->nseries + 1, sizeof *cols);
+	if (!hws || !order || !cols) {
+		j->oom = true;
+		goto done;
+	}
+	for (size_t s = 0; s < p->nseries; s++) {
+		size_t k = 0;
+		while (k < nh && strcmp(hws[k], p->shw[s]))
+			k++;
+		if (k == nh)
+			hws[nh++] = p->shw[s];
+	}
+	if (rep_vendor_colors(hws, nh, false, cols, order)) {
+		j->oom = true;
+		goto done;
+	}
+	static const char *const run_colors[] = {"oklch(0.72 0.22 25)",  "oklch(0.75 0.20 190)",
+	                                         "oklch(0.78 0.20 90)",  "oklch(0.70 0.22 290)",
+	                                         "oklch(0.75 0.20 150)", "oklch(0.70 0.22 330)",
+	                                         "oklch(0.72 0.20 230)", "oklch(0.78 0.18 60)"};
+	for (size_t s = 0; s < p->nseries; s++) {
+		size_t k = 0, rank = 0;
+		while (strcmp(hws[k], p->shw[s]))
+			k++;
+		while (rank < nh && order[rank] != k)
+			rank++;
+		/* the first row of the series gives its identity */
+		const rep_agg_row *r = NULL;
+		for (size_t i = 0; i < p->rs->n && !r; i++)
+			if (p->series[i] == (int)s)
+				r = &p->rs->rows[i];
+		ib_val *m = jmap(j);
+		set(j, m, "key", jstr(j, p->skeys[s]));
+		set(j, m, "hw", jstr(j, p->shw[s]));
+		set(j, m, "gpu", jstr(j, r->hw));
+		set(j, m, "prec", jstr(j, r->precision));
+		char lab[200];
+		const char *fw = lookup(fw_labels, r->framework);
+		if (!strcmp(r->spec, "none"))
+			snprintf(lab, sizeof lab, "%s (%s)", lookup(gpu_labels, r->hw), fw);
+		else
+			snprintf(lab, sizeof lab, "%s (%s, %s)", lookup(gpu_labels, r->hw), fw,
+			         !strcmp(r->spec, "mtp") ? "MTP" : r->spec);
+		set(j, m, "label", jstr(j, lab));
+		set(j, m, "color", jstr(j, r->overlay >= 0 ? run_colors[r->overlay % 8] : cols[k]));
+		set(j, m, "order", jint(j, (long long)rank));
+		set(j, m, "run", jint(j, r->overlay));
+		push(j, list, m);
+	}
+done:
+	free(hws);
+	free(order);
+	free(cols);
+	return list;
+}
+
+static ib_val *row_json(page *p, size_t i)
+{
+	jb *j = &p->j;
+	const rep_agg_row *r = &p->rs->rows[i];
+	const rep_row *lr = &p->rows[i];
+	rep_metrics m;
+	double gpus = 0;
+	char par[96];
+	rep_derive_metrics(lr, p->gpus, NULL, &m, NULL, 0, NULL, 0, &gpus);
+	rep_parallelism_label(lr, par, sizeof par);
+	ib_val *o = jmap(j), *x = jlist(j), *y = jlist(j);
+	set(j, o, "s", jint(j, p->series[i]));
+	set(j, o, "src", jstr(j, ib_arena_printf(j->a, "%s#%zu", r->src, r->index + 1)));
+	set(j, o, "date", jstr(j, r->date));
+	set(j, o, "conc", jint(j, r->conc));
+	set(j, o, "par", jstr(j, par));
+	set(j, o, "gpus", jnum(j, gpus));
+	set(j, o, "image", jstr(j, r->image));
+	set(j, o, "fw", jstr(j, r->framework));
+	set(j, o, "spec", jstr(j, r->spec));
+	set(j, o, "tp", jint(j, r->tp));
+	set(j, o, "ep", jint(j, r->ep));
+	set(j, o, "dpa", chk(j, ib_v_bool(j->a, r->dpa)));
+	set(j, o, "disagg", chk(j, ib_v_bool(j->a, r->disagg)));
+	set(j, o, "multinode", chk(j, ib_v_bool(j->a, r->multinode)));
+	if (r->multinode && r->v2) {
+		set(j, o, "prefill",
+		    jstr(j, ib_arena_printf(j->a, "%d GPUs, TP%d, EP%d, DPA %s, %d workers", r->npg,
+		                            r->ptp, r->pep, r->pdpa ? "True" : "False", r->pnw)));
+		set(j, o, "decode",
+		    jstr(j, ib_arena_printf(j->a, "%d GPUs, TP%d, EP%d, DPA %s, %d workers", r->ndg,
+		                            r->dtp, r->dep, r->ddpa ? "True" : "False", r->dnw)));
+	}
+	for (size_t k = 0; x_all[k]; k++)
+		push(j, x, jnum(j, rep_row_num(r, x_all[k])));
+	set(j, o, "x", x);
+	for (size_t k = 0; k < NMENU; k++) {
+		int mi = rep_metric_lookup(menu[k].key);
+		p->ys[i * NMENU + k] = mi >= 0 && m.has[mi] ? m.v[mi] : NAN;
+		push(j, y, jnum(j, p->ys[i * NMENU + k]));
+	}
+	set(j, o, "y", y);
+	/* the table and CSV columns */
+	static const char *const raw[] = {"mean_ttft",
+	                                  "median_ttft",
+	                                  "p99_ttft",
+	                                  "std_ttft",
+	                                  "mean_tpot",
+	                                  "median_tpot",
+	                                  "p99_tpot",
+	                                  "std_tpot",
+	                                  "mean_itl",
+	                                  "median_itl",
+	                                  "p99_itl",
+	                                  "std_itl",
+	                                  "mean_intvty",
+	                                  "median_intvty",
+	                                  "p99_intvty",
+	                                  "mean_e2el",
+	                                  "median_e2el",
+	                                  "p99_e2el",
+	                                  "tput_per_gpu",
+	                                  "output_tput_per_gpu",
+	                                  "input_tput_per_gpu",
+	                                  NULL};
+	ib_val *rv = jlist(j);
+	for (size_t k = 0; raw[k]; k++)
+		push(j, rv, jnum(j, rep_row_num(r, raw[k])));
+	set(j, o, "raw", rv);
+	set(j, o, "npg", jint(j, r->npg));
+	set(j, o, "ndg", jint(j, r->ndg));
+	if (r->client_bound >= 0)
+		set(j, o, "cb", jint(j, r->client_bound));
+	if (r->health_why)
+		set(j, o, "cbwhy", jstr(j, r->health_why));
+	if (!isnan(r->accept_len))
+		set(j, o, "al", jnum(j, r->accept_len));
+	if (r->fingerprint)
+		set(j, o, "fp", jstr(j, r->fingerprint));
+	return o;
+}
+
+/* ---- views ---- */
+
+/* One chart view of a group: the library's points, frontier paths and drops. */
+static int view_json(page *p, const size_t *gi, size_t gn, const rep_row *grows, int chart,
+                     size_t mk, const char *xf, ib_val *views, ib_error *e)
+{
+	jb *j = &p->j;
+	const menu_metric *mm = &menu[mk];
+	const char *base = mm->key;
+	int mi = rep_metric_lookup(base);
+	if (mi < 0)
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "report library lacks metric %s", base);
+	bool ttft = strstr(xf, "_ttft") != NULL;
+	rep_dir dir = rep_metric_direction((rep_metric)mi, chart == 1);
+	if (chart == 0 && ttft)
+		dir = rep_dir_flip_x(dir);
+	rep_chart_opts co = {.x_field = xf,
+	                     .metric = (rep_metric)mi,
+	                     .dir = dir,
+	                     .cost_limit = 5,
+	                     .latency_limit = 60,
+	                     .gpus = p->gpus};
+	rep_chart *c = NULL;
+	int rc = rep_chart_series(grows, gn, &co, &c, e);
+	if (rc)
+		return rc;
+	/* The page draws a view's points from the rows' own x and y values:
+	 * only the optimal flags, the drops and any point whose coordinates
+	 * differ from its row's (none, unless the library changes) go in. */
+	ib_val *v = jmap(j), *roof = jlist(j), *paths = jlist(j), *drop = jlist(j), *xy = jlist(j);
+	set(j, v, "dir", jstr(j, rep_dir_name(dir)));
+	for (size_t k = 0; k < c->npoints; k++) {
+		const rep_chart_point *cp = &c->points[k];
+		size_t row = gi[cp->row];
+		if (cp->roof)
+			push(j, roof, jint(j, (long long)row));
+		double rx = rep_row_num(&p->rs->rows[row], xf), ry = p->ys[row * NMENU + mk];
+		if (!same_num(cp->x, rx) || !same_num(cp->y, ry)) {
+			push(j, xy, jint(j, (long long)row));
+			push(j, xy, jnum(j, cp->x));
+			push(j, xy, jnum(j, cp->y));
+		}
+	}
+	for (size_t s = 0; s < c->nseries; s++) {
+		const rep_series *se = &c->series[s];
+		for (size_t q = 0; q < se->npaths; q++) {
+			ib_val *path = jlist(j);
+			for (size_t t = se->path_off[q]; t < se->path_off[q + 1]; t++)
+				push(j, path,
+				     jint(j, (long long)gi[c->points[se->path_pts[t]].row]));
+			push(j, paths, path);
+		}
+	}
+	for (size_t k = 0; k < c->ndropped; k++) {
+		push(j, drop, jint(j, (long long)gi[c->dropped[k].row]));
+		push(j, drop, jstr(j, c->dropped[k].reason));
+	}
+	set(j, v, "roof", roof);
+	if (xy && xy->list.n)
+		set(j, v, "xy", xy);
+	set(j, v, "paths", paths);
+	set(j, v, "drop", drop);
+	rep_chart_free(c);
+	char key[96];
+	snprintf(key, sizeof key, "%c|%s|%s", chart ? 'B' : 'A', mm->key, xf);
+	set(j, views, key, v);
+	return j->oom ? IB_ENOMEM : 0;
+}
+
+/* A warning when the group's rows do not share one workload fingerprint. */
+static const char *fingerprint_warning(page *p, const size_t *gi, size_t gn)
+{
+	const char *first = NULL;
+	size_t with = 0, distinct = 0;
+	const char *seen[16];
+	for (size_t k = 0; k < gn; k++) {
+		const char *f = p->rs->rows[gi[k]].fingerprint;
+		if (!f)
+			continue;
+		with++;
+		size_t q = 0;
+		while (q < distinct && strcmp(seen[q], f))
+			q++;
+		if (q == distinct && distinct < 16)
+			seen[distinct++] = f;
+		first = first ? first : f;
+	}
+	if (distinct > 1)
+		return ib_arena_printf(p->j.a,
+		                       "points of this chart come from %zu different workloads "
+		                       "(tokenizer, prompts, ISL/OSL distribution): they are not "
+		                       "comparable",
+		                       distinct);
+	if (with && with < gn)
+		return ib_arena_printf(p->j.a,
+		                       "%zu of %zu points carry no workload fingerprint: they may "
+		                       "not be comparable with the others",
+		                       gn - with, gn);
+	return NULL;
+}
+
+static int group_json(page *p, const char *model, int isl, int osl, ib_val *groups, ib_error *e)
+{
+	jb *j = &p->j;
+	size_t n = p->rs->n, gn = 0;
+	size_t *gi = malloc((n ? n : 1) * sizeof *gi);
+	rep_row *grows = malloc((n ? n : 1) * sizeof *grows);
+	int rc = 0;
+	if (!gi || !grows) {
+		rc = IB_ENOMEM;
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const rep_agg_row *r = &p->rs->rows[i];
+		if (p->keep[i] && !strcmp(r->model, model) && r->isl == isl && r->osl == osl) {
+			gi[gn] = i;
+			grows[gn++] = p->rows[i];
+		}
+	}
+	ib_val *g = jmap(j), *views = jmap(j), *rows = jlist(j);
+	set(j, g, "model", jstr(j, model));
+	set(j, g, "modelLabel", jstr(j, lookup(model_labels, model)));
+	set(j, g, "seq", jstr(j, rep_seq_label(j->a, isl, osl)));
+	set(j, g, "isl", jint(j, isl));
+	set(j, g, "osl", jint(j, osl));
+	for (size_t k = 0; k < gn; k++)
+		push(j, rows, jint(j, (long long)gi[k]));
+	set(j, g, "rows", rows);
+	const char *fw = fingerprint_warning(p, gi, gn);
+	if (fw)
+		set(j, g, "fpwarn", jstr(j, fw));
+	for (size_t mk = 0; !rc && mk < NMENU; mk++) {
+		const char *const *xa = menu[mk].input ? xa_ttft : xa_fields;
+		for (size_t q = 0; !rc && xa[q]; q++)
+			rc = view_json(p, gi, gn, grows, 0, mk, xa[q], views, e);
+		for (size_t q = 0; !rc && xb_fields[q]; q++)
+			rc = view_json(p, gi, gn, grows, 1, mk, xb_fields[q], views, e);
+	}
+	set(j, g, "views", views);
+	push(j, groups, g);
+done:
+	free(gi);
+	free(grows);
+	return rc ? rc : j->oom ? IB_ENOMEM : 0;
+}
+
+/* Groups (model x sequence) in order of first appearance. */
+static int groups_json(page *p, ib_val *groups, ib_error *e)
+{
+	const rep_rowset *rs = p->rs;
+	for (size_t i = 0; i < rs->n; i++) {
+		const rep_agg_row *r = &rs->rows[i];
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(rs->rows[k].model, r->model) && rs->rows[k].isl == r->isl &&
+			       rs->rows[k].osl == r->osl;
+		if (seen)
+			continue;
+		int rc = group_json(p, r->model, r->isl, r->osl, groups, e);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static ib_val *meta_json(page *p)
+{
+	jb *j = &p->j;
+	ib_val *ms = jlist(j), *xs = jlist(j), *gp = jlist(j);
+	for (size_t k = 0; k < NMENU; k++) {
+		int mi = rep_metric_lookup(menu[k].key);
+		ib_val *m = jmap(j);
+		set(j, m, "key", jstr(j, menu[k].key));
+		set(j, m, "group", jstr(j, menu[k].group));
+		set(j, m, "title", jstr(j, menu[k].title));
+		set(j, m, "label", jstr(j, menu[k].label));
+		set(j, m, "input", chk(j, ib_v_bool(j->a, menu[k].input)));
+		set(j, m, "cost", chk(j, ib_v_bool(j->a, mi >= 0 && rep_metric_is_cost(mi))));
+		push(j, ms, m);
+	}
+	for (size_t k = 0; x_all[k]; k++) {
+		ib_val *x = jmap(j);
+		set(j, x, "key", jstr(j, x_all[k]));
+		set(j, x, "label", jstr(j, x_labels[k]));
+		push(j, xs, x);
+	}
+	for (size_t k = 0; gpu_labels[k][0]; k++) {
+		const rep_gpu_spec *g = rep_gpu_find(p->gpus, gpu_labels[k][0]);
+		if (!g)
+			continue;
+		ib_val *m = jmap(j);
+		set(j, m, "key", jstr(j, gpu_labels[k][0]));
+		set(j, m, "label", jstr(j, gpu_labels[k][1]));
+		set(j, m, "power", jnum(j, g->power));
+		set(j, m, "costh", jnum(j, g->costh));
+		set(j, m, "costn", jnum(j, g->costn));
+		set(j, m, "costr", jnum(j, g->costr));
+		push(j, gp, m);
+	}
+	ib_val *o = jmap(j);
+	set(j, o, "metrics", ms);
+	set(j, o, "xfields", xs);
+	set(j, o, "gpus", gp);
+	return o;
+}
+
+static ib_val *skipped_json(jb *j, const ib_diags *d)
+{
+	ib_val *l = jlist(j);
+	for (size_t i = 0; d && i < d->n; i++) {
+		ib_buf b = {0};
+		ib_diag_format(&d->items[i], &b);
+		push(j, l, jstr(j, b.data ? b.data : ""));
+		ib_buf_free(&b);
+	}
+	return l;
+}
+
+static double vnum(const ib_val *v)
+{
+	return !v ? NAN : v->type == IB_V_FLOAT ? v->f : v->type == IB_V_INT ? (double)v->i : NAN;
+}
+
+static bool in_list(const ib_val *l, long long row, size_t stride, size_t *at)
+{
+	for (size_t k = 0; l && k < l->list.n; k += stride)
+		if (l->list.v[k]->type == IB_V_INT && l->list.v[k]->i == row) {
+			if (at)
+				*at = k;
+			return true;
+		}
+	return false;
+}
+
+int rep_view_points(const ib_val *data, const ib_val *g, const char *key, rep_vpt **out, size_t *n)
+{
+	const ib_val *v = ib_map_get(ib_map_get(g, "views"), key);
+	const ib_val *rows = ib_map_get(g, "rows"), *all = ib_map_get(data, "rows");
+	const char *bar = strchr(key, '|'), *bar2 = bar ? strchr(bar + 1, '|') : NULL;
+	if (!v || !rows || !bar2)
+		return IB_ENOENT;
+	size_t xi = 0, yi = 0;
+	while (x_all[xi] && strcmp(x_all[xi], bar2 + 1))
+		xi++;
+	while (yi < NMENU && (strlen(menu[yi].key) != (size_t)(bar2 - bar - 1) ||
+	                      strncmp(menu[yi].key, bar + 1, (size_t)(bar2 - bar - 1))))
+		yi++;
+	if (!x_all[xi] || yi == NMENU)
+		return IB_ENOENT;
+	*out = malloc((rows->list.n + 1) * sizeof **out);
+	if (!*out)
+		return IB_ENOMEM;
+	const ib_val *drop = ib_map_get(v, "drop"), *roof = ib_map_get(v, "roof"),
+	             *xy = ib_map_get(v, "xy");
+	*n = 0;
+	for (size_t k = 0; k < rows->list.n; k++) {
+		long long row = rows->list.v[k]->i;
+		if (in_list(drop, row, 2, NULL))
+			continue;
+		const ib_val *r = all->list.v[row];
+		rep_vpt *p = &(*out)[(*n)++];
+		size_t at;
+		p->row = row;
+		p->roof = in_list(roof, row, 1, NULL);
+		if (in_list(xy, row, 3, &at)) {
+			p->x = vnum(xy->list.v[at + 1]);
+			p->y = vnum(xy->list.v[at + 2]);
+		} else {
+			p->x = vnum(ib_map_get(r, "x")->list.v[xi]);
+			p->y = vnum(ib_map_get(r, "y")->list.v[yi]);
+		}
+	}
+	return 0;
+}
+
+const char *rep_label_gpu(const char *key)
+{
+	return lookup(gpu_labels, key);
+}
+
+const char *rep_label_framework(const char *key)
+{
+	return lookup(fw_labels, key);
+}
+
+int rep_page_data(ib_arena *a, const rep_rowset *rs, const ib_diags *d, const rep_page_opts *o,
+                  ib_val **out, ib_error *e)
+{
+	size_t n = rs->n ? rs->n : 1;
+	page p = {.j = {.a = a}, .rs = rs, .o = o, .gpus = rep_gpu_table_builtin(true)};
+	p.rows = calloc(n, sizeof *p.rows);
+	p.keep = calloc(n, sizeof *p.keep);
+	p.series = calloc(n, sizeof *p.series);
+	p.skeys = calloc(n, sizeof *p.skeys);
+	p.shw = calloc(n, sizeof *p.shw);
+	p.ys = calloc(n * NMENU, sizeof *p.ys);
+	int rc = 0;
+	if (!p.rows || !p.keep || !p.series || !p.skeys || !p.shw || !p.ys) {
+		rc = IB_ENOMEM;
+		goto done;
+	}
+	for (size_t i = 0; i < rs->n; i++)
+		to_lib_row(&rs->rows[i], &p.rows[i]);
+	rc = latest_only(&p);
+	if (rc)
+		goto done;
+	for (size_t i = 0; i < rs->n; i++) {
+		char hk[128];
+		rep_hardware_key(&p.rows[i], p.gpus, hk, sizeof hk);
+		const rep_agg_row *r = &rs->rows[i];
+		const char *key = r->overlay >= 0 ? ib_arena_printf(a, "%s_%s_run%d", hk,
+		                                                    r->precision, r->overlay)
+		                                  : ib_arena_printf(a, "%s_%s", hk, r->precision);
+		const char *hw = ib_arena_strdup(a, hk);
+		if (!key || !hw) {
+			rc = IB_ENOMEM;
+			goto done;
+		}
+		p.series[i] = series_of(&p, key, hw);
+	}
+	jb *j = &p.j;
+	ib_val *root = jmap(j), *rows = jlist(j), *groups = jlist(j), *evals = NULL;
+	set(j, root, "title", jstr(j, o && o->title ? o->title : "infbench report"));
+	set(j, root, "generated", jstr(j, o ? o->generated : NULL));
+	set(j, root, "compare", chk(j, ib_v_bool(a, o && o->compare)));
+	set(j, root, "runLabel", jstr(j, o && o->run_label ? o->run_label : "run"));
+	set(j, root, "meta", meta_json(&p));
+	set(j, root, "series", series_json(&p));
+	for (size_t i = 0; i < rs->n && !j->oom; i++)
+		push(j, rows, row_json(&p, i));
+	set(j, root, "rows", rows);
+	rc = j->oom ? IB_ENOMEM : groups_json(&p, groups, e);
+	if (!rc && o && o->compare)
+		rc = rep_page_data_compare(a, rs, p.rows, p.keep, p.gpus, groups);
+	if (!rc)
+		rc = rep_page_data_trends(a, rs, p.rows, p.series, p.gpus, groups);
+	set(j, root, "groups", groups);
+	if (!rc)
+		rc = rep_page_data_evals(a, rs, &evals);
+	set(j, root, "evals", evals);
+	set(j, root, "skipped", skipped_json(j, d));
+	if (!rc && j->oom)
+		rc = IB_ENOMEM;
+	if (!rc)
+		*out = root;
+done:
+	free(p.rows);
+	free(p.keep);
+	free(p.series);
+	free(p.skeys);
+	free(p.shw);
+	free(p.ys);
+	if (rc == IB_ENOMEM)
+		ib_fail(e, rc, NULL, 0, 0, "out of memory");
+	return rc;
+}

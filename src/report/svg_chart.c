@@ -1,0 +1,235 @@
+/* `infbench report --svg DIR`: each chart of the default views as a
+ * standalone SVG file (axes from rep_scatter_axes, paths from
+ * rep_monotone_path, labels from the library's number formats). */
+#include "report/html_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+enum { W = 600, H = 440, MT = 40, MR = 10, MB = 60, ML = 60 };
+
+static const ib_val *get(const ib_val *m, const char *k)
+{
+	return m && m->type == IB_V_MAP ? ib_map_get(m, k) : NULL;
+}
+static const char *sget(const ib_val *m, const char *k)
+{
+	const ib_val *v = get(m, k);
+	return v && v->type == IB_V_STR ? v->str.s : "";
+}
+
+static int esc(ib_buf *b, const char *s)
+{
+	int rc = 0;
+	for (; *s && !rc; s++)
+		rc = *s == '&'   ? ib_buf_puts(b, "&amp;")
+		     : *s == '<' ? ib_buf_puts(b, "&lt;")
+		     : *s == '>' ? ib_buf_puts(b, "&gt;")
+		                 : ib_buf_putc(b, *s);
+	return rc;
+}
+
+typedef struct {
+	double lo, hi;
+	int r0, r1;
+} lin;
+static double px(const lin *s, double v)
+{
+	return s->r0 + (v - s->lo) / (s->hi - s->lo) * (s->r1 - s->r0);
+}
+
+static int axes(ib_buf *b, const rep_axis *x, const rep_axis *y, const lin *sx, const lin *sy,
+                const char *xl, const char *yl)
+{
+	int rc = 0;
+	for (size_t i = 0; !rc && i < x->nticks; i++) {
+		char t[48];
+		rep_fmt_tick(x->ticks[i], t, sizeof t);
+		double p = px(sx, x->ticks[i]);
+		rc = ib_buf_printf(
+		    b,
+		    "<line x1=\"%.2f\" x2=\"%.2f\" y1=\"%d\" y2=\"%d\" stroke=\"#eef0f3\"/>"
+		    "<text x=\"%.2f\" y=\"%d\" font-size=\"10\" fill=\"#6b7280\" "
+		    "text-anchor=\"middle\">%s</text>\n",
+		    p, p, MT, H - MB, p, H - MB + 14, t);
+	}
+	for (size_t i = 0; !rc && i < y->nticks; i++) {
+		char t[48];
+		rep_fmt_tick_large(y->ticks[i], t, sizeof t);
+		double p = px(sy, y->ticks[i]);
+		rc = ib_buf_printf(
+		    b,
+		    "<line x1=\"%d\" x2=\"%d\" y1=\"%.2f\" y2=\"%.2f\" stroke=\"#eef0f3\"/>"
+		    "<text x=\"%d\" y=\"%.2f\" font-size=\"10\" fill=\"#6b7280\" "
+		    "text-anchor=\"end\">%s</text>\n",
+		    ML, W - MR, p, p, ML - 6, p + 3, t);
+	}
+	rc = rc ? rc
+	        : ib_buf_printf(b,
+	                        "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#9ca3af\"/>"
+	                        "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#9ca3af\"/>"
+	                        "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">",
+	                        ML, W - MR, H - MB, H - MB, ML, ML, MT, H - MB, (ML + W - MR) / 2,
+	                        H - MB + 36);
+	rc = rc ? rc : esc(b, xl);
+	rc = rc ? rc
+	        : ib_buf_printf(b,
+	                        "</text><text transform=\"translate(14,%d) rotate(-90)\" "
+	                        "font-size=\"11\" text-anchor=\"middle\">",
+	                        (MT + H - MB) / 2);
+	rc = rc ? rc : esc(b, yl);
+	return rc ? rc : ib_buf_puts(b, "</text>\n");
+}
+
+/* One chart of a group as an SVG document into b. */
+static int chart_svg(ib_buf *b, const ib_val *data, const ib_val *g, const char *key,
+                     const char *title, const char *xl, const char *yl)
+{
+	const ib_val *v = get(get(g, "views"), key), *paths = get(v, "paths"),
+	             *rows = get(data, "rows"), *series = get(data, "series");
+	rep_vpt *vp = NULL;
+	size_t n = 0;
+	int rc = rep_view_points(data, g, key, &vp, &n);
+	if (rc)
+		return rc;
+	rep_pt *pp = calloc(n ? n : 1, sizeof *pp);
+	if (!pp) {
+		free(vp);
+		return IB_ENOMEM;
+	}
+	for (size_t k = 0; k < n; k++)
+		pp[k] = (rep_pt){NULL, vp[k].x, vp[k].y};
+	rep_axes_opts ao = {.scale_type = "linear"};
+	rep_axis ax, ay;
+	rep_scatter_axes(pp, n, &ao, &ax, &ay);
+	lin sx = {ax.nice[0], ax.nice[1], ML, W - MR}, sy = {ay.nice[0], ay.nice[1], H - MB, MT};
+	rc = ib_buf_printf(b,
+	                   "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
+	                   "width=\"%d\" height=\"%d\" font-family=\"sans-serif\">\n"
+	                   "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>"
+	                   "<text x=\"%d\" y=\"16\" font-size=\"14\" font-weight=\"600\">",
+	                   W, H, W, H, W, H, ML);
+	rc = rc ? rc : esc(b, title);
+	rc = rc ? rc
+	        : ib_buf_printf(b,
+	                        "</text><text x=\"%d\" y=\"30\" font-size=\"10\" "
+	                        "fill=\"#6b7280\">",
+	                        ML);
+	rc = rc ? rc : esc(b, sget(g, "modelLabel"));
+	rc = rc ? rc : ib_buf_puts(b, " • ");
+	rc = rc ? rc : esc(b, sget(g, "seq"));
+	rc = rc ? rc : ib_buf_puts(b, " • Source: infbench</text>\n");
+	rc = rc ? rc : axes(b, &ax, &ay, &sx, &sy, xl, yl);
+	/* frontier paths: the library's, through pixel points */
+	for (size_t q = 0; !rc && paths && q < paths->list.n; q++) {
+		const ib_val *path = paths->list.v[q];
+		rep_pt *fp = calloc(path->list.n + 1, sizeof *fp);
+		size_t m = 0;
+		if (!fp) {
+			rc = IB_ENOMEM;
+			break;
+		}
+		long long si = -1;
+		for (size_t t = 0; t < path->list.n; t++) {
+			long long row = path->list.v[t]->i;
+			for (size_t k = 0; k < n; k++)
+				if (vp[k].row == row) {
+					fp[m++] =
+					    (rep_pt){NULL, px(&sx, pp[k].x), px(&sy, pp[k].y)};
+					break;
+				}
+			si = get(rows->list.v[row], "s")->i;
+		}
+		ib_buf d = {0};
+		rc = rep_monotone_path(fp, m, &d);
+		const ib_val *s = series->list.v[si];
+		if (!rc && m >= 2)
+			rc = ib_buf_printf(
+			    b,
+			    "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\"%s/>\n",
+			    d.data, sget(s, "color"),
+			    get(s, "run")->i >= 0 ? " stroke-dasharray=\"6 3\"" : "");
+		ib_buf_free(&d);
+		free(fp);
+	}
+	for (size_t k = 0; !rc && k < n; k++) {
+		if (!isfinite(pp[k].x) || !isfinite(pp[k].y))
+			continue;
+		const ib_val *r = rows->list.v[vp[k].row];
+		const ib_val *s = series->list.v[get(r, "s")->i];
+		const ib_val *cb = get(r, "cb");
+		bool hollow = cb && cb->type == IB_V_INT && cb->i == 1;
+		rc = ib_buf_printf(b,
+		                   "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"3.5\" %s=\"%s\"%s><title>",
+		                   px(&sx, pp[k].x), px(&sy, pp[k].y), hollow ? "stroke" : "fill",
+		                   sget(s, "color"), hollow ? " fill=\"#fff\"" : "");
+		rc = rc ? rc : esc(b, sget(s, "label"));
+		rc = rc ? rc
+		        : ib_buf_printf(b, " %s conc %lld</title></circle>\n", sget(r, "par"),
+		                        (long long)get(r, "conc")->i);
+	}
+	free(pp);
+	free(vp);
+	return rc ? rc : ib_buf_puts(b, "</svg>\n");
+}
+
+static void file_part(char *out, size_t cap, const char *s)
+{
+	size_t k = 0;
+	for (; *s && k + 1 < cap; s++)
+		out[k++] = (*s == '/' || *s == ' ') ? '_' : *s;
+	out[k] = 0;
+}
+
+int rep_svg_write_dir(const ib_val *data, const char *dir, size_t *nfiles, ib_error *e)
+{
+	static const struct {
+		const char *view, *name, *title, *xl, *yl;
+	} charts[] = {
+	    {"A|tpPerGpu|median_intvty", "interactivity_tpPerGpu",
+	     "Token Throughput per GPU vs. Interactivity", "Interactivity (tok/s/user)",
+	     "Token Throughput per GPU (tok/s/gpu)"},
+	    {"B|tpPerGpu|median_e2el", "e2el_tpPerGpu",
+	     "Token Throughput per GPU vs. End-to-end Latency", "End-to-end Latency (s)",
+	     "Token Throughput per GPU (tok/s/gpu)"},
+	    {"A|costh|median_intvty", "interactivity_costh",
+	     "Cost per Million Total Tokens (Owning - Hyperscaler) vs. Interactivity",
+	     "Interactivity (tok/s/user)", "Cost per Million Total Tokens ($)"},
+	    {"B|costh|median_e2el", "e2el_costh",
+	     "Cost per Million Total Tokens (Owning - Hyperscaler) vs. End-to-end Latency",
+	     "End-to-end Latency (s)", "Cost per Million Total Tokens ($)"},
+	};
+	*nfiles = 0;
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		return ib_fail(e, IB_EIO, dir, 0, 0, "cannot create the folder: %s",
+		               strerror(errno));
+	const ib_val *groups = get(data, "groups");
+	for (size_t i = 0; i < groups->list.n; i++) {
+		const ib_val *g = groups->list.v[i];
+		for (size_t c = 0; c < sizeof charts / sizeof charts[0]; c++) {
+			const ib_val *v = get(get(g, "views"), charts[c].view);
+			if (!v)
+				continue;
+			ib_buf b = {0};
+			int rc = chart_svg(&b, data, g, charts[c].view, charts[c].title,
+			                   charts[c].xl, charts[c].yl);
+			if (rc) {
+				ib_buf_free(&b);
+				return ib_fail(e, rc, NULL, 0, 0, "out of memory");
+			}
+			char m[128], s[64], path[1024];
+			file_part(m, sizeof m, sget(g, "model"));
+			file_part(s, sizeof s, sget(g, "seq"));
+			snprintf(path, sizeof path, "%s/%s_%s_%s.svg", dir, m, s, charts[c].name);
+			rc = ib_write_file_atomic(path, b.data, b.len, e);
+			ib_buf_free(&b);
+			if (rc)
+				return rc;
+			(*nfiles)++;
+		}
+	}
+	return 0;
+}
