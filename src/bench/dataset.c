@@ -51,9 +51,19 @@ int bench_tokenizer_open(bench_tokenizer *t, const char *path, bool use_chat_tem
 	t->dsv4 = dsv4;
 	t->use_chat_template = use_chat_template;
 	t->arena = ib_arena_new();
-	if (!t->arena || !(t->path = ib_arena_strndup(t->arena, path, strlen(path))))
+	if (!t->arena)
 		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
-	int rc = tok_load(path, &t->tok, e);
+	/* a folder, a tokenizer.json, or a Hugging Face model id in the cache */
+	char *found = NULL;
+	int rc = tok_resolve(path, &found, e);
+	if (rc)
+		return rc;
+	t->path = ib_arena_strdup(t->arena, found);
+	free(found);
+	if (!t->path)
+		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+	path = t->path;
+	rc = tok_load(path, &t->tok, e);
 	if (rc)
 		return rc;
 	/* transformers 4.x applies clean_up_tokenization when the config says so */

@@ -554,7 +554,7 @@ int cmd_bench(int argc, char **argv)
 	bench_scrape after;
 	scrape(host, port, &after);
 	ib_map_set(a, r, "server_metrics", bench_scrape_diff(a, &sc.before, &after));
-	ib_map_set(a, r, "workload", workload(a, prompts, n, tokpath, (uint32_t)INT("--seed", 0), gen_s));
+	ib_map_set(a, r, "workload", workload(a, prompts, n, bt.path, (uint32_t)INT("--seed", 0), gen_s));
 	fputs(out.data, stdout);
 	fflush(stdout);
 	int64_t completed = ib_map_get(r, "completed")->i;

@@ -5,6 +5,7 @@
 #include "chat/chat.h"
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "tok/tok.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -263,6 +264,18 @@ int cmd_chat_template(int argc, char **argv)
 		r.kwargs = v;
 	}
 	if (tk->seen) {
+		/* a folder, or a Hugging Face model id in the local cache */
+		char *found = NULL;
+		if (tok_resolve(tk->vals[0], &found, &e)) {
+			cli_error(prog, NULL, &e);
+			goto done;
+		}
+		tk->vals[0] = ib_arena_strdup(a, found);
+		free(found);
+		if (!tk->vals[0]) {
+			fprintf(stderr, "%s: error: out of memory\n", prog);
+			goto done;
+		}
 		const char *which = tn->seen ? tn->vals[0] : NULL;
 		if (tf->seen) {
 			/* only the special tokens: the config needs no template */
