@@ -78,8 +78,10 @@ typedef struct {
 
 typedef struct {
 	/* target */
-	const char *host;
+	const char *host;       /* IPv4 address to connect to */
 	int port;
+	net_tls *tls;           /* NULL: http; else https with this client context */
+	const char *server_name; /* https: SNI and the name the certificate must carry */
 	const char *endpoint;   /* "/v1/completions" */
 	bool chat;              /* OpenAI Chat body and parsing */
 	const char *model;      /* JSON "model" */

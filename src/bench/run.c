@@ -322,6 +322,8 @@ static int worker_init(worker *w, shared *sh, size_t nslots, bool progress, ib_e
 					 e)))
 			return rc;
 		net_client_kernel_timestamps(w->slots[i].c, sh->cfg->kernel_timestamps);
+		if (sh->cfg->tls && net_client_use_tls(w->slots[i].c, sh->cfg->tls, sh->cfg->server_name))
+			return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 	}
 	w->arrive = (net_timer){.fn = on_arrive, .arg = w};
 	w->lag_timer = (net_timer){.fn = on_lag, .arg = w};

@@ -230,6 +230,8 @@ int cmd_bench(int argc, char **argv)
 	arg_opt opts[] = {
 		{.name = "--backend", .kind = ARG_ONE, .choices = backends, .metavar = "B", .help = "vllm, openai, sglang (completions) or openai-chat"},
 		{.name = "--base-url", .kind = ARG_ONE, .metavar = "URL", .help = "http://host:port (instead of --host/--port)"},
+		{.name = "--ca-cert", .kind = ARG_ONE, .metavar = "FILE", .help = "https: trust these PEM certificates (default: the system CA store)"},
+		{.name = "--insecure", .kind = ARG_FLAG, .help = "https: do not verify the server's certificate"},
 		{.name = "--host", .kind = ARG_ONE, .metavar = "H", .help = "server host (default 127.0.0.1)"},
 		{.name = "--port", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "server port (default 8000)"},
 		{.name = "--endpoint", .kind = ARG_ONE, .metavar = "PATH", .help = "default /v1/completions"},
@@ -305,6 +307,7 @@ int cmd_bench(int argc, char **argv)
 	bench_prompt *prompts = NULL;
 	bench_result *results = NULL;
 	const char **lora = NULL;
+	net_tls *tls = NULL;
 	size_t n = 1000;
 #define OPT(name) args_get(&p, name)
 #define STR(name, def) (OPT(name)->seen ? OPT(name)->vals[0] : (def))
@@ -330,23 +333,42 @@ int cmd_bench(int argc, char **argv)
 			backend, chat ? "chat/completions" : "completions", endpoint);
 		goto out;
 	}
-	char host[256] = "127.0.0.1";
+	char host[256] = "127.0.0.1", server_name[256];
+	bool https = false;
 	int port = (int)INT("--port", 8000);
 	snprintf(host, sizeof host, "%s", STR("--host", "127.0.0.1"));
 	if ((o = OPT("--base-url"))->seen) {
 		const char *u = o->vals[0];
-		if (strncmp(u, "http://", 7)) {
-			fprintf(stderr, "infbench bench: error: --base-url must start with http:// (got %s)\n", u);
+		https = !strncmp(u, "https://", 8);
+		if (strncmp(u, "http://", 7) && !https) {
+			status = args_error(&p, NULL, "argument --base-url: must start with http:// or https:// (got %s)", u);
 			goto out;
 		}
-		u += 7;
+		u += https ? 8 : 7;
 		const char *colon = strchr(u, ':'), *slash = strchr(u, '/');
+		if (colon && slash && slash < colon)
+			colon = NULL;
 		size_t hl = colon ? (size_t)(colon - u) : slash ? (size_t)(slash - u) : strlen(u);
 		snprintf(host, sizeof host, "%.*s", (int)hl, u);
-		port = colon ? atoi(colon + 1) : 80;
+		port = colon ? atoi(colon + 1) : https ? 443 : 80;
 	}
-	if (!strcmp(host, "localhost") || !strcmp(host, "0.0.0.0"))
-		snprintf(host, sizeof host, "127.0.0.1");
+	snprintf(server_name, sizeof server_name, "%s", host);
+	{
+		char ip[64];
+		if (net_resolve(host, ip, &e)) {
+			cli_error("infbench bench", "--base-url", &e);
+			goto out;
+		}
+		snprintf(host, sizeof host, "%s", ip);
+	}
+	if (!https && (OPT("--ca-cert")->seen || OPT("--insecure")->seen)) {
+		status = args_error(&p, NULL, "--ca-cert and --insecure apply to https:// base URLs");
+		goto out;
+	}
+	if (https && net_tls_client_new(STR("--ca-cert", NULL), OPT("--insecure")->seen, &tls, &e)) {
+		cli_error("infbench bench", "--ca-cert", &e);
+		goto out;
+	}
 	const char *model = STR("--model", "");
 	const char *tokpath = STR("--tokenizer", model);
 	n = (size_t)INT("--num-prompts", 1000);
@@ -464,6 +486,8 @@ int cmd_bench(int argc, char **argv)
 	bench_cfg cfg = {
 		.host = host,
 		.port = port,
+		.tls = tls,
+		.server_name = server_name,
 		.endpoint = endpoint,
 		.chat = chat,
 		.model = STR("--served-model-name", model),
@@ -599,6 +623,7 @@ out:
 	free(results);
 	free(lora);
 	bench_tokenizer_close(&bt);
+	net_tls_free(tls);
 	ib_buf_free(&out);
 	ib_arena_free(a);
 	args_free(&p);

@@ -143,6 +143,8 @@ int cmd_sim(int argc, char **argv)
 		{.name = "--eval-dataset", .kind = ARG_ONE, .metavar = "DIR", .help = "grade evals: answer the gsm8k questions of DIR/test.jsonl"},
 		{.name = "--eval-accuracy", .kind = ARG_ONE, .metavar = "P", .help = "fraction of those answered right, in [0, 1] (default 1)"},
 		{.name = "--eval-seed", .kind = ARG_ONE, .is_int = true, .metavar = "S", .help = "seed of the per-question verdicts (default 1)"},
+		{.name = "--tls-cert", .kind = ARG_ONE, .metavar = "FILE", .help = "serve HTTPS with this PEM certificate (with --tls-key)"},
+		{.name = "--tls-key", .kind = ARG_ONE, .metavar = "FILE", .help = "the certificate's PEM private key"},
 		{.name = "--duration", .kind = ARG_ONE, .metavar = "SECONDS", .help = "stop after this long (default: until SIGINT/SIGTERM)"},
 		{.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
 	};
@@ -170,6 +172,7 @@ int cmd_sim(int argc, char **argv)
 	net_loop *loop = NULL;
 	sim_server *srv = NULL;
 	sim_grader *grader = NULL;
+	net_tls *tls = NULL;
 	int status = 1;
 	if ((o = args_get(&p, "--host"))->seen)
 		c.host = o->vals[0];
@@ -267,6 +270,10 @@ int cmd_sim(int argc, char **argv)
 		goto out;
 	}
 	bool spec = c.spec_method && strcmp(c.spec_method, "none");
+	if (!spec && args_get(&p, "--num-spec-tokens")->seen) {
+		status = args_error(&p, NULL, "--num-spec-tokens needs --spec-method mtp or eagle3");
+		goto out;
+	}
 	if (spec && c.num_spec_tokens <= 0) {
 		status = args_error(&p, NULL, "--spec-method %s needs --num-spec-tokens K", c.spec_method);
 		goto out;
@@ -351,6 +358,16 @@ int cmd_sim(int argc, char **argv)
 		}
 		c.request_log = reqlog.f;
 	}
+	arg_opt *cert = args_get(&p, "--tls-cert"), *key = args_get(&p, "--tls-key");
+	if (cert->seen != key->seen) {
+		status = args_error(&p, NULL, "--tls-cert and --tls-key go together");
+		goto out;
+	}
+	if (cert->seen && net_tls_server_new(cert->vals[0], key->vals[0], &tls, &e)) {
+		cli_error("infbench sim", NULL, &e);
+		goto out;
+	}
+	c.tls = tls;
 	net_raise_fd_limit(); /* thousands of concurrent streams */
 	if (net_loop_new(&loop, &e) || sim_server_new(loop, &c, &srv, &e)) {
 		cli_error("infbench sim", NULL, &e);
@@ -364,7 +381,7 @@ int cmd_sim(int argc, char **argv)
 			goto out;
 		}
 	}
-	fprintf(stderr, "infbench sim: listening on http://%s:%d  model %s (%s), %s x%d%s%s\n", c.host,
+	fprintf(stderr, "infbench sim: listening on %s://%s:%d  model %s (%s), %s x%d%s%s\n", tls ? "https" : "http", c.host,
 		sim_server_port(srv), c.served_model_name, c.precision, c.hw.name, c.tp,
 		c.max_speed ? ", max speed" : c.pace > 0 ? ", paced" : "", spec ? ", speculative decoding" : "");
 	if (grader)
@@ -408,6 +425,7 @@ out:
 	bench_tokenizer_close(&bt);
 	sim_grader_free(grader);
 	net_loop_free(loop);
+	net_tls_free(tls);
 	ib_arena_free(a);
 	args_free(&p);
 	return status;

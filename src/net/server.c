@@ -2,7 +2,7 @@
 /* A small HTTP/1.1 server on the event loop: keep-alive, pipelining (one
  * response at a time per connection), Content-Length and chunked request
  * bodies, whole and chunked (streamed) responses, batched writes. */
-#include "net/net.h"
+#include "net/private.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -32,6 +32,7 @@ struct net_conn {
 	bool close_after;
 	bool closed;
 	void *data;
+	SSL *ssl; /* NULL: plain TCP */
 	net_conn *prev, *next;
 };
 
@@ -45,6 +46,7 @@ struct net_server {
 	size_t nconns;
 	net_conn *zombies;
 	net_defer reap;
+	net_tls *tls;
 };
 
 static void conn_work(net_loop *l, net_defer *d);
@@ -71,6 +73,8 @@ static void conn_close(net_conn *c)
 	c->closed = true;
 	net_defer_cancel(s->loop, &c->work);
 	net_del(s->loop, &c->w);
+	net_tls_close(c->ssl);
+	c->ssl = NULL;
 	close(c->w.fd);
 	if (c->prev)
 		c->prev->next = c->next;
@@ -182,6 +186,18 @@ void net_conn_stream_end(net_conn *c)
 static int send_out(net_conn *c)
 {
 	while (c->out_off < c->out.len) {
+		if (c->ssl) {
+			uint32_t want = 0;
+			char msg[128];
+			ssize_t n = net_tls_write(c->ssl, c->out.data + c->out_off, c->out.len - c->out_off, &want,
+						  msg, sizeof msg);
+			if (n == NET_IO_AGAIN)
+				return 0;
+			if (n <= 0)
+				return -1;
+			c->out_off += (size_t)n;
+			continue;
+		}
 		ssize_t n = send(c->w.fd, c->out.data + c->out_off, c->out.len - c->out_off,
 				 MSG_NOSIGNAL);
 		if (n < 0) {
@@ -316,13 +332,30 @@ static void conn_io(net_loop *l, net_watch *w, uint32_t events)
 {
 	net_conn *c = w->arg;
 	(void)l;
-	if (events & EPOLLIN) {
+	if ((events & EPOLLIN) || (c->ssl && (events & EPOLLOUT))) {
 		for (;;) {
 			if (ib_buf_reserve(&c->in, READ_CHUNK)) {
 				conn_close(c);
 				return;
 			}
-			ssize_t n = recv(c->w.fd, c->in.data + c->in.len, c->in.cap - c->in.len - 1, 0);
+			ssize_t n;
+			if (c->ssl) {
+				uint32_t want = 0;
+				char msg[128];
+				n = net_tls_read(c->ssl, c->in.data + c->in.len, c->in.cap - c->in.len - 1, &want, msg,
+						 sizeof msg);
+				if (n == NET_IO_AGAIN) {
+					if (want == EPOLLOUT) /* the handshake's reply waits for room */
+						net_mod(l, &c->w, EPOLLIN | EPOLLOUT | EPOLLRDHUP);
+					break;
+				}
+				if (n < 0) {
+					conn_close(c);
+					return;
+				}
+			} else {
+				n = recv(c->w.fd, c->in.data + c->in.len, c->in.cap - c->in.len - 1, 0);
+			}
 			if (n > 0) {
 				c->in.len += (size_t)n;
 				if (c->in.len > MAX_BODY + 65536) {
@@ -370,9 +403,15 @@ static void on_accept(net_loop *l, net_watch *w, uint32_t events)
 			continue;
 		}
 		c->srv = s;
+		if (s->tls && !(c->ssl = net_tls_conn(s->tls, fd, NULL, true))) {
+			close(fd);
+			free(c);
+			continue;
+		}
 		c->w = (net_watch){.fd = fd, .fn = conn_io, .arg = c};
 		c->work = (net_defer){.fn = conn_work, .arg = c};
 		if (net_add(l, &c->w, EPOLLIN | EPOLLRDHUP)) {
+			net_tls_close(c->ssl);
 			close(fd);
 			free(c);
 			continue;
@@ -422,6 +461,11 @@ int net_server_new(net_loop *l, const char *host, int port, const net_server_cbs
 	}
 	*out = s;
 	return 0;
+}
+
+void net_server_use_tls(net_server *s, net_tls *ctx)
+{
+	s->tls = ctx;
 }
 
 int net_server_port(const net_server *s)

@@ -759,6 +759,8 @@ int sim_server_new(net_loop *l, const sim_config *c, sim_server **out, ib_error 
 		sim_engine_start(s);
 		net_server_cbs cbs = {.on_request = on_request, .on_close = on_close, .on_drain = on_drain};
 		rc = net_server_new(l, c->host, c->port, &cbs, s, &s->http, e);
+		if (!rc && c->tls)
+			net_server_use_tls(s->http, c->tls);
 	}
 	if (rc) {
 		free(s);

@@ -59,6 +59,7 @@ typedef struct {
 	/* serving */
 	const char *host;
 	int port;
+	net_tls *tls;            /* NULL: plain HTTP; else HTTPS with this context (--tls-cert) */
 	const char *served_model_name;
 	const char *const *lora; /* LoRA adapter names, also served (vLLM's --lora-modules) */
 	size_t nlora;
