@@ -77,13 +77,24 @@ static int64_t read_time(net_client *c, struct msghdr *mh)
 /* Consumes c->in as far as the response framing allows. */
 static void process(net_client *c, int64_t t)
 {
-	if (c->st == C_HEAD) {
+	while (c->st == C_HEAD) {
 		int n = net_http_parse_response(c->in.data, c->in.len, &c->resp);
 		if (n == 0)
 			return;
 		if (n < 0) {
 			finish(c, IB_EPARSE, "malformed HTTP response head");
 			return;
+		}
+		if (c->resp.status >= 100 && c->resp.status < 200) {
+			/* an interim response (100 Continue, 103 Early Hints): the
+			 * final one follows; 101 would switch protocols, refused */
+			if (c->resp.status == 101) {
+				finish(c, IB_EPARSE, "unexpected 101 Switching Protocols");
+				return;
+			}
+			memmove(c->in.data, c->in.data + n, c->in.len - (size_t)n);
+			c->in.len -= (size_t)n;
+			continue;
 		}
 		c->keep_alive = c->resp.keep_alive;
 		c->ck = (net_chunked){0};
