@@ -4,7 +4,8 @@
 # as over http; verification is on by default (a self-signed certificate
 # fails with the reason shown, --ca-cert trusts it, --insecure skips it, a
 # name mismatch fails); keep-alive over TLS; and the first distinct error
-# reasons are printed when most requests fail (refused, 404 unknown model).
+# reasons are printed when most requests fail (refused, 404 unknown model);
+# the result file never replaces a symlink or a FIFO.
 # Usage: tls.sh INFBENCH. Ends with "tls: N passed, N failed".
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -118,6 +119,22 @@ timeout 300 "$bin" bench --model no-such-model --tokenizer "$tokdir" --base-url 
 	--dataset-name random --random-input-len 32 --random-output-len 8 --num-prompts 6 >/dev/null 2>"$tmp/404.err"
 [ $? = 1 ] && grep -q "^ *6  HTTP 404 Not Found: .*no-such-model" "$tmp/404.err" && ok ||
 	no "unknown model: $(cat "$tmp/404.err")"
+
+# -- 5. the result file is never written over something that is not a regular file
+echo keep >"$tmp/target"
+ln -s "$tmp/target" "$tmp/link.json"
+mkfifo "$tmp/fifo.json"
+for f in link.json fifo.json; do
+	timeout 300 "$bin" bench --model llama3-8b --tokenizer "$tokdir" --base-url "http://127.0.0.1:$port_plain" \
+		--dataset-name random --random-input-len 32 --random-output-len 8 --num-prompts 4 --save-result \
+		--result-dir "$tmp" --result-filename "$f" >/dev/null 2>"$tmp/nr.err"
+	rc=$?
+	[ "$rc" = 1 ] && grep -q "not a regular file" "$tmp/nr.err" && ok || no "$f: exit $rc, $(cat "$tmp/nr.err")"
+done
+[ "$(cat "$tmp/target")" = keep ] && [ -L "$tmp/link.json" ] && [ -p "$tmp/fifo.json" ] && ok ||
+	no "a non-regular result path was replaced"
+"$bin" bench --model m --tokenizer "$tokdir" --dataset-name random --request-timeout 0 >/dev/null 2>"$tmp/t.err"
+[ $? = 2 ] && grep -q "request-timeout" "$tmp/t.err" && ok || no "--request-timeout 0 accepted"
 
 echo "tls: $pass passed, $fail failed"
 [ "$fail" = 0 ]
