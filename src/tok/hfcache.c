@@ -167,11 +167,12 @@ int tok_resolve(const char *name, char **out, ib_error *e)
 		memcpy(id, name, idlen);
 		id[idlen] = 0;
 	}
-	if (idlen >= sizeof id || !valid_id(id, idlen) || !valid_rev(rev))
-		return ib_fail(e, IB_ENOENT, NULL, 0, 0,
-			       "'%s': no such file or folder (nor a Hugging Face model id such as org/name); "
-			       "pass the folder that holds tokenizer.json",
-			       name);
+	if (idlen >= sizeof id || !valid_id(id, idlen) || !valid_rev(rev)) {
+		/* not an id: the path as given, for the loader to report */
+		if (!(*out = strdup(name)))
+			return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+		return 0;
+	}
 	char folder[160] = "models--";
 	for (size_t i = 0, k = 8; i <= idlen; i++) {
 		if (id[i] == '/') {

@@ -105,7 +105,9 @@ bool tok_id_is_special(const tok *t, uint32_t id);
 const char *tok_config_token(const tok *t, const char *name);
 
 /* Resolves a tokenizer argument (--tokenizer, --model) to a local path.
- * A name that exists on disk (file or folder) is returned as is. Otherwise
+ * A name that exists on disk (file or folder), or that cannot be a model id
+ * (an absolute path, "./x", more than one '/'), is returned as is, for the
+ * loader to open or to report. Otherwise
  * it is read as a Hugging Face model id, "org/name" or "org/name@revision"
  * (default revision "main"), and looked up offline the way huggingface_hub
  * does: in $HF_HUB_CACHE, $HUGGINGFACE_HUB_CACHE, $HF_HOME/hub,
