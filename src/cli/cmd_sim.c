@@ -142,7 +142,8 @@ static const arg_opt flags[] = {
 	{.name = "--eval-accuracy", .kind = ARG_ONE, .metavar = "P", .help = "fraction of those answered right, in [0, 1] (default 1)"},
 	{.name = "--eval-seed", .kind = ARG_ONE, .is_int = true, .metavar = "S", .help = "seed of the per-question verdicts (default 1)"},
 	{.name = "--tls-cert", .kind = ARG_ONE, .metavar = "FILE", .help = "serve HTTPS with this PEM certificate (with --tls-key)"},
-	{.name = "--tls-key", .kind = ARG_ONE, .metavar = "FILE", .help = "the certificate's PEM private key"},
+	{.name = "--header-timeout", .kind = ARG_ONE, .metavar = "SECONDS", .help = "close a connection that has not sent a whole request within this long (default 60; 0: never)"},
+{.name = "--tls-key", .kind = ARG_ONE, .metavar = "FILE", .help = "the certificate's PEM private key"},
 	{.name = "--duration", .kind = ARG_ONE, .metavar = "SECONDS", .help = "stop after this long (default: until SIGINT/SIGTERM)"},
 	{.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
 };
@@ -239,6 +240,7 @@ static int engine_flags(arg_parser *p, sim_config *c, sim_run *r)
 	num_opt(p, "--stall-ms", &c->stall_ms, 0, 3.6e6, &rc);
 	num_opt(p, "--malformed-rate", &c->malformed_rate, 0, 1, &rc);
 	num_opt(p, "--duration", &r->duration, 0, 1e9, &rc);
+	num_opt(p, "--header-timeout", &c->header_timeout, 0, 1e6, &rc);
 	if (rc)
 		return rc;
 	if (args_get(p, "--seed")->seen)

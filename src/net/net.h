@@ -142,6 +142,12 @@ int net_server_new(net_loop *l, const char *host, int port, const net_server_cbs
 int net_server_port(const net_server *s);
 /* Closes the listener and every connection (on_close is called for each). */
 void net_server_free(net_server *s);
+/* A connection that has not sent a whole request within header_ms of
+ * connecting or of its last response is closed (0: never; default 60 s).
+ * Out of descriptors (EMFILE), the server closes the connection idle the
+ * longest to accept a new one, or pauses accepting briefly when none is
+ * idle: it never spins on the listener. */
+void net_server_set_header_timeout(net_server *s, int64_t header_ms);
 size_t net_server_nconns(const net_server *s);
 
 /* A whole response with Content-Length. extra_headers: NULL or lines ending
