@@ -121,43 +121,65 @@ static int mkdir_p(const char *dir)
 	return 0;
 }
 
+static const arg_opt flags[] = {
+    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
+    {.name = "--base-url", .kind = ARG_ONE, .required = true, .metavar = "URL",
+     .help = "the chat-completions endpoint, or its base (http://host:port[/v1])"},
+    {.name = "--model", .kind = ARG_ONE, .metavar = "NAME",
+     .help = "the served model name (default: $MODEL_NAME, then $MODEL)"},
+    {.name = "--dataset", .kind = ARG_ONE, .required = true, .metavar = "DIR",
+     .help = "folder with train.jsonl (few-shot) and test.jsonl (questions)"},
+    {.name = "--output-path", .kind = ARG_ONE, .required = true, .metavar = "DIR",
+     .help = "folder for results_*.json, samples_*.jsonl and meta_env.json (created)"},
+    {.name = "--task", .kind = ARG_ONE, .metavar = "FILE",
+     .help = "task YAML (default: the built-in InferenceX gsm8k task)"},
+    {.name = "--num-concurrent", .kind = ARG_ONE, .metavar = "C",
+     .help = "requests in flight (default: $EVAL_CONCURRENT_REQUESTS, $CONC, 64); a "
+             "list \"16 32\" runs once per value (batched mode, *_concN files)"},
+    {.name = "--limit", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+     .help = "only the first N questions (default: $EVAL_LIMIT, all)"},
+    {.name = "--max-model-len", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+     .help = "the context (default: $EVAL_MAX_MODEL_LEN, 16384); max_tokens is N-4096 "
+             "above 4096, else N/2, at most 16384"},
+    {.name = "--max-tokens", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+     .help = "max_tokens of every request (overrides the context rule)"},
+    {.name = "--timeout", .kind = ARG_ONE, .metavar = "S",
+     .help = "seconds per attempt (default 1800)"},
+    {.name = "--max-retries", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+     .help = "attempts per request (default 5, as lm-eval's max_retries)"},
+    {.name = "--retry-min", .kind = ARG_ONE, .metavar = "S",
+     .help = "shortest backoff between attempts (default 1; then 0.5*2^k s, at most 10)"},
+    {.name = "--retry-max", .kind = ARG_ONE, .metavar = "S",
+     .help = "longest backoff between attempts (default 10)"},
+    {.name = "--api-key", .kind = ARG_ONE, .metavar = "KEY",
+     .help = "Authorization: Bearer KEY (default: $OPENAI_API_KEY, EMPTY)"},
+    {.name = "--no-meta-env", .kind = ARG_FLAG,
+     .help = "do not write meta_env.json"},
+};
+
+/* One concurrency's scores on stderr, its results file on stdout; true
+ * when requests failed for good. */
+static bool report(const char *prog, int64_t conc, const ev_summary *s, int64_t tries)
+{
+	fprintf(stderr, "%s: conc %lld: %zu questions in %.1f s", prog, (long long)conc, s->n, s->seconds);
+	for (size_t f = 0; f < s->nfilters; f++)
+		fprintf(stderr, "%s %s %.4f ± %.4f", f ? "," : ";", s->filters[f], s->mean[f], s->se[f]);
+	fprintf(stderr, "\n");
+	if (s->retried)
+		fprintf(stderr, "%s: %zu requests needed more than one attempt\n", prog, s->retried);
+	if (s->failed)
+		fprintf(stderr,
+		        "%s: error: %zu requests failed after %lld attempts and were scored as "
+		        "wrong (lm-eval would have aborted the run)\n",
+		        prog, s->failed, (long long)tries);
+	printf("%s\n", s->results_path);
+	return s->failed > 0;
+}
+
 int cmd_eval_run(int argc, char **argv)
 {
-	arg_opt opts[] = {
-	    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
-	    {.name = "--base-url", .kind = ARG_ONE, .required = true, .metavar = "URL",
-	     .help = "the chat-completions endpoint, or its base (http://host:port[/v1])"},
-	    {.name = "--model", .kind = ARG_ONE, .metavar = "NAME",
-	     .help = "the served model name (default: $MODEL_NAME, then $MODEL)"},
-	    {.name = "--dataset", .kind = ARG_ONE, .required = true, .metavar = "DIR",
-	     .help = "folder with train.jsonl (few-shot) and test.jsonl (questions)"},
-	    {.name = "--output-path", .kind = ARG_ONE, .required = true, .metavar = "DIR",
-	     .help = "folder for results_*.json, samples_*.jsonl and meta_env.json (created)"},
-	    {.name = "--task", .kind = ARG_ONE, .metavar = "FILE",
-	     .help = "task YAML (default: the built-in InferenceX gsm8k task)"},
-	    {.name = "--num-concurrent", .kind = ARG_ONE, .metavar = "C",
-	     .help = "requests in flight (default: $EVAL_CONCURRENT_REQUESTS, $CONC, 64); a "
-	             "list \"16 32\" runs once per value (batched mode, *_concN files)"},
-	    {.name = "--limit", .kind = ARG_ONE, .is_int = true, .metavar = "N",
-	     .help = "only the first N questions (default: $EVAL_LIMIT, all)"},
-	    {.name = "--max-model-len", .kind = ARG_ONE, .is_int = true, .metavar = "N",
-	     .help = "the context (default: $EVAL_MAX_MODEL_LEN, 16384); max_tokens is N-4096 "
-	             "above 4096, else N/2, at most 16384"},
-	    {.name = "--max-tokens", .kind = ARG_ONE, .is_int = true, .metavar = "N",
-	     .help = "max_tokens of every request (overrides the context rule)"},
-	    {.name = "--timeout", .kind = ARG_ONE, .metavar = "S",
-	     .help = "seconds per attempt (default 1800)"},
-	    {.name = "--max-retries", .kind = ARG_ONE, .is_int = true, .metavar = "N",
-	     .help = "attempts per request (default 5, as lm-eval's max_retries)"},
-	    {.name = "--retry-min", .kind = ARG_ONE, .metavar = "S",
-	     .help = "shortest backoff between attempts (default 1; then 0.5*2^k s, at most 10)"},
-	    {.name = "--retry-max", .kind = ARG_ONE, .metavar = "S",
-	     .help = "longest backoff between attempts (default 10)"},
-	    {.name = "--api-key", .kind = ARG_ONE, .metavar = "KEY",
-	     .help = "Authorization: Bearer KEY (default: $OPENAI_API_KEY, EMPTY)"},
-	    {.name = "--no-meta-env", .kind = ARG_FLAG,
-	     .help = "do not write meta_env.json"},
-	};
+	arg_opt opts[sizeof flags / sizeof flags[0]];
+	memcpy(opts, flags, sizeof flags);
 	arg_parser p = {.prog = "infbench eval run",
 	                .desc = "Run InferenceX's gsm8k eval (lm-eval 0.4.9.2 local-chat-completions "
 	                        "protocol: 5-shot multi-turn prompts, greedy decoding, strict-match "
@@ -277,23 +299,8 @@ int cmd_eval_run(int argc, char **argv)
 			failed[i] = any_fail = true;
 			continue;
 		}
-		fprintf(stderr, "%s: conc %lld: %zu questions in %.1f s", p.prog, (long long)concs[i],
-		        s.n, s.seconds);
-		for (size_t f = 0; f < s.nfilters; f++)
-			fprintf(stderr, "%s %s %.4f ± %.4f", f ? "," : ";", s.filters[f], s.mean[f],
-			        s.se[f]);
-		fprintf(stderr, "\n");
-		if (s.retried)
-			fprintf(stderr, "%s: %zu requests needed more than one attempt\n", p.prog,
-			        s.retried);
-		if (s.failed) {
-			fprintf(stderr,
-			        "%s: error: %zu requests failed after %lld attempts and were scored as "
-			        "wrong (lm-eval would have aborted the run)\n",
-			        p.prog, s.failed, (long long)tries);
+		if (report(p.prog, concs[i], &s, tries))
 			failed[i] = any_fail = true;
-		}
-		printf("%s\n", s.results_path);
 	}
 	if (!OPT("--no-meta-env")->seen) {
 		rc = ev_write_meta_env(dir, nconcs > 1 ? concs : NULL, failed, nconcs > 1 ? nconcs : 0,
