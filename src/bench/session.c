@@ -32,8 +32,13 @@ void bench_options_init(bench_options *o)
 	o->best_of = 1;
 	o->threads = 1;
 	o->request_timeout = 6 * 3600; /* the reference's aiohttp timeout */
-	o->metrics = (bench_metric_opts){.ttft = true, .tpot = true, .itl = true, .e2el = true,
-					 .slo_ttft = -1, .slo_tpot = -1, .slo_e2el = -1};
+	o->metrics = (bench_metric_opts){.ttft = true,
+	                                 .tpot = true,
+	                                 .itl = true,
+	                                 .e2el = true,
+	                                 .slo_ttft = -1,
+	                                 .slo_tpot = -1,
+	                                 .slo_e2el = -1};
 }
 
 static bool is_chat(const bench_options *o)
@@ -49,49 +54,60 @@ static bool ends_with(const char *s, const char *suffix)
 
 int bench_options_check(const bench_options *o, ib_error *e)
 {
-	static const char *const ok[] = {"vllm", "openai", "sglang", "lmdeploy", "scalellm", "openai-chat"};
+	static const char *const ok[] = {"vllm",     "openai",   "sglang",
+	                                 "lmdeploy", "scalellm", "openai-chat"};
 	bool known = false;
 	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
 		known |= !strcmp(o->backend, ok[i]);
 	if (!known)
 		return ib_fail(e, IB_EINVAL, NULL, 0, 0,
-			       "argument --backend: '%s' is not supported by infbench (use vllm, openai, sglang or "
-			       "openai-chat)",
-			       o->backend);
+		               "argument --backend: '%s' is not supported by infbench (use vllm, "
+		               "openai, sglang or "
+		               "openai-chat)",
+		               o->backend);
 	if (!o->model || !*o->model)
 		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "argument --model: required");
 	bool chat = is_chat(o);
 	if (chat ? !ends_with(o->endpoint, "chat/completions")
-		 : !ends_with(o->endpoint, "completions") && !ends_with(o->endpoint, "profile"))
-		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "the %s backend needs an endpoint ending in '%s' (got %s)",
-			       o->backend, chat ? "chat/completions" : "completions", o->endpoint);
-	if (o->base_url && strncmp(o->base_url, "http://", 7) && strncmp(o->base_url, "https://", 8))
-		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "argument --base-url: must start with http:// or https:// (got %s)",
-			       o->base_url);
+	         : !ends_with(o->endpoint, "completions") && !ends_with(o->endpoint, "profile"))
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0,
+		               "the %s backend needs an endpoint ending in '%s' (got %s)",
+		               o->backend, chat ? "chat/completions" : "completions", o->endpoint);
+	if (o->base_url && strncmp(o->base_url, "http://", 7) &&
+	    strncmp(o->base_url, "https://", 8))
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0,
+		               "argument --base-url: must start with http:// or https:// (got %s)",
+		               o->base_url);
 	bool https = o->base_url && !strncmp(o->base_url, "https://", 8);
 	if (!https && (o->ca_cert || o->insecure))
-		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "--ca-cert and --insecure apply to https:// base URLs");
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0,
+		               "--ca-cert and --insecure apply to https:// base URLs");
 	double rate = strcmp(o->request_rate, "inf") ? atof(o->request_rate) : INFINITY;
 	double burst = atof(o->burstiness);
 	if (!(rate > 0) || !(burst > 0) || !(o->range_ratio >= 0 && o->range_ratio <= 1))
-		return ib_fail(e, IB_EINVAL, NULL, 0, 0,
-			       "--request-rate and --burstiness must be > 0, --random-range-ratio in [0, 1]");
+		return ib_fail(
+		    e, IB_EINVAL, NULL, 0, 0,
+		    "--request-rate and --burstiness must be > 0, --random-range-ratio in [0, 1]");
 	if (o->threads < 1 || o->threads > 256)
 		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "argument --threads: must be 1..256");
 	if (o->prompt_threads < 0 || o->prompt_threads > 256)
-		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "argument --prompt-threads: must be 0..256");
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0,
+		               "argument --prompt-threads: must be 0..256");
 	if (o->dsv4 && !o->use_chat_template)
 		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "--dsv4 requires --use-chat-template");
 	if (!(o->request_timeout > 0) || o->request_timeout > 1e9)
-		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "argument --request-timeout: must be > 0 seconds");
-	if (o->input_len < 0 || o->output_len < 0 || o->prefix_len < 0 || o->input_len > INT32_MAX ||
-	    o->output_len > INT32_MAX || o->prefix_len > INT32_MAX)
-		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "--random-input-len, --random-output-len and "
-							 "--random-prefix-len must be 0..2147483647");
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0,
+		               "argument --request-timeout: must be > 0 seconds");
+	if (o->input_len < 0 || o->output_len < 0 || o->prefix_len < 0 ||
+	    o->input_len > INT32_MAX || o->output_len > INT32_MAX || o->prefix_len > INT32_MAX)
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0,
+		               "--random-input-len, --random-output-len and "
+		               "--random-prefix-len must be 0..2147483647");
 	for (size_t i = 0; i < o->nmetadata; i++)
 		if (!strchr(o->metadata[i], '='))
-			return ib_fail(e, IB_EINVAL, NULL, 0, 0, "argument --metadata: needs KEY=VALUE (got %s)",
-				       o->metadata[i]);
+			return ib_fail(e, IB_EINVAL, NULL, 0, 0,
+			               "argument --metadata: needs KEY=VALUE (got %s)",
+			               o->metadata[i]);
 	return 0;
 }
 
@@ -103,19 +119,22 @@ bool bench_failure_gate(size_t completed, size_t n)
 	return failed > n / 20;
 }
 
-int bench_result_name(const char *backend, const char *rate, size_t max_concurrency, const char *model,
-		      const char *date, ib_buf *out)
+int bench_result_name(const char *backend, const char *rate, size_t max_concurrency,
+                      const char *model, const char *date, ib_buf *out)
 {
 	const char *base = strrchr(model, '/') ? strrchr(model, '/') + 1 : model;
 	char conc[64] = "";
 	if (max_concurrency)
 		snprintf(conc, sizeof conc, "-concurrency%zu", max_concurrency);
-	return ib_buf_printf(out, "%s-%sqps%s-%s-%s.json", backend, rate, conc, base, date) ? IB_ENOMEM : 0;
+	return ib_buf_printf(out, "%s-%sqps%s-%s-%s.json", backend, rate, conc, base, date)
+	           ? IB_ENOMEM
+	           : 0;
 }
 
 /* ---- logging through the caller's hooks ---- */
 
-static void say(const bench_log *l, bool err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(const bench_log *l, bool err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static void say(const bench_log *l, bool err, const char *fmt, ...)
 {
 	void (*fn)(void *, const char *) = l ? (err ? l->err : l->out) : NULL;
@@ -154,19 +173,21 @@ static void scrape(const bench_cfg *c, bench_scrape *s)
  * as the reference's backend function does (through base_url) */
 static void profiler(const run_ctx *c, bool start)
 {
-	static const char extra[] = ", \"num_steps\": 1, \"merge_profiles\": true, \"profile_by_stage\": true";
+	static const char extra[] =
+	    ", \"num_steps\": 1, \"merge_profiles\": true, \"profile_by_stage\": true";
 	ib_buf body = {0}, resp = {0};
 	ib_error e = {0};
 	/* stop: no model_name, ignore_eos or extra_body in its input */
 	const char *model = start ? c->cfg->model : c->o->model;
 	say(c->log, false, start ? "Starting profiler...\n" : "Stopping profiler...\n");
-	if (bench_request_body(c->cfg, c->test, model, start && c->cfg->ignore_eos, start ? extra : NULL, &body) == 0 &&
-	    bench_http(c->cfg, "POST", start ? "/start_profile" : "/stop_profile", body.data, body.len, 3600 * 1000,
-		       &resp, &e) == 0)
+	if (bench_request_body(c->cfg, c->test, model, start && c->cfg->ignore_eos,
+	                       start ? extra : NULL, &body) == 0 &&
+	    bench_http(c->cfg, "POST", start ? "/start_profile" : "/stop_profile", body.data,
+	               body.len, 3600 * 1000, &resp, &e) == 0)
 		say(c->log, false, start ? "Profiler started\n" : "Profiler stopped\n");
 	else
-		say(c->log, true, "infbench bench: warning: %s: %s\n", start ? "/start_profile" : "/stop_profile",
-		    e.msg[0] ? e.msg : "out of memory");
+		say(c->log, true, "infbench bench: warning: %s: %s\n",
+		    start ? "/start_profile" : "/stop_profile", e.msg[0] ? e.msg : "out of memory");
 	ib_buf_free(&body);
 	ib_buf_free(&resp);
 }
@@ -219,8 +240,8 @@ static void hex32(const uint8_t d[32], char out[65])
 		snprintf(out + 2 * i, 3, "%02x", d[i]);
 }
 
-ib_val *bench_workload(ib_arena *a, const bench_prompt *ps, size_t n, const char *tokenizer_path, uint32_t seed,
-		       double gen_seconds)
+ib_val *bench_workload(ib_arena *a, const bench_prompt *ps, size_t n, const char *tokenizer_path,
+                       uint32_t seed, double gen_seconds)
 {
 	ib_sha256 all, prompts;
 	ib_sha256_init(&all);
@@ -252,8 +273,8 @@ ib_val *bench_workload(ib_arena *a, const bench_prompt *ps, size_t n, const char
 	return w;
 }
 
-bool bench_client_bound(const bench_run_stats *st, double schedule_lag_p99_ms, double rate, bool kernel_ts,
-			char *why, size_t cap)
+bool bench_client_bound(const bench_run_stats *st, double schedule_lag_p99_ms, double rate,
+                        bool kernel_ts, char *why, size_t cap)
 {
 	/* closed loop: a request waits for a slot by design, so only the time
 	 * from a free slot to the send counts; the engine sends at once, so the
@@ -261,15 +282,17 @@ bool bench_client_bound(const bench_run_stats *st, double schedule_lag_p99_ms, d
 	double judged = isinf(rate) ? st->loop_lag_p99 * 1000 : schedule_lag_p99_ms;
 	bool bound = judged > 1.0;
 	if (bound && why)
-		snprintf(why, cap, "the client's %s p99 is %.2f ms (> 1 ms): %s",
-			 isinf(rate) ? "event-loop lag" : "schedule lag", judged,
-			 kernel_ts ? "its own delays hold requests back (chunk times come from the kernel)"
-				   : "its own delays inflate the latencies");
+		snprintf(
+		    why, cap, "the client's %s p99 is %.2f ms (> 1 ms): %s",
+		    isinf(rate) ? "event-loop lag" : "schedule lag", judged,
+		    kernel_ts
+		        ? "its own delays hold requests back (chunk times come from the kernel)"
+		        : "its own delays inflate the latencies");
 	return bound;
 }
 
-static int health(ib_arena *a, ib_val *out, const bench_result *res, size_t n, const bench_run_stats *st,
-		  double rate, bool kernel_ts)
+static int health(ib_arena *a, ib_val *out, const bench_result *res, size_t n,
+                  const bench_run_stats *st, double rate, bool kernel_ts)
 {
 	double *lag = calloc(n + 1, sizeof *lag);
 	double *ti = calloc(n + 1, sizeof *ti), *ei = calloc(n + 1, sizeof *ei);
@@ -294,7 +317,8 @@ static int health(ib_arena *a, ib_val *out, const bench_result *res, size_t n, c
 	ib_map_set(a, h, "event_loop_lag_p99_ms", ib_v_float(a, st->loop_lag_p99 * 1000));
 	ib_map_set(a, h, "event_loop_lag_max_ms", ib_v_float(a, st->loop_lag_max * 1000));
 	ib_map_set(a, h, "client_cpu_percent", ib_v_float(a, cpu));
-	ib_map_set(a, h, "target_request_rate", isinf(rate) ? ib_v_str(a, "inf") : ib_v_float(a, rate));
+	ib_map_set(a, h, "target_request_rate",
+	           isinf(rate) ? ib_v_str(a, "inf") : ib_v_float(a, rate));
 	ib_map_set(a, h, "achieved_request_rate", ib_v_float(a, st->achieved_rate));
 	char why[300];
 	bool bound = bench_client_bound(st, p99, rate, kernel_ts, why, sizeof why);
@@ -325,7 +349,9 @@ int bench_error_summary(const bench_result *res, size_t n, size_t max_reasons, i
 		if (res[i].success)
 			continue;
 		failed++;
-		const char *w = res[i].detail[0] ? res[i].detail : res[i].error[0] ? res[i].error : "unknown error";
+		const char *w = res[i].detail[0]  ? res[i].detail
+		                : res[i].error[0] ? res[i].error
+		                                  : "unknown error";
 		size_t j = 0;
 		while (j < k && strcmp(why[j], w))
 			j++;
@@ -339,8 +365,9 @@ int bench_error_summary(const bench_result *res, size_t n, size_t max_reasons, i
 	}
 	if (!failed)
 		return 0;
-	int rc = ib_buf_printf(out, "Errors of the %zu failed request%s (first %zu distinct reason%s):\n", failed,
-			       failed == 1 ? "" : "s", k, k == 1 ? "" : "s");
+	int rc = ib_buf_printf(
+	    out, "Errors of the %zu failed request%s (first %zu distinct reason%s):\n", failed,
+	    failed == 1 ? "" : "s", k, k == 1 ? "" : "s");
 	for (size_t j = 0; j < k; j++)
 		rc |= ib_buf_printf(out, "  %6zu  %s\n", count[j], why[j]);
 	if (other)
@@ -360,7 +387,8 @@ static int64_t count_tokens(const char *text, size_t len, void *arg)
 }
 
 /* host and port from --base-url (or --host/--port), resolved */
-static int target(const bench_options *o, char host[256], int *port, char name[256], bool *https, ib_error *e)
+static int target(const bench_options *o, char host[256], int *port, char name[256], bool *https,
+                  ib_error *e)
 {
 	snprintf(name, 256, "%s", o->host);
 	*port = o->port;
@@ -376,7 +404,8 @@ static int target(const bench_options *o, char host[256], int *port, char name[2
 		snprintf(name, 256, "%.*s", (int)(hl < 255 ? hl : 255), u);
 		*port = colon ? atoi(colon + 1) : *https ? 443 : 80;
 		if (*port <= 0 || *port > 65535)
-			return ib_fail(e, IB_EINVAL, NULL, 0, 0, "argument --base-url: bad port in %s", o->base_url);
+			return ib_fail(e, IB_EINVAL, NULL, 0, 0,
+			               "argument --base-url: bad port in %s", o->base_url);
 	}
 	char ip[64];
 	int rc = net_resolve(name, ip, e);
@@ -387,18 +416,21 @@ static int target(const bench_options *o, char host[256], int *port, char name[2
 
 /* the result file: --result-dir/--result-filename or the reference's name;
  * never replaces something that is not a regular file */
-static int save(const bench_options *o, const ib_val *r, const char *date, char *path, size_t cap, ib_error *e)
+static int save(const bench_options *o, const ib_val *r, const char *date, char *path, size_t cap,
+                ib_error *e)
 {
 	ib_buf name = {0}, j = {0};
 	int rc = o->result_filename ? ib_buf_puts(&name, o->result_filename)
-				    : bench_result_name(o->backend, o->request_rate, o->max_concurrency, o->model, date,
-							&name);
+	                            : bench_result_name(o->backend, o->request_rate,
+	                                                o->max_concurrency, o->model, date, &name);
 	if (rc)
 		goto out;
-	snprintf(path, cap, "%s%s%s", o->result_dir ? o->result_dir : "", o->result_dir ? "/" : "", name.data);
+	snprintf(path, cap, "%s%s%s", o->result_dir ? o->result_dir : "", o->result_dir ? "/" : "",
+	         name.data);
 	struct stat st;
 	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		rc = ib_fail(e, IB_EINVAL, path, 0, 0, "exists and is not a regular file: the result is not written over it");
+		rc = ib_fail(e, IB_EINVAL, path, 0, 0,
+		             "exists and is not a regular file: the result is not written over it");
 		goto out;
 	}
 	ib_json_opts jo = IB_JSON_PYTHON;
@@ -413,9 +445,10 @@ out:
 }
 
 /* the reference's keys up to max_concurrency, then the metrics and infbench's */
-static int result(ib_arena *a, const bench_options *o, const bench_cfg *cfg, const bench_tokenizer *bt,
-		  const bench_prompt *prompts, const bench_result *res, const bench_run_stats *st, double rate,
-		  double burst, const char *date, ib_buf *table, ib_val **out)
+static int result(ib_arena *a, const bench_options *o, const bench_cfg *cfg,
+                  const bench_tokenizer *bt, const bench_prompt *prompts, const bench_result *res,
+                  const bench_run_stats *st, double rate, double burst, const char *date,
+                  ib_buf *table, ib_val **out)
 {
 	size_t n = o->num_prompts;
 	ib_val *r = ib_v_map(a);
@@ -438,8 +471,10 @@ static int result(ib_arena *a, const bench_options *o, const bench_cfg *cfg, con
 	}
 	ib_map_set(a, r, "request_rate", isinf(rate) ? ib_v_str(a, "inf") : ib_v_float(a, rate));
 	ib_map_set(a, r, "burstiness", ib_v_float(a, burst));
-	ib_map_set(a, r, "max_concurrency", o->max_concurrency ? ib_v_int(a, (int64_t)o->max_concurrency) : ib_v_null(a));
-	if (bench_report(a, prompts, res, n, st, &o->metrics, cfg->keep_text, count_tokens, bt->tok, r, table) ||
+	ib_map_set(a, r, "max_concurrency",
+	           o->max_concurrency ? ib_v_int(a, (int64_t)o->max_concurrency) : ib_v_null(a));
+	if (bench_report(a, prompts, res, n, st, &o->metrics, cfg->keep_text, count_tokens, bt->tok,
+	                 r, table) ||
 	    health(a, r, res, n, st, rate, cfg->kernel_timestamps))
 		return IB_ENOMEM;
 	*out = r;
@@ -447,8 +482,9 @@ static int result(ib_arena *a, const bench_options *o, const bench_cfg *cfg, con
 }
 
 /* tokenizer, prompts; *gen_s: the generation time */
-static int prompts_for(const bench_options *o, const bench_log *log, bench_tokenizer *bt, ib_arena *a, ib_mt *global,
-		       bench_prompt **prompts, double *gen_s, ib_error *e)
+static int prompts_for(const bench_options *o, const bench_log *log, bench_tokenizer *bt,
+                       ib_arena *a, ib_mt *global, bench_prompt **prompts, double *gen_s,
+                       ib_error *e)
 {
 	const char *tokpath = o->tokenizer ? o->tokenizer : o->model;
 	int rc = bench_tokenizer_open(bt, tokpath, o->use_chat_template, o->dsv4, e);
@@ -480,7 +516,8 @@ static int prompts_for(const bench_options *o, const bench_log *log, bench_token
 	 * --prompt-threads */
 	size_t chunk = workers > 1 ? (n + (size_t)workers - 1) / (size_t)workers : 0;
 	if (chunk && n)
-		say(log, false, "Generating %zu prompts using %zu worker processes...\n", n, (n + chunk - 1) / chunk);
+		say(log, false, "Generating %zu prompts using %zu worker processes...\n", n,
+		    (n + chunk - 1) / chunk);
 	ib_buf stats = {0};
 	int64_t gen0 = ib_now_ns();
 	rc = bench_random_dataset(a, bt, global, &ro, prompts, &stats, e);
@@ -587,7 +624,8 @@ int bench_main(const bench_options *o, const bench_log *log, bench_outcome *outc
 	bench_scrape after;
 	scrape(&cfg, &after);
 	ib_map_set(a, r, "server_metrics", bench_scrape_diff(a, &sc.before, &after));
-	ib_map_set(a, r, "workload", bench_workload(a, prompts, n, bt.path, (uint32_t)o->seed, gen_s));
+	ib_map_set(a, r, "workload",
+	           bench_workload(a, prompts, n, bt.path, (uint32_t)o->seed, gen_s));
 	if (log && log->out && table.data)
 		log->out(log->arg, table.data);
 	outcome->num_prompts = n;
@@ -595,14 +633,19 @@ int bench_main(const bench_options *o, const bench_log *log, bench_outcome *outc
 	outcome->failed = n - outcome->completed;
 	outcome->failure_gate = bench_failure_gate(outcome->completed, n);
 	if (outcome->completed == 0 && n)
-		say(log, true, "All requests failed. This is likely due to a misconfiguration on the benchmark "
-			       "arguments.\n");
-	if (outcome->failure_gate && bench_error_summary(results, n, 5, &errs) == 0 && errs.data && log && log->err)
+		say(log, true,
+		    "All requests failed. This is likely due to a misconfiguration on the "
+		    "benchmark "
+		    "arguments.\n");
+	if (outcome->failure_gate && bench_error_summary(results, n, 5, &errs) == 0 && errs.data &&
+	    log && log->err)
 		log->err(log->arg, errs.data);
-	if (o->save_result && (rc = save(o, r, date, outcome->result_path, sizeof outcome->result_path, e)))
+	if (o->save_result &&
+	    (rc = save(o, r, date, outcome->result_path, sizeof outcome->result_path, e)))
 		goto out;
 	if (outcome->failure_gate)
-		say(log, true, "FAIL: request failure rate %.1f%% exceeds 5%% threshold (%zu/%zu completed)\n",
+		say(log, true,
+		    "FAIL: request failure rate %.1f%% exceeds 5%% threshold (%zu/%zu completed)\n",
 		    100.0 * (double)outcome->failed / (double)n, outcome->completed, n);
 out:
 	for (size_t i = 0; results && i < n; i++)

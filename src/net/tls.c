@@ -25,7 +25,7 @@ static int ssl_fail(ib_error *e, const char *what, const char *file)
 		ERR_error_string_n(err, buf, sizeof buf);
 	ERR_clear_error();
 	return ib_fail(e, IB_EIO, NULL, 0, 0, "%s%s%s: %s", what, file ? " " : "", file ? file : "",
-		       buf[0] ? buf : "TLS setup failed");
+	               buf[0] ? buf : "TLS setup failed");
 }
 
 static net_tls *tls_new(bool server, ib_error *e)
@@ -44,7 +44,8 @@ static net_tls *tls_new(bool server, ib_error *e)
 	}
 	SSL_CTX_set_min_proto_version(t->ctx, TLS1_2_VERSION);
 	/* the output buffer may move between a short write and its retry */
-	SSL_CTX_set_mode(t->ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+	SSL_CTX_set_mode(t->ctx,
+	                 SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
 	/* HTTP frames its own bodies (Content-Length, chunked): a peer that
 	 * closes without close_notify is a plain close, as in aiohttp */
 	SSL_CTX_set_options(t->ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
@@ -63,9 +64,11 @@ int net_tls_client_new(const char *ca_file, bool insecure, net_tls **out, ib_err
 	} else {
 		SSL_CTX_set_verify(t->ctx, SSL_VERIFY_PEER, NULL);
 		if (ca_file ? SSL_CTX_load_verify_locations(t->ctx, ca_file, NULL) != 1
-			    : SSL_CTX_set_default_verify_paths(t->ctx) != 1) {
-			int rc = ssl_fail(e, ca_file ? "cannot read the CA certificates in" : "cannot load the system CA store",
-					  ca_file);
+		            : SSL_CTX_set_default_verify_paths(t->ctx) != 1) {
+			int rc = ssl_fail(e,
+			                  ca_file ? "cannot read the CA certificates in"
+			                          : "cannot load the system CA store",
+			                  ca_file);
 			net_tls_free(t);
 			return rc;
 		}
@@ -119,12 +122,14 @@ SSL *net_tls_conn(net_tls *t, int fd, const char *server_name, bool server)
 	SSL_set_connect_state(s);
 	if (server_name && *server_name) {
 		unsigned char ip[16];
-		bool literal = inet_pton(AF_INET, server_name, ip) == 1 || inet_pton(AF_INET6, server_name, ip) == 1;
+		bool literal = inet_pton(AF_INET, server_name, ip) == 1 ||
+		               inet_pton(AF_INET6, server_name, ip) == 1;
 		if (!literal) /* SNI carries host names only (RFC 6066) */
 			SSL_set_tlsext_host_name(s, server_name);
 		if (!t->insecure) {
-			int ok = literal ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(s), server_name)
-					 : SSL_set1_host(s, server_name);
+			int ok = literal
+			             ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(s), server_name)
+			             : SSL_set1_host(s, server_name);
 			if (ok != 1) {
 				SSL_free(s);
 				return NULL;
@@ -155,7 +160,8 @@ static ssize_t outcome(SSL *s, int r, uint32_t *want, char *msg, size_t cap)
 			*want = EPOLLIN;
 			return NET_IO_AGAIN;
 		}
-		snprintf(msg, cap, "TLS: %s", errno ? strerror(errno) : "connection closed during the handshake");
+		snprintf(msg, cap, "TLS: %s",
+		         errno ? strerror(errno) : "connection closed during the handshake");
 		ERR_clear_error();
 		return -1;
 	default: {
@@ -166,8 +172,10 @@ static ssize_t outcome(SSL *s, int r, uint32_t *want, char *msg, size_t cap)
 			ERR_error_string_n(e, buf, sizeof buf);
 		ERR_clear_error();
 		if (v != X509_V_OK)
-			snprintf(msg, cap, "TLS: certificate verify failed: %s (pass --ca-cert FILE, or --insecure)",
-				 X509_verify_cert_error_string(v));
+			snprintf(msg, cap,
+			         "TLS: certificate verify failed: %s (pass --ca-cert FILE, or "
+			         "--insecure)",
+			         X509_verify_cert_error_string(v));
 		else
 			snprintf(msg, cap, "TLS: %s", buf[0] ? buf : "protocol error");
 		return -1;

@@ -37,8 +37,8 @@ static bool valid_id(const char *s, size_t n)
 				return false;
 			continue;
 		}
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-		      c == '_' || c == '-'))
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-'))
 			return false;
 	}
 	return s[0] != '-' && s[0] != '.' && s[n - 1] != '-' && s[n - 1] != '.';
@@ -116,7 +116,7 @@ static int look(const char *cache, const char *folder, const char *rev, char **o
 		goto oom;
 	if (is_file(p.data) && ib_read_file(p.data, &ref, &ignore) == 0 && ref.data) {
 		while (ref.len && (ref.data[ref.len - 1] == '\n' || ref.data[ref.len - 1] == '\r' ||
-				   ref.data[ref.len - 1] == ' '))
+		                   ref.data[ref.len - 1] == ' '))
 			ref.data[--ref.len] = 0;
 		if (ref.len && !strchr(ref.data, '/') && !strstr(ref.data, ".."))
 			commit = ref.data;
@@ -125,7 +125,10 @@ static int look(const char *cache, const char *folder, const char *rev, char **o
 	if (ib_buf_printf(&p, "%s/snapshots/%s", repo.data, commit))
 		goto oom;
 	if (!is_dir(p.data)) {
-		rc = ib_buf_printf(why, "\n  %s: no refs/%s and no snapshots/%s", repo.data, rev, commit) ? -1 : 0;
+		rc = ib_buf_printf(why, "\n  %s: no refs/%s and no snapshots/%s", repo.data, rev,
+		                   commit)
+		         ? -1
+		         : 0;
 		goto done;
 	}
 	size_t dirlen = p.len;
@@ -204,12 +207,16 @@ int tok_resolve(const char *name, char **out, ib_error *e)
 		goto done;
 	}
 	rc = ib_fail(e, IB_ENOENT, NULL, 0, 0,
-		     "'%s' is not a local folder, and no Hugging Face cache holds its tokenizer (revision %s, "
-		     "looked up offline); looked in:%s\n"
-		     "pass the folder that holds tokenizer.json (--tokenizer DIR), or set HF_HUB_CACHE or HF_HOME "
-		     "to the cache that holds %s",
-		     name, rev, nc ? (why.data ? why.data : "") : "\n  nowhere (HF_HUB_CACHE, HF_HOME and HOME unset)",
-		     folder);
+	             "'%s' is not a local folder, and no Hugging Face cache holds its tokenizer "
+	             "(revision %s, "
+	             "looked up offline); looked in:%s\n"
+	             "pass the folder that holds tokenizer.json (--tokenizer DIR), or set "
+	             "HF_HUB_CACHE or HF_HOME "
+	             "to the cache that holds %s",
+	             name, rev,
+	             nc ? (why.data ? why.data : "")
+	                : "\n  nowhere (HF_HUB_CACHE, HF_HOME and HOME unset)",
+	             folder);
 done:
 	ib_buf_free(&why);
 	return rc;
