@@ -4,10 +4,9 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "eval/eval.h"
+#include "net/net.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,19 +19,17 @@ static const char *env(const char *name)
 	return v && *v ? v : NULL;
 }
 
-/* http://host[:port][/path] → an IPv4 address, port and the endpoint path */
-static int parse_url(const char *url, char *host, size_t hcap, int *port, char *path,
+/* http(s)://host[:port][/path] → an IPv4 address, the host's name, the
+ * port and the endpoint path */
+static int parse_url(const char *url, char *host, char *name, size_t hcap, int *port, bool *https, char *path,
                      size_t pcap, const char **why)
 {
-	if (!strncmp(url, "https://", 8)) {
-		*why = "https:// endpoints are not supported yet (use http://)";
+	*https = !strncmp(url, "https://", 8);
+	if (strncmp(url, "http://", 7) && !*https) {
+		*why = "must start with http:// or https://";
 		return -1;
 	}
-	if (strncmp(url, "http://", 7)) {
-		*why = "must start with http://";
-		return -1;
-	}
-	const char *h = url + 7, *slash = strchr(h, '/');
+	const char *h = url + (*https ? 8 : 7), *slash = strchr(h, '/');
 	const char *end = slash ? slash : h + strlen(h);
 	const char *colon = memchr(h, ':', (size_t)(end - h));
 	size_t hl = (size_t)((colon ? colon : end) - h);
@@ -40,9 +37,8 @@ static int parse_url(const char *url, char *host, size_t hcap, int *port, char *
 		*why = "has no host";
 		return -1;
 	}
-	char name[256];
-	snprintf(name, sizeof name, "%.*s", (int)hl, h);
-	*port = 80;
+	snprintf(name, hcap, "%.*s", (int)hl, h);
+	*port = *https ? 443 : 80;
 	if (colon) {
 		char *e;
 		long p = strtol(colon + 1, &e, 10);
@@ -63,22 +59,13 @@ static int parse_url(const char *url, char *host, size_t hcap, int *port, char *
 		snprintf(path, pcap, "%.*s/chat/completions", (int)pl, pth);
 	else
 		snprintf(path, pcap, "%.*s/v1/chat/completions", (int)pl, pth);
-	if (!strcmp(name, "localhost") || !strcmp(name, "0.0.0.0")) {
-		snprintf(host, hcap, "127.0.0.1");
-		return 0;
-	}
-	struct in_addr a;
-	if (inet_pton(AF_INET, name, &a) == 1) {
-		snprintf(host, hcap, "%.63s", name);
-		return 0;
-	}
-	struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res = NULL;
-	if (getaddrinfo(name, NULL, &hints, &res) || !res) {
+	char ip[64];
+	ib_error e = {0};
+	if (net_resolve(name, ip, &e)) {
 		*why = "names a host that does not resolve (IPv4)";
 		return -1;
 	}
-	inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr, host, (socklen_t)hcap);
-	freeaddrinfo(res);
+	snprintf(host, hcap, "%s", ip);
 	return 0;
 }
 
@@ -124,7 +111,10 @@ static int mkdir_p(const char *dir)
 static const arg_opt flags[] = {
     {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
     {.name = "--base-url", .kind = ARG_ONE, .required = true, .metavar = "URL",
-     .help = "the chat-completions endpoint, or its base (http://host:port[/v1])"},
+     .help = "the chat-completions endpoint, or its base (http(s)://host:port[/v1])"},
+    {.name = "--ca-cert", .kind = ARG_ONE, .metavar = "FILE",
+     .help = "https: trust these PEM certificates (default: the system CA store)"},
+    {.name = "--insecure", .kind = ARG_FLAG, .help = "https: do not verify the server's certificate"},
     {.name = "--model", .kind = ARG_ONE, .metavar = "NAME",
      .help = "the served model name (default: $MODEL_NAME, then $MODEL)"},
     {.name = "--dataset", .kind = ARG_ONE, .required = true, .metavar = "DIR",
@@ -156,6 +146,22 @@ static const arg_opt flags[] = {
     {.name = "--no-meta-env", .kind = ARG_FLAG,
      .help = "do not write meta_env.json"},
 };
+
+/* the context length (--max-model-len, EVAL_MAX_MODEL_LEN, 16384) into
+ * *ctx; returns max_tokens (--max-tokens, else what the context leaves) */
+static int64_t lengths(arg_parser *p, int64_t *ctx)
+{
+	arg_opt *ml = args_get(p, "--max-model-len"), *mt = args_get(p, "--max-tokens");
+	*ctx = ml->seen			     ? ml->ivals[0]
+	       : env("EVAL_MAX_MODEL_LEN") ? strtoll(env("EVAL_MAX_MODEL_LEN"), NULL, 10)
+					   : 16384;
+	if (*ctx <= 0)
+		*ctx = 16384;
+	int64_t maxout = *ctx > 4096 ? *ctx - 4096 : *ctx / 2;
+	if (maxout > 16384)
+		maxout = 16384;
+	return mt->seen ? mt->ivals[0] : maxout;
+}
 
 /* One concurrency's scores on stderr, its results file on stdout; true
  * when requests failed for good. */
@@ -200,8 +206,10 @@ int cmd_eval_run(int argc, char **argv)
 	const char *model = SOPT("--model");
 	if (!model)
 		model = env("MODEL_NAME") ? env("MODEL_NAME") : env("MODEL");
-	char host[256], path[1024];
+	char host[256], name[256], path[1024];
 	int port;
+	bool https;
+	net_tls *tls = NULL;
 	const char *why = NULL;
 	if (!a)
 		goto out;
@@ -209,8 +217,12 @@ int cmd_eval_run(int argc, char **argv)
 		args_error(&p, p.prog, "--model is required (or set MODEL_NAME / MODEL)");
 		goto out;
 	}
-	if (parse_url(url, host, sizeof host, &port, path, sizeof path, &why)) {
+	if (parse_url(url, host, name, sizeof host, &port, &https, path, sizeof path, &why)) {
 		args_error(&p, p.prog, "argument --base-url: '%s' %s", url, why);
+		goto out;
+	}
+	if (!https && (OPT("--ca-cert")->seen || OPT("--insecure")->seen)) {
+		args_error(&p, p.prog, "--ca-cert and --insecure apply to https:// base URLs");
 		goto out;
 	}
 	const char *cs = SOPT("--num-concurrent");
@@ -230,16 +242,7 @@ int cmd_eval_run(int argc, char **argv)
 		limit = OPT("--limit")->ivals[0];
 	else if (env("EVAL_LIMIT"))
 		limit = strtoll(env("EVAL_LIMIT"), NULL, 10);
-	int64_t ctx = OPT("--max-model-len")->seen ? OPT("--max-model-len")->ivals[0]
-	              : env("EVAL_MAX_MODEL_LEN")  ? strtoll(env("EVAL_MAX_MODEL_LEN"), NULL, 10)
-	                                           : 16384;
-	if (ctx <= 0)
-		ctx = 16384;
-	int64_t maxout = ctx > 4096 ? ctx - 4096 : ctx / 2;
-	if (maxout > 16384)
-		maxout = 16384;
-	if (OPT("--max-tokens")->seen)
-		maxout = OPT("--max-tokens")->ivals[0];
+	int64_t ctx, maxout = lengths(&p, &ctx);
 	const char *ts = SOPT("--timeout"), *rs = SOPT("--retry-min"), *rx = SOPT("--retry-max");
 	double rmax = rx ? strtod(rx, NULL) : 10;
 	double timeout = ts ? strtod(ts, NULL) : 1800;
@@ -252,6 +255,10 @@ int cmd_eval_run(int argc, char **argv)
 	}
 	status = 1;
 	ib_error e = {0};
+	if (https && net_tls_client_new(SOPT("--ca-cert"), OPT("--insecure")->seen, &tls, &e)) {
+		cli_error(p.prog, "--ca-cert", &e);
+		goto out;
+	}
 	ib_val *task;
 	const char *tpath = SOPT("--task");
 	int rc = tpath ? ib_yaml_load_file(a, tpath, &task, &e)
@@ -275,7 +282,8 @@ int cmd_eval_run(int argc, char **argv)
 	bool any_fail = false;
 	for (size_t i = 0; i < nconcs; i++) {
 		ev_run_opts o = {
-		    .http = {.name = "eval", .host = host, .port = port, .path = path, .api_key = key,
+		    .http = {.name = "eval", .host = host, .port = port, .tls = tls, .server_name = name,
+		             .path = path, .api_key = key,
 		             .concurrency = (size_t)concs[i], .timeout_s = timeout,
 		             .max_attempts = (int)tries, .retry_min_s = rmin, .retry_max_s = rmax,
 		             .progress = isatty(2)},
@@ -314,6 +322,7 @@ int cmd_eval_run(int argc, char **argv)
 	if (fflush(stdout))
 		status = 1;
 out:
+	net_tls_free(tls);
 	ev_dataset_free(&data);
 	ib_arena_free(a);
 	args_free(&p);

@@ -136,5 +136,24 @@ done
 "$bin" bench --model m --tokenizer "$tokdir" --dataset-name random --request-timeout 0 >/dev/null 2>"$tmp/t.err"
 [ $? = 2 ] && grep -q "request-timeout" "$tmp/t.err" && ok || no "--request-timeout 0 accepted"
 
+# -- 6. the eval client over https: the same scores as over http
+"$bin" eval make-dataset --output "$tmp/ds" --train 50 --test 40 --seed 7 >/dev/null 2>&1 || no "make-dataset"
+start_sim evplain --eval-dataset "$tmp/ds" --eval-accuracy 0.6
+start_sim evtls --eval-dataset "$tmp/ds" --eval-accuracy 0.6 --tls-cert "$tmp/localhost.crt" --tls-key "$tmp/localhost.key"
+# shellcheck disable=SC2154
+for v in "plain http://127.0.0.1:$port_evplain" "tls https://localhost:$port_evtls --ca-cert $tmp/localhost.crt"; do
+	# shellcheck disable=SC2086
+	set -- $v
+	name=$1
+	shift
+	url=$1
+	shift
+	timeout 300 "$bin" eval run --base-url "$url" "$@" --model llama3-8b --dataset "$tmp/ds" --limit 20 \
+		--num-concurrent 4 --output-path "$tmp/ev_$name" --no-meta-env >/dev/null 2>"$tmp/ev_$name.err" ||
+		no "eval over $name: $(tail -2 "$tmp/ev_$name.err")"
+done
+sc() { sed -n 's/.*"exact_match,\([a-z-]*\)": \([0-9.e-]*\).*/\1 \2/p' "$tmp"/ev_"$1"/results_*.json 2>/dev/null | sort; }
+[ -n "$(sc plain)" ] && [ "$(sc plain)" = "$(sc tls)" ] && ok || no "eval scores differ: $(sc plain | tr '\n' ' ') vs $(sc tls | tr '\n' ' ')"
+
 echo "tls: $pass passed, $fail failed"
 [ "$fail" = 0 ]
