@@ -3,6 +3,7 @@
 # model: tokens as fast as the client reads), the simulator pinned to core 0
 # and the client to core 1:
 #   1. client CPU per streamed chunk at 1, 64 and 1024 concurrent streams;
+#   1b. the same over https (TLS through OpenSSL, a certificate made here);
 #   2. requests/s for 1-token responses, keep-alive and one connection per
 #      request (the reference's way).
 #   2b. the same scenarios with the unmodified reference client (InferenceX's
@@ -73,6 +74,39 @@ for streams in 1 64 1024; do
 	printf '%-10s %12s %12.3f %14.1f %10s  %s\n' "$streams" "$chunks" "$dur" "$cpu" "$us" "$target"
 	ours_us[streams]=$us
 done
+# 1b. the same over https: a second simulator with a certificate made here,
+#     the client verifying it (--ca-cert), keep-alive (one handshake per stream)
+if command -v openssl >/dev/null &&
+	openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost \
+		-addext "subjectAltName=DNS:localhost,IP:127.0.0.1" -keyout "$out/tls.key" -out "$out/tls.crt" 2>/dev/null; then
+	"${pin_sim[@]}" "$bin" sim --max-speed --port 0 --port-file "$out/tls_port" --duration 900 \
+		--served-model-name m --tls-cert "$out/tls.crt" --tls-key "$out/tls.key" 2>/dev/null &
+	tls_pid=$!
+	trap 'kill $pid $tls_pid 2>/dev/null; wait $pid $tls_pid 2>/dev/null; rm -rf "$out"' EXIT
+	for _ in $(seq 1 200); do [ -s "$out/tls_port" ] && break; sleep 0.05; done
+	tls_port=$(cat "$out/tls_port" 2>/dev/null)
+	echo
+	printf '%-10s %12s %12s %14s %10s  %s\n' "https" chunks seconds "client CPU %" "us/chunk" "vs http"
+	for streams in 1 64 1024; do
+		tokens=$((streams == 1 ? 200000 : streams == 64 ? 4000 : 400))
+		"${pin_client[@]}" "$bin" bench --model m --tokenizer "$tok" --base-url "https://localhost:$tls_port" \
+			--ca-cert "$out/tls.crt" --dataset-name random --random-input-len 16 --ignore-eos --disable-tqdm \
+			--save-result --result-dir "$out" --result-filename "tls$streams.json" \
+			--random-output-len $tokens --random-range-ratio 1 --num-prompts "$streams" \
+			--max-concurrency "$streams" --keep-alive >/dev/null 2>"$out/tls$streams.err"
+		r=$out/tls$streams.json
+		chunks=$(num "$r" total_output_tokens)
+		dur=$(num "$r" duration)
+		cpu=$(grep -o '"client_cpu_percent": [0-9.e+-]*' "$r" | sed 's/.*: //')
+		us=$(awk -v c="$cpu" -v d="$dur" -v n="$chunks" 'BEGIN { if (n > 0) printf "%.3f", c / 100 * d / n * 1e6; else print "n/a" }')
+		ratio=$(awk -v a="$us" -v b="${ours_us[streams]}" 'BEGIN { if (b > 0 && a > 0) printf "%.2fx", a / b; else print "n/a" }')
+		printf '%-10s %12s %12.3f %14.1f %10s  %s\n' "$streams" "${chunks:-0}" "${dur:-0}" "${cpu:-0}" "$us" "$ratio"
+	done
+else
+	echo
+	echo "https: skipped (openssl cannot make a certificate)"
+fi
+
 echo
 printf '%-32s %12s %12s  %s\n' "1-token requests" requests "req/s" target
 run ka --random-output-len 1 --num-prompts 20000 --max-concurrency 64 --keep-alive

@@ -26,6 +26,10 @@ typedef struct {
 	bool chat;          /* OpenAI Chat rules (S9) instead of Completions (S6) */
 	bool keep_text;     /* collect the generated text (--save-detailed) */
 	int64_t start_ns;   /* st: just before the request was sent */
+	/* memory bound: a stream with more than max_events JSON lines fails
+	 * (0: no bound; set after bench_sse_reset); max_tokens for the message */
+	size_t max_events, events;
+	int64_t max_tokens;
 	/* results */
 	bool success, failed;
 	char error[256];
@@ -51,7 +55,8 @@ void bench_sse_end(bench_sse *s);
 
 /* Scans one JSON text: returns true if it is well-formed JSON, and reports
  * whether its top level has a non-empty "choices" array and a truthy
- * "usage", with usage.completion_tokens (-1 when null or absent) and the
+ * "usage", with usage.completion_tokens (-1 when null or absent, -2 when
+ * negative or over 2^31 - 1: the request fails) and the
  * first choice's text (Completions: choices[0].text, Chat:
  * choices[0].delta.content), unescaped into text when text is non-NULL. */
 typedef struct {
@@ -78,8 +83,10 @@ typedef struct {
 
 typedef struct {
 	/* target */
-	const char *host;
+	const char *host;       /* IPv4 address to connect to */
 	int port;
+	net_tls *tls;           /* NULL: http; else https with this client context */
+	const char *server_name; /* https: SNI and the name the certificate must carry */
 	const char *endpoint;   /* "/v1/completions" */
 	bool chat;              /* OpenAI Chat body and parsing */
 	const char *model;      /* JSON "model" */
@@ -98,7 +105,11 @@ typedef struct {
 	int threads;            /* event loops (default 1); slots are split over them */
 	bool kernel_timestamps; /* SO_TIMESTAMPNS receive times */
 	bool keep_text;         /* --save-detailed */
-	bool progress;          /* a progress line on stderr (a TTY) */
+	double request_timeout; /* seconds a request and its stream may take (0: none) */
+	/* a status line to redraw in place (NULL text: clear it); NULL: none.
+	 * Called from the client's event-loop thread. */
+	void (*progress)(void *arg, const char *text);
+	void *progress_arg;
 	/* called once, after the warmup and before the timed window starts;
 	 * on_end once the last request ended, inside the window (as the
 	 * reference stops its profiler); arg is hook_arg */
@@ -109,7 +120,8 @@ typedef struct {
 
 typedef struct {
 	bool success;
-	char error[256];
+	char error[256];         /* the reference's error (a non-200: the reason phrase) */
+	char detail[256];        /* a failure, said fully: "HTTP 404 Not Found: <message>" */
 	double ttft, latency;    /* seconds from the send (the reference's st) */
 	double ttft_intended, latency_intended; /* from the intended send time */
 	bench_vec itl;
@@ -170,7 +182,10 @@ typedef struct {
 	bool use_chat_template;
 	int num_workers; /* the reference's chunking: 1 serial, W > 1 W chunks */
 	int threads;     /* generation threads; 0: one per online CPU */
-	bool progress;   /* a progress line on stderr (a TTY) */
+	/* a status line to redraw in place (NULL text: clear it); may be
+	 * called from several generation threads */
+	void (*progress)(void *arg, const char *text);
+	void *progress_arg;
 } bench_random_opts;
 
 /* Builds the prompts exactly as the reference's sample_random_requests:
@@ -190,11 +205,13 @@ int bench_apply_template(bench_tokenizer *t, const char *content, size_t len, ib
 
 /* ---- side requests: /metrics, the profiler ---- */
 
-/* A blocking request on a connection of its own (Connection: close); body
- * (JSON) may be NULL. The response body, de-chunked, is appended to resp.
- * Fails on a non-200 status or after timeout_ms. */
-int bench_http(const char *host, int port, const char *method, const char *path, const char *body,
-	       size_t body_len, int timeout_ms, ib_buf *resp, ib_error *e);
+/* A blocking request to cfg's server (host, port, and TLS when cfg->tls)
+ * on a connection of its own (Connection: close); body (JSON) may be NULL.
+ * The response body, de-chunked, is appended to resp. Fails (IB_EIO, the
+ * message says why) on a non-200 status, a failed connection, or when the
+ * whole exchange, connect included, takes over timeout_ms. */
+int bench_http(const bench_cfg *cfg, const char *method, const char *path, const char *body, size_t body_len,
+	       int timeout_ms, ib_buf *resp, ib_error *e);
 
 typedef struct {
 	bool ok;
@@ -233,5 +250,119 @@ typedef int64_t (*bench_count_fn)(const char *text, size_t len, void *arg);
 int bench_report(ib_arena *a, const bench_prompt *prompts, const bench_result *res, size_t n,
 		 const bench_run_stats *st, const bench_metric_opts *mo, bool save_detailed,
 		 bench_count_fn count, void *count_arg, ib_val *out, ib_buf *table);
+
+/* ---- the whole benchmark: options → prompts → run → result ----
+ *
+ * What `infbench bench` does, as one call the runner can make too:
+ *
+ *     bench_options o;
+ *     bench_options_init(&o);            // the reference's defaults
+ *     o.model = "amd/MiniMax-M3-MXFP4";  // a folder or a Hugging Face id
+ *     o.base_url = "http://127.0.0.1:8000";
+ *     o.num_prompts = 40; o.max_concurrency = 4; o.save_result = true;
+ *     bench_outcome out;
+ *     int rc = bench_main(&o, &log, &out, &e);  // 0: the run happened
+ *     exit status: rc ? error : out.failure_gate ? 1 : 0
+ */
+
+/* Lines for the user; the library prints nothing itself. out: what the
+ * reference prints on stdout (announcements, the dataset statistics, the
+ * result table); err: warnings, "All requests failed", the distinct error
+ * reasons and the FAIL line of the 5 % gate (for stderr); progress: a
+ * status line to redraw in place, NULL text to clear it (called from the
+ * client and generation threads). Texts end in "\n" except progress's.
+ * Any hook may be NULL. */
+typedef struct {
+	void (*out)(void *arg, const char *text);
+	void (*err)(void *arg, const char *text);
+	void (*progress)(void *arg, const char *text);
+	void *arg;
+} bench_log;
+
+typedef struct {
+	/* target */
+	const char *backend;    /* vllm, openai, sglang, lmdeploy, scalellm; openai-chat */
+	const char *base_url;   /* http://host[:port] or https://...; NULL: host and port */
+	const char *host;       /* "127.0.0.1"; a name is resolved (localhost: 127.0.0.1) */
+	int port;               /* 8000 */
+	const char *endpoint;   /* "/v1/completions" */
+	const char *ca_cert;    /* https: PEM CA file (NULL: the system store) */
+	bool insecure;          /* https: no certificate verification */
+	const char *api_key;    /* Authorization: Bearer (NULL: "None", as the reference) */
+	/* model and prompts */
+	const char *model;      /* required: JSON "model", and the tokenizer by default */
+	const char *tokenizer;  /* NULL: model; a folder, a tokenizer.json or a HF id (tok_resolve) */
+	const char *served_model_name;         /* NULL: model */
+	const char *const *lora_modules;       /* one drawn per measured request */
+	size_t nlora;
+	size_t num_prompts;     /* 1000 */
+	int64_t input_len, output_len, prefix_len; /* 1024, 128, 0 */
+	double range_ratio;     /* 1.0 */
+	int64_t seed;           /* 0 */
+	int random_num_workers; /* the reference's chunking; 0: min(cpus, 8) */
+	int prompt_threads;     /* 0: one per CPU */
+	bool use_chat_template, dsv4;
+	/* requests */
+	int best_of;            /* 1 */
+	bool logprobs_set;      /* send "logprobs": logprobs (else null) */
+	int64_t logprobs;
+	bool ignore_eos;
+	/* load */
+	size_t max_concurrency; /* 0: unlimited */
+	const char *request_rate; /* "inf" or a number, as text (it names the result file) */
+	const char *burstiness;   /* "1.0" */
+	size_t num_warmups;
+	bool keep_alive, user_timestamps;
+	int threads;            /* 1 */
+	double request_timeout; /* seconds, 21600 (the reference's aiohttp timeout) */
+	bool profile;
+	/* result */
+	bench_metric_opts metrics;
+	bool save_result, save_detailed;
+	const char *const *metadata; /* KEY=VALUE strings added to the JSON */
+	size_t nmetadata;
+	const char *result_dir, *result_filename;
+} bench_options;
+
+/* Fills o with the reference's defaults (as above). */
+void bench_options_init(bench_options *o);
+/* Checks the options without running: IB_EINVAL, the message naming the
+ * flag, for a value the benchmark cannot use. */
+int bench_options_check(const bench_options *o, ib_error *e);
+
+typedef struct {
+	size_t num_prompts, completed, failed;
+	bool failure_gate;      /* more than 5 % failed: the run counts as failed */
+	char result_path[4096]; /* the file written ("" when none) */
+} bench_outcome;
+
+/* Runs the benchmark: checks o, resolves the tokenizer, builds the prompts,
+ * runs warmup and the measured requests, computes the result and writes it
+ * (o->save_result) atomically, never over something that is not a regular
+ * file. Returns 0 when the run happened (out says how it went; a run over
+ * the 5 % gate still returns 0 with out->failure_gate), or an error: IB_EINVAL
+ * (options), IB_ENOENT (tokenizer not found: the message lists where it
+ * looked), IB_EIO (TLS setup, the result file), IB_ENOMEM. */
+int bench_main(const bench_options *o, const bench_log *log, bench_outcome *out, ib_error *e);
+
+/* The decisions, for callers that assemble their own run: */
+/* more than 5 % of n failed (integers: exactly 5.0 % is not more) */
+bool bench_failure_gate(size_t completed, size_t n);
+/* The reference's result file name,
+ * "<backend>-<rate>qps[-concurrency<C>]-<model basename>-<date>.json". */
+int bench_result_name(const char *backend, const char *rate, size_t max_concurrency, const char *model,
+		      const char *date, ib_buf *out);
+/* The client_bound verdict: the client's own delays exceed 1 ms at p99
+ * (closed loop, rate INFINITY: the event-loop lag; open loop: the schedule
+ * lag). why (may be NULL) gets the reason when bound. */
+bool bench_client_bound(const bench_run_stats *st, double schedule_lag_p99_ms, double rate, bool kernel_ts,
+			char *why, size_t cap);
+/* The "workload" object: sha256 of the prompts and output lengths, of the
+ * prompts alone, of the tokenizer.json, the seed and the generation time. */
+ib_val *bench_workload(ib_arena *a, const bench_prompt *ps, size_t n, const char *tokenizer_path, uint32_t seed,
+		       double gen_seconds);
+/* The first max_reasons distinct failure reasons (detail, else error) with
+ * their counts, lines appended to out; nothing when none failed. */
+int bench_error_summary(const bench_result *res, size_t n, size_t max_reasons, ib_buf *out);
 
 #endif

@@ -51,9 +51,19 @@ int bench_tokenizer_open(bench_tokenizer *t, const char *path, bool use_chat_tem
 	t->dsv4 = dsv4;
 	t->use_chat_template = use_chat_template;
 	t->arena = ib_arena_new();
-	if (!t->arena || !(t->path = ib_arena_strndup(t->arena, path, strlen(path))))
+	if (!t->arena)
 		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
-	int rc = tok_load(path, &t->tok, e);
+	/* a folder, a tokenizer.json, or a Hugging Face model id in the cache */
+	char *found = NULL;
+	int rc = tok_resolve(path, &found, e);
+	if (rc)
+		return rc;
+	t->path = ib_arena_strdup(t->arena, found);
+	free(found);
+	if (!t->path)
+		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+	path = t->path;
+	rc = tok_load(path, &t->tok, e);
 	if (rc)
 		return rc;
 	/* transformers 4.x applies clean_up_tokenization when the config says so */
@@ -255,8 +265,11 @@ static void *gen_main(void *arg)
 			break;
 		}
 		size_t d = atomic_fetch_add(&g->done, 1) + 1;
-		if (w->progress && (d % 16 == 0 || d == g->n))
-			fprintf(stderr, "\r  generating prompts %zu/%zu", d, g->n);
+		if (w->progress && (d % 16 == 0 || d == g->n)) {
+			char line[80];
+			snprintf(line, sizeof line, "  generating prompts %zu/%zu", d, g->n);
+			g->o->progress(g->o->progress_arg, line);
+		}
 	}
 	return NULL;
 }
@@ -274,7 +287,7 @@ static int gen_all(gen_ctx *g, bench_tokenizer *t, ib_mt *local, int W, ib_error
 		return oom(e);
 	int rc = 0;
 	long started = 1;
-	ws[0] = (gen_worker){.g = g, .t = t, .progress = g->o->progress};
+	ws[0] = (gen_worker){.g = g, .t = t, .progress = g->o->progress != NULL};
 	/* pass 1: every prompt up to its first draw, on T threads; the others
 	 * load a tokenizer each (one is not shared between threads) */
 	for (long k = 1; k < T && !rc; k++) {
@@ -366,7 +379,7 @@ int bench_random_dataset(ib_arena *a, bench_tokenizer *t, ib_mt *g, const bench_
 		      .offsets = offsets, .slots = slots, .n = N};
 	rc = gen_all(&gc, t, &local, o->num_workers > 1 ? o->num_workers : 1, e);
 	if (o->progress)
-		fprintf(stderr, "\r%*s\r", 40, "");
+		o->progress(o->progress_arg, NULL);
 	if (rc)
 		goto out;
 	for (size_t i = 0; i < N; i++) {

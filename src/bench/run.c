@@ -8,6 +8,7 @@
  * at the end. results[i] is written by the one thread that claimed i. */
 #include "bench/bench.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -31,6 +32,9 @@ typedef struct {
 	char reason[64];
 	int64_t intended;
 	ib_buf req;
+	ib_buf errbody;  /* the start of a non-200 response's body */
+	net_timer timer; /* --request-timeout, or a failure to report on the next turn */
+	char failmsg[128]; /* non-empty: the timer reports this failure */
 } slot;
 
 struct shared {
@@ -56,6 +60,7 @@ struct worker {
 	net_timer arrive, lag_timer, progress_timer;
 	bench_vec lags;
 	bool show_progress;
+	char line[160];
 	ib_error err;
 };
 
@@ -131,6 +136,8 @@ static void send_on(slot *s, size_t idx, bool warmup, int64_t intended)
 	s->status = 0;
 	s->reason[0] = 0;
 	w->busy++;
+	s->errbody.len = 0;
+	s->failmsg[0] = 0;
 	if (build(sh->cfg, p, idx, warmup, &s->req)) {
 		ib_fail(&w->err, IB_ENOMEM, NULL, 0, 0, "out of memory");
 		net_stop(w->loop);
@@ -138,12 +145,43 @@ static void send_on(slot *s, size_t idx, bool warmup, int64_t intended)
 	}
 	int64_t st = ib_now_ns(); /* S1: just before the POST */
 	bench_sse_reset(&s->sse, sh->cfg->chat, sh->cfg->keep_text, st);
+	/* memory stays bounded on an endless stream: an engine sends about
+	 * one event per token */
+	s->sse.max_tokens = p->output_len;
+	s->sse.max_events = (size_t)(p->output_len > 0 ? p->output_len : 0) * 16 + 4096;
 	if (!warmup)
 		sh->res[idx].schedule_lag = (double)(st - intended) * 1e-9;
 	if (net_client_send(s->c, s->req.data, s->req.len)) {
-		s->sse.failed = true;
-		snprintf(s->sse.error, sizeof s->sse.error, "cannot create a socket");
+		/* no socket (EMFILE, ENFILE, ...): the request fails, and its slot
+		 * completes on the next turn of the loop (not recursively here) */
+		snprintf(s->failmsg, sizeof s->failmsg, "cannot open a socket: %s", strerror(errno));
+		net_timer_arm(w->loop, &s->timer, ib_now_ns());
+		return;
 	}
+	if (sh->cfg->request_timeout > 0)
+		net_timer_arm(w->loop, &s->timer, st + (int64_t)(sh->cfg->request_timeout * 1e9));
+}
+
+/* A JSON error body's message (OpenAI's {"error": {"message": ...}} or
+ * FastAPI's {"detail": ...}), else the body's first line. */
+static void error_detail(slot *s, char *out, size_t cap)
+{
+	const char *b = s->errbody.data ? s->errbody.data : "";
+	int n = snprintf(out, cap, "HTTP %d%s%s", s->status, s->reason[0] ? " " : "", s->reason);
+	if (!s->errbody.len || n < 0 || (size_t)n >= cap)
+		return;
+	ib_arena *a = ib_arena_new();
+	ib_val *v = NULL, *m = NULL;
+	ib_error ignore = {0};
+	if (a && ib_json_parse(a, "body", b, s->errbody.len, &v, &ignore) == 0 && v && v->type == IB_V_MAP) {
+		ib_val *err = ib_map_get(v, "error");
+		m = err && err->type == IB_V_MAP ? ib_map_get(err, "message") : err ? err : ib_map_get(v, "detail");
+	}
+	if (m && m->type == IB_V_STR)
+		snprintf(out + n, cap - (size_t)n, ": %.*s", (int)m->str.len, m->str.s);
+	else if (!m)
+		snprintf(out + n, cap - (size_t)n, ": %.*s", (int)strcspn(b, "\r\n"), b);
+	ib_arena_free(a);
 }
 
 static void complete(slot *s, int err, const char *msg)
@@ -153,6 +191,7 @@ static void complete(slot *s, int err, const char *msg)
 	size_t idx = (size_t)s->idx;
 	s->idx = -1;
 	w->busy--;
+	net_timer_cancel(w->loop, &s->timer);
 	if (!sh->cfg->keep_alive)
 		net_client_close(s->c);
 	if (s->warmup) {
@@ -164,7 +203,8 @@ static void complete(slot *s, int err, const char *msg)
 			snprintf(x->error, sizeof x->error, "%s", msg ? msg : "connection error");
 			x->failed = true;
 		}
-		if (!x->failed && s->status != 200) { /* S2: the reason phrase */
+		bool http_error = !x->failed && s->status != 200;
+		if (http_error) { /* S2: the reason phrase */
 			snprintf(x->error, sizeof x->error, "%s", s->reason[0] ? s->reason : "HTTP error");
 			x->failed = true;
 		}
@@ -172,6 +212,10 @@ static void complete(slot *s, int err, const char *msg)
 			bench_sse_end(x);
 		res->success = x->success && !x->failed;
 		snprintf(res->error, sizeof res->error, "%s", res->success ? "" : x->error);
+		if (http_error)
+			error_detail(s, res->detail, sizeof res->detail);
+		else
+			snprintf(res->detail, sizeof res->detail, "%s", res->error);
 		if (res->success) {
 			res->ttft = x->ttft;
 			res->latency = (double)(x->last_ns - x->start_ns) * 1e-9;
@@ -211,6 +255,25 @@ static void on_data(net_client *c, const char *data, size_t len, int64_t t, void
 	slot *s = arg;
 	if (s->status == 200)
 		bench_sse_feed(&s->sse, data, len, t);
+	else if (s->errbody.len < 512) /* enough to say why */
+		ib_buf_append(&s->errbody, data, len < 512 - s->errbody.len ? len : 512 - s->errbody.len);
+}
+
+/* The slot's timer: a failure found while sending, or the request timeout. */
+static void on_slot_timer(net_loop *l, net_timer *t)
+{
+	(void)l;
+	slot *s = t->arg;
+	if (s->idx < 0)
+		return;
+	char msg[160];
+	if (s->failmsg[0])
+		snprintf(msg, sizeof msg, "%s", s->failmsg);
+	else
+		snprintf(msg, sizeof msg, "TimeoutError: the request took longer than --request-timeout %g s",
+			 s->w->sh->cfg->request_timeout);
+	net_client_close(s->c); /* no on_done: we complete it here */
+	complete(s, IB_EIO, msg);
 }
 
 static void on_done(net_client *c, int err, const char *msg, void *arg)
@@ -291,15 +354,16 @@ static void on_progress(net_loop *l, net_timer *t)
 	worker *w = t->arg;
 	shared *sh = w->sh;
 	if (w->warmup_phase) {
-		fprintf(stderr, "\r  warmup %zu/%zu   ", w->warm_done, w->warm_total);
+		snprintf(w->line, sizeof w->line, "  warmup %zu/%zu", w->warm_done, w->warm_total);
 	} else {
 		size_t done = atomic_load(&sh->done);
 		double el = (double)(ib_now_ns() - sh->t0) * 1e-9;
 		double rps = el > 0 ? done / el : 0;
 		double eta = rps > 0 ? (double)(sh->n - done) / rps : 0;
-		fprintf(stderr, "\r  %zu/%zu requests  %.1f req/s  %.0f tok/s  ETA %.0fs   ", done, sh->n, rps,
-			el > 0 ? (double)atomic_load(&sh->out_tokens) / el : 0, eta);
+		snprintf(w->line, sizeof w->line, "  %zu/%zu requests  %.1f req/s  %.0f tok/s  ETA %.0fs", done, sh->n,
+			 rps, el > 0 ? (double)atomic_load(&sh->out_tokens) / el : 0, eta);
 	}
+	sh->cfg->progress(sh->cfg->progress_arg, w->line);
 	net_timer_arm(l, t, ib_now_ns() + 500 * 1000 * 1000);
 }
 
@@ -318,10 +382,13 @@ static int worker_init(worker *w, shared *sh, size_t nslots, bool progress, ib_e
 	net_client_cbs cbs = {.on_head = on_head, .on_data = on_data, .on_done = on_done};
 	for (size_t i = 0; i < nslots; i++) {
 		w->slots[i] = (slot){.w = w, .idx = -1};
+		w->slots[i].timer = (net_timer){.fn = on_slot_timer, .arg = &w->slots[i]};
 		if ((rc = net_client_new(w->loop, sh->cfg->host, sh->cfg->port, &cbs, &w->slots[i], &w->slots[i].c,
 					 e)))
 			return rc;
 		net_client_kernel_timestamps(w->slots[i].c, sh->cfg->kernel_timestamps);
+		if (sh->cfg->tls && net_client_use_tls(w->slots[i].c, sh->cfg->tls, sh->cfg->server_name))
+			return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 	}
 	w->arrive = (net_timer){.fn = on_arrive, .arg = w};
 	w->lag_timer = (net_timer){.fn = on_lag, .arg = w};
@@ -337,9 +404,12 @@ static void worker_free(worker *w)
 		net_timer_cancel(w->loop, &w->progress_timer);
 	}
 	for (size_t i = 0; w->slots && i < w->nslots; i++) {
+		if (w->loop)
+			net_timer_cancel(w->loop, &w->slots[i].timer);
 		net_client_free(w->slots[i].c);
 		bench_sse_free(&w->slots[i].sse);
 		ib_buf_free(&w->slots[i].req);
+		ib_buf_free(&w->slots[i].errbody);
 	}
 	net_loop_free(w->loop);
 	bench_vec_free(&w->lags);
@@ -389,7 +459,7 @@ int bench_run(const bench_cfg *cfg, const bench_prompt *prompts, size_t n, bench
 		worker warm;
 		size_t k = cfg->num_warmups;
 		size_t slots = (cfg->max_concurrency && cfg->max_concurrency < k) ? cfg->max_concurrency : k;
-		rc = worker_init(&warm, &sh, slots, cfg->progress, e);
+		rc = worker_init(&warm, &sh, slots, cfg->progress != NULL, e);
 		if (!rc) {
 			warm.warmup_phase = true;
 			warm.warm_total = k;
@@ -454,7 +524,7 @@ int bench_run(const bench_cfg *cfg, const bench_prompt *prompts, size_t n, bench
 	st->loop_lag_max = lags.n ? lags.v[lags.n - 1] : 0; /* sorted by the percentile */
 	bench_vec_free(&lags);
 	if (cfg->progress)
-		fprintf(stderr, "\r%*s\r", 70, "");
+		cfg->progress(cfg->progress_arg, NULL);
 out:
 	for (size_t t = 0; ws && t < nthreads; t++)
 		worker_free(&ws[t]);

@@ -16,75 +16,97 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-int bench_http(const char *host, int port, const char *method, const char *path, const char *body,
-	       size_t body_len, int timeout_ms, ib_buf *resp, ib_error *e)
+/* one exchange on a private loop */
+typedef struct {
+	net_loop *loop;
+	int status, err;
+	bool done;
+	char msg[256];
+	ib_buf *resp;
+} exchange;
+
+static void x_head(net_client *c, const net_http_msg *m, int64_t t, void *arg)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-	if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
-		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "not an IPv4 address: %s", host);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-		int err = errno;
-		if (fd >= 0)
-			close(fd);
-		return ib_fail(e, IB_EIO, NULL, 0, 0, "%s %s: %s", method, path, strerror(err));
+	(void)c;
+	(void)t;
+	((exchange *)arg)->status = m->status;
+}
+
+static void x_data(net_client *c, const char *data, size_t len, int64_t t, void *arg)
+{
+	(void)c;
+	(void)t;
+	exchange *x = arg;
+	if (ib_buf_append(x->resp, data, len) && !x->err) {
+		x->err = IB_ENOMEM;
+		snprintf(x->msg, sizeof x->msg, "out of memory");
 	}
-	ib_buf req = {0}, raw = {0};
-	int rc = ib_buf_printf(&req, "%s %s HTTP/1.1\r\nHost: %s:%d\r\nConnection: close\r\n", method, path,
-			       host, port);
-	if (body)
-		rc |= ib_buf_printf(&req, "Content-Type: application/json\r\nContent-Length: %zu\r\n", body_len);
-	rc |= ib_buf_puts(&req, "\r\n");
-	if (body)
-		rc |= ib_buf_append(&req, body, body_len);
+}
+
+static void x_done(net_client *c, int err, const char *msg, void *arg)
+{
+	(void)c;
+	exchange *x = arg;
+	x->done = true;
+	if (err && !x->err) {
+		x->err = err;
+		snprintf(x->msg, sizeof x->msg, "%s", msg ? msg : "connection error");
+	}
+	net_stop(x->loop);
+}
+
+static void x_timeout(net_loop *l, net_timer *t)
+{
+	(void)t;
+	net_stop(l);
+}
+
+int bench_http(const bench_cfg *cfg, const char *method, const char *path, const char *body, size_t body_len,
+	       int timeout_ms, ib_buf *resp, ib_error *e)
+{
+	exchange x = {.resp = resp};
+	net_client *c = NULL;
+	net_timer deadline = {.fn = x_timeout};
+	ib_buf req = {0};
+	net_client_cbs cbs = {.on_head = x_head, .on_data = x_data, .on_done = x_done};
+	int rc = net_loop_new(&x.loop, e);
+	if (!rc)
+		rc = net_client_new(x.loop, cfg->host, cfg->port, &cbs, &x, &c, e);
+	if (!rc && cfg->tls && net_client_use_tls(c, cfg->tls, cfg->server_name))
+		rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 	if (rc)
-		rc = IB_ENOMEM;
-	for (size_t off = 0; !rc && off < req.len;) {
-		ssize_t k = write(fd, req.data + off, req.len - off);
-		if (k <= 0)
-			rc = IB_EIO;
-		else
-			off += (size_t)k;
+		goto out;
+	int w = ib_buf_printf(&req, "%s %s HTTP/1.1\r\nHost: %s:%d\r\nConnection: close\r\n", method, path,
+			      cfg->host, cfg->port);
+	if (body)
+		w |= ib_buf_printf(&req, "Content-Type: application/json\r\nContent-Length: %zu\r\n", body_len);
+	w |= ib_buf_puts(&req, "\r\n");
+	if (body)
+		w |= ib_buf_append(&req, body, body_len);
+	if (w) {
+		rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+		goto out;
 	}
+	net_timer_arm(x.loop, &deadline, ib_now_ns() + (int64_t)timeout_ms * 1000000);
+	if (net_client_send(c, req.data, req.len)) {
+		rc = ib_fail(e, IB_EIO, NULL, 0, 0, "%s %s: cannot open a socket: %s", method, path, strerror(errno));
+		goto out;
+	}
+	if (!x.done)
+		net_run(x.loop);
+	if (!x.done)
+		rc = ib_fail(e, IB_EIO, NULL, 0, 0, "%s %s: no answer within %d ms", method, path, timeout_ms);
+	else if (x.err)
+		rc = ib_fail(e, x.err == IB_ENOMEM ? IB_ENOMEM : IB_EIO, NULL, 0, 0, "%s %s: %s", method, path, x.msg);
+	else if (x.status != 200)
+		rc = ib_fail(e, IB_EIO, NULL, 0, 0, "%s %s: HTTP %d", method, path, x.status);
+out:
+	if (x.loop)
+		net_timer_cancel(x.loop, &deadline);
+	net_client_free(c);
+	net_loop_free(x.loop);
 	ib_buf_free(&req);
-	int64_t deadline = ib_now_ns() + (int64_t)timeout_ms * 1000000;
-	while (!rc) {
-		int64_t left = (deadline - ib_now_ns()) / 1000000;
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		if (left <= 0 || poll(&p, 1, (int)left) <= 0) {
-			rc = IB_EIO;
-			break;
-		}
-		if (ib_buf_reserve(&raw, 65536)) {
-			rc = IB_ENOMEM;
-			break;
-		}
-		ssize_t k = read(fd, raw.data + raw.len, raw.cap - raw.len - 1);
-		if (k < 0) {
-			rc = IB_EIO;
-			break;
-		}
-		if (k == 0)
-			break;
-		raw.len += (size_t)k;
-		raw.data[raw.len] = 0;
-	}
-	close(fd);
-	net_http_msg m;
-	int head = rc ? -1 : net_http_parse_response(raw.data ? raw.data : "", raw.len, &m);
-	if (!rc && (head <= 0 || m.status != 200))
-		rc = IB_EIO;
-	if (!rc && m.chunked) {
-		net_chunked ck = {0};
-		if (net_chunked_feed(&ck, raw.data + head, raw.len - (size_t)head, resp) < 0)
-			rc = IB_EPARSE;
-	} else if (!rc) {
-		ib_buf_append(resp, raw.data + head, raw.len - (size_t)head);
-	}
-	ib_buf_free(&raw);
-	if (rc)
-		return ib_fail(e, rc, NULL, 0, 0, "%s %s failed", method, path);
-	return 0;
+	return rc;
 }
 
 /* Sums every sample of metric `name` (all label sets), or NAN if absent.

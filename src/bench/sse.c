@@ -1,6 +1,9 @@
 /* Streaming response parsing, following the reference client's rules. */
 #include "bench/bench.h"
 
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -371,9 +374,13 @@ bool bench_scan_chunk(const char *p, size_t n, bool chat, bench_chunk *out, ib_b
 				bool ok;
 				if (find_key(&u, "completion_tokens", &ok)) {
 					char *e;
+					errno = 0;
 					long long v = strtoll(u.p, &e, 10);
+					/* a count no engine can produce (negative, or past
+					 * 2^31 - 1) is out of range: -2 */
 					if (e > u.p && *u.p != 'n')
-						out->completion_tokens = v;
+						out->completion_tokens =
+						    errno == ERANGE || v < 0 || v > INT32_MAX ? -2 : v;
 				}
 			}
 		} else if (!value(&s)) {
@@ -446,6 +453,13 @@ static void on_line(bench_sse *s, const char *p, size_t n, int64_t t)
 	}
 	if (n == 6 && !memcmp(p, "[DONE]", 6))
 		return;
+	if (s->max_events && ++s->events > s->max_events) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "the stream sent more than %zu events (max_tokens %lld): stopped", s->max_events,
+			 (long long)s->max_tokens);
+		fail(s, msg);
+		return;
+	}
 	bench_chunk c;
 	if (!bench_scan_chunk(p, n, s->chat, &c, s->keep_text ? &s->text : NULL)) {
 		fail(s, "JSONDecodeError: a streamed line is not valid JSON");
@@ -463,6 +477,8 @@ static void on_line(bench_sse *s, const char *p, size_t n, int64_t t)
 	} else if (c.has_usage) {
 		s->usage_seen = true;
 		s->output_tokens = c.completion_tokens; /* -1: null, counted later */
+		if (c.completion_tokens == -2)
+			fail(s, "usage.completion_tokens out of range");
 	}
 	if (s->chat)
 		s->last_ns = t; /* S9: every line moves the end of the request */

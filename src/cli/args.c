@@ -84,13 +84,13 @@ void args_help(const arg_parser *p)
 
 int args_error(const arg_parser *p, const char *prog, const char *fmt, ...)
 {
-	usage(p, stderr);
+	/* one line and a pointer to --help, not the whole usage */
 	fprintf(stderr, "%s: error: ", prog ? prog : p->prog);
 	va_list ap;
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, " (see '%s --help')\n", p->prog);
 	return 2;
 }
 

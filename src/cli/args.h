@@ -47,7 +47,8 @@ int args_parse(arg_parser *p, int argc, char **argv, const char *const *extra, s
 arg_opt *args_get(arg_parser *p, const char *name);
 /* Releases what args_parse allocated. */
 void args_free(arg_parser *p);
-/* Prints the usage line and `<prog>: error: <msg>` to stderr; returns 2. */
+/* Prints one line, `<prog>: error: <msg> (see '<prog> --help')`, to stderr;
+ * returns 2. */
 int args_error(const arg_parser *p, const char *prog, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void args_help(const arg_parser *p);

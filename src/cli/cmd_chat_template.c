@@ -5,6 +5,7 @@
 #include "chat/chat.h"
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "tok/tok.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +174,54 @@ done:
 	return status;
 }
 
+/* The tokenizer's chat config at name (a folder, its tokenizer_config.json,
+ * or a Hugging Face model id in the local cache) into r: its template
+ * (`which`, NULL: the default) and special tokens, or with special_only
+ * (--template given) the special tokens alone. */
+static int tokenizer_config(ib_arena *a, const char *name, bool special_only, const char *which, renderer *r,
+                            chat_config *cfg, ib_error *e)
+{
+	char *found = NULL;
+	int rc = tok_resolve(name, &found, e);
+	if (rc)
+		return rc;
+	const char *path = ib_arena_strdup(a, found);
+	free(found);
+	if (!path)
+		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+	if (!special_only) {
+		if ((rc = chat_config_load(a, path, which, cfg, e)))
+			return rc;
+		r->tmpl = cfg->tmpl;
+		r->special = cfg->special;
+		return 0;
+	}
+	/* only the special tokens: the config needs no template */
+	ib_val *conf;
+	ib_buf f = {0};
+	if (ib_buf_printf(&f, "%s/tokenizer_config.json", path))
+		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+	FILE *probe = fopen(f.data, "r");
+	const char *file = probe ? f.data : path;
+	if (probe)
+		fclose(probe);
+	rc = ib_json_parse_file(a, file, &conf, e);
+	if (!rc) {
+		ib_val *fake = ib_map_copy(a, conf);
+		ib_val *t = ib_v_str(a, "");
+		if (!fake || !t || ib_map_set(a, fake, "chat_template", t))
+			rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+		else
+			rc = chat_config_from_val(a, fake, file, NULL, cfg, e);
+	}
+	ib_buf_free(&f);
+	if (!rc) {
+		r->special = cfg->special;
+		chat_config_free(cfg);
+	}
+	return rc;
+}
+
 int cmd_chat_template(int argc, char **argv)
 {
 	arg_opt opts[] = {
@@ -262,45 +311,9 @@ int cmd_chat_template(int argc, char **argv)
 		}
 		r.kwargs = v;
 	}
-	if (tk->seen) {
-		const char *which = tn->seen ? tn->vals[0] : NULL;
-		if (tf->seen) {
-			/* only the special tokens: the config needs no template */
-			ib_val *conf;
-			const char *path = tk->vals[0];
-			ib_buf f = {0};
-			if (ib_buf_printf(&f, "%s/tokenizer_config.json", path)) {
-				fprintf(stderr, "%s: error: out of memory\n", prog);
-				goto done;
-			}
-			FILE *probe = fopen(f.data, "r");
-			const char *file = probe ? f.data : path;
-			if (probe)
-				fclose(probe);
-			int prc = ib_json_parse_file(a, file, &conf, &e);
-			if (!prc) {
-				ib_val *fake = ib_map_copy(a, conf);
-				ib_val *t = ib_v_str(a, "");
-				if (!fake || !t || ib_map_set(a, fake, "chat_template", t))
-					prc = ib_fail(&e, IB_ENOMEM, NULL, 0, 0, "out of memory");
-				else
-					prc = chat_config_from_val(a, fake, file, NULL, &cfg, &e);
-			}
-			ib_buf_free(&f);
-			if (prc) {
-				cli_error(prog, NULL, &e);
-				goto done;
-			}
-			r.special = cfg.special;
-			chat_config_free(&cfg);
-		} else {
-			if (chat_config_load(a, tk->vals[0], which, &cfg, &e)) {
-				cli_error(prog, NULL, &e);
-				goto done;
-			}
-			r.tmpl = cfg.tmpl;
-			r.special = cfg.special;
-		}
+	if (tk->seen && tokenizer_config(a, tk->vals[0], tf->seen, tn->seen ? tn->vals[0] : NULL, &r, &cfg, &e)) {
+		cli_error(prog, NULL, &e);
+		goto done;
 	}
 	if (tf->seen) {
 		if (ib_read_file(tf->vals[0], &src, &e) ||

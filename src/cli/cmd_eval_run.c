@@ -4,10 +4,9 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "eval/eval.h"
+#include "net/net.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,19 +19,17 @@ static const char *env(const char *name)
 	return v && *v ? v : NULL;
 }
 
-/* http://host[:port][/path] → an IPv4 address, port and the endpoint path */
-static int parse_url(const char *url, char *host, size_t hcap, int *port, char *path,
+/* http(s)://host[:port][/path] → an IPv4 address, the host's name, the
+ * port and the endpoint path */
+static int parse_url(const char *url, char *host, char *name, size_t hcap, int *port, bool *https, char *path,
                      size_t pcap, const char **why)
 {
-	if (!strncmp(url, "https://", 8)) {
-		*why = "https:// endpoints are not supported yet (use http://)";
+	*https = !strncmp(url, "https://", 8);
+	if (strncmp(url, "http://", 7) && !*https) {
+		*why = "must start with http:// or https://";
 		return -1;
 	}
-	if (strncmp(url, "http://", 7)) {
-		*why = "must start with http://";
-		return -1;
-	}
-	const char *h = url + 7, *slash = strchr(h, '/');
+	const char *h = url + (*https ? 8 : 7), *slash = strchr(h, '/');
 	const char *end = slash ? slash : h + strlen(h);
 	const char *colon = memchr(h, ':', (size_t)(end - h));
 	size_t hl = (size_t)((colon ? colon : end) - h);
@@ -40,9 +37,8 @@ static int parse_url(const char *url, char *host, size_t hcap, int *port, char *
 		*why = "has no host";
 		return -1;
 	}
-	char name[256];
-	snprintf(name, sizeof name, "%.*s", (int)hl, h);
-	*port = 80;
+	snprintf(name, hcap, "%.*s", (int)hl, h);
+	*port = *https ? 443 : 80;
 	if (colon) {
 		char *e;
 		long p = strtol(colon + 1, &e, 10);
@@ -63,22 +59,13 @@ static int parse_url(const char *url, char *host, size_t hcap, int *port, char *
 		snprintf(path, pcap, "%.*s/chat/completions", (int)pl, pth);
 	else
 		snprintf(path, pcap, "%.*s/v1/chat/completions", (int)pl, pth);
-	if (!strcmp(name, "localhost") || !strcmp(name, "0.0.0.0")) {
-		snprintf(host, hcap, "127.0.0.1");
-		return 0;
-	}
-	struct in_addr a;
-	if (inet_pton(AF_INET, name, &a) == 1) {
-		snprintf(host, hcap, "%.63s", name);
-		return 0;
-	}
-	struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res = NULL;
-	if (getaddrinfo(name, NULL, &hints, &res) || !res) {
+	char ip[64];
+	ib_error e = {0};
+	if (net_resolve(name, ip, &e)) {
 		*why = "names a host that does not resolve (IPv4)";
 		return -1;
 	}
-	inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr, host, (socklen_t)hcap);
-	freeaddrinfo(res);
+	snprintf(host, hcap, "%s", ip);
 	return 0;
 }
 
@@ -121,43 +108,84 @@ static int mkdir_p(const char *dir)
 	return 0;
 }
 
+static const arg_opt flags[] = {
+    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
+    {.name = "--base-url", .kind = ARG_ONE, .required = true, .metavar = "URL",
+     .help = "the chat-completions endpoint, or its base (http(s)://host:port[/v1])"},
+    {.name = "--ca-cert", .kind = ARG_ONE, .metavar = "FILE",
+     .help = "https: trust these PEM certificates (default: the system CA store)"},
+    {.name = "--insecure", .kind = ARG_FLAG, .help = "https: do not verify the server's certificate"},
+    {.name = "--model", .kind = ARG_ONE, .metavar = "NAME",
+     .help = "the served model name (default: $MODEL_NAME, then $MODEL)"},
+    {.name = "--dataset", .kind = ARG_ONE, .required = true, .metavar = "DIR",
+     .help = "folder with train.jsonl (few-shot) and test.jsonl (questions)"},
+    {.name = "--output-path", .kind = ARG_ONE, .required = true, .metavar = "DIR",
+     .help = "folder for results_*.json, samples_*.jsonl and meta_env.json (created)"},
+    {.name = "--task", .kind = ARG_ONE, .metavar = "FILE",
+     .help = "task YAML (default: the built-in InferenceX gsm8k task)"},
+    {.name = "--num-concurrent", .kind = ARG_ONE, .metavar = "C",
+     .help = "requests in flight (default: $EVAL_CONCURRENT_REQUESTS, $CONC, 64); a "
+             "list \"16 32\" runs once per value (batched mode, *_concN files)"},
+    {.name = "--limit", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+     .help = "only the first N questions (default: $EVAL_LIMIT, all)"},
+    {.name = "--max-model-len", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+     .help = "the context (default: $EVAL_MAX_MODEL_LEN, 16384); max_tokens is N-4096 "
+             "above 4096, else N/2, at most 16384"},
+    {.name = "--max-tokens", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+     .help = "max_tokens of every request (overrides the context rule)"},
+    {.name = "--timeout", .kind = ARG_ONE, .metavar = "S",
+     .help = "seconds per attempt (default 1800)"},
+    {.name = "--max-retries", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+     .help = "attempts per request (default 5, as lm-eval's max_retries)"},
+    {.name = "--retry-min", .kind = ARG_ONE, .metavar = "S",
+     .help = "shortest backoff between attempts (default 1; then 0.5*2^k s, at most 10)"},
+    {.name = "--retry-max", .kind = ARG_ONE, .metavar = "S",
+     .help = "longest backoff between attempts (default 10)"},
+    {.name = "--api-key", .kind = ARG_ONE, .metavar = "KEY",
+     .help = "Authorization: Bearer KEY (default: $OPENAI_API_KEY, EMPTY)"},
+    {.name = "--no-meta-env", .kind = ARG_FLAG,
+     .help = "do not write meta_env.json"},
+};
+
+/* the context length (--max-model-len, EVAL_MAX_MODEL_LEN, 16384) into
+ * *ctx; returns max_tokens (--max-tokens, else what the context leaves) */
+static int64_t lengths(arg_parser *p, int64_t *ctx)
+{
+	arg_opt *ml = args_get(p, "--max-model-len"), *mt = args_get(p, "--max-tokens");
+	*ctx = ml->seen			     ? ml->ivals[0]
+	       : env("EVAL_MAX_MODEL_LEN") ? strtoll(env("EVAL_MAX_MODEL_LEN"), NULL, 10)
+					   : 16384;
+	if (*ctx <= 0)
+		*ctx = 16384;
+	int64_t maxout = *ctx > 4096 ? *ctx - 4096 : *ctx / 2;
+	if (maxout > 16384)
+		maxout = 16384;
+	return mt->seen ? mt->ivals[0] : maxout;
+}
+
+/* One concurrency's scores on stderr, its results file on stdout; true
+ * when requests failed for good. */
+static bool report(const char *prog, int64_t conc, const ev_summary *s, int64_t tries)
+{
+	fprintf(stderr, "%s: conc %lld: %zu questions in %.1f s", prog, (long long)conc, s->n, s->seconds);
+	for (size_t f = 0; f < s->nfilters; f++)
+		fprintf(stderr, "%s %s %.4f ± %.4f", f ? "," : ";", s->filters[f], s->mean[f], s->se[f]);
+	fprintf(stderr, "\n");
+	if (s->retried)
+		fprintf(stderr, "%s: %zu requests needed more than one attempt\n", prog, s->retried);
+	if (s->failed)
+		fprintf(stderr,
+		        "%s: error: %zu requests failed after %lld attempts and were scored as "
+		        "wrong (lm-eval would have aborted the run)\n",
+		        prog, s->failed, (long long)tries);
+	printf("%s\n", s->results_path);
+	return s->failed > 0;
+}
+
 int cmd_eval_run(int argc, char **argv)
 {
-	arg_opt opts[] = {
-	    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
-	    {.name = "--base-url", .kind = ARG_ONE, .required = true, .metavar = "URL",
-	     .help = "the chat-completions endpoint, or its base (http://host:port[/v1])"},
-	    {.name = "--model", .kind = ARG_ONE, .metavar = "NAME",
-	     .help = "the served model name (default: $MODEL_NAME, then $MODEL)"},
-	    {.name = "--dataset", .kind = ARG_ONE, .required = true, .metavar = "DIR",
-	     .help = "folder with train.jsonl (few-shot) and test.jsonl (questions)"},
-	    {.name = "--output-path", .kind = ARG_ONE, .required = true, .metavar = "DIR",
-	     .help = "folder for results_*.json, samples_*.jsonl and meta_env.json (created)"},
-	    {.name = "--task", .kind = ARG_ONE, .metavar = "FILE",
-	     .help = "task YAML (default: the built-in InferenceX gsm8k task)"},
-	    {.name = "--num-concurrent", .kind = ARG_ONE, .metavar = "C",
-	     .help = "requests in flight (default: $EVAL_CONCURRENT_REQUESTS, $CONC, 64); a "
-	             "list \"16 32\" runs once per value (batched mode, *_concN files)"},
-	    {.name = "--limit", .kind = ARG_ONE, .is_int = true, .metavar = "N",
-	     .help = "only the first N questions (default: $EVAL_LIMIT, all)"},
-	    {.name = "--max-model-len", .kind = ARG_ONE, .is_int = true, .metavar = "N",
-	     .help = "the context (default: $EVAL_MAX_MODEL_LEN, 16384); max_tokens is N-4096 "
-	             "above 4096, else N/2, at most 16384"},
-	    {.name = "--max-tokens", .kind = ARG_ONE, .is_int = true, .metavar = "N",
-	     .help = "max_tokens of every request (overrides the context rule)"},
-	    {.name = "--timeout", .kind = ARG_ONE, .metavar = "S",
-	     .help = "seconds per attempt (default 1800)"},
-	    {.name = "--max-retries", .kind = ARG_ONE, .is_int = true, .metavar = "N",
-	     .help = "attempts per request (default 5, as lm-eval's max_retries)"},
-	    {.name = "--retry-min", .kind = ARG_ONE, .metavar = "S",
-	     .help = "shortest backoff between attempts (default 1; then 0.5*2^k s, at most 10)"},
-	    {.name = "--retry-max", .kind = ARG_ONE, .metavar = "S",
-	     .help = "longest backoff between attempts (default 10)"},
-	    {.name = "--api-key", .kind = ARG_ONE, .metavar = "KEY",
-	     .help = "Authorization: Bearer KEY (default: $OPENAI_API_KEY, EMPTY)"},
-	    {.name = "--no-meta-env", .kind = ARG_FLAG,
-	     .help = "do not write meta_env.json"},
-	};
+	arg_opt opts[sizeof flags / sizeof flags[0]];
+	memcpy(opts, flags, sizeof flags);
 	arg_parser p = {.prog = "infbench eval run",
 	                .desc = "Run InferenceX's gsm8k eval (lm-eval 0.4.9.2 local-chat-completions "
 	                        "protocol: 5-shot multi-turn prompts, greedy decoding, strict-match "
@@ -178,8 +206,10 @@ int cmd_eval_run(int argc, char **argv)
 	const char *model = SOPT("--model");
 	if (!model)
 		model = env("MODEL_NAME") ? env("MODEL_NAME") : env("MODEL");
-	char host[256], path[1024];
+	char host[256], name[256], path[1024];
 	int port;
+	bool https;
+	net_tls *tls = NULL;
 	const char *why = NULL;
 	if (!a)
 		goto out;
@@ -187,8 +217,12 @@ int cmd_eval_run(int argc, char **argv)
 		args_error(&p, p.prog, "--model is required (or set MODEL_NAME / MODEL)");
 		goto out;
 	}
-	if (parse_url(url, host, sizeof host, &port, path, sizeof path, &why)) {
+	if (parse_url(url, host, name, sizeof host, &port, &https, path, sizeof path, &why)) {
 		args_error(&p, p.prog, "argument --base-url: '%s' %s", url, why);
+		goto out;
+	}
+	if (!https && (OPT("--ca-cert")->seen || OPT("--insecure")->seen)) {
+		args_error(&p, p.prog, "--ca-cert and --insecure apply to https:// base URLs");
 		goto out;
 	}
 	const char *cs = SOPT("--num-concurrent");
@@ -208,16 +242,7 @@ int cmd_eval_run(int argc, char **argv)
 		limit = OPT("--limit")->ivals[0];
 	else if (env("EVAL_LIMIT"))
 		limit = strtoll(env("EVAL_LIMIT"), NULL, 10);
-	int64_t ctx = OPT("--max-model-len")->seen ? OPT("--max-model-len")->ivals[0]
-	              : env("EVAL_MAX_MODEL_LEN")  ? strtoll(env("EVAL_MAX_MODEL_LEN"), NULL, 10)
-	                                           : 16384;
-	if (ctx <= 0)
-		ctx = 16384;
-	int64_t maxout = ctx > 4096 ? ctx - 4096 : ctx / 2;
-	if (maxout > 16384)
-		maxout = 16384;
-	if (OPT("--max-tokens")->seen)
-		maxout = OPT("--max-tokens")->ivals[0];
+	int64_t ctx, maxout = lengths(&p, &ctx);
 	const char *ts = SOPT("--timeout"), *rs = SOPT("--retry-min"), *rx = SOPT("--retry-max");
 	double rmax = rx ? strtod(rx, NULL) : 10;
 	double timeout = ts ? strtod(ts, NULL) : 1800;
@@ -230,6 +255,10 @@ int cmd_eval_run(int argc, char **argv)
 	}
 	status = 1;
 	ib_error e = {0};
+	if (https && net_tls_client_new(SOPT("--ca-cert"), OPT("--insecure")->seen, &tls, &e)) {
+		cli_error(p.prog, "--ca-cert", &e);
+		goto out;
+	}
 	ib_val *task;
 	const char *tpath = SOPT("--task");
 	int rc = tpath ? ib_yaml_load_file(a, tpath, &task, &e)
@@ -253,7 +282,8 @@ int cmd_eval_run(int argc, char **argv)
 	bool any_fail = false;
 	for (size_t i = 0; i < nconcs; i++) {
 		ev_run_opts o = {
-		    .http = {.name = "eval", .host = host, .port = port, .path = path, .api_key = key,
+		    .http = {.name = "eval", .host = host, .port = port, .tls = tls, .server_name = name,
+		             .path = path, .api_key = key,
 		             .concurrency = (size_t)concs[i], .timeout_s = timeout,
 		             .max_attempts = (int)tries, .retry_min_s = rmin, .retry_max_s = rmax,
 		             .progress = isatty(2)},
@@ -277,23 +307,8 @@ int cmd_eval_run(int argc, char **argv)
 			failed[i] = any_fail = true;
 			continue;
 		}
-		fprintf(stderr, "%s: conc %lld: %zu questions in %.1f s", p.prog, (long long)concs[i],
-		        s.n, s.seconds);
-		for (size_t f = 0; f < s.nfilters; f++)
-			fprintf(stderr, "%s %s %.4f ± %.4f", f ? "," : ";", s.filters[f], s.mean[f],
-			        s.se[f]);
-		fprintf(stderr, "\n");
-		if (s.retried)
-			fprintf(stderr, "%s: %zu requests needed more than one attempt\n", p.prog,
-			        s.retried);
-		if (s.failed) {
-			fprintf(stderr,
-			        "%s: error: %zu requests failed after %lld attempts and were scored as "
-			        "wrong (lm-eval would have aborted the run)\n",
-			        p.prog, s.failed, (long long)tries);
+		if (report(p.prog, concs[i], &s, tries))
 			failed[i] = any_fail = true;
-		}
-		printf("%s\n", s.results_path);
 	}
 	if (!OPT("--no-meta-env")->seen) {
 		rc = ev_write_meta_env(dir, nconcs > 1 ? concs : NULL, failed, nconcs > 1 ? nconcs : 0,
@@ -307,6 +322,7 @@ int cmd_eval_run(int argc, char **argv)
 	if (fflush(stdout))
 		status = 1;
 out:
+	net_tls_free(tls);
 	ev_dataset_free(&data);
 	ib_arena_free(a);
 	args_free(&p);

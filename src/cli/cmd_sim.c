@@ -101,59 +101,315 @@ static void on_deadline(net_loop *l, net_timer *t)
 	net_stop(l);
 }
 
+static const arg_opt flags[] = {
+	{.name = "--host", .kind = ARG_ONE, .metavar = "ADDR", .help = "listen address (default 127.0.0.1)"},
+	{.name = "--port", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "port (default 8000; 0: any free port)"},
+	{.name = "--port-file", .kind = ARG_ONE, .metavar = "FILE", .help = "write the port to FILE once listening"},
+	{.name = "--served-model-name", .kind = ARG_ONE, .metavar = "NAME", .help = "model name in the API (default: the model profile's)"},
+	{.name = "--lora-modules", .kind = ARG_MANY, .metavar = "NAME[=PATH]", .help = "LoRA adapters also served under NAME (as vLLM; PATH unused)"},
+	{.name = "--hardware", .kind = ARG_ONE, .metavar = "GPU", .help = "GPU profile (default h100)"},
+	{.name = "--model", .kind = ARG_ONE, .metavar = "NAME", .help = "model profile (default llama3-8b)"},
+	{.name = "--profile", .kind = ARG_ONE, .metavar = "FILE", .help = "YAML overriding hardware/model fields"},
+	{.name = "--precision", .kind = ARG_ONE, .choices = prec_choices, .metavar = "P", .help = "weights and compute: bf16, fp8, fp4 (default bf16)"},
+	{.name = "--kv-cache-dtype", .kind = ARG_ONE, .choices = kv_choices, .metavar = "T", .help = "auto (bf16), bf16 or fp8"},
+	{.name = "--tp", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "tensor parallel size (default 1)"},
+	{.name = "--max-num-seqs", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "running sequences at most (default 256)"},
+	{.name = "--max-num-batched-tokens", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "token budget per step (default 8192)"},
+	{.name = "--block-size", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "KV block size in tokens (default 16)"},
+	{.name = "--gpu-memory-utilization", .kind = ARG_ONE, .metavar = "F", .help = "fraction of GPU memory used (default 0.9)"},
+	{.name = "--max-model-len", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "reject longer requests (default: no limit)"},
+	{.name = "--spec-method", .kind = ARG_ONE, .choices = spec_choices, .metavar = "M", .help = "speculative decoding: none, mtp, eagle3"},
+	{.name = "--num-spec-tokens", .kind = ARG_ONE, .is_int = true, .metavar = "K", .help = "draft tokens per step"},
+	{.name = "--acceptance-length", .kind = ARG_ONE, .metavar = "AL", .help = "mean tokens per step, bonus token included"},
+	{.name = "--acceptance-file", .kind = ARG_ONE, .metavar = "FILE", .help = "golden AL YAML to take AL from"},
+	{.name = "--acceptance-key", .kind = ARG_ONE, .metavar = "KEY", .help = "model key in that file (default: the first)"},
+	{.name = "--thinking-mode", .kind = ARG_ONE, .metavar = "MODE", .help = "thinking_on or thinking_off (default: the first)"},
+	{.name = "--draft-cost", .kind = ARG_ONE, .metavar = "F", .help = "a draft token's cost as a fraction of a step (default 0.05)"},
+	{.name = "--mean-output-len", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "mean answer length without ignore_eos (default 512)"},
+	{.name = "--time-scale", .kind = ARG_ONE, .metavar = "S", .help = "run the model S times faster than real time"},
+	{.name = "--max-speed", .kind = ARG_FLAG, .help = "no model: stream as fast as clients read"},
+	{.name = "--pace", .kind = ARG_ONE, .metavar = "TOK_S", .help = "no model: one step (a token per stream) every 1/TOK_S s, on a fixed grid"},
+	{.name = "--trace", .kind = ARG_ONE, .metavar = "FILE", .help = "write when each streamed chunk left, a JSON line per request (at exit)"},
+	{.name = "--log-requests", .kind = ARG_ONE, .metavar = "FILE", .help = "write every request as it arrived (method, path, body), a JSON line each (at exit)"},
+	{.name = "--seed", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "seed of every random draw (default 1)"},
+	{.name = "--fail-rate", .kind = ARG_ONE, .metavar = "P", .help = "answer this fraction of requests with HTTP 500"},
+	{.name = "--drop-rate", .kind = ARG_ONE, .metavar = "P", .help = "close this fraction of streams midway"},
+	{.name = "--stall-rate", .kind = ARG_ONE, .metavar = "P", .help = "pause this fraction of streams once"},
+	{.name = "--stall-ms", .kind = ARG_ONE, .metavar = "MS", .help = "length of a pause (default 500)"},
+	{.name = "--malformed-rate", .kind = ARG_ONE, .metavar = "P", .help = "send one broken SSE line in this fraction of streams"},
+	{.name = "--tokenizer", .kind = ARG_ONE, .metavar = "DIR", .help = "exact prompt token counts, /tokenize and /detokenize"},
+	{.name = "--eval-dataset", .kind = ARG_ONE, .metavar = "DIR", .help = "grade evals: answer the gsm8k questions of DIR/test.jsonl"},
+	{.name = "--eval-accuracy", .kind = ARG_ONE, .metavar = "P", .help = "fraction of those answered right, in [0, 1] (default 1)"},
+	{.name = "--eval-seed", .kind = ARG_ONE, .is_int = true, .metavar = "S", .help = "seed of the per-question verdicts (default 1)"},
+	{.name = "--tls-cert", .kind = ARG_ONE, .metavar = "FILE", .help = "serve HTTPS with this PEM certificate (with --tls-key)"},
+	{.name = "--header-timeout", .kind = ARG_ONE, .metavar = "SECONDS", .help = "close a connection that has not sent a whole request within this long (default 60; 0: never)"},
+{.name = "--tls-key", .kind = ARG_ONE, .metavar = "FILE", .help = "the certificate's PEM private key"},
+	{.name = "--duration", .kind = ARG_ONE, .metavar = "SECONDS", .help = "stop after this long (default: until SIGINT/SIGTERM)"},
+	{.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
+};
+
+/* What a run holds, released by release(). */
+typedef struct {
+	ib_arena *a;
+	bench_tokenizer bt;
+	ib_atomic trace, reqlog;
+	sim_grader *grader;
+	net_tls *tls;
+	net_loop *loop;
+	sim_server *srv;
+	double duration;
+	bool spec;
+} sim_run;
+
+/* an error from a library call: printed, exit status 1 */
+static int fail(const char *ctx, const ib_error *e)
+{
+	cli_error("infbench sim", ctx, e);
+	return 1;
+}
+
+/* where, which GPU and model, names: 0 or an exit status */
+static int target_flags(arg_parser *p, sim_config *c, sim_run *r)
+{
+	arg_opt *o;
+	ib_error e = {0};
+	if ((o = args_get(p, "--host"))->seen)
+		c->host = o->vals[0];
+	if ((o = args_get(p, "--port"))->seen) {
+		if (o->ivals[0] < 0 || o->ivals[0] > 65535)
+			return args_error(p, NULL, "argument --port: must be 0..65535");
+		c->port = (int)o->ivals[0];
+	}
+	for (int model = 0; model < 2; model++) {
+		if (!(o = args_get(p, model ? "--model" : "--hardware"))->seen)
+			continue;
+		const sim_hw *hw = model ? NULL : sim_hw_find(o->vals[0]);
+		const sim_model *m = model ? sim_model_find(o->vals[0]) : NULL;
+		if (!hw && !m) {
+			ib_buf names = {0};
+			sim_profile_names(&names, model);
+			int rc = args_error(p, NULL, "argument %s: unknown %s '%s' (known: %s)", o->name,
+					    model ? "model" : "GPU", o->vals[0], names.data ? names.data : "");
+			ib_buf_free(&names);
+			return rc;
+		}
+		if (hw)
+			c->hw = *hw;
+		else
+			c->model = *m;
+	}
+	if ((o = args_get(p, "--profile"))->seen && sim_profile_load(o->vals[0], &c->hw, &c->model, r->a, &e))
+		return fail(NULL, &e);
+	c->served_model_name = (o = args_get(p, "--served-model-name"))->seen ? o->vals[0] : c->model.name;
+	if ((o = args_get(p, "--lora-modules"))->seen) {
+		const char **names = ib_arena_alloc(r->a, o->nvals * sizeof *names);
+		for (size_t i = 0; names && i < o->nvals; i++) {
+			const char *v = o->vals[i], *eq = strchr(v, '=');
+			names[i] = ib_arena_strndup(r->a, v, eq ? (size_t)(eq - v) : strlen(v));
+			if (!names[i] || !names[i][0] || strpbrk(names[i], "\"\\"))
+				return args_error(p, NULL, "argument --lora-modules: bad adapter name in '%s'", v);
+		}
+		c->lora = names;
+		c->nlora = o->nvals;
+	}
+	if ((o = args_get(p, "--precision"))->seen)
+		c->precision = o->vals[0];
+	if ((o = args_get(p, "--kv-cache-dtype"))->seen)
+		c->kv_bytes = !strcmp(o->vals[0], "fp8") ? 1 : 2;
+	return 0;
+}
+
+/* the engine's numbers, pacing and faults: 0 or an exit status */
+static int engine_flags(arg_parser *p, sim_config *c, sim_run *r)
+{
+	int rc = 0;
+	int_opt(p, "--tp", &c->tp, 1, &rc);
+	int_opt(p, "--max-num-seqs", &c->max_num_seqs, 1, &rc);
+	int_opt(p, "--max-num-batched-tokens", &c->max_num_batched_tokens, 1, &rc);
+	int_opt(p, "--block-size", &c->block_size, 1, &rc);
+	int_opt(p, "--max-model-len", &c->max_model_len, 1, &rc);
+	int_opt(p, "--num-spec-tokens", &c->num_spec_tokens, 1, &rc);
+	int_opt(p, "--mean-output-len", &c->mean_output_len, 1, &rc);
+	num_opt(p, "--gpu-memory-utilization", &c->gpu_mem_util, 0.01, 1, &rc);
+	num_opt(p, "--draft-cost", &c->draft_cost, 0, 10, &rc);
+	num_opt(p, "--time-scale", &c->time_scale, 1e-3, 1e9, &rc);
+	num_opt(p, "--pace", &c->pace, 1e-3, 1e6, &rc);
+	num_opt(p, "--fail-rate", &c->fail_rate, 0, 1, &rc);
+	num_opt(p, "--drop-rate", &c->drop_rate, 0, 1, &rc);
+	num_opt(p, "--stall-rate", &c->stall_rate, 0, 1, &rc);
+	num_opt(p, "--stall-ms", &c->stall_ms, 0, 3.6e6, &rc);
+	num_opt(p, "--malformed-rate", &c->malformed_rate, 0, 1, &rc);
+	num_opt(p, "--duration", &r->duration, 0, 1e9, &rc);
+	num_opt(p, "--header-timeout", &c->header_timeout, 0, 1e6, &rc);
+	if (rc)
+		return rc;
+	if (args_get(p, "--seed")->seen)
+		c->seed = (uint64_t)args_get(p, "--seed")->ivals[0];
+	c->max_speed = args_get(p, "--max-speed")->seen;
+	if (c->max_speed && c->pace > 0)
+		return args_error(p, NULL, "--pace and --max-speed exclude each other");
+	if (c->max_speed && (args_get(p, "--drop-rate")->seen || args_get(p, "--stall-rate")->seen ||
+			     args_get(p, "--malformed-rate")->seen || args_get(p, "--time-scale")->seen))
+		return args_error(p, NULL, "--drop-rate, --stall-rate, --malformed-rate and --time-scale act on "
+					   "engine steps: they need the model or --pace, not --max-speed");
+	if (c->max_speed && args_get(p, "--trace")->seen)
+		return args_error(p, NULL, "--trace records steps: it needs the model or --pace, not --max-speed");
+	return 0;
+}
+
+/* speculative decoding and its acceptance length: 0 or an exit status */
+static int spec_flags(arg_parser *p, sim_config *c, sim_run *r)
+{
+	arg_opt *o;
+	ib_error e = {0};
+	int rc = 0;
+	if ((o = args_get(p, "--spec-method"))->seen)
+		c->spec_method = o->vals[0];
+	r->spec = c->spec_method && strcmp(c->spec_method, "none");
+	if (!r->spec && args_get(p, "--num-spec-tokens")->seen)
+		return args_error(p, NULL, "--num-spec-tokens needs --spec-method mtp or eagle3");
+	if (!r->spec)
+		return 0;
+	int k = c->num_spec_tokens;
+	if (k <= 0)
+		return args_error(p, NULL, "--spec-method %s needs --num-spec-tokens K", c->spec_method);
+	if (num_opt(p, "--acceptance-length", &c->acceptance_length, 1, k + 1, &rc)) {
+	} else if (rc) {
+		return rc;
+	} else if ((o = args_get(p, "--acceptance-file"))->seen) {
+		arg_opt *key = args_get(p, "--acceptance-key"), *mode = args_get(p, "--thinking-mode");
+		if (al_from_file(o->vals[0], key->seen ? key->vals[0] : NULL, mode->seen ? mode->vals[0] : NULL, k,
+				 &c->acceptance_length, &e))
+			return fail(NULL, &e);
+	} else if (k <= 8 && c->model.default_al[k] > 0) {
+		c->acceptance_length = c->model.default_al[k];
+	} else { /* per-position acceptance 0.7, independent positions */
+		c->acceptance_length = (1 - pow(0.7, k + 1)) / (1 - 0.7);
+	}
+	if (c->acceptance_length > k + 1)
+		c->acceptance_length = k + 1;
+	return 0;
+}
+
+/* grader, tokenizer, trace and request log, TLS: 0 or an exit status */
+static int attach(arg_parser *p, sim_config *c, sim_run *r)
+{
+	arg_opt *o;
+	ib_error e = {0};
+	int rc = 0;
+	double eval_acc = 1;
+	num_opt(p, "--eval-accuracy", &eval_acc, 0, 1, &rc);
+	if (rc)
+		return rc;
+	if (!args_get(p, "--eval-dataset")->seen &&
+	    (args_get(p, "--eval-accuracy")->seen || args_get(p, "--eval-seed")->seen))
+		return args_error(p, NULL, "--eval-accuracy and --eval-seed need --eval-dataset DIR");
+	if ((o = args_get(p, "--eval-dataset"))->seen) {
+		arg_opt *es = args_get(p, "--eval-seed");
+		if (sim_grader_load(o->vals[0], eval_acc, es->seen ? (uint64_t)es->ivals[0] : 1, &r->grader, &e))
+			return fail("--eval-dataset", &e);
+		c->grader = r->grader;
+	}
+	if ((o = args_get(p, "--tokenizer"))->seen) {
+		if (bench_tokenizer_open(&r->bt, o->vals[0], false, false, &e)) {
+			char ctx[4200];
+			snprintf(ctx, sizeof ctx, "tokenizer '%s'", o->vals[0]);
+			return fail(ctx, &e);
+		}
+		c->tokenizer = r->bt.tok;
+		/* the chat template, when the tokenizer has one */
+		bench_tokenizer chat_bt;
+		ib_error ce = {0};
+		if (bench_tokenizer_open(&chat_bt, o->vals[0], true, false, &ce) == 0) {
+			bench_tokenizer_close(&r->bt);
+			r->bt = chat_bt;
+			c->tokenizer = r->bt.tok;
+			c->chat_template = r->bt.tmpl;
+			c->chat_special = r->bt.special;
+		}
+	}
+	if ((o = args_get(p, "--trace"))->seen) {
+		if (ib_atomic_open(&r->trace, o->vals[0], &e))
+			return fail("--trace", &e);
+		c->trace = r->trace.f;
+	}
+	if ((o = args_get(p, "--log-requests"))->seen) {
+		if (ib_atomic_open(&r->reqlog, o->vals[0], &e))
+			return fail("--log-requests", &e);
+		c->request_log = r->reqlog.f;
+	}
+	arg_opt *cert = args_get(p, "--tls-cert"), *key = args_get(p, "--tls-key");
+	if (cert->seen != key->seen)
+		return args_error(p, NULL, "--tls-cert and --tls-key go together");
+	if (cert->seen && net_tls_server_new(cert->vals[0], key->vals[0], &r->tls, &e))
+		return fail(NULL, &e);
+	c->tls = r->tls;
+	return 0;
+}
+
+/* listens, announces, runs until a signal or --duration, writes the
+ * trace and the request log: the exit status */
+static int serve(arg_parser *p, sim_config *c, sim_run *r)
+{
+	ib_error e = {0};
+	arg_opt *o;
+	net_raise_fd_limit(); /* thousands of concurrent streams */
+	if (net_loop_new(&r->loop, &e) || sim_server_new(r->loop, c, &r->srv, &e))
+		return fail(NULL, &e);
+	if ((o = args_get(p, "--port-file"))->seen) {
+		char port[32];
+		int n = snprintf(port, sizeof port, "%d\n", sim_server_port(r->srv));
+		if (ib_write_file_atomic(o->vals[0], port, (size_t)n, &e))
+			return fail(NULL, &e);
+	}
+	fprintf(stderr, "infbench sim: listening on %s://%s:%d  model %s (%s), %s x%d%s%s\n", r->tls ? "https" : "http",
+		c->host, sim_server_port(r->srv), c->served_model_name, c->precision, c->hw.name, c->tp,
+		c->max_speed ? ", max speed" : c->pace > 0 ? ", paced" : "", r->spec ? ", speculative decoding" : "");
+	if (r->grader)
+		fprintf(stderr, "infbench sim: grading %zu questions, accuracy %g, seed %llu\n",
+			sim_grader_count(r->grader), sim_grader_accuracy(r->grader),
+			(unsigned long long)sim_grader_seed(r->grader));
+	if (r->spec)
+		fprintf(stderr, "infbench sim: %s with %d draft tokens, acceptance length %.2f\n", c->spec_method,
+			c->num_spec_tokens, c->acceptance_length);
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	net_watch sw = {.fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC), .fn = on_signal};
+	if (sw.fd >= 0)
+		net_add(r->loop, &sw, EPOLLIN);
+	net_timer deadline = {.fn = on_deadline};
+	if (r->duration > 0)
+		net_timer_arm(r->loop, &deadline, ib_now_ns() + (int64_t)(r->duration * 1e9));
+	int status = net_run(r->loop) ? 1 : 0;
+	net_timer_cancel(r->loop, &deadline);
+	sim_server_free(r->srv); /* streams still open are not traced */
+	r->srv = NULL;
+	if (r->trace.f && ib_atomic_commit(&r->trace, &e))
+		status = fail("--trace", &e);
+	if (r->reqlog.f && ib_atomic_commit(&r->reqlog, &e))
+		status = fail("--log-requests", &e);
+	if (sw.fd >= 0) {
+		net_del(r->loop, &sw);
+		close(sw.fd);
+	}
+	return status;
+}
+
 int cmd_sim(int argc, char **argv)
 {
-	arg_opt opts[] = {
-		{.name = "--host", .kind = ARG_ONE, .metavar = "ADDR", .help = "listen address (default 127.0.0.1)"},
-		{.name = "--port", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "port (default 8000; 0: any free port)"},
-		{.name = "--port-file", .kind = ARG_ONE, .metavar = "FILE", .help = "write the port to FILE once listening"},
-		{.name = "--served-model-name", .kind = ARG_ONE, .metavar = "NAME", .help = "model name in the API (default: the model profile's)"},
-		{.name = "--lora-modules", .kind = ARG_MANY, .metavar = "NAME[=PATH]", .help = "LoRA adapters also served under NAME (as vLLM; PATH unused)"},
-		{.name = "--hardware", .kind = ARG_ONE, .metavar = "GPU", .help = "GPU profile (default h100)"},
-		{.name = "--model", .kind = ARG_ONE, .metavar = "NAME", .help = "model profile (default llama3-8b)"},
-		{.name = "--profile", .kind = ARG_ONE, .metavar = "FILE", .help = "YAML overriding hardware/model fields"},
-		{.name = "--precision", .kind = ARG_ONE, .choices = prec_choices, .metavar = "P", .help = "weights and compute: bf16, fp8, fp4 (default bf16)"},
-		{.name = "--kv-cache-dtype", .kind = ARG_ONE, .choices = kv_choices, .metavar = "T", .help = "auto (bf16), bf16 or fp8"},
-		{.name = "--tp", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "tensor parallel size (default 1)"},
-		{.name = "--max-num-seqs", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "running sequences at most (default 256)"},
-		{.name = "--max-num-batched-tokens", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "token budget per step (default 8192)"},
-		{.name = "--block-size", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "KV block size in tokens (default 16)"},
-		{.name = "--gpu-memory-utilization", .kind = ARG_ONE, .metavar = "F", .help = "fraction of GPU memory used (default 0.9)"},
-		{.name = "--max-model-len", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "reject longer requests (default: no limit)"},
-		{.name = "--spec-method", .kind = ARG_ONE, .choices = spec_choices, .metavar = "M", .help = "speculative decoding: none, mtp, eagle3"},
-		{.name = "--num-spec-tokens", .kind = ARG_ONE, .is_int = true, .metavar = "K", .help = "draft tokens per step"},
-		{.name = "--acceptance-length", .kind = ARG_ONE, .metavar = "AL", .help = "mean tokens per step, bonus token included"},
-		{.name = "--acceptance-file", .kind = ARG_ONE, .metavar = "FILE", .help = "golden AL YAML to take AL from"},
-		{.name = "--acceptance-key", .kind = ARG_ONE, .metavar = "KEY", .help = "model key in that file (default: the first)"},
-		{.name = "--thinking-mode", .kind = ARG_ONE, .metavar = "MODE", .help = "thinking_on or thinking_off (default: the first)"},
-		{.name = "--draft-cost", .kind = ARG_ONE, .metavar = "F", .help = "a draft token's cost as a fraction of a step (default 0.05)"},
-		{.name = "--mean-output-len", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "mean answer length without ignore_eos (default 512)"},
-		{.name = "--time-scale", .kind = ARG_ONE, .metavar = "S", .help = "run the model S times faster than real time"},
-		{.name = "--max-speed", .kind = ARG_FLAG, .help = "no model: stream as fast as clients read"},
-		{.name = "--pace", .kind = ARG_ONE, .metavar = "TOK_S", .help = "no model: one step (a token per stream) every 1/TOK_S s, on a fixed grid"},
-		{.name = "--trace", .kind = ARG_ONE, .metavar = "FILE", .help = "write when each streamed chunk left, a JSON line per request (at exit)"},
-		{.name = "--log-requests", .kind = ARG_ONE, .metavar = "FILE", .help = "write every request as it arrived (method, path, body), a JSON line each (at exit)"},
-		{.name = "--seed", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "seed of every random draw (default 1)"},
-		{.name = "--fail-rate", .kind = ARG_ONE, .metavar = "P", .help = "answer this fraction of requests with HTTP 500"},
-		{.name = "--drop-rate", .kind = ARG_ONE, .metavar = "P", .help = "close this fraction of streams midway"},
-		{.name = "--stall-rate", .kind = ARG_ONE, .metavar = "P", .help = "pause this fraction of streams once"},
-		{.name = "--stall-ms", .kind = ARG_ONE, .metavar = "MS", .help = "length of a pause (default 500)"},
-		{.name = "--malformed-rate", .kind = ARG_ONE, .metavar = "P", .help = "send one broken SSE line in this fraction of streams"},
-		{.name = "--tokenizer", .kind = ARG_ONE, .metavar = "DIR", .help = "exact prompt token counts, /tokenize and /detokenize"},
-		{.name = "--eval-dataset", .kind = ARG_ONE, .metavar = "DIR", .help = "grade evals: answer the gsm8k questions of DIR/test.jsonl"},
-		{.name = "--eval-accuracy", .kind = ARG_ONE, .metavar = "P", .help = "fraction of those answered right, in [0, 1] (default 1)"},
-		{.name = "--eval-seed", .kind = ARG_ONE, .is_int = true, .metavar = "S", .help = "seed of the per-question verdicts (default 1)"},
-		{.name = "--duration", .kind = ARG_ONE, .metavar = "SECONDS", .help = "stop after this long (default: until SIGINT/SIGTERM)"},
-		{.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
-	};
+	arg_opt opts[N(flags)];
+	memcpy(opts, flags, sizeof flags);
 	arg_parser p = {
-		.prog = "infbench sim",
-		.top = "infbench sim",
-		.desc = "An OpenAI-compatible server (/v1/completions, /v1/chat/completions, /v1/models,\n"
-			"/health, /metrics) over a continuous-batching performance model of a model on a GPU.",
-		.epilog = "Profiles: see docs/sim.md.",
-		.opts = opts,
-		.nopts = N(opts),
+	    .prog = "infbench sim",
+	    .top = "infbench sim",
+	    .desc = "An OpenAI-compatible server (/v1/completions, /v1/chat/completions, /v1/models,\n"
+		    "/health, /metrics) over a continuous-batching performance model of a model on a GPU.",
+	    .epilog = "Profiles: see docs/sim.md.",
+	    .opts = opts,
+	    .nopts = N(opts),
 	};
 	int rc = args_parse(&p, argc - 1, argv + 1, NULL, 0);
 	if (rc) {
@@ -162,253 +418,27 @@ int cmd_sim(int argc, char **argv)
 	}
 	sim_config c;
 	sim_config_init(&c);
-	bench_tokenizer bt = {0};
-	ib_atomic trace = {0}, reqlog = {0};
-	arg_opt *o;
-	ib_arena *a = ib_arena_new();
-	ib_error e = {0};
-	net_loop *loop = NULL;
-	sim_server *srv = NULL;
-	sim_grader *grader = NULL;
-	int status = 1;
-	if ((o = args_get(&p, "--host"))->seen)
-		c.host = o->vals[0];
-	if ((o = args_get(&p, "--port"))->seen) {
-		if (o->ivals[0] < 0 || o->ivals[0] > 65535) {
-			status = args_error(&p, NULL, "argument --port: must be 0..65535");
-			goto out;
-		}
-		c.port = (int)o->ivals[0];
-	}
-	if ((o = args_get(&p, "--hardware"))->seen) {
-		const sim_hw *hw = sim_hw_find(o->vals[0]);
-		if (!hw) {
-			ib_buf names = {0};
-			sim_profile_names(&names, false);
-			status = args_error(&p, NULL, "argument --hardware: unknown GPU '%s' (known: %s)",
-					    o->vals[0], names.data);
-			ib_buf_free(&names);
-			goto out;
-		}
-		c.hw = *hw;
-	}
-	if ((o = args_get(&p, "--model"))->seen) {
-		const sim_model *m = sim_model_find(o->vals[0]);
-		if (!m) {
-			ib_buf names = {0};
-			sim_profile_names(&names, true);
-			status = args_error(&p, NULL, "argument --model: unknown model '%s' (known: %s)",
-					    o->vals[0], names.data);
-			ib_buf_free(&names);
-			goto out;
-		}
-		c.model = *m;
-	}
-	if ((o = args_get(&p, "--profile"))->seen && sim_profile_load(o->vals[0], &c.hw, &c.model, a, &e)) {
-		cli_error("infbench sim", NULL, &e);
-		goto out;
-	}
-	c.served_model_name = (o = args_get(&p, "--served-model-name"))->seen ? o->vals[0] : c.model.name;
-	if ((o = args_get(&p, "--lora-modules"))->seen) {
-		const char **names = ib_arena_alloc(a, o->nvals * sizeof *names);
-		for (size_t i = 0; names && i < o->nvals; i++) {
-			const char *v = o->vals[i], *eq = strchr(v, '=');
-			names[i] = ib_arena_strndup(a, v, eq ? (size_t)(eq - v) : strlen(v));
-			if (!names[i] || !names[i][0] || strpbrk(names[i], "\"\\")) {
-				status = args_error(&p, NULL, "argument --lora-modules: bad adapter name in '%s'", v);
-				goto out;
-			}
-		}
-		c.lora = names;
-		c.nlora = o->nvals;
-	}
-	if ((o = args_get(&p, "--precision"))->seen)
-		c.precision = o->vals[0];
-	if ((o = args_get(&p, "--kv-cache-dtype"))->seen)
-		c.kv_bytes = !strcmp(o->vals[0], "fp8") ? 1 : 2;
-	rc = 0;
-	int_opt(&p, "--tp", &c.tp, 1, &rc);
-	int_opt(&p, "--max-num-seqs", &c.max_num_seqs, 1, &rc);
-	int_opt(&p, "--max-num-batched-tokens", &c.max_num_batched_tokens, 1, &rc);
-	int_opt(&p, "--block-size", &c.block_size, 1, &rc);
-	int_opt(&p, "--max-model-len", &c.max_model_len, 1, &rc);
-	int_opt(&p, "--num-spec-tokens", &c.num_spec_tokens, 1, &rc);
-	int_opt(&p, "--mean-output-len", &c.mean_output_len, 1, &rc);
-	num_opt(&p, "--gpu-memory-utilization", &c.gpu_mem_util, 0.01, 1, &rc);
-	num_opt(&p, "--draft-cost", &c.draft_cost, 0, 10, &rc);
-	num_opt(&p, "--time-scale", &c.time_scale, 1e-3, 1e9, &rc);
-	num_opt(&p, "--pace", &c.pace, 1e-3, 1e6, &rc);
-	num_opt(&p, "--fail-rate", &c.fail_rate, 0, 1, &rc);
-	num_opt(&p, "--drop-rate", &c.drop_rate, 0, 1, &rc);
-	num_opt(&p, "--stall-rate", &c.stall_rate, 0, 1, &rc);
-	num_opt(&p, "--stall-ms", &c.stall_ms, 0, 3.6e6, &rc);
-	num_opt(&p, "--malformed-rate", &c.malformed_rate, 0, 1, &rc);
-	if ((o = args_get(&p, "--seed"))->seen)
-		c.seed = (uint64_t)o->ivals[0];
-	c.max_speed = args_get(&p, "--max-speed")->seen;
-	if (c.max_speed && c.pace > 0) {
-		status = args_error(&p, NULL, "--pace and --max-speed exclude each other");
-		goto out;
-	}
-	if (c.max_speed && (args_get(&p, "--drop-rate")->seen || args_get(&p, "--stall-rate")->seen ||
-			    args_get(&p, "--malformed-rate")->seen || args_get(&p, "--time-scale")->seen)) {
-		status = args_error(&p, NULL, "--drop-rate, --stall-rate, --malformed-rate and --time-scale act on "
-					      "engine steps: they need the model or --pace, not --max-speed");
-		goto out;
-	}
-	if (c.max_speed && args_get(&p, "--trace")->seen) {
-		status = args_error(&p, NULL, "--trace records steps: it needs the model or --pace, not --max-speed");
-		goto out;
-	}
-	if ((o = args_get(&p, "--spec-method"))->seen)
-		c.spec_method = o->vals[0];
-	if (rc) {
-		status = rc;
-		goto out;
-	}
-	bool spec = c.spec_method && strcmp(c.spec_method, "none");
-	if (spec && c.num_spec_tokens <= 0) {
-		status = args_error(&p, NULL, "--spec-method %s needs --num-spec-tokens K", c.spec_method);
-		goto out;
-	}
-	if (spec) {
-		int k = c.num_spec_tokens;
-		if (num_opt(&p, "--acceptance-length", &c.acceptance_length, 1, k + 1, &rc)) {
-		} else if (rc) {
-			status = rc;
-			goto out;
-		} else if ((o = args_get(&p, "--acceptance-file"))->seen) {
-			arg_opt *key = args_get(&p, "--acceptance-key"), *mode = args_get(&p, "--thinking-mode");
-			if (al_from_file(o->vals[0], key->seen ? key->vals[0] : NULL,
-					 mode->seen ? mode->vals[0] : NULL, k, &c.acceptance_length, &e)) {
-				cli_error("infbench sim", NULL, &e);
-				goto out;
-			}
-		} else if (k <= 8 && c.model.default_al[k] > 0) {
-			c.acceptance_length = c.model.default_al[k];
-		} else { /* per-position acceptance 0.7, independent positions */
-			c.acceptance_length = (1 - pow(0.7, k + 1)) / (1 - 0.7);
-		}
-		if (c.acceptance_length > k + 1)
-			c.acceptance_length = k + 1;
-	}
-	double duration = 0;
-	num_opt(&p, "--duration", &duration, 0, 1e9, &rc);
-	if (rc) {
-		status = rc;
-		goto out;
-	}
-	double eval_acc = 1;
-	num_opt(&p, "--eval-accuracy", &eval_acc, 0, 1, &rc);
-	if (rc) {
-		status = rc;
-		goto out;
-	}
-	if (!args_get(&p, "--eval-dataset")->seen &&
-	    (args_get(&p, "--eval-accuracy")->seen || args_get(&p, "--eval-seed")->seen)) {
-		status = args_error(&p, NULL, "--eval-accuracy and --eval-seed need --eval-dataset DIR");
-		goto out;
-	}
-	if ((o = args_get(&p, "--eval-dataset"))->seen) {
-		arg_opt *es = args_get(&p, "--eval-seed");
-		uint64_t eseed = es->seen ? (uint64_t)es->ivals[0] : 1;
-		if (sim_grader_load(o->vals[0], eval_acc, eseed, &grader, &e)) {
-			cli_error("infbench sim", "--eval-dataset", &e);
-			goto out;
-		}
-		c.grader = grader;
-	}
-	if ((o = args_get(&p, "--tokenizer"))->seen) {
-		if (bench_tokenizer_open(&bt, o->vals[0], false, false, &e)) {
-			char ctx[4200];
-			snprintf(ctx, sizeof ctx, "tokenizer '%s'", o->vals[0]);
-			cli_error("infbench sim", ctx, &e);
-			goto out;
-		}
-		c.tokenizer = bt.tok;
-		/* the chat template, when the tokenizer has one */
-		bench_tokenizer chat_bt;
-		ib_error ce = {0};
-		if (bench_tokenizer_open(&chat_bt, o->vals[0], true, false, &ce) == 0) {
-			bench_tokenizer_close(&bt);
-			bt = chat_bt;
-			c.tokenizer = bt.tok;
-			c.chat_template = bt.tmpl;
-			c.chat_special = bt.special;
-		}
-	}
-	if ((o = args_get(&p, "--trace"))->seen) {
-		if (ib_atomic_open(&trace, o->vals[0], &e)) {
-			cli_error("infbench sim", "--trace", &e);
-			goto out;
-		}
-		c.trace = trace.f;
-	}
-	if ((o = args_get(&p, "--log-requests"))->seen) {
-		if (ib_atomic_open(&reqlog, o->vals[0], &e)) {
-			cli_error("infbench sim", "--log-requests", &e);
-			goto out;
-		}
-		c.request_log = reqlog.f;
-	}
-	net_raise_fd_limit(); /* thousands of concurrent streams */
-	if (net_loop_new(&loop, &e) || sim_server_new(loop, &c, &srv, &e)) {
-		cli_error("infbench sim", NULL, &e);
-		goto out;
-	}
-	if ((o = args_get(&p, "--port-file"))->seen) {
-		char port[32];
-		int n = snprintf(port, sizeof port, "%d\n", sim_server_port(srv));
-		if (ib_write_file_atomic(o->vals[0], port, (size_t)n, &e)) {
-			fprintf(stderr, "infbench sim: error: %s: %s\n", e.file, e.msg);
-			goto out;
-		}
-	}
-	fprintf(stderr, "infbench sim: listening on http://%s:%d  model %s (%s), %s x%d%s%s\n", c.host,
-		sim_server_port(srv), c.served_model_name, c.precision, c.hw.name, c.tp,
-		c.max_speed ? ", max speed" : c.pace > 0 ? ", paced" : "", spec ? ", speculative decoding" : "");
-	if (grader)
-		fprintf(stderr, "infbench sim: grading %zu questions, accuracy %g, seed %llu\n",
-			sim_grader_count(grader), sim_grader_accuracy(grader),
-			(unsigned long long)sim_grader_seed(grader));
-	if (spec)
-		fprintf(stderr, "infbench sim: %s with %d draft tokens, acceptance length %.2f\n",
-			c.spec_method, c.num_spec_tokens, c.acceptance_length);
-	sigset_t mask;
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	net_watch sw = {.fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC), .fn = on_signal};
-	if (sw.fd >= 0)
-		net_add(loop, &sw, EPOLLIN);
-	net_timer deadline = {.fn = on_deadline};
-	if (duration > 0)
-		net_timer_arm(loop, &deadline, ib_now_ns() + (int64_t)(duration * 1e9));
-	status = net_run(loop) ? 1 : 0;
-	net_timer_cancel(loop, &deadline);
-	sim_server_free(srv); /* streams still open are not traced */
-	srv = NULL;
-	if (trace.f && ib_atomic_commit(&trace, &e)) {
-		cli_error("infbench sim", "--trace", &e);
-		status = 1;
-	}
-	if (reqlog.f && ib_atomic_commit(&reqlog, &e)) {
-		cli_error("infbench sim", "--log-requests", &e);
-		status = 1;
-	}
-	if (sw.fd >= 0) {
-		net_del(loop, &sw);
-		close(sw.fd);
-	}
-out:
-	sim_server_free(srv);
-	ib_atomic_abort(&trace); /* nothing left after a commit */
-	ib_atomic_abort(&reqlog);
-	bench_tokenizer_close(&bt);
-	sim_grader_free(grader);
-	net_loop_free(loop);
-	ib_arena_free(a);
+	sim_run r = {.a = ib_arena_new()};
+	if (!r.a)
+		rc = 1;
+	if (!rc)
+		rc = target_flags(&p, &c, &r);
+	if (!rc)
+		rc = engine_flags(&p, &c, &r);
+	if (!rc)
+		rc = spec_flags(&p, &c, &r);
+	if (!rc)
+		rc = attach(&p, &c, &r);
+	if (!rc)
+		rc = serve(&p, &c, &r);
+	sim_server_free(r.srv);
+	ib_atomic_abort(&r.trace); /* nothing left after a commit */
+	ib_atomic_abort(&r.reqlog);
+	bench_tokenizer_close(&r.bt);
+	sim_grader_free(r.grader);
+	net_loop_free(r.loop);
+	net_tls_free(r.tls);
+	ib_arena_free(r.a);
 	args_free(&p);
-	return status;
+	return rc;
 }

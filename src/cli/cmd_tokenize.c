@@ -15,7 +15,12 @@
 static int load(const char *prog, const char *path, tok **t)
 {
 	ib_error e = {0};
-	if (!tok_load(path, t, &e))
+	char *found = NULL;
+	int rc = tok_resolve(path, &found, &e);
+	if (!rc)
+		rc = tok_load(found, t, &e);
+	free(found);
+	if (!rc)
 		return 0;
 	cli_error(prog, NULL, &e);
 	return 1;

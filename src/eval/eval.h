@@ -93,6 +93,8 @@ typedef struct {
 	const char *name; /* label of the progress line */
 	const char *host; /* IPv4 address */
 	int port;
+	struct net_tls *tls;      /* NULL: http; else https with this client context (net.h) */
+	const char *server_name;  /* https: SNI and the certificate's name */
 	const char *path;    /* "/v1/chat/completions" */
 	const char *api_key; /* Authorization: Bearer <key>; NULL: EMPTY */
 	size_t concurrency;  /* requests in flight */

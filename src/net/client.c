@@ -3,11 +3,12 @@
  * they arrive, stamped with their receive time. No allocation per chunk:
  * the read and body buffers are reused. */
 #define _GNU_SOURCE
-#include "net/net.h"
+#include "net/private.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netdb.h>
 #include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,9 @@ struct net_client {
 	int64_t left;  /* Content-Length bytes left, -1: until close */
 	bool keep_alive;
 	char cmsg[256];
+	net_tls *tls; /* NULL: plain TCP */
+	char *sni;
+	SSL *ssl;     /* the open connection's TLS state */
 };
 
 static void finish(net_client *c, int err, const char *msg);
@@ -46,6 +50,8 @@ static void close_fd(net_client *c)
 	if (!c->open)
 		return;
 	net_del(c->loop, &c->w);
+	net_tls_close(c->ssl);
+	c->ssl = NULL;
 	close(c->w.fd);
 	c->open = false;
 }
@@ -71,13 +77,24 @@ static int64_t read_time(net_client *c, struct msghdr *mh)
 /* Consumes c->in as far as the response framing allows. */
 static void process(net_client *c, int64_t t)
 {
-	if (c->st == C_HEAD) {
+	while (c->st == C_HEAD) {
 		int n = net_http_parse_response(c->in.data, c->in.len, &c->resp);
 		if (n == 0)
 			return;
 		if (n < 0) {
 			finish(c, IB_EPARSE, "malformed HTTP response head");
 			return;
+		}
+		if (c->resp.status >= 100 && c->resp.status < 200) {
+			/* an interim response (100 Continue, 103 Early Hints): the
+			 * final one follows; 101 would switch protocols, refused */
+			if (c->resp.status == 101) {
+				finish(c, IB_EPARSE, "unexpected 101 Switching Protocols");
+				return;
+			}
+			memmove(c->in.data, c->in.data + n, c->in.len - (size_t)n);
+			c->in.len -= (size_t)n;
+			continue;
 		}
 		c->keep_alive = c->resp.keep_alive;
 		c->ck = (net_chunked){0};
@@ -152,6 +169,21 @@ static void on_io(net_loop *l, net_watch *w, uint32_t ev)
 	}
 	if (c->st == C_SENDING) {
 		while (c->req_off < c->req_len) {
+			if (c->ssl) {
+				uint32_t want = 0;
+				ssize_t n = net_tls_write(c->ssl, c->req + c->req_off, c->req_len - c->req_off, &want,
+							  c->cmsg, sizeof c->cmsg);
+				if (n == NET_IO_AGAIN) { /* the handshake waits on the peer, or a full socket */
+					net_mod(c->loop, &c->w, want | EPOLLRDHUP);
+					return;
+				}
+				if (n <= 0) {
+					finish(c, IB_EIO, n == 0 ? "connection closed by the server" : c->cmsg);
+					return;
+				}
+				c->req_off += (size_t)n;
+				continue;
+			}
 			ssize_t n = send(c->w.fd, c->req + c->req_off, c->req_len - c->req_off, MSG_NOSIGNAL);
 			if (n < 0) {
 				if (errno == EINTR)
@@ -183,14 +215,29 @@ static void on_io(net_loop *l, net_watch *w, uint32_t ev)
 			struct cmsghdr align;
 		} ctl;
 		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-		if (c->kernel_ts) {
+		if (c->kernel_ts && !c->ssl) {
 			mh.msg_control = ctl.buf;
 			mh.msg_controllen = sizeof ctl.buf;
 		}
-		ssize_t n = recvmsg(c->w.fd, &mh, 0);
+		ssize_t n;
+		if (c->ssl) {
+			uint32_t want = 0;
+			n = net_tls_read(c->ssl, iov.iov_base, iov.iov_len, &want, c->cmsg, sizeof c->cmsg);
+			if (n == NET_IO_AGAIN) {
+				if (want == EPOLLOUT)
+					net_mod(c->loop, &c->w, EPOLLIN | EPOLLOUT | EPOLLRDHUP);
+				return;
+			}
+			if (n < 0) {
+				finish(c, IB_EIO, c->cmsg);
+				return;
+			}
+		} else {
+			n = recvmsg(c->w.fd, &mh, 0);
+		}
 		if (n > 0) {
 			c->in.len += (size_t)n;
-			int64_t t = read_time(c, &mh);
+			int64_t t = c->ssl ? ib_now_ns() : read_time(c, &mh);
 			if (c->st == C_IDLE) { /* bytes nobody asked for */
 				finish(c, IB_EPARSE, "unexpected data from the server");
 				return;
@@ -199,8 +246,9 @@ static void on_io(net_loop *l, net_watch *w, uint32_t ev)
 			if (!c->open)
 				return;
 			/* a short read emptied the socket: no second read just to
-			 * meet EAGAIN (level-triggered: more data wakes us again) */
-			if ((size_t)n < iov.iov_len)
+			 * meet EAGAIN (level-triggered: more data wakes us again);
+			 * TLS may hold decrypted bytes the socket no longer shows */
+			if (!c->ssl && (size_t)n < iov.iov_len)
 				return;
 			continue;
 		}
@@ -262,9 +310,18 @@ int net_client_send(net_client *c, const char *req, size_t len)
 	c->w.fd = fd;
 	c->open = true;
 	c->st = C_CONNECTING;
-	if (net_add(c->loop, &c->w, EPOLLOUT | EPOLLIN | EPOLLRDHUP)) {
+	if (c->tls && !(c->ssl = net_tls_conn(c->tls, fd, c->sni, false))) {
 		close(fd);
 		c->open = false;
+		c->st = C_IDLE;
+		return IB_ENOMEM;
+	}
+	if (net_add(c->loop, &c->w, EPOLLOUT | EPOLLIN | EPOLLRDHUP)) {
+		net_tls_close(c->ssl);
+		c->ssl = NULL;
+		close(fd);
+		c->open = false;
+		c->st = C_IDLE;
 		return IB_EIO;
 	}
 	if (connect(fd, (struct sockaddr *)&c->addr, sizeof c->addr) != 0 && errno != EINPROGRESS) {
@@ -303,5 +360,38 @@ void net_client_free(net_client *c)
 	close_fd(c);
 	ib_buf_free(&c->in);
 	ib_buf_free(&c->body);
+	free(c->sni);
 	free(c);
+}
+
+int net_client_use_tls(net_client *c, net_tls *ctx, const char *server_name)
+{
+	char *sni = server_name ? strdup(server_name) : NULL;
+	if (server_name && !sni)
+		return IB_ENOMEM;
+	free(c->sni);
+	c->sni = sni;
+	c->tls = ctx;
+	return 0;
+}
+
+int net_resolve(const char *host, char ip[64], ib_error *e)
+{
+	struct in_addr a;
+	if (!strcmp(host, "localhost") || !strcmp(host, "0.0.0.0")) {
+		snprintf(ip, 64, "127.0.0.1");
+		return 0;
+	}
+	if (inet_pton(AF_INET, host, &a) == 1) {
+		snprintf(ip, 64, "%s", host);
+		return 0;
+	}
+	struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res = NULL;
+	int rc = getaddrinfo(host, NULL, &hints, &res);
+	if (rc || !res)
+		return ib_fail(e, IB_ENOENT, NULL, 0, 0, "cannot resolve host '%s': %s", host,
+			       rc ? gai_strerror(rc) : "no IPv4 address");
+	inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr, ip, 64);
+	freeaddrinfo(res);
+	return 0;
 }

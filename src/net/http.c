@@ -8,9 +8,25 @@
 
 enum { MAX_HEAD = 64 * 1024 };
 
+/* RFC 9110 token characters, as picohttpparser's table: no NUL, no
+ * controls, no separators, ASCII only */
 static bool tchar(unsigned char c)
 {
-	return isalnum(c) || strchr("!#$%&'*+-.^_`|~", c);
+	static const char extra[] = "!#$%&'*+-.^_`|~";
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c && memchr(extra, c, sizeof extra - 1));
+}
+
+/* field values and targets: visible ASCII, obs-text, SP and HTAB; never
+ * NUL or another control character */
+static bool clean(const char *p, const char *e, bool space_ok)
+{
+	for (; p < e; p++) {
+		unsigned char c = (unsigned char)*p;
+		if ((c < 0x20 && !(space_ok && c == '\t')) || c == 0x7f || (c == ' ' && !space_ok))
+			return false;
+	}
+	return true;
 }
 
 /* Parses headers starting at p (after the start line) up to the empty line.
@@ -48,6 +64,8 @@ static int parse_headers(const char *buf, size_t len, const char *p, net_http_ms
 		const char *ve = line_end;
 		while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
 			ve--;
+		if (!clean(v, ve, true))
+			return -400;
 		net_header *h = &m->headers[m->nheaders++];
 		h->name = p;
 		h->name_len = (size_t)(colon - p);
@@ -123,6 +141,8 @@ int net_http_parse_request(const char *buf, size_t len, net_http_msg *m)
 	m->method_len = (size_t)(sp1 - p);
 	m->path = sp1 + 1;
 	m->path_len = (size_t)(sp2 - sp1 - 1);
+	if (!clean(m->path, sp2, false))
+		return -400;
 	m->status = 0;
 	if (parse_version(sp2 + 1, le, &m->minor_version))
 		return -400;

@@ -142,6 +142,12 @@ int net_server_new(net_loop *l, const char *host, int port, const net_server_cbs
 int net_server_port(const net_server *s);
 /* Closes the listener and every connection (on_close is called for each). */
 void net_server_free(net_server *s);
+/* A connection that has not sent a whole request within header_ms of
+ * connecting or of its last response is closed (0: never; default 60 s).
+ * Out of descriptors (EMFILE), the server closes the connection idle the
+ * longest to accept a new one, or pauses accepting briefly when none is
+ * idle: it never spins on the listener. */
+void net_server_set_header_timeout(net_server *s, int64_t header_ms);
 size_t net_server_nconns(const net_server *s);
 
 /* A whole response with Content-Length. extra_headers: NULL or lines ending
@@ -195,5 +201,32 @@ void net_client_close(net_client *c);
 void net_client_set_arg(net_client *c, void *arg);
 /* Closes the connection (no on_done) and frees the client. */
 void net_client_free(net_client *c);
+
+/* ---- TLS (OpenSSL) ---- */
+typedef struct net_tls net_tls;
+
+/* A client context: TLS 1.2+, the peer's certificate verified against the
+ * system CA store (OpenSSL's default paths, SSL_CERT_FILE / SSL_CERT_DIR),
+ * or against ca_file (PEM) when non-NULL, unless insecure. Errors: IB_EIO
+ * (the CA file cannot be read), IB_ENOMEM. Free with net_tls_free after
+ * every client that uses it. */
+int net_tls_client_new(const char *ca_file, bool insecure, net_tls **out, ib_error *e);
+/* A server context from a PEM certificate (chain) and its private key.
+ * Errors: IB_EIO naming the file that cannot be read or does not match. */
+int net_tls_server_new(const char *cert_file, const char *key_file, net_tls **out, ib_error *e);
+void net_tls_free(net_tls *t);
+
+/* Every later connection of c speaks TLS with ctx: SNI with server_name (a
+ * host name; none for an IP literal) and, unless the context is insecure,
+ * the certificate checked against server_name. Kernel receive timestamps
+ * do not apply to TLS (chunk times are taken when a record is decrypted).
+ * server_name is copied. Returns 0 or IB_ENOMEM. */
+int net_client_use_tls(net_client *c, net_tls *ctx, const char *server_name);
+/* Every later connection accepted by s speaks TLS with ctx. */
+void net_server_use_tls(net_server *s, net_tls *ctx);
+
+/* The IPv4 address of host (a literal, "localhost", or a name through the
+ * resolver; blocking), as text in ip. Errors: IB_ENOENT naming the host. */
+int net_resolve(const char *host, char ip[64], ib_error *e);
 
 #endif

@@ -2,7 +2,7 @@
 /* A small HTTP/1.1 server on the event loop: keep-alive, pipelining (one
  * response at a time per connection), Content-Length and chunked request
  * bodies, whole and chunked (streamed) responses, batched writes. */
-#include "net/net.h"
+#include "net/private.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum {
@@ -31,7 +32,12 @@ struct net_conn {
 	bool streaming;
 	bool close_after;
 	bool closed;
+	bool head;       /* the request being answered is a HEAD: no body */
+	bool lingering;  /* answered and shut for writing: reading what is left */
+	net_timer idle;  /* the header timeout, armed while no request is being served */
+	int64_t since;   /* when it last became idle (EMFILE: the longest idle goes) */
 	void *data;
+	SSL *ssl; /* NULL: plain TCP */
 	net_conn *prev, *next;
 };
 
@@ -45,7 +51,24 @@ struct net_server {
 	size_t nconns;
 	net_conn *zombies;
 	net_defer reap;
+	net_tls *tls;
+	int64_t header_ns;    /* 0: no header timeout */
+	net_timer resume;     /* accepting paused (out of descriptors) */
+	bool paused;
 };
+
+enum { DEFAULT_HEADER_MS = 60 * 1000, PAUSE_NS = 100 * 1000 * 1000 };
+
+static void idle_expired(net_loop *l, net_timer *t);
+
+/* the connection waits for a request: the header timeout runs */
+static void arm_idle(net_conn *c)
+{
+	net_server *s = c->srv;
+	c->since = net_now(s->loop);
+	if (s->header_ns)
+		net_timer_arm(s->loop, &c->idle, ib_now_ns() + s->header_ns);
+}
 
 static void conn_work(net_loop *l, net_defer *d);
 
@@ -70,7 +93,10 @@ static void conn_close(net_conn *c)
 	net_server *s = c->srv;
 	c->closed = true;
 	net_defer_cancel(s->loop, &c->work);
+	net_timer_cancel(s->loop, &c->idle);
 	net_del(s->loop, &c->w);
+	net_tls_close(c->ssl);
+	c->ssl = NULL;
 	close(c->w.fd);
 	if (c->prev)
 		c->prev->next = c->next;
@@ -147,8 +173,10 @@ void net_conn_respond(net_conn *c, int status, const char *content_type, const c
 		      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s\r\n", status,
 		      reason(status), content_type, len, extra_headers ? extra_headers : "",
 		      c->close_after ? "Connection: close\r\n" : "");
-	ib_buf_append(&c->out, body, len);
+	if (!c->head) /* a HEAD answer has the headers of a GET, no body */
+		ib_buf_append(&c->out, body, len);
 	c->busy = false;
+	arm_idle(c);
 	c->streaming = false;
 	net_conn_mark(c);
 }
@@ -173,6 +201,7 @@ void net_conn_stream_end(net_conn *c)
 	ib_buf_append(&c->out, "0\r\n\r\n", 5);
 	c->streaming = false;
 	c->busy = false;
+	arm_idle(c);
 	net_conn_mark(c);
 }
 
@@ -182,6 +211,18 @@ void net_conn_stream_end(net_conn *c)
 static int send_out(net_conn *c)
 {
 	while (c->out_off < c->out.len) {
+		if (c->ssl) {
+			uint32_t want = 0;
+			char msg[128];
+			ssize_t n = net_tls_write(c->ssl, c->out.data + c->out_off, c->out.len - c->out_off, &want,
+						  msg, sizeof msg);
+			if (n == NET_IO_AGAIN)
+				return 0;
+			if (n <= 0)
+				return -1;
+			c->out_off += (size_t)n;
+			continue;
+		}
 		ssize_t n = send(c->w.fd, c->out.data + c->out_off, c->out.len - c->out_off,
 				 MSG_NOSIGNAL);
 		if (n < 0) {
@@ -262,8 +303,8 @@ static void serve(net_conn *c)
 				bad_request(c, 400, "malformed chunked body");
 				return;
 			}
-			if (!ck.done) {
-				if (c->body.len > MAX_BODY)
+			if (!ck.done) { /* a chunk announced past the limit is refused at once */
+				if (c->body.len > MAX_BODY || ck.left > MAX_BODY)
 					bad_request(c, 413, "request body too large");
 				return;
 			}
@@ -284,6 +325,8 @@ static void serve(net_conn *c)
 		}
 		c->busy = true;
 		c->close_after = !m.keep_alive;
+		c->head = m.method_len == 4 && !memcmp(m.method, "HEAD", 4);
+		net_timer_cancel(s->loop, &c->idle);
 		s->cbs.on_request(c, &m, body, body_len, s->arg);
 		if (c->closed)
 			return;
@@ -302,7 +345,18 @@ static void conn_work(net_loop *l, net_defer *d)
 	if (!flush(c))
 		return;
 	if (!c->busy && c->close_after && c->out.len == 0) {
-		conn_close(c);
+		if (c->ssl || c->lingering) {
+			conn_close(c);
+			return;
+		}
+		/* a lingering close: unread bytes at close() would reset the
+		 * connection and could destroy the answer before the peer reads
+		 * it; shut writing, discard what comes until the peer closes,
+		 * for 2 s at most */
+		c->lingering = true;
+		shutdown(c->w.fd, SHUT_WR);
+		net_mod(c->srv->loop, &c->w, EPOLLIN | EPOLLRDHUP);
+		net_timer_arm(c->srv->loop, &c->idle, ib_now_ns() + 2000000000LL);
 		return;
 	}
 	if (!c->busy)
@@ -316,13 +370,39 @@ static void conn_io(net_loop *l, net_watch *w, uint32_t events)
 {
 	net_conn *c = w->arg;
 	(void)l;
-	if (events & EPOLLIN) {
+	if (c->lingering) {
+		char sink[4096];
+		ssize_t n;
+		while ((n = recv(c->w.fd, sink, sizeof sink, 0)) > 0)
+			;
+		if (n == 0 || (errno != EAGAIN && errno != EINTR) || (events & (EPOLLERR | EPOLLHUP)))
+			conn_close(c);
+		return;
+	}
+	if ((events & EPOLLIN) || (c->ssl && (events & EPOLLOUT))) {
 		for (;;) {
 			if (ib_buf_reserve(&c->in, READ_CHUNK)) {
 				conn_close(c);
 				return;
 			}
-			ssize_t n = recv(c->w.fd, c->in.data + c->in.len, c->in.cap - c->in.len - 1, 0);
+			ssize_t n;
+			if (c->ssl) {
+				uint32_t want = 0;
+				char msg[128];
+				n = net_tls_read(c->ssl, c->in.data + c->in.len, c->in.cap - c->in.len - 1, &want, msg,
+						 sizeof msg);
+				if (n == NET_IO_AGAIN) {
+					if (want == EPOLLOUT) /* the handshake's reply waits for room */
+						net_mod(l, &c->w, EPOLLIN | EPOLLOUT | EPOLLRDHUP);
+					break;
+				}
+				if (n < 0) {
+					conn_close(c);
+					return;
+				}
+			} else {
+				n = recv(c->w.fd, c->in.data + c->in.len, c->in.cap - c->in.len - 1, 0);
+			}
 			if (n > 0) {
 				c->in.len += (size_t)n;
 				if (c->in.len > MAX_BODY + 65536) {
@@ -354,14 +434,52 @@ static void conn_io(net_loop *l, net_watch *w, uint32_t events)
 		conn_work(l, &c->work);
 }
 
+static void idle_expired(net_loop *l, net_timer *t)
+{
+	(void)l;
+	net_conn *c = t->arg;
+	if (!c->busy && !c->streaming)
+		conn_close(c);
+}
+
+/* Out of descriptors: make room by closing the connection idle the
+ * longest; true when one was closed. */
+static bool evict_idle(net_server *s)
+{
+	net_conn *old = NULL;
+	for (net_conn *c = s->conns; c; c = c->next)
+		if (!c->busy && !c->streaming && c->out.len == 0 && (!old || c->since <= old->since))
+			old = c;
+	if (old)
+		conn_close(old);
+	return old != NULL;
+}
+
+static void resume_accept(net_loop *l, net_timer *t)
+{
+	net_server *s = t->arg;
+	s->paused = false;
+	net_mod(l, &s->listen, EPOLLIN);
+}
+
 static void on_accept(net_loop *l, net_watch *w, uint32_t events)
 {
 	net_server *s = w->arg;
 	(void)events;
 	for (;;) {
 		int fd = accept4(s->listen.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)) {
+			if (evict_idle(s))
+				continue;
+			/* nothing to give up: stop listening for a moment instead of
+			 * spinning on a listener that stays readable */
+			s->paused = true;
+			net_mod(l, &s->listen, 0);
+			net_timer_arm(l, &s->resume, ib_now_ns() + PAUSE_NS);
+			return;
+		}
 		if (fd < 0)
-			return; /* EAGAIN, or out of descriptors: try again on the next event */
+			return; /* EAGAIN, ECONNABORTED: the next event */
 		int one = 1;
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 		net_conn *c = calloc(1, sizeof *c);
@@ -370,9 +488,16 @@ static void on_accept(net_loop *l, net_watch *w, uint32_t events)
 			continue;
 		}
 		c->srv = s;
+		if (s->tls && !(c->ssl = net_tls_conn(s->tls, fd, NULL, true))) {
+			close(fd);
+			free(c);
+			continue;
+		}
 		c->w = (net_watch){.fd = fd, .fn = conn_io, .arg = c};
 		c->work = (net_defer){.fn = conn_work, .arg = c};
+		c->idle = (net_timer){.fn = idle_expired, .arg = c};
 		if (net_add(l, &c->w, EPOLLIN | EPOLLRDHUP)) {
+			net_tls_close(c->ssl);
 			close(fd);
 			free(c);
 			continue;
@@ -382,6 +507,7 @@ static void on_accept(net_loop *l, net_watch *w, uint32_t events)
 			s->conns->prev = c;
 		s->conns = c;
 		s->nconns++;
+		arm_idle(c);
 	}
 }
 
@@ -415,6 +541,8 @@ int net_server_new(net_loop *l, const char *host, int port, const net_server_cbs
 	s->port = ntohs(a.sin_port);
 	s->listen = (net_watch){.fd = fd, .fn = on_accept, .arg = s};
 	s->reap = (net_defer){.fn = reap, .arg = s};
+	s->resume = (net_timer){.fn = resume_accept, .arg = s};
+	s->header_ns = (int64_t)DEFAULT_HEADER_MS * 1000000;
 	if (net_add(l, &s->listen, EPOLLIN)) {
 		close(fd);
 		free(s);
@@ -422,6 +550,21 @@ int net_server_new(net_loop *l, const char *host, int port, const net_server_cbs
 	}
 	*out = s;
 	return 0;
+}
+
+void net_server_set_header_timeout(net_server *s, int64_t header_ms)
+{
+	s->header_ns = header_ms > 0 ? header_ms * 1000000 : 0;
+	for (net_conn *c = s->conns; c; c = c->next)
+		if (!c->busy && !c->streaming) {
+			net_timer_cancel(s->loop, &c->idle);
+			arm_idle(c);
+		}
+}
+
+void net_server_use_tls(net_server *s, net_tls *ctx)
+{
+	s->tls = ctx;
 }
 
 int net_server_port(const net_server *s)
@@ -440,6 +583,7 @@ void net_server_free(net_server *s)
 		return;
 	while (s->conns)
 		conn_close(s->conns);
+	net_timer_cancel(s->loop, &s->resume);
 	net_del(s->loop, &s->listen);
 	close(s->listen.fd);
 	net_defer_cancel(s->loop, &s->reap);

@@ -24,14 +24,25 @@ static const char *const words[] = {
 };
 #define NWORDS (sizeof words / sizeof *words)
 
-static void json_error(net_conn *c, int status, const char *type, const char *msg)
+/* OpenAI's error shape; param: the request field at fault, or NULL */
+static void json_error_param(net_conn *c, int status, const char *type, const char *msg, const char *param)
 {
 	ib_buf b = {0};
 	ib_buf_puts(&b, "{\"error\": {\"message\": ");
 	ib_json_write_str(&b, msg, strlen(msg), true);
-	ib_buf_printf(&b, ", \"type\": \"%s\", \"param\": null, \"code\": %d}}", type, status);
+	ib_buf_printf(&b, ", \"type\": \"%s\", \"param\": ", type);
+	if (param)
+		ib_json_write_str(&b, param, strlen(param), true);
+	else
+		ib_buf_puts(&b, "null");
+	ib_buf_printf(&b, ", \"code\": %d}}", status);
 	net_conn_respond(c, status, "application/json", b.data, b.len, NULL);
 	ib_buf_free(&b);
+}
+
+static void json_error(net_conn *c, int status, const char *type, const char *msg)
+{
+	json_error_param(c, status, type, msg, NULL);
 }
 
 /* Estimated token count of a text without a tokenizer: one token per four
@@ -55,6 +66,81 @@ static bool as_int(const ib_val *v, int64_t *out)
 		return true;
 	}
 	return false;
+}
+
+/* The largest max_tokens the engine represents (an int, and room for +1). */
+enum { MAX_TOKENS_LIMIT = 0x7ffffffe };
+
+/* Types and ranges of the request fields that the engine reads or that
+ * OpenAI and vLLM constrain; what the engine cannot represent is a 400,
+ * never truncated. Returns the field at fault (msg set), or NULL. */
+static const char *check_fields(const ib_val *req, bool chat, char *msg, size_t cap)
+{
+	static const char *const bools[] = {"stream", "ignore_eos", "echo", "skip_special_tokens", NULL};
+	for (size_t i = 0; bools[i]; i++) {
+		const ib_val *v = ib_map_get(req, bools[i]);
+		if (v && v->type != IB_V_NULL && v->type != IB_V_BOOL) {
+			snprintf(msg, cap, "%s must be a boolean", bools[i]);
+			return bools[i];
+		}
+	}
+	const ib_val *so = ib_map_get(req, "stream_options");
+	if (so && so->type != IB_V_NULL && so->type != IB_V_MAP) {
+		snprintf(msg, cap, "stream_options must be an object");
+		return "stream_options";
+	}
+	const ib_val *iu = so && so->type == IB_V_MAP ? ib_map_get(so, "include_usage") : NULL;
+	if (iu && iu->type != IB_V_NULL && iu->type != IB_V_BOOL) {
+		snprintf(msg, cap, "stream_options.include_usage must be a boolean");
+		return "stream_options";
+	}
+	/* integers: name, lowest, highest */
+	static const struct {
+		const char *name;
+		int64_t lo, hi;
+	} ints[] = {
+	    {"max_tokens", 1, MAX_TOKENS_LIMIT}, {"max_completion_tokens", 1, MAX_TOKENS_LIMIT},
+	    {"min_tokens", 0, MAX_TOKENS_LIMIT}, {"n", 1, 128}, {"best_of", 1, 128}, {"top_k", -1, INT32_MAX},
+	    {"seed", INT64_MIN, INT64_MAX},	     {"top_logprobs", 0, 20},
+	};
+	for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+		const ib_val *v = ib_map_get(req, ints[i].name);
+		int64_t x;
+		if (!v || v->type == IB_V_NULL)
+			continue;
+		if (!as_int(v, &x) || x < ints[i].lo || x > ints[i].hi) {
+			snprintf(msg, cap, "%s must be an integer in [%lld, %lld]", ints[i].name, (long long)ints[i].lo,
+				 (long long)ints[i].hi);
+			return ints[i].name;
+		}
+	}
+	/* logprobs: a count for completions, a boolean for chat */
+	const ib_val *lp = ib_map_get(req, "logprobs");
+	int64_t x;
+	if (lp && lp->type != IB_V_NULL &&
+	    (chat ? lp->type != IB_V_BOOL : !as_int(lp, &x) || x < 0 || x > 20)) {
+		snprintf(msg, cap, chat ? "logprobs must be a boolean" : "logprobs must be an integer in [0, 20]");
+		return "logprobs";
+	}
+	/* numbers: name, lowest, highest */
+	static const struct {
+		const char *name;
+		double lo, hi;
+	} nums[] = {
+	    {"temperature", 0, 1e6},	     {"top_p", 0, 1},		     {"min_p", 0, 1},
+	    {"presence_penalty", -2, 2}, {"frequency_penalty", -2, 2}, {"repetition_penalty", 1e-6, 1e6},
+	};
+	for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+		const ib_val *v = ib_map_get(req, nums[i].name);
+		if (!v || v->type == IB_V_NULL)
+			continue;
+		double d = v->type == IB_V_INT ? (double)v->i : v->type == IB_V_FLOAT ? v->f : NAN;
+		if (!(d >= nums[i].lo && d <= nums[i].hi)) {
+			snprintf(msg, cap, "%s must be a number in [%g, %g]", nums[i].name, nums[i].lo, nums[i].hi);
+			return nums[i].name;
+		}
+	}
+	return NULL;
 }
 
 /* Prompt tokens of a completions `prompt`: a string, a list of token ids, or
@@ -294,6 +380,12 @@ static void handle_generate(sim_server *s, net_conn *c, const net_http_msg *r, c
 		json_error(c, 404, "NotFoundError", m);
 		goto done;
 	}
+	char bad[160];
+	const char *field = check_fields(req, chat, bad, sizeof bad);
+	if (field) {
+		json_error_param(c, 400, "BadRequestError", bad, field);
+		goto done;
+	}
 	int ptoks = chat ? chat_tokens(ib_map_get(req, "messages"), &err)
 			 : prompt_tokens(ib_map_get(req, "prompt"), &err);
 	if (ptoks >= 0 && cfg->tokenizer)
@@ -317,6 +409,8 @@ static void handle_generate(sim_server *s, net_conn *c, const net_http_msg *r, c
 		json_error(c, 400, "BadRequestError", "only n = 1 is supported");
 		goto done;
 	}
+	if (max_tokens > MAX_TOKENS_LIMIT) /* a chat default past what the engine holds */
+		max_tokens = MAX_TOKENS_LIMIT;
 	if (cfg->max_model_len > 0 && ptoks + max_tokens > cfg->max_model_len) {
 		char m[300];
 		snprintf(m, sizeof m,
@@ -334,6 +428,20 @@ static void handle_generate(sim_server *s, net_conn *c, const net_http_msg *r, c
 	int64_t blocks_needed = (ptoks + 1 + cfg->block_size - 1) / cfg->block_size;
 	if (!cfg->max_speed && blocks_needed > s->cap.kv_blocks) {
 		json_error(c, 400, "BadRequestError", "the prompt does not fit in the KV cache");
+		goto done;
+	}
+	/* without --max-model-len the KV cache bounds a sequence, as vLLM
+	 * derives its limit: a request that could never finish is refused */
+	int64_t kv_tokens = cfg->max_speed || s->cap.kv_blocks > INT64_MAX / 2 / cfg->block_size
+				    ? INT64_MAX / 2
+				    : s->cap.kv_blocks * (int64_t)cfg->block_size;
+	if (!cfg->max_speed && cfg->max_model_len <= 0 && ptoks + max_tokens > kv_tokens) {
+		char m[300];
+		snprintf(m, sizeof m,
+			 "This model's maximum context length is %lld tokens (the KV cache). However, you requested "
+			 "%lld tokens (%d in the messages, %lld in the completion).",
+			 (long long)kv_tokens, (long long)(ptoks + max_tokens), ptoks, (long long)max_tokens);
+		json_error_param(c, 400, "BadRequestError", m, chat ? "max_completion_tokens" : "max_tokens");
 		goto done;
 	}
 	seq *q = calloc(1, sizeof *q);
@@ -759,6 +867,10 @@ int sim_server_new(net_loop *l, const sim_config *c, sim_server **out, ib_error 
 		sim_engine_start(s);
 		net_server_cbs cbs = {.on_request = on_request, .on_close = on_close, .on_drain = on_drain};
 		rc = net_server_new(l, c->host, c->port, &cbs, s, &s->http, e);
+		if (!rc && c->tls)
+			net_server_use_tls(s->http, c->tls);
+		if (!rc)
+			net_server_set_header_timeout(s->http, (int64_t)(c->header_timeout * 1000));
 	}
 	if (rc) {
 		free(s);

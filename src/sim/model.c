@@ -23,6 +23,7 @@ void sim_config_init(sim_config *c)
 	c->compute_eff = 0.6;
 	c->step_overhead_s = 300e-6;
 	c->max_model_len = 0; /* no limit beyond KV capacity */
+	c->header_timeout = 60;
 	c->draft_cost = 0.05;
 	c->mean_output_len = 512;
 	c->time_scale = 1;

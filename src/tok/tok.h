@@ -104,4 +104,25 @@ bool tok_id_is_special(const tok *t, uint32_t id);
  * or was not loaded. Lives as long as the tok. */
 const char *tok_config_token(const tok *t, const char *name);
 
+/* Resolves a tokenizer argument (--tokenizer, --model) to a local path.
+ * A name that exists on disk (file or folder), or that cannot be a model id
+ * (an absolute path, "./x", more than one '/'), is returned as is, for the
+ * loader to open or to report. Otherwise
+ * it is read as a Hugging Face model id, "org/name" or "org/name@revision"
+ * (default revision "main"), and looked up offline the way huggingface_hub
+ * does: in $HF_HUB_CACHE, $HUGGINGFACE_HUB_CACHE, $HF_HOME/hub,
+ * $XDG_CACHE_HOME/huggingface/hub and ~/.cache/huggingface/hub (each once,
+ * in that order), the folder models--org--name, its refs/<revision> (a
+ * commit) → snapshots/<commit>/, or snapshots/<revision>/ when the revision
+ * is a commit; the snapshot must hold tokenizer.json. On success *out is a
+ * new string (free()). Errors: IB_ENOENT, the message listing every place
+ * looked and why it did not hold the tokenizer, and how to pass a folder;
+ * IB_ENOMEM. */
+int tok_resolve(const char *name, char **out, ib_error *e);
+
+/* The cache folders tok_resolve looks in, in order, without duplicates:
+ * fills caches[i] (NUL-terminated) and origin[i] (e.g. "$HF_HOME/hub");
+ * returns how many (at most cap). */
+int tok_hf_caches(char caches[][1024], const char *origin[], size_t cap);
+
 #endif

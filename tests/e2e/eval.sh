@@ -188,9 +188,9 @@ fi
 
 # 8. usage errors
 "$bin" eval run --help | grep -q usage && ok || bad "--help"
-"$bin" eval run --base-url https://x:1 --model m --dataset "$tmp/ds" --output-path "$tmp/u" \
+"$bin" eval run --base-url http://127.0.0.1:1 --insecure --model m --dataset "$tmp/ds" --output-path "$tmp/u" \
 	>/dev/null 2>"$tmp/u.err"
-[ "$?" = 2 ] && grep -q "https:// endpoints are not supported" "$tmp/u.err" && ok || bad "https refused"
+[ "$?" = 2 ] && grep -q "apply to https:// base URLs" "$tmp/u.err" && ok || bad "--insecure on http refused"
 "$bin" eval run --base-url http://127.0.0.1:1 --model m --dataset "$tmp/nope" --output-path "$tmp/u" \
 	>/dev/null 2>"$tmp/u.err"
 [ "$?" = 1 ] && grep -q "nope/train.jsonl" "$tmp/u.err" && ok || bad "missing dataset"

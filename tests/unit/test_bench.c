@@ -196,3 +196,179 @@ Test(bench, scanner_agrees_with_a_json_parser)
 	}
 	cr_assert_gt(checked, 10000);
 }
+
+/* ---- hardening: the gate, usage ranges, bounded streams, summaries ---- */
+
+Test(bench, failure_gate_is_integer)
+{
+	cr_assert_not(bench_failure_gate(19, 20)); /* exactly 5.0 %: not more */
+	cr_assert(bench_failure_gate(18, 20));
+	cr_assert_not(bench_failure_gate(950, 1000));
+	cr_assert(bench_failure_gate(949, 1000));
+	cr_assert_not(bench_failure_gate(20, 21)); /* 4.8 % */
+	cr_assert(bench_failure_gate(19, 21));
+	cr_assert_not(bench_failure_gate(0, 0));
+	cr_assert(bench_failure_gate(0, 1));
+	cr_assert_not(bench_failure_gate(SIZE_MAX - SIZE_MAX / 20, SIZE_MAX)); /* no overflow */
+}
+
+Test(bench, usage_counts_out_of_range_fail_the_request)
+{
+	bench_chunk c;
+	cr_assert(scan("{\"choices\": [], \"usage\": {\"completion_tokens\": 99999999999999999999}}", false, &c, NULL));
+	cr_assert_eq(c.completion_tokens, -2);
+	cr_assert(scan("{\"choices\": [], \"usage\": {\"completion_tokens\": -5}}", false, &c, NULL));
+	cr_assert_eq(c.completion_tokens, -2);
+	cr_assert(scan("{\"choices\": [], \"usage\": {\"completion_tokens\": 2147483647}}", false, &c, NULL));
+	cr_assert_eq(c.completion_tokens, 2147483647);
+	bench_sse s = {0};
+	bench_sse_reset(&s, false, false, 0);
+	const char *body = "data: {\"choices\":[{\"text\":\"a\"}]}\n\n"
+			   "data: {\"choices\":[],\"usage\":{\"completion_tokens\":9223372036854775808}}\n\n";
+	cr_assert_not(bench_sse_feed(&s, body, strlen(body), 10));
+	cr_assert(s.failed);
+	cr_assert(strstr(s.error, "out of range"), "%s", s.error);
+	bench_sse_free(&s);
+}
+
+Test(bench, endless_stream_is_bounded)
+{
+	bench_sse s = {0};
+	bench_sse_reset(&s, false, false, 0);
+	s.max_events = 100;
+	s.max_tokens = 4;
+	const char *ev = "data: {\"choices\":[{\"text\":\"a\"}]}\n\n";
+	size_t i = 0;
+	while (bench_sse_feed(&s, ev, strlen(ev), (int64_t)i) && i < 1000000)
+		i++;
+	cr_assert_eq(i, 100); /* the 101st event fails it; the arrays stop growing */
+	cr_assert(s.failed);
+	cr_assert(strstr(s.error, "more than 100 events"), "%s", s.error);
+	cr_assert_leq(s.itl.n, 100);
+	bench_sse_free(&s);
+}
+
+Test(bench, error_summary_and_result_name)
+{
+	bench_result r[6] = {0};
+	r[0].success = true;
+	snprintf(r[1].error, sizeof r[1].error, "Not Found");
+	snprintf(r[1].detail, sizeof r[1].detail, "HTTP 404 Not Found: model x does not exist");
+	r[2] = r[1];
+	snprintf(r[3].error, sizeof r[3].error, "Connection refused");
+	snprintf(r[4].error, sizeof r[4].error, "a");
+	snprintf(r[5].error, sizeof r[5].error, "b");
+	ib_buf b = {0};
+	cr_assert_eq(bench_error_summary(r, 6, 3, &b), 0);
+	cr_assert(strstr(b.data, "Errors of the 5 failed requests (first 3 distinct reasons):"), "%s", b.data);
+	cr_assert(strstr(b.data, "     2  HTTP 404 Not Found: model x does not exist\n"), "%s", b.data);
+	cr_assert(strstr(b.data, "     1  Connection refused\n"), "%s", b.data);
+	cr_assert(strstr(b.data, "     1  (other reasons)\n"), "%s", b.data); /* "b" beyond the first 3 */
+	ib_buf_free(&b);
+	cr_assert_eq(bench_error_summary(r, 1, 3, &b), 0);
+	cr_assert_eq(b.len, 0);
+	cr_assert_eq(bench_result_name("vllm", "inf", 4, "amd/MiniMax-M3-MXFP4", "20260101-000000", &b), 0);
+	cr_assert_str_eq(b.data, "vllm-infqps-concurrency4-MiniMax-M3-MXFP4-20260101-000000.json");
+	ib_buf_free(&b);
+}
+
+Test(bench, options_checked)
+{
+	bench_options o;
+	ib_error e = {0};
+	bench_options_init(&o);
+	o.model = "m";
+	cr_assert_eq(bench_options_check(&o, &e), 0, "%s", e.msg);
+	cr_assert_eq(o.request_timeout, 21600);
+	o.backend = "tgi";
+	cr_assert_eq(bench_options_check(&o, &e), IB_EINVAL);
+	o.backend = "vllm";
+	o.base_url = "ftp://x";
+	cr_assert_eq(bench_options_check(&o, &e), IB_EINVAL);
+	o.base_url = "http://x";
+	o.insecure = true;
+	cr_assert_eq(bench_options_check(&o, &e), IB_EINVAL);
+	cr_assert(strstr(e.msg, "https"), "%s", e.msg);
+	o.base_url = "https://x";
+	cr_assert_eq(bench_options_check(&o, &e), 0);
+	o.request_timeout = 0;
+	cr_assert_eq(bench_options_check(&o, &e), IB_EINVAL);
+}
+
+/* ---- the engine: no socket, no answer ---- */
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static bench_prompt prompt1 = {.text = "hi", .len = 2, .prompt_len = 1, .output_len = 4};
+
+static void run_n(size_t n, size_t conc, int port, double timeout, bench_result *res)
+{
+	bench_prompt ps[64];
+	for (size_t i = 0; i < n; i++)
+		ps[i] = prompt1;
+	ib_mt mt;
+	ib_mt_seed(&mt, 0);
+	bench_cfg cfg = {.host = "127.0.0.1", .port = port, .endpoint = "/v1/completions", .model = "m",
+			 .api_key = "None", .best_of = 1, .max_concurrency = conc, .request_rate = INFINITY,
+			 .burstiness = 1, .rng = &mt, .threads = 1, .request_timeout = timeout};
+	bench_run_stats st;
+	ib_error e = {0};
+	cr_assert_eq(bench_run(&cfg, ps, n, res, &st, &e), 0, "%s", e.msg);
+}
+
+Test(bench, no_descriptors_fail_requests_and_the_run_ends, .timeout = 60)
+{
+	/* a port nobody listens on, and no descriptors left for sockets */
+	int port;
+	{
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		bind(fd, (struct sockaddr *)&a, sizeof a);
+		socklen_t len = sizeof a;
+		getsockname(fd, (struct sockaddr *)&a, &len);
+		port = ntohs(a.sin_port);
+		close(fd);
+	}
+	struct rlimit rl = {.rlim_cur = 256, .rlim_max = 256};
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = 256;
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	int hold[256], nh = 0;
+	while (nh < 256 && (hold[nh] = dup(0)) >= 0)
+		nh++;
+	close(hold[--nh]); /* one for the event loop's epoll */
+	bench_result res[20] = {0};
+	run_n(20, 4, port, 0, res);
+	size_t no_socket = 0;
+	for (size_t i = 0; i < 20; i++) {
+		cr_assert_not(res[i].success);
+		no_socket += strstr(res[i].error, "cannot open a socket") != NULL;
+		bench_result_free(&res[i]);
+	}
+	cr_assert_eq(no_socket, 20);
+	while (nh)
+		close(hold[--nh]);
+}
+
+Test(bench, request_timeout_bounds_a_silent_server, .timeout = 60)
+{
+	/* listens (the kernel completes the handshake) but never answers */
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	cr_assert_eq(listen(fd, 16), 0);
+	socklen_t len = sizeof a;
+	getsockname(fd, (struct sockaddr *)&a, &len);
+	bench_result res[3] = {0};
+	run_n(3, 3, ntohs(a.sin_port), 0.2, res);
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert_not(res[i].success);
+		cr_assert(strstr(res[i].error, "TimeoutError"), "%s", res[i].error);
+		bench_result_free(&res[i]);
+	}
+	close(fd);
+}

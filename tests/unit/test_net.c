@@ -123,3 +123,130 @@ Test(net, timers_fire_in_order_and_cancel)
 	cr_assert_geq(ib_now_ns() - now, 3000000);
 	net_loop_free(l);
 }
+
+/* ---- the client: interim responses ---- */
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* a listening socket on 127.0.0.1 (any port) */
+static int listener(int *port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	cr_assert_eq(listen(fd, 16), 0);
+	socklen_t len = sizeof a;
+	getsockname(fd, (struct sockaddr *)&a, &len);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+typedef struct {
+	net_watch w;
+	const char *answer; /* written whole on accept */
+} canned;
+
+static void canned_accept(net_loop *l, net_watch *w, uint32_t ev)
+{
+	(void)l;
+	(void)ev;
+	canned *c = w->arg;
+	int fd = accept(w->fd, NULL, NULL);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, c->answer, strlen(c->answer)), (ssize_t)strlen(c->answer));
+	close(fd);
+}
+
+typedef struct {
+	net_loop *l;
+	int status, err;
+	ib_buf body;
+} got;
+
+static void g_head(net_client *c, const net_http_msg *m, int64_t t, void *arg)
+{
+	(void)c;
+	(void)t;
+	((got *)arg)->status = m->status;
+}
+static void g_data(net_client *c, const char *d, size_t n, int64_t t, void *arg)
+{
+	(void)c;
+	(void)t;
+	ib_buf_append(&((got *)arg)->body, d, n);
+}
+static void g_done(net_client *c, int err, const char *msg, void *arg)
+{
+	(void)c;
+	(void)msg;
+	got *g = arg;
+	g->err = err;
+	net_stop(g->l);
+}
+
+static void exchange_with(const char *answer, got *g)
+{
+	int port;
+	canned cs = {.answer = answer};
+	cs.w = (net_watch){.fd = listener(&port), .fn = canned_accept, .arg = &cs};
+	ib_error e = {0};
+	*g = (got){0};
+	cr_assert_eq(net_loop_new(&g->l, &e), 0);
+	cr_assert_eq(net_add(g->l, &cs.w, EPOLLIN), 0);
+	net_client *c;
+	net_client_cbs cbs = {.on_head = g_head, .on_data = g_data, .on_done = g_done};
+	cr_assert_eq(net_client_new(g->l, "127.0.0.1", port, &cbs, g, &c, &e), 0);
+	static const char req[] = "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}";
+	cr_assert_eq(net_client_send(c, req, sizeof req - 1), 0);
+	cr_assert_eq(net_run(g->l), 0);
+	net_client_free(c);
+	net_del(g->l, &cs.w);
+	close(cs.w.fd);
+	net_loop_free(g->l);
+}
+
+Test(net, client_skips_100_continue_and_103, .timeout = 20)
+{
+	got g;
+	exchange_with("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n"
+		      "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+		      &g);
+	cr_assert_eq(g.err, 0);
+	cr_assert_eq(g.status, 200);
+	cr_assert_eq(g.body.len, 2);
+	cr_assert_eq(memcmp(g.body.data, "ok", 2), 0);
+	ib_buf_free(&g.body);
+	/* 101 would switch protocols: refused */
+	exchange_with("HTTP/1.1 101 Switching Protocols\r\n\r\n", &g);
+	cr_assert_neq(g.err, 0);
+	ib_buf_free(&g.body);
+}
+
+Test(net, resolve_names)
+{
+	char ip[64];
+	ib_error e = {0};
+	cr_assert_eq(net_resolve("localhost", ip, &e), 0);
+	cr_assert_str_eq(ip, "127.0.0.1");
+	cr_assert_eq(net_resolve("10.1.2.3", ip, &e), 0);
+	cr_assert_str_eq(ip, "10.1.2.3");
+	cr_assert_eq(net_resolve("no-such-host.invalid", ip, &e), IB_ENOENT);
+	cr_assert(strstr(e.msg, "no-such-host.invalid"), "%s", e.msg);
+}
+
+Test(net, tls_contexts_name_the_bad_file)
+{
+	net_tls *t = NULL;
+	ib_error e = {0};
+	cr_assert_eq(net_tls_client_new(NULL, false, &t, &e), 0, "%s", e.msg);
+	net_tls_free(t);
+	cr_assert_eq(net_tls_client_new(NULL, true, &t, &e), 0);
+	net_tls_free(t);
+	cr_assert_eq(net_tls_client_new("/no/such/ca.pem", false, &t, &e), IB_EIO);
+	cr_assert(strstr(e.msg, "/no/such/ca.pem"), "%s", e.msg);
+	cr_assert_eq(net_tls_server_new("/no/cert.pem", "/no/key.pem", &t, &e), IB_EIO);
+	cr_assert(strstr(e.msg, "/no/cert.pem"), "%s", e.msg);
+}

@@ -961,3 +961,118 @@ Test(tok_fuzz, byte_level_round_trip)
 	free(d);
 	free(m);
 }
+
+/* ---- tok_resolve: Hugging Face model ids in the local cache ---- */
+
+static void mkfile(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A fake cache under a temp folder: models--org--m with refs/main → c0ffee,
+ * snapshots/c0ffee/tokenizer.json, and snapshots/beef (no tokenizer). */
+static void fake_cache(char *root, size_t cap)
+{
+	snprintf(root, cap, "/tmp/ib_hf_XXXXXX");
+	cr_assert_not_null(mkdtemp(root));
+	char p[512];
+	const char *dirs[] = {"hub", "hub/models--org--m", "hub/models--org--m/refs", "hub/models--org--m/snapshots",
+			      "hub/models--org--m/snapshots/c0ffee", "hub/models--org--m/snapshots/beef"};
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		snprintf(p, sizeof p, "%s/%s", root, dirs[i]);
+		cr_assert_eq(mkdir(p, 0700), 0, "%s", p);
+	}
+	snprintf(p, sizeof p, "%s/hub/models--org--m/refs/main", root);
+	mkfile(p, "c0ffee\n");
+	snprintf(p, sizeof p, "%s/hub/models--org--m/snapshots/c0ffee/tokenizer.json", root);
+	mkfile(p, "{}");
+	unsetenv("HF_HUB_CACHE");
+	unsetenv("HUGGINGFACE_HUB_CACHE");
+	unsetenv("HF_HOME");
+	unsetenv("XDG_CACHE_HOME");
+	setenv("HOME", "/nonexistent-home", 1);
+}
+
+Test(tok_resolve, id_through_refs_main_in_hf_hub_cache)
+{
+	char root[64], want[512], hub[512];
+	fake_cache(root, sizeof root);
+	snprintf(hub, sizeof hub, "%s/hub", root);
+	setenv("HF_HUB_CACHE", hub, 1);
+	char *out = NULL;
+	ib_error e = {0};
+	cr_assert_eq(tok_resolve("org/m", &out, &e), 0, "%s", e.msg);
+	snprintf(want, sizeof want, "%s/hub/models--org--m/snapshots/c0ffee", root);
+	cr_assert_str_eq(out, want);
+	free(out);
+}
+
+Test(tok_resolve, hf_home_hub_and_commit_revision)
+{
+	char root[64], want[512];
+	fake_cache(root, sizeof root);
+	setenv("HF_HOME", root, 1);
+	char *out = NULL;
+	ib_error e = {0};
+	cr_assert_eq(tok_resolve("org/m@c0ffee", &out, &e), 0, "%s", e.msg);
+	snprintf(want, sizeof want, "%s/hub/models--org--m/snapshots/c0ffee", root);
+	cr_assert_str_eq(out, want);
+	free(out);
+	/* a snapshot without tokenizer.json is not a match, and says so */
+	cr_assert_eq(tok_resolve("org/m@beef", &out, &e), IB_ENOENT);
+	cr_assert_null(out);
+	cr_assert(strstr(e.msg, "snapshots/beef: has no tokenizer.json"), "%s", e.msg);
+}
+
+Test(tok_resolve, home_cache_and_existing_path)
+{
+	char root[64], p[512], want[512];
+	fake_cache(root, sizeof root);
+	snprintf(p, sizeof p, "%s/.cache", root);
+	cr_assert_eq(mkdir(p, 0700), 0);
+	snprintf(p, sizeof p, "%s/.cache/huggingface", root);
+	cr_assert_eq(mkdir(p, 0700), 0);
+	snprintf(p, sizeof p, "%s/.cache/huggingface/hub", root);
+	char old[512];
+	snprintf(old, sizeof old, "%s/hub", root);
+	cr_assert_eq(rename(old, p), 0);
+	setenv("HOME", root, 1);
+	char *out = NULL;
+	ib_error e = {0};
+	cr_assert_eq(tok_resolve("org/m", &out, &e), 0, "%s", e.msg);
+	snprintf(want, sizeof want, "%s/.cache/huggingface/hub/models--org--m/snapshots/c0ffee", root);
+	cr_assert_str_eq(out, want);
+	free(out);
+	/* an existing path is taken as is, even when it looks like an id */
+	cr_assert_eq(tok_resolve(root, &out, &e), 0);
+	cr_assert_str_eq(out, root);
+	free(out);
+}
+
+Test(tok_resolve, not_found_lists_every_place)
+{
+	char root[64], hub[512], home[512];
+	fake_cache(root, sizeof root);
+	snprintf(hub, sizeof hub, "%s/hub", root);
+	snprintf(home, sizeof home, "%s/h", root);
+	setenv("HF_HUB_CACHE", hub, 1);
+	setenv("HF_HOME", home, 1);
+	char *out = NULL;
+	ib_error e = {0};
+	cr_assert_eq(tok_resolve("amd/MiniMax-M3-MXFP4", &out, &e), IB_ENOENT);
+	cr_assert_null(out);
+	cr_assert(strstr(e.msg, "hub/models--amd--MiniMax-M3-MXFP4: no such folder ($HF_HUB_CACHE)"), "%s", e.msg);
+	cr_assert(strstr(e.msg, "h/hub/models--amd--MiniMax-M3-MXFP4: no such folder ($HF_HOME/hub)"), "%s", e.msg);
+	cr_assert(strstr(e.msg, "/nonexistent-home/.cache/huggingface/hub"), "%s", e.msg);
+	cr_assert(strstr(e.msg, "--tokenizer DIR"), "%s", e.msg);
+	/* not an id at all: the path as given, for the loader to report */
+	const char *paths[] = {"/no/such/dir", "./m", "a/b/c", "org/m@../../etc", "org/--m"};
+	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+		cr_assert_eq(tok_resolve(paths[i], &out, &e), 0, "%s", paths[i]);
+		cr_assert_str_eq(out, paths[i]);
+		free(out);
+	}
+}
