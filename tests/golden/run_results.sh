@@ -16,7 +16,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 shift
 [ $# -ge 1 ] || set -- "$here/results/cases"
-prefixes=(cr- sr-)
+prefixes=(cr- sr- pr- ap- apm- pt-)
 skip=(cr-009-json-reserialization)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
