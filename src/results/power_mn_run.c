@@ -821,8 +821,8 @@ static ib_val *sidecar(mn_ctx *c, const pw_bench *b, const mn_result *r)
 	    ib_map_set(a, m, "expected_gpu_count", ib_v_int(a, (int64_t)r->expected_gpus)) ||
 	    ib_map_set(a, m, "observed_gpu_count", ib_v_int(a, (int64_t)r->observed_gpus)) ||
 	    ib_map_set(a, m, "per_gpu_role", r->roles) ||
-	    ib_map_set(a, m, "per_gpu_max_sample_gap_s", r->valid ? r->gaps : ib_v_map(a)) ||
-	    ib_map_set(a, m, "per_gpu_energy_j", r->valid ? r->energy : ib_v_map(a)) ||
+	    ib_map_set(a, m, "per_gpu_max_sample_gap_s", r->gaps) ||
+	    ib_map_set(a, m, "per_gpu_energy_j", r->energy) ||
 	    ib_map_set(a, m, "metrics", met))
 		return NULL;
 	return m;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 static bool py_space(uint32_t cp)
@@ -109,9 +110,30 @@ int res_read_json(ib_arena *a, const char *path, ib_val **out, ib_error *e)
 	return ib_json_parse_file(a, path, out, e);
 }
 
+/* path.parent.mkdir(parents=True, exist_ok=True) */
+static void mkdir_parents(const char *path)
+{
+	char *d = strdup(path);
+	if (!d)
+		return;
+	char *s = strrchr(d, '/');
+	if (s && s != d) {
+		*s = 0;
+		for (char *p = d + 1; *p; p++)
+			if (*p == '/') {
+				*p = 0;
+				mkdir(d, 0777);
+				*p = '/';
+			}
+		mkdir(d, 0777);
+	}
+	free(d);
+}
+
 int res_write_json(const char *path, const ib_val *v, ib_error *e)
 {
 	ib_buf b = {0};
+	mkdir_parents(path);
 	ib_json_opts o = {.indent = 2, .ensure_ascii = true};
 	int rc = ib_json_write(&b, v, &o, e);
 	if (!rc)
