@@ -33,10 +33,11 @@ int pw_patch_agg(const char *path, const char *const *drop, size_t ndrop, bool v
 		return 1;
 	}
 	if (v->type != IB_V_MAP) {
+		rc = ib_fail(e, IB_EINVAL, path, 0, 0,
+		             "the agg row is a JSON %s, not an object (the reference crashes)",
+		             ib_vtype_pyname(v));
 		ib_arena_free(a);
-		return ib_fail(e, IB_EINVAL, path, 0, 0,
-		               "the agg row is a JSON %s, not an object (the reference crashes)",
-		               ib_vtype_pyname(v));
+		return rc;
 	}
 	for (size_t i = 0; i < ndrop; i++)
 		ib_map_del(v, drop[i]);
