@@ -164,7 +164,59 @@ def snapshots(r, gpus):
     return out
 
 
+APM = HERE.parent / "golden" / "results" / "cases" / "apm-001-valid" / "input"
+
+
+def apm_case(r):
+    """A valid srt-slurm dcgm-power package (golden case apm-001) with 0-2 random defects."""
+    files = {str(p.relative_to(APM)): p.read_text() for p in APM.rglob("*") if p.is_file()}
+    man = json.loads(files["LOGS/power/manifest.json"])
+    argv = ["aggregate_power_multinode", "--bench-result", "renamed_by_launcher.json",
+            "--agg-result", "agg_renamed_by_launcher.json", "--prefill-gpus", "2", "--decode-gpus", "2",
+            "--validation-result", "power_validation.json", "--expected-producer-sha", "a" * 40]
+    def samples(f):
+        files["LOGS/power/samples.csv"] = f(files["LOGS/power/samples.csv"])
+    def window(f):
+        files["LOGS/power/windows/my_result.json"] = f(files["LOGS/power/windows/my_result.json"])
+    muts = [
+        lambda: man.update(status="running"), lambda: man.update(schema_version=1.0),
+        lambda: man.update(expected_devices=[]), lambda: man.update(publication_valid=False),
+        lambda: man["expected_devices"][0]["assignments"][0].update(worker_role="x"),
+        lambda: [a.update(het_group=0) for e in man["expected_devices"] for a in e["assignments"]],
+        lambda: [a.update(het_group=None) for e in man["expected_devices"] for a in e["assignments"]],
+        lambda: man.update(reason_codes=[r.choice(["exporter_exited", "exporter_startup_timeout", "x"])]),
+        lambda: man.update(sample_row_count=r.choice([5, 260.0, True])),
+        lambda: man.update(scrape_count=r.choice([1, 65, 1000])),
+        lambda: man.update(expected_windows=[]), lambda: man.update(producer_git_commit="b" * 40),
+        lambda: man["expected_windows"].append({"benchmark_type": "sa-bench", "concurrency": 8}),
+        lambda: samples(lambda t: t.replace("power_w", "watts", 1)),
+        lambda: samples(lambda t: t + t.splitlines()[r.randint(1, 50)] + "\n"),
+        lambda: samples(lambda t: t + "1,x,0,node-d,0,GPU-node-d-0,1\n"),
+        lambda: samples(lambda t: t + "1,990.0,999,node-d,0,GPU-node-d-0,1\n"),
+        lambda: samples(lambda t: t.replace("GPU-node-d-1", "GPU-node-d-0")),
+        lambda: samples(lambda t: "\n".join(l for k, l in enumerate(t.splitlines()) if not (40 < k < 70)) + "\n"),
+        lambda: samples(lambda t: t.replace(",400.0", ",1e308")),
+        lambda: window(lambda t: t.replace('"completed"', '"failed"')),
+        lambda: window(lambda t: t.replace('"my_result.json"', '"../x/my_result.json"')),
+        lambda: window(lambda t: t.replace('"duration": 60.0', '"duration": 50.0')),
+        lambda: files.update({"LOGS/power/windows/my_result2.json": files["LOGS/power/windows/my_result.json"]}),
+        lambda: files.update({"LOGS/power/windows/zz.json": "{"}),
+        lambda: files.pop("LOGS/my_result.json"),
+        lambda: files.pop("LOGS/power/manifest.json"),
+        lambda: files.update({"renamed_by_launcher.json": files["renamed_by_launcher.json"].replace('"max_concurrency": 4', '"max_concurrency": 8')}),
+        lambda: argv.__setitem__(argv.index("--decode-gpus") + 1, r.choice(["0", "3"])),
+        lambda: argv.__setitem__(argv.index("--prefill-gpus") + 1, r.choice(["0", "4"])),
+    ]
+    for _ in range(r.choice([0, 1, 1, 2])):
+        r.choice(muts)()
+    if "LOGS/power/manifest.json" in files:
+        files["LOGS/power/manifest.json"] = json.dumps(man, indent=2)
+    return argv, {"TZ": "UTC"}, files
+
+
 def make_case(r, i):
+    if r.random() < 0.1:
+        return apm_case(r)
     name = f"run_{i}"
     start = 1785031207.412853 + r.uniform(-1e5, 1e5)
     dur = r.uniform(5, 200)
@@ -193,13 +245,19 @@ def make_case(r, i):
 
 def run_one(cmd, env, files, w):
     for rel, text in files.items():
+        (w / rel).parent.mkdir(parents=True, exist_ok=True)
         (w / rel).write_text(text, encoding="utf-8")
     full = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/root"), "LC_ALL": "C.UTF-8", **env}
     p = subprocess.run(cmd, cwd=w, env=full, capture_output=True, timeout=120)
     out = {}
     for f in sorted(w.rglob("*")):
         if f.is_file() and "__pycache__" not in f.parts:
-            out[str(f.relative_to(w))] = f.read_bytes()
+            b = f.read_bytes()
+            if f.name == "power_validation.json":  # free-text failures are not compared
+                d = json.loads(b)
+                d.pop("failures", None)
+                b = json.dumps(d, indent=2).encode()
+            out[str(f.relative_to(w))] = b
     return p.returncode, p.stdout, out
 
 
@@ -216,7 +274,8 @@ def main():
         argv, env, files = make_case(r, i)
         with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
             ref = run_one([str(REF), "--ix", os.environ["IX_REF"], *argv], env, files, Path(a))
-            tool = {"process_result": ["process"], "aggregate_power": ["power"]}[argv[0]]
+            tool = {"process_result": ["process"], "aggregate_power": ["power"],
+                    "aggregate_power_multinode": ["power", "--multinode"]}[argv[0]]
             got = run_one([infbench, *tool, *argv[1:]], env, files, Path(b))
         k = f"{argv[0]} rc={ref[0]}"
         kinds[k] = kinds.get(k, 0) + 1
@@ -235,6 +294,7 @@ def main():
                 keep = Path(os.environ["DIFF_KEEP"]) / f"case{i}"
                 keep.mkdir(parents=True, exist_ok=True)
                 for rel, text in files.items():
+                    (keep / rel).parent.mkdir(parents=True, exist_ok=True)
                     (keep / rel).write_text(text, encoding="utf-8")
                 (keep / "cmd").write_text("\n".join(argv) + "\n")
                 (keep / "env").write_text("".join(f"{k}={v}\n" for k, v in env.items()))
