@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Golden result-processing cases (tests/golden/results/) against infbench.
 #   tests/golden/run_results.sh BIN [CASES_DIR...]
+# (default: results/cases and results/pt-cases, the latter made by
+# gen/make_pt_cases.py from the reference's own pytest cases)
 # Runs results/run.sh with results-tool.sh and INFBENCH=BIN over the cases of
 # the implemented tools; the last line is "results: N passed, N failed".
 #
-# Implemented: cr- (collect), sr- (success-rate). Not yet implemented, hence left
-# out: pr- (process), ap- (power), apm- (power --multinode), cmp- (compare).
+# Implemented: cr- (collect), sr- (success-rate), pr- (process), ap- (power),
+# apm- (power --multinode), pt- (the reference's own pytest cases of process and
+# power, re-expressed as golden cases). Not yet implemented, hence left out:
+# cmp- (compare).
 # ce-/vs-/gs- belong to the eval stage and are run by its own driver.
 # Left out too: cr-009-json-reserialization, which needs JSON reading of 1e400
 # (Python: Infinity) and integers beyond 64 bits kept exact; src/fmt's reader
@@ -15,8 +19,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [ $# -ge 1 ] || { echo "usage: run_results.sh BIN [CASES_DIR...]" >&2; exit 2; }
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 shift
-[ $# -ge 1 ] || set -- "$here/results/cases"
-prefixes=(cr- sr-)
+[ $# -ge 1 ] || set -- "$here/results/cases" "$here/results/pt-cases"
+prefixes=(cr- sr- pr- ap- apm- pt-)
 skip=(cr-009-json-reserialization)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
