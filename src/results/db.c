@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 void res_dbrows_free(res_dbrows *r)
 {
@@ -147,7 +148,7 @@ static int migrate(res_db *db, ib_error *e)
 	return o->exec(db->h, "COMMIT", e);
 }
 
-int res_db_open(const char *url, res_db **out, ib_error *e)
+int res_db_open(const char *url, bool create, res_db **out, ib_error *e)
 {
 	*out = NULL;
 	res_db *db = calloc(1, sizeof *db);
@@ -159,8 +160,11 @@ int res_db_open(const char *url, res_db **out, ib_error *e)
 		rc = res_db_pg_open(url, &db->h, e);
 	} else {
 		db->ops = &res_db_sqlite_ops;
-		rc = res_db_sqlite_open(ib_str_has_prefix(url, "sqlite:") ? url + 7 : url, &db->h,
-		                        e);
+		const char *path = ib_str_has_prefix(url, "sqlite:") ? url + 7 : url;
+		if (!create && access(path, F_OK))
+			rc = ib_fail(e, IB_ENOENT, path, 0, 0, "no such database file");
+		else
+			rc = res_db_sqlite_open(path, &db->h, e);
 	}
 	if (!rc && (rc = migrate(db, e)))
 		db->ops->close(db->h);

@@ -127,11 +127,12 @@ int res_rows_lookup(void *ctx, const res_cfg_key *k, ib_arena *a, size_t max, ib
  * migrated forward on open. */
 typedef struct res_db res_db;
 
-/* Opens (creating and migrating as needed) the database at url:
- * "postgres://..." / "postgresql://..." is PostgreSQL, "sqlite:PATH" or any
- * other text a SQLite file path. Errors: IB_EIO (cannot open or connect,
- * newer schema than this build knows) with the reason. */
-int res_db_open(const char *url, res_db **db, ib_error *e);
+/* Opens (migrating as needed) the database at url: "postgres://..." /
+ * "postgresql://..." is PostgreSQL, "sqlite:PATH" or any other text a SQLite
+ * file path, created when `create` is set (else a missing file is
+ * IB_ENOENT). Errors: IB_EIO (cannot open or connect, a schema newer than
+ * this build knows) with the reason. */
+int res_db_open(const char *url, bool create, res_db **db, ib_error *e);
 void res_db_close(res_db *db);
 /* "sqlite" or "postgresql" */
 const char *res_db_backend(const res_db *db);

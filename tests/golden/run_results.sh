@@ -4,8 +4,8 @@
 # Runs results/run.sh with results-tool.sh and INFBENCH=BIN over the cases of
 # the implemented tools; the last line is "results: N passed, N failed".
 #
-# Implemented: cr- (collect), sr- (success-rate). Not yet implemented, hence left
-# out: pr- (process), ap- (power), apm- (power --multinode), cmp- (compare).
+# Implemented: cr- (collect), sr- (success-rate), cmp- (compare). Not yet
+# implemented, hence left out: pr- (process), ap- (power), apm- (power --multinode).
 # ce-/vs-/gs- belong to the eval stage and are run by its own driver.
 # Left out too: cr-009-json-reserialization, which needs JSON reading of 1e400
 # (Python: Infinity) and integers beyond 64 bits kept exact; src/fmt's reader
@@ -16,7 +16,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 shift
 [ $# -ge 1 ] || set -- "$here/results/cases"
-prefixes=(cr- sr-)
+prefixes=(cr- sr- cmp-)
 skip=(cr-009-json-reserialization)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -30,7 +30,7 @@ for dir in "$@"; do
 		[ $ok = 1 ] && ln -s "$(cd "$c" && pwd)" "$tmp/$name"
 	done
 done
-out=$(INFBENCH=$bin "$here/results/run.sh" "$here/results-tool.sh" "$tmp")
+out=$(INFBENCH=$bin RUN_ENV_PASS=INFBENCH "$here/results/run.sh" "$here/results-tool.sh" "$tmp")
 rc=$?
 printf '%s\n' "$out" | sed '$d'
 last=$(printf '%s\n' "$out" | tail -1)
