@@ -23,6 +23,7 @@ static const char usage[] =
     "      --branch B   git branch (default: $GITHUB_HEAD_REF or $GITHUB_REF_NAME)\n"
     "      --sha S      git commit (default: $GITHUB_SHA)\n"
     "      --runner R   runner name (default: $RUNNER_NAME)\n"
+    "      --progress N a progress line on stderr every N rows written\n"
     "  import FILE      store rows shaped like the dashboard's joined tables\n"
     "                   (configs + benchmark_results + workflow_runs), e.g. an export\n"
     "  query            stored benchmark rows (eval rows with --evals)\n"
@@ -47,7 +48,14 @@ typedef struct {
 	res_db_filter f;
 	const char **files;
 	size_t nfiles;
+	int64_t progress;
 } db_opts;
+
+static void progress(void *ctx, size_t done, size_t total)
+{
+	(void)ctx;
+	fprintf(stderr, "ingest: %zu of %zu rows written\n", done, total);
+}
 
 static int bad(const char *fmt, const char *a)
 {
@@ -74,7 +82,7 @@ static int parse(int argc, char **argv, db_opts *o)
 	    "--db",   "--run-id",    "--date",      "--branch", "--sha",    "--runner",
 	    "--model", "--hw",       "--framework", "--precision", "--spec", "--since",
 	    "--until", "--format",   "--metric",    "--target",   "--isl",  "--osl",
-	    "--conc",
+	    "--conc",  "--progress",
 	};
 	const char **dst[] = {&o->db,          &o->meta.run_id,   &o->meta.date,
 	                      &o->meta.branch, &o->meta.sha,      &o->meta.runner,
@@ -82,7 +90,7 @@ static int parse(int argc, char **argv, db_opts *o)
 	                      &o->f.precision, &o->f.spec_method, &o->f.since,
 	                      &o->f.until,     &o->format,        &o->metric,
 	                      &o->target,      NULL,              NULL,
-	                      NULL};
+	                      NULL,            NULL};
 	o->files = calloc((size_t)argc + 1, sizeof *o->files);
 	if (!o->files)
 		return bad("%s", "out of memory");
@@ -110,7 +118,11 @@ static int parse(int argc, char **argv, db_opts *o)
 		const char *v = argv[++i];
 		if (dst[k])
 			*dst[k] = v;
-		else if (int_opt(a, v, k == 16 ? &o->f.isl : k == 17 ? &o->f.osl : &o->f.conc))
+		else if (int_opt(a, v,
+		                 k == 16   ? &o->f.isl
+		                 : k == 17 ? &o->f.osl
+		                 : k == 18 ? &o->f.conc
+		                           : &o->progress))
 			return 2;
 	}
 	o->f.branch = o->meta.branch; /* --branch filters the reading commands */
@@ -137,6 +149,8 @@ static int do_ingest(res_db *db, db_opts *o, ib_error *e)
 	o->meta.branch = env_or(o->meta.branch, "GITHUB_HEAD_REF", "GITHUB_REF_NAME");
 	o->meta.sha = env_or(o->meta.sha, "GITHUB_SHA", NULL);
 	o->meta.runner = env_or(o->meta.runner, "RUNNER_NAME", NULL);
+	o->meta.progress = progress;
+	o->meta.progress_every = (size_t)o->progress;
 	res_ingest_stats st;
 	int rc = res_db_ingest(db, &o->meta, o->files, o->nfiles, &st, e);
 	if (rc)

@@ -454,7 +454,8 @@ static int put_row(res_db *db, const db_row *d, const char *run, const char *cfg
 	return rc;
 }
 
-static int write_rows(res_db *db, db_row *rows, size_t n, res_ingest_stats *st, ib_error *e)
+static int write_rows(res_db *db, db_row *rows, size_t n, const res_run_meta *m,
+                      res_ingest_stats *st, ib_error *e)
 {
 	cfg_cache *cache = NULL;
 	size_t nc = 0, cap = 0;
@@ -478,6 +479,8 @@ static int write_rows(res_db *db, db_row *rows, size_t n, res_ingest_stats *st, 
 			st->inserted += added;
 			st->existing += !added;
 		}
+		if (!rc && m && m->progress && m->progress_every && (i + 1) % m->progress_every == 0)
+			m->progress(m->progress_ctx, i + 1, n);
 	}
 	for (size_t i = 0; i < nc; i++)
 		free(cache[i].key);
@@ -557,7 +560,7 @@ int res_db_ingest(res_db *db, const res_run_meta *m, const char *const *files, s
 			rows[i].sha = m ? m->sha : NULL;
 			rows[i].runner = m ? m->runner : NULL;
 		}
-		rc = write_rows(db, rows, n, st, e);
+		rc = write_rows(db, rows, n, m, st, e);
 	}
 	free(rows);
 	ib_arena_free(a);
@@ -673,7 +676,7 @@ int res_db_import(res_db *db, const char *file, res_ingest_stats *st, size_t *sk
 		else
 			(*skipped)++;
 	}
-	rc = rc ? rc : write_rows(db, rows, n, st, e);
+	rc = rc ? rc : write_rows(db, rows, n, NULL, st, e);
 	free(rows);
 	ib_arena_free(a);
 	return rc;

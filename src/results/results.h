@@ -141,9 +141,14 @@ int res_db_schema_version(res_db *db, int *version, ib_error *e);
 
 /* Run metadata of an ingest: run_id keys idempotence (NULL: derived from the
  * files' contents); date "YYYY-MM-DD" or an ISO timestamp (NULL: today,
- * UTC); branch, sha, runner may be NULL. */
+ * UTC); branch, sha, runner may be NULL. progress (may be NULL) is called
+ * inside the open transaction after every progress_every rows written
+ * (0: never) with the rows done and the total. */
 typedef struct {
 	const char *run_id, *date, *branch, *sha, *runner;
+	void (*progress)(void *ctx, size_t done, size_t total);
+	void *progress_ctx;
+	size_t progress_every;
 } res_run_meta;
 
 typedef struct {
