@@ -81,7 +81,7 @@ def gen(d):
     runs = []
     # earlier runs: samples of every identity (some only there), two on one date
     for k, date in enumerate(["2026-01-01", "2026-01-02", "2026-01-03", "2026-01-04", "2026-01-04"]):
-        rows = [make_row(rng, ident) for ident in rng.sample(ids, 1000)]
+        rows = [make_row(rng, ident) for ident in rng.sample(ids, 400)]
         rows += [make_multinode(rng, i) for i in range(6)]
         name = f"run{k + 1}.json"
         with open(os.path.join(d, name), "w") as f:
