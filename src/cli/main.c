@@ -26,6 +26,7 @@ static const char help[] =
     "  review     the mechanical review checklist over a change or recipe/config files\n"
     "  compare    compare agg rows with their baselines as markdown tables (compare_results.py)\n"
     "  db         the results database: ingest, import, query, latest, history (SQLite, PostgreSQL)\n"
+    "  report-golden check the report maths against golden case folders\n"
     "\n"
     "Run 'infbench <command> --help' for a command's options; docs/ has a page per command.\n";
 
@@ -73,6 +74,8 @@ int main(int argc, char **argv)
 		return cmd_compare(argc - 1, argv + 1);
 	if (!strcmp(cmd, "db"))
 		return cmd_db(argc - 1, argv + 1);
+	if (!strcmp(cmd, "report-golden"))
+		return cmd_report_golden(argc - 1, argv + 1);
 	fputs(help, stderr);
 	fprintf(stderr, "infbench: error: unknown command '%s'\n", cmd);
 	return 2;

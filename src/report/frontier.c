@@ -1,0 +1,300 @@
+/* report/frontier.c — the dashboard's four Pareto frontier walks
+ * (paretoFrontUpperLeft/UpperRight/LowerLeft/LowerRight), the chart's
+ * eligibility filter and x re-sort (roofline), and the table's default order.
+ * Sorts are stable merge sorts over index arrays, as JS's TimSort is stable. */
+#include "report/private.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const dir_names[] = {"upper_left", "upper_right", "lower_left", "lower_right",
+                                        "none"};
+
+bool rep_dir_parse(const char *s, rep_dir *out)
+{
+	for (int i = 0; i <= REP_DIR_NONE; i++)
+		if (s && !strcmp(s, dir_names[i])) {
+			*out = (rep_dir)i;
+			return true;
+		}
+	return false;
+}
+
+const char *rep_dir_name(rep_dir d)
+{
+	return (unsigned)d <= REP_DIR_NONE ? dir_names[d] : "none";
+}
+
+rep_dir rep_dir_flip_x(rep_dir d)
+{
+	switch (d) {
+	case REP_DIR_UPPER_LEFT:
+		return REP_DIR_UPPER_RIGHT;
+	case REP_DIR_UPPER_RIGHT:
+		return REP_DIR_UPPER_LEFT;
+	case REP_DIR_LOWER_LEFT:
+		return REP_DIR_LOWER_RIGHT;
+	case REP_DIR_LOWER_RIGHT:
+		return REP_DIR_LOWER_LEFT;
+	default:
+		return d;
+	}
+}
+
+/* ---- V8's Array.prototype.sort, for index arrays ----
+ * Runs as TimSort finds them (CountAndMakeRun: a non-descending or strictly
+ * descending prefix, the latter reversed), extended to minrun by binary
+ * insertion, then stable merges of neighbouring runs. With a consistent
+ * comparator any stable sort agrees; following V8's run detection and
+ * insertion keeps the order the same for NaN comparisons (treated as 0) on
+ * arrays shorter than 64 too. cmp < 0 means a goes before b. */
+static size_t make_run(size_t *v, size_t lo, size_t hi, rep_cmp_fn cmp, const void *ctx)
+{
+	if (lo + 1 == hi)
+		return 1;
+	size_t len = 2;
+	bool desc = cmp(v[lo + 1], v[lo], ctx) < 0;
+	size_t prev = v[lo + 1];
+	for (size_t i = lo + 2; i < hi; i++) {
+		double o = cmp(v[i], prev, ctx);
+		if (desc ? o >= 0 : o < 0)
+			break;
+		prev = v[i];
+		len++;
+	}
+	if (desc)
+		for (size_t i = lo, j = lo + len - 1; i < j; i++, j--) {
+			size_t t = v[i];
+			v[i] = v[j];
+			v[j] = t;
+		}
+	return len;
+}
+
+static void binary_insertion(size_t *v, size_t lo, size_t start, size_t hi, rep_cmp_fn cmp,
+                             const void *ctx)
+{
+	if (start == lo)
+		start++;
+	for (; start < hi; start++) {
+		size_t left = lo, right = start, pivot = v[start];
+		while (left < right) {
+			size_t mid = left + ((right - left) >> 1);
+			if (cmp(pivot, v[mid], ctx) < 0)
+				right = mid;
+			else
+				left = mid + 1;
+		}
+		memmove(v + left + 1, v + left, (start - left) * sizeof *v);
+		v[left] = pivot;
+	}
+}
+
+int rep_stable_sort(size_t *v, size_t n, rep_cmp_fn cmp, const void *ctx)
+{
+	if (n < 2)
+		return 0;
+	size_t minrun = n, r = 0;
+	while (minrun >= 64) {
+		r |= minrun & 1;
+		minrun >>= 1;
+	}
+	minrun += r;
+	size_t *runs = malloc((n + 1) * sizeof *runs), *tmp = malloc(n * sizeof *tmp);
+	if (!runs || !tmp) {
+		free(runs);
+		free(tmp);
+		return IB_ENOMEM;
+	}
+	size_t nruns = 0, lo = 0;
+	while (lo < n) {
+		size_t len = make_run(v, lo, n, cmp, ctx);
+		if (len < minrun) {
+			size_t forced = minrun < n - lo ? minrun : n - lo;
+			binary_insertion(v, lo, lo + len, lo + forced, cmp, ctx);
+			len = forced;
+		}
+		runs[nruns++] = lo;
+		lo += len;
+	}
+	runs[nruns] = n;
+	while (nruns > 1) {
+		size_t out = 0;
+		for (size_t k = 0; k < nruns; k += 2) {
+			if (k + 1 == nruns) {
+				runs[out++] = runs[k];
+				break;
+			}
+			size_t a = runs[k], m = runs[k + 1], e = runs[k + 2];
+			size_t i = a, j = m, t = 0;
+			while (i < m && j < e)
+				tmp[t++] = cmp(v[j], v[i], ctx) < 0 ? v[j++] : v[i++];
+			while (i < m)
+				tmp[t++] = v[i++];
+			while (j < e)
+				tmp[t++] = v[j++];
+			memcpy(v + a, tmp, t * sizeof *v);
+			runs[out++] = a;
+		}
+		nruns = out;
+		runs[nruns] = n;
+	}
+	free(runs);
+	free(tmp);
+	return 0;
+}
+
+/* JS comparator results are numbers: NaN behaves as 0 (equal). */
+static double js_cmp_num(double r)
+{
+	return isnan(r) ? 0 : r;
+}
+
+/* paretoFront*'s comparators: `a.x === b.x ? <y order> : <x order>`; a NaN
+ * difference counts as 0 (so NaN x never falls through to the y order). */
+static double cmp_x_asc_y_desc(size_t a, size_t b, const void *ctx)
+{
+	const rep_pt *p = ctx;
+	if (p[a].x == p[b].x)
+		return js_cmp_num(p[b].y - p[a].y);
+	return js_cmp_num(p[a].x - p[b].x);
+}
+
+static double cmp_x_asc_y_asc(size_t a, size_t b, const void *ctx)
+{
+	const rep_pt *p = ctx;
+	if (p[a].x == p[b].x)
+		return js_cmp_num(p[a].y - p[b].y);
+	return js_cmp_num(p[a].x - p[b].x);
+}
+
+static double cmp_x_desc_y_asc(size_t a, size_t b, const void *ctx)
+{
+	const rep_pt *p = ctx;
+	if (p[a].x == p[b].x)
+		return js_cmp_num(p[a].y - p[b].y);
+	return js_cmp_num(p[b].x - p[a].x);
+}
+
+static double cmp_x_asc(size_t a, size_t b, const void *ctx)
+{
+	const rep_pt *p = ctx;
+	return js_cmp_num(p[a].x - p[b].x);
+}
+
+int rep_pareto_front(rep_dir d, const rep_pt *p, size_t n, size_t *idx, size_t *nidx)
+{
+	*nidx = 0;
+	if (d > REP_DIR_LOWER_RIGHT)
+		return IB_EINVAL;
+	if (n == 0)
+		return 0;
+	size_t *s = malloc(n * sizeof *s);
+	if (!s)
+		return IB_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		s[i] = i;
+	rep_cmp_fn cmp = d == REP_DIR_UPPER_LEFT || d == REP_DIR_UPPER_RIGHT ? cmp_x_asc_y_desc
+	                 : d == REP_DIR_LOWER_LEFT                           ? cmp_x_asc_y_asc
+	                                                                     : cmp_x_desc_y_asc;
+	int rc = rep_stable_sort(s, n, cmp, p);
+	if (rc) {
+		free(s);
+		return rc;
+	}
+	size_t k = 0;
+	if (d == REP_DIR_UPPER_LEFT) {
+		for (size_t i = 0; i < n; i++) {
+			const rep_pt *q = &p[s[i]];
+			if (k > 0 && q->x == p[idx[k - 1]].x) {
+				if (q->y > p[idx[k - 1]].y)
+					idx[k - 1] = s[i];
+				continue;
+			}
+			while (k > 0 && q->y >= p[idx[k - 1]].y)
+				k--;
+			idx[k++] = s[i];
+		}
+	} else if (d == REP_DIR_UPPER_RIGHT) {
+		double max_y = -INFINITY;
+		for (size_t i = 0; i < n; i++) {
+			const rep_pt *q = &p[s[i]];
+			bool ok =
+			    q->y > max_y || (k > 0 && q->y == max_y && q->x > p[idx[k - 1]].x);
+			if (!ok)
+				continue;
+			if (k > 0 && p[idx[k - 1]].x == q->x)
+				idx[k - 1] = s[i];
+			else
+				idx[k++] = s[i];
+			max_y = q->y;
+		}
+	} else {
+		double min_y = INFINITY;
+		for (size_t i = 0; i < n; i++) {
+			const rep_pt *q = &p[s[i]];
+			if (q->y < min_y) {
+				idx[k++] = s[i];
+				min_y = q->y;
+			}
+		}
+	}
+	*nidx = k;
+	free(s);
+	return 0;
+}
+
+int rep_roofline(rep_dir d, const rep_pt *p, size_t n, size_t *idx, size_t *nidx)
+{
+	*nidx = 0;
+	if (d > REP_DIR_LOWER_RIGHT)
+		return IB_EINVAL;
+	rep_pt *e = malloc((n ? n : 1) * sizeof *e);
+	size_t *map = malloc((n ? n : 1) * sizeof *map);
+	size_t *fi = malloc((n ? n : 1) * sizeof *fi);
+	int rc = IB_ENOMEM;
+	if (!e || !map || !fi)
+		goto fail;
+	size_t ne = 0;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(p[i].x) && p[i].x > 0) {
+			map[ne] = i;
+			e[ne++] = p[i];
+		}
+	size_t nf = 0;
+	rc = rep_pareto_front(d, e, ne, fi, &nf);
+	if (rc)
+		goto fail;
+	rc = rep_stable_sort(fi, nf, cmp_x_asc, e);
+	if (rc)
+		goto fail;
+	for (size_t i = 0; i < nf; i++)
+		idx[i] = map[fi[i]];
+	*nidx = nf;
+fail:
+	free(e);
+	free(map);
+	free(fi);
+	return rc;
+}
+
+static double cmp_y_asc(size_t a, size_t b, const void *ctx)
+{
+	const double *y = ctx;
+	return js_cmp_num(y[a] - y[b]);
+}
+
+static double cmp_y_desc(size_t a, size_t b, const void *ctx)
+{
+	const double *y = ctx;
+	return js_cmp_num(y[b] - y[a]);
+}
+
+int rep_table_sort(const double *y, size_t n, rep_dir dir, size_t *idx)
+{
+	for (size_t i = 0; i < n; i++)
+		idx[i] = i;
+	bool asc = dir == REP_DIR_LOWER_LEFT || dir == REP_DIR_LOWER_RIGHT;
+	return rep_stable_sort(idx, n, asc ? cmp_y_asc : cmp_y_desc, y);
+}

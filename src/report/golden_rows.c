@@ -1,0 +1,210 @@
+/* report/golden_rows.c — golden adapters over agg rows: series keys,
+ * derived metrics and chart series. */
+#include "report/golden.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The GPU table of a case: gpu_specs, usd_to_cny, known_gpus. The arrays
+ * live in the arena. */
+static int read_table(ib_arena *a, const ib_val *in, rep_gpu_table *t)
+{
+	memset(t, 0, sizeof *t);
+	const ib_val *specs = ib_map_get(in, "gpu_specs");
+	size_t n = specs && specs->type == IB_V_MAP ? specs->map.n : 0;
+	rep_gpu_spec *g = ib_arena_alloc(a, (n ? n : 1) * sizeof *g);
+	if (!g)
+		return IB_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const ib_val *s = specs->map.kv[i].val;
+		snprintf(g[i].name, sizeof g[i].name, "%s", specs->map.kv[i].key->str.s);
+		g[i].power = g_getnum(s, "power");
+		g[i].costh = g_getnum(s, "costh");
+		g[i].costn = g_getnum(s, "costn");
+		g[i].costr = g_getnum(s, "costr");
+		g[i].tdp = g_getnum(s, "tdp");
+	}
+	t->gpus = g;
+	t->n = n;
+	t->usd_to_cny = ib_map_has(in, "usd_to_cny") ? g_getnum(in, "usd_to_cny") : 7.1;
+	const ib_val *k = g_getlist(in, "known_gpus");
+	size_t nk = g_len(k);
+	const char **names = ib_arena_alloc(a, (nk ? nk : 1) * sizeof *names);
+	if (!names)
+		return IB_ENOMEM;
+	for (size_t i = 0; i < nk; i++)
+		names[i] = k->list.v[i]->type == IB_V_STR ? k->list.v[i]->str.s : "";
+	t->known = names;
+	t->nknown = nk;
+	return 0;
+}
+
+int g_hardware_key(ib_arena *a, const ib_val *in, ib_val *out, ib_error *e)
+{
+	rep_gpu_table t;
+	int rc = read_table(a, in, &t);
+	if (rc)
+		return rc;
+	const ib_val *ents = g_getlist(in, "entries");
+	ib_val *keys = ib_v_list(a), *bases = ib_v_list(a);
+	if (!keys || !bases)
+		return IB_ENOMEM;
+	for (size_t i = 0; i < g_len(ents); i++) {
+		rep_row r;
+		rc = rep_row_from_json(ents->list.v[i], i, &r, e);
+		if (rc)
+			return rc;
+		char key[256], base[64];
+		rep_hardware_key(&r, &t, key, sizeof key);
+		rep_spec_base(key, base, sizeof base);
+		rc = g_push(a, keys, ib_v_str(a, key));
+		rc = rc ? rc : g_push(a, bases, ib_v_str(a, base));
+		if (rc)
+			return rc;
+	}
+	rc = g_set(a, out, "keys", keys);
+	return rc ? rc : g_set(a, out, "spec_base", bases);
+}
+
+static ib_val *metrics_obj(ib_arena *a, const rep_metrics *m)
+{
+	ib_val *o = ib_v_map(a);
+	for (int i = 0; o && i < REP_M__COUNT; i++)
+		if (m->has[i] && i != REP_M_COST_USER && i != REP_M_POWER_USER &&
+		    g_set(a, o, rep_metric_name((rep_metric)i), g_vnum(a, m->v[i])))
+			return NULL;
+	return o;
+}
+
+int g_derived_metrics(ib_arena *a, const ib_val *in, ib_val *out, ib_error *e)
+{
+	rep_gpu_table t;
+	int rc = read_table(a, in, &t);
+	if (rc)
+		return rc;
+	rep_row r;
+	rc = rep_row_from_json(ib_map_get(in, "row"), 0, &r, e);
+	if (rc)
+		return rc;
+	rep_derive_opts o = {0};
+	if (g_is_num(ib_map_get(in, "user_cost"))) {
+		o.has_user_cost = true;
+		o.user_cost = g_getnum(in, "user_cost");
+	}
+	if (g_is_num(ib_map_get(in, "user_power"))) {
+		o.has_user_power = true;
+		o.user_power = g_getnum(in, "user_power");
+	}
+	rep_metrics m;
+	char key[256], base[64];
+	double count;
+	rep_derive_metrics(&r, &t, &o, &m, key, sizeof key, base, sizeof base, &count);
+	rc = g_set(a, out, "hwKey", ib_v_str(a, key));
+	rc = rc ? rc : g_set(a, out, "spec_base", ib_v_str(a, base));
+	rc = rc ? rc : g_set(a, out, "metrics", metrics_obj(a, &m));
+	rc = rc ? rc : g_set(a, out, "displayed_gpu_count", g_vnum(a, count));
+	if (!rc && m.has[REP_M_COST_USER])
+		rc = g_set(a, out, "costUser", g_vnum(a, m.v[REP_M_COST_USER]));
+	if (!rc && m.has[REP_M_POWER_USER])
+		rc = g_set(a, out, "powerUser", g_vnum(a, m.v[REP_M_POWER_USER]));
+	return rc;
+}
+
+static ib_val *id_of(ib_arena *a, const rep_row *rows, size_t row)
+{
+	return rows[row].id ? ib_v_str(a, rows[row].id) : ib_v_null(a);
+}
+
+static ib_val *ids_list(ib_arena *a, const rep_chart *c, const rep_row *rows, const size_t *pts,
+                        size_t n)
+{
+	ib_val *l = ib_v_list(a);
+	for (size_t i = 0; l && i < n; i++)
+		if (g_push(a, l, id_of(a, rows, c->points[pts[i]].row)))
+			return NULL;
+	return l;
+}
+
+static ib_val *series_obj(ib_arena *a, const rep_chart *c, const rep_row *rows, const rep_series *s)
+{
+	ib_val *o = ib_v_map(a), *paths = ib_v_list(a);
+	if (!o || !paths)
+		return NULL;
+	for (size_t p = 0; p < s->npaths; p++)
+		if (g_push(a, paths,
+		           ids_list(a, c, rows, s->path_pts + s->path_off[p],
+		                    s->path_off[p + 1] - s->path_off[p])))
+			return NULL;
+	if (g_set(a, o, "hwKey", ib_v_str(a, s->hw_key)) ||
+	    g_set(a, o, "precision", ib_v_str(a, s->precision)) ||
+	    g_set(a, o, "overlay_run",
+	          s->overlay_run >= 0 ? ib_v_int(a, s->overlay_run) : ib_v_null(a)) ||
+	    g_set(a, o, "frontier", ids_list(a, c, rows, s->frontier, s->nfrontier)) ||
+	    g_set(a, o, "paths", paths))
+		return NULL;
+	return o;
+}
+
+static int chart_out(ib_arena *a, const rep_chart *c, const rep_row *rows, ib_val *out)
+{
+	ib_val *series = ib_v_map(a), *points = ib_v_list(a), *dropped = ib_v_list(a);
+	if (!series || !points || !dropped)
+		return IB_ENOMEM;
+	for (size_t s = 0; s < c->nseries; s++)
+		if (g_set(a, series, c->series[s].key, series_obj(a, c, rows, &c->series[s])))
+			return IB_ENOMEM;
+	for (size_t i = 0; i < c->npoints; i++) {
+		const rep_chart_point *p = &c->points[i];
+		ib_val *o = ib_v_map(a);
+		if (!o || g_set(a, o, "id", id_of(a, rows, p->row)) ||
+		    g_set(a, o, "series", ib_v_str(a, c->series[p->series].key)) ||
+		    g_set(a, o, "x", g_vnum(a, p->x)) || g_set(a, o, "y", g_vnum(a, p->y)) ||
+		    g_set(a, o, "roof", ib_v_bool(a, p->roof)) || g_push(a, points, o))
+			return IB_ENOMEM;
+	}
+	for (size_t i = 0; i < c->ndropped; i++) {
+		ib_val *o = ib_v_map(a);
+		if (!o || g_set(a, o, "id", id_of(a, rows, c->dropped[i].row)) ||
+		    g_set(a, o, "reason", ib_v_str(a, c->dropped[i].reason)) ||
+		    g_push(a, dropped, o))
+			return IB_ENOMEM;
+	}
+	int rc = g_set(a, out, "series", series);
+	rc = rc ? rc : g_set(a, out, "points", points);
+	return rc ? rc : g_set(a, out, "dropped", dropped);
+}
+
+int g_chart_series(ib_arena *a, const ib_val *in, ib_val *out, ib_error *e)
+{
+	rep_gpu_table t;
+	int rc = read_table(a, in, &t);
+	if (rc)
+		return rc;
+	rep_chart_opts o = {0};
+	o.gpus = &t;
+	o.x_field = g_getstr(in, "x_field");
+	int m = rep_metric_lookup(g_getstr(in, "metric"));
+	if (m < 0)
+		return ib_fail(e, IB_EINVAL, "", 0, 0, "field 'metric': unknown metric");
+	o.metric = (rep_metric)m;
+	if (!rep_dir_parse(g_getstr(in, "direction"), &o.dir))
+		return ib_fail(e, IB_EINVAL, "", 0, 0, "field 'direction': unknown direction");
+	o.cost_limit = g_getnum(in, "cost_limit");
+	o.latency_limit = g_getnum(in, "latency_limit");
+	const ib_val *l = g_getlist(in, "rows");
+	size_t n = g_len(l);
+	rep_row *rows = ib_arena_alloc(a, (n ? n : 1) * sizeof *rows);
+	if (!rows)
+		return IB_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if ((rc = rep_row_from_json(l->list.v[i], i, &rows[i], e)))
+			return rc;
+	rep_chart *c;
+	rc = rep_chart_series(rows, n, &o, &c, e);
+	if (rc)
+		return rc;
+	rc = chart_out(a, c, rows, out);
+	rep_chart_free(c);
+	return rc;
+}
