@@ -1,7 +1,7 @@
 /* infbench db: the results database (docs/db.md) — ingest, import, query,
  * latest, history, version. */
 #include "cli/cli.h"
-#include "results/results.h"
+#include "cli/cmd_db.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,7 +258,7 @@ int cmd_db(int argc, char **argv)
 			rc = do_query(db, &o, k == 3, &e);
 			break;
 		case 4:
-			rc = ib_fail(&e, IB_EINVAL, NULL, 0, 0, "history: not available yet");
+			rc = cmd_db_history(db, &o.f, o.metric, o.target, o.format, &e);
 			break;
 		default: {
 			int v = 0;
