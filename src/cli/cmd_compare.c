@@ -85,8 +85,9 @@ static int parse(int argc, char **argv, cmp_opts *o)
 			const char *v = argv[++i];
 			double x = strtod(v, &end);
 			if (!*v || *end || x < 0) {
-				fprintf(stderr, "infbench compare: error: %s: not a number >= 0: '%s'\n",
-				        a, v);
+				fprintf(stderr,
+				        "infbench compare: error: %s: not a number >= 0: '%s'\n", a,
+				        v);
 				return 2;
 			}
 			if (!strcmp(a, "--noise-k"))
@@ -116,8 +117,9 @@ int cmd_compare(int argc, char **argv)
 	if (!o.baseline && !o.db)
 		o.db = getenv("DATABASE_URL");
 	if (!o.baseline && !o.db) {
-		fprintf(stderr, "infbench compare: error: DATABASE_URL is not set (give --db URL or "
-		                "--baseline FILE)\n");
+		fprintf(stderr,
+		        "infbench compare: error: DATABASE_URL is not set (give --db URL or "
+		        "--baseline FILE)\n");
 		return 1;
 	}
 	ib_error e = {0};
@@ -132,7 +134,8 @@ int cmd_compare(int argc, char **argv)
 		ib_val *rows = NULL;
 		rc = ib_json_parse_file(a, o.baseline, &rows, &e);
 		if (!rc && rows->type != IB_V_LIST)
-			rc = ib_fail(&e, IB_EINVAL, o.baseline, 0, 0, "expected a JSON list of agg rows");
+			rc = ib_fail(&e, IB_EINVAL, o.baseline, 0, 0,
+			             "expected a JSON list of agg rows");
 		rb.rows = rows;
 		co.lookup = res_rows_lookup;
 		co.ctx = &rb;

@@ -1,7 +1,7 @@
 /* infbench db: the results database (docs/db.md) — ingest, import, query,
  * latest, history, version. */
-#include "cli/cli.h"
 #include "cli/cmd_db.h"
+#include "cli/cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,18 +79,31 @@ static int int_opt(const char *name, const char *v, int64_t *out)
 static int parse(int argc, char **argv, db_opts *o)
 {
 	static const char *const names[] = {
-	    "--db",   "--run-id",    "--date",      "--branch", "--sha",    "--runner",
-	    "--model", "--hw",       "--framework", "--precision", "--spec", "--since",
-	    "--until", "--format",   "--metric",    "--target",   "--isl",  "--osl",
-	    "--conc",  "--progress",
+	    "--db",     "--run-id", "--date",  "--branch",    "--sha",
+	    "--runner", "--model",  "--hw",    "--framework", "--precision",
+	    "--spec",   "--since",  "--until", "--format",    "--metric",
+	    "--target", "--isl",    "--osl",   "--conc",      "--progress",
 	};
-	const char **dst[] = {&o->db,          &o->meta.run_id,   &o->meta.date,
-	                      &o->meta.branch, &o->meta.sha,      &o->meta.runner,
-	                      &o->f.model,     &o->f.hardware,    &o->f.framework,
-	                      &o->f.precision, &o->f.spec_method, &o->f.since,
-	                      &o->f.until,     &o->format,        &o->metric,
-	                      &o->target,      NULL,              NULL,
-	                      NULL,            NULL};
+	const char **dst[] = {&o->db,
+	                      &o->meta.run_id,
+	                      &o->meta.date,
+	                      &o->meta.branch,
+	                      &o->meta.sha,
+	                      &o->meta.runner,
+	                      &o->f.model,
+	                      &o->f.hardware,
+	                      &o->f.framework,
+	                      &o->f.precision,
+	                      &o->f.spec_method,
+	                      &o->f.since,
+	                      &o->f.until,
+	                      &o->format,
+	                      &o->metric,
+	                      &o->target,
+	                      NULL,
+	                      NULL,
+	                      NULL,
+	                      NULL};
 	o->files = calloc((size_t)argc + 1, sizeof *o->files);
 	if (!o->files)
 		return bad("%s", "out of memory");
@@ -178,9 +191,10 @@ static int do_import(res_db *db, db_opts *o, ib_error *e)
 /* the columns of --format table */
 static int print_table(const ib_val *rows)
 {
-	static const char *const h[] = {"date", "run_id", "hardware", "framework", "model",
-	                                "precision", "spec_method", "prefill_tp", "prefill_ep",
-	                                "isl", "osl", "conc", "tput_per_gpu", "median_intvty"};
+	static const char *const h[] = {"date",         "run_id",       "hardware",    "framework",
+	                                "model",        "precision",    "spec_method", "prefill_tp",
+	                                "prefill_ep",   "isl",          "osl",         "conc",
+	                                "tput_per_gpu", "median_intvty"};
 	size_t nc = sizeof h / sizeof h[0], nr = rows->list.n;
 	const ib_val **cells = calloc(nr * nc + 1, sizeof *cells);
 	if (!cells)
@@ -224,8 +238,8 @@ int cmd_db(int argc, char **argv)
 		return argc < 2 ? 2 : 0;
 	}
 	const char *cmd = argv[1];
-	static const char *const cmds[] = {"ingest", "import", "query", "latest", "history",
-	                                   "version"};
+	static const char *const cmds[] = {"ingest", "import",  "query",
+	                                   "latest", "history", "version"};
 	size_t k = 0;
 	while (k < 6 && strcmp(cmd, cmds[k]))
 		k++;

@@ -13,8 +13,8 @@
 #include <string.h>
 
 /* the group of a trend line and the date of one point */
-static const char *const GROUP[] = {"model",       "isl",    "osl",      "hardware", "framework",
-                                    "spec_method", "disagg", "precision"};
+static const char *const GROUP[] = {"model",     "isl",         "osl",    "hardware",
+                                    "framework", "spec_method", "disagg", "precision"};
 #define NGROUP (sizeof GROUP / sizeof GROUP[0])
 
 typedef struct {
@@ -58,11 +58,11 @@ static int report_row(ib_arena *a, const ib_val *r, rep_row *out, ib_error *e)
 {
 	ib_val *m = ib_map_copy(a, ib_map_get(r, "metrics"));
 	static const char *const keys[][2] = {
-	    {"hw", "hardware"},       {"framework", "framework"},
+	    {"hw", "hardware"},         {"framework", "framework"},
 	    {"precision", "precision"}, {"spec_decoding", "spec_method"},
-	    {"disagg", "disagg"},     {"is_multinode", "is_multinode"},
-	    {"model", "model"},       {"date", "date"},
-	    {"image", "image"},       {"benchmark_type", "benchmark_type"},
+	    {"disagg", "disagg"},       {"is_multinode", "is_multinode"},
+	    {"model", "model"},         {"date", "date"},
+	    {"image", "image"},         {"benchmark_type", "benchmark_type"},
 	};
 	int rc = m ? 0 : IB_ENOMEM;
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0] && !rc; i++) {
@@ -87,10 +87,10 @@ static int trend(ib_arena *a, const hrow *rows, size_t n, rep_metric metric, dou
 		if (rc)
 			break;
 		rep_derive_metrics(&r, t, NULL, &ms[i], NULL, 0, NULL, 0, NULL);
-		pts[i] = (rep_trend_point){.id = NULL,
-		                           .x = r.has[REP_F_MEDIAN_INTVTY] ? r.f[REP_F_MEDIAN_INTVTY]
-		                                                           : NAN,
-		                           .m = &ms[i]};
+		pts[i] = (rep_trend_point){
+		    .id = NULL,
+		    .x = r.has[REP_F_MEDIAN_INTVTY] ? r.f[REP_F_MEDIAN_INTVTY] : NAN,
+		    .m = &ms[i]};
 	}
 	rc = rc ? rc : rep_interpolate_trend(pts, n, metric, target, v);
 	free(pts);
@@ -102,7 +102,7 @@ static int emit(const ib_val *groups, const char *format)
 {
 	if (!format || !strcmp(format, "json"))
 		return cli_emit_json(NULL, groups);
-	static const char *const h[] = {"model",     "isl",    "osl",       "hardware",
+	static const char *const h[] = {"model",     "isl",         "osl",    "hardware",
 	                                "framework", "spec_method", "disagg", "precision",
 	                                "date",      "value"};
 	size_t nr = 0;
@@ -137,8 +137,9 @@ int cmd_db_history(res_db *db, const res_db_filter *f, const char *metric_name,
 	char *end = NULL;
 	double target = target_s ? strtod(target_s, &end) : NAN;
 	if (metric < 0) {
-		fprintf(stderr, "infbench db: error: history: unknown metric '%s' (the dashboard's "
-		                "names: tpPerGpu, costh, jTotal, ...)\n",
+		fprintf(stderr,
+		        "infbench db: error: history: unknown metric '%s' (the dashboard's "
+		        "names: tpPerGpu, costh, jTotal, ...)\n",
 		        metric_name);
 		return 2;
 	}
@@ -171,8 +172,11 @@ int cmd_db_history(res_db *db, const res_db_filter *f, const char *metric_name,
 			ib_val *g = ib_v_map(a);
 			pts = ib_v_list(a);
 			for (size_t k = 0; k < NGROUP && g; k++)
-				rc = rc ? rc : ib_map_set(a, g, GROUP[k], ib_map_get(hr[i].row, GROUP[k]));
-			rc = rc ? rc : ib_map_set(a, g, "metric", ib_v_str(a, rep_metric_name(metric)));
+				rc = rc ? rc
+				        : ib_map_set(a, g, GROUP[k],
+				                     ib_map_get(hr[i].row, GROUP[k]));
+			rc = rc ? rc
+			        : ib_map_set(a, g, "metric", ib_v_str(a, rep_metric_name(metric)));
 			rc = rc ? rc : ib_map_set(a, g, "target", ib_v_float(a, target));
 			rc = rc ? rc : ib_map_set(a, g, "points", pts);
 			rc = rc ? rc : ib_list_push(a, groups, g);

@@ -94,8 +94,8 @@ char *res_py_case(ib_arena *a, const char *s, size_t n, bool upper)
 			continue;
 		}
 		utf8proc_int32_t cp;
-		utf8proc_ssize_t k =
-		    utf8proc_iterate((const utf8proc_uint8_t *)s + i, (utf8proc_ssize_t)(n - i), &cp);
+		utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + i,
+		                                      (utf8proc_ssize_t)(n - i), &cp);
 		if (k <= 0) { /* not UTF-8: keep the byte */
 			rc = ib_buf_putc(&b, (char)c);
 			i++;
@@ -500,8 +500,8 @@ static int build_row(const res_compare_opts *o, ib_arena *a, cmp_row *r, res_com
 		if (!(r->par[i] = pystr(a, v)))
 			return IB_ENOMEM;
 	}
-	if (r->multi && !(all_digits(r->par[0]) && all_digits(r->par[1]) &&
-	                  all_digits(r->par[2]) && all_digits(r->par[3])))
+	if (r->multi && !(all_digits(r->par[0]) && all_digits(r->par[1]) && all_digits(r->par[2]) &&
+	                  all_digits(r->par[3])))
 		r->par[0] = r->par[1] = r->par[2] = r->par[3] = ""; /* the regex does not match */
 	r->model = ib_map_get(r->row, "infmax_model_prefix");
 	if (!(r->served = ib_map_get(r->row, "model")))
@@ -530,12 +530,12 @@ static void at_row(ib_error *e, const cmp_row *r)
 static int render(const res_compare_opts *o, ib_arena *a, cmp_row *rows, size_t n, bool multi,
                   ib_buf *out, ib_error *e)
 {
-	static const char *const single_h[] = {"Model", "Served Model", "Hardware", "Framework",
-	                                       "Precision", "ISL", "OSL", "TP", "EP",
-	                                       "DP Attention", "Conc"};
-	static const char *const multi_h[] = {"Model", "Served Model", "Hardware", "Framework",
-	                                      "Precision", "ISL", "OSL", "Prefill TP",
-	                                      "Prefill EP", "Decode TP", "Decode EP", "Conc"};
+	static const char *const single_h[] = {"Model",     "Served Model", "Hardware", "Framework",
+	                                       "Precision", "ISL",          "OSL",      "TP",
+	                                       "EP",        "DP Attention", "Conc"};
+	static const char *const multi_h[] = {
+	    "Model", "Served Model", "Hardware",   "Framework", "Precision", "ISL",
+	    "OSL",   "Prefill TP",   "Prefill EP", "Decode TP", "Decode EP", "Conc"};
 	size_t nconf = multi ? 12 : 11, ncols = nconf + 2 * NMET, nr = 0;
 	for (size_t i = 0; i < n; i++)
 		nr += rows[i].multi == multi;
@@ -612,7 +612,8 @@ static int load_rows(ib_arena *a, const char *dir, cmp_row **rows, size_t *n, ib
 			const ib_val *r = v->type == IB_V_LIST ? v->list.v[j] : v;
 			if (r->type != IB_V_MAP) {
 				rc = ib_fail(e, IB_EINVAL, paths[i], 0, 0,
-				             "row %zu: not a JSON object (%s)", j + 1, ib_vtype_pyname(r));
+				             "row %zu: not a JSON object (%s)", j + 1,
+				             ib_vtype_pyname(r));
 				break;
 			}
 			if ((rc = ib_grow(rows, &cap, *n + 1)))

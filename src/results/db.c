@@ -114,7 +114,8 @@ int res_db_schema_version(res_db *db, int *version, ib_error *e)
 static int migrate(res_db *db, ib_error *e)
 {
 	const res_db_ops *o = db->ops;
-	int rc = o->exec(db->h, "CREATE TABLE IF NOT EXISTS ib_schema (version INTEGER NOT NULL)", e);
+	int rc =
+	    o->exec(db->h, "CREATE TABLE IF NOT EXISTS ib_schema (version INTEGER NOT NULL)", e);
 	if (rc)
 		return rc;
 	if ((rc = o->exec(db->h, o->begin, e)))
@@ -205,8 +206,19 @@ typedef struct {
 static bool identity_key(const char *k)
 {
 	static const char *const ids[] = {
-	    "isl", "osl", "conc", "tp", "ep", "prefill_tp", "prefill_ep", "prefill_num_workers",
-	    "decode_tp", "decode_ep", "decode_num_workers", "num_prefill_gpu", "num_decode_gpu",
+	    "isl",
+	    "osl",
+	    "conc",
+	    "tp",
+	    "ep",
+	    "prefill_tp",
+	    "prefill_ep",
+	    "prefill_num_workers",
+	    "decode_tp",
+	    "decode_ep",
+	    "decode_num_workers",
+	    "num_prefill_gpu",
+	    "num_decode_gpu",
 	};
 	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
 		if (!strcmp(k, ids[i]))
@@ -243,8 +255,8 @@ static int need(const ib_val *row, const char *key, const ib_val **v, ib_error *
 	return *v ? 0 : ib_fail(e, IB_EINVAL, NULL, 0, 0, "missing field '%s'", key);
 }
 
-static int lstr(ib_arena *a, const ib_val *row, const char *key, const char *dflt,
-                const char **out, ib_error *e)
+static int lstr(ib_arena *a, const ib_val *row, const char *key, const char *dflt, const char **out,
+                ib_error *e)
 {
 	const ib_val *v = ib_map_get(row, key);
 	if (!v || v->type == IB_V_NULL || (v->type == IB_V_STR && !v->str.len && dflt)) {
@@ -290,7 +302,7 @@ static int map_agg_row(ib_arena *a, const ib_val *row, db_row *d, ib_error *e)
 	d->hardware = res_py_case(a, hw->str.s, res_hw_base_len(hw->str.s, hw->str.len), false);
 	const char *mk = ib_map_get(row, "infmax_model_prefix") ? "infmax_model_prefix"
 	                 : ib_map_get(row, "model_prefix")      ? "model_prefix"
-	                                                         : "model";
+	                                                        : "model";
 	if ((rc = lstr(a, row, mk, NULL, &d->model, e)) ||
 	    (rc = lstr(a, row, "framework", NULL, &d->framework, e)) ||
 	    (rc = lstr(a, row, "precision", NULL, &d->precision, e)) ||
@@ -437,18 +449,19 @@ static int put_row(res_db *db, const db_row *d, const char *run, const char *cfg
 	snprintf(n[0], 24, "%lld", (long long)d->isl);
 	snprintf(n[1], 24, "%lld", (long long)d->osl);
 	snprintf(n[2], 24, "%lld", (long long)d->conc);
-	const char *p[11] = {run,  cfg,         d->kind,    d->date,    n[0],    n[1],
+	const char *p[11] = {run,  cfg,        d->kind,    d->date,  n[0],    n[1],
 	                     n[2], d->metrics, d->metrics, d->image, d->error};
 	res_dbrows r = {0};
-	int rc = q(db,
-	           d->eval ? "INSERT INTO eval_results (workflow_run_id, config_id, task, date, isl,"
-	                     " osl, conc, metrics, metrics_text) VALUES ($1, $2, $3, $4, $5, $6,"
-	                     " $7, $8, $9) ON CONFLICT DO NOTHING RETURNING id"
-	                   : "INSERT INTO benchmark_results (workflow_run_id, config_id,"
-	                     " benchmark_type, date, isl, osl, conc, metrics, metrics_text, image,"
-	                     " error) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
-	                     " ON CONFLICT DO NOTHING RETURNING id",
-	           p, d->eval ? 9 : 11, &r, e);
+	int rc =
+	    q(db,
+	      d->eval ? "INSERT INTO eval_results (workflow_run_id, config_id, task, date, isl,"
+	                " osl, conc, metrics, metrics_text) VALUES ($1, $2, $3, $4, $5, $6,"
+	                " $7, $8, $9) ON CONFLICT DO NOTHING RETURNING id"
+	              : "INSERT INTO benchmark_results (workflow_run_id, config_id,"
+	                " benchmark_type, date, isl, osl, conc, metrics, metrics_text, image,"
+	                " error) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+	                " ON CONFLICT DO NOTHING RETURNING id",
+	      p, d->eval ? 9 : 11, &r, e);
 	*added = !rc && r.nrows > 0;
 	res_dbrows_free(&r);
 	return rc;
@@ -479,7 +492,8 @@ static int write_rows(res_db *db, db_row *rows, size_t n, const res_run_meta *m,
 			st->inserted += added;
 			st->existing += !added;
 		}
-		if (!rc && m && m->progress && m->progress_every && (i + 1) % m->progress_every == 0)
+		if (!rc && m && m->progress && m->progress_every &&
+		    (i + 1) % m->progress_every == 0)
 			m->progress(m->progress_ctx, i + 1, n);
 	}
 	for (size_t i = 0; i < nc; i++)
@@ -521,7 +535,8 @@ int res_db_ingest(res_db *db, const res_run_meta *m, const char *const *files, s
 		ib_buf text = {0};
 		ib_val *v = NULL;
 		rc = ib_read_file(files[f], &text, e);
-		rc = rc ? rc : ib_json_parse(a, files[f], text.data ? text.data : "", text.len, &v, e);
+		rc = rc ? rc
+		        : ib_json_parse(a, files[f], text.data ? text.data : "", text.len, &v, e);
 		if (!rc)
 			ib_sha256_update(&h, text.data ? text.data : "", text.len);
 		ib_buf_free(&text);
@@ -619,9 +634,10 @@ static int import_row(ib_arena *a, const ib_val *r, db_row *d, bool *ok, ib_erro
 	      imp_int(r, "prefill_num_workers", 0, false, &d->pnw) &&
 	      imp_int(r, "decode_num_workers", 0, false, &d->dnw) &&
 	      imp_int(r, "num_prefill_gpu", 0, false, &d->npg) &&
-	      imp_int(r, "num_decode_gpu", 0, false, &d->ndg) && imp_int(r, "isl", 0, true, &d->isl) &&
-	      imp_int(r, "osl", 0, true, &d->osl) && imp_int(r, "conc", 0, true, &d->conc) &&
-	      imp_str(r, "date", &d->date) && met && met->type == IB_V_MAP;
+	      imp_int(r, "num_decode_gpu", 0, false, &d->ndg) &&
+	      imp_int(r, "isl", 0, true, &d->isl) && imp_int(r, "osl", 0, true, &d->osl) &&
+	      imp_int(r, "conc", 0, true, &d->conc) && imp_str(r, "date", &d->date) && met &&
+	      met->type == IB_V_MAP;
 	if (!*ok)
 		return 0;
 	d->kind = "single_turn";
@@ -649,8 +665,7 @@ static int import_row(ib_arena *a, const ib_val *r, db_row *d, bool *ok, ib_erro
 	return rc;
 }
 
-int res_db_import(res_db *db, const char *file, res_ingest_stats *st, size_t *skipped,
-                  ib_error *e)
+int res_db_import(res_db *db, const char *file, res_ingest_stats *st, size_t *skipped, ib_error *e)
 {
 	res_ingest_stats dummy;
 	if (!st)

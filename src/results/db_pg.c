@@ -46,8 +46,8 @@ static int pg_exec(void *h, const char *sql, ib_error *e)
 	return rc;
 }
 
-static int pg_query(void *h, const char *sql, const char *const *params, size_t np,
-                    res_dbrows *out, ib_error *e)
+static int pg_query(void *h, const char *sql, const char *const *params, size_t np, res_dbrows *out,
+                    ib_error *e)
 {
 	if (out)
 		memset(out, 0, sizeof *out);

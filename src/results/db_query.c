@@ -46,8 +46,8 @@ static const struct {
 };
 #define NCOLS (sizeof COLS / sizeof COLS[0])
 /* sort order: identity (hardware .. benchmark_type), isl, osl, conc, date, run */
-static const int ORDER[] = {5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
-                            20, 21, 22, 23, 24, 25, 1, 0};
+static const int ORDER[] = {5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16,
+                            17, 18, 19, 20, 21, 22, 23, 24, 25, 1,  0};
 
 static bool truthy(const char *s)
 {
@@ -105,8 +105,8 @@ static int metrics_val(ib_arena *a, const char *text, bool sorted, ib_val **out,
 			v->map.kv[i].val = ib_v_float(a, -INFINITY);
 	}
 	for (size_t i = 1; sorted && i < v->map.n; i++) /* insertion sort: few keys */
-		for (size_t j = i; j > 0 && strcmp(v->map.kv[j - 1].key->str.s,
-		                                   v->map.kv[j].key->str.s) > 0;
+		for (size_t j = i;
+		     j > 0 && strcmp(v->map.kv[j - 1].key->str.s, v->map.kv[j].key->str.s) > 0;
 		     j--) {
 			ib_kv t = v->map.kv[j];
 			v->map.kv[j] = v->map.kv[j - 1];
@@ -137,14 +137,17 @@ int res_db_query(res_db *db, const res_db_filter *f, ib_arena *a, ib_val **rows,
 		const char *x = COLS[i].expr;
 		if (f->evals && !strcmp(COLS[i].name, "benchmark_type"))
 			x = "br.task";
-		else if (f->evals && (!strcmp(COLS[i].name, "image") || !strcmp(COLS[i].name, "error")))
+		else if (f->evals &&
+		         (!strcmp(COLS[i].name, "image") || !strcmp(COLS[i].name, "error")))
 			x = "NULL";
 		ib_buf_printf(&sql, "%s%s", i ? ", " : "", x);
 	}
 	ib_buf_printf(&sql,
 	              " FROM %s br JOIN configs c ON c.id = br.config_id"
 	              " JOIN workflow_runs wr ON wr.id = br.workflow_run_id WHERE 1 = 1",
-	              f->evals ? "eval_results" : f->latest ? "latest_benchmarks" : "benchmark_results");
+	              f->evals    ? "eval_results"
+	              : f->latest ? "latest_benchmarks"
+	                          : "benchmark_results");
 	add_filter(&sql, p, &np, "c.model", "=", f->model);
 	add_filter(&sql, p, &np, "c.hardware", "=", f->hardware);
 	add_filter(&sql, p, &np, "c.framework", "=", f->framework);

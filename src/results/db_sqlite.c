@@ -49,8 +49,8 @@ static int sq_exec(void *h, const char *sql, ib_error *e)
 	return 0;
 }
 
-static int sq_query(void *h, const char *sql, const char *const *params, size_t np,
-                    res_dbrows *out, ib_error *e)
+static int sq_query(void *h, const char *sql, const char *const *params, size_t np, res_dbrows *out,
+                    ib_error *e)
 {
 	sqlite3 *db = h;
 	sqlite3_stmt *st = NULL;

@@ -182,6 +182,10 @@ json.dump(rows, open(sys.argv[2], "w"))' "$data/agg_bmk.json" "$tmp/cmp/rows.jso
 	DATABASE_URL=$tmp/results.db "$bin" compare "$tmp/cmp" >"$tmp/cmp.sqlite" 2>/dev/null
 	same "compare: SQLite = PostgreSQL" "$tmp/cmp.sqlite" "$tmp/cmp.pg"
 	grep -q 'color{' "$tmp/cmp.pg" && ok || bad "compare: coloured deltas against the baselines"
+	# the same rows against a baseline agg file instead of a database
+	"$bin" compare "$tmp/cmp" --baseline "$data/agg_bmk.json" >"$tmp/cmp.file" 2>/dev/null &&
+		ok || bad "compare --baseline"
+	same "compare: --baseline agg file = the database" "$tmp/cmp.pg" "$tmp/cmp.file"
 else
 	echo "db-e2e: PostgreSQL skipped: the server could not start (the SQLite checks ran)"
 fi

@@ -51,13 +51,14 @@ static const char *row(const char *hw, int conc, double tput, double ttft)
 	static char b[4][1024];
 	static int k;
 	k = (k + 1) % 4;
-	snprintf(b[k], sizeof b[k],
-	         "{\"hw\": \"%s\", \"conc\": %d, \"model\": \"openai/gpt-oss-120b\","
-	         " \"infmax_model_prefix\": \"gptoss\", \"framework\": \"vllm\", \"precision\": \"fp4\","
-	         " \"spec_decoding\": \"none\", \"disagg\": false, \"isl\": 1024, \"osl\": 1024,"
-	         " \"is_multinode\": false, \"tp\": 8, \"ep\": 1, \"dp_attention\": \"false\","
-	         " \"tput_per_gpu\": %.17g, \"median_ttft\": %.17g, \"median_intvty\": 50.0}",
-	         hw, conc, tput, ttft);
+	snprintf(
+	    b[k], sizeof b[k],
+	    "{\"hw\": \"%s\", \"conc\": %d, \"model\": \"openai/gpt-oss-120b\","
+	    " \"infmax_model_prefix\": \"gptoss\", \"framework\": \"vllm\", \"precision\": \"fp4\","
+	    " \"spec_decoding\": \"none\", \"disagg\": false, \"isl\": 1024, \"osl\": 1024,"
+	    " \"is_multinode\": false, \"tp\": 8, \"ep\": 1, \"dp_attention\": \"false\","
+	    " \"tput_per_gpu\": %.17g, \"median_ttft\": %.17g, \"median_intvty\": 50.0}",
+	    hw, conc, tput, ttft);
 	return b[k];
 }
 
@@ -68,7 +69,10 @@ Test(compare, sql_like)
 	cr_assert(!res_sql_like("xgptoss", 7, "gptoss%", 7));
 	cr_assert(!res_sql_like("GPTOSS", 6, "gptoss%", 7), "LIKE is case-sensitive here");
 	cr_assert(res_sql_like("gpt-oss", 7, "gpt_oss%", 8), "_ is any one character");
-	cr_assert(res_sql_like("a\xc3\xa9" "b", 4, "a_b%", 4), "_ is one code point");
+	cr_assert(res_sql_like("a\xc3\xa9"
+	                       "b",
+	                       4, "a_b%", 4),
+	          "_ is one code point");
 	cr_assert(res_sql_like("abxcd", 5, "ab%cd%", 6));
 	cr_assert(!res_sql_like("abxc", 4, "ab%cd%", 6));
 }
@@ -112,10 +116,8 @@ static int compare_dir(const char *base_json, double noise_k, ib_buf *out, ib_er
 	ib_val *rows;
 	cr_assert_eq(ib_json_parse(a, "b", base_json, strlen(base_json), &rows, e), 0);
 	res_rows_baseline rb = {.rows = rows};
-	res_compare_opts o = {.results_dir = path("res"),
-	                      .lookup = res_rows_lookup,
-	                      .ctx = &rb,
-	                      .noise_k = noise_k};
+	res_compare_opts o = {
+	    .results_dir = path("res"), .lookup = res_rows_lookup, .ctx = &rb, .noise_k = noise_k};
 	int rc = res_compare(&o, out, NULL, e);
 	ib_arena_free(a);
 	return rc;
@@ -277,9 +279,10 @@ Test(db, bad_input_writes_nothing, .init = setup, .fini = teardown)
 	ib_error e = {0};
 	cr_assert_eq(res_db_open(path("r.db"), true, &db, &e), 0, "%s", e.msg);
 	char t[4096];
-	snprintf(t, sizeof t, "[%s, {\"hw\": \"h100\", \"infmax_model_prefix\": \"m\","
-	                      " \"framework\": \"f\", \"precision\": \"p\", \"tp\": true,"
-	                      " \"isl\": 1, \"osl\": 1, \"conc\": 1}]",
+	snprintf(t, sizeof t,
+	         "[%s, {\"hw\": \"h100\", \"infmax_model_prefix\": \"m\","
+	         " \"framework\": \"f\", \"precision\": \"p\", \"tp\": true,"
+	         " \"isl\": 1, \"osl\": 1, \"conc\": 1}]",
 	         row("h100", 8, 100.0, 0.5));
 	put("bad.json", t);
 	const char *f[] = {path("bad.json")};
@@ -313,10 +316,18 @@ Test(db, import_dashboard_rows, .init = setup, .fini = teardown)
 	cr_assert_eq(res_db_import(db, path("b.json"), &st, &skipped, &e), 0, "%s", e.msg);
 	cr_assert_eq(st.inserted, 0, "importing twice changes nothing");
 	ib_arena *a = ib_arena_new();
-	res_cfg_key k = {.hardware = "h100", .framework = "vllm", .model = "gptoss",
-	                 .precision = "fp4", .spec_method = "none", .prefill_tp = 8,
-	                 .prefill_ep = 1, .decode_tp = 8, .decode_ep = 1, .isl = 1024,
-	                 .osl = 1024, .conc = 8};
+	res_cfg_key k = {.hardware = "h100",
+	                 .framework = "vllm",
+	                 .model = "gptoss",
+	                 .precision = "fp4",
+	                 .spec_method = "none",
+	                 .prefill_tp = 8,
+	                 .prefill_ep = 1,
+	                 .decode_tp = 8,
+	                 .decode_ep = 1,
+	                 .isl = 1024,
+	                 .osl = 1024,
+	                 .conc = 8};
 	res_db_baseline b = {.db = db};
 	ib_val **base;
 	size_t n;
@@ -325,6 +336,46 @@ Test(db, import_dashboard_rows, .init = setup, .fini = teardown)
 	k.model = "gptoss1200";
 	cr_assert_eq(res_db_lookup(&b, &k, a, 1, &base, &n, &e), 0);
 	cr_assert_eq(n, 0);
+	ib_arena_free(a);
+	res_db_close(db);
+}
+
+Test(db, eval_rows, .init = setup, .fini = teardown)
+{
+	put("agg_eval_all.json",
+	    "[{\"is_multinode\": false, \"model_prefix\": \"dsr1\", \"model\": \"x/DeepSeek\","
+	    " \"hw\": \"H200\", \"framework\": \"sglang\", \"precision\": \"fp8\","
+	    " \"spec_decoding\": \"none\", \"isl\": 8192, \"osl\": 1024, \"tp\": 8, \"ep\": 1,"
+	    " \"prefill_tp\": 8, \"prefill_ep\": 1, \"prefill_num_workers\": 1, \"decode_tp\": 8,"
+	    " \"decode_ep\": 1, \"decode_num_workers\": 1, \"conc\": 64, \"dp_attention\": \"false\","
+	    " \"task\": \"gsm8k\", \"em_strict\": 0.953, \"n_eff\": 1319, \"score\": 0.953,"
+	    " \"score_name\": \"em_strict\"}]");
+	res_db *db;
+	ib_error e = {0};
+	cr_assert_eq(res_db_open(path("r.db"), true, &db, &e), 0, "%s", e.msg);
+	const char *f[] = {path("agg_eval_all.json")};
+	res_run_meta m = {.run_id = "7", .date = "2026-03-01"};
+	res_ingest_stats st;
+	cr_assert_eq(res_db_ingest(db, &m, f, 1, &st, &e), 0, "%s", e.msg);
+	cr_assert_eq(st.evals, 1);
+	cr_assert_eq(st.evals_inserted, 1);
+	cr_assert_eq(st.rows, 0);
+	cr_assert_eq(res_db_ingest(db, &m, f, 1, &st, &e), 0, "%s", e.msg);
+	cr_assert_eq(st.evals_inserted, 0, "idempotent");
+	ib_arena *a = ib_arena_new();
+	ib_val *rows;
+	res_db_filter q = {.evals = true, .hardware = "h200"};
+	cr_assert_eq(res_db_query(db, &q, a, &rows, &e), 0, "%s", e.msg);
+	cr_assert_eq(rows->list.n, 1);
+	const ib_val *r = rows->list.v[0];
+	cr_assert_str_eq(ib_map_get(r, "task")->str.s, "gsm8k");
+	cr_assert_str_eq(ib_map_get(r, "model")->str.s, "dsr1");
+	cr_assert_eq(ib_map_get(r, "prefill_num_workers")->i, 1);
+	const ib_val *met = ib_map_get(r, "metrics");
+	cr_assert_eq(num(ib_map_get(met, "em_strict")), 0.953);
+	cr_assert_null(ib_map_get(met, "score_name"), "strings are not metrics");
+	cr_assert_null(ib_map_get(r, "image"));
+	cr_assert_eq(count(db, false), 0, "no benchmark rows");
 	ib_arena_free(a);
 	res_db_close(db);
 }
