@@ -226,17 +226,20 @@ static bool identity_key(const char *k)
 	return false;
 }
 
-/* The metrics JSON of a row: every numeric field that is not identity, in
- * row order; non-finite values as the strings "NaN", "Infinity", "-Infinity"
+/* The metrics JSON of a row: every numeric field that is not identity (all:
+ * every field, as an imported metrics object is kept verbatim), in row
+ * order; non-finite values as the strings "NaN", "Infinity", "-Infinity"
  * (JSONB has no such numbers). */
-static int metrics_json(ib_arena *a, const ib_val *row, const char **out, ib_error *e)
+static int metrics_json(ib_arena *a, const ib_val *row, bool all, const char **out,
+                        ib_error *e)
 {
 	ib_val *m = ib_v_map(a);
 	int rc = m ? 0 : IB_ENOMEM;
 	for (size_t i = 0; i < row->map.n && !rc; i++) {
 		const ib_kv *kv = &row->map.kv[i];
 		const ib_val *v = kv->val;
-		if ((v->type != IB_V_INT && v->type != IB_V_FLOAT) || identity_key(kv->key->str.s))
+		if (!all &&
+		    ((v->type != IB_V_INT && v->type != IB_V_FLOAT) || identity_key(kv->key->str.s)))
 			continue;
 		if (v->type == IB_V_FLOAT && !isfinite(v->f))
 			v = ib_v_str(a, isnan(v->f) ? "NaN" : v->f > 0 ? "Infinity" : "-Infinity");
@@ -345,7 +348,7 @@ static int map_agg_row(ib_arena *a, const ib_val *row, db_row *d, ib_error *e)
 	}
 	const ib_val *img = ib_map_get(row, "image");
 	d->image = img && img->type == IB_V_STR ? img->str.s : NULL;
-	return metrics_json(a, row, &d->metrics, e);
+	return metrics_json(a, row, false, &d->metrics, e);
 }
 
 /* ---- writing ---- */
@@ -651,7 +654,7 @@ static int import_row(ib_arena *a, const ib_val *r, db_row *d, bool *ok, ib_erro
 		d->error = ib_arena_strndup(a, b.data ? b.data : "", b.len);
 		ib_buf_free(&b);
 	}
-	int rc = metrics_json(a, met, &d->metrics, e);
+	int rc = metrics_json(a, met, true, &d->metrics, e);
 	if (rc)
 		return rc;
 	if (!imp_str(r, "run_id", &d->run_id)) {
