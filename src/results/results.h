@@ -168,11 +168,11 @@ int res_db_ingest(res_db *db, const res_run_meta *m, const char *const *files, s
 /* Imports rows in the shape of the dashboard's joined tables (a JSON list of
  * {hardware, framework, model, precision, spec_method, disagg, is_multinode,
  * prefill_tp, ..., decode_dp_attention, isl, osl, conc, date, error,
- * metrics, head_branch[, run_id, head_sha]}), each row its own run unless
- * run_id is given. Rows whose values could never match a baseline query
- * (ill-typed keys) are skipped and counted in *skipped. Idempotent. */
-int res_db_import(res_db *db, const char *file, res_ingest_stats *st, size_t *skipped,
-                  ib_error *e);
+ * metrics, head_branch[, run_id, head_sha]}), verbatim (metrics objects as
+ * they are), each row its own run unless run_id is given. Rows whose values
+ * could never match a baseline query (ill-typed keys) are skipped and
+ * counted in *skipped. Idempotent. */
+int res_db_import(res_db *db, const char *file, res_ingest_stats *st, size_t *skipped, ib_error *e);
 
 /* Filters of query/latest/history; NULL / 0 = any. Strings compare exactly
  * with the stored (lower-case) identity; since/until bound the date
@@ -181,8 +181,8 @@ typedef struct {
 	const char *model, *hardware, *framework, *precision, *spec_method;
 	const char *since, *until, *branch, *run_id;
 	int64_t isl, osl, conc;
-	bool latest;   /* only the rows of the latest_benchmarks view */
-	bool evals;    /* eval_results instead of benchmark_results */
+	bool latest; /* only the rows of the latest_benchmarks view */
+	bool evals;  /* eval_results instead of benchmark_results */
 } res_db_filter;
 
 /* The matching rows as a list of maps (in arena a), sorted by identity, then

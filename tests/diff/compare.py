@@ -143,7 +143,7 @@ def main():
                 json.dump(rows, f)
             with open(os.path.join(w, "baselines.json"), "w") as f:
                 json.dump(base, f)
-            env = {"PATH": os.environ["PATH"], "LC_ALL": "C.UTF-8", "TZ": "UTC",
+            env = {"PATH": os.environ["PATH"], "LC_ALL": "C.UTF-8", "TZ": "UTC", "PYTHONDONTWRITEBYTECODE": "1",
                    "DATABASE_URL": "golden-json:baselines.json"}
             ref = run([sys.executable, os.path.join(ix, "utils/compare_results.py"), "results/"],
                       w, dict(env, PYTHONPATH=tab + ":" + stubs))
