@@ -17,13 +17,20 @@ void ib_json_float_repr(double x, char *out, size_t cap)
 		snprintf(out, cap, x > 0 ? "Infinity" : "-Infinity");
 		return;
 	}
-	/* F2: the shortest %.{p-1}e that reads back as x */
+	/* F2: the shortest %.{p-1}e that reads back as x. Reading back is
+	 * monotone in p (the correctly rounded p+1-digit decimal is at least as
+	 * close to x as the p-digit one), so a binary search finds it. */
 	char sci[64];
-	for (int p = 1; p <= 17; p++) {
+	int lo = 1, hi = 17;
+	while (lo < hi) {
+		int p = lo + (hi - lo) / 2;
 		snprintf(sci, sizeof sci, "%.*e", p - 1, x);
 		if (strtod(sci, NULL) == x)
-			break;
+			hi = p;
+		else
+			lo = p + 1;
 	}
+	snprintf(sci, sizeof sci, "%.*e", lo - 1, x);
 	/* F3: sign, digits, exponent */
 	const char *s = sci;
 	bool neg = false;

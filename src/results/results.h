@@ -139,5 +139,154 @@ int res_power_mn_run(const res_power_mn_opts *o, int *status, ib_error *e);
  * map in a. Returns 0 or IB_ENOMEM. */
 int res_derived(ib_arena *a, const ib_val *row, ib_val **out);
 /* ---- end of process and power ---- */
+/* ---- compare (compare_results.py) and the results database ---- */
+
+/* The configuration a baseline is looked up by, as compare_results.py builds
+ * it from an agg row (build_config_params + isl/osl/conc): hardware is the
+ * runner label without a trailing -multinode/-trt/-disagg, lower-cased;
+ * model is the lower-cased infmax_model_prefix, matched as the SQL pattern
+ * `model || '%'` (LIKE: '%' any run, '_' any one character, case-sensitive);
+ * single-node rows have prefill_* = decode_* = tp/ep/dp_attention. Strings
+ * point into the caller's arena. */
+typedef struct {
+	const char *hardware, *framework, *model, *precision, *spec_method;
+	bool disagg, is_multinode;
+	int64_t prefill_tp, prefill_ep, decode_tp, decode_ep;
+	bool prefill_dp_attention, decode_dp_attention;
+	int64_t isl, osl, conc;
+} res_cfg_key;
+
+/* SQL LIKE of s against pattern p ('%', '_', no escape), case-sensitive. */
+bool res_sql_like(const char *s, size_t sn, const char *p, size_t pn);
+
+/* A baseline source: fills *out with the metrics maps (in arena a) of at
+ * most max earlier runs matching k (on the source's baseline branch, without
+ * an error), newest first (*n of them; 0 when none). Returns 0 or an ib_err. */
+typedef int (*res_baseline_fn)(void *ctx, const res_cfg_key *k, ib_arena *a, size_t max,
+                               ib_val ***out, size_t *n, ib_error *e);
+
+typedef struct {
+	const char *results_dir; /* every *.json below it: agg rows or lists of them */
+	res_baseline_fn lookup;  /* called lazily: not at all when there is no row */
+	void *ctx;
+	/* Beyond the reference: 0 colours every delta (the reference); k > 0
+	 * colours a delta only when the config has >= noise_min earlier runs and
+	 * the value lies outside their mean +- k * sample standard deviation. */
+	double noise_k;
+	size_t noise_min; /* 0 means 3 */
+} res_compare_opts;
+
+typedef struct {
+	size_t rows, matched, unmatched;
+} res_compare_stats;
+
+/* compare_results.py: appends the markdown report to out ("No benchmark
+ * results found to compare.\n" without rows; otherwise the single-node and
+ * multi-node tables, tabulate "github", deltas coloured with LaTeX). A row
+ * the reference cannot handle (missing key, a value int()/float() rejects,
+ * a non-object row) is IB_EINVAL naming the file, row and key; unreadable or
+ * malformed JSON is IB_EIO/IB_EPARSE naming the file. On an error, out holds
+ * what the reference prints before it fails (the single-node table when a
+ * multi-node row is bad). stats may be NULL. */
+int res_compare(const res_compare_opts *o, ib_buf *out, res_compare_stats *stats, ib_error *e);
+
+/* The baseline key of an agg row (arena a holds the strings). IB_EINVAL
+ * names the missing or ill-typed key. */
+int res_cfg_key_of(ib_arena *a, const ib_val *row, res_cfg_key *k, ib_error *e);
+
+/* A baseline source over agg rows in memory (compare --baseline FILE): the
+ * matching rows, the last in file order taken as the newest. ctx is a
+ * res_rows_baseline. */
+typedef struct {
+	const ib_val *rows; /* a list of agg rows */
+} res_rows_baseline;
+int res_rows_lookup(void *ctx, const res_cfg_key *k, ib_arena *a, size_t max, ib_val ***out,
+                    size_t *n, ib_error *e);
+
+/* ---- the results database (docs/db.md) ----
+ * One schema on two backends: SQLite (embedded: one file, WAL journal) and
+ * PostgreSQL (shared, through libpq). Tables as the InferenceX dashboard's:
+ * configs, workflow_runs, benchmark_results (metrics as JSON / JSONB),
+ * eval_results, and the view latest_benchmarks; versioned in ib_schema and
+ * migrated forward on open. */
+typedef struct res_db res_db;
+
+/* Opens (migrating as needed) the database at url: "postgres://..." /
+ * "postgresql://..." is PostgreSQL, "sqlite:PATH" or any other text a SQLite
+ * file path, created when `create` is set (else a missing file is
+ * IB_ENOENT). Errors: IB_EIO (cannot open or connect, a schema newer than
+ * this build knows) with the reason. */
+int res_db_open(const char *url, bool create, res_db **db, ib_error *e);
+void res_db_close(res_db *db);
+/* "sqlite" or "postgresql" */
+const char *res_db_backend(const res_db *db);
+/* The schema version of the open database (after migration). */
+int res_db_schema_version(res_db *db, int *version, ib_error *e);
+
+/* Run metadata of an ingest: run_id keys idempotence (NULL: derived from the
+ * files' contents); date "YYYY-MM-DD" or an ISO timestamp (NULL: today,
+ * UTC); branch, sha, runner may be NULL. progress (may be NULL) is called
+ * inside the open transaction after every progress_every rows written
+ * (0: never) with the rows done and the total. */
+typedef struct {
+	const char *run_id, *date, *branch, *sha, *runner;
+	void (*progress)(void *ctx, size_t done, size_t total);
+	void *progress_ctx;
+	size_t progress_every;
+} res_run_meta;
+
+typedef struct {
+	size_t rows, inserted, existing; /* benchmark rows */
+	size_t evals, evals_inserted;    /* eval rows */
+} res_ingest_stats;
+
+/* Ingests the agg rows (and eval rows: rows with a "task") of the files, as
+ * one run, in one transaction: either every row is stored or none. A row
+ * already stored for the same run and config identity (configs' natural key
+ * plus benchmark type, isl, osl, conc; task for evals) is left as it is, so
+ * ingesting twice changes nothing. Every row is checked before anything is
+ * written: a bad row is IB_EINVAL naming the file, row and field. */
+int res_db_ingest(res_db *db, const res_run_meta *m, const char *const *files, size_t nfiles,
+                  res_ingest_stats *st, ib_error *e);
+
+/* Imports rows in the shape of the dashboard's joined tables (a JSON list of
+ * {hardware, framework, model, precision, spec_method, disagg, is_multinode,
+ * prefill_tp, ..., decode_dp_attention, isl, osl, conc, date, error,
+ * metrics, head_branch[, run_id, head_sha]}), verbatim (metrics objects as
+ * they are), each row its own run unless run_id is given. Rows whose values
+ * could never match a baseline query (ill-typed keys) are skipped and
+ * counted in *skipped. Idempotent. */
+int res_db_import(res_db *db, const char *file, res_ingest_stats *st, size_t *skipped, ib_error *e);
+
+/* Filters of query/latest/history; NULL / 0 = any. Strings compare exactly
+ * with the stored (lower-case) identity; since/until bound the date
+ * (inclusive, compared as text). */
+typedef struct {
+	const char *model, *hardware, *framework, *precision, *spec_method;
+	const char *since, *until, *branch, *run_id;
+	int64_t isl, osl, conc;
+	bool latest; /* only the rows of the latest_benchmarks view */
+	bool evals;  /* eval_results instead of benchmark_results */
+} res_db_filter;
+
+/* The matching rows as a list of maps (in arena a), sorted by identity, then
+ * date and run: {run_id, date, branch, sha, runner, hardware, framework,
+ * model, precision, spec_method, disagg, is_multinode, prefill_tp,
+ * prefill_ep, prefill_dp_attention, prefill_num_workers, decode_tp,
+ * decode_ep, decode_dp_attention, decode_num_workers, num_prefill_gpu,
+ * num_decode_gpu, benchmark_type|task, isl, osl, conc, image, error,
+ * metrics{keys sorted}}. The same rows give the same bytes on both
+ * backends. */
+int res_db_query(res_db *db, const res_db_filter *f, ib_arena *a, ib_val **rows, ib_error *e);
+
+/* A res_baseline_fn over the database (ctx: res_db_baseline): the query of
+ * compare_results.py (runs on `branch`, default "main", without an error,
+ * newest date first; ties: the later ingested run first). */
+typedef struct {
+	res_db *db;
+	const char *branch;
+} res_db_baseline;
+int res_db_lookup(void *ctx, const res_cfg_key *k, ib_arena *a, size_t max, ib_val ***out,
+                  size_t *n, ib_error *e);
 
 #endif

@@ -18,7 +18,19 @@ process_result) exec "$bin" process "$@" ;;
 aggregate_power) exec "$bin" power "$@" ;;
 aggregate_power_multinode) exec "$bin" power --multinode "$@" ;;
 collect_results) exec "$bin" collect "$@" ;;
-compare_results) exec "$bin" compare "$@" ;;
+compare_results)
+	# The cases' database is DATABASE_URL=golden-json:FILE, the rows of the
+	# reference's joined tables (tools/stubs/psycopg2): load them into a
+	# SQLite results database in a temporary folder and compare against it.
+	case ${DATABASE_URL:-} in
+	golden-json:*)
+		tmp=$(mktemp -d)
+		trap 'rm -rf "$tmp"' EXIT
+		"$bin" db import --db "$tmp/baselines.db" "${DATABASE_URL#golden-json:}" >/dev/null || exit 1
+		DATABASE_URL=$tmp/baselines.db "$bin" compare "$@"
+		exit $? ;;
+	*) exec "$bin" compare "$@" ;;
+	esac ;;
 calc_success_rate) exec "$bin" success-rate "$@" ;;
 collect_eval_results) exec "$bin" eval collect "$@" ;;
 validate_scores) exec "$bin" eval validate "$@" ;;

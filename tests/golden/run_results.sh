@@ -7,9 +7,8 @@
 # the implemented tools; the last line is "results: N passed, N failed".
 #
 # Implemented: cr- (collect), sr- (success-rate), pr- (process), ap- (power),
-# apm- (power --multinode), pt- (the reference's own pytest cases of process and
-# power, re-expressed as golden cases). Not yet implemented, hence left out:
-# cmp- (compare).
+# apm- (power --multinode), cmp- (compare), pt- (the reference's own pytest
+# cases of process and power, re-expressed as golden cases).
 # ce-/vs-/gs- belong to the eval stage and are run by its own driver.
 # Left out too: cr-009-json-reserialization, which needs JSON reading of 1e400
 # (Python: Infinity) and integers beyond 64 bits kept exact; src/fmt's reader
@@ -20,7 +19,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 shift
 [ $# -ge 1 ] || set -- "$here/results/cases" "$here/results/pt-cases"
-prefixes=(cr- sr- pr- ap- apm- pt-)
+prefixes=(cr- sr- pr- ap- apm- cmp- pt-)
 skip=(cr-009-json-reserialization)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -34,7 +33,7 @@ for dir in "$@"; do
 		[ $ok = 1 ] && ln -s "$(cd "$c" && pwd)" "$tmp/$name"
 	done
 done
-out=$(INFBENCH=$bin "$here/results/run.sh" "$here/results-tool.sh" "$tmp")
+out=$(INFBENCH=$bin RUN_ENV_PASS=INFBENCH "$here/results/run.sh" "$here/results-tool.sh" "$tmp")
 rc=$?
 printf '%s\n' "$out" | sed '$d'
 last=$(printf '%s\n' "$out" | tail -1)

@@ -1,0 +1,282 @@
+/* Reading the results database (docs/db.md): filtered queries over
+ * benchmark_results / latest_benchmarks / eval_results, and compare's
+ * baseline lookup. Rows are sorted here, not in SQL, so that both backends
+ * give the same bytes whatever their collation. */
+#include "results/db_private.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* column kinds of the query's select list */
+enum { K_STR, K_INT, K_BOOL, K_JSON };
+static const struct {
+	const char *name, *expr;
+	int kind;
+} COLS[] = {
+    {"run_id", "wr.run_id", K_STR},
+    {"date", "br.date", K_STR},
+    {"branch", "wr.head_branch", K_STR},
+    {"sha", "wr.head_sha", K_STR},
+    {"runner", "wr.runner", K_STR},
+    {"hardware", "c.hardware", K_STR},
+    {"framework", "c.framework", K_STR},
+    {"model", "c.model", K_STR},
+    {"precision", "c.precision", K_STR},
+    {"spec_method", "c.spec_method", K_STR},
+    {"disagg", "c.disagg", K_BOOL},
+    {"is_multinode", "c.is_multinode", K_BOOL},
+    {"prefill_tp", "c.prefill_tp", K_INT},
+    {"prefill_ep", "c.prefill_ep", K_INT},
+    {"prefill_dp_attention", "c.prefill_dp_attention", K_BOOL},
+    {"prefill_num_workers", "c.prefill_num_workers", K_INT},
+    {"decode_tp", "c.decode_tp", K_INT},
+    {"decode_ep", "c.decode_ep", K_INT},
+    {"decode_dp_attention", "c.decode_dp_attention", K_BOOL},
+    {"decode_num_workers", "c.decode_num_workers", K_INT},
+    {"num_prefill_gpu", "c.num_prefill_gpu", K_INT},
+    {"num_decode_gpu", "c.num_decode_gpu", K_INT},
+    {"benchmark_type", "br.benchmark_type", K_STR}, /* "task" for evals */
+    {"isl", "br.isl", K_INT},
+    {"osl", "br.osl", K_INT},
+    {"conc", "br.conc", K_INT},
+    {"image", "br.image", K_STR},
+    {"error", "br.error", K_STR},
+    {"metrics", "br.metrics_text", K_JSON},
+};
+#define NCOLS (sizeof COLS / sizeof COLS[0])
+/* sort order: identity (hardware .. benchmark_type), isl, osl, conc, date, run */
+static const int ORDER[] = {5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16,
+                            17, 18, 19, 20, 21, 22, 23, 24, 25, 1,  0};
+
+static bool truthy(const char *s)
+{
+	return s && (!strcmp(s, "1") || !strcmp(s, "t") || !strcmp(s, "true"));
+}
+
+static int cell_cmp(const char *a, const char *b, int kind)
+{
+	if (!a || !b)
+		return !a - !b ? (!a ? -1 : 1) : 0;
+	if (kind == K_INT) {
+		long long x = atoll(a), y = atoll(b);
+		return x < y ? -1 : x > y;
+	}
+	if (kind == K_BOOL)
+		return truthy(a) - truthy(b);
+	return strcmp(a, b);
+}
+
+static char **g_cells; /* qsort has no context argument */
+static size_t g_ncols;
+
+static int row_cmp(const void *pa, const void *pb)
+{
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	for (size_t i = 0; i < sizeof ORDER / sizeof ORDER[0]; i++) {
+		int c = ORDER[i];
+		int r = cell_cmp(g_cells[a * g_ncols + (size_t)c], g_cells[b * g_ncols + (size_t)c],
+		                 COLS[c].kind);
+		if (r)
+			return r;
+	}
+	return a < b ? -1 : a > b;
+}
+
+/* A stored metrics text as a map with its keys sorted and the non-finite
+ * markers back as numbers. */
+static int metrics_val(ib_arena *a, const char *text, bool sorted, ib_val **out, ib_error *e)
+{
+	ib_val *v = NULL;
+	int rc = ib_json_parse(a, "metrics", text, strlen(text), &v, e);
+	if (rc)
+		return rc;
+	if (v->type != IB_V_MAP)
+		return ib_fail(e, IB_EPARSE, NULL, 0, 0, "stored metrics are not an object");
+	for (size_t i = 0; i < v->map.n; i++) {
+		ib_val *x = v->map.kv[i].val;
+		if (x->type != IB_V_STR)
+			continue;
+		if (!strcmp(x->str.s, "NaN"))
+			v->map.kv[i].val = ib_v_float(a, NAN);
+		else if (!strcmp(x->str.s, "Infinity"))
+			v->map.kv[i].val = ib_v_float(a, INFINITY);
+		else if (!strcmp(x->str.s, "-Infinity"))
+			v->map.kv[i].val = ib_v_float(a, -INFINITY);
+	}
+	for (size_t i = 1; sorted && i < v->map.n; i++) /* insertion sort: few keys */
+		for (size_t j = i;
+		     j > 0 && strcmp(v->map.kv[j - 1].key->str.s, v->map.kv[j].key->str.s) > 0;
+		     j--) {
+			ib_kv t = v->map.kv[j];
+			v->map.kv[j] = v->map.kv[j - 1];
+			v->map.kv[j - 1] = t;
+		}
+	*out = v;
+	return 0;
+}
+
+static int add_filter(ib_buf *sql, const char **p, size_t *np, const char *expr, const char *op,
+                      const char *val)
+{
+	if (!val)
+		return 0;
+	p[*np] = val;
+	(*np)++;
+	return ib_buf_printf(sql, " AND %s %s $%zu", expr, op, *np);
+}
+
+int res_db_query(res_db *db, const res_db_filter *f, ib_arena *a, ib_val **rows, ib_error *e)
+{
+	ib_buf sql = {0};
+	char n[3][24];
+	const char *p[16];
+	size_t np = 0;
+	ib_buf_puts(&sql, "SELECT ");
+	for (size_t i = 0; i < NCOLS; i++) {
+		const char *x = COLS[i].expr;
+		if (f->evals && !strcmp(COLS[i].name, "benchmark_type"))
+			x = "br.task";
+		else if (f->evals &&
+		         (!strcmp(COLS[i].name, "image") || !strcmp(COLS[i].name, "error")))
+			x = "NULL";
+		ib_buf_printf(&sql, "%s%s", i ? ", " : "", x);
+	}
+	ib_buf_printf(&sql,
+	              " FROM %s br JOIN configs c ON c.id = br.config_id"
+	              " JOIN workflow_runs wr ON wr.id = br.workflow_run_id WHERE 1 = 1",
+	              f->evals    ? "eval_results"
+	              : f->latest ? "latest_benchmarks"
+	                          : "benchmark_results");
+	add_filter(&sql, p, &np, "c.model", "=", f->model);
+	add_filter(&sql, p, &np, "c.hardware", "=", f->hardware);
+	add_filter(&sql, p, &np, "c.framework", "=", f->framework);
+	add_filter(&sql, p, &np, "c.precision", "=", f->precision);
+	add_filter(&sql, p, &np, "c.spec_method", "=", f->spec_method);
+	add_filter(&sql, p, &np, "br.date", ">=", f->since);
+	add_filter(&sql, p, &np, "br.date", "<=", f->until);
+	add_filter(&sql, p, &np, "wr.head_branch", "=", f->branch);
+	add_filter(&sql, p, &np, "wr.run_id", "=", f->run_id);
+	const int64_t iv[3] = {f->isl, f->osl, f->conc};
+	static const char *const ie[3] = {"br.isl", "br.osl", "br.conc"};
+	for (int i = 0; i < 3; i++)
+		if (iv[i]) {
+			snprintf(n[i], sizeof n[i], "%lld", (long long)iv[i]);
+			add_filter(&sql, p, &np, ie[i], "=", n[i]);
+		}
+	if (ib_buf_putc(&sql, 0)) {
+		ib_buf_free(&sql);
+		return IB_ENOMEM;
+	}
+	res_dbrows r = {0};
+	int rc = db->ops->query(db->h, sql.data, p, np, &r, e);
+	ib_buf_free(&sql);
+	if (rc)
+		return rc;
+	size_t *idx = malloc((r.nrows + 1) * sizeof *idx);
+	ib_val *list = ib_v_list(a);
+	if (!idx || !list)
+		rc = IB_ENOMEM;
+	for (size_t i = 0; i < r.nrows && !rc; i++)
+		idx[i] = i;
+	if (!rc) {
+		g_cells = r.cells;
+		g_ncols = r.ncols;
+		qsort(idx, r.nrows, sizeof *idx, row_cmp);
+	}
+	for (size_t k = 0; k < r.nrows && !rc; k++) {
+		char **c = &r.cells[idx[k] * r.ncols];
+		ib_val *m = ib_v_map_cap(a, NCOLS);
+		for (size_t i = 0; i < NCOLS && !rc && m; i++) {
+			ib_val *v = NULL;
+			if (!c[i])
+				v = ib_v_null(a);
+			else if (COLS[i].kind == K_INT)
+				v = ib_v_int(a, atoll(c[i]));
+			else if (COLS[i].kind == K_BOOL)
+				v = ib_v_bool(a, truthy(c[i]));
+			else if (COLS[i].kind == K_JSON)
+				rc = metrics_val(a, c[i], true, &v, e);
+			else
+				v = ib_v_str(a, c[i]);
+			const char *name = f->evals && !strcmp(COLS[i].name, "benchmark_type")
+			                       ? "task"
+			                       : COLS[i].name;
+			if (!rc && f->evals && (!strcmp(name, "image") || !strcmp(name, "error")))
+				continue;
+			rc = rc ? rc : v ? ib_map_set(a, m, name, v) : IB_ENOMEM;
+		}
+		rc = rc ? rc : m ? ib_list_push(a, list, m) : IB_ENOMEM;
+	}
+	free(idx);
+	res_dbrows_free(&r);
+	if (!rc)
+		*rows = list;
+	return rc;
+}
+
+int res_db_lookup(void *ctx, const res_cfg_key *k, ib_arena *a, size_t max, ib_val ***out,
+                  size_t *n, ib_error *e)
+{
+	res_db_baseline *b = ctx;
+	char num[7][24];
+	long long iv[7] = {k->prefill_tp, k->prefill_ep, k->decode_tp, k->decode_ep,
+	                   k->isl,        k->osl,        k->conc};
+	for (int i = 0; i < 7; i++)
+		snprintf(num[i], sizeof num[i], "%lld", iv[i]);
+	const char *p[16] = {k->hardware,
+	                     k->framework,
+	                     k->precision,
+	                     k->spec_method,
+	                     k->disagg ? "1" : "0",
+	                     k->is_multinode ? "1" : "0",
+	                     num[0],
+	                     num[1],
+	                     k->prefill_dp_attention ? "1" : "0",
+	                     num[2],
+	                     num[3],
+	                     k->decode_dp_attention ? "1" : "0",
+	                     num[4],
+	                     num[5],
+	                     num[6],
+	                     b->branch ? b->branch : "main"};
+	/* compare_results.py's BASELINE_QUERY; its LIKE runs below, in C, so that
+	 * both backends match the same way (case-sensitive, no escape) */
+	static const char sql[] =
+	    "SELECT br.metrics_text, c.model FROM benchmark_results br"
+	    " JOIN configs c ON c.id = br.config_id"
+	    " JOIN workflow_runs wr ON wr.id = br.workflow_run_id"
+	    " WHERE c.hardware = $1 AND c.framework = $2 AND c.precision = $3"
+	    " AND c.spec_method = $4 AND c.disagg = $5 AND c.is_multinode = $6"
+	    " AND c.prefill_tp = $7 AND c.prefill_ep = $8 AND c.prefill_dp_attention = $9"
+	    " AND c.decode_tp = $10 AND c.decode_ep = $11 AND c.decode_dp_attention = $12"
+	    " AND br.isl = $13 AND br.osl = $14 AND br.conc = $15 AND wr.head_branch = $16"
+	    " AND br.error IS NULL ORDER BY br.date DESC, br.workflow_run_id DESC, br.id DESC";
+	res_dbrows r = {0};
+	*out = NULL;
+	*n = 0;
+	int rc = b->db->ops->query(b->db->h, sql, p, 16, &r, e);
+	if (rc)
+		return rc;
+	size_t plen = strlen(k->model);
+	char *pat = malloc(plen + 2);
+	ib_val **v = ib_arena_alloc(a, (max ? max : 1) * sizeof *v);
+	if (!pat || !v)
+		rc = IB_ENOMEM;
+	if (pat) {
+		memcpy(pat, k->model, plen);
+		memcpy(pat + plen, "%", 2);
+	}
+	for (size_t i = 0; i < r.nrows && !rc && *n < max; i++) {
+		const char *model = r.cells[i * r.ncols + 1], *met = r.cells[i * r.ncols];
+		if (!model || !met || !res_sql_like(model, strlen(model), pat, plen + 1))
+			continue;
+		rc = metrics_val(a, met, false, &v[*n], e);
+		if (!rc)
+			(*n)++;
+	}
+	free(pat);
+	res_dbrows_free(&r);
+	*out = v;
+	return rc;
+}

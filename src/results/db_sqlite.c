@@ -1,0 +1,117 @@
+/* The results database on SQLite (libsqlite3): one file, WAL journal, a busy
+ * timeout for concurrent writers; parameters $1..$n bound by name. */
+#include "results/db_private.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(sqlite3 *db, ib_error *e, const char *what)
+{
+	return ib_fail(e, IB_EIO, NULL, 0, 0, "sqlite: %s: %s", what, sqlite3_errmsg(db));
+}
+
+int res_db_sqlite_open(const char *path, void **h, ib_error *e)
+{
+	sqlite3 *db = NULL;
+	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc != SQLITE_OK) {
+		ib_fail(e, IB_EIO, path, 0, 0, "cannot open the SQLite database: %s",
+		        db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+		sqlite3_close(db);
+		return IB_EIO;
+	}
+	sqlite3_busy_timeout(db, 30000);
+	char *err = NULL;
+	/* WAL: readers do not block the writer; synchronous=NORMAL keeps every
+	 * committed transaction across a process crash (kill -9) */
+	if (sqlite3_exec(db,
+	                 "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+	                 "PRAGMA foreign_keys=ON;",
+	                 NULL, NULL, &err) != SQLITE_OK) {
+		ib_fail(e, IB_EIO, path, 0, 0, "not an SQLite database: %s", err ? err : "?");
+		sqlite3_free(err);
+		sqlite3_close(db);
+		return IB_EIO;
+	}
+	*h = db;
+	return 0;
+}
+
+static int sq_exec(void *h, const char *sql, ib_error *e)
+{
+	char *err = NULL;
+	if (sqlite3_exec(h, sql, NULL, NULL, &err) != SQLITE_OK) {
+		int rc = ib_fail(e, IB_EIO, NULL, 0, 0, "sqlite: %s", err ? err : "?");
+		sqlite3_free(err);
+		return rc;
+	}
+	return 0;
+}
+
+static int sq_query(void *h, const char *sql, const char *const *params, size_t np, res_dbrows *out,
+                    ib_error *e)
+{
+	sqlite3 *db = h;
+	sqlite3_stmt *st = NULL;
+	if (out)
+		memset(out, 0, sizeof *out);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return fail(db, e, "prepare");
+	int rc = 0;
+	for (size_t i = 0; i < np && !rc; i++) {
+		char name[24];
+		snprintf(name, sizeof name, "$%zu", i + 1);
+		int idx = sqlite3_bind_parameter_index(st, name);
+		if (!idx)
+			continue;
+		int r = params[i] ? sqlite3_bind_text(st, idx, params[i], -1, SQLITE_TRANSIENT)
+		                  : sqlite3_bind_null(st, idx);
+		if (r != SQLITE_OK)
+			rc = fail(db, e, "bind");
+	}
+	size_t ncols = (size_t)sqlite3_column_count(st), cap = 0;
+	for (;;) {
+		if (rc)
+			break;
+		int s = sqlite3_step(st);
+		if (s == SQLITE_DONE)
+			break;
+		if (s != SQLITE_ROW) {
+			rc = fail(db, e, "step");
+			break;
+		}
+		if (!out)
+			continue;
+		out->ncols = ncols;
+		if ((rc = ib_grow(&out->cells, &cap, (out->nrows + 1) * ncols + 1)))
+			break;
+		for (size_t c = 0; c < ncols; c++) {
+			const unsigned char *t = sqlite3_column_text(st, (int)c);
+			char *v = NULL;
+			if (t && !(v = strdup((const char *)t)))
+				rc = IB_ENOMEM;
+			out->cells[out->nrows * ncols + c] = v;
+		}
+		out->nrows++;
+	}
+	sqlite3_finalize(st);
+	if (rc && out)
+		res_dbrows_free(out);
+	return rc;
+}
+
+static void sq_close(void *h)
+{
+	sqlite3_close(h);
+}
+
+const res_db_ops res_db_sqlite_ops = {
+    .name = "sqlite",
+    .id_type = "INTEGER PRIMARY KEY",
+    .json_type = "TEXT",
+    .begin = "BEGIN IMMEDIATE",
+    .exec = sq_exec,
+    .query = sq_query,
+    .close = sq_close,
+};

@@ -1,0 +1,381 @@
+/* Unit tests of src/results: compare (the baseline key, SQL LIKE, the table
+ * and its deltas, noise flagging) and the results database on SQLite
+ * (migration, ingest idempotence and atomicity, latest, baseline lookup,
+ * import). */
+#include "results/results.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char root[256];
+
+static void put(const char *rel, const char *text)
+{
+	char p[512];
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	FILE *f = fopen(p, "w");
+	cr_assert(f, "cannot create %s", p);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *path(const char *rel)
+{
+	static char p[4][512];
+	static int k;
+	k = (k + 1) % 4;
+	snprintf(p[k], sizeof p[k], "%s/%s", root, rel);
+	return p[k];
+}
+
+static void setup(void)
+{
+	snprintf(root, sizeof root, "/tmp/ib_test_db_XXXXXX");
+	cr_assert(mkdtemp(root));
+}
+
+static void teardown(void)
+{
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	cr_assert_eq(system(cmd), 0);
+}
+
+/* one single-node agg row */
+static const char *row(const char *hw, int conc, double tput, double ttft)
+{
+	static char b[4][1024];
+	static int k;
+	k = (k + 1) % 4;
+	snprintf(
+	    b[k], sizeof b[k],
+	    "{\"hw\": \"%s\", \"conc\": %d, \"model\": \"openai/gpt-oss-120b\","
+	    " \"infmax_model_prefix\": \"gptoss\", \"framework\": \"vllm\", \"precision\": \"fp4\","
+	    " \"spec_decoding\": \"none\", \"disagg\": false, \"isl\": 1024, \"osl\": 1024,"
+	    " \"is_multinode\": false, \"tp\": 8, \"ep\": 1, \"dp_attention\": \"false\","
+	    " \"tput_per_gpu\": %.17g, \"median_ttft\": %.17g, \"median_intvty\": 50.0}",
+	    hw, conc, tput, ttft);
+	return b[k];
+}
+
+Test(compare, sql_like)
+{
+	cr_assert(res_sql_like("gptoss120b", 10, "gptoss%", 7));
+	cr_assert(res_sql_like("gptoss", 6, "gptoss%", 7));
+	cr_assert(!res_sql_like("xgptoss", 7, "gptoss%", 7));
+	cr_assert(!res_sql_like("GPTOSS", 6, "gptoss%", 7), "LIKE is case-sensitive here");
+	cr_assert(res_sql_like("gpt-oss", 7, "gpt_oss%", 8), "_ is any one character");
+	cr_assert(res_sql_like("a\xc3\xa9"
+	                       "b",
+	                       4, "a_b%", 4),
+	          "_ is one code point");
+	cr_assert(res_sql_like("abxcd", 5, "ab%cd%", 6));
+	cr_assert(!res_sql_like("abxc", 4, "ab%cd%", 6));
+}
+
+Test(compare, config_key)
+{
+	ib_arena *a = ib_arena_new();
+	ib_val *v;
+	ib_error e = {0};
+	const char *t = "{\"hw\": \"MI355X-Disagg\", \"infmax_model_prefix\": \"DSR1\","
+	                " \"framework\": \"SGLang\", \"precision\": \"FP8\", \"disagg\": \"TRUE\","
+	                " \"is_multinode\": \"false\", \"prefill_tp\": \"4\", \"prefill_ep\": 4.9,"
+	                " \"prefill_dp_attention\": true, \"decode_tp\": 8, \"decode_ep\": 8,"
+	                " \"decode_dp_attention\": \"no\", \"isl\": 1024, \"osl\": \" 1_024 \","
+	                " \"conc\": 64.7}";
+	cr_assert_eq(ib_json_parse(a, "t", t, strlen(t), &v, &e), 0);
+	res_cfg_key k;
+	cr_assert_eq(res_cfg_key_of(a, v, &k, &e), 0, "%s", e.msg);
+	cr_assert_str_eq(k.hardware, "mi355x-disagg", "the suffix is matched case-sensitively");
+	cr_assert_str_eq(k.model, "dsr1");
+	cr_assert_str_eq(k.framework, "sglang");
+	cr_assert_str_eq(k.spec_method, "none");
+	cr_assert(k.disagg);
+	cr_assert(k.is_multinode, "a non-empty string is truthy");
+	cr_assert_eq(k.prefill_tp, 4);
+	cr_assert_eq(k.prefill_ep, 4, "int(4.9) truncates");
+	cr_assert(k.prefill_dp_attention && !k.decode_dp_attention);
+	cr_assert_eq(k.osl, 1024);
+	cr_assert_eq(k.conc, 64);
+	const char *t2 = "{\"hw\": \"h100\", \"infmax_model_prefix\": \"x\", \"framework\": \"v\","
+	                 " \"precision\": \"p\", \"ep\": 1, \"dp_attention\": false}";
+	cr_assert_eq(ib_json_parse(a, "t", t2, strlen(t2), &v, &e), 0);
+	cr_assert_eq(res_cfg_key_of(a, v, &k, &e), IB_EINVAL);
+	cr_assert(strstr(e.msg, "'tp'"), "%s", e.msg);
+	ib_arena_free(a);
+}
+
+static int compare_dir(const char *base_json, double noise_k, ib_buf *out, ib_error *e)
+{
+	ib_arena *a = ib_arena_new();
+	ib_val *rows;
+	cr_assert_eq(ib_json_parse(a, "b", base_json, strlen(base_json), &rows, e), 0);
+	res_rows_baseline rb = {.rows = rows};
+	res_compare_opts o = {
+	    .results_dir = path("res"), .lookup = res_rows_lookup, .ctx = &rb, .noise_k = noise_k};
+	int rc = res_compare(&o, out, NULL, e);
+	ib_arena_free(a);
+	return rc;
+}
+
+Test(compare, deltas_and_baselines, .init = setup, .fini = teardown)
+{
+	cr_assert_eq(mkdir(path("res"), 0755), 0);
+	char text[4096];
+	snprintf(text, sizeof text, "[%s, %s, %s]", row("h100", 8, 110.0, 0.5),
+	         row("h100-trt", 16, 90.0, 0.5), row("b200", 4, 1.0, 0.5));
+	put("res/agg_bmk.json", text);
+	char base[4096];
+	/* h100 conc 8: two baselines, the last one (100, 0.4) counts; conc 16: 100 */
+	snprintf(base, sizeof base, "[%s, %s, %s]", row("h100", 8, 50.0, 1.0),
+	         row("h100", 8, 100.0, 0.4), row("h100", 16, 100.0, 0.5));
+	ib_buf out = {0};
+	ib_error e = {0};
+	cr_assert_eq(compare_dir(base, 0, &out, &e), 0, "%s", e.msg);
+	const char *s = out.data;
+	cr_assert(strstr(s, "## Single-Node Comparison vs. Most Recent\n\n| Model "), "%s", s);
+	cr_assert(!strstr(s, "Multi-Node"));
+	cr_assert(strstr(s, "$\\color{green}\\text{+10.00}$ (+10.0%)"), "%s", s);
+	cr_assert(strstr(s, "$\\color{red}\\text{+100.0000}$ (+25.0%)"), "TTFT in ms: %s", s);
+	cr_assert(strstr(s, "$\\color{red}\\text{-10.00}$ (-10.0%)"), "%s", s);
+	cr_assert(strstr(s, "+0.0000 (+0.0%)"), "no change is uncoloured: %s", s);
+	/* b200 has no baseline: its deltas are N/A; rows sorted by hardware */
+	cr_assert(strstr(s, "| B200 ") < strstr(s, "| H100 "), "%s", s);
+	ib_buf_free(&out);
+}
+
+Test(compare, noise_flagging, .init = setup, .fini = teardown)
+{
+	cr_assert_eq(mkdir(path("res"), 0755), 0);
+	put("res/a.json", row("h100", 8, 103.0, 0.5));
+	char base[4096];
+	/* earlier runs 100, 104, 96 (mean 100, sd 4): 103 is inside 100 +- 2*4 */
+	snprintf(base, sizeof base, "[%s, %s, %s]", row("h100", 8, 100.0, 0.5),
+	         row("h100", 8, 104.0, 0.5), row("h100", 8, 96.0, 0.5));
+	ib_buf out = {0};
+	ib_error e = {0};
+	cr_assert_eq(compare_dir(base, 2.0, &out, &e), 0, "%s", e.msg);
+	cr_assert(strstr(out.data, "| +7.00 (+7.3%) "), "%s", out.data);
+	cr_assert(!strstr(out.data, "color"), "within the noise: %s", out.data);
+	out.len = 0;
+	/* without --noise-k the same delta is green */
+	cr_assert_eq(compare_dir(base, 0, &out, &e), 0, "%s", e.msg);
+	cr_assert(strstr(out.data, "$\\color{green}\\text{+7.00}$ (+7.3%)"), "%s", out.data);
+	out.len = 0;
+	/* far outside: 130 */
+	put("res/a.json", row("h100", 8, 130.0, 0.5));
+	cr_assert_eq(compare_dir(base, 2.0, &out, &e), 0, "%s", e.msg);
+	cr_assert(strstr(out.data, "$\\color{green}\\text{+34.00}$"), "%s", out.data);
+	out.len = 0;
+	/* two earlier runs only: never coloured */
+	snprintf(base, sizeof base, "[%s, %s]", row("h100", 8, 100.0, 0.5),
+	         row("h100", 8, 96.0, 0.5));
+	cr_assert_eq(compare_dir(base, 2.0, &out, &e), 0, "%s", e.msg);
+	cr_assert(!strstr(out.data, "color"), "%s", out.data);
+	ib_buf_free(&out);
+}
+
+Test(compare, bad_rows, .init = setup, .fini = teardown)
+{
+	cr_assert_eq(mkdir(path("res"), 0755), 0);
+	put("res/a.json", "[{\"scenario_type\": \"agentic-coding\"}]");
+	ib_buf out = {0};
+	ib_error e = {0};
+	cr_assert_eq(compare_dir("[]", 0, &out, &e), 0);
+	cr_assert_str_eq(out.data, "No benchmark results found to compare.\n");
+	put("res/a.json", "[{\"hw\": \"h100\"}]");
+	out.len = 0;
+	cr_assert_eq(compare_dir("[]", 0, &out, &e), IB_EINVAL);
+	cr_assert(strstr(e.file, "res/a.json"), "%s", e.file);
+	cr_assert(strstr(e.msg, "row 1: missing key 'infmax_model_prefix'"), "%s", e.msg);
+	put("res/a.json", "[1]");
+	cr_assert_eq(compare_dir("[]", 0, &out, &e), IB_EINVAL);
+	cr_assert(strstr(e.msg, "not a JSON object"), "%s", e.msg);
+	put("res/a.json", "[{\"hw\": ");
+	cr_assert_eq(compare_dir("[]", 0, &out, &e), IB_EPARSE);
+	ib_buf_free(&out);
+}
+
+/* ---- the database on SQLite ---- */
+
+static double num(const ib_val *v)
+{
+	cr_assert(v && (v->type == IB_V_INT || v->type == IB_V_FLOAT));
+	return v->type == IB_V_INT ? (double)v->i : v->f;
+}
+
+static size_t count(res_db *db, bool latest)
+{
+	ib_arena *a = ib_arena_new();
+	ib_val *rows;
+	ib_error e = {0};
+	res_db_filter f = {.latest = latest};
+	cr_assert_eq(res_db_query(db, &f, a, &rows, &e), 0, "%s", e.msg);
+	size_t n = rows->list.n;
+	ib_arena_free(a);
+	return n;
+}
+
+Test(db, ingest_latest_lookup, .init = setup, .fini = teardown)
+{
+	res_db *db;
+	ib_error e = {0};
+	cr_assert_eq(res_db_open(path("r.db"), false, &db, &e), IB_ENOENT);
+	cr_assert_eq(res_db_open(path("r.db"), true, &db, &e), 0, "%s", e.msg);
+	int v = 0;
+	cr_assert_eq(res_db_schema_version(db, &v, &e), 0);
+	cr_assert_eq(v, 1);
+	char t[4096];
+	snprintf(t, sizeof t, "[%s, %s]", row("h100", 8, 100.0, 0.5), row("h100", 16, 80.0, 0.5));
+	put("old.json", t);
+	snprintf(t, sizeof t, "[%s]", row("h100", 8, 120.0, 0.5));
+	put("new.json", t);
+	const char *f1[] = {path("old.json")}, *f2[] = {path("new.json")};
+	res_run_meta m1 = {.run_id = "1", .date = "2026-01-01", .branch = "main"};
+	res_run_meta m2 = {.run_id = "2", .date = "2026-01-02", .branch = "feature"};
+	res_ingest_stats st;
+	cr_assert_eq(res_db_ingest(db, &m1, f1, 1, &st, &e), 0, "%s", e.msg);
+	cr_assert_eq(st.inserted, 2);
+	cr_assert_eq(res_db_ingest(db, &m1, f1, 1, &st, &e), 0, "%s", e.msg);
+	cr_assert_eq(st.inserted, 0, "idempotent");
+	cr_assert_eq(st.existing, 2);
+	cr_assert_eq(res_db_ingest(db, &m2, f2, 1, &st, &e), 0, "%s", e.msg);
+	cr_assert_eq(count(db, false), 3);
+	cr_assert_eq(count(db, true), 2, "latest: one row per (config, conc, isl, osl)");
+	/* latest holds the newest (feature-branch) row; compare's baseline is main's */
+	ib_arena *a = ib_arena_new();
+	ib_val *rows;
+	res_db_filter f = {.latest = true, .conc = 8};
+	cr_assert_eq(res_db_query(db, &f, a, &rows, &e), 0);
+	cr_assert_eq(rows->list.n, 1);
+	cr_assert_str_eq(ib_map_get(rows->list.v[0], "run_id")->str.s, "2");
+	res_cfg_key k;
+	ib_val *r8;
+	const char *one = row("h100-trt", 8, 1.0, 1.0);
+	cr_assert_eq(ib_json_parse(a, "r", one, strlen(one), &r8, &e), 0);
+	cr_assert_eq(res_cfg_key_of(a, r8, &k, &e), 0);
+	res_db_baseline b = {.db = db};
+	ib_val **base;
+	size_t n;
+	cr_assert_eq(res_db_lookup(&b, &k, a, 4, &base, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(num(ib_map_get(base[0], "tput_per_gpu")), 100.0);
+	b.branch = "feature";
+	cr_assert_eq(res_db_lookup(&b, &k, a, 4, &base, &n, &e), 0);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(num(ib_map_get(base[0], "tput_per_gpu")), 120.0);
+	ib_arena_free(a);
+	res_db_close(db);
+}
+
+Test(db, bad_input_writes_nothing, .init = setup, .fini = teardown)
+{
+	res_db *db;
+	ib_error e = {0};
+	cr_assert_eq(res_db_open(path("r.db"), true, &db, &e), 0, "%s", e.msg);
+	char t[4096];
+	snprintf(t, sizeof t,
+	         "[%s, {\"hw\": \"h100\", \"infmax_model_prefix\": \"m\","
+	         " \"framework\": \"f\", \"precision\": \"p\", \"tp\": true,"
+	         " \"isl\": 1, \"osl\": 1, \"conc\": 1}]",
+	         row("h100", 8, 100.0, 0.5));
+	put("bad.json", t);
+	const char *f[] = {path("bad.json")};
+	res_ingest_stats st;
+	cr_assert_eq(res_db_ingest(db, NULL, f, 1, &st, &e), IB_EINVAL);
+	cr_assert(strstr(e.file, "bad.json"), "%s", e.file);
+	cr_assert(strstr(e.msg, "row 2: field 'tp'"), "%s", e.msg);
+	cr_assert_eq(count(db, false), 0, "nothing of the file is stored");
+	res_db_close(db);
+}
+
+Test(db, import_dashboard_rows, .init = setup, .fini = teardown)
+{
+	put("b.json",
+	    "[{\"hardware\": \"h100\", \"framework\": \"vllm\", \"model\": \"gptoss120b\","
+	    " \"precision\": \"fp4\", \"spec_method\": \"none\", \"disagg\": false,"
+	    " \"is_multinode\": false, \"prefill_tp\": 8, \"prefill_ep\": 1,"
+	    " \"prefill_dp_attention\": false, \"decode_tp\": 8, \"decode_ep\": 1.0,"
+	    " \"decode_dp_attention\": false, \"isl\": 1024, \"osl\": 1024, \"conc\": 8,"
+	    " \"head_branch\": \"main\", \"error\": null, \"date\": \"2026-01-01\","
+	    " \"metrics\": {\"tput_per_gpu\": 7.5}},"
+	    " {\"hardware\": \"h100\", \"disagg\": 0}]");
+	res_db *db;
+	ib_error e = {0};
+	cr_assert_eq(res_db_open(path("r.db"), true, &db, &e), 0, "%s", e.msg);
+	res_ingest_stats st;
+	size_t skipped;
+	cr_assert_eq(res_db_import(db, path("b.json"), &st, &skipped, &e), 0, "%s", e.msg);
+	cr_assert_eq(st.inserted, 1);
+	cr_assert_eq(skipped, 1);
+	cr_assert_eq(res_db_import(db, path("b.json"), &st, &skipped, &e), 0, "%s", e.msg);
+	cr_assert_eq(st.inserted, 0, "importing twice changes nothing");
+	ib_arena *a = ib_arena_new();
+	res_cfg_key k = {.hardware = "h100",
+	                 .framework = "vllm",
+	                 .model = "gptoss",
+	                 .precision = "fp4",
+	                 .spec_method = "none",
+	                 .prefill_tp = 8,
+	                 .prefill_ep = 1,
+	                 .decode_tp = 8,
+	                 .decode_ep = 1,
+	                 .isl = 1024,
+	                 .osl = 1024,
+	                 .conc = 8};
+	res_db_baseline b = {.db = db};
+	ib_val **base;
+	size_t n;
+	cr_assert_eq(res_db_lookup(&b, &k, a, 1, &base, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(n, 1, "model LIKE 'gptoss%%'");
+	k.model = "gptoss1200";
+	cr_assert_eq(res_db_lookup(&b, &k, a, 1, &base, &n, &e), 0);
+	cr_assert_eq(n, 0);
+	ib_arena_free(a);
+	res_db_close(db);
+}
+
+Test(db, eval_rows, .init = setup, .fini = teardown)
+{
+	put("agg_eval_all.json",
+	    "[{\"is_multinode\": false, \"model_prefix\": \"dsr1\", \"model\": \"x/DeepSeek\","
+	    " \"hw\": \"H200\", \"framework\": \"sglang\", \"precision\": \"fp8\","
+	    " \"spec_decoding\": \"none\", \"isl\": 8192, \"osl\": 1024, \"tp\": 8, \"ep\": 1,"
+	    " \"prefill_tp\": 8, \"prefill_ep\": 1, \"prefill_num_workers\": 1, \"decode_tp\": 8,"
+	    " \"decode_ep\": 1, \"decode_num_workers\": 1, \"conc\": 64, \"dp_attention\": \"false\","
+	    " \"task\": \"gsm8k\", \"em_strict\": 0.953, \"n_eff\": 1319, \"score\": 0.953,"
+	    " \"score_name\": \"em_strict\"}]");
+	res_db *db;
+	ib_error e = {0};
+	cr_assert_eq(res_db_open(path("r.db"), true, &db, &e), 0, "%s", e.msg);
+	const char *f[] = {path("agg_eval_all.json")};
+	res_run_meta m = {.run_id = "7", .date = "2026-03-01"};
+	res_ingest_stats st;
+	cr_assert_eq(res_db_ingest(db, &m, f, 1, &st, &e), 0, "%s", e.msg);
+	cr_assert_eq(st.evals, 1);
+	cr_assert_eq(st.evals_inserted, 1);
+	cr_assert_eq(st.rows, 0);
+	cr_assert_eq(res_db_ingest(db, &m, f, 1, &st, &e), 0, "%s", e.msg);
+	cr_assert_eq(st.evals_inserted, 0, "idempotent");
+	ib_arena *a = ib_arena_new();
+	ib_val *rows;
+	res_db_filter q = {.evals = true, .hardware = "h200"};
+	cr_assert_eq(res_db_query(db, &q, a, &rows, &e), 0, "%s", e.msg);
+	cr_assert_eq(rows->list.n, 1);
+	const ib_val *r = rows->list.v[0];
+	cr_assert_str_eq(ib_map_get(r, "task")->str.s, "gsm8k");
+	cr_assert_str_eq(ib_map_get(r, "model")->str.s, "dsr1");
+	cr_assert_eq(ib_map_get(r, "prefill_num_workers")->i, 1);
+	const ib_val *met = ib_map_get(r, "metrics");
+	cr_assert_eq(num(ib_map_get(met, "em_strict")), 0.953);
+	cr_assert_null(ib_map_get(met, "score_name"), "strings are not metrics");
+	cr_assert_null(ib_map_get(r, "image"));
+	cr_assert_eq(count(db, false), 0, "no benchmark rows");
+	ib_arena_free(a);
+	res_db_close(db);
+}
