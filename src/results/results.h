@@ -1,6 +1,7 @@
-/* results: turning raw benchmark results into agg rows and collections of them.
- * Today: collect (a drop-in for InferenceX's utils/collect_results.py).
- * Not yet here: process, power, compare, success rate (see docs/ and the issue). */
+/* results: turning raw benchmark results into agg rows and collections of them:
+ * collect (utils/collect_results.py), success rate (calc_success_rate.py),
+ * process (process_result.py) and power (aggregate_power.py,
+ * aggregate_power_multinode.py). See docs/ and the issue. */
 #ifndef IB_RESULTS_H
 #define IB_RESULTS_H
 
@@ -54,5 +55,86 @@ int res_success_rates(ib_arena *a, const ib_val *jobs, const char *const *labels
 
 /* Appends the reference's text table of rates (None: "No data to display"). */
 int res_success_table(ib_buf *b, const ib_val *rates);
+
+/* ---- process and power (process_result.py, aggregate_power*.py) ----
+ * docs/process.md and docs/power.md describe every input, output and rule.
+ *
+ * Output lines: the reference prints a few lines (the power summary on
+ * stdout, warnings on stderr). The library never prints: it hands each line
+ * (without its newline) to `log` with stream 1 (stdout) or 2 (stderr); a
+ * NULL log drops them. */
+typedef void (*res_log_fn)(void *ud, int stream, const char *line);
+
+/* The environment process_result.py reads, as NAME=VALUE strings: the first
+ * entry of a name wins (put overrides first). env == NULL: the process
+ * environment (environ). */
+typedef struct {
+	const char *dir;              /* working folder; NULL or "": the current one */
+	const char *const *env;       /* NULL-terminated NAME=VALUE list, or NULL */
+	bool derived;                 /* add the "derived" object (beyond the reference) */
+	res_log_fn log;
+	void *log_ud;
+} res_process_opts;
+
+/* process_result.py: reads <dir>/$RESULT_FILENAME.json and the environment,
+ * writes <dir>/agg_$RESULT_FILENAME.json, then runs the power step (single
+ * node: res_power_run with the first existing of $GPU_METRICS_CSV,
+ * <dir>/gpu_metrics.csv, /workspace/gpu_metrics.csv; IS_MULTINODE=true:
+ * res_power_mn_run on $POWER_ARTIFACT_DIR (LOGS/power) and $POWER_RESULT_ROOT
+ * (LOGS)), which patches the agg file and writes
+ * <dir>/power_validation_$RESULT_FILENAME.json.
+ * On success returns 0, appends the final agg row as json.dumps(indent=2)
+ * (no newline) to agg_text (may be NULL), and sets *power_status to 1 when
+ * REQUIRE_POWER is set and the power measurement is invalid (else 0): the
+ * reference exits with that status after printing the row.
+ * Errors (nothing was written unless said): IB_EINVAL for a missing or
+ * malformed variable or result field, including TPOT = 0 and a GPU count of 0
+ * (the reference's ZeroDivisionError); IB_ENOENT / IB_EIO / IB_EPARSE for the
+ * result file; e names the variable or file (and line/field). Files are
+ * written atomically. An error after the agg file was written (an agg file
+ * that the power step cannot read back) leaves that agg file. */
+int res_process(const res_process_opts *o, ib_buf *agg_text, int *power_status, ib_error *e);
+
+/* aggregate_power.run: validates the telemetry CSV against the raw result's
+ * window, patches agg_path in place (power_metric_schema_version,
+ * power_valid, and the seven metrics when valid) and writes the validation
+ * sidecar (validation_path, or power_validation_<bench stem>.json beside the
+ * bench result). Every validity problem is a reason code in the sidecar, not
+ * an error: returns 0 and sets *status (1 only when require_power and the
+ * measurement is invalid). Returns IB_EINVAL only where the reference
+ * crashes (an agg file holding something other than an object) with no
+ * sidecar written, IB_ENOMEM. */
+typedef struct {
+	const char *csv_path, *bench_path, *agg_path;
+	const char *validation_path; /* NULL: the default beside bench_path */
+	bool has_expected;           /* expected_num_gpus given */
+	int64_t expected_num_gpus;
+	bool require_power;
+	res_log_fn log;
+	void *log_ud;
+} res_power_opts;
+int res_power_run(const res_power_opts *o, int *status, ib_error *e);
+
+/* aggregate_power_multinode.run: re-validates an srt-slurm dcgm-power v1
+ * package (power_dir/{manifest.json,samples.csv,windows/}), binds the result
+ * to its window under logs_root, patches agg_path and writes the sidecar.
+ * Same status/return contract as res_power_run. */
+typedef struct {
+	const char *power_dir, *logs_root, *bench_path, *agg_path;
+	const char *validation_path; /* NULL: the default beside bench_path */
+	int64_t prefill_gpus, decode_gpus;
+	const char *expected_producer_sha; /* NULL or "": none */
+	bool require_power;
+	res_log_fn log;
+	void *log_ud;
+} res_power_mn_opts;
+int res_power_mn_run(const res_power_mn_opts *o, int *status, ib_error *e);
+
+/* The "derived" object of res_process (derived = true): cost per million
+ * tokens for each price column and J/token of the GPU table in
+ * spec/evals-report-agentx.md B.6, from an agg row (v). Sets *out to a map,
+ * or to NULL when the row's hw is not in the table. Returns 0 or IB_ENOMEM. */
+int res_derived(ib_arena *a, const ib_val *row, ib_val **out);
+/* ---- end of process and power ---- */
 
 #endif
