@@ -22,6 +22,7 @@ int cmd_changelog(int argc, char **argv);
 int cmd_eval_validate(int argc, char **argv);
 int cmd_eval_collect(int argc, char **argv);
 int cmd_review(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 /* Prints "<prog>: error: [<context>: ]file:line:col: message" to stderr;
  * context may be NULL. */

@@ -24,6 +24,7 @@ static const char help[] =
     "  success-rate per-hardware job success rates of a workflow run (calc_success_rate.py)\n"
     "  collect    collect every *.json below a folder into agg_NAME.json (collect_results.py)\n"
     "  review     the mechanical review checklist over a change or recipe/config files\n"
+    "  run        run matrix rows (simulator or recipes) into a resumable results store\n"
     "\n"
     "Run 'infbench <command> --help' for a command's options; docs/ has a page per command.\n";
 
@@ -67,6 +68,8 @@ int main(int argc, char **argv)
 		return cmd_chat_template(argc - 1, argv + 1);
 	if (!strcmp(cmd, "review"))
 		return cmd_review(argc - 1, argv + 1);
+	if (!strcmp(cmd, "run"))
+		return cmd_run(argc - 1, argv + 1);
 	fputs(help, stderr);
 	fprintf(stderr, "infbench: error: unknown command '%s'\n", cmd);
 	return 2;

@@ -178,7 +178,7 @@ static const char *sim_hw_of(const char *label, char *tmp, size_t cap)
 
 const char *run_sim_unmodelable(const ib_val *row, const char **model, const char **hw)
 {
-	static _Thread_local char why[512];
+	static _Thread_local char why[2600];
 	char tmp[128];
 	const ib_val *v;
 	if (strcmp(scenario(row), "fixed-seq-len") != 0) {

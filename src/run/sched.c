@@ -154,7 +154,7 @@ void exec_recipe_env(row_ctx *rc, ib_buf *env)
  * process groups whose members still work in that folder. */
 static void reap_stale(const char *ws)
 {
-	char p[4096], cwd[PATH_MAX], real[PATH_MAX];
+	char p[4200], cwd[PATH_MAX], real[PATH_MAX];
 	snprintf(p, sizeof p, "%s/pids", ws);
 	FILE *f = fopen(p, "r");
 	if (!f || !realpath(ws, real)) {

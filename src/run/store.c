@@ -64,9 +64,9 @@ int run_store_open(run_store *s, const char *dir, bool lock, ib_error *e)
 	}
 	if (rc)
 		return rc;
-	s->dir = strdup(dir);
+	s->dir = realpath(dir, NULL); /* children work in other folders */
 	if (!s->dir)
-		return IB_ENOMEM;
+		return ib_fail(e, IB_EIO, dir, 0, 0, "cannot resolve the store's path: %s", strerror(errno));
 	if (lock) {
 		snprintf(p, sizeof p, "%s/lock", dir);
 		s->lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
