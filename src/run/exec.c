@@ -170,10 +170,12 @@ static int plan_item(run_plan *p, const run_opts *o, const ib_val *row, size_t i
 	if (o->engine == RUN_ENGINE_RECIPE) {
 		ib_buf rp = {0};
 		ib_error re = {0};
-		if (run_recipe_path(&rp, o->recipes, row, &re) == 0)
-			it->recipe = ib_arena_strdup(a, rp.data);
+		char *real = NULL;
+		if (run_recipe_path(&rp, o->recipes, row, &re) == 0 && (real = realpath(rp.data, NULL)))
+			it->recipe = ib_arena_strdup(a, real);
 		else
 			it->missing = ib_arena_strdup(a, re.msg);
+		free(real);
 		ib_buf_free(&rp);
 	} else {
 		const char *why = run_sim_unmodelable(row, &it->sim_model, &it->sim_hw);

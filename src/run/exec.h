@@ -45,6 +45,7 @@ typedef struct {
 	ib_arena *a;          /* per attempt */
 	const char *ws;       /* STORE/work/<id> */
 	const char *server_log, *client_log;
+	const char *shown_server_log, *shown_client_log; /* where they end up (failed/) */
 	int port;
 	int64_t conc;
 	char devices[256];    /* "0,1,2,3" or "" */

@@ -118,7 +118,7 @@ static const char **sim_argv(row_ctx *rc)
 	ib_arena *a = rc->a;
 	const run_item *it = rc->it;
 	const ib_val *row = it->row;
-	const char **v = ib_arena_alloc(a, (48 + o->nsim_extra) * sizeof *v);
+	const char **v = ib_arena_alloc(a, (64 + o->nsim_extra) * sizeof *v);
 	size_t n = 0;
 	add(a, v, &n, o->self_exe);
 	add(a, v, &n, "sim");
@@ -160,12 +160,22 @@ static const char **sim_argv(row_ctx *rc)
 		add(a, v, &n, "--profile");
 		add(a, v, &n, o->sim_profile);
 	}
-	for (size_t i = 0; i < o->nsim_extra; i++)
-		add(a, v, &n, o->sim_extra[i]);
 	/* a bound for a simulator whose runner was killed (SIGKILL) */
 	add(a, v, &n, "--duration");
 	add(a, v, &n, ib_arena_printf(a, "%.0f", rc->x->ready_timeout_s +
 	                                              (o->row_timeout_s > 0 ? o->row_timeout_s : 21600)));
+	for (size_t i = 0; i < o->nsim_extra; i++)
+		add(a, v, &n, o->sim_extra[i]);
+	/* an infbench row key: simulator flags for this row only (fault tests) */
+	const ib_val *ra = ib_map_get(row, "sim-args");
+	const char *s = ra && ra->type == IB_V_STR ? ra->str.s : "";
+	while (*s && n < 62 + o->nsim_extra) {
+		s += strspn(s, " \t");
+		size_t l = strcspn(s, " \t");
+		if (l)
+			add(a, v, &n, ib_arena_strndup(a, s, l));
+		s += l;
+	}
 	v[n] = NULL;
 	return v;
 }
@@ -197,7 +207,7 @@ static int wait_ready(row_ctx *rc)
 			ib_buf tail = {0};
 			run_tail(&tail, rc->server_log, 15);
 			fail(rc, RUN_FAILED, "server exited with status %d before it was ready; %s:%s", st,
-			     rc->server_log, tail.data ? tail.data : " (empty)");
+			     rc->shown_server_log, tail.data ? tail.data : " (empty)");
 			ib_buf_free(&tail);
 			return RUN_FAILED;
 		}
@@ -207,7 +217,7 @@ static int wait_ready(row_ctx *rc)
 			ib_buf tail = {0};
 			run_tail(&tail, rc->server_log, 15);
 			fail(rc, RUN_FAILED, "server not ready after %.0f s (no answer on /health); %s:%s",
-			     rc->x->ready_timeout_s, rc->server_log, tail.data ? tail.data : " (empty)");
+			     rc->x->ready_timeout_s, rc->shown_server_log, tail.data ? tail.data : " (empty)");
 			ib_buf_free(&tail);
 			return RUN_FAILED;
 		}
@@ -231,7 +241,7 @@ static void client_failure(row_ctx *rc, int st)
 	else {
 		ib_buf tail = {0};
 		run_tail(&tail, rc->client_log, 8);
-		fail(rc, RUN_FAILED, "client exited with status %d; %s:%s", st, rc->client_log,
+		fail(rc, RUN_FAILED, "client exited with status %d; %s:%s", st, rc->shown_client_log,
 		     tail.data ? tail.data : " (empty)");
 		ib_buf_free(&tail);
 	}
@@ -260,7 +270,7 @@ static int supervise(row_ctx *rc, pid_t child, const char *what, int *st)
 			ib_buf tail = {0};
 			run_tail(&tail, rc->server_log, 15);
 			fail(rc, RUN_FAILED, "server exited with status %d during the %s; %s:%s", sst, what,
-			     rc->server_log, tail.data ? tail.data : " (empty)");
+			     rc->shown_server_log, tail.data ? tail.data : " (empty)");
 			ib_buf_free(&tail);
 			return RUN_FAILED;
 		}
@@ -319,7 +329,7 @@ static int engine_recipe(row_ctx *rc)
 		ib_buf tail = {0};
 		run_tail(&tail, rc->client_log, 15);
 		fail(rc, RUN_FAILED, "recipe %s exited with status %d and left no %s.json; %s:%s",
-		     rc->it->recipe, st, rc->it->name, rc->client_log, tail.data ? tail.data : " (empty)");
+		     rc->it->recipe, st, rc->it->name, rc->shown_client_log, tail.data ? tail.data : " (empty)");
 		ib_buf_free(&tail);
 		return RUN_FAILED;
 	}

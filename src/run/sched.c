@@ -348,8 +348,10 @@ static void run_one(exec_t *x, run_item *it, const char *devices)
 	snprintf(rc.devices, sizeof rc.devices, "%s", devices);
 	rc.ws = ib_arena_printf(rc.a, "%s/work/%s", x->st.dir, it->identity);
 	rc.server_log = ib_arena_printf(rc.a, "%s/server.log", rc.ws);
-	rc.client_log = ib_arena_printf(rc.a, "%s/%s.log", rc.ws,
-	                                x->o->engine == RUN_ENGINE_RECIPE ? "recipe" : "benchmark");
+	const char *cl = x->o->engine == RUN_ENGINE_RECIPE ? "recipe" : "benchmark";
+	rc.client_log = ib_arena_printf(rc.a, "%s/%s.log", rc.ws, cl);
+	rc.shown_server_log = ib_arena_printf(rc.a, "%s/failed/%s/server.log", x->st.dir, it->identity);
+	rc.shown_client_log = ib_arena_printf(rc.a, "%s/failed/%s/%s.log", x->st.dir, it->identity, cl);
 	const ib_val *c = ib_map_get(it->row, "conc");
 	rc.conc = c && c->type == IB_V_INT ? c->i : 1;
 	char started[32];
