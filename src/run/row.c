@@ -50,6 +50,36 @@ static int write_text(const char *dir, const char *name, const char *text, ib_er
 	return ib_write_file_atomic(p, text, strlen(text), e);
 }
 
+/* Appends argv as one shell-quoted line to WS/commands.txt (what ran). */
+static void note_command(const char *ws, const char *const *argv)
+{
+	ib_buf b = {0};
+	for (size_t i = 0; argv[i]; i++) {
+		const char *s = argv[i];
+		bool plain = *s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		                             "0123456789-_./=:,+@%") == strlen(s);
+		if (i)
+			ib_buf_putc(&b, ' ');
+		if (plain) {
+			ib_buf_puts(&b, s);
+			continue;
+		}
+		ib_buf_putc(&b, '\'');
+		for (; *s; s++)
+			ib_buf_puts(&b, *s == '\'' ? "'\\''" : (char[]){*s, 0});
+		ib_buf_putc(&b, '\'');
+	}
+	ib_buf_putc(&b, '\n');
+	char p[4200];
+	snprintf(p, sizeof p, "%s/commands.txt", ws);
+	FILE *f = fopen(p, "a");
+	if (f && b.data)
+		fputs(b.data, f);
+	if (f)
+		fclose(f);
+	ib_buf_free(&b);
+}
+
 static void add(ib_arena *a, const char **v, size_t *n, const char *s)
 {
 	v[(*n)++] = s ? s : ib_arena_strdup(a, "");
@@ -289,14 +319,17 @@ static int engine_sim(row_ctx *rc)
 {
 	ib_error e = {0};
 	pid_t pid;
-	if (run_spawn(sim_argv(rc), rc->envp, rc->ws, rc->server_log, &pid, &e))
+	const char **sv = sim_argv(rc), **cv = client_argv(rc);
+	note_command(rc->ws, sv);
+	note_command(rc->ws, cv);
+	if (run_spawn(sv, rc->envp, rc->ws, rc->server_log, &pid, &e))
 		return fail(rc, RUN_FAILED, "%s", e.msg);
 	rc->server = pid;
 	exec_note_pid(rc, pid);
 	int s = wait_ready(rc);
 	if (s != RUN_RUNNING)
 		return s;
-	if (run_spawn(client_argv(rc), rc->envp, rc->ws, rc->client_log, &pid, &e))
+	if (run_spawn(cv, rc->envp, rc->ws, rc->client_log, &pid, &e))
 		return fail(rc, RUN_FAILED, "%s", e.msg);
 	exec_note_pid(rc, pid);
 	int st;
@@ -315,6 +348,7 @@ static int engine_recipe(row_ctx *rc)
 	ib_error e = {0};
 	pid_t pid;
 	const char *argv[] = {"bash", rc->it->recipe, NULL};
+	note_command(rc->ws, argv);
 	if (run_spawn(argv, rc->envp, rc->ws, rc->client_log, &pid, &e))
 		return fail(rc, RUN_FAILED, "%s", e.msg);
 	exec_note_pid(rc, pid);

@@ -101,7 +101,7 @@ static void record(exec_t *x, const run_item *it, const rec_info *ri)
 		           ib_v_str(a, x->o->engine == RUN_ENGINE_RECIPE ? "recipe" : "sim"));
 		ib_map_set(a, m, "row_fields", (ib_val *)it->row);
 		ib_error e = {0};
-		if (run_store_append(&x->st, m, &e) && !x->err) {
+		if (!x->o->dry_run && run_store_append(&x->st, m, &e) && !x->err) {
 			x->err = IB_EIO;
 			x->first_err = e;
 		}
@@ -198,7 +198,7 @@ static void decide(exec_t *x)
 		const ib_val *att = rec ? ib_map_get(rec, "attempt") : NULL;
 		it->prev_attempts = att && att->type == IB_V_INT ? (int)att->i : 0;
 		snprintf(p, sizeof p, "%s/work/%s", x->st.dir, it->identity);
-		if (st && !strcmp(st, "running")) {
+		if (st && !strcmp(st, "running") && !o->dry_run) {
 			reap_stale(p);
 			rec_info ri = {.state = RUN_INTERRUPTED, .attempt = it->prev_attempts,
 			               .exit_code = -1,
@@ -206,7 +206,8 @@ static void decide(exec_t *x)
 			record(x, it, &ri);
 			st = "interrupted";
 		}
-		run_rmtree(p);
+		if (!o->dry_run)
+			run_rmtree(p);
 		snprintf(p, sizeof p, "%s/rows/%s/agg_%s.json", x->st.dir, it->identity, it->name);
 		rec_info ri = {.attempt = it->prev_attempts, .exit_code = -1};
 		it->sched = 2;
