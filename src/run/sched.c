@@ -398,7 +398,7 @@ static void run_one(exec_t *x, run_item *it, const char *devices)
 static void *worker(void *arg)
 {
 	exec_t *x = arg;
-	char devices[1024];
+	char devices[256];
 	for (;;) {
 		pthread_mutex_lock(&x->mu);
 		run_item *it = NULL;

@@ -80,7 +80,12 @@ int run_store_open(run_store *s, const char *dir, bool lock, ib_error *e)
 		}
 	}
 	snprintf(p, sizeof p, "%s/manifest.jsonl", dir);
-	s->fd = open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	s->fd = open(p, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	char last = '\n';
+	off_t end = s->fd >= 0 ? lseek(s->fd, 0, SEEK_END) : 0;
+	if (end > 0 && pread(s->fd, &last, 1, end - 1) == 1 && last != '\n' &&
+	    write(s->fd, "\n", 1) != 1) { /* a torn last line ends here */
+	}
 	if (s->fd < 0) {
 		int er = errno;
 		run_store_close(s);
@@ -136,20 +141,19 @@ int run_store_latest(ib_arena *a, const char *dir, ib_val **latest, ib_error *e)
 	if (rc)
 		return rc;
 	size_t off = 0;
-	int line = 0;
 	while (b.data && off < b.len) {
 		char *nl = memchr(b.data + off, '\n', b.len - off);
-		line++;
 		if (!nl) /* a torn last line (the writer was killed): ignored */
 			break;
 		size_t len = (size_t)(nl - (b.data + off));
 		ib_val *rec;
 		if (len) {
 			ib_error pe = {0};
+			/* a line torn by a crash (then terminated by the next writer) is
+			 * skipped: the records around it still tell the story */
 			if (ib_json_parse(a, p, b.data + off, len, &rec, &pe) || rec->type != IB_V_MAP) {
-				rc = ib_fail(e, IB_EPARSE, p, line, pe.col, "corrupt manifest record: %s",
-				             pe.msg[0] ? pe.msg : "not a JSON object");
-				break;
+				off += len + 1;
+				continue;
 			}
 			const ib_val *id = ib_map_get(rec, "identity");
 			if (id && id->type == IB_V_STR && ib_map_set(a, *latest, id->str.s, rec)) {
