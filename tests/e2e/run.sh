@@ -55,6 +55,7 @@ row() { # isl osl conc spec [extra json]
 	echo "]"
 } >m6.json
 common=(--tokenizer "$tok" --time-scale 10 --quiet)
+loud=(--tokenizer "$tok" --time-scale 10)
 names() { sed -n 's/.*"name": "\([^"]*\)".*/\1/p' "$1/manifest.jsonl" | sort -u; }
 state_of() { # STORE ROW -> the last state recorded for row index ROW
 	grep "\"row\": $2," "$1/manifest.jsonl" | tail -n 1 | sed -n 's/.*"state": "\([a-z]*\)".*/\1/p'
@@ -130,9 +131,9 @@ grep -q '^6 rows: 6 done$' status.txt && ok || { no "status"; cat status.txt; }
 "$bin" run m6.json --results s1 --jobs 2 "${common[@]}" 2>/dev/null && ok || no "rerun failed"
 [ "$(tree_sums s1)" = "$after" ] && ok || no "rerun changed the stored rows"
 printf 'hardware:\n  hbm-tbps: 7.5\n' >prof.yaml
-"$bin" run m6.json --results s1 --dry-run --sim-profile prof.yaml "${common[@]/--quiet/}" 2>dry.err
+"$bin" run m6.json --results s1 --dry-run --sim-profile prof.yaml "${loud[@]}" 2>dry.err
 [ "$(grep -c ' reused ' dry.err)" = 0 ] && ok || no "changed profile: rows reused"
-"$bin" run m6.json --results s1 --dry-run "${common[@]/--quiet/}" 2>dry.err
+"$bin" run m6.json --results s1 --dry-run "${loud[@]}" 2>dry.err
 [ "$(grep -c ' reused ' dry.err)" = 6 ] && ok || no "unchanged: $(grep -c ' reused ' dry.err) reused, want 6"
 
 # -- 3. SIGKILL mid-row: the next run reaps what was left and finishes
@@ -161,7 +162,8 @@ grep -q 'the runner stopped without recording an end (killed)' s2/manifest.jsonl
 	row 256 64 2 none
 	echo "]"
 } >mf.json
-"$bin" run mf.json --results s3 --jobs 2 --ready-timeout 4 --tokenizer "$tok" --time-scale 10 2>s3.err
+# (a ready timeout long enough for the other rows to load the tokenizer under ASan)
+"$bin" run mf.json --results s3 --jobs 2 --ready-timeout 20 --tokenizer "$tok" --time-scale 10 2>s3.err
 rc=$?
 [ "$rc" = 1 ] && ok || no "failures: exit $rc, want 1"
 chk() { # ROW STATE PATTERN
@@ -169,7 +171,7 @@ chk() { # ROW STATE PATTERN
 	grep "\"row\": $1," s3/manifest.jsonl | tail -n 1 | grep -q "$3" && ok || no "row $1: manifest reason lacks '$3'"
 	grep -q "$3" s3.err && ok || no "row $1: stderr lacks '$3'"
 }
-chk 0 failed 'server not ready after 4 s (no answer on /health)'
+chk 0 failed 'server not ready after 20 s (no answer on /health)'
 grep -q 'listening on http://127.0.0.2' s3.err && ok || no "never ready: no server-log tail quoted"
 chk 1 failed 'server exited with status [0-9]* during the benchmark'
 chk 2 failed 'client: FAIL: request failure rate'
@@ -203,7 +205,7 @@ rc=$?
 grep -q 'no recipe script for this row (tried .*minimaxm3_fp4_mi355x_sglang.sh' s4.err && ok || no "missing recipe: reason"
 [ "$(state_of s4 2)" = failed ] && ok || no "missing recipe: state $(state_of s4 2)"
 echo "# changed" >>bm/single_node/fixed_seq_len/minimaxm3_fp4_mi355x_vllm_mtp.sh
-"$bin" run mr.json --rows 0-1 --engine recipe --recipes bm --results s4 "${common[@]/--quiet/}" 2>s4b.err
+"$bin" run mr.json --rows 0-1 --engine recipe --recipes bm --results s4 "${loud[@]}" 2>s4b.err
 grep -q '\[2/2\] done .*spec-mtp_conc2' s4b.err && grep -q 'reused .*spec-none_conc1' s4b.err && ok ||
 	{ no "changed recipe: not exactly its row rerun"; cat s4b.err; }
 
