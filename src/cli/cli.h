@@ -8,6 +8,8 @@
 int cmd_matrix(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
+int cmd_process(int argc, char **argv);
+int cmd_power(int argc, char **argv);
 int cmd_success_rate(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

@@ -23,6 +23,8 @@ static const char help[] =
     "  chat-template render chat messages with a chat template (or the DeepSeek-V4 framing)\n"
     "  success-rate per-hardware job success rates of a workflow run (calc_success_rate.py)\n"
     "  collect    collect every *.json below a folder into agg_NAME.json (collect_results.py)\n"
+    "  process    a raw result and the environment into the agg row, with power (process_result.py)\n"
+    "  power      validate GPU telemetry and patch power into an agg row (aggregate_power*.py)\n"
     "  review     the mechanical review checklist over a change or recipe/config files\n"
     "  run        run matrix rows (simulator or recipes) into a resumable results store\n"
     "\n"
@@ -60,6 +62,10 @@ int main(int argc, char **argv)
 		return cmd_success_rate(argc - 1, argv + 1);
 	if (!strcmp(cmd, "collect"))
 		return cmd_collect(argc - 1, argv + 1);
+	if (!strcmp(cmd, "process"))
+		return cmd_process(argc - 1, argv + 1);
+	if (!strcmp(cmd, "power"))
+		return cmd_power(argc - 1, argv + 1);
 	if (!strcmp(cmd, "changelog"))
 		return cmd_changelog(argc - 1, argv + 1);
 	if (!strcmp(cmd, "eval"))

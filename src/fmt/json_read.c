@@ -2,7 +2,85 @@
 #include "fmt/fmt.h"
 
 #include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* Python's json reads the non-JSON tokens NaN, Infinity and -Infinity, and a
+ * number too large for a double as an infinity (1e400). Jansson rejects them,
+ * so a text that fails to parse is rewritten with these tokens as private
+ * sentinel strings, which convert() turns back into floats. */
+#define SENT "\\u0000\\u0001py"
+static const char sent_prefix[] = "\0\001py";
+
+static bool is_num_char(char c)
+{
+	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
+/* Appends the rewritten text to b; returns whether anything was replaced
+ * (false also on allocation failure, which then shows as the first error). */
+static bool rewrite_py_tokens(const char *t, size_t n, ib_buf *b)
+{
+	bool in_str = false, any = false;
+	for (size_t i = 0; i < n;) {
+		char c = t[i];
+		if (in_str) {
+			if (c == '\\' && i + 1 < n) {
+				if (ib_buf_append(b, t + i, 2))
+					return false;
+				i += 2;
+				continue;
+			}
+			if (c == '"')
+				in_str = false;
+		} else if (c == '"') {
+			in_str = true;
+		} else if (c == 'N' && n - i >= 3 && !memcmp(t + i, "NaN", 3)) {
+			if (ib_buf_puts(b, "\"" SENT "nan\""))
+				return false;
+			i += 3, any = true;
+			continue;
+		} else if (c == 'I' && n - i >= 8 && !memcmp(t + i, "Infinity", 8)) {
+			if (ib_buf_puts(b, "\"" SENT "inf\""))
+				return false;
+			i += 8, any = true;
+			continue;
+		} else if (c == '-' && n - i >= 9 && !memcmp(t + i, "-Infinity", 9)) {
+			if (ib_buf_puts(b, "\"" SENT "-inf\""))
+				return false;
+			i += 9, any = true;
+			continue;
+		} else if ((c >= '0' && c <= '9') || c == '-') {
+			size_t j = i;
+			bool real = false;
+			while (j < n && is_num_char(t[j])) {
+				real |= t[j] == 'e' || t[j] == 'E' || t[j] == '.';
+				j++;
+			}
+			char tmp[64];
+			if (real && j - i < sizeof tmp) {
+				memcpy(tmp, t + i, j - i);
+				tmp[j - i] = 0;
+				double d = strtod(tmp, NULL);
+				if (isinf(d)) {
+					if (ib_buf_puts(b, d < 0 ? "\"" SENT "-inf\"" : "\"" SENT "inf\""))
+						return false;
+					i = j, any = true;
+					continue;
+				}
+			}
+			if (ib_buf_append(b, t + i, j - i))
+				return false;
+			i = j;
+			continue;
+		}
+		if (ib_buf_putc(b, c))
+			return false;
+		i++;
+	}
+	return any;
+}
 
 static ib_val *convert(ib_arena *a, json_t *j, bool ints_as_reals)
 {
@@ -20,7 +98,19 @@ static ib_val *convert(ib_arena *a, json_t *j, bool ints_as_reals)
 			return ib_v_int(a, (int64_t)d);
 		return ib_v_float(a, d);
 	}
-	case JSON_STRING: return ib_v_strn(a, json_string_value(j), json_string_length(j));
+	case JSON_STRING: {
+		const char *s = json_string_value(j);
+		size_t n = json_string_length(j), p = sizeof sent_prefix - 1;
+		if (n > p && !memcmp(s, sent_prefix, p)) {
+			if (!strcmp(s + p, "nan"))
+				return ib_v_float(a, NAN);
+			if (!strcmp(s + p, "inf"))
+				return ib_v_float(a, INFINITY);
+			if (!strcmp(s + p, "-inf"))
+				return ib_v_float(a, -INFINITY);
+		}
+		return ib_v_strn(a, s, n);
+	}
 	case JSON_ARRAY: {
 		size_t n = json_array_size(j);
 		v = ib_v_list(a);
@@ -70,18 +160,29 @@ int ib_json_parse(ib_arena *a, const char *name, const char *text, size_t len, i
 {
 	json_error_t je;
 	bool reals = false;
+	ib_buf rw = {0};
 	json_t *j = json_loadb(text, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
+	if (!j && rewrite_py_tokens(text, len, &rw)) {
+		json_error_t je2;
+		json_t *j2 = json_loadb(rw.data, rw.len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je2);
+		if (j2 || strstr(je2.text, "too big integer")) {
+			j = j2, je = je2, text = rw.data, len = rw.len;
+		}
+	}
 	if (!j && strstr(je.text, "too big integer")) {
 		/* Python reads integers of any size (tokenizer_config.json has
 		 * model_max_length = 1e30): read them as reals instead */
 		reals = true;
 		j = json_loadb(text, len, JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, &je);
 	}
-	if (!j)
+	if (!j) {
+		ib_buf_free(&rw);
 		return ib_fail(e, IB_EPARSE, name, je.line > 0 ? je.line : 0,
 			       je.column > 0 ? je.column : 0, "JSON syntax error: %s", je.text);
+	}
 	ib_val *v = convert(a, j, reals);
 	json_decref(j);
+	ib_buf_free(&rw);
 	if (!v)
 		return ib_fail(e, IB_ENOMEM, name, 0, 0, "out of memory reading JSON");
 	*out = v;

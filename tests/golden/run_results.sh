@@ -4,8 +4,10 @@
 # Runs results/run.sh with results-tool.sh and INFBENCH=BIN over the cases of
 # the implemented tools; the last line is "results: N passed, N failed".
 #
-# Implemented: cr- (collect), sr- (success-rate). Not yet implemented, hence left
-# out: pr- (process), ap- (power), apm- (power --multinode), cmp- (compare).
+# Implemented: cr- (collect), sr- (success-rate), pr- (process), ap- (power),
+# apm- (power --multinode), pt- (the reference's own pytest cases of process and
+# power, re-expressed as golden cases). Not yet implemented, hence left out:
+# cmp- (compare).
 # ce-/vs-/gs- belong to the eval stage and are run by its own driver.
 # Left out too: cr-009-json-reserialization, which needs JSON reading of 1e400
 # (Python: Infinity) and integers beyond 64 bits kept exact; src/fmt's reader
@@ -16,7 +18,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 shift
 [ $# -ge 1 ] || set -- "$here/results/cases"
-prefixes=(cr- sr-)
+prefixes=(cr- sr- pr- ap- apm- pt-)
 skip=(cr-009-json-reserialization)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

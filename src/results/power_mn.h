@@ -1,0 +1,77 @@
+/* results: the multinode power files' shared types (private). */
+#ifndef IB_RESULTS_POWER_MN_H
+#define IB_RESULTS_POWER_MN_H
+
+#include "results/power_priv.h"
+
+#include <stdarg.h>
+
+typedef struct {
+	double t;
+	int64_t seq;
+	const char *host;
+	int64_t index;
+	const char *uuid;
+	double power;
+	size_t order;
+} mn_row;
+
+typedef struct { /* an expected device of the manifest */
+	const char *host;
+	int64_t index;
+	const char *role; /* of the first assignment */
+	int64_t group;    /* het group, -1 for None */
+	bool role_conflict, group_conflict;
+} mn_dev;
+
+typedef struct {
+	const char *type;
+	int64_t conc;
+} mn_ewin;
+
+typedef struct { /* a device seen in samples.csv */
+	const char *host;
+	int64_t index;
+	const char **uuids;
+	size_t nuuid;
+	mn_row **rows; /* by scrape_seq */
+	size_t n;
+	double *times; /* sorted */
+	double first, last;
+} mn_obs;
+
+typedef struct {
+	mn_dev *dev;
+	size_t ndev;
+	mn_ewin *ewin;
+	size_t newin;
+	mn_row *rows;
+	size_t nrows; /* unique rows */
+	mn_obs *obs;  /* sorted by (hostname, gpu_index) */
+	size_t nobs;
+	pw_reasons sample_reasons;
+	bool dup_rows, roles_ok, groups_ok;
+} mn_pkg;
+
+typedef struct {
+	ib_arena *a;
+	pw_reasons reasons;
+	const char *fail[256];
+	size_t nfail;
+} mn_audit;
+
+void mn_fail(mn_audit *au, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void mn_reason(mn_audit *au, const char *r, const char *detail);
+bool mn_finite(const ib_val *v);
+double mn_num(const ib_val *v);
+void mn_check_wire(mn_audit *au, const ib_val *manifest, size_t *nfailures);
+/* 0, -1 (no memory) or 1 (malformed: why gets the exception text). */
+int mn_parse_expected(mn_audit *au, const ib_val *manifest, mn_pkg *p, char *why, size_t cap);
+int mn_read_samples(mn_audit *au, const char *path, mn_pkg *p);
+void mn_sort_doubles(double *v, size_t n);
+const mn_obs *mn_find_obs(const mn_pkg *p, const char *host, int64_t index);
+void mn_validate_devices(mn_pkg *p, pw_reasons *r);
+const char *mn_role_of(const mn_pkg *p, const char *host, int64_t index);
+void mn_check_topology(mn_audit *au, const mn_pkg *p, int64_t prefill, int64_t decode);
+
+#endif
