@@ -9,8 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#pragma weak res_process
-
 extern char **environ;
 
 /* The process environment with the row's variables (lines "K=V\n" in vars)
@@ -390,8 +388,6 @@ static int process(row_ctx *rc)
 	                       .log = f ? proc_log : NULL, .log_ud = f};
 	ib_error e = {0};
 	int power = 0;
-	if (!res_process) /* TEMPORARY until branch process lands: see the report */
-		return fail(rc, RUN_FAILED, "processing is not built into this infbench");
 	int r = res_process(&po, NULL, &power, &e);
 	if (f)
 		fclose(f);
