@@ -46,7 +46,12 @@ static arg_opt run_opts_tbl[] = {
     {.name = "--force", .kind = ARG_FLAG, .help = "rerun rows that are done"},
     {.name = "--retry-failed", .kind = ARG_FLAG, .help = "rerun rows whose last attempt failed"},
     {.name = "--dry-run", .kind = ARG_FLAG, .help = "plan and record, run nothing"},
-    {.name = "--status", .kind = ARG_FLAG, .help = "show the store's manifest and exit"},
+    {.name = "--status", .kind = ARG_FLAG, .help = "show the store's manifest (and squeue states) and exit"},
+    {.name = "--slurm", .kind = ARG_FLAG, .help = "submit the rows as a Slurm job array (one task per row)"},
+    {.name = "--partition", .kind = ARG_ONE, .metavar = "P", .help = "Slurm partition"},
+    {.name = "--account", .kind = ARG_ONE, .metavar = "A", .help = "Slurm account"},
+    {.name = "--time", .kind = ARG_ONE, .metavar = "T", .help = "Slurm time limit per task"},
+    {.name = "--wait", .kind = ARG_FLAG, .help = "with --slurm: follow the tasks until all end"},
     {.name = "--quiet", .kind = ARG_FLAG, .help = "no progress lines"},
     {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
 };
@@ -210,6 +215,16 @@ static int status_cmd(const char *store)
 		       why && why->type == IB_V_STR ? "  -- " : "",
 		       why && why->type == IB_V_STR ? why->str.s : "");
 	}
+	ib_buf jobs = {0}, q = {0};
+	for (size_t i = 0; i < list->list.n; i++) {
+		const ib_val *j = ib_map_get(list->list.v[i], "slurm_job");
+		if (j && j->type == IB_V_STR && !(jobs.data && strstr(jobs.data, j->str.s)))
+			ib_buf_printf(&jobs, "%s%s", jobs.len ? " " : "", j->str.s);
+	}
+	if (jobs.data && run_slurm_queue(jobs.data, &q, &e) == 0 && q.data && q.len)
+		printf("squeue (job_task state):\n%s", q.data);
+	ib_buf_free(&jobs);
+	ib_buf_free(&q);
 	printf("%zu rows:", list->list.n);
 	for (int k = 0; k <= RUN_INTERRUPTED; k++)
 		if (count[k])
@@ -217,6 +232,56 @@ static int status_cmd(const char *store)
 	printf("\n");
 	ib_arena_free(a);
 	return 0;
+}
+
+/* --slurm: submit, then (--wait) follow the queue; the exit status. */
+static int slurm_rows(arg_parser *p, run_opts *o, run_plan *plan)
+{
+	ib_error e = {0};
+	run_slurm_opts so = {.partition = sval(p, "--partition", NULL),
+	                     .account = sval(p, "--account", NULL),
+	                     .time = sval(p, "--time", NULL)};
+	ib_buf ids = {0}, q = {0};
+	if (run_slurm_submit(o, plan, &so, &ids, &e)) {
+		cli_error("infbench run", "--slurm", &e);
+		ib_buf_free(&ids);
+		return 3;
+	}
+	printf("submitted %zu rows as Slurm job array %s\n", run_plan_count(plan), ids.data ? ids.data : "");
+	fflush(stdout);
+	int status = 0;
+	if (args_get(p, "--wait")->seen && ids.data) {
+		run_summary sum;
+		for (;;) {
+			q.len = 0;
+			if (run_slurm_queue(ids.data, &q, &e)) {
+				cli_error("infbench run", "--wait", &e);
+				status = 3;
+				break;
+			}
+			if (!q.len || !q.data[0])
+				break;
+			if (!run_plan_outcome(plan, o->store, &sum, &e) && !args_get(p, "--quiet")->seen)
+				fprintf(stderr, "\rrows %zu/%zu ended (%zu failed)", sum.done + sum.failed + sum.skipped,
+				        run_plan_count(plan), sum.failed);
+			sleep(2);
+		}
+		if (!status && run_plan_outcome(plan, o->store, &sum, &e) == 0) {
+			fprintf(stderr, "\ninfbench run: %zu rows: %zu done, %zu failed, %zu skipped, %zu interrupted\n",
+			        run_plan_count(plan), sum.done, sum.failed, sum.skipped, sum.interrupted);
+			char out[4200];
+			snprintf(out, sizeof out, "%s/agg_%s.json", o->store, sval(p, "--collect", "bmk"));
+			if (run_collect(plan, o->store, out, &e))
+				cli_error("infbench run", "collecting", &e);
+			status = sum.failed || sum.interrupted ||
+			                 sum.done + sum.skipped < run_plan_count(plan)
+			             ? 1
+			             : 0;
+		}
+	}
+	ib_buf_free(&ids);
+	ib_buf_free(&q);
+	return status;
 }
 
 /* Selection, planning, execution, collection; the exit status. */
@@ -259,6 +324,11 @@ static int cli_run_rows(arg_parser *p, run_opts *o, const ib_val *rows)
 	run_summary sum = {0};
 	int rc = run_plan_new(o, rows, keep, &plan, &e);
 	free(keep);
+	if (!rc && args_get(p, "--slurm")->seen) {
+		int st = slurm_rows(p, o, plan);
+		run_plan_free(plan);
+		return st;
+	}
 	if (!rc)
 		rc = run_execute(o, plan, &sum, &e);
 	if (rc) {
@@ -268,7 +338,7 @@ static int cli_run_rows(arg_parser *p, run_opts *o, const ib_val *rows)
 	}
 	char out[4200];
 	snprintf(out, sizeof out, "%s/agg_%s.json", o->store, sval(p, "--collect", "bmk"));
-	if (!o->dry_run && run_collect(plan, o->store, out, &e))
+	if (!o->dry_run && !ri->seen && run_collect(plan, o->store, out, &e))
 		cli_error("infbench run", "collecting", &e);
 	int sig = run_stopped_by();
 	if (!pg.quiet || sig || sum.failed)

@@ -137,12 +137,34 @@ int run_execute(const run_opts *o, run_plan *p, run_summary *sum, ib_error *e);
 /* The signal that stopped the last run_execute (SIGINT, SIGTERM), or 0. */
 int run_stopped_by(void);
 
+/* ---- Slurm ---- */
+
+typedef struct {
+	const char *partition, *account, *time; /* NULL: the cluster's defaults */
+} run_slurm_opts;
+
+/* Submits the plan's rows as Slurm job arrays (sbatch --array, one task per
+ * row running `infbench run STORE/slurm/<stamp>/matrix.json --row-index
+ * $SLURM_ARRAY_TASK_ID` with the options of o, against the shared store):
+ * one array per GPU count for the recipe engine (--gres=gpu:N), one array
+ * without GPUs for the simulator. Appends the job ids, blank-separated, to
+ * jobids. IB_EIO when sbatch cannot be run or refuses (its message in e). */
+int run_slurm_submit(const run_opts *o, const run_plan *p, const run_slurm_opts *so,
+                     ib_buf *jobids, ib_error *e);
+/* Appends `squeue` lines "JOBID_TASK STATE" of the given jobs to out (empty
+ * when none is queued or running any more). Returns 0, or IB_EIO when squeue
+ * cannot be run. */
+int run_slurm_queue(const char *jobids, ib_buf *out, ib_error *e);
+/* Counts the plan's rows by their latest manifest state into *sum (done,
+ * failed, skipped, interrupted; others are not counted). */
+int run_plan_outcome(const run_plan *p, const char *store, run_summary *sum, ib_error *e);
+
 /* ---- the store ---- */
 
 /* The latest manifest record per identity, as a JSON list of objects
  * (arena a), in first-seen order; a running record whose runner is gone is
- * reported as "interrupted". Returns 0, IB_ENOENT (no manifest), IB_EPARSE
- * (a corrupt line: file:line). */
+ * reported as "interrupted"; lines torn by a crash are skipped. Returns 0,
+ * IB_ENOENT (no manifest), IB_EIO. */
 int run_store_status(ib_arena *a, const char *store, ib_val **out, ib_error *e);
 
 /* Collects every STORE/rows/<id>/agg_*.json of the plan's done rows into a
