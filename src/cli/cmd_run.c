@@ -251,7 +251,7 @@ static int slurm_rows(arg_parser *p, run_opts *o, run_plan *plan)
 	fflush(stdout);
 	int status = 0;
 	if (args_get(p, "--wait")->seen && ids.data) {
-		run_summary sum;
+		run_summary sum = {0};
 		for (;;) {
 			q.len = 0;
 			if (run_slurm_queue(ids.data, &q, &e)) {
@@ -261,9 +261,12 @@ static int slurm_rows(arg_parser *p, run_opts *o, run_plan *plan)
 			}
 			if (!q.len || !q.data[0])
 				break;
-			if (!run_plan_outcome(plan, o->store, &sum, &e) && !args_get(p, "--quiet")->seen)
-				fprintf(stderr, "\rrows %zu/%zu ended (%zu failed)", sum.done + sum.failed + sum.skipped,
-				        run_plan_count(plan), sum.failed);
+			size_t ended = sum.done + sum.failed + sum.skipped;
+			if (!run_plan_outcome(plan, o->store, &sum, &e) && !args_get(p, "--quiet")->seen &&
+			    (isatty(2) || sum.done + sum.failed + sum.skipped != ended))
+				fprintf(stderr, "%srows %zu/%zu ended (%zu failed)%s", isatty(2) ? "\r\033[K" : "",
+				        sum.done + sum.failed + sum.skipped, run_plan_count(plan), sum.failed,
+				        isatty(2) ? "" : "\n");
 			sleep(2);
 		}
 		if (!status && run_plan_outcome(plan, o->store, &sum, &e) == 0) {
