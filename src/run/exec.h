@@ -53,6 +53,7 @@ typedef struct {
 	char *const *envp;
 	int state;
 	ib_buf reason;
+	double server_start_s, client_s, process_s; /* phases (bench/run.sh) */
 	void *exec;           /* the executor (exec.c) */
 } row_ctx;
 

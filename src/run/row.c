@@ -324,14 +324,18 @@ static int engine_sim(row_ctx *rc)
 		return fail(rc, RUN_FAILED, "%s", e.msg);
 	rc->server = pid;
 	exec_note_pid(rc, pid);
+	int64_t t0 = ib_now_ns();
 	int s = wait_ready(rc);
+	rc->server_start_s = (double)(ib_now_ns() - t0) / 1e9;
 	if (s != RUN_RUNNING)
 		return s;
+	t0 = ib_now_ns();
 	if (run_spawn(cv, rc->envp, rc->ws, rc->client_log, &pid, &e))
 		return fail(rc, RUN_FAILED, "%s", e.msg);
 	exec_note_pid(rc, pid);
 	int st;
 	s = supervise(rc, pid, "benchmark", &st);
+	rc->client_s = (double)(ib_now_ns() - t0) / 1e9;
 	if (s != RUN_RUNNING)
 		return s;
 	if (st != 0) {
@@ -435,7 +439,9 @@ int row_execute(row_ctx *rc)
 	snprintf(p, sizeof p, "%s/%s.json", rc->ws, it->name);
 	if (access(p, F_OK) != 0)
 		return fail(rc, RUN_FAILED, "the client left no %s.json", it->name);
+	int64_t t0 = ib_now_ns();
 	s = process(rc);
+	rc->process_s = (double)(ib_now_ns() - t0) / 1e9;
 	if (s != RUN_RUNNING)
 		return s;
 	rc->state = RUN_DONE;

@@ -66,6 +66,7 @@ typedef struct {
 	const char *reason, *started;
 	double seconds;
 	bool reused;
+	const row_ctx *rc; /* an attempt's phases, or NULL */
 } rec_info;
 
 /* Appends a manifest record and reports the event (mutex held). */
@@ -94,6 +95,11 @@ static void record(exec_t *x, const run_item *it, const rec_info *ri)
 			ib_map_set(a, m, "reason", ib_v_str(a, ri->reason));
 		if (ri->reused)
 			ib_map_set(a, m, "reused", ib_v_bool(a, true));
+		if (ri->rc && ri->state == RUN_DONE && x->o->engine == RUN_ENGINE_SIM) {
+			ib_map_set(a, m, "server_start_s", ib_v_float(a, ri->rc->server_start_s));
+			ib_map_set(a, m, "client_s", ib_v_float(a, ri->rc->client_s));
+			ib_map_set(a, m, "process_s", ib_v_float(a, ri->rc->process_s));
+		}
 		const char *job = getenv("SLURM_ARRAY_JOB_ID");
 		if (job)
 			ib_map_set(a, m, "slurm_job", ib_v_str(a, job));
@@ -385,6 +391,7 @@ static void run_one(exec_t *x, run_item *it, const char *devices)
 		x->sum->failed++;
 	}
 	ri.state = state;
+	ri.rc = &rc;
 	ri.exit_code = state == RUN_DONE ? 0 : 1;
 	ri.reason = state == RUN_DONE ? NULL : rc.reason.data;
 	record(x, it, &ri);

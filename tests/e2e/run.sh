@@ -198,11 +198,21 @@ recipe_tree bm "$root/recipes/benchmark_lib.sh"
 	row 256 64 1 none | sed 's/"framework": "vllm"/"framework": "sglang"/'
 	echo "]"
 } >mr.json
-"$bin" run mr.json --engine recipe --recipes bm --results s4 --jobs 2 "${common[@]}" 2>s4.err
+"$bin" run mr.json --engine recipe --recipes bm --results s4 --jobs 2 --gpus 0-15 "${common[@]}" 2>s4.err
 rc=$?
 [ "$rc" = 1 ] && ok || { no "recipe engine: exit $rc, want 1"; cat s4.err; }
 [ "$(state_of s4 0)" = done ] && [ "$(state_of s4 1)" = done ] && ok || { no "recipe rows not done"; cat s4.err; }
 grep -q 'no recipe script for this row (tried .*minimaxm3_fp4_mi355x_sglang.sh' s4.err && ok || no "missing recipe: reason"
+# GPU packing: two TP8 rows side by side on 16 devices, disjoint ids (mi* → ROCR)
+d0=$(sed -n 's/^ROCR_VISIBLE_DEVICES=//p' s4/rows/*/env | head -n 1)
+d1=$(sed -n 's/^ROCR_VISIBLE_DEVICES=//p' s4/rows/*/env | tail -n 1)
+[ "$(tr ',' '\n' <<<"$d0" | wc -l)" = 8 ] && [ "$(tr ',' '\n' <<<"$d1" | wc -l)" = 8 ] && ok ||
+	no "GPU packing: devices '$d0' and '$d1'"
+[ "$(printf '%s\n%s\n' "$d0" "$d1" | tr ',' '\n' | sort -u | wc -l)" = 16 ] && ok ||
+	no "GPU packing: rows share devices ('$d0', '$d1')"
+"$bin" run mr.json --rows 0 --engine recipe --recipes bm --results s4 --gpus 0-3 --dry-run --force \
+	"${loud[@]}" 2>gpu.err
+grep -q 'the row needs 8 GPUs, only 4 are available' gpu.err && ok || { no "a row wider than the pool"; cat gpu.err; }
 [ "$(state_of s4 2)" = failed ] && ok || no "missing recipe: state $(state_of s4 2)"
 echo "# changed" >>bm/single_node/fixed_seq_len/minimaxm3_fp4_mi355x_vllm_mtp.sh
 "$bin" run mr.json --rows 0-1 --engine recipe --recipes bm --results s4 "${loud[@]}" 2>s4b.err
