@@ -19,35 +19,119 @@
 static const char *const engines[] = {"sim", "recipe", NULL};
 
 static arg_opt run_opts_tbl[] = {
-    {.name = "--results", .kind = ARG_ONE, .metavar = "DIR", .help = "results store (created; default results)"},
-    {.name = "--config-files", .kind = ARG_MANY, .metavar = "FILE", .help = "master configs: build the matrix here (with --config-keys)"},
-    {.name = "--config-keys", .kind = ARG_MANY, .metavar = "KEY", .help = "config keys or globs (matrix test-config)"},
-    {.name = "--runner-config", .kind = ARG_ONE, .metavar = "FILE", .help = "runners file (default configs/runners.yaml)"},
-    {.name = "--rows", .kind = ARG_ONE, .metavar = "LIST", .help = "only these row indexes: '0,3-5'"},
-    {.name = "--filter", .kind = ARG_MANY, .metavar = "KEY=GLOB", .help = "only rows whose field matches (all must match)"},
-    {.name = "--row-index", .kind = ARG_ONE, .is_int = true, .metavar = "I", .help = "only the I-th selected row (a Slurm array task)"},
-    {.name = "--engine", .kind = ARG_ONE, .choices = engines, .metavar = "E", .help = "sim (default) or recipe"},
-    {.name = "--recipes", .kind = ARG_ONE, .metavar = "DIR", .help = "recipe folder for --engine recipe (default recipes)"},
-    {.name = "--jobs", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "rows at once (default 1)"},
-    {.name = "--gpus", .kind = ARG_ONE, .metavar = "IDS", .help = "device ids to pack rows on: '0-7' (default: nvidia-smi)"},
-    {.name = "--cpus", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "simulator rows at once at most (default: online CPUs)"},
-    {.name = "--runner-name", .kind = ARG_ONE, .metavar = "NAME", .help = "RUNNER_NAME (default <runner label>_0)"},
-    {.name = "--tokenizer", .kind = ARG_ONE, .metavar = "DIR", .help = "tokenizer folder for the client and simulator"},
-    {.name = "--time-scale", .kind = ARG_ONE, .metavar = "S", .help = "simulator runs S times faster than real time"},
-    {.name = "--num-spec-tokens", .kind = ARG_ONE, .is_int = true, .metavar = "K", .help = "simulator draft tokens of spec-decoding rows (default 3)"},
-    {.name = "--sim-profile", .kind = ARG_ONE, .metavar = "FILE", .help = "simulator --profile YAML"},
-    {.name = "--sim-args", .kind = ARG_ONE, .metavar = "'ARGS'", .help = "more simulator flags, space-separated (fault injection)"},
-    {.name = "--ready-timeout", .kind = ARG_ONE, .metavar = "S", .help = "server wait-for-ready limit (default 600)"},
-    {.name = "--row-timeout", .kind = ARG_ONE, .metavar = "S", .help = "client/recipe limit per row (default none)"},
-    {.name = "--prompts-per-conc", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "num-prompts = N x CONC (default 10, the reference)"},
-    {.name = "--warmups-per-conc", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "num-warmups = N x CONC (default 2)"},
-    {.name = "--prompt-threads", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "client prompt-generation threads"},
-    {.name = "--collect", .kind = ARG_ONE, .metavar = "NAME", .help = "write STORE/agg_NAME.json of the done rows (default bmk)"},
+    {.name = "--results",
+     .kind = ARG_ONE,
+     .metavar = "DIR",
+     .help = "results store (created; default results)"},
+    {.name = "--config-files",
+     .kind = ARG_MANY,
+     .metavar = "FILE",
+     .help = "master configs: build the matrix here (with --config-keys)"},
+    {.name = "--config-keys",
+     .kind = ARG_MANY,
+     .metavar = "KEY",
+     .help = "config keys or globs (matrix test-config)"},
+    {.name = "--runner-config",
+     .kind = ARG_ONE,
+     .metavar = "FILE",
+     .help = "runners file (default configs/runners.yaml)"},
+    {.name = "--rows",
+     .kind = ARG_ONE,
+     .metavar = "LIST",
+     .help = "only these row indexes: '0,3-5'"},
+    {.name = "--filter",
+     .kind = ARG_MANY,
+     .metavar = "KEY=GLOB",
+     .help = "only rows whose field matches (all must match)"},
+    {.name = "--row-index",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "I",
+     .help = "only the I-th selected row (a Slurm array task)"},
+    {.name = "--engine",
+     .kind = ARG_ONE,
+     .choices = engines,
+     .metavar = "E",
+     .help = "sim (default) or recipe"},
+    {.name = "--recipes",
+     .kind = ARG_ONE,
+     .metavar = "DIR",
+     .help = "recipe folder for --engine recipe (default recipes)"},
+    {.name = "--jobs",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "rows at once (default 1)"},
+    {.name = "--gpus",
+     .kind = ARG_ONE,
+     .metavar = "IDS",
+     .help = "device ids to pack rows on: '0-7' (default: nvidia-smi)"},
+    {.name = "--cpus",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "simulator rows at once at most (default: online CPUs)"},
+    {.name = "--runner-name",
+     .kind = ARG_ONE,
+     .metavar = "NAME",
+     .help = "RUNNER_NAME (default <runner label>_0)"},
+    {.name = "--tokenizer",
+     .kind = ARG_ONE,
+     .metavar = "DIR",
+     .help = "tokenizer folder for the client and simulator"},
+    {.name = "--time-scale",
+     .kind = ARG_ONE,
+     .metavar = "S",
+     .help = "simulator runs S times faster than real time"},
+    {.name = "--num-spec-tokens",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "K",
+     .help = "simulator draft tokens of spec-decoding rows (default 3)"},
+    {.name = "--sim-profile",
+     .kind = ARG_ONE,
+     .metavar = "FILE",
+     .help = "simulator --profile YAML"},
+    {.name = "--sim-args",
+     .kind = ARG_ONE,
+     .metavar = "'ARGS'",
+     .help = "more simulator flags, space-separated (fault injection)"},
+    {.name = "--ready-timeout",
+     .kind = ARG_ONE,
+     .metavar = "S",
+     .help = "server wait-for-ready limit (default 600)"},
+    {.name = "--row-timeout",
+     .kind = ARG_ONE,
+     .metavar = "S",
+     .help = "client/recipe limit per row (default none)"},
+    {.name = "--prompts-per-conc",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "num-prompts = N x CONC (default 10, the reference)"},
+    {.name = "--warmups-per-conc",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "num-warmups = N x CONC (default 2)"},
+    {.name = "--prompt-threads",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "client prompt-generation threads"},
+    {.name = "--collect",
+     .kind = ARG_ONE,
+     .metavar = "NAME",
+     .help = "write STORE/agg_NAME.json of the done rows (default bmk)"},
     {.name = "--force", .kind = ARG_FLAG, .help = "rerun rows that are done"},
     {.name = "--retry-failed", .kind = ARG_FLAG, .help = "rerun rows whose last attempt failed"},
     {.name = "--dry-run", .kind = ARG_FLAG, .help = "plan and record, run nothing"},
-    {.name = "--status", .kind = ARG_FLAG, .help = "show the store's manifest (and squeue states) and exit"},
-    {.name = "--slurm", .kind = ARG_FLAG, .help = "submit the rows as a Slurm job array (one task per row)"},
+    {.name = "--status",
+     .kind = ARG_FLAG,
+     .help = "show the store's manifest (and squeue states) and exit"},
+    {.name = "--slurm",
+     .kind = ARG_FLAG,
+     .help = "submit the rows as a Slurm job array (one task per row)"},
     {.name = "--partition", .kind = ARG_ONE, .metavar = "P", .help = "Slurm partition"},
     {.name = "--account", .kind = ARG_ONE, .metavar = "A", .help = "Slurm account"},
     {.name = "--time", .kind = ARG_ONE, .metavar = "T", .help = "Slurm time limit per task"},
@@ -82,19 +166,19 @@ static void on_event(void *arg, const run_event *ev)
 	if (end && (!pg->quiet || ev->state == RUN_FAILED || ev->state == RUN_INTERRUPTED)) {
 		const char *what = ev->reused ? "reused" : run_state_name(ev->state);
 		if (ev->state == RUN_DONE && !ev->reused)
-			fprintf(stderr, "[%zu/%zu] done %s (%.1f s)\n", ev->done, ev->total, ev->name,
-			        ev->seconds);
+			fprintf(stderr, "[%zu/%zu] done %s (%.1f s)\n", ev->done, ev->total,
+			        ev->name, ev->seconds);
 		else
-			fprintf(stderr, "[%zu/%zu] %s %s%s%s\n", ev->done, ev->total, what, ev->name,
-			        ev->reason ? ": " : "", ev->reason ? ev->reason : "");
+			fprintf(stderr, "[%zu/%zu] %s %s%s%s\n", ev->done, ev->total, what,
+			        ev->name, ev->reason ? ": " : "", ev->reason ? ev->reason : "");
 	}
 	if (pg->tty && !pg->quiet && ev->done < ev->total) {
 		char eta[32] = "?";
 		if (ev->eta_seconds >= 0)
 			snprintf(eta, sizeof eta, "%dm%02ds", (int)ev->eta_seconds / 60,
 			         (int)ev->eta_seconds % 60);
-		int n = fprintf(stderr, "rows %zu/%zu, ETA %s, running %.60s", ev->done, ev->total, eta,
-		                pg->cur);
+		int n = fprintf(stderr, "rows %zu/%zu, ETA %s, running %.60s", ev->done, ev->total,
+		                eta, pg->cur);
 		pg->last_len = n > 0 ? (size_t)n : 0;
 	}
 	fflush(stderr);
@@ -113,7 +197,8 @@ static int load_matrix(arg_parser *p, const char *path, ib_arena *a, ib_val **ro
 		ib_val *master = NULL, *runners = NULL;
 		int r = cfg_load_master(a, cf->vals, cf->nvals, &master, &d);
 		if (!r)
-			r = cfg_load_runners(a, rc->seen ? rc->vals[0] : "configs/runners.yaml", &runners, &d);
+			r = cfg_load_runners(a, rc->seen ? rc->vals[0] : "configs/runners.yaml",
+			                     &runners, &d);
 		if (r) {
 			cli_print_diags(&d);
 			return 1;
@@ -129,7 +214,8 @@ static int load_matrix(arg_parser *p, const char *path, ib_arena *a, ib_val **ro
 		return 0;
 	}
 	if (!path)
-		return args_error(p, NULL, "a matrix JSON file (or '-') or --config-files is required");
+		return args_error(p, NULL,
+		                  "a matrix JSON file (or '-') or --config-files is required");
 	ib_buf b = {0};
 	int r = 0;
 	if (!strcmp(path, "-")) {
@@ -247,7 +333,8 @@ static int slurm_rows(arg_parser *p, run_opts *o, run_plan *plan)
 		ib_buf_free(&ids);
 		return 3;
 	}
-	printf("submitted %zu rows as Slurm job array %s\n", run_plan_count(plan), ids.data ? ids.data : "");
+	printf("submitted %zu rows as Slurm job array %s\n", run_plan_count(plan),
+	       ids.data ? ids.data : "");
 	fflush(stdout);
 	int status = 0;
 	if (args_get(p, "--wait")->seen && ids.data) {
@@ -262,18 +349,24 @@ static int slurm_rows(arg_parser *p, run_opts *o, run_plan *plan)
 			if (!q.len || !q.data[0])
 				break;
 			size_t ended = sum.done + sum.failed + sum.skipped;
-			if (!run_plan_outcome(plan, o->store, &sum, &e) && !args_get(p, "--quiet")->seen &&
+			if (!run_plan_outcome(plan, o->store, &sum, &e) &&
+			    !args_get(p, "--quiet")->seen &&
 			    (isatty(2) || sum.done + sum.failed + sum.skipped != ended))
-				fprintf(stderr, "%srows %zu/%zu ended (%zu failed)%s", isatty(2) ? "\r\033[K" : "",
-				        sum.done + sum.failed + sum.skipped, run_plan_count(plan), sum.failed,
-				        isatty(2) ? "" : "\n");
+				fprintf(stderr, "%srows %zu/%zu ended (%zu failed)%s",
+				        isatty(2) ? "\r\033[K" : "",
+				        sum.done + sum.failed + sum.skipped, run_plan_count(plan),
+				        sum.failed, isatty(2) ? "" : "\n");
 			sleep(2);
 		}
 		if (!status && run_plan_outcome(plan, o->store, &sum, &e) == 0) {
-			fprintf(stderr, "\ninfbench run: %zu rows: %zu done, %zu failed, %zu skipped, %zu interrupted\n",
-			        run_plan_count(plan), sum.done, sum.failed, sum.skipped, sum.interrupted);
+			fprintf(stderr,
+			        "\ninfbench run: %zu rows: %zu done, %zu failed, %zu skipped, %zu "
+			        "interrupted\n",
+			        run_plan_count(plan), sum.done, sum.failed, sum.skipped,
+			        sum.interrupted);
 			char out[4200];
-			snprintf(out, sizeof out, "%s/agg_%s.json", o->store, sval(p, "--collect", "bmk"));
+			snprintf(out, sizeof out, "%s/agg_%s.json", o->store,
+			         sval(p, "--collect", "bmk"));
 			if (run_collect(plan, o->store, out, &e))
 				cli_error("infbench run", "collecting", &e);
 			status = sum.failed || sum.interrupted ||
@@ -297,8 +390,8 @@ static int cli_run_rows(arg_parser *p, run_opts *o, const ib_val *rows)
 	}
 	bool *keep = calloc(rows->list.n + 1, sizeof *keep);
 	arg_opt *f = args_get(p, "--filter"), *ri = args_get(p, "--row-index");
-	if (!keep || run_select(rows, sval(p, "--rows", NULL), f->vals, f->seen ? f->nvals : 0, keep,
-	                        &e)) {
+	if (!keep ||
+	    run_select(rows, sval(p, "--rows", NULL), f->vals, f->seen ? f->nvals : 0, keep, &e)) {
 		cli_error("infbench run", NULL, &e);
 		free(keep);
 		return 2;
@@ -345,13 +438,14 @@ static int cli_run_rows(arg_parser *p, run_opts *o, const ib_val *rows)
 		cli_error("infbench run", "collecting", &e);
 	int sig = run_stopped_by();
 	if (!pg.quiet || sig || sum.failed)
-		fprintf(stderr,
-		        "infbench run: %zu rows: %zu done (%zu reused), %zu failed, %zu skipped, %zu "
-		        "interrupted, %zu not started; results in %s\n",
-		        run_plan_count(plan), sum.done, sum.reused, sum.failed, sum.skipped,
-		        sum.interrupted,
-		        run_plan_count(plan) - sum.done - sum.failed - sum.skipped - sum.interrupted,
-		        o->store);
+		fprintf(
+		    stderr,
+		    "infbench run: %zu rows: %zu done (%zu reused), %zu failed, %zu skipped, %zu "
+		    "interrupted, %zu not started; results in %s\n",
+		    run_plan_count(plan), sum.done, sum.reused, sum.failed, sum.skipped,
+		    sum.interrupted,
+		    run_plan_count(plan) - sum.done - sum.failed - sum.skipped - sum.interrupted,
+		    o->store);
 	run_plan_free(plan);
 	if (sig)
 		return 128 + sig;
@@ -367,8 +461,10 @@ int cmd_run(int argc, char **argv)
 		argc--;
 	}
 	arg_parser p = {.prog = "infbench run",
-	                .desc = "Run matrix rows: server (simulator or recipe), client, processing, into a resumable results store.",
-	                .epilog = "Exit status: 0 all rows done or skipped, 1 a row failed, 2 usage, 3 store error, 130 interrupted. See docs/run.md.",
+	                .desc = "Run matrix rows: server (simulator or recipe), client, "
+	                        "processing, into a resumable results store.",
+	                .epilog = "Exit status: 0 all rows done or skipped, 1 a row failed, 2 "
+	                          "usage, 3 store error, 130 interrupted. See docs/run.md.",
 	                .opts = run_opts_tbl,
 	                .nopts = sizeof run_opts_tbl / sizeof *run_opts_tbl};
 	int r = args_parse(&p, argc - 1, argv + 1, NULL, 0);
@@ -386,7 +482,8 @@ int cmd_run(int argc, char **argv)
 	run_opts_init(&o);
 	o.store = store;
 	o.version = IB_VERSION;
-	o.engine = !strcmp(sval(&p, "--engine", "sim"), "recipe") ? RUN_ENGINE_RECIPE : RUN_ENGINE_SIM;
+	o.engine =
+	    !strcmp(sval(&p, "--engine", "sim"), "recipe") ? RUN_ENGINE_RECIPE : RUN_ENGINE_SIM;
 	o.recipes = sval(&p, "--recipes", "recipes");
 	o.jobs = ival(&p, "--jobs", 1);
 	o.gpus = sval(&p, "--gpus", NULL);

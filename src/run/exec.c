@@ -108,7 +108,8 @@ static int identity(ib_arena *a, const run_opts *o, const run_resolved *x, run_i
 		SET(eng, "hardware", str_or_null(a, it->sim_hw));
 		SET(eng, "time_scale", ib_v_float(a, o->time_scale > 0 ? o->time_scale : 1));
 		SET(eng, "num_spec_tokens", ib_v_int(a, it->spec ? x->num_spec_tokens : 0));
-		SET(eng, "profile", str_or_null(a, o->sim_profile ? file_sha(a, o->sim_profile) : NULL));
+		SET(eng, "profile",
+		    str_or_null(a, o->sim_profile ? file_sha(a, o->sim_profile) : NULL));
 		ib_val *ex = ib_v_list(a);
 		for (size_t i = 0; ex && i < o->nsim_extra; i++)
 			if (ib_list_push(a, ex, ib_v_str(a, o->sim_extra[i])))
@@ -139,7 +140,7 @@ static int resolve(const run_opts *o, run_resolved *x)
 	x->runner_name = o->runner_name;
 	x->ready_timeout_s = o->ready_timeout_s > 0 ? o->ready_timeout_s : 600;
 	x->prompts_per_conc = o->prompts_per_conc > 0 ? o->prompts_per_conc : 10;
-	x->warmups_per_conc = o->warmups_per_conc > 0 ? o->warmups_per_conc
+	x->warmups_per_conc = o->warmups_per_conc > 0   ? o->warmups_per_conc
 	                      : o->warmups_per_conc < 0 ? 0
 	                                                : 2;
 	x->num_spec_tokens = o->num_spec_tokens > 0 ? o->num_spec_tokens : 3;
@@ -171,7 +172,8 @@ static int plan_item(run_plan *p, const run_opts *o, const ib_val *row, size_t i
 		ib_buf rp = {0};
 		ib_error re = {0};
 		char *real = NULL;
-		if (run_recipe_path(&rp, o->recipes, row, &re) == 0 && (real = realpath(rp.data, NULL)))
+		if (run_recipe_path(&rp, o->recipes, row, &re) == 0 &&
+		    (real = realpath(rp.data, NULL)))
 			it->recipe = ib_arena_strdup(a, real);
 		else
 			it->missing = ib_arena_strdup(a, re.msg);

@@ -7,28 +7,28 @@
 #include <pthread.h>
 
 typedef struct {
-	size_t index;                /* in the input list */
+	size_t index; /* in the input list */
 	const ib_val *row;
-	const char *name;            /* RESULT_FILENAME */
+	const char *name; /* RESULT_FILENAME */
 	char identity[17];
-	const char *identity_json;   /* what the identity hashes */
-	const char *skip;            /* why the row is skipped, or NULL */
-	const char *missing;         /* why the row cannot run (a failure), or NULL */
-	const char *recipe;          /* engine recipe: the script */
+	const char *identity_json; /* what the identity hashes */
+	const char *skip;          /* why the row is skipped, or NULL */
+	const char *missing;       /* why the row cannot run (a failure), or NULL */
+	const char *recipe;        /* engine recipe: the script */
 	const char *sim_model, *sim_hw, *sim_spec_method;
 	bool spec, amd;
-	int64_t gpus;                /* GPU_COUNT */
+	int64_t gpus; /* GPU_COUNT */
 	/* scheduling */
-	int sched;                   /* 0 queued, 1 taken, 2 finished */
+	int sched; /* 0 queued, 1 taken, 2 finished */
 	int prev_attempts;
 } run_item;
 
 /* Resolved options (defaults filled in). */
 typedef struct {
-	const char *runner_name;     /* NULL: per row "<label>_0" */
+	const char *runner_name; /* NULL: per row "<label>_0" */
 	double ready_timeout_s;
 	int prompts_per_conc, warmups_per_conc, num_spec_tokens, prompt_threads;
-	const char *shim_dir;        /* engine recipe: the folder put first in PATH */
+	const char *shim_dir; /* engine recipe: the folder put first in PATH */
 } run_resolved;
 
 struct run_plan {
@@ -42,19 +42,19 @@ typedef struct {
 	const run_opts *o;
 	const run_resolved *x;
 	const run_item *it;
-	ib_arena *a;          /* per attempt */
-	const char *ws;       /* STORE/work/<id> */
+	ib_arena *a;    /* per attempt */
+	const char *ws; /* STORE/work/<id> */
 	const char *server_log, *client_log;
 	const char *shown_server_log, *shown_client_log; /* where they end up (failed/) */
 	int port;
 	int64_t conc;
-	char devices[256];    /* "0,1,2,3" or "" */
+	char devices[256]; /* "0,1,2,3" or "" */
 	pid_t server;
 	char *const *envp;
 	int state;
 	ib_buf reason;
 	double server_start_s, client_s, process_s; /* phases (bench/run.sh) */
-	void *exec;           /* the executor (exec.c) */
+	void *exec;                                 /* the executor (exec.c) */
 } row_ctx;
 
 /* row.c: runs one row in rc->ws; returns its end state (RUN_DONE,

@@ -182,7 +182,8 @@ const char *run_sim_unmodelable(const ib_val *row, const char **model, const cha
 	char tmp[128];
 	const ib_val *v;
 	if (strcmp(scenario(row), "fixed-seq-len") != 0) {
-		snprintf(why, sizeof why, "scenario '%s' is not modelled by the simulator (fixed-seq-len only)",
+		snprintf(why, sizeof why,
+		         "scenario '%s' is not modelled by the simulator (fixed-seq-len only)",
 		         scenario(row));
 		return why;
 	}
@@ -198,8 +199,9 @@ const char *run_sim_unmodelable(const ib_val *row, const char **model, const cha
 	if (!m) {
 		ib_buf names = {0};
 		sim_profile_names(&names, true);
-		snprintf(why, sizeof why, "no simulator model profile for model-prefix '%s' (known: %s)",
-		         mp && mp->type == IB_V_STR ? mp->str.s : "?", names.data ? names.data : "");
+		snprintf(
+		    why, sizeof why, "no simulator model profile for model-prefix '%s' (known: %s)",
+		    mp && mp->type == IB_V_STR ? mp->str.s : "?", names.data ? names.data : "");
 		ib_buf_free(&names);
 		return why;
 	}
@@ -209,14 +211,16 @@ const char *run_sim_unmodelable(const ib_val *row, const char **model, const cha
 		ib_buf names = {0};
 		sim_profile_names(&names, false);
 		snprintf(why, sizeof why, "no simulator GPU profile for runner '%s' (known: %s)",
-		         rl && rl->type == IB_V_STR ? rl->str.s : "?", names.data ? names.data : "");
+		         rl && rl->type == IB_V_STR ? rl->str.s : "?",
+		         names.data ? names.data : "");
 		ib_buf_free(&names);
 		return why;
 	}
 	const ib_val *pr = ib_map_get(row, "precision");
 	const char *p = pr && pr->type == IB_V_STR ? pr->str.s : "?";
 	if (strcmp(p, "bf16") && strcmp(p, "fp8") && strcmp(p, "fp4")) {
-		snprintf(why, sizeof why, "precision '%s' is not modelled by the simulator (bf16, fp8, fp4)", p);
+		snprintf(why, sizeof why,
+		         "precision '%s' is not modelled by the simulator (bf16, fp8, fp4)", p);
 		return why;
 	}
 	sim_config c;
@@ -261,9 +265,10 @@ static int parse_rows(const char *spec, size_t n, bool *keep, ib_error *e)
 			s = end;
 		}
 		if ((size_t)b >= n)
-			return ib_fail(e, IB_EINVAL, "", 0, 0,
-			               "--rows: row %ld does not exist (the matrix has %zu rows, 0-%zu)", b, n,
-			               n ? n - 1 : 0);
+			return ib_fail(
+			    e, IB_EINVAL, "", 0, 0,
+			    "--rows: row %ld does not exist (the matrix has %zu rows, 0-%zu)", b, n,
+			    n ? n - 1 : 0);
 		for (long i = a; i <= b; i++)
 			keep[i] = true;
 		if (*s == ',')
@@ -292,8 +297,8 @@ int run_select(const ib_val *list, const char *rows, const char *const *filters,
 	for (size_t f = 0; f < nf; f++) {
 		const char *eq = strchr(filters[f], '=');
 		if (!eq || eq == filters[f])
-			return ib_fail(e, IB_EINVAL, "", 0, 0, "--filter: expected KEY=GLOB, got '%s'",
-			               filters[f]);
+			return ib_fail(e, IB_EINVAL, "", 0, 0,
+			               "--filter: expected KEY=GLOB, got '%s'", filters[f]);
 		char key[128];
 		snprintf(key, sizeof key, "%.*s", (int)(eq - filters[f]), filters[f]);
 		for (size_t i = 0; i < n; i++) {
@@ -365,7 +370,8 @@ int run_recipe_path(ib_buf *out, const char *dir, const ib_val *row, ib_error *e
 		}
 	}
 	if (rc)
-		ib_fail(e, IB_ENOENT, "", 0, 0, "no recipe script for this row (tried %s and the %s layouts)",
+		ib_fail(e, IB_ENOENT, "", 0, 0,
+		        "no recipe script for this row (tried %s and the %s layouts)",
 		        tried.data ? tried.data : "?", "benchmarks/single_node");
 	ib_buf_free(&tried);
 	ib_arena_free(a);

@@ -113,7 +113,8 @@ bool run_health(int port, int timeout_ms)
 		goto done;
 	char req[128];
 	int n = snprintf(req, sizeof req,
-	                 "GET /health HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n", port);
+	                 "GET /health HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n",
+	                 port);
 	if (send(fd, req, (size_t)n, MSG_NOSIGNAL) != n)
 		goto done;
 	char buf[64];

@@ -190,8 +190,10 @@ static const char **sim_argv(row_ctx *rc)
 	}
 	/* a bound for a simulator whose runner was killed (SIGKILL) */
 	add(a, v, &n, "--duration");
-	add(a, v, &n, ib_arena_printf(a, "%.0f", rc->x->ready_timeout_s +
-	                                              (o->row_timeout_s > 0 ? o->row_timeout_s : 21600)));
+	add(a, v, &n,
+	    ib_arena_printf(a, "%.0f",
+	                    rc->x->ready_timeout_s +
+	                        (o->row_timeout_s > 0 ? o->row_timeout_s : 21600)));
 	for (size_t i = 0; i < o->nsim_extra; i++)
 		add(a, v, &n, o->sim_extra[i]);
 	/* an infbench row key: simulator flags for this row only (fault tests) */
@@ -228,13 +230,15 @@ static int wait_ready(row_ctx *rc)
 	int pause = 10, st;
 	for (;;) {
 		if (atomic_load(&run_stop_signal))
-			return fail(rc, RUN_INTERRUPTED, "stopped by signal %d while the server started",
+			return fail(rc, RUN_INTERRUPTED,
+			            "stopped by signal %d while the server started",
 			            atomic_load(&run_stop_signal));
 		if (run_reap(rc->server, &st, false)) {
 			rc->server = 0;
 			ib_buf tail = {0};
 			run_tail(&tail, rc->server_log, 15);
-			fail(rc, RUN_FAILED, "server exited with status %d before it was ready; %s:%s", st,
+			fail(rc, RUN_FAILED,
+			     "server exited with status %d before it was ready; %s:%s", st,
 			     rc->shown_server_log, tail.data ? tail.data : " (empty)");
 			ib_buf_free(&tail);
 			return RUN_FAILED;
@@ -244,8 +248,10 @@ static int wait_ready(row_ctx *rc)
 		if (ib_now_ns() > deadline) {
 			ib_buf tail = {0};
 			run_tail(&tail, rc->server_log, 15);
-			fail(rc, RUN_FAILED, "server not ready after %.0f s (no answer on /health); %s:%s",
-			     rc->x->ready_timeout_s, rc->shown_server_log, tail.data ? tail.data : " (empty)");
+			fail(rc, RUN_FAILED,
+			     "server not ready after %.0f s (no answer on /health); %s:%s",
+			     rc->x->ready_timeout_s, rc->shown_server_log,
+			     tail.data ? tail.data : " (empty)");
 			ib_buf_free(&tail);
 			return RUN_FAILED;
 		}
@@ -269,8 +275,8 @@ static void client_failure(row_ctx *rc, int st)
 	else {
 		ib_buf tail = {0};
 		run_tail(&tail, rc->client_log, 8);
-		fail(rc, RUN_FAILED, "client exited with status %d; %s:%s", st, rc->shown_client_log,
-		     tail.data ? tail.data : " (empty)");
+		fail(rc, RUN_FAILED, "client exited with status %d; %s:%s", st,
+		     rc->shown_client_log, tail.data ? tail.data : " (empty)");
 		ib_buf_free(&tail);
 	}
 	ib_buf_free(&log);
@@ -297,15 +303,15 @@ static int supervise(row_ctx *rc, pid_t child, const char *what, int *st)
 			run_stop_group(child, 3000);
 			ib_buf tail = {0};
 			run_tail(&tail, rc->server_log, 15);
-			fail(rc, RUN_FAILED, "server exited with status %d during the %s; %s:%s", sst, what,
-			     rc->shown_server_log, tail.data ? tail.data : " (empty)");
+			fail(rc, RUN_FAILED, "server exited with status %d during the %s; %s:%s",
+			     sst, what, rc->shown_server_log, tail.data ? tail.data : " (empty)");
 			ib_buf_free(&tail);
 			return RUN_FAILED;
 		}
 		if (ib_now_ns() > deadline) {
 			run_stop_group(child, 3000);
-			return fail(rc, RUN_FAILED, "the %s took longer than --row-timeout %.0f s", what,
-			            rc->o->row_timeout_s);
+			return fail(rc, RUN_FAILED, "the %s took longer than --row-timeout %.0f s",
+			            what, rc->o->row_timeout_s);
 		}
 		run_sleep_ms(pause);
 		if (pause < 100)
@@ -365,7 +371,8 @@ static int engine_recipe(row_ctx *rc)
 		ib_buf tail = {0};
 		run_tail(&tail, rc->client_log, 15);
 		fail(rc, RUN_FAILED, "recipe %s exited with status %d and left no %s.json; %s:%s",
-		     rc->it->recipe, st, rc->it->name, rc->shown_client_log, tail.data ? tail.data : " (empty)");
+		     rc->it->recipe, st, rc->it->name, rc->shown_client_log,
+		     tail.data ? tail.data : " (empty)");
 		ib_buf_free(&tail);
 		return RUN_FAILED;
 	}
@@ -388,8 +395,10 @@ static int process(row_ctx *rc)
 	char p[4096];
 	snprintf(p, sizeof p, "%s/process.log", rc->ws);
 	FILE *f = fopen(p, "w");
-	res_process_opts po = {.dir = rc->ws, .env = (const char *const *)rc->envp,
-	                       .log = f ? proc_log : NULL, .log_ud = f};
+	res_process_opts po = {.dir = rc->ws,
+	                       .env = (const char *const *)rc->envp,
+	                       .log = f ? proc_log : NULL,
+	                       .log_ud = f};
 	ib_error e = {0};
 	int power = 0;
 	int r = res_process(&po, NULL, &power, &e);
@@ -401,7 +410,8 @@ static int process(row_ctx *rc)
 		return fail(rc, RUN_FAILED, "processing the result: %s", msg);
 	}
 	if (power)
-		return fail(rc, RUN_FAILED, "REQUIRE_POWER is set and the power measurement is invalid");
+		return fail(rc, RUN_FAILED,
+		            "REQUIRE_POWER is set and the power measurement is invalid");
 	return RUN_RUNNING;
 }
 
@@ -415,7 +425,8 @@ int row_execute(row_ctx *rc)
 	ib_buf env = {0};
 	run_row_env(&env, it->row, rc->x->runner_name, it->name, rc->port);
 	if (rc->devices[0])
-		ib_buf_printf(&env, "%s=%s\n", it->amd ? "ROCR_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES",
+		ib_buf_printf(&env, "%s=%s\n",
+		              it->amd ? "ROCR_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES",
 		              rc->devices);
 	if (rc->o->engine == RUN_ENGINE_RECIPE)
 		exec_recipe_env(rc, &env);

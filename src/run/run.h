@@ -45,43 +45,43 @@ typedef struct run_plan run_plan;
 /* What the runner reports as it goes (on_event). Strings are valid during
  * the call only. */
 typedef struct {
-	int state;             /* the row's new state */
-	size_t row;            /* index in the input list */
-	size_t done, total;    /* rows finished (any end state) / selected */
-	const char *name;      /* RESULT_FILENAME */
-	const char *identity;  /* 16 hex digits */
-	const char *reason;    /* failed/skipped/interrupted: why; else NULL */
-	bool reused;           /* done: found in the store, not run */
-	double seconds;        /* wall time of this attempt (end states) */
-	double eta_seconds;    /* < 0: unknown */
+	int state;            /* the row's new state */
+	size_t row;           /* index in the input list */
+	size_t done, total;   /* rows finished (any end state) / selected */
+	const char *name;     /* RESULT_FILENAME */
+	const char *identity; /* 16 hex digits */
+	const char *reason;   /* failed/skipped/interrupted: why; else NULL */
+	bool reused;          /* done: found in the store, not run */
+	double seconds;       /* wall time of this attempt (end states) */
+	double eta_seconds;   /* < 0: unknown */
 } run_event;
 
 typedef struct {
 	/* inputs */
-	const char *self_exe;  /* the infbench binary (sim and bench) */
-	const char *store;     /* results store folder (created) */
-	int engine;            /* run_engine */
-	const char *recipes;   /* recipe folder (engine recipe) */
-	int jobs;              /* rows at once (>= 1) */
-	const char *gpus;      /* "0-7", "0,2,4": device ids; NULL: discover */
-	int cpus;              /* simulator rows at once at most (0: online CPUs) */
+	const char *self_exe;    /* the infbench binary (sim and bench) */
+	const char *store;       /* results store folder (created) */
+	int engine;              /* run_engine */
+	const char *recipes;     /* recipe folder (engine recipe) */
+	int jobs;                /* rows at once (>= 1) */
+	const char *gpus;        /* "0-7", "0,2,4": device ids; NULL: discover */
+	int cpus;                /* simulator rows at once at most (0: online CPUs) */
 	const char *runner_name; /* RUNNER_NAME; NULL: "<runner label>_0" */
-	const char *tokenizer; /* client (and simulator) tokenizer folder; NULL: the model id */
-	double time_scale;     /* simulator --time-scale (0: real time) */
-	int num_spec_tokens;   /* simulator draft tokens for spec rows (0: 3) */
-	const char *sim_profile;       /* simulator --profile YAML, or NULL */
-	const char *const *sim_extra;  /* extra simulator arguments (fault injection) */
+	const char *tokenizer;   /* client (and simulator) tokenizer folder; NULL: the model id */
+	double time_scale;       /* simulator --time-scale (0: real time) */
+	int num_spec_tokens;     /* simulator draft tokens for spec rows (0: 3) */
+	const char *sim_profile; /* simulator --profile YAML, or NULL */
+	const char *const *sim_extra; /* extra simulator arguments (fault injection) */
 	size_t nsim_extra;
-	double ready_timeout_s;  /* server wait-for-ready limit (0: 600) */
-	double row_timeout_s;    /* client / recipe limit per row (0: none) */
-	int prompts_per_conc;    /* num-prompts = this × CONC (0: 10, the reference) */
-	int warmups_per_conc;    /* num-warmups = this × CONC (0: 2; < 0: none) */
-	int prompt_threads;      /* client --prompt-threads (0: its default) */
-	const char *version;     /* the client's version (part of the identity) */
-	bool force;              /* rerun done rows too */
-	bool retry_failed;       /* rerun rows whose last attempt failed */
-	bool dry_run;            /* plan and report, start nothing */
-	bool shared_store;       /* no store lock: Slurm tasks share the store */
+	double ready_timeout_s; /* server wait-for-ready limit (0: 600) */
+	double row_timeout_s;   /* client / recipe limit per row (0: none) */
+	int prompts_per_conc;   /* num-prompts = this × CONC (0: 10, the reference) */
+	int warmups_per_conc;   /* num-warmups = this × CONC (0: 2; < 0: none) */
+	int prompt_threads;     /* client --prompt-threads (0: its default) */
+	const char *version;    /* the client's version (part of the identity) */
+	bool force;             /* rerun done rows too */
+	bool retry_failed;      /* rerun rows whose last attempt failed */
+	bool dry_run;           /* plan and report, start nothing */
+	bool shared_store;      /* no store lock: Slurm tasks share the store */
 	/* progress; may be NULL */
 	void (*on_event)(void *arg, const run_event *ev);
 	void (*on_log)(void *arg, const char *line); /* runner notes (stderr lines) */
@@ -94,8 +94,8 @@ void run_opts_init(run_opts *o);
  * all; each filter is KEY=GLOB over the row's fields as Python str() prints
  * them (every filter must match). *keep gets n flags. IB_EINVAL for a bad
  * list or filter (named in e). */
-int run_select(const ib_val *list, const char *rows, const char *const *filters,
-               size_t nfilters, bool *keep, ib_error *e);
+int run_select(const ib_val *list, const char *rows, const char *const *filters, size_t nfilters,
+               bool *keep, ib_error *e);
 
 /* ---- planning (pure; exposed for tests) ---- */
 
@@ -149,8 +149,8 @@ typedef struct {
  * one array per GPU count for the recipe engine (--gres=gpu:N), one array
  * without GPUs for the simulator. Appends the job ids, blank-separated, to
  * jobids. IB_EIO when sbatch cannot be run or refuses (its message in e). */
-int run_slurm_submit(const run_opts *o, const run_plan *p, const run_slurm_opts *so,
-                     ib_buf *jobids, ib_error *e);
+int run_slurm_submit(const run_opts *o, const run_plan *p, const run_slurm_opts *so, ib_buf *jobids,
+                     ib_error *e);
 /* Appends `squeue` lines "JOBID_TASK STATE" of the given jobs to out (empty
  * when none is queued or running any more). Returns 0, or IB_EIO when squeue
  * cannot be run. */

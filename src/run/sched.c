@@ -123,9 +123,16 @@ static void record(exec_t *x, const run_item *it, const rec_info *ri)
 			par = left;
 		eta = x->run_secs / (double)x->run_n * (double)left / (double)par;
 	}
-	run_event ev = {.state = ri->state, .row = it->index, .done = x->finished, .total = x->total,
-	                .name = it->name, .identity = it->identity, .reason = ri->reason,
-	                .reused = ri->reused, .seconds = ri->seconds, .eta_seconds = eta};
+	run_event ev = {.state = ri->state,
+	                .row = it->index,
+	                .done = x->finished,
+	                .total = x->total,
+	                .name = it->name,
+	                .identity = it->identity,
+	                .reason = ri->reason,
+	                .reused = ri->reused,
+	                .seconds = ri->seconds,
+	                .eta_seconds = eta};
 	x->o->on_event(x->o->arg, &ev);
 }
 
@@ -206,9 +213,11 @@ static void decide(exec_t *x)
 		snprintf(p, sizeof p, "%s/work/%s", x->st.dir, it->identity);
 		if (st && !strcmp(st, "running") && !o->dry_run) {
 			reap_stale(p);
-			rec_info ri = {.state = RUN_INTERRUPTED, .attempt = it->prev_attempts,
+			rec_info ri = {.state = RUN_INTERRUPTED,
+			               .attempt = it->prev_attempts,
 			               .exit_code = -1,
-			               .reason = "the runner stopped without recording an end (killed)"};
+			               .reason =
+			                   "the runner stopped without recording an end (killed)"};
 			record(x, it, &ri);
 			st = "interrupted";
 		}
@@ -241,9 +250,13 @@ static void decide(exec_t *x)
 			/* reported, not recorded again: the manifest already says so */
 			rec_info quiet = ri;
 			if (o->on_event) {
-				run_event ev = {.state = RUN_FAILED, .row = it->index, .done = x->finished,
-				                .total = x->total, .name = it->name,
-				                .identity = it->identity, .reason = quiet.reason,
+				run_event ev = {.state = RUN_FAILED,
+				                .row = it->index,
+				                .done = x->finished,
+				                .total = x->total,
+				                .name = it->name,
+				                .identity = it->identity,
+				                .reason = quiet.reason,
 				                .eta_seconds = -1};
 				o->on_event(o->arg, &ev);
 			}
@@ -253,8 +266,9 @@ static void decide(exec_t *x)
 			if (it->missing)
 				ib_buf_puts(&b, it->missing);
 			else
-				ib_buf_printf(&b, "the row needs %lld GPUs, only %zu are available (--gpus)",
-				              (long long)it->gpus, x->ndev);
+				ib_buf_printf(
+				    &b, "the row needs %lld GPUs, only %zu are available (--gpus)",
+				    (long long)it->gpus, x->ndev);
 			ri.state = RUN_FAILED;
 			ri.attempt = it->prev_attempts + 1;
 			ri.reason = b.data;
@@ -295,8 +309,8 @@ static run_item *take(exec_t *x, char *devices, size_t cap, bool *none_left)
 				if (x->dev_busy[d])
 					continue;
 				x->dev_busy[d] = true;
-				len += (size_t)snprintf(devices + len, cap - len, "%s%d", got ? "," : "",
-				                        x->dev[d]);
+				len += (size_t)snprintf(devices + len, cap - len, "%s%d",
+				                        got ? "," : "", x->dev[d]);
 				got++;
 			}
 		} else {
@@ -357,8 +371,10 @@ static void run_one(exec_t *x, run_item *it, const char *devices)
 	rc.server_log = ib_arena_printf(rc.a, "%s/server.log", rc.ws);
 	const char *cl = x->o->engine == RUN_ENGINE_RECIPE ? "recipe" : "benchmark";
 	rc.client_log = ib_arena_printf(rc.a, "%s/%s.log", rc.ws, cl);
-	rc.shown_server_log = ib_arena_printf(rc.a, "%s/failed/%s/server.log", x->st.dir, it->identity);
-	rc.shown_client_log = ib_arena_printf(rc.a, "%s/failed/%s/%s.log", x->st.dir, it->identity, cl);
+	rc.shown_server_log =
+	    ib_arena_printf(rc.a, "%s/failed/%s/server.log", x->st.dir, it->identity);
+	rc.shown_client_log =
+	    ib_arena_printf(rc.a, "%s/failed/%s/%s.log", x->st.dir, it->identity, cl);
 	const ib_val *c = ib_map_get(it->row, "conc");
 	rc.conc = c && c->type == IB_V_INT ? c->i : 1;
 	char started[32];
@@ -369,7 +385,9 @@ static void run_one(exec_t *x, run_item *it, const char *devices)
 	if (x->nports < MAXDEV)
 		x->ports[x->nports++] = rc.port;
 	x->running++;
-	rec_info ri = {.state = RUN_RUNNING, .attempt = it->prev_attempts + 1, .exit_code = -1,
+	rec_info ri = {.state = RUN_RUNNING,
+	               .attempt = it->prev_attempts + 1,
+	               .exit_code = -1,
 	               .started = started};
 	record(x, it, &ri);
 	pthread_mutex_unlock(&x->mu);
@@ -470,8 +488,8 @@ static int parse_devices(exec_t *x, const char *spec, ib_error *e)
 	}
 	return 0;
 bad:
-	return ib_fail(e, IB_EINVAL, "", 0, 0, "--gpus: expected ids and ranges like '0-7' or '0,2', got '%s'",
-	               spec);
+	return ib_fail(e, IB_EINVAL, "", 0, 0,
+	               "--gpus: expected ids and ranges like '0-7' or '0,2', got '%s'", spec);
 }
 
 static void discover_devices(exec_t *x)
@@ -500,28 +518,30 @@ static int write_shim(exec_t *x, ib_error *e)
 	if (rc)
 		return rc;
 	ib_buf b = {0};
-	ib_buf_printf(&b,
-	              "#!/bin/sh\n"
-	              "# written by infbench run: the benchmark client of the reference is infbench bench\n"
-	              "case \"$1\" in\n"
-	              "*/benchmark_serving.py)\n"
-	              "\tshift\n"
-	              "\ttok=\n"
-	              "\tcase \" $* \" in *' --tokenizer '*) ;; *) [ -n \"$INFBENCH_TOKENIZER\" ] && tok=\"--tokenizer $INFBENCH_TOKENIZER\" ;; esac\n"
-	              "\texec \"$INFBENCH\" bench $tok \"$@\" ;;\n"
-	              "esac\n"
-	              "PATH=$(printf %%s \"$PATH\" | sed 's|^[^:]*:||') exec python3 \"$@\"\n");
+	ib_buf_printf(
+	    &b,
+	    "#!/bin/sh\n"
+	    "# written by infbench run: the benchmark client of the reference is infbench bench\n"
+	    "case \"$1\" in\n"
+	    "*/benchmark_serving.py)\n"
+	    "\tshift\n"
+	    "\ttok=\n"
+	    "\tcase \" $* \" in *' --tokenizer '*) ;; *) [ -n \"$INFBENCH_TOKENIZER\" ] && "
+	    "tok=\"--tokenizer $INFBENCH_TOKENIZER\" ;; esac\n"
+	    "\texec \"$INFBENCH\" bench $tok \"$@\" ;;\n"
+	    "esac\n"
+	    "PATH=$(printf %%s \"$PATH\" | sed 's|^[^:]*:||') exec python3 \"$@\"\n");
 	snprintf(p, sizeof p, "%s/python3", dir);
 	rc = ib_write_file_atomic(p, b.data, b.len, e);
 	if (!rc)
 		chmod(p, 0755);
 	b.len = 0;
-	ib_buf_printf(&b,
-	              "#!/bin/sh\n"
-	              "# written by infbench run: 'hf download' without a hub (air-gapped) is a no-op\n"
-	              "rest=$(printf %%s \"$PATH\" | sed 's|^[^:]*:||')\n"
-	              "if PATH=$rest command -v hf >/dev/null 2>&1; then PATH=$rest exec hf \"$@\"; fi\n"
-	              "echo \"infbench: no hf CLI; skipping: hf $*\" >&2\n");
+	ib_buf_printf(
+	    &b, "#!/bin/sh\n"
+	        "# written by infbench run: 'hf download' without a hub (air-gapped) is a no-op\n"
+	        "rest=$(printf %%s \"$PATH\" | sed 's|^[^:]*:||')\n"
+	        "if PATH=$rest command -v hf >/dev/null 2>&1; then PATH=$rest exec hf \"$@\"; fi\n"
+	        "echo \"infbench: no hf CLI; skipping: hf $*\" >&2\n");
 	snprintf(p, sizeof p, "%s/hf", dir);
 	if (!rc)
 		rc = ib_write_file_atomic(p, b.data, b.len, e);

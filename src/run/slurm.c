@@ -54,9 +54,12 @@ static void task_flags(ib_buf *b, ib_arena *a, const run_opts *o)
 	const struct {
 		const char *name;
 		double v;
-	} nums[] = {{"--ready-timeout", o->ready_timeout_s},       {"--row-timeout", o->row_timeout_s},
-	            {"--num-spec-tokens", o->num_spec_tokens},     {"--prompts-per-conc", o->prompts_per_conc},
-	            {"--warmups-per-conc", o->warmups_per_conc},   {"--prompt-threads", o->prompt_threads}};
+	} nums[] = {{"--ready-timeout", o->ready_timeout_s},
+	            {"--row-timeout", o->row_timeout_s},
+	            {"--num-spec-tokens", o->num_spec_tokens},
+	            {"--prompts-per-conc", o->prompts_per_conc},
+	            {"--warmups-per-conc", o->warmups_per_conc},
+	            {"--prompt-threads", o->prompt_threads}};
 	for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
 		if (nums[i].v == 0)
 			continue;
@@ -95,8 +98,11 @@ static int submit_group(const run_opts *o, const run_plan *p, const run_slurm_op
 	char cwd[4096];
 	if (!getcwd(cwd, sizeof cwd))
 		snprintf(cwd, sizeof cwd, "/");
-	ib_buf_printf(&b, "#!/bin/sh\n# written by infbench run --slurm: one matrix row per array task\n");
-	ib_buf_printf(&b, "cd '%s' || exit 1\nexec '%s' run '%s' --results '%s' --row-index \"$SLURM_ARRAY_TASK_ID\" --quiet",
+	ib_buf_printf(
+	    &b, "#!/bin/sh\n# written by infbench run --slurm: one matrix row per array task\n");
+	ib_buf_printf(&b,
+	              "cd '%s' || exit 1\nexec '%s' run '%s' --results '%s' --row-index "
+	              "\"$SLURM_ARRAY_TASK_ID\" --quiet",
 	              cwd, o->self_exe, path, abs_path(a, o->store));
 	task_flags(&b, a, o);
 	ib_buf_putc(&b, '\n');
@@ -130,11 +136,13 @@ static int submit_group(const run_opts *o, const run_plan *p, const run_slurm_op
 	int st = 0;
 	rc = ib_proc_run(argv, NULL, &out, &err, &st, e);
 	if (!rc && st != 0)
-		rc = ib_fail(e, IB_EIO, "", 0, 0, "sbatch failed (status %d): %.*s", st,
-		             (int)strcspn(err.data ? err.data : "", "\n"), err.data ? err.data : "");
+		rc =
+		    ib_fail(e, IB_EIO, "", 0, 0, "sbatch failed (status %d): %.*s", st,
+		            (int)strcspn(err.data ? err.data : "", "\n"), err.data ? err.data : "");
 	if (!rc) {
 		const char *id = out.data ? out.data : "";
-		ib_buf_printf(jobids, "%s%.*s", jobids->len ? " " : "", (int)strcspn(id, ";\n"), id);
+		ib_buf_printf(jobids, "%s%.*s", jobids->len ? " " : "", (int)strcspn(id, ";\n"),
+		              id);
 	}
 	ib_buf_free(&out);
 	ib_buf_free(&err);
@@ -142,8 +150,8 @@ static int submit_group(const run_opts *o, const run_plan *p, const run_slurm_op
 	return rc;
 }
 
-int run_slurm_submit(const run_opts *o, const run_plan *p, const run_slurm_opts *so,
-                     ib_buf *jobids, ib_error *e)
+int run_slurm_submit(const run_opts *o, const run_plan *p, const run_slurm_opts *so, ib_buf *jobids,
+                     ib_error *e)
 {
 	if (!p->n)
 		return 0;

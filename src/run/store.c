@@ -20,7 +20,8 @@ int run_mkdirs(const char *path, ib_error *e)
 			continue;
 		*p = 0;
 		if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-			return ib_fail(e, IB_EIO, tmp, 0, 0, "cannot create folder: %s", strerror(errno));
+			return ib_fail(e, IB_EIO, tmp, 0, 0, "cannot create folder: %s",
+			               strerror(errno));
 		*p = '/';
 	}
 	if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
@@ -66,7 +67,8 @@ int run_store_open(run_store *s, const char *dir, bool lock, ib_error *e)
 		return rc;
 	s->dir = realpath(dir, NULL); /* children work in other folders */
 	if (!s->dir)
-		return ib_fail(e, IB_EIO, dir, 0, 0, "cannot resolve the store's path: %s", strerror(errno));
+		return ib_fail(e, IB_EIO, dir, 0, 0, "cannot resolve the store's path: %s",
+		               strerror(errno));
 	if (lock) {
 		snprintf(p, sizeof p, "%s/lock", dir);
 		s->lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -74,8 +76,9 @@ int run_store_open(run_store *s, const char *dir, bool lock, ib_error *e)
 			int er = errno;
 			run_store_close(s);
 			return ib_fail(e, IB_EIO, p, 0, 0,
-			               er == EWOULDBLOCK ? "another infbench run is using this store"
-			                                 : "cannot lock the store: %s",
+			               er == EWOULDBLOCK
+			                   ? "another infbench run is using this store"
+			                   : "cannot lock the store: %s",
 			               strerror(er));
 		}
 	}
@@ -151,7 +154,8 @@ int run_store_latest(ib_arena *a, const char *dir, ib_val **latest, ib_error *e)
 			ib_error pe = {0};
 			/* a line torn by a crash (then terminated by the next writer) is
 			 * skipped: the records around it still tell the story */
-			if (ib_json_parse(a, p, b.data + off, len, &rec, &pe) || rec->type != IB_V_MAP) {
+			if (ib_json_parse(a, p, b.data + off, len, &rec, &pe) ||
+			    rec->type != IB_V_MAP) {
 				off += len + 1;
 				continue;
 			}
@@ -172,7 +176,8 @@ int run_store_status(ib_arena *a, const char *store, ib_val **out, ib_error *e)
 	char p[4096];
 	snprintf(p, sizeof p, "%s/manifest.jsonl", store);
 	if (access(p, F_OK) != 0)
-		return ib_fail(e, IB_ENOENT, p, 0, 0, "no manifest: nothing was run into this store");
+		return ib_fail(e, IB_ENOENT, p, 0, 0,
+		               "no manifest: nothing was run into this store");
 	ib_val *latest;
 	int rc = run_store_latest(a, store, &latest, e);
 	if (rc)
@@ -191,11 +196,14 @@ int run_store_status(ib_arena *a, const char *store, ib_val **out, ib_error *e)
 		ib_val *rec = latest->map.kv[i].val;
 		const ib_val *st = ib_map_get(rec, "state");
 		const ib_val *slurm = ib_map_get(rec, "slurm_job");
-		if (free_lock && !slurm && st && st->type == IB_V_STR && !strcmp(st->str.s, "running")) {
+		if (free_lock && !slurm && st && st->type == IB_V_STR &&
+		    !strcmp(st->str.s, "running")) {
 			rec = ib_map_copy(a, rec);
 			if (!rec || ib_map_set(a, rec, "state", ib_v_str(a, "interrupted")) ||
-			    ib_map_set(a, rec, "reason",
-			               ib_v_str(a, "the runner stopped without recording an end (killed)")))
+			    ib_map_set(
+			        a, rec, "reason",
+			        ib_v_str(a,
+			                 "the runner stopped without recording an end (killed)")))
 				return IB_ENOMEM;
 		}
 		if (ib_list_push(a, *out, rec))
@@ -213,8 +221,8 @@ int run_collect(const run_plan *p, const char *store, const char *out_path, ib_e
 	int rc = list ? 0 : IB_ENOMEM;
 	char path[4096];
 	for (size_t i = 0; i < run_plan_count(p) && !rc; i++) {
-		snprintf(path, sizeof path, "%s/rows/%s/agg_%s.json", store, run_plan_identity(p, i),
-		         run_plan_name(p, i));
+		snprintf(path, sizeof path, "%s/rows/%s/agg_%s.json", store,
+		         run_plan_identity(p, i), run_plan_name(p, i));
 		if (access(path, F_OK) != 0)
 			continue;
 		ib_val *v;

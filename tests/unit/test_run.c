@@ -72,13 +72,38 @@ Test(run, environment_has_every_variable_of_the_contract)
 	ib_map_set(a, r, "dp-attn", ib_v_bool(a, true));
 	ib_buf b = {0};
 	cr_assert_eq(run_row_env(&b, r, "h200_0", "NAME", 8891), 0);
-	const char *need[] = {"MODEL", "MODEL_PREFIX", "ISL", "OSL", "MAX_MODEL_LEN", "IMAGE",
-	                      "FRAMEWORK", "PRECISION", "TP", "PP_SIZE", "DCP_SIZE", "PCP_SIZE",
-	                      "EP_SIZE", "DP_ATTENTION", "CONC", "SPEC_DECODING", "DISAGG",
-	                      "RUN_EVAL", "EVAL_ONLY", "EXP_NAME", "RECIPE_FINGERPRINT",
-	                      "SCENARIO_TYPE", "SCENARIO_SUBDIR", "IS_AGENTIC", "RANDOM_RANGE_RATIO",
-	                      "HF_HUB_CACHE", "REQUIRE_POWER", "RUNNER_NAME", "RUNNER_TYPE",
-	                      "RESULT_FILENAME", "GPU_COUNT", "PORT"};
+	const char *need[] = {"MODEL",
+	                      "MODEL_PREFIX",
+	                      "ISL",
+	                      "OSL",
+	                      "MAX_MODEL_LEN",
+	                      "IMAGE",
+	                      "FRAMEWORK",
+	                      "PRECISION",
+	                      "TP",
+	                      "PP_SIZE",
+	                      "DCP_SIZE",
+	                      "PCP_SIZE",
+	                      "EP_SIZE",
+	                      "DP_ATTENTION",
+	                      "CONC",
+	                      "SPEC_DECODING",
+	                      "DISAGG",
+	                      "RUN_EVAL",
+	                      "EVAL_ONLY",
+	                      "EXP_NAME",
+	                      "RECIPE_FINGERPRINT",
+	                      "SCENARIO_TYPE",
+	                      "SCENARIO_SUBDIR",
+	                      "IS_AGENTIC",
+	                      "RANDOM_RANGE_RATIO",
+	                      "HF_HUB_CACHE",
+	                      "REQUIRE_POWER",
+	                      "RUNNER_NAME",
+	                      "RUNNER_TYPE",
+	                      "RESULT_FILENAME",
+	                      "GPU_COUNT",
+	                      "PORT"};
 	char v[256];
 	for (size_t i = 0; i < sizeof need / sizeof *need; i++)
 		cr_assert_not_null(env_get(b.data, need[i], v, sizeof v), "missing %s", need[i]);
@@ -278,7 +303,8 @@ Test(run, manifest_latest_record_wins_and_torn_lines_are_ignored)
 	cr_assert_str_eq(ib_map_get(st->list.v[1], "state")->str.s, "interrupted");
 	/* the next writer ends the torn line; both are skipped by readers */
 	cr_assert_eq(run_store_open(&s, dir, true, &e), 0, "%s", e.msg);
-	cr_assert_eq(run_store_append(&s, row_of(a, "{\"identity\": \"b\", \"state\": \"done\"}"), &e), 0);
+	cr_assert_eq(
+	    run_store_append(&s, row_of(a, "{\"identity\": \"b\", \"state\": \"done\"}"), &e), 0);
 	run_store_close(&s);
 	cr_assert_eq(run_store_latest(a, dir, &latest, &e), 0, "%s", e.msg);
 	cr_assert_eq(latest->map.n, 2);
