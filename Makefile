@@ -88,6 +88,7 @@ bench: all
 	bench/tokenizer.sh $(BUILD)/infbench
 	bench/eval.sh $(BUILD)/infbench
 	bench/run.sh $(BUILD)/infbench
+	bench/results.sh $(BUILD)/infbench
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -36,6 +36,7 @@ suites=("$here"/golden/run_*.sh "$here"/e2e/*.sh)
 # the differential test against the Python reference, when one is given
 if [ -n "${IX_REF:-}" ]; then
 	suites+=("$here/diff/reference.sh" "$here/diff/process_result.sh" "$here/diff/evals.sh")
+	suites+=("$here/diff/results.sh")
 else
 	echo "(IX_REF not set: skipping the differential test against the Python reference)"
 fi

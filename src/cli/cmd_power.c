@@ -37,29 +37,50 @@ static int finish(int rc, int status, const ib_error *e)
 static int power_single(int argc, char **argv)
 {
 	arg_opt opts[] = {
-	    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help message and exit"},
-	    {.name = "--csv", .kind = ARG_ONE, .metavar = "CSV",
+	    {.name = "--help",
+	     .alias = "-h",
+	     .kind = ARG_FLAG,
+	     .help = "show this help message and exit"},
+	    {.name = "--csv",
+	     .kind = ARG_ONE,
+	     .metavar = "CSV",
 	     .help = "telemetry CSV from the GPU monitor (default: /workspace/gpu_metrics.csv)"},
-	    {.name = "--bench-result", .kind = ARG_ONE, .required = true, .metavar = "BENCH_RESULT",
+	    {.name = "--bench-result",
+	     .kind = ARG_ONE,
+	     .required = true,
+	     .metavar = "BENCH_RESULT",
 	     .help = "raw benchmark result JSON (window and token counts)"},
-	    {.name = "--agg-result", .kind = ARG_ONE, .required = true, .metavar = "AGG_RESULT",
+	    {.name = "--agg-result",
+	     .kind = ARG_ONE,
+	     .required = true,
+	     .metavar = "AGG_RESULT",
 	     .help = "agg_<run>.json of infbench process (patched in place)"},
-	    {.name = "--expected-num-gpus", .kind = ARG_ONE, .is_int = true, .required = true,
-	     .metavar = "EXPECTED_NUM_GPUS", .help = "expected single-node GPU count (TP * PP * PCP)"},
-	    {.name = "--validation-result", .kind = ARG_ONE, .metavar = "VALIDATION_RESULT",
-	     .help = "path of the validation sidecar (default: power_validation_<bench stem>.json)"},
-	    {.name = "--require-power", .kind = ARG_FLAG,
+	    {.name = "--expected-num-gpus",
+	     .kind = ARG_ONE,
+	     .is_int = true,
+	     .required = true,
+	     .metavar = "EXPECTED_NUM_GPUS",
+	     .help = "expected single-node GPU count (TP * PP * PCP)"},
+	    {.name = "--validation-result",
+	     .kind = ARG_ONE,
+	     .metavar = "VALIDATION_RESULT",
+	     .help =
+	         "path of the validation sidecar (default: power_validation_<bench stem>.json)"},
+	    {.name = "--require-power",
+	     .kind = ARG_FLAG,
 	     .help = "exit 1 when the measurement is invalid (also REQUIRE_POWER=1|true|yes)"},
 	};
 	arg_parser p = {
 	    .prog = "infbench power",
-	    .desc = "Validate and aggregate single-node GPU-board power into a benchmark's agg row\n"
-	            "(aggregate_power.py). With --multinode as the first argument: the srt-slurm\n"
-	            "dcgm-power package of a multinode run (aggregate_power_multinode.py; see\n"
-	            "'infbench power --multinode --help').",
-	    .epilog = "Exit status: 0 (also when the measurement is invalid, unless required); 1 an\n"
-	              "invalid measurement with --require-power, or an agg file that is not a JSON\n"
-	              "object; 2 usage errors. See docs/power.md.",
+	    .desc =
+	        "Validate and aggregate single-node GPU-board power into a benchmark's agg row\n"
+	        "(aggregate_power.py). With --multinode as the first argument: the srt-slurm\n"
+	        "dcgm-power package of a multinode run (aggregate_power_multinode.py; see\n"
+	        "'infbench power --multinode --help').",
+	    .epilog =
+	        "Exit status: 0 (also when the measurement is invalid, unless required); 1 an\n"
+	        "invalid measurement with --require-power, or an agg file that is not a JSON\n"
+	        "object; 2 usage errors. See docs/power.md.",
 	    .opts = opts,
 	    .nopts = NOPT(opts),
 	};
@@ -92,35 +113,63 @@ static int power_single(int argc, char **argv)
 static int power_multinode(int argc, char **argv)
 {
 	arg_opt opts[] = {
-	    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help message and exit"},
-	    {.name = "--power-dir", .kind = ARG_ONE, .metavar = "POWER_DIR",
+	    {.name = "--help",
+	     .alias = "-h",
+	     .kind = ARG_FLAG,
+	     .help = "show this help message and exit"},
+	    {.name = "--power-dir",
+	     .kind = ARG_ONE,
+	     .metavar = "POWER_DIR",
 	     .help = "srt-slurm power package: manifest.json, samples.csv, windows/ (default: "
 	             "$POWER_ARTIFACT_DIR or LOGS/power)"},
-	    {.name = "--logs-root", .kind = ARG_ONE, .metavar = "LOGS_ROOT",
+	    {.name = "--logs-root",
+	     .kind = ARG_ONE,
+	     .metavar = "LOGS_ROOT",
 	     .help = "folder the windows' result_path values resolve under (default: "
 	             "$POWER_RESULT_ROOT or LOGS)"},
-	    {.name = "--bench-result", .kind = ARG_ONE, .required = true, .metavar = "BENCH_RESULT",
+	    {.name = "--bench-result",
+	     .kind = ARG_ONE,
+	     .required = true,
+	     .metavar = "BENCH_RESULT",
 	     .help = "raw benchmark result JSON (window and token counts)"},
-	    {.name = "--agg-result", .kind = ARG_ONE, .required = true, .metavar = "AGG_RESULT",
+	    {.name = "--agg-result",
+	     .kind = ARG_ONE,
+	     .required = true,
+	     .metavar = "AGG_RESULT",
 	     .help = "agg_<run>.json of infbench process (patched in place)"},
-	    {.name = "--prefill-gpus", .kind = ARG_ONE, .is_int = true, .required = true,
-	     .metavar = "PREFILL_GPUS", .help = "expected prefill GPU count (PREFILL_GPUS)"},
-	    {.name = "--decode-gpus", .kind = ARG_ONE, .is_int = true, .required = true,
-	     .metavar = "DECODE_GPUS", .help = "expected decode GPU count (DECODE_GPUS)"},
-	    {.name = "--expected-producer-sha", .kind = ARG_ONE, .metavar = "EXPECTED_PRODUCER_SHA",
+	    {.name = "--prefill-gpus",
+	     .kind = ARG_ONE,
+	     .is_int = true,
+	     .required = true,
+	     .metavar = "PREFILL_GPUS",
+	     .help = "expected prefill GPU count (PREFILL_GPUS)"},
+	    {.name = "--decode-gpus",
+	     .kind = ARG_ONE,
+	     .is_int = true,
+	     .required = true,
+	     .metavar = "DECODE_GPUS",
+	     .help = "expected decode GPU count (DECODE_GPUS)"},
+	    {.name = "--expected-producer-sha",
+	     .kind = ARG_ONE,
+	     .metavar = "EXPECTED_PRODUCER_SHA",
 	     .help = "required srt-slurm producer git commit (default: $POWER_PRODUCER_SHA)"},
-	    {.name = "--validation-result", .kind = ARG_ONE, .metavar = "VALIDATION_RESULT",
-	     .help = "path of the validation sidecar (default: power_validation_<bench stem>.json)"},
-	    {.name = "--require-power", .kind = ARG_FLAG,
+	    {.name = "--validation-result",
+	     .kind = ARG_ONE,
+	     .metavar = "VALIDATION_RESULT",
+	     .help =
+	         "path of the validation sidecar (default: power_validation_<bench stem>.json)"},
+	    {.name = "--require-power",
+	     .kind = ARG_FLAG,
 	     .help = "exit 1 when the measurement is invalid (also REQUIRE_POWER=1|true|yes)"},
 	};
 	arg_parser p = {
 	    .prog = "infbench power --multinode",
 	    .desc = "Validate and aggregate multinode srt-slurm DCGM power artifacts into a\n"
 	            "benchmark's agg row (aggregate_power_multinode.py).",
-	    .epilog = "Exit status: 0 (also when the measurement is invalid, unless required); 1 an\n"
-	              "invalid measurement with --require-power, or an agg file that is not a JSON\n"
-	              "object; 2 usage errors. See docs/power.md.",
+	    .epilog =
+	        "Exit status: 0 (also when the measurement is invalid, unless required); 1 an\n"
+	        "invalid measurement with --require-power, or an agg file that is not a JSON\n"
+	        "object; 2 usage errors. See docs/power.md.",
 	    .opts = opts,
 	    .nopts = NOPT(opts),
 	};

@@ -11,43 +11,79 @@
 extern char **environ;
 
 static const char *const vars[] = {
-    "RUNNER_TYPE",        "FRAMEWORK",         "PRECISION",          "SPEC_DECODING",
-    "RESULT_FILENAME",    "ISL",               "OSL",                "DISAGG",
-    "MODEL_PREFIX",       "IMAGE",             "RECIPE_FINGERPRINT", "ROUTER_METADATA",
-    "KV_P2P_TRANSFER",    "IS_MULTINODE",      "REQUIRE_POWER",      "GPU_METRICS_CSV",
-    "TP",                 "EP_SIZE",           "DP_ATTENTION",       "PP_SIZE",
-    "DCP_SIZE",           "PCP_SIZE",          "PREFILL_GPUS",       "DECODE_GPUS",
-    "PREFILL_NUM_WORKERS", "PREFILL_TP",       "PREFILL_EP",         "PREFILL_DP_ATTN",
-    "DECODE_NUM_WORKERS", "DECODE_TP",         "DECODE_EP",          "DECODE_DP_ATTN",
-    "PREFILL_HARDWARE",   "DECODE_HARDWARE",   "PREFILL_PP_SIZE",    "PREFILL_DCP_SIZE",
-    "PREFILL_PCP_SIZE",   "DECODE_PP_SIZE",    "DECODE_DCP_SIZE",    "DECODE_PCP_SIZE",
-    "POWER_ARTIFACT_DIR", "POWER_RESULT_ROOT", "POWER_PRODUCER_SHA",
+    "RUNNER_TYPE",
+    "FRAMEWORK",
+    "PRECISION",
+    "SPEC_DECODING",
+    "RESULT_FILENAME",
+    "ISL",
+    "OSL",
+    "DISAGG",
+    "MODEL_PREFIX",
+    "IMAGE",
+    "RECIPE_FINGERPRINT",
+    "ROUTER_METADATA",
+    "KV_P2P_TRANSFER",
+    "IS_MULTINODE",
+    "REQUIRE_POWER",
+    "GPU_METRICS_CSV",
+    "TP",
+    "EP_SIZE",
+    "DP_ATTENTION",
+    "PP_SIZE",
+    "DCP_SIZE",
+    "PCP_SIZE",
+    "PREFILL_GPUS",
+    "DECODE_GPUS",
+    "PREFILL_NUM_WORKERS",
+    "PREFILL_TP",
+    "PREFILL_EP",
+    "PREFILL_DP_ATTN",
+    "DECODE_NUM_WORKERS",
+    "DECODE_TP",
+    "DECODE_EP",
+    "DECODE_DP_ATTN",
+    "PREFILL_HARDWARE",
+    "DECODE_HARDWARE",
+    "PREFILL_PP_SIZE",
+    "PREFILL_DCP_SIZE",
+    "PREFILL_PCP_SIZE",
+    "DECODE_PP_SIZE",
+    "DECODE_DCP_SIZE",
+    "DECODE_PCP_SIZE",
+    "POWER_ARTIFACT_DIR",
+    "POWER_RESULT_ROOT",
+    "POWER_PRODUCER_SHA",
 };
 #define NVARS (sizeof vars / sizeof vars[0])
 
 static void usage(FILE *f)
 {
-	fputs("usage: infbench process [--dir DIR] [--derived] [--VARIABLE VALUE ...]\n"
-	      "\n"
-	      "Turn ./$RESULT_FILENAME.json (a raw benchmark result) and the environment into\n"
-	      "the agg row agg_$RESULT_FILENAME.json, run the power aggregation (single node:\n"
-	      "gpu_metrics.csv; IS_MULTINODE=true: the srt-slurm package under LOGS/power),\n"
-	      "write power_validation_$RESULT_FILENAME.json, and print the row as JSON\n"
-	      "(process_result.py).\n"
-	      "\n"
-	      "options:\n"
-	      "  -h, --help     show this help and exit\n"
-	      "  --dir DIR      read and write the files in DIR instead of the current folder\n"
-	      "  --derived      add a \"derived\" object: cost per million tokens and J/token from\n"
-	      "                 the GPU table (also INFBENCH_DERIVED=1); not in the reference\n"
-	      "  --NAME VALUE   set the environment variable NAME (lower case, '-' for '_'),\n"
-	      "                 overriding the environment; --NAME=VALUE works too. NAME is one of:\n",
-	      f);
+	fputs(
+	    "usage: infbench process [--dir DIR] [--derived] [--VARIABLE VALUE ...]\n"
+	    "\n"
+	    "Turn ./$RESULT_FILENAME.json (a raw benchmark result) and the environment into\n"
+	    "the agg row agg_$RESULT_FILENAME.json, run the power aggregation (single node:\n"
+	    "gpu_metrics.csv; IS_MULTINODE=true: the srt-slurm package under LOGS/power),\n"
+	    "write power_validation_$RESULT_FILENAME.json, and print the row as JSON\n"
+	    "(process_result.py).\n"
+	    "\n"
+	    "options:\n"
+	    "  -h, --help     show this help and exit\n"
+	    "  --dir DIR      read and write the files in DIR instead of the current folder\n"
+	    "  --derived      add a \"derived\" object: cost per million tokens and J/token from\n"
+	    "                 the GPU table (also INFBENCH_DERIVED=1); not in the reference\n"
+	    "  --NAME VALUE   set the environment variable NAME (lower case, '-' for '_'),\n"
+	    "                 overriding the environment; --NAME=VALUE works too. NAME is one "
+	    "of:\n",
+	    f);
 	for (size_t i = 0; i < NVARS; i++) {
 		char flag[64];
 		size_t k = 0;
 		for (const char *p = vars[i]; *p && k < sizeof flag - 1; p++)
-			flag[k++] = *p == '_' ? '-' : (*p >= 'A' && *p <= 'Z') ? (char)(*p - 'A' + 'a') : *p;
+			flag[k++] = *p == '_'                  ? '-'
+			            : (*p >= 'A' && *p <= 'Z') ? (char)(*p - 'A' + 'a')
+			                                       : *p;
 		flag[k] = 0;
 		fprintf(f, "%s--%s", i % 3 ? ", " : "\n                 ", flag);
 	}
@@ -116,14 +152,15 @@ int cmd_process(int argc, char **argv)
 		bool is_dir = n == 5 && !strncmp(a, "--dir", 5);
 		const char *var = strncmp(a, "--", 2) ? NULL : var_of(a + 2, n - 2);
 		if (!var && !is_dir) {
-			usage(stderr);
+			fputs("usage: infbench process [--dir DIR] [--derived] [--VARIABLE VALUE ...]\n", stderr);
 			fprintf(stderr, "infbench process: error: unrecognized argument: %s\n", a);
 			goto done;
 		}
 		const char *val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
 		if (!val) {
-			usage(stderr);
-			fprintf(stderr, "infbench process: error: argument %.*s: expected one value\n",
+			fputs("usage: infbench process [--dir DIR] [--derived] [--VARIABLE VALUE ...]\n", stderr);
+			fprintf(stderr,
+			        "infbench process: error: argument %.*s: expected one value\n",
 			        (int)n, a);
 			goto done;
 		}

@@ -461,8 +461,9 @@ int cmd_run(int argc, char **argv)
 		argc--;
 	}
 	arg_parser p = {.prog = "infbench run",
-	                .desc = "Run matrix rows: server (simulator or recipe), client, "
-	                        "processing, into a resumable results store.",
+	                .desc = "Run the rows of MATRIX (a matrix JSON file, '-' for stdin; or "
+	                        "--config-files with --config-keys): server (simulator or "
+	                        "recipe), client, processing, into a resumable results store.",
 	                .epilog = "Exit status: 0 all rows done or skipped, 1 a row failed, 2 "
 	                          "usage, 3 store error, 130 interrupted. See docs/run.md.",
 	                .opts = run_opts_tbl,

@@ -165,8 +165,9 @@ static int clean_utf8(const char *t, size_t n, bool replace, ib_buf *out, bool *
 		if (want > 1 && c0 <= 0xF4) {
 			while (j < n && j < i + want && ((unsigned char)t[j] & 0xC0) == 0x80) {
 				unsigned char c1 = (unsigned char)t[j];
-				if (j == i + 1 && ((c0 == 0xE0 && c1 < 0xA0) || (c0 == 0xED && c1 > 0x9F) ||
-				                   (c0 == 0xF0 && c1 < 0x90) || (c0 == 0xF4 && c1 > 0x8F)))
+				if (j == i + 1 &&
+				    ((c0 == 0xE0 && c1 < 0xA0) || (c0 == 0xED && c1 > 0x9F) ||
+				     (c0 == 0xF0 && c1 < 0x90) || (c0 == 0xF4 && c1 > 0x8F)))
 					break;
 				j++;
 			}

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define MAX_GAP 3.0
+#define MAX_GAP       3.0
 #define ACC_TOLERANCE 0.05
 
 void pw_reason(pw_reasons *r, const char *s)
@@ -198,8 +198,8 @@ static int read_header(ib_arena *a, const res_csv *c, header *h)
 			h->pw = col;
 		size_t l;
 		const char *st = res_py_strip(s, strlen(s), &l);
-		static const char *const ids[] = {"index", "gpu", "gpu_id", "gpu_index", "card",
-		                                  "device"};
+		static const char *const ids[] = {"index",     "gpu",  "gpu_id",
+		                                  "gpu_index", "card", "device"};
 		for (size_t k = 0; h->gpu < 0 && k < 6; k++)
 			if (l == strlen(ids[k]) && !strncasecmp(st, ids[k], l))
 				h->gpu = col;
@@ -362,7 +362,8 @@ int pw_integrate_csv(ib_arena *a, const char *path, double start, double end, bo
 			ndev++;
 	in->ids = ib_arena_alloc(a, ndev * sizeof *in->ids);
 	in->dev = ib_arena_alloc(a, ndev * sizeof *in->dev);
-	double *t = malloc(nr * sizeof *t), *p = malloc(nr * sizeof *p), *vals = malloc(nr * sizeof *vals);
+	double *t = malloc(nr * sizeof *t), *p = malloc(nr * sizeof *p),
+	       *vals = malloc(nr * sizeof *vals);
 	if (!in->ids || !in->dev || !t || !p || !vals) {
 		free(rs), free(t), free(p), free(vals);
 		return IB_ENOMEM;

@@ -90,7 +90,8 @@ void mn_check_wire(mn_audit *au, const ib_val *m, size_t *nf)
 		}
 		if (!ok)
 			mn_fail(au, "%s is %s, expected %s%s%s", keys[i][0], repr(a, v),
-			        keys[i][1] ? "'" : "", keys[i][1] ? keys[i][1] : "1", keys[i][1] ? "'" : ""),
+			        keys[i][1] ? "'" : "", keys[i][1] ? keys[i][1] : "1",
+			        keys[i][1] ? "'" : ""),
 			    (*nf)++;
 	}
 	const ib_val *st = ib_map_get(m, "status");
@@ -122,10 +123,11 @@ void mn_check_wire(mn_audit *au, const ib_val *m, size_t *nf)
 	if (!strs) {
 		mn_fail(au, "reason_codes is not a list of strings"), (*nf)++;
 	} else {
-		static const char *const fatal[] = {"benchmark_child_reap_timeout", "collector_exception",
-		                                    "collector_interrupted", "collector_join_timeout",
-		                                    "endpoint_resolution_failed", "exporter_exited",
-		                                    "exporter_launch_failed", "exporter_startup_timeout"};
+		static const char *const fatal[] = {
+		    "benchmark_child_reap_timeout", "collector_exception",
+		    "collector_interrupted",        "collector_join_timeout",
+		    "endpoint_resolution_failed",   "exporter_exited",
+		    "exporter_launch_failed",       "exporter_startup_timeout"};
 		ib_buf b = {0};
 		for (size_t k = 0; k < 8; k++) {
 			bool startup = !strcmp(fatal[k], "endpoint_resolution_failed") ||
@@ -140,7 +142,8 @@ void mn_check_wire(mn_audit *au, const ib_val *m, size_t *nf)
 				}
 		}
 		if (b.len)
-			mn_fail(au, "complete manifest carries lifecycle-failure reasons: %s", b.data),
+			mn_fail(au, "complete manifest carries lifecycle-failure reasons: %s",
+			        b.data),
 			    (*nf)++;
 		ib_buf_free(&b);
 	}
@@ -171,31 +174,50 @@ int mn_parse_expected(mn_audit *au, const ib_val *m, mn_pkg *p, char *why, size_
 	for (size_t i = 0; i < n; i++) {
 		const ib_val *en = ed->list.v[i];
 		if (en->type != IB_V_MAP)
-			return snprintf(why, cap, "AttributeError('.get of a %s')", ib_vtype_pyname(en)), 1;
+			return snprintf(why, cap, "AttributeError('.get of a %s')",
+			                ib_vtype_pyname(en)),
+			       1;
 		const ib_val *as = list_or_empty(ib_map_get(en, "assignments"));
 		if (!as || as->type != IB_V_LIST || !as->list.n)
-			return snprintf(why, cap, "ValueError('assignments is not a non-empty list')"), 1;
+			return snprintf(why, cap,
+			                "ValueError('assignments is not a non-empty list')"),
+			       1;
 		mn_dev *d = &p->dev[i];
 		d->role = NULL;
 		d->role_conflict = d->group_conflict = false;
 		for (size_t k = 0; k < as->list.n; k++) {
 			const ib_val *x = as->list.v[k];
 			if (x->type != IB_V_MAP)
-				return snprintf(why, cap, "TypeError('assignment is not an object')"), 1;
+				return snprintf(why, cap,
+				                "TypeError('assignment is not an object')"),
+				       1;
 			const ib_val *role = ib_map_get(x, "worker_role");
 			int64_t w;
-			if (!role || !ib_map_get(x, "worker_index") || !ib_map_get(x, "worker_process"))
+			if (!role || !ib_map_get(x, "worker_index") ||
+			    !ib_map_get(x, "worker_process"))
 				return snprintf(why, cap, "KeyError('worker_*')"), 1;
-			if (!(eq_str(role, "prefill") || eq_str(role, "decode") || eq_str(role, "agg")))
-				return snprintf(why, cap, "ValueError('worker_role is not one of ('prefill', 'decode', 'agg'): %s')", repr(a, role)), 1;
+			if (!(eq_str(role, "prefill") || eq_str(role, "decode") ||
+			      eq_str(role, "agg")))
+				return snprintf(why, cap,
+				                "ValueError('worker_role is not one of ('prefill', "
+				                "'decode', 'agg'): %s')",
+				                repr(a, role)),
+				       1;
 			if (!whole(ib_map_get(x, "worker_index"), 0, &w) ||
 			    !whole(ib_map_get(x, "worker_process"), 0, &w))
-				return snprintf(why, cap, "ValueError('worker_index/worker_process is not an integer >= 0')"), 1;
+				return snprintf(why, cap,
+				                "ValueError('worker_index/worker_process is not an "
+				                "integer >= 0')"),
+				       1;
 			const ib_val *hg = ib_map_get(x, "het_group");
 			bool hnull = !hg || hg->type == IB_V_NULL;
 			int64_t g = -1;
 			if (!hnull && !whole(hg, 0, &g))
-				return snprintf(why, cap, "ValueError('het_group is not an integer >= 0: %s')", repr(a, hg)), 1;
+				return snprintf(
+				           why, cap,
+				           "ValueError('het_group is not an integer >= 0: %s')",
+				           repr(a, hg)),
+				       1;
 			if (k == 0) {
 				d->role = role->str.s;
 				d->group = hnull ? -1 : g;
@@ -210,9 +232,15 @@ int mn_parse_expected(mn_audit *au, const ib_val *m, mn_pkg *p, char *why, size_
 		if (!h || !gi)
 			return snprintf(why, cap, "KeyError('hostname/gpu_index')"), 1;
 		if (h->type != IB_V_STR || !h->str.len)
-			return snprintf(why, cap, "ValueError('hostname is not a non-empty string: %s')", repr(a, h)), 1;
+			return snprintf(why, cap,
+			                "ValueError('hostname is not a non-empty string: %s')",
+			                repr(a, h)),
+			       1;
 		if (!whole(gi, 0, &d->index))
-			return snprintf(why, cap, "ValueError('gpu_index is not an integer >= 0: %s')", repr(a, gi)), 1;
+			return snprintf(why, cap,
+			                "ValueError('gpu_index is not an integer >= 0: %s')",
+			                repr(a, gi)),
+			       1;
 		d->host = h->str.s;
 	}
 	p->ndev = n;
@@ -227,13 +255,19 @@ int mn_parse_expected(mn_audit *au, const ib_val *m, mn_pkg *p, char *why, size_
 		const ib_val *en = ew->list.v[i];
 		if (en->type != IB_V_MAP)
 			return snprintf(why, cap, "TypeError('window entry is not an object')"), 1;
-		const ib_val *bt = ib_map_get(en, "benchmark_type"), *cc = ib_map_get(en, "concurrency");
+		const ib_val *bt = ib_map_get(en, "benchmark_type"),
+		             *cc = ib_map_get(en, "concurrency");
 		if (!bt || !cc)
 			return snprintf(why, cap, "KeyError('benchmark_type/concurrency')"), 1;
 		if (bt->type != IB_V_STR || !bt->str.len)
-			return snprintf(why, cap, "ValueError('benchmark_type is not a non-empty string')"), 1;
+			return snprintf(why, cap,
+			                "ValueError('benchmark_type is not a non-empty string')"),
+			       1;
 		if (!whole(cc, 1, &p->ewin[i].conc))
-			return snprintf(why, cap, "ValueError('concurrency is not an integer >= 1: %s')", repr(a, cc)), 1;
+			return snprintf(why, cap,
+			                "ValueError('concurrency is not an integer >= 1: %s')",
+			                repr(a, cc)),
+			       1;
 		p->ewin[i].type = bt->str.s;
 	}
 	p->newin = n;
@@ -287,8 +321,9 @@ int mn_read_samples(mn_audit *au, const char *path, mn_pkg *p)
 		      !strcmp(c.rows[0].f[i], samples_header[i]);
 	if (!hdr) {
 		res_csv_free(&c);
-		pw_reason(&p->sample_reasons, c.n || !(bad || c.error) ? "samples_csv_header_mismatch"
-		                                                       : "samples_csv_malformed");
+		pw_reason(&p->sample_reasons, c.n || !(bad || c.error)
+		                                  ? "samples_csv_header_mismatch"
+		                                  : "samples_csv_malformed");
 		return 0;
 	}
 	mn_row *rows = ib_arena_alloc(a, c.n * sizeof *rows);
@@ -304,13 +339,18 @@ int mn_read_samples(mn_audit *au, const char *path, mn_pkg *p)
 		if (r->n != 7 || !ib_py_int(r->f[0], r->len[0], &sv) ||
 		    !ib_py_float(r->f[1], r->len[1], &t) || !ib_py_int(r->f[2], r->len[2], &seq) ||
 		    !ib_py_int(r->f[4], r->len[4], &gi) || !ib_py_float(r->f[6], r->len[6], &pw) ||
-		    sv != 1 || !r->len[3] || !r->len[5] || !isfinite(t) || !isfinite(pw) || pw < 0 ||
-		    seq < 0 || gi < 0) {
+		    sv != 1 || !r->len[3] || !r->len[5] || !isfinite(t) || !isfinite(pw) ||
+		    pw < 0 || seq < 0 || gi < 0) {
 			pw_reason(&p->sample_reasons, "samples_csv_malformed");
 			continue;
 		}
-		rows[n] = (mn_row){.t = t, .seq = seq, .host = r->f[3], .index = gi, .uuid = r->f[5],
-		                   .power = pw, .order = n};
+		rows[n] = (mn_row){.t = t,
+		                   .seq = seq,
+		                   .host = r->f[3],
+		                   .index = gi,
+		                   .uuid = r->f[5],
+		                   .power = pw,
+		                   .order = n};
 		n++;
 	}
 	if (bad || c.error)
@@ -410,7 +450,8 @@ void mn_validate_devices(mn_pkg *p, pw_reasons *r)
 	for (size_t i = 0; i < p->nobs; i++) {
 		bool found = false;
 		for (size_t k = 0; k < p->ndev && !found; k++)
-			found = p->dev[k].index == p->obs[i].index && !strcmp(p->dev[k].host, p->obs[i].host);
+			found = p->dev[k].index == p->obs[i].index &&
+			        !strcmp(p->dev[k].host, p->obs[i].host);
 		unexpected |= !found;
 		uuid |= p->obs[i].nuuid != 1;
 	}
@@ -435,7 +476,8 @@ void mn_validate_devices(mn_pkg *p, pw_reasons *r)
 		if (p->dev[i].group_conflict)
 			p->groups_ok = false;
 		for (size_t k = 0; k < i; k++)
-			if (!strcmp(p->dev[k].host, p->dev[i].host) && p->dev[k].group != p->dev[i].group)
+			if (!strcmp(p->dev[k].host, p->dev[i].host) &&
+			    p->dev[k].group != p->dev[i].group)
 				p->groups_ok = false;
 	}
 	if (!p->groups_ok)
@@ -464,7 +506,8 @@ void mn_check_topology(mn_audit *au, const mn_pkg *p, int64_t pg, int64_t dg)
 	for (size_t i = 0; i < p->ndev; i++) {
 		bool first = true;
 		for (size_t k = 0; k < i && first; k++)
-			first = !(p->dev[k].index == p->dev[i].index && !strcmp(p->dev[k].host, p->dev[i].host));
+			first = !(p->dev[k].index == p->dev[i].index &&
+			          !strcmp(p->dev[k].host, p->dev[i].host));
 		if (!first)
 			continue;
 		const char *r = mn_role_of(p, p->dev[i].host, p->dev[i].index);
@@ -492,8 +535,8 @@ void mn_check_topology(mn_audit *au, const mn_pkg *p, int64_t pg, int64_t dg)
 	for (int k = 1; k < 3; k++)
 		if (want[k] > 0 && cnt[k] != want[k]) {
 			mn_reason(au, "topology_env_mismatch", "");
-			mn_fail(au, "expected %lld %s GPUs, found %lld", (long long)want[k], names[k],
-			        (long long)cnt[k]);
+			mn_fail(au, "expected %lld %s GPUs, found %lld", (long long)want[k],
+			        names[k], (long long)cnt[k]);
 		}
 	if (!p->groups_ok) {
 		mn_reason(au, "topology_env_mismatch", "conflicting_het_groups (topology)");
@@ -526,7 +569,10 @@ void mn_check_topology(mn_audit *au, const mn_pkg *p, int64_t pg, int64_t dg)
 		if (g < 0) {
 			if (!non_het) {
 				mn_reason(au, "topology_env_mismatch", "");
-				mn_fail(au, "role %s has het group None while other devices report real het groups", names[k]);
+				mn_fail(au,
+				        "role %s has het group None while other devices report "
+				        "real het groups",
+				        names[k]);
 			}
 			continue;
 		}

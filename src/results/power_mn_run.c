@@ -134,8 +134,8 @@ static const char *parse_window(mn_ctx *c, const char *path, const char *rel, co
 		return "measurement_window_malformed";
 	const ib_val *st = ib_map_get(v, "status"), *cc = ib_map_get(v, "concurrency"),
 	             *bt = ib_map_get(v, "benchmark_type"),
-	             *s = ib_map_get(v, "benchmark_start_time_unix"), *sv = ib_map_get(v, "schema_version"),
-	             *cs = ib_map_get(v, "clock_source");
+	             *s = ib_map_get(v, "benchmark_start_time_unix"),
+	             *sv = ib_map_get(v, "schema_version"), *cs = ib_map_get(v, "clock_source");
 	ib_val one = {.type = IB_V_INT, .i = 1};
 	bool st_ok = st && st->type == IB_V_STR &&
 	             (!strcmp(st->str.s, "running") || !strcmp(st->str.s, "completed") ||
@@ -150,12 +150,19 @@ static const char *parse_window(mn_ctx *c, const char *path, const char *rel, co
 	char *rstem = res_path_stem(a, res_py_path(a, rp->str.s)), *wstem = res_path_stem(a, name);
 	if (!stays_below(a, c->logs_root, rp->str.s) || !rstem || !wstem || strcmp(rstem, wstem))
 		return "measurement_window_result_path_invalid";
-	const ib_val *en = ib_map_get(v, "benchmark_end_time_unix"), *du = ib_map_get(v, "duration");
+	const ib_val *en = ib_map_get(v, "benchmark_end_time_unix"),
+	             *du = ib_map_get(v, "duration");
 	if (!invariants(st->str.s, en, du, ib_map_get(v, "reason")))
 		return "measurement_window_malformed";
-	*w = (mn_win){.rel = rel, .type = bt->str.s, .result_path = rp->str.s, .status = st->str.s,
-	              .conc_v = cc, .conc = mn_num(cc), .start = mn_num(s),
-	              .has_end = !is_null(en), .end = is_null(en) ? 0 : mn_num(en),
+	*w = (mn_win){.rel = rel,
+	              .type = bt->str.s,
+	              .result_path = rp->str.s,
+	              .status = st->str.s,
+	              .conc_v = cc,
+	              .conc = mn_num(cc),
+	              .start = mn_num(s),
+	              .has_end = !is_null(en),
+	              .end = is_null(en) ? 0 : mn_num(en),
 	              .duration = is_null(du) ? 0 : mn_num(du)};
 	return NULL;
 }
@@ -354,7 +361,8 @@ static int coverage(mn_ctx *c, const mn_win *w, pw_reasons *r, ib_val *gaps)
 			pw_reason(r, "measurement_window_not_bracketed");
 			continue;
 		}
-		CHK(ib_map_set(a, gaps, ib_arena_printf(a, "%s/%s", o->host, o->uuids[0]), ib_v_float(a, g)));
+		CHK(ib_map_set(a, gaps, ib_arena_printf(a, "%s/%s", o->host, o->uuids[0]),
+		               ib_v_float(a, g)));
 		if (g > 3.0)
 			pw_reason(r, "sample_gap_exceeded");
 	}
@@ -381,7 +389,8 @@ static int validate_windows(mn_ctx *c)
 	for (size_t i = 0; i < c->nwin; i++) {
 		bool exp = false;
 		for (size_t k = 0; k < c->p.newin && !exp; k++)
-			exp = !strcmp(c->p.ewin[k].type, sorted[i].type) && (double)c->p.ewin[k].conc == sorted[i].conc;
+			exp = !strcmp(c->p.ewin[k].type, sorted[i].type) &&
+			      (double)c->p.ewin[k].conc == sorted[i].conc;
 		if (!exp)
 			CHK(add_error(c, sorted[i].rel, "measurement_window_unexpected"));
 	}
@@ -397,8 +406,10 @@ static int validate_windows(mn_ctx *c)
 		if (!w) {
 			bool dup = false;
 			for (size_t i = 0; i < c->ndups && !dup; i++)
-				dup = !strcmp(c->dups[i].type, ew->type) && c->dups[i].conc == (double)ew->conc;
-			pw_reason(&r, dup ? "measurement_window_duplicate" : "measurement_window_missing");
+				dup = !strcmp(c->dups[i].type, ew->type) &&
+				      c->dups[i].conc == (double)ew->conc;
+			pw_reason(&r, dup ? "measurement_window_duplicate"
+			                  : "measurement_window_missing");
 		} else if (strcmp(w->status, "completed")) {
 			pw_reason(&r, "measurement_window_incomplete");
 		} else {
@@ -413,7 +424,8 @@ static int validate_windows(mn_ctx *c)
 		}
 		for (size_t i = 0; i < r.n; i++) {
 			CHK(ib_list_push(a, rl, ib_v_str(a, r.v[i])));
-			mn_fail(c->au, "%s (window %s/%lld)", r.v[i], ew->type, (long long)ew->conc);
+			mn_fail(c->au, "%s (window %s/%lld)", r.v[i], ew->type,
+			        (long long)ew->conc);
 		}
 		CHK(ib_map_set(a, row, "benchmark_type", ib_v_str(a, ew->type)) ||
 		    ib_map_set(a, row, "concurrency", ib_v_int(a, ew->conc)) ||
@@ -434,7 +446,8 @@ static size_t stored_evidence(mn_ctx *c, const ib_val *m)
 	ib_val nrows = {.type = IB_V_INT, .i = (int64_t)c->p.nrows};
 	const ib_val *sr = ib_map_get(m, "sample_row_count");
 	if (!sr || !ib_val_equal(sr, &nrows))
-		mn_fail(au, "sample_row_count does not match the %zu rows on disk", c->p.nrows), nf++;
+		mn_fail(au, "sample_row_count does not match the %zu rows on disk", c->p.nrows),
+		    nf++;
 	if (c->p.nrows) {
 		int64_t least = 0;
 		for (size_t i = 0; i < c->p.nobs; i++)
@@ -443,7 +456,9 @@ static size_t stored_evidence(mn_ctx *c, const ib_val *m)
 					least = c->p.obs[i].rows[k]->seq + 1;
 		const ib_val *sc = ib_map_get(m, "scrape_count");
 		if (!sc || sc->type != IB_V_INT || sc->i < least)
-			mn_fail(au, "scrape_count is too small, disk needs at least %lld", (long long)least), nf++;
+			mn_fail(au, "scrape_count is too small, disk needs at least %lld",
+			        (long long)least),
+			    nf++;
 	}
 	if (!c->p.nobs)
 		mn_fail(au, "observed_devices is empty"), nf++;
@@ -463,7 +478,8 @@ static size_t stored_evidence(mn_ctx *c, const ib_val *m)
 	}
 	const ib_val *so = ib_map_get(m, "observed_devices");
 	if (!obs || !so || !ib_val_equal(so, obs))
-		mn_fail(au, "observed_devices does not match the devices derived from samples.csv"), nf++;
+		mn_fail(au, "observed_devices does not match the devices derived from samples.csv"),
+		    nf++;
 	const ib_val *wv = ib_map_get(m, "window_validations");
 	if (!wv || !ib_val_equal(wv, c->validations))
 		mn_fail(au, "window_validations does not match the recomputed window audit"), nf++;
@@ -473,10 +489,12 @@ static size_t stored_evidence(mn_ctx *c, const ib_val *m)
 	bool dd = false, dw = false;
 	for (size_t i = 0; i < c->p.ndev; i++)
 		for (size_t k = i + 1; k < c->p.ndev; k++)
-			dd |= c->p.dev[i].index == c->p.dev[k].index && !strcmp(c->p.dev[i].host, c->p.dev[k].host);
+			dd |= c->p.dev[i].index == c->p.dev[k].index &&
+			      !strcmp(c->p.dev[i].host, c->p.dev[k].host);
 	for (size_t i = 0; i < c->p.newin; i++)
 		for (size_t k = i + 1; k < c->p.newin; k++)
-			dw |= c->p.ewin[i].conc == c->p.ewin[k].conc && !strcmp(c->p.ewin[i].type, c->p.ewin[k].type);
+			dw |= c->p.ewin[i].conc == c->p.ewin[k].conc &&
+			      !strcmp(c->p.ewin[i].type, c->p.ewin[k].type);
 	if (dd)
 		mn_fail(au, "expected_devices contains duplicate keys"), nf++;
 	if (dw)
@@ -507,7 +525,8 @@ static const mn_win *select_window(mn_ctx *c, const pw_bench *b, ib_val **select
 	ib_val *proc;
 	ib_error e;
 	if (ib_json_parse_file(a, c->bench, &proc, &e)) {
-		mn_reason(au, "invalid_benchmark_result", ib_arena_printf(a, "unreadable result: %s", c->bench));
+		mn_reason(au, "invalid_benchmark_result",
+		          ib_arena_printf(a, "unreadable result: %s", c->bench));
 		return NULL;
 	}
 	if (proc->type != IB_V_MAP) {
@@ -524,8 +543,9 @@ static const mn_win *select_window(mn_ctx *c, const pw_bench *b, ib_val **select
 		char r[128] = "None";
 		if (cc)
 			ib_val_repr(cc, r, sizeof r);
-		mn_reason(au, "window_for_result_missing",
-		          ib_arena_printf(a, "found %zu completed windows for concurrency %s", nm, r));
+		mn_reason(
+		    au, "window_for_result_missing",
+		    ib_arena_printf(a, "found %zu completed windows for concurrency %s", nm, r));
 		return NULL;
 	}
 	char *orig = ib_arena_printf(a, "%s/%s", c->logs_root, w->result_path);
@@ -611,7 +631,8 @@ static int integrate(mn_ctx *c, const mn_win *w, const pw_bench *b, mn_result *r
 		bracket_gap(o->times, o->n, w->start, w->end, &gap);
 		free(tp), free(t), free(p);
 		const char *label = uuid_label(c, d->host, d->index);
-		CHK(ib_map_set(a, res->energy, label, isfinite(en) ? ib_v_float(a, en) : ib_v_null(a)));
+		CHK(ib_map_set(a, res->energy, label,
+		               isfinite(en) ? ib_v_float(a, en) : ib_v_null(a)));
 		CHK(ib_map_set(a, res->gaps, label, ib_v_float(a, gap)));
 		const char *r = mn_role_of(&c->p, d->host, d->index);
 		if (r && !strcmp(r, "prefill"))
@@ -657,7 +678,8 @@ static int integrate(mn_ctx *c, const mn_win *w, const pw_bench *b, mn_result *r
 		qsort(sorted, ns, sizeof *sorted, cmp_name);
 		for (size_t i = 0; i < ns; i++)
 			ib_buf_printf(&nf, "%s%s", i ? ", " : "", sorted[i]);
-		mn_reason(c->au, "non_finite_power_metric", ib_arena_printf(a, "non-finite: %s", nf.data));
+		mn_reason(c->au, "non_finite_power_metric",
+		          ib_arena_printf(a, "non-finite: %s", nf.data));
 		ib_buf_free(&nf);
 		res->nm = 0;
 		return 0;
@@ -672,9 +694,11 @@ static int validate_and_integrate(mn_ctx *c, const pw_bench *eff, mn_result *res
 	ib_arena *a = au->a;
 	const res_power_mn_opts *o = c->o;
 	struct stat st;
-	res->expected_sha = o->expected_producer_sha && *o->expected_producer_sha ? o->expected_producer_sha : NULL;
+	res->expected_sha =
+	    o->expected_producer_sha && *o->expected_producer_sha ? o->expected_producer_sha : NULL;
 	if (stat(c->power_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		mn_reason(au, "power_artifacts_missing", ib_arena_printf(a, "power dir missing: %s", c->power_dir));
+		mn_reason(au, "power_artifacts_missing",
+		          ib_arena_printf(a, "power dir missing: %s", c->power_dir));
 		return 0;
 	}
 	char *mp = ib_arena_printf(a, "%s/manifest.json", c->power_dir);
@@ -685,14 +709,16 @@ static int validate_and_integrate(mn_ctx *c, const pw_bench *eff, mn_result *res
 	ib_val *m;
 	ib_error e = {0};
 	if (ib_json_parse_file(a, mp, &m, &e)) {
-		mn_reason(au, "manifest_malformed", ib_arena_printf(a, "manifest unreadable: %s", e.msg));
+		mn_reason(au, "manifest_malformed",
+		          ib_arena_printf(a, "manifest unreadable: %s", e.msg));
 		return 0;
 	}
 	if (m->type != IB_V_MAP) {
 		mn_reason(au, "manifest_malformed", "manifest is not an object");
 		return 0;
 	}
-	const ib_val *sv = ib_map_get(m, "publication_valid"), *pc = ib_map_get(m, "producer_git_commit"),
+	const ib_val *sv = ib_map_get(m, "publication_valid"),
+	             *pc = ib_map_get(m, "producer_git_commit"),
 	             *ex = ib_map_get(m, "dcgm_exporter");
 	res->stored = sv && sv->type == IB_V_BOOL ? sv->b : -1;
 	res->sha = pc && pc->type == IB_V_STR ? pc->str.s : NULL;
@@ -704,8 +730,9 @@ static int validate_and_integrate(mn_ctx *c, const pw_bench *eff, mn_result *res
 		mn_reason(au, "producer_pin_missing", "no expected producer SHA configured");
 	else if (!res->sha || strcmp(res->sha, res->expected_sha))
 		mn_reason(au, "producer_commit_mismatch",
-		          ib_arena_printf(a, "producer_git_commit %s%s%s != expected '%s'", res->sha ? "'" : "",
-		                          res->sha ? res->sha : "None", res->sha ? "'" : "", res->expected_sha));
+		          ib_arena_printf(a, "producer_git_commit %s%s%s != expected '%s'",
+		                          res->sha ? "'" : "", res->sha ? res->sha : "None",
+		                          res->sha ? "'" : "", res->expected_sha));
 	size_t nfail = 0;
 	size_t fail0 = au->nfail;
 	mn_check_wire(au, m, &nfail);
@@ -715,7 +742,8 @@ static int validate_and_integrate(mn_ctx *c, const pw_bench *eff, mn_result *res
 		return -1;
 	if (pr > 0) {
 		au->nfail = fail0; /* the reference records only the parse error here */
-		mn_reason(au, "manifest_malformed", ib_arena_printf(a, "manifest malformed: %s", why));
+		mn_reason(au, "manifest_malformed",
+		          ib_arena_printf(a, "manifest malformed: %s", why));
 		res->recomputed = 0;
 		return 0;
 	}
@@ -744,10 +772,13 @@ static int validate_and_integrate(mn_ctx *c, const pw_bench *eff, mn_result *res
 		if (res->stored != res->recomputed)
 			mn_reason(au, "producer_verdict_mismatch",
 			          ib_arena_printf(a, "stored publication_valid=%s, recomputed=%s",
-			                          res->stored < 0 ? "None" : res->stored ? "True" : "False",
+			                          res->stored < 0 ? "None"
+			                          : res->stored   ? "True"
+			                                          : "False",
 			                          res->recomputed ? "True" : "False"));
 		else
-			mn_reason(au, "package_recompute_invalid", "stored and recomputed both invalid");
+			mn_reason(au, "package_recompute_invalid",
+			          "stored and recomputed both invalid");
 	}
 	bool any_roles = c->p.roles_ok && c->p.ndev > 0;
 	if (o->prefill_gpus <= 0 && o->decode_gpus <= 0)
@@ -822,18 +853,24 @@ static ib_val *sidecar(mn_ctx *c, const pw_bench *b, const mn_result *r)
 	    ib_map_set(a, m, "observed_gpu_count", ib_v_int(a, (int64_t)r->observed_gpus)) ||
 	    ib_map_set(a, m, "per_gpu_role", r->roles) ||
 	    ib_map_set(a, m, "per_gpu_max_sample_gap_s", r->gaps) ||
-	    ib_map_set(a, m, "per_gpu_energy_j", r->energy) ||
-	    ib_map_set(a, m, "metrics", met))
+	    ib_map_set(a, m, "per_gpu_energy_j", r->energy) || ib_map_set(a, m, "metrics", met))
 		return NULL;
 	return m;
 }
 
-static const char *const all_keys[13] = {
-    "avg_power_w",          "avg_total_gpu_power_w",  "total_gpu_energy_j",
-    "joules_per_successful_query", "joules_per_input_token", "joules_per_output_token",
-    "joules_per_total_token", "prefill_gpu_energy_j", "decode_gpu_energy_j",
-    "prefill_avg_power_w",  "decode_avg_power_w",     "prefill_joules_per_input_token",
-    "decode_joules_per_output_token"};
+static const char *const all_keys[13] = {"avg_power_w",
+                                         "avg_total_gpu_power_w",
+                                         "total_gpu_energy_j",
+                                         "joules_per_successful_query",
+                                         "joules_per_input_token",
+                                         "joules_per_output_token",
+                                         "joules_per_total_token",
+                                         "prefill_gpu_energy_j",
+                                         "decode_gpu_energy_j",
+                                         "prefill_avg_power_w",
+                                         "decode_avg_power_w",
+                                         "prefill_joules_per_input_token",
+                                         "decode_joules_per_output_token"};
 
 static double metric(const mn_result *r, const char *k)
 {
@@ -859,14 +896,19 @@ int res_power_mn_run(const res_power_mn_opts *o, int *status, ib_error *e)
 	const char *val = o->validation_path ? res_py_path(a, o->validation_path) : NULL;
 	c.artifact_errors = ib_v_list(a);
 	c.validations = ib_v_list(a);
-	mn_result r = {.stored = -1, .recomputed = -1, .roles = ib_v_map(a), .gaps = ib_v_map(a),
+	mn_result r = {.stored = -1,
+	               .recomputed = -1,
+	               .roles = ib_v_map(a),
+	               .gaps = ib_v_map(a),
 	               .energy = ib_v_map(a)};
 	if (!c.power_dir || !c.logs_root || !c.bench || !agg || !c.artifact_errors ||
 	    !c.validations || !r.roles || !r.gaps || !r.energy)
 		goto oom;
 	if (!val) {
 		char *stem = res_path_stem(a, c.bench);
-		val = stem ? res_path_with_name(a, c.bench, ib_arena_printf(a, "power_validation_%s.json", stem)) : NULL;
+		val = stem ? res_path_with_name(
+		                 a, c.bench, ib_arena_printf(a, "power_validation_%s.json", stem))
+		           : NULL;
 		if (!val)
 			goto oom;
 	}
@@ -882,11 +924,13 @@ int res_power_mn_run(const res_power_mn_opts *o, int *status, ib_error *e)
 	if (!b.ok || au.reasons.n)
 		r.valid = false, r.nm = 0;
 	if (!pw_is_file(agg)) {
-		mn_reason(&au, "aggregate_result_missing", ib_arena_printf(a, "aggregate missing: %s", agg));
+		mn_reason(&au, "aggregate_result_missing",
+		          ib_arena_printf(a, "aggregate missing: %s", agg));
 		r.valid = false, r.nm = 0;
 	} else {
 		char msg[3000] = "";
-		int pr = pw_patch_agg(agg, all_keys, 13, r.valid, r.mnames, r.mvals, r.nm, msg, sizeof msg, e);
+		int pr = pw_patch_agg(agg, all_keys, 13, r.valid, r.mnames, r.mvals, r.nm, msg,
+		                      sizeof msg, e);
 		if (pr < 0) {
 			rc = pr;
 			goto done;
@@ -894,7 +938,8 @@ int res_power_mn_run(const res_power_mn_opts *o, int *status, ib_error *e)
 		if (pr == 1) {
 			mn_reason(&au, "aggregate_result_unwritable", msg);
 			r.valid = false, r.nm = 0;
-			res_logf(o->log, o->log_ud, 2, "[aggregate_power_multinode] Failed to patch %s: %s", agg, msg);
+			res_logf(o->log, o->log_ud, 2,
+			         "[aggregate_power_multinode] Failed to patch %s: %s", agg, msg);
 		}
 	}
 	ib_val *side = sidecar(&c, &b, &r);
@@ -905,7 +950,8 @@ int res_power_mn_run(const res_power_mn_opts *o, int *status, ib_error *e)
 		char m[2600];
 		ib_error_format(&we, m, sizeof m);
 		res_logf(o->log, o->log_ud, 2,
-		         "[aggregate_power_multinode] Failed to write validation artifact %s: %s", val, m);
+		         "[aggregate_power_multinode] Failed to write validation artifact %s: %s",
+		         val, m);
 		*status = o->require_power ? 1 : 0;
 		goto done;
 	}

@@ -8,12 +8,15 @@
 #include <string.h>
 
 #define ACC_TOLERANCE 0.05
-#define OOM(e) ib_fail((e), IB_ENOMEM, "", 0, 0, "out of memory")
+#define OOM(e)        ib_fail((e), IB_ENOMEM, "", 0, 0, "out of memory")
 
-static const char *const metric_names[7] = {
-    "avg_power_w",           "avg_total_gpu_power_w",  "total_gpu_energy_j",
-    "joules_per_successful_query", "joules_per_input_token", "joules_per_output_token",
-    "joules_per_total_token"};
+static const char *const metric_names[7] = {"avg_power_w",
+                                            "avg_total_gpu_power_w",
+                                            "total_gpu_energy_j",
+                                            "joules_per_successful_query",
+                                            "joules_per_input_token",
+                                            "joules_per_output_token",
+                                            "joules_per_total_token"};
 
 int pw_patch_agg(const char *path, const char *const *drop, size_t ndrop, bool valid,
                  const char *const *names, const double *vals, size_t n, char *msg, size_t cap,
@@ -33,10 +36,11 @@ int pw_patch_agg(const char *path, const char *const *drop, size_t ndrop, bool v
 		return 1;
 	}
 	if (v->type != IB_V_MAP) {
+		rc = ib_fail(e, IB_EINVAL, path, 0, 0,
+		             "the agg row is a JSON %s, not an object (the reference crashes)",
+		             ib_vtype_pyname(v));
 		ib_arena_free(a);
-		return ib_fail(e, IB_EINVAL, path, 0, 0,
-		               "the agg row is a JSON %s, not an object (the reference crashes)",
-		               ib_vtype_pyname(v));
+		return rc;
 	}
 	for (size_t i = 0; i < ndrop; i++)
 		ib_map_del(v, drop[i]);
@@ -54,7 +58,8 @@ int pw_patch_agg(const char *path, const char *const *drop, size_t ndrop, bool v
 			return 1;
 		}
 		size_t l = strlen(names[i]);
-		bool three = l >= 2 && (!strcmp(names[i] + l - 2, "_w") || !strcmp(names[i] + l - 2, "_j"));
+		bool three =
+		    l >= 2 && (!strcmp(names[i] + l - 2, "_w") || !strcmp(names[i] + l - 2, "_j"));
 		ib_val *x = ib_v_float(a, res_py_round(vals[i], three ? 3 : 6));
 		if (!x || ib_map_set(a, v, names[i], x)) {
 			ib_arena_free(a);
@@ -115,7 +120,8 @@ static bool read_snapshot(ib_arena *a, const char *path, snap *s, bool *err)
 		const char *x = res_py_strip(c.rows[0].f[i], c.rows[0].len[i], &l);
 		names[i] = ib_arena_strndup(a, x, l);
 	}
-	int gc = res_csv_col(names, nh, "gpu"), ec = res_csv_col(names, nh, "total_energy_consumption");
+	int gc = res_csv_col(names, nh, "gpu"),
+	    ec = res_csv_col(names, nh, "total_energy_consumption");
 	if (gc < 0 || ec < 0) {
 		res_csv_free(&c);
 		return false;
@@ -125,8 +131,10 @@ static bool read_snapshot(ib_arena *a, const char *path, snap *s, bool *err)
 		if (!row->n)
 			continue;
 		size_t gl = 0, el = 0;
-		const char *g = (size_t)gc < row->n ? res_py_strip(row->f[gc], row->len[gc], &gl) : "";
-		const char *x = (size_t)ec < row->n ? res_py_strip(row->f[ec], row->len[ec], &el) : "";
+		const char *g =
+		    (size_t)gc < row->n ? res_py_strip(row->f[gc], row->len[gc], &gl) : "";
+		const char *x =
+		    (size_t)ec < row->n ? res_py_strip(row->f[ec], row->len[ec], &el) : "";
 		double d;
 		if (!gl || !ib_py_float(x, el, &d) || !isfinite(d))
 			continue;
@@ -309,9 +317,12 @@ static int cross_check(ib_arena *a, const char *csv_path, ib_val **out)
 		for (size_t i = 1; i < c.n; i++) {
 			const res_csv_row *row = &c.rows[i];
 			size_t tl = 0, pl = 0, gl = 0;
-			const char *ts = (size_t)tc < row->n ? res_py_strip(row->f[tc], row->len[tc], &tl) : "";
-			const char *ps = (size_t)pc < row->n ? res_py_strip(row->f[pc], row->len[pc], &pl) : "";
-			const char *g = (size_t)gc < row->n ? res_py_strip(row->f[gc], row->len[gc], &gl) : "";
+			const char *ts =
+			    (size_t)tc < row->n ? res_py_strip(row->f[tc], row->len[tc], &tl) : "";
+			const char *ps =
+			    (size_t)pc < row->n ? res_py_strip(row->f[pc], row->len[pc], &pl) : "";
+			const char *g =
+			    (size_t)gc < row->n ? res_py_strip(row->f[gc], row->len[gc], &gl) : "";
 			double t, p;
 			if (!row->n || gl != strlen(matched[m]) || memcmp(g, matched[m], gl))
 				continue;
@@ -408,7 +419,8 @@ static ib_val *sidecar(ib_arena *a, const res_power_opts *o, const char *csv, co
 			return NULL;
 		if (d->issue) {
 			ib_val *l = ib_v_list(a);
-			if (!l || ib_list_push(a, l, ib_v_str(a, d->issue)) || ib_map_set(a, iss, id, l))
+			if (!l || ib_list_push(a, l, ib_v_str(a, d->issue)) ||
+			    ib_map_set(a, iss, id, l))
 				return NULL;
 		}
 	}
@@ -450,7 +462,9 @@ int res_power_run(const res_power_opts *o, int *status, ib_error *e)
 		goto oom;
 	if (!val) {
 		char *stem = res_path_stem(a, bench);
-		val = stem ? res_path_with_name(a, bench, ib_arena_printf(a, "power_validation_%s.json", stem)) : NULL;
+		val = stem ? res_path_with_name(
+		                 a, bench, ib_arena_printf(a, "power_validation_%s.json", stem))
+		           : NULL;
 		if (!val)
 			goto oom;
 	}
@@ -468,7 +482,8 @@ int res_power_run(const res_power_opts *o, int *status, ib_error *e)
 	if (valid && b.ok) {
 		double en = in.total;
 		mv[0] = in.avg, mv[1] = in.avg_total, mv[2] = en;
-		mv[3] = en / (double)b.completed, mv[4] = en / (double)b.in, mv[5] = en / (double)b.out;
+		mv[3] = en / (double)b.completed, mv[4] = en / (double)b.in,
+		mv[5] = en / (double)b.out;
 		mv[6] = en / ((double)(b.in + b.out));
 		nmv = 7;
 	}
@@ -486,7 +501,8 @@ int res_power_run(const res_power_opts *o, int *status, ib_error *e)
 		if (pr == 1) {
 			pw_reason(&r, "aggregate_result_unwritable");
 			valid = false, nmv = 0;
-			res_logf(o->log, o->log_ud, 2, "[aggregate_power] Failed to patch %s: %s", agg, msg);
+			res_logf(o->log, o->log_ud, 2, "[aggregate_power] Failed to patch %s: %s",
+			         agg, msg);
 		}
 	}
 	ib_val *acc;
@@ -508,7 +524,8 @@ int res_power_run(const res_power_opts *o, int *status, ib_error *e)
 		ib_buf j = {0};
 		for (size_t i = 0; i < r.n; i++)
 			ib_buf_printf(&j, "%s%s", i ? ", " : "", r.v[i]);
-		res_logf(o->log, o->log_ud, 2, "[aggregate_power] Power validation failed: %s (details: %s)",
+		res_logf(o->log, o->log_ud, 2,
+		         "[aggregate_power] Power validation failed: %s (details: %s)",
 		         j.data ? j.data : "", val);
 		ib_buf_free(&j);
 		*status = o->require_power ? 1 : 0;

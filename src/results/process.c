@@ -74,11 +74,12 @@ static int router_meta(const pctx *c, const char *name, ib_val **out, ib_error *
 	ib_val *v;
 	ib_error pe;
 	if (ib_json_parse(c->a, name, s, strlen(s), &v, &pe))
-		return ib_fail(e, IB_EINVAL, "", 0, 0, "%s must contain valid JSON (%s)", name, pe.msg);
+		return ib_fail(e, IB_EINVAL, "", 0, 0, "%s must contain valid JSON (%s)", name,
+		               pe.msg);
 	if (v->type != IB_V_MAP || v->map.n != 2 || !ib_map_has(v, "name") ||
 	    !ib_map_has(v, "version"))
-		return ib_fail(e, IB_EINVAL, "", 0, 0, "%s must contain exactly 'name' and 'version'",
-		               name);
+		return ib_fail(e, IB_EINVAL, "", 0, 0,
+		               "%s must contain exactly 'name' and 'version'", name);
 	for (size_t i = 0; i < 2; i++) {
 		const ib_val *x = v->map.kv[i].val;
 		if (x->type != IB_V_STR || !x->str.len)
@@ -90,21 +91,27 @@ static int router_meta(const pctx *c, const char *name, ib_val **out, ib_error *
 }
 
 /* Python float(v) of a result field. */
-static int field_float(const pctx *c, const ib_val *raw, const char *key, double *out,
-                       ib_error *e)
+static int field_float(const pctx *c, const ib_val *raw, const char *key, double *out, ib_error *e)
 {
 	const ib_val *v = ib_map_get(raw, key);
 	if (!v)
 		return ib_fail(e, IB_EINVAL, c->result_file, 0, 0, "field '%s' is missing", key);
 	switch (v->type) {
-	case IB_V_INT: *out = (double)v->i; return 0;
-	case IB_V_FLOAT: *out = v->f; return 0;
-	case IB_V_BOOL: *out = v->b ? 1.0 : 0.0; return 0;
+	case IB_V_INT:
+		*out = (double)v->i;
+		return 0;
+	case IB_V_FLOAT:
+		*out = v->f;
+		return 0;
+	case IB_V_BOOL:
+		*out = v->b ? 1.0 : 0.0;
+		return 0;
 	case IB_V_STR:
 		if (ib_py_float(v->str.s, v->str.len, out))
 			return 0;
 		return ib_fail(e, IB_EINVAL, c->result_file, 0, 0,
-		               "field '%s': could not convert string to float: '%s'", key, v->str.s);
+		               "field '%s': could not convert string to float: '%s'", key,
+		               v->str.s);
 	default:
 		return ib_fail(e, IB_EINVAL, c->result_file, 0, 0,
 		               "field '%s': a %s is not a number", key, ib_vtype_pyname(v));
@@ -116,10 +123,15 @@ static int conc_of(const pctx *c, const ib_val *raw, int64_t *out, ib_error *e)
 {
 	const ib_val *v = ib_map_get(raw, "max_concurrency");
 	if (!v)
-		return ib_fail(e, IB_EINVAL, c->result_file, 0, 0, "field 'max_concurrency' is missing");
+		return ib_fail(e, IB_EINVAL, c->result_file, 0, 0,
+		               "field 'max_concurrency' is missing");
 	switch (v->type) {
-	case IB_V_INT: *out = v->i; return 0;
-	case IB_V_BOOL: *out = v->b; return 0;
+	case IB_V_INT:
+		*out = v->i;
+		return 0;
+	case IB_V_BOOL:
+		*out = v->b;
+		return 0;
 	case IB_V_FLOAT:
 		if (isfinite(v->f) && fabs(v->f) < 9.2e18) {
 			*out = (int64_t)v->f;
@@ -130,7 +142,8 @@ static int conc_of(const pctx *c, const ib_val *raw, int64_t *out, ib_error *e)
 		if (ib_py_int(v->str.s, v->str.len, out))
 			return 0;
 		break;
-	default: break;
+	default:
+		break;
 	}
 	char r[128];
 	ib_val_repr(v, r, sizeof r);
@@ -153,21 +166,23 @@ static int single_node(pctx *c, const ib_val *raw, bool disagg, ib_val *d, int64
                        ib_error *e)
 {
 	if (disagg)
-		return ib_fail(e, IB_EINVAL, "", 0, 0, "Disaggregated mode requires multinode setup.");
+		return ib_fail(e, IB_EINVAL, "", 0, 0,
+		               "Disaggregated mode requires multinode setup.");
 	static const char *const names[] = {"TP", "EP_SIZE", "DP_ATTENTION"};
 	const char *v[3];
 	int rc = required(c, names, 3, v, e);
 	par p;
-	if (rc || (rc = env_int("TP", v[0], &p.tp, e)) || (rc = env_int("EP_SIZE", v[1], &p.ep, e)) ||
-	    (rc = opt_int(c, "PP_SIZE", &p.pp, e)) || (rc = opt_int(c, "DCP_SIZE", &p.dcp, e)) ||
-	    (rc = opt_int(c, "PCP_SIZE", &p.pcp, e)))
+	if (rc || (rc = env_int("TP", v[0], &p.tp, e)) ||
+	    (rc = env_int("EP_SIZE", v[1], &p.ep, e)) || (rc = opt_int(c, "PP_SIZE", &p.pp, e)) ||
+	    (rc = opt_int(c, "DCP_SIZE", &p.dcp, e)) || (rc = opt_int(c, "PCP_SIZE", &p.pcp, e)))
 		return rc;
 	if (p.pp <= 0 || p.dcp <= 0 || p.pcp <= 0)
 		return ib_fail(e, IB_EINVAL, "", 0, 0,
 		               "PP_SIZE, DCP_SIZE, and PCP_SIZE must be positive integers.");
 	int64_t g;
 	if (__builtin_mul_overflow(p.tp, p.pp, &g) || __builtin_mul_overflow(g, p.pcp, &g))
-		return ib_fail(e, IB_ERANGE, "", 0, 0, "TP * PP_SIZE * PCP_SIZE does not fit 64 bits");
+		return ib_fail(e, IB_ERANGE, "", 0, 0,
+		               "TP * PP_SIZE * PCP_SIZE does not fit 64 bits");
 	if (g == 0) /* the reference's ZeroDivisionError */
 		return ib_fail(e, IB_EINVAL, "", 0, 0,
 		               "the GPU count TP * PP_SIZE * PCP_SIZE is 0 (TP=%s): cannot divide "
@@ -191,13 +206,12 @@ static int single_node(pctx *c, const ib_val *raw, bool disagg, ib_val *d, int64
 	return 0;
 }
 
-static int multi_node(pctx *c, const ib_val *raw, ib_val *d, int64_t *pg, int64_t *dg,
-                      ib_error *e)
+static int multi_node(pctx *c, const ib_val *raw, ib_val *d, int64_t *pg, int64_t *dg, ib_error *e)
 {
-	static const char *const names[] = {"PREFILL_GPUS",    "DECODE_GPUS", "PREFILL_NUM_WORKERS",
-	                                    "PREFILL_TP",      "PREFILL_EP",  "PREFILL_DP_ATTN",
-	                                    "DECODE_NUM_WORKERS", "DECODE_TP", "DECODE_EP",
-	                                    "DECODE_DP_ATTN"};
+	static const char *const names[] = {
+	    "PREFILL_GPUS", "DECODE_GPUS",     "PREFILL_NUM_WORKERS", "PREFILL_TP",
+	    "PREFILL_EP",   "PREFILL_DP_ATTN", "DECODE_NUM_WORKERS",  "DECODE_TP",
+	    "DECODE_EP",    "DECODE_DP_ATTN"};
 	const char *v[10];
 	int rc = required(c, names, 10, v, e);
 	if (rc)
@@ -218,16 +232,19 @@ static int multi_node(pctx *c, const ib_val *raw, ib_val *d, int64_t *pg, int64_
 	    (rc = env_int(names[7], v[7], &q.tp, e)) ||
 	    (rc = opt_int(c, "DECODE_PP_SIZE", &q.pp, e)) ||
 	    (rc = opt_int(c, "DECODE_DCP_SIZE", &q.dcp, e)) ||
-	    (rc = opt_int(c, "DECODE_PCP_SIZE", &q.pcp, e)) || (rc = env_int(names[8], v[8], &q.ep, e)))
+	    (rc = opt_int(c, "DECODE_PCP_SIZE", &q.pcp, e)) ||
+	    (rc = env_int(names[8], v[8], &q.ep, e)))
 		return rc;
 	if (p.pp <= 0 || p.dcp <= 0 || p.pcp <= 0 || q.pp <= 0 || q.dcp <= 0 || q.pcp <= 0)
 		return ib_fail(e, IB_EINVAL, "", 0, 0,
 		               "Multinode PP, DCP, and PCP sizes must be positive integers.");
 	int64_t total;
 	if (__builtin_add_overflow(P, D, &total))
-		return ib_fail(e, IB_ERANGE, "", 0, 0, "PREFILL_GPUS + DECODE_GPUS does not fit 64 bits");
+		return ib_fail(e, IB_ERANGE, "", 0, 0,
+		               "PREFILL_GPUS + DECODE_GPUS does not fit 64 bits");
 	if (total <= 0)
-		return ib_fail(e, IB_EINVAL, "", 0, 0, "Multinode results require at least one GPU.");
+		return ib_fail(e, IB_EINVAL, "", 0, 0,
+		               "Multinode results require at least one GPU.");
 	if (P <= 0)
 		return ib_fail(e, IB_EINVAL, "", 0, 0,
 		               "Multinode results require at least one prefill GPU.");
@@ -315,13 +332,15 @@ static int latencies(pctx *c, const ib_val *raw, ib_val *d, ib_error *e)
 		}
 		if (tpot) {
 			if (x == 0) /* the reference dies with ZeroDivisionError here */
-				return ib_fail(e, IB_EINVAL, c->result_file, 0, 0,
-				               "field '%s' is 0: interactivity 1000/TPOT is undefined "
-				               "(every request failed, or OSL 1)",
-				               ks);
+				return ib_fail(
+				    e, IB_EINVAL, c->result_file, 0, 0,
+				    "field '%s' is 0: interactivity 1000/TPOT is undefined "
+				    "(every request failed, or OSL 1)",
+				    ks);
 			char *iv = replace_all(c->a, base, strlen(base), "tpot", "intvty");
 			ib_val *v = ib_v_float(c->a, 1000.0 / x);
-			if (!iv || !v || ib_map_set_key(c->a, d, ib_v_strn(c->a, iv, strlen(iv)), v))
+			if (!iv || !v ||
+			    ib_map_set_key(c->a, d, ib_v_strn(c->a, iv, strlen(iv)), v))
 				return OOM(e);
 		}
 	}
@@ -340,10 +359,9 @@ static char *in_dir(pctx *c, const char *p)
 static int build_row(pctx *c, ib_val **out, bool *multinode, int64_t *gpus, int64_t *pg,
                      int64_t *dg, const char **rf, ib_error *e)
 {
-	static const char *const base[] = {"RUNNER_TYPE", "FRAMEWORK",    "PRECISION",
-	                                   "SPEC_DECODING", "RESULT_FILENAME", "ISL",
-	                                   "OSL",         "DISAGG",       "MODEL_PREFIX",
-	                                   "IMAGE"};
+	static const char *const base[] = {
+	    "RUNNER_TYPE", "FRAMEWORK", "PRECISION", "SPEC_DECODING", "RESULT_FILENAME",
+	    "ISL",         "OSL",       "DISAGG",    "MODEL_PREFIX",  "IMAGE"};
 	const char *v[10];
 	int rc = required(c, base, 10, v, e);
 	if (rc)
@@ -393,15 +411,16 @@ static int build_row(pctx *c, ib_val **out, bool *multinode, int64_t *gpus, int6
 		SET(d, "kv_p2p_transfer", ib_v_str(c->a, kv));
 	const char *mn = env_get(c, "IS_MULTINODE");
 	*multinode = ieq(mn ? mn : "false", "true");
-	rc = *multinode ? multi_node(c, raw, d, pg, dg, e) : single_node(c, raw, disagg, d, gpus, e);
+	rc =
+	    *multinode ? multi_node(c, raw, d, pg, dg, e) : single_node(c, raw, disagg, d, gpus, e);
 	if (rc || (rc = latencies(c, raw, d, e)))
 		return rc;
 	*out = d;
 	return 0;
 }
 
-static int power_step(pctx *c, const char *rf, bool multinode, int64_t gpus, int64_t pg,
-                      int64_t dg, const char *agg, int *status, ib_error *e)
+static int power_step(pctx *c, const char *rf, bool multinode, int64_t gpus, int64_t pg, int64_t dg,
+                      const char *agg, int *status, ib_error *e)
 {
 	const char *req = env_get(c, "REQUIRE_POWER");
 	bool require = req && (!strcmp(req, "1") || ieq(req, "true") || ieq(req, "yes"));
@@ -410,7 +429,8 @@ static int power_step(pctx *c, const char *rf, bool multinode, int64_t gpus, int
 	if (!bench || !val)
 		return OOM(e);
 	if (multinode) {
-		const char *pd = env_get(c, "POWER_ARTIFACT_DIR"), *lr = env_get(c, "POWER_RESULT_ROOT"),
+		const char *pd = env_get(c, "POWER_ARTIFACT_DIR"),
+		           *lr = env_get(c, "POWER_RESULT_ROOT"),
 		           *sha = env_get(c, "POWER_PRODUCER_SHA");
 		res_power_mn_opts o = {
 		    .power_dir = in_dir(c, pd ? pd : "LOGS/power"),
@@ -549,8 +569,9 @@ int res_derived(ib_arena *a, const ib_val *row, ib_val **out)
 		if (!cm)
 			return IB_ENOMEM;
 		for (int k = 0; k < 3; k++)
-			if (ib_map_set(a, cm, rk[k],
-			               ib_v_float(a, kw > 0 && mtok_hr > 0 ? cost[k] / mtok_hr : 0.0)))
+			if (ib_map_set(
+			        a, cm, rk[k],
+			        ib_v_float(a, kw > 0 && mtok_hr > 0 ? cost[k] / mtok_hr : 0.0)))
 				return IB_ENOMEM;
 		if (ib_map_set(a, m, ck[i], cm))
 			return IB_ENOMEM;

@@ -130,10 +130,13 @@ typedef struct {
 } res_power_mn_opts;
 int res_power_mn_run(const res_power_mn_opts *o, int *status, ib_error *e);
 
-/* The "derived" object of res_process (derived = true): cost per million
- * tokens for each price column and J/token of the GPU table in
- * spec/evals-report-agentx.md B.6, from an agg row (v). Sets *out to a map,
- * or to NULL when the row's hw is not in the table. Returns 0 or IB_ENOMEM. */
+/* The "derived" object of res_process (derived = true), beyond the
+ * reference: {gpu, power_kw_per_gpu, cost_per_m_{total,output,input}_tokens:
+ * {hyperscaler, neocloud, rental}, joules_per_{total,output,input}_token}
+ * from the row's hw (up to the first '-' or '_') in the GPU table of
+ * spec/evals-report-agentx.md B.6 and its three tput_per_gpu fields; an
+ * unknown GPU or a zero throughput gives 0 (as the dashboard). *out is a new
+ * map in a. Returns 0 or IB_ENOMEM. */
 int res_derived(ib_arena *a, const ib_val *row, ib_val **out);
 /* ---- end of process and power ---- */
 

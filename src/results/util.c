@@ -178,8 +178,8 @@ static double to_double(const char *s, size_t n)
 bool res_parse_power(const char *s, size_t n, double *out)
 {
 	s = res_py_strip(s, n, &n);
-	if (!n || (n == 5 && !strncasecmp(s, "[n/a]", 5)) || (n == 3 && !strncasecmp(s, "n/a", 3)) ||
-	    (n == 2 && !strncasecmp(s, "na", 2)))
+	if (!n || (n == 5 && !strncasecmp(s, "[n/a]", 5)) ||
+	    (n == 3 && !strncasecmp(s, "n/a", 3)) || (n == 2 && !strncasecmp(s, "na", 2)))
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		size_t k = number_at(s + i, n - i);

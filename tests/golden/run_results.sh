@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Golden result-processing cases (tests/golden/results/) against infbench.
 #   tests/golden/run_results.sh BIN [CASES_DIR...]
+# (default: results/cases and results/pt-cases, the latter made by
+# gen/make_pt_cases.py from the reference's own pytest cases)
 # Runs results/run.sh with results-tool.sh and INFBENCH=BIN over the cases of
 # the implemented tools; the last line is "results: N passed, N failed".
 #
@@ -17,7 +19,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [ $# -ge 1 ] || { echo "usage: run_results.sh BIN [CASES_DIR...]" >&2; exit 2; }
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 shift
-[ $# -ge 1 ] || set -- "$here/results/cases"
+[ $# -ge 1 ] || set -- "$here/results/cases" "$here/results/pt-cases"
 prefixes=(cr- sr- pr- ap- apm- pt-)
 skip=(cr-009-json-reserialization)
 tmp=$(mktemp -d)

@@ -1,5 +1,10 @@
-/* Unit tests of src/results: collect's file discovery and collection. */
+/* Unit tests of src/results: collect's file discovery and collection; process
+ * and power (their Python-compatible parsers, the library entry points). */
 #include "results/results.h"
+#include "results/private.h"
+
+#include <math.h>
+#include <time.h>
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -187,4 +192,275 @@ Test(results, success_rates_and_table)
 	cr_assert_null(strstr(b.data, "b200 "));
 	ib_buf_free(&b);
 	ib_arena_free(a);
+}
+
+/* ---- process / power ---- */
+
+static bool ts(const char *s, double *out)
+{
+	return res_parse_timestamp(s, strlen(s), out);
+}
+
+Test(results, telemetry_timestamps)
+{
+	setenv("TZ", "UTC", 1);
+	tzset();
+	double t;
+	cr_assert(ts("2025/01/15 12:34:56.789", &t));
+	cr_assert_float_eq(t, 1736944496.789, 1e-6);
+	cr_assert(ts("2025/01/15 12:34:56", &t));
+	cr_assert_eq(t, 1736944496.0);
+	cr_assert(ts("2025-01-15T12:34:56.789", &t)); /* naive ISO: local time */
+	cr_assert_float_eq(t, 1736944496.789, 1e-6);
+	cr_assert(ts("2025-01-15 12:34:56", &t)); /* space separator */
+	cr_assert_eq(t, 1736944496.0);
+	cr_assert(ts("2025-01-15T12:34:56-07:00", &t));
+	cr_assert_eq(t, 1736944496.0 + 7 * 3600);
+	cr_assert(ts("2025-01-15T12:34:56Z", &t));
+	cr_assert_eq(t, 1736944496.0);
+	cr_assert(ts("1736944496.5", &t));
+	cr_assert_eq(t, 1736944496.5);
+	cr_assert(ts("1736944496500", &t)); /* milliseconds above 1e12 */
+	cr_assert_eq(t, 1736944496.5);
+	cr_assert(ts("  1736944496 ", &t));
+	cr_assert_not(ts("not a time", &t));
+	cr_assert_not(ts("", &t));
+	cr_assert_not(ts("2025/02/30 00:00:00", &t)); /* no such day */
+	cr_assert_not(ts("2025-01-15T12:34:56.", &t));
+	cr_assert_not(ts("1e9", &t)); /* not a plain number, not a date */
+	setenv("TZ", "Asia/Kolkata", 1);
+	tzset();
+	cr_assert(ts("2025/01/15 18:04:56", &t)); /* 12:34:56 UTC */
+	cr_assert_eq(t, 1736944496.0);
+	setenv("TZ", "UTC", 1);
+	tzset();
+}
+
+Test(results, telemetry_power_cells)
+{
+	double p;
+	cr_assert(res_parse_power("412.34 W", 8, &p));
+	cr_assert_eq(p, 412.34);
+	cr_assert(res_parse_power("512", 3, &p));
+	cr_assert_eq(p, 512.0);
+	cr_assert(res_parse_power("612.34e1 W", 10, &p)); /* the first number only */
+	cr_assert_eq(p, 612.34);
+	cr_assert(res_parse_power("-5 W", 4, &p));
+	cr_assert_eq(p, -5.0);
+	cr_assert_not(res_parse_power("[N/A]", 5, &p));
+	cr_assert_not(res_parse_power(" n/a ", 5, &p));
+	cr_assert_not(res_parse_power("NA", 2, &p));
+	cr_assert_not(res_parse_power("", 0, &p));
+	cr_assert_not(res_parse_power("W", 1, &p));
+}
+
+static res_csv csv_of(ib_arena *a, const char *text, bool skipws)
+{
+	res_csv c;
+	cr_assert_eq(res_csv_parse(a, text, strlen(text), skipws, true, NULL, &c), 0);
+	return c;
+}
+
+Test(results, csv_like_python)
+{
+	ib_arena *a = ib_arena_new();
+	res_csv c = csv_of(a, "a, \"b,c\"\r\n\nx,\"q\"\"uote\"tail\r\"multi\nline\"", true);
+	cr_assert_eq(c.n, 4);
+	cr_assert_eq(c.rows[0].n, 2);
+	cr_assert_str_eq(c.rows[0].f[1], "b,c");
+	cr_assert_eq(c.rows[1].n, 0); /* an empty line is an empty record */
+	cr_assert_str_eq(c.rows[2].f[1], "q\"uotetail");
+	cr_assert_str_eq(c.rows[3].f[0], "multi\nline");
+	cr_assert_eq(c.rows[3].line, 4);
+	res_csv_free(&c);
+	c = csv_of(a, "a, b", false);
+	cr_assert_str_eq(c.rows[0].f[1], " b");
+	res_csv_free(&c);
+	c = csv_of(a, "\"open", false); /* end of data inside quotes: the field is kept */
+	cr_assert_eq(c.n, 1);
+	cr_assert_str_eq(c.rows[0].f[0], "open");
+	res_csv_free(&c);
+	c = csv_of(a, "bad\xff", false); /* errors="replace" */
+	cr_assert_str_eq(c.rows[0].f[0], "bad\xEF\xBF\xBD");
+	res_csv_free(&c);
+	ib_arena_free(a);
+}
+
+Test(results, python_helpers)
+{
+	ib_arena *a = ib_arena_new();
+	cr_assert_str_eq(res_py_path(a, "./a//b/"), "a/b");
+	cr_assert_str_eq(res_py_path(a, ""), ".");
+	cr_assert_str_eq(res_py_path(a, "//x/./y"), "//x/y");
+	cr_assert_str_eq(res_path_stem(a, "d/x.tar.json"), "x.tar");
+	cr_assert_str_eq(res_path_stem(a, ".json"), ".json");
+	cr_assert_str_eq(res_path_with_name(a, "d/e/x.csv", "y.csv"), "d/e/y.csv");
+	cr_assert_eq(res_py_round(2.675, 2), 2.67); /* the binary value is below 2.675 */
+	cr_assert_eq(res_py_round(0.0005, 3), 0.001);
+	cr_assert_eq(res_py_round(1234.5675, 3), 1234.568); /* binary value just above */
+	cr_assert(res_gpu_cmp("2", "10") < 0);
+	cr_assert(res_gpu_cmp("10", "a") < 0);
+	cr_assert(res_gpu_cmp("b", "a") > 0);
+	double v[3] = {0.1, 0.2, 0.3};
+	cr_assert_eq(res_mean(v, 3), 0.2); /* exact: (0.1+0.2)+0.3 would give 0.20000000000000004 */
+	ib_arena_free(a);
+}
+
+static const char *raw_result =
+    "{\"model_id\": \"m\", \"max_concurrency\": 8, \"total_token_throughput\": 1600.0,"
+    " \"output_throughput\": 800.0, \"mean_ttft_ms\": 12.5, \"mean_tpot_ms\": 20.0,"
+    " \"benchmark_start_time_unix\": 1000.0, \"benchmark_end_time_unix\": 1010.0,"
+    " \"duration\": 10.0, \"completed\": 4, \"total_input_tokens\": 100,"
+    " \"total_output_tokens\": 50}";
+
+static const char *env_single[] = {
+    "RUNNER_TYPE=h200", "FRAMEWORK=vllm", "PRECISION=fp8", "SPEC_DECODING=none",
+    "RESULT_FILENAME=r", "ISL=1024", "OSL=1024", "DISAGG=false", "MODEL_PREFIX=dsr1",
+    "IMAGE=img", "TP=8", "EP_SIZE=1", "DP_ATTENTION=false",
+    "GPU_METRICS_CSV=/nonexistent/gpu_metrics.csv", NULL};
+
+static bool exists(const char *rel)
+{
+	char p[512];
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	return access(p, F_OK) == 0;
+}
+
+static int count_files(void)
+{
+	char cmd[400];
+	snprintf(cmd, sizeof cmd, "test $(ls -A '%s' | wc -l) -eq 1", root);
+	return system(cmd) == 0 ? 1 : 0;
+}
+
+Test(results, process_writes_row_and_sidecar, .init = setup, .fini = teardown)
+{
+	put("r.json", raw_result);
+	res_process_opts o = {.dir = root, .env = env_single};
+	ib_buf out = {0};
+	ib_error e = {0};
+	int status = -1;
+	cr_assert_eq(res_process(&o, &out, &status, &e), 0, "%s", e.msg);
+	cr_assert_eq(status, 0);
+	cr_assert(strstr(out.data, "\"tput_per_gpu\": 200.0,"));
+	cr_assert(strstr(out.data, "\"mean_ttft\": 0.0125,"));
+	cr_assert(strstr(out.data, "\"mean_intvty\": 50.0,"));
+	cr_assert(strstr(out.data, "\"power_valid\": 0\n}"));
+	cr_assert_null(strstr(out.data, "derived"));
+	cr_assert(exists("agg_r.json"));
+	cr_assert(exists("power_validation_r.json"));
+	ib_buf_free(&out);
+}
+
+Test(results, process_derived_object, .init = setup, .fini = teardown)
+{
+	put("r.json", raw_result);
+	res_process_opts o = {.dir = root, .env = env_single, .derived = true};
+	ib_buf out = {0};
+	ib_error e = {0};
+	int status;
+	cr_assert_eq(res_process(&o, &out, &status, &e), 0, "%s", e.msg);
+	/* h200: 1.73 kW, $1.41/GPU-hr hyperscaler; 200 tok/s/GPU = 0.72 Mtok/h */
+	cr_assert(strstr(out.data, "\"gpu\": \"h200\""));
+	cr_assert(strstr(out.data, "\"hyperscaler\": 1.9583333333333333"), "%s", out.data);
+	cr_assert(strstr(out.data, "\"joules_per_total_token\": 8.65"), "%s", out.data);
+	ib_buf_free(&out);
+}
+
+Test(results, process_zero_tpot_is_error_and_writes_nothing, .init = setup, .fini = teardown)
+{
+	put("r.json", "{\"model_id\": \"m\", \"max_concurrency\": 8, \"total_token_throughput\": 1.0,"
+	              " \"output_throughput\": 0.0, \"median_tpot_ms\": 0}");
+	res_process_opts o = {.dir = root, .env = env_single};
+	ib_error e = {0};
+	int status;
+	cr_assert_eq(res_process(&o, NULL, &status, &e), IB_EINVAL);
+	cr_assert(strstr(e.msg, "median_tpot_ms"), "%s", e.msg);
+	cr_assert(strstr(e.file, "r.json"));
+	cr_assert(count_files(), "no file besides the input");
+}
+
+Test(results, process_missing_env_listed_in_order, .init = setup, .fini = teardown)
+{
+	const char *env[] = {"ISL=1", "FRAMEWORK=x", NULL};
+	res_process_opts o = {.dir = root, .env = env};
+	ib_error e = {0};
+	int status;
+	cr_assert_eq(res_process(&o, NULL, &status, &e), IB_EINVAL);
+	cr_assert_str_eq(e.msg, "Missing required environment variables: RUNNER_TYPE, PRECISION, "
+	                        "SPEC_DECODING, RESULT_FILENAME, OSL, DISAGG, MODEL_PREFIX, IMAGE");
+}
+
+Test(results, process_truncated_json_names_file_and_line, .init = setup, .fini = teardown)
+{
+	put("r.json", "{\"model_id\": \"m\",\n \"max_concurrency\": ");
+	res_process_opts o = {.dir = root, .env = env_single};
+	ib_error e = {0};
+	int status;
+	cr_assert_eq(res_process(&o, NULL, &status, &e), IB_EPARSE);
+	cr_assert(strstr(e.file, "r.json"));
+	cr_assert_eq(e.line, 2);
+	cr_assert(count_files());
+}
+
+Test(results, process_wrong_types, .init = setup, .fini = teardown)
+{
+	put("r.json", "{\"model_id\": \"m\", \"max_concurrency\": null}");
+	res_process_opts o = {.dir = root, .env = env_single};
+	ib_error e = {0};
+	int status;
+	cr_assert_eq(res_process(&o, NULL, &status, &e), IB_EINVAL);
+	cr_assert(strstr(e.msg, "max_concurrency"), "%s", e.msg);
+	const char *env[] = {"RUNNER_TYPE=h", "FRAMEWORK=f", "PRECISION=p", "SPEC_DECODING=n",
+	                     "RESULT_FILENAME=r", "ISL=1k", "OSL=1", "DISAGG=false",
+	                     "MODEL_PREFIX=m", "IMAGE=i", NULL};
+	put("r.json", raw_result);
+	o.env = env;
+	cr_assert_eq(res_process(&o, NULL, &status, &e), IB_EINVAL);
+	cr_assert(strstr(e.msg, "ISL"), "%s", e.msg);
+	cr_assert(count_files());
+}
+
+static char logged[4096];
+static void keep_log(void *ud, int stream, const char *line)
+{
+	(void)ud;
+	snprintf(logged + strlen(logged), sizeof logged - strlen(logged), "%d:%s\n", stream, line);
+}
+
+Test(results, power_garbage_rows_are_reasons_and_named, .init = setup, .fini = teardown)
+{
+	put("b.json", raw_result);
+	put("agg.json", "{\"hw\": \"h200\"}");
+	put("t.csv", "timestamp,gpu,power\n999,0,100\n1011,0,100\nyesterday,0,100\n");
+	char csv[300], b[300], agg[300];
+	snprintf(csv, sizeof csv, "%s/t.csv", root);
+	snprintf(b, sizeof b, "%s/b.json", root);
+	snprintf(agg, sizeof agg, "%s/agg.json", root);
+	logged[0] = 0;
+	res_power_opts o = {.csv_path = csv, .bench_path = b, .agg_path = agg, .has_expected = true,
+	                    .expected_num_gpus = 1, .require_power = true, .log = keep_log};
+	int status = -1;
+	ib_error e = {0};
+	cr_assert_eq(res_power_run(&o, &status, &e), 0);
+	cr_assert_eq(status, 1);
+	cr_assert(strstr(logged, "t.csv:4: unparseable timestamp 'yesterday'"), "%s", logged);
+	cr_assert(strstr(logged, "invalid_timestamp_sample"), "%s", logged);
+	cr_assert(exists("power_validation_b.json"));
+}
+
+Test(results, power_agg_not_object_writes_no_sidecar, .init = setup, .fini = teardown)
+{
+	put("b.json", raw_result);
+	put("agg.json", "[1, 2]");
+	char b[300], agg[300];
+	snprintf(b, sizeof b, "%s/b.json", root);
+	snprintf(agg, sizeof agg, "%s/agg.json", root);
+	res_power_opts o = {.csv_path = "/nonexistent.csv", .bench_path = b, .agg_path = agg,
+	                    .has_expected = true, .expected_num_gpus = 1};
+	int status;
+	ib_error e = {0};
+	cr_assert_eq(res_power_run(&o, &status, &e), IB_EINVAL);
+	cr_assert(strstr(e.msg, "list"), "%s", e.msg);
+	cr_assert_not(exists("power_validation_b.json"));
 }

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# bench/results.sh [INFBENCH]: infbench process + collect over a full sweep's
+# worth of rows (ROWS, default 1,820), against the reference's process_result.py
+# and collect_results.py in the same run when IX_REF names an InferenceX
+# checkout. Each row is one raw result with an 8-GPU nvidia-smi telemetry CSV
+# (187 s at 1 Hz), processed in its own folder as the workflow does (one process
+# per row, power aggregation included); then every agg row is collected into
+# agg_bmk.json. Prints wall times, per-row times and the ratio; compares the
+# collected rows (sorted) when both ran. Wall time and CPU time (user + system)
+# of each phase, from GNU time (CPU time does not count a loaded machine's queueing).
+# A benchmark, not a test: exits 0.
+set -u
+bin=$(readlink -f "${1:-build/infbench}")
+rows=${ROWS:-1820}
+[ -x "$bin" ] || { echo "results.sh: no binary $bin (make first)" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+python3 - "$tmp/in" "$rows" <<'PY'
+import json, random, sys
+from datetime import datetime, timezone
+from pathlib import Path
+out, n = Path(sys.argv[1]), int(sys.argv[2])
+r = random.Random(1)
+for i in range(n):
+    d = out / f"r{i:04d}"
+    d.mkdir(parents=True)
+    start = 1785031207.412853 + i * 300
+    res = {"model_id": "deepseek-ai/DeepSeek-R1-0528", "max_concurrency": r.choice([4, 8, 16, 32, 64, 128, 256]),
+           "duration": 187.5, "benchmark_start_time_unix": start, "benchmark_end_time_unix": start + 187.5,
+           "completed": 80, "total_input_tokens": 73777, "total_output_tokens": 18327,
+           "output_throughput": r.uniform(100, 5000), "total_token_throughput": r.uniform(5000, 30000)}
+    for s in ["mean", "median", "std", "p90", "p99", "p99.9"]:
+        for m in ["ttft", "tpot", "itl", "e2el"]:
+            res[f"{s}_{m}_ms"] = r.uniform(1, 500)
+    (d / "res.json").write_text(json.dumps(res))
+    lines = ["timestamp, index, power.draw [W], temperature.gpu"]
+    for k in range(-5, 195):
+        ts = datetime.fromtimestamp(start + k, timezone.utc).strftime("%Y/%m/%d %H:%M:%S.%f")[:23]
+        lines += [f"{ts}, {g}, {r.uniform(100, 900):.2f} W, 60" for g in range(8)]
+    (d / "gpu_metrics.csv").write_text("\n".join(lines) + "\n")
+PY
+
+envs=(TZ=UTC RUNNER_TYPE=h200 FRAMEWORK=vllm PRECISION=fp8 SPEC_DECODING=none RESULT_FILENAME=res
+	ISL=1024 OSL=1024 DISAGG=false MODEL_PREFIX=dsr1 IMAGE=img TP=8 EP_SIZE=1 DP_ATTENTION=false)
+# measure OUT SCRIPT: runs bash SCRIPT under GNU time; OUT gets "wall cpu" in s
+measure() {
+	/usr/bin/time -f '%e %U %S' -o "$tmp/tm" bash "$2" >/dev/null 2>&1
+	awk '{ printf "%s %.3f\n", $1, $2 + $3 }' "$tmp/tm" >"$1"
+}
+# run_all NAME: process every row in a copy of the inputs with the command in
+# $proc (one process per row, in the row's folder), then collect the agg rows
+# with the command in $coll
+run_all() {
+	local name=$1
+	cp -r "$tmp/in" "$tmp/$name"
+	{
+		printf 'export %q\n' "${envs[@]}"
+		echo "for d in $tmp/$name/r*; do cd \"\$d\" && $proc; done"
+	} >"$tmp/p_$name.sh"
+	measure "$tmp/m_p_$name" "$tmp/p_$name.sh"
+	mkdir -p "$tmp/c_$name"
+	for d in "$tmp/$name"/r*; do cp "$d/agg_res.json" "$tmp/c_$name/agg_$(basename "$d").json"; done
+	echo "cd $tmp && $coll c_$name bmk_$name" >"$tmp/c_$name.sh"
+	measure "$tmp/m_c_$name" "$tmp/c_$name.sh"
+	read -r pw pc <"$tmp/m_p_$name"
+	read -r cw cc <"$tmp/m_c_$name"
+	printf '%-10s process: wall %7.2f s, CPU %7.2f s (%6.2f ms/row)   collect: wall %6.3f s, CPU %6.3f s\n' \
+		"$name" "$pw" "$pc" "$(echo "$pc * 1000 / $rows" | bc -l)" "$cw" "$cc"
+	echo "$(echo "$pw + $cw" | bc -l) $(echo "$pc + $cc" | bc -l)" >"$tmp/total_$name"
+}
+echo "rows: $rows (8-GPU telemetry, 200 samples per GPU)"
+proc="$bin process" coll="$bin collect" run_all infbench
+if [ -n "${IX_REF:-}" ] && [ -f "$IX_REF/utils/process_result.py" ]; then
+	export PYTHONDONTWRITEBYTECODE=1
+	proc="python3 $IX_REF/utils/process_result.py" coll="python3 $IX_REF/utils/collect_results.py" \
+		run_all reference
+	read -r aw ac <"$tmp/total_infbench"
+	read -r bw bc_ <"$tmp/total_reference"
+	printf 'ratio (process + collect): infbench is %.1fx faster in wall time, %.1fx in CPU time\n' \
+		"$(echo "$bw / $aw" | bc -l)" "$(echo "$bc_ / $ac" | bc -l)"
+	python3 - "$tmp/agg_bmk_infbench.json" "$tmp/agg_bmk_reference.json" <<'PY'
+import json, sys
+a, b = (sorted(json.dumps(x, sort_keys=True) for x in json.load(open(p))) for p in sys.argv[1:])
+print("collected rows:", len(a), "identical" if a == b else "DIFFER")
+PY
+else
+	echo "reference: skipped (set IX_REF to an InferenceX checkout)"
+fi
+exit 0
