@@ -381,7 +381,19 @@ static int slurm_rows(arg_parser *p, run_opts *o, run_plan *plan)
 }
 
 /* Selection, planning, execution, collection; the exit status. */
+static int run_rows(arg_parser *p, run_opts *o, const ib_val *rows);
 static int cli_run_rows(arg_parser *p, run_opts *o, const ib_val *rows)
+{
+	const char *tok0 = o->tokenizer, *prof0 = o->sim_profile;
+	int st = run_rows(p, o, rows);
+	if (o->tokenizer != tok0)
+		free((char *)o->tokenizer);
+	if (o->sim_profile != prof0)
+		free((char *)o->sim_profile);
+	return st;
+}
+
+static int run_rows(arg_parser *p, run_opts *o, const ib_val *rows)
 {
 	ib_error e = {0};
 	if (!rows || rows->type != IB_V_LIST) {
@@ -408,6 +420,13 @@ static int cli_run_rows(arg_parser *p, run_opts *o, const ib_val *rows)
 			                  (long long)want, (long long)k);
 		}
 	}
+	/* children work in the row's workspace: paths they get must be absolute */
+	char *tok = o->tokenizer ? realpath(o->tokenizer, NULL) : NULL,
+	     *prof = o->sim_profile ? realpath(o->sim_profile, NULL) : NULL;
+	if (tok)
+		o->tokenizer = tok;
+	if (prof)
+		o->sim_profile = prof;
 	char self[4096];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 	self[n > 0 ? n : 0] = 0;
