@@ -87,6 +87,7 @@ bench: all
 	bench/client.sh $(BUILD)/infbench
 	bench/tokenizer.sh $(BUILD)/infbench
 	bench/eval.sh $(BUILD)/infbench
+	bench/run.sh $(BUILD)/infbench
 	bench/results.sh $(BUILD)/infbench
 
 install: all

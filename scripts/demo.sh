@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job, as far as infbench goes today: validate the example master
-# configs in configs/, then expand them into the sweep matrix.
+# The main job: validate the example master configs in configs/, expand them
+# into the sweep matrix, then sweep the seed key's rows on the simulator with
+# infbench run into a resumable results store (build/demo/results).
 # Usage: scripts/demo.sh [INFBENCH]   (run from the repository root)
 set -euo pipefail
 bin=${1:-build/infbench}
@@ -37,42 +38,34 @@ echo "== 4. a bad config is reported with file, line, column, entry and field"
 bad=docs/examples/three-problems.yaml
 "$bin" validate --config-files "$bad" --runner-config configs/runners.yaml || true
 echo
-echo "== 5. benchmark the seed recipe against the engine simulator"
-# MI355X x8, MiniMax-M3 in MXFP4 with EAGLE3 and 3 draft tokens (the seed key's
-# recipe), simulated 20x faster than real time; prompts from the llama3
-# tokenizer fixture through its chat template, as the recipe's --use-chat-template.
+echo "== 5. sweep the seed key on the engine simulator: all its rows, resumable"
+# Every row as an InferenceX job runs it (its environment, a server, the client
+# with 10 x conc prompts and 2 x conc warmups, result processing), on the
+# simulator of MI355X x TP with MiniMax-M3 in MXFP4 and EAGLE3 (3 draft tokens),
+# 100x faster than real time, two rows at a time; prompts from the llama3
+# tokenizer fixture. Rerunning reuses the rows already in the store
+# ($out/results); Ctrl-C stops cleanly and the next run resumes.
 tokdir=fixtures/tokenizers/llama3
 if [ ! -f "$tokdir/tokenizer.json" ]; then
 	echo "(skipped: no tokenizer fixtures; 'make fixtures' fetches them)"
 else
-	portfile=$out/sim.port
-	rm -f "$portfile"
-	"$bin" sim --model minimax-m3 --hardware mi355x --precision fp4 --tp 8 --spec-method eagle3 \
-		--num-spec-tokens 3 --time-scale 20 --port 0 --port-file "$portfile" --duration 600 \
-		--served-model-name amd/MiniMax-M3-MXFP4 2>"$out/sim.log" &
-	simpid=$!
-	trap 'kill $simpid 2>/dev/null' EXIT
-	for _ in $(seq 1 200); do [ -s "$portfile" ] && break; sleep 0.05; done
-	port=$(cat "$portfile")
-	sed -n 's/^infbench sim: /  simulator: /p' "$out/sim.log"
-	printf '  %-6s %14s %14s %16s\n' conc "TTFT ms" "tok/s/user" "tok/s/GPU"
-	for conc in 1 4 16 64; do
-		"$bin" bench --model amd/MiniMax-M3-MXFP4 --tokenizer "$tokdir" --backend vllm \
-			--base-url "http://127.0.0.1:$port" --dataset-name random --random-input-len 1024 \
-			--random-output-len 1024 --random-range-ratio 0.8 --num-prompts $((conc * 4)) \
-			--max-concurrency $conc --request-rate inf --ignore-eos --num-warmups $conc \
-			--use-chat-template --save-result --result-dir "$out" --result-filename "bench-c$conc.json" \
-			--disable-tqdm >"$out/bench-c$conc.log" 2>&1
-		r=$out/bench-c$conc.json
-		num() { grep -o "\"$1\": [-0-9.e+]*" "$r" | head -n 1 | sed 's/.*: //'; }
-		# model time = measured time x 20; interactivity = 1000 / TPOT; throughput per GPU
-		awk -v t="$(num mean_ttft_ms)" -v p="$(num mean_tpot_ms)" -v o="$(num output_throughput)" -v c=$conc \
-			'BEGIN { printf "  %-6d %14.1f %14.1f %16.1f\n", c, t * 20, 1000 / (p * 20), o / 20 / 8 }'
-	done
-	kill $simpid 2>/dev/null
-	wait $simpid 2>/dev/null
-	trap - EXIT
-	echo "  (result JSON per point in $out/bench-c*.json)"
+	start=$(date +%s)
+	rc=0
+	"$bin" run "$out/seed-matrix.json" --results "$out/results" --tokenizer "$tokdir" \
+		--time-scale "${DEMO_TIME_SCALE:-100}" --jobs "${DEMO_JOBS:-2}" || rc=$?
+	end=$(date +%s)
+	echo "  $(grep -o '"hw"' "$out/results/agg_bmk.json" | wc -l) agg rows -> $out/results/agg_bmk.json ($((end - start)) s)"
+	"$bin" run --status --results "$out/results" | tail -n 1
+	if [ -s "$out/results/agg_bmk.json" ]; then
+		printf '  %-5s %-18s %12s %14s %14s\n' isl "tp/ep/dpa" conc "tok/s/GPU" "tok/s/user"
+		# a few points of the curve (simulator time, see docs/run.md)
+		awk '/"isl"/ { gsub(/[,]/, ""); isl = $2 } /"tp"/ { gsub(/[,]/, ""); tp = $2 } /"ep"/ { gsub(/[,]/, ""); ep = $2 }
+			/"dp_attention"/ { gsub(/[",]/, ""); dpa = $2 } /"conc"/ { gsub(/[,]/, ""); conc = $2 }
+			/"tput_per_gpu"/ { gsub(/[,]/, ""); t = $2 } /"median_intvty"/ { gsub(/[,]/, ""); u = $2;
+			if (conc == 1 || conc == 64 || conc == 256) printf "  %-5s %-18s %12s %14.1f %14.1f\n", isl, tp "/" ep "/" dpa, conc, t, u }' \
+			"$out/results/agg_bmk.json" | sort -n -k1,1 -k3,3 | head -n 16
+	fi
+	[ "$rc" = 0 ] || exit "$rc"
 fi
 
 echo

@@ -28,6 +28,7 @@ int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_db(int argc, char **argv);
 int cmd_report_golden(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 /* Prints "<prog>: error: [<context>: ]file:line:col: message" to stderr;
  * context may be NULL. */

@@ -30,6 +30,7 @@ static const char help[] =
     "  compare    compare agg rows with their baselines as markdown tables (compare_results.py)\n"
     "  db         the results database: ingest, import, query, latest, history (SQLite, PostgreSQL)\n"
     "  report-golden check the report maths against golden case folders\n"
+    "  run        run matrix rows (simulator or recipes) into a resumable results store\n"
     "\n"
     "Run 'infbench <command> --help' for a command's options; docs/ has a page per command.\n";
 
@@ -85,6 +86,8 @@ int main(int argc, char **argv)
 		return cmd_db(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report-golden"))
 		return cmd_report_golden(argc - 1, argv + 1);
+	if (!strcmp(cmd, "run"))
+		return cmd_run(argc - 1, argv + 1);
 	fputs(help, stderr);
 	fprintf(stderr, "infbench: error: unknown command '%s'\n", cmd);
 	return 2;

@@ -1,0 +1,243 @@
+/* Planning the rows (identity, engine inputs) and executing them: the
+ * scheduler (jobs, GPU and CPU packing, ports), the signal thread, the
+ * manifest records and the moves that keep the store consistent. */
+#include "run/exec.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+atomic_int run_stop_signal;
+
+void run_opts_init(run_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->jobs = 1;
+	o->version = "0";
+}
+
+/* ---- identity ---- */
+
+static const char *file_sha(ib_arena *a, const char *path)
+{
+	ib_buf b = {0};
+	ib_error e = {0};
+	char hex[65];
+	if (ib_read_file(path, &b, &e) != 0) {
+		ib_buf_free(&b);
+		return NULL;
+	}
+	ib_sha256_hex(b.data ? b.data : "", b.len, hex);
+	ib_buf_free(&b);
+	return ib_arena_strdup(a, hex);
+}
+
+/* The content hash of a tokenizer folder (or file); its name when it is
+ * not a local path (a model id). */
+static const char *tokenizer_sha(ib_arena *a, const char *t)
+{
+	if (!t)
+		return NULL;
+	struct stat st;
+	if (stat(t, &st) != 0)
+		return ib_arena_printf(a, "id:%s", t);
+	if (!S_ISDIR(st.st_mode))
+		return file_sha(a, t);
+	char p[4096];
+	snprintf(p, sizeof p, "%s/tokenizer.json", t);
+	const char *h1 = file_sha(a, p);
+	snprintf(p, sizeof p, "%s/tokenizer_config.json", t);
+	const char *h2 = file_sha(a, p);
+	return ib_arena_printf(a, "%s+%s", h1 ? h1 : "-", h2 ? h2 : "-");
+}
+
+#define SET(m, k, v)                                                                               \
+	do {                                                                                       \
+		if (ib_map_set(a, (m), (k), (v)))                                                  \
+			return IB_ENOMEM;                                                          \
+	} while (0)
+
+static ib_val *str_or_null(ib_arena *a, const char *s)
+{
+	return s ? ib_v_str(a, s) : ib_v_null(a);
+}
+
+/* What determines a row's numbers, hashed into its identity. */
+static int identity(ib_arena *a, const run_opts *o, const run_resolved *x, run_item *it,
+                    const char *tok_sha)
+{
+	ib_val *m = ib_v_map(a), *cl = ib_v_map(a), *eng = ib_v_map(a);
+	if (!m || !cl || !eng)
+		return IB_ENOMEM;
+	SET(m, "row", (ib_val *)it->row);
+	SET(m, "runner_name", ib_v_str(a, x->runner_name ? x->runner_name : ""));
+	SET(cl, "version", ib_v_str(a, o->version));
+	SET(cl, "num_prompts_per_conc", ib_v_int(a, x->prompts_per_conc));
+	SET(cl, "num_warmups_per_conc", ib_v_int(a, x->warmups_per_conc));
+	SET(cl, "random_range_ratio", ib_v_str(a, "0.8"));
+	SET(cl, "chat_template", ib_v_bool(a, it->spec));
+	SET(cl, "tokenizer", str_or_null(a, tok_sha));
+	SET(m, "client", cl);
+	if (o->engine == RUN_ENGINE_RECIPE) {
+		SET(eng, "kind", ib_v_str(a, "recipe"));
+		SET(eng, "script", str_or_null(a, it->recipe ? file_sha(a, it->recipe) : NULL));
+		/* the library the recipe sources, wherever the layout puts it */
+		const char *lib = NULL;
+		if (it->recipe) {
+			char p[4096];
+			snprintf(p, sizeof p, "%s", it->recipe);
+			for (int up = 0; up < 4 && !lib; up++) {
+				char *sl = strrchr(p, '/');
+				if (!sl)
+					break;
+				*sl = 0;
+				char q[4200];
+				snprintf(q, sizeof q, "%s/benchmark_lib.sh", p);
+				lib = file_sha(a, q);
+			}
+		}
+		SET(eng, "benchmark_lib", str_or_null(a, lib));
+	} else {
+		SET(eng, "kind", ib_v_str(a, "sim"));
+		SET(eng, "model", str_or_null(a, it->sim_model));
+		SET(eng, "hardware", str_or_null(a, it->sim_hw));
+		SET(eng, "time_scale", ib_v_float(a, o->time_scale > 0 ? o->time_scale : 1));
+		SET(eng, "num_spec_tokens", ib_v_int(a, it->spec ? x->num_spec_tokens : 0));
+		SET(eng, "profile",
+		    str_or_null(a, o->sim_profile ? file_sha(a, o->sim_profile) : NULL));
+		ib_val *ex = ib_v_list(a);
+		for (size_t i = 0; ex && i < o->nsim_extra; i++)
+			if (ib_list_push(a, ex, ib_v_str(a, o->sim_extra[i])))
+				return IB_ENOMEM;
+		SET(eng, "extra", ex);
+	}
+	SET(m, "engine", eng);
+	ib_buf b = {0};
+	ib_json_opts jo = {.indent = 2, .ensure_ascii = true, .sort_keys = true};
+	ib_error e = {0};
+	int rc = ib_json_write(&b, m, &jo, &e);
+	if (rc || ib_buf_putc(&b, '\n')) {
+		ib_buf_free(&b);
+		return rc ? rc : IB_ENOMEM;
+	}
+	char hex[65];
+	ib_sha256_hex(b.data, b.len, hex);
+	memcpy(it->identity, hex, 16);
+	it->identity[16] = 0;
+	it->identity_json = ib_arena_strdup(a, b.data);
+	ib_buf_free(&b);
+	return it->identity_json ? 0 : IB_ENOMEM;
+}
+
+static int resolve(const run_opts *o, run_resolved *x)
+{
+	memset(x, 0, sizeof *x);
+	x->runner_name = o->runner_name;
+	x->ready_timeout_s = o->ready_timeout_s > 0 ? o->ready_timeout_s : 600;
+	x->prompts_per_conc = o->prompts_per_conc > 0 ? o->prompts_per_conc : 10;
+	x->warmups_per_conc = o->warmups_per_conc > 0   ? o->warmups_per_conc
+	                      : o->warmups_per_conc < 0 ? 0
+	                                                : 2;
+	x->num_spec_tokens = o->num_spec_tokens > 0 ? o->num_spec_tokens : 3;
+	x->prompt_threads = o->prompt_threads;
+	return 0;
+}
+
+static int plan_item(run_plan *p, const run_opts *o, const ib_val *row, size_t idx,
+                     const char *tok_sha, ib_error *e)
+{
+	ib_arena *a = p->a;
+	run_item *it = &p->items[p->n];
+	memset(it, 0, sizeof *it);
+	it->index = idx;
+	it->row = row;
+	if (row->type != IB_V_MAP)
+		return ib_fail(e, IB_EINVAL, "", 0, 0, "matrix row %zu is not an object", idx);
+	const char *label = run_fieldz(a, row, "runner", "");
+	const char *rn = p->x.runner_name ? p->x.runner_name : ib_arena_printf(a, "%s_0", label);
+	ib_buf b = {0};
+	if (run_result_filename(&b, row, rn))
+		return IB_ENOMEM;
+	it->name = ib_arena_strdup(a, b.data);
+	ib_buf_free(&b);
+	it->spec = run_row_is_spec(row);
+	it->amd = !strncmp(label, "mi", 2);
+	it->gpus = run_gpu_count(row);
+	if (o->engine == RUN_ENGINE_RECIPE) {
+		ib_buf rp = {0};
+		ib_error re = {0};
+		char *real = NULL;
+		if (run_recipe_path(&rp, o->recipes, row, &re) == 0 &&
+		    (real = realpath(rp.data, NULL)))
+			it->recipe = ib_arena_strdup(a, real);
+		else
+			it->missing = ib_arena_strdup(a, re.msg);
+		free(real);
+		ib_buf_free(&rp);
+	} else {
+		const char *why = run_sim_unmodelable(row, &it->sim_model, &it->sim_hw);
+		if (why)
+			it->skip = ib_arena_strdup(a, why);
+		bool eagle = it->sim_model && (!strcmp(it->sim_model, "minimax-m3") ||
+		                               !strcmp(it->sim_model, "kimi-k2.5"));
+		it->sim_spec_method = eagle ? "eagle3" : "mtp";
+	}
+	run_resolved xr = p->x;
+	xr.runner_name = rn;
+	int rc = identity(a, o, &xr, it, tok_sha);
+	if (rc)
+		return rc;
+	p->n++;
+	return 0;
+}
+
+int run_plan_new(const run_opts *o, const ib_val *list, const bool *keep, run_plan **out,
+                 ib_error *e)
+{
+	if (!list || list->type != IB_V_LIST)
+		return ib_fail(e, IB_EINVAL, "", 0, 0, "the matrix is not a JSON list of rows");
+	run_plan *p = calloc(1, sizeof *p);
+	if (!p || !(p->a = ib_arena_new())) {
+		free(p);
+		return IB_ENOMEM;
+	}
+	resolve(o, &p->x);
+	p->items = ib_arena_alloc(p->a, (list->list.n + 1) * sizeof *p->items);
+	const char *tok = tokenizer_sha(p->a, o->tokenizer);
+	int rc = p->items ? 0 : IB_ENOMEM;
+	for (size_t i = 0; i < list->list.n && !rc; i++)
+		if (!keep || keep[i])
+			rc = plan_item(p, o, list->list.v[i], i, tok, e);
+	if (rc) {
+		run_plan_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+void run_plan_free(run_plan *p)
+{
+	if (!p)
+		return;
+	ib_arena_free(p->a);
+	free(p);
+}
+
+size_t run_plan_count(const run_plan *p)
+{
+	return p->n;
+}
+const char *run_plan_identity(const run_plan *p, size_t i)
+{
+	return p->items[i].identity;
+}
+const char *run_plan_name(const run_plan *p, size_t i)
+{
+	return p->items[i].name;
+}

@@ -1,0 +1,68 @@
+/* run — the plan and the per-row context shared by exec.c and row.c. */
+#ifndef IB_RUN_EXEC_H
+#define IB_RUN_EXEC_H
+
+#include "run/private.h"
+
+#include <pthread.h>
+
+typedef struct {
+	size_t index; /* in the input list */
+	const ib_val *row;
+	const char *name; /* RESULT_FILENAME */
+	char identity[17];
+	const char *identity_json; /* what the identity hashes */
+	const char *skip;          /* why the row is skipped, or NULL */
+	const char *missing;       /* why the row cannot run (a failure), or NULL */
+	const char *recipe;        /* engine recipe: the script */
+	const char *sim_model, *sim_hw, *sim_spec_method;
+	bool spec, amd;
+	int64_t gpus; /* GPU_COUNT */
+	/* scheduling */
+	int sched; /* 0 queued, 1 taken, 2 finished */
+	int prev_attempts;
+} run_item;
+
+/* Resolved options (defaults filled in). */
+typedef struct {
+	const char *runner_name; /* NULL: per row "<label>_0" */
+	double ready_timeout_s;
+	int prompts_per_conc, warmups_per_conc, num_spec_tokens, prompt_threads;
+	const char *shim_dir; /* engine recipe: the folder put first in PATH */
+} run_resolved;
+
+struct run_plan {
+	ib_arena *a;
+	run_item *items;
+	size_t n;
+	run_resolved x;
+};
+
+typedef struct {
+	const run_opts *o;
+	const run_resolved *x;
+	const run_item *it;
+	ib_arena *a;    /* per attempt */
+	const char *ws; /* STORE/work/<id> */
+	const char *server_log, *client_log;
+	const char *shown_server_log, *shown_client_log; /* where they end up (failed/) */
+	int port;
+	int64_t conc;
+	char devices[256]; /* "0,1,2,3" or "" */
+	pid_t server;
+	char *const *envp;
+	int state;
+	ib_buf reason;
+	double server_start_s, client_s, process_s; /* phases (bench/run.sh) */
+	void *exec;                                 /* the executor (exec.c) */
+} row_ctx;
+
+/* row.c: runs one row in rc->ws; returns its end state (RUN_DONE,
+ * RUN_FAILED, RUN_INTERRUPTED) with rc->reason. */
+int row_execute(row_ctx *rc);
+/* exec.c: records a started process group (for cleanup after a SIGKILL). */
+void exec_note_pid(row_ctx *rc, pid_t pid);
+/* exec.c: the variables a recipe also gets (PATH with the client shim, ...). */
+void exec_recipe_env(row_ctx *rc, ib_buf *env);
+
+#endif

@@ -1,0 +1,379 @@
+/* Planning a matrix row: selection, the §3.4 environment, the §3.5
+ * RESULT_FILENAME, what the simulator can model, recipe resolution. */
+#include "run/private.h"
+#include "sim/sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char *run_state_name(int s)
+{
+	static const char *const names[] = {"pending", "running", "done",
+	                                    "failed",  "skipped", "interrupted"};
+	return s >= 0 && s <= RUN_INTERRUPTED ? names[s] : "?";
+}
+
+/* A row field as the workflow passes it to the environment: booleans as
+ * GitHub writes them (true/false), numbers and strings as they are. */
+void run_field(ib_buf *b, const ib_val *row, const char *key, const char *dflt)
+{
+	const ib_val *v = ib_map_get(row, key);
+	if (!v || v->type == IB_V_NULL) {
+		ib_buf_puts(b, dflt);
+		return;
+	}
+	if (v->type == IB_V_BOOL)
+		ib_buf_puts(b, v->b ? "true" : "false");
+	else
+		ib_val_pystr(b, v);
+}
+
+const char *run_fieldz(ib_arena *a, const ib_val *row, const char *key, const char *dflt)
+{
+	ib_buf b = {0};
+	run_field(&b, row, key, dflt);
+	char *s = ib_arena_strdup(a, b.data ? b.data : "");
+	ib_buf_free(&b);
+	return s;
+}
+
+static int64_t field_int(const ib_val *row, const char *key, int64_t dflt)
+{
+	const ib_val *v = ib_map_get(row, key);
+	if (v && v->type == IB_V_INT)
+		return v->i;
+	if (v && v->type == IB_V_STR) {
+		int64_t x;
+		if (ib_py_int(v->str.s, v->str.len, &x))
+			return x;
+	}
+	return dflt;
+}
+
+int64_t run_gpu_count(const ib_val *row)
+{
+	return field_int(row, "tp", 1) * field_int(row, "pp", 1) * field_int(row, "pcp-size", 1);
+}
+
+bool run_row_is_spec(const ib_val *row)
+{
+	const ib_val *v = ib_map_get(row, "spec-decoding");
+	return v && v->type == IB_V_STR && strcmp(v->str.s, "none") != 0 && v->str.len;
+}
+
+static const char *scenario(const ib_val *row)
+{
+	const ib_val *v = ib_map_get(row, "scenario-type");
+	return v && v->type == IB_V_STR ? v->str.s : "fixed-seq-len";
+}
+
+int run_result_filename(ib_buf *b, const ib_val *row, const char *rn)
+{
+	size_t l0 = b->len;
+	run_field(b, row, "exp-name", "");
+	ib_buf_putc(b, '_');
+	run_field(b, row, "precision", "");
+	ib_buf_putc(b, '_');
+	run_field(b, row, "framework", "");
+	ib_buf_puts(b, "_tp");
+	run_field(b, row, "tp", "");
+	ib_buf_puts(b, "-pp");
+	run_field(b, row, "pp", "1");
+	ib_buf_puts(b, "-dcp");
+	run_field(b, row, "dcp-size", "1");
+	ib_buf_puts(b, "-pcp");
+	run_field(b, row, "pcp-size", "1");
+	ib_buf_puts(b, "-ep");
+	run_field(b, row, "ep", "1");
+	ib_buf_puts(b, "-dpa");
+	run_field(b, row, "dp-attn", "false");
+	ib_buf_puts(b, "_disagg-");
+	run_field(b, row, "disagg", "false");
+	ib_buf_puts(b, "_spec-");
+	run_field(b, row, "spec-decoding", "none");
+	ib_buf_puts(b, "_conc");
+	run_field(b, row, "conc", "");
+	ib_buf_putc(b, '_');
+	ib_buf_puts(b, rn);
+	const ib_val *fp = ib_map_get(row, "recipe-fingerprint");
+	if (fp && fp->type == IB_V_STR && fp->str.len)
+		ib_buf_printf(b, "_recipe-%.16s", fp->str.s);
+	if (!b->data || b->len == l0)
+		return IB_ENOMEM;
+	return 0;
+}
+
+static void env_kv(ib_buf *b, const char *k, const char *v)
+{
+	ib_buf_printf(b, "%s=%s\n", k, v);
+}
+
+static void env_field(ib_buf *b, const char *k, const ib_val *row, const char *key,
+                      const char *dflt)
+{
+	ib_buf_printf(b, "%s=", k);
+	run_field(b, row, key, dflt);
+	ib_buf_putc(b, '\n');
+}
+
+int run_row_env(ib_buf *b, const ib_val *row, const char *rn, const char *rf, int port)
+{
+	bool agentic = !strcmp(scenario(row), "agentic-coding");
+	const char *hf = getenv("HF_HUB_CACHE");
+	env_kv(b, "RANDOM_RANGE_RATIO", "0.8");
+	if (hf && *hf)
+		env_kv(b, "HF_HUB_CACHE", hf);
+	else {
+		const char *home = getenv("HOME");
+		ib_buf_printf(b, "HF_HUB_CACHE=%s/.cache/huggingface/hub\n", home ? home : "");
+	}
+	env_field(b, "EXP_NAME", row, "exp-name", "");
+	env_field(b, "RECIPE_FINGERPRINT", row, "recipe-fingerprint", "");
+	env_field(b, "MODEL", row, "model", "");
+	env_field(b, "MODEL_PREFIX", row, "model-prefix", "");
+	env_field(b, "ISL", row, "isl", "");
+	env_field(b, "OSL", row, "osl", "");
+	env_field(b, "MAX_MODEL_LEN", row, "max-model-len", "");
+	env_field(b, "IMAGE", row, "image", "");
+	env_field(b, "FRAMEWORK", row, "framework", "");
+	env_field(b, "PRECISION", row, "precision", "");
+	env_field(b, "TP", row, "tp", "");
+	env_field(b, "PP_SIZE", row, "pp", "1");
+	env_field(b, "DCP_SIZE", row, "dcp-size", "1");
+	env_field(b, "PCP_SIZE", row, "pcp-size", "1");
+	env_field(b, "EP_SIZE", row, "ep", "1");
+	env_field(b, "DP_ATTENTION", row, "dp-attn", "false");
+	env_field(b, "CONC", row, "conc", "");
+	env_field(b, "SPEC_DECODING", row, "spec-decoding", "none");
+	env_field(b, "DISAGG", row, "disagg", "false");
+	env_field(b, "RUN_EVAL", row, "run-eval", "false");
+	env_field(b, "EVAL_ONLY", row, "eval-only", "false");
+	env_kv(b, "SCENARIO_TYPE", scenario(row));
+	env_kv(b, "SCENARIO_SUBDIR", agentic ? "agentic/" : "fixed_seq_len/");
+	env_kv(b, "IS_AGENTIC", agentic ? "1" : "0");
+	if (agentic)
+		env_kv(b, "RESULT_DIR", "/workspace/results");
+	env_kv(b, "REQUIRE_POWER", "0");
+	env_kv(b, "RUNNER_NAME", rn);
+	env_field(b, "RUNNER_TYPE", row, "runner", "");
+	env_kv(b, "RESULT_FILENAME", rf);
+	ib_buf_printf(b, "GPU_COUNT=%lld\n", (long long)run_gpu_count(row));
+	ib_buf_printf(b, "PORT=%d\n", port);
+	return b->data ? 0 : IB_ENOMEM;
+}
+
+/* The simulator's GPU profile for a runner label ("mi355x", "h200-cw" →
+ * h200), or NULL. */
+static const char *sim_hw_of(const char *label, char *tmp, size_t cap)
+{
+	if (sim_hw_find(label))
+		return sim_hw_find(label)->name;
+	snprintf(tmp, cap, "%s", label);
+	char *dash = strchr(tmp, '-');
+	if (dash)
+		*dash = 0;
+	return sim_hw_find(tmp) ? sim_hw_find(tmp)->name : NULL;
+}
+
+const char *run_sim_unmodelable(const ib_val *row, const char **model, const char **hw)
+{
+	static _Thread_local char why[2600];
+	char tmp[128];
+	const ib_val *v;
+	if (strcmp(scenario(row), "fixed-seq-len") != 0) {
+		snprintf(why, sizeof why,
+		         "scenario '%s' is not modelled by the simulator (fixed-seq-len only)",
+		         scenario(row));
+		return why;
+	}
+	if ((v = ib_map_get(row, "disagg")) && ib_val_truthy(v) &&
+	    !(v->type == IB_V_STR && !strcmp(v->str.s, "false")))
+		return "disaggregated prefill/decode is not modelled by the simulator";
+	if (ib_map_has(row, "prefill") || ib_map_has(row, "decode"))
+		return "multi-node rows are not modelled by the simulator";
+	if (field_int(row, "pp", 1) != 1)
+		return "pipeline parallelism (pp > 1) is not modelled by the simulator";
+	const ib_val *mp = ib_map_get(row, "model-prefix");
+	const sim_model *m = mp && mp->type == IB_V_STR ? sim_model_find(mp->str.s) : NULL;
+	if (!m) {
+		ib_buf names = {0};
+		sim_profile_names(&names, true);
+		snprintf(
+		    why, sizeof why, "no simulator model profile for model-prefix '%s' (known: %s)",
+		    mp && mp->type == IB_V_STR ? mp->str.s : "?", names.data ? names.data : "");
+		ib_buf_free(&names);
+		return why;
+	}
+	const ib_val *rl = ib_map_get(row, "runner");
+	const char *h = rl && rl->type == IB_V_STR ? sim_hw_of(rl->str.s, tmp, sizeof tmp) : NULL;
+	if (!h) {
+		ib_buf names = {0};
+		sim_profile_names(&names, false);
+		snprintf(why, sizeof why, "no simulator GPU profile for runner '%s' (known: %s)",
+		         rl && rl->type == IB_V_STR ? rl->str.s : "?",
+		         names.data ? names.data : "");
+		ib_buf_free(&names);
+		return why;
+	}
+	const ib_val *pr = ib_map_get(row, "precision");
+	const char *p = pr && pr->type == IB_V_STR ? pr->str.s : "?";
+	if (strcmp(p, "bf16") && strcmp(p, "fp8") && strcmp(p, "fp4")) {
+		snprintf(why, sizeof why,
+		         "precision '%s' is not modelled by the simulator (bf16, fp8, fp4)", p);
+		return why;
+	}
+	sim_config c;
+	sim_config_init(&c);
+	c.hw = *sim_hw_find(h);
+	c.model = *m;
+	c.precision = p;
+	c.tp = (int)field_int(row, "tp", 1);
+	if (c.tp < 1) {
+		snprintf(why, sizeof why, "tp %d is not a GPU count", c.tp);
+		return why;
+	}
+	sim_capacity cap;
+	ib_error e = {0};
+	if (sim_capacity_of(&c, &cap, &e)) {
+		snprintf(why, sizeof why, "%s", e.msg);
+		return why;
+	}
+	if (model)
+		*model = m->name;
+	if (hw)
+		*hw = c.hw.name;
+	return NULL;
+}
+
+/* ---- selection ---- */
+
+static int parse_rows(const char *spec, size_t n, bool *keep, ib_error *e)
+{
+	memset(keep, 0, n * sizeof *keep);
+	const char *s = spec;
+	while (*s) {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+		if (end == s || a < 0)
+			goto bad;
+		s = end;
+		if (*s == '-') {
+			b = strtol(s + 1, &end, 10);
+			if (end == s + 1 || b < a)
+				goto bad;
+			s = end;
+		}
+		if ((size_t)b >= n)
+			return ib_fail(
+			    e, IB_EINVAL, "", 0, 0,
+			    "--rows: row %ld does not exist (the matrix has %zu rows, 0-%zu)", b, n,
+			    n ? n - 1 : 0);
+		for (long i = a; i <= b; i++)
+			keep[i] = true;
+		if (*s == ',')
+			s++;
+		else if (*s)
+			goto bad;
+	}
+	return 0;
+bad:
+	return ib_fail(e, IB_EINVAL, "", 0, 0,
+	               "--rows: expected indexes and ranges like '0,3-5', got '%s'", spec);
+}
+
+int run_select(const ib_val *list, const char *rows, const char *const *filters, size_t nf,
+               bool *keep, ib_error *e)
+{
+	size_t n = list->list.n;
+	if (rows) {
+		int rc = parse_rows(rows, n, keep, e);
+		if (rc)
+			return rc;
+	} else {
+		for (size_t i = 0; i < n; i++)
+			keep[i] = true;
+	}
+	for (size_t f = 0; f < nf; f++) {
+		const char *eq = strchr(filters[f], '=');
+		if (!eq || eq == filters[f])
+			return ib_fail(e, IB_EINVAL, "", 0, 0,
+			               "--filter: expected KEY=GLOB, got '%s'", filters[f]);
+		char key[128];
+		snprintf(key, sizeof key, "%.*s", (int)(eq - filters[f]), filters[f]);
+		for (size_t i = 0; i < n; i++) {
+			if (!keep[i])
+				continue;
+			const ib_val *v = ib_map_get(list->list.v[i], key);
+			if (!v) {
+				keep[i] = false;
+				continue;
+			}
+			ib_buf b = {0};
+			run_field(&b, list->list.v[i], key, "");
+			keep[i] = ib_glob_match(eq + 1, b.data ? b.data : "");
+			ib_buf_free(&b);
+		}
+	}
+	return 0;
+}
+
+/* ---- recipes (§3.1 step 3) ---- */
+
+static bool is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int run_recipe_path(ib_buf *out, const char *dir, const ib_val *row, ib_error *e)
+{
+	ib_arena *a = ib_arena_new();
+	if (!a)
+		return IB_ENOMEM;
+	const char *exp = run_fieldz(a, row, "exp-name", "");
+	const char *prec = run_fieldz(a, row, "precision", "");
+	const char *fw = run_fieldz(a, row, "framework", "");
+	const char *label = run_fieldz(a, row, "runner", "");
+	bool agentic = !strcmp(scenario(row), "agentic-coding");
+	const char *sub = agentic ? "agentic/" : "fixed_seq_len/";
+	/* <exp-prefix> = EXP_NAME up to the first '_'; <gpu> = the label up to
+	 * its first '-' (h200-cw → h200) */
+	char prefix[256], gpu[128];
+	snprintf(prefix, sizeof prefix, "%.*s", (int)strcspn(exp, "_"), exp);
+	snprintf(gpu, sizeof gpu, "%.*s", (int)strcspn(label, "-"), label);
+	const char *mtp = run_row_is_spec(row) ? "_mtp" : "";
+	const char *names[3];
+	names[0] = ib_arena_printf(a, "%s_%s_%s_%s%s.sh", prefix, prec, gpu, fw, mtp);
+	names[1] = ib_arena_printf(a, "%s_%s_%s%s.sh", prefix, prec, gpu, mtp);
+	/* the TRT launchers' short framework name */
+	names[2] = !strcmp(fw, "trt") || !strcmp(fw, "trtllm")
+	               ? ib_arena_printf(a, "%s_%s_%s_trt%s.sh", prefix, prec, gpu, mtp)
+	               : NULL;
+	const char *subs[] = {"", sub, "single_node/", NULL, "benchmarks/single_node/", NULL};
+	subs[3] = ib_arena_printf(a, "single_node/%s", sub);
+	subs[5] = ib_arena_printf(a, "benchmarks/single_node/%s", sub);
+	ib_buf tried = {0};
+	int rc = IB_ENOENT;
+	for (size_t ni = 0; ni < 3 && rc; ni++) {
+		if (!names[ni])
+			continue;
+		for (size_t si = 0; si < sizeof subs / sizeof *subs; si++) {
+			char *p = ib_arena_printf(a, "%s/%s%s", dir, subs[si], names[ni]);
+			if (is_file(p)) {
+				ib_buf_puts(out, p);
+				rc = 0;
+				break;
+			}
+			if (si == 0 || si == 3)
+				ib_buf_printf(&tried, "%s%s", tried.len ? ", " : "", p);
+		}
+	}
+	if (rc)
+		ib_fail(e, IB_ENOENT, "", 0, 0,
+		        "no recipe script for this row (tried %s and the %s layouts)",
+		        tried.data ? tried.data : "?", "benchmarks/single_node");
+	ib_buf_free(&tried);
+	ib_arena_free(a);
+	return rc;
+}

@@ -1,0 +1,64 @@
+/* run — private helpers shared by the files of the module. */
+#ifndef IB_RUN_PRIVATE_H
+#define IB_RUN_PRIVATE_H
+
+#include "run/run.h"
+
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/types.h>
+
+/* plan.c */
+void run_field(ib_buf *b, const ib_val *row, const char *key, const char *dflt);
+const char *run_fieldz(ib_arena *a, const ib_val *row, const char *key, const char *dflt);
+int64_t run_gpu_count(const ib_val *row);
+bool run_row_is_spec(const ib_val *row);
+
+/* proc.c: child processes in their own process group.
+ * Starts argv[0] (a path, or looked up in PATH) with the environment envp
+ * (NULL: the runner's), in folder cwd, stdin from /dev/null and stdout +
+ * stderr appended to log (created). The child leads a new process group
+ * (pgid = pid), with every signal unblocked and default dispositions. */
+int run_spawn(const char *const *argv, char *const *envp, const char *cwd, const char *log,
+              pid_t *pid, ib_error *e);
+/* Has pid ended? true with *status (exit status, 128 + signal) when it has;
+ * false while it runs. hang: wait for it. */
+bool run_reap(pid_t pid, int *status, bool hang);
+/* Stops the process group of pid: SIGTERM, up to grace_ms for pid to exit,
+ * then SIGKILL to the group; reaps pid. Returns its status. */
+int run_stop_group(pid_t pid, int grace_ms);
+/* GET http://127.0.0.1:port/health answered with a status < 400 within
+ * timeout_ms. */
+bool run_health(int port, int timeout_ms);
+/* A TCP port that is free on 127.0.0.1 now (bound and released), never one
+ * in avoid[0..n); 0 on failure. */
+int run_free_port(const int *avoid, size_t n);
+/* Appends the last nlines lines of the file at path (each prefixed with
+ * "  | ") to b; nothing when it cannot be read. */
+void run_tail(ib_buf *b, const char *path, int nlines);
+/* Sleeps ms milliseconds (resumes after signals). */
+void run_sleep_ms(int ms);
+
+/* store.c */
+typedef struct {
+	int fd; /* manifest, O_APPEND */
+	int lock_fd;
+	char *dir;
+} run_store;
+int run_store_open(run_store *s, const char *dir, bool lock, ib_error *e);
+void run_store_close(run_store *s);
+/* Appends one manifest record (a JSON object, one line, one write). */
+int run_store_append(run_store *s, const ib_val *rec, ib_error *e);
+/* Reads the manifest's latest record per identity into a map identity →
+ * record (arena a); *stale gets the identities whose last record is
+ * "running". A missing manifest gives an empty map. */
+int run_store_latest(ib_arena *a, const char *dir, ib_val **latest, ib_error *e);
+/* Removes a folder tree (best effort). */
+void run_rmtree(const char *path);
+/* mkdir -p */
+int run_mkdirs(const char *path, ib_error *e);
+
+/* The runner's stop flag, set by its signal thread. */
+extern atomic_int run_stop_signal;
+
+#endif

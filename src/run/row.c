@@ -1,0 +1,460 @@
+/* One row: its workspace, the engine (simulator or recipe), the client, the
+ * processing step, and what is left in the store. */
+#include "results/results.h"
+#include "run/exec.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* The process environment with the row's variables (lines "K=V\n" in vars)
+ * put first and any same-named inherited ones left out. */
+static char **make_envp(ib_arena *a, const char *vars)
+{
+	size_t nv = 0, ne = 0;
+	for (const char *s = vars; *s; s++)
+		nv += *s == '\n';
+	while (environ[ne])
+		ne++;
+	char **env = ib_arena_alloc(a, (nv + ne + 1) * sizeof *env);
+	if (!env)
+		return NULL;
+	size_t k = 0;
+	for (const char *s = vars; *s;) {
+		size_t l = strcspn(s, "\n");
+		env[k++] = ib_arena_strndup(a, s, l);
+		s += l + (s[l] == '\n');
+	}
+	for (size_t i = 0; i < ne; i++) {
+		size_t kl = strcspn(environ[i], "=");
+		bool over = false;
+		for (size_t j = 0; j < nv && !over; j++)
+			over = !strncmp(env[j], environ[i], kl + 1);
+		if (!over)
+			env[k++] = environ[i];
+	}
+	env[k] = NULL;
+	return env;
+}
+
+static int write_text(const char *dir, const char *name, const char *text, ib_error *e)
+{
+	char p[4096];
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	return ib_write_file_atomic(p, text, strlen(text), e);
+}
+
+/* Appends argv as one shell-quoted line to WS/commands.txt (what ran). */
+static void note_command(const char *ws, const char *const *argv)
+{
+	ib_buf b = {0};
+	for (size_t i = 0; argv[i]; i++) {
+		const char *s = argv[i];
+		bool plain = *s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		                             "0123456789-_./=:,+@%") == strlen(s);
+		if (i)
+			ib_buf_putc(&b, ' ');
+		if (plain) {
+			ib_buf_puts(&b, s);
+			continue;
+		}
+		ib_buf_putc(&b, '\'');
+		for (; *s; s++)
+			ib_buf_puts(&b, *s == '\'' ? "'\\''" : (char[]){*s, 0});
+		ib_buf_putc(&b, '\'');
+	}
+	ib_buf_putc(&b, '\n');
+	char p[4200];
+	snprintf(p, sizeof p, "%s/commands.txt", ws);
+	FILE *f = fopen(p, "a");
+	if (f && b.data)
+		fputs(b.data, f);
+	if (f)
+		fclose(f);
+	ib_buf_free(&b);
+}
+
+static void add(ib_arena *a, const char **v, size_t *n, const char *s)
+{
+	v[(*n)++] = s ? s : ib_arena_strdup(a, "");
+}
+
+/* The client's command line: InferenceX's run_benchmark_serving flags. */
+static const char **client_argv(row_ctx *rc)
+{
+	const run_opts *o = rc->o;
+	ib_arena *a = rc->a;
+	const ib_val *row = rc->it->row;
+	const char **v = ib_arena_alloc(a, 48 * sizeof *v);
+	size_t n = 0;
+	int64_t conc = rc->conc;
+	add(a, v, &n, o->self_exe);
+	add(a, v, &n, "bench");
+	add(a, v, &n, "--model");
+	add(a, v, &n, run_fieldz(a, row, "model", ""));
+	if (o->tokenizer) {
+		add(a, v, &n, "--tokenizer");
+		add(a, v, &n, o->tokenizer);
+	}
+	add(a, v, &n, "--backend");
+	add(a, v, &n, "vllm");
+	add(a, v, &n, "--base-url");
+	add(a, v, &n, ib_arena_printf(a, "http://127.0.0.1:%d", rc->port));
+	add(a, v, &n, "--dataset-name");
+	add(a, v, &n, "random");
+	add(a, v, &n, "--random-input-len");
+	add(a, v, &n, run_fieldz(a, row, "isl", ""));
+	add(a, v, &n, "--random-output-len");
+	add(a, v, &n, run_fieldz(a, row, "osl", ""));
+	add(a, v, &n, "--random-range-ratio");
+	add(a, v, &n, "0.8");
+	add(a, v, &n, "--num-prompts");
+	add(a, v, &n, ib_arena_printf(a, "%lld", (long long)(conc * rc->x->prompts_per_conc)));
+	add(a, v, &n, "--max-concurrency");
+	add(a, v, &n, ib_arena_printf(a, "%lld", (long long)conc));
+	add(a, v, &n, "--request-rate");
+	add(a, v, &n, "inf");
+	add(a, v, &n, "--ignore-eos");
+	add(a, v, &n, "--save-result");
+	add(a, v, &n, "--num-warmups");
+	add(a, v, &n, ib_arena_printf(a, "%lld", (long long)(conc * rc->x->warmups_per_conc)));
+	add(a, v, &n, "--percentile-metrics");
+	add(a, v, &n, "ttft,tpot,itl,e2el");
+	add(a, v, &n, "--result-dir");
+	add(a, v, &n, rc->ws);
+	add(a, v, &n, "--result-filename");
+	add(a, v, &n, ib_arena_printf(a, "%s.json", rc->it->name));
+	if (rc->it->spec)
+		add(a, v, &n, "--use-chat-template");
+	if (rc->x->prompt_threads > 0) {
+		add(a, v, &n, "--prompt-threads");
+		add(a, v, &n, ib_arena_printf(a, "%d", rc->x->prompt_threads));
+	}
+	add(a, v, &n, "--disable-tqdm");
+	v[n] = NULL;
+	return v;
+}
+
+/* The simulator's command line, configured from the row. */
+static const char **sim_argv(row_ctx *rc)
+{
+	const run_opts *o = rc->o;
+	ib_arena *a = rc->a;
+	const run_item *it = rc->it;
+	const ib_val *row = it->row;
+	const char **v = ib_arena_alloc(a, (64 + o->nsim_extra) * sizeof *v);
+	size_t n = 0;
+	add(a, v, &n, o->self_exe);
+	add(a, v, &n, "sim");
+	add(a, v, &n, "--host");
+	add(a, v, &n, "127.0.0.1");
+	add(a, v, &n, "--port");
+	add(a, v, &n, ib_arena_printf(a, "%d", rc->port));
+	add(a, v, &n, "--model");
+	add(a, v, &n, it->sim_model);
+	add(a, v, &n, "--hardware");
+	add(a, v, &n, it->sim_hw);
+	add(a, v, &n, "--precision");
+	add(a, v, &n, run_fieldz(a, row, "precision", ""));
+	add(a, v, &n, "--tp");
+	add(a, v, &n, run_fieldz(a, row, "tp", "1"));
+	if (ib_map_has(row, "max-model-len")) {
+		add(a, v, &n, "--max-model-len");
+		add(a, v, &n, run_fieldz(a, row, "max-model-len", ""));
+	}
+	add(a, v, &n, "--served-model-name");
+	add(a, v, &n, run_fieldz(a, row, "model", ""));
+	add(a, v, &n, "--max-num-seqs");
+	add(a, v, &n, ib_arena_printf(a, "%lld", (long long)(rc->conc > 256 ? rc->conc : 256)));
+	if (it->spec) {
+		add(a, v, &n, "--spec-method");
+		add(a, v, &n, it->sim_spec_method);
+		add(a, v, &n, "--num-spec-tokens");
+		add(a, v, &n, ib_arena_printf(a, "%d", rc->x->num_spec_tokens));
+	}
+	if (o->time_scale > 0) {
+		add(a, v, &n, "--time-scale");
+		add(a, v, &n, ib_arena_printf(a, "%g", o->time_scale));
+	}
+	if (o->tokenizer) {
+		add(a, v, &n, "--tokenizer");
+		add(a, v, &n, o->tokenizer);
+	}
+	if (o->sim_profile) {
+		add(a, v, &n, "--profile");
+		add(a, v, &n, o->sim_profile);
+	}
+	/* a bound for a simulator whose runner was killed (SIGKILL) */
+	add(a, v, &n, "--duration");
+	add(a, v, &n,
+	    ib_arena_printf(a, "%.0f",
+	                    rc->x->ready_timeout_s +
+	                        (o->row_timeout_s > 0 ? o->row_timeout_s : 21600)));
+	for (size_t i = 0; i < o->nsim_extra; i++)
+		add(a, v, &n, o->sim_extra[i]);
+	/* an infbench row key: simulator flags for this row only (fault tests) */
+	const ib_val *ra = ib_map_get(row, "sim-args");
+	const char *s = ra && ra->type == IB_V_STR ? ra->str.s : "";
+	while (*s && n < 62 + o->nsim_extra) {
+		s += strspn(s, " \t");
+		size_t l = strcspn(s, " \t");
+		if (l)
+			add(a, v, &n, ib_arena_strndup(a, s, l));
+		s += l;
+	}
+	v[n] = NULL;
+	return v;
+}
+
+static int fail(row_ctx *rc, int state, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(row_ctx *rc, int state, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	rc->reason.len = 0;
+	ib_buf_vprintf(&rc->reason, fmt, ap);
+	va_end(ap);
+	rc->state = state;
+	return state;
+}
+
+/* Waits for the simulator's /health (§3.2): the log file, the PID's
+ * liveness, the deadline. Returns RUN_RUNNING when ready. */
+static int wait_ready(row_ctx *rc)
+{
+	int64_t deadline = ib_now_ns() + (int64_t)(rc->x->ready_timeout_s * 1e9);
+	int pause = 10, st;
+	for (;;) {
+		if (atomic_load(&run_stop_signal))
+			return fail(rc, RUN_INTERRUPTED,
+			            "stopped by signal %d while the server started",
+			            atomic_load(&run_stop_signal));
+		if (run_reap(rc->server, &st, false)) {
+			rc->server = 0;
+			ib_buf tail = {0};
+			run_tail(&tail, rc->server_log, 15);
+			fail(rc, RUN_FAILED,
+			     "server exited with status %d before it was ready; %s:%s", st,
+			     rc->shown_server_log, tail.data ? tail.data : " (empty)");
+			ib_buf_free(&tail);
+			return RUN_FAILED;
+		}
+		if (access(rc->server_log, F_OK) == 0 && run_health(rc->port, 1000))
+			return RUN_RUNNING;
+		if (ib_now_ns() > deadline) {
+			ib_buf tail = {0};
+			run_tail(&tail, rc->server_log, 15);
+			fail(rc, RUN_FAILED,
+			     "server not ready after %.0f s (no answer on /health); %s:%s",
+			     rc->x->ready_timeout_s, rc->shown_server_log,
+			     tail.data ? tail.data : " (empty)");
+			ib_buf_free(&tail);
+			return RUN_FAILED;
+		}
+		run_sleep_ms(pause);
+		if (pause < 200)
+			pause *= 2;
+	}
+}
+
+/* The client's failure in words: the failure-gate line of its log, or its
+ * status and the last lines. */
+static void client_failure(row_ctx *rc, int st)
+{
+	ib_buf log = {0};
+	ib_error e = {0};
+	const char *gate = NULL;
+	if (ib_read_file(rc->client_log, &log, &e) == 0 && log.data)
+		gate = strstr(log.data, "FAIL: request failure rate");
+	if (gate)
+		fail(rc, RUN_FAILED, "client: %.*s", (int)strcspn(gate, "\n"), gate);
+	else {
+		ib_buf tail = {0};
+		run_tail(&tail, rc->client_log, 8);
+		fail(rc, RUN_FAILED, "client exited with status %d; %s:%s", st,
+		     rc->shown_client_log, tail.data ? tail.data : " (empty)");
+		ib_buf_free(&tail);
+	}
+	ib_buf_free(&log);
+}
+
+/* Runs a child to its end while watching the stop flag, the deadline and
+ * (when watch != 0) the server's liveness. Returns RUN_RUNNING with *st. */
+static int supervise(row_ctx *rc, pid_t child, const char *what, int *st)
+{
+	int64_t deadline = rc->o->row_timeout_s > 0
+	                       ? ib_now_ns() + (int64_t)(rc->o->row_timeout_s * 1e9)
+	                       : INT64_MAX;
+	int pause = 10, sst;
+	for (;;) {
+		if (run_reap(child, st, false))
+			return RUN_RUNNING;
+		if (atomic_load(&run_stop_signal)) {
+			run_stop_group(child, 3000);
+			return fail(rc, RUN_INTERRUPTED, "stopped by signal %d during the %s",
+			            atomic_load(&run_stop_signal), what);
+		}
+		if (rc->server && run_reap(rc->server, &sst, false)) {
+			rc->server = 0;
+			run_stop_group(child, 3000);
+			ib_buf tail = {0};
+			run_tail(&tail, rc->server_log, 15);
+			fail(rc, RUN_FAILED, "server exited with status %d during the %s; %s:%s",
+			     sst, what, rc->shown_server_log, tail.data ? tail.data : " (empty)");
+			ib_buf_free(&tail);
+			return RUN_FAILED;
+		}
+		if (ib_now_ns() > deadline) {
+			run_stop_group(child, 3000);
+			return fail(rc, RUN_FAILED, "the %s took longer than --row-timeout %.0f s",
+			            what, rc->o->row_timeout_s);
+		}
+		run_sleep_ms(pause);
+		if (pause < 100)
+			pause *= 2;
+	}
+}
+
+static int engine_sim(row_ctx *rc)
+{
+	ib_error e = {0};
+	pid_t pid;
+	const char **sv = sim_argv(rc), **cv = client_argv(rc);
+	note_command(rc->ws, sv);
+	note_command(rc->ws, cv);
+	if (run_spawn(sv, rc->envp, rc->ws, rc->server_log, &pid, &e))
+		return fail(rc, RUN_FAILED, "%s", e.msg);
+	rc->server = pid;
+	exec_note_pid(rc, pid);
+	int64_t t0 = ib_now_ns();
+	int s = wait_ready(rc);
+	rc->server_start_s = (double)(ib_now_ns() - t0) / 1e9;
+	if (s != RUN_RUNNING)
+		return s;
+	t0 = ib_now_ns();
+	if (run_spawn(cv, rc->envp, rc->ws, rc->client_log, &pid, &e))
+		return fail(rc, RUN_FAILED, "%s", e.msg);
+	exec_note_pid(rc, pid);
+	int st;
+	s = supervise(rc, pid, "benchmark", &st);
+	rc->client_s = (double)(ib_now_ns() - t0) / 1e9;
+	if (s != RUN_RUNNING)
+		return s;
+	if (st != 0) {
+		client_failure(rc, st);
+		return RUN_FAILED;
+	}
+	return RUN_RUNNING;
+}
+
+static int engine_recipe(row_ctx *rc)
+{
+	ib_error e = {0};
+	pid_t pid;
+	const char *argv[] = {"bash", rc->it->recipe, NULL};
+	note_command(rc->ws, argv);
+	if (run_spawn(argv, rc->envp, rc->ws, rc->client_log, &pid, &e))
+		return fail(rc, RUN_FAILED, "%s", e.msg);
+	exec_note_pid(rc, pid);
+	int st;
+	int s = supervise(rc, pid, "recipe", &st);
+	if (s != RUN_RUNNING)
+		return s;
+	kill(-pid, SIGKILL); /* a server the recipe left running */
+	char p[4096];
+	snprintf(p, sizeof p, "%s/%s.json", rc->ws, rc->it->name);
+	if (access(p, F_OK) != 0) {
+		ib_buf tail = {0};
+		run_tail(&tail, rc->client_log, 15);
+		fail(rc, RUN_FAILED, "recipe %s exited with status %d and left no %s.json; %s:%s",
+		     rc->it->recipe, st, rc->it->name, rc->shown_client_log,
+		     tail.data ? tail.data : " (empty)");
+		ib_buf_free(&tail);
+		return RUN_FAILED;
+	}
+	return RUN_RUNNING;
+}
+
+static void proc_log(void *ud, int stream, const char *line)
+{
+	FILE *f = ud;
+	(void)stream;
+	fprintf(f, "%s\n", line);
+}
+
+/* process_result.py: agg_<RESULT_FILENAME>.json in the workspace. */
+static int process(row_ctx *rc)
+{
+	size_t n = 0;
+	while (rc->envp[n])
+		n++;
+	char p[4096];
+	snprintf(p, sizeof p, "%s/process.log", rc->ws);
+	FILE *f = fopen(p, "w");
+	res_process_opts po = {.dir = rc->ws,
+	                       .env = (const char *const *)rc->envp,
+	                       .log = f ? proc_log : NULL,
+	                       .log_ud = f};
+	ib_error e = {0};
+	int power = 0;
+	int r = res_process(&po, NULL, &power, &e);
+	if (f)
+		fclose(f);
+	if (r) {
+		char msg[2600];
+		ib_error_format(&e, msg, sizeof msg);
+		return fail(rc, RUN_FAILED, "processing the result: %s", msg);
+	}
+	if (power)
+		return fail(rc, RUN_FAILED,
+		            "REQUIRE_POWER is set and the power measurement is invalid");
+	return RUN_RUNNING;
+}
+
+int row_execute(row_ctx *rc)
+{
+	ib_error e = {0};
+	const run_item *it = rc->it;
+	run_rmtree(rc->ws);
+	if (run_mkdirs(rc->ws, &e))
+		return fail(rc, RUN_FAILED, "%s", e.msg);
+	ib_buf env = {0};
+	run_row_env(&env, it->row, rc->x->runner_name, it->name, rc->port);
+	if (rc->devices[0])
+		ib_buf_printf(&env, "%s=%s\n",
+		              it->amd ? "ROCR_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES",
+		              rc->devices);
+	if (rc->o->engine == RUN_ENGINE_RECIPE)
+		exec_recipe_env(rc, &env);
+	if (!env.data)
+		return fail(rc, RUN_FAILED, "out of memory");
+	rc->envp = make_envp(rc->a, env.data);
+	int s = write_text(rc->ws, "env", env.data, &e);
+	ib_buf_free(&env);
+	if (!s)
+		s = write_text(rc->ws, "identity.json", it->identity_json, &e);
+	if (s || !rc->envp)
+		return fail(rc, RUN_FAILED, "writing the workspace: %s", e.msg);
+	s = rc->o->engine == RUN_ENGINE_RECIPE ? engine_recipe(rc) : engine_sim(rc);
+	if (rc->server) {
+		run_stop_group(rc->server, 5000);
+		rc->server = 0;
+	}
+	if (s != RUN_RUNNING)
+		return s;
+	char p[4096];
+	snprintf(p, sizeof p, "%s/%s.json", rc->ws, it->name);
+	if (access(p, F_OK) != 0)
+		return fail(rc, RUN_FAILED, "the client left no %s.json", it->name);
+	int64_t t0 = ib_now_ns();
+	s = process(rc);
+	rc->process_s = (double)(ib_now_ns() - t0) / 1e9;
+	if (s != RUN_RUNNING)
+		return s;
+	rc->state = RUN_DONE;
+	return RUN_DONE;
+}

@@ -1,0 +1,174 @@
+/* run — the sweep runner: matrix row → environment → engine (the built-in
+ * simulator or a recipe script) → client → processing → results store
+ * (docs/run.md). The only module that starts processes.
+ *
+ * A run takes a list of matrix rows (ib_val maps, the JSON rows of `infbench
+ * matrix`), plans each one (its §3.4 environment, RESULT_FILENAME, identity
+ * hash, GPU count, or the reason it is skipped), then executes the pending
+ * rows, `jobs` at a time, into a results store:
+ *
+ *   STORE/manifest.jsonl      one JSON line per state change (appended)
+ *   STORE/rows/<identity>/    a finished row's workspace (renamed in place
+ *                             when the row is done; never written again)
+ *   STORE/work/<identity>/    a row under way (removed or renamed at its end)
+ *   STORE/failed/<identity>/  the workspace of the last failed attempt
+ *   STORE/lock                flock'd by a local run (one runner at a time)
+ *
+ * The library never prints: progress goes through the on_event callback,
+ * which is called with a mutex held (one call at a time).
+ */
+#ifndef IB_RUN_H
+#define IB_RUN_H
+
+#include "base/base.h"
+#include "fmt/fmt.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+	RUN_PENDING = 0,
+	RUN_RUNNING,
+	RUN_DONE,
+	RUN_FAILED,
+	RUN_SKIPPED,
+	RUN_INTERRUPTED,
+} run_state;
+/* "pending", "running", ... */
+const char *run_state_name(int state);
+
+typedef enum { RUN_ENGINE_SIM = 0, RUN_ENGINE_RECIPE = 1 } run_engine;
+
+typedef struct run_plan run_plan;
+
+/* What the runner reports as it goes (on_event). Strings are valid during
+ * the call only. */
+typedef struct {
+	int state;            /* the row's new state */
+	size_t row;           /* index in the input list */
+	size_t done, total;   /* rows finished (any end state) / selected */
+	const char *name;     /* RESULT_FILENAME */
+	const char *identity; /* 16 hex digits */
+	const char *reason;   /* failed/skipped/interrupted: why; else NULL */
+	bool reused;          /* done: found in the store, not run */
+	double seconds;       /* wall time of this attempt (end states) */
+	double eta_seconds;   /* < 0: unknown */
+} run_event;
+
+typedef struct {
+	/* inputs */
+	const char *self_exe;    /* the infbench binary (sim and bench) */
+	const char *store;       /* results store folder (created) */
+	int engine;              /* run_engine */
+	const char *recipes;     /* recipe folder (engine recipe) */
+	int jobs;                /* rows at once (>= 1) */
+	const char *gpus;        /* "0-7", "0,2,4": device ids; NULL: discover */
+	int cpus;                /* simulator rows at once at most (0: online CPUs) */
+	const char *runner_name; /* RUNNER_NAME; NULL: "<runner label>_0" */
+	const char *tokenizer;   /* client (and simulator) tokenizer folder; NULL: the model id */
+	double time_scale;       /* simulator --time-scale (0: real time) */
+	int num_spec_tokens;     /* simulator draft tokens for spec rows (0: 3) */
+	const char *sim_profile; /* simulator --profile YAML, or NULL */
+	const char *const *sim_extra; /* extra simulator arguments (fault injection) */
+	size_t nsim_extra;
+	double ready_timeout_s; /* server wait-for-ready limit (0: 600) */
+	double row_timeout_s;   /* client / recipe limit per row (0: none) */
+	int prompts_per_conc;   /* num-prompts = this × CONC (0: 10, the reference) */
+	int warmups_per_conc;   /* num-warmups = this × CONC (0: 2; < 0: none) */
+	int prompt_threads;     /* client --prompt-threads (0: its default) */
+	const char *version;    /* the client's version (part of the identity) */
+	bool force;             /* rerun done rows too */
+	bool retry_failed;      /* rerun rows whose last attempt failed */
+	bool dry_run;           /* plan and report, start nothing */
+	bool shared_store;      /* no store lock: Slurm tasks share the store */
+	/* progress; may be NULL */
+	void (*on_event)(void *arg, const run_event *ev);
+	void (*on_log)(void *arg, const char *line); /* runner notes (stderr lines) */
+	void *arg;
+} run_opts;
+
+void run_opts_init(run_opts *o);
+
+/* Selection: `rows` is a comma list of indexes and ranges ("0,3-5"), NULL for
+ * all; each filter is KEY=GLOB over the row's fields as Python str() prints
+ * them (every filter must match). *keep gets n flags. IB_EINVAL for a bad
+ * list or filter (named in e). */
+int run_select(const ib_val *list, const char *rows, const char *const *filters, size_t nfilters,
+               bool *keep, ib_error *e);
+
+/* ---- planning (pure; exposed for tests) ---- */
+
+/* The §3.5 RESULT_FILENAME of a row under runner name rn (appended to b). */
+int run_result_filename(ib_buf *b, const ib_val *row, const char *runner_name);
+/* The §3.4 environment of a row as "KEY=VALUE" lines (appended to b, one per
+ * line, in the reference's order), given runner name, RESULT_FILENAME and port. */
+int run_row_env(ib_buf *b, const ib_val *row, const char *runner_name, const char *result_filename,
+                int port);
+/* Why the simulator cannot model a row (a sentence), or NULL when it can;
+ * *model / *hw get the simulator's profile names when it can. */
+const char *run_sim_unmodelable(const ib_val *row, const char **model, const char **hw);
+/* The recipe script for a row, as the launchers resolve it (§3.1 step 3)
+ * under dir: DIR/[single_node/]SCENARIO_SUBDIR<prefix>_<precision>_<gpu>_<framework>[_mtp].sh,
+ * then without the framework, then the benchmarks/ layout; the first that
+ * exists. Returns 0 and the path in out, or IB_ENOENT with the names tried. */
+int run_recipe_path(ib_buf *out, const char *dir, const ib_val *row, ib_error *e);
+
+/* Plans every selected row (keep may be NULL: all). Returns 0 or an error
+ * (IB_EIO for the store, IB_ENOMEM). Free with run_plan_free. */
+int run_plan_new(const run_opts *o, const ib_val *list, const bool *keep, run_plan **out,
+                 ib_error *e);
+void run_plan_free(run_plan *p);
+size_t run_plan_count(const run_plan *p);
+/* The i-th planned row's identity (16 hex) and RESULT_FILENAME. */
+const char *run_plan_identity(const run_plan *p, size_t i);
+const char *run_plan_name(const run_plan *p, size_t i);
+
+/* Executes the plan: reuses done rows, runs the rest, appends the manifest,
+ * stops cleanly on SIGINT/SIGTERM (blocked during the call and handled by a
+ * thread of the runner). Returns 0 when the run itself worked (whatever the
+ * rows' states), IB_EIO when the store is unusable or locked by another
+ * runner. *failed / *skipped / *interrupted count rows in those end states
+ * (each may be NULL). */
+typedef struct {
+	size_t done, reused, failed, skipped, interrupted;
+} run_summary;
+int run_execute(const run_opts *o, run_plan *p, run_summary *sum, ib_error *e);
+/* The signal that stopped the last run_execute (SIGINT, SIGTERM), or 0. */
+int run_stopped_by(void);
+
+/* ---- Slurm ---- */
+
+typedef struct {
+	const char *partition, *account, *time; /* NULL: the cluster's defaults */
+} run_slurm_opts;
+
+/* Submits the plan's rows as Slurm job arrays (sbatch --array, one task per
+ * row running `infbench run STORE/slurm/<stamp>/matrix.json --row-index
+ * $SLURM_ARRAY_TASK_ID` with the options of o, against the shared store):
+ * one array per GPU count for the recipe engine (--gres=gpu:N), one array
+ * without GPUs for the simulator. Appends the job ids, blank-separated, to
+ * jobids. IB_EIO when sbatch cannot be run or refuses (its message in e). */
+int run_slurm_submit(const run_opts *o, const run_plan *p, const run_slurm_opts *so, ib_buf *jobids,
+                     ib_error *e);
+/* Appends `squeue` lines "JOBID_TASK STATE" of the given jobs to out (empty
+ * when none is queued or running any more). Returns 0, or IB_EIO when squeue
+ * cannot be run. */
+int run_slurm_queue(const char *jobids, ib_buf *out, ib_error *e);
+/* Counts the plan's rows by their latest manifest state into *sum (done,
+ * failed, skipped, interrupted; others are not counted). */
+int run_plan_outcome(const run_plan *p, const char *store, run_summary *sum, ib_error *e);
+
+/* ---- the store ---- */
+
+/* The latest manifest record per identity, as a JSON list of objects
+ * (arena a), in first-seen order; a running record whose runner is gone is
+ * reported as "interrupted"; lines torn by a crash are skipped. Returns 0,
+ * IB_ENOENT (no manifest), IB_EIO. */
+int run_store_status(ib_arena *a, const char *store, ib_val **out, ib_error *e);
+
+/* Collects every STORE/rows/<id>/agg_*.json of the plan's done rows into a
+ * JSON list, written like `infbench collect` (indent 2) to out_path atomically. */
+int run_collect(const run_plan *p, const char *store, const char *out_path, ib_error *e);
+
+#endif

@@ -1,0 +1,227 @@
+/* Slurm: the plan's rows as job arrays (one task per row, each an `infbench
+ * run --row-index I` against the shared store), squeue, and the outcome of a
+ * plan read back from the manifest. */
+#include "run/exec.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A path as the tasks must see it: absolute when it exists here. */
+static const char *abs_path(ib_arena *a, const char *p)
+{
+	char *r = p ? realpath(p, NULL) : NULL;
+	if (!r)
+		return p;
+	const char *s = ib_arena_strdup(a, r);
+	free(r);
+	return s;
+}
+
+static void opt(ib_buf *b, const char *name, const char *val)
+{
+	if (!val)
+		return;
+	ib_buf_printf(b, " %s '", name);
+	for (const char *s = val; *s; s++)
+		ib_buf_puts(b, *s == '\'' ? "'\\''" : (char[]){*s, 0});
+	ib_buf_putc(b, '\'');
+}
+
+/* The task's options, rebuilt from o (paths made absolute). */
+static void task_flags(ib_buf *b, ib_arena *a, const run_opts *o)
+{
+	char tmp[64];
+	opt(b, "--engine", o->engine == RUN_ENGINE_RECIPE ? "recipe" : "sim");
+	if (o->engine == RUN_ENGINE_RECIPE)
+		opt(b, "--recipes", abs_path(a, o->recipes));
+	opt(b, "--tokenizer", abs_path(a, o->tokenizer));
+	opt(b, "--runner-name", o->runner_name);
+	opt(b, "--sim-profile", abs_path(a, o->sim_profile));
+	if (o->time_scale > 0) {
+		snprintf(tmp, sizeof tmp, "%.17g", o->time_scale);
+		opt(b, "--time-scale", tmp);
+	}
+	if (o->nsim_extra) {
+		ib_buf x = {0};
+		for (size_t i = 0; i < o->nsim_extra; i++)
+			ib_buf_printf(&x, "%s%s", i ? " " : "", o->sim_extra[i]);
+		opt(b, "--sim-args", x.data);
+		ib_buf_free(&x);
+	}
+	const struct {
+		const char *name;
+		double v;
+	} nums[] = {{"--ready-timeout", o->ready_timeout_s},
+	            {"--row-timeout", o->row_timeout_s},
+	            {"--num-spec-tokens", o->num_spec_tokens},
+	            {"--prompts-per-conc", o->prompts_per_conc},
+	            {"--warmups-per-conc", o->warmups_per_conc},
+	            {"--prompt-threads", o->prompt_threads}};
+	for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
+		if (nums[i].v == 0)
+			continue;
+		snprintf(tmp, sizeof tmp, "%.17g", nums[i].v < 0 ? 0 : nums[i].v);
+		opt(b, nums[i].name, tmp);
+	}
+	if (o->force)
+		ib_buf_puts(b, " --force");
+	if (o->retry_failed)
+		ib_buf_puts(b, " --retry-failed");
+}
+
+/* One array: the rows of plan p whose GPU count is gpus (< 0: all). */
+static int submit_group(const run_opts *o, const run_plan *p, const run_slurm_opts *so,
+                        int64_t gpus, const char *dir, ib_buf *jobids, ib_error *e)
+{
+	ib_arena *a = ib_arena_new();
+	ib_val *rows = a ? ib_v_list(a) : NULL;
+	if (!rows) {
+		ib_arena_free(a);
+		return IB_ENOMEM;
+	}
+	for (size_t i = 0; i < p->n; i++)
+		if (gpus < 0 || p->items[i].gpus == gpus)
+			ib_list_push(a, rows, (ib_val *)p->items[i].row);
+	int rc = run_mkdirs(dir, e);
+	ib_buf b = {0};
+	char path[4200];
+	ib_json_opts jo = IB_JSON_PYTHON;
+	if (!rc)
+		rc = ib_json_write(&b, rows, &jo, e);
+	snprintf(path, sizeof path, "%s/matrix.json", dir);
+	if (!rc)
+		rc = ib_write_file_atomic(path, b.data, b.len, e);
+	b.len = 0;
+	char cwd[4096];
+	if (!getcwd(cwd, sizeof cwd))
+		snprintf(cwd, sizeof cwd, "/");
+	ib_buf_printf(
+	    &b, "#!/bin/sh\n# written by infbench run --slurm: one matrix row per array task\n");
+	ib_buf_printf(&b,
+	              "cd '%s' || exit 1\nexec '%s' run '%s' --results '%s' --row-index "
+	              "\"$SLURM_ARRAY_TASK_ID\" --quiet",
+	              cwd, o->self_exe, path, abs_path(a, o->store));
+	task_flags(&b, a, o);
+	ib_buf_putc(&b, '\n');
+	snprintf(path, sizeof path, "%s/task.sh", dir);
+	if (!rc)
+		rc = ib_write_file_atomic(path, b.data, b.len, e);
+	ib_buf_free(&b);
+	if (rc) {
+		ib_arena_free(a);
+		return rc;
+	}
+	const char *argv[24];
+	size_t n = 0;
+	argv[n++] = "sbatch";
+	argv[n++] = "--parsable";
+	argv[n++] = ib_arena_printf(a, "--array=0-%zu", rows->list.n - 1);
+	argv[n++] = "--job-name=infbench-run";
+	argv[n++] = ib_arena_printf(a, "--output=%s/task-%%a.out", dir);
+	argv[n++] = "--ntasks=1";
+	if (gpus > 0)
+		argv[n++] = ib_arena_printf(a, "--gres=gpu:%lld", (long long)gpus);
+	if (so->partition)
+		argv[n++] = ib_arena_printf(a, "--partition=%s", so->partition);
+	if (so->account)
+		argv[n++] = ib_arena_printf(a, "--account=%s", so->account);
+	if (so->time)
+		argv[n++] = ib_arena_printf(a, "--time=%s", so->time);
+	argv[n++] = path;
+	argv[n] = NULL;
+	ib_buf out = {0}, err = {0};
+	int st = 0;
+	rc = ib_proc_run(argv, NULL, &out, &err, &st, e);
+	if (!rc && st != 0)
+		rc =
+		    ib_fail(e, IB_EIO, "", 0, 0, "sbatch failed (status %d): %.*s", st,
+		            (int)strcspn(err.data ? err.data : "", "\n"), err.data ? err.data : "");
+	if (!rc) {
+		const char *id = out.data ? out.data : "";
+		ib_buf_printf(jobids, "%s%.*s", jobids->len ? " " : "", (int)strcspn(id, ";\n"),
+		              id);
+	}
+	ib_buf_free(&out);
+	ib_buf_free(&err);
+	ib_arena_free(a);
+	return rc;
+}
+
+int run_slurm_submit(const run_opts *o, const run_plan *p, const run_slurm_opts *so, ib_buf *jobids,
+                     ib_error *e)
+{
+	if (!p->n)
+		return 0;
+	char stamp[64], dir[4200];
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+	/* the store must exist before the tasks share it */
+	run_store st;
+	int rc = run_store_open(&st, o->store, false, e);
+	if (rc)
+		return rc;
+	run_store_close(&st);
+	if (o->engine != RUN_ENGINE_RECIPE) {
+		snprintf(dir, sizeof dir, "%s/slurm/%s-%d", o->store, stamp, (int)getpid());
+		return submit_group(o, p, so, -1, dir, jobids, e);
+	}
+	/* recipe rows: one array per GPU count, each task with --gres=gpu:N */
+	for (size_t i = 0; i < p->n && !rc; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = p->items[j].gpus == p->items[i].gpus;
+		if (seen)
+			continue;
+		snprintf(dir, sizeof dir, "%s/slurm/%s-%d-gpu%lld", o->store, stamp, (int)getpid(),
+		         (long long)p->items[i].gpus);
+		rc = submit_group(o, p, so, p->items[i].gpus, dir, jobids, e);
+	}
+	return rc;
+}
+
+int run_slurm_queue(const char *jobids, ib_buf *out, ib_error *e)
+{
+	char *ids = strdup(jobids);
+	if (!ids)
+		return IB_ENOMEM;
+	for (char *s = ids; *s; s++)
+		if (*s == ' ')
+			*s = ',';
+	const char *argv[] = {"squeue", "-h", "-o", "%i %T", "-j", ids, NULL};
+	int st = 0;
+	ib_buf err = {0};
+	int rc = ib_proc_run(argv, NULL, out, &err, &st, e);
+	/* squeue -j of jobs that left the queue may fail with "Invalid job id" */
+	if (!rc && st != 0 && !(err.data && strstr(err.data, "Invalid job id")))
+		rc = ib_fail(e, IB_EIO, "", 0, 0, "squeue failed (status %d): %s", st,
+		             err.data ? err.data : "");
+	ib_buf_free(&err);
+	free(ids);
+	return rc;
+}
+
+int run_plan_outcome(const run_plan *p, const char *store, run_summary *sum, ib_error *e)
+{
+	memset(sum, 0, sizeof *sum);
+	ib_arena *a = ib_arena_new();
+	ib_val *latest;
+	if (!a)
+		return IB_ENOMEM;
+	int rc = run_store_latest(a, store, &latest, e);
+	for (size_t i = 0; i < p->n && !rc; i++) {
+		const ib_val *rec = ib_map_get(latest, p->items[i].identity);
+		const ib_val *st = rec ? ib_map_get(rec, "state") : NULL;
+		const char *s = st && st->type == IB_V_STR ? st->str.s : "";
+		sum->done += !strcmp(s, "done");
+		sum->failed += !strcmp(s, "failed");
+		sum->skipped += !strcmp(s, "skipped");
+		sum->interrupted += !strcmp(s, "interrupted") || !strcmp(s, "running");
+	}
+	ib_arena_free(a);
+	return rc;
+}

@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+# End-to-end tests of `infbench run` on the simulator: a 6-row sweep with
+# --jobs 2 (the §3.6 files under §3.5 names, agg files, agg_bmk.json), resume
+# after SIGINT and after SIGKILL (done rows reused byte for byte, the manifest
+# tells the story), identities (a changed recipe or simulator profile reruns
+# only the affected rows), failures (never ready, dies mid-run, > 5% failed
+# requests, unmodelable row, missing recipe), the recipe engine with
+# infbench's benchmark_lib.sh and, with IX_REF set, the reference's unmodified
+# benchmark_lib.sh driving infbench bench (and its process_result.py agreeing).
+# Usage: run.sh INFBENCH. Ends with "run: N passed, N failed".
+# Needs the llama3 tokenizer fixture (make fixtures).
+set -u
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+root=$(cd "$(dirname "$0")/../.." && pwd)
+tok=$root/fixtures/tokenizers/llama3
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+no() {
+	fail=$((fail + 1))
+	echo "FAIL: $*"
+}
+if [ ! -f "$tok/tokenizer.json" ]; then
+	echo "run: skipped (no tokenizer fixture in $tok; 'make fixtures' fetches it)"
+	echo "run: 0 passed, 0 failed"
+	exit 0
+fi
+tmp=$(mktemp -d /tmp/ib_run_e2e.XXXXXX)
+runner=
+cleanup() {
+	[ -n "$runner" ] && kill -KILL "$runner" 2>/dev/null
+	# whatever still works in our folders (a killed runner's children)
+	for p in /proc/[0-9]*; do
+		case $(readlink "$p/cwd" 2>/dev/null) in "$tmp"/*) kill -KILL "${p#/proc/}" 2>/dev/null ;; esac
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+cd "$tmp" || exit 1
+
+# row FIELDS...: a matrix row of the seed key's shape with overrides
+row() { # isl osl conc spec [extra json]
+	local isl=$1 osl=$2 conc=$3 spec=$4 extra=${5:-}
+	printf '{"image": "img:test", "model": "amd/MiniMax-M3-MXFP4", "model-prefix": "minimaxm3", "precision": "fp4", "framework": "vllm", "runner": "mi355x", "isl": %d, "osl": %d, "tp": 8, "pp": 1, "dcp-size": 1, "pcp-size": 1, "conc": %d, "max-model-len": %d, "ep": 1, "dp-attn": false, "spec-decoding": "%s", "exp-name": "minimaxm3_%d_%d", "disagg": false, "run-eval": false%s}' \
+		"$isl" "$osl" "$conc" $((isl + osl + 256)) "$spec" "$isl" "$osl" "$extra"
+}
+{
+	echo "["
+	row 256 128 1 none; echo ","
+	row 256 128 2 none; echo ","
+	row 256 128 4 none; echo ","
+	row 512 64 1 none; echo ","
+	row 512 64 4 none; echo ","
+	row 512 64 2 mtp
+	echo "]"
+} >m6.json
+common=(--tokenizer "$tok" --time-scale 10 --quiet)
+loud=(--tokenizer "$tok" --time-scale 10)
+names() { sed -n 's/.*"name": "\([^"]*\)".*/\1/p' "$1/manifest.jsonl" | sort -u; }
+state_of() { # STORE ROW -> the last state recorded for row index ROW
+	grep "\"row\": $2," "$1/manifest.jsonl" | tail -n 1 | sed -n 's/.*"state": "\([a-z]*\)".*/\1/p'
+}
+wait_for() { # FILE PATTERN SECONDS: wait until FILE contains PATTERN
+	local i
+	for ((i = 0; i < $3 * 20; i++)); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+tree_sums() { (cd "$1" && find rows -type f | sort | xargs sha256sum); }
+leftovers() { # processes working in folder $1
+	local p n=0
+	for p in /proc/[0-9]*; do
+		case $(readlink "$p/cwd" 2>/dev/null) in "$1"/*) n=$((n + 1)) ;; esac
+	done
+	echo $n
+}
+
+# -- 1. the sweep with --jobs 2, interrupted by SIGINT while a row runs, resumed
+"$bin" run m6.json --results s1 --jobs 2 "${common[@]}" 2>s1.err &
+runner=$!
+wait_for s1/manifest.jsonl '"state": "done"' 120 || no "sweep: no row finished within 120 s"
+wait_for s1/manifest.jsonl '"state": "running", "attempt": 1, "started"' 30
+kill -INT "$runner"
+wait "$runner"
+rc=$?
+runner=
+[ "$rc" = 130 ] && ok || no "SIGINT: exit status $rc, want 130"
+grep -q '"state": "interrupted"' s1/manifest.jsonl && ok || no "SIGINT: no interrupted record"
+grep -q 'stopped by signal 2' s1.err && ok || no "SIGINT: no reason on stderr"
+[ "$(leftovers "$tmp/s1")" = 0 ] && ok || no "SIGINT: processes left in the store"
+[ -z "$(ls s1/work)" ] && ok || no "SIGINT: work/ not empty: $(ls s1/work)"
+before=$(tree_sums s1)
+ndone=$(ls s1/rows | wc -l)
+[ "$ndone" -ge 1 ] && ok || no "SIGINT: no done row to reuse"
+"$bin" run m6.json --results s1 --jobs 2 "${common[@]}" 2>s1b.err
+rc=$?
+[ "$rc" = 0 ] && ok || { no "resume: exit $rc"; cat s1b.err; }
+[ "$(ls s1/rows | wc -l)" = 6 ] && ok || no "resume: $(ls s1/rows | wc -l) rows done, want 6"
+# the rows done before the interruption are the same bytes
+after=$(tree_sums s1)
+while read -r sum file; do
+	grep -qF "$sum  $file" <<<"$after" || no "resume: $file changed"
+done <<<"$before"
+reused=$(grep -c '"reused": true' s1/manifest.jsonl)
+[ "$reused" = "$ndone" ] && ok || no "resume: $reused rows reused, want $ndone"
+# §3.6 files under §3.5 names in every row folder
+for d in s1/rows/*; do
+	name=$(sed -n 's/^RESULT_FILENAME=//p' "$d/env")
+	case $name in minimaxm3_*_fp4_vllm_tp8-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-*_conc[124]_mi355x_0) ok ;; *) no "name '$name'" ;; esac
+	for f in "$name.json" server.log "agg_$name.json" "power_validation_$name.json"; do
+		[ -s "$d/$f" ] && ok || no "$d: missing $f"
+	done
+	grep -q '"hw": "mi355x"' "$d/agg_$name.json" && grep -q '"tput_per_gpu"' "$d/agg_$name.json" && ok ||
+		no "$d: agg file without hw/tput_per_gpu"
+	grep -q -- '--num-prompts' "$d/commands.txt" && ok || no "$d: no client command"
+done
+spec=$(grep -l 'SPEC_DECODING=mtp' s1/rows/*/env | head -n 1)
+grep -q -- '--use-chat-template' "$(dirname "$spec")/commands.txt" && ok || no "spec row without --use-chat-template"
+grep -q -- '--num-prompts 20 --max-concurrency 2' "$(dirname "$spec")/commands.txt" && ok || no "spec row: not 10 x conc prompts"
+grep -q -- '--num-warmups 4' "$(dirname "$spec")/commands.txt" && ok || no "spec row: not 2 x conc warmups"
+grep -q -- '--random-range-ratio 0.8' "$(dirname "$spec")/commands.txt" && ok || no "ratio"
+n=$(grep -c '"hw": "mi355x"' s1/agg_bmk.json)
+[ "$n" = 6 ] && ok || no "agg_bmk.json: $n rows, want 6"
+"$bin" run --status --results s1 >status.txt
+grep -q '^6 rows: 6 done$' status.txt && ok || { no "status"; cat status.txt; }
+
+# -- 2. a second run reuses everything, byte for byte; a dry run with a
+#       changed simulator profile would rerun every row, without it none
+"$bin" run m6.json --results s1 --jobs 2 "${common[@]}" 2>/dev/null && ok || no "rerun failed"
+[ "$(tree_sums s1)" = "$after" ] && ok || no "rerun changed the stored rows"
+printf 'hardware:\n  hbm-tbps: 7.5\n' >prof.yaml
+"$bin" run m6.json --results s1 --dry-run --sim-profile prof.yaml "${loud[@]}" 2>dry.err
+[ "$(grep -c ' reused ' dry.err)" = 0 ] && ok || no "changed profile: rows reused"
+"$bin" run m6.json --results s1 --dry-run "${loud[@]}" 2>dry.err
+[ "$(grep -c ' reused ' dry.err)" = 6 ] && ok || no "unchanged: $(grep -c ' reused ' dry.err) reused, want 6"
+
+# -- 3. SIGKILL mid-row: the next run reaps what was left and finishes
+"$bin" run m6.json --rows 3,4 --results s2 "${common[@]}" 2>/dev/null &
+runner=$!
+wait_for s2/manifest.jsonl '"state": "running"' 60 || no "SIGKILL: never running"
+sleep 0.5
+kill -KILL "$runner"
+wait "$runner" 2>/dev/null
+runner=
+"$bin" run m6.json --rows 3,4 --results s2 "${common[@]}" 2>s2.err
+rc=$?
+[ "$rc" = 0 ] && ok || { no "after SIGKILL: exit $rc"; cat s2.err; }
+grep -q 'the runner stopped without recording an end (killed)' s2/manifest.jsonl && ok ||
+	no "after SIGKILL: no interrupted record"
+[ "$(ls s2/rows | wc -l)" = 2 ] && ok || no "after SIGKILL: rows not done"
+[ "$(leftovers "$tmp/s2")" = 0 ] && ok || no "after SIGKILL: processes left"
+
+# -- 4. failures: each its own reason, the other rows still run, exit 1
+{
+	echo "["
+	row 256 64 1 none ', "sim-args": "--host 127.0.0.2"'; echo ","
+	row 256 1024 1 none ', "sim-args": "--time-scale 1 --duration 8"'; echo ","
+	row 256 64 4 none ', "sim-args": "--fail-rate 0.5"'; echo ","
+	row 256 64 1 none | sed 's/"runner": "mi355x"/"runner": "b300"/'; echo ","
+	row 256 64 2 none
+	echo "]"
+} >mf.json
+# (a ready timeout long enough for the other rows to load the tokenizer under ASan)
+"$bin" run mf.json --results s3 --jobs 2 --ready-timeout 20 --tokenizer "$tok" --time-scale 10 2>s3.err
+rc=$?
+[ "$rc" = 1 ] && ok || no "failures: exit $rc, want 1"
+chk() { # ROW STATE PATTERN
+	[ "$(state_of s3 "$1")" = "$2" ] && ok || no "row $1: state $(state_of s3 "$1"), want $2"
+	grep "\"row\": $1," s3/manifest.jsonl | tail -n 1 | grep -q "$3" && ok || no "row $1: manifest reason lacks '$3'"
+	grep -q "$3" s3.err && ok || no "row $1: stderr lacks '$3'"
+}
+chk 0 failed 'server not ready after 20 s (no answer on /health)'
+grep -q 'listening on http://127.0.0.2' s3.err && ok || no "never ready: no server-log tail quoted"
+chk 1 failed 'server exited with status [0-9]* during the benchmark'
+chk 2 failed 'client: FAIL: request failure rate'
+chk 3 skipped "no simulator GPU profile for runner 'b300'"
+[ "$(state_of s3 4)" = done ] && ok || no "the good row: $(state_of s3 4)"
+# a rerun leaves failed rows alone unless asked
+"$bin" run mf.json --results s3 --rows 2 --tokenizer "$tok" --time-scale 10 2>s3b.err
+grep -q 'failed in attempt 1 (--retry-failed reruns it)' s3b.err && ok || no "failed row not reported as earlier failure"
+[ "$(grep -c '"row": 2,' s3/manifest.jsonl)" = 3 ] && ok || no "failed row rerun without --retry-failed"
+
+# -- 5. the recipe engine: infbench's benchmark_lib.sh, launcher names,
+#       a missing recipe, and a changed recipe reruns only its rows
+recipe_tree() { # DIR LIB
+	mkdir -p "$1/single_node/fixed_seq_len"
+	cp "$2" "$1/benchmark_lib.sh"
+	cp "$root/tests/fixtures/run/sim_recipe.sh" "$1/single_node/fixed_seq_len/minimaxm3_fp4_mi355x_vllm_mtp.sh"
+	cp "$root/tests/fixtures/run/sim_recipe.sh" "$1/single_node/fixed_seq_len/minimaxm3_fp4_mi355x_vllm.sh"
+}
+recipe_tree bm "$root/recipes/benchmark_lib.sh"
+{
+	echo "["
+	row 256 64 2 mtp; echo ","
+	row 256 64 1 none; echo ","
+	row 256 64 1 none | sed 's/"framework": "vllm"/"framework": "sglang"/'
+	echo "]"
+} >mr.json
+"$bin" run mr.json --engine recipe --recipes bm --results s4 --jobs 2 --gpus 0-15 "${common[@]}" 2>s4.err
+rc=$?
+[ "$rc" = 1 ] && ok || { no "recipe engine: exit $rc, want 1"; cat s4.err; }
+[ "$(state_of s4 0)" = done ] && [ "$(state_of s4 1)" = done ] && ok || { no "recipe rows not done"; cat s4.err; }
+grep -q 'no recipe script for this row (tried .*minimaxm3_fp4_mi355x_sglang.sh' s4.err && ok || no "missing recipe: reason"
+# GPU packing: two TP8 rows side by side on 16 devices, disjoint ids (mi* → ROCR)
+d0=$(sed -n 's/^ROCR_VISIBLE_DEVICES=//p' s4/rows/*/env | head -n 1)
+d1=$(sed -n 's/^ROCR_VISIBLE_DEVICES=//p' s4/rows/*/env | tail -n 1)
+[ "$(tr ',' '\n' <<<"$d0" | wc -l)" = 8 ] && [ "$(tr ',' '\n' <<<"$d1" | wc -l)" = 8 ] && ok ||
+	no "GPU packing: devices '$d0' and '$d1'"
+[ "$(printf '%s\n%s\n' "$d0" "$d1" | tr ',' '\n' | sort -u | wc -l)" = 16 ] && ok ||
+	no "GPU packing: rows share devices ('$d0', '$d1')"
+"$bin" run mr.json --rows 0 --engine recipe --recipes bm --results s4 --gpus 0-3 --dry-run --force \
+	"${loud[@]}" 2>gpu.err
+grep -q 'the row needs 8 GPUs, only 4 are available' gpu.err && ok || { no "a row wider than the pool"; cat gpu.err; }
+[ "$(state_of s4 2)" = failed ] && ok || no "missing recipe: state $(state_of s4 2)"
+echo "# changed" >>bm/single_node/fixed_seq_len/minimaxm3_fp4_mi355x_vllm_mtp.sh
+"$bin" run mr.json --rows 0-1 --engine recipe --recipes bm --results s4 "${loud[@]}" 2>s4b.err
+grep -q '\[2/2\] done .*spec-mtp_conc2' s4b.err && grep -q 'reused .*spec-none_conc1' s4b.err && ok ||
+	{ no "changed recipe: not exactly its row rerun"; cat s4b.err; }
+
+# -- 6. with IX_REF: the reference's own benchmark_lib.sh drives infbench
+#       bench, and its process_result.py agrees with the agg file
+if [ -n "${IX_REF:-}" ] && [ -f "$IX_REF/benchmarks/benchmark_lib.sh" ]; then
+	recipe_tree ref "$IX_REF/benchmarks/benchmark_lib.sh"
+	"$bin" run mr.json --rows 0-1 --engine recipe --recipes ref --results s5 "${common[@]}" 2>s5.err
+	rc=$?
+	[ "$rc" = 0 ] && ok || { no "reference benchmark_lib.sh: exit $rc"; cat s5.err; }
+	grep -q 'benchmark_serving.py' s5/rows/*/recipe.log && ok || no "reference lib: client call not seen"
+	if command -v python3 >/dev/null && [ -f "$IX_REF/utils/process_result.py" ]; then
+		for d in s5/rows/*; do
+			name=$(sed -n 's/^RESULT_FILENAME=//p' "$d/env")
+			mkdir -p "ref_$name" && cp "$d/$name.json" "ref_$name/"
+			(cd "ref_$name" && env $(grep -v '^PATH=' "../$d/env" | tr '\n' ' ') \
+				python3 "$IX_REF/utils/process_result.py" >/dev/null 2>&1)
+			python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); sys.exit(a != b)' \
+				"$d/agg_$name.json" "ref_$name/agg_$name.json" && ok || no "$name: agg differs from process_result.py"
+		done
+	fi
+else
+	echo "(IX_REF not set: the reference's benchmark_lib.sh case is not run)"
+fi
+
+echo "run: $pass passed, $fail failed"
+[ "$fail" = 0 ]
