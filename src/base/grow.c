@@ -4,23 +4,50 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The capacity for `need` elements: *cap doubled (from at least 8) until it
+ * holds them, and its size in bytes; false when either overflows size_t. */
+static bool grown(size_t cap, size_t need, size_t size, size_t *nc, size_t *bytes)
+{
+	size_t c = cap ? cap : 8;
+	while (c < need) {
+		if (!ib_size_mul(c, 2, &c))
+			return false;
+	}
+	*nc = c;
+	return ib_size_mul(c, size ? size : 1, bytes);
+}
+
 int ib_grow_(void *pp, size_t *cap, size_t need, size_t size)
 {
 	if (need <= *cap)
 		return 0;
-	size_t nc = *cap ? *cap : 8;
-	while (nc < need) {
-		if (!ib_size_mul(nc, 2, &nc))
-			return IB_ERANGE;
-	}
-	size_t bytes;
-	if (!ib_size_mul(nc, size ? size : 1, &bytes))
+	size_t nc, bytes;
+	if (!grown(*cap, need, size, &nc, &bytes))
 		return IB_ERANGE;
 	void *old;
 	memcpy(&old, pp, sizeof old);
 	void *p = realloc(old, bytes);
 	if (!p)
 		return IB_ENOMEM;
+	memcpy(pp, &p, sizeof p);
+	*cap = nc;
+	return 0;
+}
+
+int ib_arena_grow_(ib_arena *a, void *pp, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	size_t nc, bytes;
+	if (!grown(*cap, need, size, &nc, &bytes))
+		return IB_ERANGE;
+	void *old;
+	memcpy(&old, pp, sizeof old);
+	void *p = ib_arena_alloc(a, bytes);
+	if (!p)
+		return IB_ENOMEM;
+	if (old && *cap)
+		memcpy(p, old, *cap * (size ? size : 1));
 	memcpy(pp, &p, sizeof p);
 	*cap = nc;
 	return 0;
