@@ -17,16 +17,23 @@ static bool grown(size_t cap, size_t need, size_t size, size_t *nc, size_t *byte
 	return ib_size_mul(c, size ? size : 1, bytes);
 }
 
-int ib_grow_(void *pp, size_t *cap, size_t need, size_t size)
+/* ib_grow_ (a == NULL: realloc) and ib_arena_grow_ (a new array in a). */
+static int grow_in(ib_arena *a, void *pp, size_t *cap, size_t need, size_t size)
 {
 	if (need <= *cap)
 		return 0;
 	size_t nc, bytes;
 	if (!grown(*cap, need, size, &nc, &bytes))
 		return IB_ERANGE;
-	void *old;
+	void *old, *p;
 	memcpy(&old, pp, sizeof old);
-	void *p = realloc(old, bytes);
+	if (!a) {
+		p = realloc(old, bytes);
+	} else {
+		p = ib_arena_alloc(a, bytes);
+		if (p && old && *cap)
+			memcpy(p, old, *cap * (size ? size : 1));
+	}
 	if (!p)
 		return IB_ENOMEM;
 	memcpy(pp, &p, sizeof p);
@@ -34,23 +41,14 @@ int ib_grow_(void *pp, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
+int ib_grow_(void *pp, size_t *cap, size_t need, size_t size)
+{
+	return grow_in(NULL, pp, cap, need, size);
+}
+
 int ib_arena_grow_(ib_arena *a, void *pp, size_t *cap, size_t need, size_t size)
 {
-	if (need <= *cap)
-		return 0;
-	size_t nc, bytes;
-	if (!grown(*cap, need, size, &nc, &bytes))
-		return IB_ERANGE;
-	void *old;
-	memcpy(&old, pp, sizeof old);
-	void *p = ib_arena_alloc(a, bytes);
-	if (!p)
-		return IB_ENOMEM;
-	if (old && *cap)
-		memcpy(p, old, *cap * (size ? size : 1));
-	memcpy(pp, &p, sizeof p);
-	*cap = nc;
-	return 0;
+	return grow_in(a, pp, cap, need, size);
 }
 
 static const char *dup_or_null(ib_arena *a, const char *s, int *rc)

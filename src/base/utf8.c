@@ -13,29 +13,14 @@ static int decode(const unsigned char *s, size_t n, uint32_t *cp, size_t *valid)
 		*cp = c;
 		return 1;
 	}
-	size_t len;
-	unsigned lo = 0x80, hi = 0xBF;
-	uint32_t v;
-	if (c >= 0xC2 && c <= 0xDF) {
-		len = 2;
-		v = c & 0x1F;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		len = 3;
-		v = c & 0x0F;
-		if (c == 0xE0)
-			lo = 0xA0; /* overlong */
-		else if (c == 0xED)
-			hi = 0x9F; /* surrogates */
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		len = 4;
-		v = c & 0x07;
-		if (c == 0xF0)
-			lo = 0x90; /* overlong */
-		else if (c == 0xF4)
-			hi = 0x8F; /* beyond U+10FFFF */
-	} else {
+	if (c < 0xC2 || c > 0xF4)
 		return IB_UTF8_BAD_START;
-	}
+	size_t len = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+	uint32_t v = c & (0x7Fu >> len);
+	/* the second byte's range excludes overlongs (E0, F0), surrogates (ED)
+	 * and code points beyond U+10FFFF (F4) */
+	unsigned lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+	unsigned hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
 	for (size_t i = 1; i < len; i++) {
 		*valid = i;
 		if (i >= n)
