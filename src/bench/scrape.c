@@ -105,7 +105,8 @@ static double sample(const char *text, const char *name, const char *label)
 			bool ok = true;
 			if (*v == '{') {
 				const char *close = memchr(v, '}', (size_t)(end - v));
-				if (!close || (label && !memmem(v, (size_t)(close - v), label, strlen(label))))
+				size_t ll = label ? strlen(label) : 0;
+				if (!close || (label && !memmem(v, (size_t)(close - v), label, ll)))
 					ok = false;
 				else
 					v = close + 1;

@@ -49,13 +49,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	feed(&whole, (const char *)data, size, NULL, 0);
 	feed(&split, (const char *)data, size, cut, 2);
 	FUZZ_CHECK(whole.bad == split.bad, "malformed whole %d, split at %zu,%zu %d", whole.bad,
-		   cut[0], cut[1], split.bad);
+	           cut[0], cut[1], split.bad);
 	if (!whole.bad) {
 		FUZZ_CHECK(whole.done == split.done, "done %d vs %d", whole.done, split.done);
 		FUZZ_CHECK(whole.used == split.used, "used %zu vs %zu", whole.used, split.used);
-		FUZZ_CHECK(whole.out.len == split.out.len &&
-			       (!whole.out.len || !memcmp(whole.out.data, split.out.data, whole.out.len)),
-			   "decoded bytes differ (%zu vs %zu)", whole.out.len, split.out.len);
+		FUZZ_CHECK(
+		    whole.out.len == split.out.len &&
+		        (!whole.out.len || !memcmp(whole.out.data, split.out.data, whole.out.len)),
+		    "decoded bytes differ (%zu vs %zu)", whole.out.len, split.out.len);
 		FUZZ_CHECK(whole.out.len <= size, "decoded %zu bytes of %zu", whole.out.len, size);
 	}
 	ib_buf_free(&whole.out);

@@ -22,17 +22,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(rc <= 0, "rc %d", rc);
 	if (rc) {
 		FUZZ_CHECK(e.msg[0] && strstr(e.file, "test.jsonl"), "error %d: '%s' in '%s'", rc,
-			   e.msg, e.file);
+		           e.msg, e.file);
 	} else {
 		for (size_t i = 0; i < docs.n; i++) {
 			const ev_doc *d = &docs.v[i];
 			FUZZ_CHECK(d->question && d->answer, "doc %zu without text", i);
 			FUZZ_CHECK(strlen(d->question) <= d->qlen && strlen(d->answer) <= d->alen,
-				   "doc %zu lengths", i);
+			           "doc %zu lengths", i);
 			size_t off, len;
 			if (ev_answer_number(d->answer, d->alen, &off, &len))
 				FUZZ_CHECK(off + len <= d->alen, "answer %zu+%zu of %zu", off, len,
-					   d->alen);
+				           d->alen);
 		}
 	}
 	ib_arena_free(a);

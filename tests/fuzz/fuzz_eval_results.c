@@ -8,7 +8,7 @@
 #include "eval/eval.h"
 
 static const char *const files[] = {"meta_env.json", "results_2025-01-01T00-00-00_conc4.json",
-				    NULL};
+                                    NULL};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

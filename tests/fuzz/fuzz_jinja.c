@@ -52,7 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ib_buf_puts(&again, "keep");
 	rc = chat_apply(t, messages, true, extra, &out, &e);
 	if (rc) {
-		FUZZ_CHECK(out.len == 4 && !memcmp(out.data, "keep", 4), "failed render left output");
+		FUZZ_CHECK(out.len == 4 && !memcmp(out.data, "keep", 4),
+		           "failed render left output");
 	} else {
 		ib_error e2 = {0};
 		int rc2 = chat_apply(t, messages, true, extra, &again, &e2);

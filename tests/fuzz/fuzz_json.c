@@ -26,11 +26,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(rc == 0, "own output does not parse: %s\n%s", e.msg, w1.data);
 			FUZZ_CHECK(ib_json_write(&w2, v2, &opts[k], &e) == 0, "write 2: %s", e.msg);
 			ib_val *v3 = NULL;
-			FUZZ_CHECK(ib_json_parse(a, "w2", w2.data, w2.len, &v3, &e) == 0, "%s", e.msg);
+			FUZZ_CHECK(ib_json_parse(a, "w2", w2.data, w2.len, &v3, &e) == 0, "%s",
+			           e.msg);
 			ib_buf w3 = {0};
 			FUZZ_CHECK(ib_json_write(&w3, v3, &opts[k], &e) == 0, "write 3: %s", e.msg);
 			FUZZ_CHECK(w2.len == w3.len && !memcmp(w2.data, w3.data, w2.len),
-				   "not a fixpoint:\n%s\n%s", w2.data, w3.data);
+			           "not a fixpoint:\n%s\n%s", w2.data, w3.data);
 			ib_buf_free(&w1);
 			ib_buf_free(&w2);
 			ib_buf_free(&w3);

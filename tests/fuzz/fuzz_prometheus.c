@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (a) {
 		ib_val *v = bench_scrape_diff(a, &s0, &s);
 		FUZZ_CHECK(v == NULL || v->type == IB_V_MAP || v->type == IB_V_NULL, "type %d",
-			   v ? (int)v->type : -1);
+		           v ? (int)v->type : -1);
 		ib_buf j = {0};
 		if (v) {
 			ib_error e = {0};

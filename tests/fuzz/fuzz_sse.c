@@ -8,7 +8,7 @@
 #include "bench/bench.h"
 
 static void feed(bench_sse *s, bool chat, const char *in, size_t size, const size_t *cut,
-		 size_t ncut)
+                 size_t ncut)
 {
 	bench_sse_reset(s, chat, true, 1000);
 	size_t from = 0;
@@ -36,14 +36,14 @@ static void same(const bench_sse *a, const bench_sse *b)
 	if (a->failed)
 		return;
 	FUZZ_CHECK(a->token_chunks == b->token_chunks, "token chunks %zu vs %zu", a->token_chunks,
-		   b->token_chunks);
+	           b->token_chunks);
 	FUZZ_CHECK(a->usage_seen == b->usage_seen && a->output_tokens == b->output_tokens,
-		   "usage %lld vs %lld", (long long)a->output_tokens, (long long)b->output_tokens);
+	           "usage %lld vs %lld", (long long)a->output_tokens, (long long)b->output_tokens);
 	FUZZ_CHECK(a->ttft == b->ttft && a->last_ns == b->last_ns && a->itl.n == b->itl.n,
-		   "timings differ");
+	           "timings differ");
 	FUZZ_CHECK(a->text.len == b->text.len &&
-		       (!a->text.len || !memcmp(a->text.data, b->text.data, a->text.len)),
-		   "text differs");
+	               (!a->text.len || !memcmp(a->text.data, b->text.data, a->text.len)),
+	           "text differs");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

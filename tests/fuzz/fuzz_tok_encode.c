@@ -48,64 +48,69 @@ static tok *load(const char *name, ib_buf *b)
 static tok *bytelevel(void)
 {
 	ib_buf b = {0};
-	ib_buf_printf(&b,
-		      "{\"version\": \"1.0\", \"added_tokens\": ["
-		      "{\"id\": 300, \"content\": \"<|begin_of_text|>\", \"single_word\": false, "
-		      "\"lstrip\": false, \"rstrip\": false, \"normalized\": false, \"special\": true},"
-		      "{\"id\": 301, \"content\": \"<tool>\", \"single_word\": false, "
-		      "\"lstrip\": true, \"rstrip\": true, \"normalized\": true, \"special\": false}],"
-		      "\"normalizer\": null, \"pre_tokenizer\": {\"type\": \"Sequence\", "
-		      "\"pretokenizers\": [{\"type\": \"Split\", \"pattern\": {\"Regex\": \"%s\"}, "
-		      "\"behavior\": \"Isolated\", \"invert\": false}, {\"type\": \"ByteLevel\", "
-		      "\"add_prefix_space\": false, \"trim_offsets\": true, \"use_regex\": false}]}, "
-		      "\"post_processor\": {\"type\": \"TemplateProcessing\", \"single\": "
-		      "[{\"SpecialToken\": {\"id\": \"<|begin_of_text|>\", \"type_id\": 0}}, "
-		      "{\"Sequence\": {\"id\": \"A\", \"type_id\": 0}}], \"pair\": [], "
-		      "\"special_tokens\": {\"<|begin_of_text|>\": {\"id\": \"<|begin_of_text|>\", "
-		      "\"ids\": [300], \"tokens\": [\"<|begin_of_text|>\"]}}}, "
-		      "\"decoder\": {\"type\": \"ByteLevel\", \"add_prefix_space\": true, "
-		      "\"trim_offsets\": true, \"use_regex\": true}, "
-		      "\"model\": {\"type\": \"BPE\", \"dropout\": null, \"unk_token\": null, "
-		      "\"fuse_unk\": false, \"byte_fallback\": false, \"ignore_merges\": true, "
-		      "\"vocab\": {",
-		      LLAMA3_SPLIT);
+	ib_buf_printf(
+	    &b,
+	    "{\"version\": \"1.0\", \"added_tokens\": ["
+	    "{\"id\": 300, \"content\": \"<|begin_of_text|>\", \"single_word\": false, "
+	    "\"lstrip\": false, \"rstrip\": false, \"normalized\": false, \"special\": true},"
+	    "{\"id\": 301, \"content\": \"<tool>\", \"single_word\": false, "
+	    "\"lstrip\": true, \"rstrip\": true, \"normalized\": true, \"special\": false}],"
+	    "\"normalizer\": null, \"pre_tokenizer\": {\"type\": \"Sequence\", "
+	    "\"pretokenizers\": [{\"type\": \"Split\", \"pattern\": {\"Regex\": \"%s\"}, "
+	    "\"behavior\": \"Isolated\", \"invert\": false}, {\"type\": \"ByteLevel\", "
+	    "\"add_prefix_space\": false, \"trim_offsets\": true, \"use_regex\": false}]}, "
+	    "\"post_processor\": {\"type\": \"TemplateProcessing\", \"single\": "
+	    "[{\"SpecialToken\": {\"id\": \"<|begin_of_text|>\", \"type_id\": 0}}, "
+	    "{\"Sequence\": {\"id\": \"A\", \"type_id\": 0}}], \"pair\": [], "
+	    "\"special_tokens\": {\"<|begin_of_text|>\": {\"id\": \"<|begin_of_text|>\", "
+	    "\"ids\": [300], \"tokens\": [\"<|begin_of_text|>\"]}}}, "
+	    "\"decoder\": {\"type\": \"ByteLevel\", \"add_prefix_space\": true, "
+	    "\"trim_offsets\": true, \"use_regex\": true}, "
+	    "\"model\": {\"type\": \"BPE\", \"dropout\": null, \"unk_token\": null, "
+	    "\"fuse_unk\": false, \"byte_fallback\": false, \"ignore_merges\": true, "
+	    "\"vocab\": {",
+	    LLAMA3_SPLIT);
 	for (int k = 0; k < 256; k++)
 		ib_buf_printf(&b, "\"\\u%04x\": %d, ", byte_cp(k), k);
-	static const char *const merged[] = {"\\u0120t", "he", "in", "\\u0120a", "er", "\\u0120the",
-					     "on", "\\u0120\\u0120", "re", "\\u0120th"};
+	static const char *const merged[] = {"\\u0120t", "he",         "in", "\\u0120a",
+	                                     "er",       "\\u0120the", "on", "\\u0120\\u0120",
+	                                     "re",       "\\u0120th"};
 	for (int k = 0; k < 10; k++)
 		ib_buf_printf(&b, "%s\"%s\": %d", k ? ", " : "", merged[k], 256 + k);
-	ib_buf_puts(&b, "}, \"merges\": [\"\\u0120 t\", \"h e\", \"i n\", \"\\u0120 a\", \"e r\", "
-			"\"\\u0120t he\", \"o n\", \"\\u0120 \\u0120\", \"r e\", \"\\u0120t h\"]}}");
+	ib_buf_puts(&b,
+	            "}, \"merges\": [\"\\u0120 t\", \"h e\", \"i n\", \"\\u0120 a\", \"e r\", "
+	            "\"\\u0120t he\", \"o n\", \"\\u0120 \\u0120\", \"r e\", \"\\u0120t h\"]}}");
 	return load("bytelevel.json", &b);
 }
 
 static tok *spm(void)
 {
 	ib_buf b = {0};
-	ib_buf_puts(&b,
-		    "{\"version\": \"1.0\", \"added_tokens\": ["
-		    "{\"id\": 0, \"content\": \"<unk>\", \"single_word\": false, \"lstrip\": false, "
-		    "\"rstrip\": false, \"normalized\": false, \"special\": true},"
-		    "{\"id\": 1, \"content\": \"<s>\", \"single_word\": false, \"lstrip\": false, "
-		    "\"rstrip\": false, \"normalized\": false, \"special\": true}],"
-		    "\"normalizer\": {\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"Prepend\", "
-		    "\"prepend\": \"\\u2581\"}, {\"type\": \"Replace\", \"pattern\": {\"String\": \" \"}, "
-		    "\"content\": \"\\u2581\"}]}, \"pre_tokenizer\": null, "
-		    "\"post_processor\": {\"type\": \"TemplateProcessing\", \"single\": "
-		    "[{\"SpecialToken\": {\"id\": \"<s>\", \"type_id\": 0}}, "
-		    "{\"Sequence\": {\"id\": \"A\", \"type_id\": 0}}], \"pair\": [], "
-		    "\"special_tokens\": {\"<s>\": {\"id\": \"<s>\", \"ids\": [1], \"tokens\": [\"<s>\"]}}}, "
-		    "\"decoder\": {\"type\": \"Sequence\", \"decoders\": [{\"type\": \"Replace\", "
-		    "\"pattern\": {\"String\": \"\\u2581\"}, \"content\": \" \"}, {\"type\": "
-		    "\"ByteFallback\"}, {\"type\": \"Fuse\"}, {\"type\": \"Strip\", \"content\": \" \", "
-		    "\"start\": 1, \"stop\": 0}]}, "
-		    "\"model\": {\"type\": \"BPE\", \"dropout\": null, \"unk_token\": \"<unk>\", "
-		    "\"fuse_unk\": true, \"byte_fallback\": true, \"vocab\": {\"<unk>\": 0, \"<s>\": 1, ");
+	ib_buf_puts(
+	    &b,
+	    "{\"version\": \"1.0\", \"added_tokens\": ["
+	    "{\"id\": 0, \"content\": \"<unk>\", \"single_word\": false, \"lstrip\": false, "
+	    "\"rstrip\": false, \"normalized\": false, \"special\": true},"
+	    "{\"id\": 1, \"content\": \"<s>\", \"single_word\": false, \"lstrip\": false, "
+	    "\"rstrip\": false, \"normalized\": false, \"special\": true}],"
+	    "\"normalizer\": {\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"Prepend\", "
+	    "\"prepend\": \"\\u2581\"}, {\"type\": \"Replace\", \"pattern\": {\"String\": \" \"}, "
+	    "\"content\": \"\\u2581\"}]}, \"pre_tokenizer\": null, "
+	    "\"post_processor\": {\"type\": \"TemplateProcessing\", \"single\": "
+	    "[{\"SpecialToken\": {\"id\": \"<s>\", \"type_id\": 0}}, "
+	    "{\"Sequence\": {\"id\": \"A\", \"type_id\": 0}}], \"pair\": [], "
+	    "\"special_tokens\": {\"<s>\": {\"id\": \"<s>\", \"ids\": [1], \"tokens\": "
+	    "[\"<s>\"]}}}, "
+	    "\"decoder\": {\"type\": \"Sequence\", \"decoders\": [{\"type\": \"Replace\", "
+	    "\"pattern\": {\"String\": \"\\u2581\"}, \"content\": \" \"}, {\"type\": "
+	    "\"ByteFallback\"}, {\"type\": \"Fuse\"}, {\"type\": \"Strip\", \"content\": \" \", "
+	    "\"start\": 1, \"stop\": 0}]}, "
+	    "\"model\": {\"type\": \"BPE\", \"dropout\": null, \"unk_token\": \"<unk>\", "
+	    "\"fuse_unk\": true, \"byte_fallback\": true, \"vocab\": {\"<unk>\": 0, \"<s>\": 1, ");
 	for (int k = 0; k < 256; k++)
 		ib_buf_printf(&b, "\"<0x%02X>\": %d, ", k, 2 + k);
-	static const char *const v[] = {"\\u2581", "a", "b", "t", "h", "e", "\\u2581t", "he",
-					"\\u2581the", "\\u00e9", "\\u4e2d"};
+	static const char *const v[] = {"\\u2581",  "a",  "b",          "t",       "h",      "e",
+	                                "\\u2581t", "he", "\\u2581the", "\\u00e9", "\\u4e2d"};
 	for (int k = 0; k < 11; k++)
 		ib_buf_printf(&b, "%s\"%s\": %d", k ? ", " : "", v[k], 258 + k);
 	ib_buf_puts(&b, "}, \"merges\": [\"\\u2581 t\", \"h e\", \"\\u2581t he\"]}}");
@@ -165,7 +170,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(tok_decode(t, ids.v, ids.n, false, &out, &e) == 0, "decode: %s", e.msg);
 		if (which == 0 && !special)
 			FUZZ_CHECK(out.len == len && (!len || !memcmp(out.data, text, len)),
-				   "byte-level round trip: %zu bytes in, %zu out", len, out.len);
+			           "byte-level round trip: %zu bytes in, %zu out", len, out.len);
 		ib_buf_free(&out);
 		ib_buf_puts(&out, "");
 		FUZZ_CHECK(tok_decode(t, ids.v, ids.n, true, &out, &e) == 0, "decode: %s", e.msg);

@@ -15,7 +15,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(!t && e.msg[0], "failure %d without a message", rc);
 		return 0;
 	}
-	static const char text[] = "Hello world! 123 <s> \xC3\xA9t\xC3\xA9 \xE4\xB8\xAD  \n\tthe end";
+	static const char text[] =
+	    "Hello world! 123 <s> \xC3\xA9t\xC3\xA9 \xE4\xB8\xAD  \n\tthe end";
 	tok_ids ids = {0};
 	if (tok_encode(t, text, sizeof text - 1, true, &ids, &e) == 0) {
 		ib_buf out = {0};

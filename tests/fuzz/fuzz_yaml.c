@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ib_buf ju = {0};
 			FUZZ_CHECK(ib_json_write(&ju, u, &IB_JSON_PYTHON, &je) == 0, "%s", je.msg);
 			FUZZ_CHECK(ju.len == j.len && !memcmp(ju.data, j.data, j.len),
-				   "load and load_unique differ:\n%s\n%s", j.data, ju.data);
+			           "load and load_unique differ:\n%s\n%s", j.data, ju.data);
 			ib_buf_free(&ju);
 		}
 		ib_buf_free(&j);

@@ -19,7 +19,8 @@ static void http_check_fields(const char *buf, size_t len, const net_http_msg *m
 	for (size_t i = 0; i < m->nheaders; i++) {
 		const net_header *x = &m->headers[i];
 		FUZZ_CHECK(x->name >= buf && x->name + x->name_len <= end, "header name outside");
-		FUZZ_CHECK(x->value >= buf && x->value + x->value_len <= end, "header value outside");
+		FUZZ_CHECK(x->value >= buf && x->value + x->value_len <= end,
+		           "header value outside");
 		FUZZ_CHECK(x->name_len > 0, "empty header name");
 	}
 	if (m->method)
@@ -35,8 +36,8 @@ static void http_same(const net_http_msg *a, const net_http_msg *b)
 	FUZZ_CHECK(a->status == b->status && a->minor_version == b->minor_version, "start line");
 	FUZZ_CHECK(a->method_len == b->method_len && a->path_len == b->path_len, "start line");
 	FUZZ_CHECK(a->content_length == b->content_length && a->chunked == b->chunked &&
-		       a->keep_alive == b->keep_alive,
-		   "framing differs");
+	               a->keep_alive == b->keep_alive,
+	           "framing differs");
 }
 
 static int http_fuzz(http_parse_fn parse, const uint8_t *data, size_t size)
@@ -64,7 +65,8 @@ static int http_fuzz(http_parse_fn parse, const uint8_t *data, size_t size)
 				http_same(&full, &part);
 			}
 		} else if (r < 0) {
-			FUZZ_CHECK(h < 0, "prefix %zu malformed (%d) but the whole gives %d", n, r, h);
+			FUZZ_CHECK(h < 0, "prefix %zu malformed (%d) but the whole gives %d", n, r,
+			           h);
 		}
 	}
 	free(buf);
