@@ -6,7 +6,7 @@
 # Each replay and each run is one test; a crash, a failed check, a timeout
 # or going over the memory limit fails it.
 # Usage: fuzz.sh INFBENCH (the binary is not used: the targets link the
-# library). Environment: FUZZ_SECONDS (per target run, default 4),
+# library). Environment: FUZZ_SECONDS (per target run, default 3),
 # FUZZ_TARGETS (space-separated names, default all), FUZZ_BUILD (the build
 # folder, default build), FUZZ_KEEP=DIR to keep the grown corpora and logs.
 # Ends with "fuzz: N passed, N failed"; prints "skipped" without clang.
@@ -14,7 +14,7 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${FUZZ_BUILD:-build}
 case $build in /*) ;; *) build=$root/$build ;; esac
-secs=${FUZZ_SECONDS:-4}
+secs=${FUZZ_SECONDS:-3}
 pass=0
 fail=0
 
