@@ -28,7 +28,7 @@ SAN_LIB  = $(patsubst %.c,$(BUILD)/san/%.o,$(LIB_SRC))
 SAN_CLI  = $(patsubst %.c,$(BUILD)/san/%.o,$(CLI_SRC))
 SAN_UNIT = $(patsubst %.c,$(BUILD)/san/%.o,$(UNIT_SRC))
 
-.PHONY: all deps fixtures test unit golden demo bench install format clean
+.PHONY: all deps fixtures test unit golden demo bench install format clean fuzz
 all: $(BUILD)/infbench
 
 $(BUILD)/rel/%.o: %.c $(HDRS)
@@ -89,6 +89,28 @@ bench: all
 	bench/eval.sh $(BUILD)/infbench
 	bench/run.sh $(BUILD)/infbench
 	bench/results.sh $(BUILD)/infbench
+
+# libFuzzer targets (tests/fuzz/fuzz_*.c, docs/fuzzing.md) built with clang
+# into build/fuzz/: `make fuzz`, then e.g. build/fuzz/fuzz_yaml tests/fuzz/corpus/yaml.
+FUZZ_CC    ?= clang
+FUZZFLAGS   = -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+              -fno-sanitize-recover=all
+FUZZ_SRC    = $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN    = $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
+FUZZ_OBJ    = $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRC))
+
+fuzz: $(FUZZ_BIN)
+
+$(BUILD)/fuzz/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(BASEFLAGS) $(FUZZFLAGS) -c $< -o $@
+
+$(BUILD)/fuzz/libinfbench.a: $(FUZZ_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(BUILD)/fuzz/libinfbench.a
+	$(FUZZ_CC) $(BASEFLAGS) $(FUZZFLAGS) -fsanitize=fuzzer $< $(BUILD)/fuzz/libinfbench.a \
+		$(LIBS) -o $@
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin

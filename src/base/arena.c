@@ -1,5 +1,6 @@
 #include "base/base.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,8 @@ void ib_arena_free(ib_arena *a)
 void *ib_arena_alloc(ib_arena *a, size_t n)
 {
 	const size_t align = 8; /* enough for every type stored here */
+	if (n > SIZE_MAX - sizeof(block) - align)
+		return NULL; /* rounding up or the block header would wrap around */
 	n = (n + align - 1) & ~(align - 1);
 	if (n == 0)
 		n = align;

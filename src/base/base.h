@@ -52,6 +52,12 @@ const char *ib_err_name(int code);
  * realloc'd, so it is released with free(). New elements are not zeroed. */
 int ib_grow_(void *pp, size_t *cap, size_t need, size_t size);
 #define ib_grow(pp, cap, need) ib_grow_((pp), (cap), (need), sizeof **(pp))
+/* The same for an array that lives in arena a: the larger array is allocated
+ * in a and the *cap old elements are copied (the old array stays in the arena
+ * until it is freed); new elements are zeroed. Same errors and capacities. */
+typedef struct ib_arena ib_arena;
+int ib_arena_grow_(ib_arena *a, void *pp, size_t *cap, size_t need, size_t size);
+#define ib_arena_grow(a, pp, cap, need) ib_arena_grow_((a), (pp), (cap), (need), sizeof **(pp))
 /* a + b and a * b into *out; false (and *out untouched) when they overflow. */
 static inline bool ib_size_add(size_t a, size_t b, size_t *out)
 {
@@ -83,6 +89,14 @@ enum {
 int ib_utf8_decode(const void *p, size_t n, uint32_t *cp);
 /* Python's words for a negative ib_utf8_decode result. */
 const char *ib_utf8_reason(int rc);
+/* For text that does not decode at p: the length (1-3) of the maximal
+ * invalid subpart there, the bytes that Python's errors='replace' and Rust's
+ * from_utf8_lossy turn into one U+FFFD ("substitution of maximal subparts"). */
+size_t ib_utf8_bad_len(const void *p, size_t n);
+/* The encoder: writes code point cp as 1-4 bytes into out and returns the
+ * count. Surrogates are written as their 3 bytes (a Python str may hold
+ * them); a value above U+10FFFF is written as U+FFFD. */
+size_t ib_utf8_encode(uint32_t cp, char out[4]);
 
 /* ---- growable byte buffer; data is always NUL-terminated when non-NULL ---- */
 typedef struct {
@@ -99,14 +113,13 @@ int ib_buf_vprintf(ib_buf *b, const char *fmt, va_list ap);
 void ib_buf_free(ib_buf *b);
 
 /* ---- arena: many small allocations released together ---- */
-typedef struct ib_arena ib_arena;
 
 /* Returns a new arena or NULL on allocation failure; free with ib_arena_free. */
 ib_arena *ib_arena_new(void);
 void ib_arena_free(ib_arena *a);
 /* Returns zeroed memory aligned to 8 bytes (pointers, 64-bit ints, doubles;
  * not long double), valid until the arena is freed;
- * NULL only on allocation failure. */
+ * NULL on allocation failure (also for a size no allocation can have). */
 void *ib_arena_alloc(ib_arena *a, size_t n);
 /* Copies n bytes of s plus a NUL terminator into the arena. */
 char *ib_arena_strndup(ib_arena *a, const char *s, size_t n);

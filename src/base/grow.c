@@ -4,26 +4,51 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ib_grow_(void *pp, size_t *cap, size_t need, size_t size)
+/* The capacity for `need` elements: *cap doubled (from at least 8) until it
+ * holds them, and its size in bytes; false when either overflows size_t. */
+static bool grown(size_t cap, size_t need, size_t size, size_t *nc, size_t *bytes)
+{
+	size_t c = cap ? cap : 8;
+	while (c < need) {
+		if (!ib_size_mul(c, 2, &c))
+			return false;
+	}
+	*nc = c;
+	return ib_size_mul(c, size ? size : 1, bytes);
+}
+
+/* ib_grow_ (a == NULL: realloc) and ib_arena_grow_ (a new array in a). */
+static int grow_in(ib_arena *a, void *pp, size_t *cap, size_t need, size_t size)
 {
 	if (need <= *cap)
 		return 0;
-	size_t nc = *cap ? *cap : 8;
-	while (nc < need) {
-		if (!ib_size_mul(nc, 2, &nc))
-			return IB_ERANGE;
-	}
-	size_t bytes;
-	if (!ib_size_mul(nc, size ? size : 1, &bytes))
+	size_t nc, bytes;
+	if (!grown(*cap, need, size, &nc, &bytes))
 		return IB_ERANGE;
-	void *old;
+	void *old, *p;
 	memcpy(&old, pp, sizeof old);
-	void *p = realloc(old, bytes);
+	if (!a) {
+		p = realloc(old, bytes);
+	} else {
+		p = ib_arena_alloc(a, bytes);
+		if (p && old && *cap)
+			memcpy(p, old, *cap * (size ? size : 1));
+	}
 	if (!p)
 		return IB_ENOMEM;
 	memcpy(pp, &p, sizeof p);
 	*cap = nc;
 	return 0;
+}
+
+int ib_grow_(void *pp, size_t *cap, size_t need, size_t size)
+{
+	return grow_in(NULL, pp, cap, need, size);
+}
+
+int ib_arena_grow_(ib_arena *a, void *pp, size_t *cap, size_t need, size_t size)
+{
+	return grow_in(a, pp, cap, need, size);
 }
 
 static const char *dup_or_null(ib_arena *a, const char *s, int *rc)

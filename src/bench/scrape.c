@@ -110,7 +110,9 @@ out:
 }
 
 /* Sums every sample of metric `name` (all label sets), or NAN if absent.
- * With `label`, only samples whose labels contain it. */
+ * With `label`, only samples whose labels contain it. A sample is one line:
+ * the name, optional {labels}, blanks, then the value (a line without a
+ * value there is no sample; the value is never read from the next line). */
 static double sample(const char *text, const char *name, const char *label)
 {
 	size_t nl = strlen(name);
@@ -118,21 +120,25 @@ static double sample(const char *text, const char *name, const char *label)
 	bool found = false;
 	for (const char *p = text; p && *p;) {
 		const char *eol = strchr(p, '\n');
-		if (*p != '#' && !strncmp(p, name, nl) && (p[nl] == '{' || p[nl] == ' ')) {
+		const char *end = eol ? eol : p + strlen(p);
+		if (*p != '#' && (size_t)(end - p) > nl && !strncmp(p, name, nl) &&
+		    (p[nl] == '{' || p[nl] == ' ' || p[nl] == '\t')) {
 			const char *v = p + nl;
 			bool ok = true;
 			if (*v == '{') {
-				const char *close = strchr(v, '}');
-				if (!close || (eol && close > eol))
+				const char *close = memchr(v, '}', (size_t)(end - v));
+				size_t ll = label ? strlen(label) : 0;
+				if (!close || (label && !memmem(v, (size_t)(close - v), label, ll)))
 					ok = false;
-				else {
-					if (label && !memmem(v, (size_t)(close - v), label, strlen(label)))
-						ok = false;
+				else
 					v = close + 1;
-				}
 			}
-			if (ok) {
-				sum += strtod(v, NULL);
+			while (ok && v < end && (*v == ' ' || *v == '\t'))
+				v++;
+			char *e = NULL;
+			double x = ok && v < end ? strtod(v, &e) : 0;
+			if (ok && v < end && e > v && e <= end) {
+				sum += x;
 				found = true;
 			}
 		}

@@ -11,14 +11,8 @@ enum { MAX_LINE = 128 * 1024 };
 
 int bench_vec_push(bench_vec *v, double x)
 {
-	if (v->n == v->cap) {
-		size_t nc = v->cap ? v->cap * 2 : 256;
-		double *p = realloc(v->v, nc * sizeof *p);
-		if (!p)
-			return IB_ENOMEM;
-		v->v = p;
-		v->cap = nc;
-	}
+	if (v->n == v->cap && ib_grow(&v->v, &v->cap, v->n + 1))
+		return IB_ENOMEM;
 	v->v[v->n++] = x;
 	return 0;
 }
@@ -51,27 +45,7 @@ static int hexval(char c)
 static void put_utf8(ib_buf *b, uint32_t cp)
 {
 	char u[4];
-	size_t n;
-	if (cp < 0x80) {
-		u[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		u[0] = (char)(0xC0 | (cp >> 6));
-		u[1] = (char)(0x80 | (cp & 0x3F));
-		n = 2;
-	} else if (cp < 0x10000) {
-		u[0] = (char)(0xE0 | (cp >> 12));
-		u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		u[2] = (char)(0x80 | (cp & 0x3F));
-		n = 3;
-	} else {
-		u[0] = (char)(0xF0 | (cp >> 18));
-		u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-		u[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		u[3] = (char)(0x80 | (cp & 0x3F));
-		n = 4;
-	}
-	ib_buf_append(b, u, n);
+	ib_buf_append(b, u, ib_utf8_encode(cp, u));
 }
 
 /* A string at s->p (on the quote); appends its value to out if non-NULL;

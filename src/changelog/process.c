@@ -978,15 +978,9 @@ int clog_process(ib_arena *a, const clog_opts *o, ib_val **out, cfg_diags *d, ib
 				while (x < nsel && strcmp(sel[x].key, k))
 					x++;
 				if (x == nsel) {
-					if (nsel == capsel) {
-						selected *ns = ib_arena_alloc(a, 2 * capsel * sizeof *ns);
-						if (!ns) {
-							rc = oom(e);
-							goto done;
-						}
-						memcpy(ns, sel, nsel * sizeof *sel);
-						sel = ns;
-						capsel *= 2;
+					if (ib_arena_grow(a, &sel, &capsel, nsel + 1)) {
+						rc = oom(e);
+						goto done;
 					}
 					sel[nsel++] = (selected){k, 0};
 				}

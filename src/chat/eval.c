@@ -157,22 +157,13 @@ static int scope_set(interp *in, scope *s, const char *name, size_t n, cv *v)
 			s->vals[i] = v;
 			return 0;
 		}
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 4;
-		const char **nn = ib_arena_alloc(in->a, cap * sizeof *nn);
-		size_t *nl = ib_arena_alloc(in->a, cap * sizeof *nl);
-		cv **nv = ib_arena_alloc(in->a, cap * sizeof *nv);
-		if (!nn || !nl || !nv)
+	if (s->n == s->cap) { /* three parallel arrays of one capacity */
+		size_t c1 = s->cap, c2 = s->cap, c3 = s->cap;
+		if (ib_arena_grow(in->a, &s->names, &c1, s->n + 1) ||
+		    ib_arena_grow(in->a, &s->lens, &c2, s->n + 1) ||
+		    ib_arena_grow(in->a, &s->vals, &c3, s->n + 1))
 			return rt_nomem(in);
-		if (s->n) {
-			memcpy(nn, s->names, s->n * sizeof *nn);
-			memcpy(nl, s->lens, s->n * sizeof *nl);
-			memcpy(nv, s->vals, s->n * sizeof *nv);
-		}
-		s->names = nn;
-		s->lens = nl;
-		s->vals = nv;
-		s->cap = cap;
+		s->cap = c1;
 	}
 	s->names[s->n] = name;
 	s->lens[s->n] = n;

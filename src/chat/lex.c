@@ -24,16 +24,8 @@ typedef struct {
 
 static int push(lexer *L, tok_type ty, uint32_t pos, token **out)
 {
-	if (L->nv == L->cap) {
-		size_t cap = L->cap ? L->cap * 2 : 256;
-		token *nv = ib_arena_alloc(L->t->a, cap * sizeof *nv);
-		if (!nv)
-			return IB_ENOMEM;
-		if (L->nv)
-			memcpy(nv, L->v, L->nv * sizeof *nv);
-		L->v = nv;
-		L->cap = cap;
-	}
+	if (L->nv == L->cap && ib_arena_grow(L->t->a, &L->v, &L->cap, L->nv + 1))
+		return IB_ENOMEM;
 	token *k = &L->v[L->nv++];
 	memset(k, 0, sizeof *k);
 	k->t = ty;

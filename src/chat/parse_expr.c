@@ -103,16 +103,8 @@ node *ps_node(parser *P, node_type t, uint32_t pos)
 
 int ps_push(parser *P, nvec *v, node *x)
 {
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 4;
-		node **nv = ib_arena_alloc(P->t->a, cap * sizeof *nv);
-		if (!nv)
-			return ps_nomem(P);
-		if (v->n)
-			memcpy(nv, v->v, v->n * sizeof *nv);
-		v->v = nv;
-		v->cap = cap;
-	}
+	if (v->n == v->cap && ib_arena_grow(P->t->a, &v->v, &v->cap, v->n + 1))
+		return ps_nomem(P);
 	v->v[v->n++] = x;
 	return 0;
 }
@@ -162,16 +154,8 @@ int ps_call_args(parser *P, node *call)
 			ps_next(P);
 			node *v;
 			TRY(ps_expr(P, true, &v));
-			if (kwv.n == kwcap) {
-				size_t cap = kwcap ? kwcap * 2 : 4;
-				const char **nk = ib_arena_alloc(P->t->a, cap * sizeof *nk);
-				if (!nk)
-					return ps_nomem(P);
-				if (kwv.n)
-					memcpy(nk, kwn, kwv.n * sizeof *nk);
-				kwn = nk;
-				kwcap = cap;
-			}
+			if (kwv.n == kwcap && ib_arena_grow(P->t->a, &kwn, &kwcap, kwv.n + 1))
+				return ps_nomem(P);
 			if (!(kwn[kwv.n] = ib_arena_strndup(P->t->a, key->s, key->n)))
 				return ps_nomem(P);
 			TRY(ps_push(P, &kwv, v));
@@ -630,16 +614,8 @@ static int parse_compare(parser *P, node **out)
 		}
 		node *x;
 		TRY(parse_math1(P, &x));
-		if (opnds.n == opcap) {
-			size_t cap = opcap ? opcap * 2 : 4;
-			int *no = ib_arena_alloc(P->t->a, cap * sizeof *no);
-			if (!no)
-				return ps_nomem(P);
-			if (opnds.n)
-				memcpy(no, ops, opnds.n * sizeof *no);
-			ops = no;
-			opcap = cap;
-		}
+		if (opnds.n == opcap && ib_arena_grow(P->t->a, &ops, &opcap, opnds.n + 1))
+			return ps_nomem(P);
 		ops[opnds.n] = op;
 		TRY(ps_push(P, &opnds, x));
 	}

@@ -204,16 +204,8 @@ static int push_item(interp *in, cvvec *l, cv *v)
 {
 	if (!v)
 		return rt_nomem(in);
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 8;
-		cv **nl = ib_arena_alloc(in->a, nc * sizeof *nl);
-		if (!nl)
-			return rt_nomem(in);
-		if (l->n)
-			memcpy(nl, l->v, l->n * sizeof *nl);
-		l->v = nl;
-		l->cap = nc;
-	}
+	if (l->n == l->cap && ib_arena_grow(in->a, &l->v, &l->cap, l->n + 1))
+		return rt_nomem(in);
 	l->v[l->n++] = v;
 	return 0;
 }

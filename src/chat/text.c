@@ -6,48 +6,15 @@
 
 uint32_t cu_next(const char *str, size_t n, size_t *i)
 {
-	const unsigned char *s = (const unsigned char *)str;
+	/* a byte that does not start a valid sequence stands for itself */
 	size_t k = *i;
-	unsigned c = s[k];
-	if (c < 0x80) {
+	uint32_t cp;
+	int len = ib_utf8_decode(str + k, n - k, &cp);
+	if (len < 0) {
 		*i = k + 1;
-		return c;
+		return (unsigned char)str[k];
 	}
-	int need;
-	uint32_t cp, min;
-	if (c >= 0xC2 && c <= 0xDF) {
-		need = 1;
-		cp = c & 0x1F;
-		min = 0x80;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		need = 2;
-		cp = c & 0x0F;
-		min = 0x800;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		need = 3;
-		cp = c & 0x07;
-		min = 0x10000;
-	} else {
-		*i = k + 1;
-		return c;
-	}
-	if (k + (size_t)need >= n) {
-		*i = k + 1;
-		return c;
-	}
-	for (int j = 1; j <= need; j++) {
-		unsigned b = s[k + (size_t)j];
-		if ((b & 0xC0) != 0x80) {
-			*i = k + 1;
-			return c;
-		}
-		cp = (cp << 6) | (b & 0x3F);
-	}
-	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-		*i = k + 1;
-		return c;
-	}
-	*i = k + 1 + (size_t)need;
+	*i = k + (size_t)len;
 	return cp;
 }
 
@@ -83,27 +50,7 @@ bool cu_isprintable(uint32_t c)
 int cu_put(ib_buf *b, uint32_t c)
 {
 	char t[4];
-	size_t n;
-	if (c < 0x80) {
-		t[0] = (char)c;
-		n = 1;
-	} else if (c < 0x800) {
-		t[0] = (char)(0xC0 | (c >> 6));
-		t[1] = (char)(0x80 | (c & 0x3F));
-		n = 2;
-	} else if (c < 0x10000) {
-		t[0] = (char)(0xE0 | (c >> 12));
-		t[1] = (char)(0x80 | ((c >> 6) & 0x3F));
-		t[2] = (char)(0x80 | (c & 0x3F));
-		n = 3;
-	} else {
-		t[0] = (char)(0xF0 | (c >> 18));
-		t[1] = (char)(0x80 | ((c >> 12) & 0x3F));
-		t[2] = (char)(0x80 | ((c >> 6) & 0x3F));
-		t[3] = (char)(0x80 | (c & 0x3F));
-		n = 4;
-	}
-	return ib_buf_append(b, t, n);
+	return ib_buf_append(b, t, ib_utf8_encode(c, t));
 }
 
 const char *cu_find(const char *hay, size_t n, const char *needle, size_t m)

@@ -93,19 +93,12 @@ int cv_dict_set(ib_arena *a, cv *d, cv *k, cv *v)
 		*slot = v;
 		return 0;
 	}
-	if (d->d.n == d->d.cap) {
-		size_t cap = d->d.cap ? d->d.cap * 2 : 4;
-		cv **nk = ib_arena_alloc(a, cap * sizeof(cv *));
-		cv **nv = ib_arena_alloc(a, cap * sizeof(cv *));
-		if (!nk || !nv)
+	if (d->d.n == d->d.cap) { /* keys and values: parallel arrays of one capacity */
+		size_t ck = d->d.cap, cv_ = d->d.cap;
+		if (ib_arena_grow(a, &d->d.k, &ck, d->d.n + 1) ||
+		    ib_arena_grow(a, &d->d.v, &cv_, d->d.n + 1))
 			return IB_ENOMEM;
-		if (d->d.n) {
-			memcpy(nk, d->d.k, d->d.n * sizeof(cv *));
-			memcpy(nv, d->d.v, d->d.n * sizeof(cv *));
-		}
-		d->d.k = nk;
-		d->d.v = nv;
-		d->d.cap = cap;
+		d->d.cap = ck;
 	}
 	d->d.k[d->d.n] = k;
 	d->d.v[d->d.n] = v;

@@ -133,16 +133,8 @@ bool cfg_lax_float(const ib_val *v, double *out)
 int cfg_diag_add(cfg_diags *d, const char *file, int line, int col, const char *entry,
                  const char *field, const ib_val *got, const char *fmt, ...)
 {
-	if (d->n == d->cap) {
-		size_t nc = d->cap ? d->cap * 2 : 16;
-		cfg_diag *p = ib_arena_alloc(d->a, nc * sizeof *p);
-		if (!p)
-			return IB_ENOMEM;
-		if (d->n)
-			memcpy(p, d->items, d->n * sizeof *p);
-		d->items = p;
-		d->cap = nc;
-	}
+	if (ib_arena_grow(d->a, &d->items, &d->cap, d->n + 1))
+		return IB_ENOMEM;
 	cfg_diag *g = &d->items[d->n];
 	memset(g, 0, sizeof *g);
 	g->file = file ? ib_arena_strdup(d->a, file) : NULL;

@@ -73,16 +73,8 @@ int cfg_load_master(ib_arena *a, const char *const *paths, size_t npaths, ib_val
 			}
 			if (ib_map_set_key(a, all, k, doc->map.kv[i].val))
 				return IB_ENOMEM;
-			if (all->map.n > origin_cap) {
-				size_t nc = origin_cap ? origin_cap * 2 : 64;
-				const char **p = ib_arena_alloc(a, nc * sizeof *p);
-				if (!p)
-					return IB_ENOMEM;
-				if (origin_cap)
-					memcpy(p, origin, origin_cap * sizeof *p);
-				origin = p;
-				origin_cap = nc;
-			}
+			if (ib_arena_grow(a, &origin, &origin_cap, all->map.n))
+				return IB_ENOMEM;
 			origin[all->map.n - 1] = paths[f];
 		}
 	}

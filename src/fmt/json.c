@@ -84,42 +84,16 @@ void ib_json_float_repr(double x, char *out, size_t cap)
 	snprintf(out, cap, "%s", buf);
 }
 
-/* Decodes one UTF-8 sequence; returns its length and sets *cp, or returns 1
- * with *cp = U+FFFD for a malformed byte. */
+/* Decodes one UTF-8 sequence with the base codec; returns its length and
+ * sets *cp, or returns 1 with *cp = U+FFFD for a byte that does not start
+ * valid UTF-8. */
 static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 {
-	unsigned c = s[0];
-	size_t len;
-	uint32_t v;
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	} else if ((c & 0xE0) == 0xC0) {
-		len = 2;
-		v = c & 0x1F;
-	} else if ((c & 0xF0) == 0xE0) {
-		len = 3;
-		v = c & 0x0F;
-	} else if ((c & 0xF8) == 0xF0) {
-		len = 4;
-		v = c & 0x07;
-	} else {
-		*cp = 0xFFFD;
-		return 1;
-	}
-	if (len > n) {
-		*cp = 0xFFFD;
-		return 1;
-	}
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80) {
-			*cp = 0xFFFD;
-			return 1;
-		}
-		v = (v << 6) | (s[i] & 0x3F);
-	}
-	*cp = v;
-	return len;
+	int len = ib_utf8_decode(s, n, cp);
+	if (len > 0)
+		return (size_t)len;
+	*cp = 0xFFFD;
+	return 1;
 }
 
 int ib_json_write_str(ib_buf *out, const char *str, size_t n, bool ensure_ascii)

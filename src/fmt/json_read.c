@@ -93,8 +93,9 @@ static ib_val *convert(ib_arena *a, json_t *j, bool ints_as_reals)
 	case JSON_REAL: {
 		double d = json_real_value(j);
 		/* the fallback parse read every number as a real: integral values
-		 * that fit become ints again, the huge ones stay floats */
-		if (ints_as_reals && d == (double)(int64_t)d && d > -9.2e18 && d < 9.2e18)
+		 * that fit become ints again, the huge ones stay floats (range
+		 * first: converting an out-of-range double is undefined) */
+		if (ints_as_reals && d > -9.2e18 && d < 9.2e18 && d == (double)(int64_t)d)
 			return ib_v_int(a, (int64_t)d);
 		return ib_v_float(a, d);
 	}

@@ -81,25 +81,9 @@ ib_val *ib_v_map_cap(ib_arena *a, size_t cap)
 	return m;
 }
 
-/* Grows an arena-backed array of `size`-byte items to hold one more. */
-static int grow(ib_arena *a, void **items, size_t n, size_t *cap, size_t size)
-{
-	if (n < *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : 8;
-	void *p = ib_arena_alloc(a, nc * size);
-	if (!p)
-		return IB_ENOMEM;
-	if (n)
-		memcpy(p, *items, n * size);
-	*items = p;
-	*cap = nc;
-	return 0;
-}
-
 int ib_list_push(ib_arena *a, ib_val *l, ib_val *v)
 {
-	if (grow(a, (void **)&l->list.v, l->list.n, &l->list.cap, sizeof(ib_val *)))
+	if (ib_arena_grow(a, &l->list.v, &l->list.cap, l->list.n + 1))
 		return IB_ENOMEM;
 	l->list.v[l->list.n++] = v;
 	return 0;
@@ -140,7 +124,7 @@ int ib_map_set_key(ib_arena *a, ib_val *m, ib_val *k, ib_val *v)
 			return 0;
 		}
 	}
-	if (grow(a, (void **)&m->map.kv, m->map.n, &m->map.cap, sizeof(ib_kv)))
+	if (ib_arena_grow(a, &m->map.kv, &m->map.cap, m->map.n + 1))
 		return IB_ENOMEM;
 	m->map.kv[m->map.n].key = k;
 	m->map.kv[m->map.n].val = v;
@@ -156,7 +140,7 @@ int ib_map_set(ib_arena *a, ib_val *m, const char *key, ib_val *v)
 		return 0;
 	}
 	ib_val *k = ib_v_str(a, key);
-	if (!k || grow(a, (void **)&m->map.kv, m->map.n, &m->map.cap, sizeof(ib_kv)))
+	if (!k || ib_arena_grow(a, &m->map.kv, &m->map.cap, m->map.n + 1))
 		return IB_ENOMEM;
 	m->map.kv[m->map.n].key = k;
 	m->map.kv[m->map.n].val = v;

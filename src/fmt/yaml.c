@@ -61,16 +61,8 @@ static int add_anchor(loader *L, struct fy_token *tok, ib_val *v)
 	const char *t = fy_token_get_text(tok, &n);
 	if (!t)
 		return 0;
-	if (L->nanchors == L->anchors_cap) {
-		size_t nc = L->anchors_cap ? L->anchors_cap * 2 : 8;
-		void *p = ib_arena_alloc(L->a, nc * sizeof *L->anchors);
-		if (!p)
-			return IB_ENOMEM;
-		if (L->nanchors)
-			memcpy(p, L->anchors, L->nanchors * sizeof *L->anchors);
-		L->anchors = p;
-		L->anchors_cap = nc;
-	}
+	if (ib_arena_grow(L->a, &L->anchors, &L->anchors_cap, L->nanchors + 1))
+		return IB_ENOMEM;
 	L->anchors[L->nanchors].name = ib_arena_strndup(L->a, t, n);
 	L->anchors[L->nanchors].node = v;
 	L->nanchors++;
@@ -137,16 +129,8 @@ static int add_node(loader *L, struct fy_event *ev, ib_val *v, bool is_merge_key
 
 static int push(loader *L, ib_val *v)
 {
-	if (L->depth == L->cap) {
-		size_t nc = L->cap ? L->cap * 2 : 16;
-		frame *p = ib_arena_alloc(L->a, nc * sizeof *p);
-		if (!p)
-			return IB_ENOMEM;
-		if (L->depth)
-			memcpy(p, L->stack, L->depth * sizeof *p);
-		L->stack = p;
-		L->cap = nc;
-	}
+	if (ib_arena_grow(L->a, &L->stack, &L->cap, L->depth + 1))
+		return IB_ENOMEM;
 	L->stack[L->depth++] = (frame){.node = v};
 	return 0;
 }

@@ -267,14 +267,8 @@ int mx_mark_evals(ib_arena *a, ib_val *rows, bool include_agentic)
 static int gather(ib_val ***v, size_t *n, size_t *cap, const ib_val *conc)
 {
 	size_t k = conc->type == IB_V_LIST ? conc->list.n : 1;
-	if (*n + k > *cap) {
-		size_t nc = (*n + k) * 2 + 8;
-		ib_val **p = realloc(*v, nc * sizeof *p);
-		if (!p)
-			return IB_ENOMEM;
-		*v = p;
-		*cap = nc;
-	}
+	if (ib_grow(v, cap, *n + k))
+		return IB_ENOMEM;
 	for (size_t i = 0; i < k; i++)
 		(*v)[(*n)++] = conc->type == IB_V_LIST ? conc->list.v[i] : (ib_val *)conc;
 	return 0;

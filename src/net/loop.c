@@ -131,14 +131,8 @@ void net_timer_cancel(net_loop *l, net_timer *t)
 int net_timer_arm(net_loop *l, net_timer *t, int64_t when)
 {
 	net_timer_cancel(l, t);
-	if (l->nheap == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 64;
-		net_timer **h = realloc(l->heap, nc * sizeof *h);
-		if (!h)
-			return IB_ENOMEM;
-		l->heap = h;
-		l->cap = nc;
-	}
+	if (l->nheap == l->cap && ib_grow(&l->heap, &l->cap, l->nheap + 1))
+		return IB_ENOMEM;
 	t->when = when;
 	l->heap[l->nheap++] = t;
 	sift_up(l, l->nheap - 1);

@@ -29,26 +29,14 @@ int rv_git(const char *repo, const char *const *args, ib_buf *out, ib_error *e)
 
 int rv_tree_add(rv_tree *t, const char *path, const char *text, size_t len)
 {
-	if (ib_grow(&t->paths, &t->cap, t->n + 1))
-		return IB_ENOMEM;
-	size_t cap = t->cap;
-	/* the parallel arrays follow paths' capacity */
-	const char **tx = realloc(t->texts, cap * sizeof *tx);
-	if (!tx)
-		return IB_ENOMEM;
-	t->texts = tx;
-	size_t *ln = realloc(t->lens, cap * sizeof *ln);
-	if (!ln)
-		return IB_ENOMEM;
-	t->lens = ln;
-	rv_script **sc = realloc(t->scripts, cap * sizeof *sc);
-	if (!sc)
-		return IB_ENOMEM;
-	t->scripts = sc;
-	bool *mi = realloc(t->missing, cap * sizeof *mi);
-	if (!mi)
-		return IB_ENOMEM;
-	t->missing = mi;
+	if (t->n == t->cap) { /* five parallel arrays of one capacity */
+		size_t c1 = t->cap, c2 = t->cap, c3 = t->cap, c4 = t->cap, c5 = t->cap;
+		if (ib_grow(&t->paths, &c1, t->n + 1) || ib_grow(&t->texts, &c2, t->n + 1) ||
+		    ib_grow(&t->lens, &c3, t->n + 1) || ib_grow(&t->scripts, &c4, t->n + 1) ||
+		    ib_grow(&t->missing, &c5, t->n + 1))
+			return IB_ENOMEM;
+		t->cap = c1;
+	}
 	const char *p = ib_arena_strdup(t->a, path);
 	if (!p)
 		return IB_ENOMEM;

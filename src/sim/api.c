@@ -275,15 +275,8 @@ static void handle_tokenize(sim_server *s, net_conn *c, const char *body, size_t
 				json_error(c, 400, "BadRequestError", "'tokens' must be a list of token ids");
 				goto done;
 			}
-			if (ids.n == ids.cap) {
-				size_t nc = ids.cap ? ids.cap * 2 : 64;
-				uint32_t *p = realloc(ids.v, nc * sizeof *p);
-				if (!p)
-					goto done;
-				ids.v = p;
-				ids.cap = nc;
-			}
-			ids.v[ids.n++] = (uint32_t)v->i;
+			if (tok_ids_push(&ids, (uint32_t)v->i))
+				goto done;
 		}
 		ib_buf text = {0};
 		if (tok_decode(s->cfg.tokenizer, ids.v, ids.n, false, &text, &e)) {

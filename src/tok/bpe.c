@@ -12,14 +12,8 @@ enum { CACHE_MAX_LEN = 256, CACHE_SLOTS = 1 << 16 };
 
 static int add_sym(tok_bpe *m, size_t *n, uint32_t id, size_t len)
 {
-	if (*n == m->sym_cap) {
-		size_t cap = m->sym_cap ? m->sym_cap * 2 : 256;
-		struct tok_sym *x = realloc(m->sym, cap * sizeof *x);
-		if (!x)
-			return IB_ENOMEM;
-		m->sym = x;
-		m->sym_cap = cap;
-	}
+	if (*n == m->sym_cap && ib_grow(&m->sym, &m->sym_cap, *n + 1))
+		return IB_ENOMEM;
 	m->sym[*n] =
 	    (struct tok_sym){.id = id, .prev = (int32_t)*n - 1, .next = -1, .len = (uint32_t)len};
 	if (*n)
@@ -56,17 +50,7 @@ static void sift_down(struct tok_merge *h, size_t n, size_t i, struct tok_merge 
 
 static int heap_reserve(tok_bpe *m, size_t n)
 {
-	if (n <= m->heap_cap)
-		return 0;
-	size_t cap = m->heap_cap ? m->heap_cap : 256;
-	while (cap < n)
-		cap *= 2;
-	struct tok_merge *h = realloc(m->heap, cap * sizeof *h);
-	if (!h)
-		return IB_ENOMEM;
-	m->heap = h;
-	m->heap_cap = cap;
-	return 0;
+	return ib_grow(&m->heap, &m->heap_cap, n) ? IB_ENOMEM : 0;
 }
 
 static int heap_push(tok_bpe *m, size_t *n, struct tok_merge x)

@@ -17,14 +17,8 @@ static int sl_add(strlist *l, const char *p, size_t n)
 	size_t start = l->b.len;
 	if (ib_buf_append(&l->b, p, n))
 		return IB_ENOMEM;
-	if (l->s.n == l->s.cap) {
-		size_t cap = l->s.cap ? l->s.cap * 2 : 64;
-		tok_span *v = realloc(l->s.v, cap * sizeof *v);
-		if (!v)
-			return IB_ENOMEM;
-		l->s.v = v;
-		l->s.cap = cap;
-	}
+	if (l->s.n == l->s.cap && ib_grow(&l->s.v, &l->s.cap, l->s.n + 1))
+		return IB_ENOMEM;
 	l->s.v[l->s.n++] = (tok_span){start, start + n, false};
 	return 0;
 }

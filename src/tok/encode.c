@@ -14,14 +14,8 @@
 
 static int span_push(tok_spans *s, size_t start, size_t end, bool match)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		tok_span *v = realloc(s->v, cap * sizeof *v);
-		if (!v)
-			return IB_ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (s->n == s->cap && ib_grow(&s->v, &s->cap, s->n + 1))
+		return IB_ENOMEM;
 	s->v[s->n++] = (tok_span){start, end, match};
 	return 0;
 }
@@ -134,14 +128,8 @@ static int char_spans(tok_spans *out, const char *s, size_t len, int pred, uint3
 
 static int piece_push(tok_pieces *l, tok_piece p)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		tok_piece *v = realloc(l->v, cap * sizeof *v);
-		if (!v)
-			return IB_ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (l->n == l->cap && ib_grow(&l->v, &l->cap, l->n + 1))
+		return IB_ENOMEM;
 	l->v[l->n++] = p;
 	return 0;
 }
@@ -553,14 +541,9 @@ static int post_apply(const tok_post *pp, bool add_special, tok_ids *out, size_t
 			return IB_ENOMEM;
 		memcpy(seq, out->v + before, nseq * sizeof *seq);
 	}
-	if (before + total > out->cap) {
-		uint32_t *v = realloc(out->v, (before + total) * sizeof *v);
-		if (!v) {
-			free(seq);
-			return IB_ENOMEM;
-		}
-		out->v = v;
-		out->cap = before + total;
+	if (ib_grow(&out->v, &out->cap, before + total)) {
+		free(seq);
+		return IB_ENOMEM;
 	}
 	size_t o = before;
 	for (size_t k = 0; k < pp->ntpl; k++) {

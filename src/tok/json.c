@@ -46,15 +46,8 @@ static void skip_ws(parser *p)
 
 static int push(parser *p, tj v)
 {
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 1024;
-		tj *x = realloc(p->stk, cap * sizeof *x);
-		if (!x)
-			return ib_fail(p->e, IB_ENOMEM, p->name, 0, 0,
-			               "out of memory reading JSON");
-		p->stk = x;
-		p->cap = cap;
-	}
+	if (p->n == p->cap && ib_grow(&p->stk, &p->cap, p->n + 1))
+		return ib_fail(p->e, IB_ENOMEM, p->name, 0, 0, "out of memory reading JSON");
 	p->stk[p->n++] = v;
 	return 0;
 }

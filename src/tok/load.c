@@ -529,14 +529,8 @@ int tok_re_compile(tok *t, tok_re *re, const char *pat, size_t len, bool literal
 		return ib_fail(e, IB_ENOMEM, t->name, 0, 0, "out of memory");
 	if (literal)
 		return 0;
-	if (t->ncodes == t->capcodes) {
-		size_t cap = t->capcodes ? t->capcodes * 2 : 8;
-		pcre2_code **c = realloc(t->codes, cap * sizeof *c);
-		if (!c)
-			return ib_fail(e, IB_ENOMEM, t->name, 0, 0, "out of memory");
-		t->codes = c;
-		t->capcodes = cap;
-	}
+	if (ib_grow(&t->codes, &t->capcodes, t->ncodes + 1))
+		return ib_fail(e, IB_ENOMEM, t->name, 0, 0, "out of memory");
 	pcre2_code *code =
 	    pcre2_compile((PCRE2_SPTR)pat, len, PCRE2_UTF | PCRE2_UCP, &err, &off, NULL);
 	if (!code) {

@@ -49,14 +49,8 @@ void tok_ids_free(tok_ids *ids);
  * Inline: the encoder calls it once per token. */
 static inline int tok_ids_push(tok_ids *ids, uint32_t id)
 {
-	if (ids->n == ids->cap) {
-		size_t cap = ids->cap ? ids->cap * 2 : 64;
-		uint32_t *v = realloc(ids->v, cap * sizeof *v);
-		if (!v)
-			return IB_ENOMEM;
-		ids->v = v;
-		ids->cap = cap;
-	}
+	if (ids->n == ids->cap && ib_grow(&ids->v, &ids->cap, ids->n + 1))
+		return IB_ENOMEM;
 	ids->v[ids->n++] = id;
 	return 0;
 }

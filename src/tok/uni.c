@@ -11,36 +11,9 @@
  * as Rust's Utf8Chunks reports it). */
 static long seq_at(const unsigned char *s, size_t len, size_t i)
 {
-	unsigned char b = s[i];
-	if (b < 0x80)
-		return 1;
-	size_t need;
-	unsigned char lo = 0x80, hi = 0xBF;
-	if (b >= 0xC2 && b <= 0xDF) {
-		need = 1;
-	} else if (b >= 0xE0 && b <= 0xEF) {
-		need = 2;
-		if (b == 0xE0)
-			lo = 0xA0;
-		else if (b == 0xED)
-			hi = 0x9F;
-	} else if (b >= 0xF0 && b <= 0xF4) {
-		need = 3;
-		if (b == 0xF0)
-			lo = 0x90;
-		else if (b == 0xF4)
-			hi = 0x8F;
-	} else {
-		return -1;
-	}
-	for (size_t k = 1; k <= need; k++) {
-		if (i + k >= len)
-			return -(long)k;
-		unsigned char c = s[i + k];
-		if (k == 1 ? (c < lo || c > hi) : (c < 0x80 || c > 0xBF))
-			return -(long)k;
-	}
-	return (long)need + 1;
+	uint32_t cp;
+	int n = ib_utf8_decode(s + i, len - i, &cp);
+	return n > 0 ? n : -(long)ib_utf8_bad_len(s + i, len - i);
 }
 
 size_t tok_utf8_check(const char *s, size_t len)
@@ -66,47 +39,21 @@ size_t tok_utf8_check(const char *s, size_t len)
 
 uint32_t tok_utf8_next(const char *s, size_t *i)
 {
-	const unsigned char *u = (const unsigned char *)s + *i;
-	uint32_t c = u[0];
-	if (c < 0x80) {
+	/* the text is valid UTF-8: the decoder reads no further than the
+	 * sequence at *i, whatever bound it is given */
+	uint32_t cp;
+	int n = ib_utf8_decode(s + *i, 4, &cp);
+	if (n < 0) {
 		*i += 1;
-		return c;
+		return 0xFFFD;
 	}
-	if (c < 0xE0) {
-		*i += 2;
-		return (c & 0x1F) << 6 | (u[1] & 0x3Fu);
-	}
-	if (c < 0xF0) {
-		*i += 3;
-		return (c & 0x0F) << 12 | (u[1] & 0x3Fu) << 6 | (u[2] & 0x3Fu);
-	}
-	*i += 4;
-	return (c & 0x07) << 18 | (u[1] & 0x3Fu) << 12 | (u[2] & 0x3Fu) << 6 | (u[3] & 0x3Fu);
+	*i += (size_t)n;
+	return cp;
 }
 
 size_t tok_utf8_put(char *out, uint32_t cp)
 {
-	unsigned char *o = (unsigned char *)out;
-	if (cp < 0x80) {
-		o[0] = (unsigned char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		o[0] = (unsigned char)(0xC0 | cp >> 6);
-		o[1] = (unsigned char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		o[0] = (unsigned char)(0xE0 | cp >> 12);
-		o[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
-		o[2] = (unsigned char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	o[0] = (unsigned char)(0xF0 | cp >> 18);
-	o[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3F));
-	o[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
-	o[3] = (unsigned char)(0x80 | (cp & 0x3F));
-	return 4;
+	return ib_utf8_encode(cp, out);
 }
 
 bool tok_uc_space(uint32_t c)

@@ -65,14 +65,8 @@ int tok_smap_put(tok_smap *m, const char *k, size_t len, uint32_t val)
 		}
 		i = (i + 1) & m->mask;
 	}
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 64;
-		tok_sent *e = realloc(m->e, cap * sizeof *e);
-		if (!e)
-			return IB_ENOMEM;
-		m->e = e;
-		m->cap = cap;
-	}
+	if (m->n == m->cap && ib_grow(&m->e, &m->cap, m->n + 1))
+		return IB_ENOMEM;
 	m->e[m->n] = (tok_sent){.k = k, .len = (uint32_t)len, .val = val};
 	m->slot[i] = slot_of(m->n++, h);
 	return 0;
@@ -143,14 +137,8 @@ void tok_pmap_free(tok_pmap *m)
 
 static int32_t trie_node(tok_trie *t, uint8_t byte)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		struct tok_tnode *x = realloc(t->node, cap * sizeof *x);
-		if (!x)
-			return -1;
-		t->node = x;
-		t->cap = cap;
-	}
+	if (t->n == t->cap && ib_grow(&t->node, &t->cap, t->n + 1))
+		return -1;
 	t->node[t->n] = (struct tok_tnode){.added = -1, .byte = byte};
 	return (int32_t)t->n++;
 }

@@ -513,6 +513,37 @@ Test(base, grow_doubles_and_checks_overflow)
 	ib_buf_free(&b);
 }
 
+Test(base, arena_grow_copies_and_checks_overflow)
+{
+	ib_arena *a = ib_arena_new();
+	cr_assert_not_null(a);
+	int64_t *v = NULL;
+	size_t cap = 0;
+	for (int i = 0; i < 1000; i++) {
+		cr_assert_eq(ib_arena_grow(a, &v, &cap, (size_t)i + 1), 0);
+		v[i] = i;
+	}
+	cr_assert_geq(cap, 1000);
+	for (int i = 0; i < 1000; i++)
+		cr_assert_eq(v[i], i);
+	size_t before = cap;
+	cr_assert_eq(ib_arena_grow(a, &v, &cap, SIZE_MAX / 4), IB_ERANGE);
+	cr_assert_eq(cap, before);
+	cr_assert_eq(v[999], 999);
+	ib_arena_free(a);
+}
+
+Test(base, arena_alloc_refuses_sizes_that_wrap)
+{
+	ib_arena *a = ib_arena_new();
+	cr_assert_not_null(a);
+	/* rounding SIZE_MAX up to 8 wrapped to 0 and handed out 8 bytes */
+	cr_assert_null(ib_arena_alloc(a, SIZE_MAX));
+	cr_assert_null(ib_arena_alloc(a, SIZE_MAX - 3));
+	cr_assert_not_null(ib_arena_alloc(a, 16));
+	ib_arena_free(a);
+}
+
 Test(base, diags_format_and_count)
 {
 	ib_arena *a = ib_arena_new();
@@ -566,6 +597,38 @@ Test(base, utf8_decode_is_strict_like_python)
 	cr_assert_eq(ib_utf8_decode("\xed\xa0\x80", 3, &cp), IB_UTF8_BAD_CONTINUATION);
 	cr_assert_eq(ib_utf8_decode("\xf0\x9f\x98", 3, &cp), IB_UTF8_TRUNCATED);
 	cr_assert_str_eq(ib_utf8_reason(IB_UTF8_BAD_START), "invalid start byte");
+}
+
+Test(base, utf8_bad_len_and_encode)
+{
+	/* maximal subparts: a bad start is 1, a valid prefix cut short is its length */
+	cr_assert_eq(ib_utf8_bad_len("\xff", 1), 1);
+	cr_assert_eq(ib_utf8_bad_len("\xe2\x82", 2), 2);
+	cr_assert_eq(ib_utf8_bad_len("\xe2\x82x", 3), 2);
+	cr_assert_eq(ib_utf8_bad_len("\xf0\x9f\x98x", 4), 3);
+	cr_assert_eq(ib_utf8_bad_len("\xed\xa0\x80", 3), 1);
+	cr_assert_eq(ib_utf8_bad_len("\xe0\x80", 2), 1);
+	char o[4];
+	cr_assert_eq(ib_utf8_encode(0x41, o), 1);
+	cr_assert_eq(ib_utf8_encode(0xE9, o), 2);
+	cr_assert(!memcmp(o, "\xc3\xa9", 2));
+	cr_assert_eq(ib_utf8_encode(0x20AC, o), 3);
+	cr_assert(!memcmp(o, "\xe2\x82\xac", 3));
+	cr_assert_eq(ib_utf8_encode(0x1F600, o), 4);
+	cr_assert(!memcmp(o, "\xf0\x9f\x98\x80", 4));
+	cr_assert_eq(ib_utf8_encode(0xD800, o), 3); /* a Python str may hold one */
+	cr_assert(!memcmp(o, "\xed\xa0\x80", 3));
+	cr_assert_eq(ib_utf8_encode(0x110000, o), 3);
+	cr_assert(!memcmp(o, "\xef\xbf\xbd", 3));
+	/* every code point survives encode + decode */
+	for (uint32_t cp = 0; cp <= 0x10FFFF; cp += cp < 0x1000 ? 1 : 97) {
+		if (cp >= 0xD800 && cp <= 0xDFFF)
+			continue;
+		uint32_t back;
+		size_t n = ib_utf8_encode(cp, o);
+		cr_assert_eq(ib_utf8_decode(o, n, &back), (int)n);
+		cr_assert_eq(back, cp);
+	}
 }
 
 Test(base, proc_run_captures_both_streams_and_status)

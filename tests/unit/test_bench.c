@@ -371,4 +371,21 @@ Test(bench, request_timeout_bounds_a_silent_server, .timeout = 60)
 		bench_result_free(&res[i]);
 	}
 	close(fd);
+Test(bench, scrape_values_stay_on_their_line)
+{
+	bench_scrape s;
+	/* a name without a value: the next line's number is not its value */
+	bench_scrape_values("vllm:prefix_cache_hits_total \n7\n"
+			    "vllm:prefix_cache_queries_total{engine=\"0\"} 8 1700000000\n"
+			    "vllm:prefix_cache_queries_total{engine=\"1\"}\t2\n"
+			    "vllm:spec_decode_num_drafts_total{engine=\"0\"\n} 5\n"
+			    "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"1\"} 4\n"
+			    "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"10\"} 9",
+			    &s);
+	cr_assert(s.ok);
+	cr_assert(isnan(s.prefix_hits), "got %g", s.prefix_hits);
+	cr_assert_eq(s.prefix_queries, 10);
+	cr_assert(isnan(s.drafts), "an unclosed label set is no sample (got %g)", s.drafts);
+	cr_assert_eq(s.per_pos[1], 4);
+	cr_assert(isnan(s.per_pos[0]));
 }
