@@ -371,6 +371,8 @@ Test(bench, request_timeout_bounds_a_silent_server, .timeout = 60)
 		bench_result_free(&res[i]);
 	}
 	close(fd);
+}
+
 Test(bench, scrape_values_stay_on_their_line)
 {
 	bench_scrape s;
