@@ -70,8 +70,9 @@ fi
 
 echo
 echo "== 6. the report (one self-contained HTML file)"
-if [ -n "$(find "$out" -name 'agg_*.json' -print -quit 2>/dev/null)" ]; then
-	"$bin" report "$out" -o "$out/report.html" --svg "$out/charts" && echo "report: $out/report.html"
+if [ -s "$out/results/agg_bmk.json" ]; then
+	"$bin" report "$out/results/agg_bmk.json" -o "$out/report.html" --svg "$out/charts" --title "minimaxm3-fp4-mi355x-vllm-mtp on the simulator"
+	echo "report: $(pwd)/$out/report.html"
 else
 	echo "(skipped: no agg_*.json rows in $out yet; 'infbench report DIR -o FILE.html' draws them)"
 fi

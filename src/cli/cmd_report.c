@@ -24,7 +24,7 @@ static const char usage[] =
     "  --svg DIR        also write each default chart as a standalone SVG file into DIR\n"
     "  --baseline B     official rows to compare against: AGG is drawn over them as an\n"
     "                   unofficial run (own markers and dashed frontiers) with a table at\n"
-    "                   25/50/75 %% of the overlapping interactivity range\n"
+    "                   25/50/75 % of the overlapping interactivity range\n"
     "  --title TEXT     page title (default \"infbench report\")\n"
     "  --run-label NAME the compared run's name (default: \"run\")\n"
     "\n"
@@ -55,19 +55,23 @@ static int parse(int argc, char **argv, report_opts *o)
 		}
 		if (slot) {
 			if (i + 1 >= argc) {
-				fprintf(stderr, "%sinfbench report: error: %s needs a value\n",
-				        usage, a);
+				fprintf(stderr,
+				        "infbench report: error: %s needs a value (see 'infbench "
+				        "report --help')\n",
+				        a);
 				return 2;
 			}
 			*slot = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "%sinfbench report: error: unknown option %s\n", usage, a);
+			fprintf(stderr,
+			        "infbench report: error: unknown option %s (see 'infbench report "
+			        "--help')\n",
+			        a);
 			return 2;
 		} else if (!o->in) {
 			o->in = a;
 		} else {
-			fprintf(stderr, "%sinfbench report: error: one input only (got %s)\n",
-			        usage, a);
+			fprintf(stderr, "infbench report: error: one input only (got %s)\n", a);
 			return 2;
 		}
 	}
@@ -78,7 +82,7 @@ static int parse(int argc, char **argv, report_opts *o)
 	    : !strcmp(o->format, "html") && !o->out ? "-o FILE.html is required"
 	                                            : NULL;
 	if (why) {
-		fprintf(stderr, "%sinfbench report: error: %s\n", usage, why);
+		fprintf(stderr, "infbench report: error: %s (see 'infbench report --help')\n", why);
 		return 2;
 	}
 	return 0;

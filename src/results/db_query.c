@@ -57,7 +57,7 @@ static bool truthy(const char *s)
 static int cell_cmp(const char *a, const char *b, int kind)
 {
 	if (!a || !b)
-		return !a - !b ? (!a ? -1 : 1) : 0;
+		return (!a != !b) ? (!a ? -1 : 1) : 0;
 	if (kind == K_INT) {
 		long long x = atoll(a), y = atoll(b);
 		return x < y ? -1 : x > y;
