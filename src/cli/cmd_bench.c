@@ -190,7 +190,7 @@ static void health(ib_arena *a, ib_val *out, const bench_result *res, size_t n, 
 	ib_val *h = ib_v_map(a);
 	double p50 = bench_percentile(lag, n, 50) * 1000, p99 = bench_percentile(lag, n, 99) * 1000;
 	double mx = n ? lag[n - 1] * 1000 : 0;
-	double cpu = st->duration > 0 ? 100 * st->cpu_seconds / st->duration : 0;
+	double cpu = st->wall_duration > 0 ? 100 * st->cpu_seconds / st->wall_duration : 0;
 	ib_map_set(a, h, "schedule_lag_p50_ms", ib_v_float(a, p50));
 	ib_map_set(a, h, "schedule_lag_p99_ms", ib_v_float(a, p99));
 	ib_map_set(a, h, "schedule_lag_max_ms", ib_v_float(a, mx));
@@ -511,6 +511,9 @@ int cmd_bench(int argc, char **argv)
 		      .rate = isinf(rate) ? "inf" : STR("--request-rate", "inf"),
 		      .burst = STR("--burstiness", "1.0"),
 		      .burst_v = burst};
+	/* open loop on a time-scaled server: arrivals due in model time */
+	if (!isinf(rate))
+		cfg.time_scale_hint = bench_probe_time_scale(host, port, 2000);
 	cfg.on_start = on_start;
 	cfg.on_end = on_end;
 	cfg.hook_arg = &sc;
@@ -551,6 +554,14 @@ int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	health(a, r, results, n, &st, rate, cfg.kernel_timestamps);
+	/* a time-scaled server: the figures above are in model time */
+	if (st.time_scale != 0) {
+		ib_map_set(a, r, "time_scale", st.time_scale > 0 ? ib_v_float(a, st.time_scale) : ib_v_null(a));
+		ib_map_set(a, r, "wall_duration", ib_v_float(a, st.wall_duration));
+		if (st.time_scale < 0)
+			fprintf(stderr, "infbench bench: warning: the server announced different time scales; "
+					"the figures are in wall time\n");
+	}
 	bench_scrape after;
 	scrape(host, port, &after);
 	ib_map_set(a, r, "server_metrics", bench_scrape_diff(a, &sc.before, &after));

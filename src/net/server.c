@@ -45,6 +45,7 @@ struct net_server {
 	size_t nconns;
 	net_conn *zombies;
 	net_defer reap;
+	const char *headers; /* net_server_set_headers: on every response, or NULL */
 };
 
 static void conn_work(net_loop *l, net_defer *d);
@@ -144,9 +145,9 @@ void net_conn_respond(net_conn *c, int status, const char *content_type, const c
 	if (c->closed)
 		return;
 	ib_buf_printf(&c->out,
-		      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s\r\n", status,
+		      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s%s\r\n", status,
 		      reason(status), content_type, len, extra_headers ? extra_headers : "",
-		      c->close_after ? "Connection: close\r\n" : "");
+		      c->srv->headers ? c->srv->headers : "", c->close_after ? "Connection: close\r\n" : "");
 	ib_buf_append(&c->out, body, len);
 	c->busy = false;
 	c->streaming = false;
@@ -159,8 +160,8 @@ void net_conn_stream_begin(net_conn *c, int status, const char *content_type)
 		return;
 	ib_buf_printf(&c->out,
 		      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nCache-Control: no-cache\r\n"
-		      "Transfer-Encoding: chunked\r\n%s\r\n",
-		      status, reason(status), content_type,
+		      "Transfer-Encoding: chunked\r\n%s%s\r\n",
+		      status, reason(status), content_type, c->srv->headers ? c->srv->headers : "",
 		      c->close_after ? "Connection: close\r\n" : "");
 	c->streaming = true;
 	net_conn_mark(c);
@@ -422,6 +423,11 @@ int net_server_new(net_loop *l, const char *host, int port, const net_server_cbs
 	}
 	*out = s;
 	return 0;
+}
+
+void net_server_set_headers(net_server *s, const char *lines)
+{
+	s->headers = lines;
 }
 
 int net_server_port(const net_server *s)

@@ -100,16 +100,31 @@ static void on_step(net_loop *l, net_timer *t);
 /* Plans and arms the next step, if there is work. */
 static void schedule(sim_server *s)
 {
-	if (s->step_armed) {
-		if (!s->stall_wait)
-			return;
-		/* only waiting for a stall to end: plan again, new work may run now */
-		net_timer_cancel(s->loop, &s->step_timer);
-		s->step_armed = false;
-		s->stall_wait = false;
-	}
 	const sim_config *c = &s->cfg;
 	int64_t now = net_now(s->loop);
+	bool replan = false;
+	if (s->step_armed) {
+		if (s->stall_wait) {
+			/* only waiting for a stall to end: plan again, new work may run now */
+			net_timer_cancel(s->loop, &s->step_timer);
+			s->step_armed = false;
+			s->stall_wait = false;
+		} else if (c->pace <= 0 && s->waiting.head && now - s->step_start < SIM_JOIN_GRACE_NS) {
+			/* a request that arrives just after a step began joins it
+			 * (docs/sim.md "Time"): the step is planned again from the
+			 * same start, so a client's turnaround, however the time is
+			 * scaled, does not cost a whole step */
+			net_timer_cancel(s->loop, &s->step_timer);
+			s->step_armed = false;
+			replan = true;
+			for (seq *q = s->running.head; q; q = q->next) {
+				q->plan_prefill = 0;
+				q->plan_decode = false;
+			}
+		} else {
+			return;
+		}
+	}
 	int k = spec_k(s);
 	int budget = c->max_num_batched_tokens;
 	sim_step st = {0};
@@ -195,7 +210,13 @@ static void schedule(sim_server *s)
 		if (at < now)
 			at = now + every;
 	} else {
-		at = now + (int64_t)(sim_step_time(c, &st) / c->time_scale * 1e9);
+		/* absolute deadlines: a step that follows another starts when that
+		 * one was due, not when its timer woke us up, so the host's timer
+		 * latency never accumulates (nor is multiplied by the time scale);
+		 * a step after an idle spell starts now */
+		int64_t start = replan ? s->step_start : s->chain ? s->step_at : now;
+		s->step_start = start;
+		at = start + (int64_t)(sim_step_time(c, &st) / c->time_scale * 1e9);
 	}
 	s->step = st;
 	s->step_at = at;
@@ -208,7 +229,17 @@ static void on_step(net_loop *l, net_timer *t)
 	(void)l;
 	sim_server *s = t->arg;
 	s->step_armed = false;
+	/* the next step follows this one back to back, from its deadline; a
+	 * wake-up that only ended a stall wait follows nothing */
+	s->chain = !s->stall_wait;
 	s->stall_wait = false;
+	double late = (double)(net_now(s->loop) - t->when) * 1e-9;
+	if (late < 0)
+		late = 0;
+	s->m.late_sum += late;
+	s->m.late_count++;
+	if (late > s->m.late_max)
+		s->m.late_max = late;
 	int k = spec_k(s);
 	for (seq *q = s->running.head; q;) {
 		seq *nx = q->next;
@@ -243,6 +274,7 @@ static void on_step(net_loop *l, net_timer *t)
 		q = nx;
 	}
 	schedule(s);
+	s->chain = false;
 }
 
 static void kick(net_loop *l, net_defer *d)
