@@ -101,6 +101,45 @@ static void on_deadline(net_loop *l, net_timer *t)
 	net_stop(l);
 }
 
+/* Resolves the calibration parameters for c's framework, GPU, precision,
+ * model and spec method from --calibration FILE or the default file
+ * (sim_calib_find); without a file, the built-in defaults. Prints which on
+ * stderr; problems of the file are printed with file:line. Returns 0 or -1. */
+static int load_calibration(sim_config *c, const arg_opt *opt, ib_arena *a)
+{
+	char exe[4096], buf[4200];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	exe[n > 0 ? n : 0] = 0;
+	const char *path = opt->seen ? opt->vals[0] : sim_calib_find(n > 0 ? exe : NULL, buf, sizeof buf);
+	sim_calib_file f = {0};
+	sim_calib cal;
+	if (path) {
+		ib_diags d = {.a = a};
+		ib_error e = {0};
+		int rc = sim_calib_load(path, a, &f, &d, &e);
+		ib_buf line = {0};
+		for (size_t i = 0; i < d.n; i++) {
+			line.len = 0;
+			ib_diag_format(&d.items[i], &line);
+			fprintf(stderr, "infbench sim: %s\n", line.data);
+		}
+		ib_buf_free(&line);
+		ib_diags_free(&d);
+		if (rc) {
+			cli_error("infbench sim", "--calibration", &e);
+			return -1;
+		}
+	}
+	sim_calib_key k = {c->framework, c->hw.name, c->precision, c->model.name,
+			   c->spec_method ? c->spec_method : "none"};
+	sim_calib_resolve(path ? &f : NULL, &k, &cal);
+	sim_calib_apply(&cal, c);
+	fprintf(stderr, "infbench sim: calibration %s (%s on %s: mem-eff %g, compute-eff %g, step %g us)\n",
+		path ? path : "built-in defaults", c->framework, c->hw.name, c->mem_eff, c->compute_eff,
+		c->step_overhead_s * 1e6);
+	return 0;
+}
+
 int cmd_sim(int argc, char **argv)
 {
 	arg_opt opts[] = {
@@ -112,6 +151,8 @@ int cmd_sim(int argc, char **argv)
 		{.name = "--hardware", .kind = ARG_ONE, .metavar = "GPU", .help = "GPU profile (default h100)"},
 		{.name = "--model", .kind = ARG_ONE, .metavar = "NAME", .help = "model profile (default llama3-8b)"},
 		{.name = "--profile", .kind = ARG_ONE, .metavar = "FILE", .help = "YAML overriding hardware/model fields"},
+		{.name = "--framework", .kind = ARG_ONE, .metavar = "NAME", .help = "serving framework modelled: vllm, sglang, trt, atom, ... (default vllm)"},
+		{.name = "--calibration", .kind = ARG_ONE, .metavar = "FILE", .help = "efficiency/overhead rules (default: configs/sim/calibration.yaml)"},
 		{.name = "--precision", .kind = ARG_ONE, .choices = prec_choices, .metavar = "P", .help = "weights and compute: bf16, fp8, fp4 (default bf16)"},
 		{.name = "--kv-cache-dtype", .kind = ARG_ONE, .choices = kv_choices, .metavar = "T", .help = "auto (bf16), bf16 or fp8"},
 		{.name = "--tp", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "tensor parallel size (default 1)"},
@@ -235,7 +276,6 @@ int cmd_sim(int argc, char **argv)
 	int_opt(&p, "--num-spec-tokens", &c.num_spec_tokens, 1, &rc);
 	int_opt(&p, "--mean-output-len", &c.mean_output_len, 1, &rc);
 	num_opt(&p, "--gpu-memory-utilization", &c.gpu_mem_util, 0.01, 1, &rc);
-	num_opt(&p, "--draft-cost", &c.draft_cost, 0, 10, &rc);
 	num_opt(&p, "--time-scale", &c.time_scale, 1e-3, 1e9, &rc);
 	num_opt(&p, "--pace", &c.pace, 1e-3, 1e6, &rc);
 	num_opt(&p, "--fail-rate", &c.fail_rate, 0, 1, &rc);
@@ -266,6 +306,10 @@ int cmd_sim(int argc, char **argv)
 		status = rc;
 		goto out;
 	}
+	c.framework = (o = args_get(&p, "--framework"))->seen ? o->vals[0] : "vllm";
+	if (load_calibration(&c, args_get(&p, "--calibration"), a))
+		goto out;
+	num_opt(&p, "--draft-cost", &c.draft_cost, 0, 10, &rc); /* the flag wins over the file */
 	bool spec = c.spec_method && strcmp(c.spec_method, "none");
 	if (spec && c.num_spec_tokens <= 0) {
 		status = args_error(&p, NULL, "--spec-method %s needs --num-spec-tokens K", c.spec_method);

@@ -22,6 +22,8 @@ void sim_config_init(sim_config *c)
 	c->mem_eff = 0.8;
 	c->compute_eff = 0.6;
 	c->step_overhead_s = 300e-6;
+	c->comm_eff = 1.0;
+	c->ep_imbalance = 1.0;
 	c->max_model_len = 0; /* no limit beyond KV capacity */
 	c->draft_cost = 0.05;
 	c->mean_output_len = 512;
@@ -127,10 +129,13 @@ double sim_step_time(const sim_config *c, const sim_step *s)
 	double comm_t = 0;
 	if (c->tp > 1) {
 		double size = tokens * m->hidden * 2.0;
-		double per = 2.0 * (c->tp - 1) / c->tp * size / c->hw.link_bw + c->hw.link_lat;
+		double per = 2.0 * (c->tp - 1) / c->tp * size / (c->hw.link_bw * c->comm_eff) + c->hw.link_lat;
 		comm_t = 2.0 * m->layers * per;
 	}
-	double t = (mem_t > comp_t ? mem_t : comp_t) + comm_t + c->step_overhead_s;
+	/* fixed cost per step, and per sequence in it (scheduling, sampling,
+	 * detokenising: the CPU side that makes throughput saturate) */
+	double seqs = s->decode_seqs + (s->prefill_tokens > 0 ? 1 : 0);
+	double t = (mem_t > comp_t ? mem_t : comp_t) + comm_t + c->step_overhead_s + seqs * c->seq_overhead_s;
 	/* the draft model proposes k tokens before verification */
 	if (k > 0 && s->decode_seqs > 0)
 		t += k * c->draft_cost * t;

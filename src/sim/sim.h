@@ -74,6 +74,10 @@ typedef struct {
 	double gpu_mem_util;
 	double mem_eff, compute_eff;
 	double step_overhead_s;
+	double seq_overhead_s;  /* per running sequence per step (scheduling, sampling) */
+	double comm_eff;        /* fraction of the link bandwidth collectives reach */
+	double ep_imbalance;    /* the busiest EP rank's expert load over the mean (>= 1) */
+	const char *framework;  /* vllm, sglang, trt, atom, ... (calibration rules match it) */
 	int max_model_len;
 	/* speculative decoding */
 	const char *spec_method; /* NULL/"none", "mtp", "eagle3" */
@@ -132,6 +136,57 @@ double sim_step_time(const sim_config *c, const sim_step *s);
  * "minimum variance" schedule (floor(AL-1) drafts, one more with probability
  * frac(AL-1)), capped at 1 + num_spec_tokens. u is uniform in [0, 1). */
 int sim_tokens_per_step(const sim_config *c, double u);
+
+/* ---- calibration (docs/sim.md "Calibration") ----
+ *
+ * The efficiency and overhead parameters are data: a YAML file of rules,
+ * each with an optional `match` (framework, hardware, precision, model,
+ * spec: a name or a list of names; absent: any) and parameter values.
+ * Resolving a key starts from the defaults and applies every matching rule
+ * in file order, so later, more specific rules win. */
+typedef struct {
+	double mem_eff, compute_eff;
+	double step_overhead_s, seq_overhead_s;
+	double comm_eff, ep_imbalance;
+	double draft_cost;
+} sim_calib;
+
+#define SIM_CALIB_NMATCH 5
+typedef struct {
+	const char *const *match[SIM_CALIB_NMATCH]; /* NULL-terminated name lists, NULL: any */
+	sim_calib values;
+	unsigned set; /* which parameters the rule sets (bit i: the i-th documented) */
+	const char *file;
+	int line;
+} sim_calib_rule;
+
+typedef struct {
+	const char *path;
+	sim_calib_rule *rules;
+	size_t n;
+} sim_calib_file;
+
+typedef struct {
+	const char *framework, *hardware, *precision, *model, *spec; /* NULL: unknown */
+} sim_calib_key;
+
+/* The uncalibrated defaults. */
+void sim_calib_defaults(sim_calib *c);
+/* Loads a calibration file into *out (in arena a). Every problem (unknown
+ * key or name, wrong type, value out of range) is added to d with its file,
+ * line and field; then IB_EINVAL with a count in e. A missing file is
+ * IB_ENOENT, malformed YAML IB_EPARSE (e says where). */
+int sim_calib_load(const char *path, ib_arena *a, sim_calib_file *out, ib_diags *d, ib_error *e);
+/* The parameters for key k: defaults, then each matching rule of f (NULL:
+ * none) in order. */
+void sim_calib_resolve(const sim_calib_file *f, const sim_calib_key *k, sim_calib *out);
+/* Copies the parameters into a configuration. */
+void sim_calib_apply(const sim_calib *cal, sim_config *c);
+/* The calibration file to use: $INFBENCH_SIM_CALIBRATION, else
+ * configs/sim/calibration.yaml under the working directory, else under
+ * exe's folder's parent or grandparent (a checkout's build/ or build/san/);
+ * NULL when none is readable. buf holds the path in the last cases. */
+const char *sim_calib_find(const char *exe, char *buf, size_t len);
 
 typedef struct sim_server sim_server;
 /* Starts listening on c->host:c->port (port 0: a free port). */
