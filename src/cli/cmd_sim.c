@@ -14,7 +14,7 @@
 
 #define N(a) (sizeof(a) / sizeof(a)[0])
 
-static const char *const prec_choices[] = {"bf16", "fp8", "fp4", NULL};
+static const char *const prec_choices[] = {"bf16", "fp8", "fp4", "int4", NULL};
 static const char *const kv_choices[] = {"auto", "bf16", "fp8", NULL};
 static const char *const spec_choices[] = {"none", "mtp", "eagle3", NULL};
 
@@ -153,9 +153,12 @@ int cmd_sim(int argc, char **argv)
 		{.name = "--profile", .kind = ARG_ONE, .metavar = "FILE", .help = "YAML overriding hardware/model fields"},
 		{.name = "--framework", .kind = ARG_ONE, .metavar = "NAME", .help = "serving framework modelled: vllm, sglang, trt, atom, ... (default vllm)"},
 		{.name = "--calibration", .kind = ARG_ONE, .metavar = "FILE", .help = "efficiency/overhead rules (default: configs/sim/calibration.yaml)"},
-		{.name = "--precision", .kind = ARG_ONE, .choices = prec_choices, .metavar = "P", .help = "weights and compute: bf16, fp8, fp4 (default bf16)"},
+		{.name = "--precision", .kind = ARG_ONE, .choices = prec_choices, .metavar = "P", .help = "weights and compute: bf16, fp8, fp4, int4 (W4A16) (default bf16)"},
 		{.name = "--kv-cache-dtype", .kind = ARG_ONE, .choices = kv_choices, .metavar = "T", .help = "auto (bf16), bf16 or fp8"},
 		{.name = "--tp", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "tensor parallel size (default 1)"},
+		{.name = "--ep", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "expert parallel ranks (default 1: experts sharded by TP)"},
+		{.name = "--dp-attention", .kind = ARG_FLAG, .help = "data-parallel attention: each TP rank its own batch and KV"},
+		{.name = "--pp", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "pipeline stages (default 1)"},
 		{.name = "--max-num-seqs", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "running sequences at most (default 256)"},
 		{.name = "--max-num-batched-tokens", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "token budget per step (default 8192)"},
 		{.name = "--block-size", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "KV block size in tokens (default 16)"},
@@ -269,6 +272,9 @@ int cmd_sim(int argc, char **argv)
 		c.kv_bytes = !strcmp(o->vals[0], "fp8") ? 1 : 2;
 	rc = 0;
 	int_opt(&p, "--tp", &c.tp, 1, &rc);
+	int_opt(&p, "--ep", &c.ep, 1, &rc);
+	int_opt(&p, "--pp", &c.pp, 1, &rc);
+	c.dp_attn = args_get(&p, "--dp-attention")->seen;
 	int_opt(&p, "--max-num-seqs", &c.max_num_seqs, 1, &rc);
 	int_opt(&p, "--max-num-batched-tokens", &c.max_num_batched_tokens, 1, &rc);
 	int_opt(&p, "--block-size", &c.block_size, 1, &rc);

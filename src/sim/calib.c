@@ -57,7 +57,7 @@ static bool known_name(int which, const char *s)
 {
 	switch (which) {
 	case 1: return sim_hw_find(s) != NULL;
-	case 2: return !strcmp(s, "bf16") || !strcmp(s, "fp8") || !strcmp(s, "fp4");
+	case 2: return !strcmp(s, "bf16") || !strcmp(s, "fp8") || !strcmp(s, "fp4") || !strcmp(s, "int4");
 	case 3: return sim_model_find(s) != NULL;
 	case 4: return !strcmp(s, "none") || !strcmp(s, "mtp") || !strcmp(s, "eagle3");
 	default: return s[0] != 0;

@@ -44,6 +44,9 @@ typedef struct {
 	int mla_kv_dim;         /* > 0: MLA latent width per token per layer (replicated over TP) */
 	int window;             /* > 0: the other layers use a sliding window of this many tokens */
 	double default_al[9];   /* acceptance length by num_speculative_tokens 1..8 (0: unknown) */
+	int sparse_topk;        /* > 0: sparse attention (DSA, MSA): a decode token reads at most
+				 * this many tokens' KV per layer, plus an index of the whole context */
+	int index_dim;          /* bytes per token per layer of that index (read over the context) */
 } sim_model;
 
 const sim_hw *sim_hw_find(const char *name);
@@ -68,6 +71,10 @@ typedef struct {
 	const char *precision;  /* bf16, fp8, fp4: weights and compute */
 	double kv_bytes;        /* bytes per KV element (2 = bf16, 1 = fp8) */
 	int tp;
+	int ep;                 /* expert parallel ranks (1: experts sharded by TP) */
+	bool dp_attn;           /* data-parallel attention: each of the TP ranks runs its own
+				 * sequences with the whole attention (own batch and KV) */
+	int pp;                 /* pipeline stages (GPUs = TP x PP) */
 	int max_num_seqs;
 	int max_num_batched_tokens;
 	int block_size;
@@ -116,6 +123,7 @@ void sim_config_init(sim_config *c);
 /* The performance model, exposed for tests and docs. */
 typedef struct {
 	double weight_bytes_per_gpu;
+	double expert_bytes_per_gpu;   /* the routed experts' share of the above */
 	double kv_bytes_per_token;     /* per GPU */
 	int64_t kv_blocks;             /* capacity in blocks */
 } sim_capacity;
@@ -131,6 +139,18 @@ typedef struct {
 	double prefill_ctx_sum;  /* sum over prefilled tokens of their position */
 } sim_step;
 double sim_step_time(const sim_config *c, const sim_step *s);
+
+/* The parts of a step's time (model seconds), for tests and calibration. */
+typedef struct {
+	double mem, compute;   /* roofline terms (the step takes the larger) */
+	double comm;           /* all-reduce / all-to-all / pipeline transfers */
+	double overhead;       /* per step and per sequence */
+	double bytes_per_gpu;  /* HBM bytes read by the busiest GPU */
+	double expert_bytes;   /* of which routed-expert weights */
+	double kv_bytes;       /* of which KV cache */
+	double total;          /* = sim_step_time */
+} sim_step_parts;
+void sim_step_breakdown(const sim_config *c, const sim_step *s, sim_step_parts *out);
 
 /* Tokens a decode step emits for one sequence: 1 + accepted drafts, with the
  * "minimum variance" schedule (floor(AL-1) drafts, one more with probability

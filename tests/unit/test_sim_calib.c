@@ -165,3 +165,162 @@ Test(simcal, seq_overhead_saturates_throughput)
 	/* the gain from 64 to 256 sequences shrinks */
 	cr_assert_lt((256 / t256) / (64 / t64), (256 / u256) / (64 / u64));
 }
+
+/* ---- modelling terms (docs/sim.md "The performance model") ---- */
+
+static sim_config cfg(const char *model, const char *hw, const char *prec, int tp)
+{
+	sim_config c;
+	sim_config_init(&c);
+	c.model = *sim_model_find(model);
+	c.hw = *sim_hw_find(hw);
+	c.precision = prec;
+	c.tp = tp;
+	return c;
+}
+
+static double comm_of(const sim_config *c, int seqs)
+{
+	sim_step s = {.decode_seqs = seqs, .decode_ctx_sum = seqs * 2000.0};
+	sim_step_parts p;
+	sim_step_breakdown(c, &s, &p);
+	return p.comm;
+}
+
+Test(simcal, new_profiles_exist)
+{
+	const char *hws[] = {"b300", "gb300"};
+	for (size_t i = 0; i < 2; i++)
+		cr_assert_not_null(sim_hw_find(hws[i]), "%s", hws[i]);
+	const char *models[] = {"minimax-m3", "minimax-m2.5", "glm-5", "deepseek-v4-pro", "llama-3.3-70b", "dsv4"};
+	for (size_t i = 0; i < 6; i++)
+		cr_assert_not_null(sim_model_find(models[i]), "%s", models[i]);
+	/* MiniMax M3 has its own architecture now: 128 experts, top-4, 4 KV heads */
+	const sim_model *m3 = sim_model_find("minimaxm3");
+	cr_assert_eq(m3->experts, 128);
+	cr_assert_eq(m3->experts_per_token, 4);
+	cr_assert_eq(m3->kv_heads, 4);
+	cr_assert_float_eq(m3->params, 428e9, 1e9);
+	/* the published FP4 peak of a GB300 is above a GB200's */
+	cr_assert_gt(sim_hw_find("gb300")->flops_fp4, sim_hw_find("gb200")->flops_fp4);
+}
+
+Test(simcal, more_ep_ranks_fewer_expert_bytes_per_gpu)
+{
+	sim_config c = cfg("deepseek-r1", "b200", "fp4", 4);
+	sim_capacity a, b;
+	ib_error e = {0};
+	cr_assert_eq(sim_capacity_of(&c, &a, &e), 0, "%s", e.msg);
+	c.ep = 16; /* wide EP: experts over 16 ranks */
+	cr_assert_eq(sim_capacity_of(&c, &b, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(b.expert_bytes_per_gpu, a.expert_bytes_per_gpu / 4, 1);
+	cr_assert_lt(b.weight_bytes_per_gpu, a.weight_bytes_per_gpu);
+	/* and a decode step reads fewer expert bytes */
+	sim_step s = {.decode_seqs = 64, .decode_ctx_sum = 64 * 2000.0};
+	sim_step_parts p4, p16;
+	c.ep = 1;
+	sim_step_breakdown(&c, &s, &p4);
+	c.ep = 16;
+	sim_step_breakdown(&c, &s, &p16);
+	cr_assert_lt(p16.expert_bytes, p4.expert_bytes);
+}
+
+Test(simcal, ep_imbalance_loads_the_busiest_rank)
+{
+	sim_config c = cfg("deepseek-r1", "b200", "fp4", 8);
+	c.ep = 8;
+	sim_step s = {.decode_seqs = 128, .decode_ctx_sum = 128 * 2000.0};
+	sim_step_parts a, b;
+	sim_step_breakdown(&c, &s, &a);
+	c.ep_imbalance = 1.5;
+	sim_step_breakdown(&c, &s, &b);
+	cr_assert_float_eq(b.expert_bytes, 1.5 * a.expert_bytes, 1);
+	cr_assert_gt(b.total, a.total);
+}
+
+Test(simcal, ep_uses_all_to_all_instead_of_all_reduce)
+{
+	sim_config c = cfg("deepseek-r1", "b200", "fp4", 8);
+	double tp_only = comm_of(&c, 256);
+	c.ep = 8;
+	double ep = comm_of(&c, 256);
+	c.dp_attn = true;
+	double ep_dpa = comm_of(&c, 256);
+	cr_assert_neq(ep, tp_only);
+	/* DP attention drops the attention all-reduce: only the token exchange is left */
+	cr_assert_lt(ep_dpa, ep);
+	/* the exchange grows with the tokens each one sends (top-k copies) */
+	c.model.experts_per_token = 16;
+	cr_assert_gt(comm_of(&c, 256), ep_dpa);
+	/* a dense model has no all-to-all: EP changes nothing */
+	sim_config d = cfg("llama3-70b", "h100", "fp8", 8);
+	double a = comm_of(&d, 64);
+	d.ep = 8;
+	cr_assert_float_eq(comm_of(&d, 64), a, 1e-12);
+}
+
+Test(simcal, dp_attention_keeps_kv_per_rank)
+{
+	/* MLA: the latent is replicated on every TP rank without DPA; with DPA
+	 * each rank keeps only its own sequences */
+	sim_config c = cfg("deepseek-r1", "b200", "fp4", 8);
+	sim_capacity a, b;
+	ib_error e = {0};
+	cr_assert_eq(sim_capacity_of(&c, &a, &e), 0, "%s", e.msg);
+	c.dp_attn = true;
+	cr_assert_eq(sim_capacity_of(&c, &b, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(b.kv_bytes_per_token, a.kv_bytes_per_token / 8, 1e-9);
+	/* the attention weights are whole on every rank */
+	cr_assert_gt(b.weight_bytes_per_gpu, a.weight_bytes_per_gpu);
+	/* a step's KV reads: the busiest rank reads 1/8 of the batch's context */
+	sim_step s = {.decode_seqs = 256, .decode_ctx_sum = 256 * 4000.0};
+	sim_step_parts pa, pb;
+	c.dp_attn = false;
+	sim_step_breakdown(&c, &s, &pa);
+	c.dp_attn = true;
+	sim_step_breakdown(&c, &s, &pb);
+	cr_assert_float_eq(pb.kv_bytes, pa.kv_bytes / 8, 1);
+}
+
+Test(simcal, pipeline_stages_split_weights_not_latency)
+{
+	sim_config c = cfg("llama3-70b", "h100", "fp8", 4);
+	sim_capacity a, b;
+	ib_error e = {0};
+	cr_assert_eq(sim_capacity_of(&c, &a, &e), 0, "%s", e.msg);
+	sim_step s = {.decode_seqs = 8, .decode_ctx_sum = 8 * 1000.0};
+	double t1 = sim_step_time(&c, &s);
+	c.pp = 2;
+	cr_assert_eq(sim_capacity_of(&c, &b, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(b.weight_bytes_per_gpu, a.weight_bytes_per_gpu / 2, 1);
+	cr_assert_float_eq(b.kv_bytes_per_token, a.kv_bytes_per_token / 2, 1e-9);
+	/* a step still goes through every layer, plus the stage hand-over */
+	cr_assert_geq(sim_step_time(&c, &s), t1);
+}
+
+Test(simcal, sparse_attention_caps_kv_reads_at_long_context)
+{
+	sim_config c = cfg("glm-5", "mi355x", "fp8", 8);
+	sim_step s = {.decode_seqs = 16, .decode_ctx_sum = 16 * 100000.0};
+	sim_step_parts sparse, dense;
+	sim_step_breakdown(&c, &s, &sparse);
+	c.model.sparse_topk = 0;
+	sim_step_breakdown(&c, &s, &dense);
+	cr_assert_lt(sparse.kv_bytes, dense.kv_bytes / 5); /* the index over the context remains */
+	/* at short context, where every token is in the top-k, the same reads
+	 * plus the index */
+	sim_step sh = {.decode_seqs = 16, .decode_ctx_sum = 16 * 1000.0};
+	sim_step_breakdown(&c, &sh, &dense);
+	c.model.sparse_topk = 2048;
+	sim_step_breakdown(&c, &sh, &sparse);
+	cr_assert_gt(sparse.kv_bytes, dense.kv_bytes);
+}
+
+Test(simcal, int4_weights_at_bf16_compute)
+{
+	sim_config c = cfg("kimi-k2.5", "h200", "int4", 8);
+	sim_capacity cap;
+	ib_error e = {0};
+	cr_assert_eq(sim_capacity_of(&c, &cap, &e), 0, "%s", e.msg);
+	cr_assert_lt(cap.weight_bytes_per_gpu, 80e9); /* ~0.56 B/param of 1.04T over 8 */
+}
