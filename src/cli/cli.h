@@ -10,6 +10,8 @@ int cmd_validate(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
 int cmd_success_rate(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
+int cmd_sim_validate(int argc, char **argv);
+int cmd_sim_calibrate(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_tokenize(int argc, char **argv);
 int cmd_detokenize(int argc, char **argv);

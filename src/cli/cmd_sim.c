@@ -142,6 +142,10 @@ static int load_calibration(sim_config *c, const arg_opt *opt, ib_arena *a)
 
 int cmd_sim(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "validate"))
+		return cmd_sim_validate(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "calibrate"))
+		return cmd_sim_calibrate(argc - 1, argv + 1);
 	arg_opt opts[] = {
 		{.name = "--host", .kind = ARG_ONE, .metavar = "ADDR", .help = "listen address (default 127.0.0.1)"},
 		{.name = "--port", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "port (default 8000; 0: any free port)"},

@@ -14,37 +14,41 @@ void sim_calib_defaults(sim_calib *c)
 	/* the uncalibrated model of docs/sim.md: a roofline at 80 % of HBM
 	 * bandwidth and 60 % of peak FLOPs, 300 us per step */
 	*c = (sim_calib){
-		.mem_eff = 0.8,
-		.compute_eff = 0.6,
-		.step_overhead_s = 300e-6,
-		.seq_overhead_s = 0,
-		.comm_eff = 1.0,
-		.ep_imbalance = 1.0,
-		.draft_cost = 0.05,
+	    .mem_eff = 0.8,
+	    .compute_eff = 0.6,
+	    .step_overhead_s = 300e-6,
+	    .seq_overhead_s = 0,
+	    .comm_eff = 1.0,
+	    .ep_imbalance = 1.0,
+	    .draft_cost = 0.05,
 	};
 }
 
 typedef struct {
 	const char *key;
 	size_t off;
-	double scale;    /* file value * scale = stored value */
-	double lo, hi;   /* allowed range of the file value */
-	bool lo_open;    /* lo itself is not allowed */
+	double scale;  /* file value * scale = stored value */
+	double lo, hi; /* allowed range of the file value */
+	bool lo_open;  /* lo itself is not allowed */
 } param;
 
-#define PARAM(k, f, s, lo, hi, open) {k, offsetof(sim_calib, f), s, lo, hi, open}
+#define PARAM(k, f, s, lo, hi, open)                                                               \
+	{                                                                                          \
+		k, offsetof(sim_calib, f), s, lo, hi, open                                         \
+	}
 static const param params[] = {
-	PARAM("mem-eff", mem_eff, 1, 0, 1, true),
-	PARAM("compute-eff", compute_eff, 1, 0, 1, true),
-	PARAM("step-overhead-us", step_overhead_s, 1e-6, 0, 1e7, false),
-	PARAM("seq-overhead-us", seq_overhead_s, 1e-6, 0, 1e6, false),
-	PARAM("comm-eff", comm_eff, 1, 0, 1, true),
-	PARAM("ep-imbalance", ep_imbalance, 1, 1, 100, false),
-	PARAM("draft-cost", draft_cost, 1, 0, 10, false),
+    PARAM("mem-eff", mem_eff, 1, 0, 1, true),
+    PARAM("compute-eff", compute_eff, 1, 0, 1, true),
+    PARAM("step-overhead-us", step_overhead_s, 1e-6, 0, 1e7, false),
+    PARAM("seq-overhead-us", seq_overhead_s, 1e-6, 0, 1e6, false),
+    PARAM("comm-eff", comm_eff, 1, 0, 1, true),
+    PARAM("ep-imbalance", ep_imbalance, 1, 1, 100, false),
+    PARAM("draft-cost", draft_cost, 1, 0, 10, false),
 };
 #define NPARAMS (sizeof params / sizeof *params)
 
-static const char *const match_keys[SIM_CALIB_NMATCH] = {"framework", "hardware", "precision", "model", "spec"};
+static const char *const match_keys[SIM_CALIB_NMATCH] = {"framework", "hardware", "precision",
+                                                         "model", "spec"};
 
 static int bad(ib_diags *d, const ib_val *v, const char *field, const char *fmt, const char *arg)
 {
@@ -56,18 +60,25 @@ static int bad(ib_diags *d, const ib_val *v, const char *field, const char *fmt,
 static bool known_name(int which, const char *s)
 {
 	switch (which) {
-	case 1: return sim_hw_find(s) != NULL;
-	case 2: return !strcmp(s, "bf16") || !strcmp(s, "fp8") || !strcmp(s, "fp4") || !strcmp(s, "int4");
-	case 3: return sim_model_find(s) != NULL;
-	case 4: return !strcmp(s, "none") || !strcmp(s, "mtp") || !strcmp(s, "eagle3");
-	default: return s[0] != 0;
+	case 1:
+		return sim_hw_find(s) != NULL;
+	case 2:
+		return !strcmp(s, "bf16") || !strcmp(s, "fp8") || !strcmp(s, "fp4") ||
+		       !strcmp(s, "int4");
+	case 3:
+		return sim_model_find(s) != NULL;
+	case 4:
+		return !strcmp(s, "none") || !strcmp(s, "mtp") || !strcmp(s, "eagle3");
+	default:
+		return s[0] != 0;
 	}
 }
 
 static int load_match(const ib_val *m, sim_calib_rule *r, ib_arena *a, ib_diags *d)
 {
 	if (m->type != IB_V_MAP)
-		return bad(d, m, "match", "should be a mapping of %s", "framework/hardware/precision/model/spec");
+		return bad(d, m, "match", "should be a mapping of %s",
+		           "framework/hardware/precision/model/spec");
 	for (size_t i = 0; i < m->map.n; i++) {
 		const ib_val *k = m->map.kv[i].key, *v = m->map.kv[i].val;
 		int which = -1;
@@ -75,7 +86,8 @@ static int load_match(const ib_val *m, sim_calib_rule *r, ib_arena *a, ib_diags 
 			if (!strcmp(k->str.s, match_keys[j]))
 				which = j;
 		if (which < 0) {
-			bad(d, k, "match", "unknown key '%s' (framework, hardware, precision, model, spec)",
+			bad(d, k, "match",
+			    "unknown key '%s' (framework, hardware, precision, model, spec)",
 			    k->type == IB_V_STR ? k->str.s : "?");
 			continue;
 		}
@@ -108,7 +120,8 @@ static int load_rule(const ib_val *v, sim_calib_rule *r, ib_arena *a, ib_diags *
 	r->file = v->file;
 	r->line = v->line;
 	if (v->type != IB_V_MAP)
-		return bad(d, v, "rules", "each rule should be a mapping (match: and parameters)%s", "");
+		return bad(d, v, "rules", "each rule should be a mapping (match: and parameters)%s",
+		           "");
 	for (size_t i = 0; i < v->map.n; i++) {
 		const ib_val *k = v->map.kv[i].key, *x = v->map.kv[i].val;
 		const char *name = k->type == IB_V_STR ? k->str.s : "?";
@@ -124,7 +137,8 @@ static int load_rule(const ib_val *v, sim_calib_rule *r, ib_arena *a, ib_diags *
 		while (j < NPARAMS && strcmp(params[j].key, name))
 			j++;
 		if (j == NPARAMS) {
-			bad(d, k, name, "unknown parameter (see docs/sim.md \"Calibration\")%s", "");
+			bad(d, k, name, "unknown parameter (see docs/sim.md \"Calibration\")%s",
+			    "");
 			continue;
 		}
 		double f;
@@ -139,7 +153,8 @@ static int load_rule(const ib_val *v, sim_calib_rule *r, ib_arena *a, ib_diags *
 		const param *p = &params[j];
 		if (f < p->lo || f > p->hi || (p->lo_open && f == p->lo)) {
 			ib_diag_add(d, IB_SEV_ERROR, x->file, x->line, x->col, NULL, NULL, name,
-				    "%g is out of range: %s%g, %g]", f, p->lo_open ? "(" : "[", p->lo, p->hi);
+			            "%g is out of range: %s%g, %g]", f, p->lo_open ? "(" : "[",
+			            p->lo, p->hi);
 			continue;
 		}
 		r->set |= 1u << j;
@@ -167,7 +182,7 @@ int sim_calib_load(const char *path, ib_arena *a, sim_calib_file *out, ib_diags 
 				rules = doc->map.kv[i].val;
 			else
 				rc = bad(d, k, k->type == IB_V_STR ? k->str.s : NULL,
-					 "unknown key (a calibration file has 'rules')%s", "");
+				         "unknown key (a calibration file has 'rules')%s", "");
 		}
 		if (!rules)
 			rc = bad(d, doc, "rules", "missing%s", "");
@@ -185,8 +200,8 @@ int sim_calib_load(const char *path, ib_arena *a, sim_calib_file *out, ib_diags 
 		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 	size_t errs = ib_diags_count(d, IB_SEV_ERROR) - before;
 	if (errs)
-		return ib_fail(e, IB_EINVAL, path, 0, 0, "%zu problem%s in the calibration file", errs,
-			       errs == 1 ? "" : "s");
+		return ib_fail(e, IB_EINVAL, path, 0, 0, "%zu problem%s in the calibration file",
+		               errs, errs == 1 ? "" : "s");
 	return 0;
 }
 
@@ -205,7 +220,8 @@ static bool matches(const char *const *names, const char *v)
 void sim_calib_resolve(const sim_calib_file *f, const sim_calib_key *k, sim_calib *out)
 {
 	sim_calib_defaults(out);
-	const char *vals[SIM_CALIB_NMATCH] = {k->framework, k->hardware, k->precision, k->model, k->spec};
+	const char *vals[SIM_CALIB_NMATCH] = {k->framework, k->hardware, k->precision, k->model,
+	                                      k->spec};
 	for (size_t i = 0; f && i < f->n; i++) {
 		const sim_calib_rule *r = &f->rules[i];
 		bool ok = true;
@@ -216,7 +232,7 @@ void sim_calib_resolve(const sim_calib_file *f, const sim_calib_key *k, sim_cali
 		for (size_t j = 0; j < NPARAMS; j++)
 			if (r->set & (1u << j))
 				*(double *)((char *)out + params[j].off) =
-					*(const double *)((const char *)&r->values + params[j].off);
+				    *(const double *)((const char *)&r->values + params[j].off);
 	}
 }
 
@@ -245,7 +261,8 @@ const char *sim_calib_find(const char *exe, char *buf, size_t len)
 		size_t dir = slash ? (size_t)(slash - exe) : 0;
 		static const char *const ups[] = {"/../", "/../../"};
 		for (size_t i = 0; slash && i < 2; i++) {
-			if ((size_t)snprintf(buf, len, "%.*s%s%s", (int)dir, exe, ups[i], rel) < len &&
+			if ((size_t)snprintf(buf, len, "%.*s%s%s", (int)dir, exe, ups[i], rel) <
+			        len &&
 			    access(buf, R_OK) == 0)
 				return buf;
 		}

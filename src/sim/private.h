@@ -102,6 +102,12 @@ struct sim_server {
 	ib_buf logline; /* --log-requests: one line, reused */
 	int64_t created; /* wall-clock seconds for "created" */
 	net_defer kick;  /* schedule a step at the end of the iteration */
+	/* in-process runs (sim_run_load): no event loop; a virtual clock (ns)
+	 * the driver moves to each step's deadline, and tokens go to vemit */
+	bool virt;
+	int64_t vnow, vdue;
+	void (*vemit)(sim_server *s, seq *q, int n, bool last);
+	void *vctx;
 	/* the time scale announced (empty with --max-speed or --pace) */
 	char scale_header[64]; /* "X-Infbench-Time-Scale: S\r\n" */
 	char scale_field[48];  /* ", \"time_scale\": S" in /v1/models */
@@ -113,6 +119,10 @@ void sim_engine_submit(sim_server *s, seq *q);
 void sim_engine_abort(sim_server *s, seq *q);
 void sim_engine_start(sim_server *s);
 void sim_engine_kick(sim_server *s);
+/* Plans and arms the next step now (in-process runs). */
+void sim_engine_schedule(sim_server *s);
+/* The step in flight ended: emit its tokens, plan the next. */
+void sim_engine_step_done(sim_server *s);
 
 /* API side, called by the engine. */
 void sim_emit(sim_server *s, seq *q, int ntokens, bool last);

@@ -208,6 +208,94 @@ void sim_calib_apply(const sim_calib *cal, sim_config *c);
  * NULL when none is readable. buf holds the path in the last cases. */
 const char *sim_calib_find(const char *exe, char *buf, size_t len);
 
+/* ---- in-process runs (docs/sim.md "Validation") ----
+ * The server's engine (scheduler and step model) on a virtual clock, under
+ * InferenceX's client load: a closed loop of `concurrency` requests,
+ * num_prompts in all, input and output lengths drawn uniformly from
+ * [range_ratio x len, len], ignore_eos, no warmup (an idle engine keeps
+ * nothing from it). Deterministic for a seed; takes milliseconds. */
+typedef struct {
+	int concurrency;
+	int num_prompts;  /* InferenceX: 10 x concurrency */
+	int isl, osl;
+	double range_ratio; /* InferenceX: 0.8 */
+	uint64_t seed;
+} sim_load;
+
+typedef struct {
+	int completed;
+	double duration;      /* model seconds, first send to last token */
+	double median_tpot, mean_tpot, median_ttft; /* seconds (TPOT as InferenceX: (E2EL-TTFT)/(out-1)) */
+	double total_tok_s;   /* (input + output tokens) / duration, whole instance */
+	double output_tok_s;
+	int64_t steps, preemptions;
+} sim_load_result;
+
+/* Returns 0, IB_EINVAL when the weights or a request do not fit (e says
+ * which) or the load is empty, IB_ENOMEM. */
+int sim_run_load(const sim_config *c, const sim_load *ld, sim_load_result *out, ib_error *e);
+
+/* ---- published points (docs/sim.md "Validation") ---- */
+typedef enum {
+	SIM_POINT_MEASURED, /* blog-measured, pr-table-inferencex: a fixed recipe */
+	SIM_POINT_PEAK,     /* blog-peak: a best config, often without its TP */
+	SIM_POINT_FRONTIER, /* dashboard and blog-interpolated rows */
+	SIM_POINT_OTHER,    /* prose, vendor numbers */
+} sim_point_kind;
+
+typedef struct {
+	int row_id, line;
+	const char *page_kind, *model_name, *gpu_name; /* as the file has them */
+	sim_point_kind kind;
+	/* the configuration (NULL / 0 where the row does not say) */
+	const char *model, *gpu, *precision, *framework, *spec;
+	int tp, ep, conc, isl, osl;
+	bool dp_attn, disagg;
+	double tps_gpu, interactivity; /* published (NAN when absent) */
+	const char *why;               /* non-NULL: why the row cannot be run */
+} sim_point;
+
+typedef struct {
+	double tps_gpu, interactivity, median_tpot, median_ttft;
+} sim_point_result;
+
+/* Reads points.tsv (../shared/golden/real-frontiers/README.md) into *out
+ * (n rows, in arena a): each row's kind, its configuration from the
+ * columns and the recipe note (framework, TP=, EP=, MTP/EAGLE, DP
+ * attention, disaggregation, concurrency), and why it cannot run, if so.
+ * Errors: IB_ENOENT, IB_EINVAL (a missing column, no rows), IB_ENOMEM. */
+int sim_points_load(const char *path, ib_arena *a, sim_point **out, size_t *n, ib_error *e);
+/* The simulator configuration of a runnable row, its calibration resolved
+ * from cal (NULL: defaults). IB_EINVAL with p->why otherwise. */
+int sim_point_config(const sim_point *p, const sim_calib_file *cal, sim_config *c, ib_error *e);
+/* Runs the row in process (sim_run_load, prompts_per_conc x concurrency
+ * prompts, ratio 0.8, seed = row id) and gives total tok/s per GPU and
+ * interactivity (1 / median TPOT). */
+int sim_point_run(const sim_point *p, const sim_calib_file *cal, int prompts_per_conc, sim_point_result *r,
+		  ib_error *e);
+
+/* ---- the fit (sim calibrate) ---- */
+#define SIM_FIT_MIN_POINTS 4
+typedef struct {
+	const char *framework, *gpu; /* the group: measured runnable rows of this pair */
+	const char *model;           /* and of this model (NULL: any model) */
+	size_t npoints, nfigures;    /* rows, and published figures (tok/s/GPU, interactivity) */
+	bool fitted;                 /* npoints >= SIM_FIT_MIN_POINTS */
+	sim_calib values;            /* the group's parameters after the fit */
+	double loss_before, loss_after; /* mean squared log error of its figures */
+} sim_fit_group;
+/* Fits mem-eff, step-overhead-us and seq-overhead-us per framework x GPU
+ * group (coordinate descent, golden-section searches, deterministic) on
+ * top of base (NULL: defaults), running each point with prompts x its
+ * concurrency prompts. *out (in arena a) lists every group. */
+int sim_fit(const sim_point *pts, size_t n, const sim_calib_file *base, int prompts, bool by_model,
+	    ib_arena *a, sim_fit_group **out, size_t *nout, ib_error *e);
+/* base's rules followed by the fitted groups' (in arena a); IB_ENOMEM. */
+int sim_fit_append(const sim_calib_file *base, const sim_fit_group *g, size_t n, ib_arena *a, sim_calib_file *out);
+/* The fitted groups as calibration rules (YAML list items, indented two
+ * spaces under `rules:`), each with a note of its provenance. */
+void sim_fit_rules(const sim_fit_group *g, size_t n, ib_buf *out);
+
 typedef struct sim_server sim_server;
 /* Starts listening on c->host:c->port (port 0: a free port). */
 int sim_server_new(net_loop *l, const sim_config *c, sim_server **out, ib_error *e);

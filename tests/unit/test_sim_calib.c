@@ -39,15 +39,16 @@ TestSuite(simcal, .fini = cleanup);
 
 Test(simcal, rules_apply_in_order_and_match_keys)
 {
-	const char *p = write_tmp("rules:\n"
-				  "  - note: base\n"
-				  "    mem-eff: 0.7\n"
-				  "    step-overhead-us: 500\n"
-				  "  - match: {framework: sglang, hardware: [mi300x, mi355x]}\n"
-				  "    step-overhead-us: 9000\n"
-				  "    seq-overhead-us: 20\n"
-				  "  - match: {framework: sglang, hardware: mi355x, precision: fp4}\n"
-				  "    compute-eff: 0.4\n");
+	const char *p =
+	    write_tmp("rules:\n"
+	              "  - note: base\n"
+	              "    mem-eff: 0.7\n"
+	              "    step-overhead-us: 500\n"
+	              "  - match: {framework: sglang, hardware: [mi300x, mi355x]}\n"
+	              "    step-overhead-us: 9000\n"
+	              "    seq-overhead-us: 20\n"
+	              "  - match: {framework: sglang, hardware: mi355x, precision: fp4}\n"
+	              "    compute-eff: 0.4\n");
 	ib_arena *a = ib_arena_new();
 	ib_diags d = {.a = a};
 	ib_error e = {0};
@@ -81,13 +82,13 @@ Test(simcal, rules_apply_in_order_and_match_keys)
 /* Every problem is reported, each with its line and field. */
 Test(simcal, errors_name_file_line_and_field)
 {
-	const char *p = write_tmp("rules:\n"                              /* 1 */
-				  "  - mem-eff: 1.5\n"                      /* 2: out of range */
-				  "    wings: 3\n"                          /* 3: unknown parameter */
-				  "  - match: {hardware: h900}\n"           /* 4: unknown GPU */
-				  "    compute-eff: fast\n"                 /* 5: not a number */
-				  "  - match: {colour: red}\n"              /* 6: unknown match key */
-				  "    ep-imbalance: 0.5\n");               /* 7: below 1 */
+	const char *p = write_tmp("rules:\n"                      /* 1 */
+	                          "  - mem-eff: 1.5\n"            /* 2: out of range */
+	                          "    wings: 3\n"                /* 3: unknown parameter */
+	                          "  - match: {hardware: h900}\n" /* 4: unknown GPU */
+	                          "    compute-eff: fast\n"       /* 5: not a number */
+	                          "  - match: {colour: red}\n"    /* 6: unknown match key */
+	                          "    ep-imbalance: 0.5\n");     /* 7: below 1 */
 	ib_arena *a = ib_arena_new();
 	ib_diags d = {.a = a};
 	ib_error e = {0};
@@ -97,12 +98,13 @@ Test(simcal, errors_name_file_line_and_field)
 	struct {
 		int line;
 		const char *field, *words;
-	} want[] = {{2, "mem-eff", "out of range"},     {3, "wings", "unknown parameter"},
-		    {4, "match.hardware", "h900"},       {5, "compute-eff", "number"},
-		    {6, "match", "colour"},              {7, "ep-imbalance", "out of range"}};
+	} want[] = {{2, "mem-eff", "out of range"}, {3, "wings", "unknown parameter"},
+	            {4, "match.hardware", "h900"},  {5, "compute-eff", "number"},
+	            {6, "match", "colour"},         {7, "ep-imbalance", "out of range"}};
 	cr_assert_eq(d.n, 6);
 	for (size_t i = 0; i < 6; i++) {
-		cr_assert_eq(d.items[i].line, want[i].line, "item %zu: line %d", i, d.items[i].line);
+		cr_assert_eq(d.items[i].line, want[i].line, "item %zu: line %d", i,
+		             d.items[i].line);
 		cr_assert_str_eq(d.items[i].field, want[i].field);
 		cr_assert(strstr(d.items[i].msg, want[i].words), "%s", d.items[i].msg);
 		cr_assert_str_eq(d.items[i].file, p);
@@ -192,7 +194,8 @@ Test(simcal, new_profiles_exist)
 	const char *hws[] = {"b300", "gb300"};
 	for (size_t i = 0; i < 2; i++)
 		cr_assert_not_null(sim_hw_find(hws[i]), "%s", hws[i]);
-	const char *models[] = {"minimax-m3", "minimax-m2.5", "glm-5", "deepseek-v4-pro", "llama-3.3-70b", "dsv4"};
+	const char *models[] = {"minimax-m3",      "minimax-m2.5",  "glm-5",
+	                        "deepseek-v4-pro", "llama-3.3-70b", "dsv4"};
 	for (size_t i = 0; i < 6; i++)
 		cr_assert_not_null(sim_model_find(models[i]), "%s", models[i]);
 	/* MiniMax M3 has its own architecture now: 128 experts, top-4, 4 KV heads */
@@ -323,4 +326,87 @@ Test(simcal, int4_weights_at_bf16_compute)
 	ib_error e = {0};
 	cr_assert_eq(sim_capacity_of(&c, &cap, &e), 0, "%s", e.msg);
 	cr_assert_lt(cap.weight_bytes_per_gpu, 80e9); /* ~0.56 B/param of 1.04T over 8 */
+}
+
+/* ---- in-process runs (the engine on a virtual clock) ---- */
+
+Test(simcal, in_process_run_matches_the_step_model)
+{
+	sim_config c = cfg("llama3-8b", "h100", "bf16", 1);
+	sim_load ld = {.concurrency = 1,
+	               .num_prompts = 3,
+	               .isl = 1000,
+	               .osl = 101,
+	               .range_ratio = 1,
+	               .seed = 1};
+	sim_load_result r;
+	ib_error e = {0};
+	cr_assert_eq(sim_run_load(&c, &ld, &r, &e), 0, "%s", e.msg);
+	cr_assert_eq(r.completed, 3);
+	/* one sequence decoding at ~1050 tokens of context: TPOT is that step */
+	sim_step s = {.decode_seqs = 1, .decode_ctx_sum = 1050};
+	double t = sim_step_time(&c, &s);
+	cr_assert(fabs(r.median_tpot - t) / t < 0.01, "TPOT %g vs step %g", r.median_tpot, t);
+	/* TTFT: the 1000-token prefill step */
+	sim_step pf = {.prefill_tokens = 1000, .prefill_ctx_sum = 1000 * 500.0};
+	cr_assert(fabs(r.median_ttft - sim_step_time(&c, &pf)) < 1e-9, "TTFT %g", r.median_ttft);
+	/* throughput: every token over the run */
+	cr_assert_float_eq(r.total_tok_s, 3 * 1101 / r.duration, 1e-6);
+	/* the same seed gives the same run */
+	sim_load_result r2;
+	cr_assert_eq(sim_run_load(&c, &ld, &r2, &e), 0);
+	cr_assert_eq(r.duration, r2.duration);
+}
+
+Test(simcal, in_process_run_concurrency_trades_latency_for_throughput)
+{
+	sim_config c = cfg("llama3-70b", "h100", "fp8", 4);
+	sim_load_result r4, r64;
+	ib_error e = {0};
+	sim_load ld = {.concurrency = 4,
+	               .num_prompts = 40,
+	               .isl = 1024,
+	               .osl = 256,
+	               .range_ratio = 0.8,
+	               .seed = 3};
+	cr_assert_eq(sim_run_load(&c, &ld, &r4, &e), 0, "%s", e.msg);
+	ld.concurrency = 64;
+	ld.num_prompts = 640;
+	cr_assert_eq(sim_run_load(&c, &ld, &r64, &e), 0, "%s", e.msg);
+	cr_assert_gt(r64.total_tok_s, 4 * r4.total_tok_s);
+	cr_assert_gt(r64.median_tpot, r4.median_tpot);
+	/* a request bigger than the KV cache is refused */
+	ld.isl = 50000000;
+	cr_assert_eq(sim_run_load(&c, &ld, &r4, &e), IB_EINVAL);
+}
+
+Test(simcal, points_file_rows_and_reasons)
+{
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	sim_point *p;
+	size_t n;
+	cr_assert_eq(sim_points_load("tests/data/sim/points.tsv", a, &p, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(n, 390);
+	size_t measured = 0, runnable = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i].kind != SIM_POINT_MEASURED)
+			continue;
+		measured++;
+		runnable += !p[i].why;
+		if (p[i].row_id == 147) { /* MiniMax M3 on H200, vLLM TP=8 EP=1, concurrency 4 */
+			cr_assert_str_eq(p[i].model, "minimax-m3");
+			cr_assert_str_eq(p[i].gpu, "h200");
+			cr_assert_str_eq(p[i].framework, "vllm");
+			cr_assert_eq(p[i].tp, 8);
+			cr_assert_eq(p[i].conc, 4);
+			cr_assert_null(p[i].spec);
+			cr_assert_float_eq(p[i].interactivity, 119.0, 1e-9);
+		}
+		if (p[i].row_id == 305) /* GLM-5 SGLang FP8 + MTP */
+			cr_assert_str_eq(p[i].spec, "mtp");
+	}
+	cr_assert_eq(measured, 103);
+	cr_assert_geq(runnable * 10, measured * 9);
+	ib_arena_free(a);
 }
