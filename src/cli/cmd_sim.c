@@ -131,7 +131,7 @@ static int load_calibration(sim_config *c, const arg_opt *opt, ib_arena *a)
 		}
 	}
 	sim_calib_key k = {c->framework, c->hw.name, c->precision, c->model.name,
-			   c->spec_method ? c->spec_method : "none"};
+			   c->spec_method ? c->spec_method : "none", c->framework_version};
 	sim_calib_resolve(path ? &f : NULL, &k, &cal);
 	sim_calib_apply(&cal, c);
 	fprintf(stderr, "infbench sim: calibration %s (%s on %s: mem-eff %g, compute-eff %g, step %g us)\n",
@@ -156,6 +156,7 @@ int cmd_sim(int argc, char **argv)
 		{.name = "--model", .kind = ARG_ONE, .metavar = "NAME", .help = "model profile (default llama3-8b)"},
 		{.name = "--profile", .kind = ARG_ONE, .metavar = "FILE", .help = "YAML overriding hardware/model fields"},
 		{.name = "--framework", .kind = ARG_ONE, .metavar = "NAME", .help = "serving framework modelled: vllm, sglang, trt, atom, ... (default vllm)"},
+		{.name = "--framework-version", .kind = ARG_ONE, .metavar = "TAG", .help = "its image tag or date, for calibration rules that match one"},
 		{.name = "--calibration", .kind = ARG_ONE, .metavar = "FILE", .help = "efficiency/overhead rules (default: configs/sim/calibration.yaml)"},
 		{.name = "--precision", .kind = ARG_ONE, .choices = prec_choices, .metavar = "P", .help = "weights and compute: bf16, fp8, fp4, int4 (W4A16) (default bf16)"},
 		{.name = "--kv-cache-dtype", .kind = ARG_ONE, .choices = kv_choices, .metavar = "T", .help = "auto (bf16), bf16 or fp8"},
@@ -317,6 +318,7 @@ int cmd_sim(int argc, char **argv)
 		goto out;
 	}
 	c.framework = (o = args_get(&p, "--framework"))->seen ? o->vals[0] : "vllm";
+	c.framework_version = (o = args_get(&p, "--framework-version"))->seen ? o->vals[0] : NULL;
 	if (load_calibration(&c, args_get(&p, "--calibration"), a))
 		goto out;
 	num_opt(&p, "--draft-cost", &c.draft_cost, 0, 10, &rc); /* the flag wins over the file */

@@ -306,28 +306,31 @@ int cmd_sim_calibrate(int argc, char **argv)
 	if ((x = args_get(&p, "--base"))->seen && load_cal(x->vals[0], a, &base, &used))
 		goto out;
 	sim_point *pts;
-	size_t n, ng[2];
-	sim_fit_group *gs[2];
-	sim_calib_file lvl1;
-	/* two levels: framework x GPU, then framework x GPU x model on top */
-	if (sim_points_load(args_get(&p, "--points")->vals[0], a, &pts, &n, &e) ||
-	    sim_fit(pts, n, base.n ? &base : NULL, prompts, false, a, &gs[0], &ng[0], &e)) {
+	size_t n, ng[3];
+	sim_fit_group *gs[3];
+	sim_calib_file lvl = base;
+	/* three levels, each on top of the previous: framework x GPU, x model,
+	 * x framework version (where the rows name one) */
+	if (sim_points_load(args_get(&p, "--points")->vals[0], a, &pts, &n, &e)) {
 		cli_error("infbench sim calibrate", NULL, &e);
 		goto out;
 	}
-	if (sim_fit_append(base.n ? &base : NULL, gs[0], ng[0], a, &lvl1) ||
-	    sim_fit(pts, n, &lvl1, prompts, true, a, &gs[1], &ng[1], &e)) {
-		cli_error("infbench sim calibrate", NULL, &e);
-		goto out;
+	for (int l = 0; l < 3; l++) {
+		if (sim_fit(pts, n, lvl.n ? &lvl : NULL, prompts, l, a, &gs[l], &ng[l], &e) ||
+		    sim_fit_append(lvl.n ? &lvl : NULL, gs[l], ng[l], a, &lvl)) {
+			cli_error("infbench sim calibrate", NULL, &e);
+			goto out;
+		}
 	}
-	printf("%-8s %-8s %-18s %6s %8s %11s %11s  %s\n", "fw", "gpu", "model", "points", "fitted",
-	       "rms_before", "rms_after", "parameters");
-	for (int l = 0; l < 2; l++)
+	printf("%-8s %-8s %-18s %-12s %6s %8s %11s %11s  %s\n", "fw", "gpu", "model", "version",
+	       "points", "fitted", "rms_before", "rms_after", "parameters");
+	for (int l = 0; l < 3; l++)
 		for (size_t i = 0; i < ng[l]; i++)
-			printf("%-8s %-8s %-18s %6zu %8s %11.3f %11.3f  mem-eff %.3f step %.0f us "
+			printf("%-8s %-8s %-18s %-12s %6zu %8s %11.3f %11.3f  mem-eff %.3f step %.0f us "
 			       "seq %.1f us\n",
 			       gs[l][i].framework, gs[l][i].gpu,
-			       gs[l][i].model ? gs[l][i].model : "(any)", gs[l][i].npoints,
+			       gs[l][i].model ? gs[l][i].model : "(any)",
+			       gs[l][i].version ? gs[l][i].version : "(any)", gs[l][i].npoints,
 			       gs[l][i].fitted ? "yes" : "no (few)", sqrt(gs[l][i].loss_before),
 			       sqrt(gs[l][i].loss_after), gs[l][i].values.mem_eff,
 			       gs[l][i].values.step_overhead_s * 1e6,
@@ -337,7 +340,7 @@ int cmd_sim_calibrate(int argc, char **argv)
 	    "# Calibration of infbench sim's performance model (docs/sim.md \"Calibration\").\n"
 	    "# Written by: infbench sim calibrate --points <points.tsv> --prompts-per-conc %d%s%s\n"
 	    "# The first rule holds the uncalibrated defaults; each later rule was fitted to the\n"
-	    "# published InferenceX measured points of one framework x GPU (its note says how "
+	    "# published InferenceX measured points of one framework x GPU [x model [x version]] (its note says how "
 	    "many)\n"
 	    "# and is applied on top of the earlier ones.\n"
 	    "rules:\n"
@@ -346,8 +349,8 @@ int cmd_sim_calibrate(int argc, char **argv)
 	    "seq-overhead-us: 0\n"
 	    "    comm-eff: 1.0\n    ep-imbalance: 1.0\n    draft-cost: 0.05\n",
 	    prompts, base.n ? " --base " : "", base.n ? used : "");
-	sim_fit_rules(gs[0], ng[0], &y);
-	sim_fit_rules(gs[1], ng[1], &y);
+	for (int l = 0; l < 3; l++)
+		sim_fit_rules(gs[l], ng[l], &y);
 	if ((x = args_get(&p, "--write"))->seen) {
 		if (ib_write_file_atomic(x->vals[0], y.data, y.len, &e)) {
 			cli_error("infbench sim calibrate", NULL, &e);

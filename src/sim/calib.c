@@ -48,7 +48,7 @@ static const param params[] = {
 #define NPARAMS (sizeof params / sizeof *params)
 
 static const char *const match_keys[SIM_CALIB_NMATCH] = {"framework", "hardware", "precision",
-                                                         "model", "spec"};
+                                                         "model", "spec", "version"};
 
 static int bad(ib_diags *d, const ib_val *v, const char *field, const char *fmt, const char *arg)
 {
@@ -78,7 +78,7 @@ static int load_match(const ib_val *m, sim_calib_rule *r, ib_arena *a, ib_diags 
 {
 	if (m->type != IB_V_MAP)
 		return bad(d, m, "match", "should be a mapping of %s",
-		           "framework/hardware/precision/model/spec");
+		           "framework/hardware/precision/model/spec/version");
 	for (size_t i = 0; i < m->map.n; i++) {
 		const ib_val *k = m->map.kv[i].key, *v = m->map.kv[i].val;
 		int which = -1;
@@ -87,7 +87,7 @@ static int load_match(const ib_val *m, sim_calib_rule *r, ib_arena *a, ib_diags 
 				which = j;
 		if (which < 0) {
 			bad(d, k, "match",
-			    "unknown key '%s' (framework, hardware, precision, model, spec)",
+			    "unknown key '%s' (framework, hardware, precision, model, spec, version)",
 			    k->type == IB_V_STR ? k->str.s : "?");
 			continue;
 		}
@@ -221,7 +221,7 @@ void sim_calib_resolve(const sim_calib_file *f, const sim_calib_key *k, sim_cali
 {
 	sim_calib_defaults(out);
 	const char *vals[SIM_CALIB_NMATCH] = {k->framework, k->hardware, k->precision, k->model,
-	                                      k->spec};
+	                                      k->spec, k->version};
 	for (size_t i = 0; f && i < f->n; i++) {
 		const sim_calib_rule *r = &f->rules[i];
 		bool ok = true;

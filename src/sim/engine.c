@@ -109,13 +109,13 @@ static void eng_arm(sim_server *s, int64_t at)
 	if (s->virt)
 		s->vdue = at;
 	else
-		eng_arm(s, at);
+		net_timer_arm(s->loop, &s->step_timer, at);
 }
 
 static void eng_cancel(sim_server *s)
 {
 	if (!s->virt)
-		eng_cancel(s);
+		net_timer_cancel(s->loop, &s->step_timer);
 }
 
 static void eng_emit(sim_server *s, seq *q, int n, bool last)

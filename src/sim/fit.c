@@ -17,16 +17,18 @@ enum { P_MEM = 0, P_COMPUTE = 1, P_STEP = 2, P_SEQ = 3 };
 typedef struct {
 	const sim_point *pts;
 	size_t n;
-	const char *fw, *gpu, *model; /* model NULL: any */
+	const char *fw, *gpu, *model, *version; /* NULL: any */
 	sim_calib_file cal;           /* base rules + the group's rule last */
 	int prompts;
 } group_ctx;
 
-static bool in_group(const sim_point *p, const char *fw, const char *gpu, const char *model)
+static bool in_group(const sim_point *p, const char *fw, const char *gpu, const char *model,
+                     const char *version)
 {
 	return !p->why && p->kind == SIM_POINT_MEASURED && p->framework && p->gpu &&
 	       !strcmp(p->framework, fw) && !strcmp(p->gpu, gpu) &&
-	       (!model || !strcmp(p->model, model));
+	       (!model || !strcmp(p->model, model)) &&
+	       (!version || (p->version && !strcmp(p->version, version)));
 }
 
 /* The group's loss: mean squared log error over its points' published
@@ -37,7 +39,7 @@ static double loss(group_ctx *g, size_t *count)
 	size_t k = 0;
 	for (size_t i = 0; i < g->n; i++) {
 		const sim_point *p = &g->pts[i];
-		if (!in_group(p, g->fw, g->gpu, g->model))
+		if (!in_group(p, g->fw, g->gpu, g->model, g->version))
 			continue;
 		sim_point_result r;
 		ib_error e = {0};
@@ -107,7 +109,7 @@ static void search(group_ctx *g, int which, double lo, double hi, bool log_scale
 	*x = log_scale ? exp(best) : best;
 }
 
-int sim_fit(const sim_point *pts, size_t n, const sim_calib_file *base, int prompts, bool by_model,
+int sim_fit(const sim_point *pts, size_t n, const sim_calib_file *base, int prompts, int level,
             ib_arena *a, sim_fit_group **out, size_t *nout, ib_error *e)
 {
 	*out = NULL;
@@ -119,18 +121,22 @@ int sim_fit(const sim_point *pts, size_t n, const sim_calib_file *base, int prom
 	size_t ng = 0;
 	for (size_t i = 0; i < n; i++) {
 		const sim_point *p = &pts[i];
-		if (p->why || p->kind != SIM_POINT_MEASURED || !p->framework || !p->gpu)
+		bool by_model = level >= 1, by_version = level >= 2;
+		if (p->why || p->kind != SIM_POINT_MEASURED || !p->framework || !p->gpu ||
+		    (by_version && !p->version))
 			continue;
 		size_t j = 0;
 		while (j < ng && !(strcmp(gs[j].framework, p->framework) == 0 &&
 		                   strcmp(gs[j].gpu, p->gpu) == 0 &&
-		                   (!by_model || strcmp(gs[j].model, p->model) == 0)))
+		                   (!by_model || strcmp(gs[j].model, p->model) == 0) &&
+		                   (!by_version || strcmp(gs[j].version, p->version) == 0)))
 			j++;
 		if (j == ng) {
 			memset(&gs[ng], 0, sizeof gs[ng]);
 			gs[ng].framework = p->framework;
 			gs[ng].gpu = p->gpu;
 			gs[ng].model = by_model ? p->model : NULL;
+			gs[ng].version = by_version ? p->version : NULL;
 			ng++;
 		}
 		gs[j].npoints++;
@@ -142,6 +148,7 @@ int sim_fit(const sim_point *pts, size_t n, const sim_calib_file *base, int prom
 		               .fw = G->framework,
 		               .gpu = G->gpu,
 		               .model = G->model,
+		               .version = G->version,
 		               .prompts = prompts};
 		if (base && base->n)
 			memcpy(rules, base->rules, base->n * sizeof *rules);
@@ -150,7 +157,7 @@ int sim_fit(const sim_point *pts, size_t n, const sim_calib_file *base, int prom
 		sim_calib_rule *r = &rules[g.cal.n - 1];
 		memset(r, 0, sizeof *r);
 		/* start from what the base rules give this group */
-		sim_calib_key k = {G->framework, G->gpu, NULL, G->model, NULL};
+		sim_calib_key k = {G->framework, G->gpu, NULL, G->model, NULL, G->version};
 		sim_calib_resolve(base, &k, &r->values);
 		r->set = (1u << P_MEM) | (1u << P_STEP) | (1u << P_SEQ);
 		G->loss_before = loss(&g, NULL);
@@ -180,11 +187,12 @@ void sim_fit_rules(const sim_fit_group *g, size_t n, ib_buf *out)
 		    "  - note: fitted by infbench sim calibrate over %zu measured points (%zu "
 		    "figures), "
 		    "RMS log error %.3f -> %.3f\n"
-		    "    match: {framework: %s, hardware: %s%s%s}\n"
+		    "    match: {framework: %s, hardware: %s%s%s%s%s%s}\n"
 		    "    mem-eff: %.4f\n    step-overhead-us: %.1f\n    seq-overhead-us: %.3f\n",
 		    g[i].npoints, g[i].nfigures, sqrt(g[i].loss_before), sqrt(g[i].loss_after),
 		    g[i].framework, g[i].gpu, g[i].model ? ", model: " : "",
-		    g[i].model ? g[i].model : "", g[i].values.mem_eff,
+		    g[i].model ? g[i].model : "", g[i].version ? ", version: \"" : "",
+		    g[i].version ? g[i].version : "", g[i].version ? "\"" : "", g[i].values.mem_eff,
 		    g[i].values.step_overhead_s * 1e6, g[i].values.seq_overhead_s * 1e6);
 	}
 }
@@ -204,9 +212,12 @@ int sim_fit_append(const sim_calib_file *base, const sim_fit_group *g, size_t n,
 			continue;
 		const char **fw = ib_arena_alloc(a, 2 * sizeof *fw),
 		           **hw = ib_arena_alloc(a, 2 * sizeof *hw),
-		           **md = ib_arena_alloc(a, 2 * sizeof *md);
-		if (!fw || !hw || !md)
+		           **md = ib_arena_alloc(a, 2 * sizeof *md),
+		           **vs = ib_arena_alloc(a, 2 * sizeof *vs);
+		if (!fw || !hw || !md || !vs)
 			return IB_ENOMEM;
+		vs[0] = g[i].version;
+		vs[1] = NULL;
 		fw[0] = g[i].framework;
 		hw[0] = g[i].gpu;
 		md[0] = g[i].model;
@@ -215,6 +226,7 @@ int sim_fit_append(const sim_calib_file *base, const sim_fit_group *g, size_t n,
 		r[k].match[0] = fw;
 		r[k].match[1] = hw;
 		r[k].match[3] = g[i].model ? md : NULL;
+		r[k].match[5] = g[i].version ? vs : NULL;
 		r[k].values = g[i].values;
 		r[k].set = (1u << P_MEM) | (1u << P_STEP) | (1u << P_SEQ);
 		k++;

@@ -90,6 +90,27 @@ static const char *framework_key(const char *note)
 	return NULL;
 }
 
+/* The first image tag ("v0.5.10rc0") or date ("2026-05-02") in a note. */
+static const char *version_of(ib_arena *a, const char *note)
+{
+	for (const char *s = note; *s; s++) {
+		if ((s == note || !isalnum((unsigned char)s[-1])) && s[0] == 'v' &&
+		    isdigit((unsigned char)s[1])) {
+			size_t n = 1;
+			while (s[n] && (isalnum((unsigned char)s[n]) || s[n] == '.'))
+				n++;
+			if (memchr(s, '.', n))
+				return ib_arena_strndup(a, s, n);
+		}
+	}
+	for (const char *s = note; *s; s++)
+		if (strlen(s) >= 10 && isdigit((unsigned char)s[0]) && isdigit((unsigned char)s[3]) &&
+		    s[4] == '-' && s[7] == '-' && isdigit((unsigned char)s[8]) &&
+		    isdigit((unsigned char)s[9]))
+			return ib_arena_strndup(a, s, 10);
+	return NULL;
+}
+
 static void classify(sim_point *p)
 {
 	const char *k = p->page_kind;
@@ -248,6 +269,7 @@ int sim_points_load(const char *path, ib_arena *a, sim_point **out, size_t *n, i
 		p->tps_gpu = F(C_TPS)[0] ? atof(F(C_TPS)) : NAN;
 		classify(p);
 		configure(p, F(C_MODEL), F(C_GPU), F(C_PREC), F(C_NOTE), F(C_MNAME), F(C_MVAL));
+		p->version = version_of(a, F(C_NOTE));
 #undef F
 	}
 	if (!*n)
@@ -266,6 +288,7 @@ int sim_point_config(const sim_point *p, const sim_calib_file *cal, sim_config *
 	c->hw = *sim_hw_find(p->gpu);
 	c->precision = p->precision;
 	c->framework = p->framework;
+	c->framework_version = p->version;
 	c->tp = p->tp;
 	c->ep = p->ep > 1 ? p->ep : 1;
 	c->dp_attn = p->dp_attn;
@@ -280,7 +303,7 @@ int sim_point_config(const sim_point *p, const sim_calib_file *cal, sim_config *
 		    m->default_al[3] > 0 ? m->default_al[3] : (1 - pow(0.7, 4)) / 0.3;
 	}
 	sim_calib_key k = {c->framework, c->hw.name, c->precision, c->model.name,
-	                   p->spec ? p->spec : "none"};
+	                   p->spec ? p->spec : "none", p->version};
 	sim_calib cb;
 	sim_calib_resolve(cal, &k, &cb);
 	sim_calib_apply(&cb, c);

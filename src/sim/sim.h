@@ -85,6 +85,7 @@ typedef struct {
 	double comm_eff;        /* fraction of the link bandwidth collectives reach */
 	double ep_imbalance;    /* the busiest EP rank's expert load over the mean (>= 1) */
 	const char *framework;  /* vllm, sglang, trt, atom, ... (calibration rules match it) */
+	const char *framework_version; /* its image tag or date (rules may match it), or NULL */
 	int max_model_len;
 	/* speculative decoding */
 	const char *spec_method; /* NULL/"none", "mtp", "eagle3" */
@@ -171,7 +172,7 @@ typedef struct {
 	double draft_cost;
 } sim_calib;
 
-#define SIM_CALIB_NMATCH 5
+#define SIM_CALIB_NMATCH 6
 typedef struct {
 	const char *const *match[SIM_CALIB_NMATCH]; /* NULL-terminated name lists, NULL: any */
 	sim_calib values;
@@ -188,6 +189,7 @@ typedef struct {
 
 typedef struct {
 	const char *framework, *hardware, *precision, *model, *spec; /* NULL: unknown */
+	const char *version; /* the framework's image tag or build date, NULL: unknown */
 } sim_calib_key;
 
 /* The uncalibrated defaults. */
@@ -249,6 +251,7 @@ typedef struct {
 	sim_point_kind kind;
 	/* the configuration (NULL / 0 where the row does not say) */
 	const char *model, *gpu, *precision, *framework, *spec;
+	const char *version; /* the first image tag (vX.Y...) or date (YYYY-MM-DD) in the note */
 	int tp, ep, conc, isl, osl;
 	bool dp_attn, disagg;
 	double tps_gpu, interactivity; /* published (NAN when absent) */
@@ -279,6 +282,7 @@ int sim_point_run(const sim_point *p, const sim_calib_file *cal, int prompts_per
 typedef struct {
 	const char *framework, *gpu; /* the group: measured runnable rows of this pair */
 	const char *model;           /* and of this model (NULL: any model) */
+	const char *version;         /* and of this framework version (NULL: any) */
 	size_t npoints, nfigures;    /* rows, and published figures (tok/s/GPU, interactivity) */
 	bool fitted;                 /* npoints >= SIM_FIT_MIN_POINTS */
 	sim_calib values;            /* the group's parameters after the fit */
@@ -288,7 +292,8 @@ typedef struct {
  * group (coordinate descent, golden-section searches, deterministic) on
  * top of base (NULL: defaults), running each point with prompts x its
  * concurrency prompts. *out (in arena a) lists every group. */
-int sim_fit(const sim_point *pts, size_t n, const sim_calib_file *base, int prompts, bool by_model,
+/* level 0: framework x GPU; 1: x model; 2: x model x version (rows with one) */
+int sim_fit(const sim_point *pts, size_t n, const sim_calib_file *base, int prompts, int level,
 	    ib_arena *a, sim_fit_group **out, size_t *nout, ib_error *e);
 /* base's rules followed by the fitted groups' (in arena a); IB_ENOMEM. */
 int sim_fit_append(const sim_calib_file *base, const sim_fit_group *g, size_t n, ib_arena *a, sim_calib_file *out);
