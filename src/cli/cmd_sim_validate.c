@@ -42,8 +42,10 @@ static void summary_line(const char *what, dvec *tps, dvec *inter, size_t runnab
 		mt += tps->v[i];
 	for (size_t i = 0; i < inter->n; i++)
 		mi += inter->v[i];
-	qsort(tps->v, tps->n, sizeof *tps->v, cmp_d);
-	qsort(inter->v, inter->n, sizeof *inter->v, cmp_d);
+	if (tps->n)
+		qsort(tps->v, tps->n, sizeof *tps->v, cmp_d);
+	if (inter->n)
+		qsort(inter->v, inter->n, sizeof *inter->v, cmp_d);
 	double medt = tps->n ? (tps->n % 2 ? tps->v[tps->n / 2]
 	                                   : (tps->v[tps->n / 2 - 1] + tps->v[tps->n / 2]) / 2)
 	                     : NAN;
