@@ -48,27 +48,34 @@ Test(simcal, rules_apply_in_order_and_match_keys)
 	              "    step-overhead-us: 9000\n"
 	              "    seq-overhead-us: 20\n"
 	              "  - match: {framework: sglang, hardware: mi355x, precision: fp4}\n"
-	              "    compute-eff: 0.4\n");
+	              "    compute-eff: 0.4\n"
+	              "  - match: {framework: sglang, version: [v0.5.10rc0, \"2026-05-21\"]}\n"
+	              "    step-overhead-us: 100\n");
 	ib_arena *a = ib_arena_new();
 	ib_diags d = {.a = a};
 	ib_error e = {0};
 	sim_calib_file f;
 	cr_assert_eq(sim_calib_load(p, a, &f, &d, &e), 0, "%s", e.msg);
-	cr_assert_eq(f.n, 3);
+	cr_assert_eq(f.n, 4);
 	sim_calib c;
-	sim_calib_resolve(&f, &(sim_calib_key){"vllm", "h100", "bf16", "llama3-8b", "none"}, &c);
+	sim_calib_resolve(&f, &(sim_calib_key){"vllm", "h100", "bf16", "llama3-8b", "none", NULL}, &c);
 	cr_assert_float_eq(c.mem_eff, 0.7, 1e-12);
 	cr_assert_float_eq(c.step_overhead_s, 500e-6, 1e-12);
 	cr_assert_float_eq(c.compute_eff, 0.6, 1e-12); /* the default */
 	cr_assert_float_eq(c.seq_overhead_s, 0, 1e-12);
-	sim_calib_resolve(&f, &(sim_calib_key){"sglang", "mi355x", "fp8", "llama3-8b", "none"}, &c);
+	sim_calib_resolve(&f, &(sim_calib_key){"sglang", "mi355x", "fp8", "llama3-8b", "none", NULL}, &c);
 	cr_assert_float_eq(c.step_overhead_s, 9000e-6, 1e-12);
 	cr_assert_float_eq(c.seq_overhead_s, 20e-6, 1e-12);
 	cr_assert_float_eq(c.compute_eff, 0.6, 1e-12);
-	sim_calib_resolve(&f, &(sim_calib_key){"SGLang", "MI355X", "fp4", "x", NULL}, &c);
+	sim_calib_resolve(&f, &(sim_calib_key){"SGLang", "MI355X", "fp4", "x", NULL, NULL}, &c);
 	cr_assert_float_eq(c.compute_eff, 0.4, 1e-12); /* names match case-insensitively */
+	/* a version rule applies to that build only */
+	sim_calib_resolve(&f, &(sim_calib_key){"sglang", "mi355x", "fp8", "x", NULL, "v0.5.10rc0"}, &c);
+	cr_assert_float_eq(c.step_overhead_s, 100e-6, 1e-12);
+	sim_calib_resolve(&f, &(sim_calib_key){"sglang", "mi355x", "fp8", "x", NULL, "v0.5.8"}, &c);
+	cr_assert_float_eq(c.step_overhead_s, 9000e-6, 1e-12);
 	/* an unknown framework matches only unconstrained rules */
-	sim_calib_resolve(&f, &(sim_calib_key){NULL, "mi355x", "fp4", NULL, NULL}, &c);
+	sim_calib_resolve(&f, &(sim_calib_key){NULL, "mi355x", "fp4", NULL, NULL, NULL}, &c);
 	cr_assert_float_eq(c.step_overhead_s, 500e-6, 1e-12);
 	/* no file: the defaults */
 	sim_calib_resolve(NULL, &(sim_calib_key){0}, &c);
@@ -408,5 +415,57 @@ Test(simcal, points_file_rows_and_reasons)
 	}
 	cr_assert_eq(measured, 103);
 	cr_assert_geq(runnable * 10, measured * 9);
+	ib_arena_free(a);
+}
+
+/* The fit reproduces points generated with known parameters (one group,
+ * never one point), deterministically. */
+Test(simcal, fit_reproduces_generating_model)
+{
+	static const int concs[] = {1, 4, 16, 64};
+	sim_point pts[4];
+	sim_calib_rule truth = {.values = {0}};
+	sim_calib_defaults(&truth.values);
+	truth.values.mem_eff = 0.5;
+	truth.values.step_overhead_s = 3000e-6;
+	truth.values.seq_overhead_s = 50e-6;
+	truth.set = 1u | 4u | 8u; /* mem-eff, step, seq */
+	sim_calib_file tf = {.path = "truth", .rules = &truth, .n = 1};
+	for (int i = 0; i < 4; i++) {
+		pts[i] = (sim_point){.row_id = i + 1, .kind = SIM_POINT_MEASURED, .model = "llama3-70b",
+		                     .gpu = "h100", .precision = "fp8", .framework = "vllm", .tp = 4,
+		                     .conc = concs[i], .isl = 1024, .osl = 128};
+		sim_point_result r;
+		ib_error e = {0};
+		cr_assert_eq(sim_point_run(&pts[i], &tf, 2, &r, &e), 0, "%s", e.msg);
+		pts[i].tps_gpu = r.tps_gpu;
+		pts[i].interactivity = r.interactivity;
+	}
+	ib_arena *a = ib_arena_new();
+	sim_fit_group *g, *g2;
+	size_t n, n2;
+	ib_error e = {0};
+	cr_assert_eq(sim_fit(pts, 4, NULL, 2, 0, a, &g, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(n, 1);
+	cr_assert(g[0].fitted);
+	cr_assert_eq(g[0].npoints, 4);
+	cr_assert_gt(sqrt(g[0].loss_before), 0.2);
+	cr_assert_lt(sqrt(g[0].loss_after), 0.03, "rms %g", sqrt(g[0].loss_after));
+	/* (mem-eff and the step overhead trade off on so few points: the figures, not the
+	 * parameters, are what the fit must reproduce) */
+	/* the same points give the same fit */
+	cr_assert_eq(sim_fit(pts, 4, NULL, 2, 0, a, &g2, &n2, &e), 0);
+	cr_assert_eq(g2[0].values.mem_eff, g[0].values.mem_eff);
+	/* the rules it writes load back */
+	ib_buf y = {0};
+	ib_buf_puts(&y, "rules:\n");
+	sim_fit_rules(g, n, &y);
+	const char *p = write_tmp(y.data);
+	ib_diags d = {.a = a};
+	sim_calib_file f;
+	cr_assert_eq(sim_calib_load(p, a, &f, &d, &e), 0, "%s\n%s", e.msg, y.data);
+	cr_assert_eq(f.n, 1);
+	ib_buf_free(&y);
+	ib_diags_free(&d);
 	ib_arena_free(a);
 }
