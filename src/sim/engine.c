@@ -216,6 +216,21 @@ static void schedule(sim_server *s)
 		seq_list_remove(&s->waiting, q);
 		q->state = SEQ_RUNNING;
 		seq_list_push(&s->running, q);
+		if (q->prefilled >= prefill_len(q)) {
+			/* prefilled elsewhere (disaggregated prefill): decodes at once */
+			int64_t ctx = (int64_t)q->prompt_tokens + q->generated;
+			if (budget < k + 1 || !reserve(s, q, ctx + k + 1)) {
+				q->plan_prefill = 0;
+				q->plan_decode = false;
+				break;
+			}
+			q->plan_prefill = 0;
+			q->plan_decode = true;
+			st.decode_seqs++;
+			st.decode_ctx_sum += (double)ctx;
+			budget -= k + 1;
+			continue;
+		}
 		int chunk = prefill_len(q) < budget ? prefill_len(q) : budget;
 		q->plan_prefill = chunk;
 		q->plan_decode = false;

@@ -11,13 +11,67 @@
 #include <string.h>
 
 typedef struct {
+	int64_t at; /* when its KV has arrived (disaggregated prefill) */
+	int idx;
+} pending;
+
+typedef struct {
 	const sim_load *ld;
+	/* disaggregated prefill: each worker's next free moment, and requests
+	 * prefilled elsewhere waiting to enter the decode engine, by time */
+	sim_config pcfg;
+	int64_t *pfree;
+	pending *pend;
+	int npend;
 	seq *seqs;
 	int n, next, done;
 	int64_t *first_ns, *last_ns;
 	int64_t out_tokens, in_tokens;
 	int64_t end_ns;
 } load_run;
+
+/* Disaggregated prefill: the request goes to the first free prefill worker;
+ * its first token comes when the prefill ends, and it enters the decode
+ * engine when its KV has crossed the link. */
+static void prefill_elsewhere(sim_server *s, load_run *r, seq *q, int64_t now)
+{
+	const sim_config *pc = &r->pcfg;
+	int w = 0;
+	for (int i = 1; i < s->cfg.prefill_workers; i++)
+		if (r->pfree[i] < r->pfree[w])
+			w = i;
+	int64_t start = r->pfree[w] > now ? r->pfree[w] : now;
+	sim_step st = {.prefill_tokens = q->prompt_tokens,
+		       .prefill_ctx_sum = (double)q->prompt_tokens * q->prompt_tokens / 2.0};
+	int64_t done = start + (int64_t)(sim_step_time(pc, &st) * 1e9);
+	r->pfree[w] = done;
+	sim_capacity cap;
+	double kv = 0;
+	ib_error e;
+	if (!sim_capacity_of(pc, &cap, &e)) /* KV of the whole model: per GPU x the GPUs holding it */
+		kv = cap.kv_bytes_per_token * (pc->tp > 0 ? pc->tp : 1) * q->prompt_tokens;
+	int64_t xfer = (int64_t)(kv / (pc->hw.link_bw * pc->comm_eff) * 1e9);
+	r->first_ns[q->id] = done;
+	q->generated = 1;
+	q->prefilled = q->prompt_tokens;
+	pending p = {done + xfer, (int)q->id};
+	int i = r->npend++;
+	while (i > 0 && r->pend[i - 1].at > p.at) {
+		r->pend[i] = r->pend[i - 1];
+		i--;
+	}
+	r->pend[i] = p;
+}
+
+/* A new request at `now`: to the engine, or to a prefill worker. */
+static void arrive(sim_server *s, load_run *r, seq *q, int64_t now)
+{
+	q->arrival_ns = now;
+	if (s->cfg.prefill_workers > 0)
+		prefill_elsewhere(s, r, q, now);
+	else
+		sim_engine_submit(s, q);
+}
 
 static void vemit(sim_server *s, seq *q, int n, bool last)
 {
@@ -34,11 +88,8 @@ static void vemit(sim_server *s, seq *q, int n, bool last)
 	r->in_tokens += q->prompt_tokens;
 	if (s->step_at > r->end_ns)
 		r->end_ns = s->step_at;
-	if (r->next < r->n) { /* closed loop: the next request takes the slot at once */
-		seq *nq = &r->seqs[r->next++];
-		nq->arrival_ns = s->step_at;
-		sim_engine_submit(s, nq);
-	}
+	if (r->next < r->n) /* closed loop: the next request takes the slot at once */
+		arrive(s, r, &r->seqs[r->next++], s->step_at);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -78,8 +129,14 @@ int sim_run_load(const sim_config *c, const sim_load *ld, sim_load_result *out, 
 	r.first_ns = calloc((size_t)r.n, sizeof *r.first_ns);
 	r.last_ns = calloc((size_t)r.n, sizeof *r.last_ns);
 	double *tpot = calloc((size_t)r.n, sizeof *tpot), *ttft = calloc((size_t)r.n, sizeof *ttft);
+	int pw = c->prefill_workers > 0 ? c->prefill_workers : 0;
+	r.pfree = calloc((size_t)pw + 1, sizeof *r.pfree);
+	r.pend = calloc((size_t)r.n, sizeof *r.pend);
+	r.pcfg = *c;
+	r.pcfg.tp = c->prefill_tp > 0 ? c->prefill_tp : c->tp;
+	r.pcfg.prefill_workers = 0;
 	int rc = 0;
-	if (!s || !r.seqs || !r.first_ns || !r.last_ns || !tpot || !ttft) {
+	if (!s || !r.seqs || !r.first_ns || !r.last_ns || !tpot || !ttft || !r.pfree || !r.pend) {
 		rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 		goto out;
 	}
@@ -114,9 +171,21 @@ int sim_run_load(const sim_config *c, const sim_load *ld, sim_load_result *out, 
 	}
 	int first = ld->concurrency < r.n ? ld->concurrency : r.n;
 	for (; r.next < first; r.next++)
-		sim_engine_submit(s, &r.seqs[r.next]);
+		arrive(s, &r, &r.seqs[r.next], 0);
 	sim_engine_schedule(s);
-	while (s->step_armed) {
+	for (;;) {
+		/* prefilled requests whose KV has arrived enter before the next step ends */
+		if (r.npend > 0 && (!s->step_armed || r.pend[0].at <= s->vdue)) {
+			if (r.pend[0].at > s->vnow)
+				s->vnow = r.pend[0].at;
+			sim_engine_submit(s, &r.seqs[r.pend[0].idx]);
+			memmove(r.pend, r.pend + 1, (size_t)--r.npend * sizeof *r.pend);
+			if (!s->step_armed)
+				sim_engine_schedule(s);
+			continue;
+		}
+		if (!s->step_armed)
+			break;
 		if (s->vdue > s->vnow)
 			s->vnow = s->vdue;
 		sim_engine_step_done(s);
@@ -149,6 +218,8 @@ int sim_run_load(const sim_config *c, const sim_load *ld, sim_load_result *out, 
 	out->preemptions = (int64_t)s->m.preemptions;
 out:
 	free(s);
+	free(r.pfree);
+	free(r.pend);
 	free(r.seqs);
 	free(r.first_ns);
 	free(r.last_ns);

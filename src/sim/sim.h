@@ -75,6 +75,11 @@ typedef struct {
 	bool dp_attn;           /* data-parallel attention: each of the TP ranks runs its own
 				 * sequences with the whole attention (own batch and KV) */
 	int pp;                 /* pipeline stages (GPUs = TP x PP) */
+	/* disaggregated prefill (in-process runs, sim_run_load): prefill_workers
+	 * > 0 separate prefill instances of prefill_tp GPUs each take every
+	 * prompt (first come, first served), send its KV over the scale-up link,
+	 * and this configuration only decodes; 0: aggregated */
+	int prefill_workers, prefill_tp;
 	int max_num_seqs;
 	int max_num_batched_tokens;
 	int block_size;

@@ -469,3 +469,36 @@ Test(simcal, fit_reproduces_generating_model)
 	ib_diags_free(&d);
 	ib_arena_free(a);
 }
+
+/* Disaggregated prefill: with a free prefill worker for every request, the
+ * first token does not wait for the decode engine's load; aggregated, it
+ * does. */
+Test(simcal, disagg_ttft_independent_of_decode_load)
+{
+	sim_config c = cfg("llama3-70b", "h100", "fp8", 4);
+	sim_load ld = {.isl = 2048, .osl = 128, .range_ratio = 1, .seed = 5};
+	sim_load_result lo, hi, alo, ahi;
+	ib_error e = {0};
+	ld.concurrency = 4;
+	ld.num_prompts = 16;
+	cr_assert_eq(sim_run_load(&c, &ld, &alo, &e), 0, "%s", e.msg);
+	ld.concurrency = 64;
+	ld.num_prompts = 256;
+	cr_assert_eq(sim_run_load(&c, &ld, &ahi, &e), 0, "%s", e.msg);
+	cr_assert_gt(ahi.median_ttft, alo.median_ttft); /* aggregated: prefills share steps with decodes */
+	c.prefill_workers = 64;
+	c.prefill_tp = 4;
+	ld.concurrency = 4;
+	ld.num_prompts = 16;
+	cr_assert_eq(sim_run_load(&c, &ld, &lo, &e), 0, "%s", e.msg);
+	ld.concurrency = 64;
+	ld.num_prompts = 256;
+	cr_assert_eq(sim_run_load(&c, &ld, &hi, &e), 0, "%s", e.msg);
+	cr_assert_eq(hi.completed, 256);
+	cr_assert_float_eq(hi.median_ttft, lo.median_ttft, 1e-9);
+	/* while decoding still slows with load */
+	cr_assert_gt(hi.median_tpot, lo.median_tpot);
+	/* and the prefill pool's TTFT is the prefill alone */
+	sim_step pf = {.prefill_tokens = 2048, .prefill_ctx_sum = 2048 * 1024.0};
+	cr_assert_float_eq(lo.median_ttft, sim_step_time(&c, &pf), 1e-6);
+}
