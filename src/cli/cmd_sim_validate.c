@@ -308,17 +308,17 @@ int cmd_sim_calibrate(int argc, char **argv)
 	if ((x = args_get(&p, "--base"))->seen && load_cal(x->vals[0], a, &base, &used))
 		goto out;
 	sim_point *pts;
-	size_t n, ng[3];
-	sim_fit_group *gs[3];
+	size_t n, ng[4];
+	sim_fit_group *gs[4];
 	sim_calib_file lvl = base;
-	/* three levels, each on top of the previous: framework x GPU, x model,
-	 * x framework version (where the rows name one) */
+	/* four levels, each on top of the previous: every row, framework x GPU,
+	 * x model, x framework version (where the rows name one) */
 	if (sim_points_load(args_get(&p, "--points")->vals[0], a, &pts, &n, &e)) {
 		cli_error("infbench sim calibrate", NULL, &e);
 		goto out;
 	}
-	for (int l = 0; l < 3; l++) {
-		if (sim_fit(pts, n, lvl.n ? &lvl : NULL, prompts, l, a, &gs[l], &ng[l], &e) ||
+	for (int l = 0; l < 4; l++) {
+		if (sim_fit(pts, n, lvl.n ? &lvl : NULL, prompts, l - 1, a, &gs[l], &ng[l], &e) ||
 		    sim_fit_append(lvl.n ? &lvl : NULL, gs[l], ng[l], a, &lvl)) {
 			cli_error("infbench sim calibrate", NULL, &e);
 			goto out;
@@ -326,11 +326,12 @@ int cmd_sim_calibrate(int argc, char **argv)
 	}
 	printf("%-8s %-8s %-18s %-12s %6s %8s %11s %11s  %s\n", "fw", "gpu", "model", "version",
 	       "points", "fitted", "rms_before", "rms_after", "parameters");
-	for (int l = 0; l < 3; l++)
+	for (int l = 0; l < 4; l++)
 		for (size_t i = 0; i < ng[l]; i++)
 			printf("%-8s %-8s %-18s %-12s %6zu %8s %11.3f %11.3f  mem-eff %.3f step %.0f us "
 			       "seq %.1f us\n",
-			       gs[l][i].framework, gs[l][i].gpu,
+			       gs[l][i].framework ? gs[l][i].framework : "(any)",
+			       gs[l][i].gpu ? gs[l][i].gpu : "(any)",
 			       gs[l][i].model ? gs[l][i].model : "(any)",
 			       gs[l][i].version ? gs[l][i].version : "(any)", gs[l][i].npoints,
 			       gs[l][i].fitted ? "yes" : "no (few)", sqrt(gs[l][i].loss_before),
@@ -351,7 +352,7 @@ int cmd_sim_calibrate(int argc, char **argv)
 	    "seq-overhead-us: 0\n"
 	    "    comm-eff: 1.0\n    ep-imbalance: 1.0\n    draft-cost: 0.05\n",
 	    prompts, base.n ? " --base " : "", base.n ? used : "");
-	for (int l = 0; l < 3; l++)
+	for (int l = 0; l < 4; l++)
 		sim_fit_rules(gs[l], ng[l], &y);
 	if ((x = args_get(&p, "--write"))->seen) {
 		if (ib_write_file_atomic(x->vals[0], y.data, y.len, &e)) {

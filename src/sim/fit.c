@@ -26,7 +26,7 @@ static bool in_group(const sim_point *p, const char *fw, const char *gpu, const 
                      const char *version)
 {
 	return !p->why && p->kind == SIM_POINT_MEASURED && p->framework && p->gpu &&
-	       !strcmp(p->framework, fw) && !strcmp(p->gpu, gpu) &&
+	       (!fw || !strcmp(p->framework, fw)) && (!gpu || !strcmp(p->gpu, gpu)) &&
 	       (!model || !strcmp(p->model, model)) &&
 	       (!version || (p->version && !strcmp(p->version, version)));
 }
@@ -126,15 +126,16 @@ int sim_fit(const sim_point *pts, size_t n, const sim_calib_file *base, int prom
 		    (by_version && !p->version))
 			continue;
 		size_t j = 0;
-		while (j < ng && !(strcmp(gs[j].framework, p->framework) == 0 &&
-		                   strcmp(gs[j].gpu, p->gpu) == 0 &&
+		bool global = level < 0;
+		while (j < ng && !((global || strcmp(gs[j].framework, p->framework) == 0) &&
+		                   (global || strcmp(gs[j].gpu, p->gpu) == 0) &&
 		                   (!by_model || strcmp(gs[j].model, p->model) == 0) &&
 		                   (!by_version || strcmp(gs[j].version, p->version) == 0)))
 			j++;
 		if (j == ng) {
 			memset(&gs[ng], 0, sizeof gs[ng]);
-			gs[ng].framework = p->framework;
-			gs[ng].gpu = p->gpu;
+			gs[ng].framework = global ? NULL : p->framework;
+			gs[ng].gpu = global ? NULL : p->gpu;
 			gs[ng].model = by_model ? p->model : NULL;
 			gs[ng].version = by_version ? p->version : NULL;
 			ng++;
@@ -182,17 +183,20 @@ void sim_fit_rules(const sim_fit_group *g, size_t n, ib_buf *out)
 	for (size_t i = 0; i < n; i++) {
 		if (!g[i].fitted)
 			continue;
+		char m[256] = "";
+		if (g[i].framework)
+			snprintf(m, sizeof m, "framework: %s, hardware: %s%s%s%s%s%s", g[i].framework,
+			         g[i].gpu, g[i].model ? ", model: " : "", g[i].model ? g[i].model : "",
+			         g[i].version ? ", version: \"" : "", g[i].version ? g[i].version : "",
+			         g[i].version ? "\"" : "");
 		ib_buf_printf(
 		    out,
 		    "  - note: fitted by infbench sim calibrate over %zu measured points (%zu "
-		    "figures), "
-		    "RMS log error %.3f -> %.3f\n"
-		    "    match: {framework: %s, hardware: %s%s%s%s%s%s}\n"
+		    "figures)%s, RMS log error %.3f -> %.3f\n"
+		    "    match: {%s}\n"
 		    "    mem-eff: %.4f\n    step-overhead-us: %.1f\n    seq-overhead-us: %.3f\n",
-		    g[i].npoints, g[i].nfigures, sqrt(g[i].loss_before), sqrt(g[i].loss_after),
-		    g[i].framework, g[i].gpu, g[i].model ? ", model: " : "",
-		    g[i].model ? g[i].model : "", g[i].version ? ", version: \"" : "",
-		    g[i].version ? g[i].version : "", g[i].version ? "\"" : "", g[i].values.mem_eff,
+		    g[i].npoints, g[i].nfigures, g[i].framework ? "" : " of every framework and GPU",
+		    sqrt(g[i].loss_before), sqrt(g[i].loss_after), m, g[i].values.mem_eff,
 		    g[i].values.step_overhead_s * 1e6, g[i].values.seq_overhead_s * 1e6);
 	}
 }
@@ -223,8 +227,8 @@ int sim_fit_append(const sim_calib_file *base, const sim_fit_group *g, size_t n,
 		md[0] = g[i].model;
 		fw[1] = hw[1] = md[1] = NULL;
 		memset(&r[k], 0, sizeof r[k]);
-		r[k].match[0] = fw;
-		r[k].match[1] = hw;
+		r[k].match[0] = g[i].framework ? fw : NULL;
+		r[k].match[1] = g[i].gpu ? hw : NULL;
 		r[k].match[3] = g[i].model ? md : NULL;
 		r[k].match[5] = g[i].version ? vs : NULL;
 		r[k].values = g[i].values;

@@ -297,7 +297,8 @@ typedef struct {
  * group (coordinate descent, golden-section searches, deterministic) on
  * top of base (NULL: defaults), running each point with prompts x its
  * concurrency prompts. *out (in arena a) lists every group. */
-/* level 0: framework x GPU; 1: x model; 2: x model x version (rows with one) */
+/* level -1: every row (one global rule); 0: framework x GPU; 1: x model; 2: x model x
+ * version (rows with one) */
 int sim_fit(const sim_point *pts, size_t n, const sim_calib_file *base, int prompts, int level,
 	    ib_arena *a, sim_fit_group **out, size_t *nout, ib_error *e);
 /* base's rules followed by the fitted groups' (in arena a); IB_ENOMEM. */
