@@ -248,22 +248,39 @@ const char *run_sim_unmodelable(const ib_val *row, const char **model, const cha
 
 /* ---- selection ---- */
 
+bool run_range(const char **s, long *a, long *b)
+{
+	char *end;
+	*a = *b = strtol(*s, &end, 10);
+	if (end == *s || *a < 0)
+		return false;
+	*s = end;
+	if (**s == '-') {
+		*b = strtol(*s + 1, &end, 10);
+		if (end == *s + 1 || *b < *a)
+			return false;
+		*s = end;
+	}
+	return true;
+}
+
+bool run_range_sep(const char **s)
+{
+	if (**s == ',') {
+		(*s)++;
+		return true;
+	}
+	return !**s;
+}
+
 static int parse_rows(const char *spec, size_t n, bool *keep, ib_error *e)
 {
 	memset(keep, 0, n * sizeof *keep);
 	const char *s = spec;
 	while (*s) {
-		char *end;
-		long a = strtol(s, &end, 10), b = a;
-		if (end == s || a < 0)
+		long a, b;
+		if (!run_range(&s, &a, &b))
 			goto bad;
-		s = end;
-		if (*s == '-') {
-			b = strtol(s + 1, &end, 10);
-			if (end == s + 1 || b < a)
-				goto bad;
-			s = end;
-		}
 		if ((size_t)b >= n)
 			return ib_fail(
 			    e, IB_EINVAL, "", 0, 0,
@@ -271,9 +288,7 @@ static int parse_rows(const char *spec, size_t n, bool *keep, ib_error *e)
 			    n ? n - 1 : 0);
 		for (long i = a; i <= b; i++)
 			keep[i] = true;
-		if (*s == ',')
-			s++;
-		else if (*s)
+		if (!run_range_sep(&s))
 			goto bad;
 	}
 	return 0;

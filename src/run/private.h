@@ -13,6 +13,12 @@ void run_field(ib_buf *b, const ib_val *row, const char *key, const char *dflt);
 const char *run_fieldz(ib_arena *a, const ib_val *row, const char *key, const char *dflt);
 int64_t run_gpu_count(const ib_val *row);
 bool run_row_is_spec(const ib_val *row);
+/* One item of an index list like "0,3-5" (--rows, --gpus): reads "A" or
+ * "A-B" (0 <= A <= B) at *s into *a, *b and advances *s past it; false on
+ * bad syntax. run_range_sep then takes the ',' after it: true at a ',' (which
+ * it skips) or at the end of the string, false otherwise. */
+bool run_range(const char **s, long *a, long *b);
+bool run_range_sep(const char **s);
 
 /* proc.c: child processes in their own process group.
  * Starts argv[0] (a path, or looked up in PATH) with the environment envp

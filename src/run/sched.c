@@ -468,22 +468,12 @@ static void *sig_thread(void *arg)
 static int parse_devices(exec_t *x, const char *spec, ib_error *e)
 {
 	for (const char *s = spec; *s;) {
-		char *end;
-		long a = strtol(s, &end, 10), b = a;
-		if (end == s || a < 0)
+		long a, b;
+		if (!run_range(&s, &a, &b))
 			goto bad;
-		s = end;
-		if (*s == '-') {
-			b = strtol(s + 1, &end, 10);
-			if (end == s + 1 || b < a)
-				goto bad;
-			s = end;
-		}
 		for (long i = a; i <= b && x->ndev < MAXDEV; i++)
 			x->dev[x->ndev++] = (int)i;
-		if (*s == ',')
-			s++;
-		else if (*s)
+		if (!run_range_sep(&s))
 			goto bad;
 	}
 	return 0;
