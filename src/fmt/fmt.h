@@ -31,6 +31,10 @@ struct ib_val {
 	ib_vtype type;
 	int line, col;    /* 1-based source position; 0 for synthesized values */
 	const char *file; /* source file name, NULL for synthesized values */
+	/* IB_V_FLOAT only: the exact decimal text of a JSON integer beyond 64
+	 * bits (f holds the nearest double), written back as read; NULL for
+	 * every other value. */
+	const char *bigint;
 	union {
 		bool b;
 		int64_t i;
@@ -159,9 +163,11 @@ int ib_json_write_file(FILE *f, const ib_val *v, const ib_json_opts *o, ib_error
 int ib_json_write_str(ib_buf *out, const char *s, size_t n, bool ensure_ascii);
 /* Parses JSON text (any value at the top) into a tree in arena a, keeping
  * key order; duplicate keys keep the first position and the last value, as
- * Python's json does; \u0000 is allowed in strings. A document with an
- * integer beyond 64 bits is read with every number as a double (integral
- * values that fit become ints again), since Python accepts any size.
+ * Python's json does; \u0000 is allowed in strings. An integer beyond 64
+ * bits (Python reads any size) becomes an IB_V_FLOAT holding the nearest
+ * double and, in `bigint`, its exact digits, which the writers and
+ * ib_val_pystr print unchanged; NaN, Infinity, -Infinity and numbers beyond
+ * the double range (1e400) are read as Python reads them.
  * Malformed text is IB_EPARSE with the line and column of the error.
  * Values carry no source positions. */
 int ib_json_parse(ib_arena *a, const char *name, const char *text, size_t len, ib_val **out,

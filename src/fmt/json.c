@@ -217,6 +217,8 @@ static int write_val(ib_buf *out, const ib_val *v, const ib_json_opts *o, int de
 		return ib_buf_append(out, p, (size_t)(num + sizeof num - p));
 	}
 	case IB_V_FLOAT:
+		if (v->bigint)
+			return ib_buf_puts(out, v->bigint);
 		ib_json_float_repr(v->f, num, sizeof num);
 		return ib_buf_puts(out, num);
 	case IB_V_STR:

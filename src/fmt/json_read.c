@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Python's json reads the non-JSON tokens NaN, Infinity and -Infinity, and a
- * number too large for a double as an infinity (1e400). Jansson rejects them,
+/* Python's json reads the non-JSON tokens NaN, Infinity and -Infinity, a
+ * number too large for a double as an infinity (1e400) and integers of any
+ * size. Jansson rejects them,
  * so a text that fails to parse is rewritten with these tokens as private
  * sentinel strings, which convert() turns back into floats. */
 #define SENT "\\u0000\\u0001py"
@@ -16,6 +17,26 @@ static const char sent_prefix[] = "\0\001py";
 static bool is_num_char(char c)
 {
 	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
+/* Python refuses integer literals of more than 4300 digits
+ * (sys.get_int_max_str_digits()); so does this reader. */
+#define MAX_INT_DIGITS 4300
+
+/* Is t[0..n) a JSON integer literal (-?(0|[1-9][0-9]*)) outside int64, of at
+ * most MAX_INT_DIGITS digits? */
+static bool is_big_int(const char *t, size_t n)
+{
+	bool neg = n && t[0] == '-';
+	const char *d = t + neg;
+	size_t nd = n - neg;
+	if (!nd || nd > MAX_INT_DIGITS || (d[0] == '0' && nd > 1))
+		return false;
+	for (size_t k = 0; k < nd; k++)
+		if (d[k] < '0' || d[k] > '9')
+			return false;
+	const char *lim = neg ? "9223372036854775808" : "9223372036854775807";
+	return nd > 19 || (nd == 19 && memcmp(d, lim, 19) > 0);
 }
 
 /* Appends the rewritten text to b; returns whether anything was replaced
@@ -58,6 +79,13 @@ static bool rewrite_py_tokens(const char *t, size_t n, ib_buf *b)
 				real |= t[j] == 'e' || t[j] == 'E' || t[j] == '.';
 				j++;
 			}
+			if (!real && is_big_int(t + i, j - i)) {
+				if (ib_buf_puts(b, "\"" SENT "int:") || ib_buf_append(b, t + i, j - i) ||
+				    ib_buf_putc(b, '"'))
+					return false;
+				i = j, any = true;
+				continue;
+			}
 			char tmp[64];
 			if (real && j - i < sizeof tmp) {
 				memcpy(tmp, t + i, j - i);
@@ -82,7 +110,7 @@ static bool rewrite_py_tokens(const char *t, size_t n, ib_buf *b)
 	return any;
 }
 
-static ib_val *convert(ib_arena *a, json_t *j, bool ints_as_reals)
+static ib_val *convert(ib_arena *a, json_t *j)
 {
 	ib_val *v = NULL;
 	switch (json_typeof(j)) {
@@ -90,15 +118,7 @@ static ib_val *convert(ib_arena *a, json_t *j, bool ints_as_reals)
 	case JSON_TRUE: return ib_v_bool(a, true);
 	case JSON_FALSE: return ib_v_bool(a, false);
 	case JSON_INTEGER: return ib_v_int(a, (int64_t)json_integer_value(j));
-	case JSON_REAL: {
-		double d = json_real_value(j);
-		/* the fallback parse read every number as a real: integral values
-		 * that fit become ints again, the huge ones stay floats (range
-		 * first: converting an out-of-range double is undefined) */
-		if (ints_as_reals && d > -9.2e18 && d < 9.2e18 && d == (double)(int64_t)d)
-			return ib_v_int(a, (int64_t)d);
-		return ib_v_float(a, d);
-	}
+	case JSON_REAL: return ib_v_float(a, json_real_value(j));
 	case JSON_STRING: {
 		const char *s = json_string_value(j);
 		size_t n = json_string_length(j), p = sizeof sent_prefix - 1;
@@ -109,6 +129,12 @@ static ib_val *convert(ib_arena *a, json_t *j, bool ints_as_reals)
 				return ib_v_float(a, INFINITY);
 			if (!strcmp(s + p, "-inf"))
 				return ib_v_float(a, -INFINITY);
+			if (!strncmp(s + p, "int:", 4)) {
+				v = ib_v_float(a, strtod(s + p + 4, NULL));
+				if (v && !(v->bigint = ib_arena_strdup(a, s + p + 4)))
+					return NULL;
+				return v;
+			}
 		}
 		return ib_v_strn(a, s, n);
 	}
@@ -124,7 +150,7 @@ static ib_val *convert(ib_arena *a, json_t *j, bool ints_as_reals)
 			v->list.cap = n;
 		}
 		for (size_t i = 0; i < n; i++) {
-			ib_val *item = convert(a, json_array_get(j, i), ints_as_reals);
+			ib_val *item = convert(a, json_array_get(j, i));
 			if (!item)
 				return NULL;
 			v->list.v[v->list.n++] = item;
@@ -143,7 +169,7 @@ static ib_val *convert(ib_arena *a, json_t *j, bool ints_as_reals)
 		 * like Python), so entries are appended without another lookup. */
 		json_object_keylen_foreach(j, key, klen, val)
 		{
-			ib_val *k = ib_v_strn(a, key, klen), *x = convert(a, val, ints_as_reals);
+			ib_val *k = ib_v_strn(a, key, klen), *x = convert(a, val);
 			if (!k || !x)
 				return NULL;
 			v->map.kv[v->map.n].key = k;
@@ -160,28 +186,21 @@ int ib_json_parse(ib_arena *a, const char *name, const char *text, size_t len, i
 		  ib_error *e)
 {
 	json_error_t je;
-	bool reals = false;
 	ib_buf rw = {0};
 	json_t *j = json_loadb(text, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
 	if (!j && rewrite_py_tokens(text, len, &rw)) {
 		json_error_t je2;
 		json_t *j2 = json_loadb(rw.data, rw.len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je2);
-		if (j2 || strstr(je2.text, "too big integer")) {
+		if (j2) {
 			j = j2, je = je2, text = rw.data, len = rw.len;
 		}
-	}
-	if (!j && strstr(je.text, "too big integer")) {
-		/* Python reads integers of any size (tokenizer_config.json has
-		 * model_max_length = 1e30): read them as reals instead */
-		reals = true;
-		j = json_loadb(text, len, JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, &je);
 	}
 	if (!j) {
 		ib_buf_free(&rw);
 		return ib_fail(e, IB_EPARSE, name, je.line > 0 ? je.line : 0,
 			       je.column > 0 ? je.column : 0, "JSON syntax error: %s", je.text);
 	}
-	ib_val *v = convert(a, j, reals);
+	ib_val *v = convert(a, j);
 	json_decref(j);
 	ib_buf_free(&rw);
 	if (!v)

@@ -357,13 +357,15 @@ static void scalar_str(const ib_val *v, ib_buf *b)
 		ib_buf_printf(b, "%lld", (long long)v->i);
 		break;
 	case IB_V_FLOAT:
-		if (isnan(v->f))
+		if (v->bigint)
+			f[0] = 0;
+		else if (isnan(v->f))
 			snprintf(f, sizeof f, "nan");
 		else if (isinf(v->f))
 			snprintf(f, sizeof f, v->f > 0 ? "inf" : "-inf");
 		else
 			ib_json_float_repr(v->f, f, sizeof f);
-		ib_buf_puts(b, f);
+		ib_buf_puts(b, v->bigint ? v->bigint : f);
 		break;
 	default:
 		break;

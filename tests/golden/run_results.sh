@@ -10,9 +10,6 @@
 # apm- (power --multinode), cmp- (compare), pt- (the reference's own pytest
 # cases of process and power, re-expressed as golden cases).
 # ce-/vs-/gs- belong to the eval stage and are run by its own driver.
-# Left out too: cr-009-json-reserialization, which needs JSON reading of 1e400
-# (Python: Infinity) and integers beyond 64 bits kept exact; src/fmt's reader
-# rejects the first and turns the second into doubles (a fmt change, reported).
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [ $# -ge 1 ] || { echo "usage: run_results.sh BIN [CASES_DIR...]" >&2; exit 2; }
@@ -20,7 +17,6 @@ bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 shift
 [ $# -ge 1 ] || set -- "$here/results/cases" "$here/results/pt-cases"
 prefixes=(cr- sr- pr- ap- apm- cmp- pt-)
-skip=(cr-009-json-reserialization)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for dir in "$@"; do
@@ -29,7 +25,6 @@ for dir in "$@"; do
 		name=$(basename "$c")
 		ok=0
 		for p in "${prefixes[@]}"; do [[ $name == "$p"* ]] && ok=1; done
-		for s in "${skip[@]}"; do [ "$name" = "$s" ] && ok=0; done
 		[ $ok = 1 ] && ln -s "$(cd "$c" && pwd)" "$tmp/$name"
 	done
 done

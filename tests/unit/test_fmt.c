@@ -966,6 +966,53 @@ Test(fmt, json_parse_huge_integers_like_python)
 	cr_assert_eq(ib_map_get(v, "n")->type, IB_V_INT);
 	cr_assert_eq(ib_map_get(v, "n")->i, 7);
 	cr_assert_eq(ib_map_get(v, "x")->f, 2.5);
+	cr_assert_str_eq(ib_map_get(v, "model_max_length")->bigint, "1000000000000000019884624838656");
+	cr_assert_null(ib_map_get(v, "x")->bigint);
+	ib_arena_free(a);
+}
+
+/* json.dump(json.load(f)) keeps integers of any size exact, next to Python's
+ * other tokens; the int64 limits stay ints; Python's 4300-digit limit holds. */
+Test(fmt, json_huge_integers_written_back_exactly)
+{
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	ib_val *v = NULL;
+	const char *text = "[12345678901234567890, -9223372036854775809, 9223372036854775807, "
+			   "-9223372036854775808, 9223372036854775808, 1e400, NaN, 3, "
+			   "{\"k\": 100000000000000000000000000000000000001}]";
+	cr_assert_eq(ib_json_parse(a, "c.json", text, strlen(text), &v, &e), 0, "%s", e.msg);
+	cr_assert_eq(v->list.v[2]->type, IB_V_INT);
+	cr_assert_eq(v->list.v[3]->type, IB_V_INT);
+	cr_assert_eq(v->list.v[4]->type, IB_V_FLOAT);
+	cr_assert_eq(v->list.v[0]->f, 12345678901234567890.0);
+	ib_buf b = {0};
+	ib_json_opts o = IB_JSON_PYTHON;
+	cr_assert_eq(ib_json_write(&b, v, &o, &e), 0);
+	cr_assert_str_eq(b.data, "[12345678901234567890, -9223372036854775809, 9223372036854775807, "
+				 "-9223372036854775808, 9223372036854775808, Infinity, NaN, 3, "
+				 "{\"k\": 100000000000000000000000000000000000001}]");
+	b.len = 0;
+	ib_val_pystr(&b, v->list.v[1]);
+	cr_assert_str_eq(b.data, "-9223372036854775809");
+	/* not JSON numbers: still syntax errors, at their place in the text */
+	const char *bad[] = {"[01234567890123456789012]", "[-012345678901234567890123]", "[1 2]"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		cr_expect_eq(ib_json_parse(a, "c.json", bad[i], strlen(bad[i]), &v, &e), IB_EPARSE, "%s", bad[i]);
+	/* 4300 digits read, 4301 refused (Python: ValueError) */
+	ib_buf d = {0};
+	ib_buf_putc(&d, '[');
+	for (int i = 0; i < 4300; i++)
+		ib_buf_putc(&d, i ? '7' : '1');
+	ib_buf_putc(&d, ']');
+	cr_assert_eq(ib_json_parse(a, "c.json", d.data, d.len, &v, &e), 0, "%s", e.msg);
+	cr_assert_eq(strlen(v->list.v[0]->bigint), 4300);
+	cr_assert(isinf(v->list.v[0]->f));
+	d.data[d.len - 1] = '7';
+	ib_buf_putc(&d, ']');
+	cr_assert_eq(ib_json_parse(a, "c.json", d.data, d.len, &v, &e), IB_EPARSE);
+	ib_buf_free(&d);
+	ib_buf_free(&b);
 	ib_arena_free(a);
 }
 
