@@ -79,31 +79,11 @@ static int int_opt(const char *name, const char *v, int64_t *out)
 static int parse(int argc, char **argv, db_opts *o)
 {
 	static const char *const names[] = {
-	    "--db",     "--run-id", "--date",  "--branch",    "--sha",
-	    "--runner", "--model",  "--hw",    "--framework", "--precision",
-	    "--spec",   "--since",  "--until", "--format",    "--metric",
-	    "--target", "--isl",    "--osl",   "--conc",      "--progress",
+	    "--db",     "--date",   "--sha",    "--runner",
+	    "--format", "--metric", "--target", "--progress",
 	};
-	const char **dst[] = {&o->db,
-	                      &o->meta.run_id,
-	                      &o->meta.date,
-	                      &o->meta.branch,
-	                      &o->meta.sha,
-	                      &o->meta.runner,
-	                      &o->f.model,
-	                      &o->f.hardware,
-	                      &o->f.framework,
-	                      &o->f.precision,
-	                      &o->f.spec_method,
-	                      &o->f.since,
-	                      &o->f.until,
-	                      &o->format,
-	                      &o->metric,
-	                      &o->target,
-	                      NULL,
-	                      NULL,
-	                      NULL,
-	                      NULL};
+	const char **dst[] = {&o->db,     &o->meta.date, &o->meta.sha, &o->meta.runner,
+	                      &o->format, &o->metric,    &o->target,   NULL};
 	o->files = calloc((size_t)argc + 1, sizeof *o->files);
 	if (!o->files)
 		return bad("%s", "out of memory");
@@ -121,6 +101,13 @@ static int parse(int argc, char **argv, db_opts *o)
 			o->files[o->nfiles++] = a;
 			continue;
 		}
+		int fr = cli_db_filter("infbench db", a, i + 1 < argc ? argv[i + 1] : NULL, &o->f);
+		if (fr == 2)
+			return 2;
+		if (fr == 1) {
+			i++;
+			continue;
+		}
 		size_t k = 0;
 		while (k < sizeof names / sizeof names[0] && strcmp(a, names[k]))
 			k++;
@@ -131,15 +118,11 @@ static int parse(int argc, char **argv, db_opts *o)
 		const char *v = argv[++i];
 		if (dst[k])
 			*dst[k] = v;
-		else if (int_opt(a, v,
-		                 k == 16   ? &o->f.isl
-		                 : k == 17 ? &o->f.osl
-		                 : k == 18 ? &o->f.conc
-		                           : &o->progress))
+		else if (int_opt(a, v, &o->progress))
 			return 2;
 	}
-	o->f.branch = o->meta.branch; /* --branch filters the reading commands */
-	o->f.run_id = o->meta.run_id;
+	o->meta.branch = o->f.branch; /* and they are the run's metadata for ingest */
+	o->meta.run_id = o->f.run_id;
 	return -1;
 }
 

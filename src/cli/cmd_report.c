@@ -1,6 +1,7 @@
 /* infbench report: agg rows -> one self-contained HTML page, standalone SVG
  * charts, a terminal summary or the page data as JSON (docs/report.md). */
 #include "cli/cli.h"
+#include "cli/cmd_db.h"
 #include "report/html.h"
 
 #include <stdio.h>
@@ -9,14 +10,21 @@
 #include <time.h>
 
 static const char usage[] =
-    "usage: infbench report AGG.json|DIR [-o FILE.html] [--svg DIR] [--format html|text|json]\n"
-    "                       [--baseline AGG.json|DIR] [--title TEXT] [--run-label NAME]\n"
+    "usage: infbench report AGG.json|DIR|--db URL [-o FILE.html] [--svg DIR]\n"
+    "                       [--format html|text|json] [--baseline AGG.json|DIR]\n"
+    "                       [--title TEXT] [--run-label NAME] [DB FILTERS]\n"
     "\n"
     "Draw agg rows (agg_bmk.json, agg_eval_*.json, single agg_*.json rows, or a results\n"
     "folder holding them) as the InferenceX dashboard does: throughput, cost and energy\n"
     "against interactivity and end-to-end latency with a Pareto frontier per GPU x\n"
     "framework x spec decoding x precision, eval bars, and a comparison against a baseline.\n"
     "\n"
+    "  --db URL         read the rows from the results database instead (infbench db:\n"
+    "                   sqlite:PATH, a file path, or postgres://...), every date, so\n"
+    "                   the history view has its trends; narrowed by the filters of\n"
+    "                   infbench db: --model M --hw H --framework F --precision P\n"
+    "                   --spec S --isl N --osl N --conc N --since DATE --until DATE\n"
+    "                   --branch B --run-id ID\n"
     "  -o FILE          write the report there (html: required; text/json: default stdout)\n"
     "  --format F       html (default): one self-contained page, no external URL;\n"
     "                   text: frontier tables and the best config per interactivity band;\n"
@@ -34,7 +42,9 @@ static const char usage[] =
     "See docs/report.md.\n";
 
 typedef struct {
-	const char *in, *out, *svg, *format, *baseline, *title, *run_label;
+	const char *in, *db, *out, *svg, *format, *baseline, *title, *run_label;
+	res_db_filter f;
+	bool filtered;
 } report_opts;
 
 static int parse(int argc, char **argv, report_opts *o)
@@ -48,10 +58,20 @@ static int parse(int argc, char **argv, report_opts *o)
 		                    : !strcmp(a, "--baseline")                 ? &o->baseline
 		                    : !strcmp(a, "--title")                    ? &o->title
 		                    : !strcmp(a, "--run-label")                ? &o->run_label
+		                    : !strcmp(a, "--db")                       ? &o->db
 		                                                               : NULL;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(usage, stdout);
 			return 1;
+		}
+		int fr = cli_db_filter("infbench report", a, i + 1 < argc ? argv[i + 1] : NULL,
+		                       &o->f);
+		if (fr == 2)
+			return 2;
+		if (fr == 1) {
+			o->filtered = true;
+			i++;
+			continue;
 		}
 		if (slot) {
 			if (i + 1 >= argc) {
@@ -76,7 +96,9 @@ static int parse(int argc, char **argv, report_opts *o)
 		}
 	}
 	const char *why =
-	    !o->in ? "AGG.json or DIR is required"
+	    !o->in && !o->db ? "AGG.json, DIR or --db URL is required"
+	    : o->in && o->db ? "give AGG.json|DIR or --db URL, not both"
+	    : o->filtered && !o->db ? "the filters (--model, --hw, ...) need --db URL"
 	    : strcmp(o->format, "html") && strcmp(o->format, "text") && strcmp(o->format, "json")
 	        ? "--format must be html, text or json"
 	    : !strcmp(o->format, "html") && !o->out ? "-o FILE.html is required"
@@ -162,7 +184,9 @@ int cmd_report(int argc, char **argv)
 	int status = 0;
 	if (o.baseline)
 		rc = rep_rows_load(a, o.baseline, -1, &rs, &d, &e);
-	if (!rc)
+	if (!rc && o.db)
+		rc = rep_rows_load_db(a, o.db, &o.f, o.baseline ? 0 : -1, &rs, &d, &e);
+	else if (!rc)
 		rc = rep_rows_load(a, o.in, o.baseline ? 0 : -1, &rs, &d, &e);
 	for (size_t i = 0; i < d.n; i++) {
 		ib_buf b = {0};
@@ -174,7 +198,8 @@ int cmd_report(int argc, char **argv)
 		cli_error("infbench report", NULL, &e);
 		status = 1;
 	} else if (!rs.n && !rs.nevals) {
-		fprintf(stderr, "infbench report: error: no usable rows in %s%s\n", o.in,
+		fprintf(stderr, "infbench report: error: no usable rows in %s%s\n",
+		        o.db ? "the database (or none matches the filters)" : o.in,
 		        d.n ? " (every row was skipped, see above)" : "");
 		status = 1;
 	} else {

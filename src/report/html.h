@@ -13,6 +13,7 @@
 
 #include "base/base.h"
 #include "fmt/fmt.h"
+#include "results/results.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -85,6 +86,15 @@ const char *rep_gpu_key(const char *hw);
  * for an unreadable file or one that is not JSON (e names it). */
 int rep_rows_load(ib_arena *a, const char *path, int overlay, rep_rowset *rs, ib_diags *d,
                   ib_error *e);
+/* Loads the rows of the results database at url (res_db_open; never
+ * created) that match f, as rep_rows_load does for files: every stored
+ * benchmark row of every date (the history view draws its trends from them;
+ * the charts keep each configuration's newest) and every eval row. f->evals
+ * and f->latest are ignored: both tables are read. Diagnostics name the
+ * database by its URL without a password. Errors: those of res_db_open and
+ * res_db_query (e names the database). */
+int rep_rows_load_db(ib_arena *a, const char *url, const res_db_filter *f, int overlay,
+                     rep_rowset *rs, ib_diags *d, ib_error *e);
 void rep_rowset_free(rep_rowset *rs);
 
 /* A numeric metric of a row (a number, or a string Python float() reads),

@@ -414,14 +414,22 @@ static int add_eval(ib_arena *a, rep_rowset *rs, ib_diags *d, const char *file, 
 		return skip(rs, d, file, idx, "model_prefix",
 		            "no model prefix and an unmapped model");
 	const ib_val *hwv = get(row, "hw");
+	if (!hwv)
+		hwv = get(row, "hardware"); /* the results database's row shape */
 	const char *hw = hwv && hwv->type == IB_V_STR ? rep_gpu_key(hwv->str.s) : NULL;
 	if (!hw)
 		return skip(rs, d, file, idx, "hw", "unknown GPU");
+	/* scores at the top (agg_eval rows) or in `metrics` (database rows) */
+	const ib_val *m = get(row, "metrics"), *sc = get(row, "em_strict") ? row : NULL;
+	if (!sc && !get(row, "score") && m && m->type == IB_V_MAP)
+		sc = m;
+	if (!sc)
+		sc = row;
 	double score, se = NAN;
-	bool strict = as_num(get(row, "em_strict"), &score);
-	if (!strict && !as_num(get(row, "score"), &score))
+	bool strict = as_num(get(sc, "em_strict"), &score);
+	if (!strict && !as_num(get(sc, "score"), &score))
 		return skip(rs, d, file, idx, "score", "no em_strict or score");
-	if (!as_num(get(row, strict ? "em_strict_se" : "score_se"), &se))
+	if (!as_num(get(sc, strict ? "em_strict_se" : "score_se"), &se))
 		se = NAN;
 	if (ib_grow(&rs->evals, &rs->cap_evals, rs->nevals + 1))
 		return IB_ENOMEM;
@@ -564,6 +572,43 @@ int rep_rows_load(ib_arena *a, const char *path, int overlay, rep_rowset *rs, ib
 	}
 	free(docs);
 	res_paths_free(paths, n);
+	return rc;
+}
+
+/* url without the password of its user info (postgres://u:p@h/db -> postgres://u@h/db) */
+static const char *db_label(ib_arena *a, const char *url)
+{
+	const char *sch = strstr(url, "://"), *at = sch ? strchr(sch + 3, '@') : NULL;
+	const char *colon = sch && at ? memchr(sch + 3, ':', (size_t)(at - sch - 3)) : NULL;
+	if (!colon)
+		return ib_arena_strdup(a, url);
+	size_t head = (size_t)(colon - url), n = head + strlen(at) + 1;
+	char *s = ib_arena_alloc(a, n);
+	if (s)
+		snprintf(s, n, "%.*s%s", (int)head, url, at);
+	return s;
+}
+
+int rep_rows_load_db(ib_arena *a, const char *url, const res_db_filter *f, int overlay,
+                     rep_rowset *rs, ib_diags *d, ib_error *e)
+{
+	const char *label = db_label(a, url);
+	if (!label)
+		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+	res_db *db = NULL;
+	int rc = res_db_open(url, false, &db, e);
+	for (int evals = 0; !rc && evals < 2; evals++) {
+		res_db_filter q = *f;
+		q.latest = false;
+		q.evals = evals;
+		ib_val *rows = NULL;
+		rc = res_db_query(db, &q, a, &rows, e);
+		if (!rc && rows->list.n) {
+			rs->files++;
+			rc = load_one(a, label, rows, overlay, rs, d);
+		}
+	}
+	res_db_close(db);
 	return rc;
 }
 

@@ -48,13 +48,18 @@ static int axes(ib_buf *b, const rep_axis *x, const rep_axis *y, const lin *sx, 
 	for (size_t i = 0; !rc && i < x->nticks; i++) {
 		char t[48];
 		rep_fmt_tick(x->ticks[i], t, sizeof t);
-		double p = px(sx, x->ticks[i]);
+		double p = px(sx, x->ticks[i]), at = p, half = 3.1 * (double)strlen(t);
+		/* centred on the tick unless that cuts it at an edge (10px digits:
+		 * at most 6.2px a character), as the page does */
+		const char *anchor = p + half > W - 1 ? "end" : p - half < 1 ? "start" : "middle";
+		if (*anchor != 'm')
+			at = *anchor == 'e' ? W - 1 : 1;
 		rc = ib_buf_printf(
 		    b,
 		    "<line x1=\"%.2f\" x2=\"%.2f\" y1=\"%d\" y2=\"%d\" stroke=\"#eef0f3\"/>"
 		    "<text x=\"%.2f\" y=\"%d\" font-size=\"10\" fill=\"#6b7280\" "
-		    "text-anchor=\"middle\">%s</text>\n",
-		    p, p, MT, H - MB, p, H - MB + 14, t);
+		    "text-anchor=\"%s\">%s</text>\n",
+		    p, p, MT, H - MB, at, H - MB + 14, anchor, t);
 	}
 	for (size_t i = 0; !rc && i < y->nticks; i++) {
 		char t[48];

@@ -150,7 +150,10 @@ async function main() {
   const readDom = () => evalJs(`(() => { const out = {};
     for (const w of ['A', 'B']) { const c = document.getElementById('chart' + w);
       out[w] = { view: c.dataset.view, pts: [...c.querySelectorAll('.pt')].map((e) => +e.dataset.row),
-        paths: [...c.querySelectorAll('.front')].map((e) => e.dataset.rows), d: [...c.querySelectorAll('.front')].map((e) => e.getAttribute('d')) }; }
+        paths: [...c.querySelectorAll('.front')].map((e) => e.dataset.rows), d: [...c.querySelectorAll('.front')].map((e) => e.getAttribute('d')),
+        clipped: [...c.querySelectorAll('svg .axis text')].filter((t) => { const s = t.ownerSVGElement, b = t.getBBox(),
+          wd = (s.viewBox.baseVal && s.viewBox.baseVal.width) || s.width.baseVal.value;
+          return b.x < -0.5 || b.x + b.width > wd + 0.5; }).map((t) => t.textContent) }; }
     return out; })()`);
   const select = (sel, value) => evalJs(`(() => { const s = document.getElementById(${JSON.stringify(sel)}); s.value = ${JSON.stringify(String(value))};
     s.dispatchEvent(new Event('change', { bubbles: true })); return s.value; })()`);
@@ -177,6 +180,7 @@ async function main() {
       check(same(dom[w].pts.slice().sort((a, b) => a - b), exp.rows.slice().sort((a, b) => a - b)),
         `${label} chart ${w}: ${dom[w].pts.length} points drawn = ${exp.rows.length} in the data`);
       check(same(dom[w].paths, exp.paths), `${label} chart ${w}: ${dom[w].paths.length} frontier paths (row lists) = the library's ${exp.paths.length}`);
+      check(dom[w].clipped.length === 0, `${label} chart ${w}: every axis label inside the chart` + (dom[w].clipped.length ? ' (clipped: ' + dom[w].clipped.join(', ') + ')' : ''));
       check(dom[w].d.every((d) => /^M[-0-9.e]+,[-0-9.e]+([LC][-0-9.e,]+)+$/.test(d)), `${label} chart ${w}: path data well-formed`);
     }
     return dom;
@@ -229,6 +233,11 @@ async function main() {
     await select('sel-model', g.model);
     await select('sel-seq', gi);
     await verify(gi, 'tpPerGpu', `${g.model} ${g.seq}`);
+    if (allGroups) { // the TTFT x axis (milliseconds: the widest tick labels) of every group too
+      await select('sel-metric', 'inputTputPerGpu');
+      await verify(gi, 'inputTputPerGpu', `${g.model} ${g.seq} y=input tput`);
+      await select('sel-metric', 'tpPerGpu');
+    }
   }
   if (D.groups.length > 1) {
     await select('sel-model', D.groups[1].model);

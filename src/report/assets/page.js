@@ -4,6 +4,13 @@
 (function () {
   const D = JSON.parse(document.getElementById('ib-data').textContent);
   const W = 600, H = 420, MT = 24, MR = 10, MB = 60, ML = 60;
+  /* An x-axis tick label, centred on its tick unless that would cut it at
+   * the chart's left or right edge (10px digits: at most 6.2px a character). */
+  const xTick = (x, y, text, w) => {
+    const half = text.length * 3.1, anchor = x + half > w - 1 ? 'end' : x - half < 1 ? 'start' : 'middle';
+    const at = anchor === 'end' ? w - 1 : anchor === 'start' ? 1 : x;
+    return '<text x="' + r3(at) + '" y="' + y + '" text-anchor="' + anchor + '">' + esc(text) + '</text>';
+  };
   const XIDX = {};
   D.meta.xfields.forEach((x, i) => { XIDX[x.key] = i; });
   const METRICS = D.meta.metrics.map((m, i) => Object.assign({ idx: i }, m));
@@ -248,7 +255,7 @@
     ay.ticks.forEach((t) => { g += '<line x1="' + ML + '" x2="' + (W - MR) + '" y1="' + r3(sy(t.v)) + '" y2="' + r3(sy(t.v)) + '"/>'; });
     g += '</g><g class="axis"><line x1="' + ML + '" x2="' + (W - MR) + '" y1="' + (H - MB) + '" y2="' + (H - MB) + '"/>' +
       '<line x1="' + ML + '" x2="' + ML + '" y1="' + MT + '" y2="' + (H - MB) + '"/>';
-    ax.ticks.forEach((t) => { if (t.label) g += '<text x="' + r3(sx(t.v)) + '" y="' + (H - MB + 14) + '" text-anchor="middle">' + esc(fmtNum(+t.v.toPrecision(12))) + '</text>'; });
+    ax.ticks.forEach((t) => { if (t.label) g += xTick(sx(t.v), H - MB + 14, fmtNum(+t.v.toPrecision(12)), W); });
     ay.ticks.forEach((t) => { if (t.label) g += '<text x="' + (ML - 6) + '" y="' + r3(sy(t.v) + 3) + '" text-anchor="end">' + esc(fmtLarge(+t.v.toPrecision(12))) + '</text>'; });
     g += '</g><text class="axis-label" x="' + ((ML + W - MR) / 2) + '" y="' + (H - MB + 36) + '" text-anchor="middle">' + esc(D.meta.xfields[XIDX[xf]].label) + '</text>' +
       '<text class="axis-label" transform="translate(14,' + ((MT + H - MB) / 2) + ') rotate(-90)" text-anchor="middle">' + esc(M.label) + '</text>';
