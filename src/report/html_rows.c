@@ -451,9 +451,10 @@ static int add_eval(ib_arena *a, rep_rowset *rs, ib_diags *d, const char *file, 
 	              : date;
 	eval_seq(row, &r->isl, &r->osl);
 	r->conc = int_or(row, "conc", 0);
-	r->tp = int_or(row, "tp", 1);
-	r->ep = int_or(row, "ep", 1);
-	r->dpa = parse_bool(get(row, "dp_attention"));
+	/* agg_eval rows say tp/ep/dp_attention, database rows the decode side */
+	r->tp = int_or(row, "tp", int_or(row, "decode_tp", 1));
+	r->ep = int_or(row, "ep", int_or(row, "decode_ep", 1));
+	r->dpa = parse_bool(get(row, get(row, "dp_attention") ? "dp_attention" : "decode_dp_attention"));
 	r->score = score;
 	r->score_se = se;
 	r->overlay = overlay;

@@ -134,6 +134,13 @@ expect '[ -n "$(trend "$tmp/hist-data.json")" ] && [ "$(trend "$tmp/histdb-data.
 	"report --db: history trends equal those of the same rows read from files"
 expect 'grep -q "\"trend\": {\"dates\": \[\"2026-10-01\", \"2026-11-01\", \"2026-12-01\"\]" "$tmp/histdb-data.json"' \
 	"report --db: trend values per date"
+"$bin" db ingest --db "$tmp/demo.db" --run-id demo "$tmp/demo/agg_bmk.json" "$tmp/demo/agg_eval_all.json" >/dev/null 2>&1
+"$bin" report --db "$tmp/demo.db" --format json -o "$tmp/demodb-data.json" 2>/dev/null
+evals() { python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["evals"]
+for x in e: x["bars"]=sorted((dict(b,date=None) for b in x["bars"]),key=lambda b:json.dumps(b,sort_keys=True))
+print(json.dumps(e,sort_keys=True))' "$1" 2>/dev/null; }
+expect '[ -n "$(evals "$tmp/demo-data.json")" ] && [ "$(evals "$tmp/demodb-data.json")" = "$(evals "$tmp/demo-data.json")" ]' \
+	"report --db: the evaluation view from stored eval rows equals the one from agg_eval files"
 "$bin" report --db "sqlite:$tmp/hist.db" --since 2026-11-15 --format json -o "$tmp/histdb-late.json" 2>/dev/null
 expect '! grep -q "\"trend\": {\"dates\"" "$tmp/histdb-late.json" && grep -q "2026-12-01" "$tmp/histdb-late.json"' \
 	"report --db --since: one date left, no trend"
