@@ -10,13 +10,16 @@ DEPS_APT = gcc make pkg-config libfyaml-dev libpcre2-dev libutf8proc-dev libjans
            clang openssl sqlite3 postgresql slurm-wlm munge chromium stress git
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lfyaml -lpcre2-8 -lutf8proc -ljansson -lsqlite3 -lpq -lssl -lcrypto)
+# libpq is not linked: src/results/db_pg.c loads it (dlopen) when a PostgreSQL
+# database is opened, so its ~20 dependent libraries do not slow every start.
+LINK_PKGS  = $(filter-out libpq,$(PKGS))
+PKG_LIBS   := $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null || echo -lfyaml -lpcre2-8 -lutf8proc -ljansson -lsqlite3 -lssl -lcrypto)
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASEFLAGS = -std=c11 -D_DEFAULT_SOURCE $(WARN) -Isrc $(PKG_CFLAGS)
 RELFLAGS  = -O2 -g
 SANFLAGS  = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
-LIBS      = $(PKG_LIBS) -lm -pthread
+LIBS      = $(PKG_LIBS) -lm -pthread -ldl
 
 LIB_SRC  = $(filter-out src/cli/%,$(wildcard src/*/*.c))
 CLI_SRC  = $(wildcard src/cli/*.c)

@@ -122,7 +122,23 @@ static arg_opt run_opts_tbl[] = {
     {.name = "--collect",
      .kind = ARG_ONE,
      .metavar = "NAME",
-     .help = "write STORE/agg_NAME.json of the done rows (default bmk)"},
+     .help = "write STORE/agg_NAME.json of the done rows (default bmk); their evals: "
+             "STORE/agg_eval_NAME.json"},
+    {.name = "--eval-dataset",
+     .kind = ARG_ONE,
+     .metavar = "DIR",
+     .help = "gsm8k folder (train.jsonl, test.jsonl) for rows with run-eval (default: a "
+             "stand-in set made in STORE/eval-dataset)"},
+    {.name = "--eval-accuracy",
+     .kind = ARG_ONE,
+     .metavar = "P",
+     .help = "simulator: fraction of eval questions answered right (default 0.93)"},
+    {.name = "--eval-limit",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "evals ask only the first N questions (default all)"},
+    {.name = "--no-evals", .kind = ARG_FLAG, .help = "skip the evals of run-eval rows"},
     {.name = "--force", .kind = ARG_FLAG, .help = "rerun rows that are done"},
     {.name = "--retry-failed", .kind = ARG_FLAG, .help = "rerun rows whose last attempt failed"},
     {.name = "--dry-run", .kind = ARG_FLAG, .help = "plan and record, run nothing"},
@@ -521,6 +537,15 @@ int cmd_run(int argc, char **argv)
 	if (args_get(&p, "--warmups-per-conc")->seen && o.warmups_per_conc == 0)
 		o.warmups_per_conc = -1;
 	o.prompt_threads = ival(&p, "--prompt-threads", 0);
+	o.eval_dataset = sval(&p, "--eval-dataset", NULL);
+	o.eval_accuracy = num(&p, "--eval-accuracy", 0, &bad);
+	o.eval_limit = ival(&p, "--eval-limit", 0);
+	o.no_evals = args_get(&p, "--no-evals")->seen;
+	if (args_get(&p, "--eval-accuracy")->seen && !bad &&
+	    !(o.eval_accuracy > 0 && o.eval_accuracy <= 1))
+		bad = args_error(&p, NULL, "argument --eval-accuracy: must be in (0, 1]");
+	if (o.eval_limit < 0)
+		bad = args_error(&p, NULL, "argument --eval-limit: must be positive");
 	o.force = args_get(&p, "--force")->seen;
 	o.retry_failed = args_get(&p, "--retry-failed")->seen;
 	o.dry_run = args_get(&p, "--dry-run")->seen;

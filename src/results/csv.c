@@ -144,15 +144,23 @@ static int step(rd *r, int *st, int ch, bool eol, bool skipws)
  * the text is cut at the first invalid byte and *bad set). */
 static int clean_utf8(const char *t, size_t n, bool replace, ib_buf *out, bool *bad)
 {
+	if (ib_buf_reserve(out, n + 1))
+		return IB_ENOMEM;
 	for (size_t i = 0; i < n;) {
-		uint32_t cp;
-		int k = ib_utf8_decode(t + i, n - i, &cp);
-		if (k > 0) {
-			if (ib_buf_append(out, t + i, (size_t)k))
-				return IB_ENOMEM;
-			i += (size_t)k;
-			continue;
+		/* the longest valid run from i, copied at once */
+		size_t run = i;
+		while (run < n) {
+			uint32_t cp;
+			int k = (unsigned char)t[run] < 0x80 ? 1 : ib_utf8_decode(t + run, n - run, &cp);
+			if (k <= 0)
+				break;
+			run += (size_t)k;
 		}
+		if (run > i && ib_buf_append(out, t + i, run - i))
+			return IB_ENOMEM;
+		i = run;
+		if (i == n)
+			break;
 		if (!replace) {
 			*bad = true;
 			return 0;

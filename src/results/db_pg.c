@@ -2,9 +2,49 @@
  * notices are dropped (the library does not print). */
 #include "results/db_private.h"
 
+#include <dlfcn.h>
 #include <libpq-fe.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* libpq is loaded when a PostgreSQL database is opened, not when infbench
+ * starts: with its dependencies (Kerberos, LDAP, GnuTLS, ...) it is 20 of
+ * the binary's 31 shared libraries, and loading them cost every command,
+ * `infbench process` per row included, about 4 ms of CPU. */
+static struct {
+	__typeof__(PQclear) *clear;
+	__typeof__(PQconnectdb) *connectdb;
+	__typeof__(PQerrorMessage) *errorMessage;
+	__typeof__(PQexec) *exec;
+	__typeof__(PQexecParams) *execParams;
+	__typeof__(PQfinish) *finish;
+	__typeof__(PQgetisnull) *getisnull;
+	__typeof__(PQgetvalue) *getvalue;
+	__typeof__(PQnfields) *nfields;
+	__typeof__(PQntuples) *ntuples;
+	__typeof__(PQresultStatus) *resultStatus;
+	__typeof__(PQsetNoticeProcessor) *setNoticeProcessor;
+	__typeof__(PQstatus) *status;
+} pq;
+static pthread_once_t pq_once = PTHREAD_ONCE_INIT;
+static char pq_why[512];
+
+static void pq_load(void)
+{
+	void *lib = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		snprintf(pq_why, sizeof pq_why, "%s", dlerror());
+		return;
+	}
+#define LOAD(f) (pq.f = (__typeof__(PQ##f) *)dlsym(lib, "PQ" #f))
+	if (!(LOAD(clear) && LOAD(connectdb) && LOAD(errorMessage) && LOAD(exec) &&
+	      LOAD(execParams) && LOAD(finish) && LOAD(getisnull) && LOAD(getvalue) &&
+	      LOAD(nfields) && LOAD(ntuples) && LOAD(resultStatus) && LOAD(setNoticeProcessor) &&
+	      LOAD(status)))
+		snprintf(pq_why, sizeof pq_why, "libpq.so.5 lacks a function: %s", dlerror());
+#undef LOAD
+}
 
 static void no_notice(void *arg, const char *msg)
 {
@@ -15,7 +55,7 @@ static void no_notice(void *arg, const char *msg)
 static int pg_fail(PGconn *c, ib_error *e, const char *what)
 {
 	char msg[1024];
-	snprintf(msg, sizeof msg, "%s", PQerrorMessage(c));
+	snprintf(msg, sizeof msg, "%s", pq.errorMessage(c));
 	size_t n = strlen(msg);
 	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
 		msg[--n] = 0;
@@ -24,25 +64,29 @@ static int pg_fail(PGconn *c, ib_error *e, const char *what)
 
 int res_db_pg_open(const char *url, void **h, ib_error *e)
 {
-	PGconn *c = PQconnectdb(url);
+	pthread_once(&pq_once, pq_load);
+	if (pq_why[0])
+		return ib_fail(e, IB_EIO, NULL, 0, 0,
+		               "postgresql: cannot load libpq (Debian package libpq5): %s", pq_why);
+	PGconn *c = pq.connectdb(url);
 	if (!c)
 		return IB_ENOMEM;
-	if (PQstatus(c) != CONNECTION_OK) {
+	if (pq.status(c) != CONNECTION_OK) {
 		int rc = pg_fail(c, e, "cannot connect");
-		PQfinish(c);
+		pq.finish(c);
 		return rc;
 	}
-	PQsetNoticeProcessor(c, no_notice, NULL);
+	pq.setNoticeProcessor(c, no_notice, NULL);
 	*h = c;
 	return 0;
 }
 
 static int pg_exec(void *h, const char *sql, ib_error *e)
 {
-	PGresult *r = PQexec(h, sql);
-	ExecStatusType s = PQresultStatus(r);
+	PGresult *r = pq.exec(h, sql);
+	ExecStatusType s = pq.resultStatus(r);
 	int rc = (s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK) ? 0 : pg_fail(h, e, "exec");
-	PQclear(r);
+	pq.clear(r);
 	return rc;
 }
 
@@ -51,25 +95,25 @@ static int pg_query(void *h, const char *sql, const char *const *params, size_t 
 {
 	if (out)
 		memset(out, 0, sizeof *out);
-	PGresult *r = PQexecParams(h, sql, (int)np, NULL, params, NULL, NULL, 0);
-	ExecStatusType s = PQresultStatus(r);
+	PGresult *r = pq.execParams(h, sql, (int)np, NULL, params, NULL, NULL, 0);
+	ExecStatusType s = pq.resultStatus(r);
 	if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) {
 		int rc = pg_fail(h, e, "query");
-		PQclear(r);
+		pq.clear(r);
 		return rc;
 	}
 	int rc = 0;
 	if (out && s == PGRES_TUPLES_OK) {
-		size_t nr = (size_t)PQntuples(r), nc = (size_t)PQnfields(r);
+		size_t nr = (size_t)pq.ntuples(r), nc = (size_t)pq.nfields(r);
 		out->ncols = nc;
 		out->cells = calloc(nr * nc + 1, sizeof *out->cells);
 		if (!out->cells)
 			rc = IB_ENOMEM;
 		for (size_t i = 0; i < nr && !rc; i++) {
 			for (size_t c = 0; c < nc && !rc; c++) {
-				if (PQgetisnull(r, (int)i, (int)c))
+				if (pq.getisnull(r, (int)i, (int)c))
 					continue;
-				char *v = strdup(PQgetvalue(r, (int)i, (int)c));
+				char *v = strdup(pq.getvalue(r, (int)i, (int)c));
 				if (!v)
 					rc = IB_ENOMEM;
 				out->cells[i * nc + c] = v;
@@ -77,7 +121,7 @@ static int pg_query(void *h, const char *sql, const char *const *params, size_t 
 			out->nrows = i + 1;
 		}
 	}
-	PQclear(r);
+	pq.clear(r);
 	if (rc && out)
 		res_dbrows_free(out);
 	return rc;
@@ -85,7 +129,7 @@ static int pg_query(void *h, const char *sql, const char *const *params, size_t 
 
 static void pg_close(void *h)
 {
-	PQfinish(h);
+	pq.finish(h);
 }
 
 const res_db_ops res_db_pg_ops = {

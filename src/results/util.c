@@ -7,6 +7,7 @@
 #include <pcre2.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -289,26 +290,37 @@ static bool dt_timestamp(const dtm *t, double *out)
 }
 
 static pcre2_code *nv_re[2];
+static pthread_once_t nv_once = PTHREAD_ONCE_INIT;
 
-static bool strptime_nv(const char *s, size_t n, int which, dtm *t)
+/* Compiled once per process (the runner processes rows on several threads),
+ * anchored at compile time and JIT-compiled when the platform allows: a
+ * telemetry CSV has a timestamp per GPU per second. */
+static void nv_compile(void)
 {
 	static const char *const pat[2] = {
 	    "(\\d\\d\\d\\d)/(1[0-2]|0[1-9]|[1-9])/(3[01]|[12]\\d|0[1-9]|[1-9]| [1-9])\\s+"
 	    "(2[0-3]|[0-1]\\d|\\d):([0-5]\\d|\\d):(6[0-1]|[0-5]\\d|\\d)\\.([0-9]{1,6})",
 	    "(\\d\\d\\d\\d)/(1[0-2]|0[1-9]|[1-9])/(3[01]|[12]\\d|0[1-9]|[1-9]| [1-9])\\s+"
 	    "(2[0-3]|[0-1]\\d|\\d):([0-5]\\d|\\d):(6[0-1]|[0-5]\\d|\\d)"};
-	if (!nv_re[which]) {
+	for (int i = 0; i < 2; i++) {
 		int err;
 		PCRE2_SIZE off;
-		nv_re[which] = pcre2_compile((PCRE2_SPTR)pat[which], PCRE2_ZERO_TERMINATED,
-		                             PCRE2_CASELESS, &err, &off, NULL);
-		if (!nv_re[which])
-			return false;
+		nv_re[i] = pcre2_compile((PCRE2_SPTR)pat[i], PCRE2_ZERO_TERMINATED,
+		                         PCRE2_CASELESS | PCRE2_ANCHORED, &err, &off, NULL);
+		if (nv_re[i])
+			pcre2_jit_compile(nv_re[i], PCRE2_JIT_COMPLETE); /* else interpreted */
 	}
+}
+
+static bool strptime_nv(const char *s, size_t n, int which, dtm *t)
+{
+	pthread_once(&nv_once, nv_compile);
+	if (!nv_re[which])
+		return false;
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(nv_re[which], NULL);
 	if (!md)
 		return false;
-	bool ok = pcre2_match(nv_re[which], (PCRE2_SPTR)s, n, 0, PCRE2_ANCHORED, md, NULL) > 0;
+	bool ok = pcre2_match(nv_re[which], (PCRE2_SPTR)s, n, 0, 0, md, NULL) > 0;
 	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
 	if (ok && ov[1] != n)
 		ok = false; /* unconverted data remains */

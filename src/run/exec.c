@@ -1,6 +1,7 @@
 /* Planning the rows (identity, engine inputs) and executing them: the
  * scheduler (jobs, GPU and CPU packing, ports), the signal thread, the
  * manifest records and the moves that keep the store consistent. */
+#include "eval/eval.h"
 #include "run/exec.h"
 
 #include <dirent.h>
@@ -117,6 +118,17 @@ static int identity(ib_arena *a, const run_opts *o, const run_resolved *x, run_i
 		SET(eng, "extra", ex);
 	}
 	SET(m, "engine", eng);
+	if (it->eval) {
+		ib_val *ev = ib_v_map(a);
+		if (!ev)
+			return IB_ENOMEM;
+		SET(ev, "dataset", ib_v_str(a, x->eval_dataset_id));
+		SET(ev, "limit", ib_v_int(a, o->eval_limit));
+		SET(ev, "eval_only", ib_v_bool(a, it->eval_only));
+		if (o->engine != RUN_ENGINE_RECIPE)
+			SET(ev, "sim_accuracy", ib_v_float(a, x->eval_accuracy));
+		SET(m, "eval", ev);
+	}
 	ib_buf b = {0};
 	ib_json_opts jo = {.indent = 2, .ensure_ascii = true, .sort_keys = true};
 	ib_error e = {0};
@@ -145,7 +157,61 @@ static int resolve(const run_opts *o, run_resolved *x)
 	                                                : 2;
 	x->num_spec_tokens = o->num_spec_tokens > 0 ? o->num_spec_tokens : 3;
 	x->prompt_threads = o->prompt_threads;
+	x->eval_accuracy = o->eval_accuracy > 0 ? o->eval_accuracy : 0.93;
 	return 0;
+}
+
+/* gsm8k's split sizes, for the stand-in set */
+#define STANDIN_TRAIN 7473
+#define STANDIN_TEST 1319
+
+/* The eval dataset folder (absolute) and what identifies its content. */
+static int resolve_eval_dataset(ib_arena *a, const run_opts *o, run_resolved *x, ib_error *e)
+{
+	char cwd[4096];
+	if (!o->eval_dataset) {
+		if (o->store[0] != '/' && !getcwd(cwd, sizeof cwd))
+			return ib_fail(e, IB_EIO, o->store, 0, 0, "cannot tell the current folder");
+		x->eval_dataset = o->store[0] == '/'
+		                      ? ib_arena_printf(a, "%s/eval-dataset", o->store)
+		                      : ib_arena_printf(a, "%s/%s/eval-dataset", cwd, o->store);
+		x->eval_dataset_id =
+		    ib_arena_printf(a, "stand-in: eval make-dataset --train %d --test %d --seed 1",
+		                    STANDIN_TRAIN, STANDIN_TEST);
+		return x->eval_dataset && x->eval_dataset_id ? 0 : IB_ENOMEM;
+	}
+	char *real = realpath(o->eval_dataset, NULL);
+	if (!real)
+		return ib_fail(e, IB_ENOENT, o->eval_dataset, 0, 0,
+		               "--eval-dataset: no such folder");
+	x->eval_dataset = ib_arena_strdup(a, real);
+	free(real);
+	char p[4200];
+	snprintf(p, sizeof p, "%s/train.jsonl", x->eval_dataset);
+	const char *h1 = file_sha(a, p);
+	snprintf(p, sizeof p, "%s/test.jsonl", x->eval_dataset);
+	const char *h2 = file_sha(a, p);
+	if (!h1 || !h2)
+		return ib_fail(e, IB_ENOENT, p, 0, 0,
+		               "--eval-dataset needs train.jsonl and test.jsonl (see docs/eval.md)");
+	x->eval_dataset_id = ib_arena_printf(a, "train %s test %s", h1, h2);
+	return x->eval_dataset_id ? 0 : IB_ENOMEM;
+}
+
+int exec_eval_dataset(const run_resolved *x, ib_error *e)
+{
+	char p[4200], tmp[4200];
+	snprintf(p, sizeof p, "%s/test.jsonl", x->eval_dataset);
+	if (access(p, F_OK) == 0)
+		return 0;
+	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", x->eval_dataset, (long)getpid());
+	run_rmtree(tmp);
+	int rc = ev_dataset_generate(tmp, STANDIN_TRAIN, STANDIN_TEST, 1, e);
+	if (!rc && rename(tmp, x->eval_dataset) != 0 && access(p, F_OK) != 0)
+		rc = ib_fail(e, IB_EIO, x->eval_dataset, 0, 0, "cannot create the eval dataset: %s",
+		             strerror(errno));
+	run_rmtree(tmp);
+	return rc;
 }
 
 static int plan_item(run_plan *p, const run_opts *o, const ib_val *row, size_t idx,
@@ -168,6 +234,10 @@ static int plan_item(run_plan *p, const run_opts *o, const ib_val *row, size_t i
 	it->spec = run_row_is_spec(row);
 	it->amd = !strncmp(label, "mi", 2);
 	it->gpus = run_gpu_count(row);
+	it->eval_only = !o->no_evals && run_row_flag(row, "eval-only");
+	it->eval = it->eval_only || (!o->no_evals && run_row_flag(row, "run-eval"));
+	if (o->no_evals && run_row_flag(row, "eval-only"))
+		it->skip = "an eval-only row, and evals are off (--no-evals)";
 	if (o->engine == RUN_ENGINE_RECIPE) {
 		ib_buf rp = {0};
 		ib_error re = {0};
@@ -181,7 +251,7 @@ static int plan_item(run_plan *p, const run_opts *o, const ib_val *row, size_t i
 		ib_buf_free(&rp);
 	} else {
 		const char *why = run_sim_unmodelable(row, &it->sim_model, &it->sim_hw);
-		if (why)
+		if (why && !it->skip)
 			it->skip = ib_arena_strdup(a, why);
 		bool eagle = it->sim_model && (!strcmp(it->sim_model, "minimax-m3") ||
 		                               !strcmp(it->sim_model, "kimi-k2.5"));
@@ -210,6 +280,13 @@ int run_plan_new(const run_opts *o, const ib_val *list, const bool *keep, run_pl
 	p->items = ib_arena_alloc(p->a, (list->list.n + 1) * sizeof *p->items);
 	const char *tok = tokenizer_sha(p->a, o->tokenizer);
 	int rc = p->items ? 0 : IB_ENOMEM;
+	bool evals = false;
+	for (size_t i = 0; i < list->list.n && !o->no_evals; i++)
+		evals |= (!keep || keep[i]) && list->list.v[i]->type == IB_V_MAP &&
+		         (run_row_flag(list->list.v[i], "run-eval") ||
+		                                 run_row_flag(list->list.v[i], "eval-only"));
+	if (!rc && evals)
+		rc = resolve_eval_dataset(p->a, o, &p->x, e);
 	for (size_t i = 0; i < list->list.n && !rc; i++)
 		if (!keep || keep[i])
 			rc = plan_item(p, o, list->list.v[i], i, tok, e);

@@ -17,6 +17,7 @@ typedef struct {
 	const char *recipe;        /* engine recipe: the script */
 	const char *sim_model, *sim_hw, *sim_spec_method;
 	bool spec, amd;
+	bool eval, eval_only; /* run-eval / eval-only rows (unless no_evals) */
 	int64_t gpus; /* GPU_COUNT */
 	/* scheduling */
 	int sched; /* 0 queued, 1 taken, 2 finished */
@@ -29,6 +30,9 @@ typedef struct {
 	double ready_timeout_s;
 	int prompts_per_conc, warmups_per_conc, num_spec_tokens, prompt_threads;
 	const char *shim_dir; /* engine recipe: the folder put first in PATH */
+	const char *eval_dataset; /* the gsm8k folder evals use (absolute) */
+	const char *eval_dataset_id; /* its content hashes, or the stand-in's recipe */
+	double eval_accuracy;
 } run_resolved;
 
 struct run_plan {
@@ -54,6 +58,7 @@ typedef struct {
 	int state;
 	ib_buf reason;
 	double server_start_s, client_s, process_s; /* phases (bench/run.sh) */
+	const char *eval_log, *shown_eval_log;
 	void *exec;                                 /* the executor (exec.c) */
 } row_ctx;
 
@@ -62,6 +67,9 @@ typedef struct {
 int row_execute(row_ctx *rc);
 /* exec.c: records a started process group (for cleanup after a SIGKILL). */
 void exec_note_pid(row_ctx *rc, pid_t pid);
+/* exec.c: makes the stand-in eval dataset (x->eval_dataset) unless it is
+ * there already; atomic (a temp folder renamed). */
+int exec_eval_dataset(const run_resolved *x, ib_error *e);
 /* exec.c: the variables a recipe also gets (PATH with the client shim, ...). */
 void exec_recipe_env(row_ctx *rc, ib_buf *env);
 

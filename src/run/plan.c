@@ -62,6 +62,13 @@ bool run_row_is_spec(const ib_val *row)
 	return v && v->type == IB_V_STR && strcmp(v->str.s, "none") != 0 && v->str.len;
 }
 
+bool run_row_flag(const ib_val *row, const char *key)
+{
+	const ib_val *v = ib_map_get(row, key);
+	return v && ((v->type == IB_V_BOOL && v->b) ||
+	             (v->type == IB_V_STR && (!strcmp(v->str.s, "true") || !strcmp(v->str.s, "True"))));
+}
+
 static const char *scenario(const ib_val *row)
 {
 	const ib_val *v = ib_map_get(row, "scenario-type");

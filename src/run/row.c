@@ -188,6 +188,12 @@ static const char **sim_argv(row_ctx *rc)
 		add(a, v, &n, "--profile");
 		add(a, v, &n, o->sim_profile);
 	}
+	if (it->eval) { /* the simulator grades the eval's questions */
+		add(a, v, &n, "--eval-dataset");
+		add(a, v, &n, rc->x->eval_dataset);
+		add(a, v, &n, "--eval-accuracy");
+		add(a, v, &n, ib_arena_printf(a, "%g", rc->x->eval_accuracy));
+	}
 	/* a bound for a simulator whose runner was killed (SIGKILL) */
 	add(a, v, &n, "--duration");
 	add(a, v, &n,
@@ -205,6 +211,37 @@ static const char **sim_argv(row_ctx *rc)
 		if (l)
 			add(a, v, &n, ib_arena_strndup(a, s, l));
 		s += l;
+	}
+	v[n] = NULL;
+	return v;
+}
+
+/* The eval's command line: the recipes' run_eval (setup_eval_context's
+ * context length ISL + OSL + 256), with infbench's gsm8k client. */
+static const char **eval_argv(row_ctx *rc)
+{
+	ib_arena *a = rc->a;
+	const ib_val *row = rc->it->row, *isl = ib_map_get(row, "isl"), *osl = ib_map_get(row, "osl");
+	const char **v = ib_arena_alloc(a, 24 * sizeof *v);
+	size_t n = 0;
+	add(a, v, &n, rc->o->self_exe);
+	add(a, v, &n, "eval");
+	add(a, v, &n, "run");
+	add(a, v, &n, "--base-url");
+	add(a, v, &n, ib_arena_printf(a, "http://127.0.0.1:%d", rc->port));
+	add(a, v, &n, "--model");
+	add(a, v, &n, run_fieldz(a, row, "model", ""));
+	add(a, v, &n, "--dataset");
+	add(a, v, &n, rc->x->eval_dataset);
+	add(a, v, &n, "--output-path");
+	add(a, v, &n, rc->ws);
+	if (isl && osl && isl->type == IB_V_INT && osl->type == IB_V_INT) {
+		add(a, v, &n, "--max-model-len");
+		add(a, v, &n, ib_arena_printf(a, "%lld", (long long)(isl->i + osl->i + 256)));
+	}
+	if (rc->o->eval_limit > 0) {
+		add(a, v, &n, "--limit");
+		add(a, v, &n, ib_arena_printf(a, "%d", rc->o->eval_limit));
 	}
 	v[n] = NULL;
 	return v;
@@ -325,7 +362,8 @@ static int engine_sim(row_ctx *rc)
 	pid_t pid;
 	const char **sv = sim_argv(rc), **cv = client_argv(rc);
 	note_command(rc->ws, sv);
-	note_command(rc->ws, cv);
+	if (!rc->it->eval_only)
+		note_command(rc->ws, cv);
 	if (run_spawn(sv, rc->envp, rc->ws, rc->server_log, &pid, &e))
 		return fail(rc, RUN_FAILED, "%s", e.msg);
 	rc->server = pid;
@@ -335,17 +373,37 @@ static int engine_sim(row_ctx *rc)
 	rc->server_start_s = (double)(ib_now_ns() - t0) / 1e9;
 	if (s != RUN_RUNNING)
 		return s;
-	t0 = ib_now_ns();
-	if (run_spawn(cv, rc->envp, rc->ws, rc->client_log, &pid, &e))
+	int st;
+	if (!rc->it->eval_only) {
+		t0 = ib_now_ns();
+		if (run_spawn(cv, rc->envp, rc->ws, rc->client_log, &pid, &e))
+			return fail(rc, RUN_FAILED, "%s", e.msg);
+		exec_note_pid(rc, pid);
+		s = supervise(rc, pid, "benchmark", &st);
+		rc->client_s = (double)(ib_now_ns() - t0) / 1e9;
+		if (s != RUN_RUNNING)
+			return s;
+		if (st != 0) {
+			client_failure(rc, st);
+			return RUN_FAILED;
+		}
+	}
+	if (!rc->it->eval)
+		return RUN_RUNNING;
+	const char **ev = eval_argv(rc);
+	note_command(rc->ws, ev);
+	if (run_spawn(ev, rc->envp, rc->ws, rc->eval_log, &pid, &e))
 		return fail(rc, RUN_FAILED, "%s", e.msg);
 	exec_note_pid(rc, pid);
-	int st;
-	s = supervise(rc, pid, "benchmark", &st);
-	rc->client_s = (double)(ib_now_ns() - t0) / 1e9;
+	s = supervise(rc, pid, "eval", &st);
 	if (s != RUN_RUNNING)
 		return s;
 	if (st != 0) {
-		client_failure(rc, st);
+		ib_buf tail = {0};
+		run_tail(&tail, rc->eval_log, 8);
+		fail(rc, RUN_FAILED, "eval exited with status %d; %s:%s", st, rc->shown_eval_log,
+		     tail.data ? tail.data : " (empty)");
+		ib_buf_free(&tail);
 		return RUN_FAILED;
 	}
 	return RUN_RUNNING;
@@ -367,7 +425,7 @@ static int engine_recipe(row_ctx *rc)
 	kill(-pid, SIGKILL); /* a server the recipe left running */
 	char p[4096];
 	snprintf(p, sizeof p, "%s/%s.json", rc->ws, rc->it->name);
-	if (access(p, F_OK) != 0) {
+	if (!rc->it->eval_only && access(p, F_OK) != 0) {
 		ib_buf tail = {0};
 		run_tail(&tail, rc->client_log, 15);
 		fail(rc, RUN_FAILED, "recipe %s exited with status %d and left no %s.json; %s:%s",
@@ -446,6 +504,10 @@ int row_execute(row_ctx *rc)
 	}
 	if (s != RUN_RUNNING)
 		return s;
+	if (it->eval_only) { /* no benchmark, nothing to process */
+		rc->state = RUN_DONE;
+		return RUN_DONE;
+	}
 	char p[4096];
 	snprintf(p, sizeof p, "%s/%s.json", rc->ws, it->name);
 	if (access(p, F_OK) != 0)

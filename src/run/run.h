@@ -78,6 +78,13 @@ typedef struct {
 	int warmups_per_conc;   /* num-warmups = this × CONC (0: 2; < 0: none) */
 	int prompt_threads;     /* client --prompt-threads (0: its default) */
 	const char *version;    /* the client's version (part of the identity) */
+	/* evals of rows with run-eval (eval-only rows: the eval alone) */
+	bool no_evals;            /* run the throughput benchmark only */
+	const char *eval_dataset; /* gsm8k folder (train.jsonl, test.jsonl); NULL: the
+	                           * stand-in set of `eval make-dataset` in
+	                           * STORE/eval-dataset (gsm8k's sizes, seed 1) */
+	double eval_accuracy;     /* simulator: fraction graded right (0: 0.93) */
+	int eval_limit;           /* eval run --limit (0: every question) */
 	bool force;             /* rerun done rows too */
 	bool retry_failed;      /* rerun rows whose last attempt failed */
 	bool dry_run;           /* plan and report, start nothing */
@@ -168,7 +175,10 @@ int run_plan_outcome(const run_plan *p, const char *store, run_summary *sum, ib_
 int run_store_status(ib_arena *a, const char *store, ib_val **out, ib_error *e);
 
 /* Collects every STORE/rows/<id>/agg_*.json of the plan's done rows into a
- * JSON list, written like `infbench collect` (indent 2) to out_path atomically. */
+ * JSON list, written like `infbench collect` (indent 2) to out_path atomically.
+ * When done rows ran an eval, their eval rows (`infbench eval collect`'s, one
+ * folder each) go to agg_eval_<X> beside it, where out_path's file name is
+ * agg_<X> (agg_bmk.json -> agg_eval_bmk.json). */
 int run_collect(const run_plan *p, const char *store, const char *out_path, ib_error *e);
 
 #endif

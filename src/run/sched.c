@@ -161,6 +161,8 @@ void exec_recipe_env(row_ctx *rc, ib_buf *env)
 	ib_buf_printf(env, "INFBENCH_READY_TIMEOUT=%.0f\n", rc->x->ready_timeout_s);
 	if (rc->o->time_scale > 0)
 		ib_buf_printf(env, "INFBENCH_TIME_SCALE=%g\n", rc->o->time_scale);
+	if (rc->it->eval)
+		ib_buf_printf(env, "INFBENCH_EVAL_DATASET=%s\n", rc->x->eval_dataset);
 }
 
 /* Kills what a killed runner left in a stale workspace: the recorded
@@ -375,6 +377,8 @@ static void run_one(exec_t *x, run_item *it, const char *devices)
 	    ib_arena_printf(rc.a, "%s/failed/%s/server.log", x->st.dir, it->identity);
 	rc.shown_client_log =
 	    ib_arena_printf(rc.a, "%s/failed/%s/%s.log", x->st.dir, it->identity, cl);
+	rc.eval_log = ib_arena_printf(rc.a, "%s/eval.log", rc.ws);
+	rc.shown_eval_log = ib_arena_printf(rc.a, "%s/failed/%s/eval.log", x->st.dir, it->identity);
 	const ib_val *c = ib_map_get(it->row, "conc");
 	rc.conc = c && c->type == IB_V_INT ? c->i : 1;
 	char started[32];
@@ -560,6 +564,11 @@ static int setup(exec_t *x, ib_error *e)
 		discover_devices(x);
 	if (!rc && o->engine == RUN_ENGINE_RECIPE)
 		rc = write_shim(x, e);
+	bool evals = false;
+	for (size_t i = 0; i < x->p->n; i++)
+		evals |= x->p->items[i].eval && !x->p->items[i].skip;
+	if (!rc && evals && !o->eval_dataset && !o->dry_run)
+		rc = exec_eval_dataset(&x->p->x, e);
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	x->cpu_free = o->cpus > 0 ? o->cpus : (int)(cpus > 0 ? cpus : 1);
 	return rc;

@@ -40,6 +40,9 @@ static void task_flags(ib_buf *b, ib_arena *a, const run_opts *o)
 	opt(b, "--tokenizer", abs_path(a, o->tokenizer));
 	opt(b, "--runner-name", o->runner_name);
 	opt(b, "--sim-profile", abs_path(a, o->sim_profile));
+	opt(b, "--eval-dataset", abs_path(a, o->eval_dataset));
+	if (o->no_evals)
+		ib_buf_puts(b, " --no-evals");
 	if (o->time_scale > 0) {
 		snprintf(tmp, sizeof tmp, "%.17g", o->time_scale);
 		opt(b, "--time-scale", tmp);
@@ -59,7 +62,9 @@ static void task_flags(ib_buf *b, ib_arena *a, const run_opts *o)
 	            {"--num-spec-tokens", o->num_spec_tokens},
 	            {"--prompts-per-conc", o->prompts_per_conc},
 	            {"--warmups-per-conc", o->warmups_per_conc},
-	            {"--prompt-threads", o->prompt_threads}};
+	            {"--prompt-threads", o->prompt_threads},
+	            {"--eval-accuracy", o->eval_accuracy},
+	            {"--eval-limit", o->eval_limit}};
 	for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
 		if (nums[i].v == 0)
 			continue;

@@ -1,6 +1,7 @@
 /* The results store: folders, the lock, the manifest (JSON lines appended
  * one write each), and reading the manifest back. */
-#include "run/private.h"
+#include "eval/eval.h"
+#include "run/exec.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -212,6 +213,42 @@ int run_store_status(ib_arena *a, const char *store, ib_val **out, ib_error *e)
 	return 0;
 }
 
+/* The eval rows of the plan's done eval rows into agg_eval_<X> beside
+ * out_path (agg_<X>); nothing when there are none. */
+static int collect_evals(const run_plan *p, const char *store, const char *out_path, ib_arena *a,
+                         ib_error *e)
+{
+	ib_val *all = ib_v_list(a);
+	int rc = all ? 0 : IB_ENOMEM;
+	char path[4096];
+	for (size_t i = 0; i < p->n && !rc; i++) {
+		snprintf(path, sizeof path, "%s/rows/%s", store, p->items[i].identity);
+		ib_val *rows = NULL;
+		if (!p->items[i].eval || access(path, F_OK) != 0)
+			continue;
+		rc = ev_collect_rows(a, path, &rows, e);
+		for (size_t k = 0; !rc && k < rows->list.n; k++)
+			if (ib_list_push(a, all, rows->list.v[k]))
+				rc = IB_ENOMEM;
+	}
+	if (rc || !all->list.n)
+		return rc;
+	const char *base = strrchr(out_path, '/');
+	size_t dl = base ? (size_t)(base - out_path) + 1 : 0;
+	base = base ? base + 1 : out_path;
+	if (!strncmp(base, "agg_", 4))
+		base += 4;
+	snprintf(path, sizeof path, "%.*sagg_eval_%s", (int)dl, out_path, base);
+	ib_buf b = {0};
+	ib_json_opts o = IB_JSON_PYTHON;
+	o.indent = 2;
+	rc = ib_json_write(&b, all, &o, e);
+	if (!rc)
+		rc = ib_write_file_atomic(path, b.data, b.len, e);
+	ib_buf_free(&b);
+	return rc;
+}
+
 int run_collect(const run_plan *p, const char *store, const char *out_path, ib_error *e)
 {
 	ib_arena *a = ib_arena_new();
@@ -238,6 +275,8 @@ int run_collect(const run_plan *p, const char *store, const char *out_path, ib_e
 	if (!rc)
 		rc = ib_write_file_atomic(out_path, b.data, b.len, e);
 	ib_buf_free(&b);
+	if (!rc)
+		rc = collect_evals(p, store, out_path, a, e);
 	ib_arena_free(a);
 	return rc;
 }

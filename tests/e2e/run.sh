@@ -219,6 +219,49 @@ echo "# changed" >>bm/single_node/fixed_seq_len/minimaxm3_fp4_mi355x_vllm_mtp.sh
 grep -q '\[2/2\] done .*spec-mtp_conc2' s4b.err && grep -q 'reused .*spec-none_conc1' s4b.err && ok ||
 	{ no "changed recipe: not exactly its row rerun"; cat s4b.err; }
 
+# -- 5b. evals: a run-eval row runs the benchmark and the gsm8k eval against
+#        the simulator's grader, an eval-only row the eval alone; eval rows
+#        are collected into agg_eval_bmk.json; the eval settings are part of
+#        the identity of eval rows only (ISL 1024: the context ISL + OSL + 256
+#        must hold a 5-shot prompt and the eval's max_tokens, as in InferenceX)
+{
+	echo "["
+	row 1024 128 2 none ', "run-eval": true'; echo ","
+	row 1024 128 4 none ', "run-eval": true, "eval-only": true'; echo ","
+	row 256 128 1 none
+	echo "]"
+} | sed 's/"run-eval": false, "run-eval"/"run-eval"/' >me.json
+"$bin" run me.json --results s6 --eval-limit 200 --eval-accuracy 0.8 "${loud[@]}" 2>s6.err
+rc=$?
+[ "$rc" = 0 ] && ok || { no "evals: exit $rc"; cat s6.err; }
+e0=$(grep -l '"run-eval": true' s6/rows/*/identity.json | head -n 1)
+ls s6/rows/*/results_*.json >/dev/null 2>&1 && [ "$(ls s6/rows/*/results_*.json | wc -l)" = 2 ] && ok ||
+	no "evals: want 2 lm-eval results files, got $(ls s6/rows/*/results_*.json 2>/dev/null | wc -l)"
+[ "$(ls s6/rows/*/agg_*.json | wc -l)" = 2 ] && ok || no "evals: the eval-only row must leave no agg row"
+grep -q -- '--eval-dataset .*eval-dataset --eval-accuracy 0.8' s6/rows/*/commands.txt && ok ||
+	no "evals: the simulator was not started as a grader"
+python3 - s6/agg_eval_bmk.json <<'PY' && ok || no "evals: agg_eval_bmk.json"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+assert len(rows) == 2, rows
+for r in rows:
+    assert r["task"] == "gsm8k" and r["n_eff"] == 200, r
+    # 200 graded questions at accuracy 0.8: strict-match inside the 99.9 % interval
+    assert abs(r["em_strict"] - 0.8) < 3.3 * (0.8 * 0.2 / 200) ** 0.5, r["em_strict"]
+assert sorted(r["conc"] for r in rows) == [2, 4], rows
+PY
+[ -f s6/eval-dataset/test.jsonl ] && [ "$(wc -l <s6/eval-dataset/test.jsonl)" = 1319 ] && ok ||
+	no "evals: the stand-in dataset (1319 questions) was not made in the store"
+"$bin" run me.json --results s6 --eval-limit 200 --eval-accuracy 0.9 "${loud[@]}" 2>s6b.err
+[ "$(grep -c 'reused' s6b.err)" = 1 ] && grep -q 'reused .*_conc1_' s6b.err && ok ||
+	{ no "evals: a changed accuracy must rerun the eval rows only"; cat s6b.err; }
+"$bin" run me.json --results s7 --no-evals "${loud[@]}" 2>s7.err
+grep -q 'skipped .*an eval-only row, and evals are off' s7.err && [ ! -e s7/agg_eval_bmk.json ] &&
+	! ls s7/rows/*/results_*.json >/dev/null 2>&1 && ok || { no "evals: --no-evals"; cat s7.err; }
+"$bin" run me.json --results s8 --eval-dataset nowhere "${loud[@]}" 2>s8.err
+[ $? = 3 ] && grep -q 'nowhere: --eval-dataset: no such folder' s8.err && ok ||
+	{ no "evals: a missing --eval-dataset"; cat s8.err; }
+
 # -- 6. with IX_REF: the reference's own benchmark_lib.sh drives infbench
 #       bench, and its process_result.py agrees with the agg file
 if [ -n "${IX_REF:-}" ] && [ -f "$IX_REF/benchmarks/benchmark_lib.sh" ]; then
