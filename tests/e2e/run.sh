@@ -253,7 +253,7 @@ PY
 [ -f s6/eval-dataset/test.jsonl ] && [ "$(wc -l <s6/eval-dataset/test.jsonl)" = 1319 ] && ok ||
 	no "evals: the stand-in dataset (1319 questions) was not made in the store"
 "$bin" run me.json --results s6 --eval-limit 200 --eval-accuracy 0.9 "${loud[@]}" 2>s6b.err
-[ "$(grep -c 'reused' s6b.err)" = 1 ] && grep -q 'reused .*_conc1_' s6b.err && ok ||
+[ "$(grep -c '\] reused' s6b.err)" = 1 ] && grep -q '\] reused .*_conc1_' s6b.err && ok ||
 	{ no "evals: a changed accuracy must rerun the eval rows only"; cat s6b.err; }
 "$bin" run me.json --results s7 --no-evals "${loud[@]}" 2>s7.err
 grep -q 'skipped .*an eval-only row, and evals are off' s7.err && [ ! -e s7/agg_eval_bmk.json ] &&
