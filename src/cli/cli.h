@@ -12,6 +12,8 @@ int cmd_process(int argc, char **argv);
 int cmd_power(int argc, char **argv);
 int cmd_success_rate(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
+int cmd_sim_validate(int argc, char **argv);
+int cmd_sim_calibrate(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_tokenize(int argc, char **argv);
 int cmd_detokenize(int argc, char **argv);

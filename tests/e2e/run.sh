@@ -158,7 +158,7 @@ grep -q 'the runner stopped without recording an end (killed)' s2/manifest.jsonl
 	row 256 64 1 none ', "sim-args": "--host 127.0.0.2"'; echo ","
 	row 256 1024 1 none ', "sim-args": "--time-scale 1 --duration 8"'; echo ","
 	row 256 64 4 none ', "sim-args": "--fail-rate 0.5"'; echo ","
-	row 256 64 1 none | sed 's/"runner": "mi355x"/"runner": "b300"/'; echo ","
+	row 256 64 1 none | sed 's/"runner": "mi355x"/"runner": "tpu7x"/'; echo ","
 	row 256 64 2 none
 	echo "]"
 } >mf.json
@@ -175,7 +175,7 @@ chk 0 failed 'server not ready after 20 s (no answer on /health)'
 grep -q 'listening on http://127.0.0.2' s3.err && ok || no "never ready: no server-log tail quoted"
 chk 1 failed 'server exited with status [0-9]* during the benchmark'
 chk 2 failed 'client: FAIL: request failure rate'
-chk 3 skipped "no simulator GPU profile for runner 'b300'"
+chk 3 skipped "no simulator GPU profile for runner 'tpu7x'"
 [ "$(state_of s3 4)" = done ] && ok || no "the good row: $(state_of s3 4)"
 # a rerun leaves failed rows alone unless asked
 "$bin" run mf.json --results s3 --rows 2 --tokenizer "$tok" --time-scale 10 2>s3b.err

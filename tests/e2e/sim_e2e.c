@@ -644,7 +644,9 @@ static void test_shapes(void)
 	double i1, i8;
 	run_concurrent(a.port, 4, 64, 400, &i1, &ttft, &tpc);
 	run_concurrent(b.port, 4, 64, 400, &i8, &ttft, &tpc);
-	check(i8 < i1 / 2, "TP=8 beats TP=1 per user (ITL %.5f vs %.5f s)", i8, i1);
+	/* by at least a third: the calibrated per-step overhead (configs/sim/calibration.yaml) does not
+	 * shrink with TP */
+	check(i8 < i1 / 1.5, "TP=8 beats TP=1 per user (ITL %.5f vs %.5f s)", i8, i1);
 	stop(&a);
 	stop(&b);
 }

@@ -128,9 +128,9 @@ Test(run, simulator_models_or_says_why_not)
 	cr_assert_str_eq(m, "deepseek-r1");
 	cr_assert_str_eq(h, "h200");
 	ib_val *r = row_of(a, dsr1);
-	ib_map_set(a, r, "runner", ib_v_str(a, "b300"));
+	ib_map_set(a, r, "runner", ib_v_str(a, "tpu7x"));
 	const char *why = run_sim_unmodelable(r, NULL, NULL);
-	cr_assert(why && strstr(why, "no simulator GPU profile for runner 'b300'"), "%s", why);
+	cr_assert(why && strstr(why, "no simulator GPU profile for runner 'tpu7x'"), "%s", why);
 	r = row_of(a, dsr1);
 	ib_map_set(a, r, "runner", ib_v_str(a, "h200-cw"));
 	cr_assert_null(run_sim_unmodelable(r, NULL, &h));
