@@ -29,6 +29,10 @@ typedef struct {
 	double ready_timeout_s;
 	int prompts_per_conc, warmups_per_conc, num_spec_tokens, prompt_threads;
 	const char *shim_dir; /* engine recipe: the folder put first in PATH */
+	/* engine sim: the calibration file every simulator gets (--calibration;
+	 * resolved once, as `infbench sim` would: sim_calib_find) and its
+	 * content hash (part of the identity); NULL: none, built-in defaults */
+	const char *sim_calibration, *sim_calibration_sha;
 } run_resolved;
 
 struct run_plan {

@@ -79,6 +79,8 @@ static const char *precision_key(const char *p)
 
 static const char *framework_key(const char *note)
 {
+	if (!note)
+		return NULL;
 	if (has(note, "dynamo-trt") || has(note, "trt-llm") || has(note, "tensorrt"))
 		return "trt";
 	if (has(note, "atom"))
@@ -90,9 +92,16 @@ static const char *framework_key(const char *note)
 	return NULL;
 }
 
-/* The first image tag ("v0.5.10rc0") or date ("2026-05-02") in a note. */
-static const char *version_of(ib_arena *a, const char *note)
+const char *sim_framework_key(const char *text)
 {
+	return framework_key(text);
+}
+
+/* The first image tag ("v0.5.10rc0") or date ("2026-05-02") in a note. */
+const char *sim_version_of(ib_arena *a, const char *note)
+{
+	if (!note)
+		return NULL;
 	for (const char *s = note; *s; s++) {
 		if ((s == note || !isalnum((unsigned char)s[-1])) && s[0] == 'v' &&
 		    isdigit((unsigned char)s[1])) {
@@ -269,7 +278,7 @@ int sim_points_load(const char *path, ib_arena *a, sim_point **out, size_t *n, i
 		p->tps_gpu = F(C_TPS)[0] ? atof(F(C_TPS)) : NAN;
 		classify(p);
 		configure(p, F(C_MODEL), F(C_GPU), F(C_PREC), F(C_NOTE), F(C_MNAME), F(C_MVAL));
-		p->version = version_of(a, F(C_NOTE));
+		p->version = sim_version_of(a, F(C_NOTE));
 #undef F
 	}
 	if (!*n)

@@ -269,6 +269,13 @@ typedef struct {
 	double tps_gpu, interactivity, median_tpot, median_ttft;
 } sim_point_result;
 
+/* The calibration's framework key named in a text (a framework field such as
+ * "dynamo-sglang", a note, an image): "trt", "atom", "sglang" or "vllm", in
+ * that order of precedence; NULL when none is named. */
+const char *sim_framework_key(const char *text);
+/* The first version in a text (an image tag "v0.5.10rc0", else a date
+ * "2026-05-02"), copied into a; NULL when none (or text is NULL). */
+const char *sim_version_of(ib_arena *a, const char *text);
 /* Reads points.tsv (../shared/golden/real-frontiers/README.md) into *out
  * (n rows, in arena a): each row's kind, its configuration from the
  * columns and the recipe note (framework, TP=, EP=, MTP/EAGLE, DP
