@@ -309,38 +309,22 @@ static int calib_flags(arg_parser *p, sim_config *c, sim_run *r)
 	arg_opt *o;
 	c->framework = (o = args_get(p, "--framework"))->seen ? o->vals[0] : "vllm";
 	c->framework_version = (o = args_get(p, "--framework-version"))->seen ? o->vals[0] : NULL;
-	char exe[4096], buf[4200];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	exe[n > 0 ? n : 0] = 0;
 	o = args_get(p, "--calibration");
-	const char *path = o->seen ? o->vals[0] : sim_calib_find(n > 0 ? exe : NULL, buf, sizeof buf);
-	sim_calib_file f = {0};
+	sim_calib_file f;
 	sim_calib cal;
-	if (path) {
-		ib_diags d = {.a = r->a};
-		ib_error e = {0};
-		int rc = sim_calib_load(path, r->a, &f, &d, &e);
-		ib_buf line = {0};
-		for (size_t i = 0; i < d.n; i++) {
-			line.len = 0;
-			ib_diag_format(&d.items[i], &line);
-			fprintf(stderr, "infbench sim: %s\n", line.data);
-		}
-		ib_buf_free(&line);
-		ib_diags_free(&d);
-		if (rc)
-			return fail("--calibration", &e);
-	}
+	const char *used;
+	if (cli_load_calibration("infbench sim", o->seen ? o->vals[0] : NULL, r->a, &f, &used))
+		return 1;
 	sim_calib_key k = {c->framework, c->hw.name, c->precision, c->model.name,
 			   c->spec_method ? c->spec_method : "none", c->framework_version};
-	sim_calib_resolve(path ? &f : NULL, &k, &cal);
+	sim_calib_resolve(f.n ? &f : NULL, &k, &cal);
 	sim_calib_apply(&cal, c);
 	int rc = 0;
 	num_opt(p, "--draft-cost", &c->draft_cost, 0, 10, &rc);
 	if (rc)
 		return rc;
 	fprintf(stderr, "infbench sim: calibration %s (%s on %s: mem-eff %g, compute-eff %g, step %g us)\n",
-		path ? path : "built-in defaults", c->framework, c->hw.name, c->mem_eff, c->compute_eff,
+		used, c->framework, c->hw.name, c->mem_eff, c->compute_eff,
 		c->step_overhead_s * 1e6);
 	return 0;
 }

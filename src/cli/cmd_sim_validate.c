@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *kind_name(sim_point_kind k)
 {
@@ -15,49 +16,14 @@ static const char *kind_name(sim_point_kind k)
 	return n[k];
 }
 
-static int cmp_d(const void *a, const void *b)
+static void summary_line(const char *what, sim_ape *g)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-typedef struct {
-	double *v;
-	size_t n;
-} dvec;
-
-static void push(dvec *d, double x)
-{
-	double *g = realloc(d->v, (d->n + 1) * sizeof *g);
-	if (g) {
-		d->v = g;
-		d->v[d->n++] = x;
-	}
-}
-
-static void summary_line(const char *what, dvec *tps, dvec *inter, size_t runnable, size_t total)
-{
-	double mt = 0, mi = 0;
-	for (size_t i = 0; i < tps->n; i++)
-		mt += tps->v[i];
-	for (size_t i = 0; i < inter->n; i++)
-		mi += inter->v[i];
-	if (tps->n)
-		qsort(tps->v, tps->n, sizeof *tps->v, cmp_d);
-	if (inter->n)
-		qsort(inter->v, inter->n, sizeof *inter->v, cmp_d);
-	double medt = tps->n ? (tps->n % 2 ? tps->v[tps->n / 2]
-	                                   : (tps->v[tps->n / 2 - 1] + tps->v[tps->n / 2]) / 2)
-	                     : NAN;
-	double medi =
-	    inter->n ? (inter->n % 2 ? inter->v[inter->n / 2]
-	                             : (inter->v[inter->n / 2 - 1] + inter->v[inter->n / 2]) / 2)
-	             : NAN;
+	double mt, at, mi, ai;
+	sim_ape_stats(g, &mt, &at, &mi, &ai);
 	printf("%-22s runnable %3zu/%-3zu  tok/s/GPU APE median %6.1f%% mean %6.1f%%  "
 	       "interactivity APE median %6.1f%% "
 	       "mean %6.1f%%\n",
-	       what, runnable, total, medt, tps->n ? mt / tps->n : NAN, medi,
-	       inter->n ? mi / inter->n : NAN);
+	       what, g->runnable, g->total, mt, at, mi, ai);
 }
 
 typedef struct {
@@ -66,12 +32,13 @@ typedef struct {
 	bool all_kinds, quiet;
 } val_opts;
 
-/* Loads the calibration file named (or the default one); *f stays empty
- * without one. Problems are printed. */
-static int load_cal(const char *path, ib_arena *a, sim_calib_file *f, const char **used)
+int cli_load_calibration(const char *prog, const char *path, ib_arena *a, sim_calib_file *f,
+			 const char **used)
 {
-	char buf[4200];
-	const char *p = path ? path : sim_calib_find(NULL, buf, sizeof buf);
+	char exe[4096], buf[4200];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	exe[n > 0 ? n : 0] = 0;
+	const char *p = path ? path : sim_calib_find(n > 0 ? exe : NULL, buf, sizeof buf);
 	memset(f, 0, sizeof *f);
 	*used = p ? ib_arena_strdup(a, p) : "built-in defaults";
 	if (!p)
@@ -83,13 +50,13 @@ static int load_cal(const char *path, ib_arena *a, sim_calib_file *f, const char
 	for (size_t i = 0; i < d.n; i++) {
 		line.len = 0;
 		ib_diag_format(&d.items[i], &line);
-		fprintf(stderr, "infbench sim: %s\n", line.data);
+		fprintf(stderr, "%s: %s\n", prog, line.data ? line.data : "");
 	}
 	ib_buf_free(&line);
 	ib_diags_free(&d);
 	if (rc)
-		cli_error("infbench sim", "--calibration", &e);
-	return rc;
+		cli_error(prog, "--calibration", &e);
+	return rc ? 1 : 0;
 }
 
 static int validate(const val_opts *o)
@@ -101,7 +68,7 @@ static int validate(const val_opts *o)
 	sim_calib_file cal;
 	const char *used;
 	int status = 1;
-	if (!a || load_cal(o->calibration, a, &cal, &used))
+	if (!a || cli_load_calibration("infbench sim validate", o->calibration, a, &cal, &used))
 		goto out;
 	if (sim_points_load(o->points, a, &pts, &n, &e)) {
 		cli_error("infbench sim validate", o->points, &e);
@@ -111,8 +78,7 @@ static int validate(const val_opts *o)
 	printf("%-5s %-9s %-16s %-7s %-5s %-7s %3s %3s %4s %5s/%-5s %9s %9s %7s %7s %7s %7s\n",
 	       "row", "kind", "model", "gpu", "prec", "fw", "tp", "ep", "conc", "isl", "osl",
 	       "pub_tps", "sim_tps", "err%", "pub_int", "sim_int", "err%");
-	dvec kt[4] = {{0}}, ki[4] = {{0}}, gt[16] = {{0}}, gi[16] = {{0}};
-	size_t krun[4] = {0}, ktot[4] = {0}, grun[16] = {0}, gtot[16] = {0};
+	sim_ape kind[4] = {{0}}, gpu[16] = {{0}};
 	const char *gname[16] = {0};
 	size_t ng = 0;
 	ib_buf why = {0};
@@ -120,37 +86,25 @@ static int validate(const val_opts *o)
 		const sim_point *p = &pts[i];
 		if (!o->all_kinds && p->kind != SIM_POINT_MEASURED)
 			continue;
-		ktot[p->kind]++;
 		size_t g = 0;
 		while (g < ng && strcmp(gname[g], p->gpu_name))
 			g++;
 		if (g == ng && ng < 16)
 			gname[ng++] = p->gpu_name;
-		if (g < 16)
-			gtot[g]++;
 		sim_point_result r;
-		if (p->why || sim_point_run(p, &cal, o->prompts, &r, &e)) {
+		bool ran = !p->why && !sim_point_run(p, &cal, o->prompts, &r, &e);
+		double et = ran ? sim_err_pct(r.tps_gpu, p->tps_gpu) : NAN;
+		double ei = ran ? sim_err_pct(r.interactivity, p->interactivity) : NAN;
+		if (sim_ape_add(&kind[p->kind], ran, et, ei) ||
+		    (g < 16 && sim_ape_add(&gpu[g], ran, et, ei))) {
+			fprintf(stderr, "infbench sim validate: error: out of memory\n");
+			goto done;
+		}
+		if (!ran) {
 			ib_buf_printf(&why, "  row %d (%s, %s %s): %s\n", p->row_id,
 			              kind_name(p->kind), p->model_name, p->gpu_name,
 			              p->why ? p->why : e.msg);
 			continue;
-		}
-		krun[p->kind]++;
-		if (g < 16)
-			grun[g]++;
-		double et = isnan(p->tps_gpu) ? NAN : 100 * (r.tps_gpu - p->tps_gpu) / p->tps_gpu;
-		double ei = isnan(p->interactivity)
-		                ? NAN
-		                : 100 * (r.interactivity - p->interactivity) / p->interactivity;
-		if (!isnan(et)) {
-			push(&kt[p->kind], fabs(et));
-			if (g < 16)
-				push(&gt[g], fabs(et));
-		}
-		if (!isnan(ei)) {
-			push(&ki[p->kind], fabs(ei));
-			if (g < 16)
-				push(&gi[g], fabs(ei));
 		}
 		if (!o->quiet)
 			printf("%-5d %-9s %-16.16s %-7.7s %-5s %-7s %3d %3d %4d %5d/%-5d %9.1f "
@@ -163,23 +117,20 @@ static int validate(const val_opts *o)
 		printf("\nrows that cannot run:\n%s", why.data);
 	printf("\nabsolute percentage errors:\n");
 	for (int k = 0; k < 4; k++)
-		if (ktot[k])
-			summary_line(kind_name(k), &kt[k], &ki[k], krun[k], ktot[k]);
+		if (kind[k].total)
+			summary_line(kind_name(k), &kind[k]);
 	for (size_t g = 0; g < ng; g++) {
 		char what[64];
 		snprintf(what, sizeof what, "gpu %s", gname[g]);
-		summary_line(what, &gt[g], &gi[g], grun[g], gtot[g]);
+		summary_line(what, &gpu[g]);
 	}
-	for (int k = 0; k < 4; k++) {
-		free(kt[k].v);
-		free(ki[k].v);
-	}
-	for (int g = 0; g < 16; g++) {
-		free(gt[g].v);
-		free(gi[g].v);
-	}
-	ib_buf_free(&why);
 	status = 0;
+done:
+	for (int k = 0; k < 4; k++)
+		sim_ape_free(&kind[k]);
+	for (int g = 0; g < 16; g++)
+		sim_ape_free(&gpu[g]);
+	ib_buf_free(&why);
 out:
 	ib_arena_free(a);
 	return status;
@@ -305,24 +256,16 @@ int cmd_sim_calibrate(int argc, char **argv)
 	}
 	if ((x = args_get(&p, "--prompts-per-conc"))->seen)
 		prompts = x->ivals[0] < 1 ? 1 : x->ivals[0] > 100 ? 100 : (int)x->ivals[0];
-	if ((x = args_get(&p, "--base"))->seen && load_cal(x->vals[0], a, &base, &used))
+	if ((x = args_get(&p, "--base"))->seen &&
+	    cli_load_calibration("infbench sim calibrate", x->vals[0], a, &base, &used))
 		goto out;
 	sim_point *pts;
 	size_t n, ng[4];
 	sim_fit_group *gs[4];
-	sim_calib_file lvl = base;
-	/* four levels, each on top of the previous: every row, framework x GPU,
-	 * x model, x framework version (where the rows name one) */
-	if (sim_points_load(args_get(&p, "--points")->vals[0], a, &pts, &n, &e)) {
+	if (sim_points_load(args_get(&p, "--points")->vals[0], a, &pts, &n, &e) ||
+	    sim_calibrate(pts, n, &base, used, prompts, a, gs, ng, &y, &e)) {
 		cli_error("infbench sim calibrate", NULL, &e);
 		goto out;
-	}
-	for (int l = 0; l < 4; l++) {
-		if (sim_fit(pts, n, lvl.n ? &lvl : NULL, prompts, l - 1, a, &gs[l], &ng[l], &e) ||
-		    sim_fit_append(lvl.n ? &lvl : NULL, gs[l], ng[l], a, &lvl)) {
-			cli_error("infbench sim calibrate", NULL, &e);
-			goto out;
-		}
 	}
 	printf("%-8s %-8s %-18s %-12s %6s %8s %11s %11s  %s\n", "fw", "gpu", "model", "version",
 	       "points", "fitted", "rms_before", "rms_after", "parameters");
@@ -338,22 +281,6 @@ int cmd_sim_calibrate(int argc, char **argv)
 			       sqrt(gs[l][i].loss_after), gs[l][i].values.mem_eff,
 			       gs[l][i].values.step_overhead_s * 1e6,
 			       gs[l][i].values.seq_overhead_s * 1e6);
-	ib_buf_printf(
-	    &y,
-	    "# Calibration of infbench sim's performance model (docs/sim.md \"Calibration\").\n"
-	    "# Written by: infbench sim calibrate --points <points.tsv> --prompts-per-conc %d%s%s\n"
-	    "# The first rule holds the uncalibrated defaults; each later rule was fitted to the\n"
-	    "# published InferenceX measured points of one framework x GPU [x model [x version]] (its note says how "
-	    "many)\n"
-	    "# and is applied on top of the earlier ones.\n"
-	    "rules:\n"
-	    "  - note: uncalibrated defaults (docs/sim.md \"The performance model\")\n"
-	    "    mem-eff: 0.8\n    compute-eff: 0.6\n    step-overhead-us: 300\n    "
-	    "seq-overhead-us: 0\n"
-	    "    comm-eff: 1.0\n    ep-imbalance: 1.0\n    draft-cost: 0.05\n",
-	    prompts, base.n ? " --base " : "", base.n ? used : "");
-	for (int l = 0; l < 4; l++)
-		sim_fit_rules(gs[l], ng[l], &y);
 	if ((x = args_get(&p, "--write"))->seen) {
 		if (ib_write_file_atomic(x->vals[0], y.data, y.len, &e)) {
 			cli_error("infbench sim calibrate", NULL, &e);

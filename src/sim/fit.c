@@ -238,3 +238,37 @@ int sim_fit_append(const sim_calib_file *base, const sim_fit_group *g, size_t n,
 	*out = (sim_calib_file){.path = base ? base->path : NULL, .rules = r, .n = k};
 	return 0;
 }
+
+int sim_calibrate(const sim_point *pts, size_t n, const sim_calib_file *base, const char *base_name,
+                  int prompts, ib_arena *a, sim_fit_group *gs[4], size_t ng[4], ib_buf *yaml,
+                  ib_error *e)
+{
+	sim_calib_file lvl = base ? *base : (sim_calib_file){0};
+	/* four levels, each on top of the previous: every row, framework x GPU,
+	 * x model, x framework version (where the rows name one) */
+	for (int l = 0; l < 4; l++) {
+		int rc = sim_fit(pts, n, lvl.n ? &lvl : NULL, prompts, l - 1, a, &gs[l], &ng[l], e);
+		if (!rc && sim_fit_append(lvl.n ? &lvl : NULL, gs[l], ng[l], a, &lvl))
+			rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+		if (rc)
+			return rc;
+	}
+	bool named = base && base->n && base_name;
+	int w = ib_buf_printf(
+	    yaml,
+	    "# Calibration of infbench sim's performance model (docs/sim.md \"Calibration\").\n"
+	    "# Written by: infbench sim calibrate --points <points.tsv> --prompts-per-conc %d%s%s\n"
+	    "# The first rule holds the uncalibrated defaults; each later rule was fitted to the\n"
+	    "# published InferenceX measured points of one framework x GPU [x model [x version]] "
+	    "(its note says how many)\n"
+	    "# and is applied on top of the earlier ones.\n"
+	    "rules:\n"
+	    "  - note: uncalibrated defaults (docs/sim.md \"The performance model\")\n"
+	    "    mem-eff: 0.8\n    compute-eff: 0.6\n    step-overhead-us: 300\n    "
+	    "seq-overhead-us: 0\n"
+	    "    comm-eff: 1.0\n    ep-imbalance: 1.0\n    draft-cost: 0.05\n",
+	    prompts, named ? " --base " : "", named ? base_name : "");
+	for (int l = 0; l < 4; l++)
+		sim_fit_rules(gs[l], ng[l], yaml);
+	return w ? ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory") : 0;
+}

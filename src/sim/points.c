@@ -1,6 +1,7 @@
 /* Published InferenceX points (points.tsv, docs/sim.md "Validation"): each
  * row's configuration read from its columns and its free-text recipe note,
  * run in process at its concurrency, and compared with what was published. */
+#include "sim/private.h"
 #include "sim/sim.h"
 
 #include <ctype.h>
@@ -342,4 +343,51 @@ int sim_point_run(const sim_point *p, const sim_calib_file *cal, int prompts_per
 	r->median_tpot = lr.median_tpot;
 	r->median_ttft = lr.median_ttft;
 	return 0;
+}
+
+double sim_err_pct(double sim, double published)
+{
+	return isnan(published) || published == 0 ? NAN : 100 * (sim - published) / published;
+}
+
+int sim_ape_add(sim_ape *g, bool runnable, double tps_err, double inter_err)
+{
+	g->total++;
+	if (!runnable)
+		return 0;
+	g->runnable++;
+	if (!isnan(tps_err)) {
+		if (ib_grow(&g->tps, &g->cap_tps, g->ntps + 1))
+			return IB_ENOMEM;
+		g->tps[g->ntps++] = fabs(tps_err);
+	}
+	if (!isnan(inter_err)) {
+		if (ib_grow(&g->inter, &g->cap_inter, g->ninter + 1))
+			return IB_ENOMEM;
+		g->inter[g->ninter++] = fabs(inter_err);
+	}
+	return 0;
+}
+
+static void median_mean(double *v, size_t n, double *median, double *mean)
+{
+	double sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += v[i];
+	*mean = n ? sum / (double)n : NAN;
+	*median = n ? sim_median(v, n) : NAN;
+}
+
+void sim_ape_stats(sim_ape *g, double *tps_median, double *tps_mean, double *inter_median,
+                   double *inter_mean)
+{
+	median_mean(g->tps, g->ntps, tps_median, tps_mean);
+	median_mean(g->inter, g->ninter, inter_median, inter_mean);
+}
+
+void sim_ape_free(sim_ape *g)
+{
+	free(g->tps);
+	free(g->inter);
+	memset(g, 0, sizeof *g);
 }

@@ -136,4 +136,7 @@ int sim_eval_plan(const sim_grader *g, const ib_val *req, seq *q);
 /* Renders /metrics. */
 void sim_metrics_render(const sim_server *s, ib_buf *out);
 
+/* The median of v[0..n) (sorts v); 0 when n is 0. */
+double sim_median(double *v, size_t n);
+
 #endif

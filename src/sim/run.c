@@ -98,11 +98,11 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double median(double *v, int n)
+double sim_median(double *v, size_t n)
 {
-	if (n <= 0)
+	if (n == 0)
 		return 0;
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	qsort(v, n, sizeof *v, cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
@@ -210,8 +210,8 @@ int sim_run_load(const sim_config *c, const sim_load *ld, sim_load_result *out, 
 	out->completed = r.done;
 	out->duration = (double)r.end_ns * 1e-9;
 	out->mean_tpot = k ? sum / k : 0;
-	out->median_tpot = median(tpot, k);
-	out->median_ttft = median(ttft, r.n);
+	out->median_tpot = sim_median(tpot, (size_t)(k > 0 ? k : 0));
+	out->median_ttft = sim_median(ttft, (size_t)(r.n > 0 ? r.n : 0));
 	out->total_tok_s =
 	    out->duration > 0 ? (double)(r.in_tokens + r.out_tokens) / out->duration : 0;
 	out->output_tok_s = out->duration > 0 ? (double)r.out_tokens / out->duration : 0;

@@ -291,6 +291,25 @@ int sim_point_config(const sim_point *p, const sim_calib_file *cal, sim_config *
 int sim_point_run(const sim_point *p, const sim_calib_file *cal, int prompts_per_conc, sim_point_result *r,
 		  ib_error *e);
 
+/* Absolute percentage errors of a group of rows (sim validate's summary,
+ * per kind and per GPU). Zero-initialise; release with sim_ape_free. */
+typedef struct {
+	size_t total, runnable; /* rows counted, rows that ran */
+	double *tps, *inter;    /* |error| in % of each published figure */
+	size_t ntps, ninter, cap_tps, cap_inter;
+} sim_ape;
+/* The signed error of sim against published in %; NAN when published is NAN
+ * (the row publishes no such figure). */
+double sim_err_pct(double sim, double published);
+/* Counts a row; one that ran with its signed errors in % (sim_err_pct; NAN:
+ * not published, not counted in that figure). 0 or IB_ENOMEM. */
+int sim_ape_add(sim_ape *g, bool runnable, double tps_err, double inter_err);
+/* Median and mean of the tok/s/GPU and interactivity APEs (NAN when the
+ * group has none); sorts the group's arrays. */
+void sim_ape_stats(sim_ape *g, double *tps_median, double *tps_mean, double *inter_median,
+		   double *inter_mean);
+void sim_ape_free(sim_ape *g);
+
 /* ---- the fit (sim calibrate) ---- */
 #define SIM_FIT_MIN_POINTS 4
 typedef struct {
@@ -315,6 +334,15 @@ int sim_fit_append(const sim_calib_file *base, const sim_fit_group *g, size_t n,
 /* The fitted groups as calibration rules (YAML list items, indented two
  * spaces under `rules:`), each with a note of its provenance. */
 void sim_fit_rules(const sim_fit_group *g, size_t n, ib_buf *out);
+/* The whole calibration (what `sim calibrate` writes): four levels fitted
+ * one on top of the other on base (NULL or empty: the defaults) — every row,
+ * framework x GPU, x model, x framework version — each level's groups in
+ * gs[l] (ng[l] of them, in arena a), and the complete calibration file (a
+ * header naming prompts and base_name, the defaults rule, the fitted rules)
+ * appended to yaml. Errors of sim_fit; IB_ENOMEM. */
+int sim_calibrate(const sim_point *pts, size_t n, const sim_calib_file *base, const char *base_name,
+		  int prompts, ib_arena *a, sim_fit_group *gs[4], size_t ng[4], ib_buf *yaml,
+		  ib_error *e);
 
 typedef struct sim_server sim_server;
 /* Starts listening on c->host:c->port (port 0: a free port). */

@@ -420,6 +420,39 @@ Test(simcal, points_file_rows_and_reasons)
 
 /* The fit reproduces points generated with known parameters (one group,
  * never one point), deterministically. */
+Test(simcal, validation_errors_median_and_mean)
+{
+	cr_assert_float_eq(sim_err_pct(110, 100), 10, 1e-9);
+	cr_assert_float_eq(sim_err_pct(80, 100), -20, 1e-9);
+	cr_assert(isnan(sim_err_pct(5, NAN)) && isnan(sim_err_pct(5, 0)));
+	sim_ape g = {0};
+	double mt, at, mi, ai;
+	sim_ape_stats(&g, &mt, &at, &mi, &ai);
+	cr_assert(isnan(mt) && isnan(at) && isnan(mi) && isnan(ai), "an empty group has no figures");
+	cr_assert_eq(sim_ape_add(&g, false, NAN, NAN), 0); /* counted, not run */
+	cr_assert_eq(sim_ape_add(&g, true, -30, NAN), 0);  /* no interactivity published */
+	cr_assert_eq(sim_ape_add(&g, true, 10, 4), 0);
+	cr_assert_eq(sim_ape_add(&g, true, -2, -8), 0);
+	for (int i = 0; i < 20; i++) /* past the first growth */
+		cr_assert_eq(sim_ape_add(&g, true, 5, 5), 0);
+	cr_assert_eq(g.total, 24);
+	cr_assert_eq(g.runnable, 23);
+	cr_assert_eq(g.ntps, 23);
+	cr_assert_eq(g.ninter, 22);
+	sim_ape_stats(&g, &mt, &at, &mi, &ai);
+	cr_assert_float_eq(mt, 5, 1e-9);
+	cr_assert_float_eq(at, (30 + 10 + 2 + 100) / 23.0, 1e-9, "absolute values: %g", at);
+	cr_assert_float_eq(mi, 5, 1e-9);
+	cr_assert_float_eq(ai, (4 + 8 + 100) / 22.0, 1e-9);
+	sim_ape_free(&g);
+	sim_ape h = {0};
+	sim_ape_add(&h, true, 1, 1);
+	sim_ape_add(&h, true, -3, 3);
+	sim_ape_stats(&h, &mt, &at, &mi, &ai);
+	cr_assert_float_eq(mt, 2, 1e-9, "an even count: the mean of the middle two");
+	sim_ape_free(&h);
+}
+
 Test(simcal, fit_reproduces_generating_model)
 {
 	static const int concs[] = {1, 4, 16, 64};
