@@ -116,6 +116,10 @@ typedef struct {
 	void (*on_start)(void *arg);
 	void (*on_end)(void *arg);
 	void *hook_arg;
+	/* the server's time scale when known before the run (GET /v1/models,
+	 * bench_probe_time_scale), 0 when not: open-loop arrivals are then due
+	 * request_rate per second of model time */
+	double time_scale_hint;
 } bench_cfg;
 
 typedef struct {
@@ -136,6 +140,16 @@ typedef struct {
 	double cpu_seconds;       /* the client's user + system CPU in the window */
 	double loop_lag_p99, loop_lag_max; /* timer lateness of the event loop, s */
 	double achieved_rate;     /* requests started per second */
+	/* A time-scaled server (the simulator) announces its scale S in the
+	 * X-Infbench-Time-Scale response header: each second of wall time is S
+	 * seconds of model time. With S announced, bench_run converts every
+	 * measured duration (duration, achieved_rate and each result's ttft,
+	 * latency, itl) to model time; schedule lag and loop lag stay in wall
+	 * time (they are the client's own health). 0: none announced (a real
+	 * server), nothing converted; -1: responses announced different
+	 * scales, nothing converted. */
+	double time_scale;
+	double wall_duration;     /* the window in wall seconds, whatever the scale */
 } bench_run_stats;
 
 /* Runs warmup (discarded) then the measured requests against the server.
@@ -212,6 +226,10 @@ int bench_apply_template(bench_tokenizer *t, const char *content, size_t len, ib
  * whole exchange, connect included, takes over timeout_ms. */
 int bench_http(const bench_cfg *cfg, const char *method, const char *path, const char *body, size_t body_len,
 	       int timeout_ms, ib_buf *resp, ib_error *e);
+/* The time scale a server announces in GET /v1/models (the first model's
+ * "time_scale", as infbench sim serves it) on cfg's server (TLS included);
+ * 0 when it announces none or cannot be asked within timeout_ms. */
+double bench_probe_time_scale(const bench_cfg *cfg, int timeout_ms);
 
 typedef struct {
 	bool ok;
@@ -334,6 +352,9 @@ typedef struct {
 	size_t num_prompts, completed, failed;
 	bool failure_gate;      /* more than 5 % failed: the run counts as failed */
 	char result_path[4096]; /* the file written ("" when none) */
+	double time_scale;      /* the scale the server announced (bench_run_stats):
+	                         * 0 none (figures as measured), > 0 the figures
+	                         * are model time, -1 conflicting (wall time) */
 } bench_outcome;
 
 /* Runs the benchmark: checks o, resolves the tokenizer, builds the prompts,

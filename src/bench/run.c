@@ -59,6 +59,7 @@ struct worker {
 	size_t busy; /* slots with a request in flight */
 	net_timer arrive, lag_timer, progress_timer;
 	bench_vec lags;
+	double scale; /* X-Infbench-Time-Scale seen: 0 none yet, -1 conflicting */
 	bool show_progress;
 	char line[160];
 	ib_error err;
@@ -124,6 +125,31 @@ static int build(const bench_cfg *c, const bench_prompt *p, size_t idx, bool war
 }
 
 static void dispatch(worker *w);
+
+/* Two workers' announced scales: 0 none, -1 conflicting. */
+static double merge_scale(double a, double b)
+{
+	if (a < 0 || b < 0 || (a > 0 && b > 0 && a != b))
+		return -1;
+	return a > 0 ? a : b;
+}
+
+/* Wall seconds to model seconds on a server S times faster than real time. */
+static void to_model_time(bench_run_stats *st, bench_result *res, size_t n)
+{
+	double S = st->time_scale;
+	st->duration *= S;
+	st->achieved_rate /= S;
+	for (size_t i = 0; i < n; i++) {
+		bench_result *r = &res[i];
+		r->ttft *= S;
+		r->latency *= S;
+		r->ttft_intended *= S;
+		r->latency_intended *= S;
+		for (size_t j = 0; j < r->itl.n; j++)
+			r->itl.v[j] *= S;
+	}
+}
 
 static void send_on(slot *s, size_t idx, bool warmup, int64_t intended)
 {
@@ -247,6 +273,19 @@ static void on_head(net_client *c, const net_http_msg *m, int64_t t, void *arg)
 	slot *s = arg;
 	s->status = m->status;
 	snprintf(s->reason, sizeof s->reason, "%.*s", (int)m->reason_len, m->reason);
+	const net_header *h = net_http_header(m, "x-infbench-time-scale");
+	if (h && s->w->scale >= 0) {
+		char v[64];
+		snprintf(v, sizeof v, "%.*s", (int)(h->value_len < 63 ? h->value_len : 63), h->value);
+		char *end;
+		double x = strtod(v, &end);
+		if (!(x > 0) || end == v)
+			s->w->scale = -1;
+		else if (s->w->scale == 0)
+			s->w->scale = x;
+		else if (s->w->scale != x)
+			s->w->scale = -1;
+	}
 }
 
 static void on_data(net_client *c, const char *data, size_t len, int64_t t, void *arg)
@@ -485,8 +524,10 @@ int bench_run(const bench_cfg *cfg, const bench_prompt *prompts, size_t n, bench
 	sh.t0 = ib_now_ns();
 	if (!isinf(cfg->request_rate)) {
 		double theta = 1.0 / (cfg->request_rate * cfg->burstiness), t = 0;
+		/* intervals of model time on a time-scaled server */
+		double per = cfg->time_scale_hint > 0 ? 1e9 / cfg->time_scale_hint : 1e9;
 		for (size_t i = 0; i < n; i++) {
-			sh.arrival[i] = sh.t0 + (int64_t)(t * 1e9);
+			sh.arrival[i] = sh.t0 + (int64_t)(t * per);
 			t += ib_mt_gamma(cfg->rng, cfg->burstiness, theta);
 		}
 	}
@@ -523,6 +564,11 @@ int bench_run(const bench_cfg *cfg, const bench_prompt *prompts, size_t n, bench
 	st->loop_lag_p99 = bench_percentile(lags.v, lags.n, 99);
 	st->loop_lag_max = lags.n ? lags.v[lags.n - 1] : 0; /* sorted by the percentile */
 	bench_vec_free(&lags);
+	st->wall_duration = st->duration;
+	for (size_t t = 0; t < nthreads; t++)
+		st->time_scale = merge_scale(st->time_scale, ws[t].scale);
+	if (st->time_scale > 0)
+		to_model_time(st, results, n);
 	if (cfg->progress)
 		cfg->progress(cfg->progress_arg, NULL);
 out:

@@ -209,3 +209,27 @@ ib_val *bench_scrape_diff(ib_arena *a, const bench_scrape *before, const bench_s
 	}
 	return m;
 }
+
+double bench_probe_time_scale(const bench_cfg *cfg, int timeout_ms)
+{
+	ib_buf body = {0};
+	ib_error e = {0};
+	double scale = 0;
+	ib_arena *a = ib_arena_new();
+	ib_val *doc;
+	if (a && !bench_http(cfg, "GET", "/v1/models", NULL, 0, timeout_ms, &body, &e) &&
+	    !ib_json_parse(a, "/v1/models", body.data ? body.data : "", body.len, &doc, &e) &&
+	    doc->type == IB_V_MAP) {
+		const ib_val *d = ib_map_get(doc, "data");
+		const ib_val *ts = d && d->type == IB_V_LIST && d->list.n > 0 && d->list.v[0]->type == IB_V_MAP
+					   ? ib_map_get(d->list.v[0], "time_scale")
+					   : NULL;
+		if (ts && ts->type == IB_V_FLOAT && ts->f > 0)
+			scale = ts->f;
+		else if (ts && ts->type == IB_V_INT && ts->i > 0)
+			scale = (double)ts->i;
+	}
+	ib_buf_free(&body);
+	ib_arena_free(a);
+	return scale;
+}

@@ -310,7 +310,8 @@ static int health(ib_arena *a, ib_val *out, const bench_result *res, size_t n,
 		goto out;
 	double p50 = bench_percentile(lag, n, 50) * 1000, p99 = bench_percentile(lag, n, 99) * 1000;
 	double mx = n ? lag[n - 1] * 1000 : 0;
-	double cpu = st->duration > 0 ? 100 * st->cpu_seconds / st->duration : 0;
+	/* the client's CPU share of the window as it passed: wall time */
+	double cpu = st->wall_duration > 0 ? 100 * st->cpu_seconds / st->wall_duration : 0;
 	ib_map_set(a, h, "schedule_lag_p50_ms", ib_v_float(a, p50));
 	ib_map_set(a, h, "schedule_lag_p99_ms", ib_v_float(a, p99));
 	ib_map_set(a, h, "schedule_lag_max_ms", ib_v_float(a, mx));
@@ -477,6 +478,12 @@ static int result(ib_arena *a, const bench_options *o, const bench_cfg *cfg,
 	                 r, table) ||
 	    health(a, r, res, n, st, rate, cfg->kernel_timestamps))
 		return IB_ENOMEM;
+	/* a time-scaled server: the figures above are in model time */
+	if (st->time_scale != 0) {
+		ib_map_set(a, r, "time_scale",
+		           st->time_scale > 0 ? ib_v_float(a, st->time_scale) : ib_v_null(a));
+		ib_map_set(a, r, "wall_duration", ib_v_float(a, st->wall_duration));
+	}
 	*out = r;
 	return 0;
 }
@@ -606,6 +613,9 @@ int bench_main(const bench_options *o, const bench_log *log, bench_outcome *outc
 	}
 	if (cfg.num_warmups)
 		say(log, false, "Warming up with %zu requests...\n", cfg.num_warmups);
+	/* open loop on a time-scaled server: arrivals due in model time */
+	if (!isinf(rate))
+		cfg.time_scale_hint = bench_probe_time_scale(&cfg, 2000);
 	run_ctx sc = {.o = o, .log = log, .cfg = &cfg, .test = &prompts[0], .burst = burst};
 	cfg.on_start = on_start;
 	cfg.on_end = on_end;
@@ -621,6 +631,10 @@ int bench_main(const bench_options *o, const bench_log *log, bench_outcome *outc
 		rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 		goto out;
 	}
+	if (st.time_scale < 0)
+		say(log, true,
+		    "infbench bench: warning: the server announced different time scales; "
+		    "the figures are in wall time\n");
 	bench_scrape after;
 	scrape(&cfg, &after);
 	ib_map_set(a, r, "server_metrics", bench_scrape_diff(a, &sc.before, &after));
@@ -629,6 +643,7 @@ int bench_main(const bench_options *o, const bench_log *log, bench_outcome *outc
 	if (log && log->out && table.data)
 		log->out(log->arg, table.data);
 	outcome->num_prompts = n;
+	outcome->time_scale = st.time_scale;
 	outcome->completed = (size_t)ib_map_get(r, "completed")->i;
 	outcome->failed = n - outcome->completed;
 	outcome->failure_gate = bench_failure_gate(outcome->completed, n);

@@ -4,6 +4,7 @@
 #define IB_CLI_H
 
 #include "config/config.h"
+#include "sim/sim.h"
 
 int cmd_matrix(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
@@ -12,6 +13,8 @@ int cmd_process(int argc, char **argv);
 int cmd_power(int argc, char **argv);
 int cmd_success_rate(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
+int cmd_sim_validate(int argc, char **argv);
+int cmd_sim_calibrate(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_tokenize(int argc, char **argv);
 int cmd_detokenize(int argc, char **argv);
@@ -38,6 +41,13 @@ void cli_error(const char *prog, const char *context, const ib_error *e);
 int cli_json_error(ib_buf *out, const ib_error *e);
 /* Prints every problem to stderr, one per line. */
 void cli_print_diags(const cfg_diags *d);
+/* The simulator's calibration file: path, or (NULL) the one `infbench sim`
+ * finds (sim_calib_find from this binary's location); *used names it ("built-in
+ * defaults" when there is none: *f stays empty). Its problems are printed as
+ * "<prog>: file:line:col: ..." lines. Returns 0, or 1 after printing the error
+ * (cmd_sim_validate.c). */
+int cli_load_calibration(const char *prog, const char *path, ib_arena *a, sim_calib_file *f,
+			 const char **used);
 /* Writes v as Python json.dumps text plus a newline, to path atomically or to
  * stdout when path is NULL. Returns 0, or prints an error and returns 1. */
 int cli_emit_json(const char *path, const ib_val *v);

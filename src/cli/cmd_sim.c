@@ -14,7 +14,7 @@
 
 #define N(a) (sizeof(a) / sizeof(a)[0])
 
-static const char *const prec_choices[] = {"bf16", "fp8", "fp4", NULL};
+static const char *const prec_choices[] = {"bf16", "fp8", "fp4", "int4", NULL};
 static const char *const kv_choices[] = {"auto", "bf16", "fp8", NULL};
 static const char *const spec_choices[] = {"none", "mtp", "eagle3", NULL};
 
@@ -110,9 +110,15 @@ static const arg_opt flags[] = {
 	{.name = "--hardware", .kind = ARG_ONE, .metavar = "GPU", .help = "GPU profile (default h100)"},
 	{.name = "--model", .kind = ARG_ONE, .metavar = "NAME", .help = "model profile (default llama3-8b)"},
 	{.name = "--profile", .kind = ARG_ONE, .metavar = "FILE", .help = "YAML overriding hardware/model fields"},
-	{.name = "--precision", .kind = ARG_ONE, .choices = prec_choices, .metavar = "P", .help = "weights and compute: bf16, fp8, fp4 (default bf16)"},
+	{.name = "--framework", .kind = ARG_ONE, .metavar = "NAME", .help = "serving framework modelled: vllm, sglang, trt, atom, ... (default vllm)"},
+	{.name = "--framework-version", .kind = ARG_ONE, .metavar = "TAG", .help = "its image tag or date, for calibration rules that match one"},
+	{.name = "--calibration", .kind = ARG_ONE, .metavar = "FILE", .help = "efficiency/overhead rules (default: configs/sim/calibration.yaml)"},
+	{.name = "--precision", .kind = ARG_ONE, .choices = prec_choices, .metavar = "P", .help = "weights and compute: bf16, fp8, fp4, int4 (W4A16) (default bf16)"},
 	{.name = "--kv-cache-dtype", .kind = ARG_ONE, .choices = kv_choices, .metavar = "T", .help = "auto (bf16), bf16 or fp8"},
 	{.name = "--tp", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "tensor parallel size (default 1)"},
+	{.name = "--ep", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "expert parallel ranks (default 1: experts sharded by TP)"},
+	{.name = "--dp-attention", .kind = ARG_FLAG, .help = "data-parallel attention: each TP rank its own batch and KV"},
+	{.name = "--pp", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "pipeline stages (default 1)"},
 	{.name = "--max-num-seqs", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "running sequences at most (default 256)"},
 	{.name = "--max-num-batched-tokens", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "token budget per step (default 8192)"},
 	{.name = "--block-size", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "KV block size in tokens (default 16)"},
@@ -143,7 +149,7 @@ static const arg_opt flags[] = {
 	{.name = "--eval-seed", .kind = ARG_ONE, .is_int = true, .metavar = "S", .help = "seed of the per-question verdicts (default 1)"},
 	{.name = "--tls-cert", .kind = ARG_ONE, .metavar = "FILE", .help = "serve HTTPS with this PEM certificate (with --tls-key)"},
 	{.name = "--header-timeout", .kind = ARG_ONE, .metavar = "SECONDS", .help = "close a connection that has not sent a whole request within this long (default 60; 0: never)"},
-{.name = "--tls-key", .kind = ARG_ONE, .metavar = "FILE", .help = "the certificate's PEM private key"},
+	{.name = "--tls-key", .kind = ARG_ONE, .metavar = "FILE", .help = "the certificate's PEM private key"},
 	{.name = "--duration", .kind = ARG_ONE, .metavar = "SECONDS", .help = "stop after this long (default: until SIGINT/SIGTERM)"},
 	{.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
 };
@@ -224,6 +230,9 @@ static int engine_flags(arg_parser *p, sim_config *c, sim_run *r)
 {
 	int rc = 0;
 	int_opt(p, "--tp", &c->tp, 1, &rc);
+	int_opt(p, "--ep", &c->ep, 1, &rc);
+	int_opt(p, "--pp", &c->pp, 1, &rc);
+	c->dp_attn = args_get(p, "--dp-attention")->seen;
 	int_opt(p, "--max-num-seqs", &c->max_num_seqs, 1, &rc);
 	int_opt(p, "--max-num-batched-tokens", &c->max_num_batched_tokens, 1, &rc);
 	int_opt(p, "--block-size", &c->block_size, 1, &rc);
@@ -231,7 +240,6 @@ static int engine_flags(arg_parser *p, sim_config *c, sim_run *r)
 	int_opt(p, "--num-spec-tokens", &c->num_spec_tokens, 1, &rc);
 	int_opt(p, "--mean-output-len", &c->mean_output_len, 1, &rc);
 	num_opt(p, "--gpu-memory-utilization", &c->gpu_mem_util, 0.01, 1, &rc);
-	num_opt(p, "--draft-cost", &c->draft_cost, 0, 10, &rc);
 	num_opt(p, "--time-scale", &c->time_scale, 1e-3, 1e9, &rc);
 	num_opt(p, "--pace", &c->pace, 1e-3, 1e6, &rc);
 	num_opt(p, "--fail-rate", &c->fail_rate, 0, 1, &rc);
@@ -288,6 +296,36 @@ static int spec_flags(arg_parser *p, sim_config *c, sim_run *r)
 	}
 	if (c->acceptance_length > k + 1)
 		c->acceptance_length = k + 1;
+	return 0;
+}
+
+/* The calibration parameters for c's framework, GPU, precision, model and
+ * spec method (spec_flags ran) from --calibration FILE or the default file
+ * (sim_calib_find); without a file, the built-in defaults; then
+ * --draft-cost, which wins over the file. Says which on stderr; problems
+ * of the file are printed with file:line. 0 or an exit status. */
+static int calib_flags(arg_parser *p, sim_config *c, sim_run *r)
+{
+	arg_opt *o;
+	c->framework = (o = args_get(p, "--framework"))->seen ? o->vals[0] : "vllm";
+	c->framework_version = (o = args_get(p, "--framework-version"))->seen ? o->vals[0] : NULL;
+	o = args_get(p, "--calibration");
+	sim_calib_file f;
+	sim_calib cal;
+	const char *used;
+	if (cli_load_calibration("infbench sim", o->seen ? o->vals[0] : NULL, r->a, &f, &used))
+		return 1;
+	sim_calib_key k = {c->framework, c->hw.name, c->precision, c->model.name,
+			   c->spec_method ? c->spec_method : "none", c->framework_version};
+	sim_calib_resolve(f.n ? &f : NULL, &k, &cal);
+	sim_calib_apply(&cal, c);
+	int rc = 0;
+	num_opt(p, "--draft-cost", &c->draft_cost, 0, 10, &rc);
+	if (rc)
+		return rc;
+	fprintf(stderr, "infbench sim: calibration %s (%s on %s: mem-eff %g, compute-eff %g, step %g us)\n",
+		used, c->framework, c->hw.name, c->mem_eff, c->compute_eff,
+		c->step_overhead_s * 1e6);
 	return 0;
 }
 
@@ -400,6 +438,10 @@ static int serve(arg_parser *p, sim_config *c, sim_run *r)
 
 int cmd_sim(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "validate"))
+		return cmd_sim_validate(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "calibrate"))
+		return cmd_sim_calibrate(argc - 1, argv + 1);
 	arg_opt opts[N(flags)];
 	memcpy(opts, flags, sizeof flags);
 	arg_parser p = {
@@ -427,6 +469,8 @@ int cmd_sim(int argc, char **argv)
 		rc = engine_flags(&p, &c, &r);
 	if (!rc)
 		rc = spec_flags(&p, &c, &r);
+	if (!rc)
+		rc = calib_flags(&p, &c, &r);
 	if (!rc)
 		rc = attach(&p, &c, &r);
 	if (!rc)

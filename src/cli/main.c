@@ -16,6 +16,7 @@ static const char help[] =
     "  validate   check master configs and runners.yaml, reporting every problem\n"
     "  changelog  perf-changelog tools: process, validate, gate, ci-priority\n"
     "  sim        the engine simulator: an OpenAI-compatible server over a performance model\n"
+    "             (sim validate|calibrate: its accuracy on published InferenceX points, the fit)\n"
     "  bench      the serving benchmark client (drop-in for benchmark_serving.py)\n"
     "  tokenize   encode text into token ids with a HuggingFace tokenizer.json\n"
     "  detokenize decode token ids into text with a HuggingFace tokenizer.json\n"

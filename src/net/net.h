@@ -140,6 +140,10 @@ typedef struct {
 int net_server_new(net_loop *l, const char *host, int port, const net_server_cbs *cbs,
 		   void *arg, net_server **out, ib_error *e);
 int net_server_port(const net_server *s);
+/* Header lines (each ending in "\r\n") added to every response head, whole
+ * or streamed; NULL: none. The caller owns lines and keeps them alive while
+ * the server serves. */
+void net_server_set_headers(net_server *s, const char *lines);
 /* Closes the listener and every connection (on_close is called for each). */
 void net_server_free(net_server *s);
 /* A connection that has not sent a whole request within header_ms of

@@ -55,6 +55,7 @@ struct net_server {
 	int64_t header_ns;    /* 0: no header timeout */
 	net_timer resume;     /* accepting paused (out of descriptors) */
 	bool paused;
+	const char *headers;  /* net_server_set_headers: on every response, or NULL */
 };
 
 enum { DEFAULT_HEADER_MS = 60 * 1000, PAUSE_NS = 100 * 1000 * 1000 };
@@ -170,9 +171,9 @@ void net_conn_respond(net_conn *c, int status, const char *content_type, const c
 	if (c->closed)
 		return;
 	ib_buf_printf(&c->out,
-		      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s\r\n", status,
+		      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s%s\r\n", status,
 		      reason(status), content_type, len, extra_headers ? extra_headers : "",
-		      c->close_after ? "Connection: close\r\n" : "");
+		      c->srv->headers ? c->srv->headers : "", c->close_after ? "Connection: close\r\n" : "");
 	if (!c->head) /* a HEAD answer has the headers of a GET, no body */
 		ib_buf_append(&c->out, body, len);
 	c->busy = false;
@@ -187,8 +188,8 @@ void net_conn_stream_begin(net_conn *c, int status, const char *content_type)
 		return;
 	ib_buf_printf(&c->out,
 		      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nCache-Control: no-cache\r\n"
-		      "Transfer-Encoding: chunked\r\n%s\r\n",
-		      status, reason(status), content_type,
+		      "Transfer-Encoding: chunked\r\n%s%s\r\n",
+		      status, reason(status), content_type, c->srv->headers ? c->srv->headers : "",
 		      c->close_after ? "Connection: close\r\n" : "");
 	c->streaming = true;
 	net_conn_mark(c);
@@ -565,6 +566,11 @@ void net_server_set_header_timeout(net_server *s, int64_t header_ms)
 void net_server_use_tls(net_server *s, net_tls *ctx)
 {
 	s->tls = ctx;
+}
+
+void net_server_set_headers(net_server *s, const char *lines)
+{
+	s->headers = lines;
 }
 
 int net_server_port(const net_server *s)

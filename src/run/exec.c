@@ -3,6 +3,7 @@
  * manifest records and the moves that keep the store consistent. */
 #include "eval/eval.h"
 #include "run/exec.h"
+#include "sim/sim.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -108,6 +109,7 @@ static int identity(ib_arena *a, const run_opts *o, const run_resolved *x, run_i
 		SET(eng, "model", str_or_null(a, it->sim_model));
 		SET(eng, "hardware", str_or_null(a, it->sim_hw));
 		SET(eng, "time_scale", ib_v_float(a, o->time_scale > 0 ? o->time_scale : 1));
+		SET(eng, "calibration", str_or_null(a, x->sim_calibration_sha));
 		SET(eng, "num_spec_tokens", ib_v_int(a, it->spec ? x->num_spec_tokens : 0));
 		SET(eng, "profile",
 		    str_or_null(a, o->sim_profile ? file_sha(a, o->sim_profile) : NULL));
@@ -146,7 +148,7 @@ static int identity(ib_arena *a, const run_opts *o, const run_resolved *x, run_i
 	return it->identity_json ? 0 : IB_ENOMEM;
 }
 
-static int resolve(const run_opts *o, run_resolved *x)
+static int resolve(ib_arena *a, const run_opts *o, run_resolved *x)
 {
 	memset(x, 0, sizeof *x);
 	x->runner_name = o->runner_name;
@@ -158,6 +160,16 @@ static int resolve(const run_opts *o, run_resolved *x)
 	x->num_spec_tokens = o->num_spec_tokens > 0 ? o->num_spec_tokens : 3;
 	x->prompt_threads = o->prompt_threads;
 	x->eval_accuracy = o->eval_accuracy > 0 ? o->eval_accuracy : 0.93;
+	if (o->engine == RUN_ENGINE_SIM) {
+		char buf[4200];
+		const char *c = sim_calib_find(o->self_exe, buf, sizeof buf);
+		char *real = c ? realpath(c, NULL) : NULL;
+		if (real) {
+			x->sim_calibration = ib_arena_strdup(a, real);
+			x->sim_calibration_sha = file_sha(a, real);
+		}
+		free(real);
+	}
 	return 0;
 }
 
@@ -276,7 +288,7 @@ int run_plan_new(const run_opts *o, const ib_val *list, const bool *keep, run_pl
 		free(p);
 		return IB_ENOMEM;
 	}
-	resolve(o, &p->x);
+	resolve(p->a, o, &p->x);
 	p->items = ib_arena_alloc(p->a, (list->list.n + 1) * sizeof *p->items);
 	const char *tok = tokenizer_sha(p->a, o->tokenizer);
 	int rc = p->items ? 0 : IB_ENOMEM;

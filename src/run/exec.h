@@ -33,6 +33,10 @@ typedef struct {
 	const char *eval_dataset; /* the gsm8k folder evals use (absolute) */
 	const char *eval_dataset_id; /* its content hashes, or the stand-in's recipe */
 	double eval_accuracy;
+	/* engine sim: the calibration file every simulator gets (--calibration;
+	 * resolved once, as `infbench sim` would: sim_calib_find) and its
+	 * content hash (part of the identity); NULL: none, built-in defaults */
+	const char *sim_calibration, *sim_calibration_sha;
 } run_resolved;
 
 struct run_plan {

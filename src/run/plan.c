@@ -69,6 +69,23 @@ bool run_row_flag(const ib_val *row, const char *key)
 	             (v->type == IB_V_STR && (!strcmp(v->str.s, "true") || !strcmp(v->str.s, "True"))));
 }
 
+void run_sim_shape_of(ib_arena *a, const ib_val *row, run_sim_shape *s)
+{
+	const ib_val *fw = ib_map_get(row, "framework"), *img = ib_map_get(row, "image");
+	const char *f = fw && fw->type == IB_V_STR ? fw->str.s : "vllm";
+	const char *key = sim_framework_key(f);
+	s->framework = key ? key : f;
+	s->version = a && img && img->type == IB_V_STR && strchr(img->str.s, ':')
+	                 ? sim_version_of(a, strchr(img->str.s, ':') + 1)
+	                 : NULL;
+	s->tp = (int)field_int(row, "tp", 1);
+	s->ep = (int)field_int(row, "ep", 1);
+	s->pp = (int)field_int(row, "pp", 1);
+	s->dp_attn = run_row_flag(row, "dp-attn");
+	const ib_val *pr = ib_map_get(row, "precision");
+	s->fp8_kv = !(pr && pr->type == IB_V_STR && !strcmp(pr->str.s, "bf16"));
+}
+
 static const char *scenario(const ib_val *row)
 {
 	const ib_val *v = ib_map_get(row, "scenario-type");
@@ -199,8 +216,6 @@ const char *run_sim_unmodelable(const ib_val *row, const char **model, const cha
 		return "disaggregated prefill/decode is not modelled by the simulator";
 	if (ib_map_has(row, "prefill") || ib_map_has(row, "decode"))
 		return "multi-node rows are not modelled by the simulator";
-	if (field_int(row, "pp", 1) != 1)
-		return "pipeline parallelism (pp > 1) is not modelled by the simulator";
 	const ib_val *mp = ib_map_get(row, "model-prefix");
 	const sim_model *m = mp && mp->type == IB_V_STR ? sim_model_find(mp->str.s) : NULL;
 	if (!m) {
@@ -225,9 +240,9 @@ const char *run_sim_unmodelable(const ib_val *row, const char **model, const cha
 	}
 	const ib_val *pr = ib_map_get(row, "precision");
 	const char *p = pr && pr->type == IB_V_STR ? pr->str.s : "?";
-	if (strcmp(p, "bf16") && strcmp(p, "fp8") && strcmp(p, "fp4")) {
+	if (strcmp(p, "bf16") && strcmp(p, "fp8") && strcmp(p, "fp4") && strcmp(p, "int4")) {
 		snprintf(why, sizeof why,
-		         "precision '%s' is not modelled by the simulator (bf16, fp8, fp4)", p);
+		         "precision '%s' is not modelled by the simulator (bf16, fp8, fp4, int4)", p);
 		return why;
 	}
 	sim_config c;
@@ -235,9 +250,15 @@ const char *run_sim_unmodelable(const ib_val *row, const char **model, const cha
 	c.hw = *sim_hw_find(h);
 	c.model = *m;
 	c.precision = p;
-	c.tp = (int)field_int(row, "tp", 1);
-	if (c.tp < 1) {
-		snprintf(why, sizeof why, "tp %d is not a GPU count", c.tp);
+	run_sim_shape sh;
+	run_sim_shape_of(NULL, row, &sh);
+	c.tp = sh.tp;
+	c.ep = sh.ep;
+	c.pp = sh.pp;
+	c.dp_attn = sh.dp_attn;
+	c.kv_bytes = sh.fp8_kv ? 1 : 2;
+	if (c.tp < 1 || c.ep < 1 || c.pp < 1) {
+		snprintf(why, sizeof why, "tp %d, ep %d, pp %d: not GPU counts", c.tp, c.ep, c.pp);
 		return why;
 	}
 	sim_capacity cap;

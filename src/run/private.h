@@ -15,6 +15,18 @@ int64_t run_gpu_count(const ib_val *row);
 bool run_row_is_spec(const ib_val *row);
 /* A boolean row field (run-eval, eval-only): JSON true or the text "true". */
 bool run_row_flag(const ib_val *row, const char *key);
+/* How the simulator models a row (the flags of `infbench sim` the runner
+ * passes): the calibration's framework key (the row's framework, "dynamo-"
+ * and "-disagg" forms mapped to it) and version (from the image tag; NULL
+ * when a is NULL or the tag names none), the parallelism and an FP8 KV cache
+ * for every precision but bf16 (as InferenceX's recipes, and as `sim
+ * validate` runs published rows). */
+typedef struct {
+	const char *framework, *version;
+	int tp, ep, pp;
+	bool dp_attn, fp8_kv;
+} run_sim_shape;
+void run_sim_shape_of(ib_arena *a, const ib_val *row, run_sim_shape *s);
 /* One item of an index list like "0,3-5" (--rows, --gpus): reads "A" or
  * "A-B" (0 <= A <= B) at *s into *a, *b and advances *s past it; false on
  * bad syntax. run_range_sep then takes the ',' after it: true at a ',' (which

@@ -160,8 +160,30 @@ static const char **sim_argv(row_ctx *rc)
 	add(a, v, &n, it->sim_hw);
 	add(a, v, &n, "--precision");
 	add(a, v, &n, run_fieldz(a, row, "precision", ""));
+	run_sim_shape sh;
+	run_sim_shape_of(a, row, &sh);
+	add(a, v, &n, "--framework");
+	add(a, v, &n, sh.framework);
+	if (sh.version) {
+		add(a, v, &n, "--framework-version");
+		add(a, v, &n, sh.version);
+	}
+	if (rc->x->sim_calibration) {
+		add(a, v, &n, "--calibration");
+		add(a, v, &n, rc->x->sim_calibration);
+	}
 	add(a, v, &n, "--tp");
-	add(a, v, &n, run_fieldz(a, row, "tp", "1"));
+	add(a, v, &n, ib_arena_printf(a, "%d", sh.tp));
+	add(a, v, &n, "--ep");
+	add(a, v, &n, ib_arena_printf(a, "%d", sh.ep));
+	add(a, v, &n, "--pp");
+	add(a, v, &n, ib_arena_printf(a, "%d", sh.pp));
+	if (sh.dp_attn)
+		add(a, v, &n, "--dp-attention");
+	if (sh.fp8_kv) {
+		add(a, v, &n, "--kv-cache-dtype");
+		add(a, v, &n, "fp8");
+	}
 	if (ib_map_has(row, "max-model-len")) {
 		add(a, v, &n, "--max-model-len");
 		add(a, v, &n, run_fieldz(a, row, "max-model-len", ""));

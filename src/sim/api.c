@@ -675,13 +675,18 @@ void sim_emit(sim_server *s, seq *q, int n, bool last)
 		return;
 	}
 	int64_t now = net_now(s->loop);
+	/* the histograms use the step's deadline (model time exactly), not the
+	 * late moment its timer fired; a request read after that deadline (the
+	 * wake-up was late) waited nothing */
+	int64_t at = s->step_at ? s->step_at : now;
 	double scale = cfg->time_scale;
 	if (q->generated == 0) {
-		sim_hist_observe(&s->m.ttft, (double)(now - q->arrival_ns) * 1e-9 * scale);
+		double w = (double)(at - q->arrival_ns) * 1e-9 * scale;
+		sim_hist_observe(&s->m.ttft, w > 0 ? w : 0);
 	} else {
-		sim_hist_observe(&s->m.itl, (double)(now - q->last_ns) * 1e-9 * scale);
+		sim_hist_observe(&s->m.itl, (double)(at - q->last_ns) * 1e-9 * scale);
 	}
-	q->last_ns = now;
+	q->last_ns = at;
 	s->m.generation_tokens += (uint64_t)n;
 	if (q->drop_at >= 0 && q->generated + n > q->drop_at && !last) {
 		/* injected: close the connection mid-stream */
@@ -708,7 +713,8 @@ void sim_emit(sim_server *s, seq *q, int n, bool last)
 		sim_engine_kick(s);
 	}
 	if (last) {
-		sim_hist_observe(&s->m.e2e, (double)(now - q->arrival_ns) * 1e-9 * scale);
+		double w = (double)(at - q->arrival_ns) * 1e-9 * scale;
+		sim_hist_observe(&s->m.e2e, w > 0 ? w : 0);
 		if (q->sent)
 			trace_write(s, q);
 		s->m.requests_ok++;
@@ -803,13 +809,14 @@ static void on_request(net_conn *c, const net_http_msg *r, const char *body, siz
 			long long ctx = (long long)(s->cap.kv_blocks * s->cfg.block_size);
 			ib_buf_printf(b,
 				      "{\"object\": \"list\", \"data\": [{\"id\": \"%s\", \"object\": \"model\", "
-				      "\"created\": %lld, \"owned_by\": \"infbench-sim\", \"max_model_len\": %lld}",
-				      s->cfg.served_model_name, (long long)s->created, ctx);
+				      "\"created\": %lld, \"owned_by\": \"infbench-sim\", \"max_model_len\": %lld%s}",
+				      s->cfg.served_model_name, (long long)s->created, ctx, s->scale_field);
 			for (size_t i = 0; i < s->cfg.nlora; i++)
 				ib_buf_printf(b,
 					      ", {\"id\": \"%s\", \"object\": \"model\", \"created\": %lld, "
-					      "\"owned_by\": \"infbench-sim\", \"parent\": \"%s\", \"max_model_len\": %lld}",
-					      s->cfg.lora[i], (long long)s->created, s->cfg.served_model_name, ctx);
+					      "\"owned_by\": \"infbench-sim\", \"parent\": \"%s\", \"max_model_len\": %lld%s}",
+					      s->cfg.lora[i], (long long)s->created, s->cfg.served_model_name, ctx,
+					      s->scale_field);
 			ib_buf_puts(b, "]}");
 			net_conn_respond(c, 200, "application/json", b->data, b->len, NULL);
 		} else {
@@ -864,6 +871,14 @@ int sim_server_new(net_loop *l, const sim_config *c, sim_server **out, ib_error 
 			net_server_use_tls(s->http, c->tls);
 		if (!rc)
 			net_server_set_header_timeout(s->http, (int64_t)(c->header_timeout * 1000));
+	}
+	if (!rc && !c->max_speed && !(c->pace > 0)) {
+		/* the time scale, announced on every response and in /v1/models, so
+		 * that a client converts what it measures to model time */
+		snprintf(s->scale_header, sizeof s->scale_header, "X-Infbench-Time-Scale: %.17g\r\n",
+			 c->time_scale);
+		snprintf(s->scale_field, sizeof s->scale_field, ", \"time_scale\": %.17g", c->time_scale);
+		net_server_set_headers(s->http, s->scale_header);
 	}
 	if (rc) {
 		free(s);

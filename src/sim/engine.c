@@ -97,19 +97,63 @@ static void preempt(sim_server *s, seq *victim)
 
 static void on_step(net_loop *l, net_timer *t);
 
+/* The engine's clock and timer: the event loop's, or (in-process runs,
+ * sim_run_load) a virtual clock the driver advances to each deadline. */
+static int64_t eng_now(const sim_server *s)
+{
+	return s->virt ? s->vnow : net_now(s->loop);
+}
+
+static void eng_arm(sim_server *s, int64_t at)
+{
+	if (s->virt)
+		s->vdue = at;
+	else
+		net_timer_arm(s->loop, &s->step_timer, at);
+}
+
+static void eng_cancel(sim_server *s)
+{
+	if (!s->virt)
+		net_timer_cancel(s->loop, &s->step_timer);
+}
+
+static void eng_emit(sim_server *s, seq *q, int n, bool last)
+{
+	if (s->virt)
+		s->vemit(s, q, n, last);
+	else
+		sim_emit(s, q, n, last);
+}
+
 /* Plans and arms the next step, if there is work. */
 static void schedule(sim_server *s)
 {
-	if (s->step_armed) {
-		if (!s->stall_wait)
-			return;
-		/* only waiting for a stall to end: plan again, new work may run now */
-		net_timer_cancel(s->loop, &s->step_timer);
-		s->step_armed = false;
-		s->stall_wait = false;
-	}
 	const sim_config *c = &s->cfg;
-	int64_t now = net_now(s->loop);
+	int64_t now = eng_now(s);
+	bool replan = false;
+	if (s->step_armed) {
+		if (s->stall_wait) {
+			/* only waiting for a stall to end: plan again, new work may run now */
+			eng_cancel(s);
+			s->step_armed = false;
+			s->stall_wait = false;
+		} else if (c->pace <= 0 && s->waiting.head && now - s->step_start < SIM_JOIN_GRACE_NS) {
+			/* a request that arrives just after a step began joins it
+			 * (docs/sim.md "Time"): the step is planned again from the
+			 * same start, so a client's turnaround, however the time is
+			 * scaled, does not cost a whole step */
+			eng_cancel(s);
+			s->step_armed = false;
+			replan = true;
+			for (seq *q = s->running.head; q; q = q->next) {
+				q->plan_prefill = 0;
+				q->plan_decode = false;
+			}
+		} else {
+			return;
+		}
+	}
 	int k = spec_k(s);
 	int budget = c->max_num_batched_tokens;
 	sim_step st = {0};
@@ -172,6 +216,21 @@ static void schedule(sim_server *s)
 		seq_list_remove(&s->waiting, q);
 		q->state = SEQ_RUNNING;
 		seq_list_push(&s->running, q);
+		if (q->prefilled >= prefill_len(q)) {
+			/* prefilled elsewhere (disaggregated prefill): decodes at once */
+			int64_t ctx = (int64_t)q->prompt_tokens + q->generated;
+			if (budget < k + 1 || !reserve(s, q, ctx + k + 1)) {
+				q->plan_prefill = 0;
+				q->plan_decode = false;
+				break;
+			}
+			q->plan_prefill = 0;
+			q->plan_decode = true;
+			st.decode_seqs++;
+			st.decode_ctx_sum += (double)ctx;
+			budget -= k + 1;
+			continue;
+		}
 		int chunk = prefill_len(q) < budget ? prefill_len(q) : budget;
 		q->plan_prefill = chunk;
 		q->plan_decode = false;
@@ -184,7 +243,7 @@ static void schedule(sim_server *s)
 			s->step = st;
 			s->step_armed = true;
 			s->stall_wait = true;
-			net_timer_arm(s->loop, &s->step_timer, next_wake);
+			eng_arm(s, next_wake);
 		}
 		return;
 	}
@@ -195,19 +254,38 @@ static void schedule(sim_server *s)
 		if (at < now)
 			at = now + every;
 	} else {
-		at = now + (int64_t)(sim_step_time(c, &st) / c->time_scale * 1e9);
+		/* absolute deadlines: a step that follows another starts when that
+		 * one was due, not when its timer woke us up, so the host's timer
+		 * latency never accumulates (nor is multiplied by the time scale);
+		 * a step after an idle spell starts now */
+		int64_t start = replan ? s->step_start : s->chain ? s->step_at : now;
+		s->step_start = start;
+		at = start + (int64_t)(sim_step_time(c, &st) / c->time_scale * 1e9);
 	}
 	s->step = st;
 	s->step_at = at;
 	s->step_armed = true;
-	net_timer_arm(s->loop, &s->step_timer, at);
+	eng_arm(s, at);
 }
 
 static void on_step(net_loop *l, net_timer *t)
 {
 	(void)l;
 	sim_server *s = t->arg;
+	double late = (double)(net_now(s->loop) - t->when) * 1e-9;
+	s->m.late_sum += late > 0 ? late : 0;
+	s->m.late_count++;
+	if (late > s->m.late_max)
+		s->m.late_max = late;
+	sim_engine_step_done(s);
+}
+
+void sim_engine_step_done(sim_server *s)
+{
 	s->step_armed = false;
+	/* the next step follows this one back to back, from its deadline; a
+	 * wake-up that only ended a stall wait follows nothing */
+	s->chain = !s->stall_wait;
 	s->stall_wait = false;
 	int k = spec_k(s);
 	for (seq *q = s->running.head; q;) {
@@ -238,11 +316,12 @@ static void on_step(net_loop *l, net_timer *t)
 				release(s, q);
 				q->state = SEQ_DONE;
 			}
-			sim_emit(s, q, n, last); /* may free q */
+			eng_emit(s, q, n, last); /* may free q */
 		}
 		q = nx;
 	}
 	schedule(s);
+	s->chain = false;
 }
 
 static void kick(net_loop *l, net_defer *d)
@@ -262,7 +341,13 @@ void sim_engine_submit(sim_server *s, seq *q)
 {
 	q->state = SEQ_WAITING;
 	seq_list_push(&s->waiting, q);
-	net_defer_queue(s->loop, &s->kick);
+	if (!s->virt) /* in-process runs plan when the driver says so */
+		net_defer_queue(s->loop, &s->kick);
+}
+
+void sim_engine_schedule(sim_server *s)
+{
+	schedule(s);
 }
 
 void sim_engine_abort(sim_server *s, seq *q)

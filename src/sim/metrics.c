@@ -79,6 +79,11 @@ void sim_metrics_render(const sim_server *s, ib_buf *b)
 	     &m->itl);
 	hist(b, "vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", mn,
 	     &m->e2e);
+	gauge(b, "infbench:step_lateness_seconds_max",
+	      "The latest a step's timer fired after its deadline (wall seconds).", mn, m->late_max);
+	counter(b, "infbench:step_lateness_seconds_sum", "Wall seconds steps fired after their deadlines.",
+		mn, m->late_sum);
+	counter(b, "infbench:step_lateness_count", "Steps timed.", mn, (double)m->late_count);
 	counter(b, "vllm:spec_decode_num_drafts_total", "Number of spec decoding drafts.", mn,
 		(double)m->num_drafts);
 	counter(b, "vllm:spec_decode_num_draft_tokens_total", "Number of draft tokens.", mn,

@@ -15,6 +15,8 @@ void sim_config_init(sim_config *c)
 	c->precision = "bf16";
 	c->kv_bytes = 2;
 	c->tp = 1;
+	c->ep = 1;
+	c->pp = 1;
 	c->max_num_seqs = 256;
 	c->max_num_batched_tokens = 8192;
 	c->block_size = 16;
@@ -22,6 +24,8 @@ void sim_config_init(sim_config *c)
 	c->mem_eff = 0.8;
 	c->compute_eff = 0.6;
 	c->step_overhead_s = 300e-6;
+	c->comm_eff = 1.0;
+	c->ep_imbalance = 1.0;
 	c->max_model_len = 0; /* no limit beyond KV capacity */
 	c->header_timeout = 60;
 	c->draft_cost = 0.05;
@@ -33,7 +37,7 @@ void sim_config_init(sim_config *c)
 
 static double weight_bytes_per_param(const sim_config *c)
 {
-	if (!strcmp(c->precision, "fp4"))
+	if (!strcmp(c->precision, "fp4") || !strcmp(c->precision, "int4"))
 		return 0.5625; /* 4-bit values plus block scales */
 	if (!strcmp(c->precision, "fp8"))
 		return 1.0;
@@ -46,7 +50,23 @@ static double peak_flops(const sim_config *c)
 		return c->hw.flops_fp4;
 	if (!strcmp(c->precision, "fp8"))
 		return c->hw.flops_fp8;
-	return c->hw.flops_bf16;
+	return c->hw.flops_bf16; /* bf16, and int4 (4-bit weights, 16-bit activations) */
+}
+
+static int tp_of(const sim_config *c)
+{
+	return c->tp > 0 ? c->tp : 1;
+}
+
+static int pp_of(const sim_config *c)
+{
+	return c->pp > 1 ? c->pp : 1;
+}
+
+/* Ranks the routed experts are split over: EP ranks, or TP shards. */
+static int expert_ways(const sim_config *c)
+{
+	return c->ep > 1 && c->ep > tp_of(c) ? c->ep : tp_of(c);
 }
 
 /* KV elements per token over the layers that keep the whole context. */
@@ -57,21 +77,34 @@ static double kv_elems_full(const sim_model *m)
 	return (double)m->attn_layers * 2.0 * m->kv_heads * m->head_dim;
 }
 
-/* KV sharding over TP: GQA heads split (at most kv_heads ways); MLA's latent
- * cache is replicated. */
+/* How many ways one token's KV is divided per GPU: GQA heads split over TP
+ * (at most kv_heads ways), MLA's latent replicated; with DP attention each
+ * rank keeps only its own sequences, whole (so TP ways on average). */
 static double kv_shards(const sim_config *c)
 {
+	if (c->dp_attn)
+		return tp_of(c);
 	if (c->model.mla_kv_dim > 0)
 		return 1;
-	return c->tp < c->model.kv_heads ? c->tp : c->model.kv_heads;
+	return tp_of(c) < c->model.kv_heads ? tp_of(c) : c->model.kv_heads;
+}
+
+/* Dense (non-expert) weights per GPU: TP-sharded, or whole on every rank
+ * with DP attention; split over pipeline stages. */
+static double dense_bytes(const sim_config *c)
+{
+	const sim_model *m = &c->model;
+	double d = (m->params - m->expert_params) * weight_bytes_per_param(c) / pp_of(c);
+	return c->dp_attn ? d : d / tp_of(c);
 }
 
 int sim_capacity_of(const sim_config *c, sim_capacity *out, ib_error *e)
 {
 	const sim_model *m = &c->model;
-	double w = m->params * weight_bytes_per_param(c) / c->tp;
+	double ex = m->expert_params * weight_bytes_per_param(c) / pp_of(c) / expert_ways(c);
+	double w = dense_bytes(c) + ex;
 	double avail = c->hw.mem_bytes * c->gpu_mem_util - w - 2e9; /* activations, graphs */
-	double per_tok = kv_elems_full(m) * c->kv_bytes / kv_shards(c);
+	double per_tok = kv_elems_full(m) * c->kv_bytes / kv_shards(c) / pp_of(c);
 	if (avail <= 0 || per_tok <= 0)
 		return ib_fail(e, IB_EINVAL, NULL, 0, 0,
 			       "%s in %s needs %.1f GB of weights per GPU at TP %d; %s has %.1f GB "
@@ -81,61 +114,107 @@ int sim_capacity_of(const sim_config *c, sim_capacity *out, ib_error *e)
 	 * counted in the per-token cost of the first `window` tokens only, so
 	 * they are left out of the capacity here (a small overestimate) */
 	out->weight_bytes_per_gpu = w;
+	out->expert_bytes_per_gpu = ex;
 	out->kv_bytes_per_token = per_tok;
 	out->kv_blocks = (int64_t)(avail / (per_tok * c->block_size));
 	return 0;
 }
 
-double sim_step_time(const sim_config *c, const sim_step *s)
+void sim_step_breakdown(const sim_config *c, const sim_step *s, sim_step_parts *o)
 {
 	const sim_model *m = &c->model;
+	memset(o, 0, sizeof *o);
 	int k = c->spec_method && strcmp(c->spec_method, "none") && c->num_spec_tokens > 0
 			? c->num_spec_tokens
 			: 0;
 	double dec_tokens = (double)s->decode_seqs * (k + 1);
 	double tokens = dec_tokens + s->prefill_tokens;
 	if (tokens <= 0)
-		return 0;
+		return;
+	int tp = tp_of(c), pp = pp_of(c);
 	double bpp = weight_bytes_per_param(c);
 	/* weights read: the dense part always, the routed experts the batch
-	 * touches (each token picks experts_per_token of experts) */
-	double dense = m->params - m->expert_params;
+	 * touches (each token picks experts_per_token of experts); with expert
+	 * parallelism the busiest rank reads ep_imbalance times its share */
 	double touched = 0;
 	if (m->experts > 0) {
 		double p_miss = pow(1.0 - (double)m->experts_per_token / m->experts, tokens);
 		touched = m->expert_params * (1.0 - p_miss);
 	}
-	double bytes = (dense + touched) * bpp / c->tp;
+	double imb = c->ep > 1 ? c->ep_imbalance : 1.0;
+	o->expert_bytes = touched * bpp / expert_ways(c) / pp * imb;
+	double bytes = dense_bytes(c) + o->expert_bytes;
 	/* KV read by attention: every decode token reads its sequence's context
-	 * (full layers) and at most `window` tokens (sliding layers) */
-	double kv_full = kv_elems_full(m) * c->kv_bytes / kv_shards(c);
+	 * (full layers; sparse attention: at most sparse_topk tokens, plus the
+	 * index over all of it) and at most `window` tokens (sliding layers).
+	 * With DP attention the busiest rank has 1/TP of the sequences, whole. */
+	double kv_full = kv_elems_full(m) * c->kv_bytes / (c->dp_attn ? 1 : kv_shards(c)) / pp;
 	double kv_win = 0;
 	if (m->window > 0 && m->layers > m->attn_layers)
 		kv_win = (double)(m->layers - m->attn_layers) * 2.0 * m->kv_heads * m->head_dim *
-			 c->kv_bytes / kv_shards(c);
-	bytes += s->decode_ctx_sum * kv_full * (k + 1) + dec_tokens * m->window * kv_win;
+			 c->kv_bytes / (c->dp_attn ? 1 : kv_shards(c)) / pp;
+	double share = c->dp_attn ? 1.0 / tp : 1.0;
+	double ctx_read = s->decode_ctx_sum;
+	if (m->sparse_topk > 0 && s->decode_seqs > 0) {
+		double mean = s->decode_ctx_sum / s->decode_seqs;
+		ctx_read = s->decode_seqs * (mean < m->sparse_topk ? mean : m->sparse_topk);
+		o->kv_bytes += share * s->decode_ctx_sum * (k + 1) * (double)m->attn_layers * m->index_dim / pp;
+	}
+	o->kv_bytes += share * (ctx_read * kv_full * (k + 1) + dec_tokens * m->window * kv_win);
 	/* a prefill chunk reads its context's KV about once (flash attention) */
 	if (s->prefill_tokens > 0)
-		bytes += s->prefill_ctx_sum / s->prefill_tokens * kv_full;
-	double mem_t = bytes / (c->hw.hbm_bw * c->mem_eff);
-	/* FLOPs: 2 per active parameter per token, plus attention scores and
-	 * values over the context */
+		o->kv_bytes += s->prefill_ctx_sum / s->prefill_tokens * kv_full;
+	bytes += o->kv_bytes;
+	o->bytes_per_gpu = bytes;
+	o->mem = bytes / (c->hw.hbm_bw * c->mem_eff);
+	/* FLOPs per GPU: 2 per active parameter per token (experts over their
+	 * ranks, the rest over TP), plus attention scores and values */
 	double attn_w = (double)m->q_heads * m->head_dim;
-	double flops = 2.0 * m->active_params * tokens +
-		       4.0 * attn_w * m->attn_layers * (s->decode_ctx_sum * (k + 1) + s->prefill_ctx_sum);
-	double comp_t = flops / (c->tp * peak_flops(c) * c->compute_eff);
-	/* tensor parallel: two ring all-reduces of the activations per layer */
-	double comm_t = 0;
-	if (c->tp > 1) {
-		double size = tokens * m->hidden * 2.0;
-		double per = 2.0 * (c->tp - 1) / c->tp * size / c->hw.link_bw + c->hw.link_lat;
-		comm_t = 2.0 * m->layers * per;
+	double exp_active = m->experts > 0 ? m->expert_params * m->experts_per_token / m->experts : 0;
+	double attn_ctx = s->decode_ctx_sum * (k + 1) + s->prefill_ctx_sum;
+	if (m->sparse_topk > 0 && s->decode_seqs > 0)
+		attn_ctx = ctx_read * (k + 1) + s->prefill_ctx_sum;
+	double flops = 2.0 * (m->active_params - exp_active) * tokens / tp +
+		       2.0 * exp_active * tokens / expert_ways(c) * imb +
+		       4.0 * attn_w * m->attn_layers * attn_ctx / tp;
+	o->compute = flops / pp / (peak_flops(c) * c->compute_eff);
+	/* communication per layer: TP all-reduces of the activations (two per
+	 * layer; one with EP, whose MoE layers exchange tokens all-to-all
+	 * instead: dispatch and combine of each token's top-k copies; none for
+	 * attention under DP attention) */
+	double link = c->hw.link_bw * c->comm_eff;
+	double act = tokens * m->hidden * 2.0;
+	double ar = tp > 1 ? 2.0 * (tp - 1) / tp * act / link + c->hw.link_lat : 0;
+	double per_layer = 0;
+	if (c->ep > 1 && m->experts > 0) {
+		double ranks = c->ep;
+		double a2a = 2.0 * (act / tp) * m->experts_per_token * (ranks - 1) / ranks / link +
+			     2.0 * c->hw.link_lat;
+		per_layer = a2a + (c->dp_attn ? 0 : ar);
+	} else {
+		per_layer = 2.0 * ar;
 	}
-	double t = (mem_t > comp_t ? mem_t : comp_t) + comm_t + c->step_overhead_s;
+	o->comm = m->layers * per_layer / pp;
+	/* pipeline: a step runs through every stage in turn */
+	o->mem *= pp;
+	o->compute *= pp;
+	o->comm = o->comm * pp + (pp - 1) * (act / link + c->hw.link_lat);
+	/* fixed cost per step, and per sequence in it (scheduling, sampling,
+	 * detokenising: the CPU side that makes throughput saturate) */
+	double seqs = s->decode_seqs + (s->prefill_tokens > 0 ? 1 : 0);
+	o->overhead = c->step_overhead_s + seqs * c->seq_overhead_s;
+	double t = (o->mem > o->compute ? o->mem : o->compute) + o->comm + o->overhead;
 	/* the draft model proposes k tokens before verification */
 	if (k > 0 && s->decode_seqs > 0)
 		t += k * c->draft_cost * t;
-	return t;
+	o->total = t;
+}
+
+double sim_step_time(const sim_config *c, const sim_step *s)
+{
+	sim_step_parts p;
+	sim_step_breakdown(c, s, &p);
+	return p.total;
 }
 
 int sim_tokens_per_step(const sim_config *c, double u)

@@ -4,6 +4,10 @@
 
 #include "sim/sim.h"
 
+/* A request arriving less than this (wall time) after a step began joins
+ * that step (docs/sim.md "Time"). */
+#define SIM_JOIN_GRACE_NS (20 * 1000 * 1000)
+
 typedef enum { SEQ_WAITING, SEQ_RUNNING, SEQ_DONE } seq_state;
 
 typedef struct seq seq;
@@ -71,6 +75,10 @@ typedef struct {
 	uint64_t accepted_per_pos[8];
 	uint64_t preemptions;
 	sim_hist ttft, itl, e2e;
+	/* wall seconds each step's timer fired after its deadline (the host's
+	 * timer latency and stalls; docs/sim.md "Time") */
+	double late_sum, late_max;
+	uint64_t late_count;
 } sim_metrics;
 void sim_metrics_init(sim_metrics *m);
 
@@ -86,12 +94,23 @@ struct sim_server {
 	bool stall_wait; /* the armed timer only waits for a stall to end */
 	sim_step step; /* the step in flight */
 	int64_t step_at; /* when the step in flight ends (paced: the grid) */
+	bool chain;      /* planning right after a step: the next starts at its deadline */
+	int64_t step_start; /* when the step in flight began (its predecessor's deadline, or now) */
 	uint64_t next_id;
 	sim_metrics m;
 	ib_buf scratch;
 	ib_buf logline; /* --log-requests: one line, reused */
 	int64_t created; /* wall-clock seconds for "created" */
 	net_defer kick;  /* schedule a step at the end of the iteration */
+	/* in-process runs (sim_run_load): no event loop; a virtual clock (ns)
+	 * the driver moves to each step's deadline, and tokens go to vemit */
+	bool virt;
+	int64_t vnow, vdue;
+	void (*vemit)(sim_server *s, seq *q, int n, bool last);
+	void *vctx;
+	/* the time scale announced (empty with --max-speed or --pace) */
+	char scale_header[64]; /* "X-Infbench-Time-Scale: S\r\n" */
+	char scale_field[48];  /* ", \"time_scale\": S" in /v1/models */
 };
 
 /* Engine: a request enters; tokens come back through sim_emit. */
@@ -100,6 +119,10 @@ void sim_engine_submit(sim_server *s, seq *q);
 void sim_engine_abort(sim_server *s, seq *q);
 void sim_engine_start(sim_server *s);
 void sim_engine_kick(sim_server *s);
+/* Plans and arms the next step now (in-process runs). */
+void sim_engine_schedule(sim_server *s);
+/* The step in flight ended: emit its tokens, plan the next. */
+void sim_engine_step_done(sim_server *s);
 
 /* API side, called by the engine. */
 void sim_emit(sim_server *s, seq *q, int ntokens, bool last);
@@ -112,5 +135,8 @@ int sim_eval_plan(const sim_grader *g, const ib_val *req, seq *q);
 
 /* Renders /metrics. */
 void sim_metrics_render(const sim_server *s, ib_buf *out);
+
+/* The median of v[0..n) (sorts v); 0 when n is 0. */
+double sim_median(double *v, size_t n);
 
 #endif

@@ -16,7 +16,9 @@ static const sim_hw hws[] = {
 	{"h100", 80 * GiB, 3.35 * T, 989 * 1e12, 1979 * 1e12, 1979 * 1e12, 450e9, 8e-6},
 	{"h200", 141e9, 4.8 * T, 989 * 1e12, 1979 * 1e12, 1979 * 1e12, 450e9, 8e-6},
 	{"b200", 180e9, 8.0 * T, 2.25 * P, 4.5 * P, 9.0 * P, 900e9, 6e-6},
+	{"b300", 288e9, 8.0 * T, 2.25 * P, 4.5 * P, 13.5 * P, 900e9, 6e-6},
 	{"gb200", 186e9, 8.0 * T, 2.5 * P, 5.0 * P, 10.0 * P, 900e9, 6e-6},
+	{"gb300", 288e9, 8.0 * T, 2.5 * P, 5.0 * P, 15.0 * P, 900e9, 6e-6},
 	{"mi300x", 192 * GiB, 5.3 * T, 1.307 * P, 2.615 * P, 2.615 * P, 448e9, 10e-6},
 	{"mi325x", 256 * GiB, 6.0 * T, 1.307 * P, 2.615 * P, 2.615 * P, 448e9, 10e-6},
 	{"mi355x", 288 * GiB, 8.0 * T, 2.5 * P, 5.0 * P, 10.0 * P, 537.6e9, 10e-6},
@@ -30,14 +32,23 @@ static const sim_hw hws[] = {
 
 static const sim_model models[] = {
 	/* name, params, active, expert params, experts, top-k, layers, attn layers, hidden,
-	 * q heads, kv heads, head dim, MLA latent, window, AL */
-	{"llama3-8b", 8.03e9, 8.03e9, 0, 0, 0, 32, 32, 4096, 32, 8, 128, 0, 0, {0}},
-	{"llama3-70b", 70.6e9, 70.6e9, 0, 0, 0, 80, 80, 8192, 64, 8, 128, 0, 0, {0}},
-	{"deepseek-r1", 671e9, 37e9, 654e9, 256, 8, 61, 61, 7168, 128, 128, 128, 576, 0, {0}},
-	{"gpt-oss-120b", 116.8e9, 5.1e9, 114.7e9, 128, 4, 36, 18, 2880, 64, 8, 64, 0, 128, {0}},
-	{"qwen3.5-397b-a17b", 397e9, 17e9, 386.5e9, 512, 10, 60, 15, 4096, 32, 2, 256, 0, 0, AL_QWEN35},
-	{"minimax-m3", 230e9, 10e9, 224.7e9, 256, 8, 62, 62, 3072, 48, 8, 128, 0, 0, AL_MINIMAXM3},
-	{"kimi-k2.5", 1.04e12, 32e9, 1.015e12, 384, 8, 61, 61, 7168, 64, 64, 128, 576, 0, AL_KIMIK25},
+	 * q heads, kv heads, head dim, MLA latent, window, AL, sparse top-k, index bytes */
+	{"llama3-8b", 8.03e9, 8.03e9, 0, 0, 0, 32, 32, 4096, 32, 8, 128, 0, 0, {0}, 0, 0},
+	{"llama3-70b", 70.6e9, 70.6e9, 0, 0, 0, 80, 80, 8192, 64, 8, 128, 0, 0, {0}, 0, 0},
+	{"deepseek-r1", 671e9, 37e9, 654e9, 256, 8, 61, 61, 7168, 128, 128, 128, 576, 0, {0}, 0, 0},
+	{"gpt-oss-120b", 116.8e9, 5.1e9, 114.7e9, 128, 4, 36, 18, 2880, 64, 8, 64, 0, 128, {0}, 0, 0},
+	{"qwen3.5-397b-a17b", 397e9, 17e9, 386.5e9, 512, 10, 60, 15, 4096, 32, 2, 256, 0, 0, AL_QWEN35, 0, 0},
+	/* MiniMax M2.5 / M2.7 (the architecture the old minimax-m3 profile held) */
+	{"minimax-m2.5", 230e9, 10e9, 224.7e9, 256, 8, 62, 62, 3072, 48, 8, 128, 0, 0, {0}, 0, 0},
+	/* MiniMax M3: 428B / 23B, 128 experts top-4, 64/4 heads x 128 (docs/sim.md:
+	 * layers and hidden are assumptions, the rest published); MSA sparse
+	 * attention modelled as a top-k of 2048 tokens with a 128-byte index */
+	{"minimax-m3", 428e9, 23e9, 418.1e9, 128, 4, 62, 62, 6144, 64, 4, 128, 0, 0, AL_MINIMAXM3, 2048, 128},
+	{"kimi-k2.5", 1.04e12, 32e9, 1.015e12, 384, 8, 61, 61, 7168, 64, 64, 128, 576, 0, AL_KIMIK25, 0, 0},
+	/* GLM-5: 744B / 40B, 256 experts top-8, MLA + DSA (top-2048, FP8 index of 128) */
+	{"glm-5", 744e9, 40e9, 726.7e9, 256, 8, 78, 78, 6144, 64, 64, 192, 576, 0, {0}, 2048, 132},
+	/* DeepSeek V4 Pro: 1.6T / 49B, MLA-style compressed KV + DSA */
+	{"deepseek-v4-pro", 1.6e12, 49e9, 1.584e12, 384, 8, 61, 61, 7168, 128, 128, 128, 576, 0, {0}, 2048, 132},
 };
 
 static const struct {
@@ -47,6 +58,11 @@ static const struct {
 	{"gptoss", "gpt-oss-120b"},      {"qwen3.5", "qwen3.5-397b-a17b"},
 	{"minimaxm3", "minimax-m3"},     {"kimik2.5", "kimi-k2.5"},
 	{"llama-3-8b", "llama3-8b"},     {"llama-3-70b", "llama3-70b"},
+	{"llama3.3-70b", "llama3-70b"},  {"llama-3.3-70b", "llama3-70b"},
+	{"minimaxm2.5", "minimax-m2.5"}, {"minimax-m2.7", "minimax-m2.5"},
+	{"glm5", "glm-5"},               {"glm-5.1", "glm-5"},
+	{"dsv4", "deepseek-v4-pro"},     {"deepseek-v4", "deepseek-v4-pro"},
+	{"kimi-k2.6", "kimi-k2.5"},
 };
 
 const sim_hw *sim_hw_find(const char *name)
@@ -109,6 +125,8 @@ static const ovr model_fields[] = {
 	MI("head-dim", head_dim),
 	MI("mla-kv-dim", mla_kv_dim),
 	MI("window", window),
+	MI("sparse-topk", sparse_topk),
+	MI("index-bytes", index_dim),
 };
 
 static int apply(const ib_val *m, const ovr *f, size_t nf, void *dst, const char **name,

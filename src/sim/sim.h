@@ -44,6 +44,9 @@ typedef struct {
 	int mla_kv_dim;         /* > 0: MLA latent width per token per layer (replicated over TP) */
 	int window;             /* > 0: the other layers use a sliding window of this many tokens */
 	double default_al[9];   /* acceptance length by num_speculative_tokens 1..8 (0: unknown) */
+	int sparse_topk;        /* > 0: sparse attention (DSA, MSA): a decode token reads at most
+				 * this many tokens' KV per layer, plus an index of the whole context */
+	int index_dim;          /* bytes per token per layer of that index (read over the context) */
 } sim_model;
 
 const sim_hw *sim_hw_find(const char *name);
@@ -70,12 +73,26 @@ typedef struct {
 	const char *precision;  /* bf16, fp8, fp4: weights and compute */
 	double kv_bytes;        /* bytes per KV element (2 = bf16, 1 = fp8) */
 	int tp;
+	int ep;                 /* expert parallel ranks (1: experts sharded by TP) */
+	bool dp_attn;           /* data-parallel attention: each of the TP ranks runs its own
+				 * sequences with the whole attention (own batch and KV) */
+	int pp;                 /* pipeline stages (GPUs = TP x PP) */
+	/* disaggregated prefill (in-process runs, sim_run_load): prefill_workers
+	 * > 0 separate prefill instances of prefill_tp GPUs each take every
+	 * prompt (first come, first served), send its KV over the scale-up link,
+	 * and this configuration only decodes; 0: aggregated */
+	int prefill_workers, prefill_tp;
 	int max_num_seqs;
 	int max_num_batched_tokens;
 	int block_size;
 	double gpu_mem_util;
 	double mem_eff, compute_eff;
 	double step_overhead_s;
+	double seq_overhead_s;  /* per running sequence per step (scheduling, sampling) */
+	double comm_eff;        /* fraction of the link bandwidth collectives reach */
+	double ep_imbalance;    /* the busiest EP rank's expert load over the mean (>= 1) */
+	const char *framework;  /* vllm, sglang, trt, atom, ... (calibration rules match it) */
+	const char *framework_version; /* its image tag or date (rules may match it), or NULL */
 	int max_model_len;
 	/* speculative decoding */
 	const char *spec_method; /* NULL/"none", "mtp", "eagle3" */
@@ -114,6 +131,7 @@ void sim_config_init(sim_config *c);
 /* The performance model, exposed for tests and docs. */
 typedef struct {
 	double weight_bytes_per_gpu;
+	double expert_bytes_per_gpu;   /* the routed experts' share of the above */
 	double kv_bytes_per_token;     /* per GPU */
 	int64_t kv_blocks;             /* capacity in blocks */
 } sim_capacity;
@@ -130,10 +148,201 @@ typedef struct {
 } sim_step;
 double sim_step_time(const sim_config *c, const sim_step *s);
 
+/* The parts of a step's time (model seconds), for tests and calibration. */
+typedef struct {
+	double mem, compute;   /* roofline terms (the step takes the larger) */
+	double comm;           /* all-reduce / all-to-all / pipeline transfers */
+	double overhead;       /* per step and per sequence */
+	double bytes_per_gpu;  /* HBM bytes read by the busiest GPU */
+	double expert_bytes;   /* of which routed-expert weights */
+	double kv_bytes;       /* of which KV cache */
+	double total;          /* = sim_step_time */
+} sim_step_parts;
+void sim_step_breakdown(const sim_config *c, const sim_step *s, sim_step_parts *out);
+
 /* Tokens a decode step emits for one sequence: 1 + accepted drafts, with the
  * "minimum variance" schedule (floor(AL-1) drafts, one more with probability
  * frac(AL-1)), capped at 1 + num_spec_tokens. u is uniform in [0, 1). */
 int sim_tokens_per_step(const sim_config *c, double u);
+
+/* ---- calibration (docs/sim.md "Calibration") ----
+ *
+ * The efficiency and overhead parameters are data: a YAML file of rules,
+ * each with an optional `match` (framework, hardware, precision, model,
+ * spec: a name or a list of names; absent: any) and parameter values.
+ * Resolving a key starts from the defaults and applies every matching rule
+ * in file order, so later, more specific rules win. */
+typedef struct {
+	double mem_eff, compute_eff;
+	double step_overhead_s, seq_overhead_s;
+	double comm_eff, ep_imbalance;
+	double draft_cost;
+} sim_calib;
+
+#define SIM_CALIB_NMATCH 6
+typedef struct {
+	const char *const *match[SIM_CALIB_NMATCH]; /* NULL-terminated name lists, NULL: any */
+	sim_calib values;
+	unsigned set; /* which parameters the rule sets (bit i: the i-th documented) */
+	const char *file;
+	int line;
+} sim_calib_rule;
+
+typedef struct {
+	const char *path;
+	sim_calib_rule *rules;
+	size_t n;
+} sim_calib_file;
+
+typedef struct {
+	const char *framework, *hardware, *precision, *model, *spec; /* NULL: unknown */
+	const char *version; /* the framework's image tag or build date, NULL: unknown */
+} sim_calib_key;
+
+/* The uncalibrated defaults. */
+void sim_calib_defaults(sim_calib *c);
+/* Loads a calibration file into *out (in arena a). Every problem (unknown
+ * key or name, wrong type, value out of range) is added to d with its file,
+ * line and field; then IB_EINVAL with a count in e. A missing file is
+ * IB_ENOENT, malformed YAML IB_EPARSE (e says where). */
+int sim_calib_load(const char *path, ib_arena *a, sim_calib_file *out, ib_diags *d, ib_error *e);
+/* The parameters for key k: defaults, then each matching rule of f (NULL:
+ * none) in order. */
+void sim_calib_resolve(const sim_calib_file *f, const sim_calib_key *k, sim_calib *out);
+/* Copies the parameters into a configuration. */
+void sim_calib_apply(const sim_calib *cal, sim_config *c);
+/* The calibration file to use: $INFBENCH_SIM_CALIBRATION, else
+ * configs/sim/calibration.yaml under the working directory, else under
+ * exe's folder's parent or grandparent (a checkout's build/ or build/san/);
+ * NULL when none is readable. buf holds the path in the last cases. */
+const char *sim_calib_find(const char *exe, char *buf, size_t len);
+
+/* ---- in-process runs (docs/sim.md "Validation") ----
+ * The server's engine (scheduler and step model) on a virtual clock, under
+ * InferenceX's client load: a closed loop of `concurrency` requests,
+ * num_prompts in all, input and output lengths drawn uniformly from
+ * [range_ratio x len, len], ignore_eos, no warmup (an idle engine keeps
+ * nothing from it). Deterministic for a seed; takes milliseconds. */
+typedef struct {
+	int concurrency;
+	int num_prompts;  /* InferenceX: 10 x concurrency */
+	int isl, osl;
+	double range_ratio; /* InferenceX: 0.8 */
+	uint64_t seed;
+} sim_load;
+
+typedef struct {
+	int completed;
+	double duration;      /* model seconds, first send to last token */
+	double median_tpot, mean_tpot, median_ttft; /* seconds (TPOT as InferenceX: (E2EL-TTFT)/(out-1)) */
+	double total_tok_s;   /* (input + output tokens) / duration, whole instance */
+	double output_tok_s;
+	int64_t steps, preemptions;
+} sim_load_result;
+
+/* Returns 0, IB_EINVAL when the weights or a request do not fit (e says
+ * which) or the load is empty, IB_ENOMEM. */
+int sim_run_load(const sim_config *c, const sim_load *ld, sim_load_result *out, ib_error *e);
+
+/* ---- published points (docs/sim.md "Validation") ---- */
+typedef enum {
+	SIM_POINT_MEASURED, /* blog-measured, pr-table-inferencex: a fixed recipe */
+	SIM_POINT_PEAK,     /* blog-peak: a best config, often without its TP */
+	SIM_POINT_FRONTIER, /* dashboard and blog-interpolated rows */
+	SIM_POINT_OTHER,    /* prose, vendor numbers */
+} sim_point_kind;
+
+typedef struct {
+	int row_id, line;
+	const char *page_kind, *model_name, *gpu_name; /* as the file has them */
+	sim_point_kind kind;
+	/* the configuration (NULL / 0 where the row does not say) */
+	const char *model, *gpu, *precision, *framework, *spec;
+	const char *version; /* the first image tag (vX.Y...) or date (YYYY-MM-DD) in the note */
+	int tp, ep, conc, isl, osl;
+	bool dp_attn, disagg;
+	double tps_gpu, interactivity; /* published (NAN when absent) */
+	const char *why;               /* non-NULL: why the row cannot be run */
+} sim_point;
+
+typedef struct {
+	double tps_gpu, interactivity, median_tpot, median_ttft;
+} sim_point_result;
+
+/* The calibration's framework key named in a text (a framework field such as
+ * "dynamo-sglang", a note, an image): "trt", "atom", "sglang" or "vllm", in
+ * that order of precedence; NULL when none is named. */
+const char *sim_framework_key(const char *text);
+/* The first version in a text (an image tag "v0.5.10rc0", else a date
+ * "2026-05-02"), copied into a; NULL when none (or text is NULL). */
+const char *sim_version_of(ib_arena *a, const char *text);
+/* Reads points.tsv (../shared/golden/real-frontiers/README.md) into *out
+ * (n rows, in arena a): each row's kind, its configuration from the
+ * columns and the recipe note (framework, TP=, EP=, MTP/EAGLE, DP
+ * attention, disaggregation, concurrency), and why it cannot run, if so.
+ * Errors: IB_ENOENT, IB_EINVAL (a missing column, no rows), IB_ENOMEM. */
+int sim_points_load(const char *path, ib_arena *a, sim_point **out, size_t *n, ib_error *e);
+/* The simulator configuration of a runnable row, its calibration resolved
+ * from cal (NULL: defaults). IB_EINVAL with p->why otherwise. */
+int sim_point_config(const sim_point *p, const sim_calib_file *cal, sim_config *c, ib_error *e);
+/* Runs the row in process (sim_run_load, prompts_per_conc x concurrency
+ * prompts, ratio 0.8, seed = row id) and gives total tok/s per GPU and
+ * interactivity (1 / median TPOT). */
+int sim_point_run(const sim_point *p, const sim_calib_file *cal, int prompts_per_conc, sim_point_result *r,
+		  ib_error *e);
+
+/* Absolute percentage errors of a group of rows (sim validate's summary,
+ * per kind and per GPU). Zero-initialise; release with sim_ape_free. */
+typedef struct {
+	size_t total, runnable; /* rows counted, rows that ran */
+	double *tps, *inter;    /* |error| in % of each published figure */
+	size_t ntps, ninter, cap_tps, cap_inter;
+} sim_ape;
+/* The signed error of sim against published in %; NAN when published is NAN
+ * (the row publishes no such figure). */
+double sim_err_pct(double sim, double published);
+/* Counts a row; one that ran with its signed errors in % (sim_err_pct; NAN:
+ * not published, not counted in that figure). 0 or IB_ENOMEM. */
+int sim_ape_add(sim_ape *g, bool runnable, double tps_err, double inter_err);
+/* Median and mean of the tok/s/GPU and interactivity APEs (NAN when the
+ * group has none); sorts the group's arrays. */
+void sim_ape_stats(sim_ape *g, double *tps_median, double *tps_mean, double *inter_median,
+		   double *inter_mean);
+void sim_ape_free(sim_ape *g);
+
+/* ---- the fit (sim calibrate) ---- */
+#define SIM_FIT_MIN_POINTS 4
+typedef struct {
+	const char *framework, *gpu; /* the group: measured runnable rows of this pair */
+	const char *model;           /* and of this model (NULL: any model) */
+	const char *version;         /* and of this framework version (NULL: any) */
+	size_t npoints, nfigures;    /* rows, and published figures (tok/s/GPU, interactivity) */
+	bool fitted;                 /* npoints >= SIM_FIT_MIN_POINTS */
+	sim_calib values;            /* the group's parameters after the fit */
+	double loss_before, loss_after; /* mean squared log error of its figures */
+} sim_fit_group;
+/* Fits mem-eff, step-overhead-us and seq-overhead-us per framework x GPU
+ * group (coordinate descent, golden-section searches, deterministic) on
+ * top of base (NULL: defaults), running each point with prompts x its
+ * concurrency prompts. *out (in arena a) lists every group. */
+/* level -1: every row (one global rule); 0: framework x GPU; 1: x model; 2: x model x
+ * version (rows with one) */
+int sim_fit(const sim_point *pts, size_t n, const sim_calib_file *base, int prompts, int level,
+	    ib_arena *a, sim_fit_group **out, size_t *nout, ib_error *e);
+/* base's rules followed by the fitted groups' (in arena a); IB_ENOMEM. */
+int sim_fit_append(const sim_calib_file *base, const sim_fit_group *g, size_t n, ib_arena *a, sim_calib_file *out);
+/* The fitted groups as calibration rules (YAML list items, indented two
+ * spaces under `rules:`), each with a note of its provenance. */
+void sim_fit_rules(const sim_fit_group *g, size_t n, ib_buf *out);
+/* The whole calibration (what `sim calibrate` writes): four levels fitted
+ * one on top of the other on base (NULL or empty: the defaults) — every row,
+ * framework x GPU, x model, x framework version — each level's groups in
+ * gs[l] (ng[l] of them, in arena a), and the complete calibration file (a
+ * header naming prompts and base_name, the defaults rule, the fitted rules)
+ * appended to yaml. Errors of sim_fit; IB_ENOMEM. */
+int sim_calibrate(const sim_point *pts, size_t n, const sim_calib_file *base, const char *base_name,
+		  int prompts, ib_arena *a, sim_fit_group *gs[4], size_t ng[4], ib_buf *yaml,
+		  ib_error *e);
 
 typedef struct sim_server sim_server;
 /* Starts listening on c->host:c->port (port 0: a free port). */

@@ -158,7 +158,7 @@ grep -q 'the runner stopped without recording an end (killed)' s2/manifest.jsonl
 	row 256 64 1 none ', "sim-args": "--host 127.0.0.2"'; echo ","
 	row 256 1024 1 none ', "sim-args": "--time-scale 1 --duration 8"'; echo ","
 	row 256 64 4 none ', "sim-args": "--fail-rate 0.5"'; echo ","
-	row 256 64 1 none | sed 's/"runner": "mi355x"/"runner": "b300"/'; echo ","
+	row 256 64 1 none | sed 's/"runner": "mi355x"/"runner": "tpu7x"/'; echo ","
 	row 256 64 2 none
 	echo "]"
 } >mf.json
@@ -175,7 +175,7 @@ chk 0 failed 'server not ready after 20 s (no answer on /health)'
 grep -q 'listening on http://127.0.0.2' s3.err && ok || no "never ready: no server-log tail quoted"
 chk 1 failed 'server exited with status [0-9]* during the benchmark'
 chk 2 failed 'client: FAIL: request failure rate'
-chk 3 skipped "no simulator GPU profile for runner 'b300'"
+chk 3 skipped "no simulator GPU profile for runner 'tpu7x'"
 [ "$(state_of s3 4)" = done ] && ok || no "the good row: $(state_of s3 4)"
 # a rerun leaves failed rows alone unless asked
 "$bin" run mf.json --results s3 --rows 2 --tokenizer "$tok" --time-scale 10 2>s3b.err
@@ -283,6 +283,50 @@ if [ -n "${IX_REF:-}" ] && [ -f "$IX_REF/benchmarks/benchmark_lib.sh" ]; then
 else
 	echo "(IX_REF not set: the reference's benchmark_lib.sh case is not run)"
 fi
+
+# -- 7. model time, not wall time: the same rows at --time-scale 4 and 40 give
+#       the same model-time figures (the client converts what it measures
+#       from the simulator's X-Infbench-Time-Scale) and the same counts; wall
+#       time leaking into a row would make them differ 10 times
+{
+	echo "["
+	row 256 128 1 none; echo ","
+	row 256 128 4 none
+	echo "]"
+} >mt.json
+for s in 4 40; do
+	"$bin" run mt.json --results "t$s" --tokenizer "$tok" --time-scale "$s" --quiet 2>"t$s.err" ||
+		{ no "time scale $s: exit $?"; cat "t$s.err"; }
+done
+num() { # FILE KEY: the number after "KEY": in a JSON file
+	sed -n "s/.*\"$2\": \([-0-9.e+]*\).*/\1/p" "$1" | head -n 1
+}
+agree() { # A B TOLERANCE: |A - B| <= TOLERANCE x max(A, B), both > 0
+	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { m = a > b ? a : b; d = a - b; if (d < 0) d = -d
+		exit !(a > 0 && b > 0 && d <= t * m) }'
+}
+for c in 1 4; do
+	f4=$(ls t4/rows/*/agg_*_conc${c}_*.json 2>/dev/null | head -n 1)
+	f40=$(ls t40/rows/*/agg_*_conc${c}_*.json 2>/dev/null | head -n 1)
+	if [ -z "$f4" ] || [ -z "$f40" ]; then
+		no "model time: conc $c row missing"
+		continue
+	fi
+	for k in median_tpot median_intvty tput_per_gpu median_e2el; do
+		a=$(num "$f4" "$k") b=$(num "$f40" "$k")
+		agree "$a" "$b" 0.15 && ok || no "model time: conc $c $k at scale 4 ($a) and 40 ($b) differ by more than 15 %"
+	done
+	# interactivity of the simulated MI355X, not of the wall clock (x 40)
+	u=$(num "$f40" median_intvty)
+	awk -v u="$u" 'BEGIN { exit !(u >= 10 && u <= 1000) }' && ok ||
+		no "model time: conc $c interactivity $u tok/s/user is not in [10, 1000]"
+	r4=$(dirname "$f4")/$(basename "$f4" | sed 's/^agg_//') r40=$(dirname "$f40")/$(basename "$f40" | sed 's/^agg_//')
+	for k in completed total_input_tokens total_output_tokens; do
+		[ "$(num "$r4" "$k")" = "$(num "$r40" "$k")" ] && [ -n "$(num "$r4" "$k")" ] && ok ||
+			no "model time: conc $c $k differs ($(num "$r4" "$k") vs $(num "$r40" "$k"))"
+	done
+	[ "$(num "$r40" time_scale)" = 40.0 ] && ok || no "model time: the result does not record time_scale 40"
+done
 
 echo "run: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -128,9 +128,9 @@ Test(run, simulator_models_or_says_why_not)
 	cr_assert_str_eq(m, "deepseek-r1");
 	cr_assert_str_eq(h, "h200");
 	ib_val *r = row_of(a, dsr1);
-	ib_map_set(a, r, "runner", ib_v_str(a, "b300"));
+	ib_map_set(a, r, "runner", ib_v_str(a, "tpu7x"));
 	const char *why = run_sim_unmodelable(r, NULL, NULL);
-	cr_assert(why && strstr(why, "no simulator GPU profile for runner 'b300'"), "%s", why);
+	cr_assert(why && strstr(why, "no simulator GPU profile for runner 'tpu7x'"), "%s", why);
 	r = row_of(a, dsr1);
 	ib_map_set(a, r, "runner", ib_v_str(a, "h200-cw"));
 	cr_assert_null(run_sim_unmodelable(r, NULL, &h));
@@ -149,6 +149,38 @@ Test(run, simulator_models_or_says_why_not)
 	r = row_of(a, dsr1);
 	ib_map_set(a, r, "scenario-type", ib_v_str(a, "agentic-coding"));
 	cr_assert(strstr(run_sim_unmodelable(r, NULL, NULL), "agentic-coding"));
+	ib_arena_free(a);
+}
+
+Test(run, simulator_shape_follows_the_row)
+{
+	ib_arena *a = ib_arena_new();
+	run_sim_shape s;
+	run_sim_shape_of(a, row_of(a, dsr1), &s);
+	cr_assert_str_eq(s.framework, "vllm");
+	cr_assert_null(s.version); /* "img:1" names none */
+	cr_assert(s.tp == 8 && s.ep == 1 && s.pp == 1 && !s.dp_attn && s.fp8_kv);
+	ib_val *r = row_of(a, dsr1);
+	ib_map_set(a, r, "framework", ib_v_str(a, "dynamo-sglang"));
+	ib_map_set(a, r, "image", ib_v_str(a, "lmsysorg/sglang:v0.5.8.post1-rocm700-mi35x"));
+	ib_map_set(a, r, "ep", ib_v_int(a, 8));
+	ib_map_set(a, r, "pp", ib_v_int(a, 2));
+	ib_map_set(a, r, "dp-attn", ib_v_bool(a, true));
+	ib_map_set(a, r, "precision", ib_v_str(a, "bf16"));
+	run_sim_shape_of(a, r, &s);
+	cr_assert_str_eq(s.framework, "sglang");
+	cr_assert_str_eq(s.version, "v0.5.8.post1");
+	cr_assert(s.ep == 8 && s.pp == 2 && s.dp_attn && !s.fp8_kv);
+	/* without an arena no version; a framework no rule names stays as is */
+	ib_map_set(a, r, "framework", ib_v_str(a, "tilert"));
+	ib_map_set(a, r, "dp-attn", ib_v_str(a, "false"));
+	run_sim_shape_of(NULL, r, &s);
+	cr_assert_str_eq(s.framework, "tilert");
+	cr_assert(!s.version && !s.dp_attn);
+	/* pipeline stages and int4 are modelled now */
+	r = row_of(a, dsr1);
+	ib_map_set(a, r, "pp", ib_v_int(a, 2));
+	cr_assert_null(run_sim_unmodelable(r, NULL, NULL), "%s", run_sim_unmodelable(r, NULL, NULL));
 	ib_arena_free(a);
 }
 
@@ -264,6 +296,19 @@ Test(run, identity_follows_what_determines_the_numbers)
 	cr_assert_str_neq(ident(a, &o, dsr1), p1, "the profile's content counts");
 	unlink(prof);
 	o.sim_profile = NULL;
+	/* the calibration file the simulators get: its content counts */
+	char cal[] = "/tmp/ib_run_cal_XXXXXX";
+	fd = mkstemp(cal);
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, "rules: []\n", 10), 10);
+	setenv("INFBENCH_SIM_CALIBRATION", cal, 1);
+	const char *c1 = ident(a, &o, dsr1);
+	cr_assert_str_neq(c1, scaled);
+	cr_assert_eq(write(fd, "# refitted\n", 11), 11);
+	close(fd);
+	cr_assert_str_neq(ident(a, &o, dsr1), c1, "the calibration's content counts");
+	unsetenv("INFBENCH_SIM_CALIBRATION");
+	unlink(cal);
 	o.prompts_per_conc = 4;
 	cr_assert_str_neq(ident(a, &o, dsr1), scaled, "the workload counts");
 	ib_arena_free(a);

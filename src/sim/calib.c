@@ -1,0 +1,271 @@
+/* Calibration as data: the efficiency and overhead parameters of the
+ * performance model, read from a YAML file of rules (configs/sim/
+ * calibration.yaml; docs/sim.md "Calibration"). Every problem of the file
+ * goes into an ib_diags list with its file, line and field. */
+#include "sim/sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+void sim_calib_defaults(sim_calib *c)
+{
+	/* the uncalibrated model of docs/sim.md: a roofline at 80 % of HBM
+	 * bandwidth and 60 % of peak FLOPs, 300 us per step */
+	*c = (sim_calib){
+	    .mem_eff = 0.8,
+	    .compute_eff = 0.6,
+	    .step_overhead_s = 300e-6,
+	    .seq_overhead_s = 0,
+	    .comm_eff = 1.0,
+	    .ep_imbalance = 1.0,
+	    .draft_cost = 0.05,
+	};
+}
+
+typedef struct {
+	const char *key;
+	size_t off;
+	double scale;  /* file value * scale = stored value */
+	double lo, hi; /* allowed range of the file value */
+	bool lo_open;  /* lo itself is not allowed */
+} param;
+
+#define PARAM(k, f, s, lo, hi, open)                                                               \
+	{                                                                                          \
+		k, offsetof(sim_calib, f), s, lo, hi, open                                         \
+	}
+static const param params[] = {
+    PARAM("mem-eff", mem_eff, 1, 0, 1, true),
+    PARAM("compute-eff", compute_eff, 1, 0, 1, true),
+    PARAM("step-overhead-us", step_overhead_s, 1e-6, 0, 1e7, false),
+    PARAM("seq-overhead-us", seq_overhead_s, 1e-6, 0, 1e6, false),
+    PARAM("comm-eff", comm_eff, 1, 0, 1, true),
+    PARAM("ep-imbalance", ep_imbalance, 1, 1, 100, false),
+    PARAM("draft-cost", draft_cost, 1, 0, 10, false),
+};
+#define NPARAMS (sizeof params / sizeof *params)
+
+static const char *const match_keys[SIM_CALIB_NMATCH] = {"framework", "hardware", "precision",
+                                                         "model", "spec", "version"};
+
+static int bad(ib_diags *d, const ib_val *v, const char *field, const char *fmt, const char *arg)
+{
+	return ib_diag_add(d, IB_SEV_ERROR, v->file, v->line, v->col, NULL, NULL, field, fmt, arg);
+}
+
+/* A match value must name something the simulator knows (a typo would make
+ * a rule silently apply to nothing). */
+static bool known_name(int which, const char *s)
+{
+	switch (which) {
+	case 1:
+		return sim_hw_find(s) != NULL;
+	case 2:
+		return !strcmp(s, "bf16") || !strcmp(s, "fp8") || !strcmp(s, "fp4") ||
+		       !strcmp(s, "int4");
+	case 3:
+		return sim_model_find(s) != NULL;
+	case 4:
+		return !strcmp(s, "none") || !strcmp(s, "mtp") || !strcmp(s, "eagle3");
+	default:
+		return s[0] != 0;
+	}
+}
+
+static int load_match(const ib_val *m, sim_calib_rule *r, ib_arena *a, ib_diags *d)
+{
+	if (m->type != IB_V_MAP)
+		return bad(d, m, "match", "should be a mapping of %s",
+		           "framework/hardware/precision/model/spec/version");
+	for (size_t i = 0; i < m->map.n; i++) {
+		const ib_val *k = m->map.kv[i].key, *v = m->map.kv[i].val;
+		int which = -1;
+		for (int j = 0; j < SIM_CALIB_NMATCH && k->type == IB_V_STR; j++)
+			if (!strcmp(k->str.s, match_keys[j]))
+				which = j;
+		if (which < 0) {
+			bad(d, k, "match",
+			    "unknown key '%s' (framework, hardware, precision, model, spec, version)",
+			    k->type == IB_V_STR ? k->str.s : "?");
+			continue;
+		}
+		size_t n = v->type == IB_V_LIST ? v->list.n : 1;
+		const char **names = ib_arena_alloc(a, (n + 1) * sizeof *names);
+		if (!names)
+			return IB_ENOMEM;
+		for (size_t j = 0; j < n; j++) {
+			const ib_val *x = v->type == IB_V_LIST ? v->list.v[j] : v;
+			char field[32];
+			snprintf(field, sizeof field, "match.%s", match_keys[which]);
+			if (x->type != IB_V_STR) {
+				bad(d, x, field, "should be a name or a list of names%s", "");
+				names[j] = "";
+				continue;
+			}
+			if (!known_name(which, x->str.s))
+				bad(d, x, field, "unknown name '%s'", x->str.s);
+			names[j] = ib_arena_strdup(a, x->str.s);
+		}
+		names[n] = NULL;
+		r->match[which] = names;
+	}
+	return 0;
+}
+
+static int load_rule(const ib_val *v, sim_calib_rule *r, ib_arena *a, ib_diags *d)
+{
+	memset(r, 0, sizeof *r);
+	r->file = v->file;
+	r->line = v->line;
+	if (v->type != IB_V_MAP)
+		return bad(d, v, "rules", "each rule should be a mapping (match: and parameters)%s",
+		           "");
+	for (size_t i = 0; i < v->map.n; i++) {
+		const ib_val *k = v->map.kv[i].key, *x = v->map.kv[i].val;
+		const char *name = k->type == IB_V_STR ? k->str.s : "?";
+		if (!strcmp(name, "match")) {
+			int rc = load_match(x, r, a, d);
+			if (rc)
+				return rc;
+			continue;
+		}
+		if (!strcmp(name, "note")) /* provenance, free text */
+			continue;
+		size_t j = 0;
+		while (j < NPARAMS && strcmp(params[j].key, name))
+			j++;
+		if (j == NPARAMS) {
+			bad(d, k, name, "unknown parameter (see docs/sim.md \"Calibration\")%s",
+			    "");
+			continue;
+		}
+		double f;
+		if (x->type == IB_V_INT)
+			f = (double)x->i;
+		else if (x->type == IB_V_FLOAT)
+			f = x->f;
+		else {
+			bad(d, x, name, "should be a number%s", "");
+			continue;
+		}
+		const param *p = &params[j];
+		if (f < p->lo || f > p->hi || (p->lo_open && f == p->lo)) {
+			ib_diag_add(d, IB_SEV_ERROR, x->file, x->line, x->col, NULL, NULL, name,
+			            "%g is out of range: %s%g, %g]", f, p->lo_open ? "(" : "[",
+			            p->lo, p->hi);
+			continue;
+		}
+		r->set |= 1u << j;
+		*(double *)((char *)&r->values + p->off) = f * p->scale;
+	}
+	return 0;
+}
+
+int sim_calib_load(const char *path, ib_arena *a, sim_calib_file *out, ib_diags *d, ib_error *e)
+{
+	memset(out, 0, sizeof *out);
+	ib_val *doc;
+	int rc = ib_yaml_load_file(a, path, &doc, e);
+	if (rc)
+		return rc;
+	out->path = ib_arena_strdup(a, path);
+	size_t before = ib_diags_count(d, IB_SEV_ERROR);
+	const ib_val *rules = NULL;
+	if (doc->type != IB_V_MAP) {
+		rc = bad(d, doc, NULL, "a calibration file is a mapping with 'rules'%s", "");
+	} else {
+		for (size_t i = 0; i < doc->map.n; i++) {
+			const ib_val *k = doc->map.kv[i].key;
+			if (k->type == IB_V_STR && !strcmp(k->str.s, "rules"))
+				rules = doc->map.kv[i].val;
+			else
+				rc = bad(d, k, k->type == IB_V_STR ? k->str.s : NULL,
+				         "unknown key (a calibration file has 'rules')%s", "");
+		}
+		if (!rules)
+			rc = bad(d, doc, "rules", "missing%s", "");
+		else if (rules->type != IB_V_LIST)
+			rc = bad(d, rules, "rules", "should be a list of rules%s", "");
+	}
+	if (!rc && rules) {
+		out->rules = ib_arena_alloc(a, (rules->list.n + 1) * sizeof *out->rules);
+		if (!out->rules)
+			return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+		for (size_t i = 0; i < rules->list.n && !rc; i++)
+			rc = load_rule(rules->list.v[i], &out->rules[out->n++], a, d);
+	}
+	if (rc == IB_ENOMEM)
+		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+	size_t errs = ib_diags_count(d, IB_SEV_ERROR) - before;
+	if (errs)
+		return ib_fail(e, IB_EINVAL, path, 0, 0, "%zu problem%s in the calibration file",
+		               errs, errs == 1 ? "" : "s");
+	return 0;
+}
+
+static bool matches(const char *const *names, const char *v)
+{
+	if (!names)
+		return true; /* not constrained */
+	if (!v)
+		return false;
+	for (size_t i = 0; names[i]; i++)
+		if (!strcasecmp(names[i], v))
+			return true;
+	return false;
+}
+
+void sim_calib_resolve(const sim_calib_file *f, const sim_calib_key *k, sim_calib *out)
+{
+	sim_calib_defaults(out);
+	const char *vals[SIM_CALIB_NMATCH] = {k->framework, k->hardware, k->precision, k->model,
+	                                      k->spec, k->version};
+	for (size_t i = 0; f && i < f->n; i++) {
+		const sim_calib_rule *r = &f->rules[i];
+		bool ok = true;
+		for (int j = 0; j < SIM_CALIB_NMATCH && ok; j++)
+			ok = matches(r->match[j], vals[j]);
+		if (!ok)
+			continue;
+		for (size_t j = 0; j < NPARAMS; j++)
+			if (r->set & (1u << j))
+				*(double *)((char *)out + params[j].off) =
+				    *(const double *)((const char *)&r->values + params[j].off);
+	}
+}
+
+void sim_calib_apply(const sim_calib *cal, sim_config *c)
+{
+	c->mem_eff = cal->mem_eff;
+	c->compute_eff = cal->compute_eff;
+	c->step_overhead_s = cal->step_overhead_s;
+	c->seq_overhead_s = cal->seq_overhead_s;
+	c->comm_eff = cal->comm_eff;
+	c->ep_imbalance = cal->ep_imbalance;
+	c->draft_cost = cal->draft_cost;
+}
+
+const char *sim_calib_find(const char *exe, char *buf, size_t len)
+{
+	const char *env = getenv("INFBENCH_SIM_CALIBRATION");
+	if (env && env[0])
+		return env;
+	static const char rel[] = "configs/sim/calibration.yaml";
+	if (access(rel, R_OK) == 0)
+		return rel;
+	/* next to the binary: build/infbench or build/san/infbench in a checkout */
+	if (exe) {
+		const char *slash = strrchr(exe, '/');
+		size_t dir = slash ? (size_t)(slash - exe) : 0;
+		static const char *const ups[] = {"/../", "/../../"};
+		for (size_t i = 0; slash && i < 2; i++) {
+			if ((size_t)snprintf(buf, len, "%.*s%s%s", (int)dir, exe, ups[i], rel) <
+			        len &&
+			    access(buf, R_OK) == 0)
+				return buf;
+		}
+	}
+	return NULL;
+}

@@ -1,0 +1,274 @@
+/* sim calibrate: a reproducible fit of the calibration parameters to the
+ * published measured points (docs/sim.md "Calibration"). Rows are grouped
+ * by framework x GPU; each group with at least SIM_FIT_MIN_POINTS points
+ * gets one rule (mem-eff, step-overhead-us, seq-overhead-us) fitted by
+ * coordinate descent (golden-section search on each parameter in turn) on
+ * the squared log errors of tok/s/GPU and interactivity over all of the
+ * group's points. No parameter belongs to a single point. */
+#include "sim/sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum { P_MEM = 0, P_COMPUTE = 1, P_STEP = 2, P_SEQ = 3 };
+
+typedef struct {
+	const sim_point *pts;
+	size_t n;
+	const char *fw, *gpu, *model, *version; /* NULL: any */
+	sim_calib_file cal;           /* base rules + the group's rule last */
+	int prompts;
+} group_ctx;
+
+static bool in_group(const sim_point *p, const char *fw, const char *gpu, const char *model,
+                     const char *version)
+{
+	return !p->why && p->kind == SIM_POINT_MEASURED && p->framework && p->gpu &&
+	       (!fw || !strcmp(p->framework, fw)) && (!gpu || !strcmp(p->gpu, gpu)) &&
+	       (!model || !strcmp(p->model, model)) &&
+	       (!version || (p->version && !strcmp(p->version, version)));
+}
+
+/* The group's loss: mean squared log error over its points' published
+ * figures; *worst gets nothing useful, NAN on a failed run. */
+static double loss(group_ctx *g, size_t *count)
+{
+	double sum = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		const sim_point *p = &g->pts[i];
+		if (!in_group(p, g->fw, g->gpu, g->model, g->version))
+			continue;
+		sim_point_result r;
+		ib_error e = {0};
+		if (sim_point_run(p, &g->cal, g->prompts, &r, &e))
+			return INFINITY;
+		if (!isnan(p->tps_gpu) && r.tps_gpu > 0) {
+			double d = log(r.tps_gpu / p->tps_gpu);
+			sum += d * d;
+			k++;
+		}
+		if (!isnan(p->interactivity) && r.interactivity > 0) {
+			double d = log(r.interactivity / p->interactivity);
+			sum += d * d;
+			k++;
+		}
+	}
+	if (count)
+		*count = k;
+	return k ? sum / k : INFINITY;
+}
+
+static double *slot(sim_calib *c, int which)
+{
+	switch (which) {
+	case P_MEM:
+		return &c->mem_eff;
+	case P_COMPUTE:
+		return &c->compute_eff;
+	case P_STEP:
+		return &c->step_overhead_s;
+	default:
+		return &c->seq_overhead_s;
+	}
+}
+
+/* Golden-section search of one parameter over [lo, hi] (on a log scale
+ * when log_scale), the others fixed. */
+static void search(group_ctx *g, int which, double lo, double hi, bool log_scale)
+{
+	sim_calib *v = &g->cal.rules[g->cal.n - 1].values;
+	double *x = slot(v, which);
+	double a = log_scale ? log(lo) : lo, b = log_scale ? log(hi) : hi;
+	const double r = 0.6180339887498949;
+	double c = b - r * (b - a), d = a + r * (b - a);
+	*x = log_scale ? exp(c) : c;
+	double fc = loss(g, NULL);
+	*x = log_scale ? exp(d) : d;
+	double fd = loss(g, NULL);
+	for (int it = 0; it < 14; it++) {
+		if (fc < fd) {
+			b = d;
+			d = c;
+			fd = fc;
+			c = b - r * (b - a);
+			*x = log_scale ? exp(c) : c;
+			fc = loss(g, NULL);
+		} else {
+			a = c;
+			c = d;
+			fc = fd;
+			d = a + r * (b - a);
+			*x = log_scale ? exp(d) : d;
+			fd = loss(g, NULL);
+		}
+	}
+	double best = fc < fd ? c : d;
+	*x = log_scale ? exp(best) : best;
+}
+
+int sim_fit(const sim_point *pts, size_t n, const sim_calib_file *base, int prompts, int level,
+            ib_arena *a, sim_fit_group **out, size_t *nout, ib_error *e)
+{
+	*out = NULL;
+	*nout = 0;
+	sim_fit_group *gs = ib_arena_alloc(a, (n + 1) * sizeof *gs);
+	sim_calib_rule *rules = ib_arena_alloc(a, ((base ? base->n : 0) + 1) * sizeof *rules);
+	if (!gs || !rules)
+		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+	size_t ng = 0;
+	for (size_t i = 0; i < n; i++) {
+		const sim_point *p = &pts[i];
+		bool by_model = level >= 1, by_version = level >= 2;
+		if (p->why || p->kind != SIM_POINT_MEASURED || !p->framework || !p->gpu ||
+		    (by_version && !p->version))
+			continue;
+		size_t j = 0;
+		bool global = level < 0;
+		while (j < ng && !((global || strcmp(gs[j].framework, p->framework) == 0) &&
+		                   (global || strcmp(gs[j].gpu, p->gpu) == 0) &&
+		                   (!by_model || strcmp(gs[j].model, p->model) == 0) &&
+		                   (!by_version || strcmp(gs[j].version, p->version) == 0)))
+			j++;
+		if (j == ng) {
+			memset(&gs[ng], 0, sizeof gs[ng]);
+			gs[ng].framework = global ? NULL : p->framework;
+			gs[ng].gpu = global ? NULL : p->gpu;
+			gs[ng].model = by_model ? p->model : NULL;
+			gs[ng].version = by_version ? p->version : NULL;
+			ng++;
+		}
+		gs[j].npoints++;
+	}
+	for (size_t j = 0; j < ng; j++) {
+		sim_fit_group *G = &gs[j];
+		group_ctx g = {.pts = pts,
+		               .n = n,
+		               .fw = G->framework,
+		               .gpu = G->gpu,
+		               .model = G->model,
+		               .version = G->version,
+		               .prompts = prompts};
+		if (base && base->n)
+			memcpy(rules, base->rules, base->n * sizeof *rules);
+		g.cal = (sim_calib_file){
+		    .path = "(fit)", .rules = rules, .n = (base ? base->n : 0) + 1};
+		sim_calib_rule *r = &rules[g.cal.n - 1];
+		memset(r, 0, sizeof *r);
+		/* start from what the base rules give this group */
+		sim_calib_key k = {G->framework, G->gpu, NULL, G->model, NULL, G->version};
+		sim_calib_resolve(base, &k, &r->values);
+		r->set = (1u << P_MEM) | (1u << P_STEP) | (1u << P_SEQ);
+		G->loss_before = loss(&g, NULL);
+		if (G->npoints >= SIM_FIT_MIN_POINTS) {
+			for (int pass = 0; pass < 3; pass++) {
+				search(&g, P_STEP, 50e-6, 0.1, true);
+				search(&g, P_MEM, 0.02, 1.0, true);
+				search(&g, P_SEQ, 1e-7, 2e-3, true);
+			}
+			G->fitted = true;
+		}
+		G->values = r->values;
+		G->loss_after = loss(&g, &G->nfigures);
+	}
+	*out = gs;
+	*nout = ng;
+	return 0;
+}
+
+void sim_fit_rules(const sim_fit_group *g, size_t n, ib_buf *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!g[i].fitted)
+			continue;
+		char m[256] = "";
+		if (g[i].framework)
+			snprintf(m, sizeof m, "framework: %s, hardware: %s%s%s%s%s%s", g[i].framework,
+			         g[i].gpu, g[i].model ? ", model: " : "", g[i].model ? g[i].model : "",
+			         g[i].version ? ", version: \"" : "", g[i].version ? g[i].version : "",
+			         g[i].version ? "\"" : "");
+		ib_buf_printf(
+		    out,
+		    "  - note: fitted by infbench sim calibrate over %zu measured points (%zu "
+		    "figures)%s, RMS log error %.3f -> %.3f\n"
+		    "    match: {%s}\n"
+		    "    mem-eff: %.4f\n    step-overhead-us: %.1f\n    seq-overhead-us: %.3f\n",
+		    g[i].npoints, g[i].nfigures, g[i].framework ? "" : " of every framework and GPU",
+		    sqrt(g[i].loss_before), sqrt(g[i].loss_after), m, g[i].values.mem_eff,
+		    g[i].values.step_overhead_s * 1e6, g[i].values.seq_overhead_s * 1e6);
+	}
+}
+
+int sim_fit_append(const sim_calib_file *base, const sim_fit_group *g, size_t n, ib_arena *a,
+                   sim_calib_file *out)
+{
+	size_t nb = base ? base->n : 0;
+	sim_calib_rule *r = ib_arena_alloc(a, (nb + n + 1) * sizeof *r);
+	if (!r)
+		return IB_ENOMEM;
+	if (nb)
+		memcpy(r, base->rules, nb * sizeof *r);
+	size_t k = nb;
+	for (size_t i = 0; i < n; i++) {
+		if (!g[i].fitted)
+			continue;
+		const char **fw = ib_arena_alloc(a, 2 * sizeof *fw),
+		           **hw = ib_arena_alloc(a, 2 * sizeof *hw),
+		           **md = ib_arena_alloc(a, 2 * sizeof *md),
+		           **vs = ib_arena_alloc(a, 2 * sizeof *vs);
+		if (!fw || !hw || !md || !vs)
+			return IB_ENOMEM;
+		vs[0] = g[i].version;
+		vs[1] = NULL;
+		fw[0] = g[i].framework;
+		hw[0] = g[i].gpu;
+		md[0] = g[i].model;
+		fw[1] = hw[1] = md[1] = NULL;
+		memset(&r[k], 0, sizeof r[k]);
+		r[k].match[0] = g[i].framework ? fw : NULL;
+		r[k].match[1] = g[i].gpu ? hw : NULL;
+		r[k].match[3] = g[i].model ? md : NULL;
+		r[k].match[5] = g[i].version ? vs : NULL;
+		r[k].values = g[i].values;
+		r[k].set = (1u << P_MEM) | (1u << P_STEP) | (1u << P_SEQ);
+		k++;
+	}
+	*out = (sim_calib_file){.path = base ? base->path : NULL, .rules = r, .n = k};
+	return 0;
+}
+
+int sim_calibrate(const sim_point *pts, size_t n, const sim_calib_file *base, const char *base_name,
+                  int prompts, ib_arena *a, sim_fit_group *gs[4], size_t ng[4], ib_buf *yaml,
+                  ib_error *e)
+{
+	sim_calib_file lvl = base ? *base : (sim_calib_file){0};
+	/* four levels, each on top of the previous: every row, framework x GPU,
+	 * x model, x framework version (where the rows name one) */
+	for (int l = 0; l < 4; l++) {
+		int rc = sim_fit(pts, n, lvl.n ? &lvl : NULL, prompts, l - 1, a, &gs[l], &ng[l], e);
+		if (!rc && sim_fit_append(lvl.n ? &lvl : NULL, gs[l], ng[l], a, &lvl))
+			rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+		if (rc)
+			return rc;
+	}
+	bool named = base && base->n && base_name;
+	int w = ib_buf_printf(
+	    yaml,
+	    "# Calibration of infbench sim's performance model (docs/sim.md \"Calibration\").\n"
+	    "# Written by: infbench sim calibrate --points <points.tsv> --prompts-per-conc %d%s%s\n"
+	    "# The first rule holds the uncalibrated defaults; each later rule was fitted to the\n"
+	    "# published InferenceX measured points of one framework x GPU [x model [x version]] "
+	    "(its note says how many)\n"
+	    "# and is applied on top of the earlier ones.\n"
+	    "rules:\n"
+	    "  - note: uncalibrated defaults (docs/sim.md \"The performance model\")\n"
+	    "    mem-eff: 0.8\n    compute-eff: 0.6\n    step-overhead-us: 300\n    "
+	    "seq-overhead-us: 0\n"
+	    "    comm-eff: 1.0\n    ep-imbalance: 1.0\n    draft-cost: 0.05\n",
+	    prompts, named ? " --base " : "", named ? base_name : "");
+	for (int l = 0; l < 4; l++)
+		sim_fit_rules(gs[l], ng[l], yaml);
+	return w ? ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory") : 0;
+}

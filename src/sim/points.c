@@ -1,0 +1,393 @@
+/* Published InferenceX points (points.tsv, docs/sim.md "Validation"): each
+ * row's configuration read from its columns and its free-text recipe note,
+ * run in process at its concurrency, and compared with what was published. */
+#include "sim/private.h"
+#include "sim/sim.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static char *dup_n(ib_arena *a, const char *s, size_t n)
+{
+	return ib_arena_strndup(a, s, n);
+}
+
+/* needle in hay, ignoring ASCII case, or NULL */
+static const char *ci_find(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; hay && *hay; hay++)
+		if (!strncasecmp(hay, needle, n))
+			return hay;
+	return NULL;
+}
+
+static bool has(const char *hay, const char *needle)
+{
+	return ci_find(hay, needle) != NULL;
+}
+
+/* The integer after `key` (e.g. "TP=" in "TP=8"), or 0. */
+static int int_after(const char *s, const char *key)
+{
+	const char *p = ci_find(s, key);
+	return p ? atoi(p + strlen(key)) : 0;
+}
+
+static const char *model_key(const char *m)
+{
+	static const struct {
+		const char *prefix, *key;
+	} map[] = {
+	    {"MiniMax M3", "minimax-m3"},      {"MiniMax M2", "minimax-m2.5"},
+	    {"Kimi K2", "kimi-k2.5"},          {"GLM", "glm-5"},
+	    {"Qwen 3.5", "qwen3.5-397b-a17b"}, {"DeepSeek V4", "deepseek-v4-pro"},
+	    {"DeepSeek R1", "deepseek-r1"},    {"Llama 3.3 70B", "llama3-70b"},
+	    {"gpt-oss", "gpt-oss-120b"},
+	};
+	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+		if (!strncasecmp(m, map[i].prefix, strlen(map[i].prefix)))
+			return map[i].key;
+	return NULL;
+}
+
+static const char *gpu_key(const char *g)
+{
+	static const char *const names[] = {"h100",  "h200",   "b200",   "b300",  "gb200",
+	                                    "gb300", "mi300x", "mi325x", "mi355x"};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (!strncasecmp(g, names[i], strlen(names[i])) &&
+		    (g[strlen(names[i])] == 0 || g[strlen(names[i])] == ' '))
+			return names[i];
+	return NULL;
+}
+
+static const char *precision_key(const char *p)
+{
+	if (!strcasecmp(p, "FP8") || !strcasecmp(p, "MXFP8"))
+		return "fp8";
+	if (!strcasecmp(p, "FP4") || !strcasecmp(p, "NVFP4") || !strcasecmp(p, "MXFP4"))
+		return "fp4";
+	if (!strcasecmp(p, "INT4"))
+		return "int4";
+	if (!strcasecmp(p, "BF16"))
+		return "bf16";
+	return NULL;
+}
+
+static const char *framework_key(const char *note)
+{
+	if (!note)
+		return NULL;
+	if (has(note, "dynamo-trt") || has(note, "trt-llm") || has(note, "tensorrt"))
+		return "trt";
+	if (has(note, "atom"))
+		return "atom";
+	if (has(note, "sglang"))
+		return "sglang";
+	if (has(note, "vllm"))
+		return "vllm";
+	return NULL;
+}
+
+const char *sim_framework_key(const char *text)
+{
+	return framework_key(text);
+}
+
+/* The first image tag ("v0.5.10rc0") or date ("2026-05-02") in a note. */
+const char *sim_version_of(ib_arena *a, const char *note)
+{
+	if (!note)
+		return NULL;
+	for (const char *s = note; *s; s++) {
+		if ((s == note || !isalnum((unsigned char)s[-1])) && s[0] == 'v' &&
+		    isdigit((unsigned char)s[1])) {
+			size_t n = 1;
+			while (s[n] && (isalnum((unsigned char)s[n]) || s[n] == '.'))
+				n++;
+			if (memchr(s, '.', n))
+				return ib_arena_strndup(a, s, n);
+		}
+	}
+	for (const char *s = note; *s; s++)
+		if (strlen(s) >= 10 && isdigit((unsigned char)s[0]) && isdigit((unsigned char)s[3]) &&
+		    s[4] == '-' && s[7] == '-' && isdigit((unsigned char)s[8]) &&
+		    isdigit((unsigned char)s[9]))
+			return ib_arena_strndup(a, s, 10);
+	return NULL;
+}
+
+static void classify(sim_point *p)
+{
+	const char *k = p->page_kind;
+	if (!strcmp(k, "blog-measured") || !strcmp(k, "pr-table-inferencex"))
+		p->kind = SIM_POINT_MEASURED;
+	else if (!strcmp(k, "blog-interpolated") || !strncmp(k, "compare", 7))
+		p->kind = SIM_POINT_FRONTIER;
+	else if (!strcmp(k, "blog-peak"))
+		p->kind = SIM_POINT_PEAK;
+	else
+		p->kind = SIM_POINT_OTHER;
+}
+
+/* Fills the configuration fields of p from its columns; sets p->why when
+ * the row cannot be run. */
+static void configure(sim_point *p, const char *model, const char *gpu, const char *prec,
+                      const char *note, const char *mname, const char *mval)
+{
+	p->model = model_key(model);
+	p->gpu = gpu_key(gpu);
+	p->precision = precision_key(prec);
+	p->framework = framework_key(note);
+	p->tp = int_after(note, "TP=");
+	if (!p->tp)
+		p->tp = int_after(note, "TP ");
+	if (!p->tp)
+		p->tp = int_after(note, "TP");
+	p->ep = int_after(note, "EP=");
+	p->dp_attn = has(note, "DP attention") || has(note, "DPA") || has(note, "dp-attn");
+	p->disagg = (has(note, "disagg") && !has(note, "non-disagg") && !has(note, "non disagg")) ||
+	            has(note, "disaggregated");
+	if (has(note, "EAGLE") && !has(note, "no MTP/EAGLE"))
+		p->spec = "eagle3";
+	if (has(note, "MTP") && !has(note, "non-MTP") && !has(note, "no MTP"))
+		p->spec = "mtp";
+	/* the concurrency: measured rows "TPOT_ms;concurrency", peak rows end
+	 * with it, pr tables "concurrency" */
+	if (mname && mval && strstr(mname, "concurrency")) {
+		const char *last = strrchr(mval, ';');
+		p->conc = atoi(last ? last + 1 : mval);
+	}
+	if (p->kind == SIM_POINT_FRONTIER)
+		p->why = "a frontier point: sweeping the master configs' search space and "
+		         "interpolating is not "
+		         "implemented";
+	else if (p->kind == SIM_POINT_OTHER)
+		p->why = "a prose claim without a configuration";
+	else if (!p->model)
+		p->why = "no profile for this model";
+	else if (!p->gpu)
+		p->why = "no profile for this GPU";
+	else if (!p->precision)
+		p->why = "precision not stated";
+	else if (!p->isl || !p->osl)
+		p->why = "ISL/OSL not stated";
+	else if (p->conc <= 0)
+		p->why = "concurrency not stated";
+	else if (p->tp <= 0)
+		p->why = "TP not stated";
+	else if (p->disagg)
+		p->why = "disaggregated prefill/decode: worker counts not stated";
+	else if (!p->framework)
+		p->why = "framework not stated";
+}
+
+int sim_points_load(const char *path, ib_arena *a, sim_point **out, size_t *n, ib_error *e)
+{
+	ib_buf b = {0};
+	int rc = ib_read_file(path, &b, e);
+	if (rc)
+		return rc;
+	*out = NULL;
+	*n = 0;
+	size_t cap = 0, lineno = 0;
+	int col[32] = {0};
+	static const char *const want[] = {"row_id",
+	                                   "model",
+	                                   "gpu",
+	                                   "precision",
+	                                   "framework_or_config_note",
+	                                   "isl",
+	                                   "osl",
+	                                   "interactivity_tok_s_user",
+	                                   "throughput_tok_s_gpu",
+	                                   "other_metric_name",
+	                                   "other_metric_value",
+	                                   "page_kind"};
+	enum {
+		C_ID,
+		C_MODEL,
+		C_GPU,
+		C_PREC,
+		C_NOTE,
+		C_ISL,
+		C_OSL,
+		C_INTER,
+		C_TPS,
+		C_MNAME,
+		C_MVAL,
+		C_KIND,
+		C_N
+	};
+	char *save = NULL;
+	for (char *line = strtok_r(b.data ? b.data : (char[]){0}, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		lineno++;
+		const char *f[32];
+		size_t nf = 0;
+		for (char *p = line;;) {
+			char *tab = strchr(p, '\t');
+			if (nf < 32)
+				f[nf++] = p;
+			if (!tab)
+				break;
+			*tab = 0;
+			p = tab + 1;
+		}
+		if (nf && f[nf - 1][0] && f[nf - 1][strlen(f[nf - 1]) - 1] == '\r')
+			((char *)f[nf - 1])[strlen(f[nf - 1]) - 1] = 0;
+		if (lineno == 1) {
+			for (int j = 0; j < C_N; j++) {
+				col[j] = -1;
+				for (size_t i = 0; i < nf; i++)
+					if (!strcmp(f[i], want[j]))
+						col[j] = (int)i;
+				if (col[j] < 0) {
+					rc = ib_fail(e, IB_EINVAL, path, 1, 0, "no column '%s'",
+					             want[j]);
+					goto out;
+				}
+			}
+			continue;
+		}
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 256;
+			sim_point *g = ib_arena_alloc(a, cap * sizeof *g);
+			if (!g) {
+				rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+				goto out;
+			}
+			if (*n)
+				memcpy(g, *out, *n * sizeof *g);
+			*out = g;
+		}
+		sim_point *p = &(*out)[(*n)++];
+		memset(p, 0, sizeof *p);
+#define F(j) ((size_t)col[j] < nf ? f[col[j]] : "")
+		p->line = (int)lineno;
+		p->row_id = atoi(F(C_ID));
+		p->page_kind = dup_n(a, F(C_KIND), strlen(F(C_KIND)));
+		p->model_name = dup_n(a, F(C_MODEL), strlen(F(C_MODEL)));
+		p->gpu_name = dup_n(a, F(C_GPU), strlen(F(C_GPU)));
+		p->isl = atoi(F(C_ISL));
+		p->osl = atoi(F(C_OSL));
+		p->interactivity = F(C_INTER)[0] ? atof(F(C_INTER)) : NAN;
+		p->tps_gpu = F(C_TPS)[0] ? atof(F(C_TPS)) : NAN;
+		classify(p);
+		configure(p, F(C_MODEL), F(C_GPU), F(C_PREC), F(C_NOTE), F(C_MNAME), F(C_MVAL));
+		p->version = sim_version_of(a, F(C_NOTE));
+#undef F
+	}
+	if (!*n)
+		rc = ib_fail(e, IB_EINVAL, path, 0, 0, "no rows");
+out:
+	ib_buf_free(&b);
+	return rc;
+}
+
+int sim_point_config(const sim_point *p, const sim_calib_file *cal, sim_config *c, ib_error *e)
+{
+	if (p->why)
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "%s", p->why);
+	sim_config_init(c);
+	c->model = *sim_model_find(p->model);
+	c->hw = *sim_hw_find(p->gpu);
+	c->precision = p->precision;
+	c->framework = p->framework;
+	c->framework_version = p->version;
+	c->tp = p->tp;
+	c->ep = p->ep > 1 ? p->ep : 1;
+	c->dp_attn = p->dp_attn;
+	c->max_num_seqs = p->conc > 256 ? p->conc : 256;
+	c->kv_bytes =
+	    !strcmp(p->precision, "bf16") ? 2 : 1; /* InferenceX recipes run an FP8 KV cache */
+	if (p->spec) {
+		c->spec_method = p->spec;
+		c->num_spec_tokens = 3; /* the recipes' usual draft length */
+		const sim_model *m = &c->model;
+		c->acceptance_length =
+		    m->default_al[3] > 0 ? m->default_al[3] : (1 - pow(0.7, 4)) / 0.3;
+	}
+	sim_calib_key k = {c->framework, c->hw.name, c->precision, c->model.name,
+	                   p->spec ? p->spec : "none", p->version};
+	sim_calib cb;
+	sim_calib_resolve(cal, &k, &cb);
+	sim_calib_apply(&cb, c);
+	return 0;
+}
+
+int sim_point_run(const sim_point *p, const sim_calib_file *cal, int prompts_per_conc,
+                  sim_point_result *r, ib_error *e)
+{
+	memset(r, 0, sizeof *r);
+	sim_config c;
+	int rc = sim_point_config(p, cal, &c, e);
+	if (rc)
+		return rc;
+	sim_load ld = {.concurrency = p->conc,
+	               .num_prompts = p->conc * (prompts_per_conc > 0 ? prompts_per_conc : 10),
+	               .isl = p->isl,
+	               .osl = p->osl,
+	               .range_ratio = 0.8,
+	               .seed = (uint64_t)p->row_id + 1};
+	sim_load_result lr;
+	if ((rc = sim_run_load(&c, &ld, &lr, e)))
+		return rc;
+	int gpus = (c.ep > c.tp ? c.ep : c.tp) * (c.pp > 1 ? c.pp : 1);
+	r->tps_gpu = lr.total_tok_s / gpus;
+	r->interactivity = lr.median_tpot > 0 ? 1.0 / lr.median_tpot : 0;
+	r->median_tpot = lr.median_tpot;
+	r->median_ttft = lr.median_ttft;
+	return 0;
+}
+
+double sim_err_pct(double sim, double published)
+{
+	return isnan(published) || published == 0 ? NAN : 100 * (sim - published) / published;
+}
+
+int sim_ape_add(sim_ape *g, bool runnable, double tps_err, double inter_err)
+{
+	g->total++;
+	if (!runnable)
+		return 0;
+	g->runnable++;
+	if (!isnan(tps_err)) {
+		if (ib_grow(&g->tps, &g->cap_tps, g->ntps + 1))
+			return IB_ENOMEM;
+		g->tps[g->ntps++] = fabs(tps_err);
+	}
+	if (!isnan(inter_err)) {
+		if (ib_grow(&g->inter, &g->cap_inter, g->ninter + 1))
+			return IB_ENOMEM;
+		g->inter[g->ninter++] = fabs(inter_err);
+	}
+	return 0;
+}
+
+static void median_mean(double *v, size_t n, double *median, double *mean)
+{
+	double sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += v[i];
+	*mean = n ? sum / (double)n : NAN;
+	*median = n ? sim_median(v, n) : NAN;
+}
+
+void sim_ape_stats(sim_ape *g, double *tps_median, double *tps_mean, double *inter_median,
+                   double *inter_mean)
+{
+	median_mean(g->tps, g->ntps, tps_median, tps_mean);
+	median_mean(g->inter, g->ninter, inter_median, inter_mean);
+}
+
+void sim_ape_free(sim_ape *g)
+{
+	free(g->tps);
+	free(g->inter);
+	memset(g, 0, sizeof *g);
+}
