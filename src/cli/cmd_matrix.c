@@ -5,6 +5,7 @@
 #include "matrix/matrix.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define N(a) (sizeof(a) / sizeof(a)[0])
@@ -52,6 +53,11 @@ static const char matrix_help[] =
 	     .choices = scen_choices,                                                              \
 	     .metavar = "TYPE",                                                                    \
 	     .help = "scenario types to include: fixed-seq-len, agentic-coding (default: all)"},   \
+	{.name = "--gha",                                                                          \
+	 .kind = ARG_FLAG,                                                                         \
+	 .help = "GitHub Actions step outputs: one FAMILY=<json list> line per job family of "    \
+	         "InferenceX's workflows, appended to $GITHUB_OUTPUT when set (infbench "         \
+	         "extension)"},                                                                    \
 	{                                                                                          \
 		.name = "--output", .kind = ARG_ONE, .metavar = "FILE",                            \
 		.help = "write the JSON to FILE atomically instead of stdout (infbench extension)" \
@@ -63,6 +69,45 @@ static void opt_strs(arg_opt *o, mx_strs *out)
 		out->v = o->vals;
 		out->n = o->nvals;
 	}
+}
+
+/* --gha: the job families as FAMILY=<json> lines, to --output FILE
+ * (atomically), else appended to $GITHUB_OUTPUT, else stdout. */
+static int emit_gha(ib_arena *a, const char *path, const ib_val *rows)
+{
+	ib_val *fam = NULL;
+	ib_buf b = {0};
+	ib_error e = {0};
+	ib_json_opts jo = IB_JSON_PYTHON;
+	int rc = mx_gha_families(a, rows, &fam);
+	for (size_t i = 0; !rc && i < fam->map.n; i++) {
+		rc = ib_buf_printf(&b, "%s=", fam->map.kv[i].key->str.s) ? IB_ENOMEM : 0;
+		if (!rc)
+			rc = ib_json_write(&b, fam->map.kv[i].val, &jo, &e);
+		if (!rc && ib_buf_putc(&b, '\n'))
+			rc = IB_ENOMEM;
+	}
+	const char *gh = getenv("GITHUB_OUTPUT");
+	if (!rc && path) {
+		rc = ib_write_file_atomic(path, b.data, b.len, &e);
+	} else if (!rc && gh && *gh) {
+		FILE *f = fopen(gh, "a");
+		if (!f || fwrite(b.data, 1, b.len, f) != b.len || fclose(f) != 0) {
+			if (f)
+				fclose(f);
+			rc = ib_fail(&e, IB_EIO, gh, 0, 0, "cannot append the outputs to $GITHUB_OUTPUT");
+		}
+	} else if (!rc && (fwrite(b.data, 1, b.len, stdout) != b.len || fflush(stdout))) {
+		rc = ib_fail(&e, IB_EIO, NULL, 0, 0, "writing standard output failed");
+	}
+	ib_buf_free(&b);
+	if (rc) {
+		if (!e.msg[0])
+			ib_fail(&e, rc, NULL, 0, 0, "out of memory");
+		cli_error("infbench matrix", "--gha", &e);
+		return 1;
+	}
+	return 0;
 }
 
 static int run(arg_parser *p, bool full)
@@ -163,7 +208,10 @@ static int run(arg_parser *p, bool full)
 		cli_error("infbench matrix", NULL, &e);
 		goto done;
 	}
-	status = cli_emit_json(out->seen ? out->vals[0] : NULL, rows);
+	if (args_get(p, "--gha")->seen)
+		status = emit_gha(a, out->seen ? out->vals[0] : NULL, rows);
+	else
+		status = cli_emit_json(out->seen ? out->vals[0] : NULL, rows);
 done:
 	ib_arena_free(a);
 	return status;

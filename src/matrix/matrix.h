@@ -66,4 +66,14 @@ int mx_mark_all_evals(ib_arena *a, const ib_val *rows, ib_val **out);
  * str() of each), appended to b. */
 void mx_seq_len_str(ib_buf *b, const ib_val *isl, const ib_val *osl);
 
+/* The rows split into the job families of InferenceX's sweep workflows, as a
+ * map (in a) of family name -> list of rows, in this order:
+ * agentic-config, agentic-eval-config (agentic rows without / with run-eval),
+ * multi-node-agentic-config, multi-node-agentic-eval-config (the same with
+ * prefill/decode workers), single-node-config, multi-node-config (the other
+ * rows, eval-only ones left out), eval-config (single-node eval-only rows),
+ * multi-node-eval-config (multi-node rows with run-eval). Rows are shared with
+ * the input. IB_EINVAL when rows is not a list. */
+int mx_gha_families(ib_arena *a, const ib_val *rows, ib_val **out);
+
 #endif
