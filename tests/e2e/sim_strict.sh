@@ -4,7 +4,11 @@
 # shape (naming the field); HTTP strictness (control characters, NUL, token
 # characters, bounded chunk sizes, no body on HEAD); connections that never
 # send a whole request are closed (--header-timeout); out of descriptors,
-# the server closes the longest-idle connection to serve a new client.
+# the server closes the longest-idle connection to serve a new client;
+# HTTP/0.9-style request lines get a 400 and a close; a client that sends
+# whole requests and then shuts its writing side gets every answer, then
+# the close (python3 speaks those half-closed sockets), and no connection
+# is left open.
 # Usage: sim_strict.sh INFBENCH. Ends with "sim-strict: N passed, N failed".
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -121,6 +125,67 @@ for fd in "${held[@]}"; do exec {fd}<&-; done
 kill "$pid2" 2>/dev/null
 wait "$pid2" 2>/dev/null
 [ "${#held[@]}" = 100 ] && ok || no "held ${#held[@]} sockets"
+
+# -- 5. HTTP/0.9 request lines and half-closed connections: answered or closed, never kept
+start_sim
+cat >"$tmp/probe.py" <<'PY'
+import socket, sys
+# probe.py PORT SHUT BYTES: sends BYTES (a Python bytes literal), shuts the
+# writing side when SHUT is 1, reads to the end (10 s at most); prints the
+# status lines, the count of "data: [DONE]" and how it ended (eof/timeout)
+port, shut, data = int(sys.argv[1]), sys.argv[2] == "1", eval(sys.argv[3])
+s = socket.create_connection(("127.0.0.1", port))
+s.settimeout(10)
+s.sendall(data)
+if shut:
+    s.shutdown(socket.SHUT_WR)
+out, end = b"", "eof"
+try:
+    while True:
+        b = s.recv(65536)
+        if not b:
+            break
+        out += b
+except socket.timeout:
+    end = "timeout"
+except ConnectionResetError:
+    end = "reset"
+lines = [l.decode("latin-1") for l in out.split(b"\r\n") if l.startswith(b"HTTP/1.")]
+print("|".join(lines), out.count(b"data: [DONE]"), end)
+PY
+probe() { python3 "$tmp/probe.py" "$port" "$@" 2>&1; }
+sockets() { find "/proc/$simpid/fd" -lname 'socket:*' 2>/dev/null | wc -l; }
+if ! command -v python3 >/dev/null; then
+	no "python3 is needed for the half-closed connection tests"
+else
+	base=$(sockets)
+	a=$(probe 0 'b"GET /\r\n"')
+	[ "$a" = "HTTP/1.1 400 Bad Request 0 eof" ] && ok || no "HTTP/0.9 GET /: $a"
+	a=$(probe 0 'b"GET /health\n"')
+	[ "$a" = "HTTP/1.1 400 Bad Request 0 eof" ] && ok || no "HTTP/0.9 GET /health (LF): $a"
+	a=$(probe 1 'b"GET /\r\n"')
+	[ "$a" = "HTTP/1.1 400 Bad Request 0 eof" ] && ok || no "HTTP/0.9 GET / half-closed: $a"
+	a=$(probe 1 'b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n"')
+	[ "$a" = "HTTP/1.1 200 OK 0 eof" ] && ok || no "GET /health, then half-closed: $a"
+	body='{"model": "m", "prompt": "hi", "max_tokens": 5, "stream": true}'
+	a=$(probe 1 "b'POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: ${#body}\r\n\r\n$body'")
+	[ "$a" = "HTTP/1.1 200 OK 1 eof" ] && ok || no "a streamed completion, then half-closed: $a"
+	a=$(probe 1 "b'POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: ${#body}\r\n\r\n${body}GET /health HTTP/1.1\r\nHost: x\r\n\r\n'")
+	[ "$a" = "HTTP/1.1 200 OK|HTTP/1.1 200 OK 1 eof" ] && ok || no "two pipelined requests, then half-closed: $a"
+	a=$(probe 1 'b"GET /health HTTP/1.1\r\nHost: x\r\n"')
+	[ "$a" = " 0 eof" ] && ok || no "a partial head, then half-closed: $a"
+	a=$(probe 1 'b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"')
+	[ "$a" = " 0 eof" ] && ok || no "a partial body, then half-closed: $a"
+	left=
+	for _ in $(seq 1 100); do
+		left=$(sockets)
+		[ "$left" = "$base" ] && break
+		sleep 0.1
+	done
+	[ "$left" = "$base" ] && ok || no "connections left open: $left sockets, $base before"
+	a=$(raw 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+	[ "$(st "$a")" = "HTTP/1.1 200 OK" ] && ok || no "served after the half-closed ones: $(st "$a")"
+fi
 
 echo "sim-strict: $pass passed, $fail failed"
 [ "$fail" = 0 ]
