@@ -8,7 +8,9 @@
 # HTTP/0.9-style request lines get a 400 and a close; a client that sends
 # whole requests and then shuts its writing side gets every answer, then
 # the close (python3 speaks those half-closed sockets), and no connection
-# is left open.
+# is left open; with --tokenizer, a long prompt is tokenized off the event
+# loop: another stream keeps receiving chunks meanwhile, and the counts are
+# the same as those of prompts tokenized on the loop.
 # Usage: sim_strict.sh INFBENCH. Ends with "sim-strict: N passed, N failed".
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -185,6 +187,89 @@ else
 	[ "$left" = "$base" ] && ok || no "connections left open: $left sockets, $base before"
 	a=$(raw 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
 	[ "$(st "$a")" = "HTTP/1.1 200 OK" ] && ok || no "served after the half-closed ones: $(st "$a")"
+fi
+
+# -- 6. a long prompt is tokenized off the event loop (--tokenizer): a stream
+# in flight keeps receiving chunks while it is encoded, and the counts agree
+# with prompts short enough to be encoded on the loop
+tokdir=$(cd "$(dirname "$0")/../.." && pwd)/fixtures/tokenizers/llama3
+if ! command -v python3 >/dev/null || [ ! -f "$tokdir/tokenizer.json" ]; then
+	no "python3 and fixtures/tokenizers/llama3 are needed for the tokenization tests"
+else
+	start_sim --tokenizer "$tokdir" --pace 200 --max-model-len 100000
+	cat >"$tmp/long.py" <<'PY'
+import json, select, socket, sys
+# long.py PORT: prints "<chunks of stream A while a 16 MiB request was only
+# parsed> <its status> <chunks of A while one was parsed and tokenized> <its status>
+# <count of /tokenize on the worker> <count predicted from two short prompts>
+# <usage.prompt_tokens of a completion on the worker>"
+port = int(sys.argv[1])
+def send(sock, path, obj):
+    b = json.dumps(obj).encode()
+    sock.sendall(b"POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % (path.encode(), len(b)) + b)
+def answer(path, obj):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.settimeout(120)
+    send(s, path, obj)
+    out = b""
+    while b"\r\n\r\n" not in out:
+        out += s.recv(65536)
+    head, _, body = out.partition(b"\r\n\r\n")
+    n = int([l.split(b":")[1] for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")][0])
+    while len(body) < n:
+        body += s.recv(65536)
+    s.close()
+    return json.loads(body)
+def count(reps):
+    return answer("/tokenize", {"prompt": "hello world " * reps})["count"]
+# stream A: long enough to outlast the tokenization of B
+a = socket.create_connection(("127.0.0.1", port))
+send(a, "/v1/completions", {"model": "m", "prompt": "hi", "max_tokens": 50000, "ignore_eos": True, "stream": True})
+buf = b""
+while b"data: " not in buf:
+    buf += a.recv(65536)
+a.setblocking(False)
+# chunks of stream A while the server takes a 16 MiB request: once one
+# that is only parsed (an unknown model: 404 before any tokenization), once
+# one that is tokenized too (past --max-model-len once counted: 400). The
+# two take the same upload and parse; only tokenization tells them apart,
+# and a loop that stands still while tokenizing gives A no more chunks then.
+def window(model):
+    b = socket.create_connection(("127.0.0.1", port))
+    send(b, "/v1/completions", {"model": model, "prompt": "hello world " * ((16 << 20) // 12), "max_tokens": 1})
+    during, out = 0, b""
+    while b"\r\n\r\n" not in out:
+        r, _, _ = select.select([a, b], [], [], 120)
+        if not r:
+            break
+        if a in r:
+            during += a.recv(65536).count(b"data: ")
+        if b in r:
+            out += b.recv(65536)
+    b.close()
+    return during, out.split(b"\r\n")[0].decode("latin-1").split(" ")[1] if out else "none"
+parsed, s404 = window("unknown")
+during, status = window("m")
+a.close()
+reps = 40000  # 480 KB: the worker's
+c1, c2 = count(1000), count(2000)
+predicted = c1 + (c2 - c1) * (reps - 1000) // 1000
+worker = count(reps)
+usage = answer("/v1/completions", {"model": "m", "prompt": "hello world " * reps, "max_tokens": 1})["usage"]["prompt_tokens"]
+print(parsed, s404, during, status, worker, predicted, usage)
+PY
+	long=$(python3 "$tmp/long.py" "$port" 2>&1 | tail -n 1)
+	echo "long prompt: $long (chunks while parsed, status, while tokenized, status, worker count, predicted, usage)"
+	read -r parsed s404 during status worker predicted usage <<<"$long"
+	[ "$s404" = 404 ] && [ "$status" = 400 ] && ok ||
+		no "16 MiB prompts, an unknown model and one past --max-model-len: status '$s404' and '$status'"
+	# tokenizing on the loop gives no more chunks than parsing alone
+	[ "${during:-0}" -ge $((2 * ${parsed:-0} + 10)) ] 2>/dev/null && ok ||
+		no "a stream in flight got ${during:-?} chunks while a 16 MiB prompt was parsed and tokenized, ${parsed:-?} while one was parsed (the loop stood still)"
+	[ -n "$worker" ] && [ "$worker" = "$predicted" ] && ok ||
+		no "/tokenize of a long prompt: count ${worker:-?}, ${predicted:-?} expected"
+	[ -n "$usage" ] && [ "$usage" = "$worker" ] && ok ||
+		no "prompt_tokens of a long prompt: ${usage:-?}, ${worker:-?} expected"
 fi
 
 echo "sim-strict: $pass passed, $fail failed"
