@@ -161,23 +161,24 @@ if ! command -v python3 >/dev/null; then
 	no "python3 is needed for the half-closed connection tests"
 else
 	base=$(sockets)
-	a=$(probe 0 'b"GET /\r\n"')
-	[ "$a" = "HTTP/1.1 400 Bad Request 0 eof" ] && ok || no "HTTP/0.9 GET /: $a"
-	a=$(probe 0 'b"GET /health\n"')
-	[ "$a" = "HTTP/1.1 400 Bad Request 0 eof" ] && ok || no "HTTP/0.9 GET /health (LF): $a"
-	a=$(probe 1 'b"GET /\r\n"')
-	[ "$a" = "HTTP/1.1 400 Bad Request 0 eof" ] && ok || no "HTTP/0.9 GET / half-closed: $a"
-	a=$(probe 1 'b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n"')
-	[ "$a" = "HTTP/1.1 200 OK 0 eof" ] && ok || no "GET /health, then half-closed: $a"
+	expect() { # expect WHAT WANT SHUT BYTES: the probe's line is WANT
+		local a
+		a=$(probe "$3" "$4")
+		[ "$a" = "$2" ] && ok || no "$1: $a"
+	}
+	bad='HTTP/1.1 400 Bad Request 0 eof'
+	expect "HTTP/0.9 GET /" "$bad" 0 'b"GET /\r\n"'
+	expect "HTTP/0.9 GET /health (LF)" "$bad" 0 'b"GET /health\n"'
+	expect "HTTP/0.9 GET / half-closed" "$bad" 1 'b"GET /\r\n"'
+	expect "GET /health, then half-closed" "HTTP/1.1 200 OK 0 eof" 1 'b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n"'
 	body='{"model": "m", "prompt": "hi", "max_tokens": 5, "stream": true}'
-	a=$(probe 1 "b'POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: ${#body}\r\n\r\n$body'")
-	[ "$a" = "HTTP/1.1 200 OK 1 eof" ] && ok || no "a streamed completion, then half-closed: $a"
-	a=$(probe 1 "b'POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: ${#body}\r\n\r\n${body}GET /health HTTP/1.1\r\nHost: x\r\n\r\n'")
-	[ "$a" = "HTTP/1.1 200 OK|HTTP/1.1 200 OK 1 eof" ] && ok || no "two pipelined requests, then half-closed: $a"
-	a=$(probe 1 'b"GET /health HTTP/1.1\r\nHost: x\r\n"')
-	[ "$a" = " 0 eof" ] && ok || no "a partial head, then half-closed: $a"
-	a=$(probe 1 'b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"')
-	[ "$a" = " 0 eof" ] && ok || no "a partial body, then half-closed: $a"
+	post="POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: ${#body}\r\n\r\n$body"
+	expect "a streamed completion, then half-closed" "HTTP/1.1 200 OK 1 eof" 1 "b'$post'"
+	expect "two pipelined requests, then half-closed" "HTTP/1.1 200 OK|HTTP/1.1 200 OK 1 eof" 1 \
+		"b'${post}GET /health HTTP/1.1\r\nHost: x\r\n\r\n'"
+	expect "a partial head, then half-closed" " 0 eof" 1 'b"GET /health HTTP/1.1\r\nHost: x\r\n"'
+	expect "a partial body, then half-closed" " 0 eof" 1 \
+		'b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"'
 	left=
 	for _ in $(seq 1 100); do
 		left=$(sockets)
