@@ -12,22 +12,8 @@
 # loop: another stream keeps receiving chunks meanwhile, and the counts are
 # the same as those of prompts tokenized on the loop.
 # Usage: sim_strict.sh INFBENCH. Ends with "sim-strict: N passed, N failed".
-set -u
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-tmp=$(mktemp -d)
-pass=0
-fail=0
-simpid=
-cleanup() {
-	[ -n "$simpid" ] && kill "$simpid" 2>/dev/null && wait "$simpid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-ok() { pass=$((pass + 1)); }
-no() {
-	echo "FAIL: $1"
-	fail=$((fail + 1))
-}
+. "$(dirname "$0")/lib.sh" sim-strict "$1"
+e2e_tmp
 
 start_sim() { # start_sim ARGS...: sets port
 	[ -n "$simpid" ] && kill "$simpid" 2>/dev/null && wait "$simpid" 2>/dev/null
@@ -193,7 +179,7 @@ fi
 # -- 6. a long prompt is tokenized off the event loop (--tokenizer): a stream
 # in flight keeps receiving chunks while it is encoded, and the counts agree
 # with prompts short enough to be encoded on the loop
-tokdir=$(cd "$(dirname "$0")/../.." && pwd)/fixtures/tokenizers/llama3
+tokdir=$tok
 if ! command -v python3 >/dev/null || [ ! -f "$tokdir/tokenizer.json" ]; then
 	no "python3 and fixtures/tokenizers/llama3 are needed for the tokenization tests"
 else
@@ -273,5 +259,4 @@ PY
 		no "prompt_tokens of a long prompt: ${usage:-?}, ${worker:-?} expected"
 fi
 
-echo "sim-strict: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+e2e_end
