@@ -196,13 +196,15 @@ long net_chunked_feed(net_chunked *c, const char *in, size_t len, ib_buf *out)
 				if (c->hex == 16)
 					return -1;
 				c->hex++;
-				c->left = c->left * 16 +
-					  (uint64_t)(isdigit((unsigned char)ch) ? ch - '0' : (ch | 0x20) - 'a' + 10);
+				c->left = c->left * 16 + (uint64_t)(isdigit((unsigned char)ch)
+				                                        ? ch - '0'
+				                                        : (ch | 0x20) - 'a' + 10);
 				i++;
 				break;
 			}
 			/* a size needs a digit: an empty line is no last chunk */
-			if (!c->hex || !(ch == ' ' || ch == '\t' || ch == ';' || ch == '\r' || ch == '\n'))
+			if (!c->hex ||
+			    !(ch == ' ' || ch == '\t' || ch == ';' || ch == '\r' || ch == '\n'))
 				return -1;
 			c->hex = 0;
 			c->state = CK_EXT;

@@ -21,8 +21,7 @@ void pw_reason(pw_reasons *r, const char *s)
 		r->v[r->n++] = s;
 }
 
-void pw_log_invalid(res_log_fn log, void *ud, const char *tag, const pw_reasons *r,
-                    const char *val)
+void pw_log_invalid(res_log_fn log, void *ud, const char *tag, const pw_reasons *r, const char *val)
 {
 	ib_buf j = {0};
 	for (size_t i = 0; i < r->n; i++)

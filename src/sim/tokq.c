@@ -41,7 +41,7 @@ static void *worker(void *arg)
 		ib_error e = {0};
 		pthread_mutex_lock(&s->tok_mu);
 		j->rc = tok_encode(s->cfg.tokenizer, j->text.data ? j->text.data : "", j->text.len,
-				   j->special, &j->ids, &e);
+		                   j->special, &j->ids, &e);
 		pthread_mutex_unlock(&s->tok_mu);
 		if (j->rc) { /* the message, cut to the room the job has */
 			size_t n = strnlen(e.msg, sizeof j->err - 1);
@@ -111,7 +111,7 @@ int sim_tokq_start(sim_server *s, ib_error *e)
 		net_del(s->loop, &s->tokq_watch);
 		close(s->tokq_efd);
 		return ib_fail(e, IB_EIO, NULL, 0, 0, "cannot start the tokenizer thread: %s",
-			       strerror(rc));
+		               strerror(rc));
 	}
 	s->tokq_on = true;
 	return 0;
@@ -141,7 +141,7 @@ void sim_tokq_stop(sim_server *s)
 }
 
 int sim_tok_encode_now(sim_server *s, const char *text, size_t len, bool special, tok_ids *ids,
-		       ib_error *e)
+                       ib_error *e)
 {
 	if (s->tokq_on && (len > NOW_MAX || pthread_mutex_trylock(&s->tok_mu)))
 		return 1;

@@ -38,7 +38,8 @@ static void check_rows(const res_csv *c, bool replaced)
 		           r->line, line);
 		line = r->line;
 		for (size_t k = 0; k < r->n; k++) {
-			FUZZ_CHECK(r->f[k] && r->f[k][r->len[k]] == '\0', "record %zu field %zu", i, k);
+			FUZZ_CHECK(r->f[k] && r->f[k][r->len[k]] == '\0', "record %zu field %zu", i,
+			           k);
 			if (replaced)
 				FUZZ_CHECK(valid_utf8(r->f[k], r->len[k]),
 				           "record %zu field %zu is not UTF-8 after replace", i, k);
@@ -104,7 +105,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		check_rows(&strict, false);
 		if (!bad && valid_utf8(text, size))
-			FUZZ_CHECK(same_rows(&rep, &strict), "valid UTF-8 reads differently with replace");
+			FUZZ_CHECK(same_rows(&rep, &strict),
+			           "valid UTF-8 reads differently with replace");
 		res_csv_free(&strict);
 		if (skip)
 			break;
