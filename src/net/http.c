@@ -151,21 +151,26 @@ int net_http_parse_request(const char *buf, size_t len, net_http_msg *m)
 
 int net_http_parse_response(const char *buf, size_t len, net_http_msg *m)
 {
-	const char *end = buf + len;
 	const char *eol = memchr(buf, '\n', len);
 	if (!eol)
 		return len > MAX_HEAD ? -431 : 0;
 	const char *le = eol > buf && eol[-1] == '\r' ? eol - 1 : eol;
+	/* "HTTP/1.x SP 3DIGIT", then the end of the line or SP and a reason;
+	 * a fourth digit (or anything else) after the code is malformed */
 	if (le - buf < 12 || parse_version(buf, buf + 8, &m->minor_version) || buf[8] != ' ' ||
 	    !isdigit((unsigned char)buf[9]) || !isdigit((unsigned char)buf[10]) ||
-	    !isdigit((unsigned char)buf[11]))
+	    !isdigit((unsigned char)buf[11]) || (le > buf + 12 && buf[12] != ' '))
 		return -400;
 	m->status = (buf[9] - '0') * 100 + (buf[10] - '0') * 10 + (buf[11] - '0');
-	m->reason = buf + 12 < le ? buf + 13 : le;
-	m->reason_len = (size_t)(le - m->reason);
+	const char *r = buf + 12;
+	while (r < le && *r == ' ')
+		r++;
+	if (!clean(r, le, true))
+		return -400;
+	m->reason = r;
+	m->reason_len = (size_t)(le - r);
 	m->method = m->path = NULL;
 	m->method_len = m->path_len = 0;
-	(void)end;
 	return parse_headers(buf, len, eol + 1, m);
 }
 
@@ -178,7 +183,7 @@ const net_header *net_http_header(const net_http_msg *m, const char *name)
 	return NULL;
 }
 
-enum { CK_SIZE, CK_EXT, CK_SIZE_LF, CK_DATA, CK_DATA_CR, CK_DATA_LF, CK_TRAILER, CK_TRAILER_LINE };
+enum { CK_SIZE, CK_EXT, CK_DATA, CK_DATA_END, CK_TRAILER, CK_TRAILER_LINE };
 
 long net_chunked_feed(net_chunked *c, const char *in, size_t len, ib_buf *out)
 {
@@ -188,34 +193,27 @@ long net_chunked_feed(net_chunked *c, const char *in, size_t len, ib_buf *out)
 		switch (c->state) {
 		case CK_SIZE:
 			if (isxdigit((unsigned char)ch)) {
-				if (c->left > (UINT64_MAX >> 4))
+				if (c->hex == 16)
 					return -1;
-				c->left = c->left * 16 +
-					  (uint64_t)(isdigit((unsigned char)ch) ? ch - '0' : (ch | 0x20) - 'a' + 10);
+				c->hex++;
+				c->left = c->left * 16 + (uint64_t)(isdigit((unsigned char)ch)
+				                                        ? ch - '0'
+				                                        : (ch | 0x20) - 'a' + 10);
 				i++;
-			} else if (ch == ';' || ch == ' ' || ch == '\t') {
-				c->state = CK_EXT;
-				i++;
-			} else if (ch == '\r') {
-				c->state = CK_SIZE_LF;
-				i++;
-			} else if (ch == '\n') {
-				c->state = c->left ? CK_DATA : CK_TRAILER;
-				i++;
-			} else {
-				return -1;
+				break;
 			}
-			break;
+			/* a size needs a digit: an empty line is no last chunk */
+			if (!c->hex ||
+			    !(ch == ' ' || ch == '\t' || ch == ';' || ch == '\r' || ch == '\n'))
+				return -1;
+			c->hex = 0;
+			c->state = CK_EXT;
+			/* the rest of the line, LF included */
+			/* fall through */
 		case CK_EXT:
+			i++;
 			if (ch == '\n')
 				c->state = c->left ? CK_DATA : CK_TRAILER;
-			i++;
-			break;
-		case CK_SIZE_LF:
-			if (ch != '\n')
-				return -1;
-			c->state = c->left ? CK_DATA : CK_TRAILER;
-			i++;
 			break;
 		case CK_DATA: {
 			size_t n = len - i < c->left ? len - i : (size_t)c->left;
@@ -224,24 +222,14 @@ long net_chunked_feed(net_chunked *c, const char *in, size_t len, ib_buf *out)
 			i += n;
 			c->left -= n;
 			if (!c->left)
-				c->state = CK_DATA_CR;
+				c->state = CK_DATA_END;
 			break;
 		}
-		case CK_DATA_CR:
-			if (ch == '\r') {
-				c->state = CK_DATA_LF;
-				i++;
-			} else if (ch == '\n') {
+		case CK_DATA_END: /* CRs, then the LF that ends the chunk */
+			if (ch == '\n')
 				c->state = CK_SIZE;
-				i++;
-			} else {
+			else if (ch != '\r')
 				return -1;
-			}
-			break;
-		case CK_DATA_LF:
-			if (ch != '\n')
-				return -1;
-			c->state = CK_SIZE;
 			i++;
 			break;
 		case CK_TRAILER: /* at the start of a trailer line */

@@ -105,11 +105,18 @@ const net_header *net_http_header(const net_http_msg *m, const char *name);
 typedef struct {
 	int state;
 	uint64_t left; /* bytes left in the current chunk */
+	unsigned hex;  /* hex digits read of the current chunk size */
 	bool done;
 } net_chunked;
 /* Consumes in[0..len): appends decoded data to out and returns the number of
  * bytes consumed (less than len only when the body ended), or -1 when the
- * framing is malformed. Sets c->done after the last chunk and its trailer. */
+ * framing is malformed. Sets c->done after the last chunk and its trailer.
+ * Accepts exactly what picohttpparser's phr_decode_chunked (consume_trailer
+ * set) accepts: a chunk size is 1 to 16 hex digits, followed by SP, HTAB,
+ * ';' (an extension, skipped to the end of the line), CR or LF; a line ends
+ * at LF (CRs before it are tolerated, so a bare LF ends a line too); chunk
+ * data is followed by any number of CRs and one LF; a size line without a
+ * digit (an empty line, a stray LF) is malformed, never the last chunk. */
 long net_chunked_feed(net_chunked *c, const char *in, size_t len, ib_buf *out);
 
 /* Appends one HTTP chunk holding data[0..len) to out. */

@@ -1,7 +1,10 @@
 #define _GNU_SOURCE
 /* A small HTTP/1.1 server on the event loop: keep-alive, pipelining (one
  * response at a time per connection), Content-Length and chunked request
- * bodies, whole and chunked (streamed) responses, batched writes. */
+ * bodies, whole and chunked (streamed) responses, batched writes. A peer
+ * that shuts its writing side (half-close) still gets the answers to every
+ * whole request it sent, in order; then the connection closes. A request
+ * line without a version (HTTP/0.9 style) is a malformed request: 400. */
 #include "net/private.h"
 
 #include <arpa/inet.h>
@@ -34,6 +37,7 @@ struct net_conn {
 	bool closed;
 	bool head;       /* the request being answered is a HEAD: no body */
 	bool lingering;  /* answered and shut for writing: reading what is left */
+	bool peer_eof;   /* the peer shut its writing side: answer what came, then close */
 	net_timer idle;  /* the header timeout, armed while no request is being served */
 	int64_t since;   /* when it last became idle (EMFILE: the longest idle goes) */
 	void *data;
@@ -206,7 +210,6 @@ void net_conn_stream_end(net_conn *c)
 	net_conn_mark(c);
 }
 
-/* Writes what it can; returns false when the connection was closed. */
 /* Writes as much of the output as the socket takes; -1 on a write error
  * (not EAGAIN), which the caller deals with. */
 static int send_out(net_conn *c)
@@ -236,6 +239,13 @@ static int send_out(net_conn *c)
 	return 0;
 }
 
+/* the events to read: none once the peer has shut its side (a level-
+ * triggered EPOLLIN at end of file would fire on every iteration) */
+static uint32_t in_events(const net_conn *c)
+{
+	return c->peer_eof ? 0 : EPOLLIN | EPOLLRDHUP;
+}
+
 static bool flush(net_conn *c)
 {
 	if (send_out(c)) {
@@ -244,14 +254,14 @@ static bool flush(net_conn *c)
 	}
 	if (c->out_off == c->out.len) {
 		c->out.len = c->out_off = 0; /* keep the capacity: no reallocation */
-		net_mod(c->srv->loop, &c->w, EPOLLIN | EPOLLRDHUP);
+		net_mod(c->srv->loop, &c->w, in_events(c));
 	} else {
 		if (c->out_off > (1u << 20)) { /* compact a long-lived buffer */
 			memmove(c->out.data, c->out.data + c->out_off, c->out.len - c->out_off);
 			c->out.len -= c->out_off;
 			c->out_off = 0;
 		}
-		net_mod(c->srv->loop, &c->w, EPOLLIN | EPOLLOUT | EPOLLRDHUP);
+		net_mod(c->srv->loop, &c->w, in_events(c) | EPOLLOUT);
 	}
 	return true;
 }
@@ -345,6 +355,15 @@ static void conn_work(net_loop *l, net_defer *d)
 	bool was_streaming = c->streaming;
 	if (!flush(c))
 		return;
+	if (c->peer_eof && !c->busy && c->out.len == 0) {
+		/* half-closed: every whole request that came is answered in
+		 * turn; then nothing more can come, so the connection closes */
+		if (!c->close_after)
+			serve(c);
+		if (!c->closed && !c->busy && c->out.len == 0)
+			conn_close(c);
+		return;
+	}
 	if (!c->busy && c->close_after && c->out.len == 0) {
 		if (c->ssl || c->lingering) {
 			conn_close(c);
@@ -412,9 +431,9 @@ static void conn_io(net_loop *l, net_watch *w, uint32_t events)
 				}
 				continue;
 			}
-			if (n == 0) {
-				conn_close(c);
-				return;
+			if (n == 0) { /* end of file: no more requests */
+				c->peer_eof = true;
+				break;
 			}
 			if (errno == EINTR)
 				continue;
@@ -426,6 +445,12 @@ static void conn_io(net_loop *l, net_watch *w, uint32_t events)
 		serve(c);
 		if (c->closed)
 			return;
+		if (c->peer_eof && !(events & (EPOLLERR | EPOLLHUP))) {
+			/* stop reading; the answers (if any) go out, then it closes */
+			net_mod(l, &c->w, in_events(c) | (net_conn_pending(c) ? EPOLLOUT : 0));
+			net_defer_queue(l, &c->work);
+			return;
+		}
 	}
 	if (events & (EPOLLERR | EPOLLHUP)) {
 		conn_close(c);

@@ -21,6 +21,16 @@ void pw_reason(pw_reasons *r, const char *s)
 		r->v[r->n++] = s;
 }
 
+void pw_log_invalid(res_log_fn log, void *ud, const char *tag, const pw_reasons *r, const char *val)
+{
+	ib_buf j = {0};
+	for (size_t i = 0; i < r->n; i++)
+		ib_buf_printf(&j, "%s%s", i ? ", " : "", r->v[i]);
+	res_logf(log, ud, 2, "%s Power validation failed: %s (details: %s)", tag,
+	         j.data ? j.data : "", val);
+	ib_buf_free(&j);
+}
+
 bool pw_is_file(const char *p)
 {
 	struct stat st;

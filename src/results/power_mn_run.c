@@ -956,13 +956,7 @@ int res_power_mn_run(const res_power_mn_opts *o, int *status, ib_error *e)
 		goto done;
 	}
 	if (!r.valid) {
-		ib_buf j = {0};
-		for (size_t i = 0; i < au.reasons.n; i++)
-			ib_buf_printf(&j, "%s%s", i ? ", " : "", au.reasons.v[i]);
-		res_logf(o->log, o->log_ud, 2,
-		         "[aggregate_power_multinode] Power validation failed: %s (details: %s)",
-		         j.data ? j.data : "", val);
-		ib_buf_free(&j);
+		pw_log_invalid(o->log, o->log_ud, "[aggregate_power_multinode]", &au.reasons, val);
 		*status = o->require_power ? 1 : 0;
 		goto done;
 	}

@@ -49,6 +49,11 @@ int pw_integrate_csv(ib_arena *a, const char *path, double start, double end, bo
  * ends (both bracketed). */
 double pw_integrate(const double *t, const double *p, size_t n, double start, double end);
 
+/* Logs an invalid measurement's reasons as both aggregate_power scripts do:
+ * "<tag> Power validation failed: r1, r2 (details: <val>)" on stream 2. */
+void pw_log_invalid(res_log_fn log, void *ud, const char *tag, const pw_reasons *r,
+                    const char *val);
+
 /* Removes the listed keys from the agg row file, sets the schema version and
  * power_valid, appends the metrics (names[i] = vals[i], rounded to 3 places
  * for *_w / *_j and 6 otherwise) and rewrites the file atomically.

@@ -521,13 +521,7 @@ int res_power_run(const res_power_opts *o, int *status, ib_error *e)
 		goto done;
 	}
 	if (!valid) {
-		ib_buf j = {0};
-		for (size_t i = 0; i < r.n; i++)
-			ib_buf_printf(&j, "%s%s", i ? ", " : "", r.v[i]);
-		res_logf(o->log, o->log_ud, 2,
-		         "[aggregate_power] Power validation failed: %s (details: %s)",
-		         j.data ? j.data : "", val);
-		ib_buf_free(&j);
+		pw_log_invalid(o->log, o->log_ud, "[aggregate_power]", &r, val);
 		*status = o->require_power ? 1 : 0;
 		goto done;
 	}

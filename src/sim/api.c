@@ -202,11 +202,31 @@ static int chat_tokens(const ib_val *msgs, const char **err)
 	return estimate_tokens(bytes);
 }
 
+enum { PENDING = -2 }; /* exact_tokens: a worker encodes it, the request goes on later */
+
+static void admit(sim_server *s, net_conn *c, const ib_val *req, bool chat, int ptoks,
+		  const char *rid);
+
+/* a completion whose prompt the worker encoded */
+static void generate_tokenized(sim_server *s, sim_tokjob *j)
+{
+	if (j->rc) {
+		json_error(j->conn, 400, "BadRequestError", "the prompt could not be tokenized");
+		return;
+	}
+	size_t n = j->ids.n + (size_t)j->extra;
+	admit(s, j->conn, j->req, j->chat, n < 1 ? 1 : n > INT32_MAX ? INT32_MAX : (int)n, j->req_id);
+}
+
 /* Exact prompt tokens with --tokenizer: a completions prompt is encoded with
  * the special tokens (as vLLM does); chat messages go through the chat
  * template (add_generation_prompt) and are encoded without them. Without a
- * template, chat contents are encoded and 4 tokens per message added. */
-static int exact_tokens(sim_server *s, const ib_val *req, bool chat, int estimate, const char **err)
+ * template, chat contents are encoded and 4 tokens per message added.
+ * A long prompt (or one that arrives while the worker encodes another) is
+ * encoded by the worker thread (tokq.c): then the job takes the arena and
+ * the request, and PENDING is returned. */
+static int exact_tokens(sim_server *s, net_conn *c, ib_arena *a, ib_val *req, bool chat,
+			int estimate, const char *rid, const char **err)
 {
 	const sim_config *cfg = &s->cfg;
 	ib_buf text = {0};
@@ -236,7 +256,29 @@ static int exact_tokens(sim_server *s, const ib_val *req, bool chat, int estimat
 			extra += 4;
 		}
 	}
-	if (tok_encode(cfg->tokenizer, text.data ? text.data : "", text.len, special, &ids, &e)) {
+	int rc = sim_tok_encode_now(s, text.data ? text.data : "", text.len, special, &ids, &e);
+	if (rc == 1) {
+		sim_tokjob *j = calloc(1, sizeof *j);
+		if (!j) {
+			*err = "out of memory";
+			n = -1;
+			goto out;
+		}
+		j->text = text;
+		text = (ib_buf){0};
+		j->special = special;
+		j->conn = c;
+		j->done = generate_tokenized;
+		j->chat = chat;
+		j->extra = extra;
+		snprintf(j->req_id, sizeof j->req_id, "%s", rid);
+		j->arena = a;
+		j->req = req;
+		sim_tokq_submit(s, j);
+		n = PENDING;
+		goto out;
+	}
+	if (rc) {
 		*err = "the prompt could not be tokenized";
 		n = -1;
 		goto out;
@@ -248,6 +290,28 @@ out:
 	tok_ids_free(&ids);
 	ib_buf_free(&text);
 	return n;
+}
+
+static void tokenize_answer(sim_server *s, net_conn *c, const tok_ids *ids)
+{
+	ib_buf out = {0};
+	ib_buf_puts(&out, "{\"tokens\": [");
+	for (size_t i = 0; i < ids->n; i++)
+		ib_buf_printf(&out, "%s%u", i ? ", " : "", ids->v[i]);
+	ib_buf_printf(&out, "], \"count\": %zu, \"max_model_len\": %lld}", ids->n,
+		      (long long)(s->cfg.max_model_len > 0 ? s->cfg.max_model_len
+							    : s->cap.kv_blocks * s->cfg.block_size));
+	net_conn_respond(c, 200, "application/json", out.data, out.len, NULL);
+	ib_buf_free(&out);
+}
+
+/* a /tokenize prompt the worker encoded */
+static void tokenize_done(sim_server *s, sim_tokjob *j)
+{
+	if (j->rc)
+		json_error(j->conn, 400, "BadRequestError", j->err);
+	else
+		tokenize_answer(s, j->conn, &j->ids);
 }
 
 /* POST /tokenize {"prompt": str, "add_special_tokens": bool} and
@@ -296,16 +360,29 @@ static void handle_tokenize(sim_server *s, net_conn *c, const char *body, size_t
 		}
 		const ib_val *sp = ib_map_get(req, "add_special_tokens");
 		bool special = !sp || ib_val_truthy(sp);
-		if (tok_encode(s->cfg.tokenizer, p->str.s, p->str.len, special, &ids, &e)) {
+		int rc = sim_tok_encode_now(s, p->str.s, p->str.len, special, &ids, &e);
+		if (rc == 1) { /* the worker encodes it */
+			sim_tokjob *j = calloc(1, sizeof *j);
+			if (!j || ib_buf_append(&j->text, p->str.s, p->str.len)) {
+				if (j)
+					ib_buf_free(&j->text);
+				free(j);
+				json_error(c, 500, "InternalServerError", "out of memory");
+				goto done;
+			}
+			j->special = special;
+			j->conn = c;
+			j->done = tokenize_done;
+			j->tokenize = true;
+			sim_tokq_submit(s, j);
+			goto done;
+		}
+		if (rc) {
 			json_error(c, 400, "BadRequestError", e.msg);
 			goto done;
 		}
-		ib_buf_puts(&out, "{\"tokens\": [");
-		for (size_t i = 0; i < ids.n; i++)
-			ib_buf_printf(&out, "%s%u", i ? ", " : "", ids.v[i]);
-		ib_buf_printf(&out, "], \"count\": %zu, \"max_model_len\": %lld}", ids.n,
-			      (long long)(s->cfg.max_model_len > 0 ? s->cfg.max_model_len
-								    : s->cap.kv_blocks * s->cfg.block_size));
+		tokenize_answer(s, c, &ids);
+		goto done;
 	}
 	net_conn_respond(c, 200, "application/json", out.data, out.len, NULL);
 done:
@@ -316,16 +393,16 @@ done:
 
 /* --trace: the client's X-Request-Id (printable ASCII but quotes and
  * backslashes, so that it can be written into JSON as it is) */
-static void copy_request_id(seq *q, const net_http_msg *r)
+static void copy_request_id(char out[72], const net_http_msg *r)
 {
 	const net_header *h = net_http_header(r, "x-request-id");
 	size_t n = 0;
-	for (size_t i = 0; h && i < h->value_len && n + 1 < sizeof q->req_id; i++) {
+	for (size_t i = 0; h && i < h->value_len && n + 1 < 72; i++) {
 		char ch = h->value[i];
 		if (ch > ' ' && ch < 127 && ch != '"' && ch != '\\')
-			q->req_id[n++] = ch;
+			out[n++] = ch;
 	}
-	q->req_id[n] = '\0';
+	out[n] = '\0';
 }
 
 /* --trace: one line per finished stream */
@@ -381,26 +458,46 @@ static void handle_generate(sim_server *s, net_conn *c, const net_http_msg *r, c
 	}
 	int ptoks = chat ? chat_tokens(ib_map_get(req, "messages"), &err)
 			 : prompt_tokens(ib_map_get(req, "prompt"), &err);
+	char rid[72];
+	copy_request_id(rid, r);
 	if (ptoks >= 0 && cfg->tokenizer)
-		ptoks = exact_tokens(s, req, chat, ptoks, &err);
+		ptoks = exact_tokens(s, c, a, req, chat, ptoks, rid, &err);
+	if (ptoks == PENDING)
+		return; /* the job owns the arena; admit comes later */
 	if (ptoks < 0) {
 		json_error(c, 400, "BadRequestError", err);
 		goto done;
 	}
+	admit(s, c, req, chat, ptoks, rid);
+done:
+	ib_arena_free(a);
+}
+
+/* The request, its prompt counted: checked against the limits, then given
+ * to the engine (or answered at once). */
+static void admit(sim_server *s, net_conn *c, const ib_val *req, bool chat, int ptoks,
+		  const char *rid)
+{
+	const sim_config *cfg = &s->cfg;
+	const ib_val *model = ib_map_get(req, "model");
+	const char *served = cfg->served_model_name;
+	for (size_t i = 0; model && model->type == IB_V_STR && i < cfg->nlora; i++)
+		if (!strcmp(model->str.s, cfg->lora[i]))
+			served = cfg->lora[i];
 	int64_t max_tokens = 16, n = 1;
 	const ib_val *mt = chat ? ib_map_get(req, "max_completion_tokens") : NULL;
 	if (!mt || mt->type == IB_V_NULL)
 		mt = ib_map_get(req, "max_tokens");
 	if (mt && mt->type != IB_V_NULL && (!as_int(mt, &max_tokens) || max_tokens < 1)) {
 		json_error(c, 400, "BadRequestError", "max_tokens must be an integer >= 1");
-		goto done;
+		return;
 	}
 	if (chat && (!mt || mt->type == IB_V_NULL))
 		max_tokens = cfg->max_model_len > 0 ? cfg->max_model_len - ptoks : 4096;
 	const ib_val *nv = ib_map_get(req, "n");
 	if (nv && nv->type != IB_V_NULL && (!as_int(nv, &n) || n != 1)) {
 		json_error(c, 400, "BadRequestError", "only n = 1 is supported");
-		goto done;
+		return;
 	}
 	if (max_tokens > MAX_TOKENS_LIMIT) /* a chat default past what the engine holds */
 		max_tokens = MAX_TOKENS_LIMIT;
@@ -411,17 +508,17 @@ static void handle_generate(sim_server *s, net_conn *c, const net_http_msg *r, c
 			 "tokens (%d in the messages, %lld in the completion).",
 			 cfg->max_model_len, (long long)(ptoks + max_tokens), ptoks, (long long)max_tokens);
 		json_error(c, 400, "BadRequestError", m);
-		goto done;
+		return;
 	}
 	const ib_val *t = ib_map_get(req, "temperature");
 	if (t && t->type != IB_V_NULL && t->type != IB_V_INT && t->type != IB_V_FLOAT) {
 		json_error(c, 400, "BadRequestError", "temperature must be a number");
-		goto done;
+		return;
 	}
 	int64_t blocks_needed = (ptoks + 1 + cfg->block_size - 1) / cfg->block_size;
 	if (!cfg->max_speed && blocks_needed > s->cap.kv_blocks) {
 		json_error(c, 400, "BadRequestError", "the prompt does not fit in the KV cache");
-		goto done;
+		return;
 	}
 	/* without --max-model-len the KV cache bounds a sequence, as vLLM
 	 * derives its limit: a request that could never finish is refused */
@@ -435,12 +532,12 @@ static void handle_generate(sim_server *s, net_conn *c, const net_http_msg *r, c
 			 "%lld tokens (%d in the messages, %lld in the completion).",
 			 (long long)kv_tokens, (long long)(ptoks + max_tokens), ptoks, (long long)max_tokens);
 		json_error_param(c, 400, "BadRequestError", m, chat ? "max_completion_tokens" : "max_tokens");
-		goto done;
+		return;
 	}
 	seq *q = calloc(1, sizeof *q);
 	if (!q) {
 		json_error(c, 500, "InternalServerError", "out of memory");
-		goto done;
+		return;
 	}
 	q->srv = s;
 	q->id = ++s->next_id;
@@ -454,12 +551,12 @@ static void handle_generate(sim_server *s, net_conn *c, const net_http_msg *r, c
 	q->max_tokens = (int)max_tokens;
 	q->arrival_ns = ib_now_ns(); /* the moment it was read, not the loop's cached time */
 	if (cfg->trace && q->stream) {
-		copy_request_id(q, r);
+		snprintf(q->req_id, sizeof q->req_id, "%s", rid);
 		q->sent_cap = q->max_tokens + 1;
 		if (!(q->sent = malloc((size_t)q->sent_cap * sizeof *q->sent))) {
 			free(q);
 			json_error(c, 500, "InternalServerError", "out of memory");
-			goto done;
+			return;
 		}
 	}
 	sim_rng_seed(&q->rng, cfg->seed * 0x9e3779b97f4a7c15ULL + q->id);
@@ -477,7 +574,7 @@ static void handle_generate(sim_server *s, net_conn *c, const net_http_msg *r, c
 			free(q->sent);
 			free(q);
 			json_error(c, 500, "InternalServerError", "out of memory");
-			goto done;
+			return;
 		}
 		if (g > 0)
 			q->target = q->ans_ntok < q->max_tokens ? q->ans_ntok : q->max_tokens;
@@ -487,7 +584,7 @@ static void handle_generate(sim_server *s, net_conn *c, const net_http_msg *r, c
 		q->conn = NULL;
 		sim_seq_free(s, q);
 		json_error(c, 500, "InternalServerError", "injected failure (--fail-rate)");
-		goto done;
+		return;
 	}
 	if (sim_rng_uniform(&q->rng) < cfg->drop_rate)
 		q->drop_at = (int)(sim_rng_next(&q->rng) % (uint64_t)q->target);
@@ -504,8 +601,6 @@ static void handle_generate(sim_server *s, net_conn *c, const net_http_msg *r, c
 		sim_emit(s, q, 0, false); /* fills the connection; on_drain continues */
 	else
 		sim_engine_submit(s, q);
-done:
-	ib_arena_free(a);
 }
 
 void sim_seq_free(sim_server *s, seq *q)
@@ -831,6 +926,8 @@ static void on_request(net_conn *c, const net_http_msg *r, const char *body, siz
 static void on_close(net_conn *c, void *arg)
 {
 	sim_server *s = arg;
+	if (s->tokq_on)
+		sim_tokq_forget(s, c);
 	seq *q = net_conn_get_data(c);
 	if (!q)
 		return;
@@ -863,6 +960,8 @@ int sim_server_new(net_loop *l, const sim_config *c, sim_server **out, ib_error 
 	int rc = c->max_speed ? 0 : sim_capacity_of(c, &s->cap, e);
 	if (c->max_speed)
 		s->cap.kv_blocks = INT64_MAX / 2;
+	if (!rc && c->tokenizer)
+		rc = sim_tokq_start(s, e);
 	if (!rc) {
 		sim_engine_start(s);
 		net_server_cbs cbs = {.on_request = on_request, .on_close = on_close, .on_drain = on_drain};
@@ -881,6 +980,7 @@ int sim_server_new(net_loop *l, const sim_config *c, sim_server **out, ib_error 
 		net_server_set_headers(s->http, s->scale_header);
 	}
 	if (rc) {
+		sim_tokq_stop(s);
 		free(s);
 		return rc;
 	}
@@ -898,6 +998,7 @@ void sim_server_free(sim_server *s)
 	if (!s)
 		return;
 	net_server_free(s->http); /* closes connections: on_close frees their requests */
+	sim_tokq_stop(s);         /* waits for the prompt at hand; frees every job */
 	net_timer_cancel(s->loop, &s->step_timer);
 	net_defer_cancel(s->loop, &s->kick);
 	while (s->waiting.head) {

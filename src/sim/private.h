@@ -3,6 +3,9 @@
 #define IB_SIM_PRIVATE_H
 
 #include "sim/sim.h"
+#include "tok/tok.h"
+
+#include <pthread.h>
 
 /* A request arriving less than this (wall time) after a step began joins
  * that step (docs/sim.md "Time"). */
@@ -82,6 +85,27 @@ typedef struct {
 } sim_metrics;
 void sim_metrics_init(sim_metrics *m);
 
+/* A prompt tokenized off the event loop (tokq.c): the loop fills the input
+ * and the request's state, the worker thread the output; done runs on the
+ * loop afterwards. */
+typedef struct sim_tokjob sim_tokjob;
+struct sim_tokjob {
+	ib_buf text;   /* in: the text to encode */
+	bool special;  /* in: add special tokens */
+	tok_ids ids;   /* out */
+	int rc;        /* out: 0 or the ib_err of tok_encode */
+	char err[256]; /* out: its message */
+	/* the request's state, kept for done */
+	net_conn *conn; /* NULL once the client went away: done is not called */
+	void (*done)(sim_server *s, sim_tokjob *j);
+	bool tokenize;  /* POST /tokenize, else a completion */
+	bool chat;
+	int extra;      /* tokens added to the count (chat without a template) */
+	char req_id[72];
+	ib_arena *arena; /* the parsed request, freed with the job */
+	ib_val *req;
+	sim_tokjob *next, *prev; /* queues (worker side), then the loop's list */
+};
 struct sim_server {
 	sim_config cfg;
 	net_loop *loop;
@@ -111,7 +135,35 @@ struct sim_server {
 	/* the time scale announced (empty with --max-speed or --pace) */
 	char scale_header[64]; /* "X-Infbench-Time-Scale: S\r\n" */
 	char scale_field[48];  /* ", \"time_scale\": S" in /v1/models */
+	/* tokq.c: the tokenizer's worker (started with --tokenizer) */
+	bool tokq_on;
+	pthread_t tokq_thread;
+	pthread_mutex_t tokq_mu;  /* the queues and tokq_stop */
+	pthread_cond_t tokq_cv;
+	pthread_mutex_t tok_mu;   /* held around every tok_encode */
+	sim_tokjob *tokq_todo, *tokq_todo_tail, *tokq_done;
+	bool tokq_stop;
+	int tokq_efd;             /* eventfd: the worker finished a job */
+	net_watch tokq_watch;
+	sim_tokjob *tokq_flight;  /* jobs submitted and not yet done (loop side) */
 };
+/* Starts the worker (0, or IB_EIO / IB_ENOMEM); stops it, waiting for the
+ * job at hand, and frees every job (sim_server_free, after the connections
+ * were closed). */
+int sim_tokq_start(sim_server *s, ib_error *e);
+void sim_tokq_stop(sim_server *s);
+/* Encodes text[0..len) on the loop when it is short and the worker does not
+ * hold the tokenizer: returns 0 (ids filled) or a negative ib_err (e set);
+ * returns 1 when the caller should queue a job instead. */
+int sim_tok_encode_now(sim_server *s, const char *text, size_t len, bool special, tok_ids *ids,
+		       ib_error *e);
+/* Queues j (text, special, done and the request's state set; j->conn
+ * non-NULL): the worker encodes it, then done(s, j) runs on the loop unless
+ * the client went away; the job is freed after done returns. */
+void sim_tokq_submit(sim_server *s, sim_tokjob *j);
+/* The client on c went away: its job, if any, is dropped when it finishes. */
+void sim_tokq_forget(sim_server *s, net_conn *c);
+
 
 /* Engine: a request enters; tokens come back through sim_emit. */
 void sim_engine_submit(sim_server *s, seq *q);

@@ -5,29 +5,10 @@
 # recorded as failures (exit 1 above 5% failed, after writing the JSON).
 # Needs the llama3 tokenizer fixture (make fixtures).
 # Usage: bench.sh INFBENCH. Ends with "bench: N passed, N failed".
-set -u
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-tokdir=$root/fixtures/tokenizers/llama3
-tmp=$(mktemp -d)
-pass=0
-fail=0
-simpid=
-cleanup() {
-	[ -n "$simpid" ] && kill "$simpid" 2>/dev/null && wait "$simpid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-ok() { pass=$((pass + 1)); }
-no() {
-	echo "FAIL: $1"
-	fail=$((fail + 1))
-}
-if [ ! -f "$tokdir/tokenizer.json" ]; then
-	echo "fixtures missing: $tokdir (run make fixtures)"
-	echo "bench: 0 passed, 1 failed"
-	exit 1
-fi
+. "$(dirname "$0")/lib.sh" bench "$1"
+tokdir=$tok
+e2e_need_tok fail
+e2e_tmp
 
 start_sim() { # start_sim ARGS...: a simulator on a free port, sets $port
 	[ -n "$simpid" ] && kill "$simpid" 2>/dev/null && wait "$simpid" 2>/dev/null
@@ -255,5 +236,4 @@ done
 "$bin" sim --lora-modules 'a"b' >/dev/null 2>"$tmp/e"
 [ $? = 2 ] && grep -q 'bad adapter name' "$tmp/e" && ok || no "sim --lora-modules with a quote accepted"
 
-echo "bench: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+e2e_end

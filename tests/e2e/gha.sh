@@ -7,19 +7,8 @@
 # simulator, their agg and eval files merged as the artifacts would be, then
 # collect, eval collect and report as the collect job does.
 # Usage: gha.sh INFBENCH. Ends with "gha: N passed, N failed".
-set -u
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-tok=$root/fixtures/tokenizers/llama3
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-no() {
-	fail=$((fail + 1))
-	echo "FAIL: $*"
-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh" gha "$1"
+e2e_tmp
 cd "$root" || exit 1
 masters=(configs/amd-master.yaml configs/nvidia-master.yaml configs/minimaxm3-mtp-master.yaml)
 
@@ -94,5 +83,4 @@ PY
 		ok || { no "collect job: report"; cat "$tmp/report.err"; }
 	! ls "$tmp"/job0/results/.row.* >/dev/null 2>&1 && ok || no "gha-row.sh left its temporary matrix"
 fi
-echo "gha: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+e2e_end

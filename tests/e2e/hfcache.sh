@@ -4,29 +4,10 @@
 # run with --model amd/MiniMax-M3-MXFP4 and no --tokenizer must work, and the
 # simulator given the same id must count exactly the client's prompt tokens.
 # Usage: hfcache.sh INFBENCH. Ends with "hfcache: N passed, N failed".
-set -u
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-fixture=$root/fixtures/tokenizers/llama3
-tmp=$(mktemp -d)
-pass=0
-fail=0
-simpid=
-cleanup() {
-	[ -n "$simpid" ] && kill "$simpid" 2>/dev/null && wait "$simpid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-ok() { pass=$((pass + 1)); }
-no() {
-	echo "FAIL: $1"
-	fail=$((fail + 1))
-}
-if [ ! -f "$fixture/tokenizer.json" ]; then
-	echo "fixtures missing: $fixture (run make fixtures)"
-	echo "hfcache: 0 passed, 1 failed"
-	exit 1
-fi
+. "$(dirname "$0")/lib.sh" hfcache "$1"
+fixture=$tok
+e2e_need_tok fail
+e2e_tmp
 json_num() { grep -o "\"$2\": [-0-9.e+]*" "$1" | head -n 1 | sed 's/.*: //'; }
 
 # the cache layout huggingface_hub writes: refs/main names the snapshot
@@ -94,5 +75,4 @@ exec 3<&-
 [ -n "$in_total" ] && [ "${served%.*}" = $((in_total + 2 * C * first_in)) ] && ok ||
 	no "sim counted ${served:-nothing} prompt tokens, client $in_total + $((2 * C)) x $first_in"
 
-echo "hfcache: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+e2e_end

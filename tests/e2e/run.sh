@@ -9,22 +9,8 @@
 # benchmark_lib.sh driving infbench bench (and its process_result.py agreeing).
 # Usage: run.sh INFBENCH. Ends with "run: N passed, N failed".
 # Needs the llama3 tokenizer fixture (make fixtures).
-set -u
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-tok=$root/fixtures/tokenizers/llama3
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-no() {
-	fail=$((fail + 1))
-	echo "FAIL: $*"
-}
-if [ ! -f "$tok/tokenizer.json" ]; then
-	echo "run: skipped (no tokenizer fixture in $tok; 'make fixtures' fetches it)"
-	echo "run: 0 passed, 0 failed"
-	exit 0
-fi
+. "$(dirname "$0")/lib.sh" run "$1"
+e2e_need_tok skip
 tmp=$(mktemp -d /tmp/ib_run_e2e.XXXXXX)
 runner=
 cleanup() {
@@ -328,5 +314,4 @@ for c in 1 4; do
 	[ "$(num "$r40" time_scale)" = 40.0 ] && ok || no "model time: the result does not record time_scale 40"
 done
 
-echo "run: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+e2e_end

@@ -6,23 +6,9 @@
 # local run of the same rows: same identities, same agg fields except timings.
 # Prints one "skipped" line when the cluster cannot start.
 # Usage: run_slurm.sh INFBENCH. Ends with "run_slurm: N passed, N failed".
-set -u
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-tok=$root/fixtures/tokenizers/llama3
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-no() {
-	fail=$((fail + 1))
-	echo "FAIL: $*"
-}
-skip() {
-	echo "run_slurm: skipped ($*)"
-	echo "run_slurm: 0 passed, 0 failed"
-	exit 0
-}
-[ -f "$tok/tokenizer.json" ] || skip "no tokenizer fixture in $tok; 'make fixtures' fetches it"
+. "$(dirname "$0")/lib.sh" run_slurm "$1"
+skip() { e2e_skip "$@"; }
+e2e_need_tok skip
 for c in munged slurmctld slurmd sbatch squeue sinfo python3; do
 	command -v "$c" >/dev/null 2>&1 || skip "$c is not installed (slurm-wlm, munge)"
 done
@@ -117,5 +103,4 @@ for r in sorted(json.load(open(sys.argv[1])), key=lambda r: (r["isl"], r["conc"]
 [ "$(fields slurm/agg_bmk.json)" = "$(fields local/agg_bmk.json)" ] && ok || no "agg fields differ"
 [ "$(fields slurm/agg_bmk.json | wc -l)" = 4 ] && ok || no "slurm agg_bmk.json: not 4 rows"
 
-echo "run_slurm: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+e2e_end

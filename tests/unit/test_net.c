@@ -1,4 +1,5 @@
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "net/net.h"
@@ -78,6 +79,92 @@ Test(net, chunked_decoder_any_split)
 	ib_buf out = {0};
 	cr_assert_eq(net_chunked_feed(&c, "zz\r\n", 4, &out), -1);
 	ib_buf_free(&out);
+}
+
+/* issue 9: the status code is exactly three digits, then SP or the end of
+ * the line (picohttpparser); "2000" is no 200 */
+Test(net, parse_response_status_three_digits)
+{
+	net_http_msg m;
+	const char *bad[] = {"HTTP/1.1 2000 OK\r\n\r\n", "HTTP/1.1 2000\r\n\r\n",
+			     "HTTP/1.1 200x OK\r\n\r\n", "HTTP/1.1 20 OK\r\n\r\n",
+			     "HTTP/1.1 200\tOK\r\n\r\n", "HTTP/1.1 200 O\x01K\r\n\r\n"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		cr_assert_eq(net_http_parse_response(bad[i], strlen(bad[i]), &m), -400, "%zu", i);
+	const char *none = "HTTP/1.1 204\r\n\r\n";
+	cr_assert_eq(net_http_parse_response(none, strlen(none), &m), (int)strlen(none));
+	cr_assert_eq(m.status, 204);
+	cr_assert_eq(m.reason_len, 0);
+	const char *spaces = "HTTP/1.0 404   Not Found\r\n\r\n";
+	cr_assert_eq(net_http_parse_response(spaces, strlen(spaces), &m), (int)strlen(spaces));
+	cr_assert_eq(m.status, 404);
+	cr_assert_eq(m.reason_len, 9);
+	cr_assert(!strncmp(m.reason, "Not Found", 9));
+}
+
+/* feeds body whole, then byte by byte; both give the same verdict: -1 for
+ * malformed, else the bytes consumed (with *done and the decoded text) */
+static long chunked_all(const char *body, size_t len, bool *done, char *text, size_t cap)
+{
+	long verdict[2];
+	for (int split = 0; split < 2; split++) {
+		net_chunked c = {0};
+		ib_buf out = {0};
+		size_t used = 0;
+		long v = 0;
+		while (used < len && !c.done) {
+			size_t n = split ? 1 : len - used;
+			long k = net_chunked_feed(&c, body + used, n, &out);
+			if (k < 0) {
+				v = -1;
+				break;
+			}
+			used += (size_t)k;
+			if ((size_t)k < n)
+				break;
+		}
+		verdict[split] = v < 0 ? -1 : (long)used;
+		*done = c.done;
+		snprintf(text, cap, "%.*s", (int)out.len, out.len ? out.data : "");
+		ib_buf_free(&out);
+	}
+	cr_assert_eq(verdict[0], verdict[1], "whole %ld, byte by byte %ld", verdict[0], verdict[1]);
+	return verdict[0];
+}
+
+/* issue 9: a bare LF (or an empty size line) after a chunk never ends the
+ * body; the tolerance is picohttpparser's, no more */
+Test(net, chunked_decoder_strict_lines)
+{
+	bool done;
+	char text[64];
+	/* empty size lines: malformed, not the last chunk */
+	const char *bad[] = {"5\r\nhello\n\nmore",       "5\r\nhello\r\n\r\n0\r\n\r\n",
+			     "\r\n",                       "\n",
+			     ";ext\r\n",                    "5\r\nhelloX\r\n",
+			     "5\r\nhello\r\r\nG\r\n",   "00000000000000001\r\nx\r\n0\r\n\r\n",
+			     "5 x\r\nhello\r\n0\r\n\r\n"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		long v = chunked_all(bad[i], strlen(bad[i]), &done, text, sizeof text);
+		if (i == 8) { /* "5 x": an extension is skipped, as picohttpparser */
+			cr_assert_eq(v, (long)strlen(bad[i]));
+			continue;
+		}
+		cr_assert_eq(v, -1, "case %zu: %ld, done %d, text '%s'", i, v, done, text);
+	}
+	/* what picohttpparser tolerates: bare LFs and CRs before an LF */
+	const char *lf = "5\nhello\n3;a=b\n, w\r\r\n0\nT: x\n\nNEXT";
+	cr_assert_eq(chunked_all(lf, strlen(lf), &done, text, sizeof text), (long)strlen(lf) - 4);
+	cr_assert(done);
+	cr_assert_str_eq(text, "hello, w");
+	/* 16 hex digits are read, 17 are not */
+	const char *z16 = "0000000000000005\r\nhello\r\n0\r\n\r\n";
+	cr_assert_eq(chunked_all(z16, strlen(z16), &done, text, sizeof text), (long)strlen(z16));
+	cr_assert_str_eq(text, "hello");
+	/* a body that stops after a chunk's LF is unfinished, not done */
+	const char *cut = "5\r\nhello\n";
+	cr_assert_eq(chunked_all(cut, strlen(cut), &done, text, sizeof text), (long)strlen(cut));
+	cr_assert_not(done);
 }
 
 Test(net, sse_and_chunk_framing)

@@ -1,0 +1,53 @@
+# The preamble the end-to-end suites share: sourced, never run (tests/run.sh
+# passes over it). `. "$(dirname "$0")/lib.sh" NAME INFBENCH` sets
+#   bin    INFBENCH as an absolute path
+#   root   the checkout
+#   tok    the llama3 tokenizer fixture (make fixtures)
+#   suite  NAME, as the summary line spells it
+#   pass, fail  the counters, with ok and no MESSAGE (prints "FAIL: MESSAGE")
+# and offers
+#   e2e_tmp [TEMPLATE]  tmp: a new temporary folder, removed at exit with the
+#                       simulator in $simpid stopped (a suite that has more to
+#                       clean sets its own EXIT trap instead)
+#   e2e_need_tok fail|skip  without the tokenizer fixture the suite ends: failed
+#                       (0 passed, 1 failed) or skipped (0 passed, 0 failed)
+#   e2e_skip WHY        ends the suite as skipped
+#   e2e_end             prints "NAME: N passed, N failed"; status 0 when none failed
+# shellcheck shell=bash
+set -u
+suite=$1
+bin=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+tok=$root/fixtures/tokenizers/llama3
+pass=0
+fail=0
+simpid=
+ok() { pass=$((pass + 1)); }
+no() {
+	echo "FAIL: $*"
+	fail=$((fail + 1))
+}
+e2e_cleanup() {
+	[ -n "$simpid" ] && kill "$simpid" 2>/dev/null && wait "$simpid" 2>/dev/null
+	rm -rf "$tmp"
+}
+e2e_tmp() {
+	tmp=$(mktemp -d ${1:+"$1"})
+	trap e2e_cleanup EXIT
+}
+e2e_skip() {
+	echo "$suite: skipped ($*)"
+	echo "$suite: 0 passed, 0 failed"
+	exit 0
+}
+e2e_need_tok() {
+	[ -f "$tok/tokenizer.json" ] && return 0
+	[ "$1" = skip ] && e2e_skip "no tokenizer fixture in $tok; 'make fixtures' fetches it"
+	echo "fixtures missing: $tok (run make fixtures)"
+	echo "$suite: 0 passed, 1 failed"
+	exit 1
+}
+e2e_end() {
+	echo "$suite: $pass passed, $fail failed"
+	[ "$fail" = 0 ]
+}
