@@ -2,6 +2,7 @@
 #include "bench/bench.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,7 +370,9 @@ bool bench_scan_chunk(const char *p, size_t n, bool chat, bench_chunk *out, ib_b
 				memcpy(num, vb, len);
 				num[len] = '\0';
 				double x = strtod(num, NULL);
-				if (kl == 10) {
+				if (!isfinite(x)) /* -Infinity, or past the double range */
+					;
+				else if (kl == 10) {
 					out->has_t = true;
 					out->t = x;
 				} else {
