@@ -40,6 +40,13 @@ typedef struct {
 	bool usage_seen;
 	size_t token_chunks;
 	ib_buf text;
+	/* the server's model clock (X-Infbench-Model-Time, docs/bench.md): the
+	 * same figures from the chunks' "infbench_t" / "infbench_t0" (seconds).
+	 * m_ok: every JSON line so far carried infbench_t; m_t0_seen: the
+	 * arrival was given */
+	bool m_ok, m_t0_seen;
+	double m_t0, m_ttft, m_last;
+	bench_vec m_itl;
 	/* line assembly */
 	ib_buf line;
 } bench_sse;
@@ -55,13 +62,17 @@ void bench_sse_end(bench_sse *s);
 
 /* Scans one JSON text: returns true if it is well-formed JSON, and reports
  * whether its top level has a non-empty "choices" array and a truthy
- * "usage", with usage.completion_tokens (-1 when null or absent, -2 when
+ * "usage", numeric "infbench_t" / "infbench_t0" members, with usage.completion_tokens (-1 when null or absent, -2 when
  * negative or over 2^31 - 1: the request fails) and the
  * first choice's text (Completions: choices[0].text, Chat:
  * choices[0].delta.content), unescaped into text when text is non-NULL. */
 typedef struct {
 	bool has_choices, has_usage;
 	int64_t completion_tokens;
+	/* top-level "infbench_t" / "infbench_t0" numbers (the simulator's model
+	 * clock, docs/sim.md), when present */
+	bool has_t, has_t0;
+	double t, t0;
 } bench_chunk;
 bool bench_scan_chunk(const char *p, size_t n, bool chat, bench_chunk *out, ib_buf *text);
 
@@ -132,6 +143,11 @@ typedef struct {
 	int64_t output_tokens;   /* usage.completion_tokens; -1: null (count the text) */
 	ib_buf text;
 	double schedule_lag;     /* send time - intended send time, seconds */
+	/* the same request on the server's model clock, when every chunk
+	 * carried it (m_ok): seconds; m_t0 the arrival, m_end the last chunk */
+	bool m_ok;
+	double m_ttft, m_latency, m_t0, m_end;
+	bench_vec m_itl;
 } bench_result;
 
 typedef struct {
@@ -150,7 +166,14 @@ typedef struct {
 	 * scales, nothing converted. */
 	double time_scale;
 	double wall_duration;     /* the window in wall seconds, whatever the scale */
+	/* the clock of the figures: BENCH_CLOCK_MODEL when every successful
+	 * request carried the server's model timestamps (then ttft, latency,
+	 * itl are those, duration runs from the earliest arrival to the latest
+	 * end, model seconds); else BENCH_CLOCK_SCALED (wall x time_scale) or
+	 * BENCH_CLOCK_WALL */
+	int clock;
 } bench_run_stats;
+enum { BENCH_CLOCK_WALL, BENCH_CLOCK_SCALED, BENCH_CLOCK_MODEL };
 
 /* Runs warmup (discarded) then the measured requests against the server.
  * results[i] belongs to prompts[i]. Returns 0, or an error for a run that

@@ -116,7 +116,8 @@ static int build(const bench_cfg *c, const bench_prompt *p, size_t idx, bool war
 	rc |= ib_buf_printf(req,
 			    "POST %s HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: application/json\r\n"
 			    "Authorization: Bearer %s\r\nAccept: */*\r\nUser-Agent: infbench\r\n"
-			    "X-Request-Id: infbench-%s%zu\r\nContent-Length: %zu\r\n\r\n",
+			    "X-Request-Id: infbench-%s%zu\r\nX-Infbench-Model-Time: 1\r\n"
+			    "Content-Length: %zu\r\n\r\n",
 			    c->endpoint, c->host, c->port, c->api_key ? c->api_key : "None",
 			    warmup ? "warmup-" : "", idx, body.len);
 	rc |= ib_buf_append(req, body.data, body.len);
@@ -132,6 +133,47 @@ static double merge_scale(double a, double b)
 	if (a < 0 || b < 0 || (a > 0 && b > 0 && a != b))
 		return -1;
 	return a > 0 ? a : b;
+}
+
+/* The server's model clock (docs/bench.md): when every successful request
+ * carried it, each result's figures become those, and the window runs from
+ * the earliest arrival to the latest end. Client-side lags (wall) are
+ * scaled by S when one was announced. Returns whether it applied. */
+static bool use_model_clock(bench_run_stats *st, bench_result *res, size_t n)
+{
+	size_t ok = 0;
+	double first = 0, last = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!res[i].success)
+			continue;
+		if (!res[i].m_ok)
+			return false;
+		if (!ok || res[i].m_t0 < first)
+			first = res[i].m_t0;
+		if (!ok || res[i].m_end > last)
+			last = res[i].m_end;
+		ok++;
+	}
+	if (!ok)
+		return false;
+	double S = st->time_scale > 0 ? st->time_scale : 1;
+	for (size_t i = 0; i < n; i++) {
+		bench_result *r = &res[i];
+		if (!r->success)
+			continue;
+		double lag_t = r->ttft_intended - r->ttft, lag_l = r->latency_intended - r->latency;
+		r->ttft = r->m_ttft;
+		r->latency = r->m_latency;
+		r->ttft_intended = r->ttft + lag_t * S;
+		r->latency_intended = r->latency + lag_l * S;
+		bench_vec t = r->itl;
+		r->itl = r->m_itl;
+		r->m_itl = t;
+	}
+	st->duration = last - first;
+	st->achieved_rate = st->duration > 0 ? (double)n / st->duration : 0;
+	st->clock = BENCH_CLOCK_MODEL;
+	return true;
 }
 
 /* Wall seconds to model seconds on a server S times faster than real time. */
@@ -253,6 +295,17 @@ static void complete(slot *s, int err, const char *msg)
 			bench_vec_free(&res->itl);
 			res->itl = x->itl;
 			x->itl = (bench_vec){0};
+			/* the model clock: every line stamped, the arrival given */
+			res->m_ok = x->m_ok && x->m_t0_seen && x->token_chunks > 0;
+			bench_vec_free(&res->m_itl);
+			if (res->m_ok) {
+				res->m_t0 = x->m_t0;
+				res->m_ttft = x->m_ttft;
+				res->m_end = x->m_last;
+				res->m_latency = x->m_last - x->m_t0;
+				res->m_itl = x->m_itl;
+				x->m_itl = (bench_vec){0};
+			}
 			if (sh->cfg->keep_text) {
 				ib_buf_free(&res->text);
 				res->text = x->text;
@@ -567,8 +620,11 @@ int bench_run(const bench_cfg *cfg, const bench_prompt *prompts, size_t n, bench
 	st->wall_duration = st->duration;
 	for (size_t t = 0; t < nthreads; t++)
 		st->time_scale = merge_scale(st->time_scale, ws[t].scale);
-	if (st->time_scale > 0)
+	st->clock = BENCH_CLOCK_WALL;
+	if (!use_model_clock(st, results, n) && st->time_scale > 0) {
 		to_model_time(st, results, n);
+		st->clock = BENCH_CLOCK_SCALED;
+	}
 	if (cfg->progress)
 		cfg->progress(cfg->progress_arg, NULL);
 out:
@@ -583,5 +639,6 @@ out:
 void bench_result_free(bench_result *r)
 {
 	bench_vec_free(&r->itl);
+	bench_vec_free(&r->m_itl);
 	ib_buf_free(&r->text);
 }

@@ -479,10 +479,14 @@ static int result(ib_arena *a, const bench_options *o, const bench_cfg *cfg,
 	    health(a, r, res, n, st, rate, cfg->kernel_timestamps))
 		return IB_ENOMEM;
 	/* a time-scaled server: the figures above are in model time */
-	if (st->time_scale != 0) {
+	if (st->time_scale != 0 || st->clock == BENCH_CLOCK_MODEL) {
 		ib_map_set(a, r, "time_scale",
 		           st->time_scale > 0 ? ib_v_float(a, st->time_scale) : ib_v_null(a));
 		ib_map_set(a, r, "wall_duration", ib_v_float(a, st->wall_duration));
+		ib_map_set(a, r, "clock",
+		           ib_v_str(a, st->clock == BENCH_CLOCK_MODEL    ? "server-model"
+		                       : st->clock == BENCH_CLOCK_SCALED ? "wall-scaled"
+		                                                         : "wall"));
 	}
 	*out = r;
 	return 0;

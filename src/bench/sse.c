@@ -2,6 +2,7 @@
 #include "bench/bench.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -357,6 +358,28 @@ bool bench_scan_chunk(const char *p, size_t n, bool chat, bench_chunk *out, ib_b
 						    errno == ERANGE || v < 0 || v > INT32_MAX ? -2 : v;
 				}
 			}
+		} else if ((kl == 10 && !memcmp(k, "infbench_t", 10)) ||
+			   (kl == 11 && !memcmp(k, "infbench_t0", 11))) {
+			if (!value(&s))
+				return false;
+			/* a number (validated above): parsed from a copy, so that
+			 * strtod never reads past the chunk */
+			char num[64];
+			size_t len = (size_t)(s.p - vb);
+			if ((*vb == '-' || (*vb >= '0' && *vb <= '9')) && len < sizeof num) {
+				memcpy(num, vb, len);
+				num[len] = '\0';
+				double x = strtod(num, NULL);
+				if (!isfinite(x)) /* -Infinity, or past the double range */
+					;
+				else if (kl == 10) {
+					out->has_t = true;
+					out->t = x;
+				} else {
+					out->has_t0 = true;
+					out->t0 = x;
+				}
+			}
 		} else if (!value(&s)) {
 			return false;
 		}
@@ -379,10 +402,13 @@ bool bench_scan_chunk(const char *p, size_t n, bool chat, bench_chunk *out, ib_b
 
 void bench_sse_reset(bench_sse *s, bool chat, bool keep_text, int64_t start_ns)
 {
-	bench_vec itl = s->itl;
+	bench_vec itl = s->itl, m_itl = s->m_itl;
 	ib_buf text = s->text, line = s->line;
 	memset(s, 0, sizeof *s);
 	itl.n = 0;
+	m_itl.n = 0;
+	s->m_itl = m_itl;
+	s->m_ok = true;
 	text.len = 0;
 	line.len = 0;
 	s->itl = itl;
@@ -397,6 +423,7 @@ void bench_sse_reset(bench_sse *s, bool chat, bool keep_text, int64_t start_ns)
 void bench_sse_free(bench_sse *s)
 {
 	bench_vec_free(&s->itl);
+	bench_vec_free(&s->m_itl);
 	ib_buf_free(&s->text);
 	ib_buf_free(&s->line);
 }
@@ -439,6 +466,13 @@ static void on_line(bench_sse *s, const char *p, size_t n, int64_t t)
 		fail(s, "JSONDecodeError: a streamed line is not valid JSON");
 		return;
 	}
+	/* the server's model clock, by the same rules as the wall clock */
+	if (!c.has_t)
+		s->m_ok = false;
+	if (c.has_t0) {
+		s->m_t0 = c.t0;
+		s->m_t0_seen = true;
+	}
 	if (c.has_choices) {
 		s->token_chunks++;
 		/* first token chunk: TTFT; later ones: the gap since the previous
@@ -448,14 +482,24 @@ static void on_line(bench_sse *s, const char *p, size_t n, int64_t t)
 		else if (bench_vec_push(&s->itl, (double)(t - s->last_ns) * 1e-9))
 			fail(s, "out of memory");
 		s->last_ns = t;
+		if (s->m_ok) {
+			if (s->token_chunks == 1)
+				s->m_ttft = c.t - s->m_t0;
+			else if (bench_vec_push(&s->m_itl, c.t - s->m_last))
+				fail(s, "out of memory");
+			s->m_last = c.t;
+		}
 	} else if (c.has_usage) {
 		s->usage_seen = true;
 		s->output_tokens = c.completion_tokens; /* -1: null, counted later */
 		if (c.completion_tokens == -2)
 			fail(s, "usage.completion_tokens out of range");
 	}
-	if (s->chat)
+	if (s->chat) {
 		s->last_ns = t; /* S9: every line moves the end of the request */
+		if (c.has_t)
+			s->m_last = c.t;
+	}
 }
 
 bool bench_sse_feed(bench_sse *s, const char *data, size_t len, int64_t t)

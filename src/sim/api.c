@@ -420,6 +420,7 @@ static void handle_generate(sim_server *s, net_conn *c, const net_http_msg *r, c
 			    size_t len, bool chat)
 {
 	const sim_config *cfg = &s->cfg;
+	int64_t read_ns = ib_now_ns(); /* the request was read: its model arrival */
 	ib_arena *a = ib_arena_new();
 	ib_val *req = NULL;
 	ib_error e = {0};
@@ -550,6 +551,15 @@ static void admit(sim_server *s, net_conn *c, const ib_val *req, bool chat, int 
 	q->prompt_tokens = ptoks;
 	q->max_tokens = (int)max_tokens;
 	q->arrival_ns = ib_now_ns(); /* the moment it was read, not the loop's cached time */
+	/* handling it (parsing, tokenizing: the simulator's CPU, not the
+	 * modelled GPU) is not model time while no step is in flight; a step
+	 * in flight that it holds up fires late, which says it (engine.c) */
+	if (!cfg->max_speed)
+		sim_model_pause(s, read_ns, q->arrival_ns);
+	q->arrival_m = cfg->max_speed ? 0 : sim_model_now(s, read_ns);
+	q->last_m = q->arrival_m;
+	const net_header *mh = net_http_header(r, "x-infbench-model-time");
+	q->model_time = s->scale_header[0] && mh && mh->value_len == 1 && mh->value[0] == '1';
 	if (cfg->trace && q->stream) {
 		snprintf(q->req_id, sizeof q->req_id, "%s", rid);
 		q->sent_cap = q->max_tokens + 1;
@@ -643,6 +653,19 @@ static const char *finish_of(const seq *q)
 	return q->target < q->max_tokens ? "stop" : "length";
 }
 
+/* X-Infbench-Model-Time: the model clock in the JSON object just written
+ * to b (its last byte is the closing brace), in seconds: "infbench_t" the
+ * moment of this chunk, "infbench_t0" (with t0) the request's arrival. */
+static void stamp(const sim_server *s, const seq *q, ib_buf *b, bool t0)
+{
+	if (!q->model_time || !b->len || b->data[b->len - 1] != '}')
+		return;
+	b->len--;
+	if (t0)
+		ib_buf_printf(b, ",\"infbench_t0\":%.9f", (double)q->arrival_m * 1e-9);
+	ib_buf_printf(b, ",\"infbench_t\":%.9f}", (double)s->m_step_end * 1e-9);
+}
+
 /* Writes one streamed event carrying n tokens. */
 static void stream_tokens(sim_server *s, seq *q, int n, bool last)
 {
@@ -664,6 +687,7 @@ static void stream_tokens(sim_server *s, seq *q, int n, bool last)
 				      "{\"role\":\"assistant\",\"content\":\"\"},\"logprobs\":null,"
 				      "\"finish_reason\":null}]}",
 				      (unsigned long long)q->id, (long long)s->created, model);
+			stamp(s, q, b, true);
 			net_sse_append(out, b->data, b->len);
 			b->len = 0;
 		}
@@ -674,6 +698,7 @@ static void stream_tokens(sim_server *s, seq *q, int n, bool last)
 			      q->ans_reasoning ? "reasoning_content" : "content");
 		append_words(q, b, n);
 		ib_buf_printf(b, "\"},\"logprobs\":null,\"finish_reason\":%s}]}", finish);
+		stamp(s, q, b, q->generated == 0);
 	} else {
 		ib_buf_printf(b,
 			      "{\"id\":\"cmpl-%llu\",\"object\":\"text_completion\",\"created\":%lld,"
@@ -682,6 +707,7 @@ static void stream_tokens(sim_server *s, seq *q, int n, bool last)
 		append_words(q, b, n);
 		ib_buf_printf(b, "\",\"logprobs\":null,\"finish_reason\":%s,\"stop_reason\":null}]}",
 			      finish);
+		stamp(s, q, b, q->generated == 0);
 	}
 	net_sse_append(out, b->data, b->len);
 	if (last) {
@@ -695,6 +721,7 @@ static void stream_tokens(sim_server *s, seq *q, int n, bool last)
 				      q->chat ? "chat.completion.chunk" : "text_completion",
 				      (long long)s->created, model, q->prompt_tokens,
 				      q->prompt_tokens + q->generated + n, q->generated + n);
+			stamp(s, q, b, false);
 			net_sse_append(out, b->data, b->len);
 		}
 		net_sse_append(out, "[DONE]", 6);
@@ -736,6 +763,7 @@ static void respond_whole(sim_server *s, seq *q)
 	}
 	ib_buf_printf(b, "\"usage\":{\"prompt_tokens\":%d,\"total_tokens\":%d,\"completion_tokens\":%d}}",
 		      q->prompt_tokens, q->prompt_tokens + q->generated, q->generated);
+	stamp(s, q, b, true);
 	net_conn_respond(q->conn, 200, "application/json", b->data, b->len, NULL);
 }
 
@@ -770,18 +798,18 @@ void sim_emit(sim_server *s, seq *q, int n, bool last)
 		return;
 	}
 	int64_t now = net_now(s->loop);
-	/* the histograms use the step's deadline (model time exactly), not the
-	 * late moment its timer fired; a request read after that deadline (the
-	 * wake-up was late) waited nothing */
-	int64_t at = s->step_at ? s->step_at : now;
-	double scale = cfg->time_scale;
+	/* the histograms are on the model clock (the step's end), not the late
+	 * moment its timer fired; a request read after the step ended in model
+	 * time (the wake-up was late) waited nothing */
+	int64_t at = s->m_step_end;
 	if (q->generated == 0) {
-		double w = (double)(at - q->arrival_ns) * 1e-9 * scale;
+		double w = (double)(at - q->arrival_m) * 1e-9;
 		sim_hist_observe(&s->m.ttft, w > 0 ? w : 0);
 	} else {
-		sim_hist_observe(&s->m.itl, (double)(at - q->last_ns) * 1e-9 * scale);
+		sim_hist_observe(&s->m.itl, (double)(at - q->last_m) * 1e-9);
 	}
-	q->last_ns = at;
+	q->last_m = at;
+	q->last_ns = now;
 	s->m.generation_tokens += (uint64_t)n;
 	if (q->drop_at >= 0 && q->generated + n > q->drop_at && !last) {
 		/* injected: close the connection mid-stream */
@@ -808,7 +836,7 @@ void sim_emit(sim_server *s, seq *q, int n, bool last)
 		sim_engine_kick(s);
 	}
 	if (last) {
-		double w = (double)(at - q->arrival_ns) * 1e-9 * scale;
+		double w = (double)(at - q->arrival_m) * 1e-9;
 		sim_hist_observe(&s->m.e2e, w > 0 ? w : 0);
 		if (q->sent)
 			trace_write(s, q);

@@ -126,6 +126,29 @@ static void eng_emit(sim_server *s, seq *q, int n, bool last)
 		sim_emit(s, q, n, last);
 }
 
+int64_t sim_model_now(const sim_server *s, int64_t wall)
+{
+	int64_t dt = wall - s->m_anchor_wall;
+	int64_t m = s->m_anchor + (dt > 0 ? (int64_t)((double)dt * s->cfg.time_scale) : 0);
+	/* the step in flight has not ended in model time until its timer fired */
+	if (s->step_armed && !s->stall_wait && m > s->m_step_end)
+		m = s->m_step_end;
+	return m;
+}
+
+void sim_model_pause(sim_server *s, int64_t from, int64_t to)
+{
+	if (to <= from || (s->step_armed && !s->stall_wait))
+		return; /* a step in flight: its timer's lateness says it */
+	if (from < s->m_anchor_wall)
+		from = s->m_anchor_wall;
+	if (to <= from)
+		return;
+	s->m_anchor = sim_model_now(s, from);
+	s->m_anchor_wall = to;
+	s->m.paused_sum += (double)(to - from) * 1e-9;
+}
+
 /* Plans and arms the next step, if there is work. */
 static void schedule(sim_server *s)
 {
@@ -258,9 +281,15 @@ static void schedule(sim_server *s)
 		 * one was due, not when its timer woke us up, so the host's timer
 		 * latency never accumulates (nor is multiplied by the time scale);
 		 * a step after an idle spell starts now */
-		int64_t start = replan ? s->step_start : s->chain ? s->step_at : now;
+		double t = sim_step_time(c, &st);
+		int64_t start = replan ? s->step_start : s->chain && !s->rebase ? s->step_at : now;
+		/* model time: a step that follows another starts when that one
+		 * ended, a step after an idle spell at the model clock's now */
+		int64_t mstart = replan ? s->m_step_start : s->chain ? s->m_step_end : sim_model_now(s, now);
 		s->step_start = start;
-		at = start + (int64_t)(sim_step_time(c, &st) / c->time_scale * 1e9);
+		s->m_step_start = mstart;
+		s->m_step_end = mstart + (int64_t)(t * 1e9);
+		at = start + (int64_t)(t / c->time_scale * 1e9);
 	}
 	s->step = st;
 	s->step_at = at;
@@ -272,12 +301,22 @@ static void on_step(net_loop *l, net_timer *t)
 {
 	(void)l;
 	sim_server *s = t->arg;
-	double late = (double)(net_now(s->loop) - t->when) * 1e-9;
+	int64_t late_ns = net_now(s->loop) - t->when;
+	double late = (double)late_ns * 1e-9;
 	s->m.late_sum += late > 0 ? late : 0;
 	s->m.late_count++;
 	if (late > s->m.late_max)
 		s->m.late_max = late;
+	/* held up: the late span is not model time (the model clock stops at
+	 * the step's end until now), and the next step starts now instead of
+	 * catching up from the missed deadline in a burst */
+	s->rebase = late_ns > SIM_REBASE_NS && s->cfg.pace <= 0;
+	if (s->rebase && !s->stall_wait) {
+		s->m.paused_sum += late;
+		s->m.paused_count++;
+	}
 	sim_engine_step_done(s);
+	s->rebase = false;
 }
 
 void sim_engine_step_done(sim_server *s)
@@ -286,6 +325,10 @@ void sim_engine_step_done(sim_server *s)
 	/* the next step follows this one back to back, from its deadline; a
 	 * wake-up that only ended a stall wait follows nothing */
 	s->chain = !s->stall_wait;
+	if (!s->stall_wait) { /* the model clock stands at the step's end, now */
+		s->m_anchor = s->m_step_end;
+		s->m_anchor_wall = eng_now(s);
+	}
 	s->stall_wait = false;
 	int k = spec_k(s);
 	for (seq *q = s->running.head; q;) {
@@ -335,6 +378,8 @@ void sim_engine_start(sim_server *s)
 	s->step_timer = (net_timer){.fn = on_step, .arg = s};
 	s->kick = (net_defer){.fn = kick, .arg = s};
 	s->free_blocks = s->cap.kv_blocks;
+	s->m_anchor = 0;
+	s->m_anchor_wall = s->virt ? s->vnow : ib_now_ns();
 }
 
 void sim_engine_submit(sim_server *s, seq *q)

@@ -84,6 +84,12 @@ void sim_metrics_render(const sim_server *s, ib_buf *b)
 	counter(b, "infbench:step_lateness_seconds_sum", "Wall seconds steps fired after their deadlines.",
 		mn, m->late_sum);
 	counter(b, "infbench:step_lateness_count", "Steps timed.", mn, (double)m->late_count);
+	counter(b, "infbench:model_clock_paused_seconds_total",
+		"Wall seconds left out of the model clock (steps held up, request handling).", mn,
+		m->paused_sum);
+	counter(b, "infbench:step_rebase_count",
+		"Steps that fired over 2 ms late: the next one started then, not at the missed deadline.",
+		mn, (double)m->paused_count);
 	counter(b, "vllm:spec_decode_num_drafts_total", "Number of spec decoding drafts.", mn,
 		(double)m->num_drafts);
 	counter(b, "vllm:spec_decode_num_draft_tokens_total", "Number of draft tokens.", mn,

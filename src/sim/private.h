@@ -10,6 +10,11 @@
 /* A request arriving less than this (wall time) after a step began joins
  * that step (docs/sim.md "Time"). */
 #define SIM_JOIN_GRACE_NS (20 * 1000 * 1000)
+/* A step whose timer fires more than this (wall) after its deadline was
+ * held up (the host ran something else, the loop was busy): the lateness is
+ * not model time, and the next step starts from now, not from the missed
+ * deadline (docs/sim.md "Time"). */
+#define SIM_REBASE_NS (2 * 1000 * 1000)
 
 typedef enum { SEQ_WAITING, SEQ_RUNNING, SEQ_DONE } seq_state;
 
@@ -30,6 +35,9 @@ struct seq {
 	int64_t blocks;  /* KV blocks held */
 	seq_state state;
 	int64_t arrival_ns;            /* when the request was read (ib_now_ns) */
+	int64_t arrival_m;             /* the same moment on the model clock (ns) */
+	int64_t last_m;                /* the last emission, model clock (ns) */
+	bool model_time; /* X-Infbench-Model-Time: 1: model timestamps in the body */
 	int64_t last_ns;               /* the last emission (the loop's clock) */
 	sim_rng rng;
 	/* faults planned for this request: token index where they strike, -1 none */
@@ -82,6 +90,10 @@ typedef struct {
 	 * timer latency and stalls; docs/sim.md "Time") */
 	double late_sum, late_max;
 	uint64_t late_count;
+	/* wall seconds left out of the model clock (late steps past
+	 * SIM_REBASE_NS, request handling while idle); steps rebased */
+	double paused_sum;
+	uint64_t paused_count;
 } sim_metrics;
 void sim_metrics_init(sim_metrics *m);
 
@@ -120,6 +132,14 @@ struct sim_server {
 	int64_t step_at; /* when the step in flight ends (paced: the grid) */
 	bool chain;      /* planning right after a step: the next starts at its deadline */
 	int64_t step_start; /* when the step in flight began (its predecessor's deadline, or now) */
+	/* the model clock (ns since the server started; docs/sim.md "Time"):
+	 * steps chain in model time exactly (each ends step time after its
+	 * start); between steps it runs with the wall clock x S from the last
+	 * anchor, never past the end of the step in flight, so that what the
+	 * host delays (a late timer, a busy loop) is not model time */
+	int64_t m_anchor, m_anchor_wall; /* model ns at wall ns (eng_now) */
+	int64_t m_step_start, m_step_end; /* the step in flight, model ns */
+	bool rebase; /* the last step fired late: the next starts now (wall) */
 	uint64_t next_id;
 	sim_metrics m;
 	ib_buf scratch;
@@ -171,6 +191,11 @@ void sim_engine_submit(sim_server *s, seq *q);
 void sim_engine_abort(sim_server *s, seq *q);
 void sim_engine_start(sim_server *s);
 void sim_engine_kick(sim_server *s);
+/* The model clock at wall time `wall` (eng_now's clock), ns. */
+int64_t sim_model_now(const sim_server *s, int64_t wall);
+/* Leaves [from, to) (wall ns, the handling of a request while no step is
+ * in flight) out of the model clock. */
+void sim_model_pause(sim_server *s, int64_t from, int64_t to);
 /* Plans and arms the next step now (in-process runs). */
 void sim_engine_schedule(sim_server *s);
 /* The step in flight ended: emit its tokens, plan the next. */

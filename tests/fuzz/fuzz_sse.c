@@ -2,7 +2,8 @@
  * bench_sse_feed / bench_sse_end, and bench_scan_chunk under it), in both
  * the Completions and the Chat mode. Checks: no crash; the same body fed
  * whole and in three fuzzer-chosen pieces (all at the same timestamp) gives
- * the same verdict, error, token chunks, usage, timings and text. */
+ * the same verdict, error, token chunks, usage, timings (the wall clock's and
+ * the server model clock's, infbench_t / infbench_t0) and text. */
 #include "fuzz.h"
 
 #include "bench/bench.h"
@@ -41,6 +42,9 @@ static void same(const bench_sse *a, const bench_sse *b)
 	           "usage %lld vs %lld", (long long)a->output_tokens, (long long)b->output_tokens);
 	FUZZ_CHECK(a->ttft == b->ttft && a->last_ns == b->last_ns && a->itl.n == b->itl.n,
 	           "timings differ");
+	FUZZ_CHECK(a->m_ok == b->m_ok && a->m_t0_seen == b->m_t0_seen && a->m_t0 == b->m_t0 &&
+	               a->m_ttft == b->m_ttft && a->m_last == b->m_last && a->m_itl.n == b->m_itl.n,
+	           "model-clock timings differ");
 	FUZZ_CHECK(a->text.len == b->text.len &&
 	               (!a->text.len || !memcmp(a->text.data, b->text.data, a->text.len)),
 	           "text differs");

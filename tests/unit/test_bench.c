@@ -106,6 +106,55 @@ Test(bench, timing_rules)
 	bench_sse_free(&s);
 }
 
+/* The server's model clock (X-Infbench-Model-Time): the same rules on the
+ * chunks' "infbench_t", from "infbench_t0"; a line without it, or a stream
+ * without t0, leaves the request on the wall clock. */
+static void feed(bench_sse *s, const char *line, int64_t t)
+{
+	bench_sse_feed(s, line, strlen(line), t);
+}
+
+Test(bench, model_clock_from_chunks)
+{
+	bench_chunk c;
+	cr_assert(scan("{\"choices\":[],\"infbench_t0\":1.5,\"infbench_t\":2.25e0}", false, &c, NULL));
+	cr_assert(c.has_t && c.has_t0);
+	cr_assert_float_eq(c.t, 2.25, 1e-12);
+	cr_assert_float_eq(c.t0, 1.5, 1e-12);
+	cr_assert(scan("{\"choices\":[],\"infbench_t\":\"x\"}", false, &c, NULL));
+	cr_assert_not(c.has_t); /* not a number: ignored */
+	cr_assert_not(scan("{\"infbench_t\":1.}", false, &c, NULL)); /* still validated */
+	cr_assert(scan("{\"choices\":[{\"text\":\"x\"}]}", false, &c, NULL));
+	cr_assert_not(c.has_t || c.has_t0);
+
+	bench_sse s = {0};
+	bench_sse_reset(&s, false, false, 0);
+	/* wall times far from the model ones: the model figures ignore them */
+	feed(&s, "data: {\"choices\":[{\"text\":\"x\"}],\"infbench_t0\":10.0,\"infbench_t\":10.25}\n", 900000000);
+	feed(&s, "data: {\"choices\":[{\"text\":\"y\"}],\"infbench_t\":10.375}\n", 901000000);
+	feed(&s, "data: {\"choices\":[{\"text\":\"z\"}],\"infbench_t\":10.5}\n", 901000001);
+	feed(&s, "data: {\"usage\":{\"completion_tokens\":3},\"infbench_t\":10.5}\n", 990000000);
+	feed(&s, "data: [DONE]\n", 990000000);
+	bench_sse_end(&s);
+	cr_assert(s.success && s.m_ok && s.m_t0_seen);
+	cr_assert_float_eq(s.m_ttft, 0.25, 1e-12);
+	cr_assert_eq(s.m_itl.n, 2);
+	cr_assert_float_eq(s.m_itl.v[0], 0.125, 1e-12);
+	cr_assert_float_eq(s.m_itl.v[1], 0.125, 1e-12);
+	cr_assert_float_eq(s.m_last, 10.5, 1e-12);
+	cr_assert_float_eq(s.ttft, 0.9, 1e-12); /* the wall figures as before */
+	/* one line without a stamp: the request is not on the model clock */
+	bench_sse_reset(&s, true, false, 0);
+	cr_assert_eq(s.m_itl.n, 0);
+	feed(&s, "data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}],\"infbench_t0\":1,\"infbench_t\":2}\n", 1);
+	cr_assert(s.m_ok);
+	feed(&s, "data: {\"choices\":[{\"delta\":{\"content\":\"y\"}}]}\n", 2);
+	bench_sse_end(&s);
+	cr_assert(s.success);
+	cr_assert_not(s.m_ok);
+	bench_sse_free(&s);
+}
+
 Test(bench, failures)
 {
 	bench_sse s = {0};
