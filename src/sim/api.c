@@ -205,7 +205,7 @@ static int chat_tokens(const ib_val *msgs, const char **err)
 enum { PENDING = -2 }; /* exact_tokens: a worker encodes it, the request goes on later */
 
 static void admit(sim_server *s, net_conn *c, const ib_val *req, bool chat, int ptoks,
-		  const char *rid);
+		  const char *rid, int64_t read_ns, bool model_time);
 
 /* a completion whose prompt the worker encoded */
 static void generate_tokenized(sim_server *s, sim_tokjob *j)
@@ -215,7 +215,8 @@ static void generate_tokenized(sim_server *s, sim_tokjob *j)
 		return;
 	}
 	size_t n = j->ids.n + (size_t)j->extra;
-	admit(s, j->conn, j->req, j->chat, n < 1 ? 1 : n > INT32_MAX ? INT32_MAX : (int)n, j->req_id);
+	admit(s, j->conn, j->req, j->chat, n < 1 ? 1 : n > INT32_MAX ? INT32_MAX : (int)n, j->req_id,
+	      j->read_ns, j->model_time);
 }
 
 /* Exact prompt tokens with --tokenizer: a completions prompt is encoded with
@@ -226,7 +227,7 @@ static void generate_tokenized(sim_server *s, sim_tokjob *j)
  * encoded by the worker thread (tokq.c): then the job takes the arena and
  * the request, and PENDING is returned. */
 static int exact_tokens(sim_server *s, net_conn *c, ib_arena *a, ib_val *req, bool chat,
-			int estimate, const char *rid, const char **err)
+			int estimate, const char *rid, int64_t read_ns, bool model_time, const char **err)
 {
 	const sim_config *cfg = &s->cfg;
 	ib_buf text = {0};
@@ -272,6 +273,8 @@ static int exact_tokens(sim_server *s, net_conn *c, ib_arena *a, ib_val *req, bo
 		j->chat = chat;
 		j->extra = extra;
 		snprintf(j->req_id, sizeof j->req_id, "%s", rid);
+		j->read_ns = read_ns;
+		j->model_time = model_time;
 		j->arena = a;
 		j->req = req;
 		sim_tokq_submit(s, j);
@@ -461,15 +464,17 @@ static void handle_generate(sim_server *s, net_conn *c, const net_http_msg *r, c
 			 : prompt_tokens(ib_map_get(req, "prompt"), &err);
 	char rid[72];
 	copy_request_id(rid, r);
+	const net_header *mh = net_http_header(r, "x-infbench-model-time");
+	bool model_time = mh && mh->value_len == 1 && mh->value[0] == '1';
 	if (ptoks >= 0 && cfg->tokenizer)
-		ptoks = exact_tokens(s, c, a, req, chat, ptoks, rid, &err);
+		ptoks = exact_tokens(s, c, a, req, chat, ptoks, rid, read_ns, model_time, &err);
 	if (ptoks == PENDING)
 		return; /* the job owns the arena; admit comes later */
 	if (ptoks < 0) {
 		json_error(c, 400, "BadRequestError", err);
 		goto done;
 	}
-	admit(s, c, req, chat, ptoks, rid);
+	admit(s, c, req, chat, ptoks, rid, read_ns, model_time);
 done:
 	ib_arena_free(a);
 }
@@ -477,7 +482,7 @@ done:
 /* The request, its prompt counted: checked against the limits, then given
  * to the engine (or answered at once). */
 static void admit(sim_server *s, net_conn *c, const ib_val *req, bool chat, int ptoks,
-		  const char *rid)
+		  const char *rid, int64_t read_ns, bool model_time)
 {
 	const sim_config *cfg = &s->cfg;
 	const ib_val *model = ib_map_get(req, "model");
@@ -558,8 +563,7 @@ static void admit(sim_server *s, net_conn *c, const ib_val *req, bool chat, int 
 		sim_model_pause(s, read_ns, q->arrival_ns);
 	q->arrival_m = cfg->max_speed ? 0 : sim_model_now(s, read_ns);
 	q->last_m = q->arrival_m;
-	const net_header *mh = net_http_header(r, "x-infbench-model-time");
-	q->model_time = s->scale_header[0] && mh && mh->value_len == 1 && mh->value[0] == '1';
+	q->model_time = s->scale_header[0] && model_time;
 	if (cfg->trace && q->stream) {
 		snprintf(q->req_id, sizeof q->req_id, "%s", rid);
 		q->sent_cap = q->max_tokens + 1;

@@ -114,6 +114,8 @@ struct sim_tokjob {
 	bool chat;
 	int extra;      /* tokens added to the count (chat without a template) */
 	char req_id[72];
+	int64_t read_ns;  /* when the request was read (its model arrival) */
+	bool model_time;  /* X-Infbench-Model-Time: 1 */
 	ib_arena *arena; /* the parsed request, freed with the job */
 	ib_val *req;
 	sim_tokjob *next, *prev; /* queues (worker side), then the loop's list */
