@@ -1,0 +1,189 @@
+/* Frontier sweeps (docs/sim.md "Frontier and peak rows"): the generic
+ * search space of a published frontier or peak row's series, each config
+ * run in process on the engine model. */
+#include "sim/private.h"
+#include "sim/sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+double sim_gpu_price(const char *gpu)
+{
+	static const struct {
+		const char *gpu;
+		double usd_per_hr;
+	} prices[] = {{"h100", 1.30},  {"h200", 1.41},   {"b200", 1.95},
+	              {"b300", 2.34},  {"gb200", 2.21},  {"gb300", 2.652},
+	              {"mi300x", 1.12}, {"mi325x", 1.28}, {"mi355x", 1.48}};
+	for (size_t i = 0; gpu && i < sizeof prices / sizeof *prices; i++)
+		if (!strcasecmp(gpu, prices[i].gpu))
+			return prices[i].usd_per_hr;
+	return NAN;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+bool sim_point_same_series(const sim_point *a, const sim_point *b)
+{
+	return same_str(a->model, b->model) && same_str(a->gpu, b->gpu) &&
+	       same_str(a->precision, b->precision) && a->isl == b->isl && a->osl == b->osl &&
+	       same_str(a->framework, b->framework) && same_str(a->version, b->version) &&
+	       same_str(a->spec, b->spec) && a->no_spec == b->no_spec;
+}
+
+/* The draft method a model's recipes use (its profile's MTP heads or an
+ * EAGLE3 head with golden acceptance lengths), NULL when none is modelled. */
+static const char *spec_method_of(const char *model)
+{
+	static const char *const mtp[] = {"deepseek-r1", "deepseek-v4-pro", "glm-5",
+	                                  "qwen3.5-397b-a17b"};
+	static const char *const eagle[] = {"minimax-m3", "kimi-k2.5"};
+	for (size_t i = 0; i < sizeof mtp / sizeof *mtp; i++)
+		if (!strcmp(model, mtp[i]))
+			return "mtp";
+	for (size_t i = 0; i < sizeof eagle / sizeof *eagle; i++)
+		if (!strcmp(model, eagle[i]))
+			return "eagle3";
+	return NULL;
+}
+
+static bool in_list(const char *const *names, const char *v)
+{
+	for (size_t i = 0; names && names[i]; i++)
+		if (!strcasecmp(names[i], v))
+			return true;
+	return false;
+}
+
+/* The frameworks a series sweeps: the row's, else those the calibration
+ * has a rule for on this GPU (in file order), else vllm. */
+static size_t frameworks_of(const sim_point *p, const sim_calib_file *cal, const char **fw,
+                            size_t cap)
+{
+	size_t n = 0;
+	if (p->framework) {
+		fw[0] = p->framework;
+		return 1;
+	}
+	for (size_t i = 0; cal && i < cal->n; i++) {
+		const sim_calib_rule *r = &cal->rules[i];
+		if (!r->match[0] || !in_list(r->match[1], p->gpu))
+			continue;
+		for (size_t j = 0; r->match[0][j]; j++) {
+			size_t k = 0;
+			while (k < n && strcasecmp(fw[k], r->match[0][j]))
+				k++;
+			if (k == n && n < cap)
+				fw[n++] = r->match[0][j];
+		}
+	}
+	if (!n)
+		fw[n++] = "vllm";
+	return n;
+}
+
+static bool supports_dp_attn(const char *fw)
+{
+	return !strcmp(fw, "sglang") || !strcmp(fw, "vllm") || !strcmp(fw, "trt");
+}
+
+int sim_sweep_run(const sim_point *p, const sim_calib_file *cal, int prompts_per_conc, int max_conc,
+                  sim_sweep_point **out, size_t *n, size_t *nconf, ib_error *e)
+{
+	*out = NULL;
+	*n = *nconf = 0;
+	if (p->why)
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "%s", p->why);
+	if (p->kind != SIM_POINT_FRONTIER && p->kind != SIM_POINT_PEAK)
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "row %d is not a frontier or peak row",
+		               p->row_id);
+	const sim_model *m = sim_model_find(p->model);
+	const char *fws[8];
+	size_t nfw = frameworks_of(p, cal, fws, 8);
+	int node = !strncmp(p->gpu, "gb", 2) ? 4 : 8;
+	const char *method = p->spec ? p->spec : spec_method_of(p->model);
+	const char *specs[2];
+	size_t nspec = 0;
+	if (!p->spec)
+		specs[nspec++] = NULL;
+	if (method && !p->no_spec)
+		specs[nspec++] = method;
+	size_t cap = 0;
+	int rc = 0;
+	uint64_t seed = 0;
+	for (size_t f = 0; f < nfw; f++)
+		for (int tp = 1; tp <= node; tp *= 2)
+			for (int v = 0; v < 3; v++) {
+				/* v: 0 EP 1; 1 EP = TP; 2 EP = TP with DP-attention */
+				int ep = v ? tp : 1;
+				bool dpa = v == 2;
+				if (v && (m->experts == 0 || tp == 1))
+					continue;
+				if (dpa && !supports_dp_attn(fws[f]))
+					continue;
+				for (size_t s = 0; s < nspec; s++)
+					for (int conc = 4; conc <= max_conc; conc *= 2) {
+						sim_config c;
+						sim_point_config_with(p, cal, fws[f], specs[s], tp, ep,
+						                      dpa, conc, &c);
+						sim_point_result r;
+						ib_error skip = {0};
+						++*nconf;
+						rc = sim_config_run(&c, conc, prompts_per_conc, p->isl,
+						                    p->osl, ++seed, &r, &skip);
+						if (rc == IB_EINVAL) { /* does not fit: not a config */
+							rc = 0;
+							break;
+						}
+						if (rc) {
+							*e = skip;
+							goto fail;
+						}
+						if (ib_grow(out, &cap, *n + 1)) {
+							rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0,
+							             "out of memory");
+							goto fail;
+						}
+						(*out)[(*n)++] = (sim_sweep_point){
+						    .framework = fws[f],
+						    .spec = specs[s],
+						    .tp = tp,
+						    .ep = ep,
+						    .conc = conc,
+						    .dp_attn = dpa,
+						    .tps_gpu = r.tps_gpu,
+						    .interactivity = r.interactivity,
+						    .median_ttft = r.median_ttft,
+						    .median_tpot = r.median_tpot};
+					}
+			}
+	return 0;
+fail:
+	free(*out);
+	*out = NULL;
+	*n = 0;
+	return rc;
+}
+
+ptrdiff_t sim_sweep_peak(const sim_sweep_point *pts, size_t n, int conc, const char *fw)
+{
+	int best_conc = -1;
+	for (size_t i = 0; i < n; i++) {
+		if (fw && strcasecmp(pts[i].framework, fw))
+			continue;
+		int d = abs(pts[i].conc - conc), bd = abs(best_conc - conc);
+		if (best_conc < 0 || d < bd || (d == bd && pts[i].conc < best_conc))
+			best_conc = pts[i].conc;
+	}
+	ptrdiff_t best = -1;
+	for (size_t i = 0; i < n; i++)
+		if (pts[i].conc == best_conc && (!fw || !strcasecmp(pts[i].framework, fw)) &&
+		    (best < 0 || pts[i].tps_gpu > pts[best].tps_gpu))
+			best = (ptrdiff_t)i;
+	return best;
+}
