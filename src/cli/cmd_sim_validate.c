@@ -39,8 +39,9 @@ static void summary_line(const char *what, sim_ape *g)
 
 typedef struct {
 	const char *points, *calibration;
-	int prompts, sweep_prompts, sweep_max_conc;
-	bool kinds[4], quiet;
+	int prompts;
+	sim_sweep_opts sweep;
+	bool kinds[4], quiet, show_sweeps;
 } val_opts;
 
 /* One sweep per series, shared by its frontier and peak rows. */
@@ -85,8 +86,7 @@ static val_series *series_of(val_cache *c, const sim_point *p, const sim_calib_f
 	s->p = p;
 	ib_error e = {0};
 	int64_t t0 = ib_now_ns();
-	s->rc = sim_sweep_run(p, cal, o->sweep_prompts, o->sweep_max_conc, &s->pts, &s->n, &s->nconf,
-	                      &e);
+	s->rc = sim_sweep_run(p, cal, &o->sweep, &s->pts, &s->n, &s->nconf, &e);
 	c->seconds += (double)(ib_now_ns() - t0) / 1e9;
 	c->configs += s->nconf;
 	if (s->rc == IB_ENOMEM)
@@ -96,6 +96,20 @@ static val_series *series_of(val_cache *c, const sim_point *p, const sim_calib_f
 	else if (!s->n) {
 		s->rc = IB_EINVAL;
 		snprintf(s->err, sizeof s->err, "no config of the sweep fits in memory");
+	}
+	if (o->show_sweeps) {
+		printf("sweep of row %d's series (%s %s %s %d/%d%s%s%s): %zu of %zu configs ran\n",
+		       p->row_id, p->model, p->gpu, p->precision, p->isl, p->osl,
+		       p->framework ? ", " : "", p->framework ? p->framework : "",
+		       p->no_spec ? ", no spec" : p->spec ? ", spec only" : "", s->n, s->nconf);
+		for (size_t i = 0; i < s->n; i++) {
+			const sim_sweep_point *q = &s->pts[i];
+			printf("  sweep %-7s %-6s tp %d ep %d%s conc %3d  tok/s/GPU %9.1f  "
+			       "interactivity %7.1f  ttft %8.1f ms\n",
+			       q->framework, q->spec ? q->spec : "-", q->tp, q->ep,
+			       q->dp_attn ? " dpa" : "    ", q->conc, q->tps_gpu, q->interactivity,
+			       q->median_ttft * 1e3);
+		}
 	}
 	if (s->n) {
 		s->inter = malloc(s->n * sizeof *s->inter);
@@ -291,7 +305,8 @@ static int validate(const val_opts *o)
 	if (cache.n)
 		printf("\nfrontier sweeps: %zu series, %zu configs, %d prompts per concurrency, "
 		       "concurrency 4..%d, %.1f s\n",
-		       cache.n, cache.configs, o->sweep_prompts, o->sweep_max_conc, cache.seconds);
+		       cache.n, cache.configs, o->sweep.prompts_per_conc, o->sweep.max_conc,
+		       cache.seconds);
 	printf("\nabsolute percentage errors (frontier rows: tok/s/GPU at the published "
 	       "interactivity):\n");
 	for (size_t k = 0; k < kind.n; k++)
@@ -347,6 +362,12 @@ int cmd_sim_validate(int argc, char **argv)
 	    {.name = "--all-kinds",
 	     .kind = ARG_FLAG,
 	     .help = "every kind, also the prose rows (listed with why they cannot run)"},
+	    {.name = "--sweep-no-spec",
+	     .kind = ARG_FLAG,
+	     .help = "leave speculative decoding out of the sweeps, except where a row requires it"},
+	    {.name = "--show-sweeps",
+	     .kind = ARG_FLAG,
+	     .help = "print every config of each frontier sweep with its figures"},
 	    {.name = "--sweep-prompts-per-conc",
 	     .kind = ARG_ONE,
 	     .is_int = true,
@@ -384,7 +405,7 @@ int cmd_sim_validate(int argc, char **argv)
 		args_free(&p);
 		return rc == 1 ? 0 : rc;
 	}
-	val_opts o = {.prompts = 10, .sweep_prompts = 2, .sweep_max_conc = 512};
+	val_opts o = {.prompts = 10, .sweep = {.prompts_per_conc = 2, .max_conc = 512}};
 	arg_opt *x;
 	if (!(x = args_get(&p, "--points"))->seen) {
 		rc = args_error(&p, NULL, "--points FILE is required");
@@ -433,7 +454,7 @@ int cmd_sim_validate(int argc, char **argv)
 			args_free(&p);
 			return rc;
 		}
-		o.sweep_prompts = (int)x->ivals[0];
+		o.sweep.prompts_per_conc = (int)x->ivals[0];
 	}
 	if ((x = args_get(&p, "--sweep-max-conc"))->seen) {
 		if (x->ivals[0] < 4 || x->ivals[0] > 4096) {
@@ -441,9 +462,11 @@ int cmd_sim_validate(int argc, char **argv)
 			args_free(&p);
 			return rc;
 		}
-		o.sweep_max_conc = (int)x->ivals[0];
+		o.sweep.max_conc = (int)x->ivals[0];
 	}
 	o.quiet = args_get(&p, "--summary")->seen;
+	o.show_sweeps = args_get(&p, "--show-sweeps")->seen;
+	o.sweep.no_spec = args_get(&p, "--sweep-no-spec")->seen;
 	int status = validate(&o);
 	args_free(&p);
 	return status;

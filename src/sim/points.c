@@ -357,6 +357,34 @@ out:
 	return rc;
 }
 
+/* True when a rule of cal names hardware gpu. */
+static bool calib_names_hw(const sim_calib_file *cal, const char *gpu)
+{
+	for (size_t i = 0; cal && i < cal->n; i++)
+		for (size_t j = 0; cal->rules[i].match[1] && cal->rules[i].match[1][j]; j++)
+			if (!strcasecmp(cal->rules[i].match[1][j], gpu))
+				return true;
+	return false;
+}
+
+const char *sim_calib_hw_for(const sim_calib_file *cal, const char *gpu)
+{
+	/* the same GPU architecture (Blackwell, Hopper, CDNA3): the same kernels */
+	static const char *const sibling[][3] = {
+	    {"b300", "b200", NULL}, {"gb200", "b200", NULL}, {"gb300", "b300", "b200"},
+	    {"b200", "b300", NULL}, {"h100", "h200", NULL},  {"h200", "h100", NULL},
+	    {"mi300x", "mi325x", NULL}, {"mi325x", "mi300x", NULL},
+	};
+	if (!gpu || calib_names_hw(cal, gpu))
+		return gpu;
+	for (size_t i = 0; i < sizeof sibling / sizeof *sibling; i++)
+		if (!strcasecmp(sibling[i][0], gpu))
+			for (int j = 1; j < 3 && sibling[i][j]; j++)
+				if (calib_names_hw(cal, sibling[i][j]))
+					return sibling[i][j];
+	return gpu;
+}
+
 void sim_point_config_with(const sim_point *p, const sim_calib_file *cal, const char *framework,
                            const char *spec, int tp, int ep, bool dp_attn, int conc, sim_config *c)
 {
@@ -379,8 +407,8 @@ void sim_point_config_with(const sim_point *p, const sim_calib_file *cal, const 
 		c->acceptance_length =
 		    m->default_al[3] > 0 ? m->default_al[3] : (1 - pow(0.7, 4)) / 0.3;
 	}
-	sim_calib_key k = {c->framework, c->hw.name, c->precision, c->model.name,
-	                   spec ? spec : "none", p->version};
+	sim_calib_key k = {c->framework, sim_calib_hw_for(cal, c->hw.name), c->precision,
+	                   c->model.name, spec ? spec : "none", p->version};
 	sim_calib cb;
 	sim_calib_resolve(cal, &k, &cb);
 	sim_calib_apply(&cb, c);

@@ -319,12 +319,16 @@ typedef struct {
 double sim_gpu_price(const char *gpu);
 /* True when a and b belong to the same series (one sweep serves both). */
 bool sim_point_same_series(const sim_point *a, const sim_point *b);
-/* Runs the sweep of p's series (p a frontier or peak row without why;
- * prompts_per_conc x concurrency prompts per config, concurrencies up to
- * max_conc). *out (malloc'd, the caller frees it) gets the configs that
+/* Runs the sweep of p's series (p a frontier or peak row without why)
+ * with the options o. *out (malloc'd, the caller frees it) gets the configs that
  * ran, in enumeration order; *nconf the number enumerated. IB_EINVAL when
  * p cannot run, IB_ENOMEM. */
-int sim_sweep_run(const sim_point *p, const sim_calib_file *cal, int prompts_per_conc, int max_conc,
+typedef struct {
+	int prompts_per_conc; /* prompts per unit of concurrency of each config (InferenceX: 10) */
+	int max_conc;         /* the highest concurrency (4, 8, ... max_conc) */
+	bool no_spec;         /* spec decoding only where the row requires it */
+} sim_sweep_opts;
+int sim_sweep_run(const sim_point *p, const sim_calib_file *cal, const sim_sweep_opts *o,
 		  sim_sweep_point **out, size_t *n, size_t *nconf, ib_error *e);
 /* A peak row's counterpart: of the sweep points at the concurrency nearest
  * to conc (ties: the lower) and of framework fw (NULL: any), the one with

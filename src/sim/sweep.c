@@ -66,13 +66,14 @@ static size_t frameworks_of(const sim_point *p, const sim_calib_file *cal, const
                             size_t cap)
 {
 	size_t n = 0;
+	const char *hw = sim_calib_hw_for(cal, p->gpu);
 	if (p->framework) {
 		fw[0] = p->framework;
 		return 1;
 	}
 	for (size_t i = 0; cal && i < cal->n; i++) {
 		const sim_calib_rule *r = &cal->rules[i];
-		if (!r->match[0] || !in_list(r->match[1], p->gpu))
+		if (!r->match[0] || !in_list(r->match[1], hw))
 			continue;
 		for (size_t j = 0; r->match[0][j]; j++) {
 			size_t k = 0;
@@ -92,7 +93,7 @@ static bool supports_dp_attn(const char *fw)
 	return !strcmp(fw, "sglang") || !strcmp(fw, "vllm") || !strcmp(fw, "trt");
 }
 
-int sim_sweep_run(const sim_point *p, const sim_calib_file *cal, int prompts_per_conc, int max_conc,
+int sim_sweep_run(const sim_point *p, const sim_calib_file *cal, const sim_sweep_opts *o,
                   sim_sweep_point **out, size_t *n, size_t *nconf, ib_error *e)
 {
 	*out = NULL;
@@ -111,7 +112,7 @@ int sim_sweep_run(const sim_point *p, const sim_calib_file *cal, int prompts_per
 	size_t nspec = 0;
 	if (!p->spec)
 		specs[nspec++] = NULL;
-	if (method && !p->no_spec)
+	if (method && !p->no_spec && (p->spec || !o->no_spec))
 		specs[nspec++] = method;
 	size_t cap = 0;
 	int rc = 0;
@@ -127,14 +128,14 @@ int sim_sweep_run(const sim_point *p, const sim_calib_file *cal, int prompts_per
 				if (dpa && !supports_dp_attn(fws[f]))
 					continue;
 				for (size_t s = 0; s < nspec; s++)
-					for (int conc = 4; conc <= max_conc; conc *= 2) {
+					for (int conc = 4; conc <= o->max_conc; conc *= 2) {
 						sim_config c;
 						sim_point_config_with(p, cal, fws[f], specs[s], tp, ep,
 						                      dpa, conc, &c);
 						sim_point_result r;
 						ib_error skip = {0};
 						++*nconf;
-						rc = sim_config_run(&c, conc, prompts_per_conc, p->isl,
+						rc = sim_config_run(&c, conc, o->prompts_per_conc, p->isl,
 						                    p->osl, ++seed, &r, &skip);
 						if (rc == IB_EINVAL) { /* does not fit: not a config */
 							rc = 0;
