@@ -95,7 +95,10 @@ static val_series *series_of(val_cache *c, const sim_point *p, const sim_calib_f
 		snprintf(s->err, sizeof s->err, "%.200s", e.msg);
 	else if (!s->n) {
 		s->rc = IB_EINVAL;
-		snprintf(s->err, sizeof s->err, "no config of the sweep fits in memory");
+		snprintf(s->err, sizeof s->err,
+		         "no config of the sweep fits in memory (TP up to %d, one node; "
+		         "multi-node configs are not swept)",
+		         sim_sweep_node_gpus(p->gpu));
 	}
 	if (o->show_sweeps) {
 		printf("sweep of row %d's series (%s %s %s %d/%d%s%s%s): %zu of %zu configs ran\n",

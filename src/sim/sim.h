@@ -317,6 +317,8 @@ typedef struct {
 /* The $/GPU-hr the dashboard prices a GPU at (owning hyperscaler, README of
  * real-frontiers), NAN when unknown; gpu is a profile name ("mi355x"). */
 double sim_gpu_price(const char *gpu);
+/* GPUs of one node the sweep spreads TP over: 4 on GB200/GB300 trays, else 8. */
+int sim_sweep_node_gpus(const char *gpu);
 /* True when a and b belong to the same series (one sweep serves both). */
 bool sim_point_same_series(const sim_point *a, const sim_point *b);
 /* Runs the sweep of p's series (p a frontier or peak row without why)

@@ -23,6 +23,11 @@ double sim_gpu_price(const char *gpu)
 	return NAN;
 }
 
+int sim_sweep_node_gpus(const char *gpu)
+{
+	return gpu && !strncasecmp(gpu, "gb", 2) ? 4 : 8;
+}
+
 static bool same_str(const char *a, const char *b)
 {
 	return a == b || (a && b && !strcmp(a, b));
@@ -106,7 +111,7 @@ int sim_sweep_run(const sim_point *p, const sim_calib_file *cal, const sim_sweep
 	const sim_model *m = sim_model_find(p->model);
 	const char *fws[8];
 	size_t nfw = frameworks_of(p, cal, fws, 8);
-	int node = !strncmp(p->gpu, "gb", 2) ? 4 : 8;
+	int node = sim_sweep_node_gpus(p->gpu);
 	const char *method = p->spec ? p->spec : spec_method_of(p->model);
 	const char *specs[2];
 	size_t nspec = 0;
