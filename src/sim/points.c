@@ -163,11 +163,13 @@ static void configure_series(sim_point *p, const char *note, const char *mname, 
 	if (has(note, "may include speculative"))
 		p->spec = NULL;
 	if (has(note, "speculative decoding = off") || has(note, "non-MTP") ||
-	    has(note, "no MTP"))
-		p->no_spec = true, p->spec = NULL;
+	    has(note, "no MTP")) {
+		p->no_spec = true;
+		p->spec = NULL;
+	}
 	if (p->kind == SIM_POINT_PEAK) {
 		/* Dynamo and MoRI serve multi-node disaggregated recipes */
-		if ((has(note, "dynamo") || has(note, "mori")) && !has(note, "non-disagg"))
+		if ((has(note, "dynamo") || has(note, "mori-")) && !has(note, "non-disagg"))
 			p->disagg = true;
 		p->tpot_ms = metric_value(mname, mval, "median_TPOT_ms");
 		if (isnan(p->interactivity) && p->tpot_ms > 0)
@@ -186,7 +188,7 @@ static void configure_series(sim_point *p, const char *note, const char *mname, 
 	else if (!p->isl || !p->osl)
 		p->why = "ISL/OSL not stated";
 	else if (p->disagg)
-		p->why = "a disaggregated multi-node peak: worker counts not stated";
+		p->why = "a disaggregated multi-node recipe: worker counts not stated";
 	else if (p->kind == SIM_POINT_PEAK && p->conc <= 0)
 		p->why = "concurrency not stated (a peak throughput only)";
 	else if (p->kind == SIM_POINT_FRONTIER && isnan(p->interactivity))
