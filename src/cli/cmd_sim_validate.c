@@ -2,6 +2,8 @@
  * published InferenceX points, in process (docs/sim.md "Validation"). */
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "config/config.h"
+#include "matrix/matrix.h"
 #include "report/report.h"
 #include "sim/sim.h"
 
@@ -9,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <glob.h>
 #include <unistd.h>
 
 static const char *kind_name(sim_point_kind k)
@@ -42,6 +45,9 @@ typedef struct {
 	int prompts;
 	sim_sweep_opts sweep;
 	bool kinds[4], quiet, show_sweeps;
+	const char *const *masters; /* master configs for the sweep matrix (NULL: none) */
+	size_t nmasters;
+	const char *runners;
 } val_opts;
 
 /* One sweep per series, shared by its frontier and peak rows. */
@@ -56,7 +62,7 @@ typedef struct {
 
 typedef struct {
 	val_series *v;
-	size_t n, cap, configs;
+	size_t n, cap, configs, from_matrix;
 	double seconds;
 } val_cache;
 
@@ -89,6 +95,8 @@ static val_series *series_of(val_cache *c, const sim_point *p, const sim_calib_f
 	s->rc = sim_sweep_run(p, cal, &o->sweep, &s->pts, &s->n, &s->nconf, &e);
 	c->seconds += (double)(ib_now_ns() - t0) / 1e9;
 	c->configs += s->nconf;
+	if (s->n && s->pts[0].from_matrix)
+		c->from_matrix++;
 	if (s->rc == IB_ENOMEM)
 		return NULL;
 	if (s->rc)
@@ -101,10 +109,11 @@ static val_series *series_of(val_cache *c, const sim_point *p, const sim_calib_f
 		         sim_sweep_node_gpus(p->gpu));
 	}
 	if (o->show_sweeps) {
-		printf("sweep of row %d's series (%s %s %s %d/%d%s%s%s): %zu of %zu configs ran\n",
+		printf("sweep of row %d's series (%s %s %s %d/%d%s%s%s): %zu of %zu configs ran (%s)\n",
 		       p->row_id, p->model, p->gpu, p->precision, p->isl, p->osl,
 		       p->framework ? ", " : "", p->framework ? p->framework : "",
-		       p->no_spec ? ", no spec" : p->spec ? ", spec only" : "", s->n, s->nconf);
+		       p->no_spec ? ", no spec" : p->spec ? ", spec only" : "", s->n, s->nconf,
+		       s->n && s->pts[0].from_matrix ? "the sweep matrix" : "the generic space");
 		for (size_t i = 0; i < s->n; i++) {
 			const sim_sweep_point *q = &s->pts[i];
 			printf("  sweep %-7s %-6s tp %d ep %d%s conc %3d  tok/s/GPU %9.1f  "
@@ -249,8 +258,10 @@ static void groups_free(val_groups *v)
 		sim_ape_free(&v->g[i]);
 }
 
-static int validate(const val_opts *o)
+static int validate(const val_opts *oin)
 {
+	val_opts copy = *oin, *o = &copy;
+	sim_sweep_opts sweep = o->sweep;
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
 	sim_point *pts;
@@ -265,9 +276,35 @@ static int validate(const val_opts *o)
 		goto out;
 	}
 	printf("calibration: %s\n", used);
+	if (o->nmasters) {
+		cfg_diags d = {.a = a};
+		ib_val *master = NULL, *runners = NULL, *rows = NULL;
+		int rc = cfg_load_master(a, o->masters, o->nmasters, &master, &d);
+		if (!rc)
+			rc = cfg_load_runners(a, o->runners, &runners, &d);
+		if (rc) {
+			cli_print_diags(&d);
+			fprintf(stderr, "infbench sim validate: the master configs have problems\n");
+			goto out;
+		}
+		mx_opts mo;
+		mx_opts_init(&mo, true);
+		mo.no_evals = true;
+		mo.want_agentic = false;
+		if (mx_generate(a, &mo, master, runners, &rows, &e)) {
+			cli_error("infbench sim validate", NULL, &e);
+			goto out;
+		}
+		sweep.matrix = rows;
+		printf("sweep matrix: %zu rows from", rows->list.n);
+		for (size_t i = 0; i < o->nmasters; i++)
+			printf(" %s", o->masters[i]);
+		printf("\n");
+	}
 	printf("%-5s %-9s %-16s %-7s %-5s %-7s %3s %3s %4s %5s/%-5s %9s %9s %7s %7s %7s %7s\n",
 	       "row", "kind", "model", "gpu", "prec", "fw", "tp", "ep", "conc", "isl", "osl",
 	       "pub_tps", "sim_tps", "err%", "pub_int", "sim_int", "err%");
+	o->sweep = sweep;
 	val_groups kind, page, gpu[4];
 	memset(&kind, 0, sizeof kind);
 	memset(&page, 0, sizeof page);
@@ -306,10 +343,10 @@ static int validate(const val_opts *o)
 	if (why.len)
 		printf("\nrows that cannot run:\n%s", why.data);
 	if (cache.n)
-		printf("\nfrontier sweeps: %zu series, %zu configs, %d prompts per concurrency, "
-		       "concurrency 4..%d, %.1f s\n",
-		       cache.n, cache.configs, o->sweep.prompts_per_conc, o->sweep.max_conc,
-		       cache.seconds);
+		printf("\nfrontier sweeps: %zu series (%zu from the sweep matrix), %zu configs, %d "
+		       "prompts per concurrency, concurrency 4..%d, %.1f s\n",
+		       cache.n, cache.from_matrix, cache.configs, o->sweep.prompts_per_conc,
+		       o->sweep.max_conc, cache.seconds);
 	printf("\nabsolute percentage errors (frontier rows: tok/s/GPU at the published "
 	       "interactivity):\n");
 	for (size_t k = 0; k < kind.n; k++)
@@ -365,6 +402,18 @@ int cmd_sim_validate(int argc, char **argv)
 	    {.name = "--all-kinds",
 	     .kind = ARG_FLAG,
 	     .help = "every kind, also the prose rows (listed with why they cannot run)"},
+	    {.name = "--master-configs",
+	     .kind = ARG_MANY,
+	     .metavar = "FILE",
+	     .help = "master configs whose single-node search spaces the sweeps use where they "
+	             "cover a series (default: configs/*-master.yaml when present)"},
+	    {.name = "--runner-config",
+	     .kind = ARG_ONE,
+	     .metavar = "FILE",
+	     .help = "runners file for the master configs (default: configs/runners.yaml)"},
+	    {.name = "--no-master-configs",
+	     .kind = ARG_FLAG,
+	     .help = "sweep the generic space for every series"},
 	    {.name = "--sweep-no-spec",
 	     .kind = ARG_FLAG,
 	     .help = "leave speculative decoding out of the sweeps, except where a row requires it"},
@@ -470,7 +519,18 @@ int cmd_sim_validate(int argc, char **argv)
 	o.quiet = args_get(&p, "--summary")->seen;
 	o.show_sweeps = args_get(&p, "--show-sweeps")->seen;
 	o.sweep.no_spec = args_get(&p, "--sweep-no-spec")->seen;
+	glob_t g = {0};
+	o.runners = (x = args_get(&p, "--runner-config"))->seen ? x->vals[0] : "configs/runners.yaml";
+	if ((x = args_get(&p, "--master-configs"))->seen) {
+		o.masters = x->vals;
+		o.nmasters = x->nvals;
+	} else if (!args_get(&p, "--no-master-configs")->seen &&
+	           glob("configs/*-master.yaml", 0, NULL, &g) == 0 && access(o.runners, R_OK) == 0) {
+		o.masters = (const char *const *)g.gl_pathv;
+		o.nmasters = g.gl_pathc;
+	}
 	int status = validate(&o);
+	globfree(&g);
 	args_free(&p);
 	return status;
 }

@@ -312,6 +312,7 @@ typedef struct {
 	int tp, ep, conc;
 	bool dp_attn;
 	double tps_gpu, interactivity, median_ttft, median_tpot;
+	bool from_matrix; /* the config came from the sweep matrix */
 } sim_sweep_point;
 
 /* The $/GPU-hr the dashboard prices a GPU at (owning hyperscaler, README of
@@ -329,7 +330,26 @@ typedef struct {
 	int prompts_per_conc; /* prompts per unit of concurrency of each config (InferenceX: 10) */
 	int max_conc;         /* the highest concurrency (4, 8, ... max_conc) */
 	bool no_spec;         /* spec decoding only where the row requires it */
+	/* a sweep matrix (`matrix full-sweep` rows as ib_val maps), or NULL: a
+	 * series with single-node rows there sweeps those configs instead of
+	 * the generic space (sim_sweep_from_matrix) */
+	const ib_val *matrix;
 } sim_sweep_opts;
+
+/* One config of a sweep (concurrency included). */
+typedef struct {
+	const char *framework, *spec; /* spec: NULL when off */
+	int tp, ep, conc;
+	bool dp_attn;
+} sim_sweep_config;
+/* The configs of the matrix rows that belong to p's series: single-node,
+ * aggregated rows (pp 1) of p's model (model-prefix resolved through the
+ * profile aliases), precision, GPU (the runner's name up to its first '-',
+ * without "cluster:"), ISL/OSL, framework (when p names one) and spec
+ * setting (MTP rows run the model's draft method), concurrency <= max_conc;
+ * duplicates once. *out is malloc'd (NULL when none). 0 or IB_ENOMEM. */
+int sim_sweep_from_matrix(const ib_val *rows, const sim_point *p, int max_conc,
+			  sim_sweep_config **out, size_t *n);
 int sim_sweep_run(const sim_point *p, const sim_calib_file *cal, const sim_sweep_opts *o,
 		  sim_sweep_point **out, size_t *n, size_t *nconf, ib_error *e);
 /* A peak row's counterpart: of the sweep points at the concurrency nearest

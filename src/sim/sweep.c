@@ -98,6 +98,132 @@ static bool supports_dp_attn(const char *fw)
 	return !strcmp(fw, "sglang") || !strcmp(fw, "vllm") || !strcmp(fw, "trt");
 }
 
+static int push_config(sim_sweep_config **v, size_t *n, size_t *cap, const sim_sweep_config *c)
+{
+	for (size_t i = 0; i < *n; i++) {
+		const sim_sweep_config *x = &(*v)[i];
+		if (!strcmp(x->framework, c->framework) && same_str(x->spec, c->spec) &&
+		    x->tp == c->tp && x->ep == c->ep && x->conc == c->conc &&
+		    x->dp_attn == c->dp_attn)
+			return 0;
+	}
+	if (ib_grow(v, cap, *n + 1))
+		return IB_ENOMEM;
+	(*v)[(*n)++] = *c;
+	return 0;
+}
+
+/* The generic search space of p's series (sim.h). */
+static int generic_space(const sim_point *p, const sim_calib_file *cal, const sim_sweep_opts *o,
+                         sim_sweep_config **v, size_t *n)
+{
+	const sim_model *m = sim_model_find(p->model);
+	const char *fws[8];
+	size_t nfw = frameworks_of(p, cal, fws, 8), cap = 0;
+	int node = sim_sweep_node_gpus(p->gpu);
+	const char *method = p->spec ? p->spec : spec_method_of(p->model);
+	const char *specs[2];
+	size_t nspec = 0;
+	if (!p->spec)
+		specs[nspec++] = NULL;
+	if (method && !p->no_spec && (p->spec || !o->no_spec))
+		specs[nspec++] = method;
+	for (size_t f = 0; f < nfw; f++)
+		for (int tp = 1; tp <= node; tp *= 2)
+			for (int v3 = 0; v3 < 3; v3++) {
+				/* 0 EP 1; 1 EP = TP; 2 EP = TP with DP-attention */
+				if (v3 && (m->experts == 0 || tp == 1))
+					continue;
+				if (v3 == 2 && !supports_dp_attn(fws[f]))
+					continue;
+				for (size_t s = 0; s < nspec; s++)
+					for (int conc = 4; conc <= o->max_conc; conc *= 2) {
+						sim_sweep_config c = {fws[f], specs[s], tp,
+						                      v3 ? tp : 1,  conc, v3 == 2};
+						if (push_config(v, n, &cap, &c))
+							return IB_ENOMEM;
+					}
+			}
+	return 0;
+}
+
+static const char *row_str(const ib_val *row, const char *key)
+{
+	const ib_val *v = ib_map_get(row, key);
+	return v && v->type == IB_V_STR ? v->str.s : NULL;
+}
+
+static int row_int(const ib_val *row, const char *key, int dflt)
+{
+	const ib_val *v = ib_map_get(row, key);
+	return v && v->type == IB_V_INT ? (int)v->i : dflt;
+}
+
+static bool row_bool(const ib_val *row, const char *key)
+{
+	const ib_val *v = ib_map_get(row, key);
+	return v && v->type == IB_V_BOOL && v->b;
+}
+
+/* The GPU profile of a runner label ("cluster:b300-nv" -> b300), or NULL. */
+static const char *runner_gpu(const char *runner)
+{
+	if (!runner)
+		return NULL;
+	if (!strncmp(runner, "cluster:", 8))
+		runner += 8;
+	char buf[32];
+	size_t k = strcspn(runner, "-");
+	if (k == 0 || k >= sizeof buf)
+		return NULL;
+	memcpy(buf, runner, k);
+	buf[k] = 0;
+	const sim_hw *hw = sim_hw_find(buf);
+	return hw ? hw->name : NULL;
+}
+
+int sim_sweep_from_matrix(const ib_val *rows, const sim_point *p, int max_conc,
+                          sim_sweep_config **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	size_t cap = 0;
+	if (!rows || rows->type != IB_V_LIST || !p->model || !p->gpu || !p->precision)
+		return 0;
+	for (size_t i = 0; i < rows->list.n; i++) {
+		const ib_val *r = rows->list.v[i];
+		const char *prefix = row_str(r, "model-prefix"), *prec = row_str(r, "precision");
+		const char *fw = sim_framework_key(row_str(r, "framework"));
+		const char *gpu = runner_gpu(row_str(r, "runner"));
+		const char *spec = row_str(r, "spec-decoding");
+		const sim_model *m = prefix ? sim_model_find(prefix) : NULL;
+		if (!m || strcmp(m->name, p->model) || !prec || strcasecmp(prec, p->precision) ||
+		    !gpu || strcmp(gpu, p->gpu) || !fw || row_int(r, "isl", 0) != p->isl ||
+		    row_int(r, "osl", 0) != p->osl || row_bool(r, "disagg") ||
+		    row_int(r, "pp", 1) > 1 || (p->framework && strcmp(fw, p->framework)))
+			continue;
+		bool sd = spec && strcmp(spec, "none");
+		if ((sd && p->no_spec) || (!sd && p->spec))
+			continue;
+		const char *method = spec_method_of(p->model);
+		sim_sweep_config c = {.framework = fw,
+		                      .spec = sd ? (p->spec ? p->spec : method ? method : "mtp") : NULL,
+		                      .tp = row_int(r, "tp", 0),
+		                      .ep = row_int(r, "ep", 1),
+		                      .conc = row_int(r, "conc", 0),
+		                      .dp_attn = row_bool(r, "dp-attn")};
+		if (c.tp < 1 || c.conc < 1 || c.conc > max_conc)
+			continue;
+		if (push_config(out, n, &cap, &c)) {
+			free(*out);
+			*out = NULL;
+			*n = 0;
+			return IB_ENOMEM;
+		}
+	}
+	return 0;
+}
+
 int sim_sweep_run(const sim_point *p, const sim_calib_file *cal, const sim_sweep_opts *o,
                   sim_sweep_point **out, size_t *n, size_t *nconf, ib_error *e)
 {
@@ -108,68 +234,53 @@ int sim_sweep_run(const sim_point *p, const sim_calib_file *cal, const sim_sweep
 	if (p->kind != SIM_POINT_FRONTIER && p->kind != SIM_POINT_PEAK)
 		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "row %d is not a frontier or peak row",
 		               p->row_id);
-	const sim_model *m = sim_model_find(p->model);
-	const char *fws[8];
-	size_t nfw = frameworks_of(p, cal, fws, 8);
-	int node = sim_sweep_node_gpus(p->gpu);
-	const char *method = p->spec ? p->spec : spec_method_of(p->model);
-	const char *specs[2];
-	size_t nspec = 0;
-	if (!p->spec)
-		specs[nspec++] = NULL;
-	if (method && !p->no_spec && (p->spec || !o->no_spec))
-		specs[nspec++] = method;
-	size_t cap = 0;
-	int rc = 0;
-	uint64_t seed = 0;
-	for (size_t f = 0; f < nfw; f++)
-		for (int tp = 1; tp <= node; tp *= 2)
-			for (int v = 0; v < 3; v++) {
-				/* v: 0 EP 1; 1 EP = TP; 2 EP = TP with DP-attention */
-				int ep = v ? tp : 1;
-				bool dpa = v == 2;
-				if (v && (m->experts == 0 || tp == 1))
-					continue;
-				if (dpa && !supports_dp_attn(fws[f]))
-					continue;
-				for (size_t s = 0; s < nspec; s++)
-					for (int conc = 4; conc <= o->max_conc; conc *= 2) {
-						sim_config c;
-						sim_point_config_with(p, cal, fws[f], specs[s], tp, ep,
-						                      dpa, conc, &c);
-						sim_point_result r;
-						ib_error skip = {0};
-						++*nconf;
-						rc = sim_config_run(&c, conc, o->prompts_per_conc, p->isl,
-						                    p->osl, ++seed, &r, &skip);
-						if (rc == IB_EINVAL) { /* does not fit: not a config */
-							rc = 0;
-							break;
-						}
-						if (rc) {
-							*e = skip;
-							goto fail;
-						}
-						if (ib_grow(out, &cap, *n + 1)) {
-							rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0,
-							             "out of memory");
-							goto fail;
-						}
-						(*out)[(*n)++] = (sim_sweep_point){
-						    .framework = fws[f],
-						    .spec = specs[s],
-						    .tp = tp,
-						    .ep = ep,
-						    .conc = conc,
-						    .dp_attn = dpa,
-						    .tps_gpu = r.tps_gpu,
-						    .interactivity = r.interactivity,
-						    .median_ttft = r.median_ttft,
-						    .median_tpot = r.median_tpot};
-					}
-			}
+	sim_sweep_config *v = NULL;
+	size_t nv = 0, cap = 0;
+	int rc = sim_sweep_from_matrix(o->matrix, p, o->max_conc, &v, &nv);
+	bool from_matrix = nv > 0;
+	if (!rc && !nv)
+		rc = generic_space(p, cal, o, &v, &nv);
+	if (rc) {
+		rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+		goto fail;
+	}
+	*nconf = nv;
+	for (size_t i = 0; i < nv; i++) {
+		const sim_sweep_config *k = &v[i];
+		sim_config c;
+		sim_point_config_with(p, cal, k->framework, k->spec, k->tp, k->ep, k->dp_attn, k->conc,
+		                      &c);
+		sim_point_result r;
+		ib_error skip = {0};
+		rc = sim_config_run(&c, k->conc, o->prompts_per_conc, p->isl, p->osl, i + 1, &r, &skip);
+		if (rc == IB_EINVAL) { /* does not fit: not a config */
+			rc = 0;
+			continue;
+		}
+		if (rc) {
+			*e = skip;
+			goto fail;
+		}
+		if (ib_grow(out, &cap, *n + 1)) {
+			rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+			goto fail;
+		}
+		(*out)[(*n)++] = (sim_sweep_point){.framework = k->framework,
+		                                   .spec = k->spec,
+		                                   .tp = k->tp,
+		                                   .ep = k->ep,
+		                                   .conc = k->conc,
+		                                   .dp_attn = k->dp_attn,
+		                                   .tps_gpu = r.tps_gpu,
+		                                   .interactivity = r.interactivity,
+		                                   .median_ttft = r.median_ttft,
+		                                   .median_tpot = r.median_tpot,
+		                                   .from_matrix = from_matrix};
+	}
+	free(v);
 	return 0;
 fail:
+	free(v);
 	free(*out);
 	*out = NULL;
 	*n = 0;

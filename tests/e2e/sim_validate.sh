@@ -45,32 +45,42 @@ grep -q 'a prose claim without a configuration' "$tmp/all" && grep -qE '^other +
 	ok || no "--kinds other reasons"
 # frontier and peak rows: the MiniMax M2.5 H100 blog series (frontier and
 # peak), the GLM-5 MI355X MTP / non-MTP frontiers, the MiniMax M3 MI300X
-# per-dollar rows (throughput from cost); sweeps up to concurrency 128, one
-# prompt per unit of concurrency
+# per-dollar rows (throughput from cost), the DeepSeek R1 MI300X compare rows
+# (a series the master configs cover: swept from the matrix); sweeps up to
+# concurrency 128, one prompt per unit of concurrency
 awk -F'\t' 'NR == 1 || ($3 == "MiniMax M2.5" && $5 == "H100" &&
 	($17 == "blog-interpolated" || $17 == "blog-peak")) ||
-	($3 == "GLM-5" && $17 == "blog-interpolated") || $17 == "compare-per-dollar"' \
+	($3 == "GLM-5" && $17 == "blog-interpolated") || $17 == "compare-per-dollar" ||
+	($17 == "compare" && $5 == "MI300X")' \
 	tests/data/sim/points.tsv >"$tmp/sub.tsv"
 "$bin" sim validate --points "$tmp/sub.tsv" --sweep-max-conc 128 --sweep-prompts-per-conc 1 \
 	>"$tmp/f" 2>"$tmp/err"
 rc=$?
 [ "$rc" = 0 ] && ok || no "frontier subset: exit $rc: $(tail -3 "$tmp/err")"
-grep -qE '^frontier sweeps: 6 series, [0-9]+ configs, 1 prompts per concurrency, concurrency 4\.\.128, ' "$tmp/f" &&
+grep -qE '^sweep matrix: [0-9]+ rows from configs/' "$tmp/f" && ok || no "sweep matrix line"
+grep -qE '^frontier sweeps: 7 series \(1 from the sweep matrix\), [0-9]+ configs, 1 prompts per concurrency, concurrency 4\.\.128, ' "$tmp/f" &&
 	ok || no "sweeps line: $(grep 'frontier sweeps' "$tmp/f")"
 line=$(grep -E '^frontier +runnable' "$tmp/f")
 echo "$line"
-grep -qE 'runnable +23/23 ' <<<"$line" && ok || no "frontier rows runnable: $line"
+grep -qE 'runnable +26/26 ' <<<"$line" && ok || no "frontier rows runnable: $line"
 mt=$(sed -n 's/.*tok\/s\/GPU APE median *\([0-9.]*\)%.*/\1/p' <<<"$line")
-awk -v m="$mt" 'BEGIN { exit !(m != "" && m <= 20) }' && ok || no "subset frontier median APE $mt% (14.0% when written, guard 20%)"
+awk -v m="$mt" 'BEGIN { exit !(m != "" && m <= 20) }' && ok || no "subset frontier median APE $mt% (14.4% when written, guard 20%)"
 grep -qE '^peak +runnable +2/2 ' "$tmp/f" && ok || no "peak rows: $(grep -E '^peak' "$tmp/f")"
-grep -qE '^gpu MI300X frontier +runnable +3/3 ' "$tmp/f" && ok || no "per-dollar rows (cost -> throughput)"
+grep -qE '^page compare-per-dollar +runnable +3/3 ' "$tmp/f" && ok || no "per-dollar rows (cost -> throughput)"
+# without the master configs every series sweeps the generic space
+"$bin" sim validate --points "$tmp/sub.tsv" --sweep-max-conc 16 --sweep-prompts-per-conc 1 \
+	--no-master-configs --summary >"$tmp/g" 2>&1
+grep -qE '^frontier sweeps: 7 series \(0 from the sweep matrix\)' "$tmp/g" && ! grep -q '^sweep matrix' "$tmp/g" &&
+	ok || no "--no-master-configs: $(grep 'sweep' "$tmp/g")"
 # a frontier row's line: the nearest frontier config, no interactivity error
 grep -qE '^[0-9]+ +frontier +glm-5 +mi355x +fp8 +sglang .* nan +\+?nan$' "$tmp/f" && ok ||
 	no "frontier row line: $(grep -m1 ' frontier ' "$tmp/f")"
 # the sweep is shown on request; an unknown kind is a usage error
 "$bin" sim validate --points "$tmp/sub.tsv" --kinds frontier --sweep-max-conc 8 --show-sweeps \
 	--sweep-prompts-per-conc 1 --summary >"$tmp/s" 2>&1
-grep -qE '^  sweep sglang +mtp +tp 4 ep 4 dpa conc +8 ' "$tmp/s" && ok || no "--show-sweeps: $(grep -m3 sweep "$tmp/s")"
+grep -qE '^  sweep sglang +mtp +tp 4 ep 4 dpa conc +8 ' "$tmp/s" && grep -q '(the generic space)$' "$tmp/s" &&
+	grep -qE "^sweep of row [0-9]+'s series \(deepseek-r1 mi300x fp8 8192/1024\): .*\(the sweep matrix\)$" "$tmp/s" &&
+	ok || no "--show-sweeps: $(grep -m3 sweep "$tmp/s")"
 "$bin" sim validate --points "$tmp/sub.tsv" --kinds frontier,bogus >/dev/null 2>"$tmp/e"
 [ $? = 2 ] && grep -q "unknown kind 'bogus'" "$tmp/e" && ok || no "--kinds bogus: $(cat "$tmp/e")"
 # a broken calibration file: file:line, exit 1

@@ -249,3 +249,82 @@ Test(sim_frontier, moe_sweep_has_ep_dpa_and_spec)
 	free(s);
 	ib_arena_free(a);
 }
+
+Test(sim_frontier, matrix_rows_of_a_series)
+{
+	const char *tsv = write_tmp(
+	    "p.tsv", HDR "1\tQwen 3.5 397B-A17B\tMI355X\tFP8\tspeculative decoding = Off\t1024\t1024\t"
+	                 "40\t1000\t\t\t\tcompare-spec-decode\n"
+	                 "2\tQwen 3.5 397B-A17B\tMI355X\tFP8\tspeculative decoding = MTP\t1024\t1024\t"
+	                 "40\t1000\t\t\t\tcompare-spec-decode\n");
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	sim_point *p;
+	size_t n;
+	cr_assert_eq(sim_points_load(tsv, a, &p, &n, &e), 0, "%s", e.msg);
+	/* rows as `matrix full-sweep` writes them (the keys the sweep reads) */
+	const char *json =
+	    "["
+	    "{\"model-prefix\":\"qwen3.5\",\"precision\":\"fp8\",\"framework\":\"sglang\","
+	    "\"runner\":\"mi355x\",\"isl\":1024,\"osl\":1024,\"tp\":4,\"ep\":1,\"pp\":1,\"conc\":8,"
+	    "\"dp-attn\":false,\"spec-decoding\":\"none\",\"disagg\":false},"
+	    /* the same config again (another runner node): once */
+	    "{\"model-prefix\":\"qwen3.5\",\"precision\":\"fp8\",\"framework\":\"sglang\","
+	    "\"runner\":\"mi355x\",\"isl\":1024,\"osl\":1024,\"tp\":4,\"ep\":1,\"pp\":1,\"conc\":8,"
+	    "\"dp-attn\":false,\"spec-decoding\":\"none\",\"disagg\":false},"
+	    "{\"model-prefix\":\"qwen3.5\",\"precision\":\"fp8\",\"framework\":\"atom\","
+	    "\"runner\":\"cluster:mi355x-amds\",\"isl\":1024,\"osl\":1024,\"tp\":8,\"ep\":8,\"pp\":1,"
+	    "\"conc\":64,\"dp-attn\":true,\"spec-decoding\":\"mtp\",\"disagg\":false},"
+	    /* not the series: 8k1k, another GPU, another precision, disaggregated, too much conc */
+	    "{\"model-prefix\":\"qwen3.5\",\"precision\":\"fp8\",\"framework\":\"sglang\","
+	    "\"runner\":\"mi355x\",\"isl\":8192,\"osl\":1024,\"tp\":4,\"ep\":1,\"conc\":8,"
+	    "\"spec-decoding\":\"none\"},"
+	    "{\"model-prefix\":\"qwen3.5\",\"precision\":\"fp8\",\"framework\":\"sglang\","
+	    "\"runner\":\"mi325x\",\"isl\":1024,\"osl\":1024,\"tp\":4,\"ep\":1,\"conc\":8,"
+	    "\"spec-decoding\":\"none\"},"
+	    "{\"model-prefix\":\"qwen3.5\",\"precision\":\"fp4\",\"framework\":\"sglang\","
+	    "\"runner\":\"mi355x\",\"isl\":1024,\"osl\":1024,\"tp\":4,\"ep\":1,\"conc\":8,"
+	    "\"spec-decoding\":\"none\"},"
+	    "{\"model-prefix\":\"qwen3.5\",\"precision\":\"fp8\",\"framework\":\"sglang\","
+	    "\"runner\":\"mi355x\",\"isl\":1024,\"osl\":1024,\"tp\":4,\"ep\":1,\"conc\":8,"
+	    "\"spec-decoding\":\"none\",\"disagg\":true},"
+	    "{\"model-prefix\":\"qwen3.5\",\"precision\":\"fp8\",\"framework\":\"sglang\","
+	    "\"runner\":\"mi355x\",\"isl\":1024,\"osl\":1024,\"tp\":4,\"ep\":1,\"conc\":1024,"
+	    "\"spec-decoding\":\"none\"}"
+	    "]";
+	ib_val *rows;
+	cr_assert_eq(ib_json_parse(a, "m.json", json, strlen(json), &rows, &e), 0, "%s", e.msg);
+	sim_sweep_config *c;
+	size_t nc;
+	cr_assert_eq(sim_sweep_from_matrix(rows, &p[0], 512, &c, &nc), 0);
+	cr_assert_eq(nc, 1); /* spec decoding off: the MTP row is not this series' */
+	cr_assert_str_eq(c[0].framework, "sglang");
+	cr_assert_eq(c[0].tp, 4);
+	cr_assert_eq(c[0].conc, 8);
+	cr_assert_null(c[0].spec);
+	free(c);
+	cr_assert_eq(sim_sweep_from_matrix(rows, &p[1], 512, &c, &nc), 0);
+	cr_assert_eq(nc, 1); /* spec decoding required: only the MTP row */
+	cr_assert_str_eq(c[0].framework, "atom");
+	cr_assert_str_eq(c[0].spec, "mtp");
+	cr_assert_eq(c[0].ep, 8);
+	cr_assert(c[0].dp_attn);
+	free(c);
+	/* the sweep runs the matrix's configs, marked as such */
+	sim_sweep_opts o = {.prompts_per_conc = 1, .max_conc = 512, .matrix = rows};
+	sim_sweep_point *s;
+	size_t ns, nconf;
+	cr_assert_eq(sim_sweep_run(&p[1], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
+	cr_assert_eq(nconf, 1);
+	cr_assert_eq(ns, 1);
+	cr_assert(s[0].from_matrix);
+	free(s);
+	/* a series the matrix does not cover: the generic space */
+	o.max_conc = 4;
+	p[1].gpu = "b200";
+	cr_assert_eq(sim_sweep_run(&p[1], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
+	cr_assert_gt(nconf, 1);
+	cr_assert(ns > 0 && !s[0].from_matrix);
+	free(s);
+	ib_arena_free(a);
+}
