@@ -237,6 +237,13 @@ int sim_sweep_run(const sim_point *p, const sim_calib_file *cal, const sim_sweep
 	sim_sweep_config *v = NULL;
 	size_t nv = 0, cap = 0;
 	int rc = sim_sweep_from_matrix(o->matrix, p, o->max_conc, &v, &nv);
+	if (o->no_spec && !p->spec) { /* optional spec decoding left out */
+		size_t k = 0;
+		for (size_t i = 0; i < nv; i++)
+			if (!v[i].spec)
+				v[k++] = v[i];
+		nv = k;
+	}
 	bool from_matrix = nv > 0;
 	if (!rc && !nv)
 		rc = generic_space(p, cal, o, &v, &nv);
