@@ -14,8 +14,8 @@ double sim_gpu_price(const char *gpu)
 	static const struct {
 		const char *gpu;
 		double usd_per_hr;
-	} prices[] = {{"h100", 1.30},  {"h200", 1.41},   {"b200", 1.95},
-	              {"b300", 2.34},  {"gb200", 2.21},  {"gb300", 2.652},
+	} prices[] = {{"h100", 1.30},   {"h200", 1.41},   {"b200", 1.95},
+	              {"b300", 2.34},   {"gb200", 2.21},  {"gb300", 2.652},
 	              {"mi300x", 1.12}, {"mi325x", 1.28}, {"mi355x", 1.48}};
 	for (size_t i = 0; gpu && i < sizeof prices / sizeof *prices; i++)
 		if (!strcasecmp(gpu, prices[i].gpu))
@@ -138,8 +138,9 @@ static int generic_space(const sim_point *p, const sim_calib_file *cal, const si
 					continue;
 				for (size_t s = 0; s < nspec; s++)
 					for (int conc = 4; conc <= o->max_conc; conc *= 2) {
-						sim_sweep_config c = {fws[f], specs[s], tp,
-						                      v3 ? tp : 1,  conc, v3 == 2};
+						sim_sweep_config c = {fws[f], specs[s],
+						                      tp,     v3 ? tp : 1,
+						                      conc,   v3 == 2};
 						if (push_config(v, n, &cap, &c))
 							return IB_ENOMEM;
 					}
@@ -207,7 +208,10 @@ int sim_sweep_from_matrix(const ib_val *rows, const sim_point *p, int max_conc,
 			continue;
 		const char *method = spec_method_of(p->model);
 		sim_sweep_config c = {.framework = fw,
-		                      .spec = sd ? (p->spec ? p->spec : method ? method : "mtp") : NULL,
+		                      .spec = sd ? (p->spec  ? p->spec
+		                                    : method ? method
+		                                             : "mtp")
+		                                 : NULL,
 		                      .tp = row_int(r, "tp", 0),
 		                      .ep = row_int(r, "ep", 1),
 		                      .conc = row_int(r, "conc", 0),
@@ -255,11 +259,12 @@ int sim_sweep_run(const sim_point *p, const sim_calib_file *cal, const sim_sweep
 	for (size_t i = 0; i < nv; i++) {
 		const sim_sweep_config *k = &v[i];
 		sim_config c;
-		sim_point_config_with(p, cal, k->framework, k->spec, k->tp, k->ep, k->dp_attn, k->conc,
-		                      &c);
+		sim_point_config_with(p, cal, k->framework, k->spec, k->tp, k->ep, k->dp_attn,
+		                      k->conc, &c);
 		sim_point_result r;
 		ib_error skip = {0};
-		rc = sim_config_run(&c, k->conc, o->prompts_per_conc, p->isl, p->osl, i + 1, &r, &skip);
+		rc = sim_config_run(&c, k->conc, o->prompts_per_conc, p->isl, p->osl, i + 1, &r,
+		                    &skip);
 		if (rc == IB_EINVAL) { /* does not fit: not a config */
 			rc = 0;
 			continue;

@@ -45,7 +45,8 @@ TestSuite(sim_frontier, .fini = cleanup);
 /* A synthetic sweep: two configs' curves (throughput falls as
  * interactivity rises) and dominated points in between. */
 static const double INTER[] = {120, 90, 60, 35, 20, 10, 100, 70, 40, 25, 15, 50, 30};
-static const double TPUT[] = {300, 700, 1500, 2600, 3600, 4200, 500, 1300, 2900, 3900, 4600, 900, 1000};
+static const double TPUT[] = {300,  700,  1500, 2600, 3600, 4200, 500,
+                              1300, 2900, 3900, 4600, 900,  1000};
 static const double CONC[] = {4, 8, 16, 32, 64, 128, 4, 8, 16, 32, 64, 8, 16};
 #define NPTS (sizeof INTER / sizeof *INTER)
 
@@ -64,7 +65,8 @@ Test(sim_frontier, throughput_at_equals_interpolate_for_gpu)
 		rep_interp a, b;
 		cr_assert_eq(rep_throughput_at(INTER, TPUT, CONC, NPTS, targets[t], &a), 1);
 		cr_assert_eq(rep_interpolate_for_gpu(p, NPTS, targets[t],
-		                                     REP_MODE_INTERACTIVITY_TO_THROUGHPUT, REP_COST_H, &b),
+		                                     REP_MODE_INTERACTIVITY_TO_THROUGHPUT,
+		                                     REP_COST_H, &b),
 		             1);
 		cr_assert_eq(a.value, b.value, "target %g: %.17g vs %.17g", targets[t], a.value,
 		             b.value);
@@ -105,20 +107,22 @@ Test(sim_frontier, peak_takes_best_config_at_nearest_concurrency)
 	cr_assert_eq(sim_sweep_peak(s, n, 64, "trt"), -1);
 }
 
-#define HDR                                                                                       \
-	"row_id\tmodel\tgpu\tprecision\tframework_or_config_note\tisl\tosl\t"                     \
-	"interactivity_tok_s_user\tthroughput_tok_s_gpu\tcost_usd_per_m_tokens\t"                 \
+#define HDR                                                                                        \
+	"row_id\tmodel\tgpu\tprecision\tframework_or_config_note\tisl\tosl\t"                      \
+	"interactivity_tok_s_user\tthroughput_tok_s_gpu\tcost_usd_per_m_tokens\t"                  \
 	"other_metric_name\tother_metric_value\tpage_kind\n"
 
 Test(sim_frontier, rows_read_as_series)
 {
 	const char *path = write_tmp(
 	    "p.tsv", HDR
-	    "1\tMiniMax M3\tMI300X\tFP8\tper-dollar page; best available config per GPU\t1024\t1024\t"
+	    "1\tMiniMax M3\tMI300X\tFP8\tper-dollar page; best available config per "
+	    "GPU\t1024\t1024\t"
 	    "55\t\t0.871\tconcurrency_approx\t29\tcompare-per-dollar\n"
 	    "2\tGLM-5\tMI355X\tFP8\tSGLang FP8 non-MTP; iso-interactivity cost; 2026-05-20\t8192\t"
 	    "1024\t15\t\t0.28\t\t\tblog-interpolated\n"
-	    "3\tQwen 3.5 397B-A17B\tMI355X\tFP8\tspeculative decoding = MTP; spec-decode page\t1024\t"
+	    "3\tQwen 3.5 397B-A17B\tMI355X\tFP8\tspeculative decoding = MTP; spec-decode "
+	    "page\t1024\t"
 	    "1024\t50\t2000\t\t\t\tcompare-spec-decode\n"
 	    "4\tMiniMax M2.5\tB200\tFP8\tbest available serving config for that side (may include "
 	    "speculative decoding such as MTP where recipes exist)\t1024\t1024\t40\t3000\t\t\t\t"
@@ -167,11 +171,12 @@ Test(sim_frontier, rows_read_as_series)
 
 Test(sim_frontier, sweep_space_and_calibration_fallback)
 {
-	const char *tsv = write_tmp(
-	    "p.tsv", HDR "1\tLlama 3.3 70B\tB300\tFP8\tvLLM; frontier\t1024\t1024\t40\t1000\t\t\t\t"
-	                 "compare\n"
-	                 "2\tLlama 3.3 70B\tB300\tFP8\tvLLM TP=4; measured\t1024\t1024\t40\t1000\t\t"
-	                 "TPOT_ms;concurrency\t25;8\tblog-measured\n");
+	const char *tsv =
+	    write_tmp("p.tsv", HDR
+	              "1\tLlama 3.3 70B\tB300\tFP8\tvLLM; frontier\t1024\t1024\t40\t1000\t\t\t\t"
+	              "compare\n"
+	              "2\tLlama 3.3 70B\tB300\tFP8\tvLLM TP=4; measured\t1024\t1024\t40\t1000\t\t"
+	              "TPOT_ms;concurrency\t25;8\tblog-measured\n");
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
 	sim_point *p;
@@ -252,11 +257,12 @@ Test(sim_frontier, moe_sweep_has_ep_dpa_and_spec)
 
 Test(sim_frontier, matrix_rows_of_a_series)
 {
-	const char *tsv = write_tmp(
-	    "p.tsv", HDR "1\tQwen 3.5 397B-A17B\tMI355X\tFP8\tspeculative decoding = Off\t1024\t1024\t"
-	                 "40\t1000\t\t\t\tcompare-spec-decode\n"
-	                 "2\tQwen 3.5 397B-A17B\tMI355X\tFP8\tspeculative decoding = MTP\t1024\t1024\t"
-	                 "40\t1000\t\t\t\tcompare-spec-decode\n");
+	const char *tsv =
+	    write_tmp("p.tsv", HDR
+	              "1\tQwen 3.5 397B-A17B\tMI355X\tFP8\tspeculative decoding = Off\t1024\t1024\t"
+	              "40\t1000\t\t\t\tcompare-spec-decode\n"
+	              "2\tQwen 3.5 397B-A17B\tMI355X\tFP8\tspeculative decoding = MTP\t1024\t1024\t"
+	              "40\t1000\t\t\t\tcompare-spec-decode\n");
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
 	sim_point *p;
@@ -273,7 +279,8 @@ Test(sim_frontier, matrix_rows_of_a_series)
 	    "\"runner\":\"mi355x\",\"isl\":1024,\"osl\":1024,\"tp\":4,\"ep\":1,\"pp\":1,\"conc\":8,"
 	    "\"dp-attn\":false,\"spec-decoding\":\"none\",\"disagg\":false},"
 	    "{\"model-prefix\":\"qwen3.5\",\"precision\":\"fp8\",\"framework\":\"atom\","
-	    "\"runner\":\"cluster:mi355x-amds\",\"isl\":1024,\"osl\":1024,\"tp\":8,\"ep\":8,\"pp\":1,"
+	    "\"runner\":\"cluster:mi355x-amds\",\"isl\":1024,\"osl\":1024,\"tp\":8,\"ep\":8,\"pp\":"
+	    "1,"
 	    "\"conc\":64,\"dp-attn\":true,\"spec-decoding\":\"mtp\",\"disagg\":false},"
 	    /* not the series: 8k1k, another GPU, another precision, disaggregated, too much conc */
 	    "{\"model-prefix\":\"qwen3.5\",\"precision\":\"fp8\",\"framework\":\"sglang\","
