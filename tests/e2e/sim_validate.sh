@@ -81,6 +81,11 @@ grep -qE '^[0-9]+ +frontier +glm-5 +mi355x +fp8 +sglang .* nan +\+?nan$' "$tmp/f
 grep -qE '^  sweep sglang +mtp +tp 4 ep 4 dpa conc +8 ' "$tmp/s" && grep -q '(the generic space)$' "$tmp/s" &&
 	grep -qE "^sweep of row [0-9]+'s series \(deepseek-r1 mi300x fp8 8192/1024\): .*\(the sweep matrix\)$" "$tmp/s" &&
 	ok || no "--show-sweeps: $(grep -m3 sweep "$tmp/s")"
+# a broken master config: file:line, exit 1
+printf 'x:\n  image: 1\n' >"$tmp/bad-master.yaml"
+"$bin" sim validate --points "$tmp/sub.tsv" --master-configs "$tmp/bad-master.yaml" >/dev/null 2>"$tmp/e"
+rc=$?
+[ "$rc" = 1 ] && grep -q "bad-master.yaml:2:.*image" "$tmp/e" && ok || no "bad master config: exit $rc $(head -2 "$tmp/e")"
 "$bin" sim validate --points "$tmp/sub.tsv" --kinds frontier,bogus >/dev/null 2>"$tmp/e"
 [ $? = 2 ] && grep -q "unknown kind 'bogus'" "$tmp/e" && ok || no "--kinds bogus: $(cat "$tmp/e")"
 # a broken calibration file: file:line, exit 1
