@@ -2,12 +2,16 @@
  * published InferenceX points, in process (docs/sim.md "Validation"). */
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "config/config.h"
+#include "matrix/matrix.h"
+#include "report/report.h"
 #include "sim/sim.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <glob.h>
 #include <unistd.h>
 
 static const char *kind_name(sim_point_kind k)
@@ -16,21 +20,191 @@ static const char *kind_name(sim_point_kind k)
 	return n[k];
 }
 
+static void pct(char *b, size_t n, double v)
+{
+	if (isnan(v))
+		snprintf(b, n, "%6s ", "-");
+	else
+		snprintf(b, n, "%6.1f%%", v);
+}
+
 static void summary_line(const char *what, sim_ape *g)
 {
-	double mt, at, mi, ai;
-	sim_ape_stats(g, &mt, &at, &mi, &ai);
-	printf("%-22s runnable %3zu/%-3zu  tok/s/GPU APE median %6.1f%% mean %6.1f%%  "
-	       "interactivity APE median %6.1f%% "
-	       "mean %6.1f%%\n",
-	       what, g->runnable, g->total, mt, at, mi, ai);
+	double v[4];
+	char s[4][16];
+	sim_ape_stats(g, &v[0], &v[1], &v[2], &v[3]);
+	for (int i = 0; i < 4; i++)
+		pct(s[i], sizeof s[i], v[i]);
+	printf("%-32s runnable %3zu/%-3zu  tok/s/GPU APE median %s mean %s  "
+	       "interactivity APE median %s mean %s\n",
+	       what, g->runnable, g->total, s[0], s[1], s[2], s[3]);
 }
 
 typedef struct {
 	const char *points, *calibration;
 	int prompts;
-	bool all_kinds, quiet;
+	sim_sweep_opts sweep;
+	bool kinds[4], quiet, show_sweeps;
+	const char *const *masters; /* master configs for the sweep matrix (NULL: none) */
+	size_t nmasters;
+	const char *runners;
 } val_opts;
+
+/* One sweep per series, shared by its frontier and peak rows. */
+typedef struct {
+	const sim_point *p; /* the first row of the series */
+	sim_sweep_point *pts;
+	size_t n, nconf;
+	double *inter, *tps, *conc; /* the points' columns for the frontier */
+	int rc;
+	char err[256];
+} val_series;
+
+typedef struct {
+	val_series *v;
+	size_t n, cap, configs, from_matrix;
+	double seconds;
+} val_cache;
+
+static void cache_free(val_cache *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->v[i].pts);
+		free(c->v[i].inter);
+		free(c->v[i].tps);
+		free(c->v[i].conc);
+	}
+	free(c->v);
+	memset(c, 0, sizeof *c);
+}
+
+/* The sweep of p's series (run on first use); NULL when out of memory. */
+static val_series *series_of(val_cache *c, const sim_point *p, const sim_calib_file *cal,
+                             const val_opts *o)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (sim_point_same_series(c->v[i].p, p))
+			return &c->v[i];
+	if (ib_grow(&c->v, &c->cap, c->n + 1))
+		return NULL;
+	val_series *s = &c->v[c->n++];
+	memset(s, 0, sizeof *s);
+	s->p = p;
+	ib_error e = {0};
+	int64_t t0 = ib_now_ns();
+	s->rc = sim_sweep_run(p, cal, &o->sweep, &s->pts, &s->n, &s->nconf, &e);
+	c->seconds += (double)(ib_now_ns() - t0) / 1e9;
+	c->configs += s->nconf;
+	if (s->n && s->pts[0].from_matrix)
+		c->from_matrix++;
+	if (s->rc == IB_ENOMEM)
+		return NULL;
+	if (s->rc)
+		snprintf(s->err, sizeof s->err, "%.200s", e.msg);
+	else if (!s->n) {
+		s->rc = IB_EINVAL;
+		snprintf(s->err, sizeof s->err,
+		         "no config of the sweep fits in memory (TP up to %d, one node; "
+		         "multi-node configs are not swept)",
+		         sim_sweep_node_gpus(p->gpu));
+	}
+	if (o->show_sweeps) {
+		printf("sweep of row %d's series (%s %s %s %d/%d%s%s%s): %zu of %zu configs ran (%s)\n",
+		       p->row_id, p->model, p->gpu, p->precision, p->isl, p->osl,
+		       p->framework ? ", " : "", p->framework ? p->framework : "",
+		       p->no_spec ? ", no spec" : p->spec ? ", spec only" : "", s->n, s->nconf,
+		       s->n && s->pts[0].from_matrix ? "the sweep matrix" : "the generic space");
+		for (size_t i = 0; i < s->n; i++) {
+			const sim_sweep_point *q = &s->pts[i];
+			printf("  sweep %-7s %-6s tp %d ep %d%s conc %3d  tok/s/GPU %9.1f  "
+			       "interactivity %7.1f  ttft %8.1f ms\n",
+			       q->framework, q->spec ? q->spec : "-", q->tp, q->ep,
+			       q->dp_attn ? " dpa" : "    ", q->conc, q->tps_gpu, q->interactivity,
+			       q->median_ttft * 1e3);
+		}
+	}
+	if (s->n) {
+		s->inter = malloc(s->n * sizeof *s->inter);
+		s->tps = malloc(s->n * sizeof *s->tps);
+		s->conc = malloc(s->n * sizeof *s->conc);
+		if (!s->inter || !s->tps || !s->conc)
+			return NULL;
+		for (size_t i = 0; i < s->n; i++) {
+			s->inter[i] = s->pts[i].interactivity;
+			s->tps[i] = s->pts[i].tps_gpu;
+			s->conc[i] = s->pts[i].conc;
+		}
+	}
+	return s;
+}
+
+/* What a row's simulation gives, and the config it came from (for the
+ * table). Returns 0, 1 when it cannot run (*why), IB_ENOMEM. */
+typedef struct {
+	double tps, inter;
+	const char *fw;
+	int tp, ep, conc;
+} val_result;
+
+static int run_row(const sim_point *p, const sim_calib_file *cal, const val_opts *o,
+                   val_cache *cache, val_result *r, const char **why, ib_error *e)
+{
+	memset(r, 0, sizeof *r);
+	if (p->why) {
+		*why = p->why;
+		return 1;
+	}
+	if (p->kind == SIM_POINT_MEASURED) {
+		sim_point_result pr;
+		if (sim_point_run(p, cal, o->prompts, &pr, e)) {
+			*why = e->msg;
+			return 1;
+		}
+		*r = (val_result){pr.tps_gpu, pr.interactivity, p->framework, p->tp,
+		                  p->ep > 1 ? p->ep : 1, p->conc};
+		return 0;
+	}
+	val_series *s = series_of(cache, p, cal, o);
+	if (!s)
+		return IB_ENOMEM;
+	if (s->rc) {
+		*why = s->err;
+		return 1;
+	}
+	if (p->kind == SIM_POINT_PEAK) {
+		ptrdiff_t b = sim_sweep_peak(s->pts, s->n, p->conc, p->framework);
+		if (b < 0) {
+			*why = "no config of the sweep ran";
+			return 1;
+		}
+		const sim_sweep_point *q = &s->pts[b];
+		*r = (val_result){q->tps_gpu, q->interactivity, q->framework, q->tp, q->ep, q->conc};
+		return 0;
+	}
+	rep_interp in;
+	int rc = rep_throughput_at(s->inter, s->tps, s->conc, s->n, p->interactivity, &in);
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
+		*why = "no frontier";
+		return 1;
+	}
+	const sim_sweep_point *q = &s->pts[in.nearest[0]];
+	*r = (val_result){in.value, NAN, q->framework, q->tp, q->ep, (int)in.concurrency};
+	return 0;
+}
+
+static bool in_names(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *s = list; s && *s;) {
+		size_t len = strcspn(s, ",");
+		if (len == n && !strncmp(s, name, n))
+			return true;
+		s += len + (s[len] == ',');
+	}
+	return false;
+}
 
 int cli_load_calibration(const char *prog, const char *path, ib_arena *a, sim_calib_file *f,
 			 const char **used)
@@ -59,8 +233,35 @@ int cli_load_calibration(const char *prog, const char *path, ib_arena *a, sim_ca
 	return rc ? 1 : 0;
 }
 
-static int validate(const val_opts *o)
+#define VAL_MAXG 24
+typedef struct {
+	const char *name[VAL_MAXG];
+	sim_ape g[VAL_MAXG];
+	size_t n;
+} val_groups;
+
+static sim_ape *group(val_groups *v, const char *name)
 {
+	size_t i = 0;
+	while (i < v->n && strcmp(v->name[i], name))
+		i++;
+	if (i == VAL_MAXG)
+		return NULL;
+	if (i == v->n)
+		v->name[v->n++] = name;
+	return &v->g[i];
+}
+
+static void groups_free(val_groups *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		sim_ape_free(&v->g[i]);
+}
+
+static int validate(const val_opts *oin)
+{
+	val_opts copy = *oin, *o = &copy;
+	sim_sweep_opts sweep = o->sweep;
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
 	sim_point *pts;
@@ -75,61 +276,102 @@ static int validate(const val_opts *o)
 		goto out;
 	}
 	printf("calibration: %s\n", used);
+	if (o->nmasters) {
+		cfg_diags d = {.a = a};
+		ib_val *master = NULL, *runners = NULL, *rows = NULL;
+		int rc = cfg_load_master(a, o->masters, o->nmasters, &master, &d);
+		if (!rc)
+			rc = cfg_load_runners(a, o->runners, &runners, &d);
+		if (rc) {
+			cli_print_diags(&d);
+			fprintf(stderr, "infbench sim validate: the master configs have problems\n");
+			goto out;
+		}
+		mx_opts mo;
+		mx_opts_init(&mo, true);
+		mo.no_evals = true;
+		mo.want_agentic = false;
+		if (mx_generate(a, &mo, master, runners, &rows, &e)) {
+			cli_error("infbench sim validate", NULL, &e);
+			goto out;
+		}
+		sweep.matrix = rows;
+		printf("sweep matrix: %zu rows from", rows->list.n);
+		for (size_t i = 0; i < o->nmasters; i++)
+			printf(" %s", o->masters[i]);
+		printf("\n");
+	}
 	printf("%-5s %-9s %-16s %-7s %-5s %-7s %3s %3s %4s %5s/%-5s %9s %9s %7s %7s %7s %7s\n",
 	       "row", "kind", "model", "gpu", "prec", "fw", "tp", "ep", "conc", "isl", "osl",
 	       "pub_tps", "sim_tps", "err%", "pub_int", "sim_int", "err%");
-	sim_ape kind[4] = {{0}}, gpu[16] = {{0}};
-	const char *gname[16] = {0};
-	size_t ng = 0;
+	o->sweep = sweep;
+	val_groups kind, page, gpu[4];
+	memset(&kind, 0, sizeof kind);
+	memset(&page, 0, sizeof page);
+	memset(gpu, 0, sizeof gpu);
+	val_cache cache = {0};
 	ib_buf why = {0};
 	for (size_t i = 0; i < n; i++) {
 		const sim_point *p = &pts[i];
-		if (!o->all_kinds && p->kind != SIM_POINT_MEASURED)
+		if (!o->kinds[p->kind])
 			continue;
-		size_t g = 0;
-		while (g < ng && strcmp(gname[g], p->gpu_name))
-			g++;
-		if (g == ng && ng < 16)
-			gname[ng++] = p->gpu_name;
-		sim_point_result r;
-		bool ran = !p->why && !sim_point_run(p, &cal, o->prompts, &r, &e);
-		double et = ran ? sim_err_pct(r.tps_gpu, p->tps_gpu) : NAN;
-		double ei = ran ? sim_err_pct(r.interactivity, p->interactivity) : NAN;
-		if (sim_ape_add(&kind[p->kind], ran, et, ei) ||
-		    (g < 16 && sim_ape_add(&gpu[g], ran, et, ei))) {
-			fprintf(stderr, "infbench sim validate: error: out of memory\n");
-			goto done;
-		}
+		val_result r;
+		const char *reason = NULL;
+		int rc = run_row(p, &cal, o, &cache, &r, &reason, &e);
+		if (rc < 0)
+			goto nomem;
+		bool ran = rc == 0;
+		double et = ran ? sim_err_pct(r.tps, p->tps_gpu) : NAN;
+		double ei = ran ? sim_err_pct(r.inter, p->interactivity) : NAN;
+		sim_ape *gk = group(&kind, kind_name(p->kind)), *gp = group(&page, p->page_kind),
+		        *gg = group(&gpu[p->kind], p->gpu_name);
+		if ((gk && sim_ape_add(gk, ran, et, ei)) || (gp && sim_ape_add(gp, ran, et, ei)) ||
+		    (gg && sim_ape_add(gg, ran, et, ei)))
+			goto nomem;
 		if (!ran) {
-			ib_buf_printf(&why, "  row %d (%s, %s %s): %s\n", p->row_id,
-			              kind_name(p->kind), p->model_name, p->gpu_name,
-			              p->why ? p->why : e.msg);
+			ib_buf_printf(&why, "  row %d (%s, %s %s): %s\n", p->row_id, p->page_kind,
+			              p->model_name, p->gpu_name, reason);
 			continue;
 		}
 		if (!o->quiet)
 			printf("%-5d %-9s %-16.16s %-7.7s %-5s %-7s %3d %3d %4d %5d/%-5d %9.1f "
 			       "%9.1f %+7.1f %7.1f %7.1f %+7.1f\n",
 			       p->row_id, kind_name(p->kind), p->model, p->gpu, p->precision,
-			       p->framework, p->tp, p->ep > 1 ? p->ep : 1, p->conc, p->isl, p->osl,
-			       p->tps_gpu, r.tps_gpu, et, p->interactivity, r.interactivity, ei);
+			       r.fw ? r.fw : "-", r.tp, r.ep, r.conc, p->isl, p->osl, p->tps_gpu,
+			       r.tps, et, p->interactivity, r.inter, ei);
 	}
 	if (why.len)
 		printf("\nrows that cannot run:\n%s", why.data);
-	printf("\nabsolute percentage errors:\n");
-	for (int k = 0; k < 4; k++)
-		if (kind[k].total)
-			summary_line(kind_name(k), &kind[k]);
-	for (size_t g = 0; g < ng; g++) {
+	if (cache.n)
+		printf("\nfrontier sweeps: %zu series (%zu from the sweep matrix), %zu configs, %d "
+		       "prompts per concurrency, concurrency 4..%d, %.1f s\n",
+		       cache.n, cache.from_matrix, cache.configs, o->sweep.prompts_per_conc,
+		       o->sweep.max_conc, cache.seconds);
+	printf("\nabsolute percentage errors (frontier rows: tok/s/GPU at the published "
+	       "interactivity):\n");
+	for (size_t k = 0; k < kind.n; k++)
+		summary_line(kind.name[k], &kind.g[k]);
+	for (size_t k = 0; k < page.n; k++) {
 		char what[64];
-		snprintf(what, sizeof what, "gpu %s", gname[g]);
-		summary_line(what, &gpu[g]);
+		snprintf(what, sizeof what, "page %s", page.name[k]);
+		summary_line(what, &page.g[k]);
 	}
-	status = 0;
-done:
 	for (int k = 0; k < 4; k++)
-		sim_ape_free(&kind[k]);
-	for (int g = 0; g < 16; g++)
-		sim_ape_free(&gpu[g]);
+		for (size_t g = 0; g < gpu[k].n; g++) {
+			char what[64];
+			snprintf(what, sizeof what, "gpu %s %s", gpu[k].name[g], kind_name(k));
+			summary_line(what, &gpu[k].g[g]);
+		}
+	status = 0;
+	goto done;
+nomem:
+	fprintf(stderr, "infbench sim validate: error: out of memory\n");
+done:
+	groups_free(&kind);
+	groups_free(&page);
+	for (int k = 0; k < 4; k++)
+		groups_free(&gpu[k]);
+	cache_free(&cache);
 	ib_buf_free(&why);
 out:
 	ib_arena_free(a);
@@ -152,9 +394,42 @@ int cmd_sim_validate(int argc, char **argv)
 	     .is_int = true,
 	     .metavar = "N",
 	     .help = "prompts per unit of concurrency (default 10, as InferenceX)"},
+	    {.name = "--kinds",
+	     .kind = ARG_ONE,
+	     .metavar = "LIST",
+	     .help = "row kinds to run, comma-separated: measured, frontier, peak, other "
+	             "(default measured,frontier,peak)"},
 	    {.name = "--all-kinds",
 	     .kind = ARG_FLAG,
-	     .help = "also list peak, frontier and other rows (and why they cannot run)"},
+	     .help = "every kind, also the prose rows (listed with why they cannot run)"},
+	    {.name = "--master-configs",
+	     .kind = ARG_MANY,
+	     .metavar = "FILE",
+	     .help = "master configs whose single-node search spaces the sweeps use where they "
+	             "cover a series (default: configs/*-master.yaml when present)"},
+	    {.name = "--runner-config",
+	     .kind = ARG_ONE,
+	     .metavar = "FILE",
+	     .help = "runners file for the master configs (default: configs/runners.yaml)"},
+	    {.name = "--no-master-configs",
+	     .kind = ARG_FLAG,
+	     .help = "sweep the generic space for every series"},
+	    {.name = "--sweep-no-spec",
+	     .kind = ARG_FLAG,
+	     .help = "leave speculative decoding out of the sweeps, except where a row requires it"},
+	    {.name = "--show-sweeps",
+	     .kind = ARG_FLAG,
+	     .help = "print every config of each frontier sweep with its figures"},
+	    {.name = "--sweep-prompts-per-conc",
+	     .kind = ARG_ONE,
+	     .is_int = true,
+	     .metavar = "N",
+	     .help = "prompts per unit of concurrency of each frontier-sweep config (default 2)"},
+	    {.name = "--sweep-max-conc",
+	     .kind = ARG_ONE,
+	     .is_int = true,
+	     .metavar = "N",
+	     .help = "the sweep's highest concurrency (4..N doubling; default 512)"},
 	    {.name = "--summary",
 	     .kind = ARG_FLAG,
 	     .help = "only the unrunnable rows and the error summary"},
@@ -165,10 +440,14 @@ int cmd_sim_validate(int argc, char **argv)
 	    .top = "infbench sim validate",
 	    .desc = "Runs each published measured point's configuration on the simulator's engine "
 	            "model (in process,\n"
-	            "at model time) and prints published vs simulated tok/s/GPU and interactivity, "
+	            "at model time); for frontier and peak rows, sweeps the series' serving configs "
+	            "and takes the\n"
+	            "frontier's throughput at the published interactivity (or the best config at "
+	            "the peak's\n"
+	            "concurrency). Prints published vs simulated tok/s/GPU and interactivity, "
 	            "the relative errors,\n"
 	            "the rows that cannot run and why, and median / mean absolute percentage "
-	            "errors per kind and GPU.",
+	            "errors per kind, page kind and GPU.",
 	    .epilog = "See docs/sim.md \"Validation\".",
 	    .opts = opts,
 	    .nopts = sizeof opts / sizeof *opts,
@@ -178,7 +457,7 @@ int cmd_sim_validate(int argc, char **argv)
 		args_free(&p);
 		return rc == 1 ? 0 : rc;
 	}
-	val_opts o = {.prompts = 10};
+	val_opts o = {.prompts = 10, .sweep = {.prompts_per_conc = 2, .max_conc = 512}};
 	arg_opt *x;
 	if (!(x = args_get(&p, "--points"))->seen) {
 		rc = args_error(&p, NULL, "--points FILE is required");
@@ -196,9 +475,62 @@ int cmd_sim_validate(int argc, char **argv)
 		}
 		o.prompts = (int)x->ivals[0];
 	}
-	o.all_kinds = args_get(&p, "--all-kinds")->seen;
+	o.kinds[SIM_POINT_MEASURED] = o.kinds[SIM_POINT_FRONTIER] = o.kinds[SIM_POINT_PEAK] = true;
+	if ((x = args_get(&p, "--kinds"))->seen) {
+		static const char *const names[] = {"measured", "peak", "frontier", "other"};
+		const char *v = x->vals[0];
+		for (int k = 0; k < 4; k++)
+			o.kinds[k] = in_names(v, names[k]);
+		for (const char *s = v; *s;) {
+			size_t len = strcspn(s, ",");
+			int k = 0;
+			while (k < 4 && (strlen(names[k]) != len || strncmp(s, names[k], len)))
+				k++;
+			if (k == 4) {
+				rc = args_error(&p, NULL,
+				                "argument --kinds: unknown kind '%.*s' (measured, "
+				                "frontier, peak, other)",
+				                (int)len, s);
+				args_free(&p);
+				return rc;
+			}
+			s += len + (s[len] == ',');
+		}
+	}
+	if (args_get(&p, "--all-kinds")->seen)
+		for (int k = 0; k < 4; k++)
+			o.kinds[k] = true;
+	if ((x = args_get(&p, "--sweep-prompts-per-conc"))->seen) {
+		if (x->ivals[0] < 1 || x->ivals[0] > 100) {
+			rc = args_error(&p, NULL, "argument --sweep-prompts-per-conc: must be 1..100");
+			args_free(&p);
+			return rc;
+		}
+		o.sweep.prompts_per_conc = (int)x->ivals[0];
+	}
+	if ((x = args_get(&p, "--sweep-max-conc"))->seen) {
+		if (x->ivals[0] < 4 || x->ivals[0] > 4096) {
+			rc = args_error(&p, NULL, "argument --sweep-max-conc: must be 4..4096");
+			args_free(&p);
+			return rc;
+		}
+		o.sweep.max_conc = (int)x->ivals[0];
+	}
 	o.quiet = args_get(&p, "--summary")->seen;
+	o.show_sweeps = args_get(&p, "--show-sweeps")->seen;
+	o.sweep.no_spec = args_get(&p, "--sweep-no-spec")->seen;
+	glob_t g = {0};
+	o.runners = (x = args_get(&p, "--runner-config"))->seen ? x->vals[0] : "configs/runners.yaml";
+	if ((x = args_get(&p, "--master-configs"))->seen) {
+		o.masters = x->vals;
+		o.nmasters = x->nvals;
+	} else if (!args_get(&p, "--no-master-configs")->seen &&
+	           glob("configs/*-master.yaml", 0, NULL, &g) == 0 && access(o.runners, R_OK) == 0) {
+		o.masters = (const char *const *)g.gl_pathv;
+		o.nmasters = g.gl_pathc;
+	}
 	int status = validate(&o);
+	globfree(&g);
 	args_free(&p);
 	return status;
 }

@@ -500,3 +500,25 @@ done:
 	free(w);
 	return rc;
 }
+
+int rep_throughput_at(const double *inter, const double *tput, const double *conc, size_t n,
+                      double target, rep_interp *out)
+{
+	memset(out, 0, sizeof *out);
+	if (n == 0)
+		return 0;
+	rep_gpu_point *p = calloc(n, sizeof *p);
+	if (!p)
+		return IB_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		p[i].hw_key = "sim";
+		p[i].interactivity = inter[i];
+		p[i].throughput = tput[i];
+		p[i].concurrency = conc ? conc[i] : 0;
+	}
+	int rc = rep_interpolate_for_gpu(p, n, target, REP_MODE_INTERACTIVITY_TO_THROUGHPUT,
+	                                 REP_COST_H, out);
+	out->hw_key = NULL; /* borrowed from p, freed below */
+	free(p);
+	return rc;
+}

@@ -443,6 +443,15 @@ typedef struct {
 int rep_interpolate_for_gpu(const rep_gpu_point *pts, size_t n, double target, rep_interp_mode mode,
                             rep_cost_provider prov, rep_interp *out);
 
+/* The dashboard's throughput at a target interactivity over raw operating
+ * points (interactivity inter[i], tok/s/GPU tput[i], concurrency conc[i]):
+ * rep_interpolate_for_gpu in REP_MODE_INTERACTIVITY_TO_THROUGHPUT on those
+ * points (its upper_left frontier and monotone spline, the target clamped
+ * into the frontier's range). Returns 1 with *out filled, 0 when n is 0,
+ * IB_ENOMEM. Used by `sim validate` for frontier rows. */
+int rep_throughput_at(const double *inter, const double *tput, const double *conc, size_t n,
+                      double target, rep_interp *out);
+
 /* maxInteractivityAtCost (README 3.8): the highest interactivity whose
  * cost of the given provider/type is <= target_cost. Returns 1 with *out, 0
  * when none, IB_ENOMEM. */

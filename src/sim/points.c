@@ -134,6 +134,69 @@ static void classify(sim_point *p)
 		p->kind = SIM_POINT_OTHER;
 }
 
+/* The value named `name` in a row's `;`-separated metric names and values
+ * ("median_TTFT_ms;median_TPOT_ms;concurrency" / "747.7;108.3;256"), or
+ * NAN. */
+static double metric_value(const char *mname, const char *mval, const char *name)
+{
+	if (!mname || !mval)
+		return NAN;
+	size_t want = strlen(name);
+	for (const char *n = mname, *v = mval; n && v;) {
+		size_t len = strcspn(n, ";");
+		if (len == want && !strncmp(n, name, want) && *v && *v != ';')
+			return atof(v);
+		n = n[len] ? n + len + 1 : NULL;
+		v = strchr(v, ';');
+		v = v ? v + 1 : NULL;
+	}
+	return NAN;
+}
+
+/* A frontier or peak row: the series it stands for (framework, spec
+ * setting named in the note; TP/EP are the sweep's) and why it cannot run. */
+static void configure_series(sim_point *p, const char *note, const char *mname, const char *mval)
+{
+	p->tp = p->ep = 0;
+	p->dp_attn = false;
+	/* "may include speculative decoding such as MTP": any config */
+	if (has(note, "may include speculative"))
+		p->spec = NULL;
+	if (has(note, "speculative decoding = off") || has(note, "non-MTP") ||
+	    has(note, "no MTP")) {
+		p->no_spec = true;
+		p->spec = NULL;
+	}
+	if (p->kind == SIM_POINT_PEAK) {
+		/* Dynamo and MoRI serve multi-node disaggregated recipes */
+		if ((has(note, "dynamo") || has(note, "mori-")) && !has(note, "non-disagg"))
+			p->disagg = true;
+		p->tpot_ms = metric_value(mname, mval, "median_TPOT_ms");
+		if (isnan(p->interactivity) && p->tpot_ms > 0)
+			p->interactivity = 1000 / p->tpot_ms;
+	}
+	if (isnan(p->tps_gpu) && p->cost > 0 && p->gpu && !isnan(sim_gpu_price(p->gpu))) {
+		p->tps_gpu = sim_gpu_price(p->gpu) / (p->cost * 0.0036);
+		p->tps_from_cost = true;
+	}
+	if (!p->model)
+		p->why = "no profile for this model";
+	else if (!p->gpu)
+		p->why = "no profile for this GPU";
+	else if (!p->precision)
+		p->why = "precision not stated";
+	else if (!p->isl || !p->osl)
+		p->why = "ISL/OSL not stated";
+	else if (p->disagg)
+		p->why = "a disaggregated multi-node recipe: worker counts not stated";
+	else if (p->kind == SIM_POINT_PEAK && p->conc <= 0)
+		p->why = "concurrency not stated (a peak throughput only)";
+	else if (p->kind == SIM_POINT_FRONTIER && isnan(p->interactivity))
+		p->why = "no target interactivity";
+	else if (isnan(p->tps_gpu))
+		p->why = "neither throughput nor cost published";
+}
+
 /* Fills the configuration fields of p from its columns; sets p->why when
  * the row cannot be run. */
 static void configure(sim_point *p, const char *model, const char *gpu, const char *prec,
@@ -162,11 +225,11 @@ static void configure(sim_point *p, const char *model, const char *gpu, const ch
 		const char *last = strrchr(mval, ';');
 		p->conc = atoi(last ? last + 1 : mval);
 	}
-	if (p->kind == SIM_POINT_FRONTIER)
-		p->why = "a frontier point: sweeping the master configs' search space and "
-		         "interpolating is not "
-		         "implemented";
-	else if (p->kind == SIM_POINT_OTHER)
+	if (p->kind == SIM_POINT_FRONTIER || p->kind == SIM_POINT_PEAK) {
+		configure_series(p, note, mname, mval);
+		return;
+	}
+	if (p->kind == SIM_POINT_OTHER)
 		p->why = "a prose claim without a configuration";
 	else if (!p->model)
 		p->why = "no profile for this model";
@@ -195,7 +258,7 @@ int sim_points_load(const char *path, ib_arena *a, sim_point **out, size_t *n, i
 	*out = NULL;
 	*n = 0;
 	size_t cap = 0, lineno = 0;
-	int col[32] = {0};
+	int col[32] = {0}, col_cost = -1;
 	static const char *const want[] = {"row_id",
 	                                   "model",
 	                                   "gpu",
@@ -252,6 +315,9 @@ int sim_points_load(const char *path, ib_arena *a, sim_point **out, size_t *n, i
 					goto out;
 				}
 			}
+			for (size_t i = 0; i < nf; i++) /* optional */
+				if (!strcmp(f[i], "cost_usd_per_m_tokens"))
+					col_cost = (int)i;
 			continue;
 		}
 		if (*n == cap) {
@@ -277,6 +343,10 @@ int sim_points_load(const char *path, ib_arena *a, sim_point **out, size_t *n, i
 		p->osl = atoi(F(C_OSL));
 		p->interactivity = F(C_INTER)[0] ? atof(F(C_INTER)) : NAN;
 		p->tps_gpu = F(C_TPS)[0] ? atof(F(C_TPS)) : NAN;
+		p->cost = col_cost >= 0 && (size_t)col_cost < nf && f[col_cost][0]
+		              ? atof(f[col_cost])
+		              : NAN;
+		p->tpot_ms = NAN;
 		classify(p);
 		configure(p, F(C_MODEL), F(C_GPU), F(C_PREC), F(C_NOTE), F(C_MNAME), F(C_MVAL));
 		p->version = sim_version_of(a, F(C_NOTE));
@@ -289,34 +359,90 @@ out:
 	return rc;
 }
 
-int sim_point_config(const sim_point *p, const sim_calib_file *cal, sim_config *c, ib_error *e)
+/* True when a rule of cal names hardware gpu. */
+static bool calib_names_hw(const sim_calib_file *cal, const char *gpu)
 {
-	if (p->why)
-		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "%s", p->why);
+	for (size_t i = 0; cal && i < cal->n; i++)
+		for (size_t j = 0; cal->rules[i].match[1] && cal->rules[i].match[1][j]; j++)
+			if (!strcasecmp(cal->rules[i].match[1][j], gpu))
+				return true;
+	return false;
+}
+
+const char *sim_calib_hw_for(const sim_calib_file *cal, const char *gpu)
+{
+	/* the same GPU architecture (Blackwell, Hopper, CDNA3): the same kernels */
+	static const char *const sibling[][3] = {
+	    {"b300", "b200", NULL}, {"gb200", "b200", NULL}, {"gb300", "b300", "b200"},
+	    {"b200", "b300", NULL}, {"h100", "h200", NULL},  {"h200", "h100", NULL},
+	    {"mi300x", "mi325x", NULL}, {"mi325x", "mi300x", NULL},
+	};
+	if (!gpu || calib_names_hw(cal, gpu))
+		return gpu;
+	for (size_t i = 0; i < sizeof sibling / sizeof *sibling; i++)
+		if (!strcasecmp(sibling[i][0], gpu))
+			for (int j = 1; j < 3 && sibling[i][j]; j++)
+				if (calib_names_hw(cal, sibling[i][j]))
+					return sibling[i][j];
+	return gpu;
+}
+
+void sim_point_config_with(const sim_point *p, const sim_calib_file *cal, const char *framework,
+                           const char *spec, int tp, int ep, bool dp_attn, int conc, sim_config *c)
+{
 	sim_config_init(c);
 	c->model = *sim_model_find(p->model);
 	c->hw = *sim_hw_find(p->gpu);
 	c->precision = p->precision;
-	c->framework = p->framework;
+	c->framework = framework;
 	c->framework_version = p->version;
-	c->tp = p->tp;
-	c->ep = p->ep > 1 ? p->ep : 1;
-	c->dp_attn = p->dp_attn;
-	c->max_num_seqs = p->conc > 256 ? p->conc : 256;
+	c->tp = tp;
+	c->ep = ep > 1 ? ep : 1;
+	c->dp_attn = dp_attn;
+	c->max_num_seqs = conc > 256 ? conc : 256;
 	c->kv_bytes =
 	    !strcmp(p->precision, "bf16") ? 2 : 1; /* InferenceX recipes run an FP8 KV cache */
-	if (p->spec) {
-		c->spec_method = p->spec;
+	if (spec) {
+		c->spec_method = spec;
 		c->num_spec_tokens = 3; /* the recipes' usual draft length */
 		const sim_model *m = &c->model;
 		c->acceptance_length =
 		    m->default_al[3] > 0 ? m->default_al[3] : (1 - pow(0.7, 4)) / 0.3;
 	}
-	sim_calib_key k = {c->framework, c->hw.name, c->precision, c->model.name,
-	                   p->spec ? p->spec : "none", p->version};
+	sim_calib_key k = {c->framework, sim_calib_hw_for(cal, c->hw.name), c->precision,
+	                   c->model.name, spec ? spec : "none", p->version};
 	sim_calib cb;
 	sim_calib_resolve(cal, &k, &cb);
 	sim_calib_apply(&cb, c);
+}
+
+int sim_point_config(const sim_point *p, const sim_calib_file *cal, sim_config *c, ib_error *e)
+{
+	if (p->why)
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "%s", p->why);
+	sim_point_config_with(p, cal, p->framework, p->spec, p->tp, p->ep, p->dp_attn, p->conc, c);
+	return 0;
+}
+
+int sim_config_run(const sim_config *c, int conc, int prompts_per_conc, int isl, int osl,
+                   uint64_t seed, sim_point_result *r, ib_error *e)
+{
+	memset(r, 0, sizeof *r);
+	sim_load ld = {.concurrency = conc,
+	               .num_prompts = conc * (prompts_per_conc > 0 ? prompts_per_conc : 10),
+	               .isl = isl,
+	               .osl = osl,
+	               .range_ratio = 0.8,
+	               .seed = seed};
+	sim_load_result lr;
+	int rc = sim_run_load(c, &ld, &lr, e);
+	if (rc)
+		return rc;
+	int gpus = (c->ep > c->tp ? c->ep : c->tp) * (c->pp > 1 ? c->pp : 1);
+	r->tps_gpu = lr.total_tok_s / gpus;
+	r->interactivity = lr.median_tpot > 0 ? 1.0 / lr.median_tpot : 0;
+	r->median_tpot = lr.median_tpot;
+	r->median_ttft = lr.median_ttft;
 	return 0;
 }
 
@@ -328,21 +454,8 @@ int sim_point_run(const sim_point *p, const sim_calib_file *cal, int prompts_per
 	int rc = sim_point_config(p, cal, &c, e);
 	if (rc)
 		return rc;
-	sim_load ld = {.concurrency = p->conc,
-	               .num_prompts = p->conc * (prompts_per_conc > 0 ? prompts_per_conc : 10),
-	               .isl = p->isl,
-	               .osl = p->osl,
-	               .range_ratio = 0.8,
-	               .seed = (uint64_t)p->row_id + 1};
-	sim_load_result lr;
-	if ((rc = sim_run_load(&c, &ld, &lr, e)))
-		return rc;
-	int gpus = (c.ep > c.tp ? c.ep : c.tp) * (c.pp > 1 ? c.pp : 1);
-	r->tps_gpu = lr.total_tok_s / gpus;
-	r->interactivity = lr.median_tpot > 0 ? 1.0 / lr.median_tpot : 0;
-	r->median_tpot = lr.median_tpot;
-	r->median_ttft = lr.median_ttft;
-	return 0;
+	return sim_config_run(&c, p->conc, prompts_per_conc, p->isl, p->osl, (uint64_t)p->row_id + 1,
+	                      r, e);
 }
 
 double sim_err_pct(double sim, double published)

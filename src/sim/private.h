@@ -217,5 +217,22 @@ void sim_metrics_render(const sim_server *s, ib_buf *out);
 
 /* The median of v[0..n) (sorts v); 0 when n is 0. */
 double sim_median(double *v, size_t n);
+/* The configuration of point p's model, GPU, precision and version run with
+ * the given framework, speculative method (NULL: off), TP, EP, DP-attention
+ * and concurrency, calibrated from cal (NULL: defaults). p must name a model
+ * and GPU with profiles and a precision. */
+void sim_point_config_with(const sim_point *p, const sim_calib_file *cal, const char *framework,
+                           const char *spec, int tp, int ep, bool dp_attn, int conc, sim_config *c);
+/* The hardware name calibration rules are matched with for GPU gpu: gpu
+ * itself when a rule of cal names it, else its closest sibling that one
+ * names within its architecture (B300/GB200 -> B200, GB300 -> B300 or
+ * B200, B200 -> B300, H100 <-> H200, MI300X <-> MI325X), else gpu (docs/sim.md "Frontier and
+ * peak rows"). */
+const char *sim_calib_hw_for(const sim_calib_file *cal, const char *gpu);
+/* Runs c under InferenceX's load (sim_run_load: conc x prompts_per_conc
+ * prompts, ratio 0.8) and gives total tok/s per GPU and 1 / median TPOT.
+ * Errors of sim_run_load. */
+int sim_config_run(const sim_config *c, int conc, int prompts_per_conc, int isl, int osl,
+                   uint64_t seed, sim_point_result *r, ib_error *e);
 
 #endif

@@ -261,7 +261,11 @@ typedef struct {
 	const char *version; /* the first image tag (vX.Y...) or date (YYYY-MM-DD) in the note */
 	int tp, ep, conc, isl, osl;
 	bool dp_attn, disagg;
+	bool no_spec;      /* frontier / peak rows: the page or note rules speculative decoding out */
 	double tps_gpu, interactivity; /* published (NAN when absent) */
+	double cost;       /* published $ per million total tokens (NAN when absent) */
+	double tpot_ms;    /* peak rows: published median TPOT (NAN when absent) */
+	bool tps_from_cost; /* tps_gpu was derived from cost (README's formula) */
 	const char *why;               /* non-NULL: why the row cannot be run */
 } sim_point;
 
@@ -290,6 +294,68 @@ int sim_point_config(const sim_point *p, const sim_calib_file *cal, sim_config *
  * interactivity (1 / median TPOT). */
 int sim_point_run(const sim_point *p, const sim_calib_file *cal, int prompts_per_conc, sim_point_result *r,
 		  ib_error *e);
+
+/* ---- frontier sweeps (docs/sim.md "Frontier and peak rows") ----
+ * A frontier or peak row stands for the best of every serving config of its
+ * series: model x GPU x precision x ISL/OSL (and the framework, framework
+ * version and speculative-decoding setting its note names, if any). The
+ * sweep runs the generic search space of that series in process:
+ * frameworks (the note's, else every framework the calibration file has a
+ * rule for on that GPU, else vllm), TP in {1,2,4,8} within a node (4 GPUs
+ * on GB200/GB300 trays), EP in {1, TP} for MoE models, DP-attention on/off
+ * with EP = TP > 1 (SGLang, vLLM, TRT-LLM), speculative decoding off and
+ * on (the model's MTP or EAGLE3 drafts, 3 tokens) unless ruled out or
+ * required, concurrency 4..max_conc doubling. Configs whose weights do not
+ * fit are left out. */
+typedef struct {
+	const char *framework, *spec; /* spec: NULL when off */
+	int tp, ep, conc;
+	bool dp_attn;
+	double tps_gpu, interactivity, median_ttft, median_tpot;
+	bool from_matrix; /* the config came from the sweep matrix */
+} sim_sweep_point;
+
+/* The $/GPU-hr the dashboard prices a GPU at (owning hyperscaler, README of
+ * real-frontiers), NAN when unknown; gpu is a profile name ("mi355x"). */
+double sim_gpu_price(const char *gpu);
+/* GPUs of one node the sweep spreads TP over: 4 on GB200/GB300 trays, else 8. */
+int sim_sweep_node_gpus(const char *gpu);
+/* True when a and b belong to the same series (one sweep serves both). */
+bool sim_point_same_series(const sim_point *a, const sim_point *b);
+/* Runs the sweep of p's series (p a frontier or peak row without why)
+ * with the options o. *out (malloc'd, the caller frees it) gets the configs that
+ * ran, in enumeration order; *nconf the number enumerated. IB_EINVAL when
+ * p cannot run, IB_ENOMEM. */
+typedef struct {
+	int prompts_per_conc; /* prompts per unit of concurrency of each config (InferenceX: 10) */
+	int max_conc;         /* the highest concurrency (4, 8, ... max_conc) */
+	bool no_spec;         /* spec decoding only where the row requires it */
+	/* a sweep matrix (`matrix full-sweep` rows as ib_val maps), or NULL: a
+	 * series with single-node rows there sweeps those configs instead of
+	 * the generic space (sim_sweep_from_matrix) */
+	const ib_val *matrix;
+} sim_sweep_opts;
+
+/* One config of a sweep (concurrency included). */
+typedef struct {
+	const char *framework, *spec; /* spec: NULL when off */
+	int tp, ep, conc;
+	bool dp_attn;
+} sim_sweep_config;
+/* The configs of the matrix rows that belong to p's series: single-node,
+ * aggregated rows (pp 1) of p's model (model-prefix resolved through the
+ * profile aliases), precision, GPU (the runner's name up to its first '-',
+ * without "cluster:"), ISL/OSL, framework (when p names one) and spec
+ * setting (MTP rows run the model's draft method), concurrency <= max_conc;
+ * duplicates once. *out is malloc'd (NULL when none). 0 or IB_ENOMEM. */
+int sim_sweep_from_matrix(const ib_val *rows, const sim_point *p, int max_conc,
+			  sim_sweep_config **out, size_t *n);
+int sim_sweep_run(const sim_point *p, const sim_calib_file *cal, const sim_sweep_opts *o,
+		  sim_sweep_point **out, size_t *n, size_t *nconf, ib_error *e);
+/* A peak row's counterpart: of the sweep points at the concurrency nearest
+ * to conc (ties: the lower) and of framework fw (NULL: any), the one with
+ * the highest tok/s/GPU; -1 when none. */
+ptrdiff_t sim_sweep_peak(const sim_sweep_point *pts, size_t n, int conc, const char *fw);
 
 /* Absolute percentage errors of a group of rows (sim validate's summary,
  * per kind and per GPU). Zero-initialise; release with sim_ape_free. */

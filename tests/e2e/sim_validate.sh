@@ -5,7 +5,9 @@
 # calibration file. Checks the report's shape, that >= 90 % of the measured
 # rows run, and that the median absolute errors stay at or below the
 # figures docs/sim.md reports (a regression guard on the calibrated model);
-# a broken calibration file is refused with its file:line.
+# the frontier and peak path (a sweep per series, the frontier's throughput
+# at the published interactivity) on a small subset of the points with a
+# reduced sweep; a broken calibration file is refused with its file:line.
 # Usage: sim_validate.sh INFBENCH. Ends with "sim_validate: N passed, N failed".
 set -u
 bin=$1
@@ -20,7 +22,7 @@ no() {
 	fail=$((fail + 1))
 }
 cd "$root" || exit 1
-"$bin" sim validate --points tests/data/sim/points.tsv >"$tmp/out" 2>"$tmp/err"
+"$bin" sim validate --points tests/data/sim/points.tsv --kinds measured >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ "$rc" = 0 ] && ok || no "validate: exit $rc: $(tail -3 "$tmp/err")"
 grep -q '^calibration: configs/sim/calibration.yaml$' "$tmp/out" && ok || no "calibration line"
@@ -35,10 +37,57 @@ mt=$(sed -n 's/.*tok\/s\/GPU APE median *\([0-9.]*\)%.*/\1/p' <<<"$line")
 mi=$(sed -n 's/.*interactivity APE median *\([0-9.]*\)%.*/\1/p' <<<"$line")
 awk -v m="$mt" 'BEGIN { exit !(m != "" && m <= 8) }' && ok || no "median APE tok/s/GPU $mt% (documented 4.0%, guard 8%)"
 awk -v m="$mi" 'BEGIN { exit !(m != "" && m <= 8) }' && ok || no "median APE interactivity $mi% (documented 5.0%, guard 8%)"
-grep -qE '^gpu MI355X +runnable' "$tmp/out" && ok || no "per-GPU lines"
-# the other kinds are listed with why they cannot run
-"$bin" sim validate --points tests/data/sim/points.tsv --all-kinds --summary >"$tmp/all" 2>&1
-grep -q 'frontier point' "$tmp/all" && grep -qE '^frontier +runnable +0/' "$tmp/all" && ok || no "--all-kinds reasons"
+grep -qE '^gpu MI355X measured +runnable' "$tmp/out" && ok || no "per-GPU lines"
+grep -qE '^page blog-measured +runnable +96/96 ' "$tmp/out" && ok || no "per-page-kind lines"
+# prose rows are listed with why they cannot run
+"$bin" sim validate --points tests/data/sim/points.tsv --kinds other --summary >"$tmp/all" 2>&1
+grep -q 'a prose claim without a configuration' "$tmp/all" && grep -qE '^other +runnable +0/' "$tmp/all" &&
+	ok || no "--kinds other reasons"
+# frontier and peak rows: the MiniMax M2.5 H100 blog series (frontier and
+# peak), the GLM-5 MI355X MTP / non-MTP frontiers, the MiniMax M3 MI300X
+# per-dollar rows (throughput from cost), the DeepSeek R1 MI300X compare rows
+# (a series the master configs cover: swept from the matrix); sweeps up to
+# concurrency 128, one prompt per unit of concurrency
+awk -F'\t' 'NR == 1 || ($3 == "MiniMax M2.5" && $5 == "H100" &&
+	($17 == "blog-interpolated" || $17 == "blog-peak")) ||
+	($3 == "GLM-5" && $17 == "blog-interpolated") || $17 == "compare-per-dollar" ||
+	($17 == "compare" && $5 == "MI300X")' \
+	tests/data/sim/points.tsv >"$tmp/sub.tsv"
+"$bin" sim validate --points "$tmp/sub.tsv" --sweep-max-conc 128 --sweep-prompts-per-conc 1 \
+	>"$tmp/f" 2>"$tmp/err"
+rc=$?
+[ "$rc" = 0 ] && ok || no "frontier subset: exit $rc: $(tail -3 "$tmp/err")"
+grep -qE '^sweep matrix: [0-9]+ rows from configs/' "$tmp/f" && ok || no "sweep matrix line"
+grep -qE '^frontier sweeps: 7 series \(1 from the sweep matrix\), [0-9]+ configs, 1 prompts per concurrency, concurrency 4\.\.128, ' "$tmp/f" &&
+	ok || no "sweeps line: $(grep 'frontier sweeps' "$tmp/f")"
+line=$(grep -E '^frontier +runnable' "$tmp/f")
+echo "$line"
+grep -qE 'runnable +26/26 ' <<<"$line" && ok || no "frontier rows runnable: $line"
+mt=$(sed -n 's/.*tok\/s\/GPU APE median *\([0-9.]*\)%.*/\1/p' <<<"$line")
+awk -v m="$mt" 'BEGIN { exit !(m != "" && m <= 20) }' && ok || no "subset frontier median APE $mt% (14.4% when written, guard 20%)"
+grep -qE '^peak +runnable +2/2 ' "$tmp/f" && ok || no "peak rows: $(grep -E '^peak' "$tmp/f")"
+grep -qE '^page compare-per-dollar +runnable +3/3 ' "$tmp/f" && ok || no "per-dollar rows (cost -> throughput)"
+# without the master configs every series sweeps the generic space
+"$bin" sim validate --points "$tmp/sub.tsv" --sweep-max-conc 16 --sweep-prompts-per-conc 1 \
+	--no-master-configs --summary >"$tmp/g" 2>&1
+grep -qE '^frontier sweeps: 7 series \(0 from the sweep matrix\)' "$tmp/g" && ! grep -q '^sweep matrix' "$tmp/g" &&
+	ok || no "--no-master-configs: $(grep 'sweep' "$tmp/g")"
+# a frontier row's line: the nearest frontier config, no interactivity error
+grep -qE '^[0-9]+ +frontier +glm-5 +mi355x +fp8 +sglang .* nan +\+?nan$' "$tmp/f" && ok ||
+	no "frontier row line: $(grep -m1 ' frontier ' "$tmp/f")"
+# the sweep is shown on request; an unknown kind is a usage error
+"$bin" sim validate --points "$tmp/sub.tsv" --kinds frontier --sweep-max-conc 8 --show-sweeps \
+	--sweep-prompts-per-conc 1 --summary >"$tmp/s" 2>&1
+grep -qE '^  sweep sglang +mtp +tp 4 ep 4 dpa conc +8 ' "$tmp/s" && grep -q '(the generic space)$' "$tmp/s" &&
+	grep -qE "^sweep of row [0-9]+'s series \(deepseek-r1 mi300x fp8 8192/1024\): .*\(the sweep matrix\)$" "$tmp/s" &&
+	ok || no "--show-sweeps: $(grep -m3 sweep "$tmp/s")"
+# a broken master config: file:line, exit 1
+printf 'x:\n  image: 1\n' >"$tmp/bad-master.yaml"
+"$bin" sim validate --points "$tmp/sub.tsv" --master-configs "$tmp/bad-master.yaml" >/dev/null 2>"$tmp/e"
+rc=$?
+[ "$rc" = 1 ] && grep -q "bad-master.yaml:2:.*image" "$tmp/e" && ok || no "bad master config: exit $rc $(head -2 "$tmp/e")"
+"$bin" sim validate --points "$tmp/sub.tsv" --kinds frontier,bogus >/dev/null 2>"$tmp/e"
+[ $? = 2 ] && grep -q "unknown kind 'bogus'" "$tmp/e" && ok || no "--kinds bogus: $(cat "$tmp/e")"
 # a broken calibration file: file:line, exit 1
 printf 'rules:\n  - mem-eff: 2\n' >"$tmp/bad.yaml"
 "$bin" sim validate --points tests/data/sim/points.tsv --calibration "$tmp/bad.yaml" >/dev/null 2>"$tmp/e"

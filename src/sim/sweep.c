@@ -1,0 +1,318 @@
+/* Frontier sweeps (docs/sim.md "Frontier and peak rows"): the generic
+ * search space of a published frontier or peak row's series, each config
+ * run in process on the engine model. */
+#include "sim/private.h"
+#include "sim/sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+double sim_gpu_price(const char *gpu)
+{
+	static const struct {
+		const char *gpu;
+		double usd_per_hr;
+	} prices[] = {{"h100", 1.30},   {"h200", 1.41},   {"b200", 1.95},
+	              {"b300", 2.34},   {"gb200", 2.21},  {"gb300", 2.652},
+	              {"mi300x", 1.12}, {"mi325x", 1.28}, {"mi355x", 1.48}};
+	for (size_t i = 0; gpu && i < sizeof prices / sizeof *prices; i++)
+		if (!strcasecmp(gpu, prices[i].gpu))
+			return prices[i].usd_per_hr;
+	return NAN;
+}
+
+int sim_sweep_node_gpus(const char *gpu)
+{
+	return gpu && !strncasecmp(gpu, "gb", 2) ? 4 : 8;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+bool sim_point_same_series(const sim_point *a, const sim_point *b)
+{
+	return same_str(a->model, b->model) && same_str(a->gpu, b->gpu) &&
+	       same_str(a->precision, b->precision) && a->isl == b->isl && a->osl == b->osl &&
+	       same_str(a->framework, b->framework) && same_str(a->version, b->version) &&
+	       same_str(a->spec, b->spec) && a->no_spec == b->no_spec;
+}
+
+/* The draft method a model's recipes use (its profile's MTP heads or an
+ * EAGLE3 head with golden acceptance lengths), NULL when none is modelled. */
+static const char *spec_method_of(const char *model)
+{
+	static const char *const mtp[] = {"deepseek-r1", "deepseek-v4-pro", "glm-5",
+	                                  "qwen3.5-397b-a17b"};
+	static const char *const eagle[] = {"minimax-m3", "kimi-k2.5"};
+	for (size_t i = 0; i < sizeof mtp / sizeof *mtp; i++)
+		if (!strcmp(model, mtp[i]))
+			return "mtp";
+	for (size_t i = 0; i < sizeof eagle / sizeof *eagle; i++)
+		if (!strcmp(model, eagle[i]))
+			return "eagle3";
+	return NULL;
+}
+
+static bool in_list(const char *const *names, const char *v)
+{
+	for (size_t i = 0; names && names[i]; i++)
+		if (!strcasecmp(names[i], v))
+			return true;
+	return false;
+}
+
+/* The frameworks a series sweeps: the row's, else those the calibration
+ * has a rule for on this GPU (in file order), else vllm. */
+static size_t frameworks_of(const sim_point *p, const sim_calib_file *cal, const char **fw,
+                            size_t cap)
+{
+	size_t n = 0;
+	const char *hw = sim_calib_hw_for(cal, p->gpu);
+	if (p->framework) {
+		fw[0] = p->framework;
+		return 1;
+	}
+	for (size_t i = 0; cal && i < cal->n; i++) {
+		const sim_calib_rule *r = &cal->rules[i];
+		if (!r->match[0] || !in_list(r->match[1], hw))
+			continue;
+		for (size_t j = 0; r->match[0][j]; j++) {
+			size_t k = 0;
+			while (k < n && strcasecmp(fw[k], r->match[0][j]))
+				k++;
+			if (k == n && n < cap)
+				fw[n++] = r->match[0][j];
+		}
+	}
+	if (!n)
+		fw[n++] = "vllm";
+	return n;
+}
+
+static bool supports_dp_attn(const char *fw)
+{
+	return !strcmp(fw, "sglang") || !strcmp(fw, "vllm") || !strcmp(fw, "trt");
+}
+
+static int push_config(sim_sweep_config **v, size_t *n, size_t *cap, const sim_sweep_config *c)
+{
+	for (size_t i = 0; i < *n; i++) {
+		const sim_sweep_config *x = &(*v)[i];
+		if (!strcmp(x->framework, c->framework) && same_str(x->spec, c->spec) &&
+		    x->tp == c->tp && x->ep == c->ep && x->conc == c->conc &&
+		    x->dp_attn == c->dp_attn)
+			return 0;
+	}
+	if (ib_grow(v, cap, *n + 1))
+		return IB_ENOMEM;
+	(*v)[(*n)++] = *c;
+	return 0;
+}
+
+/* The generic search space of p's series (sim.h). */
+static int generic_space(const sim_point *p, const sim_calib_file *cal, const sim_sweep_opts *o,
+                         sim_sweep_config **v, size_t *n)
+{
+	const sim_model *m = sim_model_find(p->model);
+	const char *fws[8];
+	size_t nfw = frameworks_of(p, cal, fws, 8), cap = 0;
+	int node = sim_sweep_node_gpus(p->gpu);
+	const char *method = p->spec ? p->spec : spec_method_of(p->model);
+	const char *specs[2];
+	size_t nspec = 0;
+	if (!p->spec)
+		specs[nspec++] = NULL;
+	if (method && !p->no_spec && (p->spec || !o->no_spec))
+		specs[nspec++] = method;
+	for (size_t f = 0; f < nfw; f++)
+		for (int tp = 1; tp <= node; tp *= 2)
+			for (int v3 = 0; v3 < 3; v3++) {
+				/* 0 EP 1; 1 EP = TP; 2 EP = TP with DP-attention */
+				if (v3 && (m->experts == 0 || tp == 1))
+					continue;
+				if (v3 == 2 && !supports_dp_attn(fws[f]))
+					continue;
+				for (size_t s = 0; s < nspec; s++)
+					for (int conc = 4; conc <= o->max_conc; conc *= 2) {
+						sim_sweep_config c = {fws[f], specs[s],
+						                      tp,     v3 ? tp : 1,
+						                      conc,   v3 == 2};
+						if (push_config(v, n, &cap, &c))
+							return IB_ENOMEM;
+					}
+			}
+	return 0;
+}
+
+static const char *row_str(const ib_val *row, const char *key)
+{
+	const ib_val *v = ib_map_get(row, key);
+	return v && v->type == IB_V_STR ? v->str.s : NULL;
+}
+
+static int row_int(const ib_val *row, const char *key, int dflt)
+{
+	const ib_val *v = ib_map_get(row, key);
+	return v && v->type == IB_V_INT ? (int)v->i : dflt;
+}
+
+static bool row_bool(const ib_val *row, const char *key)
+{
+	const ib_val *v = ib_map_get(row, key);
+	return v && v->type == IB_V_BOOL && v->b;
+}
+
+/* The GPU profile of a runner label ("cluster:b300-nv" -> b300), or NULL. */
+static const char *runner_gpu(const char *runner)
+{
+	if (!runner)
+		return NULL;
+	if (!strncmp(runner, "cluster:", 8))
+		runner += 8;
+	char buf[32];
+	size_t k = strcspn(runner, "-");
+	if (k == 0 || k >= sizeof buf)
+		return NULL;
+	memcpy(buf, runner, k);
+	buf[k] = 0;
+	const sim_hw *hw = sim_hw_find(buf);
+	return hw ? hw->name : NULL;
+}
+
+int sim_sweep_from_matrix(const ib_val *rows, const sim_point *p, int max_conc,
+                          sim_sweep_config **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	size_t cap = 0;
+	if (!rows || rows->type != IB_V_LIST || !p->model || !p->gpu || !p->precision)
+		return 0;
+	for (size_t i = 0; i < rows->list.n; i++) {
+		const ib_val *r = rows->list.v[i];
+		const char *prefix = row_str(r, "model-prefix"), *prec = row_str(r, "precision");
+		const char *fw = sim_framework_key(row_str(r, "framework"));
+		const char *gpu = runner_gpu(row_str(r, "runner"));
+		const char *spec = row_str(r, "spec-decoding");
+		const sim_model *m = prefix ? sim_model_find(prefix) : NULL;
+		if (!m || strcmp(m->name, p->model) || !prec || strcasecmp(prec, p->precision) ||
+		    !gpu || strcmp(gpu, p->gpu) || !fw || row_int(r, "isl", 0) != p->isl ||
+		    row_int(r, "osl", 0) != p->osl || row_bool(r, "disagg") ||
+		    row_int(r, "pp", 1) > 1 || (p->framework && strcmp(fw, p->framework)))
+			continue;
+		bool sd = spec && strcmp(spec, "none");
+		if ((sd && p->no_spec) || (!sd && p->spec))
+			continue;
+		const char *method = spec_method_of(p->model);
+		sim_sweep_config c = {.framework = fw,
+		                      .spec = sd ? (p->spec  ? p->spec
+		                                    : method ? method
+		                                             : "mtp")
+		                                 : NULL,
+		                      .tp = row_int(r, "tp", 0),
+		                      .ep = row_int(r, "ep", 1),
+		                      .conc = row_int(r, "conc", 0),
+		                      .dp_attn = row_bool(r, "dp-attn")};
+		if (c.tp < 1 || c.conc < 1 || c.conc > max_conc)
+			continue;
+		if (push_config(out, n, &cap, &c)) {
+			free(*out);
+			*out = NULL;
+			*n = 0;
+			return IB_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int sim_sweep_run(const sim_point *p, const sim_calib_file *cal, const sim_sweep_opts *o,
+                  sim_sweep_point **out, size_t *n, size_t *nconf, ib_error *e)
+{
+	*out = NULL;
+	*n = *nconf = 0;
+	if (p->why)
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "%s", p->why);
+	if (p->kind != SIM_POINT_FRONTIER && p->kind != SIM_POINT_PEAK)
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "row %d is not a frontier or peak row",
+		               p->row_id);
+	sim_sweep_config *v = NULL;
+	size_t nv = 0, cap = 0;
+	int rc = sim_sweep_from_matrix(o->matrix, p, o->max_conc, &v, &nv);
+	if (o->no_spec && !p->spec) { /* optional spec decoding left out */
+		size_t k = 0;
+		for (size_t i = 0; i < nv; i++)
+			if (!v[i].spec)
+				v[k++] = v[i];
+		nv = k;
+	}
+	bool from_matrix = nv > 0;
+	if (!rc && !nv)
+		rc = generic_space(p, cal, o, &v, &nv);
+	if (rc) {
+		rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+		goto fail;
+	}
+	*nconf = nv;
+	for (size_t i = 0; i < nv; i++) {
+		const sim_sweep_config *k = &v[i];
+		sim_config c;
+		sim_point_config_with(p, cal, k->framework, k->spec, k->tp, k->ep, k->dp_attn,
+		                      k->conc, &c);
+		sim_point_result r;
+		ib_error skip = {0};
+		rc = sim_config_run(&c, k->conc, o->prompts_per_conc, p->isl, p->osl, i + 1, &r,
+		                    &skip);
+		if (rc == IB_EINVAL) { /* does not fit: not a config */
+			rc = 0;
+			continue;
+		}
+		if (rc) {
+			*e = skip;
+			goto fail;
+		}
+		if (ib_grow(out, &cap, *n + 1)) {
+			rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+			goto fail;
+		}
+		(*out)[(*n)++] = (sim_sweep_point){.framework = k->framework,
+		                                   .spec = k->spec,
+		                                   .tp = k->tp,
+		                                   .ep = k->ep,
+		                                   .conc = k->conc,
+		                                   .dp_attn = k->dp_attn,
+		                                   .tps_gpu = r.tps_gpu,
+		                                   .interactivity = r.interactivity,
+		                                   .median_ttft = r.median_ttft,
+		                                   .median_tpot = r.median_tpot,
+		                                   .from_matrix = from_matrix};
+	}
+	free(v);
+	return 0;
+fail:
+	free(v);
+	free(*out);
+	*out = NULL;
+	*n = 0;
+	return rc;
+}
+
+ptrdiff_t sim_sweep_peak(const sim_sweep_point *pts, size_t n, int conc, const char *fw)
+{
+	int best_conc = -1;
+	for (size_t i = 0; i < n; i++) {
+		if (fw && strcasecmp(pts[i].framework, fw))
+			continue;
+		int d = abs(pts[i].conc - conc), bd = abs(best_conc - conc);
+		if (best_conc < 0 || d < bd || (d == bd && pts[i].conc < best_conc))
+			best_conc = pts[i].conc;
+	}
+	ptrdiff_t best = -1;
+	for (size_t i = 0; i < n; i++)
+		if (pts[i].conc == best_conc && (!fw || !strcasecmp(pts[i].framework, fw)) &&
+		    (best < 0 || pts[i].tps_gpu > pts[best].tps_gpu))
+			best = (ptrdiff_t)i;
+	return best;
+}

@@ -1,0 +1,337 @@
+/* Frontier and peak rows of `sim validate` (docs/sim.md "Frontier and peak
+ * rows"): the throughput at a target interactivity, the peak pick, how the
+ * rows are read, the sweep's search space, the calibration fallback. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/report.h"
+#include "sim/sim.h"
+
+static char tmpdir[64];
+
+static const char *write_tmp(const char *name, const char *text)
+{
+	static char path[128];
+	if (!tmpdir[0]) {
+		strcpy(tmpdir, "/tmp/ib-simfront-XXXXXX");
+		cr_assert_not_null(mkdtemp(tmpdir));
+	}
+	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static void cleanup(void)
+{
+	char path[128];
+	const char *names[] = {"p.tsv", "c.yaml"};
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);
+		unlink(path);
+	}
+	rmdir(tmpdir);
+	tmpdir[0] = 0;
+}
+
+TestSuite(sim_frontier, .fini = cleanup);
+
+/* A synthetic sweep: two configs' curves (throughput falls as
+ * interactivity rises) and dominated points in between. */
+static const double INTER[] = {120, 90, 60, 35, 20, 10, 100, 70, 40, 25, 15, 50, 30};
+static const double TPUT[] = {300,  700,  1500, 2600, 3600, 4200, 500,
+                              1300, 2900, 3900, 4600, 900,  1000};
+static const double CONC[] = {4, 8, 16, 32, 64, 128, 4, 8, 16, 32, 64, 8, 16};
+#define NPTS (sizeof INTER / sizeof *INTER)
+
+Test(sim_frontier, throughput_at_equals_interpolate_for_gpu)
+{
+	rep_gpu_point p[NPTS];
+	memset(p, 0, sizeof p);
+	for (size_t i = 0; i < NPTS; i++) {
+		p[i].hw_key = "x";
+		p[i].interactivity = INTER[i];
+		p[i].throughput = TPUT[i];
+		p[i].concurrency = CONC[i];
+	}
+	const double targets[] = {5, 10, 22.5, 37, 55, 80, 99.9, 120, 200};
+	for (size_t t = 0; t < sizeof targets / sizeof *targets; t++) {
+		rep_interp a, b;
+		cr_assert_eq(rep_throughput_at(INTER, TPUT, CONC, NPTS, targets[t], &a), 1);
+		cr_assert_eq(rep_interpolate_for_gpu(p, NPTS, targets[t],
+		                                     REP_MODE_INTERACTIVITY_TO_THROUGHPUT,
+		                                     REP_COST_H, &b),
+		             1);
+		cr_assert_eq(a.value, b.value, "target %g: %.17g vs %.17g", targets[t], a.value,
+		             b.value);
+		cr_assert_eq(a.concurrency, b.concurrency);
+		cr_assert_eq(a.clamped, b.clamped);
+		cr_assert_eq(a.nnearest, b.nnearest);
+		cr_assert_eq(a.nearest[0], b.nearest[0]);
+	}
+	/* on the frontier's knots the value is the knot's; dominated points never count */
+	rep_interp a;
+	cr_assert_eq(rep_throughput_at(INTER, TPUT, CONC, NPTS, 40, &a), 1);
+	cr_assert_float_eq(a.value, 2900, 1e-9);
+	cr_assert_eq(rep_throughput_at(INTER, TPUT, CONC, NPTS, 30, &a), 1);
+	cr_assert_gt(a.value, 2900);
+	cr_assert_lt(a.value, 3900);
+	/* outside the frontier: clamped to its ends */
+	cr_assert_eq(rep_throughput_at(INTER, TPUT, CONC, NPTS, 500, &a), 1);
+	cr_assert(a.clamped_above);
+	cr_assert_float_eq(a.value, 300, 1e-9);
+	cr_assert_eq(rep_throughput_at(INTER, TPUT, CONC, 0, 50, &a), 0);
+}
+
+Test(sim_frontier, peak_takes_best_config_at_nearest_concurrency)
+{
+	sim_sweep_point s[] = {
+	    {.framework = "vllm", .tp = 8, .conc = 64, .tps_gpu = 1000},
+	    {.framework = "vllm", .tp = 4, .conc = 64, .tps_gpu = 1500},
+	    {.framework = "sglang", .tp = 4, .conc = 64, .tps_gpu = 1700},
+	    {.framework = "vllm", .tp = 4, .conc = 128, .tps_gpu = 2000},
+	    {.framework = "vllm", .tp = 4, .conc = 32, .tps_gpu = 900},
+	};
+	size_t n = sizeof s / sizeof *s;
+	cr_assert_eq(sim_sweep_peak(s, n, 64, NULL), 2);
+	cr_assert_eq(sim_sweep_peak(s, n, 64, "vllm"), 1);
+	cr_assert_eq(sim_sweep_peak(s, n, 100, "vllm"), 3); /* 128 is nearer than 64 */
+	cr_assert_eq(sim_sweep_peak(s, n, 96, "vllm"), 1);  /* a tie: the lower */
+	cr_assert_eq(sim_sweep_peak(s, n, 2048, NULL), 3);
+	cr_assert_eq(sim_sweep_peak(s, n, 64, "trt"), -1);
+}
+
+#define HDR                                                                                        \
+	"row_id\tmodel\tgpu\tprecision\tframework_or_config_note\tisl\tosl\t"                      \
+	"interactivity_tok_s_user\tthroughput_tok_s_gpu\tcost_usd_per_m_tokens\t"                  \
+	"other_metric_name\tother_metric_value\tpage_kind\n"
+
+Test(sim_frontier, rows_read_as_series)
+{
+	const char *path = write_tmp(
+	    "p.tsv", HDR
+	    "1\tMiniMax M3\tMI300X\tFP8\tper-dollar page; best available config per "
+	    "GPU\t1024\t1024\t"
+	    "55\t\t0.871\tconcurrency_approx\t29\tcompare-per-dollar\n"
+	    "2\tGLM-5\tMI355X\tFP8\tSGLang FP8 non-MTP; iso-interactivity cost; 2026-05-20\t8192\t"
+	    "1024\t15\t\t0.28\t\t\tblog-interpolated\n"
+	    "3\tQwen 3.5 397B-A17B\tMI355X\tFP8\tspeculative decoding = MTP; spec-decode "
+	    "page\t1024\t"
+	    "1024\t50\t2000\t\t\t\tcompare-spec-decode\n"
+	    "4\tMiniMax M2.5\tB200\tFP8\tbest available serving config for that side (may include "
+	    "speculative decoding such as MTP where recipes exist)\t1024\t1024\t40\t3000\t\t\t\t"
+	    "compare-precision\n"
+	    "5\tMiniMax M2.5\tB200\tFP8\tvllm; peak config\t8192\t1024\t\t9652.0\t0.06\t"
+	    "median_TTFT_ms;median_TPOT_ms;concurrency\t436.4;58.4;256\tblog-peak\n"
+	    "6\tDeepSeek R1 0528\tB200\tFP4\tdynamo-trt; peak\t1024\t1024\t\t13429.7\t0.04\t"
+	    "median_TTFT_ms;median_TPOT_ms;concurrency\t4144.9;33.5;1691\tblog-peak\n"
+	    "7\tgpt-oss 120B\tB200\tFP4\ttrt; peak\t8192\t1024\t\t9420.6\t\tpeak_throughput\t"
+	    "9420.6\tblog-peak\n");
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	sim_point *p;
+	size_t n;
+	cr_assert_eq(sim_points_load(path, a, &p, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(n, 7);
+	/* a cost-only row: throughput from the README's formula at MI300X's $1.12 */
+	cr_assert_eq(p[0].kind, SIM_POINT_FRONTIER);
+	cr_assert_null(p[0].why);
+	cr_assert(p[0].tps_from_cost);
+	cr_assert_float_eq(p[0].tps_gpu, 1.12 / (0.871 * 0.0036), 1e-9);
+	cr_assert_eq(p[0].tp, 0); /* TP / EP are the sweep's */
+	/* non-MTP rules spec decoding out; MTP pages require it; "may include" allows it */
+	cr_assert(p[1].no_spec);
+	cr_assert_null(p[1].spec);
+	cr_assert_str_eq(p[1].framework, "sglang");
+	cr_assert_str_eq(p[2].spec, "mtp");
+	cr_assert_not(p[2].no_spec);
+	cr_assert_null(p[3].spec);
+	cr_assert_not(p[3].no_spec);
+	cr_assert(sim_point_same_series(&p[3], &p[3]));
+	cr_assert_not(sim_point_same_series(&p[3], &p[4])); /* ISL and framework differ */
+	/* peak rows: concurrency and TPOT -> interactivity */
+	cr_assert_eq(p[4].kind, SIM_POINT_PEAK);
+	cr_assert_null(p[4].why);
+	cr_assert_eq(p[4].conc, 256);
+	cr_assert_float_eq(p[4].interactivity, 1000 / 58.4, 1e-9);
+	cr_assert_not(p[4].tps_from_cost);
+	/* Dynamo serves multi-node disaggregated recipes; no concurrency: no peak */
+	cr_assert_not_null(p[5].why);
+	cr_assert_not_null(strstr(p[5].why, "disaggregated"));
+	cr_assert_not_null(p[6].why);
+	cr_assert_not_null(strstr(p[6].why, "concurrency"));
+	ib_arena_free(a);
+}
+
+Test(sim_frontier, sweep_space_and_calibration_fallback)
+{
+	const char *tsv =
+	    write_tmp("p.tsv", HDR
+	              "1\tLlama 3.3 70B\tB300\tFP8\tvLLM; frontier\t1024\t1024\t40\t1000\t\t\t\t"
+	              "compare\n"
+	              "2\tLlama 3.3 70B\tB300\tFP8\tvLLM TP=4; measured\t1024\t1024\t40\t1000\t\t"
+	              "TPOT_ms;concurrency\t25;8\tblog-measured\n");
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	sim_point *p;
+	size_t n;
+	cr_assert_eq(sim_points_load(tsv, a, &p, &n, &e), 0, "%s", e.msg);
+	const char *yaml = write_tmp("c.yaml", "rules:\n"
+	                                       "  - match: {framework: vllm, hardware: b200}\n"
+	                                       "    step-overhead-us: 777\n");
+	sim_calib_file cal;
+	ib_diags d = {.a = a};
+	cr_assert_eq(sim_calib_load(yaml, a, &cal, &d, &e), 0, "%s", e.msg);
+	/* B300 has no rule of its own: the B200 rule applies (same architecture) */
+	sim_config c;
+	cr_assert_eq(sim_point_config(&p[1], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(c.step_overhead_s, 777e-6, 1e-12);
+	cr_assert_str_eq(c.hw.name, "b300"); /* the hardware itself stays B300 */
+	/* the sweep: dense model -> EP 1 and no DP-attention; no spec method for Llama */
+	sim_sweep_opts o = {.prompts_per_conc = 1, .max_conc = 16};
+	sim_sweep_point *s;
+	size_t ns, nconf;
+	cr_assert_eq(sim_sweep_run(&p[0], &cal, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
+	cr_assert_eq(nconf, 4 * 3); /* TP 1, 2, 4, 8 x concurrency 4, 8, 16 */
+	cr_assert_eq(ns, nconf);    /* 70B in FP8 fits one B300 */
+	for (size_t i = 0; i < ns; i++) {
+		cr_assert_eq(s[i].ep, 1);
+		cr_assert_not(s[i].dp_attn);
+		cr_assert_null(s[i].spec);
+		cr_assert_str_eq(s[i].framework, "vllm");
+		cr_assert_gt(s[i].tps_gpu, 0);
+		cr_assert_gt(s[i].interactivity, 0);
+	}
+	/* more concurrency on one config: more throughput, less interactivity */
+	cr_assert_eq(s[0].tp, 1);
+	cr_assert_eq(s[2].conc, 16);
+	cr_assert_gt(s[2].tps_gpu, s[0].tps_gpu);
+	cr_assert_lt(s[2].interactivity, s[0].interactivity);
+	free(s);
+	/* a measured row is not a series */
+	cr_assert_eq(sim_sweep_run(&p[1], &cal, &o, &s, &ns, &nconf, &e), IB_EINVAL);
+	ib_diags_free(&d);
+	ib_arena_free(a);
+}
+
+Test(sim_frontier, moe_sweep_has_ep_dpa_and_spec)
+{
+	const char *tsv = write_tmp(
+	    "p.tsv", HDR "1\tQwen 3.5 397B-A17B\tMI355X\tFP8\tSGLang; frontier\t1024\t1024\t40\t"
+	                 "1000\t\t\t\tcompare\n");
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	sim_point *p;
+	size_t n;
+	cr_assert_eq(sim_points_load(tsv, a, &p, &n, &e), 0, "%s", e.msg);
+	sim_sweep_opts o = {.prompts_per_conc = 1, .max_conc = 4};
+	sim_sweep_point *s;
+	size_t ns, nconf;
+	cr_assert_eq(sim_sweep_run(&p[0], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
+	/* TP 1 (EP 1 only) + TP 2, 4, 8 x (EP 1, EP = TP, EP = TP + DPA), each without and
+	 * with MTP, one concurrency */
+	cr_assert_eq(nconf, (1 + 3 * 3) * 2);
+	bool dpa = false, ep = false, spec = false;
+	for (size_t i = 0; i < ns; i++) {
+		dpa |= s[i].dp_attn;
+		ep |= s[i].ep > 1;
+		if (s[i].spec) {
+			spec = true;
+			cr_assert_str_eq(s[i].spec, "mtp");
+		}
+	}
+	cr_assert(dpa && ep && spec);
+	free(s);
+	o.no_spec = true;
+	cr_assert_eq(sim_sweep_run(&p[0], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
+	cr_assert_eq(nconf, 1 + 3 * 3);
+	free(s);
+	ib_arena_free(a);
+}
+
+Test(sim_frontier, matrix_rows_of_a_series)
+{
+	const char *tsv =
+	    write_tmp("p.tsv", HDR
+	              "1\tQwen 3.5 397B-A17B\tMI355X\tFP8\tspeculative decoding = Off\t1024\t1024\t"
+	              "40\t1000\t\t\t\tcompare-spec-decode\n"
+	              "2\tQwen 3.5 397B-A17B\tMI355X\tFP8\tspeculative decoding = MTP\t1024\t1024\t"
+	              "40\t1000\t\t\t\tcompare-spec-decode\n");
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	sim_point *p;
+	size_t n;
+	cr_assert_eq(sim_points_load(tsv, a, &p, &n, &e), 0, "%s", e.msg);
+	/* rows as `matrix full-sweep` writes them (the keys the sweep reads) */
+	const char *json =
+	    "["
+	    "{\"model-prefix\":\"qwen3.5\",\"precision\":\"fp8\",\"framework\":\"sglang\","
+	    "\"runner\":\"mi355x\",\"isl\":1024,\"osl\":1024,\"tp\":4,\"ep\":1,\"pp\":1,\"conc\":8,"
+	    "\"dp-attn\":false,\"spec-decoding\":\"none\",\"disagg\":false},"
+	    /* the same config again (another runner node): once */
+	    "{\"model-prefix\":\"qwen3.5\",\"precision\":\"fp8\",\"framework\":\"sglang\","
+	    "\"runner\":\"mi355x\",\"isl\":1024,\"osl\":1024,\"tp\":4,\"ep\":1,\"pp\":1,\"conc\":8,"
+	    "\"dp-attn\":false,\"spec-decoding\":\"none\",\"disagg\":false},"
+	    "{\"model-prefix\":\"qwen3.5\",\"precision\":\"fp8\",\"framework\":\"atom\","
+	    "\"runner\":\"cluster:mi355x-amds\",\"isl\":1024,\"osl\":1024,\"tp\":8,\"ep\":8,\"pp\":"
+	    "1,"
+	    "\"conc\":64,\"dp-attn\":true,\"spec-decoding\":\"mtp\",\"disagg\":false},"
+	    /* not the series: 8k1k, another GPU, another precision, disaggregated, too much conc */
+	    "{\"model-prefix\":\"qwen3.5\",\"precision\":\"fp8\",\"framework\":\"sglang\","
+	    "\"runner\":\"mi355x\",\"isl\":8192,\"osl\":1024,\"tp\":4,\"ep\":1,\"conc\":8,"
+	    "\"spec-decoding\":\"none\"},"
+	    "{\"model-prefix\":\"qwen3.5\",\"precision\":\"fp8\",\"framework\":\"sglang\","
+	    "\"runner\":\"mi325x\",\"isl\":1024,\"osl\":1024,\"tp\":4,\"ep\":1,\"conc\":8,"
+	    "\"spec-decoding\":\"none\"},"
+	    "{\"model-prefix\":\"qwen3.5\",\"precision\":\"fp4\",\"framework\":\"sglang\","
+	    "\"runner\":\"mi355x\",\"isl\":1024,\"osl\":1024,\"tp\":4,\"ep\":1,\"conc\":8,"
+	    "\"spec-decoding\":\"none\"},"
+	    "{\"model-prefix\":\"qwen3.5\",\"precision\":\"fp8\",\"framework\":\"sglang\","
+	    "\"runner\":\"mi355x\",\"isl\":1024,\"osl\":1024,\"tp\":4,\"ep\":1,\"conc\":8,"
+	    "\"spec-decoding\":\"none\",\"disagg\":true},"
+	    "{\"model-prefix\":\"qwen3.5\",\"precision\":\"fp8\",\"framework\":\"sglang\","
+	    "\"runner\":\"mi355x\",\"isl\":1024,\"osl\":1024,\"tp\":4,\"ep\":1,\"conc\":1024,"
+	    "\"spec-decoding\":\"none\"}"
+	    "]";
+	ib_val *rows;
+	cr_assert_eq(ib_json_parse(a, "m.json", json, strlen(json), &rows, &e), 0, "%s", e.msg);
+	sim_sweep_config *c;
+	size_t nc;
+	cr_assert_eq(sim_sweep_from_matrix(rows, &p[0], 512, &c, &nc), 0);
+	cr_assert_eq(nc, 1); /* spec decoding off: the MTP row is not this series' */
+	cr_assert_str_eq(c[0].framework, "sglang");
+	cr_assert_eq(c[0].tp, 4);
+	cr_assert_eq(c[0].conc, 8);
+	cr_assert_null(c[0].spec);
+	free(c);
+	cr_assert_eq(sim_sweep_from_matrix(rows, &p[1], 512, &c, &nc), 0);
+	cr_assert_eq(nc, 1); /* spec decoding required: only the MTP row */
+	cr_assert_str_eq(c[0].framework, "atom");
+	cr_assert_str_eq(c[0].spec, "mtp");
+	cr_assert_eq(c[0].ep, 8);
+	cr_assert(c[0].dp_attn);
+	free(c);
+	/* the sweep runs the matrix's configs, marked as such */
+	sim_sweep_opts o = {.prompts_per_conc = 1, .max_conc = 512, .matrix = rows};
+	sim_sweep_point *s;
+	size_t ns, nconf;
+	cr_assert_eq(sim_sweep_run(&p[1], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
+	cr_assert_eq(nconf, 1);
+	cr_assert_eq(ns, 1);
+	cr_assert(s[0].from_matrix);
+	free(s);
+	/* a series the matrix does not cover: the generic space */
+	o.max_conc = 4;
+	p[1].gpu = "b200";
+	cr_assert_eq(sim_sweep_run(&p[1], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
+	cr_assert_gt(nconf, 1);
+	cr_assert(ns > 0 && !s[0].from_matrix);
+	free(s);
+	ib_arena_free(a);
+}
