@@ -219,6 +219,12 @@ typedef struct {
 	bool use_chat_template;
 	int num_workers; /* the reference's chunking: 1 serial, W > 1 W chunks */
 	int threads;     /* generation threads; 0: one per online CPU */
+	/* a folder of generated prompt sets (--prompt-cache), or NULL: a set is
+	 * keyed by everything it depends on (tokenizer files, the random
+	 * state, lengths, counts, chunking, template), so a hit gives the very
+	 * prompts generation would; read/write problems only mean a miss */
+	const char *cache_dir;
+	bool cache_hit; /* out: the prompts came from cache_dir */
 	/* a status line to redraw in place (NULL text: clear it); may be
 	 * called from several generation threads */
 	void (*progress)(void *arg, const char *text);
@@ -233,7 +239,7 @@ typedef struct {
  * but the caller's with a tokenizer of its own loaded from t->path; the
  * result is the same for every thread count (num_workers alone changes
  * it, as in the reference). */
-int bench_random_dataset(ib_arena *a, bench_tokenizer *t, ib_mt *global, const bench_random_opts *o,
+int bench_random_dataset(ib_arena *a, bench_tokenizer *t, ib_mt *global, bench_random_opts *o,
 			 bench_prompt **out, ib_buf *stats, ib_error *e);
 /* decode with the tokenizer, then transformers' cleanup when t->cleanup */
 int bench_decode(bench_tokenizer *t, const uint32_t *ids, size_t n, ib_buf *out, ib_error *e);
@@ -342,6 +348,7 @@ typedef struct {
 	int64_t seed;           /* 0 */
 	int random_num_workers; /* the reference's chunking; 0: min(cpus, 8) */
 	int prompt_threads;     /* 0: one per CPU */
+	const char *prompt_cache; /* --prompt-cache DIR, or NULL (bench_random_opts.cache_dir) */
 	bool use_chat_template, dsv4;
 	/* requests */
 	int best_of;            /* 1 */

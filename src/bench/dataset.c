@@ -4,12 +4,14 @@
 #include "chat/chat.h"
 #include "tok/tok.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* transformers' clean_up_tokenization: ten replacements, in this order,
@@ -333,7 +335,103 @@ static int gen_all(gen_ctx *g, bench_tokenizer *t, ib_mt *local, int W, ib_error
 	return rc;
 }
 
-int bench_random_dataset(ib_arena *a, bench_tokenizer *t, ib_mt *g, const bench_random_opts *o,
+/* ---- the prompt cache (--prompt-cache) ---- */
+
+static const char cache_magic[8] = "IBPC1\n\0\0";
+
+static void sha_file(ib_sha256 *h, const char *dir, const char *name)
+{
+	ib_buf p = {0}, b = {0};
+	ib_error e = {0};
+	if (!ib_buf_printf(&p, "%s/%s", dir, name) && !ib_read_file(p.data, &b, &e))
+		ib_sha256_update(h, b.data ? b.data : "", b.len);
+	else if (!ib_read_file(dir, &b, &e)) /* the path is the tokenizer.json itself */
+		ib_sha256_update(h, b.data ? b.data : "", b.len);
+	ib_sha256_update(h, "|", 1);
+	ib_buf_free(&p);
+	ib_buf_free(&b);
+}
+
+/* DIR/<sha256 of what the prompts depend on>.prompts, into path */
+static void cache_path(const gen_ctx *gc, const bench_tokenizer *t, const ib_mt *local,
+                       const int64_t *out_lens, int W, ib_buf *path)
+{
+	ib_sha256 h;
+	ib_sha256_init(&h);
+	sha_file(&h, t->path, "tokenizer.json");
+	sha_file(&h, t->path, "tokenizer_config.json");
+	int64_t head[7] = {gc->V, gc->prefix, (int64_t)gc->n, W, t->use_chat_template, t->dsv4,
+	                   t->cleanup};
+	ib_sha256_update(&h, head, sizeof head);
+	ib_sha256_update(&h, local->mt, sizeof local->mt);
+	ib_sha256_update(&h, gc->prefix_ids, (size_t)gc->prefix * sizeof *gc->prefix_ids);
+	ib_sha256_update(&h, gc->in_lens, gc->n * sizeof *gc->in_lens);
+	ib_sha256_update(&h, out_lens, gc->n * sizeof *out_lens);
+	ib_sha256_update(&h, gc->offsets, gc->n * sizeof *gc->offsets);
+	uint8_t d[32];
+	ib_sha256_final(&h, d);
+	ib_buf_printf(path, "%s/", gc->o->cache_dir);
+	for (int i = 0; i < 32; i++)
+		ib_buf_printf(path, "%02x", d[i]);
+	ib_buf_puts(path, ".prompts");
+}
+
+/* Fills the slots from a cached set; false (slots untouched) on any mismatch. */
+static bool cache_load(const char *path, gen_slot *slots, size_t n)
+{
+	ib_buf b = {0};
+	ib_error e = {0};
+	bool ok = !ib_read_file(path, &b, &e) && b.len >= 16 && !memcmp(b.data, cache_magic, 8);
+	uint64_t cnt = 0;
+	if (ok)
+		memcpy(&cnt, b.data + 8, 8);
+	ok = ok && cnt == n;
+	size_t at = 16, i = 0;
+	for (; ok && i < n; i++) {
+		int64_t plen;
+		uint64_t len;
+		if (b.len - at < 16)
+			break;
+		memcpy(&plen, b.data + at, 8);
+		memcpy(&len, b.data + at + 8, 8);
+		at += 16;
+		if (len > b.len - at || !(slots[i].text = malloc(len + 1)))
+			break;
+		memcpy(slots[i].text, b.data + at, len);
+		slots[i].text[len] = 0;
+		slots[i].len = len;
+		slots[i].plen = plen;
+		at += len;
+	}
+	ok = ok && i == n && at == b.len;
+	if (!ok)
+		for (size_t k = 0; k < n; k++) {
+			free(slots[k].text);
+			slots[k].text = NULL;
+		}
+	ib_buf_free(&b);
+	return ok;
+}
+
+/* Writes the set (atomically; a failure only loses the cache entry). */
+static void cache_store(const char *dir, const char *path, const gen_slot *slots, size_t n)
+{
+	ib_error e = {0};
+	ib_atomic w = {0};
+	if ((mkdir(dir, 0777) != 0 && errno != EEXIST) || ib_atomic_open(&w, path, &e))
+		return;
+	uint64_t cnt = n;
+	bool ok = fwrite(cache_magic, 1, 8, w.f) == 8 && fwrite(&cnt, 8, 1, w.f) == 1;
+	for (size_t i = 0; ok && i < n; i++) {
+		uint64_t len = slots[i].len;
+		ok = fwrite(&slots[i].plen, 8, 1, w.f) == 1 && fwrite(&len, 8, 1, w.f) == 1 &&
+		     fwrite(slots[i].text, 1, len, w.f) == len;
+	}
+	if (!ok || ib_atomic_commit(&w, &e))
+		ib_atomic_abort(&w);
+}
+
+int bench_random_dataset(ib_arena *a, bench_tokenizer *t, ib_mt *g, bench_random_opts *o,
 			 bench_prompt **out, ib_buf *stats, ib_error *e)
 {
 	size_t N = o->num_prompts;
@@ -377,7 +475,18 @@ int bench_random_dataset(ib_arena *a, bench_tokenizer *t, ib_mt *g, const bench_
 	ib_mt_seed_array(&local, g->mt, 4);
 	gen_ctx gc = {.o = o, .V = V, .prefix = prefix, .prefix_ids = prefix_ids, .in_lens = in_lens,
 		      .offsets = offsets, .slots = slots, .n = N};
-	rc = gen_all(&gc, t, &local, o->num_workers > 1 ? o->num_workers : 1, e);
+	int W = o->num_workers > 1 ? o->num_workers : 1;
+	ib_buf cpath = {0};
+	o->cache_hit = false;
+	if (o->cache_dir)
+		cache_path(&gc, t, &local, out_lens, W, &cpath);
+	if (cpath.data && cache_load(cpath.data, slots, N))
+		o->cache_hit = true;
+	else
+		rc = gen_all(&gc, t, &local, W, e);
+	if (!rc && cpath.data && !o->cache_hit)
+		cache_store(o->cache_dir, cpath.data, slots, N);
+	ib_buf_free(&cpath);
 	if (o->progress)
 		o->progress(o->progress_arg, NULL);
 	if (rc)

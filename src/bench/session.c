@@ -519,6 +519,7 @@ static int prompts_for(const bench_options *o, const bench_log *log, bench_token
 	    .use_chat_template = o->use_chat_template,
 	    .num_workers = workers,
 	    .threads = o->prompt_threads,
+	    .cache_dir = o->prompt_cache,
 	    .progress = log ? log->progress : NULL,
 	    .progress_arg = log ? log->arg : NULL,
 	};
@@ -535,6 +536,9 @@ static int prompts_for(const bench_options *o, const bench_log *log, bench_token
 	*gen_s = (double)(ib_now_ns() - gen0) * 1e-9;
 	if (!rc && chunk && n)
 		say(log, false, "Prompt generation completed in %.1fs\n", *gen_s);
+	if (!rc && ro.cache_hit)
+		say(log, true, "infbench: the %zu prompts came from the prompt cache in %s\n", n,
+		    o->prompt_cache);
 	if (!rc && stats.data && log && log->out)
 		log->out(log->arg, stats.data);
 	ib_buf_free(&stats);

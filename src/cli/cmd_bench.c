@@ -78,6 +78,7 @@ static const arg_opt flags[] = {
 	{.name = "--kernel-timestamps", .kind = ARG_FLAG, .help = "infbench: chunk times from SO_TIMESTAMPNS (the default)"},
 	{.name = "--user-timestamps", .kind = ARG_FLAG, .help = "infbench: chunk times when the client has read them, as the reference"},
 	{.name = "--threads", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "infbench: event-loop threads for very high rates (default 1)"},
+	{.name = "--prompt-cache", .kind = ARG_ONE, .metavar = "DIR", .help = "infbench: keep generated prompt sets in DIR and reuse one when everything it depends on is the same (same prompts, no generation)"},
 	{.name = "--prompt-threads", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "infbench: prompt generation threads (default: one per CPU; same prompts for any N)"},
 	{.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
 };
@@ -199,6 +200,7 @@ static int options(arg_parser *p, bench_options *o, double *pcts, size_t cap)
 	o->seed = INT("--seed", 0);
 	o->random_num_workers = (int)INT("--random-num-workers", 0);
 	o->prompt_threads = (int)INT("--prompt-threads", 0);
+	o->prompt_cache = STR("--prompt-cache", NULL);
 	o->use_chat_template = OPT("--use-chat-template")->seen;
 	o->dsv4 = OPT("--dsv4")->seen;
 	o->best_of = (int)INT("--best-of", 1);

@@ -63,6 +63,7 @@ typedef struct {
 	ib_buf reason;
 	double server_start_s, client_s, process_s; /* phases (bench/run.sh) */
 	const char *eval_log, *shown_eval_log;
+	const char *prompt_cache; /* STORE/prompt-cache: the client's --prompt-cache */
 	void *exec;                                 /* the executor (exec.c) */
 } row_ctx;
 

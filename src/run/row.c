@@ -130,6 +130,10 @@ static const char **client_argv(row_ctx *rc)
 	add(a, v, &n, ib_arena_printf(a, "%s.json", rc->it->name));
 	if (rc->it->spec)
 		add(a, v, &n, "--use-chat-template");
+	/* rows with the same workload (ISL/OSL, concurrency, tokenizer, seed)
+	 * share one generated prompt set: the same prompts, generated once */
+	add(a, v, &n, "--prompt-cache");
+	add(a, v, &n, rc->prompt_cache);
 	if (rc->x->prompt_threads > 0) {
 		add(a, v, &n, "--prompt-threads");
 		add(a, v, &n, ib_arena_printf(a, "%d", rc->x->prompt_threads));

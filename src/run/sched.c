@@ -378,6 +378,7 @@ static void run_one(exec_t *x, run_item *it, const char *devices)
 	rc.shown_client_log =
 	    ib_arena_printf(rc.a, "%s/failed/%s/%s.log", x->st.dir, it->identity, cl);
 	rc.eval_log = ib_arena_printf(rc.a, "%s/eval.log", rc.ws);
+	rc.prompt_cache = ib_arena_printf(rc.a, "%s/prompt-cache", x->st.dir);
 	rc.shown_eval_log = ib_arena_printf(rc.a, "%s/failed/%s/eval.log", x->st.dir, it->identity);
 	const ib_val *c = ib_map_get(it->row, "conc");
 	rc.conc = c && c->type == IB_V_INT ? c->i : 1;

@@ -130,6 +130,28 @@ first_in=$(grep -o '"input_lens": \[[0-9]*' "$tmp/t.json" | sed 's/.*\[//')
 ptok=$(metric 'vllm:prompt_tokens_total')
 [ -n "$in_total" ] && [ "${ptok%.*}" = $((in_total + 2 * first_in)) ] && ok ||
 	no "sim --tokenizer counted $ptok prompt tokens, client $in_total + 2 x $first_in"
+# the prompt cache: a second run (and a third, with the chat template off) reuses
+# or regenerates exactly the prompts generation gives
+pc() { # pc NAME [more flags]: a small run with --prompt-cache $tmp/pc
+	local name=$1
+	shift
+	"$bin" bench --model llama3-8b --tokenizer "$tokdir" --port "$port" --dataset-name random \
+		--random-input-len 300 --random-output-len 4 --num-prompts 12 --max-concurrency 4 --ignore-eos \
+		--num-warmups 0 --save-result --result-dir "$tmp" --result-filename "$name.json" "$@" >/dev/null 2>"$tmp/$name.err"
+}
+psha() { grep -o '"prompts_sha256": "[0-9a-f]*"' "$1"; }
+pc nocache && pc pc1 --prompt-cache "$tmp/pc" && pc pc2 --prompt-cache "$tmp/pc" &&
+	pc pc3 --prompt-cache "$tmp/pc" --use-chat-template && pc tmpl --use-chat-template
+[ -n "$(psha "$tmp/nocache.json")" ] && [ "$(psha "$tmp/pc1.json")" = "$(psha "$tmp/nocache.json")" ] &&
+	[ "$(psha "$tmp/pc2.json")" = "$(psha "$tmp/nocache.json")" ] && ok ||
+	no "prompt cache: the cached prompts differ from generated ones"
+! grep -q 'prompt cache' "$tmp/pc1.err" && grep -q 'came from the prompt cache' "$tmp/pc2.err" && ok ||
+	no "prompt cache: the second run did not reuse the set"
+[ "$(psha "$tmp/pc3.json")" = "$(psha "$tmp/tmpl.json")" ] && ! grep -q 'prompt cache' "$tmp/pc3.err" &&
+	[ "$(ls "$tmp/pc" | wc -l)" = 2 ] && ok || no "prompt cache: another workload must miss and add a set"
+for f in "$tmp"/pc/*.prompts; do head -c 100 "$f" >"$f.cut" && mv "$f.cut" "$f"; done # damaged entries
+pc pc4 --prompt-cache "$tmp/pc" && [ "$(psha "$tmp/pc4.json")" = "$(psha "$tmp/nocache.json")" ] &&
+	! grep -q 'prompt cache' "$tmp/pc4.err" && ok || no "prompt cache: a damaged entry must be regenerated"
 exec 3<>"/dev/tcp/127.0.0.1/$port"
 printf 'POST /tokenize HTTP/1.1\r\nHost: x\r\nContent-Length: 25\r\nConnection: close\r\n\r\n{"prompt": "Hello world"}' >&3
 grep -q '"tokens": \[9906, 1917\], "count": 2' <&3 && ok || no "/tokenize"
