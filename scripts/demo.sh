@@ -65,13 +65,20 @@ else
 			if (conc == 1 || conc == 64 || conc == 256) printf "  %-5s %-18s %12s %14.1f %14.1f\n", isl, tp "/" ep "/" dpa, conc, t, u }' \
 			"$out/results/agg_bmk.json" | sort -n -k1,1 -k3,3 | head -n 16
 	fi
+	if [ -s "$out/results/agg_eval_bmk.json" ]; then
+		echo "  gsm8k evals of the run-eval rows (the simulator grades at --eval-accuracy 0.93):"
+		awk '/"conc"/ { gsub(/[,]/, ""); conc = $2 } /"tp"/ { gsub(/[,]/, ""); tp = $2 }
+			/"em_strict":/ { gsub(/[,]/, ""); printf "    tp %s conc %-4s strict-match %.3f\n", tp, conc, $2 }' \
+			"$out/results/agg_eval_bmk.json"
+	fi
 	[ "$rc" = 0 ] || exit "$rc"
 fi
 
 echo
 echo "== 6. the report (one self-contained HTML file)"
 if [ -s "$out/results/agg_bmk.json" ]; then
-	"$bin" report "$out/results/agg_bmk.json" -o "$out/report.html" --svg "$out/charts" --title "minimaxm3-fp4-mi355x-vllm-mtp on the simulator"
+	# the store's folder: agg_bmk.json and the evals of the run-eval rows (agg_eval_bmk.json)
+	"$bin" report "$out/results" -o "$out/report.html" --svg "$out/charts" --title "minimaxm3-fp4-mi355x-vllm-mtp on the simulator"
 	echo "report: $(pwd)/$out/report.html"
 else
 	echo "(skipped: no agg_*.json rows in $out yet; 'infbench report DIR -o FILE.html' draws them)"
