@@ -378,6 +378,49 @@ out:
 	return status;
 }
 
+/* An integer option within [lo, hi] into *out (left as it is when absent);
+ * 0, or the usage error's status. */
+static int int_in(arg_parser *p, const char *name, int lo, int hi, int *out)
+{
+	arg_opt *x = args_get(p, name);
+	if (!x->seen)
+		return 0;
+	if (x->ivals[0] < lo || x->ivals[0] > hi)
+		return args_error(p, NULL, "argument %s: must be %d..%d", name, lo, hi);
+	*out = (int)x->ivals[0];
+	return 0;
+}
+
+/* --kinds LIST / --all-kinds into kinds[4] (default measured, frontier,
+ * peak); 0, or the usage error's status. */
+static int kinds_opt(arg_parser *p, bool kinds[4])
+{
+	static const char *const names[] = {"measured", "peak", "frontier", "other"};
+	arg_opt *x = args_get(p, "--kinds");
+	kinds[SIM_POINT_MEASURED] = kinds[SIM_POINT_FRONTIER] = kinds[SIM_POINT_PEAK] = true;
+	if (x->seen) {
+		const char *v = x->vals[0];
+		for (int k = 0; k < 4; k++)
+			kinds[k] = in_names(v, names[k]);
+		for (const char *s = v; *s;) {
+			size_t len = strcspn(s, ",");
+			int k = 0;
+			while (k < 4 && (strlen(names[k]) != len || strncmp(s, names[k], len)))
+				k++;
+			if (k == 4)
+				return args_error(p, NULL,
+				                  "argument --kinds: unknown kind '%.*s' (measured, "
+				                  "frontier, peak, other)",
+				                  (int)len, s);
+			s += len + (s[len] == ',');
+		}
+	}
+	if (args_get(p, "--all-kinds")->seen)
+		for (int k = 0; k < 4; k++)
+			kinds[k] = true;
+	return 0;
+}
+
 int cmd_sim_validate(int argc, char **argv)
 {
 	arg_opt opts[] = {
@@ -467,54 +510,12 @@ int cmd_sim_validate(int argc, char **argv)
 	o.points = x->vals[0];
 	if ((x = args_get(&p, "--calibration"))->seen)
 		o.calibration = x->vals[0];
-	if ((x = args_get(&p, "--prompts-per-conc"))->seen) {
-		if (x->ivals[0] < 1 || x->ivals[0] > 100) {
-			rc = args_error(&p, NULL, "argument --prompts-per-conc: must be 1..100");
-			args_free(&p);
-			return rc;
-		}
-		o.prompts = (int)x->ivals[0];
-	}
-	o.kinds[SIM_POINT_MEASURED] = o.kinds[SIM_POINT_FRONTIER] = o.kinds[SIM_POINT_PEAK] = true;
-	if ((x = args_get(&p, "--kinds"))->seen) {
-		static const char *const names[] = {"measured", "peak", "frontier", "other"};
-		const char *v = x->vals[0];
-		for (int k = 0; k < 4; k++)
-			o.kinds[k] = in_names(v, names[k]);
-		for (const char *s = v; *s;) {
-			size_t len = strcspn(s, ",");
-			int k = 0;
-			while (k < 4 && (strlen(names[k]) != len || strncmp(s, names[k], len)))
-				k++;
-			if (k == 4) {
-				rc = args_error(&p, NULL,
-				                "argument --kinds: unknown kind '%.*s' (measured, "
-				                "frontier, peak, other)",
-				                (int)len, s);
-				args_free(&p);
-				return rc;
-			}
-			s += len + (s[len] == ',');
-		}
-	}
-	if (args_get(&p, "--all-kinds")->seen)
-		for (int k = 0; k < 4; k++)
-			o.kinds[k] = true;
-	if ((x = args_get(&p, "--sweep-prompts-per-conc"))->seen) {
-		if (x->ivals[0] < 1 || x->ivals[0] > 100) {
-			rc = args_error(&p, NULL, "argument --sweep-prompts-per-conc: must be 1..100");
-			args_free(&p);
-			return rc;
-		}
-		o.sweep.prompts_per_conc = (int)x->ivals[0];
-	}
-	if ((x = args_get(&p, "--sweep-max-conc"))->seen) {
-		if (x->ivals[0] < 4 || x->ivals[0] > 4096) {
-			rc = args_error(&p, NULL, "argument --sweep-max-conc: must be 4..4096");
-			args_free(&p);
-			return rc;
-		}
-		o.sweep.max_conc = (int)x->ivals[0];
+	if ((rc = int_in(&p, "--prompts-per-conc", 1, 100, &o.prompts)) ||
+	    (rc = kinds_opt(&p, o.kinds)) ||
+	    (rc = int_in(&p, "--sweep-prompts-per-conc", 1, 100, &o.sweep.prompts_per_conc)) ||
+	    (rc = int_in(&p, "--sweep-max-conc", 4, 4096, &o.sweep.max_conc))) {
+		args_free(&p);
+		return rc;
 	}
 	o.quiet = args_get(&p, "--summary")->seen;
 	o.show_sweeps = args_get(&p, "--show-sweeps")->seen;
