@@ -11,14 +11,10 @@
 #     clock x S is off by about the stall x S, so the test can tell.
 # Needs the llama3 tokenizer fixture. Usage: sim_stall.sh INFBENCH.
 # Ends with "sim_stall: N passed, N failed".
-set -u
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-tokdir=$root/fixtures/tokenizers/llama3
+. "$(dirname "$0")/lib.sh" sim_stall "$1"
+e2e_need_tok fail
+tokdir=$tok
 tmp=$(mktemp -d)
-pass=0
-fail=0
-simpid=
 benchpid=
 cleanup() {
 	[ -n "$simpid" ] && kill -CONT "$simpid" 2>/dev/null
@@ -27,16 +23,6 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-ok() { pass=$((pass + 1)); }
-no() {
-	echo "FAIL: $1"
-	fail=$((fail + 1))
-}
-if [ ! -f "$tokdir/tokenizer.json" ]; then
-	echo "fixtures missing: $tokdir (run make fixtures)"
-	echo "sim_stall: 0 passed, 1 failed"
-	exit 1
-fi
 # a slow GPU: a decode step is ~125 ms of model time, ~6 ms of wall at S = 20
 cat >"$tmp/slow.yaml" <<'Y'
 hardware:
@@ -156,5 +142,4 @@ within std_itl_ms 0.25 5
 within mean_ttft_ms 0.25 50
 within median_ttft_ms 0.25 50
 within mean_e2el_ms 0.05 50
-echo "sim_stall: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+e2e_end

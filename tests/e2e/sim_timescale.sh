@@ -13,29 +13,10 @@
 # (every step late, the old behaviour) exceeds that.
 # Needs the llama3 tokenizer fixture. Usage: sim_timescale.sh INFBENCH.
 # Ends with "sim_timescale: N passed, N failed".
-set -u
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-tokdir=$root/fixtures/tokenizers/llama3
-tmp=$(mktemp -d)
-pass=0
-fail=0
-simpid=
-cleanup() {
-	[ -n "$simpid" ] && kill "$simpid" 2>/dev/null && wait "$simpid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-ok() { pass=$((pass + 1)); }
-no() {
-	echo "FAIL: $1"
-	fail=$((fail + 1))
-}
-if [ ! -f "$tokdir/tokenizer.json" ]; then
-	echo "fixtures missing: $tokdir (run make fixtures)"
-	echo "sim_timescale: 0 passed, 1 failed"
-	exit 1
-fi
+. "$(dirname "$0")/lib.sh" sim_timescale "$1"
+e2e_need_tok fail
+tokdir=$tok
+e2e_tmp
 # a slow GPU, so that a step (weights read: ~125 ms of model time) stays
 # long in wall time even at scale 200 (0.6 ms)
 cat >"$tmp/slow.yaml" <<'Y'
@@ -129,5 +110,4 @@ for S in 20 200; do
 	within "throughput (tok/s)" $S "${thr[$S]}" "${thr[1]}" \
 		"$(awk -v s=$S -v n="$N" -v d="${dur[1]}" 'BEGIN { print 2 * s * n / d }')"
 done
-echo "sim_timescale: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+e2e_end
