@@ -213,6 +213,19 @@ int run_store_status(ib_arena *a, const char *store, ib_val **out, ib_error *e)
 	return 0;
 }
 
+/* A list written as `infbench collect` writes it (indent 2), atomically. */
+static int write_list(const char *path, const ib_val *list, ib_error *e)
+{
+	ib_buf b = {0};
+	ib_json_opts o = IB_JSON_PYTHON;
+	o.indent = 2;
+	int rc = ib_json_write(&b, list, &o, e);
+	if (!rc)
+		rc = ib_write_file_atomic(path, b.data, b.len, e);
+	ib_buf_free(&b);
+	return rc;
+}
+
 /* The eval rows of the plan's done eval rows into agg_eval_<X> beside
  * out_path (agg_<X>); nothing when there are none. */
 static int collect_evals(const run_plan *p, const char *store, const char *out_path, ib_arena *a,
@@ -239,14 +252,7 @@ static int collect_evals(const run_plan *p, const char *store, const char *out_p
 	if (!strncmp(base, "agg_", 4))
 		base += 4;
 	snprintf(path, sizeof path, "%.*sagg_eval_%s", (int)dl, out_path, base);
-	ib_buf b = {0};
-	ib_json_opts o = IB_JSON_PYTHON;
-	o.indent = 2;
-	rc = ib_json_write(&b, all, &o, e);
-	if (!rc)
-		rc = ib_write_file_atomic(path, b.data, b.len, e);
-	ib_buf_free(&b);
-	return rc;
+	return write_list(path, all, e);
 }
 
 int run_collect(const run_plan *p, const char *store, const char *out_path, ib_error *e)
@@ -267,14 +273,8 @@ int run_collect(const run_plan *p, const char *store, const char *out_path, ib_e
 		if (!rc && ib_list_push(a, list, v))
 			rc = IB_ENOMEM;
 	}
-	ib_buf b = {0};
-	ib_json_opts o = IB_JSON_PYTHON;
-	o.indent = 2;
 	if (!rc)
-		rc = ib_json_write(&b, list, &o, e);
-	if (!rc)
-		rc = ib_write_file_atomic(out_path, b.data, b.len, e);
-	ib_buf_free(&b);
+		rc = write_list(out_path, list, e);
 	if (!rc)
 		rc = collect_evals(p, store, out_path, a, e);
 	ib_arena_free(a);
