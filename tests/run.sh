@@ -17,8 +17,10 @@ add() { # add PASSED FAILED
 }
 
 echo "== unit tests (Criterion, ASan+UBSan)"
+t0=$SECONDS
 out=$("$unit" -j2 2>&1)
 rc=$?
+echo "(unit tests: $((SECONDS - t0)) s)"
 printf '%s\n' "$out" | grep -vE '^\[----\] .*: Passed$' | tail -n 30
 syn=$(printf '%s\n' "$out" | grep 'Synthesis:' | tail -n 1)
 t=$(sed -n 's/.*Tested: \([0-9]*\).*/\1/p' <<<"$syn")
@@ -44,9 +46,11 @@ for suite in "${suites[@]}"; do
 	[ -e "$suite" ] || continue
 	[ "$suite" = "$here/e2e/lib.sh" ] && continue # sourced by the suites
 	echo "== $(basename "$suite")"
+	t0=$SECONDS
 	out=$("$suite" "$bin" 2>&1)
 	rc=$?
 	printf '%s\n' "$out" | tail -n 40
+	echo "($(basename "$suite"): $((SECONDS - t0)) s)"
 	line=$(printf '%s\n' "$out" | grep -E '[0-9]+ passed, [0-9]+ failed' | tail -n 1)
 	p=$(sed -n 's/.* \([0-9]*\) passed.*/\1/p' <<<"$line")
 	f=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<<"$line")
