@@ -15,7 +15,7 @@ static int load_yaml(ib_arena *a, const char *path, const char *what, ib_val **d
 		rc = cfg_problem(d, path, 0, 0, NULL, NULL, NULL, "%s does not exist", what);
 	else if (rc)
 		rc = cfg_problem(d, e.file[0] ? e.file : path, e.line, e.col, NULL, NULL, NULL,
-		                  "%s", e.msg);
+		                 "%s", e.msg);
 	else
 		return 0;
 	return rc ? rc : IB_EINVAL;
@@ -49,15 +49,14 @@ int cfg_load_master(ib_arena *a, const char *const *paths, size_t npaths, ib_val
 			ib_val *k = doc->map.kv[i].key;
 			if (k->type != IB_V_STR) {
 				if (cfg_problem(d, paths[f], k->line, k->col, NULL, NULL, k,
-				                 "config keys must be strings"))
+				                "config keys must be strings"))
 					return IB_ENOMEM;
 				continue;
 			}
 			if (strchr(k->str.s, '*')) {
-				if (cfg_problem(
-				        d, paths[f], k->line, k->col, k->str.s, NULL, NULL,
-				        "wildcard '*' is not allowed in master config keys "
-				        "(it is reserved for patterns)"))
+				if (cfg_problem(d, paths[f], k->line, k->col, k->str.s, NULL, NULL,
+				                "wildcard '*' is not allowed in master config keys "
+				                "(it is reserved for patterns)"))
 					return IB_ENOMEM;
 				continue;
 			}

@@ -430,7 +430,7 @@ bool cfg_validate_entry(const char *key, const ib_val *entry, ib_diags *d)
 	vctx c = {.d = d, .entry = key};
 	if (entry->type != IB_V_MAP) {
 		cfg_problem(d, entry->file, entry->line, entry->col, key, NULL, entry,
-		             "a master config entry must be a mapping");
+		            "a master config entry must be a mapping");
 		return false;
 	}
 	bool multinode = ib_val_truthy(ib_map_get(entry, "multinode"));
@@ -451,7 +451,7 @@ bool cfg_validate_runners(const ib_val *doc, ib_diags *d, const char *file)
 	if (doc->type != IB_V_MAP || !labels || labels->type != IB_V_MAP) {
 		const ib_val *at = labels ? labels : doc;
 		cfg_problem(d, file, at->line, at->col, NULL, "labels", NULL,
-		             "runner config must define a labels mapping (label: [node, ...])");
+		            "runner config must define a labels mapping (label: [node, ...])");
 		return false;
 	}
 	bool ok = true;
@@ -466,22 +466,22 @@ bool cfg_validate_runners(const ib_val *doc, ib_diags *d, const char *file)
 		snprintf(path, sizeof path, "labels.%s", name);
 		if (k->type != IB_V_STR) {
 			cfg_problem(d, file, k->line, k->col, name, path, NULL,
-			             "label names must be strings");
+			            "label names must be strings");
 			ok = false;
 		} else if (v->type != IB_V_LIST) {
 			cfg_problem(d, file, v->line, v->col, name, path, v,
-			             "must be a list, got %s", ib_vtype_pyname(v));
+			            "must be a list, got %s", ib_vtype_pyname(v));
 			ok = false;
 		} else if (v->list.n == 0) {
 			cfg_problem(d, file, v->line, v->col, name, path, NULL,
-			             "cannot be an empty list");
+			            "cannot be an empty list");
 			ok = false;
 		} else {
 			for (size_t j = 0; j < v->list.n; j++) {
 				if (v->list.v[j]->type != IB_V_STR) {
 					cfg_problem(d, file, v->list.v[j]->line, v->list.v[j]->col,
-					             name, path, v->list.v[j],
-					             "must contain only strings");
+					            name, path, v->list.v[j],
+					            "must contain only strings");
 					ok = false;
 					break;
 				}
@@ -498,7 +498,7 @@ bool cfg_validate_runners(const ib_val *doc, ib_diags *d, const char *file)
 			sch_push(&c, "hardware");
 			if (v->type != IB_V_MAP) {
 				cfg_problem(d, file, v->line, v->col, NULL, "hardware", v,
-				             "should be a mapping");
+				            "should be a mapping");
 				ok = false;
 				continue;
 			}
@@ -519,7 +519,7 @@ bool cfg_validate_runners(const ib_val *doc, ib_diags *d, const char *file)
 		char name[256];
 		ib_val_repr(k, name, sizeof name);
 		cfg_problem(d, file, k->line, k->col, NULL, k->type == IB_V_STR ? k->str.s : name,
-		             NULL, "unknown field (runners.yaml has only 'labels' and 'hardware')");
+		            NULL, "unknown field (runners.yaml has only 'labels' and 'hardware')");
 		ok = false;
 	}
 	return ok;

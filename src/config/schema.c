@@ -55,7 +55,7 @@ void sch_fail(vctx *c, const ib_val *node, const char *key, const char *fmt, ...
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	cfg_problem(c->d, at ? at->file : NULL, at ? at->line : 0, at ? at->col : 0, c->entry,
-	             c->path, got, "%s", msg);
+	            c->path, got, "%s", msg);
 	sch_pop(c, mark);
 }
 
@@ -285,10 +285,10 @@ bool sch_validate(vctx *c, const model *m, const ib_val *node)
 		const char *hy = k->type == IB_V_STR ? alias_of(m, k->str.s) : NULL;
 		if (hy)
 			cfg_problem(c->d, k->file, k->line, k->col, c->entry, c->path, NULL,
-			             "unknown field; write it with hyphens: '%s'", hy);
+			            "unknown field; write it with hyphens: '%s'", hy);
 		else
 			cfg_problem(c->d, k->file, k->line, k->col, c->entry, c->path, NULL,
-			             "unknown field (not allowed in %s)", m->name);
+			            "unknown field (not allowed in %s)", m->name);
 		sch_pop(c, mark);
 		ok = false;
 	}
@@ -299,7 +299,7 @@ bool sch_validate(vctx *c, const model *m, const ib_val *node)
 		if (!v || (v->type == IB_V_NULL && f->pres == P_OPT)) {
 			if (!v && f->pres == P_REQ) {
 				cfg_problem(c->d, node->file, node->line, node->col, c->entry,
-				             c->path, NULL, "required field is missing");
+				            c->path, NULL, "required field is missing");
 				ok = false;
 			}
 		} else if (!check_field(c, f, v)) {

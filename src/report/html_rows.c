@@ -238,7 +238,8 @@ static int skip(rep_rowset *rs, ib_diags *d, const char *file, size_t idx, const
 	char subj[48];
 	snprintf(subj, sizeof subj, "row %zu", idx + 1);
 	return ib_diag_add(
-	    d, &(ib_diag){.severity = IB_SEV_WARNING, .file = file, .subject = subj, .field = field},
+	    d,
+	    &(ib_diag){.severity = IB_SEV_WARNING, .file = file, .subject = subj, .field = field},
 	    "%s; row skipped", why);
 }
 
@@ -372,12 +373,13 @@ static int add_bench(ib_arena *a, rep_rowset *rs, ib_diags *d, const char *file,
 		if (isnan(rep_row_num(r, need[k]))) {
 			char subj[48];
 			snprintf(subj, sizeof subj, "row %zu", idx + 1);
-			int rc = ib_diag_add(d,
-			                     &(ib_diag){.severity = IB_SEV_WARNING,
-			                                .file = file,
-			                                .subject = subj,
-			                                .field = need[k]},
-			                     "missing: the row is left out of the charts that need it");
+			int rc =
+			    ib_diag_add(d,
+			                &(ib_diag){.severity = IB_SEV_WARNING,
+			                           .file = file,
+			                           .subject = subj,
+			                           .field = need[k]},
+			                "missing: the row is left out of the charts that need it");
 			if (rc)
 				return rc;
 		}

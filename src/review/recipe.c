@@ -56,13 +56,14 @@ static int ep_hardcoded(rv_report *r, rv_script *s)
 		if (mentions_ep(c->conds) || mentions_ep(c->text))
 			continue;
 		int l = line_of(s, c, "--enable-expert-parallel");
-		if (rv_add(r, "ep-hardcoded", s->path, l,
-		            "enable it only when the config asks for it: `if [ \"$EP_SIZE\" -gt 1 ]; then "
-		            "EP=\" --enable-expert-parallel\"; else EP=\" \"; fi` (or under the "
-		            "DP_ATTENTION branch)",
-		            "--enable-expert-parallel is hard-coded (not under an EP_SIZE or "
-		            "DP_ATTENTION condition): every point of the sweep runs with expert "
-		            "parallelism, whatever its ep value"))
+		if (rv_add(
+		        r, "ep-hardcoded", s->path, l,
+		        "enable it only when the config asks for it: `if [ \"$EP_SIZE\" -gt 1 ]; "
+		        "then EP=\" --enable-expert-parallel\"; else EP=\" \"; fi` (or under "
+		        "the DP_ATTENTION branch)",
+		        "--enable-expert-parallel is hard-coded (not under an EP_SIZE or "
+		        "DP_ATTENTION condition): every point of the sweep runs with expert "
+		        "parallelism, whatever its ep value"))
 			return IB_ENOMEM;
 	}
 	return 0;

@@ -267,12 +267,12 @@ static int changelog_rules(rv_report *r, rv_tree *bt, rv_tree *ht, const char **
 	free(hv);
 	if (bad &&
 	    rv_add(r, "changelog-append-end", cl, (int)(bad <= nh ? bad : nh),
-	            "restore the existing entries as they are on the base and add the new entries "
-	            "after the last one",
-	            "perf-changelog.yaml is changed above its end (first difference at line %zu): "
-	            "the file is read oldest to newest, so new entries must be appended after the "
-	            "last existing one and existing entries left as they are",
-	            bad))
+	           "restore the existing entries as they are on the base and add the new entries "
+	           "after the last one",
+	           "perf-changelog.yaml is changed above its end (first difference at line %zu): "
+	           "the file is read oldest to newest, so new entries must be appended after the "
+	           "last existing one and existing entries left as they are",
+	           bad))
 		return IB_ENOMEM;
 	/* append-only entries */
 	ib_val *bdoc, *hdoc;
@@ -306,23 +306,24 @@ static int changelog_rules(rv_report *r, rv_tree *bt, rv_tree *ht, const char **
 	rv_checked(r, "append-only-review");
 	if (nao != nnew &&
 	    rv_add(r, "append-only-mixed", cl, first_line, NULL,
-	            "%zu of the %zu new perf-changelog entries are append-only: append-only and "
-	            "regular entries may not be mixed in one change",
-	            nao, nnew))
+	           "%zu of the %zu new perf-changelog entries are append-only: append-only and "
+	           "regular entries may not be mixed in one change",
+	           nao, nnew))
 		return IB_ENOMEM;
 	if (mod && rv_add(r, "append-only-mixed", cl, mod_line, NULL,
-	                   "an append-only change may not use the eval modifier '%s'", mod))
+	                  "an append-only change may not use the eval modifier '%s'", mod))
 		return IB_ENOMEM;
 	size_t others = 0;
 	for (size_t i = 0; i < nchanged; i++)
 		others += strcmp(changed[i], cl) != 0;
 	if (others) {
-		if (rv_add(r, "append-only-review", cl, first_line,
-		           "confirm from the diff that every changed behaviour is reachable only from "
-		           "the appended points (no existing point, image or recipe changes)",
-		           "append-only entry: %zu other file%s changed; a human must check that each "
-		           "change is gated to the appended points",
-		           others, others == 1 ? "" : "s"))
+		if (rv_add(
+		        r, "append-only-review", cl, first_line,
+		        "confirm from the diff that every changed behaviour is reachable only from "
+		        "the appended points (no existing point, image or recipe changes)",
+		        "append-only entry: %zu other file%s changed; a human must check that each "
+		        "change is gated to the appended points",
+		        others, others == 1 ? "" : "s"))
 			return IB_ENOMEM;
 		for (size_t i = 0; i < nchanged; i++)
 			if (strcmp(changed[i], cl) &&
@@ -415,11 +416,12 @@ static int change_mode(const rv_opts *o, rv_report *r, ib_error *e)
 	if (!rc && cfg_changed) {
 		rv_checked(r, "changelog-missing");
 		if (!cl_changed &&
-		    rv_add(r, "changelog-missing", first_cfg, 0,
-		            "add an entry at the end of perf-changelog.yaml (config-keys, description, "
-		            "pr-link) documenting the config change",
-		            "master config files were modified but perf-changelog.yaml was not "
-		            "updated"))
+		    rv_add(
+		        r, "changelog-missing", first_cfg, 0,
+		        "add an entry at the end of perf-changelog.yaml (config-keys, description, "
+		        "pr-link) documenting the config change",
+		        "master config files were modified but perf-changelog.yaml was not "
+		        "updated"))
 			rc = IB_ENOMEM;
 	}
 	if (!rc && cl_changed)

@@ -549,20 +549,29 @@ Test(base, diags_format_and_count)
 	ib_arena *a = ib_arena_new();
 	ib_diags d = {.a = a};
 	cr_assert_eq(ib_diag_add(&d,
-	                         &(ib_diag){.file = "x.yaml", .line = 3, .col = 7, .rule = "R1",
-	                                    .subject = "key", .field = "tp"},
+	                         &(ib_diag){.file = "x.yaml",
+	                                    .line = 3,
+	                                    .col = 7,
+	                                    .rule = "R1",
+	                                    .subject = "key",
+	                                    .field = "tp"},
 	                         "bad %d", 4),
 	             0);
-	cr_assert_eq(ib_diag_add(&d, &(ib_diag){.severity = IB_SEV_WARNING, .field = ""}, "hmm"), 0);
+	cr_assert_eq(ib_diag_add(&d, &(ib_diag){.severity = IB_SEV_WARNING, .field = ""}, "hmm"),
+	             0);
 	cr_assert_eq(ib_diag_add(&d, &(ib_diag){.file = "y", .line = 2}, "z"), 0);
 	cr_assert_eq(ib_diag_add(&d,
-	                         &(ib_diag){.file = "c.yaml", .line = 4, .col = 1, .kind = "entry",
-	                                    .subject = "", .field = "a.b", .got = "5"},
+	                         &(ib_diag){.file = "c.yaml",
+	                                    .line = 4,
+	                                    .col = 1,
+	                                    .kind = "entry",
+	                                    .subject = "",
+	                                    .field = "a.b",
+	                                    .got = "5"},
 	                         "%s", "bad"),
 	             0);
-	cr_assert_eq(ib_diag_add(&d, &(ib_diag){.severity = IB_SEV_NOTE, .file = "", .line = 0},
-	                         "n"),
-	             0);
+	cr_assert_eq(
+	    ib_diag_add(&d, &(ib_diag){.severity = IB_SEV_NOTE, .file = "", .line = 0}, "n"), 0);
 	ib_buf out = {0};
 	ib_diag_format(&d.items[0], &out);
 	cr_assert_str_eq(out.data, "x.yaml:3:7: [R1] 'key': field 'tp': bad 4");

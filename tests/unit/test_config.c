@@ -88,7 +88,7 @@ static void expect_valid(const char *key, const char *text)
  * containing `field` (NULL: no field expected), a message containing `msg`
  * (case-insensitive; NULL: any) and a source line > 0. Returns it. */
 static const ib_diag *expect_problem(const char *key, const char *text, const char *field,
-                                      const char *msg)
+                                     const char *msg)
 {
 	bool ok = validate(key, text);
 	cr_assert_not(ok, "entry should be invalid (want field '%s')\n%s", field ? field : "",
@@ -320,10 +320,10 @@ Test(config, v07_required_fields)
 Test(config, v08_types)
 {
 	const ib_diag *g = expect_problem("k",
-	                                   "image: 5\nmodel: org/m\nmodel-prefix: m\n"
-	                                   "precision: fp8\nframework: sglang\nrunner: h100\n"
-	                                   "multinode: false\n" FIXED("{tp: 8, conc-list: [1]}"),
-	                                   "image", "string");
+	                                  "image: 5\nmodel: org/m\nmodel-prefix: m\n"
+	                                  "precision: fp8\nframework: sglang\nrunner: h100\n"
+	                                  "multinode: false\n" FIXED("{tp: 8, conc-list: [1]}"),
+	                                  "image", "string");
 	cr_assert_eq(g->line, 1);
 	cr_assert_not_null(g->got);
 	cr_assert_str_eq(g->got, "5");
@@ -738,7 +738,8 @@ Test(config, entry_not_a_mapping)
  * and the parts left out when absent (an empty key is still named). */
 Test(config, diag_format)
 {
-	cr_assert_not(cfg_validate_runners(yaml_named("r.yaml", "labels:\n  h100: 5\n"), &D, "r.yaml"));
+	cr_assert_not(
+	    cfg_validate_runners(yaml_named("r.yaml", "labels:\n  h100: 5\n"), &D, "r.yaml"));
 	const char *missing[] = {"no-such-dir/nope.yaml"};
 	ib_val *merged = NULL;
 	cr_assert_eq(cfg_load_master(A, missing, 1, &merged, &D), IB_EINVAL);
@@ -746,8 +747,9 @@ Test(config, diag_format)
 	cr_assert_eq(D.n, 3, "%s", diags_text());
 	ib_buf b = {0};
 	ib_diag_format(&D.items[0], &b);
-	cr_assert_str_eq(b.data, "r.yaml:2:9: entry 'h100': field 'labels.h100': must be a list, got "
-	                         "int (got 5)");
+	cr_assert_str_eq(b.data,
+	                 "r.yaml:2:9: entry 'h100': field 'labels.h100': must be a list, got "
+	                 "int (got 5)");
 	b.len = 0;
 	ib_diag_format(&D.items[1], &b);
 	cr_assert_str_eq(b.data, "no-such-dir/nope.yaml: input file does not exist");
@@ -755,8 +757,9 @@ Test(config, diag_format)
 	cr_assert_null(D.items[1].subject, "no entry");
 	b.len = 0;
 	ib_diag_format(&D.items[2], &b);
-	cr_assert_str_eq(b.data, "entry.yaml:1:1: entry '': a master config entry must be a mapping "
-	                         "(got [1])");
+	cr_assert_str_eq(b.data,
+	                 "entry.yaml:1:1: entry '': a master config entry must be a mapping "
+	                 "(got [1])");
 	ib_buf_free(&b);
 	cr_assert_eq(ib_diags_count(&D, IB_SEV_ERROR), 3, "config problems are errors");
 }
@@ -906,9 +909,9 @@ Test(config, r3_available_dram)
 Test(config, r4_gpus_per_node)
 {
 	const ib_diag *g = runner_problem(LABELS "hardware:\n  cluster:b300:\n"
-	                                          "    available-cpu-dram-mib: 1000\n"
-	                                          "    gpus-per-node: 0\n",
-	                                   "hardware.cluster:b300.gpus-per-node");
+	                                         "    available-cpu-dram-mib: 1000\n"
+	                                         "    gpus-per-node: 0\n",
+	                                  "hardware.cluster:b300.gpus-per-node");
 	cr_assert_eq(g->line, 7);
 	runner_problem(LABELS "hardware:\n  cluster:b300:\n    available-cpu-dram-mib: 1000\n",
 	               "hardware.cluster:b300.gpus-per-node");
