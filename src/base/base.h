@@ -138,8 +138,8 @@ size_t ib_arena_used(const ib_arena *a);
  *
  * Ownership: the caller sets `a` (its arena) before the first add; the items
  * array and every string and quote are allocated there, so there is nothing
- * to free apart from the arena. Pointers into `items` are valid until the
- * next add (the array moves when it grows). */
+ * to free apart from the arena. A pointer into `items` goes stale at the next
+ * add (the array is copied when it grows; the old copy stays in the arena). */
 typedef enum { IB_SEV_ERROR = 0, IB_SEV_WARNING = 1, IB_SEV_NOTE = 2 } ib_severity;
 /* A line of another place quoted as evidence ("the sisters do it this way"). */
 typedef struct {
