@@ -129,37 +129,62 @@ char *ib_arena_printf(ib_arena *a, const char *fmt, ...) __attribute__((format(p
 size_t ib_arena_used(const ib_arena *a);
 
 /* ---- diagnostics: a list of problems found in inputs ----
- * The one diagnostics list for every stage that reports many problems at once
- * (review, changelog, the runner, results). Strings are copied into the
- * caller's arena `a`, which must be set before the first ib_diag_add; `items`
- * grows with ib_grow and is released by ib_diags_free (the arena is the
- * caller's). */
+ * The one diagnostics list of infbench: every stage that reports many
+ * problems at once collects them here — config validation (`validate`,
+ * `matrix`, the runner's --config-files), changelog, review (its findings,
+ * with a fix and quoted evidence each), report (skipped rows) and sim
+ * calibration files. Each stage keeps its own output format; the one-line
+ * form of ib_diag_format is what validate, report and sim print.
+ *
+ * Ownership: the caller sets `a` (its arena) before the first add; the items
+ * array and every string and quote are allocated there, so there is nothing
+ * to free apart from the arena. A pointer into `items` goes stale at the next
+ * add (the array is copied when it grows; the old copy stays in the arena). */
 typedef enum { IB_SEV_ERROR = 0, IB_SEV_WARNING = 1, IB_SEV_NOTE = 2 } ib_severity;
+/* A line of another place quoted as evidence ("the sisters do it this way"). */
+typedef struct {
+	const char *file; /* NULL when not about a file */
+	int line;         /* 1-based, 0 when not about a line */
+	const char *text;
+} ib_diag_quote;
 typedef struct {
 	int severity;        /* ib_severity */
 	const char *file;    /* NULL when not about a file */
 	int line, col;       /* 1-based, 0 when unknown */
 	const char *rule;    /* a rule id ("R3", "sister-guard"), or NULL */
+	const char *kind;    /* what the subject is ("entry"), or NULL */
 	const char *subject; /* the entry, key or row it is about, or NULL */
 	const char *field;   /* a field path, or NULL */
-	const char *msg;     /* what is wrong, in plain words */
+	const char *msg;     /* what is wrong, in plain words (never NULL) */
+	const char *got;     /* a short rendering of the offending value, or NULL */
+	const char *fix;     /* how to fix it, or NULL */
+	const ib_diag_quote *quotes; /* evidence elsewhere (ib_diag_quote_add) */
+	size_t nquotes;
 } ib_diag;
 typedef struct {
-	ib_arena *a;
+	ib_arena *a; /* the caller's; set before the first add */
 	ib_diag *items;
 	size_t n, cap;
 } ib_diags;
-/* Appends a problem; NULL or "" strings are stored as NULL. Returns 0 or IB_ENOMEM. */
-int ib_diag_add(ib_diags *d, int severity, const char *file, int line, int col, const char *rule,
-                const char *subject, const char *field, const char *fmt, ...)
-    __attribute__((format(printf, 9, 10)));
-/* Formats `file:line:col: [rule] subject 'S': field 'F': msg` into out (parts
- * that are absent are left out; "warning: "/"note: " precede msg for those
- * severities). */
+/* Appends a copy of *g whose msg is formatted from fmt (g->msg and g->quotes
+ * are ignored). Strings are copied into d->a as given, NULL staying NULL,
+ * except that an empty field path is stored as NULL (the top level).
+ * Returns 0 or IB_ENOMEM (then nothing was added). */
+int ib_diag_add(ib_diags *d, const ib_diag *g, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int ib_diag_addv(ib_diags *d, const ib_diag *g, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+/* Appends a quote (file and text copied; NULL text is "") to the last
+ * diagnostic added. Returns 0, IB_ENOMEM, or IB_EINVAL when d is empty. */
+int ib_diag_quote_add(ib_diags *d, const char *file, int line, const char *text);
+/* Formats one line into out:
+ *   file:line:col: [rule] kind 'subject': field 'F': warning: msg (got X)
+ * Absent parts are left out (":col" also when col is 0, ":line:col" when line
+ * is 0, "kind " when kind is NULL); "warning: " / "note: " precede msg for
+ * those severities; fix and quotes are not part of it. */
 void ib_diag_format(const ib_diag *g, ib_buf *out);
 /* The number of diagnostics of a severity. */
 size_t ib_diags_count(const ib_diags *d, int severity);
-void ib_diags_free(ib_diags *d);
 
 /* ---- Python number literals ----
  * int(s) and float(s) of Python for text s[0..n): surrounding whitespace,

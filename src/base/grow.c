@@ -51,9 +51,10 @@ int ib_arena_grow_(ib_arena *a, void *pp, size_t *cap, size_t need, size_t size)
 	return grow_in(a, pp, cap, need, size);
 }
 
-static const char *dup_or_null(ib_arena *a, const char *s, int *rc)
+/* A copy of s in a (NULL stays NULL); sets *rc on allocation failure. */
+static const char *dup(ib_arena *a, const char *s, int *rc)
 {
-	if (!s || !*s)
+	if (!s)
 		return NULL;
 	char *c = ib_arena_strdup(a, s);
 	if (!c)
@@ -61,30 +62,62 @@ static const char *dup_or_null(ib_arena *a, const char *s, int *rc)
 	return c;
 }
 
-int ib_diag_add(ib_diags *d, int severity, const char *file, int line, int col, const char *rule,
-                const char *subject, const char *field, const char *fmt, ...)
+int ib_diag_addv(ib_diags *d, const ib_diag *g, const char *fmt, va_list ap)
 {
-	if (ib_grow(&d->items, &d->cap, d->n + 1))
+	if (ib_arena_grow(d->a, &d->items, &d->cap, d->n + 1))
 		return IB_ENOMEM;
 	ib_buf msg = {0};
-	va_list ap;
-	va_start(ap, fmt);
 	int rc = ib_buf_vprintf(&msg, fmt, ap);
-	va_end(ap);
 	if (rc) {
 		ib_buf_free(&msg);
 		return IB_ENOMEM;
 	}
-	ib_diag g = {.severity = severity, .line = line, .col = col};
-	g.file = dup_or_null(d->a, file, &rc);
-	g.rule = dup_or_null(d->a, rule, &rc);
-	g.subject = dup_or_null(d->a, subject, &rc);
-	g.field = dup_or_null(d->a, field, &rc);
-	g.msg = ib_arena_strdup(d->a, msg.data ? msg.data : "");
+	ib_diag c = {.severity = g->severity, .line = g->line, .col = g->col};
+	c.file = dup(d->a, g->file, &rc);
+	c.rule = dup(d->a, g->rule, &rc);
+	c.kind = dup(d->a, g->kind, &rc);
+	c.subject = dup(d->a, g->subject, &rc);
+	c.field = dup(d->a, g->field && *g->field ? g->field : NULL, &rc);
+	c.got = dup(d->a, g->got, &rc);
+	c.fix = dup(d->a, g->fix, &rc);
+	c.msg = dup(d->a, msg.data ? msg.data : "", &rc);
 	ib_buf_free(&msg);
-	if (rc || !g.msg)
+	if (rc)
 		return IB_ENOMEM;
-	d->items[d->n++] = g;
+	d->items[d->n++] = c;
+	return 0;
+}
+
+int ib_diag_add(ib_diags *d, const ib_diag *g, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = ib_diag_addv(d, g, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int ib_diag_quote_add(ib_diags *d, const char *file, int line, const char *text)
+{
+	if (!d->n)
+		return IB_EINVAL;
+	ib_diag *g = &d->items[d->n - 1];
+	size_t n;
+	if (!ib_size_add(g->nquotes, 1, &n) || !ib_size_mul(n, sizeof *g->quotes, &n))
+		return IB_ENOMEM;
+	ib_diag_quote *q = ib_arena_alloc(d->a, n);
+	if (!q)
+		return IB_ENOMEM;
+	if (g->nquotes)
+		memcpy(q, g->quotes, sizeof *q * g->nquotes);
+	int rc = 0;
+	q[g->nquotes].file = dup(d->a, file, &rc);
+	q[g->nquotes].line = line;
+	q[g->nquotes].text = dup(d->a, text ? text : "", &rc);
+	if (rc)
+		return rc;
+	g->quotes = q;
+	g->nquotes++;
 	return 0;
 }
 
@@ -101,8 +134,11 @@ void ib_diag_format(const ib_diag *g, ib_buf *out)
 	}
 	if (g->rule)
 		ib_buf_printf(out, "[%s] ", g->rule);
-	if (g->subject)
+	if (g->subject) {
+		if (g->kind)
+			ib_buf_printf(out, "%s ", g->kind);
 		ib_buf_printf(out, "'%s': ", g->subject);
+	}
 	if (g->field)
 		ib_buf_printf(out, "field '%s': ", g->field);
 	if (g->severity == IB_SEV_WARNING)
@@ -110,6 +146,8 @@ void ib_diag_format(const ib_diag *g, ib_buf *out)
 	else if (g->severity == IB_SEV_NOTE)
 		ib_buf_puts(out, "note: ");
 	ib_buf_puts(out, g->msg);
+	if (g->got)
+		ib_buf_printf(out, " (got %s)", g->got);
 }
 
 size_t ib_diags_count(const ib_diags *d, int severity)
@@ -118,11 +156,4 @@ size_t ib_diags_count(const ib_diags *d, int severity)
 	for (size_t i = 0; i < d->n; i++)
 		n += d->items[i].severity == severity;
 	return n;
-}
-
-void ib_diags_free(ib_diags *d)
-{
-	free(d->items);
-	d->items = NULL;
-	d->n = d->cap = 0;
 }

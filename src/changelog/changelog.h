@@ -37,7 +37,7 @@ typedef struct {
  * deleted changelog line, no additions, an unknown key, the append-only
  * rules, an entry that is not a valid ChangelogEntry with its position),
  * IB_EIO when git cannot run, IB_ENOMEM. */
-int clog_process(ib_arena *a, const clog_opts *o, ib_val **out, cfg_diags *d, ib_error *e);
+int clog_process(ib_arena *a, const clog_opts *o, ib_val **out, ib_diags *d, ib_error *e);
 
 /* The matrix as the reference prints it: one line of compact JSON with raw
  * UTF-8, plus "\n". */
@@ -47,7 +47,7 @@ int clog_write_matrix(ib_buf *out, const ib_val *matrix, ib_error *e);
  * newline, and clog_process must accept the diff. On failure e->msg holds the
  * reference's message (without its "ERROR: " prefix) and diagnostics of the
  * master configs, if any, are in d. */
-int clog_validate(ib_arena *a, const clog_opts *o, cfg_diags *d, ib_error *e);
+int clog_validate(ib_arena *a, const clog_opts *o, ib_diags *d, ib_error *e);
 
 /* ---- the byte-level append-only contract (the gate) ---- */
 

@@ -499,7 +499,7 @@ static int rm_tree(const char *dir, const char *const *files, size_t n)
 /* Loads the master configs and runners of the base revision (the reference
  * materialises them from git into a temporary folder; so does this). */
 static int load_base(ib_arena *a, const clog_opts *o, const char *const *masters, size_t nm,
-                     const char *runners_path, inputs *in, cfg_diags *d, ib_error *e)
+                     const char *runners_path, inputs *in, ib_diags *d, ib_error *e)
 {
 	const char *want[8];
 	size_t nw = 0;
@@ -856,7 +856,7 @@ static int bool_of(const ib_val *norm, const char *k)
 	return v && v->type == IB_V_BOOL && v->b;
 }
 
-int clog_process(ib_arena *a, const clog_opts *o, ib_val **out, cfg_diags *d, ib_error *e)
+int clog_process(ib_arena *a, const clog_opts *o, ib_val **out, ib_diags *d, ib_error *e)
 {
 	const char *const *masters = o->config_files ? o->config_files : default_masters;
 	size_t nm = o->config_files ? o->nconfig_files : 2;
@@ -1137,7 +1137,7 @@ int clog_write_matrix(ib_buf *out, const ib_val *matrix, ib_error *e)
 	return rc;
 }
 
-int clog_validate(ib_arena *a, const clog_opts *o, cfg_diags *d, ib_error *e)
+int clog_validate(ib_arena *a, const clog_opts *o, ib_diags *d, ib_error *e)
 {
 	ib_buf head = {0};
 	int rc = clog_git_show(o->repo, o->head_ref, o->changelog_file, &head, e);

@@ -40,7 +40,7 @@ void cli_error(const char *prog, const char *context, const ib_error *e);
  * (no newline), to out. Returns 0 or IB_ENOMEM. */
 int cli_json_error(ib_buf *out, const ib_error *e);
 /* Prints every problem to stderr, one per line. */
-void cli_print_diags(const cfg_diags *d);
+void cli_print_diags(const ib_diags *d);
 /* The simulator's calibration file: path, or (NULL) the one `infbench sim`
  * finds (sim_calib_find from this binary's location); *used names it ("built-in
  * defaults" when there is none: *f stays empty). Its problems are printed as

@@ -69,7 +69,7 @@ static void fill(arg_parser *p, clog_opts *o)
 		o->runner_config = x->vals[0];
 }
 
-static int report(const char *prog, int rc, const ib_error *e, const cfg_diags *d)
+static int report(const char *prog, int rc, const ib_error *e, const ib_diags *d)
 {
 	if (d && d->n)
 		cli_print_diags(d);
@@ -114,7 +114,7 @@ static int cl_process(int argc, char **argv)
 		fprintf(stderr, "%s: error: out of memory\n", p.prog);
 		goto done;
 	}
-	cfg_diags d = {.a = a};
+	ib_diags d = {.a = a};
 	ib_error e = {0};
 	ib_val *m;
 	int rc = clog_process(a, &o, &m, &d, &e);
@@ -166,7 +166,7 @@ static int cl_validate(int argc, char **argv)
 	ib_arena *a = ib_arena_new();
 	int status = 1;
 	if (a) {
-		cfg_diags d = {.a = a};
+		ib_diags d = {.a = a};
 		ib_error e = {0};
 		int rc = clog_validate(a, &o, &d, &e);
 		if (rc) {

@@ -188,7 +188,7 @@ static int run(arg_parser *p, bool full)
 		return 1;
 	}
 	int status = 1;
-	cfg_diags d = {.a = a};
+	ib_diags d = {.a = a};
 	ib_val *master = NULL, *runners = NULL, *rows = NULL;
 	int rc = cfg_load_master(a, cf->vals, cf->nvals, &master, &d);
 	if (rc == 0)

@@ -211,7 +211,6 @@ int cmd_report(int argc, char **argv)
 		status = render(&o, a, &rs, &d);
 	}
 	rep_rowset_free(&rs);
-	ib_diags_free(&d);
 	ib_arena_free(a);
 	return status;
 }

@@ -128,7 +128,7 @@ int cmd_review(int argc, char **argv)
 			status = 1;
 		} else {
 			fwrite(out.data, 1, out.len, stdout);
-			status = rv_count(&r, RV_BLOCKING) ? 1 : 0;
+			status = ib_diags_count(&r.findings, RV_BLOCKING) ? 1 : 0;
 		}
 		ib_buf_free(&out);
 	}

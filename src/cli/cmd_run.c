@@ -209,7 +209,7 @@ static int load_matrix(arg_parser *p, const char *path, ib_arena *a, ib_val **ro
 		arg_opt *keys = args_get(p, "--config-keys"), *rc = args_get(p, "--runner-config");
 		if (!keys->seen)
 			return args_error(p, NULL, "--config-files needs --config-keys");
-		cfg_diags d = {.a = a};
+		ib_diags d = {.a = a};
 		ib_val *master = NULL, *runners = NULL;
 		int r = cfg_load_master(a, cf->vals, cf->nvals, &master, &d);
 		if (!r)

@@ -227,7 +227,6 @@ int cli_load_calibration(const char *prog, const char *path, ib_arena *a, sim_ca
 		fprintf(stderr, "%s: %s\n", prog, line.data ? line.data : "");
 	}
 	ib_buf_free(&line);
-	ib_diags_free(&d);
 	if (rc)
 		cli_error(prog, "--calibration", &e);
 	return rc ? 1 : 0;
@@ -277,7 +276,7 @@ static int validate(const val_opts *oin)
 	}
 	printf("calibration: %s\n", used);
 	if (o->nmasters) {
-		cfg_diags d = {.a = a};
+		ib_diags d = {.a = a};
 		ib_val *master = NULL, *runners = NULL, *rows = NULL;
 		int rc = cfg_load_master(a, o->masters, o->nmasters, &master, &d);
 		if (!rc)

@@ -51,7 +51,7 @@ int cmd_validate(int argc, char **argv)
 		fprintf(stderr, "infbench validate: error: out of memory\n");
 		return 1;
 	}
-	cfg_diags d = {.a = a};
+	ib_diags d = {.a = a};
 	ib_val *master = NULL, *runners = NULL;
 	int mrc = cfg_load_master(a, cf->vals, cf->nvals, &master, &d);
 	int rrc = runners_too ? cfg_load_runners(a, runner_path, &runners, &d) : 0;

@@ -3,12 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 
-void cli_print_diags(const cfg_diags *d)
+void cli_print_diags(const ib_diags *d)
 {
 	ib_buf b = {0};
 	for (size_t i = 0; i < d->n; i++) {
 		b.len = 0;
-		cfg_diag_format(&d->items[i], &b);
+		ib_diag_format(&d->items[i], &b);
 		fprintf(stderr, "%s\n", b.data ? b.data : "");
 	}
 	ib_buf_free(&b);

@@ -3,37 +3,17 @@
  *
  * Validation never changes the loaded values: the generator copies raw values
  * into rows, exactly as the reference does. Every problem found is recorded
- * as a cfg_diag; loading goes on after a problem wherever it can, so that one
- * run reports all of them.
+ * in the caller's diagnostics list (ib_diags, base.h; its strings go to the
+ * list's arena) as an IB_SEV_ERROR with kind "entry", subject the
+ * master-config key or runner label (or none), field the dotted path and got
+ * the offending value, so that ib_diag_format prints
+ * `file:line:col: entry 'k': field 'f': msg (got X)`. Loading goes on after a
+ * problem wherever it can, so that one run reports all of them.
  */
 #ifndef IB_CONFIG_H
 #define IB_CONFIG_H
 
 #include "fmt/fmt.h"
-
-/* One problem in an input file. Strings live in the cfg_diags arena. */
-typedef struct {
-	const char *file;  /* NULL when not about a file */
-	int line, col;     /* 1-based, 0 when unknown */
-	const char *entry; /* master-config key or runner label, NULL if none */
-	const char *field; /* dotted field path, e.g. scenarios.fixed-seq-len[0].isl */
-	const char *msg;   /* what is wrong, in plain words */
-	const char *got;   /* short rendering of the offending value, or NULL */
-} cfg_diag;
-
-typedef struct {
-	ib_arena *a; /* the caller's arena; diag strings are allocated here */
-	cfg_diag *items;
-	size_t n, cap;
-} cfg_diags;
-
-/* Appends a problem; returns IB_ENOMEM or 0. `got` may be NULL. */
-int cfg_diag_add(cfg_diags *d, const char *file, int line, int col, const char *entry,
-                 const char *field, const ib_val *got, const char *fmt, ...)
-    __attribute__((format(printf, 8, 9)));
-/* Formats one problem as `file:line:col: entry 'k': field 'f': msg (got X)`
- * into out (the parts that are absent are left out). */
-void cfg_diag_format(const cfg_diag *g, ib_buf *out);
 
 /* Loads the master configs in order, merging their top-level keys (§1.1):
  * a missing or unreadable file, malformed YAML, a document that is not a
@@ -43,21 +23,21 @@ void cfg_diag_format(const cfg_diag *g, ib_buf *out);
  * when there are problems. Returns 0 when no problem was found, IB_EINVAL when
  * some were recorded in d, IB_ENOMEM on allocation failure. */
 int cfg_load_master(ib_arena *a, const char *const *paths, size_t npaths, ib_val **merged,
-                    cfg_diags *d);
+                    ib_diags *d);
 
 /* Validates one master-config entry (raw value) under key `key`; problems go
  * to d. Returns true when the entry is valid. */
-bool cfg_validate_entry(const char *key, const ib_val *entry, cfg_diags *d);
+bool cfg_validate_entry(const char *key, const ib_val *entry, ib_diags *d);
 
 /* Loads and validates runners.yaml (§1.5, R1–R4). Returns 0, IB_EINVAL (with
  * problems in d) or IB_ENOMEM. *runners receives the raw mapping on success. */
-int cfg_load_runners(ib_arena *a, const char *path, ib_val **runners, cfg_diags *d);
+int cfg_load_runners(ib_arena *a, const char *path, ib_val **runners, ib_diags *d);
 
 /* Validates a parsed runners.yaml document (R1–R4); problems go to d with
  * `file` as their file (for nested hardware entries, the file recorded in
  * the YAML nodes, which is the same when the document was loaded from it).
  * Returns true when valid. */
-bool cfg_validate_runners(const ib_val *doc, cfg_diags *d, const char *file);
+bool cfg_validate_runners(const ib_val *doc, ib_diags *d, const char *file);
 
 /* ---- lax coercions shared with the generator (pydantic v2 lax mode, §1.2) ---- */
 /* int: int, bool, integral float, numeric string. */

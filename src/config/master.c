@@ -425,12 +425,12 @@ static const field mn_top_fields[] = {
 static const model mn_top = {"a multinode master config entry", mn_top_fields, N(mn_top_fields),
                              top_after};
 
-bool cfg_validate_entry(const char *key, const ib_val *entry, cfg_diags *d)
+bool cfg_validate_entry(const char *key, const ib_val *entry, ib_diags *d)
 {
 	vctx c = {.d = d, .entry = key};
 	if (entry->type != IB_V_MAP) {
-		cfg_diag_add(d, entry->file, entry->line, entry->col, key, NULL, entry,
-		             "a master config entry must be a mapping");
+		cfg_problem(d, entry->file, entry->line, entry->col, key, NULL, entry,
+		            "a master config entry must be a mapping");
 		return false;
 	}
 	bool multinode = ib_val_truthy(ib_map_get(entry, "multinode"));
@@ -445,13 +445,13 @@ static const field hw_fields[] = {
 };
 static const model hw_model = {"a runner hardware entry", hw_fields, N(hw_fields), NULL};
 
-bool cfg_validate_runners(const ib_val *doc, cfg_diags *d, const char *file)
+bool cfg_validate_runners(const ib_val *doc, ib_diags *d, const char *file)
 {
 	const ib_val *labels = ib_map_get(doc, "labels");
 	if (doc->type != IB_V_MAP || !labels || labels->type != IB_V_MAP) {
 		const ib_val *at = labels ? labels : doc;
-		cfg_diag_add(d, file, at->line, at->col, NULL, "labels", NULL,
-		             "runner config must define a labels mapping (label: [node, ...])");
+		cfg_problem(d, file, at->line, at->col, NULL, "labels", NULL,
+		            "runner config must define a labels mapping (label: [node, ...])");
 		return false;
 	}
 	bool ok = true;
@@ -465,23 +465,23 @@ bool cfg_validate_runners(const ib_val *doc, cfg_diags *d, const char *file)
 		char path[300];
 		snprintf(path, sizeof path, "labels.%s", name);
 		if (k->type != IB_V_STR) {
-			cfg_diag_add(d, file, k->line, k->col, name, path, NULL,
-			             "label names must be strings");
+			cfg_problem(d, file, k->line, k->col, name, path, NULL,
+			            "label names must be strings");
 			ok = false;
 		} else if (v->type != IB_V_LIST) {
-			cfg_diag_add(d, file, v->line, v->col, name, path, v,
-			             "must be a list, got %s", ib_vtype_pyname(v));
+			cfg_problem(d, file, v->line, v->col, name, path, v,
+			            "must be a list, got %s", ib_vtype_pyname(v));
 			ok = false;
 		} else if (v->list.n == 0) {
-			cfg_diag_add(d, file, v->line, v->col, name, path, NULL,
-			             "cannot be an empty list");
+			cfg_problem(d, file, v->line, v->col, name, path, NULL,
+			            "cannot be an empty list");
 			ok = false;
 		} else {
 			for (size_t j = 0; j < v->list.n; j++) {
 				if (v->list.v[j]->type != IB_V_STR) {
-					cfg_diag_add(d, file, v->list.v[j]->line, v->list.v[j]->col,
-					             name, path, v->list.v[j],
-					             "must contain only strings");
+					cfg_problem(d, file, v->list.v[j]->line, v->list.v[j]->col,
+					            name, path, v->list.v[j],
+					            "must contain only strings");
 					ok = false;
 					break;
 				}
@@ -497,8 +497,8 @@ bool cfg_validate_runners(const ib_val *doc, cfg_diags *d, const char *file)
 			vctx c = {.d = d};
 			sch_push(&c, "hardware");
 			if (v->type != IB_V_MAP) {
-				cfg_diag_add(d, file, v->line, v->col, NULL, "hardware", v,
-				             "should be a mapping");
+				cfg_problem(d, file, v->line, v->col, NULL, "hardware", v,
+				            "should be a mapping");
 				ok = false;
 				continue;
 			}
@@ -518,8 +518,8 @@ bool cfg_validate_runners(const ib_val *doc, cfg_diags *d, const char *file)
 		}
 		char name[256];
 		ib_val_repr(k, name, sizeof name);
-		cfg_diag_add(d, file, k->line, k->col, NULL, k->type == IB_V_STR ? k->str.s : name,
-		             NULL, "unknown field (runners.yaml has only 'labels' and 'hardware')");
+		cfg_problem(d, file, k->line, k->col, NULL, k->type == IB_V_STR ? k->str.s : name,
+		            NULL, "unknown field (runners.yaml has only 'labels' and 'hardware')");
 		ok = false;
 	}
 	return ok;

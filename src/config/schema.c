@@ -54,15 +54,36 @@ void sch_fail(vctx *c, const ib_val *node, const char *key, const char *fmt, ...
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	cfg_diag_add(c->d, at ? at->file : NULL, at ? at->line : 0, at ? at->col : 0, c->entry,
-	             c->path, got, "%s", msg);
+	cfg_problem(c->d, at ? at->file : NULL, at ? at->line : 0, at ? at->col : 0, c->entry,
+	            c->path, got, "%s", msg);
 	sch_pop(c, mark);
+}
+
+int cfg_problem(ib_diags *d, const char *file, int line, int col, const char *entry,
+                const char *path, const ib_val *got, const char *fmt, ...)
+{
+	char r[512];
+	if (got)
+		ib_val_repr(got, r, sizeof r);
+	ib_diag g = {.severity = IB_SEV_ERROR,
+	             .file = file,
+	             .line = line,
+	             .col = col,
+	             .kind = "entry",
+	             .subject = entry,
+	             .field = path,
+	             .got = got ? r : NULL};
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = ib_diag_addv(d, &g, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 /* A problem about value v itself at the current path. */
 static void fail_val(vctx *c, const ib_val *v, const char *msg)
 {
-	cfg_diag_add(c->d, v->file, v->line, v->col, c->entry, c->path, v, "%s", msg);
+	cfg_problem(c->d, v->file, v->line, v->col, c->entry, c->path, v, "%s", msg);
 }
 
 static bool check_field(vctx *c, const field *f, const ib_val *v)
@@ -263,11 +284,11 @@ bool sch_validate(vctx *c, const model *m, const ib_val *node)
 		size_t mark = sch_push(c, "%s", kr);
 		const char *hy = k->type == IB_V_STR ? alias_of(m, k->str.s) : NULL;
 		if (hy)
-			cfg_diag_add(c->d, k->file, k->line, k->col, c->entry, c->path, NULL,
-			             "unknown field; write it with hyphens: '%s'", hy);
+			cfg_problem(c->d, k->file, k->line, k->col, c->entry, c->path, NULL,
+			            "unknown field; write it with hyphens: '%s'", hy);
 		else
-			cfg_diag_add(c->d, k->file, k->line, k->col, c->entry, c->path, NULL,
-			             "unknown field (not allowed in %s)", m->name);
+			cfg_problem(c->d, k->file, k->line, k->col, c->entry, c->path, NULL,
+			            "unknown field (not allowed in %s)", m->name);
 		sch_pop(c, mark);
 		ok = false;
 	}
@@ -277,8 +298,8 @@ bool sch_validate(vctx *c, const model *m, const ib_val *node)
 		size_t mark = sch_push(c, "%s", f->name);
 		if (!v || (v->type == IB_V_NULL && f->pres == P_OPT)) {
 			if (!v && f->pres == P_REQ) {
-				cfg_diag_add(c->d, node->file, node->line, node->col, c->entry,
-				             c->path, NULL, "required field is missing");
+				cfg_problem(c->d, node->file, node->line, node->col, c->entry,
+				            c->path, NULL, "required field is missing");
 				ok = false;
 			}
 		} else if (!check_field(c, f, v)) {

@@ -50,8 +50,16 @@ struct model {
 	bool (*after)(vctx *c, const ib_val *node);
 };
 
+/* Records an error in d: at file:line:col (line 0: no position), about
+ * master-config key or runner label `entry` (kind "entry"; NULL: none), at
+ * dotted field path `path` (NULL or "": none), with `got` rendered by
+ * ib_val_repr (NULL: none). Returns 0 or IB_ENOMEM. */
+int cfg_problem(ib_diags *d, const char *file, int line, int col, const char *entry,
+                const char *path, const ib_val *got, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+
 struct vctx {
-	cfg_diags *d;
+	ib_diags *d;
 	const char *entry;
 	char path[1024];
 	size_t plen;

@@ -237,8 +237,10 @@ static int skip(rep_rowset *rs, ib_diags *d, const char *file, size_t idx, const
 	rs->skipped++;
 	char subj[48];
 	snprintf(subj, sizeof subj, "row %zu", idx + 1);
-	return ib_diag_add(d, IB_SEV_WARNING, file, 0, 0, NULL, subj, field, "%s; row skipped",
-	                   why);
+	return ib_diag_add(
+	    d,
+	    &(ib_diag){.severity = IB_SEV_WARNING, .file = file, .subject = subj, .field = field},
+	    "%s; row skipped", why);
 }
 
 /* Beyond-the-dashboard fields: client health, acceptance length, workload. */
@@ -372,7 +374,11 @@ static int add_bench(ib_arena *a, rep_rowset *rs, ib_diags *d, const char *file,
 			char subj[48];
 			snprintf(subj, sizeof subj, "row %zu", idx + 1);
 			int rc =
-			    ib_diag_add(d, IB_SEV_WARNING, file, 0, 0, NULL, subj, need[k],
+			    ib_diag_add(d,
+			                &(ib_diag){.severity = IB_SEV_WARNING,
+			                           .file = file,
+			                           .subject = subj,
+			                           .field = need[k]},
 			                "missing: the row is left out of the charts that need it");
 			if (rc)
 				return rc;
@@ -492,13 +498,13 @@ static int load_one(ib_arena *a, const char *path, const ib_val *doc, int overla
 	if (doc->type != IB_V_LIST) {
 		if (doc->type != IB_V_MAP)
 			return ib_diag_add(
-			    d, IB_SEV_WARNING, file, 0, 0, NULL, NULL, NULL,
+			    d, &(ib_diag){.severity = IB_SEV_WARNING, .file = file},
 			    "neither a list of agg rows nor one agg row; file skipped");
 		return is_eval(file, doc) ? add_eval(a, rs, d, file, 0, doc, date, overlay)
 		                          : add_bench(a, rs, d, file, 0, doc, date, overlay);
 	}
 	if (doc->list.n == 0)
-		return ib_diag_add(d, IB_SEV_WARNING, file, 0, 0, NULL, NULL, NULL,
+		return ib_diag_add(d, &(ib_diag){.severity = IB_SEV_WARNING, .file = file},
 		                   "no rows in the file");
 	for (size_t i = 0; i < doc->list.n; i++) {
 		const ib_val *row = doc->list.v[i];
@@ -522,8 +528,8 @@ static int parse(ib_arena *a, const char *path, ib_val **doc, ib_diags *d, ib_er
 	if (i == b.len) {
 		ib_buf_free(&b);
 		*doc = NULL;
-		return ib_diag_add(d, IB_SEV_WARNING, ib_arena_strdup(a, path), 0, 0, NULL, NULL,
-		                   NULL, "empty file; skipped");
+		return ib_diag_add(d, &(ib_diag){.severity = IB_SEV_WARNING, .file = path},
+		                   "empty file; skipped");
 	}
 	rc = ib_json_parse(a, path, b.data, b.len, doc, e);
 	ib_buf_free(&b);

@@ -159,12 +159,12 @@ static int check_entry(rv_report *r, rv_tree *t, const ib_val *others, const ib_
 		rv_checked(r, "image-public");
 		size_t il = strlen(image);
 		if (image[0] == '/' || (il > 5 && !strcmp(image + il - 5, ".sqsh")))
-			if (!rv_add(r, "image-public", file, img_line,
-			            "push the image to a public registry (Docker Hub, nvcr.io, ghcr.io, "
-			            "quay.io) and use that reference",
-			            "entry '%s': image '%s' is a local path or squashfs file, not a "
-			            "public image",
-			            key, image))
+			if (rv_add(r, "image-public", file, img_line,
+			           "push the image to a public registry (Docker Hub, nvcr.io, "
+			           "ghcr.io, quay.io) and use that reference",
+			           "entry '%s': image '%s' is a local path or squashfs file, not a "
+			           "public image",
+			           key, image))
 				return IB_ENOMEM;
 	}
 	/* config-key-name */
@@ -175,12 +175,13 @@ static int check_entry(rv_report *r, rv_tree *t, const ib_val *others, const ib_
 		if (!want)
 			return IB_ENOMEM;
 		if (strncmp(key, want, strlen(want)))
-			if (!rv_add(r, "config-key-name", file, line,
-			            ib_arena_printf(r->a, "name the entry %s%s...", want,
-			                            fw ? fw : "<framework>"),
-			            "config key '%s' does not start with '%s' "
-			            "({model-prefix}-{precision}-{runner}-), the name its fields give",
-			            key, want))
+			if (rv_add(
+			        r, "config-key-name", file, line,
+			        ib_arena_printf(r->a, "name the entry %s%s...", want,
+			                        fw ? fw : "<framework>"),
+			        "config key '%s' does not start with '%s' "
+			        "({model-prefix}-{precision}-{runner}-), the name its fields give",
+			        key, want))
 				return IB_ENOMEM;
 	}
 	/* model-prefix / model-prefix-new: against the other entries */
@@ -205,23 +206,24 @@ static int check_entry(rv_report *r, rv_tree *t, const ib_val *others, const ib_
 			}
 		}
 		if (other && !same_model_same_prefix) {
-			rv_finding *f = rv_add(
-			    r, "model-prefix", file, line,
-			    ib_arena_printf(r->a, "use model-prefix '%s' (and a key starting '%s-')", other,
-			                    other),
-			    "entry '%s': model-prefix '%s', but the other entries of model %s use '%s' "
-			    "(e.g. '%s'); the frontend groups results by model prefix",
-			    key, prefix, model, other, other_key);
-			if (!f || rv_quote_add(r, f, key_file(others, other_key),
-			                       key_line(others, other_key), other_key))
+			if (rv_add(r, "model-prefix", file, line,
+			           ib_arena_printf(
+			               r->a, "use model-prefix '%s' (and a key starting '%s-')",
+			               other, other),
+			           "entry '%s': model-prefix '%s', but the other entries of model "
+			           "%s use '%s' (e.g. '%s'); the frontend groups results by model "
+			           "prefix",
+			           key, prefix, model, other, other_key) ||
+			    ib_diag_quote_add(&r->findings, key_file(others, other_key),
+			                      key_line(others, other_key), other_key))
 				return IB_ENOMEM;
 		} else if (!known && change_mode) {
 			rv_checked(r, "model-prefix-new");
-			if (!rv_add(r, "model-prefix-new", file, line,
-			            "check that the frontend knows the new model prefix, or use an "
-			            "existing one",
-			            "entry '%s': model-prefix '%s' is used by no entry on main", key,
-			            prefix))
+			if (rv_add(r, "model-prefix-new", file, line,
+			           "check that the frontend knows the new model prefix, or use an "
+			           "existing one",
+			           "entry '%s': model-prefix '%s' is used by no entry on main", key,
+			           prefix))
 				return IB_ENOMEM;
 		} else if (change_mode) {
 			rv_checked(r, "model-prefix-new");
@@ -251,27 +253,30 @@ static int check_entry(rv_report *r, rv_tree *t, const ib_val *others, const ib_
 			}
 		}
 		if (!same) {
-			rv_finding *f;
+			int rc;
 			if (nseen)
-				f = rv_add(r, "image-match", file, img_line,
-				           "check that the image exists and is the one intended (no network "
-				           "here); or use the on-main image",
-				           "entry '%s': image '%s' differs from the on-main entries of %s on %s "
-				           "with %s",
-				           key, image, model, runner, fw);
+				rc = rv_add(r, "image-match", file, img_line,
+				            "check that the image exists and is the one intended "
+				            "(no network here); or use the on-main image",
+				            "entry '%s': image '%s' differs from the on-main "
+				            "entries of %s on %s with %s",
+				            key, image, model, runner, fw);
 			else
-				f = rv_add(r, "image-match", file, img_line,
-				           "check that the image exists and is public (no network here)",
-				           "entry '%s': no on-main entry of %s on %s with %s to compare image "
-				           "'%s' with",
-				           key, model, runner, fw, image);
-			if (!f)
+				rc = rv_add(
+				    r, "image-match", file, img_line,
+				    "check that the image exists and is public (no network here)",
+				    "entry '%s': no on-main entry of %s on %s with %s to compare "
+				    "image '%s' with",
+				    key, model, runner, fw, image);
+			if (rc)
 				return IB_ENOMEM;
 			for (size_t i = 0; i < nseen; i++) {
 				const ib_val *oimg = ib_map_get(ib_map_get(others, seen_key[i]), "image");
-				if (rv_quote_add(r, f, key_file(others, seen_key[i]),
-				                 oimg ? oimg->line : key_line(others, seen_key[i]),
-				                 ib_arena_printf(r->a, "%s: image: %s", seen_key[i], seen[i])))
+				if (ib_diag_quote_add(&r->findings, key_file(others, seen_key[i]),
+				                      oimg ? oimg->line
+				                           : key_line(others, seen_key[i]),
+				                      ib_arena_printf(r->a, "%s: image: %s",
+				                                      seen_key[i], seen[i])))
 					return IB_ENOMEM;
 			}
 		}
@@ -286,12 +291,14 @@ static int check_entry(rv_report *r, rv_tree *t, const ib_val *others, const ib_
 			rv_checked(r, "config-recipe-missing");
 		for (size_t i = 0; i < np; i++)
 			if (!found[i] &&
-			    !rv_add(r, "config-recipe-missing", file, line,
-			            ib_arena_printf(r->a, "add the recipe %s (or fix the entry's fields)",
-			                            paths[i]),
-			            "entry '%s' has no recipe: the runner looks for %s (also with the "
-			            "framework suffix left out, and in deprecated/)",
-			            key, paths[i]))
+			    rv_add(
+			        r, "config-recipe-missing", file, line,
+			        ib_arena_printf(r->a,
+			                        "add the recipe %s (or fix the entry's fields)",
+			                        paths[i]),
+			        "entry '%s' has no recipe: the runner looks for %s (also with the "
+			        "framework suffix left out, and in deprecated/)",
+			        key, paths[i]))
 				return IB_ENOMEM;
 	}
 	return 0;

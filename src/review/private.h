@@ -60,10 +60,12 @@ bool rv_has_token(const char *text, const char *word);
 int rv_count_flags_line(const char *ln, char *quote);
 
 /* ---- report building (report.c) ---- */
-/* Appends a finding; msg and fix are formatted copies. Returns 0 or IB_ENOMEM. */
-rv_finding *rv_add(rv_report *r, const char *rule, const char *file, int line, const char *fix,
-                   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-int rv_quote_add(rv_report *r, rv_finding *f, const char *file, int line, const char *text);
+/* Appends a finding of rule `rule` (its severity; fix NULL: the rule's fix)
+ * to r->findings; strings are copied, msg formatted. Quotes go to the last
+ * finding with ib_diag_quote_add(&r->findings, ...). Returns 0, IB_ENOMEM, or
+ * IB_EINVAL for a rule id not in rv_rules(). */
+int rv_add(rv_report *r, const char *rule, const char *file, int line, const char *fix,
+           const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 void rv_checked(rv_report *r, const char *rule);
 int rv_file_add(rv_report *r, const char *path);
 

@@ -43,9 +43,7 @@ static int chat_template(rv_report *r, rv_script *s)
 	              "speculative-decoding recipe (%s) does not pass --use-chat-template to the "
 	              "benchmark client (%s at line %d): acceptance on raw random tokens is not "
 	              "the acceptance of chat traffic",
-	              why, fn, c->line)
-	           ? 0
-	           : IB_ENOMEM;
+	              why, fn, c->line);
 }
 
 static int ep_hardcoded(rv_report *r, rv_script *s)
@@ -58,13 +56,14 @@ static int ep_hardcoded(rv_report *r, rv_script *s)
 		if (mentions_ep(c->conds) || mentions_ep(c->text))
 			continue;
 		int l = line_of(s, c, "--enable-expert-parallel");
-		if (!rv_add(r, "ep-hardcoded", s->path, l,
-		            "enable it only when the config asks for it: `if [ \"$EP_SIZE\" -gt 1 ]; then "
-		            "EP=\" --enable-expert-parallel\"; else EP=\" \"; fi` (or under the "
-		            "DP_ATTENTION branch)",
-		            "--enable-expert-parallel is hard-coded (not under an EP_SIZE or "
-		            "DP_ATTENTION condition): every point of the sweep runs with expert "
-		            "parallelism, whatever its ep value"))
+		if (rv_add(
+		        r, "ep-hardcoded", s->path, l,
+		        "enable it only when the config asks for it: `if [ \"$EP_SIZE\" -gt 1 ]; "
+		        "then EP=\" --enable-expert-parallel\"; else EP=\" \"; fi` (or under "
+		        "the DP_ATTENTION branch)",
+		        "--enable-expert-parallel is hard-coded (not under an EP_SIZE or "
+		        "DP_ATTENTION condition): every point of the sweep runs with expert "
+		        "parallelism, whatever its ep value"))
 			return IB_ENOMEM;
 	}
 	return 0;
@@ -96,9 +95,7 @@ static int launch_lines(rv_report *r, rv_script *s)
 	              "the server launch command (%s) has %d options on line %d%s; the checklist "
 	              "wants one option per line so that a diff shows which option changed",
 	              s->fw == RV_FW_VLLM ? "vllm serve" : "sglang.launch_server", worst, first,
-	              bad > 1 ? " (and other lines)" : "")
-	           ? 0
-	           : IB_ENOMEM;
+	              bad > 1 ? " (and other lines)" : "");
 }
 
 int rv_check_recipe(rv_report *r, rv_script *s)

@@ -82,47 +82,22 @@ void rv_checked(rv_report *r, const char *rule)
 		r->checked[i]++;
 }
 
-rv_finding *rv_add(rv_report *r, const char *rule, const char *file, int line, const char *fix,
-                   const char *fmt, ...)
+int rv_add(rv_report *r, const char *rule, const char *file, int line, const char *fix,
+           const char *fmt, ...)
 {
 	int ri = rv_rule_index(rule);
-	if (ri < 0 || ib_grow(&r->items, &r->cap, r->n + 1))
-		return NULL;
+	if (ri < 0)
+		return IB_EINVAL;
+	ib_diag g = {.severity = rules[ri].severity,
+	             .file = file,
+	             .line = line,
+	             .rule = rules[ri].id,
+	             .fix = fix ? fix : rules[ri].fix};
 	va_list ap;
 	va_start(ap, fmt);
-	ib_buf b = {0};
-	int rc = ib_buf_vprintf(&b, fmt, ap);
+	int rc = ib_diag_addv(&r->findings, &g, fmt, ap);
 	va_end(ap);
-	rv_finding *f = &r->items[r->n];
-	memset(f, 0, sizeof *f);
-	f->rule = rules[ri].id;
-	f->severity = rules[ri].severity;
-	f->file = file ? ib_arena_strdup(r->a, file) : NULL;
-	f->line = line;
-	f->msg = rc ? NULL : ib_arena_strdup(r->a, b.data ? b.data : "");
-	f->fix = ib_arena_strdup(r->a, fix ? fix : rules[ri].fix);
-	ib_buf_free(&b);
-	if (!f->msg || !f->fix || (file && !f->file))
-		return NULL;
-	r->n++;
-	return f;
-}
-
-int rv_quote_add(rv_report *r, rv_finding *f, const char *file, int line, const char *text)
-{
-	rv_quote *q = ib_arena_alloc(r->a, sizeof *q * (f->nquotes + 1));
-	if (!q)
-		return IB_ENOMEM;
-	if (f->nquotes)
-		memcpy(q, f->quotes, sizeof *q * f->nquotes);
-	q[f->nquotes].file = ib_arena_strdup(r->a, file);
-	q[f->nquotes].line = line;
-	q[f->nquotes].text = ib_arena_strdup(r->a, text ? text : "");
-	if (!q[f->nquotes].file || !q[f->nquotes].text)
-		return IB_ENOMEM;
-	f->quotes = q;
-	f->nquotes++;
-	return 0;
+	return rc;
 }
 
 int rv_file_add(rv_report *r, const char *path)
@@ -136,28 +111,19 @@ int rv_file_add(rv_report *r, const char *path)
 	return 0;
 }
 
-size_t rv_count(const rv_report *r, int severity)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < r->n; i++)
-		n += r->items[i].severity == severity;
-	return n;
-}
-
 void rv_report_free(rv_report *r)
 {
-	free(r->items);
 	free(r->files);
-	r->items = NULL;
 	r->files = NULL;
-	r->n = r->cap = r->nfiles = r->files_cap = 0;
+	r->nfiles = r->files_cap = 0;
+	r->findings = (ib_diags){.a = r->findings.a};
 }
 
 static size_t rule_findings(const rv_report *r, const char *id)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < r->n; i++)
-		n += !strcmp(r->items[i].rule, id);
+	for (size_t i = 0; i < r->findings.n; i++)
+		n += !strcmp(r->findings.items[i].rule, id);
 	return n;
 }
 
@@ -173,7 +139,8 @@ static void where(ib_buf *o, const char *file, int line)
 
 int rv_format_text(const rv_report *r, ib_buf *o)
 {
-	size_t nb = rv_count(r, RV_BLOCKING), nw = rv_count(r, RV_WARNING);
+	size_t nb = ib_diags_count(&r->findings, RV_BLOCKING),
+	       nw = ib_diags_count(&r->findings, RV_WARNING);
 	if (!strcmp(r->mode, "change"))
 		ib_buf_printf(o, "infbench review: change %.12s..%.12s, %zu file%s\n\n", r->base,
 		              r->head, r->nfiles, r->nfiles == 1 ? "" : "s");
@@ -194,8 +161,8 @@ int rv_format_text(const rv_report *r, ib_buf *o)
 			                                ? "needs --base"
 			                                : "nothing to check");
 	}
-	for (size_t i = 0; i < r->n; i++) {
-		const rv_finding *f = &r->items[i];
+	for (size_t i = 0; i < r->findings.n; i++) {
+		const ib_diag *f = &r->findings.items[i];
 		ib_buf_printf(o, "\n%s **%s** %s ", f->severity == RV_BLOCKING ? "🔴" : "🟡",
 		              f->severity == RV_BLOCKING ? "BLOCKING" : "WARNING", f->rule);
 		where(o, f->file, f->line);
@@ -207,7 +174,7 @@ int rv_format_text(const rv_report *r, ib_buf *o)
 		}
 		ib_buf_printf(o, "   Fix: %s\n", f->fix);
 	}
-	if (!r->n)
+	if (!r->findings.n)
 		ib_buf_puts(o, "\nLGTM - no blocking issues found\n");
 	else
 		ib_buf_printf(o, "\n%zu blocking, %zu warning%s\n", nb, nw, nw == 1 ? "" : "s");
@@ -255,8 +222,8 @@ int rv_format_json(const rv_report *r, ib_buf *o)
 			return IB_ENOMEM;
 	}
 	SET(doc, "rules", rl);
-	for (size_t i = 0; i < r->n; i++) {
-		const rv_finding *f = &r->items[i];
+	for (size_t i = 0; i < r->findings.n; i++) {
+		const ib_diag *f = &r->findings.items[i];
 		ib_val *m = ib_v_map(a), *ql = ib_v_list(a);
 		if (!m || !ql)
 			return IB_ENOMEM;
@@ -281,8 +248,8 @@ int rv_format_json(const rv_report *r, ib_buf *o)
 			return IB_ENOMEM;
 	}
 	SET(doc, "findings", fl);
-	SET(doc, "blocking", ib_v_int(a, (int64_t)rv_count(r, RV_BLOCKING)));
-	SET(doc, "warnings", ib_v_int(a, (int64_t)rv_count(r, RV_WARNING)));
+	SET(doc, "blocking", ib_v_int(a, (int64_t)ib_diags_count(&r->findings, RV_BLOCKING)));
+	SET(doc, "warnings", ib_v_int(a, (int64_t)ib_diags_count(&r->findings, RV_WARNING)));
 	ib_json_opts jo = {.indent = 2, .ensure_ascii = false};
 	ib_error e = {0};
 	if (ib_json_write(o, doc, &jo, &e))
@@ -311,8 +278,8 @@ static void gh_escape(ib_buf *o, const char *s, bool prop)
 
 int rv_format_github(const rv_report *r, ib_buf *o)
 {
-	for (size_t i = 0; i < r->n; i++) {
-		const rv_finding *f = &r->items[i];
+	for (size_t i = 0; i < r->findings.n; i++) {
+		const ib_diag *f = &r->findings.items[i];
 		ib_buf_puts(o, f->severity == RV_BLOCKING ? "::error " : "::warning ");
 		if (f->file) {
 			ib_buf_puts(o, "file=");
@@ -339,7 +306,8 @@ int rv_format_github(const rv_report *r, ib_buf *o)
 		ib_buf_free(&m);
 		ib_buf_putc(o, '\n');
 	}
-	ib_buf_printf(o, "infbench review: %zu blocking, %zu warnings\n", rv_count(r, RV_BLOCKING),
-	              rv_count(r, RV_WARNING));
+	ib_buf_printf(o, "infbench review: %zu blocking, %zu warnings\n",
+	              ib_diags_count(&r->findings, RV_BLOCKING),
+	              ib_diags_count(&r->findings, RV_WARNING));
 	return o->data ? 0 : IB_ENOMEM;
 }

@@ -68,9 +68,7 @@ static int recipe_has_key(rv_report *r, rv_tree *t, const ib_val *cfg, const rv_
 	              "runner, framework, spec-decoding), or rename the file",
 	              "no config entry maps to %s: the runners build the recipe name "
 	              "{model-prefix}_{precision}_{runner}[_{framework}][_mtp].sh from an entry",
-	              b)
-	           ? 0
-	           : IB_ENOMEM;
+	              b);
 }
 
 /* The rules of files mode over target i of tree t; cfg_all: the tree's configs. */
@@ -100,6 +98,7 @@ int rv_review_docs(rv_report *r, const rv_doc *tree, size_t ntree, const char *c
 	rv_tree t = {.kind = RV_TREE_MEM, .a = r->a};
 	int rc = 0;
 	r->mode = "files";
+	r->findings.a = r->a;
 	for (size_t i = 0; i < ntree && !rc; i++)
 		rc = rv_tree_add(&t, tree[i].path, tree[i].text, tree[i].len);
 	ib_val *cfg = rc ? NULL : rv_load_configs(&t, NULL);
@@ -267,13 +266,13 @@ static int changelog_rules(rv_report *r, rv_tree *bt, rv_tree *ht, const char **
 	free(bv);
 	free(hv);
 	if (bad &&
-	    !rv_add(r, "changelog-append-end", cl, (int)(bad <= nh ? bad : nh),
-	            "restore the existing entries as they are on the base and add the new entries "
-	            "after the last one",
-	            "perf-changelog.yaml is changed above its end (first difference at line %zu): "
-	            "the file is read oldest to newest, so new entries must be appended after the "
-	            "last existing one and existing entries left as they are",
-	            bad))
+	    rv_add(r, "changelog-append-end", cl, (int)(bad <= nh ? bad : nh),
+	           "restore the existing entries as they are on the base and add the new entries "
+	           "after the last one",
+	           "perf-changelog.yaml is changed above its end (first difference at line %zu): "
+	           "the file is read oldest to newest, so new entries must be appended after the "
+	           "last existing one and existing entries left as they are",
+	           bad))
 		return IB_ENOMEM;
 	/* append-only entries */
 	ib_val *bdoc, *hdoc;
@@ -306,29 +305,29 @@ static int changelog_rules(rv_report *r, rv_tree *bt, rv_tree *ht, const char **
 	rv_checked(r, "append-only-mixed");
 	rv_checked(r, "append-only-review");
 	if (nao != nnew &&
-	    !rv_add(r, "append-only-mixed", cl, first_line, NULL,
-	            "%zu of the %zu new perf-changelog entries are append-only: append-only and "
-	            "regular entries may not be mixed in one change",
-	            nao, nnew))
+	    rv_add(r, "append-only-mixed", cl, first_line, NULL,
+	           "%zu of the %zu new perf-changelog entries are append-only: append-only and "
+	           "regular entries may not be mixed in one change",
+	           nao, nnew))
 		return IB_ENOMEM;
-	if (mod && !rv_add(r, "append-only-mixed", cl, mod_line, NULL,
-	                   "an append-only change may not use the eval modifier '%s'", mod))
+	if (mod && rv_add(r, "append-only-mixed", cl, mod_line, NULL,
+	                  "an append-only change may not use the eval modifier '%s'", mod))
 		return IB_ENOMEM;
 	size_t others = 0;
 	for (size_t i = 0; i < nchanged; i++)
 		others += strcmp(changed[i], cl) != 0;
 	if (others) {
-		rv_finding *f = rv_add(
-		    r, "append-only-review", cl, first_line,
-		    "confirm from the diff that every changed behaviour is reachable only from the "
-		    "appended points (no existing point, image or recipe changes)",
-		    "append-only entry: %zu other file%s changed; a human must check that each change "
-		    "is gated to the appended points",
-		    others, others == 1 ? "" : "s");
-		if (!f)
+		if (rv_add(
+		        r, "append-only-review", cl, first_line,
+		        "confirm from the diff that every changed behaviour is reachable only from "
+		        "the appended points (no existing point, image or recipe changes)",
+		        "append-only entry: %zu other file%s changed; a human must check that each "
+		        "change is gated to the appended points",
+		        others, others == 1 ? "" : "s"))
 			return IB_ENOMEM;
 		for (size_t i = 0; i < nchanged; i++)
-			if (strcmp(changed[i], cl) && rv_quote_add(r, f, changed[i], 0, "changed"))
+			if (strcmp(changed[i], cl) &&
+			    ib_diag_quote_add(&r->findings, changed[i], 0, "changed"))
 				return IB_ENOMEM;
 	}
 	return 0;
@@ -417,11 +416,12 @@ static int change_mode(const rv_opts *o, rv_report *r, ib_error *e)
 	if (!rc && cfg_changed) {
 		rv_checked(r, "changelog-missing");
 		if (!cl_changed &&
-		    !rv_add(r, "changelog-missing", first_cfg, 0,
-		            "add an entry at the end of perf-changelog.yaml (config-keys, description, "
-		            "pr-link) documenting the config change",
-		            "master config files were modified but perf-changelog.yaml was not "
-		            "updated"))
+		    rv_add(
+		        r, "changelog-missing", first_cfg, 0,
+		        "add an entry at the end of perf-changelog.yaml (config-keys, description, "
+		        "pr-link) documenting the config change",
+		        "master config files were modified but perf-changelog.yaml was not "
+		        "updated"))
 			rc = IB_ENOMEM;
 	}
 	if (!rc && cl_changed)
@@ -443,6 +443,7 @@ int rv_review(const rv_opts *o, rv_report *r, ib_error *e)
 	if (!o->repo || stat(o->repo, &st) || !S_ISDIR(st.st_mode))
 		return ib_fail(e, IB_ENOENT, "", 0, 0, "repository folder '%s' does not exist",
 		               o->repo ? o->repo : "");
+	r->findings.a = r->a;
 	if (o->base)
 		return change_mode(o, r, e);
 	return files_mode(o, r, e);

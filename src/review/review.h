@@ -14,16 +14,24 @@
  * rv_review_docs() runs the files-mode rules over in-memory documents (for
  * tests and callers that already hold the texts).
  *
- * Ownership: the caller sets r->a (an arena) before the call; every string
- * of the report lives there. rv_report_free releases the arrays, not the
- * arena. The library never prints.
+ * Findings are diagnostics of base's one list (ib_diags, base.h): each is an
+ * ib_diag with rule (a rule id), severity (rv_severity), file
+ * (repository-relative, NULL when about the change), line (0: not about a
+ * line), msg, fix (never NULL: the finding's own or the rule's) and quotes
+ * (lines of other files as evidence: "the sisters do it this way").
+ *
+ * Ownership: the caller sets r->a (an arena) before the call; the review
+ * uses it as r->findings.a, and every string and array of the report lives
+ * there except r->files, which rv_report_free releases (not the arena).
+ * The library never prints.
  */
 #ifndef IB_REVIEW_H
 #define IB_REVIEW_H
 
 #include "base/base.h"
 
-typedef enum { RV_BLOCKING = 0, RV_WARNING = 1 } rv_severity;
+/* A finding's ib_diag severity: a blocking one is an error. */
+typedef enum { RV_BLOCKING = IB_SEV_ERROR, RV_WARNING = IB_SEV_WARNING } rv_severity;
 
 /* One rule of the checklist; the table is static (rv_rules). */
 typedef struct {
@@ -39,24 +47,6 @@ const rv_rule *rv_rules(size_t *n);
 /* The index of a rule id in rv_rules(), or -1. */
 int rv_rule_index(const char *id);
 
-/* A line of another file quoted as evidence ("the sisters do it this way"). */
-typedef struct {
-	const char *file;
-	int line;
-	const char *text;
-} rv_quote;
-
-typedef struct {
-	const char *rule; /* a rule id of rv_rules() */
-	int severity;     /* rv_severity */
-	const char *file; /* repository-relative path, NULL when about the change */
-	int line;         /* 1-based, 0 when not about a line */
-	const char *msg;  /* what is wrong */
-	const char *fix;  /* how to fix this one */
-	rv_quote *quotes;
-	size_t nquotes;
-} rv_finding;
-
 typedef struct {
 	ib_arena *a;          /* the caller's; set before rv_review */
 	const char *mode;     /* "files" or "change" */
@@ -64,8 +54,7 @@ typedef struct {
 	const char *head;
 	const char **files;   /* the files reviewed (repository-relative) */
 	size_t nfiles, files_cap;
-	rv_finding *items;
-	size_t n, cap;
+	ib_diags findings;    /* in report order (see above); count them with ib_diags_count */
 	size_t checked[32];   /* per rule index: how many subjects the rule looked at */
 } rv_report;
 
@@ -77,7 +66,7 @@ typedef struct {
 	size_t nfiles;
 } rv_opts;
 
-/* Runs the review. Returns 0 when it ran, whatever it found (see r->items);
+/* Runs the review. Returns 0 when it ran, whatever it found (r->findings);
  * IB_ENOENT for a missing repository folder or file, IB_EINVAL for a folder
  * that is not a git work tree (change mode) or a ref git does not know,
  * IB_EIO when git cannot be run, IB_ENOMEM. The message says which. */
@@ -95,8 +84,6 @@ typedef struct {
 int rv_review_docs(rv_report *r, const rv_doc *tree, size_t ntree, const char *const *targets,
                    size_t ntargets, ib_error *e);
 
-/* The number of findings of a severity. */
-size_t rv_count(const rv_report *r, int severity);
 /* Formats the report: the reference's comment style (✅ / 🟡 / 🔴 per rule,
  * then each finding with file:line, quotes and fix); a JSON document; or
  * GitHub workflow annotations (::error / ::warning). Appends to out;

@@ -118,18 +118,19 @@ static int guard_check(rv_report *r, rv_script *s, rv_script **sis, size_t ns, i
 			         "comment why this recipe differs",
 			         c->text);
 		}
-		rv_finding *f = rv_add(r, "sister-guard", s->path, c->line, fix,
-		                       "`%s` runs unconditionally, but all %zu sister recipes run it "
-		                       "only under a guard",
-		                       c->text, ns);
-		if (!f)
+		if (rv_add(
+		        r, "sister-guard", s->path, c->line, fix,
+		        "`%s` runs unconditionally, but all %zu sister recipes run it only under a "
+		        "guard",
+		        c->text, ns))
 			return IB_ENOMEM;
 		for (size_t k = 0; k < ns; k++) {
 			if (m[k]->guard_line && m[k]->guard_line != m[k]->line &&
-			    rv_quote_add(r, f, sis[k]->path, m[k]->guard_line,
-			                 trimmed_line(sis[k], m[k]->guard_line)))
+			    ib_diag_quote_add(&r->findings, sis[k]->path, m[k]->guard_line,
+			                      trimmed_line(sis[k], m[k]->guard_line)))
 				return IB_ENOMEM;
-			if (rv_quote_add(r, f, sis[k]->path, m[k]->line, trimmed_line(sis[k], m[k]->line)))
+			if (ib_diag_quote_add(&r->findings, sis[k]->path, m[k]->line,
+			                      trimmed_line(sis[k], m[k]->line)))
 				return IB_ENOMEM;
 		}
 	}
@@ -206,18 +207,18 @@ static int export_check(rv_report *r, rv_script *s, rv_script **sis, size_t ns)
 				set = !strncmp(s->cmds[q].norm, assign, strlen(assign));
 			if (set)
 				continue;
-			rv_finding *f = rv_add(
-			    r, "sister-export", s->path, at,
-			    ib_arena_printf(r->a,
-			                    "add the sisters' `export %s=...` (see the quoted lines), or say "
-			                    "in a comment why this recipe does without it",
-			                    nm[j]),
-			    "all %zu sister recipes export %s; this one does not", ns, nm[j]);
-			if (!f)
+			if (rv_add(r, "sister-export", s->path, at,
+			           ib_arena_printf(r->a,
+			                           "add the sisters' `export %s=...` (see the "
+			                           "quoted lines), or say in a comment why this "
+			                           "recipe does without it",
+			                           nm[j]),
+			           "all %zu sister recipes export %s; this one does not", ns,
+			           nm[j]))
 				return IB_ENOMEM;
 			for (size_t q = 0; q < ns; q++)
-				if (rv_quote_add(r, f, sis[q]->path, m[q]->line,
-				                 trimmed_line(sis[q], m[q]->line)))
+				if (ib_diag_quote_add(&r->findings, sis[q]->path, m[q]->line,
+				                      trimmed_line(sis[q], m[q]->line)))
 					return IB_ENOMEM;
 		}
 	}
@@ -315,20 +316,20 @@ static int flag_check(rv_report *r, rv_script *s, rv_script **sis, size_t ns, bo
 		if (prec)
 			continue;
 		const rv_cmd *me = &s->cmds[mine];
-		rv_finding *f = rv_add(
-		    r, "sister-flag", s->path, me->line,
-		    ib_arena_printf(r->a,
-		                    "pass %s as the sisters do (quoted), or say in a comment why this "
-		                    "recipe does not",
-		                    fl[i]),
-		    "all %zu sister recipes pass %s to the %s; this one does not", ns, fl[i],
-		    client ? "benchmark client" : "server launch command");
-		if (!f)
+		if (rv_add(r, "sister-flag", s->path, me->line,
+		           ib_arena_printf(
+		               r->a,
+		               "pass %s as the sisters do (quoted), or say in a comment why this "
+		               "recipe does not",
+		               fl[i]),
+		           "all %zu sister recipes pass %s to the %s; this one does not", ns, fl[i],
+		           client ? "benchmark client" : "server launch command"))
 			return IB_ENOMEM;
 		for (size_t q = 0; q < ns; q++) {
 			const rv_cmd *c = &sis[q]->cmds[client ? sis[q]->client : sis[q]->launch];
 			int l = flag_line(sis[q], c, fl[i]);
-			if (rv_quote_add(r, f, sis[q]->path, l, trimmed_line(sis[q], l)))
+			if (ib_diag_quote_add(&r->findings, sis[q]->path, l,
+			                      trimmed_line(sis[q], l)))
 				return IB_ENOMEM;
 		}
 	}

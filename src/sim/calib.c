@@ -52,7 +52,9 @@ static const char *const match_keys[SIM_CALIB_NMATCH] = {"framework", "hardware"
 
 static int bad(ib_diags *d, const ib_val *v, const char *field, const char *fmt, const char *arg)
 {
-	return ib_diag_add(d, IB_SEV_ERROR, v->file, v->line, v->col, NULL, NULL, field, fmt, arg);
+	return ib_diag_add(
+	    d, &(ib_diag){.file = v->file, .line = v->line, .col = v->col, .field = field}, fmt,
+	    arg);
 }
 
 /* A match value must name something the simulator knows (a typo would make
@@ -152,9 +154,12 @@ static int load_rule(const ib_val *v, sim_calib_rule *r, ib_arena *a, ib_diags *
 		}
 		const param *p = &params[j];
 		if (f < p->lo || f > p->hi || (p->lo_open && f == p->lo)) {
-			ib_diag_add(d, IB_SEV_ERROR, x->file, x->line, x->col, NULL, NULL, name,
-			            "%g is out of range: %s%g, %g]", f, p->lo_open ? "(" : "[",
-			            p->lo, p->hi);
+			ib_diag_add(
+			    d,
+			    &(ib_diag){
+			        .file = x->file, .line = x->line, .col = x->col, .field = name},
+			    "%g is out of range: %s%g, %g]", f, p->lo_open ? "(" : "[", p->lo,
+			    p->hi);
 			continue;
 		}
 		r->set |= 1u << j;

@@ -548,22 +548,82 @@ Test(base, diags_format_and_count)
 {
 	ib_arena *a = ib_arena_new();
 	ib_diags d = {.a = a};
-	cr_assert_eq(ib_diag_add(&d, IB_SEV_ERROR, "x.yaml", 3, 7, "R1", "key", "tp", "bad %d", 4), 0);
-	cr_assert_eq(ib_diag_add(&d, IB_SEV_WARNING, NULL, 0, 0, NULL, "", NULL, "hmm"), 0);
-	cr_assert_eq(ib_diag_add(&d, IB_SEV_ERROR, "y", 2, 0, NULL, NULL, NULL, "z"), 0);
+	cr_assert_eq(ib_diag_add(&d,
+	                         &(ib_diag){.file = "x.yaml",
+	                                    .line = 3,
+	                                    .col = 7,
+	                                    .rule = "R1",
+	                                    .subject = "key",
+	                                    .field = "tp"},
+	                         "bad %d", 4),
+	             0);
+	cr_assert_eq(ib_diag_add(&d, &(ib_diag){.severity = IB_SEV_WARNING, .field = ""}, "hmm"),
+	             0);
+	cr_assert_eq(ib_diag_add(&d, &(ib_diag){.file = "y", .line = 2}, "z"), 0);
+	cr_assert_eq(ib_diag_add(&d,
+	                         &(ib_diag){.file = "c.yaml",
+	                                    .line = 4,
+	                                    .col = 1,
+	                                    .kind = "entry",
+	                                    .subject = "",
+	                                    .field = "a.b",
+	                                    .got = "5"},
+	                         "%s", "bad"),
+	             0);
+	cr_assert_eq(
+	    ib_diag_add(&d, &(ib_diag){.severity = IB_SEV_NOTE, .file = "", .line = 0}, "n"), 0);
 	ib_buf out = {0};
 	ib_diag_format(&d.items[0], &out);
 	cr_assert_str_eq(out.data, "x.yaml:3:7: [R1] 'key': field 'tp': bad 4");
 	out.len = 0;
 	ib_diag_format(&d.items[1], &out);
 	cr_assert_str_eq(out.data, "warning: hmm");
+	cr_assert_null(d.items[1].field, "an empty field path is no field");
 	out.len = 0;
 	ib_diag_format(&d.items[2], &out);
 	cr_assert_str_eq(out.data, "y:2: z");
-	cr_assert_eq(ib_diags_count(&d, IB_SEV_ERROR), 2);
+	out.len = 0;
+	ib_diag_format(&d.items[3], &out);
+	cr_assert_str_eq(out.data, "c.yaml:4:1: entry '': field 'a.b': bad (got 5)",
+	                 "an empty subject is kept");
+	out.len = 0;
+	ib_diag_format(&d.items[4], &out);
+	cr_assert_str_eq(out.data, ": note: n", "an empty file name is kept");
+	cr_assert_eq(ib_diags_count(&d, IB_SEV_ERROR), 3);
 	cr_assert_eq(ib_diags_count(&d, IB_SEV_WARNING), 1);
+	cr_assert_eq(ib_diags_count(&d, IB_SEV_NOTE), 1);
 	ib_buf_free(&out);
-	ib_diags_free(&d);
+	ib_arena_free(a);
+}
+
+Test(base, diags_quotes_fix_and_growth)
+{
+	ib_arena *a = ib_arena_new();
+	ib_diags d = {.a = a};
+	cr_assert_eq(ib_diag_quote_add(&d, "f", 1, "x"), IB_EINVAL, "nothing to quote for");
+	/* the strings are copies: the caller's buffers may change afterwards */
+	char file[16] = "r.sh", fix[16] = "do it";
+	cr_assert_eq(ib_diag_add(&d, &(ib_diag){.file = file, .line = 9, .fix = fix}, "m"), 0);
+	strcpy(file, "zz");
+	strcpy(fix, "zz");
+	cr_assert_eq(ib_diag_quote_add(&d, "s1.sh", 4, "if [ x ]; then"), 0);
+	cr_assert_eq(ib_diag_quote_add(&d, NULL, 0, NULL), 0);
+	const ib_diag *g = &d.items[0];
+	cr_assert_str_eq(g->file, "r.sh");
+	cr_assert_str_eq(g->fix, "do it");
+	cr_assert_eq(g->nquotes, 2);
+	cr_assert_str_eq(g->quotes[0].file, "s1.sh");
+	cr_assert_eq(g->quotes[0].line, 4);
+	cr_assert_str_eq(g->quotes[0].text, "if [ x ]; then");
+	cr_assert_null(g->quotes[1].file);
+	cr_assert_str_eq(g->quotes[1].text, "");
+	/* many items: the array grows in the arena and keeps every earlier one */
+	for (int i = 0; i < 100; i++)
+		cr_assert_eq(ib_diag_add(&d, &(ib_diag){.line = i}, "item %d", i), 0);
+	cr_assert_eq(d.n, 101);
+	cr_assert_eq(d.items[0].nquotes, 2, "quotes survive growth");
+	cr_assert_str_eq(d.items[100].msg, "item 99");
+	cr_assert_eq(d.items[57].line, 56);
 	ib_arena_free(a);
 }
 

@@ -15,13 +15,13 @@
 /* ---- fixture ---- */
 
 static ib_arena *A;
-static cfg_diags D;
+static ib_diags D;
 
 static void setup(void)
 {
 	A = ib_arena_new();
 	cr_assert_not_null(A);
-	D = (cfg_diags){.a = A};
+	D = (ib_diags){.a = A};
 }
 
 static void teardown(void)
@@ -52,7 +52,7 @@ static const char *diags_text(void)
 {
 	ib_buf b = {0};
 	for (size_t i = 0; i < D.n; i++) {
-		cfg_diag_format(&D.items[i], &b);
+		ib_diag_format(&D.items[i], &b);
 		ib_buf_putc(&b, '\n');
 	}
 	char *s = ib_arena_strdup(A, b.data ? b.data : "(none)");
@@ -87,23 +87,23 @@ static void expect_valid(const char *key, const char *text)
 /* The entry is invalid, and some problem names entry `key`, has a field path
  * containing `field` (NULL: no field expected), a message containing `msg`
  * (case-insensitive; NULL: any) and a source line > 0. Returns it. */
-static const cfg_diag *expect_problem(const char *key, const char *text, const char *field,
-                                      const char *msg)
+static const ib_diag *expect_problem(const char *key, const char *text, const char *field,
+                                     const char *msg)
 {
 	bool ok = validate(key, text);
 	cr_assert_not(ok, "entry should be invalid (want field '%s')\n%s", field ? field : "",
 	              text);
 	cr_assert_gt(D.n, 0, "invalid without a recorded problem");
 	for (size_t i = 0; i < D.n; i++) {
-		const cfg_diag *g = &D.items[i];
+		const ib_diag *g = &D.items[i];
 		if (field && (!g->field || !strstr(g->field, field)))
 			continue;
 		if (!field && g->field)
 			continue;
 		if (msg && !contains_ci(g->msg, msg))
 			continue;
-		cr_assert_not_null(g->entry, "problem without entry: %s", diags_text());
-		cr_assert_str_eq(g->entry, key);
+		cr_assert_not_null(g->subject, "problem without entry: %s", diags_text());
+		cr_assert_str_eq(g->subject, key);
 		cr_assert_gt(g->line, 0, "problem without a line: %s", diags_text());
 		cr_assert_gt(g->col, 0, "problem without a column: %s", diags_text());
 		cr_assert_not_null(g->file);
@@ -253,7 +253,7 @@ Test(config, lax_values_validate)
 
 Test(config, v06_unknown_top_level_key)
 {
-	const cfg_diag *g = expect_problem(
+	const ib_diag *g = expect_problem(
 	    "k", SN_HEAD "bogus: 1\n" FIXED("{tp: 8, conc-list: [1]}"), "bogus", NULL);
 	cr_assert_str_eq(g->field, "bogus");
 	cr_assert_eq(g->line, 8);
@@ -319,11 +319,11 @@ Test(config, v07_required_fields)
 
 Test(config, v08_types)
 {
-	const cfg_diag *g = expect_problem("k",
-	                                   "image: 5\nmodel: org/m\nmodel-prefix: m\n"
-	                                   "precision: fp8\nframework: sglang\nrunner: h100\n"
-	                                   "multinode: false\n" FIXED("{tp: 8, conc-list: [1]}"),
-	                                   "image", "string");
+	const ib_diag *g = expect_problem("k",
+	                                  "image: 5\nmodel: org/m\nmodel-prefix: m\n"
+	                                  "precision: fp8\nframework: sglang\nrunner: h100\n"
+	                                  "multinode: false\n" FIXED("{tp: 8, conc-list: [1]}"),
+	                                  "image", "string");
 	cr_assert_eq(g->line, 1);
 	cr_assert_not_null(g->got);
 	cr_assert_str_eq(g->got, "5");
@@ -458,7 +458,7 @@ Test(config, v11_tp_divisible_by_dcp)
 
 Test(config, v12_hardware_pair)
 {
-	const cfg_diag *g = expect_problem(
+	const ib_diag *g = expect_problem(
 	    "k",
 	    MN_HEAD FIXED("{conc-list: [1], prefill: {hardware: gb200, num-worker: 1, tp: 4, ep: 1,"
 	                  " dp-attn: false}, decode: " DF "}"),
@@ -616,7 +616,7 @@ Test(config, v20_some_scenario)
 
 Test(config, v21_agentic_needs_cluster_runner)
 {
-	const cfg_diag *g = expect_problem(
+	const ib_diag *g = expect_problem(
 	    "k", HEAD("b300", "false") AGENTIC("{tp: 8, kv-offloading: none, conc-list: [1]}"),
 	    "runner", "cluster:");
 	cr_assert_str_eq(g->field, "runner");
@@ -719,7 +719,7 @@ Test(config, three_problems_three_diags)
 				continue;
 			found = true;
 			cr_assert_eq(D.items[i].line, lines[k], "%s", fields[k]);
-			cr_assert_str_eq(D.items[i].entry, "k3");
+			cr_assert_str_eq(D.items[i].subject, "k3");
 		}
 		cr_assert(found, "no problem at %s:\n%s", fields[k], diags_text());
 	}
@@ -730,28 +730,38 @@ Test(config, entry_not_a_mapping)
 	D.n = 0;
 	cr_assert_not(cfg_validate_entry("k", yaml("k: [1, 2]\n")->map.kv[0].val, &D));
 	cr_assert_eq(D.n, 1);
-	cr_assert_str_eq(D.items[0].entry, "k");
+	cr_assert_str_eq(D.items[0].subject, "k");
 	cr_assert_gt(D.items[0].line, 0);
 }
 
+/* The problem line: position, entry, field path, message and the value got,
+ * and the parts left out when absent (an empty key is still named). */
 Test(config, diag_format)
 {
-	ib_val *v = yaml("x: 5\n");
-	cr_assert_eq(
-	    cfg_diag_add(&D, "f.yaml", 3, 4, "key", "a.b", ib_map_get(v, "x"), "bad %s", "x"), 0);
-	cr_assert_eq(cfg_diag_add(&D, NULL, 0, 0, NULL, NULL, NULL, "plain"), 0);
-	cr_assert_eq(cfg_diag_add(&D, "f.yaml", 0, 0, NULL, "", NULL, "no line"), 0);
+	cr_assert_not(
+	    cfg_validate_runners(yaml_named("r.yaml", "labels:\n  h100: 5\n"), &D, "r.yaml"));
+	const char *missing[] = {"no-such-dir/nope.yaml"};
+	ib_val *merged = NULL;
+	cr_assert_eq(cfg_load_master(A, missing, 1, &merged, &D), IB_EINVAL);
+	cr_assert_not(cfg_validate_entry("", yaml("[1]\n"), &D));
+	cr_assert_eq(D.n, 3, "%s", diags_text());
 	ib_buf b = {0};
-	cfg_diag_format(&D.items[0], &b);
-	cr_assert_str_eq(b.data, "f.yaml:3:4: entry 'key': field 'a.b': bad x (got 5)");
+	ib_diag_format(&D.items[0], &b);
+	cr_assert_str_eq(b.data,
+	                 "r.yaml:2:9: entry 'h100': field 'labels.h100': must be a list, got "
+	                 "int (got 5)");
 	b.len = 0;
-	cfg_diag_format(&D.items[1], &b);
-	cr_assert_str_eq(b.data, "plain");
+	ib_diag_format(&D.items[1], &b);
+	cr_assert_str_eq(b.data, "no-such-dir/nope.yaml: input file does not exist");
+	cr_assert_null(D.items[1].field, "no field");
+	cr_assert_null(D.items[1].subject, "no entry");
 	b.len = 0;
-	cfg_diag_format(&D.items[2], &b);
-	cr_assert_str_eq(b.data, "f.yaml: no line");
+	ib_diag_format(&D.items[2], &b);
+	cr_assert_str_eq(b.data,
+	                 "entry.yaml:1:1: entry '': a master config entry must be a mapping "
+	                 "(got [1])");
 	ib_buf_free(&b);
-	cr_assert_null(D.items[2].field, "an empty field is no field");
+	cr_assert_eq(ib_diags_count(&D, IB_SEV_ERROR), 3, "config problems are errors");
 }
 
 /* ---- lax coercions ---- */
@@ -833,11 +843,11 @@ static bool runners(const char *text)
 
 /* The runners document is invalid and a problem has a field containing
  * `field` and a line > 0; returns it. */
-static const cfg_diag *runner_problem(const char *text, const char *field)
+static const ib_diag *runner_problem(const char *text, const char *field)
 {
 	cr_assert_not(runners(text), "runners should be invalid:\n%s", text);
 	for (size_t i = 0; i < D.n; i++) {
-		const cfg_diag *g = &D.items[i];
+		const ib_diag *g = &D.items[i];
 		if (!g->field || !strstr(g->field, field))
 			continue;
 		cr_assert_str_eq(g->file, "runners.yaml");
@@ -865,8 +875,8 @@ Test(config, r1_labels)
 {
 	runner_problem("hardware: {}\n", "labels");
 	runner_problem("labels: [a, b]\n", "labels");
-	const cfg_diag *g = runner_problem("labels:\n  h100: h100-nv_0\n", "labels.h100");
-	cr_assert_str_eq(g->entry, "h100");
+	const ib_diag *g = runner_problem("labels:\n  h100: h100-nv_0\n", "labels.h100");
+	cr_assert_str_eq(g->subject, "h100");
 	cr_assert(strstr(g->msg, "str"), "%s", g->msg);
 	g = runner_problem("labels:\n  ok: [a]\n  h100: []\n", "labels.h100");
 	cr_assert(strstr(g->msg, "empty"), "%s", g->msg);
@@ -898,10 +908,10 @@ Test(config, r3_available_dram)
 
 Test(config, r4_gpus_per_node)
 {
-	const cfg_diag *g = runner_problem(LABELS "hardware:\n  cluster:b300:\n"
-	                                          "    available-cpu-dram-mib: 1000\n"
-	                                          "    gpus-per-node: 0\n",
-	                                   "hardware.cluster:b300.gpus-per-node");
+	const ib_diag *g = runner_problem(LABELS "hardware:\n  cluster:b300:\n"
+	                                         "    available-cpu-dram-mib: 1000\n"
+	                                         "    gpus-per-node: 0\n",
+	                                  "hardware.cluster:b300.gpus-per-node");
 	cr_assert_eq(g->line, 7);
 	runner_problem(LABELS "hardware:\n  cluster:b300:\n    available-cpu-dram-mib: 1000\n",
 	               "hardware.cluster:b300.gpus-per-node");
@@ -961,7 +971,7 @@ static void cleanup_files(tmpfiles *t)
 	  "    - {isl: 1024, osl: 1024, search-space: [{tp: 8, conc-list: [4]}]}\n"
 
 /* The problem recorded for file path (the first one), or a failure. */
-static const cfg_diag *diag_for_file(const char *path)
+static const ib_diag *diag_for_file(const char *path)
 {
 	for (size_t i = 0; i < D.n; i++)
 		if (D.items[i].file && !strcmp(D.items[i].file, path))
@@ -993,7 +1003,7 @@ Test(config, load_master_missing_file)
 	ib_val *merged = NULL;
 	cr_assert_eq(cfg_load_master(A, p, 1, &merged, &D), IB_EINVAL);
 	cr_assert_eq(D.n, 1, "%s", diags_text());
-	const cfg_diag *g = diag_for_file(p[0]);
+	const ib_diag *g = diag_for_file(p[0]);
 	cr_assert(strstr(g->msg, "does not exist"), "%s", g->msg);
 	cr_assert_not_null(merged);
 	cr_assert_eq(merged->map.n, 0);
@@ -1008,7 +1018,7 @@ Test(config, load_master_not_a_mapping)
 	ib_val *merged = NULL;
 	cr_assert_eq(cfg_load_master(A, p, 2, &merged, &D), IB_EINVAL);
 	cr_assert_eq(D.n, 2, "%s", diags_text());
-	const cfg_diag *g = diag_for_file(p[0]);
+	const ib_diag *g = diag_for_file(p[0]);
 	cr_assert(strstr(g->msg, "mapping"), "%s", g->msg);
 	cr_assert_eq(g->line, 1);
 	g = diag_for_file(p[1]);
@@ -1023,8 +1033,8 @@ Test(config, load_master_wildcard_key)
 	ib_val *merged = NULL;
 	cr_assert_eq(cfg_load_master(A, p, 1, &merged, &D), IB_EINVAL);
 	cr_assert_eq(D.n, 1, "%s", diags_text());
-	const cfg_diag *g = diag_for_file(p[0]);
-	cr_assert_str_eq(g->entry, "dsr1-*");
+	const ib_diag *g = diag_for_file(p[0]);
+	cr_assert_str_eq(g->subject, "dsr1-*");
 	cr_assert(strstr(g->msg, "*"), "%s", g->msg);
 	cr_assert_eq(g->line, 12);
 	cr_assert(ib_map_has(merged, "ok"));
@@ -1040,8 +1050,8 @@ Test(config, load_master_duplicate_across_files)
 	ib_val *merged = NULL;
 	cr_assert_eq(cfg_load_master(A, p, 2, &merged, &D), IB_EINVAL);
 	cr_assert_eq(D.n, 1, "%s", diags_text());
-	const cfg_diag *g = diag_for_file(p[1]);
-	cr_assert_str_eq(g->entry, "k1");
+	const ib_diag *g = diag_for_file(p[1]);
+	cr_assert_str_eq(g->subject, "k1");
 	cr_assert(strstr(g->msg, p[0]), "the message names the earlier file: %s", g->msg);
 	cr_assert_eq(g->line, 12);
 	/* the first definition is kept */
@@ -1064,12 +1074,12 @@ Test(config, load_master_reports_every_file)
 	cr_assert_eq(cfg_load_master(A, p, 5, &merged, &D), IB_EINVAL);
 	for (int i = 0; i < 5; i++)
 		diag_for_file(p[i]);
-	const cfg_diag *g = diag_for_file(p[1]);
+	const ib_diag *g = diag_for_file(p[1]);
 	cr_assert_gt(g->line, 0, "syntax errors carry a position");
 	/* the invalid entry of the last file is validated too */
 	bool broken = false;
 	for (size_t i = 0; i < D.n; i++)
-		broken |= D.items[i].entry && !strcmp(D.items[i].entry, "broken");
+		broken |= D.items[i].subject && !strcmp(D.items[i].subject, "broken");
 	cr_assert(broken, "%s", diags_text());
 	cr_assert(ib_map_has(merged, "good"));
 	cleanup_files(&t);
@@ -1082,7 +1092,7 @@ Test(config, load_master_non_string_key)
 	ib_val *merged = NULL;
 	cr_assert_eq(cfg_load_master(A, p, 1, &merged, &D), IB_EINVAL);
 	cr_assert_eq(D.n, 1, "%s", diags_text());
-	const cfg_diag *g = diag_for_file(p[0]);
+	const ib_diag *g = diag_for_file(p[0]);
 	cr_assert(strstr(g->msg, "string"), "%s", g->msg);
 	cr_assert_eq(g->line, 12);
 	cr_assert_eq(merged->map.n, 1);
@@ -1098,7 +1108,7 @@ Test(config, load_master_validates_all_entries)
 	cr_assert_eq(cfg_load_master(A, p, 1, &merged, &D), IB_EINVAL);
 	bool one = false, two = false, fine = false;
 	for (size_t i = 0; i < D.n; i++) {
-		const char *e = D.items[i].entry;
+		const char *e = D.items[i].subject;
 		one |= e && !strcmp(e, "one");
 		two |= e && !strcmp(e, "two");
 		fine |= e && !strcmp(e, "fine");

@@ -46,7 +46,7 @@ static void setup(void)
 	                               "  cluster:edge-4:\n"
 	                               "    available-cpu-dram-mib: 860_160\n"
 	                               "    gpus-per-node: 4\n");
-	cfg_diags d = {.a = A};
+	ib_diags d = {.a = A};
 	cr_assert(cfg_validate_runners(RUNNERS, &d, "runners.yaml"));
 }
 
@@ -64,12 +64,12 @@ static ib_val *master(const char *text)
 {
 	ib_val *m = yaml("master.yaml", text);
 	cr_assert_eq(m->type, IB_V_MAP);
-	cfg_diags d = {.a = A};
+	ib_diags d = {.a = A};
 	for (size_t i = 0; i < m->map.n; i++)
 		cfg_validate_entry(m->map.kv[i].key->str.s, m->map.kv[i].val, &d);
 	if (d.n) {
 		ib_buf b = {0};
-		cfg_diag_format(&d.items[0], &b);
+		ib_diag_format(&d.items[0], &b);
 		cr_assert_fail("test config is invalid: %s", b.data);
 		ib_buf_free(&b);
 	}

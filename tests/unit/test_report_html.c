@@ -97,7 +97,6 @@ Test(report_html, bad_rows_skipped_one_diagnostic_each, .init = setup, .fini = t
 	cr_assert(rep_row_num(r, "tput_per_gpu") == 18);
 	cr_assert(isnan(rep_row_num(r, "p99_ttft")));
 	rep_rowset_free(&rs);
-	ib_diags_free(&d);
 	ib_arena_free(a);
 }
 
@@ -122,7 +121,6 @@ Test(report_html, folder_list_wins_over_single_rows, .init = setup, .fini = tear
 	cr_assert(fabs(rs.evals[0].score - 0.9) < 1e-12);
 	cr_assert_eq(d.n, 0);
 	rep_rowset_free(&rs);
-	ib_diags_free(&d);
 	ib_arena_free(a);
 }
 
@@ -145,7 +143,6 @@ Test(report_html, unreadable_or_malformed_file_is_an_error, .init = setup, .fini
 	snprintf(p, sizeof p, "%s/none.json", root);
 	cr_assert_eq(rep_rows_load(a, p, -1, &rs, &d, &e), IB_ENOENT);
 	rep_rowset_free(&rs);
-	ib_diags_free(&d);
 	ib_arena_free(a);
 }
 
@@ -198,6 +195,5 @@ Test(report_html, page_data_views, .init = setup, .fini = teardown)
 	cr_assert_eq(ends, 2, "the data and the script, nothing ends a script early");
 	ib_buf_free(&b);
 	rep_rowset_free(&rs);
-	ib_diags_free(&d);
 	ib_arena_free(a);
 }

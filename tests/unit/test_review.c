@@ -15,16 +15,16 @@
 static size_t count_rule(const rv_report *r, const char *rule)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < r->n; i++)
-		n += !strcmp(r->items[i].rule, rule);
+	for (size_t i = 0; i < r->findings.n; i++)
+		n += !strcmp(r->findings.items[i].rule, rule);
 	return n;
 }
 
-static const rv_finding *first(const rv_report *r, const char *rule)
+static const ib_diag *first(const rv_report *r, const char *rule)
 {
-	for (size_t i = 0; i < r->n; i++)
-		if (!strcmp(r->items[i].rule, rule))
-			return &r->items[i];
+	for (size_t i = 0; i < r->findings.n; i++)
+		if (!strcmp(r->findings.items[i].rule, rule))
+			return &r->findings.items[i];
 	return NULL;
 }
 
@@ -59,7 +59,7 @@ Test(review, sister_guard_flags_the_unguarded_download)
 	                  "run_benchmark_serving \\\n    --model \"$MODEL\" \\\n    --use-chat-template\n";
 	rv_report r = {0};
 	review(&r, bad);
-	const rv_finding *f = first(&r, "sister-guard");
+	const ib_diag *f = first(&r, "sister-guard");
 	cr_assert(f);
 	cr_assert_eq(f->line, 3);
 	cr_assert_eq(f->severity, RV_BLOCKING);
@@ -74,7 +74,7 @@ Test(review, sister_guard_passes_when_guarded_and_ignores_case_arms)
 	rv_report r = {0};
 	review(&r, SIS_A);
 	cr_assert_eq(count_rule(&r, "sister-guard"), 0);
-	cr_assert_eq(rv_count(&r, RV_BLOCKING), 0);
+	cr_assert_eq(ib_diags_count(&r.findings, RV_BLOCKING), 0);
 	cr_assert_eq(r.checked[rv_rule_index("sister-guard")], 1);
 	done(&r);
 }

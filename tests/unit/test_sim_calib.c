@@ -82,7 +82,6 @@ Test(simcal, rules_apply_in_order_and_match_keys)
 	sim_calib def;
 	sim_calib_defaults(&def);
 	cr_assert_eq(memcmp(&c, &def, sizeof c), 0);
-	ib_diags_free(&d);
 	ib_arena_free(a);
 }
 
@@ -120,23 +119,19 @@ Test(simcal, errors_name_file_line_and_field)
 	ib_diag_format(&d.items[0], &b);
 	cr_assert(strstr(b.data, ":2:"), "%s", b.data);
 	ib_buf_free(&b);
-	ib_diags_free(&d);
 	/* structure errors */
 	d = (ib_diags){.a = a};
 	p = write_tmp("rulez: []\n");
 	cr_assert_eq(sim_calib_load(p, a, &f, &d, &e), IB_EINVAL);
 	cr_assert_geq(d.n, 1);
 	cr_assert_eq(d.items[0].line, 1);
-	ib_diags_free(&d);
 	d = (ib_diags){.a = a};
 	p = write_tmp("rules: [1]\n");
 	cr_assert_eq(sim_calib_load(p, a, &f, &d, &e), IB_EINVAL);
-	ib_diags_free(&d);
 	d = (ib_diags){.a = a};
 	cr_assert_eq(sim_calib_load("/nonexistent/c.yaml", a, &f, &d, &e), IB_ENOENT);
 	p = write_tmp("rules: [\n");
 	cr_assert_eq(sim_calib_load(p, a, &f, &d, &e), IB_EPARSE);
-	ib_diags_free(&d);
 	ib_arena_free(a);
 }
 
@@ -154,7 +149,6 @@ Test(simcal, repository_file_is_valid)
 	cr_assert_eq(rc, 0, "%s %s", e.msg, b.data ? b.data : "");
 	cr_assert_gt(f.n, 0);
 	ib_buf_free(&b);
-	ib_diags_free(&d);
 	ib_arena_free(a);
 }
 
@@ -499,7 +493,6 @@ Test(simcal, fit_reproduces_generating_model)
 	cr_assert_eq(sim_calib_load(p, a, &f, &d, &e), 0, "%s\n%s", e.msg, y.data);
 	cr_assert_eq(f.n, 1);
 	ib_buf_free(&y);
-	ib_diags_free(&d);
 	ib_arena_free(a);
 }
 

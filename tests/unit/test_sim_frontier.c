@@ -216,7 +216,6 @@ Test(sim_frontier, sweep_space_and_calibration_fallback)
 	free(s);
 	/* a measured row is not a series */
 	cr_assert_eq(sim_sweep_run(&p[1], &cal, &o, &s, &ns, &nconf, &e), IB_EINVAL);
-	ib_diags_free(&d);
 	ib_arena_free(a);
 }
 
