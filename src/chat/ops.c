@@ -593,7 +593,7 @@ int rt_iter(interp *in, uint32_t at, cv *v, cv ***items, size_t *n)
 		*n = v->l.n;
 		return 0;
 	case CV_GEN: /* iterating consumes what is left */
-		*items = v->l.v + v->l.pos;
+		*items = v->l.v ? v->l.v + v->l.pos : NULL; /* an empty one has no array */
 		*n = v->l.n - v->l.pos;
 		v->l.pos = v->l.n;
 		return 0;

@@ -162,6 +162,8 @@ static const jcase edges_cases[] = {
     {"{{ zz|indent }}", NULL},
     {"{{ zz|int }}", NULL},
     {"{{ zz|items|list }}", "[]"},
+    /* an empty mapping: an empty generator, no array behind it (fuzz finding) */
+    {"{{ {}|items|list }}{% for k, v in {}|items %}x{% endfor %}{{ {}|items|list|length }}", "[]0"},
     {"{{ zz|join }}", ""},
     {"{{ zz|last }}", ""},
     {"{{ zz|length }}", "0"},
