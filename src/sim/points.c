@@ -387,6 +387,42 @@ const char *sim_calib_hw_for(const sim_calib_file *cal, const char *gpu)
 	return gpu;
 }
 
+/* True when a rule of cal names list entry `name` in match key `which`. */
+static bool names(const char *const *list, const char *name)
+{
+	for (size_t j = 0; list && list[j]; j++)
+		if (!strcasecmp(list[j], name))
+			return true;
+	return false;
+}
+
+const char *sim_calib_fw_for(const sim_calib_file *cal, const char *framework, const char *hw)
+{
+	if (!framework || !hw)
+		return framework;
+	const char *other = NULL;
+	for (size_t i = 0; cal && i < cal->n; i++) {
+		const sim_calib_rule *r = &cal->rules[i];
+		if (!r->match[0] || !names(r->match[1], hw))
+			continue;
+		if (names(r->match[0], framework))
+			return framework;
+		if (!other)
+			other = r->match[0][0];
+	}
+	return other ? other : framework;
+}
+
+int sim_framework_max_seqs(const char *framework, const char *spec, int conc)
+{
+	/* SGLang's server resets --max-running-requests to 48 when speculative
+	 * decoding (EAGLE, EAGLE3, NEXTN/MTP) is on and the flag is not given,
+	 * which InferenceX's SGLang MTP recipes do not give */
+	if (spec && framework && !strcasecmp(framework, "sglang"))
+		return SIM_SGLANG_SPEC_MAX_RUNNING;
+	return conc > 256 ? conc : 256;
+}
+
 void sim_point_config_with(const sim_point *p, const sim_calib_file *cal, const char *framework,
                            const char *spec, int tp, int ep, bool dp_attn, int conc, sim_config *c)
 {
@@ -399,7 +435,7 @@ void sim_point_config_with(const sim_point *p, const sim_calib_file *cal, const 
 	c->tp = tp;
 	c->ep = ep > 1 ? ep : 1;
 	c->dp_attn = dp_attn;
-	c->max_num_seqs = conc > 256 ? conc : 256;
+	c->max_num_seqs = sim_framework_max_seqs(framework, spec, conc);
 	c->kv_bytes =
 	    !strcmp(p->precision, "bf16") ? 2 : 1; /* InferenceX recipes run an FP8 KV cache */
 	if (spec) {
@@ -409,7 +445,8 @@ void sim_point_config_with(const sim_point *p, const sim_calib_file *cal, const 
 		c->acceptance_length =
 		    m->default_al[3] > 0 ? m->default_al[3] : (1 - pow(0.7, 4)) / 0.3;
 	}
-	sim_calib_key k = {c->framework, sim_calib_hw_for(cal, c->hw.name), c->precision,
+	const char *hw = sim_calib_hw_for(cal, c->hw.name);
+	sim_calib_key k = {sim_calib_fw_for(cal, framework, hw), hw, c->precision,
 	                   c->model.name, spec ? spec : "none", p->version};
 	sim_calib cb;
 	sim_calib_resolve(cal, &k, &cb);

@@ -217,6 +217,14 @@ void sim_metrics_render(const sim_server *s, ib_buf *out);
 
 /* The median of v[0..n) (sorts v); 0 when n is 0. */
 double sim_median(double *v, size_t n);
+/* SGLang's default --max-running-requests under speculative decoding. */
+#define SIM_SGLANG_SPEC_MAX_RUNNING 48
+/* The running-sequence limit of a server of `framework` (NULL: vLLM's
+ * defaults) with speculative method spec (NULL: off) loaded at concurrency
+ * conc: SGLang with speculative decoding runs at most
+ * SIM_SGLANG_SPEC_MAX_RUNNING; otherwise max(conc, 256) (docs/sim.md
+ * "Validation"). */
+int sim_framework_max_seqs(const char *framework, const char *spec, int conc);
 /* The configuration of point p's model, GPU, precision and version run with
  * the given framework, speculative method (NULL: off), TP, EP, DP-attention
  * and concurrency, calibrated from cal (NULL: defaults). p must name a model
@@ -229,6 +237,13 @@ void sim_point_config_with(const sim_point *p, const sim_calib_file *cal, const 
  * B200, B200 -> B300, H100 <-> H200, MI300X <-> MI325X), else gpu (docs/sim.md "Frontier and
  * peak rows"). */
 const char *sim_calib_hw_for(const sim_calib_file *cal, const char *gpu);
+/* The framework whose calibration rules a server of `framework` on
+ * calibration hardware hw (sim_calib_hw_for's answer) takes: framework
+ * itself when a rule of cal names it together with hw, else the first
+ * framework a rule names for hw (the one calibrated on that GPU: its
+ * kernels and host overheads are the closest measured), else framework
+ * (the model-wide rules apply; docs/sim.md "Frontier and peak rows"). */
+const char *sim_calib_fw_for(const sim_calib_file *cal, const char *framework, const char *hw);
 /* Runs c under InferenceX's load (sim_run_load: conc x prompts_per_conc
  * prompts, ratio 0.8) and gives total tok/s per GPU and 1 / median TPOT.
  * Errors of sim_run_load. */

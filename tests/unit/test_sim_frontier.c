@@ -335,3 +335,86 @@ Test(sim_frontier, matrix_rows_of_a_series)
 	free(s);
 	ib_arena_free(a);
 }
+
+/* SGLang resets its running-request limit to 48 under speculative decoding
+ * (the recipes do not set it); vLLM and SGLang without drafts keep
+ * max(concurrency, 256). */
+Test(sim_frontier, sglang_spec_caps_running_requests)
+{
+	const char *tsv = write_tmp(
+	    "p.tsv", HDR "1\tGLM-5\tMI355X\tFP8\tSGLang FP8 + MTP, TP=4; measured\t8192\t1024\t18\t"
+	                 "1900\t\tconcurrency\t128\tblog-measured\n"
+	                 "2\tGLM-5\tMI355X\tFP8\tSGLang FP8, TP=4; measured\t8192\t1024\t18\t"
+	                 "1900\t\tconcurrency\t128\tblog-measured\n"
+	                 "3\tGLM-5\tMI355X\tFP8\tvLLM FP8 + MTP, TP=4; measured\t8192\t1024\t18\t"
+	                 "1900\t\tconcurrency\t512\tblog-measured\n");
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	sim_point *p;
+	size_t n;
+	cr_assert_eq(sim_points_load(tsv, a, &p, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(n, 3);
+	cr_assert_str_eq(p[0].spec, "mtp");
+	sim_config c;
+	cr_assert_eq(sim_point_config(&p[0], NULL, &c, &e), 0, "%s", e.msg);
+	cr_assert_eq(c.max_num_seqs, 48);
+	cr_assert_eq(sim_point_config(&p[1], NULL, &c, &e), 0, "%s", e.msg);
+	cr_assert_eq(c.max_num_seqs, 256);
+	cr_assert_eq(sim_point_config(&p[2], NULL, &c, &e), 0, "%s", e.msg);
+	cr_assert_eq(c.max_num_seqs, 512);
+	/* the cap shows in the load: at concurrency 128 no more than 48 run, so
+	 * throughput stops growing past 48 while it grows without drafts */
+	sim_load ld = {.concurrency = 48, .num_prompts = 96, .isl = 1024, .osl = 64,
+	               .range_ratio = 1, .seed = 1};
+	sim_load_result r48, r128;
+	cr_assert_eq(sim_point_config(&p[0], NULL, &c, &e), 0, "%s", e.msg);
+	cr_assert_eq(sim_run_load(&c, &ld, &r48, &e), 0, "%s", e.msg);
+	ld.concurrency = 128;
+	ld.num_prompts = 256;
+	cr_assert_eq(sim_run_load(&c, &ld, &r128, &e), 0, "%s", e.msg);
+	cr_assert_lt(r128.total_tok_s, r48.total_tok_s * 1.15, "%f vs %f", r128.total_tok_s,
+	             r48.total_tok_s);
+	c.max_num_seqs = 256;
+	cr_assert_eq(sim_run_load(&c, &ld, &r128, &e), 0, "%s", e.msg);
+	cr_assert_gt(r128.total_tok_s, r48.total_tok_s * 1.3, "%f vs %f", r128.total_tok_s,
+	             r48.total_tok_s);
+	ib_arena_free(a);
+}
+
+/* A framework without a rule on a GPU takes the rules of the framework
+ * calibrated there (same GPU, its kernels and host), not the global rule;
+ * a framework with its own rule keeps it. */
+Test(sim_frontier, calibration_falls_back_to_the_gpus_framework)
+{
+	const char *tsv = write_tmp(
+	    "p.tsv", HDR "1\tDeepSeek R1 0528\tB200\tFP8\tSGLang TP=8; measured\t1024\t1024\t40\t"
+	                 "1000\t\tconcurrency\t8\tblog-measured\n"
+	                 "2\tDeepSeek R1 0528\tMI355X\tFP8\tSGLang TP=8; measured\t1024\t1024\t40\t"
+	                 "1000\t\tconcurrency\t8\tblog-measured\n"
+	                 "3\tDeepSeek R1 0528\tH200\tFP8\tSGLang TP=8; measured\t1024\t1024\t40\t"
+	                 "1000\t\tconcurrency\t8\tblog-measured\n");
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	sim_point *p;
+	size_t n;
+	cr_assert_eq(sim_points_load(tsv, a, &p, &n, &e), 0, "%s", e.msg);
+	const char *yaml = write_tmp("c.yaml", "rules:\n"
+	                                       "  - step-overhead-us: 9999\n"
+	                                       "  - match: {framework: vllm, hardware: b200}\n"
+	                                       "    step-overhead-us: 777\n"
+	                                       "  - match: {framework: sglang, hardware: mi355x}\n"
+	                                       "    step-overhead-us: 555\n");
+	sim_calib_file cal;
+	ib_diags d = {.a = a};
+	cr_assert_eq(sim_calib_load(yaml, a, &cal, &d, &e), 0, "%s", e.msg);
+	sim_config c;
+	cr_assert_eq(sim_point_config(&p[0], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(c.step_overhead_s, 777e-6, 1e-12); /* vLLM's B200 rule */
+	cr_assert_str_eq(c.framework, "sglang");             /* still an SGLang server */
+	cr_assert_eq(sim_point_config(&p[1], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(c.step_overhead_s, 555e-6, 1e-12); /* its own rule */
+	cr_assert_eq(sim_point_config(&p[2], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(c.step_overhead_s, 9999e-6, 1e-12); /* nothing on H200: global */
+	ib_diags_free(&d);
+	ib_arena_free(a);
+}
