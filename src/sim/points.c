@@ -413,16 +413,6 @@ const char *sim_calib_fw_for(const sim_calib_file *cal, const char *framework, c
 	return other ? other : framework;
 }
 
-int sim_framework_max_seqs(const char *framework, const char *spec, int conc)
-{
-	/* SGLang's server resets --max-running-requests to 48 when speculative
-	 * decoding (EAGLE, EAGLE3, NEXTN/MTP) is on and the flag is not given,
-	 * which InferenceX's SGLang MTP recipes do not give */
-	if (spec && framework && !strcasecmp(framework, "sglang"))
-		return SIM_SGLANG_SPEC_MAX_RUNNING;
-	return conc > 256 ? conc : 256;
-}
-
 void sim_point_config_with(const sim_point *p, const sim_calib_file *cal, const char *framework,
                            const char *spec, int tp, int ep, bool dp_attn, int conc, sim_config *c)
 {
@@ -435,7 +425,7 @@ void sim_point_config_with(const sim_point *p, const sim_calib_file *cal, const 
 	c->tp = tp;
 	c->ep = ep > 1 ? ep : 1;
 	c->dp_attn = dp_attn;
-	c->max_num_seqs = sim_framework_max_seqs(framework, spec, conc);
+	c->max_num_seqs = conc > 256 ? conc : 256;
 	c->kv_bytes =
 	    !strcmp(p->precision, "bf16") ? 2 : 1; /* InferenceX recipes run an FP8 KV cache */
 	if (spec) {

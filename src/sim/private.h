@@ -217,14 +217,6 @@ void sim_metrics_render(const sim_server *s, ib_buf *out);
 
 /* The median of v[0..n) (sorts v); 0 when n is 0. */
 double sim_median(double *v, size_t n);
-/* SGLang's default --max-running-requests under speculative decoding. */
-#define SIM_SGLANG_SPEC_MAX_RUNNING 48
-/* The running-sequence limit of a server of `framework` (NULL: vLLM's
- * defaults) with speculative method spec (NULL: off) loaded at concurrency
- * conc: SGLang with speculative decoding runs at most
- * SIM_SGLANG_SPEC_MAX_RUNNING; otherwise max(conc, 256) (docs/sim.md
- * "Validation"). */
-int sim_framework_max_seqs(const char *framework, const char *spec, int conc);
 /* The configuration of point p's model, GPU, precision and version run with
  * the given framework, speculative method (NULL: off), TP, EP, DP-attention
  * and concurrency, calibrated from cal (NULL: defaults). p must name a model

@@ -336,51 +336,6 @@ Test(sim_frontier, matrix_rows_of_a_series)
 	ib_arena_free(a);
 }
 
-/* SGLang resets its running-request limit to 48 under speculative decoding
- * (the recipes do not set it); vLLM and SGLang without drafts keep
- * max(concurrency, 256). */
-Test(sim_frontier, sglang_spec_caps_running_requests)
-{
-	const char *tsv = write_tmp(
-	    "p.tsv", HDR "1\tGLM-5\tMI355X\tFP8\tSGLang FP8 + MTP, TP=4; measured\t8192\t1024\t18\t"
-	                 "1900\t\tconcurrency\t128\tblog-measured\n"
-	                 "2\tGLM-5\tMI355X\tFP8\tSGLang FP8, TP=4; measured\t8192\t1024\t18\t"
-	                 "1900\t\tconcurrency\t128\tblog-measured\n"
-	                 "3\tGLM-5\tMI355X\tFP8\tvLLM FP8 + MTP, TP=4; measured\t8192\t1024\t18\t"
-	                 "1900\t\tconcurrency\t512\tblog-measured\n");
-	ib_arena *a = ib_arena_new();
-	ib_error e = {0};
-	sim_point *p;
-	size_t n;
-	cr_assert_eq(sim_points_load(tsv, a, &p, &n, &e), 0, "%s", e.msg);
-	cr_assert_eq(n, 3);
-	cr_assert_str_eq(p[0].spec, "mtp");
-	sim_config c;
-	cr_assert_eq(sim_point_config(&p[0], NULL, &c, &e), 0, "%s", e.msg);
-	cr_assert_eq(c.max_num_seqs, 48);
-	cr_assert_eq(sim_point_config(&p[1], NULL, &c, &e), 0, "%s", e.msg);
-	cr_assert_eq(c.max_num_seqs, 256);
-	cr_assert_eq(sim_point_config(&p[2], NULL, &c, &e), 0, "%s", e.msg);
-	cr_assert_eq(c.max_num_seqs, 512);
-	/* the cap shows in the load: at concurrency 128 no more than 48 run, so
-	 * throughput stops growing past 48 while it grows without drafts */
-	sim_load ld = {.concurrency = 48, .num_prompts = 96, .isl = 1024, .osl = 64,
-	               .range_ratio = 1, .seed = 1};
-	sim_load_result r48, r128;
-	cr_assert_eq(sim_point_config(&p[0], NULL, &c, &e), 0, "%s", e.msg);
-	cr_assert_eq(sim_run_load(&c, &ld, &r48, &e), 0, "%s", e.msg);
-	ld.concurrency = 128;
-	ld.num_prompts = 256;
-	cr_assert_eq(sim_run_load(&c, &ld, &r128, &e), 0, "%s", e.msg);
-	cr_assert_lt(r128.total_tok_s, r48.total_tok_s * 1.15, "%f vs %f", r128.total_tok_s,
-	             r48.total_tok_s);
-	c.max_num_seqs = 256;
-	cr_assert_eq(sim_run_load(&c, &ld, &r128, &e), 0, "%s", e.msg);
-	cr_assert_gt(r128.total_tok_s, r48.total_tok_s * 1.3, "%f vs %f", r128.total_tok_s,
-	             r48.total_tok_s);
-	ib_arena_free(a);
-}
-
 /* A framework without a rule on a GPU takes the rules of the framework
  * calibrated there (same GPU, its kernels and host), not the global rule;
  * a framework with its own rule keeps it. */
