@@ -561,8 +561,8 @@ int cmd_sim_calibrate(int argc, char **argv)
 	arg_parser p = {
 	    .prog = "infbench sim calibrate",
 	    .top = "infbench sim calibrate",
-	    .desc = "Fits the calibration parameters (mem-eff, step-overhead-us, seq-overhead-us) "
-	            "per framework x GPU\n"
+	    .desc = "Fits the calibration parameters (mem-eff, compute-eff, step-overhead-us,\n"
+	            "seq-overhead-us) per framework x GPU\n"
 	            "to the published measured points, prints the fit's error per group and per "
 	            "model x GPU, and\n"
 	            "writes the resulting calibration file.",
