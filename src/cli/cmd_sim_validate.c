@@ -560,8 +560,8 @@ int cmd_sim_calibrate(int argc, char **argv)
 	arg_parser p = {
 	    .prog = "infbench sim calibrate",
 	    .top = "infbench sim calibrate",
-	    .desc = "Fits the calibration parameters (mem-eff, step-overhead-us, seq-overhead-us) "
-	            "per framework x GPU\n"
+	    .desc = "Fits the calibration parameters (mem-eff, compute-eff, step-overhead-us,\n"
+	            "seq-overhead-us) per framework x GPU\n"
 	            "to the published measured points, prints the fit's error per group and per "
 	            "model x GPU, and\n"
 	            "writes the resulting calibration file.",
@@ -603,15 +603,15 @@ int cmd_sim_calibrate(int argc, char **argv)
 	       "points", "fitted", "rms_before", "rms_after", "parameters");
 	for (int l = 0; l < 4; l++)
 		for (size_t i = 0; i < ng[l]; i++)
-			printf("%-8s %-8s %-18s %-12s %6zu %8s %11.3f %11.3f  mem-eff %.3f step %.0f us "
-			       "seq %.1f us\n",
+			printf("%-8s %-8s %-18s %-12s %6zu %8s %11.3f %11.3f  mem-eff %.3f compute-eff %.3f "
+			       "step %.0f us seq %.1f us\n",
 			       gs[l][i].framework ? gs[l][i].framework : "(any)",
 			       gs[l][i].gpu ? gs[l][i].gpu : "(any)",
 			       gs[l][i].model ? gs[l][i].model : "(any)",
 			       gs[l][i].version ? gs[l][i].version : "(any)", gs[l][i].npoints,
 			       gs[l][i].fitted ? "yes" : "no (few)", sqrt(gs[l][i].loss_before),
 			       sqrt(gs[l][i].loss_after), gs[l][i].values.mem_eff,
-			       gs[l][i].values.step_overhead_s * 1e6,
+			       gs[l][i].values.compute_eff, gs[l][i].values.step_overhead_s * 1e6,
 			       gs[l][i].values.seq_overhead_s * 1e6);
 	if ((x = args_get(&p, "--write"))->seen) {
 		if (ib_write_file_atomic(x->vals[0], y.data, y.len, &e)) {

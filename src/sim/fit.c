@@ -1,7 +1,7 @@
 /* sim calibrate: a reproducible fit of the calibration parameters to the
  * published measured points (docs/sim.md "Calibration"). Rows are grouped
  * by framework x GPU; each group with at least SIM_FIT_MIN_POINTS points
- * gets one rule (mem-eff, step-overhead-us, seq-overhead-us) fitted by
+ * gets one rule (mem-eff, compute-eff, step-overhead-us, seq-overhead-us) fitted by
  * coordinate descent (golden-section search on each parameter in turn) on
  * the squared log errors of tok/s/GPU and interactivity over all of the
  * group's points. No parameter belongs to a single point. */
@@ -13,6 +13,8 @@
 #include <strings.h>
 
 enum { P_MEM = 0, P_COMPUTE = 1, P_STEP = 2, P_SEQ = 3 };
+/* the parameters a group's rule sets */
+#define FITTED ((1u << P_MEM) | (1u << P_COMPUTE) | (1u << P_STEP) | (1u << P_SEQ))
 
 typedef struct {
 	const sim_point *pts;
@@ -160,13 +162,17 @@ int sim_fit(const sim_point *pts, size_t n, const sim_calib_file *base, int prom
 		/* start from what the base rules give this group */
 		sim_calib_key k = {G->framework, G->gpu, NULL, G->model, NULL, G->version};
 		sim_calib_resolve(base, &k, &r->values);
-		r->set = (1u << P_MEM) | (1u << P_STEP) | (1u << P_SEQ);
+		r->set = FITTED;
 		G->loss_before = loss(&g, NULL);
 		if (G->npoints >= SIM_FIT_MIN_POINTS) {
 			for (int pass = 0; pass < 3; pass++) {
 				search(&g, P_STEP, 50e-6, 0.1, true);
 				search(&g, P_MEM, 0.02, 1.0, true);
 				search(&g, P_SEQ, 1e-7, 2e-3, true);
+				/* the prefill (compute-bound) against the decode
+				 * (memory- and overhead-bound): what separates rows
+				 * of one group at different input lengths */
+				search(&g, P_COMPUTE, 0.02, 1.0, true);
 			}
 			G->fitted = true;
 		}
@@ -194,9 +200,11 @@ void sim_fit_rules(const sim_fit_group *g, size_t n, ib_buf *out)
 		    "  - note: fitted by infbench sim calibrate over %zu measured points (%zu "
 		    "figures)%s, RMS log error %.3f -> %.3f\n"
 		    "    match: {%s}\n"
-		    "    mem-eff: %.4f\n    step-overhead-us: %.1f\n    seq-overhead-us: %.3f\n",
+		    "    mem-eff: %.4f\n    compute-eff: %.4f\n    step-overhead-us: %.1f\n"
+		    "    seq-overhead-us: %.3f\n",
 		    g[i].npoints, g[i].nfigures, g[i].framework ? "" : " of every framework and GPU",
 		    sqrt(g[i].loss_before), sqrt(g[i].loss_after), m, g[i].values.mem_eff,
+		    g[i].values.compute_eff,
 		    g[i].values.step_overhead_s * 1e6, g[i].values.seq_overhead_s * 1e6);
 	}
 }
@@ -232,7 +240,7 @@ int sim_fit_append(const sim_calib_file *base, const sim_fit_group *g, size_t n,
 		r[k].match[3] = g[i].model ? md : NULL;
 		r[k].match[5] = g[i].version ? vs : NULL;
 		r[k].values = g[i].values;
-		r[k].set = (1u << P_MEM) | (1u << P_STEP) | (1u << P_SEQ);
+		r[k].set = FITTED;
 		k++;
 	}
 	*out = (sim_calib_file){.path = base ? base->path : NULL, .rules = r, .n = k};

@@ -201,7 +201,7 @@ void sim_step_breakdown(const sim_config *c, const sim_step *s, sim_step_parts *
 	o->comm = o->comm * pp + (pp - 1) * (act / link + c->hw.link_lat);
 	/* fixed cost per step, and per sequence in it (scheduling, sampling,
 	 * detokenising: the CPU side that makes throughput saturate) */
-	double seqs = s->decode_seqs + (s->prefill_tokens > 0 ? 1 : 0);
+	double seqs = s->decode_seqs * (k + 1.0) + (s->prefill_tokens > 0 ? 1 : 0);
 	o->overhead = c->step_overhead_s + seqs * c->seq_overhead_s;
 	double t = (o->mem > o->compute ? o->mem : o->compute) + o->comm + o->overhead;
 	/* the draft model proposes k tokens before verification */

@@ -359,24 +359,48 @@ out:
 	return rc;
 }
 
-/* True when a rule of cal names hardware gpu. */
+/* True when a rule of cal names hardware gpu (and model, when not NULL). */
+static bool calib_names(const sim_calib_file *cal, const char *gpu, const char *model)
+{
+	for (size_t i = 0; cal && i < cal->n; i++) {
+		const sim_calib_rule *r = &cal->rules[i];
+		bool hw = false, md = !model;
+		for (size_t j = 0; r->match[1] && r->match[1][j]; j++)
+			hw |= !strcasecmp(r->match[1][j], gpu);
+		for (size_t j = 0; model && r->match[3] && r->match[3][j]; j++)
+			md |= !strcasecmp(r->match[3][j], model);
+		if (hw && md)
+			return true;
+	}
+	return false;
+}
+
 static bool calib_names_hw(const sim_calib_file *cal, const char *gpu)
 {
-	for (size_t i = 0; cal && i < cal->n; i++)
-		for (size_t j = 0; cal->rules[i].match[1] && cal->rules[i].match[1][j]; j++)
-			if (!strcasecmp(cal->rules[i].match[1][j], gpu))
-				return true;
-	return false;
+	return calib_names(cal, gpu, NULL);
+}
+
+/* the same GPU architecture (Blackwell, Hopper, CDNA3): the same kernels */
+static const char *const sibling[][3] = {
+    {"b300", "b200", NULL}, {"gb200", "b200", NULL}, {"gb300", "b300", "b200"},
+    {"b200", "b300", NULL}, {"h100", "h200", NULL},  {"h200", "h100", NULL},
+    {"mi300x", "mi325x", NULL}, {"mi325x", "mi300x", NULL},
+};
+
+const char *sim_calib_hw_for_model(const sim_calib_file *cal, const char *gpu, const char *model)
+{
+	if (!gpu || !model || calib_names(cal, gpu, model))
+		return sim_calib_hw_for(cal, gpu);
+	for (size_t i = 0; i < sizeof sibling / sizeof *sibling; i++)
+		if (!strcasecmp(sibling[i][0], gpu))
+			for (int j = 1; j < 3 && sibling[i][j]; j++)
+				if (calib_names(cal, sibling[i][j], model))
+					return sibling[i][j];
+	return sim_calib_hw_for(cal, gpu);
 }
 
 const char *sim_calib_hw_for(const sim_calib_file *cal, const char *gpu)
 {
-	/* the same GPU architecture (Blackwell, Hopper, CDNA3): the same kernels */
-	static const char *const sibling[][3] = {
-	    {"b300", "b200", NULL}, {"gb200", "b200", NULL}, {"gb300", "b300", "b200"},
-	    {"b200", "b300", NULL}, {"h100", "h200", NULL},  {"h200", "h100", NULL},
-	    {"mi300x", "mi325x", NULL}, {"mi325x", "mi300x", NULL},
-	};
 	if (!gpu || calib_names_hw(cal, gpu))
 		return gpu;
 	for (size_t i = 0; i < sizeof sibling / sizeof *sibling; i++)
@@ -385,6 +409,32 @@ const char *sim_calib_hw_for(const sim_calib_file *cal, const char *gpu)
 				if (calib_names_hw(cal, sibling[i][j]))
 					return sibling[i][j];
 	return gpu;
+}
+
+/* True when a rule of cal names list entry `name` in match key `which`. */
+static bool names(const char *const *list, const char *name)
+{
+	for (size_t j = 0; list && list[j]; j++)
+		if (!strcasecmp(list[j], name))
+			return true;
+	return false;
+}
+
+const char *sim_calib_fw_for(const sim_calib_file *cal, const char *framework, const char *hw)
+{
+	if (!framework || !hw)
+		return framework;
+	const char *other = NULL;
+	for (size_t i = 0; cal && i < cal->n; i++) {
+		const sim_calib_rule *r = &cal->rules[i];
+		if (!r->match[0] || !names(r->match[1], hw))
+			continue;
+		if (names(r->match[0], framework))
+			return framework;
+		if (!other)
+			other = r->match[0][0];
+	}
+	return other ? other : framework;
 }
 
 void sim_point_config_with(const sim_point *p, const sim_calib_file *cal, const char *framework,
@@ -409,7 +459,8 @@ void sim_point_config_with(const sim_point *p, const sim_calib_file *cal, const 
 		c->acceptance_length =
 		    m->default_al[3] > 0 ? m->default_al[3] : (1 - pow(0.7, 4)) / 0.3;
 	}
-	sim_calib_key k = {c->framework, sim_calib_hw_for(cal, c->hw.name), c->precision,
+	const char *hw = sim_calib_hw_for_model(cal, c->hw.name, c->model.name);
+	sim_calib_key k = {sim_calib_fw_for(cal, framework, hw), hw, c->precision,
 	                   c->model.name, spec ? spec : "none", p->version};
 	sim_calib cb;
 	sim_calib_resolve(cal, &k, &cb);

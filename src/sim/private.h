@@ -229,6 +229,18 @@ void sim_point_config_with(const sim_point *p, const sim_calib_file *cal, const 
  * B200, B200 -> B300, H100 <-> H200, MI300X <-> MI325X), else gpu (docs/sim.md "Frontier and
  * peak rows"). */
 const char *sim_calib_hw_for(const sim_calib_file *cal, const char *gpu);
+/* The same for a server of model `model`: gpu when a rule names both, else
+ * the first sibling of gpu (as above) with a rule naming both — the model's
+ * calibration on the same architecture is closer than another model's on
+ * this GPU — else sim_calib_hw_for(cal, gpu). */
+const char *sim_calib_hw_for_model(const sim_calib_file *cal, const char *gpu, const char *model);
+/* The framework whose calibration rules a server of `framework` on
+ * calibration hardware hw (sim_calib_hw_for's answer) takes: framework
+ * itself when a rule of cal names it together with hw, else the first
+ * framework a rule names for hw (the one calibrated on that GPU: its
+ * kernels and host overheads are the closest measured), else framework
+ * (the model-wide rules apply; docs/sim.md "Frontier and peak rows"). */
+const char *sim_calib_fw_for(const sim_calib_file *cal, const char *framework, const char *hw);
 /* Runs c under InferenceX's load (sim_run_load: conc x prompts_per_conc
  * prompts, ratio 0.8) and gives total tok/s per GPU and 1 / median TPOT.
  * Errors of sim_run_load. */

@@ -387,7 +387,7 @@ typedef struct {
 	sim_calib values;            /* the group's parameters after the fit */
 	double loss_before, loss_after; /* mean squared log error of its figures */
 } sim_fit_group;
-/* Fits mem-eff, step-overhead-us and seq-overhead-us per framework x GPU
+/* Fits mem-eff, compute-eff, step-overhead-us and seq-overhead-us per framework x GPU
  * group (coordinate descent, golden-section searches, deterministic) on
  * top of base (NULL: defaults), running each point with prompts x its
  * concurrency prompts. *out (in arena a) lists every group. */

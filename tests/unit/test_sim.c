@@ -37,6 +37,40 @@ Test(sim, decode_is_memory_bound_and_batching_pays)
 	cr_assert_gt(256 / t256, 64 / t64);
 }
 
+/* The per-sequence cost is paid per token a decode sequence carries: with
+ * K draft tokens each sequence is verified on K + 1 tokens, so its share
+ * of the step overhead is K + 1 times the plain one; the per-step cost and
+ * a prefill (one sequence) are not multiplied. */
+Test(sim, seq_overhead_per_verified_token)
+{
+	sim_config c;
+	sim_config_init(&c);
+	c.step_overhead_s = 1e-3;
+	c.seq_overhead_s = 100e-6;
+	sim_step s = {.decode_seqs = 10, .decode_ctx_sum = 10 * 1000.0};
+	sim_step_parts p;
+	sim_step_breakdown(&c, &s, &p);
+	cr_assert_float_eq(p.overhead, 1e-3 + 10 * 100e-6, 1e-12);
+	c.spec_method = "mtp";
+	c.num_spec_tokens = 3;
+	sim_step_breakdown(&c, &s, &p);
+	cr_assert_float_eq(p.overhead, 1e-3 + 10 * 4 * 100e-6, 1e-12);
+	/* a prefill chunk alongside counts once */
+	s.prefill_tokens = 512;
+	s.prefill_ctx_sum = 512 * 256.0;
+	sim_step_breakdown(&c, &s, &p);
+	cr_assert_float_eq(p.overhead, 1e-3 + (10 * 4 + 1) * 100e-6, 1e-12);
+	/* so at a large batch, where the per-sequence cost dominates, drafting
+	 * no longer pays: 64 sequences x (1 + accepted) tokens per step */
+	c.seq_overhead_s = 400e-6;
+	s = (sim_step){.decode_seqs = 64, .decode_ctx_sum = 64 * 1000.0};
+	double t_spec = sim_step_time(&c, &s);
+	c.spec_method = NULL;
+	c.num_spec_tokens = 0;
+	double t_plain = sim_step_time(&c, &s);
+	cr_assert_gt(t_spec / 2.5, t_plain, "spec %g plain %g", t_spec, t_plain);
+}
+
 Test(sim, prefill_grows_with_length_and_tp_helps)
 {
 	sim_config c;

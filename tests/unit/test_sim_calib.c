@@ -496,6 +496,59 @@ Test(simcal, fit_reproduces_generating_model)
 	ib_arena_free(a);
 }
 
+/* compute-eff is fitted too: the prefill of long inputs is compute-bound,
+ * the decode memory- and overhead-bound, so rows of one group at two input
+ * lengths tell it apart; the rules written carry it. */
+Test(simcal, fit_recovers_compute_eff_from_input_lengths)
+{
+	static const int concs[] = {1, 16, 64, 1, 16, 64};
+	static const int isls[] = {1024, 1024, 1024, 8192, 8192, 8192};
+	sim_point pts[6];
+	sim_calib_rule truth = {.values = {0}};
+	sim_calib_defaults(&truth.values);
+	truth.values.mem_eff = 0.6;
+	truth.values.compute_eff = 0.15;
+	truth.values.step_overhead_s = 2000e-6;
+	truth.values.seq_overhead_s = 40e-6;
+	truth.set = 1u | 2u | 4u | 8u;
+	sim_calib_file tf = {.path = "truth", .rules = &truth, .n = 1};
+	for (int i = 0; i < 6; i++) {
+		pts[i] = (sim_point){.row_id = i + 1, .kind = SIM_POINT_MEASURED, .model = "llama3-70b",
+		                     .gpu = "h100", .precision = "fp8", .framework = "vllm", .tp = 4,
+		                     .conc = concs[i], .isl = isls[i], .osl = 128};
+		sim_point_result r;
+		ib_error e = {0};
+		cr_assert_eq(sim_point_run(&pts[i], &tf, 2, &r, &e), 0, "%s", e.msg);
+		pts[i].tps_gpu = r.tps_gpu;
+		pts[i].interactivity = r.interactivity;
+	}
+	ib_arena *a = ib_arena_new();
+	sim_fit_group *g;
+	size_t n;
+	ib_error e = {0};
+	cr_assert_eq(sim_fit(pts, 6, NULL, 2, 0, a, &g, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(n, 1);
+	cr_assert_lt(sqrt(g[0].loss_after), 0.1, "rms %g ce %g", sqrt(g[0].loss_after), g[0].values.compute_eff);
+	/* the default (0.6) would make the long prefills four times too cheap */
+	cr_assert(g[0].values.compute_eff > 0.08 && g[0].values.compute_eff < 0.3,
+	          "compute-eff %g", g[0].values.compute_eff);
+	ib_buf y = {0};
+	ib_buf_puts(&y, "rules:\n");
+	sim_fit_rules(g, n, &y);
+	cr_assert_not_null(strstr(y.data, "compute-eff: "), "%s", y.data);
+	const char *p = write_tmp(y.data);
+	ib_diags d = {.a = a};
+	sim_calib_file f;
+	cr_assert_eq(sim_calib_load(p, a, &f, &d, &e), 0, "%s\n%s", e.msg, y.data);
+	sim_calib cv;
+	sim_calib_key k = {"vllm", "h100", "fp8", "llama3-70b", "none", NULL};
+	sim_calib_resolve(&f, &k, &cv);
+	cr_assert_float_eq(cv.compute_eff, g[0].values.compute_eff, 1e-4);
+	ib_buf_free(&y);
+	ib_diags_free(&d);
+	ib_arena_free(a);
+}
+
 /* Disaggregated prefill: with a free prefill worker for every request, the
  * first token does not wait for the decode engine's load; aggregated, it
  * does. */

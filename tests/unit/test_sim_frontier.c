@@ -334,3 +334,87 @@ Test(sim_frontier, matrix_rows_of_a_series)
 	free(s);
 	ib_arena_free(a);
 }
+
+/* A framework without a rule on a GPU takes the rules of the framework
+ * calibrated there (same GPU, its kernels and host), not the global rule;
+ * a framework with its own rule keeps it. */
+Test(sim_frontier, calibration_falls_back_to_the_gpus_framework)
+{
+	const char *tsv = write_tmp(
+	    "p.tsv", HDR "1\tDeepSeek R1 0528\tB200\tFP8\tSGLang TP=8; measured\t1024\t1024\t40\t"
+	                 "1000\t\tconcurrency\t8\tblog-measured\n"
+	                 "2\tDeepSeek R1 0528\tMI355X\tFP8\tSGLang TP=8; measured\t1024\t1024\t40\t"
+	                 "1000\t\tconcurrency\t8\tblog-measured\n"
+	                 "3\tDeepSeek R1 0528\tH200\tFP8\tSGLang TP=8; measured\t1024\t1024\t40\t"
+	                 "1000\t\tconcurrency\t8\tblog-measured\n");
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	sim_point *p;
+	size_t n;
+	cr_assert_eq(sim_points_load(tsv, a, &p, &n, &e), 0, "%s", e.msg);
+	const char *yaml = write_tmp("c.yaml", "rules:\n"
+	                                       "  - step-overhead-us: 9999\n"
+	                                       "  - match: {framework: vllm, hardware: b200}\n"
+	                                       "    step-overhead-us: 777\n"
+	                                       "  - match: {framework: sglang, hardware: mi355x}\n"
+	                                       "    step-overhead-us: 555\n");
+	sim_calib_file cal;
+	ib_diags d = {.a = a};
+	cr_assert_eq(sim_calib_load(yaml, a, &cal, &d, &e), 0, "%s", e.msg);
+	sim_config c;
+	cr_assert_eq(sim_point_config(&p[0], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(c.step_overhead_s, 777e-6, 1e-12); /* vLLM's B200 rule */
+	cr_assert_str_eq(c.framework, "sglang");             /* still an SGLang server */
+	cr_assert_eq(sim_point_config(&p[1], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(c.step_overhead_s, 555e-6, 1e-12); /* its own rule */
+	cr_assert_eq(sim_point_config(&p[2], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(c.step_overhead_s, 9999e-6, 1e-12); /* nothing on H200: global */
+	ib_diags_free(&d);
+	ib_arena_free(a);
+}
+
+/* A model without a rule on its GPU takes its rules from a sibling GPU of
+ * the same architecture that has one (H100 <- H200), before another
+ * model's rules on its own GPU; with a rule of its own it keeps it. */
+Test(sim_frontier, calibration_takes_the_models_rule_from_a_sibling_gpu)
+{
+	const char *tsv = write_tmp(
+	    "p.tsv", HDR "1\tMiniMax M3\tH100\tFP8\tvLLM TP=8; measured\t1024\t1024\t40\t"
+	                 "1000\t\tconcurrency\t8\tblog-measured\n"
+	                 "2\tMiniMax M2.5\tH100\tFP8\tvLLM TP=8; measured\t1024\t1024\t40\t"
+	                 "1000\t\tconcurrency\t8\tblog-measured\n"
+	                 "3\tMiniMax M3\tB200\tFP8\tvLLM TP=8; measured\t1024\t1024\t40\t"
+	                 "1000\t\tconcurrency\t8\tblog-measured\n");
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	sim_point *p;
+	size_t n;
+	cr_assert_eq(sim_points_load(tsv, a, &p, &n, &e), 0, "%s", e.msg);
+	const char *yaml = write_tmp("c.yaml", "rules:\n"
+	                                       "  - match: {framework: vllm, hardware: h100}\n"
+	                                       "    step-overhead-us: 555\n"
+	                                       "  - match: {framework: vllm, hardware: h200}\n"
+	                                       "    step-overhead-us: 222\n"
+	                                       "  - match: {framework: vllm, hardware: h200, model: minimax-m3}\n"
+	                                       "    seq-overhead-us: 33\n"
+	                                       "  - match: {framework: vllm, hardware: b200}\n"
+	                                       "    step-overhead-us: 777\n");
+	sim_calib_file cal;
+	ib_diags d = {.a = a};
+	cr_assert_eq(sim_calib_load(yaml, a, &cal, &d, &e), 0, "%s", e.msg);
+	sim_config c;
+	/* M3 on H100: H200's rules, its model rule included */
+	cr_assert_eq(sim_point_config(&p[0], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(c.step_overhead_s, 222e-6, 1e-12);
+	cr_assert_float_eq(c.seq_overhead_s, 33e-6, 1e-12);
+	cr_assert_str_eq(c.hw.name, "h100"); /* the hardware stays H100 */
+	/* M2.5 has no model rule anywhere: H100's own rule */
+	cr_assert_eq(sim_point_config(&p[1], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(c.step_overhead_s, 555e-6, 1e-12);
+	cr_assert_float_eq(c.seq_overhead_s, 0, 1e-12);
+	/* B200 is no sibling of H200: its own rule */
+	cr_assert_eq(sim_point_config(&p[2], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(c.step_overhead_s, 777e-6, 1e-12);
+	ib_diags_free(&d);
+	ib_arena_free(a);
+}
