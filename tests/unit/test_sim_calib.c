@@ -545,7 +545,6 @@ Test(simcal, fit_recovers_compute_eff_from_input_lengths)
 	sim_calib_resolve(&f, &k, &cv);
 	cr_assert_float_eq(cv.compute_eff, g[0].values.compute_eff, 1e-4);
 	ib_buf_free(&y);
-	ib_diags_free(&d);
 	ib_arena_free(a);
 }
 

@@ -369,7 +369,6 @@ Test(sim_frontier, calibration_falls_back_to_the_gpus_framework)
 	cr_assert_float_eq(c.step_overhead_s, 555e-6, 1e-12); /* its own rule */
 	cr_assert_eq(sim_point_config(&p[2], &cal, &c, &e), 0, "%s", e.msg);
 	cr_assert_float_eq(c.step_overhead_s, 9999e-6, 1e-12); /* nothing on H200: global */
-	ib_diags_free(&d);
 	ib_arena_free(a);
 }
 
@@ -415,6 +414,5 @@ Test(sim_frontier, calibration_takes_the_models_rule_from_a_sibling_gpu)
 	/* B200 is no sibling of H200: its own rule */
 	cr_assert_eq(sim_point_config(&p[2], &cal, &c, &e), 0, "%s", e.msg);
 	cr_assert_float_eq(c.step_overhead_s, 777e-6, 1e-12);
-	ib_diags_free(&d);
 	ib_arena_free(a);
 }
