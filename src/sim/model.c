@@ -199,8 +199,9 @@ void sim_step_breakdown(const sim_config *c, const sim_step *s, sim_step_parts *
 	o->mem *= pp;
 	o->compute *= pp;
 	o->comm = o->comm * pp + (pp - 1) * (act / link + c->hw.link_lat);
-	/* fixed cost per step, and per sequence in it (scheduling, sampling,
-	 * detokenising: the CPU side that makes throughput saturate) */
+	/* fixed cost per step, and per token verified in it (scheduling,
+	 * sampling, detokenising: the CPU side that makes throughput saturate;
+	 * a decode sequence with K drafts verifies K + 1 tokens) */
 	double seqs = s->decode_seqs * (k + 1.0) + (s->prefill_tokens > 0 ? 1 : 0);
 	o->overhead = c->step_overhead_s + seqs * c->seq_overhead_s;
 	double t = (o->mem > o->compute ? o->mem : o->compute) + o->comm + o->overhead;
