@@ -28,6 +28,20 @@ static const char *write_tmp(const char *name, const char *text)
 	return path;
 }
 
+/* Loads the points table `tsv` and the calibration `yaml` (both written to
+ * the temporary folder) into a; fails the test on any error. */
+static sim_point *load_points_calib(ib_arena *a, const char *tsv, const char *yaml,
+                                    sim_calib_file *cal)
+{
+	ib_error e = {0};
+	sim_point *p;
+	size_t n;
+	cr_assert_eq(sim_points_load(write_tmp("p.tsv", tsv), a, &p, &n, &e), 0, "%s", e.msg);
+	ib_diags d = {.a = a};
+	cr_assert_eq(sim_calib_load(write_tmp("c.yaml", yaml), a, cal, &d, &e), 0, "%s", e.msg);
+	return p;
+}
+
 static void cleanup(void)
 {
 	char path[128];
@@ -171,23 +185,19 @@ Test(sim_frontier, rows_read_as_series)
 
 Test(sim_frontier, sweep_space_and_calibration_fallback)
 {
-	const char *tsv =
-	    write_tmp("p.tsv", HDR
-	              "1\tLlama 3.3 70B\tB300\tFP8\tvLLM; frontier\t1024\t1024\t40\t1000\t\t\t\t"
-	              "compare\n"
-	              "2\tLlama 3.3 70B\tB300\tFP8\tvLLM TP=4; measured\t1024\t1024\t40\t1000\t\t"
-	              "TPOT_ms;concurrency\t25;8\tblog-measured\n");
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
-	sim_point *p;
-	size_t n;
-	cr_assert_eq(sim_points_load(tsv, a, &p, &n, &e), 0, "%s", e.msg);
-	const char *yaml = write_tmp("c.yaml", "rules:\n"
-	                                       "  - match: {framework: vllm, hardware: b200}\n"
-	                                       "    step-overhead-us: 777\n");
 	sim_calib_file cal;
-	ib_diags d = {.a = a};
-	cr_assert_eq(sim_calib_load(yaml, a, &cal, &d, &e), 0, "%s", e.msg);
+	sim_point *p = load_points_calib(
+	    a,
+	    HDR "1\tLlama 3.3 70B\tB300\tFP8\tvLLM; frontier\t1024\t1024\t40\t1000\t\t\t\t"
+	        "compare\n"
+	        "2\tLlama 3.3 70B\tB300\tFP8\tvLLM TP=4; measured\t1024\t1024\t40\t1000\t\t"
+	        "TPOT_ms;concurrency\t25;8\tblog-measured\n",
+	    "rules:\n"
+	    "  - match: {framework: vllm, hardware: b200}\n"
+	    "    step-overhead-us: 777\n",
+	    &cal);
 	/* B300 has no rule of its own: the B200 rule applies (same architecture) */
 	sim_config c;
 	cr_assert_eq(sim_point_config(&p[1], &cal, &c, &e), 0, "%s", e.msg);
@@ -340,31 +350,28 @@ Test(sim_frontier, matrix_rows_of_a_series)
  * a framework with its own rule keeps it. */
 Test(sim_frontier, calibration_falls_back_to_the_gpus_framework)
 {
-	const char *tsv = write_tmp(
-	    "p.tsv", HDR "1\tDeepSeek R1 0528\tB200\tFP8\tSGLang TP=8; measured\t1024\t1024\t40\t"
-	                 "1000\t\tconcurrency\t8\tblog-measured\n"
-	                 "2\tDeepSeek R1 0528\tMI355X\tFP8\tSGLang TP=8; measured\t1024\t1024\t40\t"
-	                 "1000\t\tconcurrency\t8\tblog-measured\n"
-	                 "3\tDeepSeek R1 0528\tH200\tFP8\tSGLang TP=8; measured\t1024\t1024\t40\t"
-	                 "1000\t\tconcurrency\t8\tblog-measured\n");
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
-	sim_point *p;
-	size_t n;
-	cr_assert_eq(sim_points_load(tsv, a, &p, &n, &e), 0, "%s", e.msg);
-	const char *yaml = write_tmp("c.yaml", "rules:\n"
-	                                       "  - step-overhead-us: 9999\n"
-	                                       "  - match: {framework: vllm, hardware: b200}\n"
-	                                       "    step-overhead-us: 777\n"
-	                                       "  - match: {framework: sglang, hardware: mi355x}\n"
-	                                       "    step-overhead-us: 555\n");
 	sim_calib_file cal;
-	ib_diags d = {.a = a};
-	cr_assert_eq(sim_calib_load(yaml, a, &cal, &d, &e), 0, "%s", e.msg);
+	sim_point *p = load_points_calib(
+	    a,
+	    HDR "1\tDeepSeek R1 0528\tB200\tFP8\tSGLang TP=8; measured\t1024\t1024\t40\t"
+	        "1000\t\tconcurrency\t8\tblog-measured\n"
+	        "2\tDeepSeek R1 0528\tMI355X\tFP8\tSGLang TP=8; measured\t1024\t1024\t40\t"
+	        "1000\t\tconcurrency\t8\tblog-measured\n"
+	        "3\tDeepSeek R1 0528\tH200\tFP8\tSGLang TP=8; measured\t1024\t1024\t40\t"
+	        "1000\t\tconcurrency\t8\tblog-measured\n",
+	    "rules:\n"
+	    "  - step-overhead-us: 9999\n"
+	    "  - match: {framework: vllm, hardware: b200}\n"
+	    "    step-overhead-us: 777\n"
+	    "  - match: {framework: sglang, hardware: mi355x}\n"
+	    "    step-overhead-us: 555\n",
+	    &cal);
 	sim_config c;
 	cr_assert_eq(sim_point_config(&p[0], &cal, &c, &e), 0, "%s", e.msg);
 	cr_assert_float_eq(c.step_overhead_s, 777e-6, 1e-12); /* vLLM's B200 rule */
-	cr_assert_str_eq(c.framework, "sglang");             /* still an SGLang server */
+	cr_assert_str_eq(c.framework, "sglang");              /* still an SGLang server */
 	cr_assert_eq(sim_point_config(&p[1], &cal, &c, &e), 0, "%s", e.msg);
 	cr_assert_float_eq(c.step_overhead_s, 555e-6, 1e-12); /* its own rule */
 	cr_assert_eq(sim_point_config(&p[2], &cal, &c, &e), 0, "%s", e.msg);
@@ -377,30 +384,27 @@ Test(sim_frontier, calibration_falls_back_to_the_gpus_framework)
  * model's rules on its own GPU; with a rule of its own it keeps it. */
 Test(sim_frontier, calibration_takes_the_models_rule_from_a_sibling_gpu)
 {
-	const char *tsv = write_tmp(
-	    "p.tsv", HDR "1\tMiniMax M3\tH100\tFP8\tvLLM TP=8; measured\t1024\t1024\t40\t"
-	                 "1000\t\tconcurrency\t8\tblog-measured\n"
-	                 "2\tMiniMax M2.5\tH100\tFP8\tvLLM TP=8; measured\t1024\t1024\t40\t"
-	                 "1000\t\tconcurrency\t8\tblog-measured\n"
-	                 "3\tMiniMax M3\tB200\tFP8\tvLLM TP=8; measured\t1024\t1024\t40\t"
-	                 "1000\t\tconcurrency\t8\tblog-measured\n");
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
-	sim_point *p;
-	size_t n;
-	cr_assert_eq(sim_points_load(tsv, a, &p, &n, &e), 0, "%s", e.msg);
-	const char *yaml = write_tmp("c.yaml", "rules:\n"
-	                                       "  - match: {framework: vllm, hardware: h100}\n"
-	                                       "    step-overhead-us: 555\n"
-	                                       "  - match: {framework: vllm, hardware: h200}\n"
-	                                       "    step-overhead-us: 222\n"
-	                                       "  - match: {framework: vllm, hardware: h200, model: minimax-m3}\n"
-	                                       "    seq-overhead-us: 33\n"
-	                                       "  - match: {framework: vllm, hardware: b200}\n"
-	                                       "    step-overhead-us: 777\n");
 	sim_calib_file cal;
-	ib_diags d = {.a = a};
-	cr_assert_eq(sim_calib_load(yaml, a, &cal, &d, &e), 0, "%s", e.msg);
+	sim_point *p = load_points_calib(
+	    a,
+	    HDR "1\tMiniMax M3\tH100\tFP8\tvLLM TP=8; measured\t1024\t1024\t40\t"
+	        "1000\t\tconcurrency\t8\tblog-measured\n"
+	        "2\tMiniMax M2.5\tH100\tFP8\tvLLM TP=8; measured\t1024\t1024\t40\t"
+	        "1000\t\tconcurrency\t8\tblog-measured\n"
+	        "3\tMiniMax M3\tB200\tFP8\tvLLM TP=8; measured\t1024\t1024\t40\t"
+	        "1000\t\tconcurrency\t8\tblog-measured\n",
+	    "rules:\n"
+	    "  - match: {framework: vllm, hardware: h100}\n"
+	    "    step-overhead-us: 555\n"
+	    "  - match: {framework: vllm, hardware: h200}\n"
+	    "    step-overhead-us: 222\n"
+	    "  - match: {framework: vllm, hardware: h200, model: minimax-m3}\n"
+	    "    seq-overhead-us: 33\n"
+	    "  - match: {framework: vllm, hardware: b200}\n"
+	    "    step-overhead-us: 777\n",
+	    &cal);
 	sim_config c;
 	/* M3 on H100: H200's rules, its model rule included */
 	cr_assert_eq(sim_point_config(&p[0], &cal, &c, &e), 0, "%s", e.msg);
