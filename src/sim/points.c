@@ -153,6 +153,21 @@ static double metric_value(const char *mname, const char *mval, const char *name
 	return NAN;
 }
 
+/* Why a row of any kind cannot run for want of a model, a GPU, a precision
+ * or its lengths; NULL when it has them all. */
+static const char *unrunnable_basics(const sim_point *p)
+{
+	if (!p->model)
+		return "no profile for this model";
+	if (!p->gpu)
+		return "no profile for this GPU";
+	if (!p->precision)
+		return "precision not stated";
+	if (!p->isl || !p->osl)
+		return "ISL/OSL not stated";
+	return NULL;
+}
+
 /* A frontier or peak row: the series it stands for (framework, spec
  * setting named in the note; TP/EP are the sweep's) and why it cannot run. */
 static void configure_series(sim_point *p, const char *note, const char *mname, const char *mval)
@@ -179,15 +194,10 @@ static void configure_series(sim_point *p, const char *note, const char *mname, 
 		p->tps_gpu = sim_gpu_price(p->gpu) / (p->cost * 0.0036);
 		p->tps_from_cost = true;
 	}
-	if (!p->model)
-		p->why = "no profile for this model";
-	else if (!p->gpu)
-		p->why = "no profile for this GPU";
-	else if (!p->precision)
-		p->why = "precision not stated";
-	else if (!p->isl || !p->osl)
-		p->why = "ISL/OSL not stated";
-	else if (p->disagg)
+	p->why = unrunnable_basics(p);
+	if (p->why)
+		return;
+	if (p->disagg)
 		p->why = "a disaggregated multi-node recipe: worker counts not stated";
 	else if (p->kind == SIM_POINT_PEAK && p->conc <= 0)
 		p->why = "concurrency not stated (a peak throughput only)";
@@ -229,17 +239,14 @@ static void configure(sim_point *p, const char *model, const char *gpu, const ch
 		configure_series(p, note, mname, mval);
 		return;
 	}
-	if (p->kind == SIM_POINT_OTHER)
+	if (p->kind == SIM_POINT_OTHER) {
 		p->why = "a prose claim without a configuration";
-	else if (!p->model)
-		p->why = "no profile for this model";
-	else if (!p->gpu)
-		p->why = "no profile for this GPU";
-	else if (!p->precision)
-		p->why = "precision not stated";
-	else if (!p->isl || !p->osl)
-		p->why = "ISL/OSL not stated";
-	else if (p->conc <= 0)
+		return;
+	}
+	p->why = unrunnable_basics(p);
+	if (p->why)
+		return;
+	if (p->conc <= 0)
 		p->why = "concurrency not stated";
 	else if (p->tp <= 0)
 		p->why = "TP not stated";
