@@ -447,6 +447,25 @@ Test(simcal, validation_errors_median_and_mean)
 	sim_ape_free(&h);
 }
 
+/* n measured rows of Llama 3.3 70B FP8 on H100 (vLLM, TP 4, OSL 128) at
+ * concurrency concs[i] and input length isls[i] (1024 when isls is NULL),
+ * with the figures the simulator gives under the calibration `truth`: the
+ * points a fit must reproduce. */
+static void measure_points(sim_point *pts, int n, const int *concs, const int *isls,
+                           const sim_calib_file *truth)
+{
+	for (int i = 0; i < n; i++) {
+		pts[i] = (sim_point){.row_id = i + 1, .kind = SIM_POINT_MEASURED, .model = "llama3-70b",
+		                     .gpu = "h100", .precision = "fp8", .framework = "vllm", .tp = 4,
+		                     .conc = concs[i], .isl = isls ? isls[i] : 1024, .osl = 128};
+		sim_point_result r;
+		ib_error e = {0};
+		cr_assert_eq(sim_point_run(&pts[i], truth, 2, &r, &e), 0, "%s", e.msg);
+		pts[i].tps_gpu = r.tps_gpu;
+		pts[i].interactivity = r.interactivity;
+	}
+}
+
 Test(simcal, fit_reproduces_generating_model)
 {
 	static const int concs[] = {1, 4, 16, 64};
@@ -458,16 +477,7 @@ Test(simcal, fit_reproduces_generating_model)
 	truth.values.seq_overhead_s = 50e-6;
 	truth.set = 1u | 4u | 8u; /* mem-eff, step, seq */
 	sim_calib_file tf = {.path = "truth", .rules = &truth, .n = 1};
-	for (int i = 0; i < 4; i++) {
-		pts[i] = (sim_point){.row_id = i + 1, .kind = SIM_POINT_MEASURED, .model = "llama3-70b",
-		                     .gpu = "h100", .precision = "fp8", .framework = "vllm", .tp = 4,
-		                     .conc = concs[i], .isl = 1024, .osl = 128};
-		sim_point_result r;
-		ib_error e = {0};
-		cr_assert_eq(sim_point_run(&pts[i], &tf, 2, &r, &e), 0, "%s", e.msg);
-		pts[i].tps_gpu = r.tps_gpu;
-		pts[i].interactivity = r.interactivity;
-	}
+	measure_points(pts, 4, concs, NULL, &tf);
 	ib_arena *a = ib_arena_new();
 	sim_fit_group *g, *g2;
 	size_t n, n2;
@@ -512,16 +522,7 @@ Test(simcal, fit_recovers_compute_eff_from_input_lengths)
 	truth.values.seq_overhead_s = 40e-6;
 	truth.set = 1u | 2u | 4u | 8u;
 	sim_calib_file tf = {.path = "truth", .rules = &truth, .n = 1};
-	for (int i = 0; i < 6; i++) {
-		pts[i] = (sim_point){.row_id = i + 1, .kind = SIM_POINT_MEASURED, .model = "llama3-70b",
-		                     .gpu = "h100", .precision = "fp8", .framework = "vllm", .tp = 4,
-		                     .conc = concs[i], .isl = isls[i], .osl = 128};
-		sim_point_result r;
-		ib_error e = {0};
-		cr_assert_eq(sim_point_run(&pts[i], &tf, 2, &r, &e), 0, "%s", e.msg);
-		pts[i].tps_gpu = r.tps_gpu;
-		pts[i].interactivity = r.interactivity;
-	}
+	measure_points(pts, 6, concs, isls, &tf);
 	ib_arena *a = ib_arena_new();
 	sim_fit_group *g;
 	size_t n;
