@@ -10,16 +10,6 @@ tokdir=$tok
 e2e_need_tok fail
 e2e_tmp
 
-start_sim() { # start_sim ARGS...: a simulator on a free port, sets $port
-	[ -n "$simpid" ] && kill "$simpid" 2>/dev/null && wait "$simpid" 2>/dev/null
-	rm -f "$tmp/port"
-	"$bin" sim --port 0 --port-file "$tmp/port" --duration 300 --served-model-name llama3-8b "$@" \
-		2>"$tmp/sim.err" &
-	simpid=$!
-	for _ in $(seq 1 400); do [ -s "$tmp/port" ] && break; sleep 0.05; done
-	port=$(cat "$tmp/port" 2>/dev/null)
-}
-
 metric() { # metric NAME: the value of a simulator counter
 	exec 3<>"/dev/tcp/127.0.0.1/$port"
 	printf 'GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' >&3
@@ -36,7 +26,7 @@ sum_list() { # sum_list FILE KEY: the sum of a top-level list of ints
 }
 
 # -- 1. InferenceX's exact invocation (C = 4)
-start_sim --time-scale 50
+e2e_start_sim --time-scale 50
 C=4
 "$bin" bench --model llama3-8b --tokenizer "$tokdir" --backend vllm --base-url "http://0.0.0.0:$port" \
 	--dataset-name random --random-input-len 256 --random-output-len 64 --random-range-ratio 0.8 \
@@ -102,7 +92,7 @@ grep -q 'Burstiness factor: 1 (Poisson process)' "$tmp/out3" && ok || no "bursti
 # -- 4. faults: failures are recorded, > 5% failed exits 1 after writing the JSON
 for fault in "--fail-rate 0.3" "--drop-rate 0.3" "--malformed-rate 0.3"; do
 	# shellcheck disable=SC2086
-	start_sim --time-scale 50 --seed 3 $fault
+	e2e_start_sim --time-scale 50 --seed 3 $fault
 	timeout 120 "$bin" bench --model llama3-8b --tokenizer "$tokdir" --port "$port" --dataset-name random \
 		--random-input-len 64 --random-output-len 32 --num-prompts 40 --max-concurrency 4 --ignore-eos \
 		--save-result --save-detailed --result-dir "$tmp" --result-filename f.json >"$tmp/outf" 2>"$tmp/errf"
@@ -112,7 +102,7 @@ for fault in "--fail-rate 0.3" "--drop-rate 0.3" "--malformed-rate 0.3"; do
 	grep -q 'FAIL: request failure rate' "$tmp/errf" && ok || no "$fault: failure line"
 	rm -f "$tmp/f.json"
 done
-start_sim --time-scale 100 --seed 4 --stall-rate 1 --stall-ms 200
+e2e_start_sim --time-scale 100 --seed 4 --stall-rate 1 --stall-ms 200
 timeout 120 "$bin" bench --model llama3-8b --tokenizer "$tokdir" --port "$port" --dataset-name random \
 	--random-input-len 64 --random-output-len 32 --num-prompts 20 --max-concurrency 4 --ignore-eos \
 	--save-result --result-dir "$tmp" --result-filename s.json >"$tmp/outs" 2>&1
@@ -121,7 +111,7 @@ p99=$(json_num "$tmp/s.json" p99_itl_ms)
 [ "$rc" = 0 ] && awk -v p="$p99" 'BEGIN { exit !(p > 150) }' && ok || no "stalls: exit $rc, p99 ITL $p99 ms"
 
 # -- 5. the simulator with the same tokenizer counts exactly the client's prompt tokens
-start_sim --time-scale 100 --tokenizer "$tokdir"
+e2e_start_sim --time-scale 100 --tokenizer "$tokdir"
 "$bin" bench --model llama3-8b --tokenizer "$tokdir" --port "$port" --dataset-name random \
 	--random-input-len 200 --random-output-len 8 --num-prompts 10 --max-concurrency 2 --ignore-eos \
 	--num-warmups 2 --use-chat-template --save-result --result-dir "$tmp" --result-filename t.json >/dev/null 2>&1
@@ -158,7 +148,7 @@ grep -q '"tokens": \[9906, 1917\], "count": 2' <&3 && ok || no "/tokenize"
 exec 3<&-
 
 # -- 6. the server's /metrics: acceptance of speculative decoding, and the workload fingerprint
-start_sim --time-scale 100 --spec-method mtp --num-spec-tokens 3 --acceptance-length 2.6
+e2e_start_sim --time-scale 100 --spec-method mtp --num-spec-tokens 3 --acceptance-length 2.6
 "$bin" bench --model llama3-8b --tokenizer "$tokdir" --port "$port" --dataset-name random \
 	--random-input-len 64 --random-output-len 128 --num-prompts 24 --max-concurrency 6 --ignore-eos \
 	--num-warmups 2 --save-result --result-dir "$tmp" --result-filename m.json >/dev/null 2>&1
@@ -174,7 +164,7 @@ w2=$(grep -o '"workload": {"sha256": "[0-9a-f]*"' "$tmp/m2.json")
 [ -n "$w1" ] && [ "$w1" = "$w2" ] && ok || no "the same workload has the same fingerprint"
 
 # -- 7. several event loops: the same counts, merged
-start_sim --time-scale 100
+e2e_start_sim --time-scale 100
 "$bin" bench --model llama3-8b --tokenizer "$tokdir" --port "$port" --dataset-name random \
 	--random-input-len 64 --random-output-len 32 --num-prompts 60 --max-concurrency 12 --ignore-eos \
 	--threads 3 --keep-alive --save-result --result-dir "$tmp" --result-filename th.json >/dev/null 2>&1
@@ -200,7 +190,7 @@ grep -q '"timestamps": "kernel"' "$tmp/r1.json" && ok || no "kernel receive time
 
 # -- 7c. --profile: /start_profile after the warmup, /stop_profile at the end;
 #        --lora-modules: every request names an adapter the server has
-start_sim --time-scale 50 --lora-modules ada=/x bob
+e2e_start_sim --time-scale 50 --lora-modules ada=/x bob
 "$bin" bench --model llama3-8b --tokenizer "$tokdir" --port "$port" --dataset-name random \
 	--random-input-len 32 --random-output-len 8 --num-prompts 12 --max-concurrency 3 --num-warmups 2 \
 	--profile --lora-modules ada bob --save-result --result-dir "$tmp" --result-filename lora.json \
@@ -221,7 +211,7 @@ rc=$?
 
 # -- 7d. paced simulator and its trace: a chunk every 10 ms per stream; the
 #        trace names each request (X-Request-Id) and stamps each chunk
-start_sim --pace 100 --trace "$tmp/trace.jsonl"
+e2e_start_sim --pace 100 --trace "$tmp/trace.jsonl"
 "$bin" bench --model llama3-8b --tokenizer "$tokdir" --port "$port" --dataset-name random \
 	--random-input-len 16 --random-output-len 20 --random-range-ratio 1 --num-prompts 8 --max-concurrency 8 \
 	--ignore-eos --save-result --result-dir "$tmp" --result-filename paced.json >/dev/null 2>&1

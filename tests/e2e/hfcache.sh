@@ -48,11 +48,7 @@ got=$(HF_HUB_CACHE=$tmp/hf/hub "$bin" chat-template --tokenizer "$id" <<<"$msgs"
 # -- 3. the recipe's bench invocation, no --tokenizer, against a simulator
 #       that also finds its tokenizer by the id (exact prompt token counts)
 export HF_HUB_CACHE=$tmp/hf/hub
-"$bin" sim --port 0 --port-file "$tmp/port" --duration 300 --served-model-name "$id" --tokenizer "$id" \
-	--time-scale 50 2>"$tmp/sim.err" &
-simpid=$!
-for _ in $(seq 1 400); do [ -s "$tmp/port" ] && break; sleep 0.05; done
-port=$(cat "$tmp/port" 2>/dev/null)
+sim_model=$id e2e_start_sim --tokenizer "$id" --time-scale 50
 [ -n "$port" ] && ok || no "sim --tokenizer $id did not start: $(cat "$tmp/sim.err")"
 C=2
 "$bin" bench --model "$id" --backend vllm --base-url "http://0.0.0.0:$port" --dataset-name random \

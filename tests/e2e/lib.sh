@@ -13,6 +13,11 @@
 #                       (0 passed, 1 failed) or skipped (0 passed, 0 failed)
 #   e2e_skip WHY        ends the suite as skipped
 #   e2e_end             prints "NAME: N passed, N failed"; status 0 when none failed
+#   e2e_start_sim ARGS...  stops the simulator in $simpid, if any, and starts
+#                       `infbench sim` (served model $sim_model, default
+#                       llama3-8b; 300 s) with ARGS on a free
+#                       port: sets $simpid and $port (empty when it did not
+#                       come up within 20 s); its stderr goes to $tmp/sim.err
 # shellcheck shell=bash
 set -u
 suite=$1
@@ -50,4 +55,13 @@ e2e_need_tok() {
 e2e_end() {
 	echo "$suite: $pass passed, $fail failed"
 	[ "$fail" = 0 ]
+}
+e2e_start_sim() {
+	[ -n "$simpid" ] && kill "$simpid" 2>/dev/null && wait "$simpid" 2>/dev/null
+	rm -f "$tmp/port"
+	"$bin" sim --port 0 --port-file "$tmp/port" --duration 300 --served-model-name "${sim_model:-llama3-8b}" "$@" \
+		2>"$tmp/sim.err" &
+	simpid=$!
+	for _ in $(seq 1 400); do [ -s "$tmp/port" ] && break; sleep 0.05; done
+	port=$(cat "$tmp/port" 2>/dev/null)
 }

@@ -31,15 +31,7 @@ hardware:
 Y
 S=20
 
-start_sim() { # start_sim ARGS...: sets $port
-	[ -n "$simpid" ] && kill "$simpid" 2>/dev/null && wait "$simpid" 2>/dev/null
-	rm -f "$tmp/port"
-	"$bin" sim --port 0 --port-file "$tmp/port" --duration 300 --served-model-name llama3-8b \
-		--profile "$tmp/slow.yaml" "$@" 2>"$tmp/sim.err" &
-	simpid=$!
-	for _ in $(seq 1 400); do [ -s "$tmp/port" ] && break; sleep 0.05; done
-	port=$(cat "$tmp/port" 2>/dev/null)
-}
+start_sim() { e2e_start_sim --profile "$tmp/slow.yaml" "$@"; } # sets $port
 
 http() { # http METHOD PATH [BODY [HEADER]]: the raw response
 	local body=${3:-} hdr=${4:-}

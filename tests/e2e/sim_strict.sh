@@ -15,15 +15,7 @@
 . "$(dirname "$0")/lib.sh" sim-strict "$1"
 e2e_tmp
 
-start_sim() { # start_sim ARGS...: sets port
-	[ -n "$simpid" ] && kill "$simpid" 2>/dev/null && wait "$simpid" 2>/dev/null
-	rm -f "$tmp/port"
-	"$bin" sim --port 0 --port-file "$tmp/port" --duration 300 --served-model-name m --time-scale 100 "$@" \
-		2>"$tmp/sim.err" &
-	simpid=$!
-	for _ in $(seq 1 400); do [ -s "$tmp/port" ] && break; sleep 0.05; done
-	port=$(cat "$tmp/port" 2>/dev/null)
-}
+start_sim() { sim_model=m e2e_start_sim --time-scale 100 "$@"; } # sets port
 
 raw() { # raw BYTES (printf format): the whole answer, the connection closed by us after 10 s at most
 	exec 3<>"/dev/tcp/127.0.0.1/$port"
