@@ -366,25 +366,24 @@ out:
 	return rc;
 }
 
-/* True when a rule of cal names hardware gpu (and model, when not NULL). */
-static bool calib_names(const sim_calib_file *cal, const char *gpu, const char *model)
+/* True when the match list `list` (NULL: the rule does not match on it)
+ * names `name`. */
+static bool names(const char *const *list, const char *name)
 {
-	for (size_t i = 0; cal && i < cal->n; i++) {
-		const sim_calib_rule *r = &cal->rules[i];
-		bool hw = false, md = !model;
-		for (size_t j = 0; r->match[1] && r->match[1][j]; j++)
-			hw |= !strcasecmp(r->match[1][j], gpu);
-		for (size_t j = 0; model && r->match[3] && r->match[3][j]; j++)
-			md |= !strcasecmp(r->match[3][j], model);
-		if (hw && md)
+	for (size_t j = 0; list && list[j]; j++)
+		if (!strcasecmp(list[j], name))
 			return true;
-	}
 	return false;
 }
 
-static bool calib_names_hw(const sim_calib_file *cal, const char *gpu)
+/* True when a rule of cal names hardware gpu (and model, when not NULL). */
+static bool calib_names(const sim_calib_file *cal, const char *gpu, const char *model)
 {
-	return calib_names(cal, gpu, NULL);
+	for (size_t i = 0; cal && i < cal->n; i++)
+		if (names(cal->rules[i].match[1], gpu) &&
+		    (!model || names(cal->rules[i].match[3], model)))
+			return true;
+	return false;
 }
 
 /* the same GPU architecture (Blackwell, Hopper, CDNA3): the same kernels */
@@ -394,37 +393,34 @@ static const char *const sibling[][3] = {
     {"mi300x", "mi325x", NULL}, {"mi325x", "mi300x", NULL},
 };
 
-const char *sim_calib_hw_for_model(const sim_calib_file *cal, const char *gpu, const char *model)
+/* The first sibling GPU of gpu that a rule of cal names (with model, when
+ * not NULL), in the table's order of preference; NULL when none. */
+static const char *calib_sibling(const sim_calib_file *cal, const char *gpu, const char *model)
 {
-	if (!gpu || !model || calib_names(cal, gpu, model))
-		return sim_calib_hw_for(cal, gpu);
 	for (size_t i = 0; i < sizeof sibling / sizeof *sibling; i++)
 		if (!strcasecmp(sibling[i][0], gpu))
 			for (int j = 1; j < 3 && sibling[i][j]; j++)
 				if (calib_names(cal, sibling[i][j], model))
 					return sibling[i][j];
+	return NULL;
+}
+
+const char *sim_calib_hw_for_model(const sim_calib_file *cal, const char *gpu, const char *model)
+{
+	if (gpu && model && !calib_names(cal, gpu, model)) {
+		const char *s = calib_sibling(cal, gpu, model);
+		if (s)
+			return s;
+	}
 	return sim_calib_hw_for(cal, gpu);
 }
 
 const char *sim_calib_hw_for(const sim_calib_file *cal, const char *gpu)
 {
-	if (!gpu || calib_names_hw(cal, gpu))
+	if (!gpu || calib_names(cal, gpu, NULL))
 		return gpu;
-	for (size_t i = 0; i < sizeof sibling / sizeof *sibling; i++)
-		if (!strcasecmp(sibling[i][0], gpu))
-			for (int j = 1; j < 3 && sibling[i][j]; j++)
-				if (calib_names_hw(cal, sibling[i][j]))
-					return sibling[i][j];
-	return gpu;
-}
-
-/* True when a rule of cal names list entry `name` in match key `which`. */
-static bool names(const char *const *list, const char *name)
-{
-	for (size_t j = 0; list && list[j]; j++)
-		if (!strcasecmp(list[j], name))
-			return true;
-	return false;
+	const char *s = calib_sibling(cal, gpu, NULL);
+	return s ? s : gpu;
 }
 
 const char *sim_calib_fw_for(const sim_calib_file *cal, const char *framework, const char *hw)
