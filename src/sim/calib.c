@@ -2,6 +2,7 @@
  * performance model, read from a YAML file of rules (configs/sim/
  * calibration.yaml; docs/sim.md "Calibration"). Every problem of the file
  * goes into an ib_diags list with its file, line and field. */
+#include "sim/private.h"
 #include "sim/sim.h"
 
 #include <stdlib.h>
@@ -210,16 +211,17 @@ int sim_calib_load(const char *path, ib_arena *a, sim_calib_file *out, ib_diags 
 	return 0;
 }
 
-static bool matches(const char *const *names, const char *v)
+bool sim_calib_names(const char *const *list, const char *v)
 {
-	if (!names)
-		return true; /* not constrained */
-	if (!v)
-		return false;
-	for (size_t i = 0; names[i]; i++)
-		if (!strcasecmp(names[i], v))
+	for (size_t i = 0; list && v && list[i]; i++)
+		if (!strcasecmp(list[i], v))
 			return true;
 	return false;
+}
+
+static bool matches(const char *const *names, const char *v)
+{
+	return !names /* not constrained */ || sim_calib_names(names, v);
 }
 
 void sim_calib_resolve(const sim_calib_file *f, const sim_calib_key *k, sim_calib *out)

@@ -366,22 +366,12 @@ out:
 	return rc;
 }
 
-/* True when the match list `list` (NULL: the rule does not match on it)
- * names `name`. */
-static bool names(const char *const *list, const char *name)
-{
-	for (size_t j = 0; list && list[j]; j++)
-		if (!strcasecmp(list[j], name))
-			return true;
-	return false;
-}
-
 /* True when a rule of cal names hardware gpu (and model, when not NULL). */
 static bool calib_names(const sim_calib_file *cal, const char *gpu, const char *model)
 {
 	for (size_t i = 0; cal && i < cal->n; i++)
-		if (names(cal->rules[i].match[1], gpu) &&
-		    (!model || names(cal->rules[i].match[3], model)))
+		if (sim_calib_names(cal->rules[i].match[1], gpu) &&
+		    (!model || sim_calib_names(cal->rules[i].match[3], model)))
 			return true;
 	return false;
 }
@@ -430,9 +420,9 @@ const char *sim_calib_fw_for(const sim_calib_file *cal, const char *framework, c
 	const char *other = NULL;
 	for (size_t i = 0; cal && i < cal->n; i++) {
 		const sim_calib_rule *r = &cal->rules[i];
-		if (!r->match[0] || !names(r->match[1], hw))
+		if (!r->match[0] || !sim_calib_names(r->match[1], hw))
 			continue;
-		if (names(r->match[0], framework))
+		if (sim_calib_names(r->match[0], framework))
 			return framework;
 		if (!other)
 			other = r->match[0][0];

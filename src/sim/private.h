@@ -16,6 +16,10 @@
  * deadline (docs/sim.md "Time"). */
 #define SIM_REBASE_NS (2 * 1000 * 1000)
 
+/* True when the match list of a calibration rule (NULL: the rule does not
+ * match on that key) names v, case-insensitively; false for a NULL v. */
+bool sim_calib_names(const char *const *list, const char *v);
+
 typedef enum { SEQ_WAITING, SEQ_RUNNING, SEQ_DONE } seq_state;
 
 typedef struct seq seq;

@@ -57,14 +57,6 @@ static const char *spec_method_of(const char *model)
 	return NULL;
 }
 
-static bool in_list(const char *const *names, const char *v)
-{
-	for (size_t i = 0; names && names[i]; i++)
-		if (!strcasecmp(names[i], v))
-			return true;
-	return false;
-}
-
 /* The frameworks a series sweeps: the row's, else those the calibration
  * has a rule for on this GPU (in file order), else vllm. */
 static size_t frameworks_of(const sim_point *p, const sim_calib_file *cal, const char **fw,
@@ -78,7 +70,7 @@ static size_t frameworks_of(const sim_point *p, const sim_calib_file *cal, const
 	}
 	for (size_t i = 0; cal && i < cal->n; i++) {
 		const sim_calib_rule *r = &cal->rules[i];
-		if (!r->match[0] || !in_list(r->match[1], hw))
+		if (!r->match[0] || !sim_calib_names(r->match[1], hw))
 			continue;
 		for (size_t j = 0; r->match[0][j]; j++) {
 			size_t k = 0;
