@@ -4,7 +4,10 @@
 #define IB_CLI_H
 
 #include "config/config.h"
+#include "cli/args.h"
 #include "sim/sim.h"
+
+#include <glob.h>
 
 int cmd_matrix(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
@@ -48,6 +51,25 @@ void cli_print_diags(const ib_diags *d);
  * (cmd_sim_validate.c). */
 int cli_load_calibration(const char *prog, const char *path, ib_arena *a, sim_calib_file *f,
 			 const char **used);
+/* The master configs and runners file of `sim validate` / `sim calibrate`:
+ * --master-configs FILE... when given, else configs/NAME-master.yaml (globbed
+ * into g; the caller globfree's it) when configs/runners.yaml or
+ * --runner-config is readable, none under --no-master-configs (*n 0). */
+void cli_sim_masters(arg_parser *p, glob_t *g, const char *const **masters, size_t *n,
+		     const char **runners);
+/* The sweep matrix of the master configs masters[0..n) with runners (the
+ * `matrix full-sweep` rows, evals left out) into *rows (in a), for the
+ * frontier sweeps of `sim validate` / `sim calibrate`. Returns 0, or 1 after
+ * printing the problems under prog (cmd_sim_validate.c). */
+int cli_sim_matrix(const char *prog, ib_arena *a, const char *const *masters, size_t n,
+		   const char *runners, ib_val **rows);
+/* The frontier's tok/s/GPU at interactivity target over a sweep's points
+ * (the dashboard's frontier and monotone spline, rep_throughput_at) into
+ * *value, the nearest point's index into *nearest and the interpolated
+ * concurrency into *conc (either may be NULL). Returns 1, 0 when there is
+ * no point, IB_ENOMEM. */
+int cli_sim_frontier_at(const sim_sweep_point *pts, size_t n, double target, double *value,
+			size_t *nearest, double *conc);
 /* Writes v as Python json.dumps text plus a newline, to path atomically or to
  * stdout when path is NULL. Returns 0, or prints an error and returns 1. */
 int cli_emit_json(const char *path, const ib_val *v);

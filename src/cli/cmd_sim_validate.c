@@ -55,7 +55,6 @@ typedef struct {
 	const sim_point *p; /* the first row of the series */
 	sim_sweep_point *pts;
 	size_t n, nconf;
-	double *inter, *tps, *conc; /* the points' columns for the frontier */
 	int rc;
 	char err[256];
 } val_series;
@@ -70,9 +69,6 @@ static void cache_free(val_cache *c)
 {
 	for (size_t i = 0; i < c->n; i++) {
 		free(c->v[i].pts);
-		free(c->v[i].inter);
-		free(c->v[i].tps);
-		free(c->v[i].conc);
 	}
 	free(c->v);
 	memset(c, 0, sizeof *c);
@@ -123,18 +119,6 @@ static val_series *series_of(val_cache *c, const sim_point *p, const sim_calib_f
 			       q->median_ttft * 1e3);
 		}
 	}
-	if (s->n) {
-		s->inter = malloc(s->n * sizeof *s->inter);
-		s->tps = malloc(s->n * sizeof *s->tps);
-		s->conc = malloc(s->n * sizeof *s->conc);
-		if (!s->inter || !s->tps || !s->conc)
-			return NULL;
-		for (size_t i = 0; i < s->n; i++) {
-			s->inter[i] = s->pts[i].interactivity;
-			s->tps[i] = s->pts[i].tps_gpu;
-			s->conc[i] = s->pts[i].conc;
-		}
-	}
 	return s;
 }
 
@@ -181,16 +165,85 @@ static int run_row(const sim_point *p, const sim_calib_file *cal, const val_opts
 		*r = (val_result){q->tps_gpu, q->interactivity, q->framework, q->tp, q->ep, q->conc};
 		return 0;
 	}
-	rep_interp in;
-	int rc = rep_throughput_at(s->inter, s->tps, s->conc, s->n, p->interactivity, &in);
+	double value, conc;
+	size_t near;
+	int rc = cli_sim_frontier_at(s->pts, s->n, p->interactivity, &value, &near, &conc);
 	if (rc < 0)
 		return rc;
 	if (rc == 0) {
 		*why = "no frontier";
 		return 1;
 	}
-	const sim_sweep_point *q = &s->pts[in.nearest[0]];
-	*r = (val_result){in.value, NAN, q->framework, q->tp, q->ep, (int)in.concurrency};
+	const sim_sweep_point *q = &s->pts[near];
+	*r = (val_result){value, NAN, q->framework, q->tp, q->ep, (int)conc};
+	return 0;
+}
+
+int cli_sim_frontier_at(const sim_sweep_point *pts, size_t n, double target, double *value,
+                        size_t *nearest, double *conc)
+{
+	if (!n)
+		return 0;
+	double *col = malloc(3 * n * sizeof *col);
+	if (!col)
+		return IB_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		col[i] = pts[i].interactivity;
+		col[n + i] = pts[i].tps_gpu;
+		col[2 * n + i] = pts[i].conc;
+	}
+	rep_interp in;
+	int rc = rep_throughput_at(col, col + n, col + 2 * n, n, target, &in);
+	free(col);
+	if (rc == 1) {
+		*value = in.value;
+		if (nearest)
+			*nearest = in.nearest[0];
+		if (conc)
+			*conc = in.concurrency;
+	}
+	return rc;
+}
+
+void cli_sim_masters(arg_parser *p, glob_t *g, const char *const **masters, size_t *n,
+                     const char **runners)
+{
+	arg_opt *x;
+	*masters = NULL;
+	*n = 0;
+	*runners = (x = args_get(p, "--runner-config"))->seen ? x->vals[0] : "configs/runners.yaml";
+	if ((x = args_get(p, "--master-configs"))->seen) {
+		*masters = x->vals;
+		*n = x->nvals;
+	} else if (!args_get(p, "--no-master-configs")->seen &&
+	           glob("configs/*-master.yaml", 0, NULL, g) == 0 && access(*runners, R_OK) == 0) {
+		*masters = (const char *const *)g->gl_pathv;
+		*n = g->gl_pathc;
+	}
+}
+
+int cli_sim_matrix(const char *prog, ib_arena *a, const char *const *masters, size_t n,
+                   const char *runners, ib_val **rows)
+{
+	ib_diags d = {.a = a};
+	ib_val *master = NULL, *run = NULL;
+	ib_error e = {0};
+	int rc = cfg_load_master(a, masters, n, &master, &d);
+	if (!rc)
+		rc = cfg_load_runners(a, runners, &run, &d);
+	if (rc) {
+		cli_print_diags(&d);
+		fprintf(stderr, "%s: the master configs have problems\n", prog);
+		return 1;
+	}
+	mx_opts mo;
+	mx_opts_init(&mo, true);
+	mo.no_evals = true;
+	mo.want_agentic = false;
+	if (mx_generate(a, &mo, master, run, rows, &e)) {
+		cli_error(prog, NULL, &e);
+		return 1;
+	}
 	return 0;
 }
 
@@ -276,24 +329,10 @@ static int validate(const val_opts *oin)
 	}
 	printf("calibration: %s\n", used);
 	if (o->nmasters) {
-		ib_diags d = {.a = a};
-		ib_val *master = NULL, *runners = NULL, *rows = NULL;
-		int rc = cfg_load_master(a, o->masters, o->nmasters, &master, &d);
-		if (!rc)
-			rc = cfg_load_runners(a, o->runners, &runners, &d);
-		if (rc) {
-			cli_print_diags(&d);
-			fprintf(stderr, "infbench sim validate: the master configs have problems\n");
+		ib_val *rows = NULL;
+		if (cli_sim_matrix("infbench sim validate", a, o->masters, o->nmasters, o->runners,
+		                   &rows))
 			goto out;
-		}
-		mx_opts mo;
-		mx_opts_init(&mo, true);
-		mo.no_evals = true;
-		mo.want_agentic = false;
-		if (mx_generate(a, &mo, master, runners, &rows, &e)) {
-			cli_error("infbench sim validate", NULL, &e);
-			goto out;
-		}
 		sweep.matrix = rows;
 		printf("sweep matrix: %zu rows from", rows->list.n);
 		for (size_t i = 0; i < o->nmasters; i++)
@@ -520,111 +559,9 @@ int cmd_sim_validate(int argc, char **argv)
 	o.show_sweeps = args_get(&p, "--show-sweeps")->seen;
 	o.sweep.no_spec = args_get(&p, "--sweep-no-spec")->seen;
 	glob_t g = {0};
-	o.runners = (x = args_get(&p, "--runner-config"))->seen ? x->vals[0] : "configs/runners.yaml";
-	if ((x = args_get(&p, "--master-configs"))->seen) {
-		o.masters = x->vals;
-		o.nmasters = x->nvals;
-	} else if (!args_get(&p, "--no-master-configs")->seen &&
-	           glob("configs/*-master.yaml", 0, NULL, &g) == 0 && access(o.runners, R_OK) == 0) {
-		o.masters = (const char *const *)g.gl_pathv;
-		o.nmasters = g.gl_pathc;
-	}
+	cli_sim_masters(&p, &g, &o.masters, &o.nmasters, &o.runners);
 	int status = validate(&o);
 	globfree(&g);
-	args_free(&p);
-	return status;
-}
-
-int cmd_sim_calibrate(int argc, char **argv)
-{
-	arg_opt opts[] = {
-	    {.name = "--points",
-	     .kind = ARG_ONE,
-	     .metavar = "FILE",
-	     .help = "points.tsv of published InferenceX points (required)"},
-	    {.name = "--base",
-	     .kind = ARG_ONE,
-	     .metavar = "FILE",
-	     .help = "rules the fit starts from (default: none, the built-in defaults)"},
-	    {.name = "--prompts-per-conc",
-	     .kind = ARG_ONE,
-	     .is_int = true,
-	     .metavar = "N",
-	     .help = "prompts per unit of concurrency in the fit (default 2)"},
-	    {.name = "--write",
-	     .kind = ARG_ONE,
-	     .metavar = "FILE",
-	     .help = "write the whole calibration file there (atomically) instead of stdout"},
-	    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
-	};
-	arg_parser p = {
-	    .prog = "infbench sim calibrate",
-	    .top = "infbench sim calibrate",
-	    .desc = "Fits the calibration parameters (mem-eff, compute-eff, step-overhead-us,\n"
-	            "seq-overhead-us) per framework x GPU\n"
-	            "to the published measured points, prints the fit's error per group and per "
-	            "model x GPU, and\n"
-	            "writes the resulting calibration file.",
-	    .epilog = "See docs/sim.md \"Calibration\".",
-	    .opts = opts,
-	    .nopts = sizeof opts / sizeof *opts,
-	};
-	int rc = args_parse(&p, argc - 1, argv + 1, NULL, 0);
-	if (rc) {
-		args_free(&p);
-		return rc == 1 ? 0 : rc;
-	}
-	int status = 1;
-	ib_arena *a = ib_arena_new();
-	ib_error e = {0};
-	ib_buf y = {0};
-	arg_opt *x = args_get(&p, "--points");
-	int prompts = 2;
-	sim_calib_file base = {0};
-	const char *used = "built-in defaults";
-	if (!x->seen) {
-		status = args_error(&p, NULL, "--points FILE is required");
-		goto out;
-	}
-	if ((x = args_get(&p, "--prompts-per-conc"))->seen)
-		prompts = x->ivals[0] < 1 ? 1 : x->ivals[0] > 100 ? 100 : (int)x->ivals[0];
-	if ((x = args_get(&p, "--base"))->seen &&
-	    cli_load_calibration("infbench sim calibrate", x->vals[0], a, &base, &used))
-		goto out;
-	sim_point *pts;
-	size_t n, ng[4];
-	sim_fit_group *gs[4];
-	if (sim_points_load(args_get(&p, "--points")->vals[0], a, &pts, &n, &e) ||
-	    sim_calibrate(pts, n, &base, used, prompts, a, gs, ng, &y, &e)) {
-		cli_error("infbench sim calibrate", NULL, &e);
-		goto out;
-	}
-	printf("%-8s %-8s %-18s %-12s %6s %8s %11s %11s  %s\n", "fw", "gpu", "model", "version",
-	       "points", "fitted", "rms_before", "rms_after", "parameters");
-	for (int l = 0; l < 4; l++)
-		for (size_t i = 0; i < ng[l]; i++)
-			printf("%-8s %-8s %-18s %-12s %6zu %8s %11.3f %11.3f  mem-eff %.3f compute-eff %.3f "
-			       "step %.0f us seq %.1f us\n",
-			       gs[l][i].framework ? gs[l][i].framework : "(any)",
-			       gs[l][i].gpu ? gs[l][i].gpu : "(any)",
-			       gs[l][i].model ? gs[l][i].model : "(any)",
-			       gs[l][i].version ? gs[l][i].version : "(any)", gs[l][i].npoints,
-			       gs[l][i].fitted ? "yes" : "no (few)", sqrt(gs[l][i].loss_before),
-			       sqrt(gs[l][i].loss_after), gs[l][i].values.mem_eff,
-			       gs[l][i].values.compute_eff, gs[l][i].values.step_overhead_s * 1e6,
-			       gs[l][i].values.seq_overhead_s * 1e6);
-	if ((x = args_get(&p, "--write"))->seen) {
-		if (ib_write_file_atomic(x->vals[0], y.data, y.len, &e)) {
-			cli_error("infbench sim calibrate", NULL, &e);
-			goto out;
-		}
-	} else {
-		printf("\n%s", y.data);
-	}
-	status = 0;
-out:
-	ib_buf_free(&y);
-	ib_arena_free(a);
 	args_free(&p);
 	return status;
 }

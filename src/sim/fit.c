@@ -20,7 +20,6 @@ typedef struct {
 	const sim_point *pts;
 	size_t n;
 	const char *fw, *gpu, *model, *version; /* NULL: any */
-	sim_calib_file cal;           /* base rules + the group's rule last */
 	int prompts;
 } group_ctx;
 
@@ -33,10 +32,11 @@ static bool in_group(const sim_point *p, const char *fw, const char *gpu, const 
 	       (!version || (p->version && !strcmp(p->version, version)));
 }
 
-/* The group's loss: mean squared log error over its points' published
- * figures; *worst gets nothing useful, NAN on a failed run. */
-static double loss(group_ctx *g, size_t *count)
+/* A measured group's loss (sim_fit_loss_fn): mean squared log error over
+ * its points' published figures; INFINITY on a failed run. */
+static double measured_loss(void *ctx, const sim_calib_file *cal, size_t *count)
 {
+	group_ctx *g = ctx;
 	double sum = 0;
 	size_t k = 0;
 	for (size_t i = 0; i < g->n; i++) {
@@ -45,7 +45,7 @@ static double loss(group_ctx *g, size_t *count)
 			continue;
 		sim_point_result r;
 		ib_error e = {0};
-		if (sim_point_run(p, &g->cal, g->prompts, &r, &e))
+		if (sim_point_run(p, cal, g->prompts, &r, &e))
 			return INFINITY;
 		if (!isnan(p->tps_gpu) && r.tps_gpu > 0) {
 			double d = log(r.tps_gpu / p->tps_gpu);
@@ -77,38 +77,66 @@ static double *slot(sim_calib *c, int which)
 	}
 }
 
+typedef struct {
+	sim_fit_loss_fn loss;
+	void *ctx;
+	sim_calib_file *cal; /* its last rule is the one fitted */
+	int iters;
+} search_ctx;
+
+static double eval(search_ctx *s)
+{
+	return s->loss(s->ctx, s->cal, NULL);
+}
+
 /* Golden-section search of one parameter over [lo, hi] (on a log scale
  * when log_scale), the others fixed. */
-static void search(group_ctx *g, int which, double lo, double hi, bool log_scale)
+static void search(search_ctx *g, int which, double lo, double hi, bool log_scale)
 {
-	sim_calib *v = &g->cal.rules[g->cal.n - 1].values;
+	sim_calib *v = &g->cal->rules[g->cal->n - 1].values;
 	double *x = slot(v, which);
 	double a = log_scale ? log(lo) : lo, b = log_scale ? log(hi) : hi;
 	const double r = 0.6180339887498949;
 	double c = b - r * (b - a), d = a + r * (b - a);
 	*x = log_scale ? exp(c) : c;
-	double fc = loss(g, NULL);
+	double fc = eval(g);
 	*x = log_scale ? exp(d) : d;
-	double fd = loss(g, NULL);
-	for (int it = 0; it < 14; it++) {
+	double fd = eval(g);
+	for (int it = 0; it < g->iters; it++) {
 		if (fc < fd) {
 			b = d;
 			d = c;
 			fd = fc;
 			c = b - r * (b - a);
 			*x = log_scale ? exp(c) : c;
-			fc = loss(g, NULL);
+			fc = eval(g);
 		} else {
 			a = c;
 			c = d;
 			fc = fd;
 			d = a + r * (b - a);
 			*x = log_scale ? exp(d) : d;
-			fd = loss(g, NULL);
+			fd = eval(g);
 		}
 	}
 	double best = fc < fd ? c : d;
 	*x = log_scale ? exp(best) : best;
+}
+
+void sim_fit_descend(sim_calib_file *cal, sim_fit_loss_fn loss, void *ctx, int passes, int iters)
+{
+	search_ctx g = {loss, ctx, cal, iters};
+	sim_calib_rule *r = &cal->rules[cal->n - 1];
+	r->set |= FITTED;
+	for (int pass = 0; pass < passes; pass++) {
+		search(&g, P_STEP, 50e-6, 0.1, true);
+		search(&g, P_MEM, 0.02, 1.0, true);
+		search(&g, P_SEQ, 1e-7, 2e-3, true);
+		/* the prefill (compute-bound) against the decode (memory- and
+		 * overhead-bound): what separates rows of one group at
+		 * different input lengths */
+		search(&g, P_COMPUTE, 0.02, 1.0, true);
+	}
 }
 
 int sim_fit(const sim_point *pts, size_t n, const sim_calib_file *base, int prompts, int level,
@@ -155,29 +183,21 @@ int sim_fit(const sim_point *pts, size_t n, const sim_calib_file *base, int prom
 		               .prompts = prompts};
 		if (base && base->n)
 			memcpy(rules, base->rules, base->n * sizeof *rules);
-		g.cal = (sim_calib_file){
+		sim_calib_file cal = {
 		    .path = "(fit)", .rules = rules, .n = (base ? base->n : 0) + 1};
-		sim_calib_rule *r = &rules[g.cal.n - 1];
+		sim_calib_rule *r = &rules[cal.n - 1];
 		memset(r, 0, sizeof *r);
 		/* start from what the base rules give this group */
 		sim_calib_key k = {G->framework, G->gpu, NULL, G->model, NULL, G->version};
 		sim_calib_resolve(base, &k, &r->values);
 		r->set = FITTED;
-		G->loss_before = loss(&g, NULL);
+		G->loss_before = measured_loss(&g, &cal, NULL);
 		if (G->npoints >= SIM_FIT_MIN_POINTS) {
-			for (int pass = 0; pass < 3; pass++) {
-				search(&g, P_STEP, 50e-6, 0.1, true);
-				search(&g, P_MEM, 0.02, 1.0, true);
-				search(&g, P_SEQ, 1e-7, 2e-3, true);
-				/* the prefill (compute-bound) against the decode
-				 * (memory- and overhead-bound): what separates rows
-				 * of one group at different input lengths */
-				search(&g, P_COMPUTE, 0.02, 1.0, true);
-			}
+			sim_fit_descend(&cal, measured_loss, &g, 3, 14);
 			G->fitted = true;
 		}
 		G->values = r->values;
-		G->loss_after = loss(&g, &G->nfigures);
+		G->loss_after = measured_loss(&g, &cal, &G->nfigures);
 	}
 	*out = gs;
 	*nout = ng;
@@ -189,21 +209,34 @@ void sim_fit_rules(const sim_fit_group *g, size_t n, ib_buf *out)
 	for (size_t i = 0; i < n; i++) {
 		if (!g[i].fitted)
 			continue;
-		char m[256] = "";
-		if (g[i].framework)
+		char m[512] = "", fws[128] = "";
+		for (size_t j = 0; g[i].frameworks && g[i].frameworks[j]; j++)
+			snprintf(fws + strlen(fws), sizeof fws - strlen(fws), "%s%s", j ? ", " : "",
+			         g[i].frameworks[j]);
+		if (g[i].frontier)
+			snprintf(m, sizeof m, "framework: [%s], hardware: %s%s%s%s%s", fws, g[i].gpu,
+			         g[i].model ? ", model: " : "", g[i].model ? g[i].model : "",
+			         g[i].precision ? ", precision: " : "",
+			         g[i].precision ? g[i].precision : "");
+		else if (g[i].framework)
 			snprintf(m, sizeof m, "framework: %s, hardware: %s%s%s%s%s%s", g[i].framework,
 			         g[i].gpu, g[i].model ? ", model: " : "", g[i].model ? g[i].model : "",
 			         g[i].version ? ", version: \"" : "", g[i].version ? g[i].version : "",
 			         g[i].version ? "\"" : "");
+		char what[128];
+		if (g[i].frontier)
+			snprintf(what, sizeof what, "%zu frontier points of %zu series", g[i].npoints,
+			         g[i].nseries);
+		else
+			snprintf(what, sizeof what, "%zu measured points (%zu figures)%s", g[i].npoints,
+			         g[i].nfigures, g[i].framework ? "" : " of every framework and GPU");
 		ib_buf_printf(
 		    out,
-		    "  - note: fitted by infbench sim calibrate over %zu measured points (%zu "
-		    "figures)%s, RMS log error %.3f -> %.3f\n"
+		    "  - note: fitted by infbench sim calibrate over %s, RMS log error %.3f -> %.3f\n"
 		    "    match: {%s}\n"
 		    "    mem-eff: %.4f\n    compute-eff: %.4f\n    step-overhead-us: %.1f\n"
 		    "    seq-overhead-us: %.3f\n",
-		    g[i].npoints, g[i].nfigures, g[i].framework ? "" : " of every framework and GPU",
-		    sqrt(g[i].loss_before), sqrt(g[i].loss_after), m, g[i].values.mem_eff,
+		    what, sqrt(g[i].loss_before), sqrt(g[i].loss_after), m, g[i].values.mem_eff,
 		    g[i].values.compute_eff,
 		    g[i].values.step_overhead_s * 1e6, g[i].values.seq_overhead_s * 1e6);
 	}
@@ -224,19 +257,23 @@ int sim_fit_append(const sim_calib_file *base, const sim_fit_group *g, size_t n,
 			continue;
 		const char **fw = ib_arena_alloc(a, 2 * sizeof *fw),
 		           **hw = ib_arena_alloc(a, 2 * sizeof *hw),
+		           **pr = ib_arena_alloc(a, 2 * sizeof *pr),
 		           **md = ib_arena_alloc(a, 2 * sizeof *md),
 		           **vs = ib_arena_alloc(a, 2 * sizeof *vs);
-		if (!fw || !hw || !md || !vs)
+		if (!fw || !hw || !pr || !md || !vs)
 			return IB_ENOMEM;
 		vs[0] = g[i].version;
-		vs[1] = NULL;
 		fw[0] = g[i].framework;
 		hw[0] = g[i].gpu;
+		pr[0] = g[i].precision;
 		md[0] = g[i].model;
-		fw[1] = hw[1] = md[1] = NULL;
+		fw[1] = hw[1] = pr[1] = md[1] = vs[1] = NULL;
 		memset(&r[k], 0, sizeof r[k]);
-		r[k].match[0] = g[i].framework ? fw : NULL;
+		r[k].match[0] = g[i].frameworks ? g[i].frameworks
+		                : g[i].framework ? fw
+		                                 : NULL;
 		r[k].match[1] = g[i].gpu ? hw : NULL;
+		r[k].match[2] = g[i].precision ? pr : NULL;
 		r[k].match[3] = g[i].model ? md : NULL;
 		r[k].match[5] = g[i].version ? vs : NULL;
 		r[k].values = g[i].values;
@@ -249,7 +286,7 @@ int sim_fit_append(const sim_calib_file *base, const sim_fit_group *g, size_t n,
 
 int sim_calibrate(const sim_point *pts, size_t n, const sim_calib_file *base, const char *base_name,
                   int prompts, ib_arena *a, sim_fit_group *gs[4], size_t ng[4], ib_buf *yaml,
-                  ib_error *e)
+                  sim_calib_file *fitted, ib_error *e)
 {
 	sim_calib_file lvl = base ? *base : (sim_calib_file){0};
 	/* four levels, each on top of the previous: every row, framework x GPU,
@@ -261,6 +298,8 @@ int sim_calibrate(const sim_point *pts, size_t n, const sim_calib_file *base, co
 		if (rc)
 			return rc;
 	}
+	if (fitted)
+		*fitted = lvl;
 	bool named = base && base->n && base_name;
 	int w = ib_buf_printf(
 	    yaml,

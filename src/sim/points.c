@@ -367,12 +367,18 @@ out:
 }
 
 /* True when a rule of cal names hardware gpu (and model, when not NULL). */
-static bool calib_names(const sim_calib_file *cal, const char *gpu, const char *model)
+/* A rule of cal names gpu (and model, when not NULL) and can apply to
+ * precision (its precision match is absent or names it; NULL: any). */
+static bool calib_names(const sim_calib_file *cal, const char *gpu, const char *model,
+                        const char *precision)
 {
-	for (size_t i = 0; cal && i < cal->n; i++)
-		if (sim_calib_names(cal->rules[i].match[1], gpu) &&
-		    (!model || sim_calib_names(cal->rules[i].match[3], model)))
+	for (size_t i = 0; cal && i < cal->n; i++) {
+		const sim_calib_rule *r = &cal->rules[i];
+		if (sim_calib_names(r->match[1], gpu) &&
+		    (!model || sim_calib_names(r->match[3], model)) &&
+		    (!precision || !r->match[2] || sim_calib_names(r->match[2], precision)))
 			return true;
+	}
 	return false;
 }
 
@@ -385,31 +391,33 @@ static const char *const sibling[][3] = {
 
 /* The first sibling GPU of gpu that a rule of cal names (with model, when
  * not NULL), in the table's order of preference; NULL when none. */
-static const char *calib_sibling(const sim_calib_file *cal, const char *gpu, const char *model)
+static const char *calib_sibling(const sim_calib_file *cal, const char *gpu, const char *model,
+                                 const char *precision)
 {
 	for (size_t i = 0; i < sizeof sibling / sizeof *sibling; i++)
 		if (!strcasecmp(sibling[i][0], gpu))
 			for (int j = 1; j < 3 && sibling[i][j]; j++)
-				if (calib_names(cal, sibling[i][j], model))
+				if (calib_names(cal, sibling[i][j], model, precision))
 					return sibling[i][j];
 	return NULL;
 }
 
-const char *sim_calib_hw_for_model(const sim_calib_file *cal, const char *gpu, const char *model)
+const char *sim_calib_hw_for_model(const sim_calib_file *cal, const char *gpu, const char *model,
+                                   const char *precision)
 {
-	if (gpu && model && !calib_names(cal, gpu, model)) {
-		const char *s = calib_sibling(cal, gpu, model);
+	if (gpu && model && !calib_names(cal, gpu, model, precision)) {
+		const char *s = calib_sibling(cal, gpu, model, precision);
 		if (s)
 			return s;
 	}
-	return sim_calib_hw_for(cal, gpu);
+	return sim_calib_hw_for(cal, gpu, precision);
 }
 
-const char *sim_calib_hw_for(const sim_calib_file *cal, const char *gpu)
+const char *sim_calib_hw_for(const sim_calib_file *cal, const char *gpu, const char *precision)
 {
-	if (!gpu || calib_names(cal, gpu, NULL))
+	if (!gpu || calib_names(cal, gpu, NULL, precision))
 		return gpu;
-	const char *s = calib_sibling(cal, gpu, NULL);
+	const char *s = calib_sibling(cal, gpu, NULL, precision);
 	return s ? s : gpu;
 }
 
@@ -452,7 +460,7 @@ void sim_point_config_with(const sim_point *p, const sim_calib_file *cal, const 
 		c->acceptance_length =
 		    m->default_al[3] > 0 ? m->default_al[3] : (1 - pow(0.7, 4)) / 0.3;
 	}
-	const char *hw = sim_calib_hw_for_model(cal, c->hw.name, c->model.name);
+	const char *hw = sim_calib_hw_for_model(cal, c->hw.name, c->model.name, c->precision);
 	sim_calib_key k = {sim_calib_fw_for(cal, framework, hw), hw, c->precision,
 	                   c->model.name, spec ? spec : "none", p->version};
 	sim_calib cb;

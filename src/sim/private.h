@@ -231,13 +231,16 @@ void sim_point_config_with(const sim_point *p, const sim_calib_file *cal, const 
  * itself when a rule of cal names it, else its closest sibling that one
  * names within its architecture (B300/GB200 -> B200, GB300 -> B300 or
  * B200, B200 -> B300, H100 <-> H200, MI300X <-> MI325X), else gpu (docs/sim.md "Frontier and
- * peak rows"). */
-const char *sim_calib_hw_for(const sim_calib_file *cal, const char *gpu);
+ * peak rows"). Only rules that can apply to precision count (a rule
+ * matching other precisions does not make a GPU calibrated for this one;
+ * precision NULL: every rule). */
+const char *sim_calib_hw_for(const sim_calib_file *cal, const char *gpu, const char *precision);
 /* The same for a server of model `model`: gpu when a rule names both, else
  * the first sibling of gpu (as above) with a rule naming both — the model's
  * calibration on the same architecture is closer than another model's on
  * this GPU — else sim_calib_hw_for(cal, gpu). */
-const char *sim_calib_hw_for_model(const sim_calib_file *cal, const char *gpu, const char *model);
+const char *sim_calib_hw_for_model(const sim_calib_file *cal, const char *gpu, const char *model,
+				   const char *precision);
 /* The framework whose calibration rules a server of `framework` on
  * calibration hardware hw (sim_calib_hw_for's answer) takes: framework
  * itself when a rule of cal names it together with hw, else the first

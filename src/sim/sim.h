@@ -305,7 +305,9 @@ int sim_point_run(const sim_point *p, const sim_calib_file *cal, int prompts_per
  * on GB200/GB300 trays), EP in {1, TP} for MoE models, DP-attention on/off
  * with EP = TP > 1 (SGLang, vLLM, TRT-LLM), speculative decoding off and
  * on (the model's MTP or EAGLE3 drafts, 3 tokens) unless ruled out or
- * required, concurrency 4..max_conc doubling. Configs whose weights do not
+ * required — with a sweep matrix, on only when a row of that model there
+ * runs spec decoding (InferenceX has a recipe) —, concurrency
+ * 4..max_conc doubling. Configs whose weights do not
  * fit are left out. */
 typedef struct {
 	const char *framework, *spec; /* spec: NULL when off */
@@ -334,10 +336,15 @@ typedef struct {
 	 * series with single-node rows there sweeps those configs instead of
 	 * the generic space (sim_sweep_from_matrix) */
 	const ib_val *matrix;
+	/* when non-NULL: run exactly these nonly configs (a subset of an
+	 * earlier sweep of the same series, e.g. the configs that made its
+	 * frontier) instead of enumerating the series' space */
+	const struct sim_sweep_config *only;
+	size_t nonly;
 } sim_sweep_opts;
 
 /* One config of a sweep (concurrency included). */
-typedef struct {
+typedef struct sim_sweep_config {
 	const char *framework, *spec; /* spec: NULL when off */
 	int tp, ep, conc;
 	bool dp_attn;
@@ -382,6 +389,13 @@ typedef struct {
 	const char *framework, *gpu; /* the group: measured runnable rows of this pair */
 	const char *model;           /* and of this model (NULL: any model) */
 	const char *version;         /* and of this framework version (NULL: any) */
+	/* frontier groups (`sim calibrate`'s last level): frontier rows of
+	 * gpu x model x precision; the rule matches these frameworks
+	 * (NULL-terminated; framework is NULL) */
+	bool frontier;
+	const char *precision;
+	const char *const *frameworks;
+	size_t nseries;
 	size_t npoints, nfigures;    /* rows, and published figures (tok/s/GPU, interactivity) */
 	bool fitted;                 /* npoints >= SIM_FIT_MIN_POINTS */
 	sim_calib values;            /* the group's parameters after the fit */
@@ -395,20 +409,32 @@ typedef struct {
  * version (rows with one) */
 int sim_fit(const sim_point *pts, size_t n, const sim_calib_file *base, int prompts, int level,
 	    ib_arena *a, sim_fit_group **out, size_t *nout, ib_error *e);
+/* A fit's objective: the mean squared log error of some published figures
+ * when the simulator runs under cal (*nfigures, when not NULL, gets their
+ * count); INFINITY when a run fails. */
+typedef double (*sim_fit_loss_fn)(void *ctx, const sim_calib_file *cal, size_t *nfigures);
+/* Fits mem-eff, step-overhead-us, seq-overhead-us and compute-eff of cal's
+ * last rule (starting from its values; the rule's `set` gains them) by
+ * coordinate descent: `passes` rounds of one golden-section search per
+ * parameter (`iters` steps each, log scale) minimising loss(ctx, cal).
+ * Deterministic when loss is. sim_fit uses it for the measured groups;
+ * `sim calibrate` for the frontier groups (docs/sim.md "Calibration"). */
+void sim_fit_descend(sim_calib_file *cal, sim_fit_loss_fn loss, void *ctx, int passes, int iters);
 /* base's rules followed by the fitted groups' (in arena a); IB_ENOMEM. */
 int sim_fit_append(const sim_calib_file *base, const sim_fit_group *g, size_t n, ib_arena *a, sim_calib_file *out);
 /* The fitted groups as calibration rules (YAML list items, indented two
  * spaces under `rules:`), each with a note of its provenance. */
 void sim_fit_rules(const sim_fit_group *g, size_t n, ib_buf *out);
-/* The whole calibration (what `sim calibrate` writes): four levels fitted
- * one on top of the other on base (NULL or empty: the defaults) — every row,
- * framework x GPU, x model, x framework version — each level's groups in
- * gs[l] (ng[l] of them, in arena a), and the complete calibration file (a
- * header naming prompts and base_name, the defaults rule, the fitted rules)
- * appended to yaml. Errors of sim_fit; IB_ENOMEM. */
+/* The measured part of the calibration (what `sim calibrate` writes before
+ * its frontier level): four levels fitted one on top of the other on base
+ * (NULL or empty: the defaults) — every row, framework x GPU, x model, x
+ * framework version — each level's groups in gs[l] (ng[l] of them, in arena
+ * a), the calibration file (a header naming prompts and base_name, the
+ * defaults rule, the fitted rules) appended to yaml, and its rules in
+ * *fitted (in a; NULL: not wanted). Errors of sim_fit; IB_ENOMEM. */
 int sim_calibrate(const sim_point *pts, size_t n, const sim_calib_file *base, const char *base_name,
 		  int prompts, ib_arena *a, sim_fit_group *gs[4], size_t ng[4], ib_buf *yaml,
-		  ib_error *e);
+		  sim_calib_file *fitted, ib_error *e);
 
 typedef struct sim_server sim_server;
 /* Starts listening on c->host:c->port (port 0: a free port). */

@@ -63,7 +63,7 @@ static size_t frameworks_of(const sim_point *p, const sim_calib_file *cal, const
                             size_t cap)
 {
 	size_t n = 0;
-	const char *hw = sim_calib_hw_for(cal, p->gpu);
+	const char *hw = sim_calib_hw_for(cal, p->gpu, p->precision);
 	if (p->framework) {
 		fw[0] = p->framework;
 		return 1;
@@ -105,6 +105,8 @@ static int push_config(sim_sweep_config **v, size_t *n, size_t *cap, const sim_s
 	return 0;
 }
 
+static bool matrix_has_spec(const ib_val *rows, const char *model);
+
 /* The generic search space of p's series (sim.h). */
 static int generic_space(const sim_point *p, const sim_calib_file *cal, const sim_sweep_opts *o,
                          sim_sweep_config **v, size_t *n)
@@ -118,7 +120,11 @@ static int generic_space(const sim_point *p, const sim_calib_file *cal, const si
 	size_t nspec = 0;
 	if (!p->spec)
 		specs[nspec++] = NULL;
-	if (method && !p->no_spec && (p->spec || !o->no_spec))
+	/* optional speculative decoding only where InferenceX has a recipe
+	 * for it: with master configs, a row of this model with spec decoding
+	 * (the dashboard's "may include ... MTP where recipes exist") */
+	bool recipe = !o->matrix || matrix_has_spec(o->matrix, p->model);
+	if (method && !p->no_spec && (p->spec || (!o->no_spec && recipe)))
 		specs[nspec++] = method;
 	for (size_t f = 0; f < nfw; f++)
 		for (int tp = 1; tp <= node; tp *= 2)
@@ -175,6 +181,20 @@ static const char *runner_gpu(const char *runner)
 	return hw ? hw->name : NULL;
 }
 
+/* True when a matrix row of model (model-prefix through the profile
+ * aliases, any GPU, precision or workload) runs speculative decoding. */
+static bool matrix_has_spec(const ib_val *rows, const char *model)
+{
+	for (size_t i = 0; rows && rows->type == IB_V_LIST && i < rows->list.n; i++) {
+		const ib_val *r = rows->list.v[i];
+		const char *prefix = row_str(r, "model-prefix"), *spec = row_str(r, "spec-decoding");
+		const sim_model *m = prefix ? sim_model_find(prefix) : NULL;
+		if (m && !strcmp(m->name, model) && spec && strcmp(spec, "none"))
+			return true;
+	}
+	return false;
+}
+
 int sim_sweep_from_matrix(const ib_val *rows, const sim_point *p, int max_conc,
                           sim_sweep_config **out, size_t *n)
 {
@@ -220,6 +240,22 @@ int sim_sweep_from_matrix(const ib_val *rows, const sim_point *p, int max_conc,
 	return 0;
 }
 
+/* A config's load seed: a hash of the config itself, so that its figures
+ * do not depend on where it stands in a sweep (or whether the sweep is a
+ * subset, sim_sweep_opts.only). */
+static uint64_t config_seed(const sim_sweep_config *k)
+{
+	uint64_t h = 1469598103934665603u; /* FNV-1a */
+	const char *parts[2] = {k->framework, k->spec ? k->spec : "-"};
+	for (int j = 0; j < 2; j++)
+		for (const char *c = parts[j]; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211u;
+	int nums[4] = {k->tp, k->ep, k->conc, k->dp_attn};
+	for (int j = 0; j < 4; j++)
+		h = (h ^ (uint64_t)(unsigned)nums[j]) * 1099511628211u;
+	return h % 1000003u + 1;
+}
+
 int sim_sweep_run(const sim_point *p, const sim_calib_file *cal, const sim_sweep_opts *o,
                   sim_sweep_point **out, size_t *n, size_t *nconf, ib_error *e)
 {
@@ -232,16 +268,24 @@ int sim_sweep_run(const sim_point *p, const sim_calib_file *cal, const sim_sweep
 		               p->row_id);
 	sim_sweep_config *v = NULL;
 	size_t nv = 0, cap = 0;
-	int rc = sim_sweep_from_matrix(o->matrix, p, o->max_conc, &v, &nv);
-	if (o->no_spec && !p->spec) { /* optional spec decoding left out */
+	int rc = 0;
+	if (o->only) {
+		if (o->nonly && !(v = malloc(o->nonly * sizeof *v)))
+			return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+		if (o->nonly)
+			memcpy(v, o->only, o->nonly * sizeof *v);
+		nv = o->nonly;
+	} else
+		rc = sim_sweep_from_matrix(o->matrix, p, o->max_conc, &v, &nv);
+	if (!o->only && o->no_spec && !p->spec) { /* optional spec decoding left out */
 		size_t k = 0;
 		for (size_t i = 0; i < nv; i++)
 			if (!v[i].spec)
 				v[k++] = v[i];
 		nv = k;
 	}
-	bool from_matrix = nv > 0;
-	if (!rc && !nv)
+	bool from_matrix = nv > 0 && !o->only;
+	if (!rc && !nv && !o->only)
 		rc = generic_space(p, cal, o, &v, &nv);
 	if (rc) {
 		rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
@@ -255,8 +299,8 @@ int sim_sweep_run(const sim_point *p, const sim_calib_file *cal, const sim_sweep
 		                      k->conc, &c);
 		sim_point_result r;
 		ib_error skip = {0};
-		rc = sim_config_run(&c, k->conc, o->prompts_per_conc, p->isl, p->osl, i + 1, &r,
-		                    &skip);
+		rc = sim_config_run(&c, k->conc, o->prompts_per_conc, p->isl, p->osl,
+		                    config_seed(k), &r, &skip);
 		if (rc == IB_EINVAL) { /* does not fit: not a config */
 			rc = 0;
 			continue;

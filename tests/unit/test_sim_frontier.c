@@ -229,6 +229,58 @@ Test(sim_frontier, sweep_space_and_calibration_fallback)
 	ib_arena_free(a);
 }
 
+/* A sweep restricted to some of its configs (sim_sweep_opts.only, what the
+ * frontier fit of `sim calibrate` runs) gives those configs exactly the
+ * figures the whole sweep gives them: a config's load does not depend on
+ * its place in the sweep. */
+Test(sim_frontier, subset_sweep_gives_the_same_figures)
+{
+	const char *tsv = write_tmp(
+	    "p.tsv", HDR "1\tQwen 3.5 397B-A17B\tMI355X\tFP8\tSGLang; frontier\t1024\t1024\t40\t"
+	                 "1000\t\t\t\tcompare\n");
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	sim_point *p;
+	size_t n;
+	cr_assert_eq(sim_points_load(tsv, a, &p, &n, &e), 0, "%s", e.msg);
+	sim_sweep_opts o = {.prompts_per_conc = 1, .max_conc = 16};
+	sim_sweep_point *s, *t;
+	size_t ns, nt, nconf;
+	cr_assert_eq(sim_sweep_run(&p[0], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
+	cr_assert_gt(ns, 6);
+	/* every third config, in reverse order */
+	sim_sweep_config only[64];
+	size_t k = 0;
+	for (size_t i = ns; i-- > 0 && k < 64;)
+		if (i % 3 == 0)
+			only[k++] = (sim_sweep_config){s[i].framework, s[i].spec, s[i].tp,
+			                               s[i].ep,        s[i].conc, s[i].dp_attn};
+	o.only = only;
+	o.nonly = k;
+	cr_assert_eq(sim_sweep_run(&p[0], NULL, &o, &t, &nt, &nconf, &e), 0, "%s", e.msg);
+	cr_assert_eq(nconf, k);
+	cr_assert_eq(nt, k);
+	for (size_t j = 0; j < nt; j++) {
+		size_t i = ns - 1 - 3 * j - (ns - 1) % 3; /* the config only[j] came from */
+		cr_assert_eq(t[j].tp, s[i].tp);
+		cr_assert_eq(t[j].conc, s[i].conc);
+		cr_assert_eq(t[j].dp_attn, s[i].dp_attn);
+		cr_assert_float_eq(t[j].tps_gpu, s[i].tps_gpu, 1e-9 * s[i].tps_gpu);
+		cr_assert_float_eq(t[j].interactivity, s[i].interactivity,
+		                   1e-9 * s[i].interactivity);
+		cr_assert_not(t[j].from_matrix);
+	}
+	free(s);
+	free(t);
+	/* an empty subset runs nothing (not the whole space) */
+	o.nonly = 0;
+	cr_assert_eq(sim_sweep_run(&p[0], NULL, &o, &t, &nt, &nconf, &e), 0, "%s", e.msg);
+	cr_assert_eq(nt, 0);
+	cr_assert_eq(nconf, 0);
+	free(t);
+	ib_arena_free(a);
+}
+
 Test(sim_frontier, moe_sweep_has_ep_dpa_and_spec)
 {
 	const char *tsv = write_tmp(
@@ -418,5 +470,89 @@ Test(sim_frontier, calibration_takes_the_models_rule_from_a_sibling_gpu)
 	/* B200 is no sibling of H200: its own rule */
 	cr_assert_eq(sim_point_config(&p[2], &cal, &c, &e), 0, "%s", e.msg);
 	cr_assert_float_eq(c.step_overhead_s, 777e-6, 1e-12);
+	ib_arena_free(a);
+}
+
+/* A rule for one precision only (a frontier rule of `sim calibrate`) does
+ * not make its GPU calibrated for the other precisions: B300 FP4 still
+ * borrows B200's rules, B300 FP8 takes its own. */
+Test(sim_frontier, a_precision_rule_calibrates_only_that_precision)
+{
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	sim_calib_file cal;
+	sim_point *p = load_points_calib(
+	    a,
+	    HDR "1\tMiniMax M3\tB300\tFP8\tvLLM TP=4; measured\t1024\t1024\t40\t"
+	        "1000\t\tconcurrency\t8\tblog-measured\n"
+	        "2\tMiniMax M3\tB300\tFP4\tvLLM TP=4; measured\t1024\t1024\t40\t"
+	        "1000\t\tconcurrency\t8\tblog-measured\n",
+	    "rules:\n"
+	    "  - step-overhead-us: 9999\n"
+	    "  - match: {framework: vllm, hardware: b200}\n"
+	    "    step-overhead-us: 777\n"
+	    "  - match: {framework: [vllm], hardware: b300, model: minimax-m3, precision: fp8}\n"
+	    "    step-overhead-us: 333\n",
+	    &cal);
+	sim_config c;
+	cr_assert_eq(sim_point_config(&p[0], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(c.step_overhead_s, 333e-6, 1e-12); /* its own FP8 rule */
+	cr_assert_eq(sim_point_config(&p[1], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(c.step_overhead_s, 777e-6, 1e-12); /* B200's, not the global */
+	cr_assert_str_eq(c.hw.name, "b300");
+	ib_arena_free(a);
+}
+
+/* The generic space adds optional speculative decoding only for a model
+ * that has a spec-decoding recipe in the sweep matrix (any GPU); without a
+ * matrix, always; a row that requires it keeps it. */
+Test(sim_frontier, generic_space_spec_only_where_a_recipe_exists)
+{
+	const char *tsv = write_tmp(
+	    "p.tsv", HDR "1\tKimi K2.5\tB200\tINT4\tvLLM; frontier\t1024\t1024\t40\t1000\t\t\t\t"
+	                 "compare\n"
+	                 "2\tKimi K2.5\tB200\tINT4\tspeculative decoding = EAGLE\t1024\t1024\t40\t"
+	                 "1000\t\t\t\tcompare-spec-decode\n");
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	sim_point *p;
+	size_t n;
+	cr_assert_eq(sim_points_load(tsv, a, &p, &n, &e), 0, "%s", e.msg);
+	/* the matrix has Kimi only without spec decoding (another GPU) */
+	const char *none = "[{\"model-prefix\":\"kimik2.5\",\"precision\":\"int4\",\"framework\":"
+	                   "\"vllm\",\"runner\":\"h200\",\"isl\":1024,\"osl\":1024,\"tp\":8,"
+	                   "\"ep\":1,\"conc\":8,\"spec-decoding\":\"none\"}]";
+	const char *eagle = "[{\"model-prefix\":\"kimik2.5\",\"precision\":\"int4\",\"framework\":"
+	                    "\"vllm\",\"runner\":\"h200\",\"isl\":1024,\"osl\":1024,\"tp\":8,"
+	                    "\"ep\":1,\"conc\":8,\"spec-decoding\":\"eagle\"}]";
+	ib_val *rows_none, *rows_eagle;
+	cr_assert_eq(ib_json_parse(a, "n.json", none, strlen(none), &rows_none, &e), 0, "%s", e.msg);
+	cr_assert_eq(ib_json_parse(a, "e.json", eagle, strlen(eagle), &rows_eagle, &e), 0, "%s",
+	             e.msg);
+	sim_sweep_opts o = {.prompts_per_conc = 1, .max_conc = 4};
+	const ib_val *m[3] = {NULL, rows_none, rows_eagle};
+	size_t with_spec[3];
+	for (int k = 0; k < 3; k++) {
+		o.matrix = m[k];
+		sim_sweep_point *s;
+		size_t ns, nconf;
+		cr_assert_eq(sim_sweep_run(&p[0], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
+		with_spec[k] = 0;
+		for (size_t i = 0; i < ns; i++)
+			with_spec[k] += s[i].spec != NULL;
+		free(s);
+	}
+	cr_assert_gt(with_spec[0], 0);  /* no matrix: spec on and off */
+	cr_assert_eq(with_spec[1], 0);  /* no recipe: spec off only */
+	cr_assert_gt(with_spec[2], 0);  /* a recipe (on H200): on and off */
+	/* a row that requires spec decoding sweeps it whatever the matrix says */
+	o.matrix = rows_none;
+	sim_sweep_point *s;
+	size_t ns, nconf;
+	cr_assert_eq(sim_sweep_run(&p[1], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
+	cr_assert_gt(ns, 0);
+	for (size_t i = 0; i < ns; i++)
+		cr_assert_not_null(s[i].spec);
+	free(s);
 	ib_arena_free(a);
 }

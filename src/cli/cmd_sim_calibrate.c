@@ -1,0 +1,563 @@
+/* infbench sim calibrate: fits the simulator's calibration to the published
+ * InferenceX points (docs/sim.md "Calibration"). The measured levels are
+ * sim_calibrate's; the last level, here because it needs the dashboard's
+ * frontier interpolation (report/), fits one rule per GPU x model x
+ * precision to the frontier rows, for the frameworks no measured rule of
+ * that model on that GPU covers. */
+#include "cli/args.h"
+#include "cli/cli.h"
+#include "sim/sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* One series of a frontier group: its first row, and the configs of its
+ * sweep that made the frontier the last time the whole sweep ran (the fit
+ * runs only these; docs/sim.md "Calibration"). */
+typedef struct {
+	const sim_point *first;
+	sim_sweep_config *active;
+	size_t nactive;
+} fr_series;
+
+#define FR_MAXFW 8
+typedef struct {
+	const char *gpu, *model, *precision;
+	const sim_point **rows;
+	size_t nrows, caprows;
+	fr_series *series;
+	size_t nseries, capseries;
+	const char *fws[FR_MAXFW + 1]; /* the frameworks the rule matches, NULL-terminated */
+	size_t nfw;
+	const char *seen[FR_MAXFW];    /* every framework of the group's sweeps */
+	size_t nseen;
+	const sim_sweep_opts *opts;
+	bool full;  /* loss over whole sweeps (else over the active configs) */
+	int failed; /* IB_ENOMEM met in a loss */
+} fr_group;
+
+static bool frontier_row(const sim_point *p)
+{
+	return p->kind == SIM_POINT_FRONTIER && !p->why && p->model && p->gpu && p->precision &&
+	       isfinite(p->tps_gpu) && p->tps_gpu > 0 && isfinite(p->interactivity) &&
+	       p->interactivity > 0;
+}
+
+static void group_free(fr_group *g)
+{
+	for (size_t i = 0; i < g->nseries; i++)
+		free(g->series[i].active);
+	free(g->series);
+	free(g->rows);
+}
+
+/* Adds the framework names of pts to g->seen. */
+static void note_frameworks(fr_group *g, const sim_sweep_point *pts, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		while (k < g->nseen && strcmp(g->seen[k], pts[i].framework))
+			k++;
+		if (k == g->nseen && g->nseen < FR_MAXFW)
+			g->seen[g->nseen++] = pts[i].framework;
+	}
+}
+
+static bool same_shape(const sim_sweep_point *a, const sim_sweep_point *b)
+{
+	return !strcmp(a->framework, b->framework) &&
+	       (a->spec == b->spec || (a->spec && b->spec && !strcmp(a->spec, b->spec))) &&
+	       a->tp == b->tp && a->ep == b->ep && a->dp_attn == b->dp_attn;
+}
+
+/* s->active = every config (all its concurrencies) of a serving shape
+ * (framework, spec, TP, EP, DPA) with at least one point on the sweep's
+ * frontier (no other point at least as interactive with more tok/s/GPU). */
+static int set_active(fr_series *s, const sim_sweep_point *pts, size_t n)
+{
+	bool *front = calloc(n ? n : 1, sizeof *front);
+	sim_sweep_config *v = malloc((n ? n : 1) * sizeof *v);
+	if (!front || !v) {
+		free(front);
+		free(v);
+		return IB_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		bool dominated = false;
+		for (size_t j = 0; j < n && !dominated; j++)
+			dominated = j != i && pts[j].interactivity >= pts[i].interactivity &&
+			            pts[j].tps_gpu >= pts[i].tps_gpu &&
+			            (pts[j].interactivity > pts[i].interactivity ||
+			             pts[j].tps_gpu > pts[i].tps_gpu);
+		front[i] = !dominated;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool keep = false;
+		for (size_t j = 0; j < n && !keep; j++)
+			keep = front[j] && same_shape(&pts[i], &pts[j]);
+		if (keep)
+			v[k++] = (sim_sweep_config){pts[i].framework, pts[i].spec, pts[i].tp,
+			                            pts[i].ep, pts[i].conc, pts[i].dp_attn};
+	}
+	free(front);
+	free(s->active);
+	s->active = v;
+	s->nactive = k;
+	return 0;
+}
+
+/* The whole sweep of every series of g under cal: the active sets and the
+ * frameworks seen. 0, IB_ENOMEM, or another error of the sweep in e. */
+static int refresh(fr_group *g, const sim_calib_file *cal, ib_error *e)
+{
+	for (size_t i = 0; i < g->nseries; i++) {
+		sim_sweep_point *pts;
+		size_t n, nconf;
+		int rc = sim_sweep_run(g->series[i].first, cal, g->opts, &pts, &n, &nconf, e);
+		if (rc)
+			return rc;
+		note_frameworks(g, pts, n);
+		rc = set_active(&g->series[i], pts, n);
+		free(pts);
+		if (rc)
+			return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+	}
+	return 0;
+}
+
+/* A frontier group's loss (sim_fit_loss_fn): the mean squared log error of
+ * the frontier's tok/s/GPU at each row's published interactivity. */
+static double frontier_loss(void *ctx, const sim_calib_file *cal, size_t *count)
+{
+	fr_group *g = ctx;
+	double sum = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < g->nseries; i++) {
+		const fr_series *s = &g->series[i];
+		sim_sweep_opts o = *g->opts;
+		if (!g->full) {
+			o.only = s->active;
+			o.nonly = s->nactive;
+		}
+		sim_sweep_point *pts;
+		size_t n, nconf;
+		ib_error e = {0};
+		int rc = sim_sweep_run(s->first, cal, &o, &pts, &n, &nconf, &e);
+		if (rc) {
+			if (rc == IB_ENOMEM)
+				g->failed = rc;
+			return INFINITY;
+		}
+		for (size_t r = 0; r < g->nrows; r++) {
+			const sim_point *p = g->rows[r];
+			if (!sim_point_same_series(p, s->first))
+				continue;
+			double v = 0;
+			rc = cli_sim_frontier_at(pts, n, p->interactivity, &v, NULL, NULL);
+			if (rc < 0) {
+				g->failed = rc;
+				free(pts);
+				return INFINITY;
+			}
+			/* no frontier at all: a log error of 5 (e^5 ~ 150x) */
+			double d = rc == 1 && v > 0 ? log(v / p->tps_gpu) : 5.0;
+			sum += d * d;
+			k++;
+		}
+		free(pts);
+	}
+	if (count)
+		*count = k;
+	return k ? sum / k : INFINITY;
+}
+
+static bool same_or_any(const char *group, const char *v)
+{
+	return !group || !strcmp(group, v);
+}
+
+/* True when a measured rule was fitted on gpu (of any framework). */
+static bool measured_gpu(const sim_fit_group *m, size_t nm, const char *gpu)
+{
+	for (size_t i = 0; i < nm; i++)
+		if (m[i].fitted && m[i].gpu && !strcmp(m[i].gpu, gpu))
+			return true;
+	return false;
+}
+
+/* Groups the frontier rows with their series: by GPU x model x precision
+ * (by_gpu false), or by GPU alone, for the GPUs without a measured
+ * framework x GPU rule (m[0..nm)). */
+static int make_groups(const sim_point *pts, size_t n, bool by_gpu, const sim_fit_group *m,
+                       size_t nm, fr_group **out, size_t *nout)
+{
+	fr_group *g = NULL;
+	size_t ng = 0, cap = 0;
+	for (size_t i = 0; i < n; i++) {
+		const sim_point *p = &pts[i];
+		if (!frontier_row(p) || (by_gpu && measured_gpu(m, nm, p->gpu)))
+			continue;
+		size_t j = 0;
+		while (j < ng && !(!strcmp(g[j].gpu, p->gpu) && same_or_any(g[j].model, p->model) &&
+		                   same_or_any(g[j].precision, p->precision)))
+			j++;
+		if (j == ng) {
+			if (ib_grow(&g, &cap, ng + 1))
+				goto nomem;
+			memset(&g[ng], 0, sizeof g[ng]);
+			g[ng].gpu = p->gpu;
+			g[ng].model = by_gpu ? NULL : p->model;
+			g[ng].precision = by_gpu ? NULL : p->precision;
+			ng++;
+		}
+		fr_group *G = &g[j];
+		if (ib_grow(&G->rows, &G->caprows, G->nrows + 1))
+			goto nomem;
+		G->rows[G->nrows++] = p;
+		size_t k = 0;
+		while (k < G->nseries && !sim_point_same_series(G->series[k].first, p))
+			k++;
+		if (k == G->nseries) {
+			if (ib_grow(&G->series, &G->capseries, G->nseries + 1))
+				goto nomem;
+			G->series[G->nseries++] = (fr_series){.first = p};
+		}
+	}
+	*out = g;
+	*nout = ng;
+	return 0;
+nomem:
+	for (size_t j = 0; j < ng; j++)
+		group_free(&g[j]);
+	free(g);
+	return IB_ENOMEM;
+}
+
+/* True when a measured rule of m (a level's groups) was fitted for fw on
+ * g's GPU (and g's model, when the group has one). */
+static bool measured_covers(const sim_fit_group *m, size_t nm, const fr_group *g, const char *fw)
+{
+	for (size_t i = 0; i < nm; i++)
+		if (m[i].fitted && m[i].framework && !strcmp(m[i].framework, fw) &&
+		    !strcmp(m[i].gpu, g->gpu) &&
+		    (!g->model || (m[i].model && !strcmp(m[i].model, g->model))))
+			return true;
+	return false;
+}
+
+/* One frontier level on top of *cal (which grows by the fitted rules):
+ * by_gpu, the GPUs no measured rule covers (m: the framework x GPU level),
+ * else GPU x model x precision (m: the framework x GPU x model level); *out
+ * (in a) gets one sim_fit_group per group. */
+static int fit_frontier(const sim_point *pts, size_t n, bool by_gpu, const sim_sweep_opts *opts,
+                        const sim_fit_group *m, size_t nm, sim_calib_file *cal, ib_arena *a,
+                        sim_fit_group **out, size_t *nout, ib_error *e)
+{
+	fr_group *g;
+	size_t ng;
+	*out = NULL;
+	*nout = 0;
+	if (make_groups(pts, n, by_gpu, m, nm, &g, &ng))
+		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+	int rc = 0;
+	sim_fit_group *fg = ib_arena_alloc(a, (ng ? ng : 1) * sizeof *fg);
+	sim_calib_rule *rules = ib_arena_alloc(a, (cal->n + ng + 1) * sizeof *rules);
+	if (!fg || !rules) {
+		rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+		goto done;
+	}
+	memcpy(rules, cal->rules, cal->n * sizeof *rules);
+	sim_calib_file cur = {.path = cal->path, .rules = rules, .n = cal->n};
+	bool tty = isatty(2);
+	for (size_t j = 0; j < ng; j++) {
+		fr_group *G = &g[j];
+		G->opts = opts;
+		sim_fit_group *F = &fg[j];
+		memset(F, 0, sizeof *F);
+		*F = (sim_fit_group){.frontier = true,
+		                     .gpu = G->gpu,
+		                     .model = G->model,
+		                     .precision = G->precision,
+		                     .npoints = G->nrows,
+		                     .nseries = G->nseries};
+		if (tty)
+			fprintf(stderr, "\rfrontier group %zu/%zu: %s %s %s (%zu rows)...\033[K", j + 1,
+			        ng, G->gpu, G->model ? G->model : "", G->precision ? G->precision : "",
+			        G->nrows);
+		if ((rc = refresh(G, &cur, e)))
+			goto done;
+		G->full = true;
+		F->loss_before = frontier_loss(G, &cur, &F->nfigures);
+		for (size_t k = 0; k < G->nseen; k++)
+			if (!measured_covers(m, nm, G, G->seen[k]))
+				G->fws[G->nfw++] = G->seen[k];
+		G->fws[G->nfw] = NULL;
+		const char **fws = ib_arena_alloc(a, (G->nfw + 1) * sizeof *fws);
+		if (!fws) {
+			rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+			goto done;
+		}
+		memcpy(fws, G->fws, (G->nfw + 1) * sizeof *fws);
+		F->frameworks = fws;
+		F->loss_after = F->loss_before;
+		sim_calib_key key = {G->nfw ? G->fws[0] : NULL, G->gpu, G->precision, G->model,
+		                     NULL, NULL};
+		sim_calib_resolve(&cur, &key, &F->values);
+		if (G->nrows < SIM_FIT_MIN_POINTS || !G->nfw || !isfinite(F->loss_before))
+			continue;
+		/* the trial: cur plus the group's rule, fitted on the active
+		 * configs, which are chosen again from the whole sweep after
+		 * each round */
+		sim_calib_file trial = cur;
+		trial.n = cur.n + 1;
+		sim_calib_rule *r = &rules[cur.n];
+		memset(r, 0, sizeof *r);
+		r->match[0] = fws;
+		const char **hw = ib_arena_alloc(a, 2 * sizeof *hw),
+		           **md = ib_arena_alloc(a, 2 * sizeof *md),
+		           **pr = ib_arena_alloc(a, 2 * sizeof *pr);
+		if (!hw || !md || !pr) {
+			rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+			goto done;
+		}
+		hw[0] = G->gpu;
+		md[0] = G->model;
+		pr[0] = G->precision;
+		hw[1] = md[1] = pr[1] = NULL;
+		r->match[1] = hw;
+		r->match[2] = G->precision ? pr : NULL;
+		r->match[3] = G->model ? md : NULL;
+		r->values = F->values;
+		for (int round = 0; round < 2; round++) {
+			G->full = false;
+			sim_fit_descend(&trial, frontier_loss, G, 2, 10);
+			if (G->failed) {
+				rc = ib_fail(e, G->failed, NULL, 0, 0, "out of memory");
+				goto done;
+			}
+			if ((rc = refresh(G, &trial, e)))
+				goto done;
+		}
+		G->full = true;
+		double after = frontier_loss(G, &trial, NULL);
+		if (after < F->loss_before) { /* keep the rule */
+			F->fitted = true;
+			F->values = r->values;
+			F->loss_after = after;
+			cur = trial;
+		}
+	}
+	if (tty)
+		fprintf(stderr, "\r\033[K");
+	*cal = cur;
+	*out = fg;
+	*nout = ng;
+done:
+	for (size_t j = 0; j < ng; j++)
+		group_free(&g[j]);
+	free(g);
+	return rc;
+}
+
+static void print_measured(const sim_fit_group *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		printf("%-8s %-8s %-18s %-12s %6zu %8s %11.3f %11.3f  mem-eff %.3f compute-eff %.3f "
+		       "step %.0f us seq %.1f us\n",
+		       g[i].framework ? g[i].framework : "(any)", g[i].gpu ? g[i].gpu : "(any)",
+		       g[i].model ? g[i].model : "(any)", g[i].version ? g[i].version : "(any)",
+		       g[i].npoints, g[i].fitted ? "yes" : "no (few)", sqrt(g[i].loss_before),
+		       sqrt(g[i].loss_after), g[i].values.mem_eff, g[i].values.compute_eff,
+		       g[i].values.step_overhead_s * 1e6, g[i].values.seq_overhead_s * 1e6);
+}
+
+static void print_frontier(const sim_fit_group *g, size_t n, bool by_gpu)
+{
+	if (by_gpu)
+		printf("\nfrontier groups, GPUs without measured rules (the rule matches the "
+		       "frameworks of the GPU's sweeps):\n");
+	else
+		printf("\nfrontier groups, GPU x model x precision (the rule matches the frameworks "
+		       "no measured model rule covers):\n");
+	printf("%-14s %-8s %-18s %-5s %5s %6s %-10s %11s %11s  %s\n", "frameworks", "gpu",
+	       "model", "prec", "rows", "series", "fitted", "rms_before", "rms_after",
+	       "parameters");
+	for (size_t i = 0; i < n; i++) {
+		char fws[64] = "";
+		for (size_t j = 0; g[i].frameworks && g[i].frameworks[j]; j++)
+			snprintf(fws + strlen(fws), sizeof fws - strlen(fws), "%s%s", j ? "," : "",
+			         g[i].frameworks[j]);
+		const char *why = g[i].fitted                         ? "yes"
+		                  : !g[i].frameworks || !*g[i].frameworks ? "no (measured)"
+		                  : g[i].npoints < SIM_FIT_MIN_POINTS     ? "no (few)"
+		                                                          : "no (worse)";
+		printf("%-14s %-8s %-18s %-5s %5zu %6zu %-10s %11.3f %11.3f  mem-eff %.3f "
+		       "compute-eff %.3f step %.0f us seq %.1f us\n",
+		       *fws ? fws : "-", g[i].gpu, g[i].model ? g[i].model : "(any)",
+		       g[i].precision ? g[i].precision : "(any)", g[i].npoints,
+		       g[i].nseries, why, sqrt(g[i].loss_before), sqrt(g[i].loss_after),
+		       g[i].values.mem_eff, g[i].values.compute_eff,
+		       g[i].values.step_overhead_s * 1e6, g[i].values.seq_overhead_s * 1e6);
+	}
+}
+
+int cmd_sim_calibrate(int argc, char **argv)
+{
+	arg_opt opts[] = {
+	    {.name = "--points",
+	     .kind = ARG_ONE,
+	     .metavar = "FILE",
+	     .help = "points.tsv of published InferenceX points (required)"},
+	    {.name = "--base",
+	     .kind = ARG_ONE,
+	     .metavar = "FILE",
+	     .help = "rules the fit starts from (default: none, the built-in defaults)"},
+	    {.name = "--prompts-per-conc",
+	     .kind = ARG_ONE,
+	     .is_int = true,
+	     .metavar = "N",
+	     .help = "prompts per unit of concurrency in the fit, measured rows and frontier "
+	             "sweeps (default 2)"},
+	    {.name = "--sweep-max-conc",
+	     .kind = ARG_ONE,
+	     .is_int = true,
+	     .metavar = "N",
+	     .help = "the frontier sweeps' highest concurrency (4..N doubling; default 512)"},
+	    {.name = "--no-frontier",
+	     .kind = ARG_FLAG,
+	     .help = "fit the measured levels only, no frontier rules"},
+	    {.name = "--master-configs",
+	     .kind = ARG_MANY,
+	     .metavar = "FILE",
+	     .help = "master configs whose single-node search spaces the frontier sweeps use "
+	             "(default: configs/*-master.yaml when present)"},
+	    {.name = "--runner-config",
+	     .kind = ARG_ONE,
+	     .metavar = "FILE",
+	     .help = "runners file for the master configs (default: configs/runners.yaml)"},
+	    {.name = "--no-master-configs",
+	     .kind = ARG_FLAG,
+	     .help = "frontier sweeps over the generic space for every series"},
+	    {.name = "--write",
+	     .kind = ARG_ONE,
+	     .metavar = "FILE",
+	     .help = "write the whole calibration file there (atomically) instead of stdout"},
+	    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
+	};
+	arg_parser p = {
+	    .prog = "infbench sim calibrate",
+	    .top = "infbench sim calibrate",
+	    .desc = "Fits the calibration parameters (mem-eff, compute-eff, step-overhead-us,\n"
+	            "seq-overhead-us) to the published points: per framework x GPU [x model [x "
+	            "version]] on the\n"
+	            "measured rows, then on the frontier rows (the series' sweeps, their frontier "
+	            "at the published\n"
+	            "interactivity) per GPU without measured rules and per GPU x model x precision "
+	            "for the frameworks\n"
+	            "no measured rule covers; prints the fit's error per group and writes the "
+	            "resulting calibration file.",
+	    .epilog = "See docs/sim.md \"Calibration\".",
+	    .opts = opts,
+	    .nopts = sizeof opts / sizeof *opts,
+	};
+	int rc = args_parse(&p, argc - 1, argv + 1, NULL, 0);
+	if (rc) {
+		args_free(&p);
+		return rc == 1 ? 0 : rc;
+	}
+	int status = 1;
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	ib_buf y = {0};
+	glob_t gl = {0};
+	arg_opt *x = args_get(&p, "--points");
+	int prompts = 2;
+	sim_calib_file base = {0};
+	const char *used = "built-in defaults";
+	if (!x->seen) {
+		status = args_error(&p, NULL, "--points FILE is required");
+		goto out;
+	}
+	if ((x = args_get(&p, "--prompts-per-conc"))->seen) {
+		if (x->ivals[0] < 1 || x->ivals[0] > 100) {
+			status = args_error(&p, NULL, "argument --prompts-per-conc: must be 1..100");
+			goto out;
+		}
+		prompts = (int)x->ivals[0];
+	}
+	int max_conc = 512;
+	if ((x = args_get(&p, "--sweep-max-conc"))->seen) {
+		if (x->ivals[0] < 4 || x->ivals[0] > 4096) {
+			status = args_error(&p, NULL, "argument --sweep-max-conc: must be 4..4096");
+			goto out;
+		}
+		max_conc = (int)x->ivals[0];
+	}
+	bool frontier = !args_get(&p, "--no-frontier")->seen;
+	const char *const *masters;
+	size_t nmasters;
+	const char *runners;
+	cli_sim_masters(&p, &gl, &masters, &nmasters, &runners);
+	if ((x = args_get(&p, "--base"))->seen &&
+	    cli_load_calibration("infbench sim calibrate", x->vals[0], a, &base, &used))
+		goto out;
+	sim_point *pts;
+	size_t n, ng[4], nf = 0;
+	sim_fit_group *gs[4], *fg = NULL;
+	sim_calib_file cal;
+	if (sim_points_load(args_get(&p, "--points")->vals[0], a, &pts, &n, &e) ||
+	    sim_calibrate(pts, n, &base, used, prompts, a, gs, ng, &y, &cal, &e)) {
+		cli_error("infbench sim calibrate", NULL, &e);
+		goto out;
+	}
+	printf("%-8s %-8s %-18s %-12s %6s %8s %11s %11s  %s\n", "fw", "gpu", "model", "version",
+	       "points", "fitted", "rms_before", "rms_after", "parameters");
+	for (int l = 0; l < 4; l++)
+		print_measured(gs[l], ng[l]);
+	if (frontier) {
+		sim_sweep_opts so = {.prompts_per_conc = prompts, .max_conc = max_conc};
+		ib_val *rows = NULL;
+		if (nmasters &&
+		    cli_sim_matrix("infbench sim calibrate", a, masters, nmasters, runners, &rows))
+			goto out;
+		so.matrix = rows;
+		ib_buf_printf(&y, "  # frontier rules: fitted to the frontier rows' sweeps%s;\n"
+		                  "  # per GPU without measured rules, then per GPU x model x "
+		                  "precision\n",
+		              nmasters ? " (the master configs' search spaces where they cover "
+		                         "a series)"
+		                       : " (the generic space)");
+		for (int l = 0; l < 2; l++) {
+			if (fit_frontier(pts, n, l == 0, &so, gs[l + 1], ng[l + 1], &cal, a, &fg, &nf,
+			                 &e)) {
+				cli_error("infbench sim calibrate", NULL, &e);
+				goto out;
+			}
+			print_frontier(fg, nf, l == 0);
+			sim_fit_rules(fg, nf, &y);
+		}
+	}
+	if (!y.data) {
+		fprintf(stderr, "infbench sim calibrate: error: out of memory\n");
+		goto out;
+	}
+	if ((x = args_get(&p, "--write"))->seen) {
+		if (ib_write_file_atomic(x->vals[0], y.data, y.len, &e)) {
+			cli_error("infbench sim calibrate", NULL, &e);
+			goto out;
+		}
+	} else {
+		printf("\n%s", y.data);
+	}
+	status = 0;
+out:
+	globfree(&gl);
+	ib_buf_free(&y);
+	ib_arena_free(a);
+	args_free(&p);
+	return status;
+}
