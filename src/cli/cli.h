@@ -57,6 +57,22 @@ int cli_load_calibration(const char *prog, const char *path, ib_arena *a, sim_ca
  * --runner-config is readable, none under --no-master-configs (*n 0). */
 void cli_sim_masters(arg_parser *p, glob_t *g, const char *const **masters, size_t *n,
 		     const char **runners);
+/* The three options cli_sim_masters reads, for an option table; `sweeps`
+ * names what uses the master configs ("the sweeps"). */
+#define CLI_SIM_MASTER_OPTS(sweeps)                                                            \
+	{.name = "--master-configs",                                                           \
+	 .kind = ARG_MANY,                                                                     \
+	 .metavar = "FILE",                                                                    \
+	 .help = "master configs whose single-node search spaces " sweeps " use where they "   \
+		 "cover a series (default: configs/*-master.yaml when present)"},              \
+	    {.name = "--runner-config",                                                        \
+	     .kind = ARG_ONE,                                                                  \
+	     .metavar = "FILE",                                                                \
+	     .help = "runners file for the master configs (default: configs/runners.yaml)"},   \
+	{                                                                                      \
+		.name = "--no-master-configs", .kind = ARG_FLAG,                               \
+		.help = "no master configs: the generic space for every series"                \
+	}
 /* The sweep matrix of the master configs masters[0..n) with runners (the
  * `matrix full-sweep` rows, evals left out) into *rows (in a), for the
  * frontier sweeps of `sim validate` / `sim calibrate`. Returns 0, or 1 after

@@ -395,11 +395,16 @@ static void print_frontier(const sim_fit_group *g, size_t n, bool by_gpu)
 		                  : !g[i].frameworks || !*g[i].frameworks ? "no (measured)"
 		                  : g[i].npoints < SIM_FIT_MIN_POINTS     ? "no (few)"
 		                                                          : "no (worse)";
-		printf("%-14s %-8s %-18s %-5s %5zu %6zu %-10s %11.3f %11.3f  mem-eff %.3f "
+		char before[16] = "-", after[16] = "-";
+		if (isfinite(g[i].loss_before))
+			snprintf(before, sizeof before, "%.3f", sqrt(g[i].loss_before));
+		if (isfinite(g[i].loss_after))
+			snprintf(after, sizeof after, "%.3f", sqrt(g[i].loss_after));
+		printf("%-14s %-8s %-18s %-5s %5zu %6zu %-10s %11s %11s  mem-eff %.3f "
 		       "compute-eff %.3f step %.0f us seq %.1f us\n",
 		       *fws ? fws : "-", g[i].gpu, g[i].model ? g[i].model : "(any)",
 		       g[i].precision ? g[i].precision : "(any)", g[i].npoints,
-		       g[i].nseries, why, sqrt(g[i].loss_before), sqrt(g[i].loss_after),
+		       g[i].nseries, why, before, after,
 		       g[i].values.mem_eff, g[i].values.compute_eff,
 		       g[i].values.step_overhead_s * 1e6, g[i].values.seq_overhead_s * 1e6);
 	}
@@ -430,18 +435,7 @@ int cmd_sim_calibrate(int argc, char **argv)
 	    {.name = "--no-frontier",
 	     .kind = ARG_FLAG,
 	     .help = "fit the measured levels only, no frontier rules"},
-	    {.name = "--master-configs",
-	     .kind = ARG_MANY,
-	     .metavar = "FILE",
-	     .help = "master configs whose single-node search spaces the frontier sweeps use "
-	             "(default: configs/*-master.yaml when present)"},
-	    {.name = "--runner-config",
-	     .kind = ARG_ONE,
-	     .metavar = "FILE",
-	     .help = "runners file for the master configs (default: configs/runners.yaml)"},
-	    {.name = "--no-master-configs",
-	     .kind = ARG_FLAG,
-	     .help = "frontier sweeps over the generic space for every series"},
+	    CLI_SIM_MASTER_OPTS("the frontier sweeps"),
 	    {.name = "--write",
 	     .kind = ARG_ONE,
 	     .metavar = "FILE",
