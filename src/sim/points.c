@@ -366,7 +366,6 @@ out:
 	return rc;
 }
 
-/* True when a rule of cal names hardware gpu (and model, when not NULL). */
 /* A rule of cal names gpu (and model, when not NULL) and can apply to
  * precision (its precision match is absent or names it; NULL: any). */
 static bool calib_names(const sim_calib_file *cal, const char *gpu, const char *model,
