@@ -1,9 +1,9 @@
 /* infbench sim calibrate: fits the simulator's calibration to the published
  * InferenceX points (docs/sim.md "Calibration"). The measured levels are
- * sim_calibrate's; the last level, here because it needs the dashboard's
- * frontier interpolation (report/), fits one rule per GPU x model x
- * precision to the frontier rows, for the frameworks no measured rule of
- * that model on that GPU covers. */
+ * sim_calibrate's; the frontier levels, here because they need the
+ * dashboard's frontier interpolation (report/), fit one rule per GPU
+ * without measured rules, then one per GPU x model x precision, to the
+ * frontier rows, for the frameworks no measured rule covers. */
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "sim/sim.h"
@@ -110,34 +110,17 @@ static int set_active(fr_series *s, const sim_sweep_point *pts, size_t n)
 	return 0;
 }
 
-/* The whole sweep of every series of g under cal: the active sets and the
- * frameworks seen. 0, IB_ENOMEM, or another error of the sweep in e. */
-static int refresh(fr_group *g, const sim_calib_file *cal, ib_error *e)
-{
-	for (size_t i = 0; i < g->nseries; i++) {
-		sim_sweep_point *pts;
-		size_t n, nconf;
-		int rc = sim_sweep_run(g->series[i].first, cal, g->opts, &pts, &n, &nconf, e);
-		if (rc)
-			return rc;
-		note_frameworks(g, pts, n);
-		rc = set_active(&g->series[i], pts, n);
-		free(pts);
-		if (rc)
-			return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
-	}
-	return 0;
-}
-
 /* A frontier group's loss (sim_fit_loss_fn): the mean squared log error of
- * the frontier's tok/s/GPU at each row's published interactivity. */
+ * the frontier's tok/s/GPU at each row's published interactivity, over the
+ * active configs; with g->full over the whole sweeps, which also choose the
+ * active configs again and note the frameworks seen. */
 static double frontier_loss(void *ctx, const sim_calib_file *cal, size_t *count)
 {
 	fr_group *g = ctx;
 	double sum = 0;
 	size_t k = 0;
 	for (size_t i = 0; i < g->nseries; i++) {
-		const fr_series *s = &g->series[i];
+		fr_series *s = &g->series[i];
 		sim_sweep_opts o = *g->opts;
 		if (!g->full) {
 			o.only = s->active;
@@ -151,6 +134,14 @@ static double frontier_loss(void *ctx, const sim_calib_file *cal, size_t *count)
 			if (rc == IB_ENOMEM)
 				g->failed = rc;
 			return INFINITY;
+		}
+		if (g->full) {
+			note_frameworks(g, pts, n);
+			if (set_active(s, pts, n)) {
+				g->failed = IB_ENOMEM;
+				free(pts);
+				return INFINITY;
+			}
 		}
 		for (size_t r = 0; r < g->nrows; r++) {
 			const sim_point *p = g->rows[r];
@@ -288,10 +279,12 @@ static int fit_frontier(const sim_point *pts, size_t n, bool by_gpu, const sim_s
 			fprintf(stderr, "\rfrontier group %zu/%zu: %s %s %s (%zu rows)...\033[K", j + 1,
 			        ng, G->gpu, G->model ? G->model : "", G->precision ? G->precision : "",
 			        G->nrows);
-		if ((rc = refresh(G, &cur, e)))
-			goto done;
 		G->full = true;
 		F->loss_before = frontier_loss(G, &cur, &F->nfigures);
+		if (G->failed) {
+			rc = ib_fail(e, G->failed, NULL, 0, 0, "out of memory");
+			goto done;
+		}
 		for (size_t k = 0; k < G->nseen; k++)
 			if (!measured_covers(m, nm, G, G->seen[k]))
 				G->fws[G->nfw++] = G->seen[k];
@@ -315,35 +308,21 @@ static int fit_frontier(const sim_point *pts, size_t n, bool by_gpu, const sim_s
 		sim_calib_file trial = cur;
 		trial.n = cur.n + 1;
 		sim_calib_rule *r = &rules[cur.n];
-		memset(r, 0, sizeof *r);
-		r->match[0] = fws;
-		const char **hw = ib_arena_alloc(a, 2 * sizeof *hw),
-		           **md = ib_arena_alloc(a, 2 * sizeof *md),
-		           **pr = ib_arena_alloc(a, 2 * sizeof *pr);
-		if (!hw || !md || !pr) {
+		if (sim_fit_group_rule(F, a, r)) {
 			rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 			goto done;
 		}
-		hw[0] = G->gpu;
-		md[0] = G->model;
-		pr[0] = G->precision;
-		hw[1] = md[1] = pr[1] = NULL;
-		r->match[1] = hw;
-		r->match[2] = G->precision ? pr : NULL;
-		r->match[3] = G->model ? md : NULL;
-		r->values = F->values;
+		double after = INFINITY;
 		for (int round = 0; round < 2; round++) {
 			G->full = false;
 			sim_fit_descend(&trial, frontier_loss, G, 2, 10);
+			G->full = true; /* the whole sweeps: the active configs again */
+			after = frontier_loss(G, &trial, NULL);
 			if (G->failed) {
 				rc = ib_fail(e, G->failed, NULL, 0, 0, "out of memory");
 				goto done;
 			}
-			if ((rc = refresh(G, &trial, e)))
-				goto done;
 		}
-		G->full = true;
-		double after = frontier_loss(G, &trial, NULL);
 		if (after < F->loss_before) { /* keep the rule */
 			F->fitted = true;
 			F->values = r->values;

@@ -242,6 +242,32 @@ void sim_fit_rules(const sim_fit_group *g, size_t n, ib_buf *out)
 	}
 }
 
+int sim_fit_group_rule(const sim_fit_group *g, ib_arena *a, sim_calib_rule *r)
+{
+	const char **fw = ib_arena_alloc(a, 2 * sizeof *fw),
+	           **hw = ib_arena_alloc(a, 2 * sizeof *hw),
+	           **pr = ib_arena_alloc(a, 2 * sizeof *pr),
+	           **md = ib_arena_alloc(a, 2 * sizeof *md),
+	           **vs = ib_arena_alloc(a, 2 * sizeof *vs);
+	if (!fw || !hw || !pr || !md || !vs)
+		return IB_ENOMEM;
+	vs[0] = g->version;
+	fw[0] = g->framework;
+	hw[0] = g->gpu;
+	pr[0] = g->precision;
+	md[0] = g->model;
+	fw[1] = hw[1] = pr[1] = md[1] = vs[1] = NULL;
+	memset(r, 0, sizeof *r);
+	r->match[0] = g->frameworks ? g->frameworks : g->framework ? fw : NULL;
+	r->match[1] = g->gpu ? hw : NULL;
+	r->match[2] = g->precision ? pr : NULL;
+	r->match[3] = g->model ? md : NULL;
+	r->match[5] = g->version ? vs : NULL;
+	r->values = g->values;
+	r->set = FITTED;
+	return 0;
+}
+
 int sim_fit_append(const sim_calib_file *base, const sim_fit_group *g, size_t n, ib_arena *a,
                    sim_calib_file *out)
 {
@@ -252,34 +278,9 @@ int sim_fit_append(const sim_calib_file *base, const sim_fit_group *g, size_t n,
 	if (nb)
 		memcpy(r, base->rules, nb * sizeof *r);
 	size_t k = nb;
-	for (size_t i = 0; i < n; i++) {
-		if (!g[i].fitted)
-			continue;
-		const char **fw = ib_arena_alloc(a, 2 * sizeof *fw),
-		           **hw = ib_arena_alloc(a, 2 * sizeof *hw),
-		           **pr = ib_arena_alloc(a, 2 * sizeof *pr),
-		           **md = ib_arena_alloc(a, 2 * sizeof *md),
-		           **vs = ib_arena_alloc(a, 2 * sizeof *vs);
-		if (!fw || !hw || !pr || !md || !vs)
+	for (size_t i = 0; i < n; i++)
+		if (g[i].fitted && sim_fit_group_rule(&g[i], a, &r[k++]))
 			return IB_ENOMEM;
-		vs[0] = g[i].version;
-		fw[0] = g[i].framework;
-		hw[0] = g[i].gpu;
-		pr[0] = g[i].precision;
-		md[0] = g[i].model;
-		fw[1] = hw[1] = pr[1] = md[1] = vs[1] = NULL;
-		memset(&r[k], 0, sizeof r[k]);
-		r[k].match[0] = g[i].frameworks ? g[i].frameworks
-		                : g[i].framework ? fw
-		                                 : NULL;
-		r[k].match[1] = g[i].gpu ? hw : NULL;
-		r[k].match[2] = g[i].precision ? pr : NULL;
-		r[k].match[3] = g[i].model ? md : NULL;
-		r[k].match[5] = g[i].version ? vs : NULL;
-		r[k].values = g[i].values;
-		r[k].set = FITTED;
-		k++;
-	}
 	*out = (sim_calib_file){.path = base ? base->path : NULL, .rules = r, .n = k};
 	return 0;
 }

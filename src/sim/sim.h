@@ -389,15 +389,17 @@ typedef struct {
 	const char *framework, *gpu; /* the group: measured runnable rows of this pair */
 	const char *model;           /* and of this model (NULL: any model) */
 	const char *version;         /* and of this framework version (NULL: any) */
-	/* frontier groups (`sim calibrate`'s last level): frontier rows of
-	 * gpu x model x precision; the rule matches these frameworks
-	 * (NULL-terminated; framework is NULL) */
+	/* frontier groups (`sim calibrate`'s frontier levels): frontier rows
+	 * of one GPU (model and precision NULL) or of GPU x model x precision;
+	 * the rule matches these frameworks (NULL-terminated; framework is
+	 * NULL) */
 	bool frontier;
 	const char *precision;
 	const char *const *frameworks;
 	size_t nseries;
 	size_t npoints, nfigures;    /* rows, and published figures (tok/s/GPU, interactivity) */
-	bool fitted;                 /* npoints >= SIM_FIT_MIN_POINTS */
+	bool fitted;                 /* npoints >= SIM_FIT_MIN_POINTS (frontier groups: and the
+				      * rule lowered the group's error) */
 	sim_calib values;            /* the group's parameters after the fit */
 	double loss_before, loss_after; /* mean squared log error of its figures */
 } sim_fit_group;
@@ -420,6 +422,10 @@ typedef double (*sim_fit_loss_fn)(void *ctx, const sim_calib_file *cal, size_t *
  * Deterministic when loss is. sim_fit uses it for the measured groups;
  * `sim calibrate` for the frontier groups (docs/sim.md "Calibration"). */
 void sim_fit_descend(sim_calib_file *cal, sim_fit_loss_fn loss, void *ctx, int passes, int iters);
+/* The calibration rule of group g (its match: framework or frameworks, GPU,
+ * precision, model, version, each when set; its values; the fitted
+ * parameters marked set), name lists in arena a. 0 or IB_ENOMEM. */
+int sim_fit_group_rule(const sim_fit_group *g, ib_arena *a, sim_calib_rule *r);
 /* base's rules followed by the fitted groups' (in arena a); IB_ENOMEM. */
 int sim_fit_append(const sim_calib_file *base, const sim_fit_group *g, size_t n, ib_arena *a, sim_calib_file *out);
 /* The fitted groups as calibration rules (YAML list items, indented two
