@@ -366,8 +366,14 @@ out:
 	return rc;
 }
 
+bool sim_calib_rule_can_apply(const sim_calib_rule *r, const char *model, const char *precision)
+{
+	return (!model || !r->match[3] || sim_calib_names(r->match[3], model)) &&
+	       (!precision || !r->match[2] || sim_calib_names(r->match[2], precision));
+}
+
 /* A rule of cal names gpu (and model, when not NULL) and can apply to
- * precision (its precision match is absent or names it; NULL: any). */
+ * precision (sim_calib_rule_can_apply). */
 static bool calib_names(const sim_calib_file *cal, const char *gpu, const char *model,
                         const char *precision)
 {
@@ -375,7 +381,7 @@ static bool calib_names(const sim_calib_file *cal, const char *gpu, const char *
 		const sim_calib_rule *r = &cal->rules[i];
 		if (sim_calib_names(r->match[1], gpu) &&
 		    (!model || sim_calib_names(r->match[3], model)) &&
-		    (!precision || !r->match[2] || sim_calib_names(r->match[2], precision)))
+		    sim_calib_rule_can_apply(r, NULL, precision))
 			return true;
 	}
 	return false;
@@ -420,14 +426,16 @@ const char *sim_calib_hw_for(const sim_calib_file *cal, const char *gpu, const c
 	return s ? s : gpu;
 }
 
-const char *sim_calib_fw_for(const sim_calib_file *cal, const char *framework, const char *hw)
+const char *sim_calib_fw_for(const sim_calib_file *cal, const char *framework, const char *hw,
+                             const char *model, const char *precision)
 {
 	if (!framework || !hw)
 		return framework;
 	const char *other = NULL;
 	for (size_t i = 0; cal && i < cal->n; i++) {
 		const sim_calib_rule *r = &cal->rules[i];
-		if (!r->match[0] || !sim_calib_names(r->match[1], hw))
+		if (!r->match[0] || !sim_calib_names(r->match[1], hw) ||
+		    !sim_calib_rule_can_apply(r, model, precision))
 			continue;
 		if (sim_calib_names(r->match[0], framework))
 			return framework;
@@ -460,7 +468,8 @@ void sim_point_config_with(const sim_point *p, const sim_calib_file *cal, const 
 		    m->default_al[3] > 0 ? m->default_al[3] : (1 - pow(0.7, 4)) / 0.3;
 	}
 	const char *hw = sim_calib_hw_for_model(cal, c->hw.name, c->model.name, c->precision);
-	sim_calib_key k = {sim_calib_fw_for(cal, framework, hw), hw, c->precision,
+	sim_calib_key k = {sim_calib_fw_for(cal, framework, hw, c->model.name, c->precision), hw,
+	                   c->precision,
 	                   c->model.name, spec ? spec : "none", p->version};
 	sim_calib cb;
 	sim_calib_resolve(cal, &k, &cb);

@@ -246,8 +246,17 @@ const char *sim_calib_hw_for_model(const sim_calib_file *cal, const char *gpu, c
  * itself when a rule of cal names it together with hw, else the first
  * framework a rule names for hw (the one calibrated on that GPU: its
  * kernels and host overheads are the closest measured), else framework
- * (the model-wide rules apply; docs/sim.md "Frontier and peak rows"). */
-const char *sim_calib_fw_for(const sim_calib_file *cal, const char *framework, const char *hw);
+ * (the model-wide rules apply; docs/sim.md "Frontier and peak rows").
+ * Only rules that can apply to model and precision count
+ * (sim_calib_rule_can_apply). */
+const char *sim_calib_fw_for(const sim_calib_file *cal, const char *framework, const char *hw,
+			     const char *model, const char *precision);
+/* True when rule r can apply to a server of model and precision: its model
+ * and precision matches are absent or name them (NULL: not checked). A rule
+ * for other models or precisions says nothing about which GPUs and
+ * frameworks are calibrated for this one (the fallbacks above, the sweep's
+ * frameworks). */
+bool sim_calib_rule_can_apply(const sim_calib_rule *r, const char *model, const char *precision);
 /* Runs c under InferenceX's load (sim_run_load: conc x prompts_per_conc
  * prompts, ratio 0.8) and gives total tok/s per GPU and 1 / median TPOT.
  * Errors of sim_run_load. */

@@ -70,7 +70,8 @@ static size_t frameworks_of(const sim_point *p, const sim_calib_file *cal, const
 	}
 	for (size_t i = 0; cal && i < cal->n; i++) {
 		const sim_calib_rule *r = &cal->rules[i];
-		if (!r->match[0] || !sim_calib_names(r->match[1], hw))
+		if (!r->match[0] || !sim_calib_names(r->match[1], hw) ||
+		    !sim_calib_rule_can_apply(r, p->model, p->precision))
 			continue;
 		for (size_t j = 0; r->match[0][j]; j++) {
 			size_t k = 0;
