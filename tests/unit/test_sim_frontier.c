@@ -556,3 +556,44 @@ Test(sim_frontier, generic_space_spec_only_where_a_recipe_exists)
 	free(s);
 	ib_arena_free(a);
 }
+
+/* A framework named only by a rule of another model (a frontier rule of
+ * `sim calibrate`) is not calibrated on that GPU for this model: SGLang
+ * Qwen 3.5 on B200 still takes vLLM's B200 rule, SGLang DeepSeek R1 FP8 its
+ * own; the generic space sweeps only the frameworks of rules that apply. */
+Test(sim_frontier, a_model_rule_names_its_framework_only_for_that_model)
+{
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	sim_calib_file cal;
+	sim_point *p = load_points_calib(
+	    a,
+	    HDR "1\tDeepSeek R1 0528\tB200\tFP8\tSGLang TP=8; measured\t1024\t1024\t40\t"
+	        "1000\t\tconcurrency\t8\tblog-measured\n"
+	        "2\tQwen 3.5 397B-A17B\tB200\tFP8\tSGLang TP=8; measured\t1024\t1024\t40\t"
+	        "1000\t\tconcurrency\t8\tblog-measured\n"
+	        "3\tQwen 3.5 397B-A17B\tB200\tFP8\tbest available config\t1024\t1024\t40\t"
+	        "1000\t\t\t\tcompare\n",
+	    "rules:\n"
+	    "  - step-overhead-us: 9999\n"
+	    "  - match: {framework: vllm, hardware: b200}\n"
+	    "    step-overhead-us: 777\n"
+	    "  - match: {framework: [sglang], hardware: b200, model: deepseek-r1, precision: fp8}\n"
+	    "    step-overhead-us: 333\n",
+	    &cal);
+	sim_config c;
+	cr_assert_eq(sim_point_config(&p[0], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(c.step_overhead_s, 333e-6, 1e-12); /* its own rule */
+	cr_assert_eq(sim_point_config(&p[1], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(c.step_overhead_s, 777e-6, 1e-12); /* vLLM's, not the global */
+	cr_assert_str_eq(c.framework, "sglang");
+	sim_sweep_opts o = {.prompts_per_conc = 1, .max_conc = 4, .no_spec = true};
+	sim_sweep_point *s;
+	size_t ns, nconf;
+	cr_assert_eq(sim_sweep_run(&p[2], &cal, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
+	cr_assert_gt(ns, 0);
+	for (size_t i = 0; i < ns; i++)
+		cr_assert_str_eq(s[i].framework, "vllm");
+	free(s);
+	ib_arena_free(a);
+}
