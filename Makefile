@@ -24,7 +24,6 @@ LIBS      = $(PKG_LIBS) -lm -pthread -ldl
 LIB_SRC  = $(filter-out src/cli/%,$(wildcard src/*/*.c))
 CLI_SRC  = $(wildcard src/cli/*.c)
 UNIT_SRC = $(wildcard tests/unit/*.c)
-HDRS     = $(wildcard src/*/*.h)
 
 REL_OBJ  = $(patsubst %.c,$(BUILD)/rel/%.o,$(LIB_SRC) $(CLI_SRC))
 SAN_LIB  = $(patsubst %.c,$(BUILD)/san/%.o,$(LIB_SRC))
@@ -34,13 +33,17 @@ SAN_UNIT = $(patsubst %.c,$(BUILD)/san/%.o,$(UNIT_SRC))
 .PHONY: all deps fixtures test unit golden demo bench install format clean fuzz
 all: $(BUILD)/infbench
 
-$(BUILD)/rel/%.o: %.c $(HDRS)
-	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(RELFLAGS) -c $< -o $@
+# Each object depends on the headers it includes (-MMD -MP writes the .d files
+# next to it), so a header change rebuilds only the files that use it.
+DEPFLAGS  = -MMD -MP
 
-$(BUILD)/san/%.o: %.c $(HDRS)
+$(BUILD)/rel/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(SANFLAGS) -c $< -o $@
+	$(CC) $(BASEFLAGS) $(DEPFLAGS) $(RELFLAGS) -c $< -o $@
+
+$(BUILD)/san/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) $(DEPFLAGS) $(SANFLAGS) -c $< -o $@
 
 $(BUILD)/infbench: $(REL_OBJ)
 	$(CC) $(RELFLAGS) $^ $(LIBS) -o $@
@@ -104,9 +107,9 @@ FUZZ_OBJ    = $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRC))
 
 fuzz: $(FUZZ_BIN)
 
-$(BUILD)/fuzz/obj/%.o: %.c $(HDRS)
+$(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(BASEFLAGS) $(FUZZFLAGS) -c $< -o $@
+	$(FUZZ_CC) $(BASEFLAGS) $(DEPFLAGS) $(FUZZFLAGS) -c $< -o $@
 
 $(BUILD)/fuzz/libinfbench.a: $(FUZZ_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -114,6 +117,9 @@ $(BUILD)/fuzz/libinfbench.a: $(FUZZ_OBJ)
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(BUILD)/fuzz/libinfbench.a
 	$(FUZZ_CC) $(BASEFLAGS) $(FUZZFLAGS) -fsanitize=fuzzer $< $(BUILD)/fuzz/libinfbench.a \
 		$(LIBS) -o $@
+
+-include $(wildcard $(BUILD)/rel/src/*/*.d $(BUILD)/san/src/*/*.d $(BUILD)/san/tests/unit/*.d \
+	$(BUILD)/fuzz/obj/src/*/*.d)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
