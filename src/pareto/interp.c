@@ -1,8 +1,8 @@
-/* report/interp.c — values at a target on a GPU's throughput/interactivity
+/* pareto/interp.c — values at a target on a GPU's throughput/interactivity
  * frontier: the calculator and compare pages (interpolateForGPU,
- * maxInteractivityAtCost) and historical trends
- * (interpolateMetricAtInteractivity). README 3.7–3.9. */
-#include "report/private.h"
+ * maxInteractivityAtCost), and the helpers of historical trends
+ * (report/trend.c). README 3.7–3.9. */
+#include "pareto/pareto.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -31,7 +31,7 @@ bool rep_tok_type_parse(const char *s, rep_tok_type *out)
 }
 
 /* Math.max / Math.min of two numbers: NaN wins (C's fmax/fmin drop it). */
-static double js_max(double a, double b)
+double rep_js_max(double a, double b)
 {
 	return isnan(a) || isnan(b) ? NAN : fmax(a, b);
 }
@@ -44,7 +44,7 @@ static double js_min(double a, double b)
 /* The constant c of a metric defined as c / throughput (or, with ratio, as
  * c * throughput): every pair with both values > 0 must agree within 1e-3
  * relative with the first; false when none qualifies or they disagree. */
-static bool recover_constant(const double *vals, const double *tputs, size_t n, bool ratio,
+bool rep_recover_constant(const double *vals, const double *tputs, size_t n, bool ratio,
                              double *out)
 {
 	bool have = false;
@@ -65,7 +65,7 @@ static bool recover_constant(const double *vals, const double *tputs, size_t n, 
 	return have;
 }
 
-static double reciprocal_at(bool have, double c, double tput)
+double rep_reciprocal_at(bool have, double c, double tput)
 {
 	if (!have || !(tput > 0))
 		return 0;
@@ -190,7 +190,7 @@ static bool cost_rate(const rep_gpu_point *pts, const size_t *fr, size_t n, rep_
 				v[k * n + i] = pts[fr[i]].cost[rep_cost_index(prov, order[k])];
 				t[k * n + i] = tput_of(&pts[fr[i]], order[k]);
 			}
-		ok = recover_constant(v, t, 3 * n, false, rate);
+		ok = rep_recover_constant(v, t, 3 * n, false, rate);
 	}
 	free(v);
 	free(t);
@@ -228,7 +228,7 @@ int rep_interpolate_for_gpu(const rep_gpu_point *pts, size_t n, double target, r
 	out->hw_key = pts[0].hw_key;
 	gp_get gx = swap ? g_tput : g_intv, gy = swap ? g_intv : g_tput;
 	double minx = gx(&pts[fr[0]], NULL), maxx = gx(&pts[fr[nf - 1]], NULL);
-	double ct = js_max(minx, js_min(maxx, target));
+	double ct = rep_js_max(minx, js_min(maxx, target));
 	out->clamped_below = target < minx;
 	out->clamped_above = target > maxx;
 	out->clamped = out->clamped_below || out->clamped_above;
@@ -262,9 +262,9 @@ int rep_interpolate_for_gpu(const rep_gpu_point *pts, size_t n, double target, r
 	out->input_tput = spl_metric(&s, pts, fr, g_in, NULL, ct);
 	double total_at = swap ? ct : out->value, rate;
 	if (cost_rate(pts, fr, nf, prov, &rate)) {
-		out->cost = reciprocal_at(true, rate, total_at);
-		out->cost_input = reciprocal_at(true, rate, out->input_tput);
-		out->cost_output = reciprocal_at(true, rate, out->output_tput);
+		out->cost = rep_reciprocal_at(true, rate, total_at);
+		out->cost_input = rep_reciprocal_at(true, rate, out->input_tput);
+		out->cost_output = rep_reciprocal_at(true, rate, out->output_tput);
 	} else {
 		out->cost = spl_metric(&s, pts, fr, g_cost, &ci[0], ct);
 		out->cost_input = spl_metric(&s, pts, fr, g_cost, &ci[1], ct);
@@ -313,8 +313,8 @@ typedef struct {
 static double cost_at(const cost_curve *c, double x)
 {
 	double raw = rep_spline_eval(c->s.xs, c->s.ys, c->s.m, c->s.n, x);
-	double v = js_max(c->lo, js_min(c->hi, raw));
-	return c->have_rate ? reciprocal_at(true, c->rate, v) : v;
+	double v = rep_js_max(c->lo, js_min(c->hi, raw));
+	return c->have_rate ? rep_reciprocal_at(true, c->rate, v) : v;
 }
 
 int rep_max_interactivity_at_cost(const rep_gpu_point *pts, size_t n, double target_cost,
@@ -383,121 +383,6 @@ int rep_max_interactivity_at_cost(const rep_gpu_point *pts, size_t n, double tar
 done:
 	spl_free(&c.s);
 	free(fr);
-	return rc;
-}
-
-/* ---- historical trends ---- */
-
-/* The throughput a metric is proportional to (tokens per $/¥/calorie), or -1. */
-static int proportional_of(rep_metric m)
-{
-	if (m >= REP_M_TOKENS_PER_DOLLAR_H && m <= REP_M_INPUT_TOKENS_PER_RMB_R) {
-		int fam = ((int)m - REP_M_TOKENS_PER_DOLLAR_H) / 3 % 3; /* total, output, input */
-		return fam == 0   ? REP_M_TP_PER_GPU
-		       : fam == 1 ? REP_M_OUTPUT_TPUT_PER_GPU
-		                  : REP_M_INPUT_TPUT_PER_GPU;
-	}
-	if (m == REP_M_TOKENS_PER_CALORIE || m == REP_M_TOKENS_PER_BIG_MAC)
-		return REP_M_TP_PER_GPU;
-	return -1;
-}
-
-/* The throughput a metric is the reciprocal of (costs, J/token), or -1. */
-static int reciprocal_of(rep_metric m)
-{
-	if (m >= REP_M_COSTH && m <= REP_M_COSTR)
-		return REP_M_TP_PER_GPU;
-	if (m >= REP_M_COSTH_OUTPUT && m <= REP_M_COSTR_OUTPUT)
-		return REP_M_OUTPUT_TPUT_PER_GPU;
-	if (m >= REP_M_COSTHI && m <= REP_M_COSTRI)
-		return REP_M_INPUT_TPUT_PER_GPU;
-	if (m == REP_M_J_TOTAL)
-		return REP_M_TP_PER_GPU;
-	if (m == REP_M_J_OUTPUT)
-		return REP_M_OUTPUT_TPUT_PER_GPU;
-	if (m == REP_M_J_INPUT)
-		return REP_M_INPUT_TPUT_PER_GPU;
-	return -1;
-}
-
-static bool trend_value(const rep_trend_point *pts, const size_t *fr, size_t nf, rep_metric metric,
-                        double target, double *xs, double *ys, double *ts, double *m, double *out)
-{
-	int prop = proportional_of(metric), recip = reciprocal_of(metric);
-	for (size_t i = 0; i < nf; i++) {
-		const rep_metrics *mm = pts[fr[i]].m;
-		if (!mm->has[metric])
-			return false;
-		xs[i] = pts[fr[i]].x;
-		ys[i] = mm->v[metric];
-	}
-	if (prop >= 0) {
-		for (size_t i = 0; i < nf; i++)
-			ts[i] = pts[fr[i]].m->v[prop];
-		double k;
-		if (recover_constant(ys, ts, nf, true, &k)) {
-			rep_spline_slopes(xs, ts, nf, m);
-			double t = rep_spline_eval(xs, ts, m, nf, target);
-			*out = js_max(0, t) * k;
-			return true;
-		}
-	}
-	if (recip >= 0) {
-		for (size_t i = 0; i < nf; i++) {
-			if (!pts[fr[i]].m->has[recip])
-				return false;
-			ts[i] = pts[fr[i]].m->v[recip];
-		}
-		double c;
-		if (recover_constant(ys, ts, nf, false, &c)) {
-			rep_spline_slopes(xs, ts, nf, m);
-			double t = rep_spline_eval(xs, ts, m, nf, target);
-			*out = reciprocal_at(true, c, js_max(0, t));
-			return true;
-		}
-	}
-	rep_spline_slopes(xs, ys, nf, m);
-	double v = rep_spline_eval(xs, ys, m, nf, target);
-	*out = js_max(0, v);
-	return true;
-}
-
-int rep_interpolate_trend(const rep_trend_point *pts, size_t n, rep_metric metric, double target,
-                          double *out)
-{
-	if (n == 0)
-		return 0;
-	int prop = proportional_of(metric);
-	rep_metric fkey = prop >= 0 ? (rep_metric)prop : REP_M_TP_PER_GPU;
-	for (size_t i = 0; i < n; i++)
-		if (!pts[i].m || !pts[i].m->has[fkey])
-			return 0;
-	rep_pt *p = malloc(n * sizeof *p);
-	size_t *fr = malloc(n * sizeof *fr), nf = 0;
-	double *w = malloc(4 * n * sizeof *w);
-	int rc = IB_ENOMEM;
-	if (!p || !fr || !w)
-		goto done;
-	for (size_t i = 0; i < n; i++)
-		p[i] = (rep_pt){pts[i].id, pts[i].x, pts[i].m->v[fkey]};
-	rc = rep_pareto_front(REP_DIR_UPPER_LEFT, p, n, fr, &nf);
-	if (rc || nf == 0)
-		goto done;
-	double minx = pts[fr[0]].x, maxx = pts[fr[nf - 1]].x;
-	if (target < minx || target > maxx)
-		goto done;
-	if (nf == 1) {
-		if (fabs(target - minx) < 1e-6 && pts[fr[0]].m->has[metric]) {
-			*out = pts[fr[0]].m->v[metric];
-			rc = 1;
-		}
-		goto done;
-	}
-	rc = trend_value(pts, fr, nf, metric, target, w, w + n, w + 2 * n, w + 3 * n, out) ? 1 : 0;
-done:
-	free(p);
-	free(fr);
-	free(w);
 	return rc;
 }
 

@@ -1,10 +1,10 @@
-/* report/sort.c — V8's Array.prototype.sort (TimSort, as in CPython's
+/* pareto/sort.c — V8's Array.prototype.sort (TimSort, as in CPython's
  * listsort) over index arrays: run detection, binary insertion up to the
  * minimum run, the run-stack invariants, and merges with galloping.
  * Following it step by step keeps even an inconsistent comparator (NaN
  * differences, which JS turns into 0) ordering elements as the browser does;
  * which of two equal points lands on a frontier depends on it. */
-#include "report/private.h"
+#include "pareto/pareto.h"
 
 #include <stdlib.h>
 #include <string.h>

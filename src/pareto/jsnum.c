@@ -1,8 +1,8 @@
-/* report/jsnum.c — JavaScript number printing: Number.prototype.toString,
+/* pareto/jsnum.c — JavaScript number printing: Number.prototype.toString,
  * toFixed, Math.round and Intl.NumberFormat('en-US'), with rounding half away
  * from zero (glibc's printf rounds exact ties to even, so digits are rounded
  * here by hand). */
-#include "report/report.h"
+#include "pareto/pareto.h"
 
 #include <math.h>
 #include <stdio.h>

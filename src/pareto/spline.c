@@ -1,6 +1,6 @@
-/* report/spline.c — Steffen's monotone cubic (the calculator's monotoneSlopes
+/* pareto/spline.c — Steffen's monotone cubic (the calculator's monotoneSlopes
  * and hermiteInterpolate) and the SVG path of d3.curveMonotoneX. */
-#include "report/private.h"
+#include "pareto/pareto.h"
 
 #include <math.h>
 #include <stdlib.h>

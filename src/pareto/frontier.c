@@ -1,8 +1,8 @@
-/* report/frontier.c — the dashboard's four Pareto frontier walks
+/* pareto/frontier.c — the dashboard's four Pareto frontier walks
  * (paretoFrontUpperLeft/UpperRight/LowerLeft/LowerRight), the chart's
  * eligibility filter and x re-sort (roofline), and the table's default order.
  * Sorts go through rep_stable_sort (sort.c), V8's TimSort. */
-#include "report/private.h"
+#include "pareto/pareto.h"
 
 #include <math.h>
 #include <stdlib.h>
