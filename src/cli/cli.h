@@ -5,7 +5,7 @@
 
 #include "config/config.h"
 #include "cli/args.h"
-#include "sim/sim.h"
+#include "simlab/simlab.h"
 
 #include <glob.h>
 

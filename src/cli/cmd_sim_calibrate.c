@@ -6,7 +6,7 @@
  * frontier rows, for the frameworks no measured rule covers. */
 #include "cli/args.h"
 #include "cli/cli.h"
-#include "sim/sim.h"
+#include "simlab/simlab.h"
 
 #include <math.h>
 #include <stdio.h>

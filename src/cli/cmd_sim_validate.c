@@ -5,7 +5,7 @@
 #include "config/config.h"
 #include "matrix/matrix.h"
 #include "report/report.h"
-#include "sim/sim.h"
+#include "simlab/simlab.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,9 +2,11 @@
  * performance model, read from a YAML file of rules (configs/sim/
  * calibration.yaml; docs/sim.md "Calibration"). Every problem of the file
  * goes into an ib_diags list with its file, line and field. */
+#define _GNU_SOURCE /* strcasestr */
 #include "sim/private.h"
 #include "sim/sim.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -274,5 +276,44 @@ const char *sim_calib_find(const char *exe, char *buf, size_t len)
 				return buf;
 		}
 	}
+	return NULL;
+}
+
+const char *sim_framework_key(const char *note)
+{
+	if (!note)
+		return NULL;
+	if (strcasestr(note, "dynamo-trt") || strcasestr(note, "trt-llm") ||
+	    strcasestr(note, "tensorrt"))
+		return "trt";
+	if (strcasestr(note, "atom"))
+		return "atom";
+	if (strcasestr(note, "sglang"))
+		return "sglang";
+	if (strcasestr(note, "vllm"))
+		return "vllm";
+	return NULL;
+}
+
+/* The first image tag ("v0.5.10rc0") or date ("2026-05-02") in a note. */
+const char *sim_version_of(ib_arena *a, const char *note)
+{
+	if (!note)
+		return NULL;
+	for (const char *s = note; *s; s++) {
+		if ((s == note || !isalnum((unsigned char)s[-1])) && s[0] == 'v' &&
+		    isdigit((unsigned char)s[1])) {
+			size_t n = 1;
+			while (s[n] && (isalnum((unsigned char)s[n]) || s[n] == '.'))
+				n++;
+			if (memchr(s, '.', n))
+				return ib_arena_strndup(a, s, n);
+		}
+	}
+	for (const char *s = note; *s; s++)
+		if (strlen(s) >= 10 && isdigit((unsigned char)s[0]) && isdigit((unsigned char)s[3]) &&
+		    s[4] == '-' && s[7] == '-' && isdigit((unsigned char)s[8]) &&
+		    isdigit((unsigned char)s[9]))
+			return ib_arena_strndup(a, s, 10);
 	return NULL;
 }

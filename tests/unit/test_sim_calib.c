@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/sim.h"
+#include "simlab/simlab.h"
 
 static char tmpdir[64];
 

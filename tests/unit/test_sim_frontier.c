@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "report/report.h"
-#include "sim/sim.h"
+#include "simlab/simlab.h"
 
 static char tmpdir[64];
 

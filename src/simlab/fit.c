@@ -5,7 +5,7 @@
  * coordinate descent (golden-section search on each parameter in turn) on
  * the squared log errors of tok/s/GPU and interactivity over all of the
  * group's points. No parameter belongs to a single point. */
-#include "sim/sim.h"
+#include "simlab/simlab.h"
 
 #include <math.h>
 #include <stdlib.h>

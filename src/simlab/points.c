@@ -1,8 +1,7 @@
 /* Published InferenceX points (points.tsv, docs/sim.md "Validation"): each
  * row's configuration read from its columns and its free-text recipe note,
  * run in process at its concurrency, and compared with what was published. */
-#include "sim/private.h"
-#include "sim/sim.h"
+#include "simlab/private.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -75,49 +74,6 @@ static const char *precision_key(const char *p)
 		return "int4";
 	if (!strcasecmp(p, "BF16"))
 		return "bf16";
-	return NULL;
-}
-
-static const char *framework_key(const char *note)
-{
-	if (!note)
-		return NULL;
-	if (has(note, "dynamo-trt") || has(note, "trt-llm") || has(note, "tensorrt"))
-		return "trt";
-	if (has(note, "atom"))
-		return "atom";
-	if (has(note, "sglang"))
-		return "sglang";
-	if (has(note, "vllm"))
-		return "vllm";
-	return NULL;
-}
-
-const char *sim_framework_key(const char *text)
-{
-	return framework_key(text);
-}
-
-/* The first image tag ("v0.5.10rc0") or date ("2026-05-02") in a note. */
-const char *sim_version_of(ib_arena *a, const char *note)
-{
-	if (!note)
-		return NULL;
-	for (const char *s = note; *s; s++) {
-		if ((s == note || !isalnum((unsigned char)s[-1])) && s[0] == 'v' &&
-		    isdigit((unsigned char)s[1])) {
-			size_t n = 1;
-			while (s[n] && (isalnum((unsigned char)s[n]) || s[n] == '.'))
-				n++;
-			if (memchr(s, '.', n))
-				return ib_arena_strndup(a, s, n);
-		}
-	}
-	for (const char *s = note; *s; s++)
-		if (strlen(s) >= 10 && isdigit((unsigned char)s[0]) && isdigit((unsigned char)s[3]) &&
-		    s[4] == '-' && s[7] == '-' && isdigit((unsigned char)s[8]) &&
-		    isdigit((unsigned char)s[9]))
-			return ib_arena_strndup(a, s, 10);
 	return NULL;
 }
 
@@ -215,7 +171,7 @@ static void configure(sim_point *p, const char *model, const char *gpu, const ch
 	p->model = model_key(model);
 	p->gpu = gpu_key(gpu);
 	p->precision = precision_key(prec);
-	p->framework = framework_key(note);
+	p->framework = sim_framework_key(note);
 	p->tp = int_after(note, "TP=");
 	if (!p->tp)
 		p->tp = int_after(note, "TP ");

@@ -1,8 +1,7 @@
 /* Frontier sweeps (docs/sim.md "Frontier and peak rows"): the generic
  * search space of a published frontier or peak row's series, each config
  * run in process on the engine model. */
-#include "sim/private.h"
-#include "sim/sim.h"
+#include "simlab/private.h"
 
 #include <math.h>
 #include <stdlib.h>
