@@ -2,7 +2,7 @@
  * (tests/golden/report/README.md) through src/report and prints a verdict per
  * case; used by tests/golden/run_report.sh. */
 #include "cli/cli.h"
-#include "report/report.h"
+#include "repgold/repgold.h"
 
 #include <stdio.h>
 #include <string.h>

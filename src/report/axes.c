@@ -1,7 +1,7 @@
 /* report/axes.c — d3-array 3.2.4 ticks / tickIncrement, d3-scale 4.0.2
  * linear and log nice() and ticks(), and the scatter chart's domain rules
  * (README 3.12 scatter_axes, linear_nice_ticks). */
-#include "report/private.h"
+#include "report/report.h"
 
 #include <math.h>
 #include <stdio.h>

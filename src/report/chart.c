@@ -2,7 +2,7 @@
  * dashboard's drops (no metric, cost limit, latency limit), per-date
  * frontiers and the "Optimal Only" flags (ScatterGraph's rooflines,
  * groupPointsByDate and optimalPointKey; README 3.3). */
-#include "report/private.h"
+#include "report/report.h"
 
 #include <math.h>
 #include <stdio.h>

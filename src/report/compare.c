@@ -1,7 +1,7 @@
 /* report/compare.c — the /compare pages: the interpolated table at the
  * 25/50/75 % points of the overlapping interactivity range, the OG-image
  * samples, and the server-rendered sentences (README 3.10–3.11). */
-#include "report/private.h"
+#include "report/report.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* report/labels.c — parallelism labels and the frontier's label gradient,
  * hardware order and ICU root collation, vendor colours and the eval bar
  * chart (README 3.12). */
-#include "report/private.h"
+#include "report/report.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* report/metrics.c — agg rows, the GPU table, the series key
  * (getHardwareKey) and the derived cost/energy metrics of createChartDataPoint
  * (K1–K7, formulas of InferenceX-app @01c58d3). */
-#include "report/private.h"
+#include "report/report.h"
 
 #include <ctype.h>
 #include <math.h>

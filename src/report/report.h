@@ -101,6 +101,10 @@ typedef struct {
  * IB_EINVAL when obj is not an object (message names the row index given). */
 int rep_row_from_json(const ib_val *obj, size_t index, rep_row *r, ib_error *e);
 
+/* A JSON number (int, float, or the strings "NaN", "Infinity",
+ * "-Infinity") into *out; false for anything else. */
+bool rep_json_number(const ib_val *v, double *out);
+
 /* The dashboard's first reduction (CHARTS.md 1.3, spec B.4): among rows with
  * the same (hw, framework, spec_decoding, disagg, precision), only those of
  * the latest date are kept. keep[i] receives the verdict for rows[i]; rows
@@ -448,19 +452,5 @@ int rep_eval_aggregate(const rep_eval_row *rows, size_t n, const char *const *en
                        size_t nenabled, bool show_precision, rep_eval_chart **out);
 void rep_eval_chart_free(rep_eval_chart *c);
 
-
-/* ===================================================================== */
-/* Golden harness (tests/golden/report)                                  */
-/* ===================================================================== */
-
-/* Evaluates golden function `fn` on its JSON input, building the expected
- * JSON shape in arena a. IB_ENOENT for an unknown function, IB_EINVAL for
- * a malformed input (message names the field). */
-int rep_golden_eval(ib_arena *a, const char *fn, const ib_val *input, ib_val **out, ib_error *e);
-/* Compares got with expected under the README's contract (numbers 1e-9
- * relative or both <= 1e-12, non-finite as strings, byte-exact strings,
- * ordered arrays, unordered object keys). Returns true when equal; else
- * appends the path and values of the first difference to diff. */
-bool rep_golden_compare(const ib_val *expected, const ib_val *got, ib_buf *diff);
 
 #endif

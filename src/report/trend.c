@@ -1,7 +1,7 @@
 /* report/trend.c — historical trends: a derived metric at a target
  * interactivity on each date's frontier (interpolateMetricAtInteractivity,
  * README 3.9), on pareto/'s frontier and spline. */
-#include "report/private.h"
+#include "report/report.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -2,6 +2,7 @@
  * NaN and infinities, JS number printing edge cases, the K6 fix, collation,
  * and the golden comparison contract itself. */
 #include "report/report.h"
+#include "repgold/repgold.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

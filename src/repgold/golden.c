@@ -1,7 +1,7 @@
-/* report/golden.c — the golden-case harness: JSON accessors shared by the
+/* repgold/golden.c — the golden-case harness: JSON accessors shared by the
  * per-function adapters (golden_fns.c), the dispatch of rep_golden_eval and
  * the README's tolerant comparison. */
-#include "report/golden.h"
+#include "repgold/private.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
-/* report/golden_interp.c — golden adapters for interpolation and the
+/* repgold/golden_interp.c — golden adapters for interpolation and the
  * compare pages. */
-#include "report/golden.h"
+#include "repgold/private.h"
 
 #include <math.h>
 #include <stdlib.h>

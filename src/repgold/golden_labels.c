@@ -1,6 +1,6 @@
-/* report/golden_labels.c — golden adapters for labels, colours, gradients
+/* repgold/golden_labels.c — golden adapters for labels, colours, gradients
  * and eval bars. */
-#include "report/golden.h"
+#include "repgold/private.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,9 +1,9 @@
-/* report/golden.h — private to the golden harness (golden.c, golden_fns*.c):
+/* repgold/private.h — private to the golden harness (golden.c, golden_*.c):
  * JSON accessors and one adapter per golden function. */
-#ifndef IB_REPORT_GOLDEN_H
-#define IB_REPORT_GOLDEN_H
+#ifndef IB_REPGOLD_PRIVATE_H
+#define IB_REPGOLD_PRIVATE_H
 
-#include "report/private.h"
+#include "repgold/repgold.h"
 
 /* A number from JSON: ints, floats and the strings "NaN", "Infinity",
  * "-Infinity"; anything else (or NULL) is NaN. */

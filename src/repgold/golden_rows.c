@@ -1,6 +1,6 @@
-/* report/golden_rows.c — golden adapters over agg rows: series keys,
+/* repgold/golden_rows.c — golden adapters over agg rows: series keys,
  * derived metrics and chart series. */
-#include "report/golden.h"
+#include "repgold/private.h"
 
 #include <math.h>
 #include <stdlib.h>

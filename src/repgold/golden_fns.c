@@ -1,6 +1,6 @@
-/* report/golden_fns.c — golden adapters for the small pure functions:
+/* repgold/golden_fns.c — golden adapters for the small pure functions:
  * frontiers, table order, number formats, spline, path, axes. */
-#include "report/golden.h"
+#include "repgold/private.h"
 
 #include <math.h>
 #include <stdlib.h>
