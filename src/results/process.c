@@ -1,7 +1,7 @@
 /* infbench process: process_result.py — a raw benchmark result and the
  * environment become the agg row agg_$RESULT_FILENAME.json, then the power
  * step patches it (docs/process.md). */
-#include "results/power_priv.h"
+#include "results/results.h"
 
 #include <math.h>
 #include <stdlib.h>

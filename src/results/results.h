@@ -1,12 +1,13 @@
 /* results: turning raw benchmark results into agg rows and collections of them:
  * collect (utils/collect_results.py), success rate (calc_success_rate.py),
- * process (process_result.py) and power (aggregate_power.py,
- * aggregate_power_multinode.py). See docs/ and the issue. */
+ * process (process_result.py, which runs power/'s step). See docs/ and the
+ * issue. */
 #ifndef IB_RESULTS_H
 #define IB_RESULTS_H
 
 #include "base/base.h"
 #include "fmt/fmt.h"
+#include "power/power.h"
 
 #include <stddef.h>
 
@@ -59,11 +60,7 @@ int res_success_table(ib_buf *b, const ib_val *rates);
 /* ---- process and power (process_result.py, aggregate_power*.py) ----
  * docs/process.md and docs/power.md describe every input, output and rule.
  *
- * Output lines: the reference prints a few lines (the power summary on
- * stdout, warnings on stderr). The library never prints: it hands each line
- * (without its newline) to `log` with stream 1 (stdout) or 2 (stderr); a
- * NULL log drops them. */
-typedef void (*res_log_fn)(void *ud, int stream, const char *line);
+ * Output lines: as in power/power.h, through a res_log_fn. */
 
 /* The environment process_result.py reads, as NAME=VALUE strings: the first
  * entry of a name wins (put overrides first). env == NULL: the process
@@ -94,41 +91,6 @@ typedef struct {
  * written atomically. An error after the agg file was written (an agg file
  * that the power step cannot read back) leaves that agg file. */
 int res_process(const res_process_opts *o, ib_buf *agg_text, int *power_status, ib_error *e);
-
-/* aggregate_power.run: validates the telemetry CSV against the raw result's
- * window, patches agg_path in place (power_metric_schema_version,
- * power_valid, and the seven metrics when valid) and writes the validation
- * sidecar (validation_path, or power_validation_<bench stem>.json beside the
- * bench result). Every validity problem is a reason code in the sidecar, not
- * an error: returns 0 and sets *status (1 only when require_power and the
- * measurement is invalid). Returns IB_EINVAL only where the reference
- * crashes (an agg file holding something other than an object) with no
- * sidecar written, IB_ENOMEM. */
-typedef struct {
-	const char *csv_path, *bench_path, *agg_path;
-	const char *validation_path; /* NULL: the default beside bench_path */
-	bool has_expected;           /* expected_num_gpus given */
-	int64_t expected_num_gpus;
-	bool require_power;
-	res_log_fn log;
-	void *log_ud;
-} res_power_opts;
-int res_power_run(const res_power_opts *o, int *status, ib_error *e);
-
-/* aggregate_power_multinode.run: re-validates an srt-slurm dcgm-power v1
- * package (power_dir/{manifest.json,samples.csv,windows/}), binds the result
- * to its window under logs_root, patches agg_path and writes the sidecar.
- * Same status/return contract as res_power_run. */
-typedef struct {
-	const char *power_dir, *logs_root, *bench_path, *agg_path;
-	const char *validation_path; /* NULL: the default beside bench_path */
-	int64_t prefill_gpus, decode_gpus;
-	const char *expected_producer_sha; /* NULL or "": none */
-	bool require_power;
-	res_log_fn log;
-	void *log_ud;
-} res_power_mn_opts;
-int res_power_mn_run(const res_power_mn_opts *o, int *status, ib_error *e);
 
 /* The "derived" object of res_process (derived = true), beyond the
  * reference: {gpu, power_kw_per_gpu, cost_per_m_{total,output,input}_tokens:

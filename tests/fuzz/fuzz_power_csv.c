@@ -13,7 +13,7 @@
 
 #include <math.h>
 
-#include "results/power_priv.h"
+#include "power/private.h"
 
 static const char *const files[] = {"gpu_metrics.csv", NULL};
 

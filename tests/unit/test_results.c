@@ -1,7 +1,7 @@
 /* Unit tests of src/results: collect's file discovery and collection; process
  * and power (their Python-compatible parsers, the library entry points). */
 #include "results/results.h"
-#include "results/private.h"
+#include "power/private.h"
 
 #include <math.h>
 #include <time.h>

@@ -1,8 +1,9 @@
-/* results: helpers shared by the files of the module (not part of its face). */
-#ifndef IB_RESULTS_PRIVATE_H
-#define IB_RESULTS_PRIVATE_H
+/* power: what power.c, power_run.c, power_mn*.c, csv.c and util.c share
+ * (private). */
+#ifndef IB_POWER_PRIVATE_H
+#define IB_POWER_PRIVATE_H
 
-#include "results/results.h"
+#include "power/power.h"
 
 /* One CSV record: fields point into the reader's arena (NUL-terminated). */
 typedef struct {
@@ -52,8 +53,6 @@ double res_py_round(double x, int nd);
 
 /* Reads a JSON file with Python's json.loads rules (NaN, Infinity accepted). */
 int res_read_json(ib_arena *a, const char *path, ib_val **out, ib_error *e);
-/* Writes v as json.dumps(v, indent=2) (no newline) to path atomically. */
-int res_write_json(const char *path, const ib_val *v, ib_error *e);
 
 /* Timestamp of one telemetry cell, as aggregate_power._parse_timestamp (the
  * cell already stripped): false when unparseable. */
@@ -71,5 +70,67 @@ double res_mean(const double *v, size_t n);
 /* Emits one line to the log callback of an options struct. */
 void res_logf(res_log_fn log, void *ud, int stream, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* Validity reason codes in discovery order, each once (static strings). */
+typedef struct {
+	const char *v[64];
+	size_t n;
+	int n_bad_ts, n_bad_pw; /* garbage rows seen (the first is logged) */
+} pw_reasons;
+void pw_reason(pw_reasons *r, const char *s);
+
+bool pw_is_num(const ib_val *v); /* int or float, not bool */
+
+/* The raw result's window and counts (_load_benchmark_data). ok is false when
+ * the window is unusable (benchmark_window null in the sidecar); counts that
+ * are not positive JSON integers are 0 with a reason. */
+typedef struct {
+	bool ok;
+	double start, end, duration;
+	int64_t completed, in, out;
+} pw_bench;
+/* Returns IB_EINVAL (the reference crashes) when the file is JSON but not an
+ * object; an unreadable file is the reason invalid_benchmark_result. */
+int pw_load_bench(ib_arena *a, const char *path, pw_bench *b, pw_reasons *r, ib_error *e);
+
+typedef struct {
+	size_t count;
+	bool has_energy; /* max_gap and energy set */
+	double max_gap, energy;
+	const char *issue; /* NULL or the device's reason */
+} pw_dev;
+
+typedef struct {
+	const char **ids; /* sorted GPU ids (arena) */
+	pw_dev *dev;
+	size_t n;
+	bool has_totals;
+	double total, avg_total, avg;
+} pw_integ;
+
+/* integrate_power over one telemetry CSV. Returns 0 or IB_ENOMEM. */
+int pw_integrate_csv(ib_arena *a, const char *path, double start, double end, bool has_expected,
+                     int64_t expected, pw_integ *in, pw_reasons *r, res_log_fn log, void *ud);
+/* Trapezoid over sorted samples clipped to [start, end] with interpolated
+ * ends (both bracketed). */
+double pw_integrate(const double *t, const double *p, size_t n, double start, double end);
+
+/* Logs an invalid measurement's reasons as both aggregate_power scripts do:
+ * "<tag> Power validation failed: r1, r2 (details: <val>)" on stream 2. */
+void pw_log_invalid(res_log_fn log, void *ud, const char *tag, const pw_reasons *r,
+                    const char *val);
+
+/* Removes the listed keys from the agg row file, sets the schema version and
+ * power_valid, appends the metrics (names[i] = vals[i], rounded to 3 places
+ * for *_w / *_j and 6 otherwise) and rewrites the file atomically.
+ * Returns 0; IB_EINVAL when the file holds a non-object (the reference
+ * crashes); 1 when the reference reports aggregate_result_unwritable (msg
+ * gets the reason). */
+int pw_patch_agg(const char *path, const char *const *drop, size_t ndrop, bool valid,
+                 const char *const *names, const double *vals, size_t n, char *msg, size_t cap,
+                 ib_error *e);
+
+/* The sidecar's benchmark_window: null, or the window and counts. */
+ib_val *pw_window_val(ib_arena *a, const pw_bench *b);
 
 #endif

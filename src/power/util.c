@@ -1,6 +1,6 @@
 /* Small Python-compatible helpers of the results module (private.h). */
 #define _GNU_SOURCE /* timegm */
-#include "results/private.h"
+#include "power/private.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <math.h>

@@ -2,7 +2,7 @@
  * against the benchmark window, integrate energy per GPU, patch the agg row
  * and write the validation sidecar (docs/power.md). */
 #define _GNU_SOURCE /* strcasestr */
-#include "results/power_priv.h"
+#include "power/private.h"
 
 #include <math.h>
 #include <stdlib.h>

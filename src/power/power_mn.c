@@ -2,7 +2,7 @@
  * package (manifest.json, samples.csv, windows/) the way the reference does,
  * before any energy is published (docs/power.md). This file: the package
  * checks; power_mn_run.c: window selection, integration and the outputs. */
-#include "results/power_mn.h"
+#include "power/power_mn.h"
 #include <stdio.h>
 
 #include <dirent.h>

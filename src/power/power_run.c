@@ -1,7 +1,7 @@
 /* aggregate_power.run: the accumulator cross-check, the agg patch, the
  * validation sidecar and the summary lines (docs/power.md). */
 #define _GNU_SOURCE /* strcasestr */
-#include "results/power_priv.h"
+#include "power/private.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* A CSV reader with the rules of Python's csv.reader (excel dialect, strict
  * off) over a file opened with newline='' (private.h). */
-#include "results/private.h"
+#include "power/private.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* aggregate_power_multinode.run: windows, the stored-evidence cross-check,
  * the window of this result, integration per role, the agg patch and the
  * sidecar (docs/power.md). The package checks are in power_mn.c. */
-#include "results/power_mn.h"
+#include "power/power_mn.h"
 
 #include <dirent.h>
 #include <limits.h>

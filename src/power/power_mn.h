@@ -1,8 +1,8 @@
-/* results: the multinode power files' shared types (private). */
-#ifndef IB_RESULTS_POWER_MN_H
-#define IB_RESULTS_POWER_MN_H
+/* power: the multinode power files' shared types (private). */
+#ifndef IB_POWER_MN_H
+#define IB_POWER_MN_H
 
-#include "results/power_priv.h"
+#include "power/private.h"
 
 #include <stdarg.h>
 

@@ -1,0 +1,60 @@
+/* power — GPU power telemetry (aggregate_power.py,
+ * aggregate_power_multinode.py): the telemetry CSV or the srt-slurm
+ * dcgm-power package validated against the benchmark's window, energy
+ * metrics patched into the agg row, the validation sidecar. docs/power.md
+ * describes every input, output and rule. results/ (process) runs it after
+ * writing the agg row. */
+#ifndef IB_POWER_H
+#define IB_POWER_H
+
+#include "base/base.h"
+#include "fmt/fmt.h"
+
+/* Output lines: the reference prints a few lines (the power summary on
+ * stdout, warnings on stderr). The library never prints: it hands each line
+ * (without its newline) to `log` with stream 1 (stdout) or 2 (stderr); a
+ * NULL log drops them. */
+typedef void (*res_log_fn)(void *ud, int stream, const char *line);
+
+/* Writes v as json.dumps(v, indent=2) (no newline) to path atomically. */
+int res_write_json(const char *path, const ib_val *v, ib_error *e);
+
+/* True when p names a regular file (stat follows links). */
+bool pw_is_file(const char *p);
+
+/* aggregate_power.run: validates the telemetry CSV against the raw result's
+ * window, patches agg_path in place (power_metric_schema_version,
+ * power_valid, and the seven metrics when valid) and writes the validation
+ * sidecar (validation_path, or power_validation_<bench stem>.json beside the
+ * bench result). Every validity problem is a reason code in the sidecar, not
+ * an error: returns 0 and sets *status (1 only when require_power and the
+ * measurement is invalid). Returns IB_EINVAL only where the reference
+ * crashes (an agg file holding something other than an object) with no
+ * sidecar written, IB_ENOMEM. */
+typedef struct {
+	const char *csv_path, *bench_path, *agg_path;
+	const char *validation_path; /* NULL: the default beside bench_path */
+	bool has_expected;           /* expected_num_gpus given */
+	int64_t expected_num_gpus;
+	bool require_power;
+	res_log_fn log;
+	void *log_ud;
+} res_power_opts;
+int res_power_run(const res_power_opts *o, int *status, ib_error *e);
+
+/* aggregate_power_multinode.run: re-validates an srt-slurm dcgm-power v1
+ * package (power_dir/{manifest.json,samples.csv,windows/}), binds the result
+ * to its window under logs_root, patches agg_path and writes the sidecar.
+ * Same status/return contract as res_power_run. */
+typedef struct {
+	const char *power_dir, *logs_root, *bench_path, *agg_path;
+	const char *validation_path; /* NULL: the default beside bench_path */
+	int64_t prefill_gpus, decode_gpus;
+	const char *expected_producer_sha; /* NULL or "": none */
+	bool require_power;
+	res_log_fn log;
+	void *log_ud;
+} res_power_mn_opts;
+int res_power_mn_run(const res_power_mn_opts *o, int *status, ib_error *e);
+
+#endif
