@@ -1,7 +1,7 @@
 /* One row: its workspace, the engine (simulator or recipe), the client, the
  * processing step, and what is left in the store. */
 #include "results/results.h"
-#include "run/exec.h"
+#include "run/plan.h"
 
 #include <errno.h>
 #include <stdlib.h>

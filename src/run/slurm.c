@@ -1,7 +1,7 @@
 /* Slurm: the plan's rows as job arrays (one task per row, each an `infbench
  * run --row-index I` against the shared store), squeue, and the outcome of a
  * plan read back from the manifest. */
-#include "run/exec.h"
+#include "run/plan.h"
 
 #include <stdlib.h>
 #include <string.h>

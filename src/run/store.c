@@ -1,7 +1,7 @@
 /* The results store: folders, the lock, the manifest (JSON lines appended
  * one write each), and reading the manifest back. */
 #include "eval/eval.h"
-#include "run/exec.h"
+#include "run/plan.h"
 
 #include <dirent.h>
 #include <errno.h>

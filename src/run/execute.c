@@ -2,7 +2,7 @@
  * rows), worker threads with GPU/CPU packing and distinct ports, the signal
  * thread, manifest records, and the renames that publish a row. */
 #define _GNU_SOURCE /* readlink of /proc */
-#include "run/exec.h"
+#include "run/plan.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,8 +1,8 @@
-/* Planning the rows (identity, engine inputs) and executing them: the
- * scheduler (jobs, GPU and CPU packing, ports), the signal thread, the
- * manifest records and the moves that keep the store consistent. */
+/* Building the plan: each selected row's identity and engine inputs
+ * (tokenizer, calibration, eval dataset), its RESULT_FILENAME; execute.c
+ * runs it. */
 #include "eval/eval.h"
-#include "run/exec.h"
+#include "run/plan.h"
 #include "sim/sim.h"
 
 #include <dirent.h>

@@ -1,6 +1,7 @@
-/* run — the plan and the per-row context shared by exec.c and row.c. */
-#ifndef IB_RUN_EXEC_H
-#define IB_RUN_EXEC_H
+/* run — the plan (plan_build.c) and the per-row context shared by the
+ * executor (execute.c), row.c, slurm.c and store.c. */
+#ifndef IB_RUN_PLAN_H
+#define IB_RUN_PLAN_H
 
 #include "run/private.h"
 
@@ -64,18 +65,18 @@ typedef struct {
 	double server_start_s, client_s, process_s; /* phases (bench/run.sh) */
 	const char *eval_log, *shown_eval_log;
 	const char *prompt_cache; /* STORE/prompt-cache: the client's --prompt-cache */
-	void *exec;                                 /* the executor (exec.c) */
+	void *exec;                                 /* the executor (execute.c) */
 } row_ctx;
 
 /* row.c: runs one row in rc->ws; returns its end state (RUN_DONE,
  * RUN_FAILED, RUN_INTERRUPTED) with rc->reason. */
 int row_execute(row_ctx *rc);
-/* exec.c: records a started process group (for cleanup after a SIGKILL). */
+/* execute.c: records a started process group (for cleanup after a SIGKILL). */
 void exec_note_pid(row_ctx *rc, pid_t pid);
-/* exec.c: makes the stand-in eval dataset (x->eval_dataset) unless it is
+/* plan_build.c: makes the stand-in eval dataset (x->eval_dataset) unless it is
  * there already; atomic (a temp folder renamed). */
 int exec_eval_dataset(const run_resolved *x, ib_error *e);
-/* exec.c: the variables a recipe also gets (PATH with the client shim, ...). */
+/* execute.c: the variables a recipe also gets (PATH with the client shim, ...). */
 void exec_recipe_env(row_ctx *rc, ib_buf *env);
 
 #endif
