@@ -80,11 +80,11 @@ void cli_sim_masters(arg_parser *p, glob_t *g, const char *const **masters, size
 int cli_sim_matrix(const char *prog, ib_arena *a, const char *const *masters, size_t n,
 		   const char *runners, ib_val **rows);
 /* The frontier's tok/s/GPU at interactivity target over a sweep's points
- * (the dashboard's frontier and monotone spline, rep_throughput_at) into
+ * (the dashboard's frontier and monotone spline, par_throughput_at) into
  * *value, the nearest point's index into *nearest and the interpolated
  * concurrency into *conc (either may be NULL). Returns 1, 0 when there is
  * no point, IB_ENOMEM. */
-int cli_sim_frontier_at(const sim_sweep_point *pts, size_t n, double target, double *value,
+int cli_sim_frontier_at(const slab_sweep_point *pts, size_t n, double target, double *value,
 			size_t *nearest, double *conc);
 /* Writes v as Python json.dumps text plus a newline, to path atomically or to
  * stdout when path is NULL. Returns 0, or prints an error and returns 1. */

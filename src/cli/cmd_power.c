@@ -90,7 +90,7 @@ static int power_single(int argc, char **argv)
 		return rc == 1 ? 0 : rc;
 	}
 	arg_opt *x;
-	res_power_opts o = {
+	pw_opts o = {
 	    .csv_path = "/workspace/gpu_metrics.csv",
 	    .bench_path = args_get(&p, "--bench-result")->vals[0],
 	    .agg_path = args_get(&p, "--agg-result")->vals[0],
@@ -105,7 +105,7 @@ static int power_single(int argc, char **argv)
 		o.validation_path = x->vals[0];
 	ib_error e = {0};
 	int status = 0;
-	rc = res_power_run(&o, &status, &e);
+	rc = pw_run(&o, &status, &e);
 	args_free(&p);
 	return finish(rc, status, &e);
 }
@@ -181,7 +181,7 @@ static int power_multinode(int argc, char **argv)
 	const char *pd = getenv("POWER_ARTIFACT_DIR"), *lr = getenv("POWER_RESULT_ROOT"),
 	           *sha = getenv("POWER_PRODUCER_SHA");
 	arg_opt *x;
-	res_power_mn_opts o = {
+	pw_mn_opts o = {
 	    .power_dir = pd ? pd : "LOGS/power",
 	    .logs_root = lr ? lr : "LOGS",
 	    .bench_path = args_get(&p, "--bench-result")->vals[0],
@@ -202,7 +202,7 @@ static int power_multinode(int argc, char **argv)
 		o.validation_path = x->vals[0];
 	ib_error e = {0};
 	int status = 0;
-	rc = res_power_mn_run(&o, &status, &e);
+	rc = pw_mn_run(&o, &status, &e);
 	args_free(&p);
 	return finish(rc, status, &e);
 }

@@ -60,9 +60,9 @@ static int run_case(const char *dir, ib_buf *diff)
 	snprintf(path, sizeof path, "%s/expected.json", dir);
 	if (ib_json_parse_file(a, path, &exp, &e))
 		goto err;
-	if (rep_golden_eval(a, fn, in, &got, &e))
+	if (rg_eval(a, fn, in, &got, &e))
 		goto err;
-	ok = rep_golden_compare(exp, got, diff);
+	ok = rg_compare(exp, got, diff);
 	goto done;
 err : {
 	char msg[2700];
@@ -81,7 +81,7 @@ static int eval_one(const char *fn, const char *input)
 	ib_val *in = NULL, *got = NULL;
 	int rc = a ? ib_json_parse_file(a, input, &in, &e) : IB_ENOMEM;
 	if (!rc)
-		rc = rep_golden_eval(a, fn, in, &got, &e);
+		rc = rg_eval(a, fn, in, &got, &e);
 	if (rc) {
 		cli_error("infbench report-golden", NULL, &e);
 		ib_arena_free(a);

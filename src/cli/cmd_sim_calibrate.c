@@ -1,6 +1,6 @@
 /* infbench sim calibrate: fits the simulator's calibration to the published
  * InferenceX points (docs/sim.md "Calibration"). The measured levels are
- * sim_calibrate's; the frontier levels, here because they need the
+ * slab_calibrate's; the frontier levels, here because they need the
  * dashboard's frontier interpolation (report/), fit one rule per GPU
  * without measured rules, then one per GPU x model x precision, to the
  * frontier rows, for the frameworks no measured rule covers. */
@@ -18,15 +18,15 @@
  * sweep that made the frontier the last time the whole sweep ran (the fit
  * runs only these; docs/sim.md "Calibration"). */
 typedef struct {
-	const sim_point *first;
-	sim_sweep_config *active;
+	const slab_point *first;
+	slab_sweep_config *active;
 	size_t nactive;
 } fr_series;
 
 #define FR_MAXFW 8
 typedef struct {
 	const char *gpu, *model, *precision;
-	const sim_point **rows;
+	const slab_point **rows;
 	size_t nrows, caprows;
 	fr_series *series;
 	size_t nseries, capseries;
@@ -34,14 +34,14 @@ typedef struct {
 	size_t nfw;
 	const char *seen[FR_MAXFW];    /* every framework of the group's sweeps */
 	size_t nseen;
-	const sim_sweep_opts *opts;
+	const slab_sweep_opts *opts;
 	bool full;  /* loss over whole sweeps (else over the active configs) */
 	int failed; /* IB_ENOMEM met in a loss */
 } fr_group;
 
-static bool frontier_row(const sim_point *p)
+static bool frontier_row(const slab_point *p)
 {
-	return p->kind == SIM_POINT_FRONTIER && !p->why && p->model && p->gpu && p->precision &&
+	return p->kind == SLAB_POINT_FRONTIER && !p->why && p->model && p->gpu && p->precision &&
 	       isfinite(p->tps_gpu) && p->tps_gpu > 0 && isfinite(p->interactivity) &&
 	       p->interactivity > 0;
 }
@@ -55,7 +55,7 @@ static void group_free(fr_group *g)
 }
 
 /* Adds the framework names of pts to g->seen. */
-static void note_frameworks(fr_group *g, const sim_sweep_point *pts, size_t n)
+static void note_frameworks(fr_group *g, const slab_sweep_point *pts, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		size_t k = 0;
@@ -66,7 +66,7 @@ static void note_frameworks(fr_group *g, const sim_sweep_point *pts, size_t n)
 	}
 }
 
-static bool same_shape(const sim_sweep_point *a, const sim_sweep_point *b)
+static bool same_shape(const slab_sweep_point *a, const slab_sweep_point *b)
 {
 	return !strcmp(a->framework, b->framework) &&
 	       (a->spec == b->spec || (a->spec && b->spec && !strcmp(a->spec, b->spec))) &&
@@ -76,10 +76,10 @@ static bool same_shape(const sim_sweep_point *a, const sim_sweep_point *b)
 /* s->active = every config (all its concurrencies) of a serving shape
  * (framework, spec, TP, EP, DPA) with at least one point on the sweep's
  * frontier (no other point at least as interactive with more tok/s/GPU). */
-static int set_active(fr_series *s, const sim_sweep_point *pts, size_t n)
+static int set_active(fr_series *s, const slab_sweep_point *pts, size_t n)
 {
 	bool *front = calloc(n ? n : 1, sizeof *front);
-	sim_sweep_config *v = malloc((n ? n : 1) * sizeof *v);
+	slab_sweep_config *v = malloc((n ? n : 1) * sizeof *v);
 	if (!front || !v) {
 		free(front);
 		free(v);
@@ -100,7 +100,7 @@ static int set_active(fr_series *s, const sim_sweep_point *pts, size_t n)
 		for (size_t j = 0; j < n && !keep; j++)
 			keep = front[j] && same_shape(&pts[i], &pts[j]);
 		if (keep)
-			v[k++] = (sim_sweep_config){pts[i].framework, pts[i].spec, pts[i].tp,
+			v[k++] = (slab_sweep_config){pts[i].framework, pts[i].spec, pts[i].tp,
 			                            pts[i].ep, pts[i].conc, pts[i].dp_attn};
 	}
 	free(front);
@@ -110,7 +110,7 @@ static int set_active(fr_series *s, const sim_sweep_point *pts, size_t n)
 	return 0;
 }
 
-/* A frontier group's loss (sim_fit_loss_fn): the mean squared log error of
+/* A frontier group's loss (slab_fit_loss_fn): the mean squared log error of
  * the frontier's tok/s/GPU at each row's published interactivity, over the
  * active configs; with g->full over the whole sweeps, which also choose the
  * active configs again and note the frameworks seen. */
@@ -121,15 +121,15 @@ static double frontier_loss(void *ctx, const sim_calib_file *cal, size_t *count)
 	size_t k = 0;
 	for (size_t i = 0; i < g->nseries; i++) {
 		fr_series *s = &g->series[i];
-		sim_sweep_opts o = *g->opts;
+		slab_sweep_opts o = *g->opts;
 		if (!g->full) {
 			o.only = s->active;
 			o.nonly = s->nactive;
 		}
-		sim_sweep_point *pts;
+		slab_sweep_point *pts;
 		size_t n, nconf;
 		ib_error e = {0};
-		int rc = sim_sweep_run(s->first, cal, &o, &pts, &n, &nconf, &e);
+		int rc = slab_sweep_run(s->first, cal, &o, &pts, &n, &nconf, &e);
 		if (rc) {
 			if (rc == IB_ENOMEM)
 				g->failed = rc;
@@ -144,8 +144,8 @@ static double frontier_loss(void *ctx, const sim_calib_file *cal, size_t *count)
 			}
 		}
 		for (size_t r = 0; r < g->nrows; r++) {
-			const sim_point *p = g->rows[r];
-			if (!sim_point_same_series(p, s->first))
+			const slab_point *p = g->rows[r];
+			if (!slab_point_same_series(p, s->first))
 				continue;
 			double v = 0;
 			rc = cli_sim_frontier_at(pts, n, p->interactivity, &v, NULL, NULL);
@@ -172,7 +172,7 @@ static bool same_or_any(const char *group, const char *v)
 }
 
 /* True when a measured rule was fitted on gpu (of any framework). */
-static bool measured_gpu(const sim_fit_group *m, size_t nm, const char *gpu)
+static bool measured_gpu(const slab_fit_group *m, size_t nm, const char *gpu)
 {
 	for (size_t i = 0; i < nm; i++)
 		if (m[i].fitted && m[i].gpu && !strcmp(m[i].gpu, gpu))
@@ -183,13 +183,13 @@ static bool measured_gpu(const sim_fit_group *m, size_t nm, const char *gpu)
 /* Groups the frontier rows with their series: by GPU x model x precision
  * (by_gpu false), or by GPU alone, for the GPUs without a measured
  * framework x GPU rule (m[0..nm)). */
-static int make_groups(const sim_point *pts, size_t n, bool by_gpu, const sim_fit_group *m,
+static int make_groups(const slab_point *pts, size_t n, bool by_gpu, const slab_fit_group *m,
                        size_t nm, fr_group **out, size_t *nout)
 {
 	fr_group *g = NULL;
 	size_t ng = 0, cap = 0;
 	for (size_t i = 0; i < n; i++) {
-		const sim_point *p = &pts[i];
+		const slab_point *p = &pts[i];
 		if (!frontier_row(p) || (by_gpu && measured_gpu(m, nm, p->gpu)))
 			continue;
 		size_t j = 0;
@@ -210,7 +210,7 @@ static int make_groups(const sim_point *pts, size_t n, bool by_gpu, const sim_fi
 			goto nomem;
 		G->rows[G->nrows++] = p;
 		size_t k = 0;
-		while (k < G->nseries && !sim_point_same_series(G->series[k].first, p))
+		while (k < G->nseries && !slab_point_same_series(G->series[k].first, p))
 			k++;
 		if (k == G->nseries) {
 			if (ib_grow(&G->series, &G->capseries, G->nseries + 1))
@@ -230,7 +230,7 @@ nomem:
 
 /* True when a measured rule of m (a level's groups) was fitted for fw on
  * g's GPU (and g's model, when the group has one). */
-static bool measured_covers(const sim_fit_group *m, size_t nm, const fr_group *g, const char *fw)
+static bool measured_covers(const slab_fit_group *m, size_t nm, const fr_group *g, const char *fw)
 {
 	for (size_t i = 0; i < nm; i++)
 		if (m[i].fitted && m[i].framework && !strcmp(m[i].framework, fw) &&
@@ -243,10 +243,10 @@ static bool measured_covers(const sim_fit_group *m, size_t nm, const fr_group *g
 /* One frontier level on top of *cal (which grows by the fitted rules):
  * by_gpu, the GPUs no measured rule covers (m: the framework x GPU level),
  * else GPU x model x precision (m: the framework x GPU x model level); *out
- * (in a) gets one sim_fit_group per group. */
-static int fit_frontier(const sim_point *pts, size_t n, bool by_gpu, const sim_sweep_opts *opts,
-                        const sim_fit_group *m, size_t nm, sim_calib_file *cal, ib_arena *a,
-                        sim_fit_group **out, size_t *nout, ib_error *e)
+ * (in a) gets one slab_fit_group per group. */
+static int fit_frontier(const slab_point *pts, size_t n, bool by_gpu, const slab_sweep_opts *opts,
+                        const slab_fit_group *m, size_t nm, sim_calib_file *cal, ib_arena *a,
+                        slab_fit_group **out, size_t *nout, ib_error *e)
 {
 	fr_group *g;
 	size_t ng;
@@ -255,7 +255,7 @@ static int fit_frontier(const sim_point *pts, size_t n, bool by_gpu, const sim_s
 	if (make_groups(pts, n, by_gpu, m, nm, &g, &ng))
 		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 	int rc = 0;
-	sim_fit_group *fg = ib_arena_alloc(a, (ng ? ng : 1) * sizeof *fg);
+	slab_fit_group *fg = ib_arena_alloc(a, (ng ? ng : 1) * sizeof *fg);
 	sim_calib_rule *rules = ib_arena_alloc(a, (cal->n + ng + 1) * sizeof *rules);
 	if (!fg || !rules) {
 		rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
@@ -267,9 +267,9 @@ static int fit_frontier(const sim_point *pts, size_t n, bool by_gpu, const sim_s
 	for (size_t j = 0; j < ng; j++) {
 		fr_group *G = &g[j];
 		G->opts = opts;
-		sim_fit_group *F = &fg[j];
+		slab_fit_group *F = &fg[j];
 		memset(F, 0, sizeof *F);
-		*F = (sim_fit_group){.frontier = true,
+		*F = (slab_fit_group){.frontier = true,
 		                     .gpu = G->gpu,
 		                     .model = G->model,
 		                     .precision = G->precision,
@@ -300,7 +300,7 @@ static int fit_frontier(const sim_point *pts, size_t n, bool by_gpu, const sim_s
 		sim_calib_key key = {G->nfw ? G->fws[0] : NULL, G->gpu, G->precision, G->model,
 		                     NULL, NULL};
 		sim_calib_resolve(&cur, &key, &F->values);
-		if (G->nrows < SIM_FIT_MIN_POINTS || !G->nfw || !isfinite(F->loss_before))
+		if (G->nrows < SLAB_FIT_MIN_POINTS || !G->nfw || !isfinite(F->loss_before))
 			continue;
 		/* the trial: cur plus the group's rule, fitted on the active
 		 * configs, which are chosen again from the whole sweep after
@@ -308,14 +308,14 @@ static int fit_frontier(const sim_point *pts, size_t n, bool by_gpu, const sim_s
 		sim_calib_file trial = cur;
 		trial.n = cur.n + 1;
 		sim_calib_rule *r = &rules[cur.n];
-		if (sim_fit_group_rule(F, a, r)) {
+		if (slab_fit_group_rule(F, a, r)) {
 			rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 			goto done;
 		}
 		double after = INFINITY;
 		for (int round = 0; round < 2; round++) {
 			G->full = false;
-			sim_fit_descend(&trial, frontier_loss, G, 2, 10);
+			slab_fit_descend(&trial, frontier_loss, G, 2, 10);
 			G->full = true; /* the whole sweeps: the active configs again */
 			after = frontier_loss(G, &trial, NULL);
 			if (G->failed) {
@@ -342,7 +342,7 @@ done:
 	return rc;
 }
 
-static void print_measured(const sim_fit_group *g, size_t n)
+static void print_measured(const slab_fit_group *g, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		printf("%-8s %-8s %-18s %-12s %6zu %8s %11.3f %11.3f  mem-eff %.3f compute-eff %.3f "
@@ -354,7 +354,7 @@ static void print_measured(const sim_fit_group *g, size_t n)
 		       g[i].values.step_overhead_s * 1e6, g[i].values.seq_overhead_s * 1e6);
 }
 
-static void print_frontier(const sim_fit_group *g, size_t n, bool by_gpu)
+static void print_frontier(const slab_fit_group *g, size_t n, bool by_gpu)
 {
 	if (by_gpu)
 		printf("\nfrontier groups, GPUs without measured rules (the rule matches the "
@@ -372,7 +372,7 @@ static void print_frontier(const sim_fit_group *g, size_t n, bool by_gpu)
 			         g[i].frameworks[j]);
 		const char *why = g[i].fitted                         ? "yes"
 		                  : !g[i].frameworks || !*g[i].frameworks ? "no (measured)"
-		                  : g[i].npoints < SIM_FIT_MIN_POINTS     ? "no (few)"
+		                  : g[i].npoints < SLAB_FIT_MIN_POINTS     ? "no (few)"
 		                                                          : "no (worse)";
 		char before[16] = "-", after[16] = "-";
 		if (isfinite(g[i].loss_before))
@@ -478,12 +478,12 @@ int cmd_sim_calibrate(int argc, char **argv)
 	if ((x = args_get(&p, "--base"))->seen &&
 	    cli_load_calibration("infbench sim calibrate", x->vals[0], a, &base, &used))
 		goto out;
-	sim_point *pts;
+	slab_point *pts;
 	size_t n, ng[4], nf = 0;
-	sim_fit_group *gs[4], *fg = NULL;
+	slab_fit_group *gs[4], *fg = NULL;
 	sim_calib_file cal;
-	if (sim_points_load(args_get(&p, "--points")->vals[0], a, &pts, &n, &e) ||
-	    sim_calibrate(pts, n, &base, used, prompts, a, gs, ng, &y, &cal, &e)) {
+	if (slab_points_load(args_get(&p, "--points")->vals[0], a, &pts, &n, &e) ||
+	    slab_calibrate(pts, n, &base, used, prompts, a, gs, ng, &y, &cal, &e)) {
 		cli_error("infbench sim calibrate", NULL, &e);
 		goto out;
 	}
@@ -492,7 +492,7 @@ int cmd_sim_calibrate(int argc, char **argv)
 	for (int l = 0; l < 4; l++)
 		print_measured(gs[l], ng[l]);
 	if (frontier) {
-		sim_sweep_opts so = {.prompts_per_conc = prompts, .max_conc = max_conc};
+		slab_sweep_opts so = {.prompts_per_conc = prompts, .max_conc = max_conc};
 		ib_val *rows = NULL;
 		if (nmasters &&
 		    cli_sim_matrix("infbench sim calibrate", a, masters, nmasters, runners, &rows))
@@ -511,7 +511,7 @@ int cmd_sim_calibrate(int argc, char **argv)
 				goto out;
 			}
 			print_frontier(fg, nf, l == 0);
-			sim_fit_rules(fg, nf, &y);
+			slab_fit_rules(fg, nf, &y);
 		}
 	}
 	if (!y.data) {

@@ -14,7 +14,7 @@
 #include <glob.h>
 #include <unistd.h>
 
-static const char *kind_name(sim_point_kind k)
+static const char *kind_name(slab_point_kind k)
 {
 	static const char *const n[] = {"measured", "peak", "frontier", "other"};
 	return n[k];
@@ -28,11 +28,11 @@ static void pct(char *b, size_t n, double v)
 		snprintf(b, n, "%6.1f%%", v);
 }
 
-static void summary_line(const char *what, sim_ape *g)
+static void summary_line(const char *what, slab_ape *g)
 {
 	double v[4];
 	char s[4][16];
-	sim_ape_stats(g, &v[0], &v[1], &v[2], &v[3]);
+	slab_ape_stats(g, &v[0], &v[1], &v[2], &v[3]);
 	for (int i = 0; i < 4; i++)
 		pct(s[i], sizeof s[i], v[i]);
 	printf("%-32s runnable %3zu/%-3zu  tok/s/GPU APE median %s mean %s  "
@@ -43,7 +43,7 @@ static void summary_line(const char *what, sim_ape *g)
 typedef struct {
 	const char *points, *calibration;
 	int prompts;
-	sim_sweep_opts sweep;
+	slab_sweep_opts sweep;
 	bool kinds[4], quiet, show_sweeps;
 	const char *const *masters; /* master configs for the sweep matrix (NULL: none) */
 	size_t nmasters;
@@ -52,8 +52,8 @@ typedef struct {
 
 /* One sweep per series, shared by its frontier and peak rows. */
 typedef struct {
-	const sim_point *p; /* the first row of the series */
-	sim_sweep_point *pts;
+	const slab_point *p; /* the first row of the series */
+	slab_sweep_point *pts;
 	size_t n, nconf;
 	int rc;
 	char err[256];
@@ -75,11 +75,11 @@ static void cache_free(val_cache *c)
 }
 
 /* The sweep of p's series (run on first use); NULL when out of memory. */
-static val_series *series_of(val_cache *c, const sim_point *p, const sim_calib_file *cal,
+static val_series *series_of(val_cache *c, const slab_point *p, const sim_calib_file *cal,
                              const val_opts *o)
 {
 	for (size_t i = 0; i < c->n; i++)
-		if (sim_point_same_series(c->v[i].p, p))
+		if (slab_point_same_series(c->v[i].p, p))
 			return &c->v[i];
 	if (ib_grow(&c->v, &c->cap, c->n + 1))
 		return NULL;
@@ -88,7 +88,7 @@ static val_series *series_of(val_cache *c, const sim_point *p, const sim_calib_f
 	s->p = p;
 	ib_error e = {0};
 	int64_t t0 = ib_now_ns();
-	s->rc = sim_sweep_run(p, cal, &o->sweep, &s->pts, &s->n, &s->nconf, &e);
+	s->rc = slab_sweep_run(p, cal, &o->sweep, &s->pts, &s->n, &s->nconf, &e);
 	c->seconds += (double)(ib_now_ns() - t0) / 1e9;
 	c->configs += s->nconf;
 	if (s->n && s->pts[0].from_matrix)
@@ -102,7 +102,7 @@ static val_series *series_of(val_cache *c, const sim_point *p, const sim_calib_f
 		snprintf(s->err, sizeof s->err,
 		         "no config of the sweep fits in memory (TP up to %d, one node; "
 		         "multi-node configs are not swept)",
-		         sim_sweep_node_gpus(p->gpu));
+		         slab_sweep_node_gpus(p->gpu));
 	}
 	if (o->show_sweeps) {
 		printf("sweep of row %d's series (%s %s %s %d/%d%s%s%s): %zu of %zu configs ran (%s)\n",
@@ -111,7 +111,7 @@ static val_series *series_of(val_cache *c, const sim_point *p, const sim_calib_f
 		       p->no_spec ? ", no spec" : p->spec ? ", spec only" : "", s->n, s->nconf,
 		       s->n && s->pts[0].from_matrix ? "the sweep matrix" : "the generic space");
 		for (size_t i = 0; i < s->n; i++) {
-			const sim_sweep_point *q = &s->pts[i];
+			const slab_sweep_point *q = &s->pts[i];
 			printf("  sweep %-7s %-6s tp %d ep %d%s conc %3d  tok/s/GPU %9.1f  "
 			       "interactivity %7.1f  ttft %8.1f ms\n",
 			       q->framework, q->spec ? q->spec : "-", q->tp, q->ep,
@@ -130,7 +130,7 @@ typedef struct {
 	int tp, ep, conc;
 } val_result;
 
-static int run_row(const sim_point *p, const sim_calib_file *cal, const val_opts *o,
+static int run_row(const slab_point *p, const sim_calib_file *cal, const val_opts *o,
                    val_cache *cache, val_result *r, const char **why, ib_error *e)
 {
 	memset(r, 0, sizeof *r);
@@ -138,9 +138,9 @@ static int run_row(const sim_point *p, const sim_calib_file *cal, const val_opts
 		*why = p->why;
 		return 1;
 	}
-	if (p->kind == SIM_POINT_MEASURED) {
-		sim_point_result pr;
-		if (sim_point_run(p, cal, o->prompts, &pr, e)) {
+	if (p->kind == SLAB_POINT_MEASURED) {
+		slab_point_result pr;
+		if (slab_point_run(p, cal, o->prompts, &pr, e)) {
 			*why = e->msg;
 			return 1;
 		}
@@ -155,13 +155,13 @@ static int run_row(const sim_point *p, const sim_calib_file *cal, const val_opts
 		*why = s->err;
 		return 1;
 	}
-	if (p->kind == SIM_POINT_PEAK) {
-		ptrdiff_t b = sim_sweep_peak(s->pts, s->n, p->conc, p->framework);
+	if (p->kind == SLAB_POINT_PEAK) {
+		ptrdiff_t b = slab_sweep_peak(s->pts, s->n, p->conc, p->framework);
 		if (b < 0) {
 			*why = "no config of the sweep ran";
 			return 1;
 		}
-		const sim_sweep_point *q = &s->pts[b];
+		const slab_sweep_point *q = &s->pts[b];
 		*r = (val_result){q->tps_gpu, q->interactivity, q->framework, q->tp, q->ep, q->conc};
 		return 0;
 	}
@@ -174,12 +174,12 @@ static int run_row(const sim_point *p, const sim_calib_file *cal, const val_opts
 		*why = "no frontier";
 		return 1;
 	}
-	const sim_sweep_point *q = &s->pts[near];
+	const slab_sweep_point *q = &s->pts[near];
 	*r = (val_result){value, NAN, q->framework, q->tp, q->ep, (int)conc};
 	return 0;
 }
 
-int cli_sim_frontier_at(const sim_sweep_point *pts, size_t n, double target, double *value,
+int cli_sim_frontier_at(const slab_sweep_point *pts, size_t n, double target, double *value,
                         size_t *nearest, double *conc)
 {
 	if (!n)
@@ -192,8 +192,8 @@ int cli_sim_frontier_at(const sim_sweep_point *pts, size_t n, double target, dou
 		col[n + i] = pts[i].tps_gpu;
 		col[2 * n + i] = pts[i].conc;
 	}
-	rep_interp in;
-	int rc = rep_throughput_at(col, col + n, col + 2 * n, n, target, &in);
+	par_interp in;
+	int rc = par_throughput_at(col, col + n, col + 2 * n, n, target, &in);
 	free(col);
 	if (rc == 1) {
 		*value = in.value;
@@ -288,11 +288,11 @@ int cli_load_calibration(const char *prog, const char *path, ib_arena *a, sim_ca
 #define VAL_MAXG 24
 typedef struct {
 	const char *name[VAL_MAXG];
-	sim_ape g[VAL_MAXG];
+	slab_ape g[VAL_MAXG];
 	size_t n;
 } val_groups;
 
-static sim_ape *group(val_groups *v, const char *name)
+static slab_ape *group(val_groups *v, const char *name)
 {
 	size_t i = 0;
 	while (i < v->n && strcmp(v->name[i], name))
@@ -307,23 +307,23 @@ static sim_ape *group(val_groups *v, const char *name)
 static void groups_free(val_groups *v)
 {
 	for (size_t i = 0; i < v->n; i++)
-		sim_ape_free(&v->g[i]);
+		slab_ape_free(&v->g[i]);
 }
 
 static int validate(const val_opts *oin)
 {
 	val_opts copy = *oin, *o = &copy;
-	sim_sweep_opts sweep = o->sweep;
+	slab_sweep_opts sweep = o->sweep;
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
-	sim_point *pts;
+	slab_point *pts;
 	size_t n;
 	sim_calib_file cal;
 	const char *used;
 	int status = 1;
 	if (!a || cli_load_calibration("infbench sim validate", o->calibration, a, &cal, &used))
 		goto out;
-	if (sim_points_load(o->points, a, &pts, &n, &e)) {
+	if (slab_points_load(o->points, a, &pts, &n, &e)) {
 		cli_error("infbench sim validate", o->points, &e);
 		goto out;
 	}
@@ -350,7 +350,7 @@ static int validate(const val_opts *oin)
 	val_cache cache = {0};
 	ib_buf why = {0};
 	for (size_t i = 0; i < n; i++) {
-		const sim_point *p = &pts[i];
+		const slab_point *p = &pts[i];
 		if (!o->kinds[p->kind])
 			continue;
 		val_result r;
@@ -359,12 +359,12 @@ static int validate(const val_opts *oin)
 		if (rc < 0)
 			goto nomem;
 		bool ran = rc == 0;
-		double et = ran ? sim_err_pct(r.tps, p->tps_gpu) : NAN;
-		double ei = ran ? sim_err_pct(r.inter, p->interactivity) : NAN;
-		sim_ape *gk = group(&kind, kind_name(p->kind)), *gp = group(&page, p->page_kind),
+		double et = ran ? slab_err_pct(r.tps, p->tps_gpu) : NAN;
+		double ei = ran ? slab_err_pct(r.inter, p->interactivity) : NAN;
+		slab_ape *gk = group(&kind, kind_name(p->kind)), *gp = group(&page, p->page_kind),
 		        *gg = group(&gpu[p->kind], p->gpu_name);
-		if ((gk && sim_ape_add(gk, ran, et, ei)) || (gp && sim_ape_add(gp, ran, et, ei)) ||
-		    (gg && sim_ape_add(gg, ran, et, ei)))
+		if ((gk && slab_ape_add(gk, ran, et, ei)) || (gp && slab_ape_add(gp, ran, et, ei)) ||
+		    (gg && slab_ape_add(gg, ran, et, ei)))
 			goto nomem;
 		if (!ran) {
 			ib_buf_printf(&why, "  row %d (%s, %s %s): %s\n", p->row_id, p->page_kind,
@@ -435,7 +435,7 @@ static int kinds_opt(arg_parser *p, bool kinds[4])
 {
 	static const char *const names[] = {"measured", "peak", "frontier", "other"};
 	arg_opt *x = args_get(p, "--kinds");
-	kinds[SIM_POINT_MEASURED] = kinds[SIM_POINT_FRONTIER] = kinds[SIM_POINT_PEAK] = true;
+	kinds[SLAB_POINT_MEASURED] = kinds[SLAB_POINT_FRONTIER] = kinds[SLAB_POINT_PEAK] = true;
 	if (x->seen) {
 		const char *v = x->vals[0];
 		for (int k = 0; k < 4; k++)

@@ -1,7 +1,7 @@
 /* pareto/frontier.c — the dashboard's four Pareto frontier walks
  * (paretoFrontUpperLeft/UpperRight/LowerLeft/LowerRight), the chart's
  * eligibility filter and x re-sort (roofline), and the table's default order.
- * Sorts go through rep_stable_sort (sort.c), V8's TimSort. */
+ * Sorts go through par_stable_sort (sort.c), V8's TimSort. */
 #include "pareto/pareto.h"
 
 #include <math.h>
@@ -11,32 +11,32 @@
 static const char *const dir_names[] = {"upper_left", "upper_right", "lower_left", "lower_right",
                                         "none"};
 
-bool rep_dir_parse(const char *s, rep_dir *out)
+bool par_dir_parse(const char *s, par_dir *out)
 {
-	for (int i = 0; i <= REP_DIR_NONE; i++)
+	for (int i = 0; i <= PAR_DIR_NONE; i++)
 		if (s && !strcmp(s, dir_names[i])) {
-			*out = (rep_dir)i;
+			*out = (par_dir)i;
 			return true;
 		}
 	return false;
 }
 
-const char *rep_dir_name(rep_dir d)
+const char *par_dir_name(par_dir d)
 {
-	return (unsigned)d <= REP_DIR_NONE ? dir_names[d] : "none";
+	return (unsigned)d <= PAR_DIR_NONE ? dir_names[d] : "none";
 }
 
-rep_dir rep_dir_flip_x(rep_dir d)
+par_dir par_dir_flip_x(par_dir d)
 {
 	switch (d) {
-	case REP_DIR_UPPER_LEFT:
-		return REP_DIR_UPPER_RIGHT;
-	case REP_DIR_UPPER_RIGHT:
-		return REP_DIR_UPPER_LEFT;
-	case REP_DIR_LOWER_LEFT:
-		return REP_DIR_LOWER_RIGHT;
-	case REP_DIR_LOWER_RIGHT:
-		return REP_DIR_LOWER_LEFT;
+	case PAR_DIR_UPPER_LEFT:
+		return PAR_DIR_UPPER_RIGHT;
+	case PAR_DIR_UPPER_RIGHT:
+		return PAR_DIR_UPPER_LEFT;
+	case PAR_DIR_LOWER_LEFT:
+		return PAR_DIR_LOWER_RIGHT;
+	case PAR_DIR_LOWER_RIGHT:
+		return PAR_DIR_LOWER_LEFT;
 	default:
 		return d;
 	}
@@ -52,7 +52,7 @@ static double js_cmp_num(double r)
  * difference counts as 0 (so NaN x never falls through to the y order). */
 static double cmp_x_asc_y_desc(size_t a, size_t b, const void *ctx)
 {
-	const rep_pt *p = ctx;
+	const par_pt *p = ctx;
 	if (p[a].x == p[b].x)
 		return js_cmp_num(p[b].y - p[a].y);
 	return js_cmp_num(p[a].x - p[b].x);
@@ -60,7 +60,7 @@ static double cmp_x_asc_y_desc(size_t a, size_t b, const void *ctx)
 
 static double cmp_x_asc_y_asc(size_t a, size_t b, const void *ctx)
 {
-	const rep_pt *p = ctx;
+	const par_pt *p = ctx;
 	if (p[a].x == p[b].x)
 		return js_cmp_num(p[a].y - p[b].y);
 	return js_cmp_num(p[a].x - p[b].x);
@@ -68,7 +68,7 @@ static double cmp_x_asc_y_asc(size_t a, size_t b, const void *ctx)
 
 static double cmp_x_desc_y_asc(size_t a, size_t b, const void *ctx)
 {
-	const rep_pt *p = ctx;
+	const par_pt *p = ctx;
 	if (p[a].x == p[b].x)
 		return js_cmp_num(p[a].y - p[b].y);
 	return js_cmp_num(p[b].x - p[a].x);
@@ -76,14 +76,14 @@ static double cmp_x_desc_y_asc(size_t a, size_t b, const void *ctx)
 
 static double cmp_x_asc(size_t a, size_t b, const void *ctx)
 {
-	const rep_pt *p = ctx;
+	const par_pt *p = ctx;
 	return js_cmp_num(p[a].x - p[b].x);
 }
 
-int rep_pareto_front(rep_dir d, const rep_pt *p, size_t n, size_t *idx, size_t *nidx)
+int par_pareto_front(par_dir d, const par_pt *p, size_t n, size_t *idx, size_t *nidx)
 {
 	*nidx = 0;
-	if (d > REP_DIR_LOWER_RIGHT)
+	if (d > PAR_DIR_LOWER_RIGHT)
 		return IB_EINVAL;
 	if (n == 0)
 		return 0;
@@ -92,18 +92,18 @@ int rep_pareto_front(rep_dir d, const rep_pt *p, size_t n, size_t *idx, size_t *
 		return IB_ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		s[i] = i;
-	rep_cmp_fn cmp = d == REP_DIR_UPPER_LEFT || d == REP_DIR_UPPER_RIGHT ? cmp_x_asc_y_desc
-	                 : d == REP_DIR_LOWER_LEFT                           ? cmp_x_asc_y_asc
+	par_cmp_fn cmp = d == PAR_DIR_UPPER_LEFT || d == PAR_DIR_UPPER_RIGHT ? cmp_x_asc_y_desc
+	                 : d == PAR_DIR_LOWER_LEFT                           ? cmp_x_asc_y_asc
 	                                                                     : cmp_x_desc_y_asc;
-	int rc = rep_stable_sort(s, n, cmp, p);
+	int rc = par_stable_sort(s, n, cmp, p);
 	if (rc) {
 		free(s);
 		return rc;
 	}
 	size_t k = 0;
-	if (d == REP_DIR_UPPER_LEFT) {
+	if (d == PAR_DIR_UPPER_LEFT) {
 		for (size_t i = 0; i < n; i++) {
-			const rep_pt *q = &p[s[i]];
+			const par_pt *q = &p[s[i]];
 			if (k > 0 && q->x == p[idx[k - 1]].x) {
 				if (q->y > p[idx[k - 1]].y)
 					idx[k - 1] = s[i];
@@ -113,10 +113,10 @@ int rep_pareto_front(rep_dir d, const rep_pt *p, size_t n, size_t *idx, size_t *
 				k--;
 			idx[k++] = s[i];
 		}
-	} else if (d == REP_DIR_UPPER_RIGHT) {
+	} else if (d == PAR_DIR_UPPER_RIGHT) {
 		double max_y = -INFINITY;
 		for (size_t i = 0; i < n; i++) {
-			const rep_pt *q = &p[s[i]];
+			const par_pt *q = &p[s[i]];
 			bool ok =
 			    q->y > max_y || (k > 0 && q->y == max_y && q->x > p[idx[k - 1]].x);
 			if (!ok)
@@ -130,7 +130,7 @@ int rep_pareto_front(rep_dir d, const rep_pt *p, size_t n, size_t *idx, size_t *
 	} else {
 		double min_y = INFINITY;
 		for (size_t i = 0; i < n; i++) {
-			const rep_pt *q = &p[s[i]];
+			const par_pt *q = &p[s[i]];
 			if (q->y < min_y) {
 				idx[k++] = s[i];
 				min_y = q->y;
@@ -142,12 +142,12 @@ int rep_pareto_front(rep_dir d, const rep_pt *p, size_t n, size_t *idx, size_t *
 	return 0;
 }
 
-int rep_roofline(rep_dir d, const rep_pt *p, size_t n, size_t *idx, size_t *nidx)
+int par_roofline(par_dir d, const par_pt *p, size_t n, size_t *idx, size_t *nidx)
 {
 	*nidx = 0;
-	if (d > REP_DIR_LOWER_RIGHT)
+	if (d > PAR_DIR_LOWER_RIGHT)
 		return IB_EINVAL;
-	rep_pt *e = malloc((n ? n : 1) * sizeof *e);
+	par_pt *e = malloc((n ? n : 1) * sizeof *e);
 	size_t *map = malloc((n ? n : 1) * sizeof *map);
 	size_t *fi = malloc((n ? n : 1) * sizeof *fi);
 	int rc = IB_ENOMEM;
@@ -160,10 +160,10 @@ int rep_roofline(rep_dir d, const rep_pt *p, size_t n, size_t *idx, size_t *nidx
 			e[ne++] = p[i];
 		}
 	size_t nf = 0;
-	rc = rep_pareto_front(d, e, ne, fi, &nf);
+	rc = par_pareto_front(d, e, ne, fi, &nf);
 	if (rc)
 		goto fail;
-	rc = rep_stable_sort(fi, nf, cmp_x_asc, e);
+	rc = par_stable_sort(fi, nf, cmp_x_asc, e);
 	if (rc)
 		goto fail;
 	for (size_t i = 0; i < nf; i++)
@@ -188,10 +188,10 @@ static double cmp_y_desc(size_t a, size_t b, const void *ctx)
 	return js_cmp_num(y[b] - y[a]);
 }
 
-int rep_table_sort(const double *y, size_t n, rep_dir dir, size_t *idx)
+int par_table_sort(const double *y, size_t n, par_dir dir, size_t *idx)
 {
 	for (size_t i = 0; i < n; i++)
 		idx[i] = i;
-	bool asc = dir == REP_DIR_LOWER_LEFT || dir == REP_DIR_LOWER_RIGHT;
-	return rep_stable_sort(idx, n, asc ? cmp_y_asc : cmp_y_desc, y);
+	bool asc = dir == PAR_DIR_LOWER_LEFT || dir == PAR_DIR_LOWER_RIGHT;
+	return par_stable_sort(idx, n, asc ? cmp_y_asc : cmp_y_desc, y);
 }

@@ -8,30 +8,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool rep_cost_provider_parse(const char *s, rep_cost_provider *out)
+bool par_cost_provider_parse(const char *s, par_cost_provider *out)
 {
 	static const char *const names[] = {"costh", "costn", "costr"};
 	for (int i = 0; i < 3; i++)
 		if (s && !strcmp(s, names[i])) {
-			*out = (rep_cost_provider)i;
+			*out = (par_cost_provider)i;
 			return true;
 		}
 	return false;
 }
 
-bool rep_tok_type_parse(const char *s, rep_tok_type *out)
+bool par_tok_type_parse(const char *s, par_tok_type *out)
 {
 	static const char *const names[] = {"total", "input", "output"};
 	for (int i = 0; i < 3; i++)
 		if (s && !strcmp(s, names[i])) {
-			*out = (rep_tok_type)i;
+			*out = (par_tok_type)i;
 			return true;
 		}
 	return false;
 }
 
 /* Math.max / Math.min of two numbers: NaN wins (C's fmax/fmin drop it). */
-double rep_js_max(double a, double b)
+double par_js_max(double a, double b)
 {
 	return isnan(a) || isnan(b) ? NAN : fmax(a, b);
 }
@@ -44,7 +44,7 @@ static double js_min(double a, double b)
 /* The constant c of a metric defined as c / throughput (or, with ratio, as
  * c * throughput): every pair with both values > 0 must agree within 1e-3
  * relative with the first; false when none qualifies or they disagree. */
-bool rep_recover_constant(const double *vals, const double *tputs, size_t n, bool ratio,
+bool par_recover_constant(const double *vals, const double *tputs, size_t n, bool ratio,
                              double *out)
 {
 	bool have = false;
@@ -65,7 +65,7 @@ bool rep_recover_constant(const double *vals, const double *tputs, size_t n, boo
 	return have;
 }
 
-double rep_reciprocal_at(bool have, double c, double tput)
+double par_reciprocal_at(bool have, double c, double tput)
 {
 	if (!have || !(tput > 0))
 		return 0;
@@ -74,15 +74,15 @@ double rep_reciprocal_at(bool have, double c, double tput)
 
 /* Frontier (upper_left on x/y getters) of GPU points, x ascending: indices
  * into pts in fr, count returned through *nf. */
-static int gpu_front(const rep_gpu_point *pts, size_t n, bool swap, size_t *fr, size_t *nf)
+static int gpu_front(const par_gpu_point *pts, size_t n, bool swap, size_t *fr, size_t *nf)
 {
-	rep_pt *p = malloc((n ? n : 1) * sizeof *p);
+	par_pt *p = malloc((n ? n : 1) * sizeof *p);
 	if (!p)
 		return IB_ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		p[i] = swap ? (rep_pt){pts[i].id, pts[i].throughput, pts[i].interactivity}
-		            : (rep_pt){pts[i].id, pts[i].interactivity, pts[i].throughput};
-	int rc = rep_pareto_front(REP_DIR_UPPER_LEFT, p, n, fr, nf);
+		p[i] = swap ? (par_pt){pts[i].id, pts[i].throughput, pts[i].interactivity}
+		            : (par_pt){pts[i].id, pts[i].interactivity, pts[i].throughput};
+	int rc = par_pareto_front(PAR_DIR_UPPER_LEFT, p, n, fr, nf);
 	free(p);
 	return rc; /* upper_left output is already x ascending */
 }
@@ -102,17 +102,17 @@ static double spl_clamped(spl *s, double t)
 		if (s->ys[i] > hi)
 			hi = s->ys[i];
 	}
-	rep_spline_slopes(s->xs, s->ys, s->n, s->m);
-	double raw = rep_spline_eval(s->xs, s->ys, s->m, s->n, t);
+	par_spline_slopes(s->xs, s->ys, s->n, s->m);
+	double raw = par_spline_eval(s->xs, s->ys, s->m, s->n, t);
 	/* Math.max(lo, Math.min(hi, raw)), NaN-propagating */
 	if (isnan(raw) || isnan(lo) || isnan(hi))
 		return NAN;
 	return fmax(lo, fmin(hi, raw));
 }
 
-typedef double (*gp_get)(const rep_gpu_point *p, const void *ctx);
+typedef double (*gp_get)(const par_gpu_point *p, const void *ctx);
 
-static double spl_metric(spl *s, const rep_gpu_point *pts, const size_t *fr, gp_get get,
+static double spl_metric(spl *s, const par_gpu_point *pts, const size_t *fr, gp_get get,
                          const void *ctx, double t)
 {
 	for (size_t i = 0; i < s->n; i++)
@@ -120,77 +120,77 @@ static double spl_metric(spl *s, const rep_gpu_point *pts, const size_t *fr, gp_
 	return spl_clamped(s, t);
 }
 
-static double g_tput(const rep_gpu_point *p, const void *c)
+static double g_tput(const par_gpu_point *p, const void *c)
 {
 	(void)c;
 	return p->throughput;
 }
-static double g_intv(const rep_gpu_point *p, const void *c)
+static double g_intv(const par_gpu_point *p, const void *c)
 {
 	(void)c;
 	return p->interactivity;
 }
-static double g_out(const rep_gpu_point *p, const void *c)
+static double g_out(const par_gpu_point *p, const void *c)
 {
 	(void)c;
 	return p->output_tput;
 }
-static double g_in(const rep_gpu_point *p, const void *c)
+static double g_in(const par_gpu_point *p, const void *c)
 {
 	(void)c;
 	return p->input_tput;
 }
-static double g_mw(const rep_gpu_point *p, const void *c)
+static double g_mw(const par_gpu_point *p, const void *c)
 {
 	(void)c;
 	return p->tp_per_mw;
 }
-static double g_inmw(const rep_gpu_point *p, const void *c)
+static double g_inmw(const par_gpu_point *p, const void *c)
 {
 	(void)c;
 	return p->input_tp_per_mw;
 }
-static double g_outmw(const rep_gpu_point *p, const void *c)
+static double g_outmw(const par_gpu_point *p, const void *c)
 {
 	(void)c;
 	return p->output_tp_per_mw;
 }
-static double g_conc(const rep_gpu_point *p, const void *c)
+static double g_conc(const par_gpu_point *p, const void *c)
 {
 	(void)c;
 	return p->concurrency;
 }
-static double g_chr(const rep_gpu_point *p, const void *c)
+static double g_chr(const par_gpu_point *p, const void *c)
 {
 	(void)c;
 	return p->cache_hit_rate;
 }
-static double g_cost(const rep_gpu_point *p, const void *c)
+static double g_cost(const par_gpu_point *p, const void *c)
 {
 	return p->cost[*(const int *)c];
 }
 
-static double tput_of(const rep_gpu_point *p, rep_tok_type t)
+static double tput_of(const par_gpu_point *p, par_tok_type t)
 {
-	return t == REP_TOK_INPUT    ? p->input_tput
-	       : t == REP_TOK_OUTPUT ? p->output_tput
+	return t == PAR_TOK_INPUT    ? p->input_tput
+	       : t == PAR_TOK_OUTPUT ? p->output_tput
 	                             : p->throughput;
 }
 
 /* recoverCostRate: one rate over all three token types of the frontier. */
-static bool cost_rate(const rep_gpu_point *pts, const size_t *fr, size_t n, rep_cost_provider prov,
+static bool cost_rate(const par_gpu_point *pts, const size_t *fr, size_t n, par_cost_provider prov,
                       double *rate)
 {
 	double *v = malloc((3 * n + 1) * sizeof *v), *t = malloc((3 * n + 1) * sizeof *t);
 	bool ok = false;
 	if (v && t) {
-		static const rep_tok_type order[3] = {REP_TOK_TOTAL, REP_TOK_OUTPUT, REP_TOK_INPUT};
+		static const par_tok_type order[3] = {PAR_TOK_TOTAL, PAR_TOK_OUTPUT, PAR_TOK_INPUT};
 		for (int k = 0; k < 3; k++)
 			for (size_t i = 0; i < n; i++) {
-				v[k * n + i] = pts[fr[i]].cost[rep_cost_index(prov, order[k])];
+				v[k * n + i] = pts[fr[i]].cost[par_cost_index(prov, order[k])];
 				t[k * n + i] = tput_of(&pts[fr[i]], order[k]);
 			}
-		ok = rep_recover_constant(v, t, 3 * n, false, rate);
+		ok = par_recover_constant(v, t, 3 * n, false, rate);
 	}
 	free(v);
 	free(t);
@@ -213,13 +213,13 @@ static void spl_free(spl *s)
 	free(s->m);
 }
 
-int rep_interpolate_for_gpu(const rep_gpu_point *pts, size_t n, double target, rep_interp_mode mode,
-                            rep_cost_provider prov, rep_interp *out)
+int par_interpolate_for_gpu(const par_gpu_point *pts, size_t n, double target, par_interp_mode mode,
+                            par_cost_provider prov, par_interp *out)
 {
 	memset(out, 0, sizeof *out);
 	if (n == 0)
 		return 0;
-	bool swap = mode == REP_MODE_THROUGHPUT_TO_INTERACTIVITY;
+	bool swap = mode == PAR_MODE_THROUGHPUT_TO_INTERACTIVITY;
 	size_t *fr = malloc(n * sizeof *fr), nf = 0;
 	spl s = {0};
 	int rc = fr ? gpu_front(pts, n, swap, fr, &nf) : IB_ENOMEM;
@@ -228,14 +228,14 @@ int rep_interpolate_for_gpu(const rep_gpu_point *pts, size_t n, double target, r
 	out->hw_key = pts[0].hw_key;
 	gp_get gx = swap ? g_tput : g_intv, gy = swap ? g_intv : g_tput;
 	double minx = gx(&pts[fr[0]], NULL), maxx = gx(&pts[fr[nf - 1]], NULL);
-	double ct = rep_js_max(minx, js_min(maxx, target));
+	double ct = par_js_max(minx, js_min(maxx, target));
 	out->clamped_below = target < minx;
 	out->clamped_above = target > maxx;
 	out->clamped = out->clamped_below || out->clamped_above;
-	int ci[3] = {rep_cost_index(prov, REP_TOK_TOTAL), rep_cost_index(prov, REP_TOK_INPUT),
-	             rep_cost_index(prov, REP_TOK_OUTPUT)};
+	int ci[3] = {par_cost_index(prov, PAR_TOK_TOTAL), par_cost_index(prov, PAR_TOK_INPUT),
+	             par_cost_index(prov, PAR_TOK_OUTPUT)};
 	if (nf == 1) {
-		const rep_gpu_point *p = &pts[fr[0]];
+		const par_gpu_point *p = &pts[fr[0]];
 		out->value = gy(p, NULL);
 		out->output_tput = p->output_tput;
 		out->input_tput = p->input_tput;
@@ -262,9 +262,9 @@ int rep_interpolate_for_gpu(const rep_gpu_point *pts, size_t n, double target, r
 	out->input_tput = spl_metric(&s, pts, fr, g_in, NULL, ct);
 	double total_at = swap ? ct : out->value, rate;
 	if (cost_rate(pts, fr, nf, prov, &rate)) {
-		out->cost = rep_reciprocal_at(true, rate, total_at);
-		out->cost_input = rep_reciprocal_at(true, rate, out->input_tput);
-		out->cost_output = rep_reciprocal_at(true, rate, out->output_tput);
+		out->cost = par_reciprocal_at(true, rate, total_at);
+		out->cost_input = par_reciprocal_at(true, rate, out->input_tput);
+		out->cost_output = par_reciprocal_at(true, rate, out->output_tput);
 	} else {
 		out->cost = spl_metric(&s, pts, fr, g_cost, &ci[0], ct);
 		out->cost_input = spl_metric(&s, pts, fr, g_cost, &ci[1], ct);
@@ -273,7 +273,7 @@ int rep_interpolate_for_gpu(const rep_gpu_point *pts, size_t n, double target, r
 	out->tp_per_mw = spl_metric(&s, pts, fr, g_mw, NULL, ct);
 	out->input_tp_per_mw = spl_metric(&s, pts, fr, g_inmw, NULL, ct);
 	out->output_tp_per_mw = spl_metric(&s, pts, fr, g_outmw, NULL, ct);
-	out->concurrency = rep_js_round(spl_metric(&s, pts, fr, g_conc, NULL, ct));
+	out->concurrency = par_js_round(spl_metric(&s, pts, fr, g_conc, NULL, ct));
 	out->has_cache_hit_rate = true;
 	for (size_t i = 0; i < nf; i++)
 		if (!pts[fr[i]].has_cache_hit_rate)
@@ -312,20 +312,20 @@ typedef struct {
 
 static double cost_at(const cost_curve *c, double x)
 {
-	double raw = rep_spline_eval(c->s.xs, c->s.ys, c->s.m, c->s.n, x);
-	double v = rep_js_max(c->lo, js_min(c->hi, raw));
-	return c->have_rate ? rep_reciprocal_at(true, c->rate, v) : v;
+	double raw = par_spline_eval(c->s.xs, c->s.ys, c->s.m, c->s.n, x);
+	double v = par_js_max(c->lo, js_min(c->hi, raw));
+	return c->have_rate ? par_reciprocal_at(true, c->rate, v) : v;
 }
 
-int rep_max_interactivity_at_cost(const rep_gpu_point *pts, size_t n, double target_cost,
-                                  rep_cost_provider prov, rep_tok_type type, double *out)
+int par_max_interactivity_at_cost(const par_gpu_point *pts, size_t n, double target_cost,
+                                  par_cost_provider prov, par_tok_type type, double *out)
 {
 	if (n == 0 || target_cost <= 0)
 		return 0;
 	size_t *fr = malloc(n * sizeof *fr), nf = 0;
 	cost_curve c = {0};
 	int rc = fr ? gpu_front(pts, n, false, fr, &nf) : IB_ENOMEM;
-	int ci = rep_cost_index(prov, type);
+	int ci = par_cost_index(prov, type);
 	if (rc || nf == 0)
 		goto done;
 	if (nf == 1) {
@@ -352,7 +352,7 @@ int rep_max_interactivity_at_cost(const rep_gpu_point *pts, size_t n, double tar
 			c.hi = fmax(c.hi, c.s.ys[i]);
 		}
 	}
-	rep_spline_slopes(c.s.xs, c.s.ys, nf, c.s.m);
+	par_spline_slopes(c.s.xs, c.s.ys, nf, c.s.m);
 	double minx = c.s.xs[0], maxx = c.s.xs[nf - 1];
 	if (cost_at(&c, maxx) <= target_cost) {
 		*out = maxx;
@@ -386,13 +386,13 @@ done:
 	return rc;
 }
 
-int rep_throughput_at(const double *inter, const double *tput, const double *conc, size_t n,
-                      double target, rep_interp *out)
+int par_throughput_at(const double *inter, const double *tput, const double *conc, size_t n,
+                      double target, par_interp *out)
 {
 	memset(out, 0, sizeof *out);
 	if (n == 0)
 		return 0;
-	rep_gpu_point *p = calloc(n, sizeof *p);
+	par_gpu_point *p = calloc(n, sizeof *p);
 	if (!p)
 		return IB_ENOMEM;
 	for (size_t i = 0; i < n; i++) {
@@ -401,8 +401,8 @@ int rep_throughput_at(const double *inter, const double *tput, const double *con
 		p[i].throughput = tput[i];
 		p[i].concurrency = conc ? conc[i] : 0;
 	}
-	int rc = rep_interpolate_for_gpu(p, n, target, REP_MODE_INTERACTIVITY_TO_THROUGHPUT,
-	                                 REP_COST_H, out);
+	int rc = par_interpolate_for_gpu(p, n, target, PAR_MODE_INTERACTIVITY_TO_THROUGHPUT,
+	                                 PAR_COST_H, out);
 	out->hw_key = NULL; /* borrowed from p, freed below */
 	free(p);
 	return rc;

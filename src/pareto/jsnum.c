@@ -35,7 +35,7 @@ static int shortest_digits(double v, char *dig, size_t cap)
 	return e + 1;
 }
 
-void rep_js_num(double v, char *out, size_t cap)
+void par_js_num(double v, char *out, size_t cap)
 {
 	if (isnan(v)) {
 		snprintf(out, cap, "NaN");
@@ -139,10 +139,10 @@ static void round_plain(const char *s, int frac, char *out, size_t cap)
 	free(d);
 }
 
-void rep_js_fixed(double v, int digits, char *out, size_t cap)
+void par_js_fixed(double v, int digits, char *out, size_t cap)
 {
 	if (!isfinite(v) || fabs(v) >= 1e21) {
-		rep_js_num(v, out, cap);
+		par_js_num(v, out, cap);
 		return;
 	}
 	if (digits < 0)
@@ -157,14 +157,14 @@ void rep_js_fixed(double v, int digits, char *out, size_t cap)
 	snprintf(out, cap, "%s%s", v < 0 ? "-" : "", r);
 }
 
-double rep_round_fixed(double v, int digits)
+double par_round_fixed(double v, int digits)
 {
 	char buf[256];
-	rep_js_fixed(v, digits, buf, sizeof buf);
+	par_js_fixed(v, digits, buf, sizeof buf);
 	return strtod(buf, NULL);
 }
 
-double rep_js_round(double v)
+double par_js_round(double v)
 {
 	if (!isfinite(v))
 		return v;
@@ -202,7 +202,7 @@ static void shortest_plain(double v, char *out, size_t cap)
 	out[o] = 0;
 }
 
-void rep_fmt_grouped(double v, int lo, int hi, char *out, size_t cap)
+void par_fmt_grouped(double v, int lo, int hi, char *out, size_t cap)
 {
 	if (isnan(v)) {
 		snprintf(out, cap, "NaN");
@@ -244,36 +244,36 @@ void rep_fmt_grouped(double v, int lo, int hi, char *out, size_t cap)
 	out[o] = 0;
 }
 
-void rep_fmt_table(double v, char *out, size_t cap)
+void par_fmt_table(double v, char *out, size_t cap)
 {
 	double a = fabs(v);
 	int d = a >= 100 ? 0 : a >= 1 ? 1 : a >= 0.01 ? 3 : 4;
-	rep_fmt_grouped(v, d, d, out, cap);
+	par_fmt_grouped(v, d, d, out, cap);
 }
 
-void rep_fmt_table_1dp(double v, char *out, size_t cap)
+void par_fmt_table_1dp(double v, char *out, size_t cap)
 {
-	rep_fmt_grouped(v, 1, 1, out, cap);
+	par_fmt_grouped(v, 1, 1, out, cap);
 }
 
-void rep_fmt_tick(double v, char *out, size_t cap)
+void par_fmt_tick(double v, char *out, size_t cap)
 {
 	if (v < 10000)
-		rep_js_num(v, out, cap);
+		par_js_num(v, out, cap);
 	else
-		rep_fmt_grouped(v, 0, 3, out, cap);
+		par_fmt_grouped(v, 0, 3, out, cap);
 }
 
-void rep_fmt_tick_large(double v, char *out, size_t cap)
+void par_fmt_tick_large(double v, char *out, size_t cap)
 {
 	double a = fabs(v);
 	char num[64];
 	if (a >= 1e6 || a >= 1e3) {
 		double div = a >= 1e6 ? 1e6 : 1e3;
 		double q = v / div;
-		rep_js_fixed(q, fmod(v, div) == 0 ? 0 : 1, num, sizeof num);
+		par_js_fixed(q, fmod(v, div) == 0 ? 0 : 1, num, sizeof num);
 		snprintf(out, cap, "%s%s", num, div == 1e6 ? "M" : "k");
 		return;
 	}
-	rep_fmt_tick(v, out, cap);
+	par_fmt_tick(v, out, cap);
 }

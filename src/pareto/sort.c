@@ -14,7 +14,7 @@ enum { MIN_GALLOP = 7, MAX_RUNS = 85 };
 typedef struct {
 	size_t *a;      /* the array being sorted */
 	size_t *tmp;    /* merge scratch, room for n */
-	rep_cmp_fn cmp; /* < 0: first argument sorts first */
+	par_cmp_fn cmp; /* < 0: first argument sorts first */
 	const void *ctx;
 	size_t base[MAX_RUNS], len[MAX_RUNS];
 	size_t nruns;
@@ -383,7 +383,7 @@ static void merge_force_collapse(ts *s)
 	}
 }
 
-int rep_stable_sort(size_t *idx, size_t n, rep_cmp_fn fn, const void *ctx)
+int par_stable_sort(size_t *idx, size_t n, par_cmp_fn fn, const void *ctx)
 {
 	if (n < 2)
 		return 0;

@@ -10,7 +10,7 @@ static double sgn(double v)
 	return v < 0 ? -1 : 1;
 }
 
-void rep_spline_slopes(const double *xs, const double *ys, size_t n, double *m)
+void par_spline_slopes(const double *xs, const double *ys, size_t n, double *m)
 {
 	if (n < 2) {
 		for (size_t i = 0; i < n; i++)
@@ -43,7 +43,7 @@ void rep_spline_slopes(const double *xs, const double *ys, size_t n, double *m)
 	m[n - 1] = hl != 0 ? (3 * sl - m[n - 2]) / 2 : m[n - 2];
 }
 
-double rep_spline_eval(const double *xs, const double *ys, const double *m, size_t n, double t)
+double par_spline_eval(const double *xs, const double *ys, const double *m, size_t n, double t)
 {
 	if (n == 0)
 		return 0;
@@ -69,13 +69,13 @@ double rep_spline_eval(const double *xs, const double *ys, const double *m, size
 	       ys[hi] * (-2 * u3 + 3 * u2) + h * m[hi] * (u3 - u2);
 }
 
-double rep_spline_at(const double *xs, const double *ys, size_t n, double t)
+double par_spline_at(const double *xs, const double *ys, size_t n, double t)
 {
 	double *m = malloc((n ? n : 1) * sizeof *m);
 	if (!m)
 		return NAN;
-	rep_spline_slopes(xs, ys, n, m);
-	double v = rep_spline_eval(xs, ys, m, n, t);
+	par_spline_slopes(xs, ys, n, m);
+	double v = par_spline_eval(xs, ys, m, n, t);
 	free(m);
 	return v;
 }
@@ -85,7 +85,7 @@ double rep_spline_at(const double *xs, const double *ys, size_t n, double t)
 static int put_num(ib_buf *b, double v)
 {
 	char s[64];
-	rep_js_num(rep_js_round(v * 1000) / 1000, s, sizeof s);
+	par_js_num(par_js_round(v * 1000) / 1000, s, sizeof s);
 	return ib_buf_puts(b, s);
 }
 
@@ -137,7 +137,7 @@ static int bezier(ib_buf *b, double x0, double y0, double x1, double y1, double 
 }
 
 /* The MonotoneX state machine of d3-shape 3.2.0, point by point. */
-int rep_monotone_path(const rep_pt *pts, size_t n, ib_buf *out)
+int par_monotone_path(const par_pt *pts, size_t n, ib_buf *out)
 {
 	if (n == 0)
 		return 0;

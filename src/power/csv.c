@@ -10,7 +10,7 @@ enum { START_RECORD, START_FIELD, IN_FIELD, IN_QUOTED, QUOTE_IN_QUOTED, EAT_CRNL
 
 typedef struct {
 	ib_arena *a;
-	res_csv *c;
+	pw_csv *c;
 	ib_buf field;
 	size_t field_cp; /* code points in the field */
 	const char **f;
@@ -35,10 +35,10 @@ static int save_field(rd *r)
 
 static int save_record(rd *r)
 {
-	res_csv *c = r->c;
+	pw_csv *c = r->c;
 	if (ib_grow(&c->rows, &c->cap, c->n + 1))
 		return IB_ENOMEM;
-	res_csv_row *row = &c->rows[c->n++];
+	pw_csv_row *row = &c->rows[c->n++];
 	row->n = r->n;
 	row->line = r->rec_line;
 	row->f = ib_arena_alloc(r->a, (r->n ? r->n : 1) * sizeof *row->f);
@@ -185,8 +185,8 @@ static int clean_utf8(const char *t, size_t n, bool replace, ib_buf *out, bool *
 	return 0;
 }
 
-int res_csv_parse(ib_arena *a, const char *text, size_t n, bool skipinitialspace,
-                  bool replace_invalid, bool *bad_utf8, res_csv *c)
+int pw_csv_parse(ib_arena *a, const char *text, size_t n, bool skipinitialspace,
+                  bool replace_invalid, bool *bad_utf8, pw_csv *c)
 {
 	memset(c, 0, sizeof *c);
 	ib_buf clean = {0};
@@ -235,13 +235,13 @@ int res_csv_parse(ib_arena *a, const char *text, size_t n, bool skipinitialspace
 	return rc ? IB_ENOMEM : 0;
 }
 
-void res_csv_free(res_csv *c)
+void pw_csv_free(pw_csv *c)
 {
 	free(c->rows);
 	memset(c, 0, sizeof *c);
 }
 
-int res_csv_col(const char *const *names, size_t n, const char *name)
+int pw_csv_col(const char *const *names, size_t n, const char *name)
 {
 	int at = -1;
 	for (size_t i = 0; i < n; i++)

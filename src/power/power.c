@@ -21,12 +21,12 @@ void pw_reason(pw_reasons *r, const char *s)
 		r->v[r->n++] = s;
 }
 
-void pw_log_invalid(res_log_fn log, void *ud, const char *tag, const pw_reasons *r, const char *val)
+void pw_log_invalid(pw_log_fn log, void *ud, const char *tag, const pw_reasons *r, const char *val)
 {
 	ib_buf j = {0};
 	for (size_t i = 0; i < r->n; i++)
 		ib_buf_printf(&j, "%s%s", i ? ", " : "", r->v[i]);
-	res_logf(log, ud, 2, "%s Power validation failed: %s (details: %s)", tag,
+	pw_logf(log, ud, 2, "%s Power validation failed: %s (details: %s)", tag,
 	         j.data ? j.data : "", val);
 	ib_buf_free(&j);
 }
@@ -111,7 +111,7 @@ static int raw_by_id(const void *x, const void *y)
 static int raw_by_key(const void *x, const void *y)
 {
 	const raw *a = x, *b = y;
-	int c = res_gpu_cmp(a->id, b->id);
+	int c = pw_gpu_cmp(a->id, b->id);
 	if (c)
 		return c;
 	if (a->first != b->first)
@@ -183,7 +183,7 @@ static bool has_ci(const char *s, const char *w)
 	return strcasestr(s, w) != NULL;
 }
 
-static int read_header(ib_arena *a, const res_csv *c, header *h)
+static int read_header(ib_arena *a, const pw_csv *c, header *h)
 {
 	h->n = c->n ? c->rows[0].n : 0;
 	h->names = ib_arena_alloc(a, (h->n + 1) * sizeof *h->names);
@@ -192,7 +192,7 @@ static int read_header(ib_arena *a, const res_csv *c, header *h)
 	h->ts = h->pw = h->gpu = -1;
 	for (size_t i = 0; i < h->n; i++) {
 		size_t l;
-		const char *s = res_py_strip(c->rows[0].f[i], c->rows[0].len[i], &l);
+		const char *s = pw_py_strip(c->rows[0].f[i], c->rows[0].len[i], &l);
 		h->names[i] = ib_arena_strndup(a, s, l);
 		if (!h->names[i])
 			return IB_ENOMEM;
@@ -200,14 +200,14 @@ static int read_header(ib_arena *a, const res_csv *c, header *h)
 	/* DictReader keys: a repeated name maps to its last column */
 	for (size_t i = 0; i < h->n; i++) {
 		const char *s = h->names[i];
-		int col = res_csv_col(h->names, h->n, s);
+		int col = pw_csv_col(h->names, h->n, s);
 		if (h->ts < 0 && has_ci(s, "time"))
 			h->ts = col;
 		if (h->pw < 0 && has_ci(s, "power") && !has_ci(s, "limit") && !has_ci(s, "cap") &&
 		    !has_ci(s, "max") && !has_ci(s, "min"))
 			h->pw = col;
 		size_t l;
-		const char *st = res_py_strip(s, strlen(s), &l);
+		const char *st = pw_py_strip(s, strlen(s), &l);
 		static const char *const ids[] = {"index",     "gpu",  "gpu_id",
 		                                  "gpu_index", "card", "device"};
 		for (size_t k = 0; h->gpu < 0 && k < 6; k++)
@@ -217,16 +217,16 @@ static int read_header(ib_arena *a, const res_csv *c, header *h)
 	return 0;
 }
 
-static const char *cell(const res_csv_row *r, int col, size_t *len)
+static const char *cell(const pw_csv_row *r, int col, size_t *len)
 {
 	if (col < 0 || (size_t)col >= r->n) {
 		*len = 0;
 		return "";
 	}
-	return res_py_strip(r->f[col], r->len[col], len);
+	return pw_py_strip(r->f[col], r->len[col], len);
 }
 
-static int load_csv(ib_arena *a, const char *path, res_csv *c, header *h, bool *unreadable)
+static int load_csv(ib_arena *a, const char *path, pw_csv *c, header *h, bool *unreadable)
 {
 	ib_buf b = {0};
 	ib_error e;
@@ -235,7 +235,7 @@ static int load_csv(ib_arena *a, const char *path, res_csv *c, header *h, bool *
 		*unreadable = true;
 		return 0;
 	}
-	int rc = res_csv_parse(a, b.data ? b.data : "", b.len, true, true, NULL, c);
+	int rc = pw_csv_parse(a, b.data ? b.data : "", b.len, true, true, NULL, c);
 	ib_buf_free(&b);
 	if (!rc)
 		rc = read_header(a, c, h);
@@ -250,7 +250,7 @@ static int empty_integration(pw_integ *in)
 }
 
 int pw_integrate_csv(ib_arena *a, const char *path, double start, double end, bool has_expected,
-                     int64_t expected, pw_integ *in, pw_reasons *r, res_log_fn log, void *ud)
+                     int64_t expected, pw_integ *in, pw_reasons *r, pw_log_fn log, void *ud)
 {
 	memset(in, 0, sizeof *in);
 	if (has_expected && expected <= 0)
@@ -268,14 +268,14 @@ int pw_integrate_csv(ib_arena *a, const char *path, double start, double end, bo
 		pw_reason(r, "telemetry_file_empty");
 		return empty_integration(in);
 	}
-	res_csv c;
+	pw_csv c;
 	header h;
 	bool unreadable;
 	int rc = load_csv(a, path, &c, &h, &unreadable);
 	if (rc)
 		return rc;
 	if (unreadable || (c.error && c.n == 0)) {
-		res_csv_free(&c);
+		pw_csv_free(&c);
 		pw_reason(r, "telemetry_file_unreadable");
 		return empty_integration(in);
 	}
@@ -287,22 +287,22 @@ int pw_integrate_csv(ib_arena *a, const char *path, double start, double end, bo
 	if (h.gpu < 0)
 		pw_reason(r, "gpu_identity_column_missing"), missing = true;
 	if (missing) {
-		res_csv_free(&c);
+		pw_csv_free(&c);
 		return empty_integration(in);
 	}
 	raw *rs = NULL;
 	size_t nr = 0, cap = 0;
 	bool missing_id = false;
 	for (size_t i = 1; i < c.n && !rc; i++) {
-		const res_csv_row *row = &c.rows[i];
+		const pw_csv_row *row = &c.rows[i];
 		if (!row->n)
 			continue; /* DictReader skips empty records */
 		size_t tl, pl, gl;
 		const char *ts = cell(row, h.ts, &tl);
 		double t, p;
-		if (!res_parse_timestamp(ts, tl, &t) || !isfinite(t)) {
+		if (!pw_parse_timestamp(ts, tl, &t) || !isfinite(t)) {
 			if (r->n_bad_ts++ == 0)
-				res_logf(log, ud, 2, "%s:%d: unparseable timestamp '%.*s'", path,
+				pw_logf(log, ud, 2, "%s:%d: unparseable timestamp '%.*s'", path,
 				         row->line, (int)(tl > 80 ? 80 : tl), ts);
 			pw_reason(r, "invalid_timestamp_sample");
 			continue;
@@ -311,9 +311,9 @@ int pw_integrate_csv(ib_arena *a, const char *path, double start, double end, bo
 			continue;
 		const char *ps = cell(row, h.pw, &pl);
 		const char *g = cell(row, h.gpu, &gl);
-		if (!res_parse_power(ps, pl, &p) || !isfinite(p) || p < 0) {
+		if (!pw_parse_power(ps, pl, &p) || !isfinite(p) || p < 0) {
 			if (r->n_bad_pw++ == 0)
-				res_logf(log, ud, 2, "%s:%d: invalid power reading '%.*s'", path,
+				pw_logf(log, ud, 2, "%s:%d: invalid power reading '%.*s'", path,
 				         row->line, (int)(pl > 80 ? 80 : pl), ps);
 			pw_reason(r, "invalid_power_sample");
 			continue;
@@ -335,15 +335,15 @@ int pw_integrate_csv(ib_arena *a, const char *path, double start, double end, bo
 		nr++;
 	}
 	if (c.error)
-		res_logf(log, ud, 2, "%s:%d: CSV error", path, c.error_line);
+		pw_logf(log, ud, 2, "%s:%d: CSV error", path, c.error_line);
 	if (!rc && c.error) {
 		/* csv.Error: the reference reports the file unreadable and stops */
 		pw_reason(r, "telemetry_file_unreadable");
-		res_csv_free(&c);
+		pw_csv_free(&c);
 		free(rs);
 		return empty_integration(in);
 	}
-	res_csv_free(&c);
+	pw_csv_free(&c);
 	if (rc) {
 		free(rs);
 		return rc;
@@ -392,7 +392,7 @@ int pw_integrate_csv(ib_arena *a, const char *path, double start, double end, bo
 			while (m < j && rs[m].t == rs[k].t)
 				vals[nv++] = rs[m++].p;
 			t[ns] = rs[k].t;
-			p[ns++] = res_mean(vals, nv);
+			p[ns++] = pw_mean(vals, nv);
 			k = m;
 		}
 		pw_dev *dv = &in->dev[d];

@@ -14,10 +14,10 @@
  * stdout, warnings on stderr). The library never prints: it hands each line
  * (without its newline) to `log` with stream 1 (stdout) or 2 (stderr); a
  * NULL log drops them. */
-typedef void (*res_log_fn)(void *ud, int stream, const char *line);
+typedef void (*pw_log_fn)(void *ud, int stream, const char *line);
 
 /* Writes v as json.dumps(v, indent=2) (no newline) to path atomically. */
-int res_write_json(const char *path, const ib_val *v, ib_error *e);
+int pw_write_json(const char *path, const ib_val *v, ib_error *e);
 
 /* True when p names a regular file (stat follows links). */
 bool pw_is_file(const char *p);
@@ -37,24 +37,24 @@ typedef struct {
 	bool has_expected;           /* expected_num_gpus given */
 	int64_t expected_num_gpus;
 	bool require_power;
-	res_log_fn log;
+	pw_log_fn log;
 	void *log_ud;
-} res_power_opts;
-int res_power_run(const res_power_opts *o, int *status, ib_error *e);
+} pw_opts;
+int pw_run(const pw_opts *o, int *status, ib_error *e);
 
 /* aggregate_power_multinode.run: re-validates an srt-slurm dcgm-power v1
  * package (power_dir/{manifest.json,samples.csv,windows/}), binds the result
  * to its window under logs_root, patches agg_path and writes the sidecar.
- * Same status/return contract as res_power_run. */
+ * Same status/return contract as pw_run. */
 typedef struct {
 	const char *power_dir, *logs_root, *bench_path, *agg_path;
 	const char *validation_path; /* NULL: the default beside bench_path */
 	int64_t prefill_gpus, decode_gpus;
 	const char *expected_producer_sha; /* NULL or "": none */
 	bool require_power;
-	res_log_fn log;
+	pw_log_fn log;
 	void *log_ud;
-} res_power_mn_opts;
-int res_power_mn_run(const res_power_mn_opts *o, int *status, ib_error *e);
+} pw_mn_opts;
+int pw_mn_run(const pw_mn_opts *o, int *status, ib_error *e);
 
 #endif

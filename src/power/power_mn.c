@@ -16,7 +16,7 @@ static const char *const samples_header[7] = {"schema_version", "timestamp_unix"
                                               "hostname",       "gpu_index",      "gpu_uuid",
                                               "power_w"};
 
-void mn_fail(mn_audit *au, const char *fmt, ...)
+void pw_mn_fail(mn_audit *au, const char *fmt, ...)
 {
 	ib_buf b = {0};
 	va_list ap;
@@ -28,19 +28,19 @@ void mn_fail(mn_audit *au, const char *fmt, ...)
 	ib_buf_free(&b);
 }
 
-void mn_reason(mn_audit *au, const char *r, const char *detail)
+void pw_mn_reason(mn_audit *au, const char *r, const char *detail)
 {
 	pw_reason(&au->reasons, r);
 	if (detail && *detail)
-		mn_fail(au, "%s", detail);
+		pw_mn_fail(au, "%s", detail);
 }
 
-bool mn_finite(const ib_val *v)
+bool pw_mn_finite(const ib_val *v)
 {
 	return v && (v->type == IB_V_INT || (v->type == IB_V_FLOAT && isfinite(v->f)));
 }
 
-double mn_num(const ib_val *v)
+double pw_mn_num(const ib_val *v)
 {
 	return v->type == IB_V_INT ? (double)v->i : v->type == IB_V_BOOL ? v->b : v->f;
 }
@@ -69,7 +69,7 @@ static bool eq_str(const ib_val *v, const char *s)
 	return v && v->type == IB_V_STR && !strcmp(v->str.s, s);
 }
 
-void mn_check_wire(mn_audit *au, const ib_val *m, size_t *nf)
+void pw_mn_check_wire(mn_audit *au, const ib_val *m, size_t *nf)
 {
 	static const char *const keys[6][2] = {
 	    {"schema_version", NULL},
@@ -89,39 +89,39 @@ void mn_check_wire(mn_audit *au, const ib_val *m, size_t *nf)
 			ok = eq_str(v, keys[i][1]);
 		}
 		if (!ok)
-			mn_fail(au, "%s is %s, expected %s%s%s", keys[i][0], repr(a, v),
+			pw_mn_fail(au, "%s is %s, expected %s%s%s", keys[i][0], repr(a, v),
 			        keys[i][1] ? "'" : "", keys[i][1] ? keys[i][1] : "1",
 			        keys[i][1] ? "'" : ""),
 			    (*nf)++;
 	}
 	const ib_val *st = ib_map_get(m, "status");
 	if (!eq_str(st, "complete"))
-		mn_fail(au, "status is %s, expected 'complete'", repr(a, st)), (*nf)++;
-	if (!mn_finite(ib_map_get(m, "started_at_unix")))
-		mn_fail(au, "started_at_unix is not a finite number"), (*nf)++;
-	if (!mn_finite(ib_map_get(m, "stopped_at_unix")))
-		mn_fail(au, "stopped_at_unix is not finite in a terminal manifest"), (*nf)++;
+		pw_mn_fail(au, "status is %s, expected 'complete'", repr(a, st)), (*nf)++;
+	if (!pw_mn_finite(ib_map_get(m, "started_at_unix")))
+		pw_mn_fail(au, "started_at_unix is not a finite number"), (*nf)++;
+	if (!pw_mn_finite(ib_map_get(m, "stopped_at_unix")))
+		pw_mn_fail(au, "stopped_at_unix is not finite in a terminal manifest"), (*nf)++;
 	static const char *const pos[2] = {"sample_interval_seconds", "request_timeout_seconds"};
 	for (int i = 0; i < 2; i++) {
 		const ib_val *v = ib_map_get(m, pos[i]);
-		if (!mn_finite(v) || !(mn_num(v) > 0))
-			mn_fail(au, "%s is not finite and positive", pos[i]), (*nf)++;
+		if (!pw_mn_finite(v) || !(pw_mn_num(v) > 0))
+			pw_mn_fail(au, "%s is not finite and positive", pos[i]), (*nf)++;
 	}
 	static const char *const cnt[2] = {"scrape_count", "sample_row_count"};
 	for (int i = 0; i < 2; i++) {
 		int64_t x;
 		if (!whole(ib_map_get(m, cnt[i]), 0, &x))
-			mn_fail(au, "%s is not a non-negative integer", cnt[i]), (*nf)++;
+			pw_mn_fail(au, "%s is not a non-negative integer", cnt[i]), (*nf)++;
 	}
 	const ib_val *req = ib_map_get(m, "required");
 	if (!req || req->type != IB_V_BOOL)
-		mn_fail(au, "required is %s, expected a boolean", repr(a, req)), (*nf)++;
+		pw_mn_fail(au, "required is %s, expected a boolean", repr(a, req)), (*nf)++;
 	const ib_val *rc = ib_map_get(m, "reason_codes");
 	bool strs = rc && rc->type == IB_V_LIST;
 	for (size_t i = 0; strs && i < rc->list.n; i++)
 		strs = rc->list.v[i]->type == IB_V_STR;
 	if (!strs) {
-		mn_fail(au, "reason_codes is not a list of strings"), (*nf)++;
+		pw_mn_fail(au, "reason_codes is not a list of strings"), (*nf)++;
 	} else {
 		static const char *const fatal[] = {
 		    "benchmark_child_reap_timeout", "collector_exception",
@@ -142,17 +142,17 @@ void mn_check_wire(mn_audit *au, const ib_val *m, size_t *nf)
 				}
 		}
 		if (b.len)
-			mn_fail(au, "complete manifest carries lifecycle-failure reasons: %s",
+			pw_mn_fail(au, "complete manifest carries lifecycle-failure reasons: %s",
 			        b.data),
 			    (*nf)++;
 		ib_buf_free(&b);
 	}
 	const ib_val *ex = ib_map_get(m, "dcgm_exporter");
 	if (!ex || ex->type != IB_V_MAP)
-		mn_fail(au, "dcgm_exporter is not an object"), (*nf)++;
+		pw_mn_fail(au, "dcgm_exporter is not an object"), (*nf)++;
 	else if (!ib_val_truthy(ib_map_get(ex, "container_image_resolved")) ||
 	         !ib_map_get(ex, "container_image_resolved"))
-		mn_fail(au, "dcgm_exporter.container_image_resolved is empty"), (*nf)++;
+		pw_mn_fail(au, "dcgm_exporter.container_image_resolved is empty"), (*nf)++;
 }
 
 /* `x or []` of a manifest list: NULL when falsy, else the value. */
@@ -161,7 +161,7 @@ static const ib_val *list_or_empty(const ib_val *v)
 	return v && ib_val_truthy(v) ? v : NULL;
 }
 
-int mn_parse_expected(mn_audit *au, const ib_val *m, mn_pkg *p, char *why, size_t cap)
+int pw_mn_parse_expected(mn_audit *au, const ib_val *m, mn_pkg *p, char *why, size_t cap)
 {
 	ib_arena *a = au->a;
 	const ib_val *ed = list_or_empty(ib_map_get(m, "expected_devices"));
@@ -295,7 +295,7 @@ static int by_dev_seq(const void *x, const void *y)
 	return (a->order > b->order) - (a->order < b->order);
 }
 
-int mn_read_samples(mn_audit *au, const char *path, mn_pkg *p)
+int pw_mn_read_samples(mn_audit *au, const char *path, mn_pkg *p)
 {
 	ib_arena *a = au->a;
 	p->sample_reasons.n = 0;
@@ -309,9 +309,9 @@ int mn_read_samples(mn_audit *au, const char *path, mn_pkg *p)
 		pw_reason(&p->sample_reasons, "samples_csv_malformed");
 		return 0;
 	}
-	res_csv c;
+	pw_csv c;
 	bool bad = false;
-	int rc = res_csv_parse(a, b.data ? b.data : "", b.len, false, false, &bad, &c);
+	int rc = pw_csv_parse(a, b.data ? b.data : "", b.len, false, false, &bad, &c);
 	ib_buf_free(&b);
 	if (rc)
 		return -1;
@@ -320,7 +320,7 @@ int mn_read_samples(mn_audit *au, const char *path, mn_pkg *p)
 		hdr = c.rows[0].len[i] == strlen(samples_header[i]) &&
 		      !strcmp(c.rows[0].f[i], samples_header[i]);
 	if (!hdr) {
-		res_csv_free(&c);
+		pw_csv_free(&c);
 		pw_reason(&p->sample_reasons, c.n || !(bad || c.error)
 		                                  ? "samples_csv_header_mismatch"
 		                                  : "samples_csv_malformed");
@@ -328,12 +328,12 @@ int mn_read_samples(mn_audit *au, const char *path, mn_pkg *p)
 	}
 	mn_row *rows = ib_arena_alloc(a, c.n * sizeof *rows);
 	if (!rows) {
-		res_csv_free(&c);
+		pw_csv_free(&c);
 		return -1;
 	}
 	size_t n = 0;
 	for (size_t i = 1; i < c.n; i++) {
-		const res_csv_row *r = &c.rows[i];
+		const pw_csv_row *r = &c.rows[i];
 		int64_t sv, seq, gi;
 		double t, pw;
 		if (r->n != 7 || !ib_py_int(r->f[0], r->len[0], &sv) ||
@@ -355,7 +355,7 @@ int mn_read_samples(mn_audit *au, const char *path, mn_pkg *p)
 	}
 	if (bad || c.error)
 		pw_reason(&p->sample_reasons, "samples_csv_malformed");
-	res_csv_free(&c);
+	pw_csv_free(&c);
 	p->rows = rows;
 	/* devices: rows grouped by (hostname, gpu_index), each by scrape_seq; a
 	 * repeated (scrape_seq, hostname, gpu_index) row after the first is dropped */
@@ -410,7 +410,7 @@ int mn_read_samples(mn_audit *au, const char *path, mn_pkg *p)
 				o->uuids[o->nuuid++] = ord[k]->uuid;
 			o->times[k - i] = ord[k]->t;
 		}
-		mn_sort_doubles(o->times, o->n);
+		pw_mn_sort_doubles(o->times, o->n);
 		o->first = o->times[0];
 		o->last = o->times[o->n - 1];
 		i = j;
@@ -427,12 +427,12 @@ static int cmp_double(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-void mn_sort_doubles(double *v, size_t n)
+void pw_mn_sort_doubles(double *v, size_t n)
 {
 	qsort(v, n, sizeof *v, cmp_double);
 }
 
-const mn_obs *mn_find_obs(const mn_pkg *p, const char *host, int64_t index)
+const mn_obs *pw_mn_find_obs(const mn_pkg *p, const char *host, int64_t index)
 {
 	for (size_t i = 0; i < p->nobs; i++)
 		if (p->obs[i].index == index && !strcmp(p->obs[i].host, host))
@@ -441,11 +441,11 @@ const mn_obs *mn_find_obs(const mn_pkg *p, const char *host, int64_t index)
 }
 
 /* _validate_devices: reasons into r; roles resolved unless conflicting. */
-void mn_validate_devices(mn_pkg *p, pw_reasons *r)
+void pw_mn_validate_devices(mn_pkg *p, pw_reasons *r)
 {
 	bool missing = p->ndev == 0, unexpected = false, uuid = false;
 	for (size_t i = 0; i < p->ndev; i++)
-		if (!mn_find_obs(p, p->dev[i].host, p->dev[i].index))
+		if (!pw_mn_find_obs(p, p->dev[i].host, p->dev[i].index))
 			missing = true;
 	for (size_t i = 0; i < p->nobs; i++) {
 		bool found = false;
@@ -486,7 +486,7 @@ void mn_validate_devices(mn_pkg *p, pw_reasons *r)
 
 /* The role of an expected device key, as the reference's roles dict (the
  * last entry of a repeated key wins); NULL when roles conflict. */
-const char *mn_role_of(const mn_pkg *p, const char *host, int64_t index)
+const char *pw_mn_role_of(const mn_pkg *p, const char *host, int64_t index)
 {
 	if (!p->roles_ok)
 		return NULL;
@@ -498,7 +498,7 @@ const char *mn_role_of(const mn_pkg *p, const char *host, int64_t index)
 }
 
 /* _check_role_topology: failures as topology_env_mismatch reasons. */
-void mn_check_topology(mn_audit *au, const mn_pkg *p, int64_t pg, int64_t dg)
+void pw_mn_check_topology(mn_audit *au, const mn_pkg *p, int64_t pg, int64_t dg)
 {
 	/* distinct keys with their role */
 	int64_t cnt[3] = {0, 0, 0};
@@ -510,7 +510,7 @@ void mn_check_topology(mn_audit *au, const mn_pkg *p, int64_t pg, int64_t dg)
 			          !strcmp(p->dev[k].host, p->dev[i].host));
 		if (!first)
 			continue;
-		const char *r = mn_role_of(p, p->dev[i].host, p->dev[i].index);
+		const char *r = pw_mn_role_of(p, p->dev[i].host, p->dev[i].index);
 		for (int k = 0; k < 3; k++)
 			if (r && !strcmp(r, names[k]))
 				cnt[k]++;
@@ -527,19 +527,19 @@ void mn_check_topology(mn_audit *au, const mn_pkg *p, int64_t pg, int64_t dg)
 			if (cnt[k] > 0)
 				ib_buf_printf(&f1, "%s'%s'", f1.len ? ", " : "", names[k]);
 		}
-		mn_reason(au, "topology_env_mismatch", "");
-		mn_fail(au, "expected roles [%s], found [%s]", e1.data ? e1.data : "",
+		pw_mn_reason(au, "topology_env_mismatch", "");
+		pw_mn_fail(au, "expected roles [%s], found [%s]", e1.data ? e1.data : "",
 		        f1.data ? f1.data : "");
 		ib_buf_free(&e1), ib_buf_free(&f1);
 	}
 	for (int k = 1; k < 3; k++)
 		if (want[k] > 0 && cnt[k] != want[k]) {
-			mn_reason(au, "topology_env_mismatch", "");
-			mn_fail(au, "expected %lld %s GPUs, found %lld", (long long)want[k],
+			pw_mn_reason(au, "topology_env_mismatch", "");
+			pw_mn_fail(au, "expected %lld %s GPUs, found %lld", (long long)want[k],
 			        names[k], (long long)cnt[k]);
 		}
 	if (!p->groups_ok) {
-		mn_reason(au, "topology_env_mismatch", "conflicting_het_groups (topology)");
+		pw_mn_reason(au, "topology_env_mismatch", "conflicting_het_groups (topology)");
 		return;
 	}
 	/* het group per role (the group of a host is that of its devices) */
@@ -552,7 +552,7 @@ void mn_check_topology(mn_audit *au, const mn_pkg *p, int64_t pg, int64_t dg)
 		bool any = false, multi = false;
 		int64_t g = 0;
 		for (size_t i = 0; i < p->ndev; i++) {
-			const char *r = mn_role_of(p, p->dev[i].host, p->dev[i].index);
+			const char *r = pw_mn_role_of(p, p->dev[i].host, p->dev[i].index);
 			if (!r || strcmp(r, names[k]))
 				continue;
 			if (any && g != p->dev[i].group)
@@ -562,14 +562,14 @@ void mn_check_topology(mn_audit *au, const mn_pkg *p, int64_t pg, int64_t dg)
 		if (!any)
 			continue;
 		if (multi) {
-			mn_reason(au, "topology_env_mismatch", "");
-			mn_fail(au, "role %s spans het groups, expected exactly one", names[k]);
+			pw_mn_reason(au, "topology_env_mismatch", "");
+			pw_mn_fail(au, "role %s spans het groups, expected exactly one", names[k]);
 			continue;
 		}
 		if (g < 0) {
 			if (!non_het) {
-				mn_reason(au, "topology_env_mismatch", "");
-				mn_fail(au,
+				pw_mn_reason(au, "topology_env_mismatch", "");
+				pw_mn_fail(au,
 				        "role %s has het group None while other devices report "
 				        "real het groups",
 				        names[k]);
@@ -581,7 +581,7 @@ void mn_check_topology(mn_audit *au, const mn_pkg *p, int64_t pg, int64_t dg)
 	for (size_t i = 0; i < na; i++)
 		for (size_t k = i + 1; k < na; k++)
 			if (assigned[i] == assigned[k]) {
-				mn_reason(au, "topology_env_mismatch", "roles share a het group");
+				pw_mn_reason(au, "topology_env_mismatch", "roles share a het group");
 				return;
 			}
 }

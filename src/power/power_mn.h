@@ -60,18 +60,18 @@ typedef struct {
 	size_t nfail;
 } mn_audit;
 
-void mn_fail(mn_audit *au, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void mn_reason(mn_audit *au, const char *r, const char *detail);
-bool mn_finite(const ib_val *v);
-double mn_num(const ib_val *v);
-void mn_check_wire(mn_audit *au, const ib_val *manifest, size_t *nfailures);
+void pw_mn_fail(mn_audit *au, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pw_mn_reason(mn_audit *au, const char *r, const char *detail);
+bool pw_mn_finite(const ib_val *v);
+double pw_mn_num(const ib_val *v);
+void pw_mn_check_wire(mn_audit *au, const ib_val *manifest, size_t *nfailures);
 /* 0, -1 (no memory) or 1 (malformed: why gets the exception text). */
-int mn_parse_expected(mn_audit *au, const ib_val *manifest, mn_pkg *p, char *why, size_t cap);
-int mn_read_samples(mn_audit *au, const char *path, mn_pkg *p);
-void mn_sort_doubles(double *v, size_t n);
-const mn_obs *mn_find_obs(const mn_pkg *p, const char *host, int64_t index);
-void mn_validate_devices(mn_pkg *p, pw_reasons *r);
-const char *mn_role_of(const mn_pkg *p, const char *host, int64_t index);
-void mn_check_topology(mn_audit *au, const mn_pkg *p, int64_t prefill, int64_t decode);
+int pw_mn_parse_expected(mn_audit *au, const ib_val *manifest, mn_pkg *p, char *why, size_t cap);
+int pw_mn_read_samples(mn_audit *au, const char *path, mn_pkg *p);
+void pw_mn_sort_doubles(double *v, size_t n);
+const mn_obs *pw_mn_find_obs(const mn_pkg *p, const char *host, int64_t index);
+void pw_mn_validate_devices(mn_pkg *p, pw_reasons *r);
+const char *pw_mn_role_of(const mn_pkg *p, const char *host, int64_t index);
+void pw_mn_check_topology(mn_audit *au, const mn_pkg *p, int64_t prefill, int64_t decode);
 
 #endif

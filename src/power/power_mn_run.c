@@ -28,7 +28,7 @@ typedef struct {
 
 typedef struct {
 	mn_audit *au;
-	const res_power_mn_opts *o;
+	const pw_mn_opts *o;
 	const char *power_dir, *logs_root, *bench;
 	mn_pkg p;
 	mn_win *win, *dups;
@@ -116,7 +116,7 @@ static bool invariants(const char *st, const ib_val *end, const ib_val *dur, con
 		return is_null(end) && is_null(dur) && is_null(why);
 	if (!strcmp(st, "interrupted"))
 		return is_null(end) && is_null(dur) && why_ok;
-	if (!mn_finite(end) || !mn_finite(dur) || mn_num(dur) <= 0)
+	if (!pw_mn_finite(end) || !pw_mn_finite(dur) || pw_mn_num(dur) <= 0)
 		return false;
 	if (!strcmp(st, "completed"))
 		return is_null(why);
@@ -142,12 +142,12 @@ static const char *parse_window(mn_ctx *c, const char *path, const char *rel, co
 	              !strcmp(st->str.s, "failed") || !strcmp(st->str.s, "interrupted"));
 	if (!sv || !ib_val_equal(sv, &one) || !cs || cs->type != IB_V_STR ||
 	    strcmp(cs->str.s, "head_node_unix_clock") || !st_ok || !bt || bt->type != IB_V_STR ||
-	    !cc || (cc->type != IB_V_INT && cc->type != IB_V_BOOL) || !mn_finite(s))
+	    !cc || (cc->type != IB_V_INT && cc->type != IB_V_BOOL) || !pw_mn_finite(s))
 		return "measurement_window_malformed";
 	const ib_val *rp = ib_map_get(v, "result_path");
 	if (!rp || rp->type != IB_V_STR || !safe_rel(rp->str.s))
 		return "measurement_window_result_path_invalid";
-	char *rstem = res_path_stem(a, res_py_path(a, rp->str.s)), *wstem = res_path_stem(a, name);
+	char *rstem = pw_path_stem(a, pw_py_path(a, rp->str.s)), *wstem = pw_path_stem(a, name);
 	if (!stays_below(a, c->logs_root, rp->str.s) || !rstem || !wstem || strcmp(rstem, wstem))
 		return "measurement_window_result_path_invalid";
 	const ib_val *en = ib_map_get(v, "benchmark_end_time_unix"),
@@ -159,11 +159,11 @@ static const char *parse_window(mn_ctx *c, const char *path, const char *rel, co
 	              .result_path = rp->str.s,
 	              .status = st->str.s,
 	              .conc_v = cc,
-	              .conc = mn_num(cc),
-	              .start = mn_num(s),
+	              .conc = pw_mn_num(cc),
+	              .start = pw_mn_num(s),
 	              .has_end = !is_null(en),
-	              .end = is_null(en) ? 0 : mn_num(en),
-	              .duration = is_null(du) ? 0 : mn_num(du)};
+	              .end = is_null(en) ? 0 : pw_mn_num(en),
+	              .duration = is_null(du) ? 0 : pw_mn_num(du)};
 	return NULL;
 }
 
@@ -261,7 +261,7 @@ static int scan_windows(mn_ctx *c, bool *dupflags_any)
 static bool val_eq_num(const ib_val *v, double x)
 {
 	return v && (v->type == IB_V_INT || v->type == IB_V_FLOAT || v->type == IB_V_BOOL) &&
-	       mn_num(v) == x;
+	       pw_mn_num(v) == x;
 }
 
 static const char *check_window_result(mn_ctx *c, const mn_win *w)
@@ -347,7 +347,7 @@ static int coverage(mn_ctx *c, const mn_win *w, pw_reasons *r, ib_val *gaps)
 	if (!keys)
 		return -1;
 	for (size_t i = 0; i < nk; i++) {
-		const mn_obs *o = mn_find_obs(&c->p, keys[i]->host, keys[i]->index);
+		const mn_obs *o = pw_mn_find_obs(&c->p, keys[i]->host, keys[i]->index);
 		double g;
 		if (!o) {
 			pw_reason(r, "measurement_window_not_bracketed");
@@ -424,7 +424,7 @@ static int validate_windows(mn_ctx *c)
 		}
 		for (size_t i = 0; i < r.n; i++) {
 			CHK(ib_list_push(a, rl, ib_v_str(a, r.v[i])));
-			mn_fail(c->au, "%s (window %s/%lld)", r.v[i], ew->type,
+			pw_mn_fail(c->au, "%s (window %s/%lld)", r.v[i], ew->type,
 			        (long long)ew->conc);
 		}
 		CHK(ib_map_set(a, row, "benchmark_type", ib_v_str(a, ew->type)) ||
@@ -446,7 +446,7 @@ static size_t stored_evidence(mn_ctx *c, const ib_val *m)
 	ib_val nrows = {.type = IB_V_INT, .i = (int64_t)c->p.nrows};
 	const ib_val *sr = ib_map_get(m, "sample_row_count");
 	if (!sr || !ib_val_equal(sr, &nrows))
-		mn_fail(au, "sample_row_count does not match the %zu rows on disk", c->p.nrows),
+		pw_mn_fail(au, "sample_row_count does not match the %zu rows on disk", c->p.nrows),
 		    nf++;
 	if (c->p.nrows) {
 		int64_t least = 0;
@@ -456,12 +456,12 @@ static size_t stored_evidence(mn_ctx *c, const ib_val *m)
 					least = c->p.obs[i].rows[k]->seq + 1;
 		const ib_val *sc = ib_map_get(m, "scrape_count");
 		if (!sc || sc->type != IB_V_INT || sc->i < least)
-			mn_fail(au, "scrape_count is too small, disk needs at least %lld",
+			pw_mn_fail(au, "scrape_count is too small, disk needs at least %lld",
 			        (long long)least),
 			    nf++;
 	}
 	if (!c->p.nobs)
-		mn_fail(au, "observed_devices is empty"), nf++;
+		pw_mn_fail(au, "observed_devices is empty"), nf++;
 	ib_val *obs = ib_v_list(a);
 	for (size_t i = 0; obs && i < c->p.nobs; i++) {
 		const mn_obs *o = &c->p.obs[i];
@@ -478,14 +478,14 @@ static size_t stored_evidence(mn_ctx *c, const ib_val *m)
 	}
 	const ib_val *so = ib_map_get(m, "observed_devices");
 	if (!obs || !so || !ib_val_equal(so, obs))
-		mn_fail(au, "observed_devices does not match the devices derived from samples.csv"),
+		pw_mn_fail(au, "observed_devices does not match the devices derived from samples.csv"),
 		    nf++;
 	const ib_val *wv = ib_map_get(m, "window_validations");
 	if (!wv || !ib_val_equal(wv, c->validations))
-		mn_fail(au, "window_validations does not match the recomputed window audit"), nf++;
+		pw_mn_fail(au, "window_validations does not match the recomputed window audit"), nf++;
 	const ib_val *ae = ib_map_get(m, "artifact_errors");
 	if (!ae || !ib_val_equal(ae, c->artifact_errors))
-		mn_fail(au, "artifact_errors does not match the recomputed artifact scan"), nf++;
+		pw_mn_fail(au, "artifact_errors does not match the recomputed artifact scan"), nf++;
 	bool dd = false, dw = false;
 	for (size_t i = 0; i < c->p.ndev; i++)
 		for (size_t k = i + 1; k < c->p.ndev; k++)
@@ -496,9 +496,9 @@ static size_t stored_evidence(mn_ctx *c, const ib_val *m)
 			dw |= c->p.ewin[i].conc == c->p.ewin[k].conc &&
 			      !strcmp(c->p.ewin[i].type, c->p.ewin[k].type);
 	if (dd)
-		mn_fail(au, "expected_devices contains duplicate keys"), nf++;
+		pw_mn_fail(au, "expected_devices contains duplicate keys"), nf++;
 	if (dw)
-		mn_fail(au, "expected_windows contains duplicate keys"), nf++;
+		pw_mn_fail(au, "expected_windows contains duplicate keys"), nf++;
 	return nf;
 }
 
@@ -525,12 +525,12 @@ static const mn_win *select_window(mn_ctx *c, const pw_bench *b, ib_val **select
 	ib_val *proc;
 	ib_error e;
 	if (ib_json_parse_file(a, c->bench, &proc, &e)) {
-		mn_reason(au, "invalid_benchmark_result",
+		pw_mn_reason(au, "invalid_benchmark_result",
 		          ib_arena_printf(a, "unreadable result: %s", c->bench));
 		return NULL;
 	}
 	if (proc->type != IB_V_MAP) {
-		mn_reason(au, "invalid_benchmark_result", "processed result is not an object");
+		pw_mn_reason(au, "invalid_benchmark_result", "processed result is not an object");
 		return NULL;
 	}
 	const ib_val *cc = ib_map_get(proc, "max_concurrency");
@@ -543,7 +543,7 @@ static const mn_win *select_window(mn_ctx *c, const pw_bench *b, ib_val **select
 		char r[128] = "None";
 		if (cc)
 			ib_val_repr(cc, r, sizeof r);
-		mn_reason(
+		pw_mn_reason(
 		    au, "window_for_result_missing",
 		    ib_arena_printf(a, "found %zu completed windows for concurrency %s", nm, r));
 		return NULL;
@@ -551,20 +551,20 @@ static const mn_win *select_window(mn_ctx *c, const pw_bench *b, ib_val **select
 	char *orig = ib_arena_printf(a, "%s/%s", c->logs_root, w->result_path);
 	ib_val *ov;
 	if (!orig || ib_json_parse_file(a, orig, &ov, &e)) {
-		mn_reason(au, "measurement_window_result_missing",
+		pw_mn_reason(au, "measurement_window_result_missing",
 		          ib_arena_printf(a, "original result unreadable: %s", orig));
 		return NULL;
 	}
 	char *h1 = canonical_sha(a, ov), *h2 = canonical_sha(a, proc);
 	if (!h1 || !h2 || strcmp(h1, h2)) {
 		const char *base = strrchr(c->bench, '/');
-		mn_reason(au, "result_content_mismatch",
+		pw_mn_reason(au, "result_content_mismatch",
 		          ib_arena_printf(a, "workspace copy %s differs from original %s",
 		                          base ? base + 1 : c->bench, w->result_path));
 		return NULL;
 	}
 	if (b->ok && (b->start != w->start || b->end != w->end)) {
-		mn_reason(au, "measurement_window_result_mismatch",
+		pw_mn_reason(au, "measurement_window_result_mismatch",
 		          "benchmark window fields do not match the selected window file");
 		return NULL;
 	}
@@ -602,7 +602,7 @@ static int cmp_tp2(const void *x, const void *y)
 
 static const char *uuid_label(mn_ctx *c, const char *host, int64_t index)
 {
-	const mn_obs *o = mn_find_obs(&c->p, host, index);
+	const mn_obs *o = pw_mn_find_obs(&c->p, host, index);
 	if (o && o->nuuid == 1)
 		return ib_arena_printf(c->au->a, "%s/%s", host, o->uuids[0]);
 	return ib_arena_printf(c->au->a, "%s/%lld", host, (long long)index);
@@ -614,7 +614,7 @@ static int integrate(mn_ctx *c, const mn_win *w, const pw_bench *b, mn_result *r
 	double role_e[2] = {0, 0}, total = 0;
 	for (size_t i = 0; i < c->p.ndev; i++) {
 		const mn_dev *d = &c->p.dev[i];
-		const mn_obs *o = mn_find_obs(&c->p, d->host, d->index);
+		const mn_obs *o = pw_mn_find_obs(&c->p, d->host, d->index);
 		size_t n = o ? o->n : 0;
 		double *tp = malloc((n + 1) * 2 * sizeof *tp), *t = malloc((n + 1) * sizeof *t),
 		       *p = malloc((n + 1) * sizeof *p);
@@ -634,7 +634,7 @@ static int integrate(mn_ctx *c, const mn_win *w, const pw_bench *b, mn_result *r
 		CHK(ib_map_set(a, res->energy, label,
 		               isfinite(en) ? ib_v_float(a, en) : ib_v_null(a)));
 		CHK(ib_map_set(a, res->gaps, label, ib_v_float(a, gap)));
-		const char *r = mn_role_of(&c->p, d->host, d->index);
+		const char *r = pw_mn_role_of(&c->p, d->host, d->index);
 		if (r && !strcmp(r, "prefill"))
 			role_e[0] += en;
 		if (r && !strcmp(r, "decode"))
@@ -678,7 +678,7 @@ static int integrate(mn_ctx *c, const mn_win *w, const pw_bench *b, mn_result *r
 		qsort(sorted, ns, sizeof *sorted, cmp_name);
 		for (size_t i = 0; i < ns; i++)
 			ib_buf_printf(&nf, "%s%s", i ? ", " : "", sorted[i]);
-		mn_reason(c->au, "non_finite_power_metric",
+		pw_mn_reason(c->au, "non_finite_power_metric",
 		          ib_arena_printf(a, "non-finite: %s", nf.data));
 		ib_buf_free(&nf);
 		res->nm = 0;
@@ -692,29 +692,29 @@ static int validate_and_integrate(mn_ctx *c, const pw_bench *eff, mn_result *res
 {
 	mn_audit *au = c->au;
 	ib_arena *a = au->a;
-	const res_power_mn_opts *o = c->o;
+	const pw_mn_opts *o = c->o;
 	struct stat st;
 	res->expected_sha =
 	    o->expected_producer_sha && *o->expected_producer_sha ? o->expected_producer_sha : NULL;
 	if (stat(c->power_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		mn_reason(au, "power_artifacts_missing",
+		pw_mn_reason(au, "power_artifacts_missing",
 		          ib_arena_printf(a, "power dir missing: %s", c->power_dir));
 		return 0;
 	}
 	char *mp = ib_arena_printf(a, "%s/manifest.json", c->power_dir);
 	if (!pw_is_file(mp)) {
-		mn_reason(au, "manifest_missing", ib_arena_printf(a, "manifest missing: %s", mp));
+		pw_mn_reason(au, "manifest_missing", ib_arena_printf(a, "manifest missing: %s", mp));
 		return 0;
 	}
 	ib_val *m;
 	ib_error e = {0};
 	if (ib_json_parse_file(a, mp, &m, &e)) {
-		mn_reason(au, "manifest_malformed",
+		pw_mn_reason(au, "manifest_malformed",
 		          ib_arena_printf(a, "manifest unreadable: %s", e.msg));
 		return 0;
 	}
 	if (m->type != IB_V_MAP) {
-		mn_reason(au, "manifest_malformed", "manifest is not an object");
+		pw_mn_reason(au, "manifest_malformed", "manifest is not an object");
 		return 0;
 	}
 	const ib_val *sv = ib_map_get(m, "publication_valid"),
@@ -727,41 +727,41 @@ static int validate_and_integrate(mn_ctx *c, const pw_bench *eff, mn_result *res
 		res->exporter_sha = s && s->type == IB_V_STR ? s->str.s : NULL;
 	}
 	if (!res->expected_sha)
-		mn_reason(au, "producer_pin_missing", "no expected producer SHA configured");
+		pw_mn_reason(au, "producer_pin_missing", "no expected producer SHA configured");
 	else if (!res->sha || strcmp(res->sha, res->expected_sha))
-		mn_reason(au, "producer_commit_mismatch",
+		pw_mn_reason(au, "producer_commit_mismatch",
 		          ib_arena_printf(a, "producer_git_commit %s%s%s != expected '%s'",
 		                          res->sha ? "'" : "", res->sha ? res->sha : "None",
 		                          res->sha ? "'" : "", res->expected_sha));
 	size_t nfail = 0;
 	size_t fail0 = au->nfail;
-	mn_check_wire(au, m, &nfail);
+	pw_mn_check_wire(au, m, &nfail);
 	char why[512];
-	int pr = mn_parse_expected(au, m, &c->p, why, sizeof why);
+	int pr = pw_mn_parse_expected(au, m, &c->p, why, sizeof why);
 	if (pr < 0)
 		return -1;
 	if (pr > 0) {
 		au->nfail = fail0; /* the reference records only the parse error here */
-		mn_reason(au, "manifest_malformed",
+		pw_mn_reason(au, "manifest_malformed",
 		          ib_arena_printf(a, "manifest malformed: %s", why));
 		res->recomputed = 0;
 		return 0;
 	}
-	CHK(mn_read_samples(au, ib_arena_printf(a, "%s/samples.csv", c->power_dir), &c->p));
+	CHK(pw_mn_read_samples(au, ib_arena_printf(a, "%s/samples.csv", c->power_dir), &c->p));
 	for (size_t i = 0; i < c->p.sample_reasons.n; i++, nfail++)
-		mn_fail(au, "%s in samples.csv", c->p.sample_reasons.v[i]);
+		pw_mn_fail(au, "%s in samples.csv", c->p.sample_reasons.v[i]);
 	pw_reasons dr = {0};
-	mn_validate_devices(&c->p, &dr);
+	pw_mn_validate_devices(&c->p, &dr);
 	for (size_t i = 0; i < dr.n; i++, nfail++)
-		mn_fail(au, "%s (device identity/topology)", dr.v[i]);
+		pw_mn_fail(au, "%s (device identity/topology)", dr.v[i]);
 	size_t before = au->nfail;
 	CHK(validate_windows(c));
 	if (!c->p.newin)
-		mn_fail(au, "no expected measurement window");
+		pw_mn_fail(au, "no expected measurement window");
 	nfail += au->nfail - before;
 	for (size_t i = 0; i < c->artifact_errors->list.n; i++, nfail++) {
 		const ib_val *ae = c->artifact_errors->list.v[i];
-		mn_fail(au, "%s (%s)", ib_map_get(ae, "reason_codes")->list.v[0]->str.s,
+		pw_mn_fail(au, "%s (%s)", ib_map_get(ae, "reason_codes")->list.v[0]->str.s,
 		        ib_map_get(ae, "path")->str.s);
 	}
 	nfail += stored_evidence(c, m);
@@ -770,21 +770,21 @@ static int validate_and_integrate(mn_ctx *c, const pw_bench *eff, mn_result *res
 		pw_reason(&au->reasons, "package_recompute_invalid");
 	if (res->stored != 1 || res->stored != res->recomputed) {
 		if (res->stored != res->recomputed)
-			mn_reason(au, "producer_verdict_mismatch",
+			pw_mn_reason(au, "producer_verdict_mismatch",
 			          ib_arena_printf(a, "stored publication_valid=%s, recomputed=%s",
 			                          res->stored < 0 ? "None"
 			                          : res->stored   ? "True"
 			                                          : "False",
 			                          res->recomputed ? "True" : "False"));
 		else
-			mn_reason(au, "package_recompute_invalid",
+			pw_mn_reason(au, "package_recompute_invalid",
 			          "stored and recomputed both invalid");
 	}
 	bool any_roles = c->p.roles_ok && c->p.ndev > 0;
 	if (o->prefill_gpus <= 0 && o->decode_gpus <= 0)
-		mn_reason(au, "topology_env_mismatch", "PREFILL_GPUS/DECODE_GPUS are both zero");
+		pw_mn_reason(au, "topology_env_mismatch", "PREFILL_GPUS/DECODE_GPUS are both zero");
 	else if (any_roles)
-		mn_check_topology(au, &c->p, o->prefill_gpus, o->decode_gpus);
+		pw_mn_check_topology(au, &c->p, o->prefill_gpus, o->decode_gpus);
 	res->expected_gpus = c->p.ndev;
 	res->observed_gpus = c->p.nobs;
 	size_t nk;
@@ -792,7 +792,7 @@ static int validate_and_integrate(mn_ctx *c, const pw_bench *eff, mn_result *res
 	CHK(!keys);
 	for (size_t i = 0; any_roles && i < nk; i++)
 		CHK(ib_map_set(a, res->roles, uuid_label(c, keys[i]->host, keys[i]->index),
-		               ib_v_str(a, mn_role_of(&c->p, keys[i]->host, keys[i]->index))));
+		               ib_v_str(a, pw_mn_role_of(&c->p, keys[i]->host, keys[i]->index))));
 	ib_val *sel = NULL;
 	pw_bench none = {0};
 	const mn_win *w = select_window(c, eff ? eff : &none, &sel);
@@ -830,7 +830,7 @@ static ib_val *sidecar(mn_ctx *c, const pw_bench *b, const mn_result *r)
 		return NULL;
 	for (size_t i = 0; r->valid && i < r->nm; i++)
 		if (isfinite(r->mvals[i]) &&
-		    ib_map_set(a, met, r->mnames[i], ib_v_float(a, res_py_round(r->mvals[i], 6))))
+		    ib_map_set(a, met, r->mnames[i], ib_v_float(a, pw_py_round(r->mvals[i], 6))))
 			return NULL;
 	if (ib_map_set(a, prod, "producer_git_commit", opt_str(a, r->sha)) ||
 	    ib_map_set(a, prod, "expected_producer_git_commit", opt_str(a, r->expected_sha)) ||
@@ -880,7 +880,7 @@ static double metric(const mn_result *r, const char *k)
 	return 0.0;
 }
 
-int res_power_mn_run(const res_power_mn_opts *o, int *status, ib_error *e)
+int pw_mn_run(const pw_mn_opts *o, int *status, ib_error *e)
 {
 	*status = 0;
 	mn_audit au = {.a = ib_arena_new()};
@@ -889,11 +889,11 @@ int res_power_mn_run(const res_power_mn_opts *o, int *status, ib_error *e)
 	ib_arena *a = au.a;
 	int rc = 0;
 	mn_ctx c = {.au = &au, .o = o};
-	c.power_dir = res_py_path(a, o->power_dir);
-	c.logs_root = res_py_path(a, o->logs_root);
-	c.bench = res_py_path(a, o->bench_path);
-	const char *agg = res_py_path(a, o->agg_path);
-	const char *val = o->validation_path ? res_py_path(a, o->validation_path) : NULL;
+	c.power_dir = pw_py_path(a, o->power_dir);
+	c.logs_root = pw_py_path(a, o->logs_root);
+	c.bench = pw_py_path(a, o->bench_path);
+	const char *agg = pw_py_path(a, o->agg_path);
+	const char *val = o->validation_path ? pw_py_path(a, o->validation_path) : NULL;
 	c.artifact_errors = ib_v_list(a);
 	c.validations = ib_v_list(a);
 	mn_result r = {.stored = -1,
@@ -905,8 +905,8 @@ int res_power_mn_run(const res_power_mn_opts *o, int *status, ib_error *e)
 	    !c.validations || !r.roles || !r.gaps || !r.energy)
 		goto oom;
 	if (!val) {
-		char *stem = res_path_stem(a, c.bench);
-		val = stem ? res_path_with_name(
+		char *stem = pw_path_stem(a, c.bench);
+		val = stem ? pw_path_with_name(
 		                 a, c.bench, ib_arena_printf(a, "power_validation_%s.json", stem))
 		           : NULL;
 		if (!val)
@@ -924,7 +924,7 @@ int res_power_mn_run(const res_power_mn_opts *o, int *status, ib_error *e)
 	if (!b.ok || au.reasons.n)
 		r.valid = false, r.nm = 0;
 	if (!pw_is_file(agg)) {
-		mn_reason(&au, "aggregate_result_missing",
+		pw_mn_reason(&au, "aggregate_result_missing",
 		          ib_arena_printf(a, "aggregate missing: %s", agg));
 		r.valid = false, r.nm = 0;
 	} else {
@@ -936,9 +936,9 @@ int res_power_mn_run(const res_power_mn_opts *o, int *status, ib_error *e)
 			goto done;
 		}
 		if (pr == 1) {
-			mn_reason(&au, "aggregate_result_unwritable", msg);
+			pw_mn_reason(&au, "aggregate_result_unwritable", msg);
 			r.valid = false, r.nm = 0;
-			res_logf(o->log, o->log_ud, 2,
+			pw_logf(o->log, o->log_ud, 2,
 			         "[aggregate_power_multinode] Failed to patch %s: %s", agg, msg);
 		}
 	}
@@ -946,10 +946,10 @@ int res_power_mn_run(const res_power_mn_opts *o, int *status, ib_error *e)
 	if (!side)
 		goto oom;
 	ib_error we = {0};
-	if (res_write_json(val, side, &we)) {
+	if (pw_write_json(val, side, &we)) {
 		char m[2600];
 		ib_error_format(&we, m, sizeof m);
-		res_logf(o->log, o->log_ud, 2,
+		pw_logf(o->log, o->log_ud, 2,
 		         "[aggregate_power_multinode] Failed to write validation artifact %s: %s",
 		         val, m);
 		*status = o->require_power ? 1 : 0;
@@ -960,7 +960,7 @@ int res_power_mn_run(const res_power_mn_opts *o, int *status, ib_error *e)
 		*status = o->require_power ? 1 : 0;
 		goto done;
 	}
-	res_logf(o->log, o->log_ud, 1,
+	pw_logf(o->log, o->log_ud, 1,
 	         "[aggregate_power_multinode] avg_power_w=%.2f total_gpu_energy_j=%.2f "
 	         "prefill_gpu_energy_j=%.2f decode_gpu_energy_j=%.2f (n=%zu) -> %s",
 	         metric(&r, "avg_power_w"), metric(&r, "total_gpu_energy_j"),

@@ -60,14 +60,14 @@ int pw_patch_agg(const char *path, const char *const *drop, size_t ndrop, bool v
 		size_t l = strlen(names[i]);
 		bool three =
 		    l >= 2 && (!strcmp(names[i] + l - 2, "_w") || !strcmp(names[i] + l - 2, "_j"));
-		ib_val *x = ib_v_float(a, res_py_round(vals[i], three ? 3 : 6));
+		ib_val *x = ib_v_float(a, pw_py_round(vals[i], three ? 3 : 6));
 		if (!x || ib_map_set(a, v, names[i], x)) {
 			ib_arena_free(a);
 			return OOM(e);
 		}
 	}
 	ib_error we = {0};
-	rc = res_write_json(path, v, &we);
+	rc = pw_write_json(path, v, &we);
 	ib_arena_free(a);
 	if (rc == IB_ENOMEM)
 		return OOM(e);
@@ -98,12 +98,12 @@ static bool read_snapshot(ib_arena *a, const char *path, snap *s, bool *err)
 		*err = true;
 		return false;
 	}
-	res_csv c;
-	int rc = res_csv_parse(a, b.data ? b.data : "", b.len, true, true, NULL, &c);
+	pw_csv c;
+	int rc = pw_csv_parse(a, b.data ? b.data : "", b.len, true, true, NULL, &c);
 	ib_buf_free(&b);
 	if (rc || (c.error && c.n == 0)) {
 		*err = true;
-		res_csv_free(&c);
+		pw_csv_free(&c);
 		return false;
 	}
 	size_t nh = c.n ? c.rows[0].n : 0;
@@ -111,30 +111,30 @@ static bool read_snapshot(ib_arena *a, const char *path, snap *s, bool *err)
 	s->id = ib_arena_alloc(a, (c.n + 1) * sizeof *s->id);
 	s->j = ib_arena_alloc(a, (c.n + 1) * sizeof *s->j);
 	if (!names || !s->id || !s->j) {
-		res_csv_free(&c);
+		pw_csv_free(&c);
 		*err = true;
 		return false;
 	}
 	for (size_t i = 0; i < nh; i++) {
 		size_t l;
-		const char *x = res_py_strip(c.rows[0].f[i], c.rows[0].len[i], &l);
+		const char *x = pw_py_strip(c.rows[0].f[i], c.rows[0].len[i], &l);
 		names[i] = ib_arena_strndup(a, x, l);
 	}
-	int gc = res_csv_col(names, nh, "gpu"),
-	    ec = res_csv_col(names, nh, "total_energy_consumption");
+	int gc = pw_csv_col(names, nh, "gpu"),
+	    ec = pw_csv_col(names, nh, "total_energy_consumption");
 	if (gc < 0 || ec < 0) {
-		res_csv_free(&c);
+		pw_csv_free(&c);
 		return false;
 	}
 	for (size_t i = 1; i < c.n; i++) {
-		const res_csv_row *row = &c.rows[i];
+		const pw_csv_row *row = &c.rows[i];
 		if (!row->n)
 			continue;
 		size_t gl = 0, el = 0;
 		const char *g =
-		    (size_t)gc < row->n ? res_py_strip(row->f[gc], row->len[gc], &gl) : "";
+		    (size_t)gc < row->n ? pw_py_strip(row->f[gc], row->len[gc], &gl) : "";
 		const char *x =
-		    (size_t)ec < row->n ? res_py_strip(row->f[ec], row->len[ec], &el) : "";
+		    (size_t)ec < row->n ? pw_py_strip(row->f[ec], row->len[ec], &el) : "";
 		double d;
 		if (!gl || !ib_py_float(x, el, &d) || !isfinite(d))
 			continue;
@@ -148,7 +148,7 @@ static bool read_snapshot(ib_arena *a, const char *path, snap *s, bool *err)
 	}
 	if (c.error)
 		*err = true;
-	res_csv_free(&c);
+	pw_csv_free(&c);
 	return s->n > 0;
 }
 
@@ -162,7 +162,7 @@ static int find_id(const snap *s, const char *id)
 
 static int cmp_gpu(const void *x, const void *y)
 {
-	return res_gpu_cmp(*(const char *const *)x, *(const char *const *)y);
+	return pw_gpu_cmp(*(const char *const *)x, *(const char *const *)y);
 }
 
 typedef struct {
@@ -198,9 +198,9 @@ static ib_val *str_list(ib_arena *a, const char *const *v, size_t n)
 /* cross_check_accumulator: *out is null (no snapshots) or the check object. */
 static int cross_check(ib_arena *a, const char *csv_path, ib_val **out)
 {
-	char *stem = res_path_stem(a, csv_path);
-	char *sp = res_path_with_name(a, csv_path, ib_arena_printf(a, "%s_energy_start.csv", stem));
-	char *ep = res_path_with_name(a, csv_path, ib_arena_printf(a, "%s_energy_end.csv", stem));
+	char *stem = pw_path_stem(a, csv_path);
+	char *sp = pw_path_with_name(a, csv_path, ib_arena_printf(a, "%s_energy_start.csv", stem));
+	char *ep = pw_path_with_name(a, csv_path, ib_arena_printf(a, "%s_energy_end.csv", stem));
 	if (!sp || !ep)
 		return IB_ENOMEM;
 	bool hs = pw_is_file(sp), he = pw_is_file(ep), err = false;
@@ -265,32 +265,32 @@ static int cross_check(ib_arena *a, const char *csv_path, ib_val **out)
 		*out = unavailable(a, "cross_check_error");
 		return *out ? 0 : IB_ENOMEM;
 	}
-	res_csv c;
-	int rc = res_csv_parse(a, b.data ? b.data : "", b.len, true, true, NULL, &c);
+	pw_csv c;
+	int rc = pw_csv_parse(a, b.data ? b.data : "", b.len, true, true, NULL, &c);
 	ib_buf_free(&b);
 	if (rc)
 		return rc;
 	if (c.error) {
-		res_csv_free(&c);
+		pw_csv_free(&c);
 		*out = unavailable(a, "cross_check_error");
 		return *out ? 0 : IB_ENOMEM;
 	}
 	size_t nh = c.n ? c.rows[0].n : 0;
 	const char **names = ib_arena_alloc(a, (nh + 1) * sizeof *names);
 	if (!names) {
-		res_csv_free(&c);
+		pw_csv_free(&c);
 		return IB_ENOMEM;
 	}
 	for (size_t i = 0; i < nh; i++) {
 		size_t l;
-		const char *x = res_py_strip(c.rows[0].f[i], c.rows[0].len[i], &l);
+		const char *x = pw_py_strip(c.rows[0].f[i], c.rows[0].len[i], &l);
 		names[i] = ib_arena_strndup(a, x, l);
 	}
 	int tc = -1, pc = -1, gc = -1;
 	static const char *const idn[] = {"index", "gpu", "gpu_id", "gpu_index", "card", "device"};
 	for (size_t i = 0; i < nh; i++) {
 		const char *s = names[i];
-		int col = res_csv_col(names, nh, s);
+		int col = pw_csv_col(names, nh, s);
 		if (tc < 0 && strcasestr(s, "time"))
 			tc = col;
 		if (pc < 0 && strcasestr(s, "power") && !strcasestr(s, "limit") &&
@@ -302,31 +302,31 @@ static int cross_check(ib_arena *a, const char *csv_path, ib_val **out)
 	}
 	const char **iid = ib_arena_alloc(a, (nm + 1) * sizeof *iid);
 	if (!iid) {
-		res_csv_free(&c);
+		pw_csv_free(&c);
 		return IB_ENOMEM;
 	}
 	size_t ni = 0;
 	double integ = 0, lo = INFINITY, hi = -INFINITY;
 	tp *v = malloc((c.n + 1) * sizeof *v);
 	if (!v) {
-		res_csv_free(&c);
+		pw_csv_free(&c);
 		return IB_ENOMEM;
 	}
 	for (size_t m = 0; tc >= 0 && pc >= 0 && gc >= 0 && m < nm; m++) {
 		size_t nv = 0;
 		for (size_t i = 1; i < c.n; i++) {
-			const res_csv_row *row = &c.rows[i];
+			const pw_csv_row *row = &c.rows[i];
 			size_t tl = 0, pl = 0, gl = 0;
 			const char *ts =
-			    (size_t)tc < row->n ? res_py_strip(row->f[tc], row->len[tc], &tl) : "";
+			    (size_t)tc < row->n ? pw_py_strip(row->f[tc], row->len[tc], &tl) : "";
 			const char *ps =
-			    (size_t)pc < row->n ? res_py_strip(row->f[pc], row->len[pc], &pl) : "";
+			    (size_t)pc < row->n ? pw_py_strip(row->f[pc], row->len[pc], &pl) : "";
 			const char *g =
-			    (size_t)gc < row->n ? res_py_strip(row->f[gc], row->len[gc], &gl) : "";
+			    (size_t)gc < row->n ? pw_py_strip(row->f[gc], row->len[gc], &gl) : "";
 			double t, p;
 			if (!row->n || gl != strlen(matched[m]) || memcmp(g, matched[m], gl))
 				continue;
-			if (!res_parse_timestamp(ts, tl, &t) || !res_parse_power(ps, pl, &p) ||
+			if (!pw_parse_timestamp(ts, tl, &t) || !pw_parse_power(ps, pl, &p) ||
 			    !isfinite(t) || !isfinite(p))
 				continue;
 			v[nv++] = (tp){t, p};
@@ -349,7 +349,7 @@ static int cross_check(ib_arena *a, const char *csv_path, ib_val **out)
 			hi = v[nv - 1].t;
 	}
 	free(v);
-	res_csv_free(&c);
+	pw_csv_free(&c);
 	ib_val *o = ib_v_map(a), *pd = ib_v_map(a);
 	if (!o || !pd)
 		return IB_ENOMEM;
@@ -397,7 +397,7 @@ ib_val *pw_window_val(ib_arena *a, const pw_bench *b)
 	return w;
 }
 
-static ib_val *sidecar(ib_arena *a, const res_power_opts *o, const char *csv, const char *bench,
+static ib_val *sidecar(ib_arena *a, const pw_opts *o, const char *csv, const char *bench,
                        const pw_bench *b, const pw_integ *in, bool valid, const pw_reasons *r,
                        const double *mv, size_t nmv, ib_val *acc)
 {
@@ -426,7 +426,7 @@ static ib_val *sidecar(ib_arena *a, const res_power_opts *o, const char *csv, co
 	}
 	for (size_t i = 0; i < nmv; i++)
 		if (isfinite(mv[i]) &&
-		    ib_map_set(a, met, metric_names[i], ib_v_float(a, res_py_round(mv[i], 6))))
+		    ib_map_set(a, met, metric_names[i], ib_v_float(a, pw_py_round(mv[i], 6))))
 			return NULL;
 	if (ib_map_set(a, m, "schema_version", ib_v_int(a, 1)) ||
 	    ib_map_set(a, m, "power_valid", ib_v_bool(a, valid)) ||
@@ -448,21 +448,21 @@ static ib_val *sidecar(ib_arena *a, const res_power_opts *o, const char *csv, co
 	return m;
 }
 
-int res_power_run(const res_power_opts *o, int *status, ib_error *e)
+int pw_run(const pw_opts *o, int *status, ib_error *e)
 {
 	*status = 0;
 	ib_arena *a = ib_arena_new();
 	if (!a)
 		return OOM(e);
 	int rc = 0;
-	const char *csv = res_py_path(a, o->csv_path), *bench = res_py_path(a, o->bench_path),
-	           *agg = res_py_path(a, o->agg_path);
-	const char *val = o->validation_path ? res_py_path(a, o->validation_path) : NULL;
+	const char *csv = pw_py_path(a, o->csv_path), *bench = pw_py_path(a, o->bench_path),
+	           *agg = pw_py_path(a, o->agg_path);
+	const char *val = o->validation_path ? pw_py_path(a, o->validation_path) : NULL;
 	if (!csv || !bench || !agg)
 		goto oom;
 	if (!val) {
-		char *stem = res_path_stem(a, bench);
-		val = stem ? res_path_with_name(
+		char *stem = pw_path_stem(a, bench);
+		val = stem ? pw_path_with_name(
 		                 a, bench, ib_arena_printf(a, "power_validation_%s.json", stem))
 		           : NULL;
 		if (!val)
@@ -501,7 +501,7 @@ int res_power_run(const res_power_opts *o, int *status, ib_error *e)
 		if (pr == 1) {
 			pw_reason(&r, "aggregate_result_unwritable");
 			valid = false, nmv = 0;
-			res_logf(o->log, o->log_ud, 2, "[aggregate_power] Failed to patch %s: %s",
+			pw_logf(o->log, o->log_ud, 2, "[aggregate_power] Failed to patch %s: %s",
 			         agg, msg);
 		}
 	}
@@ -512,10 +512,10 @@ int res_power_run(const res_power_opts *o, int *status, ib_error *e)
 	if (!side)
 		goto oom;
 	ib_error we = {0};
-	if (res_write_json(val, side, &we)) {
+	if (pw_write_json(val, side, &we)) {
 		char m[2600];
 		ib_error_format(&we, m, sizeof m);
-		res_logf(o->log, o->log_ud, 2,
+		pw_logf(o->log, o->log_ud, 2,
 		         "[aggregate_power] Failed to write validation artifact %s: %s", val, m);
 		*status = o->require_power ? 1 : 0;
 		goto done;
@@ -525,7 +525,7 @@ int res_power_run(const res_power_opts *o, int *status, ib_error *e)
 		*status = o->require_power ? 1 : 0;
 		goto done;
 	}
-	res_logf(o->log, o->log_ud, 1,
+	pw_logf(o->log, o->log_ud, 1,
 	         "[aggregate_power] avg_power_w=%.2f avg_total_gpu_power_w=%.2f "
 	         "total_gpu_energy_j=%.2f (n=%zu) -> %s",
 	         mv[0], mv[1], mv[2], in.n, agg);

@@ -11,15 +11,15 @@ typedef struct {
 	size_t *len;
 	size_t n;
 	int line; /* 1-based line where the record starts */
-} res_csv_row;
+} pw_csv_row;
 
 typedef struct {
-	res_csv_row *rows;
+	pw_csv_row *rows;
 	size_t n, cap;
 	bool error; /* Python's csv.Error (field larger than the field limit, or a
 	             * new-line character seen in an unquoted field) */
 	int error_line;
-} res_csv;
+} pw_csv;
 
 /* Reads CSV text the way Python's csv.reader (excel dialect, strict off)
  * reads a file opened with newline='': records end at \n, \r or \r\n
@@ -28,47 +28,47 @@ typedef struct {
  * without, invalid UTF-8 sets *bad_utf8 (when not NULL) and stops reading
  * there, as a UnicodeDecodeError would. Rows are read until the first
  * csv.Error (then c->error is set and the rows before it are kept).
- * Returns 0 or IB_ENOMEM; c->rows is freed with res_csv_free. */
-int res_csv_parse(ib_arena *a, const char *text, size_t n, bool skipinitialspace,
-                  bool replace_invalid, bool *bad_utf8, res_csv *c);
-void res_csv_free(res_csv *c);
+ * Returns 0 or IB_ENOMEM; c->rows is freed with pw_csv_free. */
+int pw_csv_parse(ib_arena *a, const char *text, size_t n, bool skipinitialspace,
+                  bool replace_invalid, bool *bad_utf8, pw_csv *c);
+void pw_csv_free(pw_csv *c);
 
 /* The index of header name `name` in the first row's stripped names (the
  * last one when repeated, as csv.DictReader's dict keeps it), or -1. */
-int res_csv_col(const char *const *names, size_t n, const char *name);
+int pw_csv_col(const char *const *names, size_t n, const char *name);
 
 /* Python's str.strip() on UTF-8 text: returns the start, sets *len. */
-const char *res_py_strip(const char *s, size_t n, size_t *len);
+const char *pw_py_strip(const char *s, size_t n, size_t *len);
 
 /* str(Path(p)) of Python: repeated slashes and "." parts removed, no trailing
  * slash; "" is ".". Allocated in a. */
-char *res_py_path(ib_arena *a, const char *p);
+char *pw_py_path(ib_arena *a, const char *p);
 /* Path(p).with_name(name) of Python for a normalised path. */
-char *res_path_with_name(ib_arena *a, const char *p, const char *name);
+char *pw_path_with_name(ib_arena *a, const char *p, const char *name);
 /* Path(p).stem. */
-char *res_path_stem(ib_arena *a, const char *p);
+char *pw_path_stem(ib_arena *a, const char *p);
 
 /* Python round(x, nd) (correctly rounded, half to even on the binary value). */
-double res_py_round(double x, int nd);
+double pw_py_round(double x, int nd);
 
 /* Reads a JSON file with Python's json.loads rules (NaN, Infinity accepted). */
-int res_read_json(ib_arena *a, const char *path, ib_val **out, ib_error *e);
+int pw_read_json(ib_arena *a, const char *path, ib_val **out, ib_error *e);
 
 /* Timestamp of one telemetry cell, as aggregate_power._parse_timestamp (the
  * cell already stripped): false when unparseable. */
-bool res_parse_timestamp(const char *s, size_t n, double *out);
+bool pw_parse_timestamp(const char *s, size_t n, double *out);
 /* aggregate_power._parse_power: false when None. */
-bool res_parse_power(const char *s, size_t n, double *out);
+bool pw_parse_power(const char *s, size_t n, double *out);
 
 /* Sort key of GPU ids: numbers (all ASCII digits) by value first, then the
  * others by code point. */
-int res_gpu_cmp(const char *a, const char *b);
+int pw_gpu_cmp(const char *a, const char *b);
 
 /* The exact mean of n doubles, correctly rounded (statistics.mean). */
-double res_mean(const double *v, size_t n);
+double pw_mean(const double *v, size_t n);
 
 /* Emits one line to the log callback of an options struct. */
-void res_logf(res_log_fn log, void *ud, int stream, const char *fmt, ...)
+void pw_logf(pw_log_fn log, void *ud, int stream, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* Validity reason codes in discovery order, each once (static strings). */
@@ -110,14 +110,14 @@ typedef struct {
 
 /* integrate_power over one telemetry CSV. Returns 0 or IB_ENOMEM. */
 int pw_integrate_csv(ib_arena *a, const char *path, double start, double end, bool has_expected,
-                     int64_t expected, pw_integ *in, pw_reasons *r, res_log_fn log, void *ud);
+                     int64_t expected, pw_integ *in, pw_reasons *r, pw_log_fn log, void *ud);
 /* Trapezoid over sorted samples clipped to [start, end] with interpolated
  * ends (both bracketed). */
 double pw_integrate(const double *t, const double *p, size_t n, double start, double end);
 
 /* Logs an invalid measurement's reasons as both aggregate_power scripts do:
  * "<tag> Power validation failed: r1, r2 (details: <val>)" on stream 2. */
-void pw_log_invalid(res_log_fn log, void *ud, const char *tag, const pw_reasons *r,
+void pw_log_invalid(pw_log_fn log, void *ud, const char *tag, const pw_reasons *r,
                     const char *val);
 
 /* Removes the listed keys from the agg row file, sets the schema version and

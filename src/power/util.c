@@ -20,7 +20,7 @@ static bool py_space(uint32_t cp)
 	       cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000;
 }
 
-const char *res_py_strip(const char *s, size_t n, size_t *len)
+const char *pw_py_strip(const char *s, size_t n, size_t *len)
 {
 	size_t b = 0, e = n;
 	while (b < e) {
@@ -44,7 +44,7 @@ const char *res_py_strip(const char *s, size_t n, size_t *len)
 	return s + b;
 }
 
-char *res_py_path(ib_arena *a, const char *p)
+char *pw_py_path(ib_arena *a, const char *p)
 {
 	size_t n = strlen(p);
 	char *out = ib_arena_alloc(a, n + 2);
@@ -76,7 +76,7 @@ char *res_py_path(ib_arena *a, const char *p)
 	return out;
 }
 
-char *res_path_with_name(ib_arena *a, const char *p, const char *name)
+char *pw_path_with_name(ib_arena *a, const char *p, const char *name)
 {
 	const char *s = strrchr(p, '/');
 	if (!s)
@@ -84,7 +84,7 @@ char *res_path_with_name(ib_arena *a, const char *p, const char *name)
 	return ib_arena_printf(a, "%.*s%s", (int)(s + 1 - p), p, name);
 }
 
-char *res_path_stem(ib_arena *a, const char *p)
+char *pw_path_stem(ib_arena *a, const char *p)
 {
 	const char *s = strrchr(p, '/');
 	const char *name = s ? s + 1 : p;
@@ -94,7 +94,7 @@ char *res_path_stem(ib_arena *a, const char *p)
 	return ib_arena_strndup(a, name, (size_t)(dot - name));
 }
 
-double res_py_round(double x, int nd)
+double pw_py_round(double x, int nd)
 {
 	if (!isfinite(x))
 		return x;
@@ -106,7 +106,7 @@ double res_py_round(double x, int nd)
 	return r;
 }
 
-int res_read_json(ib_arena *a, const char *path, ib_val **out, ib_error *e)
+int pw_read_json(ib_arena *a, const char *path, ib_val **out, ib_error *e)
 {
 	return ib_json_parse_file(a, path, out, e);
 }
@@ -131,7 +131,7 @@ static void mkdir_parents(const char *path)
 	free(d);
 }
 
-int res_write_json(const char *path, const ib_val *v, ib_error *e)
+int pw_write_json(const char *path, const ib_val *v, ib_error *e)
 {
 	ib_buf b = {0};
 	mkdir_parents(path);
@@ -176,9 +176,9 @@ static double to_double(const char *s, size_t n)
 	return strtod(buf, NULL);
 }
 
-bool res_parse_power(const char *s, size_t n, double *out)
+bool pw_parse_power(const char *s, size_t n, double *out)
 {
-	s = res_py_strip(s, n, &n);
+	s = pw_py_strip(s, n, &n);
 	if (!n || (n == 5 && !strncasecmp(s, "[n/a]", 5)) ||
 	    (n == 3 && !strncasecmp(s, "n/a", 3)) || (n == 2 && !strncasecmp(s, "na", 2)))
 		return false;
@@ -448,9 +448,9 @@ static bool fromiso(const char *s, size_t n, dtm *t)
 	return true;
 }
 
-bool res_parse_timestamp(const char *s, size_t n, double *out)
+bool pw_parse_timestamp(const char *s, size_t n, double *out)
 {
-	s = res_py_strip(s, n, &n);
+	s = pw_py_strip(s, n, &n);
 	if (!n)
 		return false;
 	if (number_at(s, n) == n) {
@@ -475,7 +475,7 @@ bool res_parse_timestamp(const char *s, size_t n, double *out)
 	return dt_timestamp(&t, out);
 }
 
-int res_gpu_cmp(const char *a, const char *b)
+int pw_gpu_cmp(const char *a, const char *b)
 {
 	bool da = *a, db = *b;
 	for (const char *p = a; *p; p++)
@@ -496,7 +496,7 @@ int res_gpu_cmp(const char *a, const char *b)
 	return strcmp(a, b);
 }
 
-double res_mean(const double *v, size_t n)
+double pw_mean(const double *v, size_t n)
 {
 	if (n == 1)
 		return v[0];
@@ -506,7 +506,7 @@ double res_mean(const double *v, size_t n)
 	return (double)(s / n);
 }
 
-void res_logf(res_log_fn log, void *ud, int stream, const char *fmt, ...)
+void pw_logf(pw_log_fn log, void *ud, int stream, const char *fmt, ...)
 {
 	if (!log)
 		return;

@@ -1,5 +1,5 @@
 /* repgold/golden.c — the golden-case harness: JSON accessors shared by the
- * per-function adapters (golden_fns.c), the dispatch of rep_golden_eval and
+ * per-function adapters (golden_fns.c), the dispatch of rg_eval and
  * the README's tolerant comparison. */
 #include "repgold/private.h"
 
@@ -9,7 +9,7 @@
 
 /* ---- input accessors ---- */
 
-double g_num(const ib_val *v)
+double rg_num(const ib_val *v)
 {
 	if (!v)
 		return NAN;
@@ -33,7 +33,7 @@ double g_num(const ib_val *v)
 	}
 }
 
-bool g_is_num(const ib_val *v)
+bool rg_is_num(const ib_val *v)
 {
 	if (!v)
 		return false;
@@ -43,31 +43,31 @@ bool g_is_num(const ib_val *v)
 	                               !strcmp(v->str.s, "-Infinity"));
 }
 
-double g_getnum(const ib_val *m, const char *k)
+double rg_getnum(const ib_val *m, const char *k)
 {
-	return g_num(ib_map_get(m, k));
+	return rg_num(ib_map_get(m, k));
 }
 
-const char *g_getstr(const ib_val *m, const char *k)
+const char *rg_getstr(const ib_val *m, const char *k)
 {
 	const ib_val *v = ib_map_get(m, k);
 	return v && v->type == IB_V_STR ? v->str.s : NULL;
 }
 
-const ib_val *g_getlist(const ib_val *m, const char *k)
+const ib_val *rg_getlist(const ib_val *m, const char *k)
 {
 	const ib_val *v = ib_map_get(m, k);
 	return v && v->type == IB_V_LIST ? v : NULL;
 }
 
-size_t g_len(const ib_val *l)
+size_t rg_len(const ib_val *l)
 {
 	return l && l->type == IB_V_LIST ? l->list.n : 0;
 }
 
 /* ---- output builders (NULL propagates as an allocation failure) ---- */
 
-ib_val *g_vnum(ib_arena *a, double x)
+ib_val *rg_vnum(ib_arena *a, double x)
 {
 	if (isnan(x))
 		return ib_v_str(a, "NaN");
@@ -76,14 +76,14 @@ ib_val *g_vnum(ib_arena *a, double x)
 	return ib_v_float(a, x);
 }
 
-int g_set(ib_arena *a, ib_val *m, const char *k, ib_val *v)
+int rg_set(ib_arena *a, ib_val *m, const char *k, ib_val *v)
 {
 	if (!v)
 		return IB_ENOMEM;
 	return ib_map_set(a, m, k, v);
 }
 
-int g_push(ib_arena *a, ib_val *l, ib_val *v)
+int rg_push(ib_arena *a, ib_val *l, ib_val *v)
 {
 	if (!v)
 		return IB_ENOMEM;
@@ -94,31 +94,31 @@ int g_push(ib_arena *a, ib_val *l, ib_val *v)
 
 static const struct {
 	const char *name;
-	g_fn fn;
+	rg_fn fn;
 } fns[] = {
-    {"pareto_front", g_pareto_front},
-    {"roofline", g_roofline},
-    {"table_sort", g_table_sort},
-    {"number_format", g_number_format},
-    {"monotone_spline", g_monotone_spline},
-    {"monotone_path", g_monotone_path},
-    {"hardware_key", g_hardware_key},
-    {"derived_metrics", g_derived_metrics},
-    {"chart_series", g_chart_series},
-    {"interpolate_for_gpu", g_interpolate_for_gpu},
-    {"max_interactivity_at_cost", g_max_interactivity_at_cost},
-    {"interpolate_trend", g_interpolate_trend},
-    {"compare_table", g_compare_table},
-    {"compare_narrative", g_compare_narrative},
-    {"linear_nice_ticks", g_linear_nice_ticks},
-    {"scatter_axes", g_scatter_axes},
-    {"parallelism_label", g_parallelism_label},
-    {"vendor_colors", g_vendor_colors},
-    {"gradient_stops", g_gradient_stops},
-    {"eval_aggregate", g_eval_aggregate},
+    {"pareto_front", rg_pareto_front},
+    {"roofline", rg_roofline},
+    {"table_sort", rg_table_sort},
+    {"number_format", rg_number_format},
+    {"monotone_spline", rg_monotone_spline},
+    {"monotone_path", rg_monotone_path},
+    {"hardware_key", rg_hardware_key},
+    {"derived_metrics", rg_derived_metrics},
+    {"chart_series", rg_chart_series},
+    {"interpolate_for_gpu", rg_interpolate_for_gpu},
+    {"max_interactivity_at_cost", rg_max_interactivity_at_cost},
+    {"interpolate_trend", rg_interpolate_trend},
+    {"compare_table", rg_compare_table},
+    {"compare_narrative", rg_compare_narrative},
+    {"linear_nice_ticks", rg_linear_nice_ticks},
+    {"scatter_axes", rg_scatter_axes},
+    {"parallelism_label", rg_parallelism_label},
+    {"vendor_colors", rg_vendor_colors},
+    {"gradient_stops", rg_gradient_stops},
+    {"eval_aggregate", rg_eval_aggregate},
 };
 
-int rep_golden_eval(ib_arena *a, const char *fn, const ib_val *input, ib_val **out, ib_error *e)
+int rg_eval(ib_arena *a, const char *fn, const ib_val *input, ib_val **out, ib_error *e)
 {
 	for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
 		if (!strcmp(fns[i].name, fn)) {
@@ -140,7 +140,7 @@ int rep_golden_eval(ib_arena *a, const char *fn, const ib_val *input, ib_val **o
 
 static bool num_like(const ib_val *v)
 {
-	return g_is_num(v);
+	return rg_is_num(v);
 }
 
 static void show(ib_buf *b, const ib_val *v)
@@ -172,7 +172,7 @@ static bool cmp_rec(const ib_val *x, const ib_val *y, ib_buf *path, ib_buf *diff
 	size_t mark = path->len;
 	bool ok = true;
 	if (num_like(x) && num_like(y) && !(x->type == IB_V_STR && y->type == IB_V_STR)) {
-		double a = g_num(x), b = g_num(y);
+		double a = rg_num(x), b = rg_num(y);
 		if (isnan(a) || isnan(b) || isinf(a) || isinf(b))
 			ok = (isnan(a) && isnan(b)) || a == b;
 		else
@@ -243,7 +243,7 @@ static bool cmp_rec(const ib_val *x, const ib_val *y, ib_buf *path, ib_buf *diff
 	return ok;
 }
 
-bool rep_golden_compare(const ib_val *expected, const ib_val *got, ib_buf *diff)
+bool rg_compare(const ib_val *expected, const ib_val *got, ib_buf *diff)
 {
 	ib_buf path = {0};
 	if (ib_buf_reserve(&path, 256))

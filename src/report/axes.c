@@ -27,8 +27,8 @@ static void tick_spec(double start, double stop, double count, double *i1, doubl
 	double factor = error >= e10 ? 10 : error >= e5 ? 5 : error >= e2 ? 2 : 1;
 	if (power < 0) {
 		*inc = pow(10, -power) / factor;
-		*i1 = rep_js_round(start * *inc);
-		*i2 = rep_js_round(stop * *inc);
+		*i1 = par_js_round(start * *inc);
+		*i2 = par_js_round(stop * *inc);
 		if (*i1 / *inc < start)
 			++*i1;
 		if (*i2 / *inc > stop)
@@ -36,8 +36,8 @@ static void tick_spec(double start, double stop, double count, double *i1, doubl
 		*inc = -*inc;
 	} else {
 		*inc = pow(10, power) * factor;
-		*i1 = rep_js_round(start / *inc);
-		*i2 = rep_js_round(stop / *inc);
+		*i1 = par_js_round(start / *inc);
+		*i2 = par_js_round(stop / *inc);
 		if (*i1 * *inc < start)
 			++*i1;
 		if (*i2 * *inc > stop)
@@ -171,7 +171,7 @@ size_t rep_log_ticks(double lo, double hi, int count, double *ticks, size_t cap)
 }
 
 /* d3.extent over finite-or-not numbers, ignoring NaN. */
-static bool extent(const rep_pt *p, size_t n, bool y, double *lo, double *hi)
+static bool extent(const par_pt *p, size_t n, bool y, double *lo, double *hi)
 {
 	bool any = false;
 	for (size_t i = 0; i < n; i++) {
@@ -205,7 +205,7 @@ static void finish_axis(rep_axis *a)
 	}
 }
 
-void rep_scatter_axes(const rep_pt *pts, size_t n, const rep_axes_opts *o, rep_axis *x, rep_axis *y)
+void rep_scatter_axes(const par_pt *pts, size_t n, const rep_axes_opts *o, rep_axis *x, rep_axis *y)
 {
 	double x0 = 0, x1 = 100, y0 = 0, y1 = 100;
 	if (n > 0) {

@@ -32,15 +32,15 @@ static size_t find_str(const char *const *v, size_t n, const char *s)
 
 /* The frontier of one group of points (all of one date, or one overlay run):
  * indices into c->points appended to fr, parts into the series. */
-static int group_front(rep_chart *c, rep_dir dir, const size_t *members, size_t nm, size_t *fr,
-                       size_t *nfr, rep_pt *scratch, size_t *idx)
+static int group_front(rep_chart *c, par_dir dir, const size_t *members, size_t nm, size_t *fr,
+                       size_t *nfr, par_pt *scratch, size_t *idx)
 {
 	for (size_t i = 0; i < nm; i++) {
 		const rep_chart_point *p = &c->points[members[i]];
-		scratch[i] = (rep_pt){NULL, p->x, p->y};
+		scratch[i] = (par_pt){NULL, p->x, p->y};
 	}
 	size_t k;
-	int rc = rep_roofline(dir, scratch, nm, idx, &k);
+	int rc = par_roofline(dir, scratch, nm, idx, &k);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < k; i++)
@@ -56,8 +56,8 @@ static double cmp_point_x(size_t a, size_t b, const void *ctx)
 }
 
 /* Frontier, paths and roof flags of series s. */
-static int series_front(rep_chart *c, const rep_row *rows, size_t s, rep_dir dir, size_t *buf,
-                        const char **dates, rep_pt *scratch, size_t *idx)
+static int series_front(rep_chart *c, const rep_row *rows, size_t s, par_dir dir, size_t *buf,
+                        const char **dates, par_pt *scratch, size_t *idx)
 {
 	rep_series *se = &c->series[s];
 	size_t nm = 0;
@@ -109,7 +109,7 @@ static int series_front(rep_chart *c, const rep_row *rows, size_t s, rep_dir dir
 	}
 	memcpy(se->frontier, fr, nfr * sizeof *fr);
 	se->nfrontier = nfr;
-	return rep_stable_sort(se->frontier, nfr, cmp_point_x, c->points);
+	return par_stable_sort(se->frontier, nfr, cmp_point_x, c->points);
 }
 
 /* The y value of row i, or false when the metric is absent. */
@@ -199,13 +199,13 @@ int rep_chart_series(const rep_row *rows, size_t nrows, const rep_chart_opts *o,
 	if (xf < 0)
 		return ib_fail(e, IB_EINVAL, "", 0, 0, "unknown x field '%s'",
 		               o->x_field ? o->x_field : "");
-	if (o->dir > REP_DIR_LOWER_RIGHT)
+	if (o->dir > PAR_DIR_LOWER_RIGHT)
 		return ib_fail(e, IB_EINVAL, "", 0, 0, "the metric '%s' has no frontier direction",
 		               rep_metric_name(o->metric));
 	rep_chart *c = calloc(1, sizeof *c);
 	size_t *buf = NULL, *idx = NULL;
 	const char **dates = NULL;
-	rep_pt *scratch = NULL;
+	par_pt *scratch = NULL;
 	int rc = IB_ENOMEM;
 	if (!c || !(c->arena = ib_arena_new()))
 		goto fail;

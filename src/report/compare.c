@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static bool range_of(const rep_gpu_point *p, size_t n, double *lo, double *hi)
+static bool range_of(const par_gpu_point *p, size_t n, double *lo, double *hi)
 {
 	if (n == 0)
 		return false;
@@ -22,22 +22,22 @@ static bool range_of(const rep_gpu_point *p, size_t n, double *lo, double *hi)
 	return true;
 }
 
-static int fill_row(const rep_gpu_point *a, size_t na, const rep_gpu_point *b, size_t nb,
+static int fill_row(const par_gpu_point *a, size_t na, const par_gpu_point *b, size_t nb,
                     double target, rep_compare_row *row)
 {
 	memset(row, 0, sizeof *row);
 	row->target = target;
 	int rc = 0;
 	if (na) {
-		rc = rep_interpolate_for_gpu(a, na, target, REP_MODE_INTERACTIVITY_TO_THROUGHPUT,
-		                             REP_COST_H, &row->a.r);
+		rc = par_interpolate_for_gpu(a, na, target, PAR_MODE_INTERACTIVITY_TO_THROUGHPUT,
+		                             PAR_COST_H, &row->a.r);
 		if (rc < 0)
 			return rc;
 		row->a.present = rc == 1;
 	}
 	if (nb) {
-		rc = rep_interpolate_for_gpu(b, nb, target, REP_MODE_INTERACTIVITY_TO_THROUGHPUT,
-		                             REP_COST_H, &row->b.r);
+		rc = par_interpolate_for_gpu(b, nb, target, PAR_MODE_INTERACTIVITY_TO_THROUGHPUT,
+		                             PAR_COST_H, &row->b.r);
 		if (rc < 0)
 			return rc;
 		row->b.present = rc == 1;
@@ -45,7 +45,7 @@ static int fill_row(const rep_gpu_point *a, size_t na, const rep_gpu_point *b, s
 	return 0;
 }
 
-int rep_compare_table_compute(const rep_gpu_point *a, size_t na, const rep_gpu_point *b, size_t nb,
+int rep_compare_table_compute(const par_gpu_point *a, size_t na, const par_gpu_point *b, size_t nb,
                               rep_compare_table *out)
 {
 	memset(out, 0, sizeof *out);
@@ -72,10 +72,10 @@ int rep_compare_table_compute(const rep_gpu_point *a, size_t na, const rep_gpu_p
 	if (span > 0) {
 		static const double q[3] = {0.25, 0.5, 0.75};
 		for (int i = 0; i < 3; i++)
-			out->targets[i] = rep_js_round(lo + span * q[i]);
+			out->targets[i] = par_js_round(lo + span * q[i]);
 		out->ntargets = 3;
 	} else {
-		out->targets[0] = rep_js_round(lo);
+		out->targets[0] = par_js_round(lo);
 		out->ntargets = 1;
 	}
 	for (size_t i = 0; i < out->ntargets; i++) {
@@ -138,28 +138,28 @@ typedef struct {
 static void fmt_cost(ib_buf *o, double v)
 {
 	char s[64];
-	rep_js_fixed(v, v >= 10 ? 1 : 2, s, sizeof s);
+	par_js_fixed(v, v >= 10 ? 1 : 2, s, sizeof s);
 	ib_buf_printf(o, "$%s", s);
 }
 
 static void fmt_pct(ib_buf *o, double ratio)
 {
 	char s[64];
-	rep_js_num(rep_js_round((ratio - 1) * 100), s, sizeof s);
+	par_js_num(par_js_round((ratio - 1) * 100), s, sizeof s);
 	ib_buf_printf(o, "%s%%", s);
 }
 
 static void fmt_num(ib_buf *o, double v)
 {
 	char s[64];
-	rep_js_num(v, s, sizeof s);
+	par_js_num(v, s, sizeof s);
 	ib_buf_puts(o, s);
 }
 
 static void fmt_fixed0(ib_buf *o, double v)
 {
 	char s[400];
-	rep_js_fixed(v, 0, s, sizeof s);
+	par_js_fixed(v, 0, s, sizeof s);
 	ib_buf_puts(o, s);
 }
 
@@ -429,8 +429,8 @@ int rep_compare_narrative(const char *variant, const char *model, const char *a_
 		return IB_EINVAL;
 	ib_buf seed_text = {0}, range = {0};
 	char lo[64], hi[64];
-	rep_js_num(range_min, lo, sizeof lo);
-	rep_js_num(range_max, hi, sizeof hi);
+	par_js_num(range_min, lo, sizeof lo);
+	par_js_num(range_max, hi, sizeof hi);
 	int rc = ib_buf_printf(&seed_text, "%s|%s|%s|%s", variant, model, a_label, b_label);
 	rc = rc ? rc : ib_buf_printf(&range, "%s–%s tok/s/user", lo, hi);
 	if (rc) {

@@ -414,9 +414,9 @@ static int view_json(page *p, const size_t *gi, size_t gn, const rep_row *grows,
 	if (mi < 0)
 		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "report library lacks metric %s", base);
 	bool ttft = strstr(xf, "_ttft") != NULL;
-	rep_dir dir = rep_metric_direction((rep_metric)mi, chart == 1);
+	par_dir dir = rep_metric_direction((rep_metric)mi, chart == 1);
 	if (chart == 0 && ttft)
-		dir = rep_dir_flip_x(dir);
+		dir = par_dir_flip_x(dir);
 	rep_chart_opts co = {.x_field = xf,
 	                     .metric = (rep_metric)mi,
 	                     .dir = dir,
@@ -431,7 +431,7 @@ static int view_json(page *p, const size_t *gi, size_t gn, const rep_row *grows,
 	 * only the optimal flags, the drops and any point whose coordinates
 	 * differ from its row's (none, unless the library changes) go in. */
 	ib_val *v = jmap(j), *roof = jlist(j), *paths = jlist(j), *drop = jlist(j), *xy = jlist(j);
-	set(j, v, "dir", jstr(j, rep_dir_name(dir)));
+	set(j, v, "dir", jstr(j, par_dir_name(dir)));
 	for (size_t k = 0; k < c->npoints; k++) {
 		const rep_chart_point *cp = &c->points[k];
 		size_t row = gi[cp->row];

@@ -43,7 +43,7 @@ static void cell(char *out, size_t cap, double v)
 	if (!isfinite(v))
 		snprintf(out, cap, "-");
 	else
-		rep_fmt_table(v, out, cap);
+		par_fmt_table(v, out, cap);
 }
 
 static int series_table(ib_buf *b, const ib_val *data, const tpt *pts, size_t n, long long si)

@@ -136,7 +136,7 @@ int rep_page_data_evals(ib_arena *a, const rep_rowset *rs, ib_val **out)
 /* ---- comparison tables ---- */
 
 static void gpu_point(const rep_agg_row *r, const rep_row *lr, const rep_gpu_table *gpus,
-                      rep_gpu_point *p)
+                      par_gpu_point *p)
 {
 	rep_metrics m;
 	rep_derive_metrics(lr, gpus, NULL, &m, NULL, 0, NULL, 0, NULL);
@@ -152,7 +152,7 @@ static void gpu_point(const rep_agg_row *r, const rep_row *lr, const rep_gpu_tab
 	for (int k = 0; k < 3; k++)
 		for (int t = 0; t < 3; t++) {
 			rep_metric mm = cm[t * 3 + k];
-			p->cost[rep_cost_index((rep_cost_provider)k, (rep_tok_type)t)] =
+			p->cost[par_cost_index((par_cost_provider)k, (par_tok_type)t)] =
 			    m.has[mm] ? m.v[mm] : 0;
 		}
 	p->tp_per_mw = m.v[REP_M_TP_PER_MW];
@@ -186,7 +186,7 @@ static int compare_series(ib_arena *a, const rep_rowset *rs, const rep_row *rows
                           const char *prec, ib_val *list)
 {
 	size_t n = rs->n, na = 0, nb = 0;
-	rep_gpu_point *pa = calloc(n, sizeof *pa), *pb = calloc(n, sizeof *pb);
+	par_gpu_point *pa = calloc(n, sizeof *pa), *pb = calloc(n, sizeof *pb);
 	int rc = IB_ENOMEM;
 	if (!pa || !pb)
 		goto done;

@@ -226,7 +226,7 @@ int rep_vendor_colors(const char *const *keys, size_t n, bool dark, char (*out)[
 	double lmin = dark ? 0.50 : 0.42, lmax = dark ? 0.78 : 0.68;
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
-	int rc = rep_stable_sort(order, n, cmp_legend, keys);
+	int rc = par_stable_sort(order, n, cmp_legend, keys);
 	if (rc)
 		return rc;
 	for (int v = 0; v < 3; v++) {
@@ -246,9 +246,9 @@ int rep_vendor_colors(const char *const *keys, size_t n, bool dark, char (*out)[
 			               ? (lmin + lmax) / 2
 			               : lmax - (double)idx / (double)(cnt - 1) * (lmax - lmin);
 			char ls[10], cs[10], hs[10];
-			rep_js_fixed(l, 3, ls, sizeof ls);
-			rep_js_num(chroma[v][dark ? 1 : 0], cs, sizeof cs);
-			rep_js_fixed(h, 1, hs, sizeof hs);
+			par_js_fixed(l, 3, ls, sizeof ls);
+			par_js_num(chroma[v][dark ? 1 : 0], cs, sizeof cs);
+			par_js_fixed(h, 1, hs, sizeof hs);
 			snprintf(out[k], 40, "oklch(%s %s %s)", ls, cs, hs);
 			idx++;
 		}
@@ -368,7 +368,7 @@ int rep_eval_aggregate(const rep_eval_row *rows, size_t n, const char *const *en
 		if (latest)
 			c->latest[c->nlatest++] = i;
 	}
-	if (rep_stable_sort(c->latest, c->nlatest, cmp_label, c->labels))
+	if (par_stable_sort(c->latest, c->nlatest, cmp_label, c->labels))
 		goto oom;
 	for (size_t q = 0; q < c->nlatest; q++) {
 		size_t i = c->latest[q];
@@ -401,7 +401,7 @@ int rep_eval_aggregate(const rep_eval_row *rows, size_t n, const char *const *en
 	for (size_t b = 0; b < c->nbars; b++)
 		idx[b] = b;
 	bar_ctx bc = {c->bars};
-	if (rep_stable_sort(idx, c->nbars, cmp_bar, &bc))
+	if (par_stable_sort(idx, c->nbars, cmp_bar, &bc))
 		goto oom;
 	rep_eval_bar *sorted = ib_arena_alloc(c->arena, (c->nbars ? c->nbars : 1) * sizeof *sorted);
 	if (!sorted)

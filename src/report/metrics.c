@@ -334,16 +334,16 @@ bool rep_metric_is_cost(rep_metric m)
 	return m >= REP_M_COSTH && m <= REP_M_COSTRI;
 }
 
-rep_dir rep_metric_direction(rep_metric m, bool e2e)
+par_dir rep_metric_direction(rep_metric m, bool e2e)
 {
 	if (m == REP_M_MEASURED_POWER_PERCENT_TDP)
-		return REP_DIR_NONE;
+		return PAR_DIR_NONE;
 	bool lower = rep_metric_is_cost(m) || m == REP_M_COST_USER || m == REP_M_J_TOTAL ||
 	             m == REP_M_J_OUTPUT || m == REP_M_J_INPUT ||
 	             (m >= REP_M_MEASURED_AVG_POWER && m <= REP_M_MEASURED_WH_PER_QUERY);
 	if (lower)
-		return e2e ? REP_DIR_LOWER_LEFT : REP_DIR_LOWER_RIGHT;
-	return e2e ? REP_DIR_UPPER_RIGHT : REP_DIR_UPPER_LEFT;
+		return e2e ? PAR_DIR_LOWER_LEFT : PAR_DIR_LOWER_RIGHT;
+	return e2e ? PAR_DIR_UPPER_RIGHT : PAR_DIR_UPPER_LEFT;
 }
 
 /* ---- derived metrics ---- */
@@ -436,11 +436,11 @@ void rep_derive_metrics(const rep_row *r, const rep_gpu_table *t, const rep_deri
 		    out->v[REP_M_MEASURED_AVG_POWER] / tdp * 100);
 
 	if (o && o->has_user_cost)
-		put(out, REP_M_COST_USER, rep_round_fixed(o->user_cost / (T * 3600 / 1e6), 3));
+		put(out, REP_M_COST_USER, par_round_fixed(o->user_cost / (T * 3600 / 1e6), 3));
 	if (o && o->has_user_power) {
 		double v = o->fix_power_user ? T * 1000 / o->user_power
 		                             : out->v[REP_M_TP_PER_MW] / P * o->user_power;
-		put(out, REP_M_POWER_USER, rep_round_fixed(v, 3));
+		put(out, REP_M_POWER_USER, par_round_fixed(v, 3));
 	}
 	if (gpu_count) {
 		if (r->disagg == 1)

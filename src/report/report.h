@@ -205,9 +205,9 @@ typedef enum {
 const char *rep_metric_name(rep_metric m);
 int rep_metric_lookup(const char *name);
 /* The direction of a metric on the interactivity chart (e2e = false) or the
- * end-to-end latency chart (README 6.1); REP_DIR_NONE for
+ * end-to-end latency chart (README 6.1); PAR_DIR_NONE for
  * measuredPowerPercentTdp. */
-rep_dir rep_metric_direction(rep_metric m, bool e2e);
+par_dir rep_metric_direction(rep_metric m, bool e2e);
 /* One of the nine built-in cost metrics costh..costri (not costUser): the
  * ones the cost limit clips. */
 bool rep_metric_is_cost(rep_metric m);
@@ -245,7 +245,7 @@ void rep_derive_metrics(const rep_row *r, const rep_gpu_table *t, const rep_deri
 typedef struct {
 	const char *x_field;  /* a rep_field name, e.g. "median_intvty", "p90_ttft" */
 	rep_metric metric;    /* the y metric */
-	rep_dir dir;          /* the frontier direction (6.1, flipped for TTFT) */
+	par_dir dir;          /* the frontier direction (6.1, flipped for TTFT) */
 	double cost_limit;    /* NaN: no limit; dashboard: 5 $/M tok */
 	double latency_limit; /* NaN: no limit; dashboard: 60 s (TTFT x only) */
 	const rep_gpu_table *gpus;
@@ -293,7 +293,7 @@ typedef struct {
  * no-metric / cost-limit / latency-limit drops, coordinates, per-date
  * frontiers (overlay rows: per run, no date split) and the optimal flags.
  * *out is new; free with rep_chart_free. IB_EINVAL when o->x_field is not a
- * known field or o->dir is REP_DIR_NONE; IB_ENOMEM. */
+ * known field or o->dir is PAR_DIR_NONE; IB_ENOMEM. */
 int rep_chart_series(const rep_row *rows, size_t nrows, const rep_chart_opts *o, rep_chart **out,
                      ib_error *e);
 void rep_chart_free(rep_chart *c);
@@ -321,7 +321,7 @@ int rep_interpolate_trend(const rep_trend_point *pts, size_t n, rep_metric metri
 
 typedef struct {
 	bool present;
-	rep_interp r;
+	par_interp r;
 } rep_compare_side;
 
 typedef struct {
@@ -341,7 +341,7 @@ typedef struct {
 
 /* computeCompareTableData (README 3.10) over the GPU points of A and B
  * (each may be empty). Returns 0 or IB_ENOMEM. */
-int rep_compare_table_compute(const rep_gpu_point *a, size_t na, const rep_gpu_point *b, size_t nb,
+int rep_compare_table_compute(const par_gpu_point *a, size_t na, const par_gpu_point *b, size_t nb,
                               rep_compare_table *out);
 
 typedef struct {
@@ -391,7 +391,7 @@ typedef struct {
 } rep_axis;
 
 /* The scatter chart's axes (README 3.12 scatter_axes). */
-void rep_scatter_axes(const rep_pt *pts, size_t n, const rep_axes_opts *o, rep_axis *x,
+void rep_scatter_axes(const par_pt *pts, size_t n, const rep_axes_opts *o, rep_axis *x,
                       rep_axis *y);
 
 /* ===================================================================== */

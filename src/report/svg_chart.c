@@ -1,6 +1,6 @@
 /* `infbench report --svg DIR`: each chart of the default views as a
  * standalone SVG file (axes from rep_scatter_axes, paths from
- * rep_monotone_path, labels from the library's number formats). */
+ * par_monotone_path, labels from the library's number formats). */
 #include "report/html_int.h"
 
 #include <errno.h>
@@ -47,7 +47,7 @@ static int axes(ib_buf *b, const rep_axis *x, const rep_axis *y, const lin *sx, 
 	int rc = 0;
 	for (size_t i = 0; !rc && i < x->nticks; i++) {
 		char t[48];
-		rep_fmt_tick(x->ticks[i], t, sizeof t);
+		par_fmt_tick(x->ticks[i], t, sizeof t);
 		double p = px(sx, x->ticks[i]), at = p, half = 3.1 * (double)strlen(t);
 		/* centred on the tick unless that cuts it at an edge (10px digits:
 		 * at most 6.2px a character), as the page does */
@@ -63,7 +63,7 @@ static int axes(ib_buf *b, const rep_axis *x, const rep_axis *y, const lin *sx, 
 	}
 	for (size_t i = 0; !rc && i < y->nticks; i++) {
 		char t[48];
-		rep_fmt_tick_large(y->ticks[i], t, sizeof t);
+		par_fmt_tick_large(y->ticks[i], t, sizeof t);
 		double p = px(sy, y->ticks[i]);
 		rc = ib_buf_printf(
 		    b,
@@ -100,13 +100,13 @@ static int chart_svg(ib_buf *b, const ib_val *data, const ib_val *g, const char 
 	int rc = rep_view_points(data, g, key, &vp, &n);
 	if (rc)
 		return rc;
-	rep_pt *pp = calloc(n ? n : 1, sizeof *pp);
+	par_pt *pp = calloc(n ? n : 1, sizeof *pp);
 	if (!pp) {
 		free(vp);
 		return IB_ENOMEM;
 	}
 	for (size_t k = 0; k < n; k++)
-		pp[k] = (rep_pt){NULL, vp[k].x, vp[k].y};
+		pp[k] = (par_pt){NULL, vp[k].x, vp[k].y};
 	rep_axes_opts ao = {.scale_type = "linear"};
 	rep_axis ax, ay;
 	rep_scatter_axes(pp, n, &ao, &ax, &ay);
@@ -131,7 +131,7 @@ static int chart_svg(ib_buf *b, const ib_val *data, const ib_val *g, const char 
 	/* frontier paths: the library's, through pixel points */
 	for (size_t q = 0; !rc && paths && q < paths->list.n; q++) {
 		const ib_val *path = paths->list.v[q];
-		rep_pt *fp = calloc(path->list.n + 1, sizeof *fp);
+		par_pt *fp = calloc(path->list.n + 1, sizeof *fp);
 		size_t m = 0;
 		if (!fp) {
 			rc = IB_ENOMEM;
@@ -143,13 +143,13 @@ static int chart_svg(ib_buf *b, const ib_val *data, const ib_val *g, const char 
 			for (size_t k = 0; k < n; k++)
 				if (vp[k].row == row) {
 					fp[m++] =
-					    (rep_pt){NULL, px(&sx, pp[k].x), px(&sy, pp[k].y)};
+					    (par_pt){NULL, px(&sx, pp[k].x), px(&sy, pp[k].y)};
 					break;
 				}
 			si = get(rows->list.v[row], "s")->i;
 		}
 		ib_buf d = {0};
-		rc = rep_monotone_path(fp, m, &d);
+		rc = par_monotone_path(fp, m, &d);
 		const ib_val *s = series->list.v[si];
 		if (!rc && m >= 2)
 			rc = ib_buf_printf(

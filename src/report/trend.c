@@ -55,10 +55,10 @@ static bool trend_value(const rep_trend_point *pts, const size_t *fr, size_t nf,
 		for (size_t i = 0; i < nf; i++)
 			ts[i] = pts[fr[i]].m->v[prop];
 		double k;
-		if (rep_recover_constant(ys, ts, nf, true, &k)) {
-			rep_spline_slopes(xs, ts, nf, m);
-			double t = rep_spline_eval(xs, ts, m, nf, target);
-			*out = rep_js_max(0, t) * k;
+		if (par_recover_constant(ys, ts, nf, true, &k)) {
+			par_spline_slopes(xs, ts, nf, m);
+			double t = par_spline_eval(xs, ts, m, nf, target);
+			*out = par_js_max(0, t) * k;
 			return true;
 		}
 	}
@@ -69,16 +69,16 @@ static bool trend_value(const rep_trend_point *pts, const size_t *fr, size_t nf,
 			ts[i] = pts[fr[i]].m->v[recip];
 		}
 		double c;
-		if (rep_recover_constant(ys, ts, nf, false, &c)) {
-			rep_spline_slopes(xs, ts, nf, m);
-			double t = rep_spline_eval(xs, ts, m, nf, target);
-			*out = rep_reciprocal_at(true, c, rep_js_max(0, t));
+		if (par_recover_constant(ys, ts, nf, false, &c)) {
+			par_spline_slopes(xs, ts, nf, m);
+			double t = par_spline_eval(xs, ts, m, nf, target);
+			*out = par_reciprocal_at(true, c, par_js_max(0, t));
 			return true;
 		}
 	}
-	rep_spline_slopes(xs, ys, nf, m);
-	double v = rep_spline_eval(xs, ys, m, nf, target);
-	*out = rep_js_max(0, v);
+	par_spline_slopes(xs, ys, nf, m);
+	double v = par_spline_eval(xs, ys, m, nf, target);
+	*out = par_js_max(0, v);
 	return true;
 }
 
@@ -92,15 +92,15 @@ int rep_interpolate_trend(const rep_trend_point *pts, size_t n, rep_metric metri
 	for (size_t i = 0; i < n; i++)
 		if (!pts[i].m || !pts[i].m->has[fkey])
 			return 0;
-	rep_pt *p = malloc(n * sizeof *p);
+	par_pt *p = malloc(n * sizeof *p);
 	size_t *fr = malloc(n * sizeof *fr), nf = 0;
 	double *w = malloc(4 * n * sizeof *w);
 	int rc = IB_ENOMEM;
 	if (!p || !fr || !w)
 		goto done;
 	for (size_t i = 0; i < n; i++)
-		p[i] = (rep_pt){pts[i].id, pts[i].x, pts[i].m->v[fkey]};
-	rc = rep_pareto_front(REP_DIR_UPPER_LEFT, p, n, fr, &nf);
+		p[i] = (par_pt){pts[i].id, pts[i].x, pts[i].m->v[fkey]};
+	rc = par_pareto_front(PAR_DIR_UPPER_LEFT, p, n, fr, &nf);
 	if (rc || nf == 0)
 		goto done;
 	double minx = pts[fr[0]].x, maxx = pts[fr[nf - 1]].x;

@@ -432,7 +432,7 @@ static int power_step(pctx *c, const char *rf, bool multinode, int64_t gpus, int
 		const char *pd = env_get(c, "POWER_ARTIFACT_DIR"),
 		           *lr = env_get(c, "POWER_RESULT_ROOT"),
 		           *sha = env_get(c, "POWER_PRODUCER_SHA");
-		res_power_mn_opts o = {
+		pw_mn_opts o = {
 		    .power_dir = in_dir(c, pd ? pd : "LOGS/power"),
 		    .logs_root = in_dir(c, lr ? lr : "LOGS"),
 		    .bench_path = bench,
@@ -447,7 +447,7 @@ static int power_step(pctx *c, const char *rf, bool multinode, int64_t gpus, int
 		};
 		if (!o.power_dir || !o.logs_root)
 			return OOM(e);
-		return res_power_mn_run(&o, status, e);
+		return pw_mn_run(&o, status, e);
 	}
 	const char *cand[3] = {env_get(c, "GPU_METRICS_CSV"), "gpu_metrics.csv",
 	                       "/workspace/gpu_metrics.csv"};
@@ -463,7 +463,7 @@ static int power_step(pctx *c, const char *rf, bool multinode, int64_t gpus, int
 		if (!csv && pw_is_file(p))
 			csv = p;
 	}
-	res_power_opts o = {
+	pw_opts o = {
 	    .csv_path = csv ? csv : first,
 	    .bench_path = bench,
 	    .agg_path = agg,
@@ -474,7 +474,7 @@ static int power_step(pctx *c, const char *rf, bool multinode, int64_t gpus, int
 	    .log = c->o->log,
 	    .log_ud = c->o->log_ud,
 	};
-	return res_power_run(&o, status, e);
+	return pw_run(&o, status, e);
 }
 
 int res_process(const res_process_opts *o, ib_buf *agg_text, int *power_status, ib_error *e)
@@ -500,7 +500,7 @@ int res_process(const res_process_opts *o, ib_buf *agg_text, int *power_status, 
 			rc = OOM(e);
 	}
 	if (!rc)
-		rc = res_write_json(agg, row, e);
+		rc = pw_write_json(agg, row, e);
 	if (!rc)
 		rc = power_step(&c, rf, multinode, gpus, pg, dg, agg, power_status, e);
 	if (!rc)

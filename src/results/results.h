@@ -60,7 +60,8 @@ int res_success_table(ib_buf *b, const ib_val *rates);
 /* ---- process and power (process_result.py, aggregate_power*.py) ----
  * docs/process.md and docs/power.md describe every input, output and rule.
  *
- * Output lines: as in power/power.h, through a res_log_fn. */
+ * Output lines: as in power/power.h (pw_log_fn). */
+typedef pw_log_fn res_log_fn;
 
 /* The environment process_result.py reads, as NAME=VALUE strings: the first
  * entry of a name wins (put overrides first). env == NULL: the process
@@ -75,9 +76,9 @@ typedef struct {
 
 /* process_result.py: reads <dir>/$RESULT_FILENAME.json and the environment,
  * writes <dir>/agg_$RESULT_FILENAME.json, then runs the power step (single
- * node: res_power_run with the first existing of $GPU_METRICS_CSV,
+ * node: pw_run with the first existing of $GPU_METRICS_CSV,
  * <dir>/gpu_metrics.csv, /workspace/gpu_metrics.csv; IS_MULTINODE=true:
- * res_power_mn_run on $POWER_ARTIFACT_DIR (LOGS/power) and $POWER_RESULT_ROOT
+ * pw_mn_run on $POWER_ARTIFACT_DIR (LOGS/power) and $POWER_RESULT_ROOT
  * (LOGS)), which patches the agg file and writes
  * <dir>/power_validation_$RESULT_FILENAME.json.
  * On success returns 0, appends the final agg row as json.dumps(indent=2)

@@ -136,7 +136,7 @@ static void record(exec_t *x, const run_item *it, const rec_info *ri)
 	x->o->on_event(x->o->arg, &ev);
 }
 
-void exec_note_pid(row_ctx *rc, pid_t pid)
+void run_note_pid(row_ctx *rc, pid_t pid)
 {
 	char p[4096], line[32];
 	snprintf(p, sizeof p, "%s/pids", rc->ws);
@@ -150,7 +150,7 @@ void exec_note_pid(row_ctx *rc, pid_t pid)
 	close(fd);
 }
 
-void exec_recipe_env(row_ctx *rc, ib_buf *env)
+void run_recipe_env(row_ctx *rc, ib_buf *env)
 {
 	const char *path = getenv("PATH");
 	ib_buf_printf(env, "PATH=%s:%s\n", rc->x->shim_dir, path ? path : "/usr/bin:/bin");
@@ -569,7 +569,7 @@ static int setup(exec_t *x, ib_error *e)
 	for (size_t i = 0; i < x->p->n; i++)
 		evals |= x->p->items[i].eval && !x->p->items[i].skip;
 	if (!rc && evals && !o->eval_dataset && !o->dry_run)
-		rc = exec_eval_dataset(&x->p->x, e);
+		rc = run_eval_dataset(&x->p->x, e);
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	x->cpu_free = o->cpus > 0 ? o->cpus : (int)(cpus > 0 ? cpus : 1);
 	return rc;

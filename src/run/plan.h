@@ -72,11 +72,11 @@ typedef struct {
  * RUN_FAILED, RUN_INTERRUPTED) with rc->reason. */
 int row_execute(row_ctx *rc);
 /* execute.c: records a started process group (for cleanup after a SIGKILL). */
-void exec_note_pid(row_ctx *rc, pid_t pid);
+void run_note_pid(row_ctx *rc, pid_t pid);
 /* plan_build.c: makes the stand-in eval dataset (x->eval_dataset) unless it is
  * there already; atomic (a temp folder renamed). */
-int exec_eval_dataset(const run_resolved *x, ib_error *e);
+int run_eval_dataset(const run_resolved *x, ib_error *e);
 /* execute.c: the variables a recipe also gets (PATH with the client shim, ...). */
-void exec_recipe_env(row_ctx *rc, ib_buf *env);
+void run_recipe_env(row_ctx *rc, ib_buf *env);
 
 #endif

@@ -210,7 +210,7 @@ static int resolve_eval_dataset(ib_arena *a, const run_opts *o, run_resolved *x,
 	return x->eval_dataset_id ? 0 : IB_ENOMEM;
 }
 
-int exec_eval_dataset(const run_resolved *x, ib_error *e)
+int run_eval_dataset(const run_resolved *x, ib_error *e)
 {
 	char p[4200], tmp[4200];
 	snprintf(p, sizeof p, "%s/test.jsonl", x->eval_dataset);

@@ -393,7 +393,7 @@ static int engine_sim(row_ctx *rc)
 	if (run_spawn(sv, rc->envp, rc->ws, rc->server_log, &pid, &e))
 		return fail(rc, RUN_FAILED, "%s", e.msg);
 	rc->server = pid;
-	exec_note_pid(rc, pid);
+	run_note_pid(rc, pid);
 	int64_t t0 = ib_now_ns();
 	int s = wait_ready(rc);
 	rc->server_start_s = (double)(ib_now_ns() - t0) / 1e9;
@@ -404,7 +404,7 @@ static int engine_sim(row_ctx *rc)
 		t0 = ib_now_ns();
 		if (run_spawn(cv, rc->envp, rc->ws, rc->client_log, &pid, &e))
 			return fail(rc, RUN_FAILED, "%s", e.msg);
-		exec_note_pid(rc, pid);
+		run_note_pid(rc, pid);
 		s = supervise(rc, pid, "benchmark", &st);
 		rc->client_s = (double)(ib_now_ns() - t0) / 1e9;
 		if (s != RUN_RUNNING)
@@ -420,7 +420,7 @@ static int engine_sim(row_ctx *rc)
 	note_command(rc->ws, ev);
 	if (run_spawn(ev, rc->envp, rc->ws, rc->eval_log, &pid, &e))
 		return fail(rc, RUN_FAILED, "%s", e.msg);
-	exec_note_pid(rc, pid);
+	run_note_pid(rc, pid);
 	s = supervise(rc, pid, "eval", &st);
 	if (s != RUN_RUNNING)
 		return s;
@@ -443,7 +443,7 @@ static int engine_recipe(row_ctx *rc)
 	note_command(rc->ws, argv);
 	if (run_spawn(argv, rc->envp, rc->ws, rc->client_log, &pid, &e))
 		return fail(rc, RUN_FAILED, "%s", e.msg);
-	exec_note_pid(rc, pid);
+	run_note_pid(rc, pid);
 	int st;
 	int s = supervise(rc, pid, "recipe", &st);
 	if (s != RUN_RUNNING)
@@ -513,7 +513,7 @@ int row_execute(row_ctx *rc)
 		              it->amd ? "ROCR_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES",
 		              rc->devices);
 	if (rc->o->engine == RUN_ENGINE_RECIPE)
-		exec_recipe_env(rc, &env);
+		run_recipe_env(rc, &env);
 	if (!env.data)
 		return fail(rc, RUN_FAILED, "out of memory");
 	rc->envp = make_envp(rc->a, env.data);

@@ -1,6 +1,6 @@
 /* sim calibrate: a reproducible fit of the calibration parameters to the
  * published measured points (docs/sim.md "Calibration"). Rows are grouped
- * by framework x GPU; each group with at least SIM_FIT_MIN_POINTS points
+ * by framework x GPU; each group with at least SLAB_FIT_MIN_POINTS points
  * gets one rule (mem-eff, compute-eff, step-overhead-us, seq-overhead-us) fitted by
  * coordinate descent (golden-section search on each parameter in turn) on
  * the squared log errors of tok/s/GPU and interactivity over all of the
@@ -17,22 +17,22 @@ enum { P_MEM = 0, P_COMPUTE = 1, P_STEP = 2, P_SEQ = 3 };
 #define FITTED ((1u << P_MEM) | (1u << P_COMPUTE) | (1u << P_STEP) | (1u << P_SEQ))
 
 typedef struct {
-	const sim_point *pts;
+	const slab_point *pts;
 	size_t n;
 	const char *fw, *gpu, *model, *version; /* NULL: any */
 	int prompts;
 } group_ctx;
 
-static bool in_group(const sim_point *p, const char *fw, const char *gpu, const char *model,
+static bool in_group(const slab_point *p, const char *fw, const char *gpu, const char *model,
                      const char *version)
 {
-	return !p->why && p->kind == SIM_POINT_MEASURED && p->framework && p->gpu &&
+	return !p->why && p->kind == SLAB_POINT_MEASURED && p->framework && p->gpu &&
 	       (!fw || !strcmp(p->framework, fw)) && (!gpu || !strcmp(p->gpu, gpu)) &&
 	       (!model || !strcmp(p->model, model)) &&
 	       (!version || (p->version && !strcmp(p->version, version)));
 }
 
-/* A measured group's loss (sim_fit_loss_fn): mean squared log error over
+/* A measured group's loss (slab_fit_loss_fn): mean squared log error over
  * its points' published figures; INFINITY on a failed run. */
 static double measured_loss(void *ctx, const sim_calib_file *cal, size_t *count)
 {
@@ -40,12 +40,12 @@ static double measured_loss(void *ctx, const sim_calib_file *cal, size_t *count)
 	double sum = 0;
 	size_t k = 0;
 	for (size_t i = 0; i < g->n; i++) {
-		const sim_point *p = &g->pts[i];
+		const slab_point *p = &g->pts[i];
 		if (!in_group(p, g->fw, g->gpu, g->model, g->version))
 			continue;
-		sim_point_result r;
+		slab_point_result r;
 		ib_error e = {0};
-		if (sim_point_run(p, cal, g->prompts, &r, &e))
+		if (slab_point_run(p, cal, g->prompts, &r, &e))
 			return INFINITY;
 		if (!isnan(p->tps_gpu) && r.tps_gpu > 0) {
 			double d = log(r.tps_gpu / p->tps_gpu);
@@ -78,7 +78,7 @@ static double *slot(sim_calib *c, int which)
 }
 
 typedef struct {
-	sim_fit_loss_fn loss;
+	slab_fit_loss_fn loss;
 	void *ctx;
 	sim_calib_file *cal; /* its last rule is the one fitted */
 	int iters;
@@ -123,7 +123,7 @@ static void search(search_ctx *g, int which, double lo, double hi, bool log_scal
 	*x = log_scale ? exp(best) : best;
 }
 
-void sim_fit_descend(sim_calib_file *cal, sim_fit_loss_fn loss, void *ctx, int passes, int iters)
+void slab_fit_descend(sim_calib_file *cal, slab_fit_loss_fn loss, void *ctx, int passes, int iters)
 {
 	search_ctx g = {loss, ctx, cal, iters};
 	sim_calib_rule *r = &cal->rules[cal->n - 1];
@@ -139,20 +139,20 @@ void sim_fit_descend(sim_calib_file *cal, sim_fit_loss_fn loss, void *ctx, int p
 	}
 }
 
-int sim_fit(const sim_point *pts, size_t n, const sim_calib_file *base, int prompts, int level,
-            ib_arena *a, sim_fit_group **out, size_t *nout, ib_error *e)
+int slab_fit(const slab_point *pts, size_t n, const sim_calib_file *base, int prompts, int level,
+            ib_arena *a, slab_fit_group **out, size_t *nout, ib_error *e)
 {
 	*out = NULL;
 	*nout = 0;
-	sim_fit_group *gs = ib_arena_alloc(a, (n + 1) * sizeof *gs);
+	slab_fit_group *gs = ib_arena_alloc(a, (n + 1) * sizeof *gs);
 	sim_calib_rule *rules = ib_arena_alloc(a, ((base ? base->n : 0) + 1) * sizeof *rules);
 	if (!gs || !rules)
 		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 	size_t ng = 0;
 	for (size_t i = 0; i < n; i++) {
-		const sim_point *p = &pts[i];
+		const slab_point *p = &pts[i];
 		bool by_model = level >= 1, by_version = level >= 2;
-		if (p->why || p->kind != SIM_POINT_MEASURED || !p->framework || !p->gpu ||
+		if (p->why || p->kind != SLAB_POINT_MEASURED || !p->framework || !p->gpu ||
 		    (by_version && !p->version))
 			continue;
 		size_t j = 0;
@@ -173,7 +173,7 @@ int sim_fit(const sim_point *pts, size_t n, const sim_calib_file *base, int prom
 		gs[j].npoints++;
 	}
 	for (size_t j = 0; j < ng; j++) {
-		sim_fit_group *G = &gs[j];
+		slab_fit_group *G = &gs[j];
 		group_ctx g = {.pts = pts,
 		               .n = n,
 		               .fw = G->framework,
@@ -192,8 +192,8 @@ int sim_fit(const sim_point *pts, size_t n, const sim_calib_file *base, int prom
 		sim_calib_resolve(base, &k, &r->values);
 		r->set = FITTED;
 		G->loss_before = measured_loss(&g, &cal, NULL);
-		if (G->npoints >= SIM_FIT_MIN_POINTS) {
-			sim_fit_descend(&cal, measured_loss, &g, 3, 14);
+		if (G->npoints >= SLAB_FIT_MIN_POINTS) {
+			slab_fit_descend(&cal, measured_loss, &g, 3, 14);
 			G->fitted = true;
 		}
 		G->values = r->values;
@@ -204,7 +204,7 @@ int sim_fit(const sim_point *pts, size_t n, const sim_calib_file *base, int prom
 	return 0;
 }
 
-void sim_fit_rules(const sim_fit_group *g, size_t n, ib_buf *out)
+void slab_fit_rules(const slab_fit_group *g, size_t n, ib_buf *out)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (!g[i].fitted)
@@ -242,7 +242,7 @@ void sim_fit_rules(const sim_fit_group *g, size_t n, ib_buf *out)
 	}
 }
 
-int sim_fit_group_rule(const sim_fit_group *g, ib_arena *a, sim_calib_rule *r)
+int slab_fit_group_rule(const slab_fit_group *g, ib_arena *a, sim_calib_rule *r)
 {
 	const char **fw = ib_arena_alloc(a, 2 * sizeof *fw),
 	           **hw = ib_arena_alloc(a, 2 * sizeof *hw),
@@ -268,7 +268,7 @@ int sim_fit_group_rule(const sim_fit_group *g, ib_arena *a, sim_calib_rule *r)
 	return 0;
 }
 
-int sim_fit_append(const sim_calib_file *base, const sim_fit_group *g, size_t n, ib_arena *a,
+int slab_fit_append(const sim_calib_file *base, const slab_fit_group *g, size_t n, ib_arena *a,
                    sim_calib_file *out)
 {
 	size_t nb = base ? base->n : 0;
@@ -279,22 +279,22 @@ int sim_fit_append(const sim_calib_file *base, const sim_fit_group *g, size_t n,
 		memcpy(r, base->rules, nb * sizeof *r);
 	size_t k = nb;
 	for (size_t i = 0; i < n; i++)
-		if (g[i].fitted && sim_fit_group_rule(&g[i], a, &r[k++]))
+		if (g[i].fitted && slab_fit_group_rule(&g[i], a, &r[k++]))
 			return IB_ENOMEM;
 	*out = (sim_calib_file){.path = base ? base->path : NULL, .rules = r, .n = k};
 	return 0;
 }
 
-int sim_calibrate(const sim_point *pts, size_t n, const sim_calib_file *base, const char *base_name,
-                  int prompts, ib_arena *a, sim_fit_group *gs[4], size_t ng[4], ib_buf *yaml,
+int slab_calibrate(const slab_point *pts, size_t n, const sim_calib_file *base, const char *base_name,
+                  int prompts, ib_arena *a, slab_fit_group *gs[4], size_t ng[4], ib_buf *yaml,
                   sim_calib_file *fitted, ib_error *e)
 {
 	sim_calib_file lvl = base ? *base : (sim_calib_file){0};
 	/* four levels, each on top of the previous: every row, framework x GPU,
 	 * x model, x framework version (where the rows name one) */
 	for (int l = 0; l < 4; l++) {
-		int rc = sim_fit(pts, n, lvl.n ? &lvl : NULL, prompts, l - 1, a, &gs[l], &ng[l], e);
-		if (!rc && sim_fit_append(lvl.n ? &lvl : NULL, gs[l], ng[l], a, &lvl))
+		int rc = slab_fit(pts, n, lvl.n ? &lvl : NULL, prompts, l - 1, a, &gs[l], &ng[l], e);
+		if (!rc && slab_fit_append(lvl.n ? &lvl : NULL, gs[l], ng[l], a, &lvl))
 			rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 		if (rc)
 			return rc;
@@ -317,6 +317,6 @@ int sim_calibrate(const sim_point *pts, size_t n, const sim_calib_file *base, co
 	    "    comm-eff: 1.0\n    ep-imbalance: 1.0\n    draft-cost: 0.05\n",
 	    prompts, named ? " --base " : "", named ? base_name : "");
 	for (int l = 0; l < 4; l++)
-		sim_fit_rules(gs[l], ng[l], yaml);
+		slab_fit_rules(gs[l], ng[l], yaml);
 	return w ? ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory") : 0;
 }

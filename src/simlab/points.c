@@ -77,17 +77,17 @@ static const char *precision_key(const char *p)
 	return NULL;
 }
 
-static void classify(sim_point *p)
+static void classify(slab_point *p)
 {
 	const char *k = p->page_kind;
 	if (!strcmp(k, "blog-measured") || !strcmp(k, "pr-table-inferencex"))
-		p->kind = SIM_POINT_MEASURED;
+		p->kind = SLAB_POINT_MEASURED;
 	else if (!strcmp(k, "blog-interpolated") || !strncmp(k, "compare", 7))
-		p->kind = SIM_POINT_FRONTIER;
+		p->kind = SLAB_POINT_FRONTIER;
 	else if (!strcmp(k, "blog-peak"))
-		p->kind = SIM_POINT_PEAK;
+		p->kind = SLAB_POINT_PEAK;
 	else
-		p->kind = SIM_POINT_OTHER;
+		p->kind = SLAB_POINT_OTHER;
 }
 
 /* The value named `name` in a row's `;`-separated metric names and values
@@ -111,7 +111,7 @@ static double metric_value(const char *mname, const char *mval, const char *name
 
 /* Why a row of any kind cannot run for want of a model, a GPU, a precision
  * or its lengths; NULL when it has them all. */
-static const char *unrunnable_basics(const sim_point *p)
+static const char *unrunnable_basics(const slab_point *p)
 {
 	if (!p->model)
 		return "no profile for this model";
@@ -126,7 +126,7 @@ static const char *unrunnable_basics(const sim_point *p)
 
 /* A frontier or peak row: the series it stands for (framework, spec
  * setting named in the note; TP/EP are the sweep's) and why it cannot run. */
-static void configure_series(sim_point *p, const char *note, const char *mname, const char *mval)
+static void configure_series(slab_point *p, const char *note, const char *mname, const char *mval)
 {
 	p->tp = p->ep = 0;
 	p->dp_attn = false;
@@ -138,7 +138,7 @@ static void configure_series(sim_point *p, const char *note, const char *mname, 
 		p->no_spec = true;
 		p->spec = NULL;
 	}
-	if (p->kind == SIM_POINT_PEAK) {
+	if (p->kind == SLAB_POINT_PEAK) {
 		/* Dynamo and MoRI serve multi-node disaggregated recipes */
 		if ((has(note, "dynamo") || has(note, "mori-")) && !has(note, "non-disagg"))
 			p->disagg = true;
@@ -146,8 +146,8 @@ static void configure_series(sim_point *p, const char *note, const char *mname, 
 		if (isnan(p->interactivity) && p->tpot_ms > 0)
 			p->interactivity = 1000 / p->tpot_ms;
 	}
-	if (isnan(p->tps_gpu) && p->cost > 0 && p->gpu && !isnan(sim_gpu_price(p->gpu))) {
-		p->tps_gpu = sim_gpu_price(p->gpu) / (p->cost * 0.0036);
+	if (isnan(p->tps_gpu) && p->cost > 0 && p->gpu && !isnan(slab_gpu_price(p->gpu))) {
+		p->tps_gpu = slab_gpu_price(p->gpu) / (p->cost * 0.0036);
 		p->tps_from_cost = true;
 	}
 	p->why = unrunnable_basics(p);
@@ -155,9 +155,9 @@ static void configure_series(sim_point *p, const char *note, const char *mname, 
 		return;
 	if (p->disagg)
 		p->why = "a disaggregated multi-node recipe: worker counts not stated";
-	else if (p->kind == SIM_POINT_PEAK && p->conc <= 0)
+	else if (p->kind == SLAB_POINT_PEAK && p->conc <= 0)
 		p->why = "concurrency not stated (a peak throughput only)";
-	else if (p->kind == SIM_POINT_FRONTIER && isnan(p->interactivity))
+	else if (p->kind == SLAB_POINT_FRONTIER && isnan(p->interactivity))
 		p->why = "no target interactivity";
 	else if (isnan(p->tps_gpu))
 		p->why = "neither throughput nor cost published";
@@ -165,7 +165,7 @@ static void configure_series(sim_point *p, const char *note, const char *mname, 
 
 /* Fills the configuration fields of p from its columns; sets p->why when
  * the row cannot be run. */
-static void configure(sim_point *p, const char *model, const char *gpu, const char *prec,
+static void configure(slab_point *p, const char *model, const char *gpu, const char *prec,
                       const char *note, const char *mname, const char *mval)
 {
 	p->model = model_key(model);
@@ -191,11 +191,11 @@ static void configure(sim_point *p, const char *model, const char *gpu, const ch
 		const char *last = strrchr(mval, ';');
 		p->conc = atoi(last ? last + 1 : mval);
 	}
-	if (p->kind == SIM_POINT_FRONTIER || p->kind == SIM_POINT_PEAK) {
+	if (p->kind == SLAB_POINT_FRONTIER || p->kind == SLAB_POINT_PEAK) {
 		configure_series(p, note, mname, mval);
 		return;
 	}
-	if (p->kind == SIM_POINT_OTHER) {
+	if (p->kind == SLAB_POINT_OTHER) {
 		p->why = "a prose claim without a configuration";
 		return;
 	}
@@ -212,7 +212,7 @@ static void configure(sim_point *p, const char *model, const char *gpu, const ch
 		p->why = "framework not stated";
 }
 
-int sim_points_load(const char *path, ib_arena *a, sim_point **out, size_t *n, ib_error *e)
+int slab_points_load(const char *path, ib_arena *a, slab_point **out, size_t *n, ib_error *e)
 {
 	ib_buf b = {0};
 	int rc = ib_read_file(path, &b, e);
@@ -285,7 +285,7 @@ int sim_points_load(const char *path, ib_arena *a, sim_point **out, size_t *n, i
 		}
 		if (*n == cap) {
 			cap = cap ? 2 * cap : 256;
-			sim_point *g = ib_arena_alloc(a, cap * sizeof *g);
+			slab_point *g = ib_arena_alloc(a, cap * sizeof *g);
 			if (!g) {
 				rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 				goto out;
@@ -294,7 +294,7 @@ int sim_points_load(const char *path, ib_arena *a, sim_point **out, size_t *n, i
 				memcpy(g, *out, *n * sizeof *g);
 			*out = g;
 		}
-		sim_point *p = &(*out)[(*n)++];
+		slab_point *p = &(*out)[(*n)++];
 		memset(p, 0, sizeof *p);
 #define F(j) ((size_t)col[j] < nf ? f[col[j]] : "")
 		p->line = (int)lineno;
@@ -322,14 +322,14 @@ out:
 	return rc;
 }
 
-bool sim_calib_rule_can_apply(const sim_calib_rule *r, const char *model, const char *precision)
+bool slab_calib_rule_can_apply(const sim_calib_rule *r, const char *model, const char *precision)
 {
 	return (!model || !r->match[3] || sim_calib_names(r->match[3], model)) &&
 	       (!precision || !r->match[2] || sim_calib_names(r->match[2], precision));
 }
 
 /* A rule of cal names gpu (and model, when not NULL) and can apply to
- * precision (sim_calib_rule_can_apply). */
+ * precision (slab_calib_rule_can_apply). */
 static bool calib_names(const sim_calib_file *cal, const char *gpu, const char *model,
                         const char *precision)
 {
@@ -337,7 +337,7 @@ static bool calib_names(const sim_calib_file *cal, const char *gpu, const char *
 		const sim_calib_rule *r = &cal->rules[i];
 		if (sim_calib_names(r->match[1], gpu) &&
 		    (!model || sim_calib_names(r->match[3], model)) &&
-		    sim_calib_rule_can_apply(r, NULL, precision))
+		    slab_calib_rule_can_apply(r, NULL, precision))
 			return true;
 	}
 	return false;
@@ -363,7 +363,7 @@ static const char *calib_sibling(const sim_calib_file *cal, const char *gpu, con
 	return NULL;
 }
 
-const char *sim_calib_hw_for_model(const sim_calib_file *cal, const char *gpu, const char *model,
+const char *slab_calib_hw_for_model(const sim_calib_file *cal, const char *gpu, const char *model,
                                    const char *precision)
 {
 	if (gpu && model && !calib_names(cal, gpu, model, precision)) {
@@ -371,10 +371,10 @@ const char *sim_calib_hw_for_model(const sim_calib_file *cal, const char *gpu, c
 		if (s)
 			return s;
 	}
-	return sim_calib_hw_for(cal, gpu, precision);
+	return slab_calib_hw_for(cal, gpu, precision);
 }
 
-const char *sim_calib_hw_for(const sim_calib_file *cal, const char *gpu, const char *precision)
+const char *slab_calib_hw_for(const sim_calib_file *cal, const char *gpu, const char *precision)
 {
 	if (!gpu || calib_names(cal, gpu, NULL, precision))
 		return gpu;
@@ -382,7 +382,7 @@ const char *sim_calib_hw_for(const sim_calib_file *cal, const char *gpu, const c
 	return s ? s : gpu;
 }
 
-const char *sim_calib_fw_for(const sim_calib_file *cal, const char *framework, const char *hw,
+const char *slab_calib_fw_for(const sim_calib_file *cal, const char *framework, const char *hw,
                              const char *model, const char *precision)
 {
 	if (!framework || !hw)
@@ -391,7 +391,7 @@ const char *sim_calib_fw_for(const sim_calib_file *cal, const char *framework, c
 	for (size_t i = 0; cal && i < cal->n; i++) {
 		const sim_calib_rule *r = &cal->rules[i];
 		if (!r->match[0] || !sim_calib_names(r->match[1], hw) ||
-		    !sim_calib_rule_can_apply(r, model, precision))
+		    !slab_calib_rule_can_apply(r, model, precision))
 			continue;
 		if (sim_calib_names(r->match[0], framework))
 			return framework;
@@ -401,7 +401,7 @@ const char *sim_calib_fw_for(const sim_calib_file *cal, const char *framework, c
 	return other ? other : framework;
 }
 
-void sim_point_config_with(const sim_point *p, const sim_calib_file *cal, const char *framework,
+void slab_point_config_with(const slab_point *p, const sim_calib_file *cal, const char *framework,
                            const char *spec, int tp, int ep, bool dp_attn, int conc, sim_config *c)
 {
 	sim_config_init(c);
@@ -423,8 +423,8 @@ void sim_point_config_with(const sim_point *p, const sim_calib_file *cal, const 
 		c->acceptance_length =
 		    m->default_al[3] > 0 ? m->default_al[3] : (1 - pow(0.7, 4)) / 0.3;
 	}
-	const char *hw = sim_calib_hw_for_model(cal, c->hw.name, c->model.name, c->precision);
-	sim_calib_key k = {sim_calib_fw_for(cal, framework, hw, c->model.name, c->precision), hw,
+	const char *hw = slab_calib_hw_for_model(cal, c->hw.name, c->model.name, c->precision);
+	sim_calib_key k = {slab_calib_fw_for(cal, framework, hw, c->model.name, c->precision), hw,
 	                   c->precision,
 	                   c->model.name, spec ? spec : "none", p->version};
 	sim_calib cb;
@@ -432,16 +432,16 @@ void sim_point_config_with(const sim_point *p, const sim_calib_file *cal, const 
 	sim_calib_apply(&cb, c);
 }
 
-int sim_point_config(const sim_point *p, const sim_calib_file *cal, sim_config *c, ib_error *e)
+int slab_point_config(const slab_point *p, const sim_calib_file *cal, sim_config *c, ib_error *e)
 {
 	if (p->why)
 		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "%s", p->why);
-	sim_point_config_with(p, cal, p->framework, p->spec, p->tp, p->ep, p->dp_attn, p->conc, c);
+	slab_point_config_with(p, cal, p->framework, p->spec, p->tp, p->ep, p->dp_attn, p->conc, c);
 	return 0;
 }
 
-int sim_config_run(const sim_config *c, int conc, int prompts_per_conc, int isl, int osl,
-                   uint64_t seed, sim_point_result *r, ib_error *e)
+int slab_config_run(const sim_config *c, int conc, int prompts_per_conc, int isl, int osl,
+                   uint64_t seed, slab_point_result *r, ib_error *e)
 {
 	memset(r, 0, sizeof *r);
 	sim_load ld = {.concurrency = conc,
@@ -462,24 +462,24 @@ int sim_config_run(const sim_config *c, int conc, int prompts_per_conc, int isl,
 	return 0;
 }
 
-int sim_point_run(const sim_point *p, const sim_calib_file *cal, int prompts_per_conc,
-                  sim_point_result *r, ib_error *e)
+int slab_point_run(const slab_point *p, const sim_calib_file *cal, int prompts_per_conc,
+                  slab_point_result *r, ib_error *e)
 {
 	memset(r, 0, sizeof *r);
 	sim_config c;
-	int rc = sim_point_config(p, cal, &c, e);
+	int rc = slab_point_config(p, cal, &c, e);
 	if (rc)
 		return rc;
-	return sim_config_run(&c, p->conc, prompts_per_conc, p->isl, p->osl, (uint64_t)p->row_id + 1,
+	return slab_config_run(&c, p->conc, prompts_per_conc, p->isl, p->osl, (uint64_t)p->row_id + 1,
 	                      r, e);
 }
 
-double sim_err_pct(double sim, double published)
+double slab_err_pct(double sim, double published)
 {
 	return isnan(published) || published == 0 ? NAN : 100 * (sim - published) / published;
 }
 
-int sim_ape_add(sim_ape *g, bool runnable, double tps_err, double inter_err)
+int slab_ape_add(slab_ape *g, bool runnable, double tps_err, double inter_err)
 {
 	g->total++;
 	if (!runnable)
@@ -507,14 +507,14 @@ static void median_mean(double *v, size_t n, double *median, double *mean)
 	*median = n ? sim_median(v, n) : NAN;
 }
 
-void sim_ape_stats(sim_ape *g, double *tps_median, double *tps_mean, double *inter_median,
+void slab_ape_stats(slab_ape *g, double *tps_median, double *tps_mean, double *inter_median,
                    double *inter_mean)
 {
 	median_mean(g->tps, g->ntps, tps_median, tps_mean);
 	median_mean(g->inter, g->ninter, inter_median, inter_mean);
 }
 
-void sim_ape_free(sim_ape *g)
+void slab_ape_free(slab_ape *g)
 {
 	free(g->tps);
 	free(g->inter);

@@ -8,16 +8,16 @@
 
 /* ---- published points (docs/sim.md "Validation") ---- */
 typedef enum {
-	SIM_POINT_MEASURED, /* blog-measured, pr-table-inferencex: a fixed recipe */
-	SIM_POINT_PEAK,     /* blog-peak: a best config, often without its TP */
-	SIM_POINT_FRONTIER, /* dashboard and blog-interpolated rows */
-	SIM_POINT_OTHER,    /* prose, vendor numbers */
-} sim_point_kind;
+	SLAB_POINT_MEASURED, /* blog-measured, pr-table-inferencex: a fixed recipe */
+	SLAB_POINT_PEAK,     /* blog-peak: a best config, often without its TP */
+	SLAB_POINT_FRONTIER, /* dashboard and blog-interpolated rows */
+	SLAB_POINT_OTHER,    /* prose, vendor numbers */
+} slab_point_kind;
 
 typedef struct {
 	int row_id, line;
 	const char *page_kind, *model_name, *gpu_name; /* as the file has them */
-	sim_point_kind kind;
+	slab_point_kind kind;
 	/* the configuration (NULL / 0 where the row does not say) */
 	const char *model, *gpu, *precision, *framework, *spec;
 	const char *version; /* the first image tag (vX.Y...) or date (YYYY-MM-DD) in the note */
@@ -29,25 +29,25 @@ typedef struct {
 	double tpot_ms;    /* peak rows: published median TPOT (NAN when absent) */
 	bool tps_from_cost; /* tps_gpu was derived from cost (README's formula) */
 	const char *why;               /* non-NULL: why the row cannot be run */
-} sim_point;
+} slab_point;
 
 typedef struct {
 	double tps_gpu, interactivity, median_tpot, median_ttft;
-} sim_point_result;
+} slab_point_result;
 
 /* Reads points.tsv (../shared/golden/real-frontiers/README.md) into *out
  * (n rows, in arena a): each row's kind, its configuration from the
  * columns and the recipe note (framework, TP=, EP=, MTP/EAGLE, DP
  * attention, disaggregation, concurrency), and why it cannot run, if so.
  * Errors: IB_ENOENT, IB_EINVAL (a missing column, no rows), IB_ENOMEM. */
-int sim_points_load(const char *path, ib_arena *a, sim_point **out, size_t *n, ib_error *e);
+int slab_points_load(const char *path, ib_arena *a, slab_point **out, size_t *n, ib_error *e);
 /* The simulator configuration of a runnable row, its calibration resolved
  * from cal (NULL: defaults). IB_EINVAL with p->why otherwise. */
-int sim_point_config(const sim_point *p, const sim_calib_file *cal, sim_config *c, ib_error *e);
+int slab_point_config(const slab_point *p, const sim_calib_file *cal, sim_config *c, ib_error *e);
 /* Runs the row in process (sim_run_load, prompts_per_conc x concurrency
  * prompts, ratio 0.8, seed = row id) and gives total tok/s per GPU and
  * interactivity (1 / median TPOT). */
-int sim_point_run(const sim_point *p, const sim_calib_file *cal, int prompts_per_conc, sim_point_result *r,
+int slab_point_run(const slab_point *p, const sim_calib_file *cal, int prompts_per_conc, slab_point_result *r,
 		  ib_error *e);
 
 /* ---- frontier sweeps (docs/sim.md "Frontier and peak rows") ----
@@ -70,15 +70,15 @@ typedef struct {
 	bool dp_attn;
 	double tps_gpu, interactivity, median_ttft, median_tpot;
 	bool from_matrix; /* the config came from the sweep matrix */
-} sim_sweep_point;
+} slab_sweep_point;
 
 /* The $/GPU-hr the dashboard prices a GPU at (owning hyperscaler, README of
  * real-frontiers), NAN when unknown; gpu is a profile name ("mi355x"). */
-double sim_gpu_price(const char *gpu);
+double slab_gpu_price(const char *gpu);
 /* GPUs of one node the sweep spreads TP over: 4 on GB200/GB300 trays, else 8. */
-int sim_sweep_node_gpus(const char *gpu);
+int slab_sweep_node_gpus(const char *gpu);
 /* True when a and b belong to the same series (one sweep serves both). */
-bool sim_point_same_series(const sim_point *a, const sim_point *b);
+bool slab_point_same_series(const slab_point *a, const slab_point *b);
 /* Runs the sweep of p's series (p a frontier or peak row without why)
  * with the options o. *out (malloc'd, the caller frees it) gets the configs that
  * ran, in enumeration order; *nconf the number enumerated. IB_EINVAL when
@@ -89,57 +89,57 @@ typedef struct {
 	bool no_spec;         /* spec decoding only where the row requires it */
 	/* a sweep matrix (`matrix full-sweep` rows as ib_val maps), or NULL: a
 	 * series with single-node rows there sweeps those configs instead of
-	 * the generic space (sim_sweep_from_matrix) */
+	 * the generic space (slab_sweep_from_matrix) */
 	const ib_val *matrix;
 	/* when non-NULL: run exactly these nonly configs (a subset of an
 	 * earlier sweep of the same series, e.g. the configs that made its
 	 * frontier) instead of enumerating the series' space */
-	const struct sim_sweep_config *only;
+	const struct slab_sweep_config *only;
 	size_t nonly;
-} sim_sweep_opts;
+} slab_sweep_opts;
 
 /* One config of a sweep (concurrency included). */
-typedef struct sim_sweep_config {
+typedef struct slab_sweep_config {
 	const char *framework, *spec; /* spec: NULL when off */
 	int tp, ep, conc;
 	bool dp_attn;
-} sim_sweep_config;
+} slab_sweep_config;
 /* The configs of the matrix rows that belong to p's series: single-node,
  * aggregated rows (pp 1) of p's model (model-prefix resolved through the
  * profile aliases), precision, GPU (the runner's name up to its first '-',
  * without "cluster:"), ISL/OSL, framework (when p names one) and spec
  * setting (MTP rows run the model's draft method), concurrency <= max_conc;
  * duplicates once. *out is malloc'd (NULL when none). 0 or IB_ENOMEM. */
-int sim_sweep_from_matrix(const ib_val *rows, const sim_point *p, int max_conc,
-			  sim_sweep_config **out, size_t *n);
-int sim_sweep_run(const sim_point *p, const sim_calib_file *cal, const sim_sweep_opts *o,
-		  sim_sweep_point **out, size_t *n, size_t *nconf, ib_error *e);
+int slab_sweep_from_matrix(const ib_val *rows, const slab_point *p, int max_conc,
+			  slab_sweep_config **out, size_t *n);
+int slab_sweep_run(const slab_point *p, const sim_calib_file *cal, const slab_sweep_opts *o,
+		  slab_sweep_point **out, size_t *n, size_t *nconf, ib_error *e);
 /* A peak row's counterpart: of the sweep points at the concurrency nearest
  * to conc (ties: the lower) and of framework fw (NULL: any), the one with
  * the highest tok/s/GPU; -1 when none. */
-ptrdiff_t sim_sweep_peak(const sim_sweep_point *pts, size_t n, int conc, const char *fw);
+ptrdiff_t slab_sweep_peak(const slab_sweep_point *pts, size_t n, int conc, const char *fw);
 
 /* Absolute percentage errors of a group of rows (sim validate's summary,
- * per kind and per GPU). Zero-initialise; release with sim_ape_free. */
+ * per kind and per GPU). Zero-initialise; release with slab_ape_free. */
 typedef struct {
 	size_t total, runnable; /* rows counted, rows that ran */
 	double *tps, *inter;    /* |error| in % of each published figure */
 	size_t ntps, ninter, cap_tps, cap_inter;
-} sim_ape;
+} slab_ape;
 /* The signed error of sim against published in %; NAN when published is NAN
  * (the row publishes no such figure). */
-double sim_err_pct(double sim, double published);
-/* Counts a row; one that ran with its signed errors in % (sim_err_pct; NAN:
+double slab_err_pct(double sim, double published);
+/* Counts a row; one that ran with its signed errors in % (slab_err_pct; NAN:
  * not published, not counted in that figure). 0 or IB_ENOMEM. */
-int sim_ape_add(sim_ape *g, bool runnable, double tps_err, double inter_err);
+int slab_ape_add(slab_ape *g, bool runnable, double tps_err, double inter_err);
 /* Median and mean of the tok/s/GPU and interactivity APEs (NAN when the
  * group has none); sorts the group's arrays. */
-void sim_ape_stats(sim_ape *g, double *tps_median, double *tps_mean, double *inter_median,
+void slab_ape_stats(slab_ape *g, double *tps_median, double *tps_mean, double *inter_median,
 		   double *inter_mean);
-void sim_ape_free(sim_ape *g);
+void slab_ape_free(slab_ape *g);
 
 /* ---- the fit (sim calibrate) ---- */
-#define SIM_FIT_MIN_POINTS 4
+#define SLAB_FIT_MIN_POINTS 4
 typedef struct {
 	const char *framework, *gpu; /* the group: measured runnable rows of this pair */
 	const char *model;           /* and of this model (NULL: any model) */
@@ -153,48 +153,48 @@ typedef struct {
 	const char *const *frameworks;
 	size_t nseries;
 	size_t npoints, nfigures;    /* rows, and published figures (tok/s/GPU, interactivity) */
-	bool fitted;                 /* npoints >= SIM_FIT_MIN_POINTS (frontier groups: and the
+	bool fitted;                 /* npoints >= SLAB_FIT_MIN_POINTS (frontier groups: and the
 				      * rule lowered the group's error) */
 	sim_calib values;            /* the group's parameters after the fit */
 	double loss_before, loss_after; /* mean squared log error of its figures */
-} sim_fit_group;
+} slab_fit_group;
 /* Fits mem-eff, compute-eff, step-overhead-us and seq-overhead-us per framework x GPU
  * group (coordinate descent, golden-section searches, deterministic) on
  * top of base (NULL: defaults), running each point with prompts x its
  * concurrency prompts. *out (in arena a) lists every group. */
 /* level -1: every row (one global rule); 0: framework x GPU; 1: x model; 2: x model x
  * version (rows with one) */
-int sim_fit(const sim_point *pts, size_t n, const sim_calib_file *base, int prompts, int level,
-	    ib_arena *a, sim_fit_group **out, size_t *nout, ib_error *e);
+int slab_fit(const slab_point *pts, size_t n, const sim_calib_file *base, int prompts, int level,
+	    ib_arena *a, slab_fit_group **out, size_t *nout, ib_error *e);
 /* A fit's objective: the mean squared log error of some published figures
  * when the simulator runs under cal (*nfigures, when not NULL, gets their
  * count); INFINITY when a run fails. */
-typedef double (*sim_fit_loss_fn)(void *ctx, const sim_calib_file *cal, size_t *nfigures);
+typedef double (*slab_fit_loss_fn)(void *ctx, const sim_calib_file *cal, size_t *nfigures);
 /* Fits mem-eff, step-overhead-us, seq-overhead-us and compute-eff of cal's
  * last rule (starting from its values; the rule's `set` gains them) by
  * coordinate descent: `passes` rounds of one golden-section search per
  * parameter (`iters` steps each, log scale) minimising loss(ctx, cal).
- * Deterministic when loss is. sim_fit uses it for the measured groups;
+ * Deterministic when loss is. slab_fit uses it for the measured groups;
  * `sim calibrate` for the frontier groups (docs/sim.md "Calibration"). */
-void sim_fit_descend(sim_calib_file *cal, sim_fit_loss_fn loss, void *ctx, int passes, int iters);
+void slab_fit_descend(sim_calib_file *cal, slab_fit_loss_fn loss, void *ctx, int passes, int iters);
 /* The calibration rule of group g (its match: framework or frameworks, GPU,
  * precision, model, version, each when set; its values; the fitted
  * parameters marked set), name lists in arena a. 0 or IB_ENOMEM. */
-int sim_fit_group_rule(const sim_fit_group *g, ib_arena *a, sim_calib_rule *r);
+int slab_fit_group_rule(const slab_fit_group *g, ib_arena *a, sim_calib_rule *r);
 /* base's rules followed by the fitted groups' (in arena a); IB_ENOMEM. */
-int sim_fit_append(const sim_calib_file *base, const sim_fit_group *g, size_t n, ib_arena *a, sim_calib_file *out);
+int slab_fit_append(const sim_calib_file *base, const slab_fit_group *g, size_t n, ib_arena *a, sim_calib_file *out);
 /* The fitted groups as calibration rules (YAML list items, indented two
  * spaces under `rules:`), each with a note of its provenance. */
-void sim_fit_rules(const sim_fit_group *g, size_t n, ib_buf *out);
+void slab_fit_rules(const slab_fit_group *g, size_t n, ib_buf *out);
 /* The measured part of the calibration (what `sim calibrate` writes before
  * its frontier level): four levels fitted one on top of the other on base
  * (NULL or empty: the defaults) — every row, framework x GPU, x model, x
  * framework version — each level's groups in gs[l] (ng[l] of them, in arena
  * a), the calibration file (a header naming prompts and base_name, the
  * defaults rule, the fitted rules) appended to yaml, and its rules in
- * *fitted (in a; NULL: not wanted). Errors of sim_fit; IB_ENOMEM. */
-int sim_calibrate(const sim_point *pts, size_t n, const sim_calib_file *base, const char *base_name,
-		  int prompts, ib_arena *a, sim_fit_group *gs[4], size_t ng[4], ib_buf *yaml,
+ * *fitted (in a; NULL: not wanted). Errors of slab_fit; IB_ENOMEM. */
+int slab_calibrate(const slab_point *pts, size_t n, const sim_calib_file *base, const char *base_name,
+		  int prompts, ib_arena *a, slab_fit_group *gs[4], size_t ng[4], ib_buf *yaml,
 		  sim_calib_file *fitted, ib_error *e);
 
 #endif

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-double sim_gpu_price(const char *gpu)
+double slab_gpu_price(const char *gpu)
 {
 	static const struct {
 		const char *gpu;
@@ -22,7 +22,7 @@ double sim_gpu_price(const char *gpu)
 	return NAN;
 }
 
-int sim_sweep_node_gpus(const char *gpu)
+int slab_sweep_node_gpus(const char *gpu)
 {
 	return gpu && !strncasecmp(gpu, "gb", 2) ? 4 : 8;
 }
@@ -32,7 +32,7 @@ static bool same_str(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-bool sim_point_same_series(const sim_point *a, const sim_point *b)
+bool slab_point_same_series(const slab_point *a, const slab_point *b)
 {
 	return same_str(a->model, b->model) && same_str(a->gpu, b->gpu) &&
 	       same_str(a->precision, b->precision) && a->isl == b->isl && a->osl == b->osl &&
@@ -58,11 +58,11 @@ static const char *spec_method_of(const char *model)
 
 /* The frameworks a series sweeps: the row's, else those the calibration
  * has a rule for on this GPU (in file order), else vllm. */
-static size_t frameworks_of(const sim_point *p, const sim_calib_file *cal, const char **fw,
+static size_t frameworks_of(const slab_point *p, const sim_calib_file *cal, const char **fw,
                             size_t cap)
 {
 	size_t n = 0;
-	const char *hw = sim_calib_hw_for(cal, p->gpu, p->precision);
+	const char *hw = slab_calib_hw_for(cal, p->gpu, p->precision);
 	if (p->framework) {
 		fw[0] = p->framework;
 		return 1;
@@ -70,7 +70,7 @@ static size_t frameworks_of(const sim_point *p, const sim_calib_file *cal, const
 	for (size_t i = 0; cal && i < cal->n; i++) {
 		const sim_calib_rule *r = &cal->rules[i];
 		if (!r->match[0] || !sim_calib_names(r->match[1], hw) ||
-		    !sim_calib_rule_can_apply(r, p->model, p->precision))
+		    !slab_calib_rule_can_apply(r, p->model, p->precision))
 			continue;
 		for (size_t j = 0; r->match[0][j]; j++) {
 			size_t k = 0;
@@ -90,10 +90,10 @@ static bool supports_dp_attn(const char *fw)
 	return !strcmp(fw, "sglang") || !strcmp(fw, "vllm") || !strcmp(fw, "trt");
 }
 
-static int push_config(sim_sweep_config **v, size_t *n, size_t *cap, const sim_sweep_config *c)
+static int push_config(slab_sweep_config **v, size_t *n, size_t *cap, const slab_sweep_config *c)
 {
 	for (size_t i = 0; i < *n; i++) {
-		const sim_sweep_config *x = &(*v)[i];
+		const slab_sweep_config *x = &(*v)[i];
 		if (!strcmp(x->framework, c->framework) && same_str(x->spec, c->spec) &&
 		    x->tp == c->tp && x->ep == c->ep && x->conc == c->conc &&
 		    x->dp_attn == c->dp_attn)
@@ -108,13 +108,13 @@ static int push_config(sim_sweep_config **v, size_t *n, size_t *cap, const sim_s
 static bool matrix_has_spec(const ib_val *rows, const char *model);
 
 /* The generic search space of p's series (sim.h). */
-static int generic_space(const sim_point *p, const sim_calib_file *cal, const sim_sweep_opts *o,
-                         sim_sweep_config **v, size_t *n)
+static int generic_space(const slab_point *p, const sim_calib_file *cal, const slab_sweep_opts *o,
+                         slab_sweep_config **v, size_t *n)
 {
 	const sim_model *m = sim_model_find(p->model);
 	const char *fws[8];
 	size_t nfw = frameworks_of(p, cal, fws, 8), cap = 0;
-	int node = sim_sweep_node_gpus(p->gpu);
+	int node = slab_sweep_node_gpus(p->gpu);
 	const char *method = p->spec ? p->spec : spec_method_of(p->model);
 	const char *specs[2];
 	size_t nspec = 0;
@@ -136,7 +136,7 @@ static int generic_space(const sim_point *p, const sim_calib_file *cal, const si
 					continue;
 				for (size_t s = 0; s < nspec; s++)
 					for (int conc = 4; conc <= o->max_conc; conc *= 2) {
-						sim_sweep_config c = {fws[f], specs[s],
+						slab_sweep_config c = {fws[f], specs[s],
 						                      tp,     v3 ? tp : 1,
 						                      conc,   v3 == 2};
 						if (push_config(v, n, &cap, &c))
@@ -195,8 +195,8 @@ static bool matrix_has_spec(const ib_val *rows, const char *model)
 	return false;
 }
 
-int sim_sweep_from_matrix(const ib_val *rows, const sim_point *p, int max_conc,
-                          sim_sweep_config **out, size_t *n)
+int slab_sweep_from_matrix(const ib_val *rows, const slab_point *p, int max_conc,
+                          slab_sweep_config **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
@@ -219,7 +219,7 @@ int sim_sweep_from_matrix(const ib_val *rows, const sim_point *p, int max_conc,
 		if ((sd && p->no_spec) || (!sd && p->spec))
 			continue;
 		const char *method = spec_method_of(p->model);
-		sim_sweep_config c = {.framework = fw,
+		slab_sweep_config c = {.framework = fw,
 		                      .spec = sd ? (p->spec  ? p->spec
 		                                    : method ? method
 		                                             : "mtp")
@@ -242,8 +242,8 @@ int sim_sweep_from_matrix(const ib_val *rows, const sim_point *p, int max_conc,
 
 /* A config's load seed: a hash of the config itself, so that its figures
  * do not depend on where it stands in a sweep (or whether the sweep is a
- * subset, sim_sweep_opts.only). */
-static uint64_t config_seed(const sim_sweep_config *k)
+ * subset, slab_sweep_opts.only). */
+static uint64_t config_seed(const slab_sweep_config *k)
 {
 	uint64_t h = 1469598103934665603u; /* FNV-1a */
 	const char *parts[2] = {k->framework, k->spec ? k->spec : "-"};
@@ -256,17 +256,17 @@ static uint64_t config_seed(const sim_sweep_config *k)
 	return h % 1000003u + 1;
 }
 
-int sim_sweep_run(const sim_point *p, const sim_calib_file *cal, const sim_sweep_opts *o,
-                  sim_sweep_point **out, size_t *n, size_t *nconf, ib_error *e)
+int slab_sweep_run(const slab_point *p, const sim_calib_file *cal, const slab_sweep_opts *o,
+                  slab_sweep_point **out, size_t *n, size_t *nconf, ib_error *e)
 {
 	*out = NULL;
 	*n = *nconf = 0;
 	if (p->why)
 		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "%s", p->why);
-	if (p->kind != SIM_POINT_FRONTIER && p->kind != SIM_POINT_PEAK)
+	if (p->kind != SLAB_POINT_FRONTIER && p->kind != SLAB_POINT_PEAK)
 		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "row %d is not a frontier or peak row",
 		               p->row_id);
-	sim_sweep_config *v = NULL;
+	slab_sweep_config *v = NULL;
 	size_t nv = 0, cap = 0;
 	int rc = 0;
 	if (o->only) {
@@ -276,7 +276,7 @@ int sim_sweep_run(const sim_point *p, const sim_calib_file *cal, const sim_sweep
 			memcpy(v, o->only, o->nonly * sizeof *v);
 		nv = o->nonly;
 	} else
-		rc = sim_sweep_from_matrix(o->matrix, p, o->max_conc, &v, &nv);
+		rc = slab_sweep_from_matrix(o->matrix, p, o->max_conc, &v, &nv);
 	if (!o->only && o->no_spec && !p->spec) { /* optional spec decoding left out */
 		size_t k = 0;
 		for (size_t i = 0; i < nv; i++)
@@ -293,13 +293,13 @@ int sim_sweep_run(const sim_point *p, const sim_calib_file *cal, const sim_sweep
 	}
 	*nconf = nv;
 	for (size_t i = 0; i < nv; i++) {
-		const sim_sweep_config *k = &v[i];
+		const slab_sweep_config *k = &v[i];
 		sim_config c;
-		sim_point_config_with(p, cal, k->framework, k->spec, k->tp, k->ep, k->dp_attn,
+		slab_point_config_with(p, cal, k->framework, k->spec, k->tp, k->ep, k->dp_attn,
 		                      k->conc, &c);
-		sim_point_result r;
+		slab_point_result r;
 		ib_error skip = {0};
-		rc = sim_config_run(&c, k->conc, o->prompts_per_conc, p->isl, p->osl,
+		rc = slab_config_run(&c, k->conc, o->prompts_per_conc, p->isl, p->osl,
 		                    config_seed(k), &r, &skip);
 		if (rc == IB_EINVAL) { /* does not fit: not a config */
 			rc = 0;
@@ -313,7 +313,7 @@ int sim_sweep_run(const sim_point *p, const sim_calib_file *cal, const sim_sweep
 			rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 			goto fail;
 		}
-		(*out)[(*n)++] = (sim_sweep_point){.framework = k->framework,
+		(*out)[(*n)++] = (slab_sweep_point){.framework = k->framework,
 		                                   .spec = k->spec,
 		                                   .tp = k->tp,
 		                                   .ep = k->ep,
@@ -335,7 +335,7 @@ fail:
 	return rc;
 }
 
-ptrdiff_t sim_sweep_peak(const sim_sweep_point *pts, size_t n, int conc, const char *fw)
+ptrdiff_t slab_sweep_peak(const slab_sweep_point *pts, size_t n, int conc, const char *fw)
 {
 	int best_conc = -1;
 	for (size_t i = 0; i < n; i++) {

@@ -1,5 +1,5 @@
 /* The telemetry CSV reader of `infbench power` (results/csv.c:
- * res_csv_parse, and results/power.c: pw_integrate_csv, which reads a
+ * pw_csv_parse, and results/power.c: pw_integrate_csv, which reads a
  * gpu_metrics.csv or an srt-slurm samples.csv as aggregate_power does).
  * Checks: no crash; in both modes and with and without skipinitialspace,
  * every record has fields inside the arena (NUL-terminated at their length)
@@ -29,11 +29,11 @@ static bool valid_utf8(const char *s, size_t n)
 	return true;
 }
 
-static void check_rows(const res_csv *c, bool replaced)
+static void check_rows(const pw_csv *c, bool replaced)
 {
 	int line = 0;
 	for (size_t i = 0; i < c->n; i++) {
-		const res_csv_row *r = &c->rows[i];
+		const pw_csv_row *r = &c->rows[i];
 		FUZZ_CHECK(r->line >= 1 && r->line >= line, "record %zu at line %d after %d", i,
 		           r->line, line);
 		line = r->line;
@@ -49,12 +49,12 @@ static void check_rows(const res_csv *c, bool replaced)
 		FUZZ_CHECK(c->error_line >= 1, "csv.Error at line %d", c->error_line);
 }
 
-static bool same_rows(const res_csv *a, const res_csv *b)
+static bool same_rows(const pw_csv *a, const pw_csv *b)
 {
 	if (a->n != b->n || a->error != b->error)
 		return false;
 	for (size_t i = 0; i < a->n; i++) {
-		const res_csv_row *x = &a->rows[i], *y = &b->rows[i];
+		const pw_csv_row *x = &a->rows[i], *y = &b->rows[i];
 		if (x->n != y->n || x->line != y->line)
 			return false;
 		for (size_t k = 0; k < x->n; k++)
@@ -65,13 +65,13 @@ static bool same_rows(const res_csv *a, const res_csv *b)
 }
 
 /* the span of the parseable timestamps in the first column that has one */
-static bool window(const res_csv *c, double *start, double *end)
+static bool window(const pw_csv *c, double *start, double *end)
 {
 	bool any = false;
 	for (size_t i = 1; i < c->n && i < 4096; i++)
 		for (size_t k = 0; k < c->rows[i].n && k < 64; k++) {
 			double t;
-			if (!res_parse_timestamp(c->rows[i].f[k], c->rows[i].len[k], &t) ||
+			if (!pw_parse_timestamp(c->rows[i].f[k], c->rows[i].len[k], &t) ||
 			    !isfinite(t))
 				continue;
 			if (!any || t < *start)
@@ -90,31 +90,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!a)
 		return 0;
 	const char *text = (const char *)data;
-	res_csv rep, strict;
+	pw_csv rep, strict;
 	bool bad = true;
 	for (int skip = 0; skip < 2; skip++) {
 		bool rbad = false;
-		if (res_csv_parse(a, size ? text : "", size, skip, true, &rbad, &rep))
+		if (pw_csv_parse(a, size ? text : "", size, skip, true, &rbad, &rep))
 			goto out;
 		FUZZ_CHECK(!rbad, "bad_utf8 set with errors=replace");
 		check_rows(&rep, true);
 		bad = false;
-		if (res_csv_parse(a, size ? text : "", size, skip, false, &bad, &strict)) {
-			res_csv_free(&rep);
+		if (pw_csv_parse(a, size ? text : "", size, skip, false, &bad, &strict)) {
+			pw_csv_free(&rep);
 			goto out;
 		}
 		check_rows(&strict, false);
 		if (!bad && valid_utf8(text, size))
 			FUZZ_CHECK(same_rows(&rep, &strict),
 			           "valid UTF-8 reads differently with replace");
-		res_csv_free(&strict);
+		pw_csv_free(&strict);
 		if (skip)
 			break;
-		res_csv_free(&rep);
+		pw_csv_free(&rep);
 	}
 	double start = 0, end = 0;
 	bool win = window(&rep, &start, &end);
-	res_csv_free(&rep);
+	pw_csv_free(&rep);
 	char path[512];
 	snprintf(path, sizeof path, "%s/gpu_metrics.csv", fuzz_tmpdir(files));
 	fuzz_write(path, data, size);

@@ -198,7 +198,7 @@ Test(results, success_rates_and_table)
 
 static bool ts(const char *s, double *out)
 {
-	return res_parse_timestamp(s, strlen(s), out);
+	return pw_parse_timestamp(s, strlen(s), out);
 }
 
 Test(results, telemetry_timestamps)
@@ -239,32 +239,32 @@ Test(results, telemetry_timestamps)
 Test(results, telemetry_power_cells)
 {
 	double p;
-	cr_assert(res_parse_power("412.34 W", 8, &p));
+	cr_assert(pw_parse_power("412.34 W", 8, &p));
 	cr_assert_eq(p, 412.34);
-	cr_assert(res_parse_power("512", 3, &p));
+	cr_assert(pw_parse_power("512", 3, &p));
 	cr_assert_eq(p, 512.0);
-	cr_assert(res_parse_power("612.34e1 W", 10, &p)); /* the first number only */
+	cr_assert(pw_parse_power("612.34e1 W", 10, &p)); /* the first number only */
 	cr_assert_eq(p, 612.34);
-	cr_assert(res_parse_power("-5 W", 4, &p));
+	cr_assert(pw_parse_power("-5 W", 4, &p));
 	cr_assert_eq(p, -5.0);
-	cr_assert_not(res_parse_power("[N/A]", 5, &p));
-	cr_assert_not(res_parse_power(" n/a ", 5, &p));
-	cr_assert_not(res_parse_power("NA", 2, &p));
-	cr_assert_not(res_parse_power("", 0, &p));
-	cr_assert_not(res_parse_power("W", 1, &p));
+	cr_assert_not(pw_parse_power("[N/A]", 5, &p));
+	cr_assert_not(pw_parse_power(" n/a ", 5, &p));
+	cr_assert_not(pw_parse_power("NA", 2, &p));
+	cr_assert_not(pw_parse_power("", 0, &p));
+	cr_assert_not(pw_parse_power("W", 1, &p));
 }
 
-static res_csv csv_of(ib_arena *a, const char *text, bool skipws)
+static pw_csv csv_of(ib_arena *a, const char *text, bool skipws)
 {
-	res_csv c;
-	cr_assert_eq(res_csv_parse(a, text, strlen(text), skipws, true, NULL, &c), 0);
+	pw_csv c;
+	cr_assert_eq(pw_csv_parse(a, text, strlen(text), skipws, true, NULL, &c), 0);
 	return c;
 }
 
 Test(results, csv_like_python)
 {
 	ib_arena *a = ib_arena_new();
-	res_csv c = csv_of(a, "a, \"b,c\"\r\n\nx,\"q\"\"uote\"tail\r\"multi\nline\"", true);
+	pw_csv c = csv_of(a, "a, \"b,c\"\r\n\nx,\"q\"\"uote\"tail\r\"multi\nline\"", true);
 	cr_assert_eq(c.n, 4);
 	cr_assert_eq(c.rows[0].n, 2);
 	cr_assert_str_eq(c.rows[0].f[1], "b,c");
@@ -272,37 +272,37 @@ Test(results, csv_like_python)
 	cr_assert_str_eq(c.rows[2].f[1], "q\"uotetail");
 	cr_assert_str_eq(c.rows[3].f[0], "multi\nline");
 	cr_assert_eq(c.rows[3].line, 4);
-	res_csv_free(&c);
+	pw_csv_free(&c);
 	c = csv_of(a, "a, b", false);
 	cr_assert_str_eq(c.rows[0].f[1], " b");
-	res_csv_free(&c);
+	pw_csv_free(&c);
 	c = csv_of(a, "\"open", false); /* end of data inside quotes: the field is kept */
 	cr_assert_eq(c.n, 1);
 	cr_assert_str_eq(c.rows[0].f[0], "open");
-	res_csv_free(&c);
+	pw_csv_free(&c);
 	c = csv_of(a, "bad\xff", false); /* errors="replace" */
 	cr_assert_str_eq(c.rows[0].f[0], "bad\xEF\xBF\xBD");
-	res_csv_free(&c);
+	pw_csv_free(&c);
 	ib_arena_free(a);
 }
 
 Test(results, python_helpers)
 {
 	ib_arena *a = ib_arena_new();
-	cr_assert_str_eq(res_py_path(a, "./a//b/"), "a/b");
-	cr_assert_str_eq(res_py_path(a, ""), ".");
-	cr_assert_str_eq(res_py_path(a, "//x/./y"), "//x/y");
-	cr_assert_str_eq(res_path_stem(a, "d/x.tar.json"), "x.tar");
-	cr_assert_str_eq(res_path_stem(a, ".json"), ".json");
-	cr_assert_str_eq(res_path_with_name(a, "d/e/x.csv", "y.csv"), "d/e/y.csv");
-	cr_assert_eq(res_py_round(2.675, 2), 2.67); /* the binary value is below 2.675 */
-	cr_assert_eq(res_py_round(0.0005, 3), 0.001);
-	cr_assert_eq(res_py_round(1234.5675, 3), 1234.568); /* binary value just above */
-	cr_assert(res_gpu_cmp("2", "10") < 0);
-	cr_assert(res_gpu_cmp("10", "a") < 0);
-	cr_assert(res_gpu_cmp("b", "a") > 0);
+	cr_assert_str_eq(pw_py_path(a, "./a//b/"), "a/b");
+	cr_assert_str_eq(pw_py_path(a, ""), ".");
+	cr_assert_str_eq(pw_py_path(a, "//x/./y"), "//x/y");
+	cr_assert_str_eq(pw_path_stem(a, "d/x.tar.json"), "x.tar");
+	cr_assert_str_eq(pw_path_stem(a, ".json"), ".json");
+	cr_assert_str_eq(pw_path_with_name(a, "d/e/x.csv", "y.csv"), "d/e/y.csv");
+	cr_assert_eq(pw_py_round(2.675, 2), 2.67); /* the binary value is below 2.675 */
+	cr_assert_eq(pw_py_round(0.0005, 3), 0.001);
+	cr_assert_eq(pw_py_round(1234.5675, 3), 1234.568); /* binary value just above */
+	cr_assert(pw_gpu_cmp("2", "10") < 0);
+	cr_assert(pw_gpu_cmp("10", "a") < 0);
+	cr_assert(pw_gpu_cmp("b", "a") > 0);
 	double v[3] = {0.1, 0.2, 0.3};
-	cr_assert_eq(res_mean(v, 3), 0.2); /* exact: (0.1+0.2)+0.3 would give 0.20000000000000004 */
+	cr_assert_eq(pw_mean(v, 3), 0.2); /* exact: (0.1+0.2)+0.3 would give 0.20000000000000004 */
 	ib_arena_free(a);
 }
 
@@ -438,11 +438,11 @@ Test(results, power_garbage_rows_are_reasons_and_named, .init = setup, .fini = t
 	snprintf(b, sizeof b, "%s/b.json", root);
 	snprintf(agg, sizeof agg, "%s/agg.json", root);
 	logged[0] = 0;
-	res_power_opts o = {.csv_path = csv, .bench_path = b, .agg_path = agg, .has_expected = true,
+	pw_opts o = {.csv_path = csv, .bench_path = b, .agg_path = agg, .has_expected = true,
 	                    .expected_num_gpus = 1, .require_power = true, .log = keep_log};
 	int status = -1;
 	ib_error e = {0};
-	cr_assert_eq(res_power_run(&o, &status, &e), 0);
+	cr_assert_eq(pw_run(&o, &status, &e), 0);
 	cr_assert_eq(status, 1);
 	cr_assert(strstr(logged, "t.csv:4: unparseable timestamp 'yesterday'"), "%s", logged);
 	cr_assert(strstr(logged, "invalid_timestamp_sample"), "%s", logged);
@@ -456,11 +456,11 @@ Test(results, power_agg_not_object_writes_no_sidecar, .init = setup, .fini = tea
 	char b[300], agg[300];
 	snprintf(b, sizeof b, "%s/b.json", root);
 	snprintf(agg, sizeof agg, "%s/agg.json", root);
-	res_power_opts o = {.csv_path = "/nonexistent.csv", .bench_path = b, .agg_path = agg,
+	pw_opts o = {.csv_path = "/nonexistent.csv", .bench_path = b, .agg_path = agg,
 	                    .has_expected = true, .expected_num_gpus = 1};
 	int status;
 	ib_error e = {0};
-	cr_assert_eq(res_power_run(&o, &status, &e), IB_EINVAL);
+	cr_assert_eq(pw_run(&o, &status, &e), IB_EINVAL);
 	cr_assert(strstr(e.msg, "list"), "%s", e.msg);
 	cr_assert_not(exists("power_validation_b.json"));
 }

@@ -385,13 +385,13 @@ Test(simcal, points_file_rows_and_reasons)
 {
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
-	sim_point *p;
+	slab_point *p;
 	size_t n;
-	cr_assert_eq(sim_points_load("tests/data/sim/points.tsv", a, &p, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_points_load("tests/data/sim/points.tsv", a, &p, &n, &e), 0, "%s", e.msg);
 	cr_assert_eq(n, 390);
 	size_t measured = 0, runnable = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (p[i].kind != SIM_POINT_MEASURED)
+		if (p[i].kind != SLAB_POINT_MEASURED)
 			continue;
 		measured++;
 		runnable += !p[i].why;
@@ -416,51 +416,51 @@ Test(simcal, points_file_rows_and_reasons)
  * never one point), deterministically. */
 Test(simcal, validation_errors_median_and_mean)
 {
-	cr_assert_float_eq(sim_err_pct(110, 100), 10, 1e-9);
-	cr_assert_float_eq(sim_err_pct(80, 100), -20, 1e-9);
-	cr_assert(isnan(sim_err_pct(5, NAN)) && isnan(sim_err_pct(5, 0)));
-	sim_ape g = {0};
+	cr_assert_float_eq(slab_err_pct(110, 100), 10, 1e-9);
+	cr_assert_float_eq(slab_err_pct(80, 100), -20, 1e-9);
+	cr_assert(isnan(slab_err_pct(5, NAN)) && isnan(slab_err_pct(5, 0)));
+	slab_ape g = {0};
 	double mt, at, mi, ai;
-	sim_ape_stats(&g, &mt, &at, &mi, &ai);
+	slab_ape_stats(&g, &mt, &at, &mi, &ai);
 	cr_assert(isnan(mt) && isnan(at) && isnan(mi) && isnan(ai), "an empty group has no figures");
-	cr_assert_eq(sim_ape_add(&g, false, NAN, NAN), 0); /* counted, not run */
-	cr_assert_eq(sim_ape_add(&g, true, -30, NAN), 0);  /* no interactivity published */
-	cr_assert_eq(sim_ape_add(&g, true, 10, 4), 0);
-	cr_assert_eq(sim_ape_add(&g, true, -2, -8), 0);
+	cr_assert_eq(slab_ape_add(&g, false, NAN, NAN), 0); /* counted, not run */
+	cr_assert_eq(slab_ape_add(&g, true, -30, NAN), 0);  /* no interactivity published */
+	cr_assert_eq(slab_ape_add(&g, true, 10, 4), 0);
+	cr_assert_eq(slab_ape_add(&g, true, -2, -8), 0);
 	for (int i = 0; i < 20; i++) /* past the first growth */
-		cr_assert_eq(sim_ape_add(&g, true, 5, 5), 0);
+		cr_assert_eq(slab_ape_add(&g, true, 5, 5), 0);
 	cr_assert_eq(g.total, 24);
 	cr_assert_eq(g.runnable, 23);
 	cr_assert_eq(g.ntps, 23);
 	cr_assert_eq(g.ninter, 22);
-	sim_ape_stats(&g, &mt, &at, &mi, &ai);
+	slab_ape_stats(&g, &mt, &at, &mi, &ai);
 	cr_assert_float_eq(mt, 5, 1e-9);
 	cr_assert_float_eq(at, (30 + 10 + 2 + 100) / 23.0, 1e-9, "absolute values: %g", at);
 	cr_assert_float_eq(mi, 5, 1e-9);
 	cr_assert_float_eq(ai, (4 + 8 + 100) / 22.0, 1e-9);
-	sim_ape_free(&g);
-	sim_ape h = {0};
-	sim_ape_add(&h, true, 1, 1);
-	sim_ape_add(&h, true, -3, 3);
-	sim_ape_stats(&h, &mt, &at, &mi, &ai);
+	slab_ape_free(&g);
+	slab_ape h = {0};
+	slab_ape_add(&h, true, 1, 1);
+	slab_ape_add(&h, true, -3, 3);
+	slab_ape_stats(&h, &mt, &at, &mi, &ai);
 	cr_assert_float_eq(mt, 2, 1e-9, "an even count: the mean of the middle two");
-	sim_ape_free(&h);
+	slab_ape_free(&h);
 }
 
 /* n measured rows of Llama 3.3 70B FP8 on H100 (vLLM, TP 4, OSL 128) at
  * concurrency concs[i] and input length isls[i] (1024 when isls is NULL),
  * with the figures the simulator gives under the calibration `truth`: the
  * points a fit must reproduce. */
-static void measure_points(sim_point *pts, int n, const int *concs, const int *isls,
+static void measure_points(slab_point *pts, int n, const int *concs, const int *isls,
                            const sim_calib_file *truth)
 {
 	for (int i = 0; i < n; i++) {
-		pts[i] = (sim_point){.row_id = i + 1, .kind = SIM_POINT_MEASURED, .model = "llama3-70b",
+		pts[i] = (slab_point){.row_id = i + 1, .kind = SLAB_POINT_MEASURED, .model = "llama3-70b",
 		                     .gpu = "h100", .precision = "fp8", .framework = "vllm", .tp = 4,
 		                     .conc = concs[i], .isl = isls ? isls[i] : 1024, .osl = 128};
-		sim_point_result r;
+		slab_point_result r;
 		ib_error e = {0};
-		cr_assert_eq(sim_point_run(&pts[i], truth, 2, &r, &e), 0, "%s", e.msg);
+		cr_assert_eq(slab_point_run(&pts[i], truth, 2, &r, &e), 0, "%s", e.msg);
 		pts[i].tps_gpu = r.tps_gpu;
 		pts[i].interactivity = r.interactivity;
 	}
@@ -469,7 +469,7 @@ static void measure_points(sim_point *pts, int n, const int *concs, const int *i
 Test(simcal, fit_reproduces_generating_model)
 {
 	static const int concs[] = {1, 4, 16, 64};
-	sim_point pts[4];
+	slab_point pts[4];
 	sim_calib_rule truth = {.values = {0}};
 	sim_calib_defaults(&truth.values);
 	truth.values.mem_eff = 0.5;
@@ -479,10 +479,10 @@ Test(simcal, fit_reproduces_generating_model)
 	sim_calib_file tf = {.path = "truth", .rules = &truth, .n = 1};
 	measure_points(pts, 4, concs, NULL, &tf);
 	ib_arena *a = ib_arena_new();
-	sim_fit_group *g, *g2;
+	slab_fit_group *g, *g2;
 	size_t n, n2;
 	ib_error e = {0};
-	cr_assert_eq(sim_fit(pts, 4, NULL, 2, 0, a, &g, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_fit(pts, 4, NULL, 2, 0, a, &g, &n, &e), 0, "%s", e.msg);
 	cr_assert_eq(n, 1);
 	cr_assert(g[0].fitted);
 	cr_assert_eq(g[0].npoints, 4);
@@ -491,12 +491,12 @@ Test(simcal, fit_reproduces_generating_model)
 	/* (mem-eff and the step overhead trade off on so few points: the figures, not the
 	 * parameters, are what the fit must reproduce) */
 	/* the same points give the same fit */
-	cr_assert_eq(sim_fit(pts, 4, NULL, 2, 0, a, &g2, &n2, &e), 0);
+	cr_assert_eq(slab_fit(pts, 4, NULL, 2, 0, a, &g2, &n2, &e), 0);
 	cr_assert_eq(g2[0].values.mem_eff, g[0].values.mem_eff);
 	/* the rules it writes load back */
 	ib_buf y = {0};
 	ib_buf_puts(&y, "rules:\n");
-	sim_fit_rules(g, n, &y);
+	slab_fit_rules(g, n, &y);
 	const char *p = write_tmp(y.data);
 	ib_diags d = {.a = a};
 	sim_calib_file f;
@@ -513,7 +513,7 @@ Test(simcal, fit_recovers_compute_eff_from_input_lengths)
 {
 	static const int concs[] = {1, 16, 64, 1, 16, 64};
 	static const int isls[] = {1024, 1024, 1024, 8192, 8192, 8192};
-	sim_point pts[6];
+	slab_point pts[6];
 	sim_calib_rule truth = {.values = {0}};
 	sim_calib_defaults(&truth.values);
 	truth.values.mem_eff = 0.6;
@@ -524,10 +524,10 @@ Test(simcal, fit_recovers_compute_eff_from_input_lengths)
 	sim_calib_file tf = {.path = "truth", .rules = &truth, .n = 1};
 	measure_points(pts, 6, concs, isls, &tf);
 	ib_arena *a = ib_arena_new();
-	sim_fit_group *g;
+	slab_fit_group *g;
 	size_t n;
 	ib_error e = {0};
-	cr_assert_eq(sim_fit(pts, 6, NULL, 2, 0, a, &g, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_fit(pts, 6, NULL, 2, 0, a, &g, &n, &e), 0, "%s", e.msg);
 	cr_assert_eq(n, 1);
 	cr_assert_lt(sqrt(g[0].loss_after), 0.1, "rms %g ce %g", sqrt(g[0].loss_after), g[0].values.compute_eff);
 	/* the default (0.6) would make the long prefills four times too cheap */
@@ -535,7 +535,7 @@ Test(simcal, fit_recovers_compute_eff_from_input_lengths)
 	          "compute-eff %g", g[0].values.compute_eff);
 	ib_buf y = {0};
 	ib_buf_puts(&y, "rules:\n");
-	sim_fit_rules(g, n, &y);
+	slab_fit_rules(g, n, &y);
 	cr_assert_not_null(strstr(y.data, "compute-eff: "), "%s", y.data);
 	const char *p = write_tmp(y.data);
 	ib_diags d = {.a = a};

@@ -30,13 +30,13 @@ static const char *write_tmp(const char *name, const char *text)
 
 /* Loads the points table `tsv` and the calibration `yaml` (both written to
  * the temporary folder) into a; fails the test on any error. */
-static sim_point *load_points_calib(ib_arena *a, const char *tsv, const char *yaml,
+static slab_point *load_points_calib(ib_arena *a, const char *tsv, const char *yaml,
                                     sim_calib_file *cal)
 {
 	ib_error e = {0};
-	sim_point *p;
+	slab_point *p;
 	size_t n;
-	cr_assert_eq(sim_points_load(write_tmp("p.tsv", tsv), a, &p, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_points_load(write_tmp("p.tsv", tsv), a, &p, &n, &e), 0, "%s", e.msg);
 	ib_diags d = {.a = a};
 	cr_assert_eq(sim_calib_load(write_tmp("c.yaml", yaml), a, cal, &d, &e), 0, "%s", e.msg);
 	return p;
@@ -66,7 +66,7 @@ static const double CONC[] = {4, 8, 16, 32, 64, 128, 4, 8, 16, 32, 64, 8, 16};
 
 Test(sim_frontier, throughput_at_equals_interpolate_for_gpu)
 {
-	rep_gpu_point p[NPTS];
+	par_gpu_point p[NPTS];
 	memset(p, 0, sizeof p);
 	for (size_t i = 0; i < NPTS; i++) {
 		p[i].hw_key = "x";
@@ -76,11 +76,11 @@ Test(sim_frontier, throughput_at_equals_interpolate_for_gpu)
 	}
 	const double targets[] = {5, 10, 22.5, 37, 55, 80, 99.9, 120, 200};
 	for (size_t t = 0; t < sizeof targets / sizeof *targets; t++) {
-		rep_interp a, b;
-		cr_assert_eq(rep_throughput_at(INTER, TPUT, CONC, NPTS, targets[t], &a), 1);
-		cr_assert_eq(rep_interpolate_for_gpu(p, NPTS, targets[t],
-		                                     REP_MODE_INTERACTIVITY_TO_THROUGHPUT,
-		                                     REP_COST_H, &b),
+		par_interp a, b;
+		cr_assert_eq(par_throughput_at(INTER, TPUT, CONC, NPTS, targets[t], &a), 1);
+		cr_assert_eq(par_interpolate_for_gpu(p, NPTS, targets[t],
+		                                     PAR_MODE_INTERACTIVITY_TO_THROUGHPUT,
+		                                     PAR_COST_H, &b),
 		             1);
 		cr_assert_eq(a.value, b.value, "target %g: %.17g vs %.17g", targets[t], a.value,
 		             b.value);
@@ -90,22 +90,22 @@ Test(sim_frontier, throughput_at_equals_interpolate_for_gpu)
 		cr_assert_eq(a.nearest[0], b.nearest[0]);
 	}
 	/* on the frontier's knots the value is the knot's; dominated points never count */
-	rep_interp a;
-	cr_assert_eq(rep_throughput_at(INTER, TPUT, CONC, NPTS, 40, &a), 1);
+	par_interp a;
+	cr_assert_eq(par_throughput_at(INTER, TPUT, CONC, NPTS, 40, &a), 1);
 	cr_assert_float_eq(a.value, 2900, 1e-9);
-	cr_assert_eq(rep_throughput_at(INTER, TPUT, CONC, NPTS, 30, &a), 1);
+	cr_assert_eq(par_throughput_at(INTER, TPUT, CONC, NPTS, 30, &a), 1);
 	cr_assert_gt(a.value, 2900);
 	cr_assert_lt(a.value, 3900);
 	/* outside the frontier: clamped to its ends */
-	cr_assert_eq(rep_throughput_at(INTER, TPUT, CONC, NPTS, 500, &a), 1);
+	cr_assert_eq(par_throughput_at(INTER, TPUT, CONC, NPTS, 500, &a), 1);
 	cr_assert(a.clamped_above);
 	cr_assert_float_eq(a.value, 300, 1e-9);
-	cr_assert_eq(rep_throughput_at(INTER, TPUT, CONC, 0, 50, &a), 0);
+	cr_assert_eq(par_throughput_at(INTER, TPUT, CONC, 0, 50, &a), 0);
 }
 
 Test(sim_frontier, peak_takes_best_config_at_nearest_concurrency)
 {
-	sim_sweep_point s[] = {
+	slab_sweep_point s[] = {
 	    {.framework = "vllm", .tp = 8, .conc = 64, .tps_gpu = 1000},
 	    {.framework = "vllm", .tp = 4, .conc = 64, .tps_gpu = 1500},
 	    {.framework = "sglang", .tp = 4, .conc = 64, .tps_gpu = 1700},
@@ -113,12 +113,12 @@ Test(sim_frontier, peak_takes_best_config_at_nearest_concurrency)
 	    {.framework = "vllm", .tp = 4, .conc = 32, .tps_gpu = 900},
 	};
 	size_t n = sizeof s / sizeof *s;
-	cr_assert_eq(sim_sweep_peak(s, n, 64, NULL), 2);
-	cr_assert_eq(sim_sweep_peak(s, n, 64, "vllm"), 1);
-	cr_assert_eq(sim_sweep_peak(s, n, 100, "vllm"), 3); /* 128 is nearer than 64 */
-	cr_assert_eq(sim_sweep_peak(s, n, 96, "vllm"), 1);  /* a tie: the lower */
-	cr_assert_eq(sim_sweep_peak(s, n, 2048, NULL), 3);
-	cr_assert_eq(sim_sweep_peak(s, n, 64, "trt"), -1);
+	cr_assert_eq(slab_sweep_peak(s, n, 64, NULL), 2);
+	cr_assert_eq(slab_sweep_peak(s, n, 64, "vllm"), 1);
+	cr_assert_eq(slab_sweep_peak(s, n, 100, "vllm"), 3); /* 128 is nearer than 64 */
+	cr_assert_eq(slab_sweep_peak(s, n, 96, "vllm"), 1);  /* a tie: the lower */
+	cr_assert_eq(slab_sweep_peak(s, n, 2048, NULL), 3);
+	cr_assert_eq(slab_sweep_peak(s, n, 64, "trt"), -1);
 }
 
 #define HDR                                                                                        \
@@ -149,12 +149,12 @@ Test(sim_frontier, rows_read_as_series)
 	    "9420.6\tblog-peak\n");
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
-	sim_point *p;
+	slab_point *p;
 	size_t n;
-	cr_assert_eq(sim_points_load(path, a, &p, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_points_load(path, a, &p, &n, &e), 0, "%s", e.msg);
 	cr_assert_eq(n, 7);
 	/* a cost-only row: throughput from the README's formula at MI300X's $1.12 */
-	cr_assert_eq(p[0].kind, SIM_POINT_FRONTIER);
+	cr_assert_eq(p[0].kind, SLAB_POINT_FRONTIER);
 	cr_assert_null(p[0].why);
 	cr_assert(p[0].tps_from_cost);
 	cr_assert_float_eq(p[0].tps_gpu, 1.12 / (0.871 * 0.0036), 1e-9);
@@ -167,10 +167,10 @@ Test(sim_frontier, rows_read_as_series)
 	cr_assert_not(p[2].no_spec);
 	cr_assert_null(p[3].spec);
 	cr_assert_not(p[3].no_spec);
-	cr_assert(sim_point_same_series(&p[3], &p[3]));
-	cr_assert_not(sim_point_same_series(&p[3], &p[4])); /* ISL and framework differ */
+	cr_assert(slab_point_same_series(&p[3], &p[3]));
+	cr_assert_not(slab_point_same_series(&p[3], &p[4])); /* ISL and framework differ */
 	/* peak rows: concurrency and TPOT -> interactivity */
-	cr_assert_eq(p[4].kind, SIM_POINT_PEAK);
+	cr_assert_eq(p[4].kind, SLAB_POINT_PEAK);
 	cr_assert_null(p[4].why);
 	cr_assert_eq(p[4].conc, 256);
 	cr_assert_float_eq(p[4].interactivity, 1000 / 58.4, 1e-9);
@@ -188,7 +188,7 @@ Test(sim_frontier, sweep_space_and_calibration_fallback)
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
 	sim_calib_file cal;
-	sim_point *p = load_points_calib(
+	slab_point *p = load_points_calib(
 	    a,
 	    HDR "1\tLlama 3.3 70B\tB300\tFP8\tvLLM; frontier\t1024\t1024\t40\t1000\t\t\t\t"
 	        "compare\n"
@@ -200,14 +200,14 @@ Test(sim_frontier, sweep_space_and_calibration_fallback)
 	    &cal);
 	/* B300 has no rule of its own: the B200 rule applies (same architecture) */
 	sim_config c;
-	cr_assert_eq(sim_point_config(&p[1], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_point_config(&p[1], &cal, &c, &e), 0, "%s", e.msg);
 	cr_assert_float_eq(c.step_overhead_s, 777e-6, 1e-12);
 	cr_assert_str_eq(c.hw.name, "b300"); /* the hardware itself stays B300 */
 	/* the sweep: dense model -> EP 1 and no DP-attention; no spec method for Llama */
-	sim_sweep_opts o = {.prompts_per_conc = 1, .max_conc = 16};
-	sim_sweep_point *s;
+	slab_sweep_opts o = {.prompts_per_conc = 1, .max_conc = 16};
+	slab_sweep_point *s;
 	size_t ns, nconf;
-	cr_assert_eq(sim_sweep_run(&p[0], &cal, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_sweep_run(&p[0], &cal, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
 	cr_assert_eq(nconf, 4 * 3); /* TP 1, 2, 4, 8 x concurrency 4, 8, 16 */
 	cr_assert_eq(ns, nconf);    /* 70B in FP8 fits one B300 */
 	for (size_t i = 0; i < ns; i++) {
@@ -225,11 +225,11 @@ Test(sim_frontier, sweep_space_and_calibration_fallback)
 	cr_assert_lt(s[2].interactivity, s[0].interactivity);
 	free(s);
 	/* a measured row is not a series */
-	cr_assert_eq(sim_sweep_run(&p[1], &cal, &o, &s, &ns, &nconf, &e), IB_EINVAL);
+	cr_assert_eq(slab_sweep_run(&p[1], &cal, &o, &s, &ns, &nconf, &e), IB_EINVAL);
 	ib_arena_free(a);
 }
 
-/* A sweep restricted to some of its configs (sim_sweep_opts.only, what the
+/* A sweep restricted to some of its configs (slab_sweep_opts.only, what the
  * frontier fit of `sim calibrate` runs) gives those configs exactly the
  * figures the whole sweep gives them: a config's load does not depend on
  * its place in the sweep. */
@@ -240,24 +240,24 @@ Test(sim_frontier, subset_sweep_gives_the_same_figures)
 	                 "1000\t\t\t\tcompare\n");
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
-	sim_point *p;
+	slab_point *p;
 	size_t n;
-	cr_assert_eq(sim_points_load(tsv, a, &p, &n, &e), 0, "%s", e.msg);
-	sim_sweep_opts o = {.prompts_per_conc = 1, .max_conc = 16};
-	sim_sweep_point *s, *t;
+	cr_assert_eq(slab_points_load(tsv, a, &p, &n, &e), 0, "%s", e.msg);
+	slab_sweep_opts o = {.prompts_per_conc = 1, .max_conc = 16};
+	slab_sweep_point *s, *t;
 	size_t ns, nt, nconf;
-	cr_assert_eq(sim_sweep_run(&p[0], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_sweep_run(&p[0], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
 	cr_assert_gt(ns, 6);
 	/* every third config, in reverse order */
-	sim_sweep_config only[64];
+	slab_sweep_config only[64];
 	size_t k = 0;
 	for (size_t i = ns; i-- > 0 && k < 64;)
 		if (i % 3 == 0)
-			only[k++] = (sim_sweep_config){s[i].framework, s[i].spec, s[i].tp,
+			only[k++] = (slab_sweep_config){s[i].framework, s[i].spec, s[i].tp,
 			                               s[i].ep,        s[i].conc, s[i].dp_attn};
 	o.only = only;
 	o.nonly = k;
-	cr_assert_eq(sim_sweep_run(&p[0], NULL, &o, &t, &nt, &nconf, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_sweep_run(&p[0], NULL, &o, &t, &nt, &nconf, &e), 0, "%s", e.msg);
 	cr_assert_eq(nconf, k);
 	cr_assert_eq(nt, k);
 	for (size_t j = 0; j < nt; j++) {
@@ -274,7 +274,7 @@ Test(sim_frontier, subset_sweep_gives_the_same_figures)
 	free(t);
 	/* an empty subset runs nothing (not the whole space) */
 	o.nonly = 0;
-	cr_assert_eq(sim_sweep_run(&p[0], NULL, &o, &t, &nt, &nconf, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_sweep_run(&p[0], NULL, &o, &t, &nt, &nconf, &e), 0, "%s", e.msg);
 	cr_assert_eq(nt, 0);
 	cr_assert_eq(nconf, 0);
 	free(t);
@@ -288,13 +288,13 @@ Test(sim_frontier, moe_sweep_has_ep_dpa_and_spec)
 	                 "1000\t\t\t\tcompare\n");
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
-	sim_point *p;
+	slab_point *p;
 	size_t n;
-	cr_assert_eq(sim_points_load(tsv, a, &p, &n, &e), 0, "%s", e.msg);
-	sim_sweep_opts o = {.prompts_per_conc = 1, .max_conc = 4};
-	sim_sweep_point *s;
+	cr_assert_eq(slab_points_load(tsv, a, &p, &n, &e), 0, "%s", e.msg);
+	slab_sweep_opts o = {.prompts_per_conc = 1, .max_conc = 4};
+	slab_sweep_point *s;
 	size_t ns, nconf;
-	cr_assert_eq(sim_sweep_run(&p[0], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_sweep_run(&p[0], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
 	/* TP 1 (EP 1 only) + TP 2, 4, 8 x (EP 1, EP = TP, EP = TP + DPA), each without and
 	 * with MTP, one concurrency */
 	cr_assert_eq(nconf, (1 + 3 * 3) * 2);
@@ -310,7 +310,7 @@ Test(sim_frontier, moe_sweep_has_ep_dpa_and_spec)
 	cr_assert(dpa && ep && spec);
 	free(s);
 	o.no_spec = true;
-	cr_assert_eq(sim_sweep_run(&p[0], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_sweep_run(&p[0], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
 	cr_assert_eq(nconf, 1 + 3 * 3);
 	free(s);
 	ib_arena_free(a);
@@ -326,9 +326,9 @@ Test(sim_frontier, matrix_rows_of_a_series)
 	              "40\t1000\t\t\t\tcompare-spec-decode\n");
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
-	sim_point *p;
+	slab_point *p;
 	size_t n;
-	cr_assert_eq(sim_points_load(tsv, a, &p, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_points_load(tsv, a, &p, &n, &e), 0, "%s", e.msg);
 	/* rows as `matrix full-sweep` writes them (the keys the sweep reads) */
 	const char *json =
 	    "["
@@ -362,16 +362,16 @@ Test(sim_frontier, matrix_rows_of_a_series)
 	    "]";
 	ib_val *rows;
 	cr_assert_eq(ib_json_parse(a, "m.json", json, strlen(json), &rows, &e), 0, "%s", e.msg);
-	sim_sweep_config *c;
+	slab_sweep_config *c;
 	size_t nc;
-	cr_assert_eq(sim_sweep_from_matrix(rows, &p[0], 512, &c, &nc), 0);
+	cr_assert_eq(slab_sweep_from_matrix(rows, &p[0], 512, &c, &nc), 0);
 	cr_assert_eq(nc, 1); /* spec decoding off: the MTP row is not this series' */
 	cr_assert_str_eq(c[0].framework, "sglang");
 	cr_assert_eq(c[0].tp, 4);
 	cr_assert_eq(c[0].conc, 8);
 	cr_assert_null(c[0].spec);
 	free(c);
-	cr_assert_eq(sim_sweep_from_matrix(rows, &p[1], 512, &c, &nc), 0);
+	cr_assert_eq(slab_sweep_from_matrix(rows, &p[1], 512, &c, &nc), 0);
 	cr_assert_eq(nc, 1); /* spec decoding required: only the MTP row */
 	cr_assert_str_eq(c[0].framework, "atom");
 	cr_assert_str_eq(c[0].spec, "mtp");
@@ -379,10 +379,10 @@ Test(sim_frontier, matrix_rows_of_a_series)
 	cr_assert(c[0].dp_attn);
 	free(c);
 	/* the sweep runs the matrix's configs, marked as such */
-	sim_sweep_opts o = {.prompts_per_conc = 1, .max_conc = 512, .matrix = rows};
-	sim_sweep_point *s;
+	slab_sweep_opts o = {.prompts_per_conc = 1, .max_conc = 512, .matrix = rows};
+	slab_sweep_point *s;
 	size_t ns, nconf;
-	cr_assert_eq(sim_sweep_run(&p[1], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_sweep_run(&p[1], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
 	cr_assert_eq(nconf, 1);
 	cr_assert_eq(ns, 1);
 	cr_assert(s[0].from_matrix);
@@ -390,7 +390,7 @@ Test(sim_frontier, matrix_rows_of_a_series)
 	/* a series the matrix does not cover: the generic space */
 	o.max_conc = 4;
 	p[1].gpu = "b200";
-	cr_assert_eq(sim_sweep_run(&p[1], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_sweep_run(&p[1], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
 	cr_assert_gt(nconf, 1);
 	cr_assert(ns > 0 && !s[0].from_matrix);
 	free(s);
@@ -405,7 +405,7 @@ Test(sim_frontier, calibration_falls_back_to_the_gpus_framework)
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
 	sim_calib_file cal;
-	sim_point *p = load_points_calib(
+	slab_point *p = load_points_calib(
 	    a,
 	    HDR "1\tDeepSeek R1 0528\tB200\tFP8\tSGLang TP=8; measured\t1024\t1024\t40\t"
 	        "1000\t\tconcurrency\t8\tblog-measured\n"
@@ -421,12 +421,12 @@ Test(sim_frontier, calibration_falls_back_to_the_gpus_framework)
 	    "    step-overhead-us: 555\n",
 	    &cal);
 	sim_config c;
-	cr_assert_eq(sim_point_config(&p[0], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_point_config(&p[0], &cal, &c, &e), 0, "%s", e.msg);
 	cr_assert_float_eq(c.step_overhead_s, 777e-6, 1e-12); /* vLLM's B200 rule */
 	cr_assert_str_eq(c.framework, "sglang");              /* still an SGLang server */
-	cr_assert_eq(sim_point_config(&p[1], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_point_config(&p[1], &cal, &c, &e), 0, "%s", e.msg);
 	cr_assert_float_eq(c.step_overhead_s, 555e-6, 1e-12); /* its own rule */
-	cr_assert_eq(sim_point_config(&p[2], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_point_config(&p[2], &cal, &c, &e), 0, "%s", e.msg);
 	cr_assert_float_eq(c.step_overhead_s, 9999e-6, 1e-12); /* nothing on H200: global */
 	ib_arena_free(a);
 }
@@ -439,7 +439,7 @@ Test(sim_frontier, calibration_takes_the_models_rule_from_a_sibling_gpu)
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
 	sim_calib_file cal;
-	sim_point *p = load_points_calib(
+	slab_point *p = load_points_calib(
 	    a,
 	    HDR "1\tMiniMax M3\tH100\tFP8\tvLLM TP=8; measured\t1024\t1024\t40\t"
 	        "1000\t\tconcurrency\t8\tblog-measured\n"
@@ -459,16 +459,16 @@ Test(sim_frontier, calibration_takes_the_models_rule_from_a_sibling_gpu)
 	    &cal);
 	sim_config c;
 	/* M3 on H100: H200's rules, its model rule included */
-	cr_assert_eq(sim_point_config(&p[0], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_point_config(&p[0], &cal, &c, &e), 0, "%s", e.msg);
 	cr_assert_float_eq(c.step_overhead_s, 222e-6, 1e-12);
 	cr_assert_float_eq(c.seq_overhead_s, 33e-6, 1e-12);
 	cr_assert_str_eq(c.hw.name, "h100"); /* the hardware stays H100 */
 	/* M2.5 has no model rule anywhere: H100's own rule */
-	cr_assert_eq(sim_point_config(&p[1], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_point_config(&p[1], &cal, &c, &e), 0, "%s", e.msg);
 	cr_assert_float_eq(c.step_overhead_s, 555e-6, 1e-12);
 	cr_assert_float_eq(c.seq_overhead_s, 0, 1e-12);
 	/* B200 is no sibling of H200: its own rule */
-	cr_assert_eq(sim_point_config(&p[2], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_point_config(&p[2], &cal, &c, &e), 0, "%s", e.msg);
 	cr_assert_float_eq(c.step_overhead_s, 777e-6, 1e-12);
 	ib_arena_free(a);
 }
@@ -481,7 +481,7 @@ Test(sim_frontier, a_precision_rule_calibrates_only_that_precision)
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
 	sim_calib_file cal;
-	sim_point *p = load_points_calib(
+	slab_point *p = load_points_calib(
 	    a,
 	    HDR "1\tMiniMax M3\tB300\tFP8\tvLLM TP=4; measured\t1024\t1024\t40\t"
 	        "1000\t\tconcurrency\t8\tblog-measured\n"
@@ -495,9 +495,9 @@ Test(sim_frontier, a_precision_rule_calibrates_only_that_precision)
 	    "    step-overhead-us: 333\n",
 	    &cal);
 	sim_config c;
-	cr_assert_eq(sim_point_config(&p[0], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_point_config(&p[0], &cal, &c, &e), 0, "%s", e.msg);
 	cr_assert_float_eq(c.step_overhead_s, 333e-6, 1e-12); /* its own FP8 rule */
-	cr_assert_eq(sim_point_config(&p[1], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_point_config(&p[1], &cal, &c, &e), 0, "%s", e.msg);
 	cr_assert_float_eq(c.step_overhead_s, 777e-6, 1e-12); /* B200's, not the global */
 	cr_assert_str_eq(c.hw.name, "b300");
 	ib_arena_free(a);
@@ -515,9 +515,9 @@ Test(sim_frontier, generic_space_spec_only_where_a_recipe_exists)
 	                 "1000\t\t\t\tcompare-spec-decode\n");
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
-	sim_point *p;
+	slab_point *p;
 	size_t n;
-	cr_assert_eq(sim_points_load(tsv, a, &p, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_points_load(tsv, a, &p, &n, &e), 0, "%s", e.msg);
 	/* the matrix has Kimi only without spec decoding (another GPU) */
 	const char *none = "[{\"model-prefix\":\"kimik2.5\",\"precision\":\"int4\",\"framework\":"
 	                   "\"vllm\",\"runner\":\"h200\",\"isl\":1024,\"osl\":1024,\"tp\":8,"
@@ -529,14 +529,14 @@ Test(sim_frontier, generic_space_spec_only_where_a_recipe_exists)
 	cr_assert_eq(ib_json_parse(a, "n.json", none, strlen(none), &rows_none, &e), 0, "%s", e.msg);
 	cr_assert_eq(ib_json_parse(a, "e.json", eagle, strlen(eagle), &rows_eagle, &e), 0, "%s",
 	             e.msg);
-	sim_sweep_opts o = {.prompts_per_conc = 1, .max_conc = 4};
+	slab_sweep_opts o = {.prompts_per_conc = 1, .max_conc = 4};
 	const ib_val *m[3] = {NULL, rows_none, rows_eagle};
 	size_t with_spec[3];
 	for (int k = 0; k < 3; k++) {
 		o.matrix = m[k];
-		sim_sweep_point *s;
+		slab_sweep_point *s;
 		size_t ns, nconf;
-		cr_assert_eq(sim_sweep_run(&p[0], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
+		cr_assert_eq(slab_sweep_run(&p[0], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
 		with_spec[k] = 0;
 		for (size_t i = 0; i < ns; i++)
 			with_spec[k] += s[i].spec != NULL;
@@ -547,9 +547,9 @@ Test(sim_frontier, generic_space_spec_only_where_a_recipe_exists)
 	cr_assert_gt(with_spec[2], 0);  /* a recipe (on H200): on and off */
 	/* a row that requires spec decoding sweeps it whatever the matrix says */
 	o.matrix = rows_none;
-	sim_sweep_point *s;
+	slab_sweep_point *s;
 	size_t ns, nconf;
-	cr_assert_eq(sim_sweep_run(&p[1], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_sweep_run(&p[1], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
 	cr_assert_gt(ns, 0);
 	for (size_t i = 0; i < ns; i++)
 		cr_assert_not_null(s[i].spec);
@@ -566,7 +566,7 @@ Test(sim_frontier, a_model_rule_names_its_framework_only_for_that_model)
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
 	sim_calib_file cal;
-	sim_point *p = load_points_calib(
+	slab_point *p = load_points_calib(
 	    a,
 	    HDR "1\tDeepSeek R1 0528\tB200\tFP8\tSGLang TP=8; measured\t1024\t1024\t40\t"
 	        "1000\t\tconcurrency\t8\tblog-measured\n"
@@ -582,15 +582,15 @@ Test(sim_frontier, a_model_rule_names_its_framework_only_for_that_model)
 	    "    step-overhead-us: 333\n",
 	    &cal);
 	sim_config c;
-	cr_assert_eq(sim_point_config(&p[0], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_point_config(&p[0], &cal, &c, &e), 0, "%s", e.msg);
 	cr_assert_float_eq(c.step_overhead_s, 333e-6, 1e-12); /* its own rule */
-	cr_assert_eq(sim_point_config(&p[1], &cal, &c, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_point_config(&p[1], &cal, &c, &e), 0, "%s", e.msg);
 	cr_assert_float_eq(c.step_overhead_s, 777e-6, 1e-12); /* vLLM's, not the global */
 	cr_assert_str_eq(c.framework, "sglang");
-	sim_sweep_opts o = {.prompts_per_conc = 1, .max_conc = 4, .no_spec = true};
-	sim_sweep_point *s;
+	slab_sweep_opts o = {.prompts_per_conc = 1, .max_conc = 4, .no_spec = true};
+	slab_sweep_point *s;
 	size_t ns, nconf;
-	cr_assert_eq(sim_sweep_run(&p[2], &cal, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_sweep_run(&p[2], &cal, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
 	cr_assert_gt(ns, 0);
 	for (size_t i = 0; i < ns; i++)
 		cr_assert_str_eq(s[i].framework, "vllm");
