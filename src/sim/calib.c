@@ -154,7 +154,7 @@ static int load_rule(const ib_val *v, sim_calib_rule *r, ib_arena *a, ib_diags *
 			continue;
 		}
 		const param *p = &params[j];
-		if (f < p->lo || f > p->hi || (p->lo_open && f == p->lo)) {
+		if (!(f >= p->lo && f <= p->hi) || (p->lo_open && f == p->lo)) { /* NaN too */
 			ib_diag_add(
 			    d,
 			    &(ib_diag){
