@@ -180,7 +180,10 @@ int sim_calib_load(const char *path, ib_arena *a, sim_calib_file *out, ib_diags 
 	size_t before = ib_diags_count(d, IB_SEV_ERROR);
 	const ib_val *rules = NULL;
 	if (doc->type != IB_V_MAP) {
-		rc = bad(d, doc, NULL, "a calibration file is a mapping with 'rules'%s", "");
+		/* an empty document is a node of no file: name the file */
+		rc = ib_diag_add(d, &(ib_diag){.file = doc->file ? doc->file : path,
+		                               .line = doc->line, .col = doc->col},
+		                 "a calibration file is a mapping with 'rules'");
 	} else {
 		for (size_t i = 0; i < doc->map.n; i++) {
 			const ib_val *k = doc->map.kv[i].key;
