@@ -198,7 +198,7 @@ int sim_calib_load(const char *path, ib_arena *a, sim_calib_file *out, ib_diags 
 		else if (rules->type != IB_V_LIST)
 			rc = bad(d, rules, "rules", "should be a list of rules%s", "");
 	}
-	if (!rc && rules) {
+	if (!rc && rules && rules->type == IB_V_LIST) { /* else diagnosed above */
 		out->rules = ib_arena_alloc(a, (rules->list.n + 1) * sizeof *out->rules);
 		if (!out->rules)
 			return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
