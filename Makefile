@@ -115,8 +115,11 @@ $(BUILD)/fuzz/libinfbench.a: $(FUZZ_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(BUILD)/fuzz/libinfbench.a
-	$(FUZZ_CC) $(BASEFLAGS) $(FUZZFLAGS) -fsanitize=fuzzer $< $(BUILD)/fuzz/libinfbench.a \
-		$(LIBS) -o $@
+	$(FUZZ_CC) $(BASEFLAGS) $(FUZZFLAGS) -fsanitize=fuzzer $< $(filter %.o,$^) \
+		$(BUILD)/fuzz/libinfbench.a $(LIBS) -o $@
+
+# targets of CLI code (not in the library) link its objects too
+$(BUILD)/fuzz/fuzz_args: $(BUILD)/fuzz/obj/src/cli/args.o
 
 -include $(wildcard $(BUILD)/rel/src/*/*.d $(BUILD)/san/src/*/*.d $(BUILD)/san/tests/unit/*.d \
 	$(BUILD)/fuzz/obj/src/*/*.d)

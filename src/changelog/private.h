@@ -9,6 +9,18 @@
  * message; IB_EIO when git cannot be started. */
 int clog_git(const char *repo, const char *const *args, ib_buf *out, ib_error *e);
 
+/* The added lines of a `git diff B H -- PATH` (§4.2): text holds them joined
+ * by "\n" (never NULL after success), lines[i] the line in the head file of
+ * the i-th. A deleted line that is not blank is IB_EINVAL naming its line at
+ * o->base_ref. The caller frees text and lines (also after an error). */
+typedef struct {
+	ib_buf text;
+	int *lines;
+	size_t n, cap;
+} clog_additions;
+int clog_diff_additions(const char *diff, size_t n, const clog_opts *o, clog_additions *ad,
+                        ib_error *e);
+
 /* One ChangelogEntry validated (§4.2 table): *norm receives the entry in the
  * model's field order with defaults. `file` and the map `lines` (YAML line
  * -> line in the file; NULL: identity) place errors. */

@@ -3,6 +3,7 @@
 #include "changelog/private.h"
 #include "matrix/matrix.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,11 +24,7 @@ static int oom(ib_error *e)
 
 /* ---- §4.2: the added lines of `git diff B H -- PATH` ---- */
 
-typedef struct {
-	ib_buf text;  /* added lines joined by "\n" */
-	int *lines;   /* line in the head file of each added line */
-	size_t n, cap;
-} additions;
+typedef clog_additions additions;
 
 static int added_lines(const clog_opts *o, additions *ad, ib_error *e)
 {
@@ -44,16 +41,35 @@ static int added_lines(const clog_opts *o, additions *ad, ib_error *e)
 			*e = ge;
 		return rc;
 	}
+	rc = clog_diff_additions(diff.data, diff.len, o, ad, e);
+	ib_buf_free(&diff);
+	return rc;
+}
+
+/* The start line of a hunk range ("12,3" of "@@ -12,3 +14,5 @@"): its digits
+ * up to end, clamped to INT_MAX (line counts never wrap). */
+static int hunk_start(const char *s, const char *end)
+{
+	int64_t v = 0;
+	for (; s < end && *s >= '0' && *s <= '9'; s++)
+		v = v < INT_MAX ? v * 10 + (*s - '0') : v;
+	return v < INT_MAX ? (int)v : INT_MAX;
+}
+
+int clog_diff_additions(const char *diff, size_t n, const clog_opts *o, clog_additions *ad,
+                        ib_error *e)
+{
+	int rc = 0;
 	int newline = 0, oldline = 0;
-	const char *p = diff.data ? diff.data : "", *end = p + diff.len;
-	while (p < end || (p == end && diff.len == 0)) {
+	const char *p = diff ? diff : "", *end = p + n;
+	while (p < end || (p == end && n == 0)) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		if (len >= 2 && p[0] == '@' && p[1] == '@') {
 			const char *plus = memchr(p, '+', len);
-			newline = plus ? atoi(plus + 1) : 0;
+			newline = plus ? hunk_start(plus + 1, p + len) : 0;
 			const char *minus = memchr(p, '-', len);
-			oldline = minus ? atoi(minus + 1) : 0;
+			oldline = minus ? hunk_start(minus + 1, p + len) : 0;
 		} else if (len >= 1 && p[0] == '-' && !(len >= 3 && !strncmp(p, "---", 3))) {
 			bool blank = true;
 			for (size_t i = 1; i < len; i++)
@@ -69,23 +85,23 @@ static int added_lines(const clog_opts *o, additions *ad, ib_error *e)
 				             o->changelog_file, o->base_ref);
 				break;
 			}
-			oldline++;
+			oldline += oldline < INT_MAX;
 		} else if (len >= 1 && p[0] == '+' && !(len >= 3 && !strncmp(p, "+++", 3))) {
 			if ((ad->n && ib_buf_putc(&ad->text, '\n')) ||
 			    ib_buf_append(&ad->text, p + 1, len - 1) || ib_grow(&ad->lines, &ad->cap, ad->n + 1)) {
 				rc = oom(e);
 				break;
 			}
-			ad->lines[ad->n++] = newline++;
+			ad->lines[ad->n++] = newline;
+			newline += newline < INT_MAX;
 		} else if (len >= 1 && p[0] == ' ') {
-			newline++;
-			oldline++;
+			newline += newline < INT_MAX;
+			oldline += oldline < INT_MAX;
 		}
 		if (!nl)
 			break;
 		p = nl + 1;
 	}
-	ib_buf_free(&diff);
 	if (!rc && !ad->text.data && ib_buf_append(&ad->text, "", 0))
 		rc = oom(e);
 	return rc;

@@ -1,5 +1,7 @@
 #include "cli/args.h"
 
+#include "base/base.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -7,39 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Python's int() is base/'s ib_py_int (its whitespace is Python's, \x1c-\x1f
+ * too, and INT64_MIN is in range). */
 bool args_parse_int(const char *s, int64_t *out)
 {
-	while (isspace((unsigned char)*s))
-		s++;
-	bool neg = false;
-	if (*s == '+' || *s == '-')
-		neg = *s++ == '-';
-	if (!isdigit((unsigned char)*s))
-		return false;
-	uint64_t v = 0;
-	bool last_us = false;
-	for (; *s && !isspace((unsigned char)*s); s++) {
-		if (*s == '_') {
-			if (last_us)
-				return false;
-			last_us = true;
-			continue;
-		}
-		if (!isdigit((unsigned char)*s))
-			return false;
-		last_us = false;
-		if (v > (UINT64_C(1) << 62))
-			return false;
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	if (last_us)
-		return false;
-	while (isspace((unsigned char)*s))
-		s++;
-	if (*s || v > (uint64_t)INT64_MAX)
-		return false;
-	*out = neg ? -(int64_t)v : (int64_t)v;
-	return true;
+	return ib_py_int(s, strlen(s), out);
 }
 
 static void usage(const arg_parser *p, FILE *f)

@@ -27,6 +27,7 @@ typedef struct {
 	size_t nanchors, anchors_cap;
 	ib_error *e;
 	bool unique; /* duplicate keys are an error (ib_yaml_load_unique) */
+	int last_line, last_col; /* the position of the last node that had one */
 } loader;
 
 static int at(loader *L, struct fy_event *ev, int code, const char *fmt, const char *arg)
@@ -40,8 +41,14 @@ static void set_pos(loader *L, ib_val *v, struct fy_event *ev)
 	const struct fy_mark *m = fy_event_start_mark(ev);
 	v->file = L->name;
 	if (m) {
-		v->line = m->line + 1;
-		v->col = m->column + 1;
+		v->line = L->last_line = m->line + 1;
+		v->col = L->last_col = m->column + 1;
+	} else {
+		/* an empty value (`key:` with nothing after it) has no mark of its
+		 * own: it is where the node before it is (its key), as PyYAML's
+		 * empty scalars are, so that messages about it have a line */
+		v->line = L->last_line;
+		v->col = L->last_col;
 	}
 }
 

@@ -55,7 +55,8 @@ static int recipe_has_key(rv_report *r, rv_tree *t, const ib_val *cfg, const rv_
 				t->mapped[t->nmapped++] = paths[k];
 			}
 		}
-		qsort(t->mapped, t->nmapped, sizeof *t->mapped, cmp_str);
+		if (t->nmapped) /* qsort(NULL, 0) is undefined */
+			qsort(t->mapped, t->nmapped, sizeof *t->mapped, cmp_str);
 		t->mapped_for = cfg;
 	}
 	if (t->nmapped &&

@@ -156,7 +156,7 @@ static int load_rule(const ib_val *v, sim_calib_rule *r, ib_arena *a, ib_diags *
 			continue;
 		}
 		const param *p = &params[j];
-		if (f < p->lo || f > p->hi || (p->lo_open && f == p->lo)) {
+		if (!(f >= p->lo && f <= p->hi) || (p->lo_open && f == p->lo)) { /* NaN too */
 			ib_diag_add(
 			    d,
 			    &(ib_diag){
@@ -182,7 +182,10 @@ int sim_calib_load(const char *path, ib_arena *a, sim_calib_file *out, ib_diags 
 	size_t before = ib_diags_count(d, IB_SEV_ERROR);
 	const ib_val *rules = NULL;
 	if (doc->type != IB_V_MAP) {
-		rc = bad(d, doc, NULL, "a calibration file is a mapping with 'rules'%s", "");
+		/* an empty document is a node of no file: name the file */
+		rc = ib_diag_add(d, &(ib_diag){.file = doc->file ? doc->file : path,
+		                               .line = doc->line, .col = doc->col},
+		                 "a calibration file is a mapping with 'rules'");
 	} else {
 		for (size_t i = 0; i < doc->map.n; i++) {
 			const ib_val *k = doc->map.kv[i].key;
@@ -197,7 +200,7 @@ int sim_calib_load(const char *path, ib_arena *a, sim_calib_file *out, ib_diags 
 		else if (rules->type != IB_V_LIST)
 			rc = bad(d, rules, "rules", "should be a list of rules%s", "");
 	}
-	if (!rc && rules) {
+	if (!rc && rules && rules->type == IB_V_LIST) { /* else diagnosed above */
 		out->rules = ib_arena_alloc(a, (rules->list.n + 1) * sizeof *out->rules);
 		if (!out->rules)
 			return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");

@@ -4,6 +4,8 @@
 #include "sim/sim.h"
 
 #include <stdio.h>
+#include <limits.h>
+#include <math.h>
 #include <string.h>
 #include <strings.h>
 
@@ -158,10 +160,13 @@ static int apply(const ib_val *m, const ovr *f, size_t nf, void *dst, const char
 		else
 			return ib_fail(e, IB_EINVAL, v->file, v->line, v->col,
 				       "field '%s.%s': should be a number", section, f[j].key);
-		if (x < 0 || (f[j].is_int && x != (double)(int)x))
+		/* NaN, infinities and integers no int holds are refused before any
+		 * conversion (converting them is undefined) */
+		if (!(x >= 0) || !isfinite(x) || (f[j].is_int && (x > INT_MAX || x != floor(x))))
 			return ib_fail(e, IB_EINVAL, v->file, v->line, v->col,
-				       "field '%s.%s': should be a non-negative %s", section, f[j].key,
-				       f[j].is_int ? "integer" : "number");
+				       "field '%s.%s': should be a %s", section, f[j].key,
+				       f[j].is_int ? "non-negative integer (at most 2147483647)"
+						   : "finite non-negative number");
 		if (f[j].is_int)
 			*(int *)((char *)dst + f[j].off) = (int)x;
 		else

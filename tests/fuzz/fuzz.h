@@ -13,7 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -77,6 +79,62 @@ static inline void fuzz_write(const char *path, const void *data, size_t n)
 		perror(path);
 		abort();
 	}
+}
+
+/* The input cut at its form feeds ('\f') into at most max parts: part i is
+ * data[off[i] .. off[i] + len[i]); the last part takes the rest (form feeds
+ * included). Returns how many parts there are (at least 1). */
+static inline size_t fuzz_parts(const uint8_t *data, size_t size, size_t max, size_t *off,
+                                size_t *len)
+{
+	size_t n = 0, at = 0;
+	while (n + 1 < max) {
+		const uint8_t *ff = memchr(data + at, '\f', size - at);
+		if (!ff)
+			break;
+		off[n] = at;
+		len[n] = (size_t)(ff - (data + at));
+		at += len[n] + 1;
+		n++;
+	}
+	off[n] = at;
+	len[n] = size - at;
+	return n + 1;
+}
+
+/* Removes the tree at path (files, folders, links; never follows a link). */
+static inline void fuzz_rmtree(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st))
+		return;
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(path);
+		struct dirent *de;
+		while (d && (de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			char p[4096];
+			if ((size_t)snprintf(p, sizeof p, "%s/%s", path, de->d_name) < sizeof p)
+				fuzz_rmtree(p);
+		}
+		if (d)
+			closedir(d);
+	}
+	remove(path);
+}
+
+/* Writes data[0..n) to dir/rel, creating the folders of rel first. */
+static inline void fuzz_write_at(const char *dir, const char *rel, const void *data, size_t n)
+{
+	char p[1024];
+	snprintf(p, sizeof p, "%s/%s", dir, rel);
+	for (char *s = p + strlen(dir) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	fuzz_write(p, data, n);
 }
 
 /* A private scratch folder for targets whose parsers read files: created on

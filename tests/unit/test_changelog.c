@@ -4,9 +4,12 @@
  * and tests/e2e/changelog.sh. */
 #include <criterion/criterion.h>
 
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "changelog/changelog.h"
+#include "changelog/private.h"
 
 static ib_arena *A;
 static void setup(void)
@@ -248,4 +251,39 @@ Test(changelog, policy_version_is_checked)
 	cr_assert_eq(ib_yaml_load(A, "p", t, strlen(t), &pol, &e), 0);
 	cr_assert_eq(clog_policy_check(pol, "p", &e), IB_EINVAL);
 	cr_assert(strstr(e.msg, "Unsupported CI priority policy version: 2"), "%s", e.msg);
+}
+
+/* The added lines of a git diff (clog_process's reader, clog_diff_additions):
+ * lines numbered from the hunk heads; a hunk at INT_MAX does not wrap (found
+ * by the changelog fuzz target: signed overflow); a deleted line is refused
+ * with its line at base. */
+Test(changelog, diff_additions_number_lines_from_hunk_heads)
+{
+	clog_opts o = {.base_ref = "b", .head_ref = "h", .changelog_file = "perf-changelog.yaml"};
+	ib_error e = {0};
+	clog_additions ad = {0};
+	static const char d1[] = "--- a/x\n+++ b/x\n@@ -3,2 +5,4 @@\n a\n+one\n+two\n-\n b\n+three\n";
+	cr_assert_eq(clog_diff_additions(d1, sizeof d1 - 1, &o, &ad, &e), 0, "%s", e.msg);
+	cr_assert_eq(ad.n, 3);
+	cr_assert_eq(ad.lines[0], 6);
+	cr_assert_eq(ad.lines[1], 7);
+	cr_assert_eq(ad.lines[2], 9);
+	cr_assert_str_eq(ad.text.data, "one\ntwo\nthree");
+	ib_buf_free(&ad.text);
+	free(ad.lines);
+	ad = (clog_additions){0};
+	static const char d2[] = "@@ -99999999999 +2147483647,3 @@\n+a\n+b\n x\n-\n+c\n";
+	cr_assert_eq(clog_diff_additions(d2, sizeof d2 - 1, &o, &ad, &e), 0, "%s", e.msg);
+	cr_assert_eq(ad.n, 3);
+	cr_assert_eq(ad.lines[0], INT_MAX);
+	cr_assert_eq(ad.lines[2], INT_MAX);
+	ib_buf_free(&ad.text);
+	free(ad.lines);
+	ad = (clog_additions){0};
+	static const char d3[] = "@@ -7 +7,2 @@\n x\n-gone\n+new\n";
+	cr_assert_eq(clog_diff_additions(d3, sizeof d3 - 1, &o, &ad, &e), IB_EINVAL);
+	cr_assert_eq(e.line, 8);
+	cr_assert(strstr(e.msg, "Deletions are not allowed"), "%s", e.msg);
+	ib_buf_free(&ad.text);
+	free(ad.lines);
 }

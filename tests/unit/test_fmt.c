@@ -512,6 +512,21 @@ Test(fmt, node_positions_are_recorded)
 	cr_assert_eq(d->col, 4);
 }
 
+/* An empty value has no mark of its own in libfyaml: it takes the position
+ * of the node before it (its key), so messages about it name a line (found
+ * by the sim_profile fuzz target). */
+Test(fmt, empty_values_are_placed_at_their_key)
+{
+	ib_val *doc = load("a: 1\nhardware:\nb:\n  - \n");
+	const ib_kv *h = ib_map_find(doc, "hardware");
+	cr_assert_eq(h->val->type, IB_V_NULL);
+	cr_assert_eq(h->val->line, 2);
+	cr_assert_eq(h->val->col, 1);
+	const ib_val *b = ib_map_get(doc, "b");
+	cr_assert_eq(b->list.v[0]->type, IB_V_NULL);
+	cr_assert_gt(b->list.v[0]->line, 2);
+}
+
 Test(fmt, load_file_missing_is_enoent)
 {
 	ib_val *v = NULL;

@@ -156,6 +156,19 @@ Test(sim, profile_file_overrides_and_errors)
 	cr_assert_eq(sim_profile_load(path, &c.hw, &c.model, a, &e), IB_EINVAL);
 	cr_assert_eq(e.line, 3);
 	cr_assert(strstr(e.msg, "model.wings"), "%s", e.msg);
+	/* found by the sim_profile fuzz target: NaN, infinities and integers no
+	 * int holds were converted (undefined behaviour), an empty section had
+	 * no line */
+	static const char *const bad[] = {"model:\n  layers: 1e10\n", "model:\n  hidden: .nan\n",
+	                                  "hardware:\n  hbm-tbps: .inf\n", "model:\n  layers: -.inf\n",
+	                                  "hardware:\nmodel: {}\n"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		f = fopen(path, "w");
+		fputs(bad[i], f);
+		fclose(f);
+		cr_assert_eq(sim_profile_load(path, &c.hw, &c.model, a, &e), IB_EINVAL, "%s", bad[i]);
+		cr_assert_geq(e.line, 1, "%s: %s", bad[i], e.msg);
+	}
 	ib_arena_free(a);
 	remove(path);
 	remove(dir);

@@ -136,6 +136,29 @@ Test(simcal, errors_name_file_line_and_field)
 }
 
 /* The repository's own calibration file loads cleanly. */
+/* Found by the sim_calib fuzz target: a NaN passed the range check (issue
+ * 33's defect 9), `rules:` holding a string was read as a list (a wild
+ * pointer), an empty file's diagnostic named no file. */
+Test(simcal, nan_non_list_rules_and_empty_files_are_diagnosed)
+{
+	static const char *const bad[] = {"rules:\n  - mem-eff: .nan\n",
+	                                  "rules:\n  - step-overhead-us: -.nan\n",
+	                                  "rules: \"-m-0.05 .nan\"\n", "rules: 3\n", "", "rules:\n  - mem-eff:\n"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		const char *p = write_tmp(bad[i]);
+		ib_arena *a = ib_arena_new();
+		ib_diags d = {.a = a};
+		ib_error e = {0};
+		sim_calib_file f;
+		cr_assert_eq(sim_calib_load(p, a, &f, &d, &e), IB_EINVAL, "case %zu", i);
+		cr_assert_geq(d.n, 1, "case %zu", i);
+		cr_assert_str_eq(d.items[0].file, p, "case %zu", i);
+		if (bad[i][0])
+			cr_assert_geq(d.items[0].line, 1, "case %zu: %s", i, d.items[0].msg);
+		ib_arena_free(a);
+	}
+}
+
 Test(simcal, repository_file_is_valid)
 {
 	ib_arena *a = ib_arena_new();
