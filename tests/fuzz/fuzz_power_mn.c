@@ -1,4 +1,4 @@
-/* The multinode power package (results/power_mn*.c: res_power_mn_run,
+/* The multinode power package (results/power_mn*.c: pw_mn_run,
  * aggregate_power_multinode.py): manifest.json, samples.csv and the
  * benchmark window windows/res.json of an srt-slurm dcgm-power v1 package,
  * and the benchmark result they are bound to. The input is up to four
@@ -8,7 +8,7 @@
  * with power_valid a boolean, or fails with a message. */
 #include "fuzz.h"
 
-#include "results/results.h"
+#include "power/power.h"
 
 static const char *const files[] = {NULL};
 
@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (np < 4)
 		fuzz_write(bench, "{}", 2);
 
-	res_power_mn_opts o = {.power_dir = power,
+	pw_mn_opts o = {.power_dir = power,
 	                       .logs_root = logs,
 	                       .bench_path = bench,
 	                       .agg_path = agg,
@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	                       .require_power = size % 3 == 0};
 	int status = -1;
 	ib_error e = {0};
-	int rc = res_power_mn_run(&o, &status, &e);
+	int rc = pw_mn_run(&o, &status, &e);
 	FUZZ_CHECK(rc <= 0, "rc %d", rc);
 	if (rc) {
 		FUZZ_CHECK(e.msg[0], "error %d without a message", rc);

@@ -44,7 +44,7 @@ static void library(ib_arena *a, const char *path)
 	}
 	rep_chart_opts o = {.x_field = "median_intvty",
 	                    .metric = REP_M_TP_PER_GPU,
-	                    .dir = REP_DIR_UPPER_RIGHT,
+	                    .dir = PAR_DIR_UPPER_RIGHT,
 	                    .cost_limit = 5,
 	                    .latency_limit = 60,
 	                    .gpus = t};
