@@ -53,10 +53,10 @@ int cli_load_calibration(const char *prog, const char *path, ib_arena *a, sim_ca
 void cli_sim_log(void *ud, int stream, const char *line)
 {
 	(void)ud;
-	if (stream == 1)
+	if (stream == SLAB_LOG_OUT)
 		printf("%s\n", line);
-	else if (isatty(2))
-		fprintf(stderr, "\r%s\033[K", line);
+	else if (stream == SLAB_LOG_PROGRESS && isatty(2))
+		fprintf(stderr, "\r%s\033[K", line ? line : "");
 }
 
 int cli_sim_lab_error(const char *prog, const char *context, const ib_diags *d,

@@ -36,9 +36,9 @@ void cli_sim_masters(arg_parser *p, glob_t *g, const char *const **masters, size
 		.name = "--no-master-configs", .kind = ARG_FLAG,                               \
 		.help = "no master configs: the generic space for every series"                \
 	}
-/* The lab's output (slab_log_fn): stream 1 lines to stdout; stream 2, the
- * progress of a long fit, over one terminal line of stderr when stderr is a
- * terminal (nothing otherwise). */
+/* The lab's output (slab_log_fn): SLAB_LOG_OUT lines to stdout;
+ * SLAB_LOG_PROGRESS, the status of a long fit, redrawn over one line of
+ * stderr when stderr is a terminal (nothing otherwise). */
 void cli_sim_log(void *ud, int stream, const char *line);
 /* Prints the error of a lab call under prog: the master configs' problems
  * (d) and e's message, else cli_error(prog, context, e). Returns 1. */

@@ -272,7 +272,7 @@ static int fit_frontier(const slab_point *pts, size_t n, bool by_gpu, const slab
 		                     .precision = G->precision,
 		                     .npoints = G->nrows,
 		                     .nseries = G->nseries};
-		slab_out(o->log, o->log_ud, 2, "frontier group %zu/%zu: %s %s %s (%zu rows)...\n", j + 1,
+		slab_out(o->log, o->log_ud, SLAB_LOG_PROGRESS, "frontier group %zu/%zu: %s %s %s (%zu rows)...\n", j + 1,
 		         ng, G->gpu, G->model ? G->model : "", G->precision ? G->precision : "",
 		         G->nrows);
 		G->full = true;
@@ -327,7 +327,7 @@ static int fit_frontier(const slab_point *pts, size_t n, bool by_gpu, const slab
 		}
 	}
 	if (o->log) /* the end of the progress lines */
-		o->log(o->log_ud, 2, "");
+		o->log(o->log_ud, SLAB_LOG_PROGRESS, NULL);
 	*cal = cur;
 	*out = fg;
 	*nout = ng;
@@ -341,7 +341,7 @@ done:
 static void print_measured(const slab_calibrate_opts *o, const slab_fit_group *g, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		slab_out(o->log, o->log_ud, 1, "%-8s %-8s %-18s %-12s %6zu %8s %11.3f %11.3f  mem-eff %.3f compute-eff %.3f "
+		slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "%-8s %-8s %-18s %-12s %6zu %8s %11.3f %11.3f  mem-eff %.3f compute-eff %.3f "
 		       "step %.0f us seq %.1f us\n",
 		       g[i].framework ? g[i].framework : "(any)", g[i].gpu ? g[i].gpu : "(any)",
 		       g[i].model ? g[i].model : "(any)", g[i].version ? g[i].version : "(any)",
@@ -354,12 +354,12 @@ static void print_frontier(const slab_calibrate_opts *o, const slab_fit_group *g
                            bool by_gpu)
 {
 	if (by_gpu)
-		slab_out(o->log, o->log_ud, 1, "\nfrontier groups, GPUs without measured rules (the rule matches the "
+		slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "\nfrontier groups, GPUs without measured rules (the rule matches the "
 		       "frameworks of the GPU's sweeps):\n");
 	else
-		slab_out(o->log, o->log_ud, 1, "\nfrontier groups, GPU x model x precision (the rule matches the frameworks "
+		slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "\nfrontier groups, GPU x model x precision (the rule matches the frameworks "
 		       "no measured model rule covers):\n");
-	slab_out(o->log, o->log_ud, 1, "%-14s %-8s %-18s %-5s %5s %6s %-10s %11s %11s  %s\n", "frameworks", "gpu",
+	slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "%-14s %-8s %-18s %-5s %5s %6s %-10s %11s %11s  %s\n", "frameworks", "gpu",
 	       "model", "prec", "rows", "series", "fitted", "rms_before", "rms_after",
 	       "parameters");
 	for (size_t i = 0; i < n; i++) {
@@ -376,7 +376,7 @@ static void print_frontier(const slab_calibrate_opts *o, const slab_fit_group *g
 			snprintf(before, sizeof before, "%.3f", sqrt(g[i].loss_before));
 		if (isfinite(g[i].loss_after))
 			snprintf(after, sizeof after, "%.3f", sqrt(g[i].loss_after));
-		slab_out(o->log, o->log_ud, 1, "%-14s %-8s %-18s %-5s %5zu %6zu %-10s %11s %11s  mem-eff %.3f "
+		slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "%-14s %-8s %-18s %-5s %5zu %6zu %-10s %11s %11s  mem-eff %.3f "
 		       "compute-eff %.3f step %.0f us seq %.1f us\n",
 		       *fws ? fws : "-", g[i].gpu, g[i].model ? g[i].model : "(any)",
 		       g[i].precision ? g[i].precision : "(any)", g[i].npoints,
@@ -396,7 +396,7 @@ int slab_calibrate_run(const slab_calibrate_opts *o, ib_arena *a, ib_buf *yaml, 
 	                        yaml, &cal, e);
 	if (rc)
 		return rc;
-	slab_out(o->log, o->log_ud, 1, "%-8s %-8s %-18s %-12s %6s %8s %11s %11s  %s\n", "fw", "gpu",
+	slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "%-8s %-8s %-18s %-12s %6s %8s %11s %11s  %s\n", "fw", "gpu",
 	         "model", "version", "points", "fitted", "rms_before", "rms_after", "parameters");
 	for (int l = 0; l < 4; l++)
 		print_measured(o, gs[l], ng[l]);

@@ -199,10 +199,12 @@ int slab_calibrate(const slab_point *pts, size_t n, const sim_calib_file *base, 
 
 /* ---- the lab's commands (sim validate, sim calibrate) ---- */
 
-/* The lab's output: each line without its newline, with stream 1 (the
- * report: stdout in the CLI) or 2 (progress while a long fit runs, meant for
- * a terminal; an empty line ends the progress). NULL drops them. The
- * library itself never prints. */
+/* The lab's output: each line without its newline, with stream
+ * SLAB_LOG_OUT (the report: stdout in the CLI) or SLAB_LOG_PROGRESS (a status
+ * line while a long fit runs, to redraw in place on a terminal; a NULL line
+ * clears it). A NULL callback drops them. The library itself never prints.
+ * The shape and stream values of base's log callback (ib_emitv). */
+enum { SLAB_LOG_OUT = 1, SLAB_LOG_PROGRESS = 3 };
 typedef void (*slab_log_fn)(void *ud, int stream, const char *line);
 
 /* The sweep matrix of the master configs masters[0..n) with runners (the

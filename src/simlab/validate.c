@@ -16,28 +16,10 @@
 
 void slab_out(slab_log_fn log, void *ud, int stream, const char *fmt, ...)
 {
-	if (!log)
-		return;
-	ib_buf b = {0};
 	va_list ap;
 	va_start(ap, fmt);
-	int rc = ib_buf_vprintf(&b, fmt, ap);
+	ib_emitv(log, ud, stream, true, fmt, ap);
 	va_end(ap);
-	if (rc || !b.data) {
-		ib_buf_free(&b);
-		return;
-	}
-	for (char *s = b.data; *s;) {
-		char *nl = strchr(s, '\n');
-		if (!nl) {
-			log(ud, stream, s);
-			break;
-		}
-		*nl = 0;
-		log(ud, stream, s);
-		s = nl + 1;
-	}
-	ib_buf_free(&b);
 }
 
 int slab_matrix(ib_arena *a, const char *const *masters, size_t n, const char *runners,
@@ -103,7 +85,7 @@ static void summary_line(const slab_validate_opts *o, const char *what, slab_ape
 	slab_ape_stats(g, &v[0], &v[1], &v[2], &v[3]);
 	for (int i = 0; i < 4; i++)
 		pct(s[i], sizeof s[i], v[i]);
-	slab_out(o->log, o->log_ud, 1,
+	slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
 	         "%-32s runnable %3zu/%-3zu  tok/s/GPU APE median %s mean %s  "
 	         "interactivity APE median %s mean %s\n",
 	         what, g->runnable, g->total, s[0], s[1], s[2], s[3]);
@@ -135,7 +117,7 @@ static void cache_free(val_cache *c)
 
 static void show_sweep(const slab_validate_opts *o, const slab_point *p, const val_series *s)
 {
-	slab_out(o->log, o->log_ud, 1,
+	slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
 	         "sweep of row %d's series (%s %s %s %d/%d%s%s%s): %zu of %zu configs ran (%s)\n",
 	         p->row_id, p->model, p->gpu, p->precision, p->isl, p->osl,
 	         p->framework ? ", " : "", p->framework ? p->framework : "",
@@ -143,7 +125,7 @@ static void show_sweep(const slab_validate_opts *o, const slab_point *p, const v
 	         s->n && s->pts[0].from_matrix ? "the sweep matrix" : "the generic space");
 	for (size_t i = 0; i < s->n; i++) {
 		const slab_sweep_point *q = &s->pts[i];
-		slab_out(o->log, o->log_ud, 1,
+		slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
 		         "  sweep %-7s %-6s tp %d ep %d%s conc %3d  tok/s/GPU %9.1f  "
 		         "interactivity %7.1f  ttft %8.1f ms\n",
 		         q->framework, q->spec ? q->spec : "-", q->tp, q->ep,
@@ -310,7 +292,7 @@ static int validate_row(const slab_point *p, const slab_validate_opts *o,
 		return 0;
 	}
 	if (!o->quiet)
-		slab_out(o->log, o->log_ud, 1,
+		slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
 		         "%-5d %-9s %-16.16s %-7.7s %-5s %-7s %3d %3d %4d %5d/%-5d %9.1f "
 		         "%9.1f %+7.1f %7.1f %7.1f %+7.1f\n",
 		         p->row_id, kind_name(p->kind), p->model, p->gpu, p->precision,
@@ -324,14 +306,14 @@ static void print_summary(const slab_validate_opts *o, const slab_sweep_opts *sw
                           val_state *st)
 {
 	if (st->why.len)
-		slab_out(o->log, o->log_ud, 1, "\nrows that cannot run:\n%s", st->why.data);
+		slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "\nrows that cannot run:\n%s", st->why.data);
 	if (st->cache.n)
-		slab_out(o->log, o->log_ud, 1,
+		slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
 		         "\nfrontier sweeps: %zu series (%zu from the sweep matrix), %zu configs, %d "
 		         "prompts per concurrency, concurrency 4..%d, %.1f s\n",
 		         st->cache.n, st->cache.from_matrix, st->cache.configs,
 		         sweep->prompts_per_conc, sweep->max_conc, st->cache.seconds);
-	slab_out(o->log, o->log_ud, 1,
+	slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
 	         "\nabsolute percentage errors (frontier rows: tok/s/GPU at the published "
 	         "interactivity):\n");
 	for (size_t k = 0; k < st->kind.n; k++)
@@ -352,7 +334,7 @@ static void print_summary(const slab_validate_opts *o, const slab_sweep_opts *sw
 int slab_validate(const slab_validate_opts *o, ib_arena *a, ib_diags *d, ib_error *e)
 {
 	slab_sweep_opts sweep = o->sweep;
-	slab_out(o->log, o->log_ud, 1, "calibration: %s\n", o->calibration_name);
+	slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "calibration: %s\n", o->calibration_name);
 	if (o->nmasters) {
 		ib_val *rows = NULL;
 		int rc = slab_matrix(a, o->masters, o->nmasters, o->runners, d, &rows, e);
@@ -363,10 +345,10 @@ int slab_validate(const slab_validate_opts *o, ib_arena *a, ib_diags *d, ib_erro
 		ib_buf_printf(&line, "sweep matrix: %zu rows from", rows->list.n);
 		for (size_t i = 0; i < o->nmasters; i++)
 			ib_buf_printf(&line, " %s", o->masters[i]);
-		slab_out(o->log, o->log_ud, 1, "%s\n", line.data ? line.data : "");
+		slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "%s\n", line.data ? line.data : "");
 		ib_buf_free(&line);
 	}
-	slab_out(o->log, o->log_ud, 1,
+	slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
 	         "%-5s %-9s %-16s %-7s %-5s %-7s %3s %3s %4s %5s/%-5s %9s %9s %7s %7s %7s %7s\n",
 	         "row", "kind", "model", "gpu", "prec", "fw", "tp", "ep", "conc", "isl", "osl",
 	         "pub_tps", "sim_tps", "err%", "pub_int", "sim_int", "err%");
