@@ -111,6 +111,13 @@ int ib_buf_putc(ib_buf *b, char c);
 int ib_buf_printf(ib_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ib_buf_vprintf(ib_buf *b, const char *fmt, va_list ap);
 void ib_buf_free(ib_buf *b);
+/* Formats fmt/ap and hands the text to fn(arg, stream, text): each line
+ * without its newline when lines is true (a text ending in "\n" gives no
+ * empty last line), else the whole text. Nothing when fn is NULL or the
+ * text cannot be built. The one helper behind the library's log callbacks
+ * of the shape (arg, stream, line). */
+void ib_emitv(void (*fn)(void *arg, int stream, const char *text), void *arg, int stream,
+              bool lines, const char *fmt, va_list ap);
 
 /* ---- arena: many small allocations released together ---- */
 

@@ -71,3 +71,28 @@ void ib_buf_free(ib_buf *b)
 	b->data = NULL;
 	b->len = b->cap = 0;
 }
+
+void ib_emitv(void (*fn)(void *arg, int stream, const char *text), void *arg, int stream,
+              bool lines, const char *fmt, va_list ap)
+{
+	ib_buf b = {0};
+	if (!fn || ib_buf_vprintf(&b, fmt, ap)) {
+		ib_buf_free(&b);
+		return;
+	}
+	char *s = b.data ? b.data : "";
+	if (!lines) {
+		fn(arg, stream, s);
+	} else {
+		for (char *nl; *s; s = nl + 1) {
+			nl = strchr(s, '\n');
+			if (!nl) {
+				fn(arg, stream, s);
+				break;
+			}
+			*nl = 0;
+			fn(arg, stream, s);
+		}
+	}
+	ib_buf_free(&b);
+}

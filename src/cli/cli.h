@@ -5,9 +5,6 @@
 
 #include "config/config.h"
 #include "cli/args.h"
-#include "simlab/simlab.h"
-
-#include <glob.h>
 
 int cmd_matrix(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
@@ -44,48 +41,6 @@ void cli_error(const char *prog, const char *context, const ib_error *e);
 int cli_json_error(ib_buf *out, const ib_error *e);
 /* Prints every problem to stderr, one per line. */
 void cli_print_diags(const ib_diags *d);
-/* The simulator's calibration file: path, or (NULL) the one `infbench sim`
- * finds (sim_calib_find from this binary's location); *used names it ("built-in
- * defaults" when there is none: *f stays empty). Its problems are printed as
- * "<prog>: file:line:col: ..." lines. Returns 0, or 1 after printing the error
- * (cmd_sim_validate.c). */
-int cli_load_calibration(const char *prog, const char *path, ib_arena *a, sim_calib_file *f,
-			 const char **used);
-/* The master configs and runners file of `sim validate` / `sim calibrate`:
- * --master-configs FILE... when given, else configs/NAME-master.yaml (globbed
- * into g; the caller globfree's it) when configs/runners.yaml or
- * --runner-config is readable, none under --no-master-configs (*n 0). */
-void cli_sim_masters(arg_parser *p, glob_t *g, const char *const **masters, size_t *n,
-		     const char **runners);
-/* The three options cli_sim_masters reads, for an option table; `sweeps`
- * names what uses the master configs ("the sweeps"). */
-#define CLI_SIM_MASTER_OPTS(sweeps)                                                            \
-	{.name = "--master-configs",                                                           \
-	 .kind = ARG_MANY,                                                                     \
-	 .metavar = "FILE",                                                                    \
-	 .help = "master configs whose single-node search spaces " sweeps " use where they "   \
-		 "cover a series (default: configs/*-master.yaml when present)"},              \
-	    {.name = "--runner-config",                                                        \
-	     .kind = ARG_ONE,                                                                  \
-	     .metavar = "FILE",                                                                \
-	     .help = "runners file for the master configs (default: configs/runners.yaml)"},   \
-	{                                                                                      \
-		.name = "--no-master-configs", .kind = ARG_FLAG,                               \
-		.help = "no master configs: the generic space for every series"                \
-	}
-/* The sweep matrix of the master configs masters[0..n) with runners (the
- * `matrix full-sweep` rows, evals left out) into *rows (in a), for the
- * frontier sweeps of `sim validate` / `sim calibrate`. Returns 0, or 1 after
- * printing the problems under prog (cmd_sim_validate.c). */
-int cli_sim_matrix(const char *prog, ib_arena *a, const char *const *masters, size_t n,
-		   const char *runners, ib_val **rows);
-/* The frontier's tok/s/GPU at interactivity target over a sweep's points
- * (the dashboard's frontier and monotone spline, par_throughput_at) into
- * *value, the nearest point's index into *nearest and the interpolated
- * concurrency into *conc (either may be NULL). Returns 1, 0 when there is
- * no point, IB_ENOMEM. */
-int cli_sim_frontier_at(const slab_sweep_point *pts, size_t n, double target, double *value,
-			size_t *nearest, double *conc);
 /* Writes v as Python json.dumps text plus a newline, to path atomically or to
  * stdout when path is NULL. Returns 0, or prints an error and returns 1. */
 int cli_emit_json(const char *path, const ib_val *v);

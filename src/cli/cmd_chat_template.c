@@ -222,38 +222,42 @@ static int tokenizer_config(ib_arena *a, const char *name, bool special_only, co
 	return rc;
 }
 
+/* The options (copied: parsing fills them in). */
+static const arg_opt flags[] = {
+    {.name = "--tokenizer",
+     .kind = ARG_ONE,
+     .metavar = "DIR",
+     .help = "tokenizer folder (or its tokenizer_config.json): the chat template and "
+             "the special tokens"},
+    {.name = "--template",
+     .kind = ARG_ONE,
+     .metavar = "FILE",
+     .help = "render this Jinja template file instead of the tokenizer's (special "
+             "tokens still come from --tokenizer when given)"},
+    {.name = "--template-name",
+     .kind = ARG_ONE,
+     .metavar = "NAME",
+     .help = "which of a tokenizer's named chat templates (default: \"default\")"},
+    {.name = "--dsv4",
+     .kind = ARG_FLAG,
+     .help = "the built-in DeepSeek-V4 framing of the reference client's --dsv4"},
+    {.name = "--jsonl",
+     .kind = ARG_FLAG,
+     .help = "read one request per line, answer one JSON line per request"},
+    {.name = "--add-generation-prompt",
+     .kind = ARG_FLAG,
+     .help = "default of add_generation_prompt for requests that do not set it"},
+    {.name = "--kwargs",
+     .kind = ARG_ONE,
+     .metavar = "JSON",
+     .help = "a JSON object of extra template variables (chat_template_kwargs)"},
+    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
+};
+
 int cmd_chat_template(int argc, char **argv)
 {
-	arg_opt opts[] = {
-	    {.name = "--tokenizer",
-	     .kind = ARG_ONE,
-	     .metavar = "DIR",
-	     .help = "tokenizer folder (or its tokenizer_config.json): the chat template and "
-	             "the special tokens"},
-	    {.name = "--template",
-	     .kind = ARG_ONE,
-	     .metavar = "FILE",
-	     .help = "render this Jinja template file instead of the tokenizer's (special "
-	             "tokens still come from --tokenizer when given)"},
-	    {.name = "--template-name",
-	     .kind = ARG_ONE,
-	     .metavar = "NAME",
-	     .help = "which of a tokenizer's named chat templates (default: \"default\")"},
-	    {.name = "--dsv4",
-	     .kind = ARG_FLAG,
-	     .help = "the built-in DeepSeek-V4 framing of the reference client's --dsv4"},
-	    {.name = "--jsonl",
-	     .kind = ARG_FLAG,
-	     .help = "read one request per line, answer one JSON line per request"},
-	    {.name = "--add-generation-prompt",
-	     .kind = ARG_FLAG,
-	     .help = "default of add_generation_prompt for requests that do not set it"},
-	    {.name = "--kwargs",
-	     .kind = ARG_ONE,
-	     .metavar = "JSON",
-	     .help = "a JSON object of extra template variables (chat_template_kwargs)"},
-	    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
-	};
+	arg_opt opts[sizeof flags / sizeof *flags];
+	memcpy(opts, flags, sizeof flags);
 	static const char *const excl[][2] = {{"--dsv4", "--template"},
 	                                      {"--dsv4", "--tokenizer"},
 	                                      {"--dsv4", "--template-name"},

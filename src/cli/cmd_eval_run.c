@@ -182,6 +182,84 @@ static bool report(const char *prog, int64_t conc, const ev_summary *s, int64_t 
 	return s->failed > 0;
 }
 
+/* The value of a one-value option, or NULL when absent. */
+static const char *sopt(arg_parser *p, const char *name)
+{
+	arg_opt *o = args_get(p, name);
+	return o->seen ? o->vals[0] : NULL;
+}
+
+/* The concurrencies, limits, lengths, timeout and retries of the run, from
+ * the flags and the environment; 0, or -1 after a usage error. */
+static int run_limits(arg_parser *p, int64_t *concs, size_t *nconcs, int64_t *limit,
+                      int64_t *maxout, int64_t *ctx, double *timeout, double *rmin, double *rmax,
+                      int64_t *tries)
+{
+	const char *cs = sopt(p, "--num-concurrent");
+	if (!cs)
+		cs = env("EVAL_CONCURRENT_REQUESTS") ? env("EVAL_CONCURRENT_REQUESTS")
+		     : env("CONC")                   ? env("CONC")
+		                                     : "64";
+	*nconcs = parse_concs(cs, concs, 64);
+	if (!*nconcs) {
+		args_error(p, p->prog, "argument --num-concurrent: '%s' is not a list of positive "
+		                       "integers", cs);
+		return -1;
+	}
+	*limit = 0;
+	if (args_get(p, "--limit")->seen)
+		*limit = args_get(p, "--limit")->ivals[0];
+	else if (env("EVAL_LIMIT"))
+		*limit = strtoll(env("EVAL_LIMIT"), NULL, 10);
+	*maxout = lengths(p, ctx);
+	const char *ts = sopt(p, "--timeout"), *rs = sopt(p, "--retry-min"), *rx = sopt(p, "--retry-max");
+	*rmax = rx ? strtod(rx, NULL) : 10;
+	*timeout = ts ? strtod(ts, NULL) : 1800;
+	*rmin = rs ? strtod(rs, NULL) : 1;
+	*tries = args_get(p, "--max-retries")->seen ? args_get(p, "--max-retries")->ivals[0] : 5;
+	if (*limit < 0 || *maxout < 1 || !(*timeout > 0) || !(*rmin >= 0) || !(*rmax >= *rmin) ||
+	    *tries < 1 || *tries > 100) {
+		args_error(p, p->prog, "--limit must be >= 0, --max-tokens >= 1, --timeout > 0, "
+		                       "--retry-min >= 0 and --max-retries 1..100");
+		return -1;
+	}
+	return 0;
+}
+
+/* Runs the eval of o at each concurrency (result files suffixed _conc<N>
+ * when there are several), then writes meta_env.json unless !meta; the
+ * exit status. */
+static int run_concs(const char *prog, ev_run_opts *o, const char *dir, const int64_t *concs,
+                     size_t nconcs, int64_t tries, bool meta)
+{
+	bool failed[64] = {false};
+	bool any_fail = false;
+	ib_error e = {0};
+	for (size_t i = 0; i < nconcs; i++) {
+		o->http.concurrency = (size_t)concs[i];
+		char suffix[32] = "";
+		if (nconcs > 1)
+			snprintf(suffix, sizeof suffix, "_conc%lld", (long long)concs[i]);
+		ev_summary s;
+		if (ev_run(o, dir, suffix, &s, &e)) {
+			cli_error(prog, NULL, &e);
+			failed[i] = any_fail = true;
+			continue;
+		}
+		if (report(prog, concs[i], &s, tries))
+			failed[i] = any_fail = true;
+	}
+	if (meta &&
+	    ev_write_meta_env(dir, nconcs > 1 ? concs : NULL, failed, nconcs > 1 ? nconcs : 0, &e)) {
+		cli_error(prog, NULL, &e);
+		any_fail = true;
+	}
+	int status = any_fail ? 1 : 0;
+	if (fflush(stdout))
+		status = 1;
+	return status;
+}
+
 int cmd_eval_run(int argc, char **argv)
 {
 	arg_opt opts[sizeof flags / sizeof flags[0]];
@@ -225,34 +303,11 @@ int cmd_eval_run(int argc, char **argv)
 		args_error(&p, p.prog, "--ca-cert and --insecure apply to https:// base URLs");
 		goto out;
 	}
-	const char *cs = SOPT("--num-concurrent");
-	if (!cs)
-		cs = env("EVAL_CONCURRENT_REQUESTS") ? env("EVAL_CONCURRENT_REQUESTS")
-		     : env("CONC")                   ? env("CONC")
-		                                     : "64";
-	int64_t concs[64];
-	size_t nconcs = parse_concs(cs, concs, 64);
-	if (!nconcs) {
-		args_error(&p, p.prog, "argument --num-concurrent: '%s' is not a list of positive "
-		                       "integers", cs);
+	int64_t concs[64], limit, ctx, maxout, tries;
+	size_t nconcs;
+	double timeout, rmin, rmax;
+	if (run_limits(&p, concs, &nconcs, &limit, &maxout, &ctx, &timeout, &rmin, &rmax, &tries))
 		goto out;
-	}
-	int64_t limit = 0;
-	if (OPT("--limit")->seen)
-		limit = OPT("--limit")->ivals[0];
-	else if (env("EVAL_LIMIT"))
-		limit = strtoll(env("EVAL_LIMIT"), NULL, 10);
-	int64_t ctx, maxout = lengths(&p, &ctx);
-	const char *ts = SOPT("--timeout"), *rs = SOPT("--retry-min"), *rx = SOPT("--retry-max");
-	double rmax = rx ? strtod(rx, NULL) : 10;
-	double timeout = ts ? strtod(ts, NULL) : 1800;
-	double rmin = rs ? strtod(rs, NULL) : 1;
-	int64_t tries = OPT("--max-retries")->seen ? OPT("--max-retries")->ivals[0] : 5;
-	if (limit < 0 || maxout < 1 || !(timeout > 0) || !(rmin >= 0) || !(rmax >= rmin) || tries < 1 || tries > 100) {
-		args_error(&p, p.prog, "--limit must be >= 0, --max-tokens >= 1, --timeout > 0, "
-		                       "--retry-min >= 0 and --max-retries 1..100");
-		goto out;
-	}
 	status = 1;
 	ib_error e = {0};
 	if (https && net_tls_client_new(SOPT("--ca-cert"), OPT("--insecure")->seen, &tls, &e)) {
@@ -278,49 +333,23 @@ int cmd_eval_run(int argc, char **argv)
 	const char *key = SOPT("--api-key");
 	if (!key)
 		key = env("OPENAI_API_KEY") ? env("OPENAI_API_KEY") : "EMPTY";
-	bool failed[64] = {false};
-	bool any_fail = false;
-	for (size_t i = 0; i < nconcs; i++) {
-		ev_run_opts o = {
-		    .http = {.name = "eval", .host = host, .port = port, .tls = tls, .server_name = name,
-		             .path = path, .api_key = key,
-		             .concurrency = (size_t)concs[i], .timeout_s = timeout,
-		             .max_attempts = (int)tries, .retry_min_s = rmin, .retry_max_s = rmax,
-		             .progress = isatty(2)},
-		    .model = model,
-		    .base_url = url,
-		    .data = &data,
-		    .task = task,
-		    .limit = (size_t)limit,
-		    .max_tokens = maxout,
-		    .max_length = ctx,
-		    .seed = 1234,
-		    .fewshot_seed = 1234,
-		};
-		char suffix[32] = "";
-		if (nconcs > 1)
-			snprintf(suffix, sizeof suffix, "_conc%lld", (long long)concs[i]);
-		ev_summary s;
-		rc = ev_run(&o, dir, suffix, &s, &e);
-		if (rc) {
-			cli_error(p.prog, NULL, &e);
-			failed[i] = any_fail = true;
-			continue;
-		}
-		if (report(p.prog, concs[i], &s, tries))
-			failed[i] = any_fail = true;
-	}
-	if (!OPT("--no-meta-env")->seen) {
-		rc = ev_write_meta_env(dir, nconcs > 1 ? concs : NULL, failed, nconcs > 1 ? nconcs : 0,
-		                       &e);
-		if (rc) {
-			cli_error(p.prog, NULL, &e);
-			any_fail = true;
-		}
-	}
-	status = any_fail ? 1 : 0;
-	if (fflush(stdout))
-		status = 1;
+	ev_run_opts o = {
+	    .http = {.name = "eval", .host = host, .port = port, .tls = tls, .server_name = name,
+	             .path = path, .api_key = key,
+	             .timeout_s = timeout,
+	             .max_attempts = (int)tries, .retry_min_s = rmin, .retry_max_s = rmax,
+	             .progress = isatty(2)},
+	    .model = model,
+	    .base_url = url,
+	    .data = &data,
+	    .task = task,
+	    .limit = (size_t)limit,
+	    .max_tokens = maxout,
+	    .max_length = ctx,
+	    .seed = 1234,
+	    .fewshot_seed = 1234,
+	};
+	status = run_concs(p.prog, &o, dir, concs, nconcs, tries, !OPT("--no-meta-env")->seen);
 out:
 	net_tls_free(tls);
 	ev_dataset_free(&data);

@@ -110,7 +110,81 @@ static int emit_gha(ib_arena *a, const char *path, const ib_val *rows)
 	return 0;
 }
 
-static int run(arg_parser *p, bool full)
+/* The options of each subcommand (copied: parsing fills them in). */
+static const arg_opt full_flags[] = {
+    COMMON_OPTS,
+    {.name = "--model-prefix",
+     .kind = ARG_MANY,
+     .metavar = "PREFIX",
+     .help = "keep config keys starting with any PREFIX"},
+    {.name = "--precision",
+     .kind = ARG_MANY,
+     .metavar = "P",
+     .help = "keep these precisions"},
+    {.name = "--framework",
+     .kind = ARG_MANY,
+     .metavar = "F",
+     .help = "keep these frameworks"},
+    {.name = "--runner-type",
+     .kind = ARG_MANY,
+     .metavar = "LABEL",
+     .help = "keep configs whose runner is one of these labels"},
+    {.name = "--seq-lens",
+     .kind = ARG_MANY,
+     .choices = seq_choices,
+     .metavar = "SEQ",
+     .help = "keep 1k1k and/or 8k1k (other lengths are dropped when given)"},
+    {.name = "--step-size",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "concurrency multiplier for ranges (default 2)"},
+    {.name = "--min-conc",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "lowest concurrency to include"},
+    {.name = "--max-conc",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "highest concurrency to include"},
+    {.name = "--max-tp",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "skip single-node entries with tp > N"},
+    {.name = "--max-ep",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "clamp single-node ep to N"},
+    {.name = "--single-node", .kind = ARG_FLAG, .help = "single-node configs only"},
+    {.name = "--multi-node", .kind = ARG_FLAG, .help = "multinode configs only"},
+    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
+};
+static const arg_opt tc_flags[] = {
+    COMMON_OPTS,
+    {.name = "--config-keys",
+     .kind = ARG_MANY,
+     .required = true,
+     .metavar = "KEY",
+     .help = "config keys or glob patterns (* ? [seq]), in the order given"},
+    {.name = "--conc",
+     .kind = ARG_MANY,
+     .is_int = true,
+     .metavar = "N",
+     .help = "keep only these concurrencies"},
+    {.name = "--seq-lens",
+     .kind = ARG_MANY,
+     .choices = seq_choices,
+     .metavar = "SEQ",
+     .help = "keep 1k1k and/or 8k1k"},
+    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
+};
+
+/* The parsed flags into *o; 0, or a usage error's status. */
+static int matrix_opts(arg_parser *p, bool full, mx_opts *op)
 {
 	mx_opts o;
 	mx_opts_init(&o, full);
@@ -178,7 +252,16 @@ static int run(arg_parser *p, bool full)
 	if (o.no_evals && o.all_evals)
 		return args_error(p, "infbench matrix",
 		                  "--all-evals cannot be combined with --no-evals");
+	*op = o;
+	return 0;
+}
 
+static int run(arg_parser *p, bool full)
+{
+	mx_opts o;
+	int usage = matrix_opts(p, full, &o);
+	if (usage)
+		return usage;
 	arg_opt *cf = args_get(p, "--config-files"), *rc_opt = args_get(p, "--runner-config");
 	const char *runner_path = rc_opt->seen ? rc_opt->vals[0] : "configs/runners.yaml";
 	arg_opt *out = args_get(p, "--output");
@@ -256,77 +339,9 @@ int cmd_matrix(int argc, char **argv)
 		return 2;
 	}
 	(void)top;
-	arg_opt full_opts[] = {
-	    COMMON_OPTS,
-	    {.name = "--model-prefix",
-	     .kind = ARG_MANY,
-	     .metavar = "PREFIX",
-	     .help = "keep config keys starting with any PREFIX"},
-	    {.name = "--precision",
-	     .kind = ARG_MANY,
-	     .metavar = "P",
-	     .help = "keep these precisions"},
-	    {.name = "--framework",
-	     .kind = ARG_MANY,
-	     .metavar = "F",
-	     .help = "keep these frameworks"},
-	    {.name = "--runner-type",
-	     .kind = ARG_MANY,
-	     .metavar = "LABEL",
-	     .help = "keep configs whose runner is one of these labels"},
-	    {.name = "--seq-lens",
-	     .kind = ARG_MANY,
-	     .choices = seq_choices,
-	     .metavar = "SEQ",
-	     .help = "keep 1k1k and/or 8k1k (other lengths are dropped when given)"},
-	    {.name = "--step-size",
-	     .kind = ARG_ONE,
-	     .is_int = true,
-	     .metavar = "N",
-	     .help = "concurrency multiplier for ranges (default 2)"},
-	    {.name = "--min-conc",
-	     .kind = ARG_ONE,
-	     .is_int = true,
-	     .metavar = "N",
-	     .help = "lowest concurrency to include"},
-	    {.name = "--max-conc",
-	     .kind = ARG_ONE,
-	     .is_int = true,
-	     .metavar = "N",
-	     .help = "highest concurrency to include"},
-	    {.name = "--max-tp",
-	     .kind = ARG_ONE,
-	     .is_int = true,
-	     .metavar = "N",
-	     .help = "skip single-node entries with tp > N"},
-	    {.name = "--max-ep",
-	     .kind = ARG_ONE,
-	     .is_int = true,
-	     .metavar = "N",
-	     .help = "clamp single-node ep to N"},
-	    {.name = "--single-node", .kind = ARG_FLAG, .help = "single-node configs only"},
-	    {.name = "--multi-node", .kind = ARG_FLAG, .help = "multinode configs only"},
-	    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
-	};
-	arg_opt tc_opts[] = {
-	    COMMON_OPTS,
-	    {.name = "--config-keys",
-	     .kind = ARG_MANY,
-	     .required = true,
-	     .metavar = "KEY",
-	     .help = "config keys or glob patterns (* ? [seq]), in the order given"},
-	    {.name = "--conc",
-	     .kind = ARG_MANY,
-	     .is_int = true,
-	     .metavar = "N",
-	     .help = "keep only these concurrencies"},
-	    {.name = "--seq-lens",
-	     .kind = ARG_MANY,
-	     .choices = seq_choices,
-	     .metavar = "SEQ",
-	     .help = "keep 1k1k and/or 8k1k"},
-	    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
-	};
+	arg_opt full_opts[N(full_flags)], tc_opts[N(tc_flags)];
+	memcpy(full_opts, full_flags, sizeof full_flags);
+	memcpy(tc_opts, tc_flags, sizeof tc_flags);
 	arg_parser p = {
 	    .prog = full ? "infbench matrix full-sweep" : "infbench matrix test-config",
 	    .top = "infbench matrix",

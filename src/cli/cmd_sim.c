@@ -2,6 +2,7 @@
 #include "bench/bench.h"
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/sim_common.h"
 #include "sim/sim.h"
 
 #include <math.h>

@@ -1,392 +1,62 @@
 /* infbench sim calibrate: fits the simulator's calibration to the published
- * InferenceX points (docs/sim.md "Calibration"). The measured levels are
- * slab_calibrate's; the frontier levels, here because they need the
- * dashboard's frontier interpolation (report/), fit one rule per GPU
- * without measured rules, then one per GPU x model x precision, to the
- * frontier rows, for the frameworks no measured rule covers. */
+ * InferenceX points (docs/sim.md "Calibration"); the fit is simlab's
+ * slab_calibrate_run, this writes the calibration file it makes. */
 #include "cli/args.h"
 #include "cli/cli.h"
-#include "simlab/simlab.h"
+#include "cli/sim_common.h"
 
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
-/* One series of a frontier group: its first row, and the configs of its
- * sweep that made the frontier the last time the whole sweep ran (the fit
- * runs only these; docs/sim.md "Calibration"). */
-typedef struct {
-	const slab_point *first;
-	slab_sweep_config *active;
-	size_t nactive;
-} fr_series;
-
-#define FR_MAXFW 8
-typedef struct {
-	const char *gpu, *model, *precision;
-	const slab_point **rows;
-	size_t nrows, caprows;
-	fr_series *series;
-	size_t nseries, capseries;
-	const char *fws[FR_MAXFW + 1]; /* the frameworks the rule matches, NULL-terminated */
-	size_t nfw;
-	const char *seen[FR_MAXFW];    /* every framework of the group's sweeps */
-	size_t nseen;
-	const slab_sweep_opts *opts;
-	bool full;  /* loss over whole sweeps (else over the active configs) */
-	int failed; /* IB_ENOMEM met in a loss */
-} fr_group;
-
-static bool frontier_row(const slab_point *p)
+/* Loads --base and the points, runs the fit (its tables on stdout) and
+ * writes the calibration file to --write FILE, else after the tables; the
+ * exit status. */
+static int calibrate(arg_parser *p, slab_calibrate_opts *o)
 {
-	return p->kind == SLAB_POINT_FRONTIER && !p->why && p->model && p->gpu && p->precision &&
-	       isfinite(p->tps_gpu) && p->tps_gpu > 0 && isfinite(p->interactivity) &&
-	       p->interactivity > 0;
-}
-
-static void group_free(fr_group *g)
-{
-	for (size_t i = 0; i < g->nseries; i++)
-		free(g->series[i].active);
-	free(g->series);
-	free(g->rows);
-}
-
-/* Adds the framework names of pts to g->seen. */
-static void note_frameworks(fr_group *g, const slab_sweep_point *pts, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		size_t k = 0;
-		while (k < g->nseen && strcmp(g->seen[k], pts[i].framework))
-			k++;
-		if (k == g->nseen && g->nseen < FR_MAXFW)
-			g->seen[g->nseen++] = pts[i].framework;
+	static const char prog[] = "infbench sim calibrate";
+	int status = 1;
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	ib_diags d = {.a = a};
+	ib_buf y = {0};
+	glob_t gl = {0};
+	sim_calib_file base = {0};
+	slab_point *pts;
+	size_t n;
+	arg_opt *x;
+	o->base_name = "built-in defaults";
+	cli_sim_masters(p, &gl, &o->masters, &o->nmasters, &o->runners);
+	if ((x = args_get(p, "--base"))->seen &&
+	    cli_load_calibration(prog, x->vals[0], a, &base, &o->base_name))
+		goto out;
+	if (slab_points_load(args_get(p, "--points")->vals[0], a, &pts, &n, &e)) {
+		cli_error(prog, NULL, &e);
+		goto out;
 	}
-}
-
-static bool same_shape(const slab_sweep_point *a, const slab_sweep_point *b)
-{
-	return !strcmp(a->framework, b->framework) &&
-	       (a->spec == b->spec || (a->spec && b->spec && !strcmp(a->spec, b->spec))) &&
-	       a->tp == b->tp && a->ep == b->ep && a->dp_attn == b->dp_attn;
-}
-
-/* s->active = every config (all its concurrencies) of a serving shape
- * (framework, spec, TP, EP, DPA) with at least one point on the sweep's
- * frontier (no other point at least as interactive with more tok/s/GPU). */
-static int set_active(fr_series *s, const slab_sweep_point *pts, size_t n)
-{
-	bool *front = calloc(n ? n : 1, sizeof *front);
-	slab_sweep_config *v = malloc((n ? n : 1) * sizeof *v);
-	if (!front || !v) {
-		free(front);
-		free(v);
-		return IB_ENOMEM;
+	*o = (slab_calibrate_opts){pts, n, &base, o->base_name, o->prompts, o->max_conc,
+	                           o->frontier, o->masters, o->nmasters, o->runners,
+	                           cli_sim_log, NULL};
+	if (slab_calibrate_run(o, a, &y, &d, &e)) {
+		cli_sim_lab_error(prog, NULL, &d, &e);
+		goto out;
 	}
-	for (size_t i = 0; i < n; i++) {
-		bool dominated = false;
-		for (size_t j = 0; j < n && !dominated; j++)
-			dominated = j != i && pts[j].interactivity >= pts[i].interactivity &&
-			            pts[j].tps_gpu >= pts[i].tps_gpu &&
-			            (pts[j].interactivity > pts[i].interactivity ||
-			             pts[j].tps_gpu > pts[i].tps_gpu);
-		front[i] = !dominated;
+	if (!y.data) {
+		fprintf(stderr, "infbench sim calibrate: error: out of memory\n");
+		goto out;
 	}
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		bool keep = false;
-		for (size_t j = 0; j < n && !keep; j++)
-			keep = front[j] && same_shape(&pts[i], &pts[j]);
-		if (keep)
-			v[k++] = (slab_sweep_config){pts[i].framework, pts[i].spec, pts[i].tp,
-			                            pts[i].ep, pts[i].conc, pts[i].dp_attn};
+	if ((x = args_get(p, "--write"))->seen) {
+		if (ib_write_file_atomic(x->vals[0], y.data, y.len, &e)) {
+			cli_error(prog, NULL, &e);
+			goto out;
+		}
+	} else {
+		printf("\n%s", y.data);
 	}
-	free(front);
-	free(s->active);
-	s->active = v;
-	s->nactive = k;
-	return 0;
-}
-
-/* A frontier group's loss (slab_fit_loss_fn): the mean squared log error of
- * the frontier's tok/s/GPU at each row's published interactivity, over the
- * active configs; with g->full over the whole sweeps, which also choose the
- * active configs again and note the frameworks seen. */
-static double frontier_loss(void *ctx, const sim_calib_file *cal, size_t *count)
-{
-	fr_group *g = ctx;
-	double sum = 0;
-	size_t k = 0;
-	for (size_t i = 0; i < g->nseries; i++) {
-		fr_series *s = &g->series[i];
-		slab_sweep_opts o = *g->opts;
-		if (!g->full) {
-			o.only = s->active;
-			o.nonly = s->nactive;
-		}
-		slab_sweep_point *pts;
-		size_t n, nconf;
-		ib_error e = {0};
-		int rc = slab_sweep_run(s->first, cal, &o, &pts, &n, &nconf, &e);
-		if (rc) {
-			if (rc == IB_ENOMEM)
-				g->failed = rc;
-			return INFINITY;
-		}
-		if (g->full) {
-			note_frameworks(g, pts, n);
-			if (set_active(s, pts, n)) {
-				g->failed = IB_ENOMEM;
-				free(pts);
-				return INFINITY;
-			}
-		}
-		for (size_t r = 0; r < g->nrows; r++) {
-			const slab_point *p = g->rows[r];
-			if (!slab_point_same_series(p, s->first))
-				continue;
-			double v = 0;
-			rc = cli_sim_frontier_at(pts, n, p->interactivity, &v, NULL, NULL);
-			if (rc < 0) {
-				g->failed = rc;
-				free(pts);
-				return INFINITY;
-			}
-			/* no frontier at all: a log error of 5 (e^5 ~ 150x) */
-			double d = rc == 1 && v > 0 ? log(v / p->tps_gpu) : 5.0;
-			sum += d * d;
-			k++;
-		}
-		free(pts);
-	}
-	if (count)
-		*count = k;
-	return k ? sum / k : INFINITY;
-}
-
-static bool same_or_any(const char *group, const char *v)
-{
-	return !group || !strcmp(group, v);
-}
-
-/* True when a measured rule was fitted on gpu (of any framework). */
-static bool measured_gpu(const slab_fit_group *m, size_t nm, const char *gpu)
-{
-	for (size_t i = 0; i < nm; i++)
-		if (m[i].fitted && m[i].gpu && !strcmp(m[i].gpu, gpu))
-			return true;
-	return false;
-}
-
-/* Groups the frontier rows with their series: by GPU x model x precision
- * (by_gpu false), or by GPU alone, for the GPUs without a measured
- * framework x GPU rule (m[0..nm)). */
-static int make_groups(const slab_point *pts, size_t n, bool by_gpu, const slab_fit_group *m,
-                       size_t nm, fr_group **out, size_t *nout)
-{
-	fr_group *g = NULL;
-	size_t ng = 0, cap = 0;
-	for (size_t i = 0; i < n; i++) {
-		const slab_point *p = &pts[i];
-		if (!frontier_row(p) || (by_gpu && measured_gpu(m, nm, p->gpu)))
-			continue;
-		size_t j = 0;
-		while (j < ng && !(!strcmp(g[j].gpu, p->gpu) && same_or_any(g[j].model, p->model) &&
-		                   same_or_any(g[j].precision, p->precision)))
-			j++;
-		if (j == ng) {
-			if (ib_grow(&g, &cap, ng + 1))
-				goto nomem;
-			memset(&g[ng], 0, sizeof g[ng]);
-			g[ng].gpu = p->gpu;
-			g[ng].model = by_gpu ? NULL : p->model;
-			g[ng].precision = by_gpu ? NULL : p->precision;
-			ng++;
-		}
-		fr_group *G = &g[j];
-		if (ib_grow(&G->rows, &G->caprows, G->nrows + 1))
-			goto nomem;
-		G->rows[G->nrows++] = p;
-		size_t k = 0;
-		while (k < G->nseries && !slab_point_same_series(G->series[k].first, p))
-			k++;
-		if (k == G->nseries) {
-			if (ib_grow(&G->series, &G->capseries, G->nseries + 1))
-				goto nomem;
-			G->series[G->nseries++] = (fr_series){.first = p};
-		}
-	}
-	*out = g;
-	*nout = ng;
-	return 0;
-nomem:
-	for (size_t j = 0; j < ng; j++)
-		group_free(&g[j]);
-	free(g);
-	return IB_ENOMEM;
-}
-
-/* True when a measured rule of m (a level's groups) was fitted for fw on
- * g's GPU (and g's model, when the group has one). */
-static bool measured_covers(const slab_fit_group *m, size_t nm, const fr_group *g, const char *fw)
-{
-	for (size_t i = 0; i < nm; i++)
-		if (m[i].fitted && m[i].framework && !strcmp(m[i].framework, fw) &&
-		    !strcmp(m[i].gpu, g->gpu) &&
-		    (!g->model || (m[i].model && !strcmp(m[i].model, g->model))))
-			return true;
-	return false;
-}
-
-/* One frontier level on top of *cal (which grows by the fitted rules):
- * by_gpu, the GPUs no measured rule covers (m: the framework x GPU level),
- * else GPU x model x precision (m: the framework x GPU x model level); *out
- * (in a) gets one slab_fit_group per group. */
-static int fit_frontier(const slab_point *pts, size_t n, bool by_gpu, const slab_sweep_opts *opts,
-                        const slab_fit_group *m, size_t nm, sim_calib_file *cal, ib_arena *a,
-                        slab_fit_group **out, size_t *nout, ib_error *e)
-{
-	fr_group *g;
-	size_t ng;
-	*out = NULL;
-	*nout = 0;
-	if (make_groups(pts, n, by_gpu, m, nm, &g, &ng))
-		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
-	int rc = 0;
-	slab_fit_group *fg = ib_arena_alloc(a, (ng ? ng : 1) * sizeof *fg);
-	sim_calib_rule *rules = ib_arena_alloc(a, (cal->n + ng + 1) * sizeof *rules);
-	if (!fg || !rules) {
-		rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
-		goto done;
-	}
-	memcpy(rules, cal->rules, cal->n * sizeof *rules);
-	sim_calib_file cur = {.path = cal->path, .rules = rules, .n = cal->n};
-	bool tty = isatty(2);
-	for (size_t j = 0; j < ng; j++) {
-		fr_group *G = &g[j];
-		G->opts = opts;
-		slab_fit_group *F = &fg[j];
-		memset(F, 0, sizeof *F);
-		*F = (slab_fit_group){.frontier = true,
-		                     .gpu = G->gpu,
-		                     .model = G->model,
-		                     .precision = G->precision,
-		                     .npoints = G->nrows,
-		                     .nseries = G->nseries};
-		if (tty)
-			fprintf(stderr, "\rfrontier group %zu/%zu: %s %s %s (%zu rows)...\033[K", j + 1,
-			        ng, G->gpu, G->model ? G->model : "", G->precision ? G->precision : "",
-			        G->nrows);
-		G->full = true;
-		F->loss_before = frontier_loss(G, &cur, &F->nfigures);
-		if (G->failed) {
-			rc = ib_fail(e, G->failed, NULL, 0, 0, "out of memory");
-			goto done;
-		}
-		for (size_t k = 0; k < G->nseen; k++)
-			if (!measured_covers(m, nm, G, G->seen[k]))
-				G->fws[G->nfw++] = G->seen[k];
-		G->fws[G->nfw] = NULL;
-		const char **fws = ib_arena_alloc(a, (G->nfw + 1) * sizeof *fws);
-		if (!fws) {
-			rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
-			goto done;
-		}
-		memcpy(fws, G->fws, (G->nfw + 1) * sizeof *fws);
-		F->frameworks = fws;
-		F->loss_after = F->loss_before;
-		sim_calib_key key = {G->nfw ? G->fws[0] : NULL, G->gpu, G->precision, G->model,
-		                     NULL, NULL};
-		sim_calib_resolve(&cur, &key, &F->values);
-		if (G->nrows < SLAB_FIT_MIN_POINTS || !G->nfw || !isfinite(F->loss_before))
-			continue;
-		/* the trial: cur plus the group's rule, fitted on the active
-		 * configs, which are chosen again from the whole sweep after
-		 * each round */
-		sim_calib_file trial = cur;
-		trial.n = cur.n + 1;
-		sim_calib_rule *r = &rules[cur.n];
-		if (slab_fit_group_rule(F, a, r)) {
-			rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
-			goto done;
-		}
-		double after = INFINITY;
-		for (int round = 0; round < 2; round++) {
-			G->full = false;
-			slab_fit_descend(&trial, frontier_loss, G, 2, 10);
-			G->full = true; /* the whole sweeps: the active configs again */
-			after = frontier_loss(G, &trial, NULL);
-			if (G->failed) {
-				rc = ib_fail(e, G->failed, NULL, 0, 0, "out of memory");
-				goto done;
-			}
-		}
-		if (after < F->loss_before) { /* keep the rule */
-			F->fitted = true;
-			F->values = r->values;
-			F->loss_after = after;
-			cur = trial;
-		}
-	}
-	if (tty)
-		fprintf(stderr, "\r\033[K");
-	*cal = cur;
-	*out = fg;
-	*nout = ng;
-done:
-	for (size_t j = 0; j < ng; j++)
-		group_free(&g[j]);
-	free(g);
-	return rc;
-}
-
-static void print_measured(const slab_fit_group *g, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		printf("%-8s %-8s %-18s %-12s %6zu %8s %11.3f %11.3f  mem-eff %.3f compute-eff %.3f "
-		       "step %.0f us seq %.1f us\n",
-		       g[i].framework ? g[i].framework : "(any)", g[i].gpu ? g[i].gpu : "(any)",
-		       g[i].model ? g[i].model : "(any)", g[i].version ? g[i].version : "(any)",
-		       g[i].npoints, g[i].fitted ? "yes" : "no (few)", sqrt(g[i].loss_before),
-		       sqrt(g[i].loss_after), g[i].values.mem_eff, g[i].values.compute_eff,
-		       g[i].values.step_overhead_s * 1e6, g[i].values.seq_overhead_s * 1e6);
-}
-
-static void print_frontier(const slab_fit_group *g, size_t n, bool by_gpu)
-{
-	if (by_gpu)
-		printf("\nfrontier groups, GPUs without measured rules (the rule matches the "
-		       "frameworks of the GPU's sweeps):\n");
-	else
-		printf("\nfrontier groups, GPU x model x precision (the rule matches the frameworks "
-		       "no measured model rule covers):\n");
-	printf("%-14s %-8s %-18s %-5s %5s %6s %-10s %11s %11s  %s\n", "frameworks", "gpu",
-	       "model", "prec", "rows", "series", "fitted", "rms_before", "rms_after",
-	       "parameters");
-	for (size_t i = 0; i < n; i++) {
-		char fws[64] = "";
-		for (size_t j = 0; g[i].frameworks && g[i].frameworks[j]; j++)
-			snprintf(fws + strlen(fws), sizeof fws - strlen(fws), "%s%s", j ? "," : "",
-			         g[i].frameworks[j]);
-		const char *why = g[i].fitted                         ? "yes"
-		                  : !g[i].frameworks || !*g[i].frameworks ? "no (measured)"
-		                  : g[i].npoints < SLAB_FIT_MIN_POINTS     ? "no (few)"
-		                                                          : "no (worse)";
-		char before[16] = "-", after[16] = "-";
-		if (isfinite(g[i].loss_before))
-			snprintf(before, sizeof before, "%.3f", sqrt(g[i].loss_before));
-		if (isfinite(g[i].loss_after))
-			snprintf(after, sizeof after, "%.3f", sqrt(g[i].loss_after));
-		printf("%-14s %-8s %-18s %-5s %5zu %6zu %-10s %11s %11s  mem-eff %.3f "
-		       "compute-eff %.3f step %.0f us seq %.1f us\n",
-		       *fws ? fws : "-", g[i].gpu, g[i].model ? g[i].model : "(any)",
-		       g[i].precision ? g[i].precision : "(any)", g[i].npoints,
-		       g[i].nseries, why, before, after,
-		       g[i].values.mem_eff, g[i].values.compute_eff,
-		       g[i].values.step_overhead_s * 1e6, g[i].values.seq_overhead_s * 1e6);
-	}
+	status = 0;
+out:
+	globfree(&gl);
+	ib_buf_free(&y);
+	ib_arena_free(a);
+	return status;
 }
 
 int cmd_sim_calibrate(int argc, char **argv)
@@ -442,95 +112,24 @@ int cmd_sim_calibrate(int argc, char **argv)
 		args_free(&p);
 		return rc == 1 ? 0 : rc;
 	}
-	int status = 1;
-	ib_arena *a = ib_arena_new();
-	ib_error e = {0};
-	ib_buf y = {0};
-	glob_t gl = {0};
+	slab_calibrate_opts o = {.prompts = 2, .max_conc = 512};
 	arg_opt *x = args_get(&p, "--points");
-	int prompts = 2;
-	sim_calib_file base = {0};
-	const char *used = "built-in defaults";
 	if (!x->seen) {
-		status = args_error(&p, NULL, "--points FILE is required");
-		goto out;
-	}
-	if ((x = args_get(&p, "--prompts-per-conc"))->seen) {
-		if (x->ivals[0] < 1 || x->ivals[0] > 100) {
-			status = args_error(&p, NULL, "argument --prompts-per-conc: must be 1..100");
-			goto out;
-		}
-		prompts = (int)x->ivals[0];
-	}
-	int max_conc = 512;
-	if ((x = args_get(&p, "--sweep-max-conc"))->seen) {
-		if (x->ivals[0] < 4 || x->ivals[0] > 4096) {
-			status = args_error(&p, NULL, "argument --sweep-max-conc: must be 4..4096");
-			goto out;
-		}
-		max_conc = (int)x->ivals[0];
-	}
-	bool frontier = !args_get(&p, "--no-frontier")->seen;
-	const char *const *masters;
-	size_t nmasters;
-	const char *runners;
-	cli_sim_masters(&p, &gl, &masters, &nmasters, &runners);
-	if ((x = args_get(&p, "--base"))->seen &&
-	    cli_load_calibration("infbench sim calibrate", x->vals[0], a, &base, &used))
-		goto out;
-	slab_point *pts;
-	size_t n, ng[4], nf = 0;
-	slab_fit_group *gs[4], *fg = NULL;
-	sim_calib_file cal;
-	if (slab_points_load(args_get(&p, "--points")->vals[0], a, &pts, &n, &e) ||
-	    slab_calibrate(pts, n, &base, used, prompts, a, gs, ng, &y, &cal, &e)) {
-		cli_error("infbench sim calibrate", NULL, &e);
-		goto out;
-	}
-	printf("%-8s %-8s %-18s %-12s %6s %8s %11s %11s  %s\n", "fw", "gpu", "model", "version",
-	       "points", "fitted", "rms_before", "rms_after", "parameters");
-	for (int l = 0; l < 4; l++)
-		print_measured(gs[l], ng[l]);
-	if (frontier) {
-		slab_sweep_opts so = {.prompts_per_conc = prompts, .max_conc = max_conc};
-		ib_val *rows = NULL;
-		if (nmasters &&
-		    cli_sim_matrix("infbench sim calibrate", a, masters, nmasters, runners, &rows))
-			goto out;
-		so.matrix = rows;
-		ib_buf_printf(&y, "  # frontier rules: fitted to the frontier rows' sweeps%s;\n"
-		                  "  # per GPU without measured rules, then per GPU x model x "
-		                  "precision\n",
-		              nmasters ? " (the master configs' search spaces where they cover "
-		                         "a series)"
-		                       : " (the generic space)");
-		for (int l = 0; l < 2; l++) {
-			if (fit_frontier(pts, n, l == 0, &so, gs[l + 1], ng[l + 1], &cal, a, &fg, &nf,
-			                 &e)) {
-				cli_error("infbench sim calibrate", NULL, &e);
-				goto out;
-			}
-			print_frontier(fg, nf, l == 0);
-			slab_fit_rules(fg, nf, &y);
-		}
-	}
-	if (!y.data) {
-		fprintf(stderr, "infbench sim calibrate: error: out of memory\n");
-		goto out;
-	}
-	if ((x = args_get(&p, "--write"))->seen) {
-		if (ib_write_file_atomic(x->vals[0], y.data, y.len, &e)) {
-			cli_error("infbench sim calibrate", NULL, &e);
-			goto out;
-		}
+		rc = args_error(&p, NULL, "--points FILE is required");
+	} else if ((x = args_get(&p, "--prompts-per-conc"))->seen &&
+	           (x->ivals[0] < 1 || x->ivals[0] > 100)) {
+		rc = args_error(&p, NULL, "argument --prompts-per-conc: must be 1..100");
+	} else if ((x = args_get(&p, "--sweep-max-conc"))->seen &&
+	           (x->ivals[0] < 4 || x->ivals[0] > 4096)) {
+		rc = args_error(&p, NULL, "argument --sweep-max-conc: must be 4..4096");
 	} else {
-		printf("\n%s", y.data);
+		if ((x = args_get(&p, "--prompts-per-conc"))->seen)
+			o.prompts = (int)x->ivals[0];
+		if ((x = args_get(&p, "--sweep-max-conc"))->seen)
+			o.max_conc = (int)x->ivals[0];
+		o.frontier = !args_get(&p, "--no-frontier")->seen;
+		rc = calibrate(&p, &o);
 	}
-	status = 0;
-out:
-	globfree(&gl);
-	ib_buf_free(&y);
-	ib_arena_free(a);
 	args_free(&p);
-	return status;
+	return rc;
 }

@@ -508,14 +508,8 @@ double pw_mean(const double *v, size_t n)
 
 void pw_logf(pw_log_fn log, void *ud, int stream, const char *fmt, ...)
 {
-	if (!log)
-		return;
-	ib_buf b = {0};
 	va_list ap;
 	va_start(ap, fmt);
-	int rc = ib_buf_vprintf(&b, fmt, ap);
+	ib_emitv(log, ud, stream, false, fmt, ap);
 	va_end(ap);
-	if (!rc)
-		log(ud, stream, b.data ? b.data : "");
-	ib_buf_free(&b);
 }

@@ -46,4 +46,9 @@ bool slab_calib_rule_can_apply(const sim_calib_rule *r, const char *model, const
 int slab_config_run(const sim_config *c, int conc, int prompts_per_conc, int isl, int osl,
                    uint64_t seed, slab_point_result *r, ib_error *e);
 
+/* Formats a text and hands each of its lines to log (nothing when log is
+ * NULL). */
+void slab_out(slab_log_fn log, void *ud, int stream, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 #endif

@@ -197,4 +197,76 @@ int slab_calibrate(const slab_point *pts, size_t n, const sim_calib_file *base, 
 		  int prompts, ib_arena *a, slab_fit_group *gs[4], size_t ng[4], ib_buf *yaml,
 		  sim_calib_file *fitted, ib_error *e);
 
+/* ---- the lab's commands (sim validate, sim calibrate) ---- */
+
+/* The lab's output: each line without its newline, with stream
+ * SLAB_LOG_OUT (the report: stdout in the CLI) or SLAB_LOG_PROGRESS (a status
+ * line while a long fit runs, to redraw in place on a terminal; a NULL line
+ * clears it). A NULL callback drops them. The library itself never prints.
+ * The shape and stream values of base's log callback (ib_emitv). */
+enum { SLAB_LOG_OUT = 1, SLAB_LOG_PROGRESS = 3 };
+typedef void (*slab_log_fn)(void *ud, int stream, const char *line);
+
+/* The sweep matrix of the master configs masters[0..n) with runners (the
+ * `matrix full-sweep` rows, evals left out) into *rows (in a), for the
+ * frontier sweeps. Problems of the files go into d, then IB_EINVAL ("the
+ * master configs have problems"); errors of mx_generate; IB_ENOMEM. */
+int slab_matrix(ib_arena *a, const char *const *masters, size_t n, const char *runners,
+                ib_diags *d, ib_val **rows, ib_error *e);
+
+/* The frontier's tok/s/GPU at interactivity target over a sweep's points
+ * (the dashboard's frontier and monotone spline, par_throughput_at) into
+ * *value, the nearest point's index into *nearest and the interpolated
+ * concurrency into *conc (either may be NULL). Returns 1, 0 when there is
+ * no point, IB_ENOMEM. */
+int slab_frontier_at(const slab_sweep_point *pts, size_t n, double target, double *value,
+                     size_t *nearest, double *conc);
+
+typedef struct {
+	const slab_point *points; /* the published rows (slab_points_load) */
+	size_t npoints;
+	const sim_calib_file *cal;    /* the calibration (empty: defaults) */
+	const char *calibration_name; /* its name for the first line */
+	int prompts;                  /* prompts per unit of concurrency of measured rows */
+	slab_sweep_opts sweep;        /* the frontier sweeps (matrix: set from masters) */
+	bool kinds[4];                /* the row kinds to run (slab_point_kind) */
+	bool quiet;                   /* no per-row lines: the unrunnable rows and the summary */
+	bool show_sweeps;             /* every config of each sweep with its figures */
+	const char *const *masters;   /* master configs for the sweep matrix (n 0: none) */
+	size_t nmasters;
+	const char *runners;
+	slab_log_fn log;
+	void *log_ud;
+} slab_validate_opts;
+/* `sim validate` (docs/sim.md "Validation"): prints the calibration used,
+ * the sweep matrix (when master configs are given), one line per row that
+ * ran (published vs simulated tok/s/GPU and interactivity, the relative
+ * errors), the rows that cannot run and why, the sweeps' totals and the
+ * median / mean absolute percentage errors per kind, page kind and GPU,
+ * through o->log. Returns 0; slab_matrix's errors (its problems in d);
+ * IB_ENOMEM. */
+int slab_validate(const slab_validate_opts *o, ib_arena *a, ib_diags *d, ib_error *e);
+
+typedef struct {
+	const slab_point *points; /* the published rows (slab_points_load) */
+	size_t npoints;
+	const sim_calib_file *base; /* rules the fit starts from (empty: defaults) */
+	const char *base_name;      /* named in the file's header */
+	int prompts;                /* prompts per unit of concurrency, rows and sweeps */
+	int max_conc;               /* the frontier sweeps' highest concurrency */
+	bool frontier;              /* false: the measured levels only */
+	const char *const *masters; /* master configs for the sweep matrix (n 0: none) */
+	size_t nmasters;
+	const char *runners;
+	slab_log_fn log;
+	void *log_ud;
+} slab_calibrate_opts;
+/* `sim calibrate` (docs/sim.md "Calibration"): the measured levels
+ * (slab_calibrate) and, with o->frontier, the two frontier levels (per GPU
+ * without measured rules, then per GPU x model x precision); prints each
+ * group's fit through o->log and appends the whole calibration file to yaml.
+ * Errors of slab_calibrate and slab_matrix (problems in d); IB_ENOMEM. */
+int slab_calibrate_run(const slab_calibrate_opts *o, ib_arena *a, ib_buf *yaml, ib_diags *d,
+                       ib_error *e);
+
 #endif

@@ -1,5 +1,5 @@
-/* The telemetry CSV reader of `infbench power` (results/csv.c:
- * pw_csv_parse, and results/power.c: pw_integrate_csv, which reads a
+/* The telemetry CSV reader of `infbench power` (power/csv.c:
+ * pw_csv_parse, and power/power.c: pw_integrate_csv, which reads a
  * gpu_metrics.csv or an srt-slurm samples.csv as aggregate_power does).
  * Checks: no crash; in both modes and with and without skipinitialspace,
  * every record has fields inside the arena (NUL-terminated at their length)

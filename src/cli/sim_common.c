@@ -1,0 +1,72 @@
+/* What the simulator's commands share: the calibration file, the master
+ * configs of the frontier sweeps, the lab's output on the terminal. */
+#include "cli/sim_common.h"
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+void cli_sim_masters(arg_parser *p, glob_t *g, const char *const **masters, size_t *n,
+                     const char **runners)
+{
+	arg_opt *x;
+	*masters = NULL;
+	*n = 0;
+	*runners = (x = args_get(p, "--runner-config"))->seen ? x->vals[0] : "configs/runners.yaml";
+	if ((x = args_get(p, "--master-configs"))->seen) {
+		*masters = x->vals;
+		*n = x->nvals;
+	} else if (!args_get(p, "--no-master-configs")->seen &&
+	           glob("configs/*-master.yaml", 0, NULL, g) == 0 && access(*runners, R_OK) == 0) {
+		*masters = (const char *const *)g->gl_pathv;
+		*n = g->gl_pathc;
+	}
+}
+
+int cli_load_calibration(const char *prog, const char *path, ib_arena *a, sim_calib_file *f,
+			 const char **used)
+{
+	char exe[4096], buf[4200];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	exe[n > 0 ? n : 0] = 0;
+	const char *p = path ? path : sim_calib_find(n > 0 ? exe : NULL, buf, sizeof buf);
+	memset(f, 0, sizeof *f);
+	*used = p ? ib_arena_strdup(a, p) : "built-in defaults";
+	if (!p)
+		return 0;
+	ib_diags d = {.a = a};
+	ib_error e = {0};
+	int rc = sim_calib_load(p, a, f, &d, &e);
+	ib_buf line = {0};
+	for (size_t i = 0; i < d.n; i++) {
+		line.len = 0;
+		ib_diag_format(&d.items[i], &line);
+		fprintf(stderr, "%s: %s\n", prog, line.data ? line.data : "");
+	}
+	ib_buf_free(&line);
+	if (rc)
+		cli_error(prog, "--calibration", &e);
+	return rc ? 1 : 0;
+}
+
+void cli_sim_log(void *ud, int stream, const char *line)
+{
+	(void)ud;
+	if (stream == SLAB_LOG_OUT)
+		printf("%s\n", line);
+	else if (stream == SLAB_LOG_PROGRESS && isatty(2))
+		fprintf(stderr, "\r%s\033[K", line ? line : "");
+}
+
+int cli_sim_lab_error(const char *prog, const char *context, const ib_diags *d,
+                      const ib_error *e)
+{
+	if (d->n) {
+		cli_print_diags(d);
+		fprintf(stderr, "%s: %s\n", prog, e->msg);
+	} else {
+		cli_error(prog, context, e);
+	}
+	return 1;
+}

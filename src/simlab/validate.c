@@ -1,0 +1,367 @@
+/* sim validate: the performance model against published InferenceX points,
+ * in process (docs/sim.md "Validation"): measured rows at their recipe,
+ * frontier and peak rows on their series' sweep (one per series), the table
+ * of published vs simulated figures and the error summary, through the
+ * caller's log callback. */
+#include "config/config.h"
+#include "matrix/matrix.h"
+#include "pareto/pareto.h"
+#include "simlab/private.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void slab_out(slab_log_fn log, void *ud, int stream, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	ib_emitv(log, ud, stream, true, fmt, ap);
+	va_end(ap);
+}
+
+int slab_matrix(ib_arena *a, const char *const *masters, size_t n, const char *runners,
+                ib_diags *d, ib_val **rows, ib_error *e)
+{
+	ib_val *master = NULL, *run = NULL;
+	int rc = cfg_load_master(a, masters, n, &master, d);
+	if (!rc)
+		rc = cfg_load_runners(a, runners, &run, d);
+	if (rc)
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "the master configs have problems");
+	mx_opts mo;
+	mx_opts_init(&mo, true);
+	mo.no_evals = true;
+	mo.want_agentic = false;
+	return mx_generate(a, &mo, master, run, rows, e);
+}
+
+int slab_frontier_at(const slab_sweep_point *pts, size_t n, double target, double *value,
+                     size_t *nearest, double *conc)
+{
+	if (!n)
+		return 0;
+	double *col = malloc(3 * n * sizeof *col);
+	if (!col)
+		return IB_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		col[i] = pts[i].interactivity;
+		col[n + i] = pts[i].tps_gpu;
+		col[2 * n + i] = pts[i].conc;
+	}
+	par_interp in;
+	int rc = par_throughput_at(col, col + n, col + 2 * n, n, target, &in);
+	free(col);
+	if (rc == 1) {
+		*value = in.value;
+		if (nearest)
+			*nearest = in.nearest[0];
+		if (conc)
+			*conc = in.concurrency;
+	}
+	return rc;
+}
+
+static const char *kind_name(slab_point_kind k)
+{
+	static const char *const n[] = {"measured", "peak", "frontier", "other"};
+	return n[k];
+}
+
+static void pct(char *b, size_t n, double v)
+{
+	if (isnan(v))
+		snprintf(b, n, "%6s ", "-");
+	else
+		snprintf(b, n, "%6.1f%%", v);
+}
+
+static void summary_line(const slab_validate_opts *o, const char *what, slab_ape *g)
+{
+	double v[4];
+	char s[4][16];
+	slab_ape_stats(g, &v[0], &v[1], &v[2], &v[3]);
+	for (int i = 0; i < 4; i++)
+		pct(s[i], sizeof s[i], v[i]);
+	slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
+	         "%-32s runnable %3zu/%-3zu  tok/s/GPU APE median %s mean %s  "
+	         "interactivity APE median %s mean %s\n",
+	         what, g->runnable, g->total, s[0], s[1], s[2], s[3]);
+}
+
+/* One sweep per series, shared by its frontier and peak rows. */
+typedef struct {
+	const slab_point *p; /* the first row of the series */
+	slab_sweep_point *pts;
+	size_t n, nconf;
+	int rc;
+	char err[256];
+} val_series;
+
+typedef struct {
+	val_series *v;
+	size_t n, cap, configs, from_matrix;
+	double seconds;
+} val_cache;
+
+static void cache_free(val_cache *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->v[i].pts);
+	}
+	free(c->v);
+	memset(c, 0, sizeof *c);
+}
+
+static void show_sweep(const slab_validate_opts *o, const slab_point *p, const val_series *s)
+{
+	slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
+	         "sweep of row %d's series (%s %s %s %d/%d%s%s%s): %zu of %zu configs ran (%s)\n",
+	         p->row_id, p->model, p->gpu, p->precision, p->isl, p->osl,
+	         p->framework ? ", " : "", p->framework ? p->framework : "",
+	         p->no_spec ? ", no spec" : p->spec ? ", spec only" : "", s->n, s->nconf,
+	         s->n && s->pts[0].from_matrix ? "the sweep matrix" : "the generic space");
+	for (size_t i = 0; i < s->n; i++) {
+		const slab_sweep_point *q = &s->pts[i];
+		slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
+		         "  sweep %-7s %-6s tp %d ep %d%s conc %3d  tok/s/GPU %9.1f  "
+		         "interactivity %7.1f  ttft %8.1f ms\n",
+		         q->framework, q->spec ? q->spec : "-", q->tp, q->ep,
+		         q->dp_attn ? " dpa" : "    ", q->conc, q->tps_gpu, q->interactivity,
+		         q->median_ttft * 1e3);
+	}
+}
+
+/* The sweep of p's series (run on first use); NULL when out of memory. */
+static val_series *series_of(val_cache *c, const slab_point *p, const slab_validate_opts *o,
+                             const slab_sweep_opts *sweep)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (slab_point_same_series(c->v[i].p, p))
+			return &c->v[i];
+	if (ib_grow(&c->v, &c->cap, c->n + 1))
+		return NULL;
+	val_series *s = &c->v[c->n++];
+	memset(s, 0, sizeof *s);
+	s->p = p;
+	ib_error e = {0};
+	int64_t t0 = ib_now_ns();
+	s->rc = slab_sweep_run(p, o->cal, sweep, &s->pts, &s->n, &s->nconf, &e);
+	c->seconds += (double)(ib_now_ns() - t0) / 1e9;
+	c->configs += s->nconf;
+	if (s->n && s->pts[0].from_matrix)
+		c->from_matrix++;
+	if (s->rc == IB_ENOMEM)
+		return NULL;
+	if (s->rc)
+		snprintf(s->err, sizeof s->err, "%.200s", e.msg);
+	else if (!s->n) {
+		s->rc = IB_EINVAL;
+		snprintf(s->err, sizeof s->err,
+		         "no config of the sweep fits in memory (TP up to %d, one node; "
+		         "multi-node configs are not swept)",
+		         slab_sweep_node_gpus(p->gpu));
+	}
+	if (o->show_sweeps)
+		show_sweep(o, p, s);
+	return s;
+}
+
+/* What a row's simulation gives, and the config it came from (for the
+ * table). Returns 0, 1 when it cannot run (*why), IB_ENOMEM. */
+typedef struct {
+	double tps, inter;
+	const char *fw;
+	int tp, ep, conc;
+} val_result;
+
+static int run_row(const slab_point *p, const slab_validate_opts *o, const slab_sweep_opts *sweep,
+                   val_cache *cache, val_result *r, const char **why, ib_error *e)
+{
+	memset(r, 0, sizeof *r);
+	if (p->why) {
+		*why = p->why;
+		return 1;
+	}
+	if (p->kind == SLAB_POINT_MEASURED) {
+		slab_point_result pr;
+		if (slab_point_run(p, o->cal, o->prompts, &pr, e)) {
+			*why = e->msg;
+			return 1;
+		}
+		*r = (val_result){pr.tps_gpu, pr.interactivity, p->framework, p->tp,
+		                  p->ep > 1 ? p->ep : 1, p->conc};
+		return 0;
+	}
+	val_series *s = series_of(cache, p, o, sweep);
+	if (!s)
+		return IB_ENOMEM;
+	if (s->rc) {
+		*why = s->err;
+		return 1;
+	}
+	if (p->kind == SLAB_POINT_PEAK) {
+		ptrdiff_t b = slab_sweep_peak(s->pts, s->n, p->conc, p->framework);
+		if (b < 0) {
+			*why = "no config of the sweep ran";
+			return 1;
+		}
+		const slab_sweep_point *q = &s->pts[b];
+		*r = (val_result){q->tps_gpu, q->interactivity, q->framework, q->tp, q->ep, q->conc};
+		return 0;
+	}
+	double value, conc;
+	size_t near;
+	int rc = slab_frontier_at(s->pts, s->n, p->interactivity, &value, &near, &conc);
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
+		*why = "no frontier";
+		return 1;
+	}
+	const slab_sweep_point *q = &s->pts[near];
+	*r = (val_result){value, NAN, q->framework, q->tp, q->ep, (int)conc};
+	return 0;
+}
+
+#define VAL_MAXG 24
+typedef struct {
+	const char *name[VAL_MAXG];
+	slab_ape g[VAL_MAXG];
+	size_t n;
+} val_groups;
+
+static slab_ape *group(val_groups *v, const char *name)
+{
+	size_t i = 0;
+	while (i < v->n && strcmp(v->name[i], name))
+		i++;
+	if (i == VAL_MAXG)
+		return NULL;
+	if (i == v->n)
+		v->name[v->n++] = name;
+	return &v->g[i];
+}
+
+static void groups_free(val_groups *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		slab_ape_free(&v->g[i]);
+}
+
+/* The error groups of a validation: per kind, page kind and GPU x kind. */
+typedef struct {
+	val_groups kind, page, gpu[4];
+	val_cache cache;
+	ib_buf why; /* the rows that cannot run */
+} val_state;
+
+static void state_free(val_state *st)
+{
+	groups_free(&st->kind);
+	groups_free(&st->page);
+	for (int k = 0; k < 4; k++)
+		groups_free(&st->gpu[k]);
+	cache_free(&st->cache);
+	ib_buf_free(&st->why);
+}
+
+/* Runs row p, counts it in its groups and prints its table line (or notes
+ * why it cannot run). 0 or IB_ENOMEM. */
+static int validate_row(const slab_point *p, const slab_validate_opts *o,
+                        const slab_sweep_opts *sweep, val_state *st, ib_error *e)
+{
+	val_result r;
+	const char *reason = NULL;
+	int rc = run_row(p, o, sweep, &st->cache, &r, &reason, e);
+	if (rc < 0)
+		return rc;
+	bool ran = rc == 0;
+	double et = ran ? slab_err_pct(r.tps, p->tps_gpu) : NAN;
+	double ei = ran ? slab_err_pct(r.inter, p->interactivity) : NAN;
+	slab_ape *gk = group(&st->kind, kind_name(p->kind)), *gp = group(&st->page, p->page_kind),
+	         *gg = group(&st->gpu[p->kind], p->gpu_name);
+	if ((gk && slab_ape_add(gk, ran, et, ei)) || (gp && slab_ape_add(gp, ran, et, ei)) ||
+	    (gg && slab_ape_add(gg, ran, et, ei)))
+		return IB_ENOMEM;
+	if (!ran) {
+		ib_buf_printf(&st->why, "  row %d (%s, %s %s): %s\n", p->row_id, p->page_kind,
+		              p->model_name, p->gpu_name, reason);
+		return 0;
+	}
+	if (!o->quiet)
+		slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
+		         "%-5d %-9s %-16.16s %-7.7s %-5s %-7s %3d %3d %4d %5d/%-5d %9.1f "
+		         "%9.1f %+7.1f %7.1f %7.1f %+7.1f\n",
+		         p->row_id, kind_name(p->kind), p->model, p->gpu, p->precision,
+		         r.fw ? r.fw : "-", r.tp, r.ep, r.conc, p->isl, p->osl, p->tps_gpu, r.tps, et,
+		         p->interactivity, r.inter, ei);
+	return 0;
+}
+
+/* The rows that cannot run, the sweeps' totals and the error summary. */
+static void print_summary(const slab_validate_opts *o, const slab_sweep_opts *sweep,
+                          val_state *st)
+{
+	if (st->why.len)
+		slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "\nrows that cannot run:\n%s", st->why.data);
+	if (st->cache.n)
+		slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
+		         "\nfrontier sweeps: %zu series (%zu from the sweep matrix), %zu configs, %d "
+		         "prompts per concurrency, concurrency 4..%d, %.1f s\n",
+		         st->cache.n, st->cache.from_matrix, st->cache.configs,
+		         sweep->prompts_per_conc, sweep->max_conc, st->cache.seconds);
+	slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
+	         "\nabsolute percentage errors (frontier rows: tok/s/GPU at the published "
+	         "interactivity):\n");
+	for (size_t k = 0; k < st->kind.n; k++)
+		summary_line(o, st->kind.name[k], &st->kind.g[k]);
+	for (size_t k = 0; k < st->page.n; k++) {
+		char what[64];
+		snprintf(what, sizeof what, "page %s", st->page.name[k]);
+		summary_line(o, what, &st->page.g[k]);
+	}
+	for (int k = 0; k < 4; k++)
+		for (size_t g = 0; g < st->gpu[k].n; g++) {
+			char what[64];
+			snprintf(what, sizeof what, "gpu %s %s", st->gpu[k].name[g], kind_name(k));
+			summary_line(o, what, &st->gpu[k].g[g]);
+		}
+}
+
+int slab_validate(const slab_validate_opts *o, ib_arena *a, ib_diags *d, ib_error *e)
+{
+	slab_sweep_opts sweep = o->sweep;
+	slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "calibration: %s\n", o->calibration_name);
+	if (o->nmasters) {
+		ib_val *rows = NULL;
+		int rc = slab_matrix(a, o->masters, o->nmasters, o->runners, d, &rows, e);
+		if (rc)
+			return rc;
+		sweep.matrix = rows;
+		ib_buf line = {0};
+		ib_buf_printf(&line, "sweep matrix: %zu rows from", rows->list.n);
+		for (size_t i = 0; i < o->nmasters; i++)
+			ib_buf_printf(&line, " %s", o->masters[i]);
+		slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "%s\n", line.data ? line.data : "");
+		ib_buf_free(&line);
+	}
+	slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
+	         "%-5s %-9s %-16s %-7s %-5s %-7s %3s %3s %4s %5s/%-5s %9s %9s %7s %7s %7s %7s\n",
+	         "row", "kind", "model", "gpu", "prec", "fw", "tp", "ep", "conc", "isl", "osl",
+	         "pub_tps", "sim_tps", "err%", "pub_int", "sim_int", "err%");
+	val_state st;
+	memset(&st, 0, sizeof st);
+	int rc = 0;
+	for (size_t i = 0; i < o->npoints && !rc; i++)
+		if (o->kinds[o->points[i].kind])
+			rc = validate_row(&o->points[i], o, &sweep, &st, e);
+	if (!rc)
+		print_summary(o, &sweep, &st);
+	state_free(&st);
+	if (rc)
+		return ib_fail(e, rc, NULL, 0, 0, "out of memory");
+	return 0;
+}
