@@ -47,14 +47,15 @@ else
 	# the deadline or the size bound, whichever comes first, ends each attempt
 	[ "$rc" = 1 ] && grep -q '"infbench_error": "\(timed out after 1 s\|request failed: response larger than\)' \
 		"$tmp/e1"/samples_gsm8k_*.jsonl && ok ||
-		no "1: eval against an endless body: exit $rc (124: it never ended): $(tail -c 300 "$tmp/e1.log")""
-	# the same client in `bench`: --request-timeout holds too
+		no "1: eval against an endless body: exit $rc (124: it never ended): $(tail -c 300 "$tmp/e1.log")"
+	# the same client in `bench`: it ends too (its own SSE line and event bounds,
+	# --request-timeout, the response size bound: whichever comes first)
 	if [ -f "$tok/tokenizer.json" ]; then
 		timeout 60 "$bin" bench --model m --tokenizer "$tok" --port "$hport" --dataset-name random \
 			--random-input-len 16 --random-output-len 8 --num-prompts 2 --max-concurrency 2 \
 			--request-timeout 1 --num-warmups 0 >"$tmp/b1.out" 2>"$tmp/b1.log"
 		rc=$?
-		[ "$rc" = 1 ] && grep -q "TimeoutError\|response larger than" "$tmp/b1.out" "$tmp/b1.log" && ok ||
+		[ "$rc" = 1 ] && grep -q "TimeoutError\|response larger than\|Line is too long" "$tmp/b1.out" "$tmp/b1.log" && ok ||
 			no "1: bench against an endless body: exit $rc: $(tail -c 300 "$tmp/b1.log")"
 	else
 		echo "skipped: 1 (bench): no tokenizer fixture in $tok"
@@ -178,6 +179,62 @@ EOF
 rc=$?
 [ "$rc" != 0 ] && grep -q "isl-master.yaml:1[0-9]:.*64-bit" "$tmp/isl.err" && ! grep -q 'max-model-len": -' "$tmp/isl.out" && ok ||
 	no "14: isl near INT64_MAX: exit $rc: $(head -c 300 "$tmp/isl.err")"
+
+# -- 14. chat templates: a namespace that contains itself, a list nested
+#    100,000 deep, brackets nested a million deep: a clear error, no crash
+printf '%s' '{% set ns = namespace(a=1) %}{% set ns.self = ns %}{{ ns }}' >"$tmp/self.j"
+printf '%s' '{% set ns = namespace(x=[]) %}{% for i in range(100000) %}{% set ns.x = [ns.x] %}{% endfor %}{{ ns.x }}' >"$tmp/deep.j"
+printf '%s' '{% set ns = namespace(x=()) %}{% for i in range(100000) %}{% set ns.x = (ns.x,) %}{% endfor %}{{ {ns.x: 1} }}' >"$tmp/deepkey.j"
+printf '%s' '{% set ns = namespace(x=[], y=[]) %}{% for i in range(100000) %}{% set ns.x = [ns.x] %}{% set ns.y = [ns.y] %}{% endfor %}{{ ns.x < ns.y }}' >"$tmp/deepcmp.j"
+python3 -c "print('{{ ' + '[' * 1000000 + ']' * 1000000 + ' }}', end='')" >"$tmp/brackets.j"
+for t in self deep deepkey deepcmp brackets; do
+	echo '{"messages": []}' | timeout 120 "$bin" chat-template --template "$tmp/$t.j" >/dev/null 2>"$tmp/ct.err"
+	rc=$?
+	[ "$rc" = 1 ] && grep -q "$t.j:1:[0-9]*: .*\(recursion depth\|nested too deeply\)" "$tmp/ct.err" && ok ||
+		no "14: chat template $t: exit $rc (not 1: a crash or a hang): $(head -c 300 "$tmp/ct.err")"
+done
+
+# -- 14. a conc-list of 40,000 values: memory linear in the output (the
+#    release build under ulimit -v 1 GiB when there is one, else the
+#    sanitizer build's peak RSS under 600 MB)
+python3 - "$tmp/conc-master.yaml" <<'EOF'
+import sys
+vals = ", ".join(str(i) for i in range(1, 40001))
+open(sys.argv[1], "w").write("""qwen3.5-fp8-mi355x-sglang:
+  image: lmsysorg/sglang-rocm:v0.5.16
+  model: Qwen/Qwen3.5-397B-A17B-FP8
+  model-prefix: qwen3.5
+  runner: mi355x
+  precision: fp8
+  framework: sglang
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 8192
+      osl: 1024
+      search-space:
+      - { tp: 4, ep: 1, conc-list: [%s] }
+""" % vals)
+EOF
+rel=${IB_RELEASE:-}
+[ -z "$rel" ] && [ -x "$root/build/infbench" ] && rel=$root/build/infbench
+if [ -n "$rel" ]; then
+	(ulimit -v 1048576 && timeout 300 "$rel" matrix full-sweep --config-files "$tmp/conc-master.yaml" \
+		--runner-config "$root/configs/runners.yaml" >"$tmp/conc.out" 2>"$tmp/conc.err")
+	rc=$?
+	what="the release build under ulimit -v 1 GiB"
+else
+	/usr/bin/time -f '%M' -o "$tmp/conc.rss" timeout 300 "$bin" matrix full-sweep \
+		--config-files "$tmp/conc-master.yaml" --runner-config "$root/configs/runners.yaml" \
+		>"$tmp/conc.out" 2>"$tmp/conc.err"
+	rc=$?
+	rss=$(tail -n 1 "$tmp/conc.rss")
+	[ "$rc" = 0 ] && [ "${rss:-9999999}" -gt 614400 ] && rc="peak RSS $rss KB"
+	what="the sanitizer build, peak RSS under 600 MB"
+fi
+rows=$(grep -o '"conc": ' "$tmp/conc.out" | wc -l)
+[ "$rc" = 0 ] && [ "$rows" = 40000 ] && ok || no "14: a 40,000-value conc-list ($what): exit $rc, $rows rows"
+rm -f "$tmp/conc.out"
 
 # -- 15. an input over its documented size limit is refused from its size,
 #    before it is read (a sparse 1 GiB file: reading it would take 1 GiB)
