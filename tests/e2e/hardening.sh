@@ -285,7 +285,7 @@ rargs=(--tokenizer "$tok" --quiet)
 "$bin" run "$tmp/slow.json" --results "$tmp/s4" --time-scale 2 "${rargs[@]}" 2>"$tmp/s4a.err" &
 runner=$!
 if await "$tmp/s4/manifest.jsonl" '"state": "running"' 60; then
-	"$bin" run "$tmp/slow.json" --results "$tmp/s4" --row-index 0 --time-scale 2 --tokenizer "$tok" \
+	timeout 300 "$bin" run "$tmp/slow.json" --results "$tmp/s4" --row-index 0 --time-scale 2 --tokenizer "$tok" \
 		>/dev/null 2>"$tmp/s4b.err"
 	rc=$?
 	grep -q 'in flight in another infbench run' "$tmp/s4b.err" && ok ||
