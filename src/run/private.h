@@ -75,7 +75,7 @@ int run_store_append(run_store *s, const ib_val *rec, ib_error *e);
  * record (arena a); *stale gets the identities whose last record is
  * "running". A missing manifest gives an empty map. */
 int run_store_latest(ib_arena *a, const char *dir, ib_val **latest, ib_error *e);
-/* Takes the lock of one row, STORE/work/<identity>.lock (flock, exclusive,
+/* Takes the lock of one row, STORE/locks/<identity> (flock, exclusive,
  * not waiting), which a runner holds while the row is in flight (from
  * before its workspace is cleaned until its end is recorded). Returns the
  * lock's fd (close it to release), or -1: another runner holds it (errno

@@ -205,7 +205,7 @@ static void reap_all_stale(const char *store)
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || strchr(de->d_name, '.'))
-			continue; /* ., .., <id>.lock, <id>.old */
+			continue; /* ., .., <id>.old */
 		int lk = run_store_row_lock(store, de->d_name);
 		if (lk < 0)
 			continue;

@@ -57,7 +57,7 @@ void run_rmtree(const char *path)
 int run_store_row_lock(const char *store, const char *identity)
 {
 	char p[4096];
-	snprintf(p, sizeof p, "%s/work/%s.lock", store, identity);
+	snprintf(p, sizeof p, "%s/locks/%s", store, identity);
 	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
@@ -89,8 +89,8 @@ int run_store_open(run_store *s, const char *dir, bool lock, ib_error *e)
 	s->fd = s->lock_fd = -1;
 	char p[4096];
 	int rc = run_mkdirs(dir, e);
-	const char *subs[] = {"rows", "work", "failed"};
-	for (size_t i = 0; i < 3 && !rc; i++) {
+	const char *subs[] = {"rows", "work", "failed", "locks"};
+	for (size_t i = 0; i < 4 && !rc; i++) {
 		snprintf(p, sizeof p, "%s/%s", dir, subs[i]);
 		rc = run_mkdirs(p, e);
 	}
