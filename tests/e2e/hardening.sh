@@ -158,22 +158,11 @@ done
 	no "13: a good baseline fails: $(cat "$tmp/rep.err")"
 
 # -- 14. a master config with isl near INT64_MAX: refused with file:line
-cat >"$tmp/isl-master.yaml" <<'EOF'
-qwen3.5-fp8-mi355x-sglang:
-  image: lmsysorg/sglang-rocm:v0.5.16
-  model: Qwen/Qwen3.5-397B-A17B-FP8
-  model-prefix: qwen3.5
-  runner: mi355x
-  precision: fp8
-  framework: sglang
-  multinode: false
-  scenarios:
-    fixed-seq-len:
-    - isl: 9223372036854775000
-      osl: 1024
-      search-space:
-      - { tp: 4, ep: 1, conc-list: [4] }
-EOF
+# master ISL CONCS: a one-entry single-node master config
+master() {
+	printf 'qwen3.5-fp8-mi355x-sglang:\n  image: lmsysorg/sglang-rocm:v0.5.16\n  model: Qwen/Qwen3.5-397B-A17B-FP8\n  model-prefix: qwen3.5\n  runner: mi355x\n  precision: fp8\n  framework: sglang\n  multinode: false\n  scenarios:\n    fixed-seq-len:\n    - isl: %s\n      osl: 1024\n      search-space:\n      - { tp: 4, ep: 1, conc-list: [%s] }\n' "$1" "$2"
+}
+master 9223372036854775000 4 >"$tmp/isl-master.yaml"
 "$bin" matrix full-sweep --config-files "$tmp/isl-master.yaml" --runner-config "$root/configs/runners.yaml" \
 	>"$tmp/isl.out" 2>"$tmp/isl.err"
 rc=$?
@@ -197,25 +186,7 @@ done
 # -- 14. a conc-list of 40,000 values: memory linear in the output (the
 #    release build under ulimit -v 1 GiB when there is one, else the
 #    sanitizer build's peak RSS under 600 MB)
-python3 - "$tmp/conc-master.yaml" <<'EOF'
-import sys
-vals = ", ".join(str(i) for i in range(1, 40001))
-open(sys.argv[1], "w").write("""qwen3.5-fp8-mi355x-sglang:
-  image: lmsysorg/sglang-rocm:v0.5.16
-  model: Qwen/Qwen3.5-397B-A17B-FP8
-  model-prefix: qwen3.5
-  runner: mi355x
-  precision: fp8
-  framework: sglang
-  multinode: false
-  scenarios:
-    fixed-seq-len:
-    - isl: 8192
-      osl: 1024
-      search-space:
-      - { tp: 4, ep: 1, conc-list: [%s] }
-""" % vals)
-EOF
+master 8192 "$(seq -s, 1 40000)" >"$tmp/conc-master.yaml"
 rel=${IB_RELEASE:-}
 [ -z "$rel" ] && [ -x "$root/build/infbench" ] && rel=$root/build/infbench
 if [ -n "$rel" ]; then
