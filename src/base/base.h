@@ -206,6 +206,11 @@ bool ib_py_float(const char *s, size_t n, double *out);
 /* Reads the whole file into out (appending). Missing file → IB_ENOENT;
  * a directory or unreadable file → IB_EIO. The message names the path. */
 int ib_read_file(const char *path, ib_buf *out, ib_error *e);
+/* The same with a size limit (0: none): a file larger than max bytes is
+ * refused from its size before anything is read (and a file that grows
+ * past it while read), with IB_ERANGE naming the path, its size and the
+ * limit. */
+int ib_read_file_max(const char *path, size_t max, ib_buf *out, ib_error *e);
 /* Writes data to path through a temporary file in the same folder and a
  * rename, so readers never see a half-written file. */
 int ib_write_file_atomic(const char *path, const void *data, size_t len, ib_error *e);
@@ -282,6 +287,11 @@ void ib_sha256_hex(const void *data, size_t n, char out[65]);
 
 /* ---- small string helpers ---- */
 bool ib_str_has_prefix(const char *s, const char *prefix);
+/* Makes text from a log safe to show on a terminal, in place: terminal
+ * escape sequences (ESC [ ... final, ESC ] ... BEL or ESC \, ESC and one
+ * character) are removed, '\r' becomes a space and every other control
+ * byte but '\n' and '\t' a '?'. Returns the new length. */
+size_t ib_str_strip_ctl(char *s);
 /* fnmatch-style match of a whole string: '*', '?', '[seq]', '[!seq]'.
  * Unlike fnmatch(3), '/' and leading '.' are ordinary characters
  * (the semantics of Python's fnmatch.fnmatchcase). */

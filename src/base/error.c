@@ -57,6 +57,35 @@ bool ib_str_has_prefix(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+size_t ib_str_strip_ctl(char *s)
+{
+	size_t k = 0;
+	for (size_t i = 0; s[i];) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == 0x1b) {
+			i++;
+			if (s[i] == '[') { /* CSI: parameters and intermediates, one final byte */
+				i++;
+				while (s[i] && ((unsigned char)s[i] < 0x40 || (unsigned char)s[i] > 0x7e))
+					i++;
+				i += s[i] != 0;
+			} else if (s[i] == ']' || s[i] == 'P' || s[i] == '_' || s[i] == '^') {
+				/* OSC / DCS / APC / PM: up to BEL or ST (ESC \) */
+				while (s[i] && s[i] != 0x07 && !(s[i] == 0x1b && s[i + 1] == '\\'))
+					i++;
+				i += s[i] == 0x07 ? 1 : s[i] ? 2 : 0;
+			} else if (s[i]) {
+				i++;
+			}
+			continue;
+		}
+		s[k++] = c == '\r' ? ' ' : (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f ? '?' : (char)c;
+		i++;
+	}
+	s[k] = 0;
+	return k;
+}
+
 /* Matches one bracket class starting at p (just after '['); sets *end to the
  * character after ']' and returns whether c is in the class. Returns -1 when
  * the class is not closed (then '[' is a literal, as in Python). */

@@ -12,6 +12,18 @@
 
 int ib_read_file(const char *path, ib_buf *out, ib_error *e)
 {
+	return ib_read_file_max(path, 0, out, e);
+}
+
+static int too_big(const char *path, unsigned long long size, size_t max, ib_error *e)
+{
+	return ib_fail(e, IB_ERANGE, path, 0, 0,
+	               "the file is %llu bytes, larger than the %zu MiB this input may take",
+	               size, max >> 20);
+}
+
+int ib_read_file_max(const char *path, size_t max, ib_buf *out, ib_error *e)
+{
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block */
 	if (fd < 0) {
 		int code = errno == ENOENT ? IB_ENOENT : IB_EIO;
@@ -29,6 +41,11 @@ int ib_read_file(const char *path, ib_buf *out, ib_error *e)
 		               S_ISDIR(st.st_mode) ? "is a directory, not a file"
 		                                   : "is not a regular file");
 	}
+	if (max && (unsigned long long)st.st_size > max) {
+		close(fd);
+		return too_big(path, (unsigned long long)st.st_size, max, e);
+	}
+	size_t start = out->len;
 	if (st.st_size > 0 && ib_buf_reserve(out, (size_t)st.st_size)) {
 		close(fd);
 		return ib_fail(e, IB_ENOMEM, path, 0, 0, "out of memory reading file");
@@ -50,6 +67,10 @@ int ib_read_file(const char *path, ib_buf *out, ib_error *e)
 			break;
 		out->len += (size_t)n;
 		out->data[out->len] = '\0';
+		if (max && out->len - start > max) { /* it grew while read */
+			close(fd);
+			return too_big(path, (unsigned long long)(out->len - start), max, e);
+		}
 	}
 	close(fd);
 	return 0;

@@ -25,6 +25,16 @@ int rt_nomem(interp *in)
 	return ib_fail(in->e, IB_ENOMEM, in->t->name, 0, 0, "out of memory");
 }
 
+int rt_str_fail(interp *in, uint32_t at, int rc)
+{
+	if (rc == IB_ERANGE)
+		return rt_fail(in, at, IB_ERANGE,
+		               "maximum recursion depth exceeded while getting the str of an object "
+		               "(a value nested deeper than %d levels, or one that contains itself)",
+		               CV_MAX_DEPTH);
+	return rt_nomem(in);
+}
+
 int rt_check_mem(interp *in, uint32_t at)
 {
 	if (ib_arena_used(in->a) + in->out->len > in->mem_limit)
@@ -89,9 +99,10 @@ int rt_to_str(interp *in, cv *v, cv **out)
 		return 0;
 	}
 	ib_buf b = {0};
-	if (cv_str_to(&b, v)) {
+	int rc = cv_str_to(&b, v);
+	if (rc) {
 		ib_buf_free(&b);
-		return rt_nomem(in);
+		return rt_str_fail(in, 0, rc);
 	}
 	return rt_buf_str(in, &b, out);
 }
@@ -303,15 +314,22 @@ static int eval_test(interp *in, const node *x, cv **out)
 	return 0;
 }
 
-static int hashable(interp *in, uint32_t at, const cv *k)
+static int hashable_d(interp *in, uint32_t at, const cv *k, int depth)
 {
+	if (depth > CV_MAX_DEPTH)
+		return rt_fail(in, at, IB_ERANGE, "maximum recursion depth exceeded (a key nested deeper than %d levels)", CV_MAX_DEPTH);
 	if (k->t == CV_LIST || k->t == CV_DICT || k->t == CV_NS)
 		return rt_fail(in, at, IB_EINVAL, "unhashable type: '%s'", cv_typename(k));
 	if (k->t == CV_TUPLE)
 		for (size_t i = 0; i < k->l.n; i++)
-			if (hashable(in, at, k->l.v[i]))
+			if (hashable_d(in, at, k->l.v[i], depth + 1))
 				return IB_EINVAL;
 	return 0;
+}
+
+static int hashable(interp *in, uint32_t at, const cv *k)
+{
+	return hashable_d(in, at, k, 0);
 }
 
 #define MAX_NEST 3000
@@ -769,8 +787,8 @@ static int exec_node(interp *in, const node *x)
 	case N_PRINT:
 		if ((rc = eval(in, x->a, &v)))
 			return rc;
-		if (cv_str_to(in->out, v))
-			return rt_nomem(in);
+		if ((rc = cv_str_to(in->out, v)))
+			return rt_str_fail(in, x->pos, rc);
 		return rt_check_mem(in, x->pos);
 	case N_BODY:
 		for (size_t i = 0; i < x->nitems; i++)
@@ -831,15 +849,15 @@ static int exec_node(interp *in, const node *x)
 		a.nkw++;
 		if ((rc = rt_call(in, f, &a, &v)))
 			return rc;
-		if (cv_str_to(in->out, v))
-			return rt_nomem(in);
+		if ((rc = cv_str_to(in->out, v)))
+			return rt_str_fail(in, x->pos, rc);
 		return rt_check_mem(in, x->pos);
 	}
 	case N_FILTBLK:
 		if ((rc = capture(in, x->b, &v)) || (rc = eval_filter(in, x->a, v, &v)))
 			return rc; /* an error, or a break / continue inside */
-		if (cv_str_to(in->out, v))
-			return rt_nomem(in);
+		if ((rc = cv_str_to(in->out, v)))
+			return rt_str_fail(in, x->pos, rc);
 		return 0;
 	case N_WITH: {
 		scope *s = scope_new(in, in->sc);

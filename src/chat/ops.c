@@ -207,9 +207,14 @@ int rt_binop(interp *in, uint32_t at, int op, cv *x, cv *y, cv **out)
 }
 
 /* three-way comparison for ordering; *ok false when the types do not order */
-static int cmp3(interp *in, uint32_t at, const cv *x, const cv *y, int *res, bool *ok)
+static int cmp3_d(interp *in, uint32_t at, const cv *x, const cv *y, int *res, bool *ok, int depth)
 {
 	*ok = true;
+	if (depth > CV_MAX_DEPTH)
+		return rt_fail(in, at, IB_ERANGE,
+		               "maximum recursion depth exceeded in comparison (values nested deeper "
+		               "than %d levels)",
+		               CV_MAX_DEPTH);
 	if (is_num(x) && is_num(y)) {
 		if (is_intlike(x) && is_intlike(y)) {
 			int64_t a = ival(x), b = ival(y);
@@ -234,7 +239,7 @@ static int cmp3(interp *in, uint32_t at, const cv *x, const cv *y, int *res, boo
 		for (size_t i = 0; i < n; i++) {
 			if (cv_equal(x->l.v[i], y->l.v[i]))
 				continue;
-			return cmp3(in, at, x->l.v[i], y->l.v[i], res, ok);
+			return cmp3_d(in, at, x->l.v[i], y->l.v[i], res, ok, depth + 1);
 		}
 		*res = x->l.n < y->l.n ? -1 : x->l.n > y->l.n;
 		return 0;
@@ -296,7 +301,7 @@ int rt_compare(interp *in, uint32_t at, int op, cv *x, cv *y, bool *out)
 		return rt_undefined(in, at, y);
 	int r;
 	bool ok;
-	int rc = cmp3(in, at, x, y, &r, &ok);
+	int rc = cmp3_d(in, at, x, y, &r, &ok, 0);
 	if (rc)
 		return rc;
 	if (!ok)

@@ -144,6 +144,12 @@ cv *cv_from_ib(ib_arena *a, const ib_val *v);
 
 bool cv_truthy(const cv *v);
 /* Python ==. */
+/* Values nest at most CV_MAX_DEPTH levels for the recursive operations
+ * (repr / str, ==, ordering, hashing): a deeper value, or one that contains
+ * itself, is an error ("maximum recursion depth exceeded", IB_ERANGE from
+ * cv_str_to / cv_repr_to) instead of a stack overflow; cv_equal answers
+ * false beyond it. */
+#define CV_MAX_DEPTH 1000
 bool cv_equal(const cv *x, const cv *y);
 /* Python's type name: str, int, list, dict, NoneType, Undefined, ... */
 const char *cv_typename(const cv *v);
@@ -316,6 +322,9 @@ struct interp {
 int rt_fail(interp *in, uint32_t at, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 int rt_nomem(interp *in);
+/* The error of a failed cv_str_to / cv_repr_to (rc): a value nested too
+ * deeply (IB_ERANGE) names the limit, anything else is out of memory. */
+int rt_str_fail(interp *in, uint32_t at, int rc);
 /* The error an Undefined raises when it is used (UndefinedError text). */
 int rt_undefined(interp *in, uint32_t at, const cv *u);
 /* Checks the memory budget; returns 0 or the error. */

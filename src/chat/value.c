@@ -217,8 +217,17 @@ static bool int_eq_float(int64_t i, double f)
 	return (int64_t)f == i;
 }
 
+static bool eq_d(const cv *x, const cv *y, int depth);
+
 bool cv_equal(const cv *x, const cv *y)
 {
+	return eq_d(x, y, 0);
+}
+
+static bool eq_d(const cv *x, const cv *y, int depth)
+{
+	if (depth > CV_MAX_DEPTH)
+		return false;
 	if (x == y)
 		return x->t != CV_FLOAT || !isnan(x->f);
 	double fx, fy;
@@ -246,7 +255,7 @@ bool cv_equal(const cv *x, const cv *y)
 		if (x->l.n != y->l.n)
 			return false;
 		for (size_t i = 0; i < x->l.n; i++)
-			if (!cv_equal(x->l.v[i], y->l.v[i]))
+			if (!eq_d(x->l.v[i], y->l.v[i], depth + 1))
 				return false;
 		return true;
 	case CV_DICT:
@@ -254,7 +263,7 @@ bool cv_equal(const cv *x, const cv *y)
 			return false;
 		for (size_t i = 0; i < x->d.n; i++) {
 			const cv *o = cv_dict_get(y, x->d.k[i]);
-			if (!o || !cv_equal(x->d.v[i], o))
+			if (!o || !eq_d(x->d.v[i], o, depth + 1))
 				return false;
 		}
 		return true;
@@ -353,9 +362,24 @@ static int str_repr(ib_buf *b, const char *s, size_t n)
 	return rc ? rc : ib_buf_putc(b, q);
 }
 
+static int repr_d(ib_buf *b, const cv *v, int depth);
+static int str_d(ib_buf *b, const cv *v, int depth);
+
 int cv_repr_to(ib_buf *b, const cv *v)
 {
+	return repr_d(b, v, 0);
+}
+
+int cv_str_to(ib_buf *b, const cv *v)
+{
+	return str_d(b, v, 0);
+}
+
+static int repr_d(ib_buf *b, const cv *v, int depth)
+{
 	int rc = 0;
+	if (depth > CV_MAX_DEPTH)
+		return IB_ERANGE;
 	switch (v->t) {
 	case CV_UNDEF:
 		return ib_buf_puts(b, "Undefined");
@@ -371,7 +395,7 @@ int cv_repr_to(ib_buf *b, const cv *v)
 			plain.l.tname = NULL;
 			rc = ib_buf_printf(b, "%s(", v->l.tname);
 			if (!rc)
-				rc = cv_repr_to(b, &plain);
+				rc = repr_d(b, &plain, depth);
 			return rc ? rc : ib_buf_putc(b, ')');
 		}
 		/* fall through */
@@ -381,7 +405,7 @@ int cv_repr_to(ib_buf *b, const cv *v)
 			if (i)
 				rc = ib_buf_puts(b, ", ");
 			if (!rc)
-				rc = cv_repr_to(b, v->l.v[i]);
+				rc = repr_d(b, v->l.v[i], depth + 1);
 		}
 		if (!rc && v->t == CV_TUPLE && v->l.n == 1)
 			rc = ib_buf_putc(b, ',');
@@ -392,11 +416,11 @@ int cv_repr_to(ib_buf *b, const cv *v)
 			if (i)
 				rc = ib_buf_puts(b, ", ");
 			if (!rc)
-				rc = cv_repr_to(b, v->d.k[i]);
+				rc = repr_d(b, v->d.k[i], depth + 1);
 			if (!rc)
 				rc = ib_buf_puts(b, ": ");
 			if (!rc)
-				rc = cv_repr_to(b, v->d.v[i]);
+				rc = repr_d(b, v->d.v[i], depth + 1);
 		}
 		return rc ? rc : ib_buf_putc(b, '}');
 	case CV_NS: {
@@ -404,15 +428,15 @@ int cv_repr_to(ib_buf *b, const cv *v)
 		d.t = CV_DICT;
 		rc = ib_buf_puts(b, "<Namespace ");
 		if (!rc)
-			rc = cv_repr_to(b, &d);
+			rc = repr_d(b, &d, depth);
 		return rc ? rc : ib_buf_putc(b, '>');
 	}
 	default:
-		return cv_str_to(b, v);
+		return str_d(b, v, depth);
 	}
 }
 
-int cv_str_to(ib_buf *b, const cv *v)
+static int str_d(ib_buf *b, const cv *v, int depth)
 {
 	char t[64];
 	switch (v->t) {
@@ -439,6 +463,6 @@ int cv_str_to(ib_buf *b, const cv *v)
 	case CV_MACRO:
 		return ib_buf_printf(b, "<Macro '%s'>", v->m.name);
 	default:
-		return cv_repr_to(b, v);
+		return repr_d(b, v, depth);
 	}
 }

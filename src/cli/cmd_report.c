@@ -182,8 +182,14 @@ int cmd_report(int argc, char **argv)
 	rep_rowset rs = {0};
 	ib_error e = {0};
 	int status = 0;
-	if (o.baseline)
+	if (o.baseline) {
 		rc = rep_rows_load(a, o.baseline, -1, &rs, &d, &e);
+		/* an empty baseline would silently compare against nothing */
+		if (!rc && !rs.n && !rs.nevals)
+			rc = ib_fail(&e, IB_EINVAL, o.baseline, 0, 0,
+			             "--baseline holds no usable rows (an empty file or folder, or every "
+			             "row skipped)");
+	}
 	if (!rc && o.db)
 		rc = rep_rows_load_db(a, o.db, &o.f, o.baseline ? 0 : -1, &rs, &d, &e);
 	else if (!rc)

@@ -310,6 +310,8 @@ static int status_cmd(const char *store)
 		             *id = ib_map_get(r, "identity"), *why = ib_map_get(r, "reason"),
 		             *att = ib_map_get(r, "attempt");
 		const char *s = st && st->type == IB_V_STR ? st->str.s : "?";
+		if (why && why->type == IB_V_STR) /* written by an older runner, maybe raw */
+			ib_str_strip_ctl((char *)why->str.s);
 		for (int k = 0; k <= RUN_INTERRUPTED; k++)
 			count[k] += !strcmp(s, run_state_name(k));
 		printf("%-11s %s a%lld %s%s%s\n", s, id ? id->str.s : "?",
@@ -383,12 +385,14 @@ static int slurm_rows(arg_parser *p, run_opts *o, run_plan *plan)
 			char out[4200];
 			snprintf(out, sizeof out, "%s/agg_%s.json", o->store,
 			         sval(p, "--collect", "bmk"));
-			if (run_collect(plan, o->store, out, &e))
-				cli_error("infbench run", "collecting", &e);
 			status = sum.failed || sum.interrupted ||
 			                 sum.done + sum.skipped < run_plan_count(plan)
 			             ? 1
 			             : 0;
+			if (run_collect(plan, o->store, out, &e)) {
+				cli_error("infbench run", "collecting", &e);
+				status = 3; /* a store error */
+			}
 		}
 	}
 	ib_buf_free(&ids);
@@ -469,7 +473,8 @@ static int run_rows(arg_parser *p, run_opts *o, const ib_val *rows)
 	}
 	char out[4200];
 	snprintf(out, sizeof out, "%s/agg_%s.json", o->store, sval(p, "--collect", "bmk"));
-	if (!o->dry_run && !ri->seen && run_collect(plan, o->store, out, &e))
+	bool collect_failed = !o->dry_run && !ri->seen && run_collect(plan, o->store, out, &e);
+	if (collect_failed)
 		cli_error("infbench run", "collecting", &e);
 	int sig = run_stopped_by();
 	if (!pg.quiet || sig || sum.failed)
@@ -484,6 +489,8 @@ static int run_rows(arg_parser *p, run_opts *o, const ib_val *rows)
 	run_plan_free(plan);
 	if (sig)
 		return 128 + sig;
+	if (collect_failed)
+		return 3; /* a store error: agg_bmk.json is not what the rows say */
 	return sum.failed ? 1 : 0;
 }
 

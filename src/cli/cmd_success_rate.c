@@ -150,6 +150,13 @@ int cmd_success_rate(int argc, char **argv)
 		err("", &e);
 		goto out;
 	}
+	if (runners->type != IB_V_MAP) {
+		fprintf(stderr,
+		        "infbench success-rate: error: %s:%d:%d: runners.yaml must be a mapping of "
+		        "runner labels\n",
+		        runners_path, runners->line > 0 ? runners->line : 1, runners->col > 0 ? runners->col : 1);
+		goto out;
+	}
 	if (res_hw_labels(runners, &labels, &nl))
 		goto out;
 	const ib_val *jobs;
@@ -163,7 +170,9 @@ int cmd_success_rate(int argc, char **argv)
 		fprintf(stderr, "infbench success-rate: error: no jobs: give --jobs FILE (or '-')\n");
 		goto out;
 	}
-	if (!jobs && st)
+	/* only the stand-in's authentication failure writes null (as the
+	 * reference); a missing or invalid jobs file is an error */
+	if (!jobs && (st || jobs_path))
 		goto out;
 	if (jobs && res_success_rates(a, jobs, labels, nl, &rates, &e)) {
 		err(jobs_path ? jobs_path : fx, &e);

@@ -201,19 +201,38 @@ static const field mn_entry_fields[] = {
 static const model mn_entry = {"a multinode search-space entry", mn_entry_fields,
                                N(mn_entry_fields), mn_entry_after};
 
+/* isl + osl + 256 is every row's max-model-len: it must fit in 64 bits
+ * (isl near INT64_MAX would wrap to a negative length) */
+static bool seq_after(vctx *c, const ib_val *n)
+{
+	int64_t isl = 0, osl = 0, sum;
+	const ib_val *i = ib_map_get(n, "isl"), *o = ib_map_get(n, "osl");
+	if (!i || !o || !cfg_lax_int(i, &isl) || !cfg_lax_int(o, &osl))
+		return true; /* reported as a field error */
+	if (__builtin_add_overflow(isl, osl, &sum) || __builtin_add_overflow(sum, 256, &sum)) {
+		sch_fail(c, n, "isl",
+		         "isl + osl + 256 (the rows' max-model-len) does not fit in a 64-bit "
+		         "integer");
+		return false;
+	}
+	return true;
+}
+
 static const field sn_seq_fields[] = {
     {"isl", FT_INT, P_REQ, NULL},
     {"osl", FT_INT, P_REQ, NULL},
     {"search-space", FT_MODEL_LIST, P_REQ, &sn_entry},
 };
-static const model sn_seq = {"a fixed-seq-len config", sn_seq_fields, N(sn_seq_fields), NULL};
+static const model sn_seq = {"a fixed-seq-len config", sn_seq_fields, N(sn_seq_fields),
+                             seq_after};
 
 static const field mn_seq_fields[] = {
     {"isl", FT_INT, P_REQ, NULL},
     {"osl", FT_INT, P_REQ, NULL},
     {"search-space", FT_MODEL_LIST, P_REQ, &mn_entry},
 };
-static const model mn_seq = {"a fixed-seq-len config", mn_seq_fields, N(mn_seq_fields), NULL};
+static const model mn_seq = {"a fixed-seq-len config", mn_seq_fields, N(mn_seq_fields),
+                             seq_after};
 
 /* V10, V15–V17, V18a–e */
 static bool agentic_entry_after(vctx *c, const ib_val *n)

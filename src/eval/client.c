@@ -206,6 +206,8 @@ int ev_http_run(const ev_http_opts *o, const ib_buf *bodies, size_t n, ev_http_r
 		s->timeout = (net_timer){.fn = on_timeout, .arg = s};
 		s->backoff = (net_timer){.fn = on_backoff, .arg = s};
 		rc = net_client_new(r.loop, o->host, o->port, &cbs, s, &s->c, e);
+		if (!rc)
+			net_client_set_max_response(s->c, EV_MAX_RESPONSE);
 		if (!rc && o->tls && net_client_use_tls(s->c, o->tls, o->server_name))
 			rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 	}

@@ -113,8 +113,14 @@ typedef struct {
 	char error[200];
 } ev_http_result;
 
+/* The most bytes one answer may take (head and body): a larger one fails
+ * the attempt ("response larger than N bytes"), so a server that never
+ * stops sending costs bounded memory. */
+#define EV_MAX_RESPONSE ((size_t)32 * 1024 * 1024)
+
 /* POSTs bodies[i] (JSON) and fills res[i]; an attempt fails on a connection
- * error, a status other than 200 or the timeout, and is retried after
+ * error, a status other than 200, an answer over EV_MAX_RESPONSE or the
+ * timeout (which holds while data keeps arriving), and is retried after
  * 0.5 * 2^k s clamped to [retry_min_s, retry_max_s] until max_attempts.
  * Returns 0 (failed requests are results), or an error when the run cannot
  * start. Release each res[i].body with ib_buf_free. */

@@ -59,6 +59,17 @@ static int next_match(const pcre2_code *re, const char *s, size_t n, size_t *pos
 	return PCRE2_ERROR_NOMATCH;
 }
 
+/* A failed pcre2_match as an error: a resource limit (match, depth or heap
+ * limit: the backtracking a pathological answer causes) is IB_ERANGE, the
+ * caller scores the answer as wrong; anything else IB_EINVAL. */
+static int match_failed(int m, ib_error *e)
+{
+	if (m == PCRE2_ERROR_MATCHLIMIT || m == PCRE2_ERROR_DEPTHLIMIT || m == PCRE2_ERROR_HEAPLIMIT ||
+	    m == PCRE2_ERROR_JIT_STACKLIMIT || m == PCRE2_ERROR_NOMEMORY)
+		return ib_fail(e, IB_ERANGE, NULL, 0, 0, "regex match limit reached (%d)", m);
+	return ib_fail(e, IB_EINVAL, NULL, 0, 0, "regex match failed (%d)", m);
+}
+
 /* Python re.sub(re, "", s) into out. */
 static int re_sub(pcre2_code *re, const char *s, size_t n, ib_buf *out, ib_error *e)
 {
@@ -74,7 +85,7 @@ static int re_sub(pcre2_code *re, const char *s, size_t n, ib_buf *out, ib_error
 		if (m == PCRE2_ERROR_NOMATCH)
 			break;
 		if (m < 0) {
-			rc = ib_fail(e, IB_EINVAL, NULL, 0, 0, "regex match failed (%d)", m);
+			rc = match_failed(m, e);
 			break;
 		}
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
@@ -105,7 +116,7 @@ static int re_extract(const ev_filter *f, const char *s, size_t n, ib_buf *out, 
 		if (m == PCRE2_ERROR_NOMATCH)
 			break;
 		if (m < 0) {
-			rc = ib_fail(e, IB_EINVAL, NULL, 0, 0, "regex match failed (%d)", m);
+			rc = match_failed(m, e);
 			goto done;
 		}
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
@@ -324,10 +335,20 @@ int ev_task_score(ev_task *t, const char *resp, size_t rn, const char *target, s
 			ans->len = 0;
 			rc = ib_buf_append(ans, resp, rn);
 		}
+		if (rc == IB_ERANGE) {
+			/* a pathological answer the regex gives up on: the
+			 * filter's fallback, scored as wrong; the eval goes on */
+			ans->len = 0;
+			rc = ib_buf_puts(ans, t->fs[i].fallback);
+		}
 		t->pred.len = 0, t->ref.len = 0;
 		rc = rc ? rc : ib_buf_append(&t->pred, ans->data, ans->len);
 		rc = rc ? rc : ib_buf_append(&t->ref, target, tn);
 		rc = rc ? rc : normalise(&t->mt, &t->pred, &t->tmp, e);
+		if (rc == IB_ERANGE) { /* the same in the normalisation of the answer */
+			scores[i] = 0.0;
+			continue;
+		}
 		rc = rc ? rc : normalise(&t->mt, &t->ref, &t->tmp, e);
 		if (rc)
 			return rc == IB_ENOMEM ? ib_fail(e, rc, NULL, 0, 0, "out of memory") : rc;

@@ -134,7 +134,11 @@ int ib_yaml_load(ib_arena *a, const char *name, const char *text, size_t len, ib
  * second key: "found duplicate key 'k'"), as the changelog gate's loader. */
 int ib_yaml_load_unique(ib_arena *a, const char *name, const char *text, size_t len,
                         ib_val **out, ib_error *e);
-/* Reads and parses a file; a missing file is IB_ENOENT. */
+/* The largest YAML file any command reads (master configs, runners.yaml,
+ * perf-changelog.yaml, calibration and profiles, task files): 64 MiB. */
+#define IB_YAML_MAX_FILE ((size_t)64 << 20)
+/* Reads and parses a file; a missing file is IB_ENOENT, a file over
+ * IB_YAML_MAX_FILE IB_ERANGE (from its size, before it is read). */
 int ib_yaml_load_file(ib_arena *a, const char *path, ib_val **out, ib_error *e);
 
 /* Types one plain scalar by the PyYAML 1.1 rules into *out (allocated in a).
@@ -172,6 +176,9 @@ int ib_json_write_str(ib_buf *out, const char *s, size_t n, bool ensure_ascii);
  * Values carry no source positions. */
 int ib_json_parse(ib_arena *a, const char *name, const char *text, size_t len, ib_val **out,
 		  ib_error *e);
+/* The largest JSON file ib_json_parse_file reads (agg rows, matrices, result
+ * files): 512 MiB, refused from its size (IB_ERANGE) before it is read. */
+#define IB_JSON_MAX_FILE ((size_t)512 << 20)
 int ib_json_parse_file(ib_arena *a, const char *path, ib_val **out, ib_error *e);
 /* Python repr(float) (shortest round-trip text) into out (at least 32 bytes). */
 void ib_json_float_repr(double x, char *out, size_t cap);

@@ -212,7 +212,7 @@ int ib_json_parse(ib_arena *a, const char *name, const char *text, size_t len, i
 int ib_json_parse_file(ib_arena *a, const char *path, ib_val **out, ib_error *e)
 {
 	ib_buf b = {0};
-	int rc = ib_read_file(path, &b, e);
+	int rc = ib_read_file_max(path, IB_JSON_MAX_FILE, &b, e);
 	if (!rc)
 		rc = ib_json_parse(a, path, b.data ? b.data : "", b.len, out, e);
 	ib_buf_free(&b);

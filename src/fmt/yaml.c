@@ -438,7 +438,7 @@ done:
 int ib_yaml_load_file(ib_arena *a, const char *path, ib_val **out, ib_error *e)
 {
 	ib_buf b = {0};
-	int rc = ib_read_file(path, &b, e);
+	int rc = ib_read_file_max(path, IB_YAML_MAX_FILE, &b, e);
 	if (!rc)
 		rc = ib_yaml_load(a, path, b.data ? b.data : "", b.len, out, e);
 	ib_buf_free(&b);

@@ -167,13 +167,21 @@ static ib_val *fixed_exp_name(gen *g, const ib_val *isl, const ib_val *osl)
 
 int mx_push_c(gen *g, cvals *c, ib_val *v)
 {
-	ib_val **p = ib_arena_alloc(g->a, (c->n + 1) * sizeof *p);
-	if (!p || !v)
+	if (!v)
 		return IB_ENOMEM;
-	if (c->n)
-		memcpy(p, c->v, c->n * sizeof *p);
-	p[c->n++] = v;
-	c->v = p;
+	if (c->n == c->cap) {
+		/* doubling: the arena keeps the old arrays, 2n slots in all
+		 * (one more slot per push was quadratic: GBs for 40,000 concs) */
+		size_t cap = c->cap ? 2 * c->cap : 16;
+		ib_val **p = cap < ((size_t)-1) / sizeof *p ? ib_arena_alloc(g->a, cap * sizeof *p) : NULL;
+		if (!p)
+			return IB_ENOMEM;
+		if (c->n)
+			memcpy(p, c->v, c->n * sizeof *p);
+		c->v = p;
+		c->cap = cap;
+	}
+	c->v[c->n++] = v;
 	return 0;
 }
 

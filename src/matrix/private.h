@@ -21,7 +21,7 @@ typedef struct {
  * expanded ints), in order. */
 typedef struct {
 	ib_val **v;
-	size_t n;
+	size_t n, cap; /* cap: room in v (grown by doubling: linear memory) */
 } cvals;
 
 int mx_oom(gen *g);

@@ -41,6 +41,8 @@ struct net_client {
 	net_tls *tls; /* NULL: plain TCP */
 	char *sni;
 	SSL *ssl;     /* the open connection's TLS state */
+	size_t got, max_resp; /* bytes read of this response, and the bound */
+	net_defer more; /* reads again after a burst (TLS may hold decrypted bytes) */
 };
 
 static void finish(net_client *c, int err, const char *msg);
@@ -50,6 +52,7 @@ static void close_fd(net_client *c)
 	if (!c->open)
 		return;
 	net_del(c->loop, &c->w);
+	net_defer_cancel(c->loop, &c->more);
 	net_tls_close(c->ssl);
 	c->ssl = NULL;
 	close(c->w.fd);
@@ -79,6 +82,10 @@ static void process(net_client *c, int64_t t)
 {
 	while (c->st == C_HEAD) {
 		int n = net_http_parse_response(c->in.data, c->in.len, &c->resp);
+		if (n == 0 && c->in.len > NET_CLIENT_MAX_HEAD) {
+			finish(c, IB_ERANGE, "HTTP response head larger than 64 KiB");
+			return;
+		}
 		if (n == 0)
 			return;
 		if (n < 0) {
@@ -204,7 +211,15 @@ static void on_io(net_loop *l, net_watch *w, uint32_t ev)
 	}
 	if (!(ev & (EPOLLIN | EPOLLHUP | EPOLLRDHUP | EPOLLERR)))
 		return;
+	size_t burst = 0;
 	for (;;) {
+		if (burst >= NET_CLIENT_READ_BURST) {
+			/* back to the loop so timers fire; plain sockets wake it
+			 * again (level-triggered), TLS may hold decrypted bytes */
+			if (c->ssl)
+				net_defer_queue(c->loop, &c->more);
+			return;
+		}
 		if (ib_buf_reserve(&c->in, READ_SIZE)) {
 			finish(c, IB_ENOMEM, "out of memory");
 			return;
@@ -237,6 +252,13 @@ static void on_io(net_loop *l, net_watch *w, uint32_t ev)
 		}
 		if (n > 0) {
 			c->in.len += (size_t)n;
+			burst += (size_t)n;
+			c->got += (size_t)n;
+			if (c->st != C_IDLE && c->max_resp && c->got > c->max_resp) {
+				snprintf(c->cmsg, sizeof c->cmsg, "response larger than %zu bytes", c->max_resp);
+				finish(c, IB_ERANGE, c->cmsg);
+				return;
+			}
 			int64_t t = c->ssl ? ib_now_ns() : read_time(c, &mh);
 			if (c->st == C_IDLE) { /* bytes nobody asked for */
 				finish(c, IB_EPARSE, "unexpected data from the server");
@@ -270,6 +292,13 @@ static void on_io(net_loop *l, net_watch *w, uint32_t ev)
 	}
 }
 
+static void read_more(net_loop *l, net_defer *d)
+{
+	net_client *c = d->arg;
+	if (c->open)
+		on_io(l, &c->w, EPOLLIN);
+}
+
 int net_client_new(net_loop *l, const char *host, int port, const net_client_cbs *cbs, void *arg,
 		   net_client **out, ib_error *e)
 {
@@ -285,6 +314,8 @@ int net_client_new(net_loop *l, const char *host, int port, const net_client_cbs
 		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "not an IPv4 address: '%s'", host);
 	}
 	c->w = (net_watch){.fd = -1, .fn = on_io, .arg = c};
+	c->max_resp = NET_CLIENT_MAX_RESPONSE;
+	c->more = (net_defer){.fn = read_more, .arg = c};
 	*out = c;
 	return 0;
 }
@@ -295,6 +326,7 @@ int net_client_send(net_client *c, const char *req, size_t len)
 	c->req_len = len;
 	c->req_off = 0;
 	c->in.len = 0;
+	c->got = 0;
 	if (c->open) {
 		c->st = C_SENDING;
 		on_io(c->loop, &c->w, EPOLLOUT);
@@ -338,6 +370,11 @@ void net_client_close(net_client *c)
 	c->in.len = 0;
 }
 
+void net_client_set_max_response(net_client *c, size_t bytes)
+{
+	c->max_resp = bytes;
+}
+
 void net_client_kernel_timestamps(net_client *c, bool on)
 {
 	c->kernel_ts = on;
@@ -358,6 +395,7 @@ void net_client_free(net_client *c)
 	if (!c)
 		return;
 	close_fd(c);
+	net_defer_cancel(c->loop, &c->more);
 	ib_buf_free(&c->in);
 	ib_buf_free(&c->body);
 	free(c->sni);

@@ -212,6 +212,16 @@ void net_client_close(net_client *c);
 void net_client_set_arg(net_client *c, void *arg);
 /* Closes the connection (no on_done) and frees the client. */
 void net_client_free(net_client *c);
+/* The most bytes one response may take (head, framing and body, as read):
+ * beyond it the request fails with IB_ERANGE ("response larger than N
+ * bytes") and the connection is closed. Default NET_CLIENT_MAX_RESPONSE;
+ * 0 means no bound. A response head alone may take at most
+ * NET_CLIENT_MAX_HEAD bytes. The client also yields to the loop after
+ * NET_CLIENT_READ_BURST bytes read in one wake-up, so timers (request
+ * deadlines) fire while a server keeps sending. */
+enum { NET_CLIENT_MAX_HEAD = 64 * 1024, NET_CLIENT_READ_BURST = 1024 * 1024 };
+#define NET_CLIENT_MAX_RESPONSE ((size_t)256 * 1024 * 1024)
+void net_client_set_max_response(net_client *c, size_t bytes);
 
 /* ---- TLS (OpenSSL) ---- */
 typedef struct net_tls net_tls;

@@ -582,17 +582,12 @@ int rep_rows_load(ib_arena *a, const char *path, int overlay, rep_rowset *rs, ib
 	return rc;
 }
 
-/* url without the password of its user info (postgres://u:p@h/db -> postgres://u@h/db) */
+/* url with its passwords replaced by *** (res_db_redact: postgres://u:p@h/db -> postgres://u:***@h/db) */
 static const char *db_label(ib_arena *a, const char *url)
 {
-	const char *sch = strstr(url, "://"), *at = sch ? strchr(sch + 3, '@') : NULL;
-	const char *colon = sch && at ? memchr(sch + 3, ':', (size_t)(at - sch - 3)) : NULL;
-	if (!colon)
-		return ib_arena_strdup(a, url);
-	size_t head = (size_t)(colon - url), n = head + strlen(at) + 1;
-	char *s = ib_arena_alloc(a, n);
-	if (s)
-		snprintf(s, n, "%.*s%s", (int)head, url, at);
+	char *safe = res_db_redact(url, url);
+	const char *s = safe ? ib_arena_strdup(a, safe) : NULL;
+	free(safe);
 	return s;
 }
 

@@ -2,8 +2,10 @@
  * and eval rows, import of dashboard-shaped rows, queries, the latest view and
  * compare's baseline lookup. Every statement is written once, for both
  * backends (db_private.h). */
+#define _GNU_SOURCE /* memmem */
 #include "results/db_private.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +151,92 @@ static int migrate(res_db *db, ib_error *e)
 	return o->exec(db->h, "COMMIT", e);
 }
 
+/* url[from..to) %-decoded where the escapes are valid, into out (cap >= to - from + 1) */
+static void pct_decode(const char *p, size_t n, char *out)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] == '%' && i + 2 < n && isxdigit((unsigned char)p[i + 1]) &&
+		    isxdigit((unsigned char)p[i + 2])) {
+			char hex[3] = {p[i + 1], p[i + 2], 0};
+			out[k++] = (char)strtol(hex, NULL, 16);
+			i += 2;
+		} else {
+			out[k++] = p[i];
+		}
+	}
+	out[k] = 0;
+}
+
+/* Replaces every occurrence of the n bytes at pw in *s by "***". */
+static int redact_one(char **s, const char *pw, size_t n)
+{
+	if (!n)
+		return 0;
+	ib_buf b = {0};
+	const char *p = *s, *hit;
+	int rc = 0;
+	while (!rc && (hit = memmem(p, strlen(p), pw, n))) {
+		rc = ib_buf_append(&b, p, (size_t)(hit - p));
+		rc = rc ? rc : ib_buf_puts(&b, "***");
+		p = hit + n;
+	}
+	rc = rc ? rc : ib_buf_puts(&b, p);
+	if (rc) {
+		ib_buf_free(&b);
+		return rc;
+	}
+	free(*s);
+	*s = b.data;
+	return 0;
+}
+
+/* The raw and %-decoded forms of the password pw[0..n). */
+static int redact_span(char **s, const char *pw, size_t n)
+{
+	char *dec = malloc(n + 1);
+	if (!dec)
+		return IB_ENOMEM;
+	pct_decode(pw, n, dec);
+	/* the longer one first: the raw text may contain the decoded one */
+	int rc = redact_one(s, pw, n);
+	rc = rc ? rc : redact_one(s, dec, strlen(dec));
+	free(dec);
+	return rc;
+}
+
+char *res_db_redact(const char *url, const char *text)
+{
+	char *s = strdup(text ? text : "");
+	if (!s || !url)
+		return s;
+	int rc = 0;
+	const char *sch = strstr(url, "://");
+	if (sch) {
+		const char *auth = sch + 3, *first = strchr(auth, '@'), *last = strrchr(auth, '@');
+		const char *colon = first ? memchr(auth, ':', (size_t)(last - auth)) : NULL;
+		if (colon) {
+			/* to the last '@' (a password with a raw '@'), then each piece
+			 * between the '@'s (libpq cuts at the first one) */
+			rc = redact_span(&s, colon + 1, (size_t)(last - colon - 1));
+			for (const char *from = colon + 1, *at; !rc && from < last; from = at + 1) {
+				at = strchr(from, '@');
+				rc = redact_span(&s, from, (size_t)(at - from));
+			}
+		}
+	}
+	for (const char *k = url; !rc && (k = strstr(k, "password=")); k++) {
+		const char *v = k + 9;
+		size_t n = strcspn(v, "& \t'");
+		rc = redact_span(&s, v, n);
+	}
+	if (rc) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
 int res_db_open(const char *url, bool create, res_db **out, ib_error *e)
 {
 	*out = NULL;
@@ -292,10 +380,41 @@ static int lint(const ib_val *row, const char *key, int64_t dflt, bool required,
 	return 0;
 }
 
+/* A string with a NUL (JSON "\u0000") anywhere in v, keys included: neither
+ * SQLite's text binding nor PostgreSQL's text and JSONB can hold it, so the
+ * row is refused rather than silently cut. */
+static int no_nul(const ib_val *v, const char *field, ib_error *e)
+{
+	if (v->type == IB_V_STR && memchr(v->str.s, 0, v->str.len))
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0,
+		               "field '%s' (line %d): a string with \\u0000 (NUL), which the "
+		               "database cannot store",
+		               field, v->line);
+	if (v->type == IB_V_LIST)
+		for (size_t i = 0; i < v->list.n; i++) {
+			int rc = no_nul(v->list.v[i], field, e);
+			if (rc)
+				return rc;
+		}
+	if (v->type == IB_V_MAP)
+		for (size_t i = 0; i < v->map.n; i++) {
+			const ib_val *k = v->map.kv[i].key;
+			const char *name = k->type == IB_V_STR ? k->str.s : field;
+			int rc = no_nul(k, name, e);
+			rc = rc ? rc : no_nul(v->map.kv[i].val, name, e);
+			if (rc)
+				return rc;
+		}
+	return 0;
+}
+
 /* An agg row (or eval row) of the results pipeline into db_row. */
 static int map_agg_row(ib_arena *a, const ib_val *row, db_row *d, ib_error *e)
 {
 	memset(d, 0, sizeof *d);
+	int nul = no_nul(row, "?", e);
+	if (nul)
+		return nul;
 	const ib_val *hw, *task = ib_map_get(row, "task");
 	int rc = need(row, "hw", &hw, e);
 	if (rc)
@@ -537,7 +656,7 @@ int res_db_ingest(res_db *db, const res_run_meta *m, const char *const *files, s
 	for (size_t f = 0; f < nfiles && !rc; f++) {
 		ib_buf text = {0};
 		ib_val *v = NULL;
-		rc = ib_read_file(files[f], &text, e);
+		rc = ib_read_file_max(files[f], IB_JSON_MAX_FILE, &text, e);
 		rc = rc ? rc
 		        : ib_json_parse(a, files[f], text.data ? text.data : "", text.len, &v, e);
 		if (!rc)
@@ -688,6 +807,13 @@ int res_db_import(res_db *db, const char *file, res_ingest_stats *st, size_t *sk
 		bool ok;
 		if ((rc = ib_grow(&rows, &cap, n + 1)))
 			break;
+		rc = no_nul(v->list.v[i], "?", e);
+		if (rc) {
+			char msg[2010];
+			snprintf(msg, sizeof msg, "%.2000s", e->msg);
+			ib_fail(e, rc, file, v->list.v[i]->line, 0, "row %zu: %s", i + 1, msg);
+			break;
+		}
 		rc = import_row(a, v->list.v[i], &rows[n], &ok, e);
 		if (ok)
 			n++;

@@ -72,8 +72,16 @@ int res_db_pg_open(const char *url, void **h, ib_error *e)
 	if (!c)
 		return IB_ENOMEM;
 	if (pq.status(c) != CONNECTION_OK) {
-		int rc = pg_fail(c, e, "cannot connect");
+		/* libpq quotes the URL, or its password, in some errors (an
+		 * unclosed '[', a bad %-escape): redacted before any cut */
+		char *safe = res_db_redact(url, pq.errorMessage(c));
+		size_t n = safe ? strlen(safe) : 0;
+		while (n && (safe[n - 1] == '\n' || safe[n - 1] == ' '))
+			safe[--n] = 0;
 		pq.finish(c);
+		int rc = ib_fail(e, IB_EIO, NULL, 0, 0, "postgresql: cannot connect: %s",
+		                 safe ? safe : "(out of memory)");
+		free(safe);
 		return rc;
 	}
 	pq.setNoticeProcessor(c, no_notice, NULL);

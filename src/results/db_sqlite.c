@@ -4,11 +4,37 @@
 
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 static int fail(sqlite3 *db, ib_error *e, const char *what)
 {
 	return ib_fail(e, IB_EIO, NULL, 0, 0, "sqlite: %s: %s", what, sqlite3_errmsg(db));
+}
+
+/* PRAGMA quick_check: damaged pages are reported on open, before an ingest
+ * that does not touch them could report success over a broken file. */
+static int quick_check(sqlite3 *db, const char *path, ib_error *e)
+{
+	sqlite3_stmt *st = NULL;
+	char msg[1024] = "";
+	size_t n = 0;
+	int rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(5)", -1, &st, NULL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+		rc = SQLITE_OK;
+		if (t && strcmp(t, "ok") && n < sizeof msg)
+			n += (size_t)snprintf(msg + n, sizeof msg - n, "%s%s", n ? "; " : "", t);
+	}
+	if (rc != SQLITE_DONE && !msg[0])
+		snprintf(msg, sizeof msg, "%s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	if (!msg[0])
+		return 0;
+	return ib_fail(e, IB_EIO, path, 0, 0,
+	               "the SQLite database is damaged (PRAGMA quick_check: %s): restore it from a "
+	               "backup, or ingest the rows again into a new file",
+	               msg);
 }
 
 int res_db_sqlite_open(const char *path, void **h, ib_error *e)
@@ -31,6 +57,10 @@ int res_db_sqlite_open(const char *path, void **h, ib_error *e)
 	                 NULL, NULL, &err) != SQLITE_OK) {
 		ib_fail(e, IB_EIO, path, 0, 0, "not an SQLite database: %s", err ? err : "?");
 		sqlite3_free(err);
+		sqlite3_close(db);
+		return IB_EIO;
+	}
+	if (quick_check(db, path, e)) {
 		sqlite3_close(db);
 		return IB_EIO;
 	}

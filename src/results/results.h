@@ -180,6 +180,13 @@ typedef struct res_db res_db;
  * IB_ENOENT). Errors: IB_EIO (cannot open or connect, a schema newer than
  * this build knows) with the reason. */
 int res_db_open(const char *url, bool create, res_db **db, ib_error *e);
+/* text with every password that url holds replaced by "***", whatever the
+ * URL's shape (well-formed or not): the user info's password of a
+ * scheme://user:password@host URI, cut at the first or at the last '@',
+ * as written and %-decoded, and every password=VALUE keyword or query
+ * parameter. Returns a new string (free it), NULL when out of memory.
+ * Every message that may quote a database URL goes through it. */
+char *res_db_redact(const char *url, const char *text);
 void res_db_close(res_db *db);
 /* "sqlite" or "postgresql" */
 const char *res_db_backend(const res_db *db);

@@ -73,6 +73,30 @@ static int recipe_has_key(rv_report *r, rv_tree *t, const ib_val *cfg, const rv_
 }
 
 /* The rules of files mode over target i of tree t; cfg_all: the tree's configs. */
+/* A reviewed YAML file that does not parse (or a master config that is not
+ * a mapping) is a blocking finding: no other rule can look at it. */
+static int check_yaml(rv_report *r, rv_tree *t, size_t i)
+{
+	const char *p = t->paths[i];
+	size_t len;
+	const char *tx = rv_tree_text(t, i, &len);
+	if (!tx)
+		return t->missing[i] ? 0 : IB_ENOMEM;
+	rv_checked(r, "yaml-invalid");
+	ib_val *doc = NULL;
+	ib_error e = {0};
+	int rc = ib_yaml_load(r->a, p, tx, len, &doc, &e);
+	if (rc == IB_ENOMEM)
+		return rc;
+	if (rc)
+		return rv_add(r, "yaml-invalid", p, e.line, NULL, "not valid YAML: %s (line %d, column %d)",
+		              e.msg, e.line, e.col);
+	if (is_master_config(p) && (!doc || doc->type != IB_V_MAP))
+		return rv_add(r, "yaml-invalid", p, doc && doc->line ? doc->line : 1, NULL,
+		              "a master config is a mapping of config keys to entries");
+	return 0;
+}
+
 static int review_file(rv_report *r, rv_tree *t, size_t i, const ib_val *cfg_all, bool recipe_key)
 {
 	const char *p = t->paths[i];
@@ -90,6 +114,8 @@ static int review_file(rv_report *r, rv_tree *t, size_t i, const ib_val *cfg_all
 			rc = recipe_has_key(r, t, cfg_all, s);
 		return rc;
 	}
+	if (ends_with(p, ".yaml"))
+		return check_yaml(r, t, i);
 	return 0;
 }
 

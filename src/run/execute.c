@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* readlink of /proc */
 #include "run/plan.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -190,6 +192,30 @@ static void reap_stale(const char *ws)
 	fclose(f);
 }
 
+/* Every stale workspace of the store, whatever rows this run has: the
+ * process groups a killed runner left (grandchildren a recipe started
+ * survive PR_SET_PDEATHSIG), unless another runner has the row in flight. */
+static void reap_all_stale(const char *store)
+{
+	char p[4096];
+	snprintf(p, sizeof p, "%s/work", store);
+	DIR *d = opendir(p);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || strchr(de->d_name, '.'))
+			continue; /* ., .., <id>.old */
+		int lk = run_store_row_lock(store, de->d_name);
+		if (lk < 0)
+			continue;
+		snprintf(p, sizeof p, "%s/work/%s", store, de->d_name);
+		reap_stale(p);
+		close(lk);
+	}
+	closedir(d);
+}
+
 static const char *latest_str(const ib_val *rec, const char *k)
 {
 	const ib_val *v = ib_map_get(rec, k);
@@ -201,13 +227,52 @@ static bool file_exists(const char *p)
 	return access(p, F_OK) == 0;
 }
 
+/* Reports an end state without recording it (mutex held). */
+static void report_only(exec_t *x, const run_item *it, int state, const char *reason)
+{
+	if (!x->o->on_event)
+		return;
+	run_event ev = {.state = state,
+	                .row = it->index,
+	                .done = x->finished,
+	                .total = x->total,
+	                .name = it->name,
+	                .identity = it->identity,
+	                .reason = reason,
+	                .eta_seconds = -1};
+	x->o->on_event(x->o->arg, &ev);
+}
+
+#define IN_FLIGHT_ELSEWHERE "in flight in another infbench run (its row lock is held): left alone"
+
+/* A row another runner has in flight: not touched, reported as skipped
+ * (its runner records its end). */
+static void leave_alone(exec_t *x, run_item *it)
+{
+	it->sched = 2;
+	x->finished++;
+	x->sum->skipped++;
+	report_only(x, it, RUN_SKIPPED, IN_FLIGHT_ELSEWHERE);
+}
+
 /* What to do with each row before anything runs. */
 static void decide(exec_t *x)
 {
 	const run_opts *o = x->o;
 	char p[4096];
+	if (!o->dry_run)
+		reap_all_stale(x->st.dir);
 	for (size_t i = 0; i < x->p->n; i++) {
 		run_item *it = &x->p->items[i];
+		/* the row's lock: a row in flight elsewhere keeps its process
+		 * groups, workspace and manifest story */
+		int lk = run_store_row_lock(x->st.dir, it->identity);
+		if (lk < 0 && errno == EWOULDBLOCK) {
+			leave_alone(x, it);
+			continue;
+		}
+		if (lk >= 0)
+			close(lk);
 		const ib_val *rec = ib_map_get(x->latest, it->identity);
 		const char *st = rec ? latest_str(rec, "state") : NULL;
 		const ib_val *att = rec ? ib_map_get(rec, "attempt") : NULL;
@@ -225,7 +290,6 @@ static void decide(exec_t *x)
 		}
 		if (!o->dry_run)
 			run_rmtree(p);
-		snprintf(p, sizeof p, "%s/rows/%s/agg_%s.json", x->st.dir, it->identity, it->name);
 		rec_info ri = {.attempt = it->prev_attempts, .exit_code = -1};
 		it->sched = 2;
 		if (it->skip) {
@@ -234,7 +298,7 @@ static void decide(exec_t *x)
 			x->finished++;
 			x->sum->skipped++;
 			record(x, it, &ri);
-		} else if (file_exists(p) && !o->force) {
+		} else if (!o->force && run_store_agg_ok(x->st.dir, it->identity, it->name)) {
 			ri.state = RUN_DONE;
 			ri.reused = true;
 			x->finished++;
@@ -245,23 +309,12 @@ static void decide(exec_t *x)
 			ib_buf b = {0};
 			ib_buf_printf(&b, "failed in attempt %d (--retry-failed reruns it): %s",
 			              it->prev_attempts, rec ? latest_str(rec, "reason") : "?");
-			ri.state = RUN_FAILED;
-			ri.reason = b.data;
+			if (b.data) /* an older runner's record may hold raw terminal escapes */
+				ib_str_strip_ctl(b.data);
 			x->finished++;
 			x->sum->failed++;
 			/* reported, not recorded again: the manifest already says so */
-			rec_info quiet = ri;
-			if (o->on_event) {
-				run_event ev = {.state = RUN_FAILED,
-				                .row = it->index,
-				                .done = x->finished,
-				                .total = x->total,
-				                .name = it->name,
-				                .identity = it->identity,
-				                .reason = quiet.reason,
-				                .eta_seconds = -1};
-				o->on_event(o->arg, &ev);
-			}
+			report_only(x, it, RUN_FAILED, b.data);
 			ib_buf_free(&b);
 		} else if (it->missing || (x->ndev && it->gpus > (int64_t)x->ndev)) {
 			ib_buf b = {0};
@@ -362,6 +415,25 @@ static void publish(exec_t *x, const run_item *it, const char *ws, int state)
 	run_rmtree(old);
 }
 
+/* A row that failed on a full disk says so first: its own reason (a
+ * client that could not write its result, a log cut short) misleads. */
+static void say_disk_full(const char *store, ib_buf *reason)
+{
+	struct statvfs fs;
+	bool full = statvfs(store, &fs) == 0 &&
+	            (unsigned long long)fs.f_bavail * fs.f_frsize < (1ull << 20);
+	if (!full && !(reason->data && strstr(reason->data, "No space left on device")))
+		return;
+	ib_buf b = {0};
+	if (ib_buf_printf(&b, "disk full (no space left on the file system of %s): %s", store,
+	                  reason->data ? reason->data : "") == 0) {
+		ib_buf_free(reason);
+		*reason = b;
+	} else {
+		ib_buf_free(&b);
+	}
+}
+
 static void run_one(exec_t *x, run_item *it, const char *devices)
 {
 	row_ctx rc = {.o = x->o, .x = &x->p->x, .it = it, .state = RUN_RUNNING};
@@ -385,6 +457,17 @@ static void run_one(exec_t *x, run_item *it, const char *devices)
 	char started[32];
 	wall_iso(started, sizeof started);
 	int64_t t0 = ib_now_ns();
+	/* held until the row's end is recorded */
+	int lk = run_store_row_lock(x->st.dir, it->identity);
+	if (lk < 0 && errno == EWOULDBLOCK) {
+		pthread_mutex_lock(&x->mu);
+		leave_alone(x, it);
+		release(x, devices, -1);
+		pthread_cond_broadcast(&x->cv);
+		pthread_mutex_unlock(&x->mu);
+		ib_arena_free(rc.a);
+		return;
+	}
 	pthread_mutex_lock(&x->mu);
 	rc.port = run_free_port(x->ports, x->nports);
 	if (x->nports < MAXDEV)
@@ -398,6 +481,8 @@ static void run_one(exec_t *x, run_item *it, const char *devices)
 	pthread_mutex_unlock(&x->mu);
 
 	int state = row_execute(&rc);
+	if (state == RUN_FAILED)
+		say_disk_full(x->st.dir, &rc.reason);
 	ri.seconds = (double)(ib_now_ns() - t0) / 1e9;
 	publish(x, it, rc.ws, state);
 
@@ -421,6 +506,8 @@ static void run_one(exec_t *x, run_item *it, const char *devices)
 	release(x, devices, rc.port);
 	pthread_cond_broadcast(&x->cv);
 	pthread_mutex_unlock(&x->mu);
+	if (lk >= 0)
+		close(lk);
 	ib_buf_free(&rc.reason);
 	ib_arena_free(rc.a);
 }

@@ -38,7 +38,9 @@ bool run_range_sep(const char **s);
  * Starts argv[0] (a path, or looked up in PATH) with the environment envp
  * (NULL: the runner's), in folder cwd, stdin from /dev/null and stdout +
  * stderr appended to log (created). The child leads a new process group
- * (pgid = pid), with every signal unblocked and default dispositions. */
+ * (pgid = pid), with every signal unblocked and default dispositions, and
+ * dies with the runner (PR_SET_PDEATHSIG: SIGKILL when the thread that
+ * started it ends, the runner killed by SIGKILL included). */
 int run_spawn(const char *const *argv, char *const *envp, const char *cwd, const char *log,
               pid_t *pid, ib_error *e);
 /* Has pid ended? true with *status (exit status, 128 + signal) when it has;
@@ -73,6 +75,16 @@ int run_store_append(run_store *s, const ib_val *rec, ib_error *e);
  * record (arena a); *stale gets the identities whose last record is
  * "running". A missing manifest gives an empty map. */
 int run_store_latest(ib_arena *a, const char *dir, ib_val **latest, ib_error *e);
+/* Takes the lock of one row, STORE/locks/<identity> (flock, exclusive,
+ * not waiting), which a runner holds while the row is in flight (from
+ * before its workspace is cleaned until its end is recorded). Returns the
+ * lock's fd (close it to release), or -1: another runner holds it (errno
+ * EWOULDBLOCK) or it cannot be opened. */
+int run_store_row_lock(const char *store, const char *identity);
+/* Whether the row's STORE/rows/<identity>/agg_<name>.json is there and
+ * parses as a JSON object: only then is a "done" row done (a damaged one
+ * is run again, and counts as failed in an outcome read back). */
+bool run_store_agg_ok(const char *store, const char *identity, const char *name);
 /* Removes a folder tree (best effort). */
 void run_rmtree(const char *path);
 /* mkdir -p */

@@ -1,4 +1,4 @@
-#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np */
+#define _GNU_SOURCE /* execvpe, pipe2 */
 /* Child processes of the runner: spawned into their own process groups,
  * polled, stopped as a group; the /health probe, free ports, log tails. */
 #include "run/private.h"
@@ -8,9 +8,10 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <spawn.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -18,36 +19,70 @@
 
 extern char **environ;
 
+/* In the child between fork and exec (async-signal-safe calls only): the
+ * errno of a failed step goes to the parent through the pipe. */
+static void child(const char *const *argv, char *const *envp, const char *cwd, const char *log,
+                  pid_t parent, int errfd)
+{
+	int fd;
+	/* dies with the runner, even by SIGKILL (the thread that forked it
+	 * supervises it until it ends) */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+		goto fail;
+	if (setpgid(0, 0) != 0)
+		goto fail;
+	const int sigs[] = {SIGINT, SIGTERM, SIGPIPE, SIGCHLD, SIGHUP};
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+		sigaction(sigs[i], &dfl, NULL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if ((fd = open("/dev/null", O_RDONLY)) < 0 || dup2(fd, 0) < 0)
+		goto fail;
+	close(fd);
+	if ((fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644)) < 0 || dup2(fd, 1) < 0 ||
+	    dup2(fd, 2) < 0)
+		goto fail;
+	close(fd);
+	if (cwd && chdir(cwd) != 0)
+		goto fail;
+	execvpe(argv[0], (char *const *)argv, envp ? envp : environ);
+fail:;
+	int er = errno;
+	if (write(errfd, &er, sizeof er) < 0) {
+		/* the parent sees the status only */
+	}
+	_exit(127);
+}
+
 int run_spawn(const char *const *argv, char *const *envp, const char *cwd, const char *log,
               pid_t *pid, ib_error *e)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&at);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	if (cwd)
-		posix_spawn_file_actions_addchdir_np(&fa, cwd);
-	sigset_t none, def;
-	sigemptyset(&none);
-	sigemptyset(&def);
-	sigaddset(&def, SIGINT);
-	sigaddset(&def, SIGTERM);
-	sigaddset(&def, SIGPIPE);
-	sigaddset(&def, SIGCHLD);
-	sigaddset(&def, SIGHUP);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &def);
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-	                                  POSIX_SPAWN_SETSIGDEF);
-	int rc = posix_spawnp(pid, argv[0], &fa, &at, (char *const *)argv, envp ? envp : environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	if (rc)
-		return ib_fail(e, IB_EIO, "", 0, 0, "cannot start %s: %s", argv[0], strerror(rc));
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return ib_fail(e, IB_EIO, "", 0, 0, "cannot start %s: %s", argv[0], strerror(errno));
+	pid_t parent = getpid();
+	pid_t c = fork();
+	if (c == 0)
+		child(argv, envp, cwd, log, parent, p[1]);
+	int er = c < 0 ? errno : 0;
+	close(p[1]);
+	if (c > 0) {
+		/* the exec closed the pipe (success), or the child wrote why not */
+		ssize_t n;
+		while ((n = read(p[0], &er, sizeof er)) < 0 && errno == EINTR)
+			;
+		if (n != (ssize_t)sizeof er)
+			er = 0;
+		else
+			while (waitpid(c, NULL, 0) < 0 && errno == EINTR)
+				;
+	}
+	close(p[0]);
+	if (er)
+		return ib_fail(e, IB_EIO, "", 0, 0, "cannot start %s: %s", argv[0], strerror(er));
+	*pid = c;
 	return 0;
 }
 

@@ -281,6 +281,9 @@ static int fail(row_ctx *rc, int state, const char *fmt, ...)
 	rc->reason.len = 0;
 	ib_buf_vprintf(&rc->reason, fmt, ap);
 	va_end(ap);
+	/* log tails quote what recipes print: no terminal escapes */
+	if (rc->reason.data)
+		rc->reason.len = ib_str_strip_ctl(rc->reason.data);
 	rc->state = state;
 	return state;
 }

@@ -222,8 +222,10 @@ int run_plan_outcome(const run_plan *p, const char *store, run_summary *sum, ib_
 		const ib_val *rec = ib_map_get(latest, p->items[i].identity);
 		const ib_val *st = rec ? ib_map_get(rec, "state") : NULL;
 		const char *s = st && st->type == IB_V_STR ? st->str.s : "";
-		sum->done += !strcmp(s, "done");
-		sum->failed += !strcmp(s, "failed");
+		bool done = !strcmp(s, "done"),
+		     ok = done && run_store_agg_ok(store, p->items[i].identity, p->items[i].name);
+		sum->done += ok;
+		sum->failed += !strcmp(s, "failed") || (done && !ok); /* a damaged agg */
 		sum->skipped += !strcmp(s, "skipped");
 		sum->interrupted += !strcmp(s, "interrupted") || !strcmp(s, "running");
 	}

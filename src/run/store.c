@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* memmem */
 /* The results store: folders, the lock, the manifest (JSON lines appended
  * one write each), and reading the manifest back. */
 #include "eval/eval.h"
@@ -53,14 +54,43 @@ void run_rmtree(const char *path)
 	rmdir(path);
 }
 
+int run_store_row_lock(const char *store, const char *identity)
+{
+	char p[4096];
+	snprintf(p, sizeof p, "%s/locks/%s", store, identity);
+	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		int er = errno;
+		close(fd);
+		errno = er;
+		return -1;
+	}
+	return fd;
+}
+
+bool run_store_agg_ok(const char *store, const char *identity, const char *name)
+{
+	char p[4096];
+	snprintf(p, sizeof p, "%s/rows/%s/agg_%s.json", store, identity, name);
+	if (access(p, F_OK) != 0)
+		return false;
+	ib_arena *a = ib_arena_new();
+	ib_val *v = NULL;
+	bool ok = a && ib_json_parse_file(a, p, &v, NULL) == 0 && v->type == IB_V_MAP;
+	ib_arena_free(a);
+	return ok;
+}
+
 int run_store_open(run_store *s, const char *dir, bool lock, ib_error *e)
 {
 	memset(s, 0, sizeof *s);
 	s->fd = s->lock_fd = -1;
 	char p[4096];
 	int rc = run_mkdirs(dir, e);
-	const char *subs[] = {"rows", "work", "failed"};
-	for (size_t i = 0; i < 3 && !rc; i++) {
+	const char *subs[] = {"rows", "work", "failed", "locks"};
+	for (size_t i = 0; i < 4 && !rc; i++) {
 		snprintf(p, sizeof p, "%s/%s", dir, subs[i]);
 		rc = run_mkdirs(p, e);
 	}
@@ -118,12 +148,27 @@ int run_store_append(run_store *s, const ib_val *rec, ib_error *e)
 		rc = IB_ENOMEM;
 	if (!rc) {
 		/* one write: O_APPEND keeps concurrent writers' lines whole */
+		off_t before = lseek(s->fd, 0, SEEK_END);
 		ssize_t w = write(s->fd, b.data, b.len);
-		if (w != (ssize_t)b.len)
+		int er = errno;
+		if (w != (ssize_t)b.len) {
+			/* a full disk (or a file-size limit) tore the line: cut it
+			 * off again when nobody wrote after it, else end it, so the
+			 * next record starts a line of its own */
+			struct stat st;
+			if (w > 0 && before >= 0 && fstat(s->fd, &st) == 0 &&
+			    st.st_size == before + (off_t)w) {
+				if (ftruncate(s->fd, before) != 0 && write(s->fd, "\n", 1) != 1) {
+					/* run_store_latest skips the torn line */
+				}
+			} else if (w > 0 && write(s->fd, "\n", 1) != 1) {
+			}
 			rc = ib_fail(e, IB_EIO, s->dir, 0, 0, "cannot append to manifest.jsonl: %s",
-			             w < 0 ? strerror(errno) : "short write");
-		else
+			             w < 0 ? (er == ENOSPC ? "disk full" : strerror(er))
+			                   : "short write (disk full?)");
+		} else {
 			fdatasync(s->fd);
+		}
 	}
 	ib_buf_free(&b);
 	return rc;
@@ -157,8 +202,19 @@ int run_store_latest(ib_arena *a, const char *dir, ib_val **latest, ib_error *e)
 			 * skipped: the records around it still tell the story */
 			if (ib_json_parse(a, p, b.data + off, len, &rec, &pe) ||
 			    rec->type != IB_V_MAP) {
-				off += len + 1;
-				continue;
+				/* a torn record ended by the next one's start (an older
+				 * writer did not cut it): the last record start on the
+				 * line may still be whole */
+				static const char start[] = "{\"time\": ";
+				const char *line = b.data + off, *st = NULL;
+				for (const char *q = line + 1;
+				     (q = memmem(q, len - (size_t)(q - line), start, sizeof start - 1)); q++)
+					st = q;
+				if (!st || ib_json_parse(a, p, st, len - (size_t)(st - line), &rec, &pe) ||
+				    rec->type != IB_V_MAP) {
+					off += len + 1;
+					continue;
+				}
 			}
 			const ib_val *id = ib_map_get(rec, "identity");
 			if (id && id->type == IB_V_STR && ib_map_set(a, *latest, id->str.s, rec)) {
@@ -197,8 +253,13 @@ int run_store_status(ib_arena *a, const char *store, ib_val **out, ib_error *e)
 		ib_val *rec = latest->map.kv[i].val;
 		const ib_val *st = ib_map_get(rec, "state");
 		const ib_val *slurm = ib_map_get(rec, "slurm_job");
+		const ib_val *id = ib_map_get(rec, "identity");
+		int lk = -1;
 		if (free_lock && !slurm && st && st->type == IB_V_STR &&
-		    !strcmp(st->str.s, "running")) {
+		    !strcmp(st->str.s, "running") && id && id->type == IB_V_STR &&
+		    ((lk = run_store_row_lock(store, id->str.s)) >= 0 || errno != EWOULDBLOCK)) {
+			if (lk >= 0)
+				close(lk); /* no runner has the row in flight */
 			rec = ib_map_copy(a, rec);
 			if (!rec || ib_map_set(a, rec, "state", ib_v_str(a, "interrupted")) ||
 			    ib_map_set(

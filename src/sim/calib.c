@@ -7,6 +7,7 @@
 #include "sim/sim.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -156,7 +157,12 @@ static int load_rule(const ib_val *v, sim_calib_rule *r, ib_arena *a, ib_diags *
 			continue;
 		}
 		const param *p = &params[j];
-		if (!(f >= p->lo && f <= p->hi) || (p->lo_open && f == p->lo)) { /* NaN too */
+		if (!isfinite(f)) {
+			bad(d, x, name, "should be a finite number, not %s", isnan(f) ? ".nan" : "infinite");
+			continue;
+		}
+		/* written so that a NaN could not pass either */
+		if (!(f >= p->lo && f <= p->hi) || (p->lo_open && f == p->lo)) {
 			ib_diag_add(
 			    d,
 			    &(ib_diag){

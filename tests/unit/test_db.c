@@ -379,3 +379,29 @@ Test(db, eval_rows, .init = setup, .fini = teardown)
 	ib_arena_free(a);
 	res_db_close(db);
 }
+
+/* issue 33, defect 3: no password in a PostgreSQL error, whatever the URL's
+ * shape (libpq quotes malformed URLs, and a bad %-escape's whole value) */
+Test(db, postgres_errors_never_print_the_password)
+{
+	const char *urls[] = {
+	    "postgresql://user:s3cr3tPW@[::1/db",          /* unclosed '[' */
+	    "postgresql://user:s3cr3tPW%zz@localhost/db",  /* bad %-escape in the password */
+	    "postgresql://user:s3cr3t%50W@host:notaport/db", /* %-encoded: libpq prints it decoded */
+	    "postgres://user:s3cr3t@PW@[bad/db",           /* a raw '@' inside the password */
+	    "postgresql:///db?user=u&password=s3cr3tPW&host=[x", /* as a query parameter */
+	    "postgresql://user:s3cr3tPW@/db?port=%zz",
+	};
+	for (size_t i = 0; i < sizeof urls / sizeof *urls; i++) {
+		res_db *db = NULL;
+		ib_error e = {0};
+		int rc = res_db_open(urls[i], false, &db, &e);
+		cr_assert(rc < 0, "%s opened", urls[i]);
+		cr_expect(!strstr(e.msg, "s3cr3t"), "%s: the error prints the password: %s", urls[i], e.msg);
+		cr_expect(!strstr(e.msg, "PW"), "%s: the error prints part of the password: %s", urls[i], e.msg);
+	}
+	char *s = res_db_redact("postgres://u:p%40ss@h/db", "u:p%40ss@h and p@ss");
+	cr_assert(s);
+	cr_expect_str_eq(s, "u:***@h and ***");
+	free(s);
+}

@@ -520,3 +520,40 @@ Test(eval, request_body_has_the_reference_shape)
 	ib_buf_free(&b);
 	ib_arena_free(a);
 }
+
+/* issue 33, defect 2: a 10 MB answer that makes a regex give up (PCRE2's
+ * match limit, from the backtracking of "(?s).*#### " over it) is scored as
+ * wrong, not an error that ends the eval. */
+Test(eval, pathological_answer_is_scored_wrong)
+{
+	ib_arena *a = ib_arena_new();
+	ib_val *task;
+	ib_error e = {0};
+	cr_assert_eq(ib_yaml_load(a, "t", ev_gsm8k_task_yaml, strlen(ev_gsm8k_task_yaml), &task, &e), 0,
+	             "%s", e.msg);
+	ev_task *t;
+	cr_assert_eq(ev_task_new(task, &t, &e), 0, "%s", e.msg);
+	size_t n = 10u << 20;
+	char *resp = malloc(n + 1);
+	cr_assert(resp);
+	memset(resp, '1', n);
+	resp[n] = 0;
+	size_t nf = ev_task_nfilters(t);
+	ib_buf ans[8] = {{0}};
+	double sc[8];
+	for (size_t i = 0; i < nf; i++)
+		sc[i] = -1;
+	cr_assert_eq(ev_task_score(t, resp, n, "a\n#### 2", 8, ans, sc, &e), 0, "%s", e.msg);
+	for (size_t i = 0; i < nf; i++) {
+		cr_expect_eq(sc[i], 0.0, "filter %zu", i);
+		ib_buf_free(&ans[i]);
+	}
+	/* the next answer is scored as usual */
+	cr_assert_eq(ev_task_score(t, "so #### 2", 9, "a\n#### 2", 8, ans, sc, &e), 0, "%s", e.msg);
+	cr_expect_eq(sc[0], 1.0);
+	for (size_t i = 0; i < nf; i++)
+		ib_buf_free(&ans[i]);
+	free(resp);
+	ev_task_free(t);
+	ib_arena_free(a);
+}

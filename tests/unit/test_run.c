@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -355,6 +357,60 @@ Test(run, manifest_latest_record_wins_and_torn_lines_are_ignored)
 	cr_assert_eq(latest->map.n, 2);
 	cr_assert_str_eq(ib_map_get(ib_map_get(latest, "b"), "state")->str.s, "done");
 	cr_assert_str_eq(ib_map_get(ib_map_get(latest, "a"), "state")->str.s, "done");
+	run_rmtree(dir);
+	ib_arena_free(a);
+}
+
+/* issue 33, defect 6: a full disk (here a file-size limit, RLIMIT_FSIZE,
+ * which fails a write the same way) tears a manifest record; the records
+ * before it and every record appended after room comes back survive. */
+Test(run, manifest_survives_a_full_disk)
+{
+	char dir[] = "/tmp/ib_run_full_XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	ib_arena *a = ib_arena_new();
+	run_store s;
+	ib_error e = {0};
+	cr_assert_eq(run_store_open(&s, dir, true, &e), 0, "%s", e.msg);
+	cr_assert_eq(run_store_append(&s, row_of(a, "{\"time\": \"t1\", \"identity\": \"a\", "
+	                                            "\"state\": \"done\"}"),
+	                              &e),
+	             0);
+	struct stat st;
+	char p[512];
+	snprintf(p, sizeof p, "%s/manifest.jsonl", dir);
+	cr_assert_eq(stat(p, &st), 0);
+	/* room for 20 more bytes: the next record is cut after them */
+	signal(SIGXFSZ, SIG_IGN);
+	struct rlimit old, lim;
+	getrlimit(RLIMIT_FSIZE, &old);
+	lim = old;
+	lim.rlim_cur = (rlim_t)st.st_size + 20;
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	int rc = run_store_append(
+	    &s, row_of(a, "{\"time\": \"t2\", \"identity\": \"b\", \"state\": \"running\"}"),
+	    &e);
+	cr_assert_eq(rc, IB_EIO, "a failed append is an error");
+	setrlimit(RLIMIT_FSIZE, &old);
+	cr_assert_eq(run_store_append(&s, row_of(a, "{\"time\": \"t3\", \"identity\": \"c\", "
+	                                            "\"state\": \"done\"}"),
+	                              &e),
+	             0, "%s", e.msg);
+	run_store_close(&s);
+	ib_val *latest;
+	cr_assert_eq(run_store_latest(a, dir, &latest, &e), 0, "%s", e.msg);
+	cr_expect(ib_map_get(latest, "a"), "the record before the full disk is lost");
+	cr_expect(ib_map_get(latest, "c"), "the record after the full disk is lost");
+	cr_expect_eq(latest->map.n, 2);
+	/* a torn fragment an older writer left before a whole record: repaired on load */
+	FILE *f = fopen(p, "a");
+	fputs("{\"time\": \"t4\", \"identity\": \"d\", \"sta"
+	      "{\"time\": \"t5\", \"identity\": \"e\", \"state\": \"done\"}\n",
+	      f);
+	fclose(f);
+	cr_assert_eq(run_store_latest(a, dir, &latest, &e), 0, "%s", e.msg);
+	cr_expect(ib_map_get(latest, "e"), "the whole record after a torn fragment is lost");
+	cr_expect(!ib_map_get(latest, "d"));
 	run_rmtree(dir);
 	ib_arena_free(a);
 }

@@ -135,6 +135,32 @@ Test(simcal, errors_name_file_line_and_field)
 	ib_arena_free(a);
 }
 
+/* issue 33, defect 9: .nan, .inf and -.inf are refused for every numeric
+ * parameter, with the file, line and field (a NaN passed the range check) */
+Test(simcal, nan_and_inf_refused_with_file_line)
+{
+	const char *keys[] = {"mem-eff", "compute-eff", "step-overhead-us", "seq-overhead-us",
+	                      "comm-eff", "ep-imbalance", "draft-cost"};
+	const char *bad[] = {".nan", ".NaN", ".inf", "-.inf"};
+	for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+		for (size_t b = 0; b < sizeof bad / sizeof *bad; b++) {
+			char text[256];
+			snprintf(text, sizeof text, "rules:\n  - note: x\n    %s: %s\n", keys[k], bad[b]);
+			const char *p = write_tmp(text);
+			ib_arena *a = ib_arena_new();
+			ib_diags d = {.a = a};
+			ib_error e = {0};
+			sim_calib_file f;
+			cr_assert_eq(sim_calib_load(p, a, &f, &d, &e), IB_EINVAL, "%s: %s accepted", keys[k],
+			             bad[b]);
+			cr_assert_eq(d.n, 1);
+			cr_expect_eq(d.items[0].line, 3);
+			cr_expect_str_eq(d.items[0].field, keys[k]);
+			cr_expect_str_eq(d.items[0].file, p);
+			ib_arena_free(a);
+		}
+}
+
 /* The repository's own calibration file loads cleanly. */
 /* Found by the sim_calib fuzz target: a NaN passed the range check (issue
  * 33's defect 9), `rules:` holding a string was read as a list (a wild
