@@ -299,7 +299,7 @@ int rt_compare(interp *in, uint32_t at, int op, cv *x, cv *y, bool *out)
 		return rt_undefined(in, at, x);
 	if (y->t == CV_UNDEF)
 		return rt_undefined(in, at, y);
-	int r;
+	int r = 0;
 	bool ok;
 	int rc = cmp3_d(in, at, x, y, &r, &ok, 0);
 	if (rc)
