@@ -163,7 +163,9 @@ int ib_json_write(ib_buf *out, const ib_val *v, const ib_json_opts *o, ib_error 
 /* Writes the JSON text of v to f, one top-level list item at a time, so that
  * a large list never sits in memory twice. Same format as ib_json_write. */
 int ib_json_write_file(FILE *f, const ib_val *v, const ib_json_opts *o, ib_error *e);
-/* Appends s as a JSON string literal. */
+/* Appends s as a JSON string literal. A byte that does not start valid UTF-8
+ * is written as U+FFFD (\ufffd with ensure_ascii), so the text stays valid
+ * UTF-8 as JSON must be. */
 int ib_json_write_str(ib_buf *out, const char *s, size_t n, bool ensure_ascii);
 /* Parses JSON text (any value at the top) into a tree in arena a, keeping
  * key order; duplicate keys keep the first position and the last value, as

@@ -108,7 +108,7 @@ int ib_json_write_str(ib_buf *out, const char *str, size_t n, bool ensure_ascii)
 		/* copy a run of characters that need no escaping */
 		size_t j = i;
 		while (j < n && s[j] >= 0x20 && s[j] != '"' && s[j] != '\\' &&
-		       (ensure_ascii ? s[j] < 0x7F : true))
+		       s[j] < (ensure_ascii ? 0x7F : 0x80)) /* non-ASCII: decoded below */
 			j++;
 		if (j > i && ib_buf_append(out, s + i, j - i))
 			return IB_ENOMEM;
@@ -168,8 +168,9 @@ int ib_json_write_str(ib_buf *out, const char *str, size_t n, bool ensure_ascii)
 			}
 			if (ib_buf_puts(out, esc))
 				return IB_ENOMEM;
-		} else if (ib_buf_append(out, s + i - len, len)) {
-			return IB_ENOMEM;
+		} else if (ib_buf_append(out, cp == 0xFFFD ? "\xEF\xBF\xBD" : (const char *)s + i - len,
+		                         cp == 0xFFFD ? 3 : len)) {
+			return IB_ENOMEM; /* (a byte that is not UTF-8 went out as U+FFFD) */
 		}
 	}
 	return ib_buf_putc(out, '"');

@@ -30,26 +30,31 @@ typedef struct {
 	int last_line, last_col; /* the position of the last node that had one */
 } loader;
 
-static int at(loader *L, struct fy_event *ev, int code, const char *fmt, const char *arg)
+/* Where an event is: its start mark; an empty scalar has none, then its tag's
+ * mark, else the last node that had a position (its key, as PyYAML places
+ * empty scalars), so that messages about it have a line. */
+static void event_pos(loader *L, struct fy_event *ev, int *line, int *col)
 {
 	const struct fy_mark *m = fy_event_start_mark(ev);
-	return ib_fail(L->e, code, L->name, m ? m->line + 1 : 0, m ? m->column + 1 : 0, fmt, arg);
+	if (!m && ev->type == FYET_SCALAR && ev->scalar.tag)
+		m = fy_token_start_mark(ev->scalar.tag);
+	*line = m ? m->line + 1 : L->last_line;
+	*col = m ? m->column + 1 : L->last_col;
+}
+
+static int at(loader *L, struct fy_event *ev, int code, const char *fmt, const char *arg)
+{
+	int line, col;
+	event_pos(L, ev, &line, &col);
+	return ib_fail(L->e, code, L->name, line, col, fmt, arg);
 }
 
 static void set_pos(loader *L, ib_val *v, struct fy_event *ev)
 {
-	const struct fy_mark *m = fy_event_start_mark(ev);
 	v->file = L->name;
-	if (m) {
-		v->line = L->last_line = m->line + 1;
-		v->col = L->last_col = m->column + 1;
-	} else {
-		/* an empty value (`key:` with nothing after it) has no mark of its
-		 * own: it is where the node before it is (its key), as PyYAML's
-		 * empty scalars are, so that messages about it have a line */
-		v->line = L->last_line;
-		v->col = L->last_col;
-	}
+	event_pos(L, ev, &v->line, &v->col);
+	L->last_line = v->line;
+	L->last_col = v->col;
 }
 
 static ib_val *find_anchor(loader *L, const char *name)

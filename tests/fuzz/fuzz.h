@@ -9,6 +9,7 @@
 #define IB_FUZZ_H
 
 #include "base/base.h"
+#include "fmt/fmt.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -68,6 +69,16 @@ static inline char *fuzz_strdup(const uint8_t *data, size_t n)
 		memcpy(s, data, n);
 	s[n] = '\0';
 	return s;
+}
+
+/* Is data[0..size) an empty YAML document (nothing, blanks, comments)? It
+ * has no line for a message to name. */
+static inline bool fuzz_yaml_empty(ib_arena *a, const uint8_t *data, size_t size)
+{
+	ib_val *v;
+	ib_error e;
+	return size == 0 ||
+	       (!ib_yaml_load(a, "doc", (const char *)data, size, &v, &e) && v->type == IB_V_NULL);
 }
 
 /* Writes data[0..n) to path (whole), aborting on an I/O error of the test

@@ -25,15 +25,6 @@ static void check_calib(const sim_calib *c)
 	           c->ep_imbalance);
 }
 
-/* An empty YAML document (nothing, blanks, comments) has no line to name. */
-static bool empty_doc(ib_arena *a, const uint8_t *data, size_t size)
-{
-	ib_val *v;
-	ib_error e;
-	return size == 0 ||
-	       (!ib_yaml_load(a, "doc", (const char *)data, size, &v, &e) && v->type == IB_V_NULL);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[512];
@@ -53,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(d.n > 0, "IB_EINVAL without a diagnostic");
 	for (size_t i = 0; i < d.n; i++)
 		FUZZ_CHECK(d.items[i].msg && d.items[i].msg[0] && d.items[i].file &&
-		               (d.items[i].line >= 1 || empty_doc(a, data, size)),
+		               (d.items[i].line >= 1 || fuzz_yaml_empty(a, data, size)),
 		           "diagnostic %zu: %s at line %d", i, d.items[i].msg, d.items[i].line);
 	if (!rc) {
 		for (size_t i = 0; i < f.n; i++)

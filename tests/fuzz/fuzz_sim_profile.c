@@ -12,15 +12,6 @@
 
 static const char *const files[] = {"profile.yaml", NULL};
 
-/* An empty YAML document (nothing, blanks, comments) has no line to name. */
-static bool empty_doc(ib_arena *a, const uint8_t *data, size_t size)
-{
-	ib_val *v;
-	ib_error e;
-	return size == 0 ||
-	       (!ib_yaml_load(a, "doc", (const char *)data, size, &v, &e) && v->type == IB_V_NULL);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[512];
@@ -36,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(rc <= 0, "rc %d", rc);
 	if (rc) {
 		FUZZ_CHECK(e.msg[0], "error %d without a message", rc);
-		FUZZ_CHECK(rc == IB_ENOMEM || e.line >= 1 || empty_doc(a, data, size),
+		FUZZ_CHECK(rc == IB_ENOMEM || e.line >= 1 || fuzz_yaml_empty(a, data, size),
 		           "error without a line: %s", e.msg);
 		goto out;
 	}

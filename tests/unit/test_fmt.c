@@ -527,6 +527,23 @@ Test(fmt, empty_values_are_placed_at_their_key)
 	cr_assert_gt(b->list.v[0]->line, 2);
 }
 
+/* JSON text is UTF-8: a byte that does not start valid UTF-8 is written as
+ * U+FFFD in both modes, valid non-ASCII text as it is (raw) or \u-escaped
+ * (found by the review fuzz target: its JSON report copied a recipe's stray
+ * byte). */
+Test(fmt, json_strings_stay_utf8)
+{
+	static const char in[] = "a\x9a\xc3\xa9\xe8u\xf0\x9f\x98\x80";
+	ib_buf b = {0};
+	cr_assert_eq(ib_json_write_str(&b, in, sizeof in - 1, false), 0);
+	cr_assert_str_eq(b.data, "\"a\xef\xbf\xbd\xc3\xa9\xef\xbf\xbdu\xf0\x9f\x98\x80\"");
+	b.len = 0;
+	cr_assert_eq(ib_json_write_str(&b, in, sizeof in - 1, true), 0);
+	b.data[b.len] = 0;
+	cr_assert_str_eq(b.data, "\"a\\ufffd\\u00e9\\ufffdu\\ud83d\\ude00\"");
+	ib_buf_free(&b);
+}
+
 Test(fmt, load_file_missing_is_enoent)
 {
 	ib_val *v = NULL;
