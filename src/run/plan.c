@@ -187,10 +187,14 @@ int run_row_env(ib_buf *b, const ib_val *row, const char *rn, const char *rf, in
 	return b->data ? 0 : IB_ENOMEM;
 }
 
-/* The simulator's GPU profile for a runner label ("mi355x", "h200-cw" →
- * h200), or NULL. */
+/* The simulator's GPU profile for a runner label, or NULL: the label
+ * without the "cluster:" prefix of runners.yaml's cluster pools (as the
+ * reference's normalize_hardware_label), then up to its first '-'
+ * ("mi355x", "h200-cw" → h200, "cluster:b300-nv" → b300). */
 static const char *sim_hw_of(const char *label, char *tmp, size_t cap)
 {
+	if (!strncmp(label, "cluster:", 8))
+		label += 8;
 	if (sim_hw_find(label))
 		return sim_hw_find(label)->name;
 	snprintf(tmp, cap, "%s", label);
@@ -206,6 +210,9 @@ const char *run_sim_unmodelable(const ib_val *row, const char **model, const cha
 	char tmp[128];
 	const ib_val *v;
 	if (strcmp(scenario(row), "fixed-seq-len") != 0) {
+		if (!strcmp(scenario(row), "agentic-coding"))
+			return "scenario 'agentic-coding': the simulator serves it (prefix cache, KV "
+			       "offload) but infbench run has no AgentX replay client to drive it yet";
 		snprintf(why, sizeof why,
 		         "scenario '%s' is not modelled by the simulator (fixed-seq-len only)",
 		         scenario(row));

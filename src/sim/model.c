@@ -44,6 +44,14 @@ static double weight_bytes_per_param(const sim_config *c)
 	return 2.0;
 }
 
+/* Bytes per routed-expert parameter: the precision's, or fewer when the
+ * checkpoint stores the experts narrower (sim_model.expert_wbits). */
+static double expert_bytes_per_param(const sim_config *c)
+{
+	double b = weight_bytes_per_param(c), x = c->model.expert_wbits / 8.0;
+	return x > 0 && x < b ? x : b;
+}
+
 static double peak_flops(const sim_config *c)
 {
 	if (!strcmp(c->precision, "fp4"))
@@ -101,7 +109,7 @@ static double dense_bytes(const sim_config *c)
 int sim_capacity_of(const sim_config *c, sim_capacity *out, ib_error *e)
 {
 	const sim_model *m = &c->model;
-	double ex = m->expert_params * weight_bytes_per_param(c) / pp_of(c) / expert_ways(c);
+	double ex = m->expert_params * expert_bytes_per_param(c) / pp_of(c) / expert_ways(c);
 	double w = dense_bytes(c) + ex;
 	double avail = c->hw.mem_bytes * c->gpu_mem_util - w - 2e9; /* activations, graphs */
 	double per_tok = kv_elems_full(m) * c->kv_bytes / kv_shards(c) / pp_of(c);
@@ -132,7 +140,6 @@ void sim_step_breakdown(const sim_config *c, const sim_step *s, sim_step_parts *
 	if (tokens <= 0)
 		return;
 	int tp = tp_of(c), pp = pp_of(c);
-	double bpp = weight_bytes_per_param(c);
 	/* weights read: the dense part always, the routed experts the batch
 	 * touches (each token picks experts_per_token of experts); with expert
 	 * parallelism the busiest rank reads ep_imbalance times its share */
@@ -142,7 +149,7 @@ void sim_step_breakdown(const sim_config *c, const sim_step *s, sim_step_parts *
 		touched = m->expert_params * (1.0 - p_miss);
 	}
 	double imb = c->ep > 1 ? c->ep_imbalance : 1.0;
-	o->expert_bytes = touched * bpp / expert_ways(c) / pp * imb;
+	o->expert_bytes = touched * expert_bytes_per_param(c) / expert_ways(c) / pp * imb;
 	double bytes = dense_bytes(c) + o->expert_bytes;
 	/* KV read by attention: every decode token reads its sequence's context
 	 * (full layers; sparse attention: at most sparse_topk tokens, plus the

@@ -28,6 +28,10 @@ typedef struct {
 	double flops_bf16, flops_fp8, flops_fp4;
 	double link_bw;     /* scale-up bandwidth per GPU, one direction */
 	double link_lat;    /* per all-reduce latency, s */
+	double host_bw;     /* GPU <-> host memory per GPU, one direction (PCIe, C2C) */
+	double net_bw;      /* scale-out (inter-node) bandwidth per GPU, one direction */
+	double net_lat;     /* scale-out latency per transfer or collective, s */
+	int domain_gpus;    /* GPUs one scale-up (NVLink / Infinity Fabric) domain joins */
 } sim_hw;
 
 /* A model. Parameter counts are totals across the model. */
@@ -47,6 +51,10 @@ typedef struct {
 	int sparse_topk;        /* > 0: sparse attention (DSA, MSA): a decode token reads at most
 				 * this many tokens' KV per layer, plus an index of the whole context */
 	int index_dim;          /* bytes per token per layer of that index (read over the context) */
+	double expert_wbits;    /* > 0: the checkpoint stores the routed experts in this many bits
+				 * per parameter (scales included) whatever the precision
+				 * (DeepSeek-V4: MXFP4 experts under FP8 attention); 0: as the
+				 * precision */
 } sim_model;
 
 const sim_hw *sim_hw_find(const char *name);

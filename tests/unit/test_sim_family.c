@@ -1,0 +1,192 @@
+/* Unit tests for the simulator's coverage of the whole InferenceX sweep
+ * (docs/sim.md "Profiles", "Prefix cache", "KV offload", "Disaggregated
+ * prefill/decode"): the GPU profiles of runners.yaml, mixed-precision
+ * checkpoints, runner labels, and each modelling term. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "run/run.h"
+#include "sim/sim.h"
+
+static ib_val *row_of(ib_arena *a, const char *json)
+{
+	ib_val *v;
+	ib_error e = {0};
+	cr_assert_eq(ib_json_parse(a, "row", json, strlen(json), &v, &e), 0, "%s", e.msg);
+	return v;
+}
+
+static sim_config cfg(const char *model, const char *hw, const char *prec, int tp, int ep, bool dpa)
+{
+	sim_config c;
+	sim_config_init(&c);
+	c.model = *sim_model_find(model);
+	c.hw = *sim_hw_find(hw);
+	c.precision = prec;
+	c.kv_bytes = 1;
+	c.tp = tp;
+	c.ep = ep;
+	c.dp_attn = dpa;
+	return c;
+}
+
+/* Every GPU of the reference's runners.yaml has a profile, with the
+ * host link, scale-out network and scale-up domain the new terms use. */
+Test(sim_family, every_runners_yaml_gpu_has_a_profile)
+{
+	const char *gpus[] = {"h100",  "h200",   "b200",   "b300",   "gb200",
+	                      "gb300", "mi300x", "mi325x", "mi355x", "rtx6000pro"};
+	for (size_t i = 0; i < sizeof gpus / sizeof *gpus; i++) {
+		const sim_hw *h = sim_hw_find(gpus[i]);
+		cr_assert_not_null(h, "%s", gpus[i]);
+		cr_assert(h->mem_bytes > 0 && h->hbm_bw > 0 && h->link_bw > 0, "%s", gpus[i]);
+		cr_assert(h->host_bw > 0 && h->net_bw > 0 && h->net_lat > 0 && h->domain_gpus > 0,
+		          "%s", gpus[i]);
+	}
+	/* NVL72 racks join 72 GPUs at NVLink speed; an HGX node 8 */
+	cr_assert_eq(sim_hw_find("gb200")->domain_gpus, 72);
+	cr_assert_eq(sim_hw_find("gb300")->domain_gpus, 72);
+	cr_assert_eq(sim_hw_find("b200")->domain_gpus, 8);
+	/* RTX PRO 6000: no NVLink, its GPUs talk over PCIe (the host link) */
+	const sim_hw *r = sim_hw_find("rtx6000pro");
+	cr_assert_eq(r->link_bw, r->host_bw);
+	cr_assert_lt(r->hbm_bw, sim_hw_find("h100")->hbm_bw);
+	/* what nvidia-smi reports (MiB), not the decimal marketing figure */
+	cr_assert_float_eq(sim_hw_find("h200")->mem_bytes, 143771.0 * 1048576, 1);
+	cr_assert_float_eq(sim_hw_find("b200")->mem_bytes, 183359.0 * 1048576, 1);
+}
+
+/* The configurations InferenceX runs fit: DeepSeek-V4-Pro FP8 (MXFP4
+ * experts) at TP 8 on H200 and MI300X, with and without DP attention;
+ * DeepSeek-R1 FP8 at TP 4 on B200. */
+Test(sim_family, what_inferencex_runs_fits)
+{
+	sim_capacity cap;
+	ib_error e = {0};
+	sim_config c = cfg("dsv4", "h200", "fp8", 8, 1, false);
+	cr_assert_eq(sim_capacity_of(&c, &cap, &e), 0, "%s", e.msg);
+	cr_assert_gt(cap.kv_blocks * c.block_size, 100000); /* room for a batch of 8k prompts */
+	c = cfg("dsv4", "h200", "fp8", 8, 8, true);
+	cr_assert_eq(sim_capacity_of(&c, &cap, &e), 0, "%s", e.msg);
+	c = cfg("dsv4", "mi300x", "fp8", 8, 1, false);
+	cr_assert_eq(sim_capacity_of(&c, &cap, &e), 0, "%s", e.msg);
+	c = cfg("dsr1", "b200", "fp8", 4, 1, false);
+	cr_assert_eq(sim_capacity_of(&c, &cap, &e), 0, "%s", e.msg);
+	cr_assert_gt(cap.kv_blocks * c.block_size, 8 * 9216); /* 8 sequences of 8k1k */
+	/* with the recipe's --mem-fraction-static 0.95, its 32 running requests */
+	c.gpu_mem_util = 0.95;
+	cr_assert_eq(sim_capacity_of(&c, &cap, &e), 0, "%s", e.msg);
+	cr_assert_gt(cap.kv_blocks * c.block_size, 32 * 9216);
+	/* still refused where it truly does not fit: R1 FP8 on 2 B200s */
+	c = cfg("dsr1", "b200", "fp8", 2, 1, false);
+	cr_assert_eq(sim_capacity_of(&c, &cap, &e), IB_EINVAL);
+}
+
+/* expert_wbits: the routed experts take that many bits per parameter when
+ * fewer than the precision's, in memory and in the bytes a step reads;
+ * the dense part keeps the precision. */
+Test(sim_family, mixed_precision_checkpoint)
+{
+	sim_config c = cfg("dsv4", "mi355x", "fp8", 8, 1, false); /* FP8 experts fit there too */
+	cr_assert_float_eq(c.model.expert_wbits, 4.25, 1e-9);
+	sim_capacity mixed, whole;
+	ib_error e = {0};
+	cr_assert_eq(sim_capacity_of(&c, &mixed, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(mixed.expert_bytes_per_gpu, c.model.expert_params * 4.25 / 8 / 8, 1e3);
+	sim_step s = {.decode_seqs = 64, .decode_ctx_sum = 64 * 4096.0};
+	sim_step_parts pm, pw;
+	sim_step_breakdown(&c, &s, &pm);
+	c.model.expert_wbits = 0; /* as the precision: FP8 experts */
+	cr_assert_eq(sim_capacity_of(&c, &whole, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(whole.expert_bytes_per_gpu, c.model.expert_params / 8, 1e3);
+	cr_assert_float_eq(whole.weight_bytes_per_gpu - whole.expert_bytes_per_gpu,
+	                   mixed.weight_bytes_per_gpu - mixed.expert_bytes_per_gpu, 1);
+	sim_step_breakdown(&c, &s, &pw);
+	cr_assert_float_eq(pm.expert_bytes / pw.expert_bytes, 4.25 / 8, 1e-9);
+	/* under FP4 (NVFP4: 4.5 bits with its scales) the narrower of the two,
+	 * the checkpoint's 4.25 bits, still holds */
+	c = cfg("dsv4", "b200", "fp4", 8, 1, false);
+	sim_capacity f4;
+	cr_assert_eq(sim_capacity_of(&c, &f4, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(f4.expert_bytes_per_gpu, c.model.expert_params * 4.25 / 8 / 8, 1e3);
+}
+
+Test(sim_family, new_profile_fields_load_and_are_checked)
+{
+	char dir[] = "/tmp/ib-simfam-XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	char path[256];
+	snprintf(path, sizeof path, "%s/p.yaml", dir);
+	FILE *f = fopen(path, "w");
+	fputs("hardware:\n  host-link-gbps: 100\n  net-gbps: 25\n  net-latency-us: 3\n"
+	      "  scale-up-gpus: 72\nmodel:\n  expert-weight-bits: 4.25\n",
+	      f);
+	fclose(f);
+	sim_config c;
+	sim_config_init(&c);
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	cr_assert_eq(sim_profile_load(path, &c.hw, &c.model, a, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(c.hw.host_bw, 100e9, 1);
+	cr_assert_float_eq(c.hw.net_bw, 25e9, 1);
+	cr_assert_float_eq(c.hw.net_lat, 3e-6, 1e-12);
+	cr_assert_eq(c.hw.domain_gpus, 72);
+	cr_assert_float_eq(c.model.expert_wbits, 4.25, 1e-12);
+	f = fopen(path, "w");
+	fputs("model:\n  layers: 4\n  expert-weight-bits: 17\n", f);
+	fclose(f);
+	cr_assert_eq(sim_profile_load(path, &c.hw, &c.model, a, &e), IB_EINVAL);
+	cr_assert_eq(e.line, 3);
+	cr_assert(strstr(e.msg, "model.expert-weight-bits") && strstr(e.msg, "at most 16"), "%s",
+	          e.msg);
+	f = fopen(path, "w");
+	fputs("hardware:\n  scale-up-gpus: 7.5\n", f);
+	fclose(f);
+	cr_assert_eq(sim_profile_load(path, &c.hw, &c.model, a, &e), IB_EINVAL);
+	cr_assert(e.line == 2 && strstr(e.msg, "hardware.scale-up-gpus"), "%d %s", e.line, e.msg);
+	ib_arena_free(a);
+	remove(path);
+	remove(dir);
+}
+
+static const char row_json[] =
+    "{\"image\": \"img:1\", \"model\": \"deepseek-ai/DeepSeek-R1\", \"model-prefix\": \"dsr1\","
+    " \"precision\": \"fp4\", \"framework\": \"vllm\", \"runner\": \"h200\", \"isl\": 1024,"
+    " \"osl\": 1024, \"tp\": 8, \"pp\": 1, \"conc\": 64, \"ep\": 1, \"dp-attn\": false,"
+    " \"spec-decoding\": \"none\", \"exp-name\": \"dsr1_1k1k\", \"disagg\": false}";
+
+/* Runner labels resolve as the reference's normalize_hardware_label: the
+ * "cluster:" prefix off, then the GPU up to the first '-'. */
+Test(sim_family, runner_labels_resolve_like_the_reference)
+{
+	ib_arena *a = ib_arena_new();
+	const char *labels[][2] = {{"cluster:b300-nv", "b300"},     {"cluster:b200-dgxc", "b200"},
+	                           {"cluster:mi325x-tw", "mi325x"}, {"rtx6000pro-lat", "rtx6000pro"},
+	                           {"cluster:rtx6000pro-lat", "rtx6000pro"},
+	                           {"b200-dsv4", "b200"},            {"gb300", "gb300"}};
+	for (size_t i = 0; i < sizeof labels / sizeof *labels; i++) {
+		ib_val *r = row_of(a, row_json);
+		ib_map_set(a, r, "runner", ib_v_str(a, labels[i][0]));
+		const char *h = NULL;
+		const char *why = run_sim_unmodelable(r, NULL, &h);
+		cr_assert_null(why, "%s: %s", labels[i][0], why);
+		cr_assert_str_eq(h, labels[i][1], "%s", labels[i][0]);
+	}
+	ib_val *r = row_of(a, row_json);
+	ib_map_set(a, r, "runner", ib_v_str(a, "cluster:tpu7x-gc"));
+	const char *why = run_sim_unmodelable(r, NULL, NULL);
+	cr_assert(why && strstr(why, "no simulator GPU profile for runner 'cluster:tpu7x-gc'"), "%s",
+	          why);
+	/* an agentic row names what is missing: the replay client */
+	r = row_of(a, row_json);
+	ib_map_set(a, r, "scenario-type", ib_v_str(a, "agentic-coding"));
+	why = run_sim_unmodelable(r, NULL, NULL);
+	cr_assert(why && strstr(why, "AgentX replay client"), "%s", why);
+	ib_arena_free(a);
+}
