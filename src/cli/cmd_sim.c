@@ -124,6 +124,8 @@ static const arg_opt flags[] = {
 	{.name = "--block-size", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "KV block size in tokens (default 16)"},
 	{.name = "--gpu-memory-utilization", .kind = ARG_ONE, .metavar = "F", .help = "fraction of GPU memory used (default 0.9)"},
 	{.name = "--max-model-len", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "reject longer requests (default: no limit)"},
+	{.name = "--no-enable-prefix-caching", .kind = ARG_FLAG, .help = "no prefix cache: every prompt is computed in full"},
+	{.name = "--kv-offload-gb", .kind = ARG_ONE, .metavar = "GB", .help = "host memory for KV blocks evicted from the GPU (default 0: no offload)"},
 	{.name = "--spec-method", .kind = ARG_ONE, .choices = spec_choices, .metavar = "M", .help = "speculative decoding: none, mtp, eagle3"},
 	{.name = "--num-spec-tokens", .kind = ARG_ONE, .is_int = true, .metavar = "K", .help = "draft tokens per step"},
 	{.name = "--acceptance-length", .kind = ARG_ONE, .metavar = "AL", .help = "mean tokens per step, bonus token included"},
@@ -240,6 +242,8 @@ static int engine_flags(arg_parser *p, sim_config *c, sim_run *r)
 	int_opt(p, "--num-spec-tokens", &c->num_spec_tokens, 1, &rc);
 	int_opt(p, "--mean-output-len", &c->mean_output_len, 1, &rc);
 	num_opt(p, "--gpu-memory-utilization", &c->gpu_mem_util, 0.01, 1, &rc);
+	num_opt(p, "--kv-offload-gb", &c->kv_offload_gb, 0, 1e7, &rc);
+	c->no_prefix_cache = args_get(p, "--no-enable-prefix-caching")->seen;
 	num_opt(p, "--time-scale", &c->time_scale, 1e-3, 1e9, &rc);
 	num_opt(p, "--pace", &c->pace, 1e-3, 1e6, &rc);
 	num_opt(p, "--fail-rate", &c->fail_rate, 0, 1, &rc);

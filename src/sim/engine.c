@@ -63,9 +63,12 @@ static int prefill_len(const seq *q)
 	return q->prompt_tokens + q->recompute;
 }
 
+/* q's private blocks go back to the pool; the cached ones it used stay
+ * cached, free once no one else uses them (prefix_cache.c). */
 static void release(sim_server *s, seq *q)
 {
-	s->free_blocks += q->blocks;
+	s->free_blocks += q->blocks - q->nshared;
+	sim_pc_release(s, q);
 	q->blocks = 0;
 }
 
@@ -75,9 +78,8 @@ static bool reserve(sim_server *s, seq *q, int64_t tokens)
 	int64_t need = blocks_for(s, tokens) - q->blocks;
 	if (need <= 0)
 		return true;
-	if (need > s->free_blocks)
+	if (!sim_pc_take(s, need))
 		return false;
-	s->free_blocks -= need;
 	q->blocks += need;
 	return true;
 }
@@ -234,8 +236,38 @@ static void schedule(sim_server *s)
 	/* admit waiting requests */
 	while (s->waiting.head && budget > 0 && (int)s->running.n < c->max_num_seqs) {
 		seq *q = s->waiting.head;
-		if (!reserve(s, q, (int64_t)prefill_len(q) + 1))
+		/* the prompt's leading blocks already in the cache are not computed
+		 * again (at least its last token is, for the first output) */
+		int hit = 0, host = 0;
+		bool lookup = q->bh && q->prefilled == 0;
+		if (lookup) {
+			hit = sim_pc_acquire(s, q, (q->prompt_tokens - 1) / c->block_size, &host);
+			q->prefilled = hit * c->block_size;
+		}
+		if (!reserve(s, q, (int64_t)prefill_len(q) + 1)) {
+			if (lookup) {
+				release(s, q);
+				q->prefilled = 0;
+			}
 			break;
+		}
+		if (lookup) {
+			uint64_t dev = (uint64_t)(hit - host) * (uint64_t)c->block_size;
+			uint64_t ext = (uint64_t)host * (uint64_t)c->block_size;
+			s->m.pc_queries += (uint64_t)q->prompt_tokens;
+			s->m.pc_hits += dev;
+			s->m.pc_computed += (uint64_t)q->prompt_tokens - dev - ext;
+			if (s->pc.host_blocks > 0) {
+				s->m.ext_queries += (uint64_t)q->prompt_tokens - dev;
+				s->m.ext_hits += ext;
+			}
+			if (host > 0) { /* copied back over the host link in this step */
+				double b = (double)host * s->cap.kv_bytes_per_token * c->block_size;
+				st.host_load_bytes += b;
+				s->m.offload_bytes_to_gpu += b;
+				s->m.offload_s_to_gpu += b / c->hw.host_bw;
+			}
+		}
 		seq_list_remove(&s->waiting, q);
 		q->state = SEQ_RUNNING;
 		seq_list_push(&s->running, q);
@@ -254,11 +286,12 @@ static void schedule(sim_server *s)
 			budget -= k + 1;
 			continue;
 		}
-		int chunk = prefill_len(q) < budget ? prefill_len(q) : budget;
+		int left = prefill_len(q) - q->prefilled;
+		int chunk = left < budget ? left : budget;
 		q->plan_prefill = chunk;
 		q->plan_decode = false;
 		st.prefill_tokens += chunk;
-		st.prefill_ctx_sum += (double)chunk * (chunk / 2.0);
+		st.prefill_ctx_sum += (double)chunk * (q->prefilled + chunk / 2.0);
 		budget -= chunk;
 	}
 	if (st.decode_seqs == 0 && st.prefill_tokens == 0) {
@@ -337,6 +370,7 @@ void sim_engine_step_done(sim_server *s)
 		if (q->plan_prefill) {
 			q->prefilled += q->plan_prefill;
 			q->plan_prefill = 0;
+			sim_pc_register(s, q);
 			if (q->prefilled >= prefill_len(q) && q->generated == 0)
 				n = 1; /* the prefill step yields the first token */
 		} else if (q->plan_decode) {
@@ -378,6 +412,12 @@ void sim_engine_start(sim_server *s)
 	s->step_timer = (net_timer){.fn = on_step, .arg = s};
 	s->kick = (net_defer){.fn = kick, .arg = s};
 	s->free_blocks = s->cap.kv_blocks;
+	sim_pc_init(&s->pc);
+	/* the host tier: --kv-offload-gb over the KV bytes of a block on every GPU */
+	double gpus = (double)(s->cfg.tp > 0 ? s->cfg.tp : 1) * (s->cfg.pp > 1 ? s->cfg.pp : 1);
+	double per_block = s->cap.kv_bytes_per_token * s->cfg.block_size * gpus;
+	if (s->cfg.kv_offload_gb > 0 && per_block > 0)
+		s->pc.host_blocks = (int64_t)(s->cfg.kv_offload_gb * 1e9 / per_block);
 	s->m_anchor = 0;
 	s->m_anchor_wall = s->virt ? s->vnow : ib_now_ns();
 }

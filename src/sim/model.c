@@ -211,7 +211,11 @@ void sim_step_breakdown(const sim_config *c, const sim_step *s, sim_step_parts *
 	 * a decode sequence with K drafts verifies K + 1 tokens) */
 	double seqs = s->decode_seqs * (k + 1.0) + (s->prefill_tokens > 0 ? 1 : 0);
 	o->overhead = c->step_overhead_s + seqs * c->seq_overhead_s;
-	double t = (o->mem > o->compute ? o->mem : o->compute) + o->comm + o->overhead;
+	/* KV offload hits: each GPU copies its share in over its host link
+	 * before the step's attention can use it */
+	if (s->host_load_bytes > 0 && c->hw.host_bw > 0)
+		o->host_load = s->host_load_bytes / c->hw.host_bw;
+	double t = (o->mem > o->compute ? o->mem : o->compute) + o->comm + o->overhead + o->host_load;
 	/* the draft model proposes k tokens before verification */
 	if (k > 0 && s->decode_seqs > 0)
 		t += k * c->draft_cost * t;

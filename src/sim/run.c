@@ -217,6 +217,8 @@ int sim_run_load(const sim_config *c, const sim_load *ld, sim_load_result *out, 
 	out->output_tok_s = out->duration > 0 ? (double)r.out_tokens / out->duration : 0;
 	out->preemptions = (int64_t)s->m.preemptions;
 out:
+	if (s)
+		sim_pc_free(&s->pc);
 	free(s);
 	free(r.pfree);
 	free(r.pend);

@@ -94,6 +94,10 @@ typedef struct {
 	int max_num_batched_tokens;
 	int block_size;
 	double gpu_mem_util;
+	/* KV offload (docs/sim.md "KV offload"): host memory in GB for KV
+	 * blocks evicted from the GPU (the row's total-cpu-dram-gb), 0: none */
+	double kv_offload_gb;
+	bool no_prefix_cache;   /* --no-enable-prefix-caching: every prompt is computed */
 	double mem_eff, compute_eff;
 	double step_overhead_s;
 	double seq_overhead_s;  /* per running sequence per step (scheduling, sampling) */
@@ -153,6 +157,7 @@ typedef struct {
 	double decode_ctx_sum;   /* sum of context lengths of the decode sequences */
 	int prefill_tokens;      /* tokens prefilled in this step */
 	double prefill_ctx_sum;  /* sum over prefilled tokens of their position */
+	double host_load_bytes;  /* KV copied in from the host tier, per GPU (KV offload hits) */
 } sim_step;
 double sim_step_time(const sim_config *c, const sim_step *s);
 
@@ -160,6 +165,7 @@ double sim_step_time(const sim_config *c, const sim_step *s);
 typedef struct {
 	double mem, compute;   /* roofline terms (the step takes the larger) */
 	double comm;           /* all-reduce / all-to-all / pipeline transfers */
+	double host_load;      /* KV offload hits copied over the host link */
 	double overhead;       /* per step and per sequence */
 	double bytes_per_gpu;  /* HBM bytes read by the busiest GPU */
 	double expert_bytes;   /* of which routed-expert weights */

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "run/run.h"
-#include "sim/sim.h"
+#include "sim/private.h"
 
 static ib_val *row_of(ib_arena *a, const char *json)
 {
@@ -189,4 +189,37 @@ Test(sim_family, runner_labels_resolve_like_the_reference)
 	why = run_sim_unmodelable(r, NULL, NULL);
 	cr_assert(why && strstr(why, "AgentX replay client"), "%s", why);
 	ib_arena_free(a);
+}
+
+/* KV offload: a step that copies blocks in from the host tier takes their
+ * bytes over the host link on top of its roofline time. */
+Test(sim_family, host_load_costs_the_host_link)
+{
+	sim_config c = cfg("llama3-8b", "h100", "bf16", 1, 1, false);
+	sim_step s = {.prefill_tokens = 16, .prefill_ctx_sum = 16 * 1000.0};
+	sim_step_parts a, b;
+	sim_step_breakdown(&c, &s, &a);
+	cr_assert_eq(a.host_load, 0);
+	s.host_load_bytes = 6.4e9; /* 100 ms at 64 GB/s */
+	sim_step_breakdown(&c, &s, &b);
+	cr_assert_float_eq(b.host_load, 0.1, 1e-12);
+	cr_assert_float_eq(b.total - a.total, 0.1, 1e-12);
+	/* a faster host link (NVLink-C2C on GB200) costs less */
+	c.hw = *sim_hw_find("gb200");
+	sim_step_breakdown(&c, &s, &b);
+	cr_assert_float_eq(b.host_load, 6.4e9 / 225e9, 1e-12);
+}
+
+/* Block hashes are chained: a block is named by its content and by every
+ * block before it, so equal blocks after different prefixes differ. */
+Test(sim_family, block_hashes_are_chained)
+{
+	const char a[] = "0123456789abcdef", b[] = "fedcba9876543210";
+	uint64_t h1 = sim_pc_hash(0, a, 16), h1b = sim_pc_hash(0, a, 16);
+	cr_assert_eq(h1, h1b);
+	cr_assert_neq(h1, 0);
+	uint64_t h2 = sim_pc_hash(h1, b, 16);
+	cr_assert_neq(h2, sim_pc_hash(0, b, 16));               /* same block, other prefix */
+	cr_assert_neq(h2, sim_pc_hash(sim_pc_hash(0, b, 16), b, 16));
+	cr_assert_neq(sim_pc_hash(0, a, 16), sim_pc_hash(0, b, 16));
 }
