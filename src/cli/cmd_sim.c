@@ -119,6 +119,11 @@ static const arg_opt flags[] = {
 	{.name = "--ep", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "expert parallel ranks (default 1: experts sharded by TP)"},
 	{.name = "--dp-attention", .kind = ARG_FLAG, .help = "data-parallel attention: each TP rank its own batch and KV"},
 	{.name = "--pp", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "pipeline stages (default 1)"},
+	{.name = "--replicas", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "identical instances behind the endpoint: the decode workers when disaggregated (default 1)"},
+	{.name = "--prefill-workers", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "disaggregated: N prefill workers; this configuration decodes (default 0: aggregated)"},
+	{.name = "--prefill-tp", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "a prefill worker's TP (default --tp)"},
+	{.name = "--prefill-ep", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "a prefill worker's EP (default --ep)"},
+	{.name = "--prefill-dp-attention", .kind = ARG_FLAG, .help = "prefill workers use DP attention"},
 	{.name = "--max-num-seqs", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "running sequences at most (default 256)"},
 	{.name = "--max-num-batched-tokens", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "token budget per step (default 8192)"},
 	{.name = "--block-size", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "KV block size in tokens (default 16)"},
@@ -234,6 +239,11 @@ static int engine_flags(arg_parser *p, sim_config *c, sim_run *r)
 	int_opt(p, "--tp", &c->tp, 1, &rc);
 	int_opt(p, "--ep", &c->ep, 1, &rc);
 	int_opt(p, "--pp", &c->pp, 1, &rc);
+	int_opt(p, "--replicas", &c->replicas, 1, &rc);
+	int_opt(p, "--prefill-workers", &c->prefill_workers, 1, &rc);
+	int_opt(p, "--prefill-tp", &c->prefill_tp, 1, &rc);
+	int_opt(p, "--prefill-ep", &c->prefill_ep, 1, &rc);
+	c->prefill_dp_attn = args_get(p, "--prefill-dp-attention")->seen;
 	c->dp_attn = args_get(p, "--dp-attention")->seen;
 	int_opt(p, "--max-num-seqs", &c->max_num_seqs, 1, &rc);
 	int_opt(p, "--max-num-batched-tokens", &c->max_num_batched_tokens, 1, &rc);
@@ -258,6 +268,11 @@ static int engine_flags(arg_parser *p, sim_config *c, sim_run *r)
 	if (args_get(p, "--seed")->seen)
 		c->seed = (uint64_t)args_get(p, "--seed")->ivals[0];
 	c->max_speed = args_get(p, "--max-speed")->seen;
+	if (!c->prefill_workers && (args_get(p, "--prefill-tp")->seen || args_get(p, "--prefill-ep")->seen ||
+				    c->prefill_dp_attn))
+		return args_error(p, NULL, "--prefill-tp, --prefill-ep and --prefill-dp-attention need --prefill-workers");
+	if (c->prefill_workers && (c->max_speed || c->pace > 0))
+		return args_error(p, NULL, "--prefill-workers needs the model, not --max-speed or --pace");
 	if (c->max_speed && c->pace > 0)
 		return args_error(p, NULL, "--pace and --max-speed exclude each other");
 	if (c->max_speed && (args_get(p, "--drop-rate")->seen || args_get(p, "--stall-rate")->seen ||

@@ -699,6 +699,8 @@ static void admit(sim_server *s, net_conn *c, const ib_val *req, bool chat, int 
 		net_conn_stream_begin(c, 200, "text/event-stream");
 	if (cfg->max_speed)
 		sim_emit(s, q, 0, false); /* fills the connection; on_drain continues */
+	else if (s->prefill)
+		sim_disagg_submit(s, q);
 	else
 		sim_engine_submit(s, q);
 }
@@ -1083,6 +1085,10 @@ int sim_server_new(net_loop *l, const sim_config *c, sim_server **out, ib_error 
 		rc = sim_tokq_start(s, e);
 	if (!rc) {
 		sim_engine_start(s);
+		if (c->prefill_workers > 0 && !c->max_speed && !(c->pace > 0))
+			rc = sim_disagg_start(s, e);
+	}
+	if (!rc) {
 		net_server_cbs cbs = {.on_request = on_request, .on_close = on_close, .on_drain = on_drain};
 		rc = net_server_new(l, c->host, c->port, &cbs, s, &s->http, e);
 		if (!rc && c->tls)
@@ -1100,6 +1106,7 @@ int sim_server_new(net_loop *l, const sim_config *c, sim_server **out, ib_error 
 	}
 	if (rc) {
 		sim_tokq_stop(s);
+		sim_disagg_free(s);
 		free(s);
 		return rc;
 	}
@@ -1130,6 +1137,7 @@ void sim_server_free(sim_server *s)
 		seq_list_remove(&s->running, q);
 		sim_seq_free(s, q);
 	}
+	sim_disagg_free(s);
 	sim_pc_free(&s->pc);
 	ib_buf_free(&s->scratch);
 	ib_buf_free(&s->logline);

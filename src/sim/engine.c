@@ -56,6 +56,35 @@ static int spec_k(const sim_server *s)
 	return c->spec_method && strcmp(c->spec_method, "none") ? c->num_spec_tokens : 0;
 }
 
+static int64_t replicas_of(const sim_config *c)
+{
+	return c->replicas > 1 ? c->replicas : 1;
+}
+
+/* One replica's share of a step over `replicas` identical instances: the
+ * router spreads sequences evenly (a sequence is never split) and the
+ * instances step together, so the step lasts what the busiest instance's
+ * share takes. */
+static const sim_step *replica_share(const sim_config *c, const sim_step *st, sim_step *one)
+{
+	int64_t r = replicas_of(c);
+	if (r == 1)
+		return st;
+	*one = *st;
+	int64_t dw = st->decode_seqs < r ? st->decode_seqs : r;
+	int64_t pw = st->prefill_seqs < r ? st->prefill_seqs : r;
+	if (dw > 1) {
+		one->decode_seqs = (int)((st->decode_seqs + dw - 1) / dw);
+		one->decode_ctx_sum = st->decode_ctx_sum / (double)dw;
+	}
+	if (pw > 1) {
+		one->prefill_tokens = (int)((st->prefill_tokens + pw - 1) / pw);
+		one->prefill_ctx_sum = st->prefill_ctx_sum / (double)pw;
+		one->host_load_bytes = st->host_load_bytes / (double)pw;
+	}
+	return one;
+}
+
 /* Tokens to (re)compute before decoding: the prompt, plus what was already
  * generated when the sequence was preempted. */
 static int prefill_len(const seq *q)
@@ -122,7 +151,9 @@ static void eng_cancel(sim_server *s)
 
 static void eng_emit(sim_server *s, seq *q, int n, bool last)
 {
-	if (s->virt)
+	if (s->parent)
+		sim_disagg_prefilled(s, q);
+	else if (s->virt)
 		s->vemit(s, q, n, last);
 	else
 		sim_emit(s, q, n, last);
@@ -130,6 +161,8 @@ static void eng_emit(sim_server *s, seq *q, int n, bool last)
 
 int64_t sim_model_now(const sim_server *s, int64_t wall)
 {
+	if (s->parent) /* a prefill pool keeps its server's clock */
+		return sim_model_now(s->parent, wall);
 	int64_t dt = wall - s->m_anchor_wall;
 	int64_t m = s->m_anchor + (dt > 0 ? (int64_t)((double)dt * s->cfg.time_scale) : 0);
 	/* the step in flight has not ended in model time until its timer fired */
@@ -180,7 +213,7 @@ static void schedule(sim_server *s)
 		}
 	}
 	int k = spec_k(s);
-	int budget = c->max_num_batched_tokens;
+	int budget = c->max_num_batched_tokens * replicas_of(c);
 	sim_step st = {0};
 	int64_t next_wake = 0;
 	/* decode first */
@@ -230,11 +263,13 @@ static void schedule(sim_server *s)
 		int chunk = left < budget ? left : budget;
 		q->plan_prefill = chunk;
 		st.prefill_tokens += chunk;
+		st.prefill_seqs++;
 		st.prefill_ctx_sum += (double)chunk * (q->prefilled + chunk / 2.0);
 		budget -= chunk;
 	}
 	/* admit waiting requests */
-	while (s->waiting.head && budget > 0 && (int)s->running.n < c->max_num_seqs) {
+	while (s->waiting.head && budget > 0 &&
+	       (int64_t)s->running.n < (int64_t)c->max_num_seqs * replicas_of(c)) {
 		seq *q = s->waiting.head;
 		/* the prompt's leading blocks already in the cache are not computed
 		 * again (at least its last token is, for the first output) */
@@ -291,6 +326,7 @@ static void schedule(sim_server *s)
 		q->plan_prefill = chunk;
 		q->plan_decode = false;
 		st.prefill_tokens += chunk;
+		st.prefill_seqs++;
 		st.prefill_ctx_sum += (double)chunk * (q->prefilled + chunk / 2.0);
 		budget -= chunk;
 	}
@@ -303,6 +339,7 @@ static void schedule(sim_server *s)
 		}
 		return;
 	}
+	sim_step one;
 	int64_t at;
 	if (c->pace > 0) { /* on a fixed grid, so that late wake-ups do not add up */
 		int64_t every = (int64_t)(1e9 / c->pace);
@@ -314,7 +351,7 @@ static void schedule(sim_server *s)
 		 * one was due, not when its timer woke us up, so the host's timer
 		 * latency never accumulates (nor is multiplied by the time scale);
 		 * a step after an idle spell starts now */
-		double t = sim_step_time(c, &st);
+		double t = sim_step_time(c, replica_share(c, &st, &one));
 		int64_t start = replan ? s->step_start : s->chain && !s->rebase ? s->step_at : now;
 		/* model time: a step that follows another starts when that one
 		 * ended, a step after an idle spell at the model clock's now */
@@ -387,7 +424,8 @@ void sim_engine_step_done(sim_server *s)
 		if (n > q->target - q->generated)
 			n = q->target - q->generated;
 		if (n > 0) {
-			bool last = q->generated + n >= q->target;
+			/* a prefill worker's sequence leaves with its first token */
+			bool last = q->generated + n >= q->target || s->parent;
 			if (last) {
 				seq_list_remove(&s->running, q);
 				release(s, q);
@@ -411,7 +449,8 @@ void sim_engine_start(sim_server *s)
 {
 	s->step_timer = (net_timer){.fn = on_step, .arg = s};
 	s->kick = (net_defer){.fn = kick, .arg = s};
-	s->free_blocks = s->cap.kv_blocks;
+	s->total_blocks = s->cap.kv_blocks * replicas_of(&s->cfg);
+	s->free_blocks = s->total_blocks;
 	sim_pc_init(&s->pc);
 	/* the host tier: --kv-offload-gb over the KV bytes of a block on every GPU */
 	double gpus = (double)(s->cfg.tp > 0 ? s->cfg.tp : 1) * (s->cfg.pp > 1 ? s->cfg.pp : 1);
@@ -437,6 +476,13 @@ void sim_engine_schedule(sim_server *s)
 
 void sim_engine_abort(sim_server *s, seq *q)
 {
+	if (q->state == SEQ_XFER) {
+		net_timer_cancel(s->loop, &q->xfer);
+		q->state = SEQ_DONE;
+		return;
+	}
+	if (q->eng) /* in the prefill pool */
+		s = q->eng;
 	if (q->state == SEQ_WAITING) {
 		seq_list_remove(&s->waiting, q);
 	} else if (q->state == SEQ_RUNNING) {

@@ -131,8 +131,8 @@ void sim_metrics_render(const sim_server *s, ib_buf *b)
 {
 	const sim_metrics *m = &s->m;
 	const char *mn = s->cfg.served_model_name;
-	double used = s->cap.kv_blocks > 0 && !s->cfg.max_speed
-			      ? 1.0 - (double)s->free_blocks / (double)s->cap.kv_blocks
+	double used = s->total_blocks > 0 && !s->cfg.max_speed
+			      ? 1.0 - (double)s->free_blocks / (double)s->total_blocks
 			      : 0.0;
 	gauge(b, "vllm:num_requests_running", "Number of requests in model execution batches.", mn,
 	      (double)s->running.n);

@@ -20,7 +20,7 @@
  * match on that key) names v, case-insensitively; false for a NULL v. */
 bool sim_calib_names(const char *const *list, const char *v);
 
-typedef enum { SEQ_WAITING, SEQ_RUNNING, SEQ_DONE } seq_state;
+typedef enum { SEQ_WAITING, SEQ_RUNNING, SEQ_DONE, SEQ_XFER /* KV on its way to decode */ } seq_state;
 
 typedef struct seq seq;
 struct seq {
@@ -72,6 +72,10 @@ struct seq {
 	int nbh;
 	int nshared; /* entries referenced (of q->blocks) */
 	int nreg;    /* blocks 0..nreg-1 looked up or registered */
+	/* disaggregated serving (disagg.c): the prefill engine the request is
+	 * in (NULL: srv's), and the KV transfer's timer (state SEQ_XFER) */
+	sim_server *eng;
+	net_timer xfer;
 };
 
 typedef struct {
@@ -107,6 +111,8 @@ typedef struct {
 	uint64_t pc_queries, pc_hits, pc_computed;  /* prompt tokens looked up, hit on the GPU, computed */
 	uint64_t ext_queries, ext_hits;             /* looked up in the host tier, hit there */
 	uint64_t pc_evicted;                        /* blocks evicted from the GPU */
+	uint64_t kv_transfers;                      /* prefill -> decode KV transfers */
+	double kv_transfer_s;                       /* their model seconds */
 	double offload_bytes_to_host, offload_bytes_to_gpu; /* per GPU x GPUs, bytes */
 	double offload_s_to_host, offload_s_to_gpu;         /* transfer seconds */
 	/* wall seconds left out of the model clock (late steps past
@@ -157,6 +163,15 @@ void sim_pc_register(sim_server *s, seq *q);
  * (most recently used). The caller returns q's private blocks. */
 void sim_pc_release(sim_server *s, seq *q);
 
+/* Disaggregated serving (disagg.c): starts s's prefill pool (0, IB_EINVAL
+ * when its weights do not fit, IB_ENOMEM); frees it (after the
+ * connections closed); gives a new request to it; and, called by the
+ * prefill engine, emits q's first token and sends its KV to s. */
+int sim_disagg_start(sim_server *s, ib_error *e);
+void sim_disagg_free(sim_server *s);
+void sim_disagg_submit(sim_server *s, seq *q);
+void sim_disagg_prefilled(sim_server *prefill, seq *q);
+
 /* A prompt tokenized off the event loop (tokq.c): the loop fills the input
  * and the request's state, the worker thread the output; done runs on the
  * loop afterwards. */
@@ -185,6 +200,10 @@ struct sim_server {
 	net_loop *loop;
 	net_server *http;
 	sim_capacity cap;
+	int64_t total_blocks; /* cap.kv_blocks x replicas */
+	/* disaggregated serving (disagg.c): the prefill pool's engine, and in
+	 * it the server it prefills for */
+	sim_server *prefill, *parent;
 	int64_t free_blocks;
 	sim_pcache pc;
 	seq_list waiting, running;

@@ -85,11 +85,18 @@ typedef struct {
 	bool dp_attn;           /* data-parallel attention: each of the TP ranks runs its own
 				 * sequences with the whole attention (own batch and KV) */
 	int pp;                 /* pipeline stages (GPUs = TP x PP) */
-	/* disaggregated prefill (in-process runs, sim_run_load): prefill_workers
-	 * > 0 separate prefill instances of prefill_tp GPUs each take every
-	 * prompt (first come, first served), send its KV over the scale-up link,
-	 * and this configuration only decodes; 0: aggregated */
-	int prefill_workers, prefill_tp;
+	/* disaggregated prefill/decode (docs/sim.md "Disaggregated prefill/
+	 * decode"): prefill_workers > 0 separate prefill instances of
+	 * prefill_tp GPUs (prefill_ep, prefill_dp_attn) take every prompt,
+	 * send its KV to the decode side (sim_kv_transfer_s), and this
+	 * configuration only decodes; 0: aggregated */
+	int prefill_workers, prefill_tp, prefill_ep;
+	bool prefill_dp_attn;
+	/* identical instances of this configuration behind one endpoint (the
+	 * decode workers of a disaggregated row, data-parallel replicas): a
+	 * router spreads the sequences evenly, so each step is one instance's
+	 * share; KV and --max-num-seqs are per instance (1: one) */
+	int replicas;
 	int max_num_seqs;
 	int max_num_batched_tokens;
 	int block_size;
@@ -147,6 +154,17 @@ typedef struct {
 	double kv_bytes_per_token;     /* per GPU */
 	int64_t kv_blocks;             /* capacity in blocks */
 } sim_capacity;
+/* The configuration of one prefill instance of a disaggregated c (its TP,
+ * EP and DP attention, aggregated, one replica per worker). */
+void sim_prefill_config(const sim_config *c, sim_config *pc);
+/* Model seconds to move the KV of `tokens` prompt tokens from a prefill
+ * instance of c to a decode instance: every GPU sends its share at once,
+ * over the scale-up link when both pools fit in one scale-up domain
+ * (hw.domain_gpus: a node, an NVL72 rack), else over the scale-out
+ * network; plus one latency. 0 when c is not disaggregated. */
+double sim_kv_transfer_s(const sim_config *c, double tokens);
+/* GPUs the whole configuration occupies (both pools, every replica). */
+int sim_config_gpus(const sim_config *c);
 /* Returns 0, or IB_EINVAL when the weights do not fit in GPU memory. */
 int sim_capacity_of(const sim_config *c, sim_capacity *out, ib_error *e);
 
@@ -158,6 +176,7 @@ typedef struct {
 	int prefill_tokens;      /* tokens prefilled in this step */
 	double prefill_ctx_sum;  /* sum over prefilled tokens of their position */
 	double host_load_bytes;  /* KV copied in from the host tier, per GPU (KV offload hits) */
+	int prefill_seqs;        /* sequences the prefill tokens belong to (0: not counted) */
 } sim_step;
 double sim_step_time(const sim_config *c, const sim_step *s);
 

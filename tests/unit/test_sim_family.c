@@ -223,3 +223,99 @@ Test(sim_family, block_hashes_are_chained)
 	cr_assert_neq(h2, sim_pc_hash(sim_pc_hash(0, b, 16), b, 16));
 	cr_assert_neq(sim_pc_hash(0, a, 16), sim_pc_hash(0, b, 16));
 }
+
+/* ---- disaggregated prefill/decode, replicas, multi-node ---- */
+
+static sim_load_result load(const sim_config *c, int conc, int isl, int osl)
+{
+	sim_load ld = {.concurrency = conc, .num_prompts = 4 * conc, .isl = isl, .osl = osl,
+	               .range_ratio = 0.8, .seed = 7};
+	sim_load_result r;
+	ib_error e = {0};
+	cr_assert_eq(sim_run_load(c, &ld, &r, &e), 0, "%s", e.msg);
+	return r;
+}
+
+/* The KV transfer grows with the input length, and crosses the scale-up
+ * link inside one domain, the slower network beyond it. */
+Test(sim_family, kv_transfer_grows_with_input_and_link)
+{
+	sim_config c = cfg("dsr1", "h200", "fp8", 8, 1, false);
+	cr_assert_eq(sim_kv_transfer_s(&c, 8192), 0); /* aggregated: none */
+	c.prefill_workers = 1;
+	c.prefill_tp = 8;
+	double t1 = sim_kv_transfer_s(&c, 1024), t8 = sim_kv_transfer_s(&c, 8192);
+	cr_assert_gt(t8, 7 * (t1 - c.hw.net_lat));
+	/* 1 prefill + 1 decode worker of 8 GPUs: 16 GPUs, two nodes -> network:
+	 * MLA's 576 fp8 bytes x 61 layers per token at 50 GB/s */
+	cr_assert_eq(sim_config_gpus(&c), 16);
+	cr_assert_float_eq(t8, 576.0 * 61 * 8192 / 50e9 + 5e-6, 1e-9);
+	/* the same pools inside an NVL72 rack use NVLink */
+	sim_config g = cfg("dsr1", "gb200", "fp8", 4, 1, false);
+	g.prefill_workers = 2;
+	g.prefill_tp = 4;
+	g.replicas = 4;
+	cr_assert_eq(sim_config_gpus(&g), 24);
+	cr_assert_float_eq(sim_kv_transfer_s(&g, 8192), 576.0 * 61 * 8192 / 900e9 + 6e-6, 1e-9);
+	/* and grows with the input length in process too: TTFT at 8k over 1k */
+	sim_config d = cfg("llama3-8b", "h100", "bf16", 1, 1, false);
+	d.prefill_workers = 1;
+	sim_load_result a = load(&d, 1, 1024, 16), b = load(&d, 1, 8192, 16);
+	cr_assert_gt(b.median_ttft, 6 * a.median_ttft);
+}
+
+/* TTFT is the prefill pool's, TPOT the decode pool's. */
+Test(sim_family, ttft_from_prefill_pool_tpot_from_decode_pool)
+{
+	sim_config c = cfg("llama3-70b", "h100", "fp8", 4, 1, false);
+	c.prefill_workers = 2;
+	c.prefill_tp = 2;
+	sim_load_result base = load(&c, 4, 8192, 256);
+	c.prefill_tp = 8; /* a faster prefill pool */
+	sim_load_result fastp = load(&c, 4, 8192, 256);
+	cr_assert_lt(fastp.median_ttft, 0.6 * base.median_ttft, "%g %g", fastp.median_ttft,
+	             base.median_ttft);
+	cr_assert_float_eq(fastp.median_tpot / base.median_tpot, 1.0, 0.05);
+	c.prefill_tp = 2;
+	c.tp = 8; /* a faster decode pool */
+	sim_load_result fastd = load(&c, 4, 8192, 256);
+	cr_assert_lt(fastd.median_tpot, 0.8 * base.median_tpot, "%g %g", fastd.median_tpot,
+	             base.median_tpot);
+	cr_assert_float_eq(fastd.median_ttft / base.median_ttft, 1.0, 0.05);
+}
+
+/* Replicas: the router spreads sequences, each step is one instance's
+ * share: 2 sequences on 2 replicas decode like 1 on one. */
+Test(sim_family, replicas_share_the_load)
+{
+	sim_config c = cfg("llama3-8b", "h100", "bf16", 1, 1, false);
+	sim_load_result one = load(&c, 1, 1024, 128);
+	c.replicas = 2;
+	sim_load_result two = load(&c, 2, 1024, 128);
+	cr_assert_float_eq(two.median_tpot / one.median_tpot, 1.0, 0.05, "%g %g", two.median_tpot,
+	                   one.median_tpot);
+	cr_assert_gt(two.total_tok_s, 1.8 * one.total_tok_s);
+	c.replicas = 1;
+	sim_load_result packed = load(&c, 2, 1024, 128);
+	cr_assert_gt(packed.median_tpot, two.median_tpot);
+}
+
+/* TP wider than the scale-up domain (multi-node aggregated rows) runs its
+ * all-reduces over the network. */
+Test(sim_family, multinode_tp_uses_the_network)
+{
+	sim_config h = cfg("dsr1", "h200", "fp8", 16, 1, false), g = h;
+	g.hw = *sim_hw_find("gb200");
+	g.hw.link_bw = h.hw.link_bw; /* same link speed, different domain */
+	g.hw.link_lat = h.hw.link_lat;
+	sim_step s = {.decode_seqs = 64, .decode_ctx_sum = 64 * 2000.0};
+	sim_step_parts ph, pg;
+	sim_step_breakdown(&h, &s, &ph);
+	sim_step_breakdown(&g, &s, &pg);
+	cr_assert_gt(ph.comm, 2 * pg.comm, "%g %g", ph.comm, pg.comm);
+	h.tp = 8; /* inside a node: the scale-up link */
+	sim_step_breakdown(&h, &s, &ph);
+	g.tp = 8;
+	sim_step_breakdown(&g, &s, &pg);
+	cr_assert_float_eq(ph.comm, pg.comm, 1e-12);
+}
