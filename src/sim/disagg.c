@@ -56,12 +56,30 @@ void sim_disagg_submit(sim_server *s, seq *q)
 	sim_engine_submit(s->prefill, q);
 }
 
+/* Something the pool did was due at model time m and happens now: an
+ * idle server's clock, which ran with the wall clock meanwhile, is set to
+ * m — a timer's lateness is not model time (docs/sim.md "The model
+ * clock"), and the request's handling, left out of the server's clock, was
+ * not left out of the pool's step that started before it ended; a busy
+ * server is held at its step's end already. */
+static void catch_up(sim_server *s, int64_t m)
+{
+	if (s->step_armed && !s->stall_wait)
+		return;
+	int64_t now = net_now(s->loop), cur = sim_model_now(s, now);
+	if (cur > m)
+		s->m.paused_sum += (double)(cur - m) * 1e-9 / s->cfg.time_scale;
+	s->m_anchor = m;
+	s->m_anchor_wall = now;
+}
+
 /* The KV arrived: the request joins the decode engine, prefilled. */
 static void on_arrived(net_loop *l, net_timer *t)
 {
 	(void)l;
 	seq *q = t->arg;
 	q->prefilled = q->prompt_tokens;
+	catch_up(q->srv, q->xfer_due_m);
 	sim_engine_submit(q->srv, q);
 }
 
@@ -74,11 +92,13 @@ void sim_disagg_prefilled(sim_server *p, seq *q)
 		q->state = SEQ_XFER;
 		double x = sim_kv_transfer_s(&s->cfg, q->prompt_tokens);
 		q->xfer = (net_timer){.fn = on_arrived, .arg = q};
+		q->xfer_due_m = p->m_step_end + (int64_t)(x * 1e9);
 		net_timer_arm(s->loop, &q->xfer, net_now(s->loop) + (int64_t)(x / s->cfg.time_scale * 1e9));
 		s->m.kv_transfers++;
 		s->m.kv_transfer_s += x;
 	}
 	/* the first token, stamped with the prefill step's end */
+	catch_up(s, p->m_step_end);
 	int64_t keep = s->m_step_end;
 	s->m_step_end = p->m_step_end;
 	sim_emit(s, q, 1, last); /* may free q */

@@ -168,6 +168,16 @@ void sim_metrics_render(const sim_server *s, ib_buf *b)
 		"Steps that fired over 2 ms late: the next one started then, not at the missed deadline.",
 		mn, (double)m->paused_count);
 	render_cache(s, b, used);
+	if (s->prefill) {
+		counter(b, "infbench:kv_transfers_total", "Prefill-to-decode KV transfers.", mn,
+			(double)m->kv_transfers);
+		counter(b, "infbench:kv_transfer_seconds_total",
+			"Model seconds of prefill-to-decode KV transfers.", mn, m->kv_transfer_s);
+		gauge(b, "infbench:prefill_num_requests_running", "Requests the prefill pool is prefilling.",
+		      mn, (double)s->prefill->running.n);
+		gauge(b, "infbench:prefill_num_requests_waiting", "Requests waiting for a prefill worker.",
+		      mn, (double)s->prefill->waiting.n);
+	}
 	counter(b, "vllm:spec_decode_num_drafts_total", "Number of spec decoding drafts.", mn,
 		(double)m->num_drafts);
 	counter(b, "vllm:spec_decode_num_draft_tokens_total", "Number of draft tokens.", mn,

@@ -76,6 +76,7 @@ struct seq {
 	 * in (NULL: srv's), and the KV transfer's timer (state SEQ_XFER) */
 	sim_server *eng;
 	net_timer xfer;
+	int64_t xfer_due_m; /* when the KV arrives, model ns */
 };
 
 typedef struct {

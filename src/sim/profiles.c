@@ -71,7 +71,8 @@ static const struct {
 	{"minimaxm2.5", "minimax-m2.5"}, {"minimax-m2.7", "minimax-m2.5"},
 	{"glm5", "glm-5"},               {"glm-5.1", "glm-5"},
 	{"dsv4", "deepseek-v4-pro"},     {"deepseek-v4", "deepseek-v4-pro"},
-	{"kimi-k2.6", "kimi-k2.5"},
+	{"kimi-k2.6", "kimi-k2.5"},      {"kimik2.6", "kimi-k2.5"},
+	{"glm5.1", "glm-5"},
 };
 
 const sim_hw *sim_hw_find(const char *name)

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "run/run.h"
+#include "run/private.h"
 #include "sim/private.h"
 
 static ib_val *row_of(ib_arena *a, const char *json)
@@ -318,4 +318,54 @@ Test(sim_family, multinode_tp_uses_the_network)
 	g.tp = 8;
 	sim_step_breakdown(&g, &s, &pg);
 	cr_assert_float_eq(ph.comm, pg.comm, 1e-12);
+}
+
+/* A matrix row's pools: the decode worker's shape, the prefill pool, the
+ * decode workers as replicas; no decode workers: the prefill workers serve
+ * it aggregated; a pool that does not fit says which. */
+Test(sim_family, multinode_rows_map_to_pools)
+{
+	ib_arena *a = ib_arena_new();
+	const char *pool = "\"num-worker\": %d, \"tp\": %d, \"ep\": %d, \"dp-attn\": %s";
+	char pre[128], dec[128], js[1024];
+	snprintf(pre, sizeof pre, pool, 2, 4, 4, "true");
+	snprintf(dec, sizeof dec, pool, 3, 8, 1, "false");
+	snprintf(js, sizeof js,
+	         "{\"model-prefix\": \"dsr1\", \"precision\": \"fp4\", \"framework\": \"dynamo-trt\","
+	         " \"runner\": \"gb200\", \"prefill\": {%s}, \"decode\": {%s}, \"disagg\": true,"
+	         " \"conc\": [4, 8]}",
+	         pre, dec);
+	ib_val *r = row_of(a, js);
+	run_sim_shape sh;
+	run_sim_shape_of(a, r, &sh);
+	cr_assert(sh.tp == 8 && sh.ep == 1 && !sh.dp_attn && sh.decode_workers == 3);
+	cr_assert(sh.prefill_workers == 2 && sh.prefill_tp == 4 && sh.prefill_ep == 4 && sh.prefill_dp_attn);
+	cr_assert_str_eq(sh.framework, "trt");
+	const char *h = NULL;
+	cr_assert_null(run_sim_unmodelable(r, NULL, &h));
+	/* no decode workers: aggregated over the prefill workers */
+	snprintf(dec, sizeof dec, pool, 0, 8, 1, "false");
+	snprintf(js, sizeof js,
+	         "{\"model-prefix\": \"dsr1\", \"precision\": \"fp4\", \"runner\": \"gb200\","
+	         " \"prefill\": {%s}, \"decode\": {%s}, \"disagg\": true}",
+	         pre, dec);
+	r = row_of(a, js);
+	run_sim_shape_of(a, r, &sh);
+	cr_assert(sh.prefill_workers == 0 && sh.decode_workers == 2 && sh.tp == 4 && sh.dp_attn);
+	cr_assert_null(run_sim_unmodelable(r, NULL, NULL));
+	/* a prefill pool whose weights do not fit names the pool */
+	snprintf(pre, sizeof pre, pool, 1, 1, 1, "false");
+	snprintf(dec, sizeof dec, pool, 1, 8, 1, "false");
+	snprintf(js, sizeof js,
+	         "{\"model-prefix\": \"dsr1\", \"precision\": \"fp8\", \"runner\": \"h200\","
+	         " \"prefill\": {%s}, \"decode\": {%s}, \"disagg\": true}",
+	         pre, dec);
+	const char *why = run_sim_unmodelable(row_of(a, js), NULL, NULL);
+	cr_assert(why && strstr(why, "the prefill workers: deepseek-r1 in fp8 needs"), "%s", why);
+	/* disagg without pools */
+	why = run_sim_unmodelable(row_of(a, "{\"model-prefix\": \"dsr1\", \"precision\": \"fp8\","
+	                                    " \"runner\": \"h200\", \"tp\": 8, \"disagg\": true}"),
+	                          NULL, NULL);
+	cr_assert(why && strstr(why, "without its 'prefill' and 'decode' pools"), "%s", why);
+	ib_arena_free(a);
 }
