@@ -120,11 +120,18 @@ static const arg_opt flags[] = {
 	{.name = "--ep", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "expert parallel ranks (default 1: experts sharded by TP)"},
 	{.name = "--dp-attention", .kind = ARG_FLAG, .help = "data-parallel attention: each TP rank its own batch and KV"},
 	{.name = "--pp", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "pipeline stages (default 1)"},
+	{.name = "--replicas", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "identical instances behind the endpoint: the decode workers when disaggregated (default 1)"},
+	{.name = "--prefill-workers", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "disaggregated: N prefill workers; this configuration decodes (default 0: aggregated)"},
+	{.name = "--prefill-tp", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "a prefill worker's TP (default --tp)"},
+	{.name = "--prefill-ep", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "a prefill worker's EP (default --ep)"},
+	{.name = "--prefill-dp-attention", .kind = ARG_FLAG, .help = "prefill workers use DP attention"},
 	{.name = "--max-num-seqs", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "running sequences at most (default 256)"},
 	{.name = "--max-num-batched-tokens", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "token budget per step (default 8192)"},
 	{.name = "--block-size", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "KV block size in tokens (default 16)"},
 	{.name = "--gpu-memory-utilization", .kind = ARG_ONE, .metavar = "F", .help = "fraction of GPU memory used (default 0.9)"},
 	{.name = "--max-model-len", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "reject longer requests (default: no limit)"},
+	{.name = "--no-enable-prefix-caching", .kind = ARG_FLAG, .help = "no prefix cache: every prompt is computed in full"},
+	{.name = "--kv-offload-gb", .kind = ARG_ONE, .metavar = "GB", .help = "host memory for KV blocks evicted from the GPU (default 0: no offload)"},
 	{.name = "--spec-method", .kind = ARG_ONE, .choices = spec_choices, .metavar = "M", .help = "speculative decoding: none, mtp, eagle3"},
 	{.name = "--num-spec-tokens", .kind = ARG_ONE, .is_int = true, .metavar = "K", .help = "draft tokens per step"},
 	{.name = "--acceptance-length", .kind = ARG_ONE, .metavar = "AL", .help = "mean tokens per step, bonus token included"},
@@ -233,6 +240,11 @@ static int engine_flags(arg_parser *p, sim_config *c, sim_run *r)
 	int_opt(p, "--tp", &c->tp, 1, &rc);
 	int_opt(p, "--ep", &c->ep, 1, &rc);
 	int_opt(p, "--pp", &c->pp, 1, &rc);
+	int_opt(p, "--replicas", &c->replicas, 1, &rc);
+	int_opt(p, "--prefill-workers", &c->prefill_workers, 1, &rc);
+	int_opt(p, "--prefill-tp", &c->prefill_tp, 1, &rc);
+	int_opt(p, "--prefill-ep", &c->prefill_ep, 1, &rc);
+	c->prefill_dp_attn = args_get(p, "--prefill-dp-attention")->seen;
 	c->dp_attn = args_get(p, "--dp-attention")->seen;
 	int_opt(p, "--max-num-seqs", &c->max_num_seqs, 1, &rc);
 	int_opt(p, "--max-num-batched-tokens", &c->max_num_batched_tokens, 1, &rc);
@@ -241,6 +253,8 @@ static int engine_flags(arg_parser *p, sim_config *c, sim_run *r)
 	int_opt(p, "--num-spec-tokens", &c->num_spec_tokens, 1, &rc);
 	int_opt(p, "--mean-output-len", &c->mean_output_len, 1, &rc);
 	num_opt(p, "--gpu-memory-utilization", &c->gpu_mem_util, 0.01, 1, &rc);
+	num_opt(p, "--kv-offload-gb", &c->kv_offload_gb, 0, 1e7, &rc);
+	c->no_prefix_cache = args_get(p, "--no-enable-prefix-caching")->seen;
 	num_opt(p, "--time-scale", &c->time_scale, 1e-3, 1e9, &rc);
 	num_opt(p, "--pace", &c->pace, 1e-3, 1e6, &rc);
 	num_opt(p, "--fail-rate", &c->fail_rate, 0, 1, &rc);
@@ -255,6 +269,11 @@ static int engine_flags(arg_parser *p, sim_config *c, sim_run *r)
 	if (args_get(p, "--seed")->seen)
 		c->seed = (uint64_t)args_get(p, "--seed")->ivals[0];
 	c->max_speed = args_get(p, "--max-speed")->seen;
+	if (!c->prefill_workers && (args_get(p, "--prefill-tp")->seen || args_get(p, "--prefill-ep")->seen ||
+				    c->prefill_dp_attn))
+		return args_error(p, NULL, "--prefill-tp, --prefill-ep and --prefill-dp-attention need --prefill-workers");
+	if (c->prefill_workers && (c->max_speed || c->pace > 0))
+		return args_error(p, NULL, "--prefill-workers needs the model, not --max-speed or --pace");
 	if (c->max_speed && c->pace > 0)
 		return args_error(p, NULL, "--pace and --max-speed exclude each other");
 	if (c->max_speed && (args_get(p, "--drop-rate")->seen || args_get(p, "--stall-rate")->seen ||

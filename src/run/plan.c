@@ -78,10 +78,22 @@ void run_sim_shape_of(ib_arena *a, const ib_val *row, run_sim_shape *s)
 	s->version = a && img && img->type == IB_V_STR && strchr(img->str.s, ':')
 	                 ? sim_version_of(a, strchr(img->str.s, ':') + 1)
 	                 : NULL;
-	s->tp = (int)field_int(row, "tp", 1);
-	s->ep = (int)field_int(row, "ep", 1);
-	s->pp = (int)field_int(row, "pp", 1);
-	s->dp_attn = run_row_flag(row, "dp-attn");
+	const ib_val *pre = ib_map_get(row, "prefill"), *dec = ib_map_get(row, "decode");
+	bool pools = pre && dec && pre->type == IB_V_MAP && dec->type == IB_V_MAP;
+	/* the decode worker of a disaggregated row; with no decode workers
+	 * (multi-node aggregated rows) the prefill workers serve it all */
+	bool agg = pools && field_int(dec, "num-worker", 1) == 0;
+	const ib_val *inst = agg ? pre : pools ? dec : row;
+	s->tp = (int)field_int(inst, "tp", 1);
+	s->ep = (int)field_int(inst, "ep", 1);
+	s->pp = (int)field_int(inst, "pp", 1);
+	s->dp_attn = run_row_flag(inst, "dp-attn");
+	pools = pools && !agg;
+	s->prefill_workers = pools ? (int)field_int(pre, "num-worker", 1) : 0;
+	s->prefill_tp = pools ? (int)field_int(pre, "tp", 1) : 0;
+	s->prefill_ep = pools ? (int)field_int(pre, "ep", 1) : 0;
+	s->prefill_dp_attn = pools && run_row_flag(pre, "dp-attn");
+	s->decode_workers = inst == row ? 1 : (int)field_int(inst, "num-worker", 1);
 	const ib_val *pr = ib_map_get(row, "precision");
 	s->fp8_kv = !(pr && pr->type == IB_V_STR && !strcmp(pr->str.s, "bf16"));
 }
@@ -184,13 +196,41 @@ int run_row_env(ib_buf *b, const ib_val *row, const char *rn, const char *rf, in
 	env_kv(b, "RESULT_FILENAME", rf);
 	ib_buf_printf(b, "GPU_COUNT=%lld\n", (long long)run_gpu_count(row));
 	ib_buf_printf(b, "PORT=%d\n", port);
+	/* the multi-node template's variables (benchmark-multinode-tmpl.yml),
+	 * which result processing reads for the prefill/decode fields */
+	const ib_val *pre = ib_map_get(row, "prefill"), *dec = ib_map_get(row, "decode");
+	if (pre && dec && pre->type == IB_V_MAP && dec->type == IB_V_MAP) {
+		env_kv(b, "IS_MULTINODE", "true");
+		const char *side[] = {"PREFILL", "DECODE"};
+		const ib_val *pool[] = {pre, dec};
+		for (int i = 0; i < 2; i++) {
+			int64_t nw = field_int(pool[i], "num-worker", 1);
+			int64_t g = nw * field_int(pool[i], "tp", 1) * field_int(pool[i], "pp", 1) *
+			            field_int(pool[i], "pcp-size", 1);
+			ib_buf_printf(b, "%s_GPUS=%lld\n%s_NUM_WORKERS=%lld\n", side[i], (long long)g,
+			              side[i], (long long)nw);
+			char k[64];
+			static const char *const f[][2] = {{"TP", "tp"},   {"EP", "ep"},
+			                                   {"DP_ATTN", "dp-attn"}, {"PP_SIZE", "pp"},
+			                                   {"DCP_SIZE", "dcp-size"}, {"PCP_SIZE", "pcp-size"}};
+			for (size_t j = 0; j < sizeof f / sizeof *f; j++) {
+				snprintf(k, sizeof k, "%s_%s", side[i], f[j][0]);
+				env_field(b, k, pool[i], f[j][1], j == 2 ? "false" : "1");
+			}
+		}
+		env_field(b, "KV_P2P_TRANSFER", row, "kv-p2p-transfer", "");
+	}
 	return b->data ? 0 : IB_ENOMEM;
 }
 
-/* The simulator's GPU profile for a runner label ("mi355x", "h200-cw" →
- * h200), or NULL. */
+/* The simulator's GPU profile for a runner label, or NULL: the label
+ * without the "cluster:" prefix of runners.yaml's cluster pools (as the
+ * reference's normalize_hardware_label), then up to its first '-'
+ * ("mi355x", "h200-cw" → h200, "cluster:b300-nv" → b300). */
 static const char *sim_hw_of(const char *label, char *tmp, size_t cap)
 {
+	if (!strncmp(label, "cluster:", 8))
+		label += 8;
 	if (sim_hw_find(label))
 		return sim_hw_find(label)->name;
 	snprintf(tmp, cap, "%s", label);
@@ -206,16 +246,21 @@ const char *run_sim_unmodelable(const ib_val *row, const char **model, const cha
 	char tmp[128];
 	const ib_val *v;
 	if (strcmp(scenario(row), "fixed-seq-len") != 0) {
+		if (!strcmp(scenario(row), "agentic-coding"))
+			return "scenario 'agentic-coding': the simulator serves it (prefix cache, KV "
+			       "offload) but infbench run has no AgentX replay client to drive it yet";
 		snprintf(why, sizeof why,
 		         "scenario '%s' is not modelled by the simulator (fixed-seq-len only)",
 		         scenario(row));
 		return why;
 	}
+	const ib_val *pre = ib_map_get(row, "prefill"), *dec = ib_map_get(row, "decode");
+	bool pools = pre && dec && pre->type == IB_V_MAP && dec->type == IB_V_MAP;
 	if ((v = ib_map_get(row, "disagg")) && ib_val_truthy(v) &&
-	    !(v->type == IB_V_STR && !strcmp(v->str.s, "false")))
-		return "disaggregated prefill/decode is not modelled by the simulator";
-	if (ib_map_has(row, "prefill") || ib_map_has(row, "decode"))
-		return "multi-node rows are not modelled by the simulator";
+	    !(v->type == IB_V_STR && !strcmp(v->str.s, "false")) && !pools)
+		return "a disaggregated row without its 'prefill' and 'decode' pools";
+	if (!pools && (pre || dec))
+		return "a multi-node row needs both 'prefill' and 'decode' pools (mappings)";
 	const ib_val *mp = ib_map_get(row, "model-prefix");
 	const sim_model *m = mp && mp->type == IB_V_STR ? sim_model_find(mp->str.s) : NULL;
 	if (!m) {
@@ -257,15 +302,33 @@ const char *run_sim_unmodelable(const ib_val *row, const char **model, const cha
 	c.pp = sh.pp;
 	c.dp_attn = sh.dp_attn;
 	c.kv_bytes = sh.fp8_kv ? 1 : 2;
+	c.prefill_workers = sh.prefill_workers;
+	c.prefill_tp = sh.prefill_tp;
+	c.prefill_ep = sh.prefill_ep;
+	c.prefill_dp_attn = sh.prefill_dp_attn;
+	c.replicas = sh.decode_workers;
 	if (c.tp < 1 || c.ep < 1 || c.pp < 1) {
 		snprintf(why, sizeof why, "tp %d, ep %d, pp %d: not GPU counts", c.tp, c.ep, c.pp);
 		return why;
 	}
+	pools = sh.prefill_workers > 0;
+	if (pools && (c.prefill_tp < 1 || c.prefill_ep < 1))
+		return "the prefill pool needs tp and ep of at least 1";
+	if (c.replicas < 1)
+		return "no workers: the prefill and decode pools both have num-worker 0";
 	sim_capacity cap;
 	ib_error e = {0};
 	if (sim_capacity_of(&c, &cap, &e)) {
-		snprintf(why, sizeof why, "%s", e.msg);
+		snprintf(why, sizeof why, "%s%s", pools ? "the decode workers: " : "", e.msg);
 		return why;
+	}
+	if (pools) {
+		sim_config pc;
+		sim_prefill_config(&c, &pc);
+		if (sim_capacity_of(&pc, &cap, &e)) {
+			snprintf(why, sizeof why, "the prefill workers: %s", e.msg);
+			return why;
+		}
 	}
 	if (model)
 		*model = m->name;

@@ -25,6 +25,10 @@ typedef struct {
 	const char *framework, *version;
 	int tp, ep, pp;
 	bool dp_attn, fp8_kv;
+	/* a disaggregated row (its `prefill` and `decode` pools): tp/ep/pp/
+	 * dp_attn above are a decode worker's; 0 prefill workers: aggregated */
+	int prefill_workers, prefill_tp, prefill_ep, decode_workers;
+	bool prefill_dp_attn;
 } run_sim_shape;
 void run_sim_shape_of(ib_arena *a, const ib_val *row, run_sim_shape *s);
 /* One item of an index list like "0,3-5" (--rows, --gpus): reads "A" or

@@ -150,7 +150,7 @@ static const char **sim_argv(row_ctx *rc)
 	ib_arena *a = rc->a;
 	const run_item *it = rc->it;
 	const ib_val *row = it->row;
-	const char **v = ib_arena_alloc(a, (64 + o->nsim_extra) * sizeof *v);
+	const char **v = ib_arena_alloc(a, (80 + o->nsim_extra) * sizeof *v);
 	size_t n = 0;
 	add(a, v, &n, o->self_exe);
 	add(a, v, &n, "sim");
@@ -184,6 +184,28 @@ static const char **sim_argv(row_ctx *rc)
 	add(a, v, &n, ib_arena_printf(a, "%d", sh.pp));
 	if (sh.dp_attn)
 		add(a, v, &n, "--dp-attention");
+	/* the DRAM KV offload budget (agentic rows with kv-offloading) */
+	const ib_val *kvo = ib_map_get(row, "kv-offloading"), *dram = ib_map_get(row, "total-cpu-dram-gb");
+	if (kvo && kvo->type == IB_V_STR && strcmp(kvo->str.s, "none") && dram &&
+	    (dram->type == IB_V_INT || dram->type == IB_V_FLOAT) &&
+	    (dram->type == IB_V_INT ? dram->i > 0 : dram->f > 0)) {
+		add(a, v, &n, "--kv-offload-gb");
+		add(a, v, &n, run_fieldz(a, row, "total-cpu-dram-gb", "0"));
+	}
+	if (sh.decode_workers > 1) { /* workers behind one endpoint */
+		add(a, v, &n, "--replicas");
+		add(a, v, &n, ib_arena_printf(a, "%d", sh.decode_workers));
+	}
+	if (sh.prefill_workers > 0) { /* disaggregated: the prefill pool */
+		add(a, v, &n, "--prefill-workers");
+		add(a, v, &n, ib_arena_printf(a, "%d", sh.prefill_workers));
+		add(a, v, &n, "--prefill-tp");
+		add(a, v, &n, ib_arena_printf(a, "%d", sh.prefill_tp));
+		add(a, v, &n, "--prefill-ep");
+		add(a, v, &n, ib_arena_printf(a, "%d", sh.prefill_ep));
+		if (sh.prefill_dp_attn)
+			add(a, v, &n, "--prefill-dp-attention");
+	}
 	if (sh.fp8_kv) {
 		add(a, v, &n, "--kv-cache-dtype");
 		add(a, v, &n, "fp8");
@@ -231,7 +253,7 @@ static const char **sim_argv(row_ctx *rc)
 	/* an infbench row key: simulator flags for this row only (fault tests) */
 	const ib_val *ra = ib_map_get(row, "sim-args");
 	const char *s = ra && ra->type == IB_V_STR ? ra->str.s : "";
-	while (*s && n < 62 + o->nsim_extra) {
+	while (*s && n < 78 + o->nsim_extra) {
 		s += strspn(s, " \t");
 		size_t l = strcspn(s, " \t");
 		if (l)

@@ -205,7 +205,7 @@ static int chat_tokens(const ib_val *msgs, const char **err)
 enum { PENDING = -2 }; /* exact_tokens: a worker encodes it, the request goes on later */
 
 static void admit(sim_server *s, net_conn *c, const ib_val *req, bool chat, int ptoks,
-		  const char *rid, int64_t read_ns, bool model_time);
+		  const tok_ids *ids, const char *rid, int64_t read_ns, bool model_time);
 
 /* a completion whose prompt the worker encoded */
 static void generate_tokenized(sim_server *s, sim_tokjob *j)
@@ -215,8 +215,8 @@ static void generate_tokenized(sim_server *s, sim_tokjob *j)
 		return;
 	}
 	size_t n = j->ids.n + (size_t)j->extra;
-	admit(s, j->conn, j->req, j->chat, n < 1 ? 1 : n > INT32_MAX ? INT32_MAX : (int)n, j->req_id,
-	      j->read_ns, j->model_time);
+	admit(s, j->conn, j->req, j->chat, n < 1 ? 1 : n > INT32_MAX ? INT32_MAX : (int)n, &j->ids,
+	      j->req_id, j->read_ns, j->model_time);
 }
 
 /* Exact prompt tokens with --tokenizer: a completions prompt is encoded with
@@ -227,7 +227,8 @@ static void generate_tokenized(sim_server *s, sim_tokjob *j)
  * encoded by the worker thread (tokq.c): then the job takes the arena and
  * the request, and PENDING is returned. */
 static int exact_tokens(sim_server *s, net_conn *c, ib_arena *a, ib_val *req, bool chat,
-			int estimate, const char *rid, int64_t read_ns, bool model_time, const char **err)
+			int estimate, const char *rid, int64_t read_ns, bool model_time, tok_ids *out,
+			const char **err)
 {
 	const sim_config *cfg = &s->cfg;
 	ib_buf text = {0};
@@ -289,6 +290,8 @@ static int exact_tokens(sim_server *s, net_conn *c, ib_arena *a, ib_val *req, bo
 	n = (int)ids.n + extra;
 	if (n < 1)
 		n = 1;
+	*out = ids; /* the caller's now: the prefix cache hashes them */
+	ids = (tok_ids){0};
 out:
 	tok_ids_free(&ids);
 	ib_buf_free(&text);
@@ -466,23 +469,100 @@ static void handle_generate(sim_server *s, net_conn *c, const net_http_msg *r, c
 	copy_request_id(rid, r);
 	const net_header *mh = net_http_header(r, "x-infbench-model-time");
 	bool model_time = mh && mh->value_len == 1 && mh->value[0] == '1';
+	tok_ids ids = {0};
 	if (ptoks >= 0 && cfg->tokenizer)
-		ptoks = exact_tokens(s, c, a, req, chat, ptoks, rid, read_ns, model_time, &err);
+		ptoks = exact_tokens(s, c, a, req, chat, ptoks, rid, read_ns, model_time, &ids, &err);
 	if (ptoks == PENDING)
 		return; /* the job owns the arena; admit comes later */
 	if (ptoks < 0) {
 		json_error(c, 400, "BadRequestError", err);
 		goto done;
 	}
-	admit(s, c, req, chat, ptoks, rid, read_ns, model_time);
+	admit(s, c, req, chat, ptoks, &ids, rid, read_ns, model_time);
 done:
+	tok_ids_free(&ids);
 	ib_arena_free(a);
+}
+
+/* The prompt's content for the prefix cache's block hashes: the token ids
+ * (the tokenizer's, or a completions prompt given as ids), else the text
+ * (a completions prompt, or each chat message's role and content, NUL
+ * separated) in blocks of block_size x 4 bytes, the estimate's bytes per
+ * token. Fills q->bh / q->bent with the full blocks, at most ptoks /
+ * block_size; 0 or IB_ENOMEM. */
+static int prompt_hashes(const sim_server *s, seq *q, const ib_val *req, bool chat,
+			 const tok_ids *ids)
+{
+	int bs = s->cfg.block_size;
+	ib_buf text = {0};
+	const void *data = NULL;
+	size_t unit = 0, len = 0; /* bytes per block, bytes in all */
+	uint32_t *lv = NULL;
+	int rc = 0;
+	const ib_val *p = chat ? NULL : ib_map_get(req, "prompt");
+	if (ids && ids->n) {
+		data = ids->v;
+		len = ids->n * sizeof *ids->v;
+		unit = (size_t)bs * sizeof *ids->v;
+	} else if (p && p->type == IB_V_LIST && p->list.n && p->list.v[0]->type == IB_V_INT) {
+		if (!(lv = malloc(p->list.n * sizeof *lv)))
+			return IB_ENOMEM;
+		for (size_t i = 0; i < p->list.n; i++)
+			lv[i] = (uint32_t)p->list.v[i]->i;
+		data = lv;
+		len = p->list.n * sizeof *lv;
+		unit = (size_t)bs * sizeof *lv;
+	} else {
+		if (p) {
+			const ib_val *str = p->type == IB_V_STR ? p : p->list.v[0];
+			ib_buf_append(&text, str->str.s, str->str.len);
+		} else {
+			const ib_val *msgs = ib_map_get(req, "messages");
+			for (size_t i = 0; i < msgs->list.n; i++) {
+				const ib_val *m = msgs->list.v[i], *ct = ib_map_get(m, "content");
+				const ib_val *role = ib_map_get(m, "role");
+				ib_buf_append(&text, role->str.s, role->str.len + 1);
+				if (ct && ct->type == IB_V_STR)
+					ib_buf_append(&text, ct->str.s, ct->str.len);
+				for (size_t j = 0; ct && ct->type == IB_V_LIST && j < ct->list.n; j++) {
+					const ib_val *t = ib_map_get(ct->list.v[j], "text");
+					if (t && t->type == IB_V_STR)
+						ib_buf_append(&text, t->str.s, t->str.len);
+				}
+				ib_buf_putc(&text, '\0');
+			}
+		}
+		data = text.data;
+		len = text.len;
+		unit = (size_t)bs * 4;
+	}
+	size_t n = unit ? len / unit : 0;
+	if (n > (size_t)(q->prompt_tokens / bs))
+		n = (size_t)(q->prompt_tokens / bs);
+	if (n > 0) {
+		q->bh = malloc(n * (sizeof *q->bh + sizeof *q->bent));
+		if (!q->bh) {
+			rc = IB_ENOMEM;
+			goto out;
+		}
+		q->bent = (int32_t *)(q->bh + n);
+		uint64_t h = 0;
+		for (size_t i = 0; i < n; i++) {
+			h = q->bh[i] = sim_pc_hash(h, (const char *)data + i * unit, unit);
+			q->bent[i] = -1;
+		}
+		q->nbh = (int)n;
+	}
+out:
+	free(lv);
+	ib_buf_free(&text);
+	return rc;
 }
 
 /* The request, its prompt counted: checked against the limits, then given
  * to the engine (or answered at once). */
 static void admit(sim_server *s, net_conn *c, const ib_val *req, bool chat, int ptoks,
-		  const char *rid, int64_t read_ns, bool model_time)
+		  const tok_ids *ids, const char *rid, int64_t read_ns, bool model_time)
 {
 	const sim_config *cfg = &s->cfg;
 	const ib_val *model = ib_map_get(req, "model");
@@ -593,6 +673,12 @@ static void admit(sim_server *s, net_conn *c, const ib_val *req, bool chat, int 
 		if (g > 0)
 			q->target = q->ans_ntok < q->max_tokens ? q->ans_ntok : q->max_tokens;
 	}
+	if (!cfg->max_speed && !cfg->no_prefix_cache && prompt_hashes(s, q, req, chat, ids)) {
+		q->conn = NULL;
+		sim_seq_free(s, q);
+		json_error(c, 500, "InternalServerError", "out of memory");
+		return;
+	}
 	q->drop_at = q->stall_at = q->malformed_at = -1;
 	if (sim_rng_uniform(&q->rng) < cfg->fail_rate) {
 		q->conn = NULL;
@@ -613,6 +699,8 @@ static void admit(sim_server *s, net_conn *c, const ib_val *req, bool chat, int 
 		net_conn_stream_begin(c, 200, "text/event-stream");
 	if (cfg->max_speed)
 		sim_emit(s, q, 0, false); /* fills the connection; on_drain continues */
+	else if (s->prefill)
+		sim_disagg_submit(s, q);
 	else
 		sim_engine_submit(s, q);
 }
@@ -626,6 +714,7 @@ void sim_seq_free(sim_server *s, seq *q)
 	ib_buf_free(&q->ans);
 	free(q->ans_end);
 	free(q->sent);
+	free(q->bh);
 	free(q);
 }
 
@@ -996,6 +1085,10 @@ int sim_server_new(net_loop *l, const sim_config *c, sim_server **out, ib_error 
 		rc = sim_tokq_start(s, e);
 	if (!rc) {
 		sim_engine_start(s);
+		if (c->prefill_workers > 0 && !c->max_speed && !(c->pace > 0))
+			rc = sim_disagg_start(s, e);
+	}
+	if (!rc) {
 		net_server_cbs cbs = {.on_request = on_request, .on_close = on_close, .on_drain = on_drain};
 		rc = net_server_new(l, c->host, c->port, &cbs, s, &s->http, e);
 		if (!rc && c->tls)
@@ -1013,6 +1106,7 @@ int sim_server_new(net_loop *l, const sim_config *c, sim_server **out, ib_error 
 	}
 	if (rc) {
 		sim_tokq_stop(s);
+		sim_disagg_free(s);
 		free(s);
 		return rc;
 	}
@@ -1043,6 +1137,8 @@ void sim_server_free(sim_server *s)
 		seq_list_remove(&s->running, q);
 		sim_seq_free(s, q);
 	}
+	sim_disagg_free(s);
+	sim_pc_free(&s->pc);
 	ib_buf_free(&s->scratch);
 	ib_buf_free(&s->logline);
 	free(s);

@@ -56,6 +56,35 @@ static int spec_k(const sim_server *s)
 	return c->spec_method && strcmp(c->spec_method, "none") ? c->num_spec_tokens : 0;
 }
 
+static int64_t replicas_of(const sim_config *c)
+{
+	return c->replicas > 1 ? c->replicas : 1;
+}
+
+/* One replica's share of a step over `replicas` identical instances: the
+ * router spreads sequences evenly (a sequence is never split) and the
+ * instances step together, so the step lasts what the busiest instance's
+ * share takes. */
+static const sim_step *replica_share(const sim_config *c, const sim_step *st, sim_step *one)
+{
+	int64_t r = replicas_of(c);
+	if (r == 1)
+		return st;
+	*one = *st;
+	int64_t dw = st->decode_seqs < r ? st->decode_seqs : r;
+	int64_t pw = st->prefill_seqs < r ? st->prefill_seqs : r;
+	if (dw > 1) {
+		one->decode_seqs = (int)((st->decode_seqs + dw - 1) / dw);
+		one->decode_ctx_sum = st->decode_ctx_sum / (double)dw;
+	}
+	if (pw > 1) {
+		one->prefill_tokens = (int)((st->prefill_tokens + pw - 1) / pw);
+		one->prefill_ctx_sum = st->prefill_ctx_sum / (double)pw;
+		one->host_load_bytes = st->host_load_bytes / (double)pw;
+	}
+	return one;
+}
+
 /* Tokens to (re)compute before decoding: the prompt, plus what was already
  * generated when the sequence was preempted. */
 static int prefill_len(const seq *q)
@@ -63,9 +92,12 @@ static int prefill_len(const seq *q)
 	return q->prompt_tokens + q->recompute;
 }
 
+/* q's private blocks go back to the pool; the cached ones it used stay
+ * cached, free once no one else uses them (prefix_cache.c). */
 static void release(sim_server *s, seq *q)
 {
-	s->free_blocks += q->blocks;
+	s->free_blocks += q->blocks - q->nshared;
+	sim_pc_release(s, q);
 	q->blocks = 0;
 }
 
@@ -75,9 +107,8 @@ static bool reserve(sim_server *s, seq *q, int64_t tokens)
 	int64_t need = blocks_for(s, tokens) - q->blocks;
 	if (need <= 0)
 		return true;
-	if (need > s->free_blocks)
+	if (!sim_pc_take(s, need))
 		return false;
-	s->free_blocks -= need;
 	q->blocks += need;
 	return true;
 }
@@ -120,7 +151,9 @@ static void eng_cancel(sim_server *s)
 
 static void eng_emit(sim_server *s, seq *q, int n, bool last)
 {
-	if (s->virt)
+	if (s->parent)
+		sim_disagg_prefilled(s, q);
+	else if (s->virt)
 		s->vemit(s, q, n, last);
 	else
 		sim_emit(s, q, n, last);
@@ -128,6 +161,8 @@ static void eng_emit(sim_server *s, seq *q, int n, bool last)
 
 int64_t sim_model_now(const sim_server *s, int64_t wall)
 {
+	if (s->parent) /* a prefill pool keeps its server's clock */
+		return sim_model_now(s->parent, wall);
 	int64_t dt = wall - s->m_anchor_wall;
 	int64_t m = s->m_anchor + (dt > 0 ? (int64_t)((double)dt * s->cfg.time_scale) : 0);
 	/* the step in flight has not ended in model time until its timer fired */
@@ -178,7 +213,7 @@ static void schedule(sim_server *s)
 		}
 	}
 	int k = spec_k(s);
-	int budget = c->max_num_batched_tokens;
+	int budget = c->max_num_batched_tokens * replicas_of(c);
 	sim_step st = {0};
 	int64_t next_wake = 0;
 	/* decode first */
@@ -228,14 +263,46 @@ static void schedule(sim_server *s)
 		int chunk = left < budget ? left : budget;
 		q->plan_prefill = chunk;
 		st.prefill_tokens += chunk;
+		st.prefill_seqs++;
 		st.prefill_ctx_sum += (double)chunk * (q->prefilled + chunk / 2.0);
 		budget -= chunk;
 	}
 	/* admit waiting requests */
-	while (s->waiting.head && budget > 0 && (int)s->running.n < c->max_num_seqs) {
+	while (s->waiting.head && budget > 0 &&
+	       (int64_t)s->running.n < (int64_t)c->max_num_seqs * replicas_of(c)) {
 		seq *q = s->waiting.head;
-		if (!reserve(s, q, (int64_t)prefill_len(q) + 1))
+		/* the prompt's leading blocks already in the cache are not computed
+		 * again (at least its last token is, for the first output) */
+		int hit = 0, host = 0;
+		bool lookup = q->bh && q->prefilled == 0;
+		if (lookup) {
+			hit = sim_pc_acquire(s, q, (q->prompt_tokens - 1) / c->block_size, &host);
+			q->prefilled = hit * c->block_size;
+		}
+		if (!reserve(s, q, (int64_t)prefill_len(q) + 1)) {
+			if (lookup) {
+				release(s, q);
+				q->prefilled = 0;
+			}
 			break;
+		}
+		if (lookup) {
+			uint64_t dev = (uint64_t)(hit - host) * (uint64_t)c->block_size;
+			uint64_t ext = (uint64_t)host * (uint64_t)c->block_size;
+			s->m.pc_queries += (uint64_t)q->prompt_tokens;
+			s->m.pc_hits += dev;
+			s->m.pc_computed += (uint64_t)q->prompt_tokens - dev - ext;
+			if (s->pc.host_blocks > 0) {
+				s->m.ext_queries += (uint64_t)q->prompt_tokens - dev;
+				s->m.ext_hits += ext;
+			}
+			if (host > 0) { /* copied back over the host link in this step */
+				double b = (double)host * s->cap.kv_bytes_per_token * c->block_size;
+				st.host_load_bytes += b;
+				s->m.offload_bytes_to_gpu += b;
+				s->m.offload_s_to_gpu += b / c->hw.host_bw;
+			}
+		}
 		seq_list_remove(&s->waiting, q);
 		q->state = SEQ_RUNNING;
 		seq_list_push(&s->running, q);
@@ -254,11 +321,13 @@ static void schedule(sim_server *s)
 			budget -= k + 1;
 			continue;
 		}
-		int chunk = prefill_len(q) < budget ? prefill_len(q) : budget;
+		int left = prefill_len(q) - q->prefilled;
+		int chunk = left < budget ? left : budget;
 		q->plan_prefill = chunk;
 		q->plan_decode = false;
 		st.prefill_tokens += chunk;
-		st.prefill_ctx_sum += (double)chunk * (chunk / 2.0);
+		st.prefill_seqs++;
+		st.prefill_ctx_sum += (double)chunk * (q->prefilled + chunk / 2.0);
 		budget -= chunk;
 	}
 	if (st.decode_seqs == 0 && st.prefill_tokens == 0) {
@@ -270,6 +339,7 @@ static void schedule(sim_server *s)
 		}
 		return;
 	}
+	sim_step one;
 	int64_t at;
 	if (c->pace > 0) { /* on a fixed grid, so that late wake-ups do not add up */
 		int64_t every = (int64_t)(1e9 / c->pace);
@@ -281,7 +351,7 @@ static void schedule(sim_server *s)
 		 * one was due, not when its timer woke us up, so the host's timer
 		 * latency never accumulates (nor is multiplied by the time scale);
 		 * a step after an idle spell starts now */
-		double t = sim_step_time(c, &st);
+		double t = sim_step_time(c, replica_share(c, &st, &one));
 		int64_t start = replan ? s->step_start : s->chain && !s->rebase ? s->step_at : now;
 		/* model time: a step that follows another starts when that one
 		 * ended, a step after an idle spell at the model clock's now */
@@ -337,6 +407,7 @@ void sim_engine_step_done(sim_server *s)
 		if (q->plan_prefill) {
 			q->prefilled += q->plan_prefill;
 			q->plan_prefill = 0;
+			sim_pc_register(s, q);
 			if (q->prefilled >= prefill_len(q) && q->generated == 0)
 				n = 1; /* the prefill step yields the first token */
 		} else if (q->plan_decode) {
@@ -353,7 +424,8 @@ void sim_engine_step_done(sim_server *s)
 		if (n > q->target - q->generated)
 			n = q->target - q->generated;
 		if (n > 0) {
-			bool last = q->generated + n >= q->target;
+			/* a prefill worker's sequence leaves with its first token */
+			bool last = q->generated + n >= q->target || s->parent;
 			if (last) {
 				seq_list_remove(&s->running, q);
 				release(s, q);
@@ -377,7 +449,14 @@ void sim_engine_start(sim_server *s)
 {
 	s->step_timer = (net_timer){.fn = on_step, .arg = s};
 	s->kick = (net_defer){.fn = kick, .arg = s};
-	s->free_blocks = s->cap.kv_blocks;
+	s->total_blocks = s->cap.kv_blocks * replicas_of(&s->cfg);
+	s->free_blocks = s->total_blocks;
+	sim_pc_init(&s->pc);
+	/* the host tier: --kv-offload-gb over the KV bytes of a block on every GPU */
+	double gpus = (double)(s->cfg.tp > 0 ? s->cfg.tp : 1) * (s->cfg.pp > 1 ? s->cfg.pp : 1);
+	double per_block = s->cap.kv_bytes_per_token * s->cfg.block_size * gpus;
+	if (s->cfg.kv_offload_gb > 0 && per_block > 0)
+		s->pc.host_blocks = (int64_t)(s->cfg.kv_offload_gb * 1e9 / per_block);
 	s->m_anchor = 0;
 	s->m_anchor_wall = s->virt ? s->vnow : ib_now_ns();
 }
@@ -397,6 +476,13 @@ void sim_engine_schedule(sim_server *s)
 
 void sim_engine_abort(sim_server *s, seq *q)
 {
+	if (q->state == SEQ_XFER) {
+		net_timer_cancel(s->loop, &q->xfer);
+		q->state = SEQ_DONE;
+		return;
+	}
+	if (q->eng) /* in the prefill pool */
+		s = q->eng;
 	if (q->state == SEQ_WAITING) {
 		seq_list_remove(&s->waiting, q);
 	} else if (q->state == SEQ_RUNNING) {

@@ -1,4 +1,5 @@
-/* Prometheus text exposition with vLLM's metric names. */
+/* Prometheus text exposition with vLLM's metric names, and the prefix
+ * cache's under the serving framework's own names too (SGLang, ATOM). */
 #include "sim/private.h"
 
 #include <string.h>
@@ -50,12 +51,88 @@ static void hist(ib_buf *b, const char *name, const char *help, const char *mode
 		      (unsigned long long)h->count);
 }
 
+/* A counter with one more label, one sample per value. */
+static void labelled(ib_buf *b, const char *name, const char *help, const char *model,
+		     const char *label, const char *const *vals, const double *v, size_t n)
+{
+	ib_buf_printf(b, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
+	for (size_t i = 0; i < n; i++)
+		ib_buf_printf(b, "%s{model_name=\"%s\",%s=\"%s\"} %.17g\n", name, model, label, vals[i],
+			      v[i]);
+}
+
+/* The prefix cache and the host tier (docs/sim.md "Metrics"). */
+static void render_cache(const sim_server *s, ib_buf *b, double used)
+{
+	const sim_metrics *m = &s->m;
+	const char *mn = s->cfg.served_model_name;
+	const char *fw = s->cfg.framework ? s->cfg.framework : "vllm";
+	int64_t bs = s->cfg.block_size;
+	double host_used = (double)(s->pc.host_used * bs), host_total = (double)(s->pc.host_blocks * bs);
+	counter(b, "vllm:prefix_cache_queries_total",
+		"Prefix cache queries, in terms of number of queried tokens.", mn, (double)m->pc_queries);
+	counter(b, "vllm:prefix_cache_hits_total",
+		"Prefix cache hits, in terms of number of cached tokens.", mn, (double)m->pc_hits);
+	const char *src[] = {"local_compute", "local_cache_hit", "external_kv_transfer"};
+	double by[] = {(double)m->pc_computed, (double)m->pc_hits, (double)m->ext_hits};
+	labelled(b, "vllm:prompt_tokens_by_source_total", "Prompt tokens by where their KV came from.",
+		 mn, "source", src, by, s->pc.host_blocks > 0 ? 3 : 2);
+	if (s->pc.host_blocks > 0) {
+		counter(b, "vllm:external_prefix_cache_queries_total",
+			"External prefix cache queries (the CPU offload tier), in tokens.", mn,
+			(double)m->ext_queries);
+		counter(b, "vllm:external_prefix_cache_hits_total",
+			"External prefix cache hits (the CPU offload tier), in tokens.", mn,
+			(double)m->ext_hits);
+		counter(b, "vllm:kv_offload_bytes_gpu_to_cpu_total", "KV bytes offloaded to the CPU.", mn,
+			m->offload_bytes_to_host);
+		counter(b, "vllm:kv_offload_bytes_cpu_to_gpu_total", "KV bytes loaded back from the CPU.",
+			mn, m->offload_bytes_to_gpu);
+		counter(b, "vllm:kv_offload_time_gpu_to_cpu_total", "Seconds of GPU-to-CPU KV transfers.",
+			mn, m->offload_s_to_host);
+		counter(b, "vllm:kv_offload_time_cpu_to_gpu_total", "Seconds of CPU-to-GPU KV transfers.",
+			mn, m->offload_s_to_gpu);
+		gauge(b, "vllm:cpu_kv_cache_usage_perc", "CPU KV-cache usage. 1 means 100 percent usage.",
+		      mn, host_total > 0 ? host_used / host_total : 0);
+	}
+	if (!strcmp(fw, "sglang")) {
+		counter(b, "sglang:prompt_tokens_total", "Number of prefill tokens processed.", mn,
+			(double)m->prompt_tokens);
+		counter(b, "sglang:generation_tokens_total", "Number of generation tokens processed.", mn,
+			(double)m->generation_tokens);
+		const char *cs[] = {"device", "host"};
+		double cv[] = {(double)m->pc_hits, (double)m->ext_hits};
+		labelled(b, "sglang:cached_tokens_total", "Prefix-cached prompt tokens by where they were.",
+			 mn, "cache_source", cs, cv, s->pc.host_blocks > 0 ? 2 : 1);
+		double q = (double)m->pc_queries;
+		gauge(b, "sglang:cache_hit_rate", "The prefix cache hit rate.", mn,
+		      q > 0 ? (double)(m->pc_hits + m->ext_hits) / q : 0);
+		gauge(b, "sglang:token_usage", "The token usage of the KV cache.", mn, used);
+		if (s->pc.host_blocks > 0) {
+			gauge(b, "sglang:hicache_host_used_tokens", "Tokens held in the host cache.", mn,
+			      host_used);
+			gauge(b, "sglang:hicache_host_total_tokens", "Tokens the host cache holds at most.",
+			      mn, host_total);
+		}
+	} else if (!strcmp(fw, "atom")) {
+		counter(b, "atom:prompt_tokens_total", "Number of prefill tokens processed.", mn,
+			(double)m->prompt_tokens);
+		counter(b, "atom:generation_tokens_total", "Number of generation tokens processed.", mn,
+			(double)m->generation_tokens);
+		counter(b, "atom:prefix_cache_full_tokens_total", "Prompt tokens looked up in the prefix cache.",
+			mn, (double)m->pc_queries);
+		counter(b, "atom:prefix_cache_cached_tokens_total", "Prompt tokens found in the prefix cache.",
+			mn, (double)m->pc_hits);
+		gauge(b, "atom:kv_cache_usage_ratio", "KV-cache usage.", mn, used);
+	}
+}
+
 void sim_metrics_render(const sim_server *s, ib_buf *b)
 {
 	const sim_metrics *m = &s->m;
 	const char *mn = s->cfg.served_model_name;
-	double used = s->cap.kv_blocks > 0 && !s->cfg.max_speed
-			      ? 1.0 - (double)s->free_blocks / (double)s->cap.kv_blocks
+	double used = s->total_blocks > 0 && !s->cfg.max_speed
+			      ? 1.0 - (double)s->free_blocks / (double)s->total_blocks
 			      : 0.0;
 	gauge(b, "vllm:num_requests_running", "Number of requests in model execution batches.", mn,
 	      (double)s->running.n);
@@ -90,6 +167,17 @@ void sim_metrics_render(const sim_server *s, ib_buf *b)
 	counter(b, "infbench:step_rebase_count",
 		"Steps that fired over 2 ms late: the next one started then, not at the missed deadline.",
 		mn, (double)m->paused_count);
+	render_cache(s, b, used);
+	if (s->prefill) {
+		counter(b, "infbench:kv_transfers_total", "Prefill-to-decode KV transfers.", mn,
+			(double)m->kv_transfers);
+		counter(b, "infbench:kv_transfer_seconds_total",
+			"Model seconds of prefill-to-decode KV transfers.", mn, m->kv_transfer_s);
+		gauge(b, "infbench:prefill_num_requests_running", "Requests the prefill pool is prefilling.",
+		      mn, (double)s->prefill->running.n);
+		gauge(b, "infbench:prefill_num_requests_waiting", "Requests waiting for a prefill worker.",
+		      mn, (double)s->prefill->waiting.n);
+	}
 	counter(b, "vllm:spec_decode_num_drafts_total", "Number of spec decoding drafts.", mn,
 		(double)m->num_drafts);
 	counter(b, "vllm:spec_decode_num_draft_tokens_total", "Number of draft tokens.", mn,

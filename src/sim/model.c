@@ -26,6 +26,7 @@ void sim_config_init(sim_config *c)
 	c->step_overhead_s = 300e-6;
 	c->comm_eff = 1.0;
 	c->ep_imbalance = 1.0;
+	c->replicas = 1;
 	c->max_model_len = 0; /* no limit beyond KV capacity */
 	c->header_timeout = 60;
 	c->draft_cost = 0.05;
@@ -42,6 +43,14 @@ static double weight_bytes_per_param(const sim_config *c)
 	if (!strcmp(c->precision, "fp8"))
 		return 1.0;
 	return 2.0;
+}
+
+/* Bytes per routed-expert parameter: the precision's, or fewer when the
+ * checkpoint stores the experts narrower (sim_model.expert_wbits). */
+static double expert_bytes_per_param(const sim_config *c)
+{
+	double b = weight_bytes_per_param(c), x = c->model.expert_wbits / 8.0;
+	return x > 0 && x < b ? x : b;
 }
 
 static double peak_flops(const sim_config *c)
@@ -101,7 +110,7 @@ static double dense_bytes(const sim_config *c)
 int sim_capacity_of(const sim_config *c, sim_capacity *out, ib_error *e)
 {
 	const sim_model *m = &c->model;
-	double ex = m->expert_params * weight_bytes_per_param(c) / pp_of(c) / expert_ways(c);
+	double ex = m->expert_params * expert_bytes_per_param(c) / pp_of(c) / expert_ways(c);
 	double w = dense_bytes(c) + ex;
 	double avail = c->hw.mem_bytes * c->gpu_mem_util - w - 2e9; /* activations, graphs */
 	double per_tok = kv_elems_full(m) * c->kv_bytes / kv_shards(c) / pp_of(c);
@@ -132,7 +141,6 @@ void sim_step_breakdown(const sim_config *c, const sim_step *s, sim_step_parts *
 	if (tokens <= 0)
 		return;
 	int tp = tp_of(c), pp = pp_of(c);
-	double bpp = weight_bytes_per_param(c);
 	/* weights read: the dense part always, the routed experts the batch
 	 * touches (each token picks experts_per_token of experts); with expert
 	 * parallelism the busiest rank reads ep_imbalance times its share */
@@ -142,7 +150,7 @@ void sim_step_breakdown(const sim_config *c, const sim_step *s, sim_step_parts *
 		touched = m->expert_params * (1.0 - p_miss);
 	}
 	double imb = c->ep > 1 ? c->ep_imbalance : 1.0;
-	o->expert_bytes = touched * bpp / expert_ways(c) / pp * imb;
+	o->expert_bytes = touched * expert_bytes_per_param(c) / expert_ways(c) / pp * imb;
 	double bytes = dense_bytes(c) + o->expert_bytes;
 	/* KV read by attention: every decode token reads its sequence's context
 	 * (full layers; sparse attention: at most sparse_topk tokens, plus the
@@ -182,14 +190,19 @@ void sim_step_breakdown(const sim_config *c, const sim_step *s, sim_step_parts *
 	 * layer; one with EP, whose MoE layers exchange tokens all-to-all
 	 * instead: dispatch and combine of each token's top-k copies; none for
 	 * attention under DP attention) */
-	double link = c->hw.link_bw * c->comm_eff;
+	/* TP or EP wider than the scale-up domain (multi-node rows) runs its
+	 * collectives over the scale-out network */
+	int dom = c->hw.domain_gpus > 0 ? c->hw.domain_gpus : 8;
+	bool wide = (tp > dom || c->ep > dom) && c->hw.net_bw > 0;
+	double link = (wide ? c->hw.net_bw : c->hw.link_bw) * c->comm_eff;
+	double lat = wide ? c->hw.net_lat : c->hw.link_lat;
 	double act = tokens * m->hidden * 2.0;
-	double ar = tp > 1 ? 2.0 * (tp - 1) / tp * act / link + c->hw.link_lat : 0;
+	double ar = tp > 1 ? 2.0 * (tp - 1) / tp * act / link + lat : 0;
 	double per_layer = 0;
 	if (c->ep > 1 && m->experts > 0) {
 		double ranks = c->ep;
 		double a2a = 2.0 * (act / tp) * m->experts_per_token * (ranks - 1) / ranks / link +
-			     2.0 * c->hw.link_lat;
+			     2.0 * lat;
 		per_layer = a2a + (c->dp_attn ? 0 : ar);
 	} else {
 		per_layer = 2.0 * ar;
@@ -198,13 +211,20 @@ void sim_step_breakdown(const sim_config *c, const sim_step *s, sim_step_parts *
 	/* pipeline: a step runs through every stage in turn */
 	o->mem *= pp;
 	o->compute *= pp;
-	o->comm = o->comm * pp + (pp - 1) * (act / link + c->hw.link_lat);
+	/* stages beyond the scale-up domain hand over through the network */
+	bool pp_wide = (double)tp * pp > dom && c->hw.net_bw > 0;
+	double plink = pp_wide ? c->hw.net_bw * c->comm_eff : link;
+	o->comm = o->comm * pp + (pp - 1) * (act / plink + (pp_wide ? c->hw.net_lat : lat));
 	/* fixed cost per step, and per token verified in it (scheduling,
 	 * sampling, detokenising: the CPU side that makes throughput saturate;
 	 * a decode sequence with K drafts verifies K + 1 tokens) */
 	double seqs = s->decode_seqs * (k + 1.0) + (s->prefill_tokens > 0 ? 1 : 0);
 	o->overhead = c->step_overhead_s + seqs * c->seq_overhead_s;
-	double t = (o->mem > o->compute ? o->mem : o->compute) + o->comm + o->overhead;
+	/* KV offload hits: each GPU copies its share in over its host link
+	 * before the step's attention can use it */
+	if (s->host_load_bytes > 0 && c->hw.host_bw > 0)
+		o->host_load = s->host_load_bytes / c->hw.host_bw;
+	double t = (o->mem > o->compute ? o->mem : o->compute) + o->comm + o->overhead + o->host_load;
 	/* the draft model proposes k tokens before verification */
 	if (k > 0 && s->decode_seqs > 0)
 		t += k * c->draft_cost * t;
@@ -270,4 +290,48 @@ uint64_t sim_rng_next(sim_rng *r)
 double sim_rng_uniform(sim_rng *r)
 {
 	return (double)(sim_rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+/* ---- disaggregated prefill/decode (docs/sim.md) ---- */
+
+void sim_prefill_config(const sim_config *c, sim_config *pc)
+{
+	*pc = *c;
+	pc->tp = c->prefill_tp > 0 ? c->prefill_tp : c->tp;
+	pc->ep = c->prefill_ep > 0 ? c->prefill_ep : c->ep;
+	pc->dp_attn = c->prefill_dp_attn;
+	pc->replicas = c->prefill_workers > 0 ? c->prefill_workers : 1;
+	pc->prefill_workers = 0;
+}
+
+static int instance_gpus(const sim_config *c)
+{
+	int w = c->ep > tp_of(c) ? c->ep : tp_of(c);
+	return w * pp_of(c);
+}
+
+int sim_config_gpus(const sim_config *c)
+{
+	int n = instance_gpus(c) * (c->replicas > 1 ? c->replicas : 1);
+	if (c->prefill_workers > 0) {
+		sim_config pc;
+		sim_prefill_config(c, &pc);
+		n += instance_gpus(&pc) * c->prefill_workers;
+	}
+	return n;
+}
+
+double sim_kv_transfer_s(const sim_config *c, double tokens)
+{
+	if (c->prefill_workers <= 0 || tokens <= 0)
+		return 0;
+	sim_config pc;
+	sim_prefill_config(c, &pc);
+	/* the KV a prefill GPU holds for the prompt: its share, sent at once
+	 * with every other GPU's */
+	double bytes = kv_elems_full(&pc.model) * pc.kv_bytes / kv_shards(&pc) / pp_of(&pc) * tokens;
+	int dom = c->hw.domain_gpus > 0 ? c->hw.domain_gpus : 8;
+	bool local = sim_config_gpus(c) <= dom || c->hw.net_bw <= 0;
+	double bw = local ? c->hw.link_bw * c->comm_eff : c->hw.net_bw;
+	return bytes / bw + (local ? c->hw.link_lat : c->hw.net_lat);
 }

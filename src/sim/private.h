@@ -16,7 +16,7 @@
  * deadline (docs/sim.md "Time"). */
 #define SIM_REBASE_NS (2 * 1000 * 1000)
 
-typedef enum { SEQ_WAITING, SEQ_RUNNING, SEQ_DONE } seq_state;
+typedef enum { SEQ_WAITING, SEQ_RUNNING, SEQ_DONE, SEQ_XFER /* KV on its way to decode */ } seq_state;
 
 typedef struct seq seq;
 struct seq {
@@ -59,6 +59,20 @@ struct seq {
 	bool ans_cut;       /* cut at a `stop` string */
 	seq *prev, *next; /* in the waiting or running list */
 	sim_server *srv;
+	/* the prefix cache (prefix_cache.c): the chained hashes of the prompt's
+	 * nbh full blocks (NULL: none, the request takes no part), and for each
+	 * the cache entry this sequence references (-1: none); one allocation
+	 * (bh, then bent) per request */
+	uint64_t *bh;
+	int32_t *bent;
+	int nbh;
+	int nshared; /* entries referenced (of q->blocks) */
+	int nreg;    /* blocks 0..nreg-1 looked up or registered */
+	/* disaggregated serving (disagg.c): the prefill engine the request is
+	 * in (NULL: srv's), and the KV transfer's timer (state SEQ_XFER) */
+	sim_server *eng;
+	net_timer xfer;
+	int64_t xfer_due_m; /* when the KV arrives, model ns */
 };
 
 typedef struct {
@@ -90,12 +104,70 @@ typedef struct {
 	 * timer latency and stalls; docs/sim.md "Time") */
 	double late_sum, late_max;
 	uint64_t late_count;
+	/* prefix cache and host tier, in tokens (docs/sim.md "Prefix cache") */
+	uint64_t pc_queries, pc_hits, pc_computed;  /* prompt tokens looked up, hit on the GPU, computed */
+	uint64_t ext_queries, ext_hits;             /* looked up in the host tier, hit there */
+	uint64_t pc_evicted;                        /* blocks evicted from the GPU */
+	uint64_t kv_transfers;                      /* prefill -> decode KV transfers */
+	double kv_transfer_s;                       /* their model seconds */
+	double offload_bytes_to_host, offload_bytes_to_gpu; /* per GPU x GPUs, bytes */
+	double offload_s_to_host, offload_s_to_gpu;         /* transfer seconds */
 	/* wall seconds left out of the model clock (late steps past
 	 * SIM_REBASE_NS, request handling while idle); steps rebased */
 	double paused_sum;
 	uint64_t paused_count;
 } sim_metrics;
 void sim_metrics_init(sim_metrics *m);
+
+/* The prefix cache (prefix_cache.c; docs/sim.md "Prefix cache", "KV
+ * offload"): entries in a chained hash table, the unreferenced ones in an
+ * LRU list per tier. */
+enum { SIM_TIER_GPU, SIM_TIER_HOST };
+typedef struct {
+	uint64_t hash;      /* 0: a free entry */
+	int32_t ref;        /* running sequences that use the block */
+	int32_t chain;      /* next in the bucket, or in the free list */
+	int32_t prev, next; /* LRU list of the tier (ref 0 only) */
+	int tier;
+} sim_pc_entry;
+typedef struct {
+	sim_pc_entry *e;
+	size_t n, cap, live;
+	int32_t *buckets;
+	size_t nbuckets;
+	int32_t free_head;
+	int32_t head[2], tail[2];
+	int64_t cached_free;             /* GPU blocks that are free but hold a cached block */
+	int64_t host_blocks, host_used;  /* the host tier's capacity (0: none) and use */
+} sim_pcache;
+void sim_pc_init(sim_pcache *c);
+void sim_pc_free(sim_pcache *c);
+/* The hash of a block of content data[0..len) after the block whose hash is
+ * parent (0 for the first block); never 0. */
+uint64_t sim_pc_hash(uint64_t parent, const void *data, size_t len);
+/* Takes n blocks from the free pool, evicting cached blocks (least
+ * recently used first) when the uncached ones do not suffice; false when
+ * fewer than n are free. */
+bool sim_pc_take(sim_server *s, int64_t n);
+/* Looks q's blocks up (at most max_blocks, from the first) and references
+ * the leading ones found; returns how many (q->blocks and q->nshared grow by
+ * that many), *host_hits of them came from the host tier. All or nothing:
+ * 0 when the free pool cannot hold them. */
+int sim_pc_acquire(sim_server *s, seq *q, int max_blocks, int *host_hits);
+/* Registers q's fully prefilled prompt blocks not yet in the cache. */
+void sim_pc_register(sim_server *s, seq *q);
+/* Drops q's references; entries no one uses become free cached blocks
+ * (most recently used). The caller returns q's private blocks. */
+void sim_pc_release(sim_server *s, seq *q);
+
+/* Disaggregated serving (disagg.c): starts s's prefill pool (0, IB_EINVAL
+ * when its weights do not fit, IB_ENOMEM); frees it (after the
+ * connections closed); gives a new request to it; and, called by the
+ * prefill engine, emits q's first token and sends its KV to s. */
+int sim_disagg_start(sim_server *s, ib_error *e);
+void sim_disagg_free(sim_server *s);
+void sim_disagg_submit(sim_server *s, seq *q);
+void sim_disagg_prefilled(sim_server *prefill, seq *q);
 
 /* A prompt tokenized off the event loop (tokq.c): the loop fills the input
  * and the request's state, the worker thread the output; done runs on the
@@ -125,7 +197,12 @@ struct sim_server {
 	net_loop *loop;
 	net_server *http;
 	sim_capacity cap;
+	int64_t total_blocks; /* cap.kv_blocks x replicas */
+	/* disaggregated serving (disagg.c): the prefill pool's engine, and in
+	 * it the server it prefills for */
+	sim_server *prefill, *parent;
 	int64_t free_blocks;
+	sim_pcache pc;
 	seq_list waiting, running;
 	net_timer step_timer;
 	bool step_armed;

@@ -45,12 +45,7 @@ static void prefill_elsewhere(sim_server *s, load_run *r, seq *q, int64_t now)
 		       .prefill_ctx_sum = (double)q->prompt_tokens * q->prompt_tokens / 2.0};
 	int64_t done = start + (int64_t)(sim_step_time(pc, &st) * 1e9);
 	r->pfree[w] = done;
-	sim_capacity cap;
-	double kv = 0;
-	ib_error e;
-	if (!sim_capacity_of(pc, &cap, &e)) /* KV of the whole model: per GPU x the GPUs holding it */
-		kv = cap.kv_bytes_per_token * (pc->tp > 0 ? pc->tp : 1) * q->prompt_tokens;
-	int64_t xfer = (int64_t)(kv / (pc->hw.link_bw * pc->comm_eff) * 1e9);
+	int64_t xfer = (int64_t)(sim_kv_transfer_s(&s->cfg, q->prompt_tokens) * 1e9);
 	r->first_ns[q->id] = done;
 	q->generated = 1;
 	q->prefilled = q->prompt_tokens;
@@ -132,9 +127,7 @@ int sim_run_load(const sim_config *c, const sim_load *ld, sim_load_result *out, 
 	int pw = c->prefill_workers > 0 ? c->prefill_workers : 0;
 	r.pfree = calloc((size_t)pw + 1, sizeof *r.pfree);
 	r.pend = calloc((size_t)r.n, sizeof *r.pend);
-	r.pcfg = *c;
-	r.pcfg.tp = c->prefill_tp > 0 ? c->prefill_tp : c->tp;
-	r.pcfg.prefill_workers = 0;
+	sim_prefill_config(c, &r.pcfg);
 	int rc = 0;
 	if (!s || !r.seqs || !r.first_ns || !r.last_ns || !tpot || !ttft || !r.pfree || !r.pend) {
 		rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
@@ -217,6 +210,8 @@ int sim_run_load(const sim_config *c, const sim_load *ld, sim_load_result *out, 
 	out->output_tok_s = out->duration > 0 ? (double)r.out_tokens / out->duration : 0;
 	out->preemptions = (int64_t)s->m.preemptions;
 out:
+	if (s)
+		sim_pc_free(&s->pc);
 	free(s);
 	free(r.pfree);
 	free(r.pend);

@@ -28,6 +28,10 @@ typedef struct {
 	double flops_bf16, flops_fp8, flops_fp4;
 	double link_bw;     /* scale-up bandwidth per GPU, one direction */
 	double link_lat;    /* per all-reduce latency, s */
+	double host_bw;     /* GPU <-> host memory per GPU, one direction (PCIe, C2C) */
+	double net_bw;      /* scale-out (inter-node) bandwidth per GPU, one direction */
+	double net_lat;     /* scale-out latency per transfer or collective, s */
+	int domain_gpus;    /* GPUs one scale-up (NVLink / Infinity Fabric) domain joins */
 } sim_hw;
 
 /* A model. Parameter counts are totals across the model. */
@@ -47,6 +51,10 @@ typedef struct {
 	int sparse_topk;        /* > 0: sparse attention (DSA, MSA): a decode token reads at most
 				 * this many tokens' KV per layer, plus an index of the whole context */
 	int index_dim;          /* bytes per token per layer of that index (read over the context) */
+	double expert_wbits;    /* > 0: the checkpoint stores the routed experts in this many bits
+				 * per parameter (scales included) whatever the precision
+				 * (DeepSeek-V4: MXFP4 experts under FP8 attention); 0: as the
+				 * precision */
 } sim_model;
 
 const sim_hw *sim_hw_find(const char *name);
@@ -77,15 +85,26 @@ typedef struct {
 	bool dp_attn;           /* data-parallel attention: each of the TP ranks runs its own
 				 * sequences with the whole attention (own batch and KV) */
 	int pp;                 /* pipeline stages (GPUs = TP x PP) */
-	/* disaggregated prefill (in-process runs, sim_run_load): prefill_workers
-	 * > 0 separate prefill instances of prefill_tp GPUs each take every
-	 * prompt (first come, first served), send its KV over the scale-up link,
-	 * and this configuration only decodes; 0: aggregated */
-	int prefill_workers, prefill_tp;
+	/* disaggregated prefill/decode (docs/sim.md "Disaggregated prefill/
+	 * decode"): prefill_workers > 0 separate prefill instances of
+	 * prefill_tp GPUs (prefill_ep, prefill_dp_attn) take every prompt,
+	 * send its KV to the decode side (sim_kv_transfer_s), and this
+	 * configuration only decodes; 0: aggregated */
+	int prefill_workers, prefill_tp, prefill_ep;
+	bool prefill_dp_attn;
+	/* identical instances of this configuration behind one endpoint (the
+	 * decode workers of a disaggregated row, data-parallel replicas): a
+	 * router spreads the sequences evenly, so each step is one instance's
+	 * share; KV and --max-num-seqs are per instance (1: one) */
+	int replicas;
 	int max_num_seqs;
 	int max_num_batched_tokens;
 	int block_size;
 	double gpu_mem_util;
+	/* KV offload (docs/sim.md "KV offload"): host memory in GB for KV
+	 * blocks evicted from the GPU (the row's total-cpu-dram-gb), 0: none */
+	double kv_offload_gb;
+	bool no_prefix_cache;   /* --no-enable-prefix-caching: every prompt is computed */
 	double mem_eff, compute_eff;
 	double step_overhead_s;
 	double seq_overhead_s;  /* per running sequence per step (scheduling, sampling) */
@@ -135,6 +154,17 @@ typedef struct {
 	double kv_bytes_per_token;     /* per GPU */
 	int64_t kv_blocks;             /* capacity in blocks */
 } sim_capacity;
+/* The configuration of one prefill instance of a disaggregated c (its TP,
+ * EP and DP attention, aggregated, one replica per worker). */
+void sim_prefill_config(const sim_config *c, sim_config *pc);
+/* Model seconds to move the KV of `tokens` prompt tokens from a prefill
+ * instance of c to a decode instance: every GPU sends its share at once,
+ * over the scale-up link when both pools fit in one scale-up domain
+ * (hw.domain_gpus: a node, an NVL72 rack), else over the scale-out
+ * network; plus one latency. 0 when c is not disaggregated. */
+double sim_kv_transfer_s(const sim_config *c, double tokens);
+/* GPUs the whole configuration occupies (both pools, every replica). */
+int sim_config_gpus(const sim_config *c);
 /* Returns 0, or IB_EINVAL when the weights do not fit in GPU memory. */
 int sim_capacity_of(const sim_config *c, sim_capacity *out, ib_error *e);
 
@@ -145,6 +175,8 @@ typedef struct {
 	double decode_ctx_sum;   /* sum of context lengths of the decode sequences */
 	int prefill_tokens;      /* tokens prefilled in this step */
 	double prefill_ctx_sum;  /* sum over prefilled tokens of their position */
+	double host_load_bytes;  /* KV copied in from the host tier, per GPU (KV offload hits) */
+	int prefill_seqs;        /* sequences the prefill tokens belong to (0: not counted) */
 } sim_step;
 double sim_step_time(const sim_config *c, const sim_step *s);
 
@@ -152,6 +184,7 @@ double sim_step_time(const sim_config *c, const sim_step *s);
 typedef struct {
 	double mem, compute;   /* roofline terms (the step takes the larger) */
 	double comm;           /* all-reduce / all-to-all / pipeline transfers */
+	double host_load;      /* KV offload hits copied over the host link */
 	double overhead;       /* per step and per sequence */
 	double bytes_per_gpu;  /* HBM bytes read by the busiest GPU */
 	double expert_bytes;   /* of which routed-expert weights */
