@@ -199,6 +199,9 @@ bool ib_py_float(const char *s, size_t n, double *out);
 /* Reads the whole file into out (appending). Missing file → IB_ENOENT;
  * a directory or unreadable file → IB_EIO. The message names the path. */
 int ib_read_file(const char *path, ib_buf *out, ib_error *e);
+/* mkdir -p path (0755), then checks the folder is writable: IB_EIO naming
+ * the part that could not be made, or the folder that cannot be written. */
+int ib_mkdirs_writable(const char *path, ib_error *e);
 /* Writes data to path through a temporary file in the same folder and a
  * rename, so readers never see a half-written file. */
 int ib_write_file_atomic(const char *path, const void *data, size_t len, ib_error *e);

@@ -166,6 +166,9 @@ typedef struct {
 	 * scales, nothing converted. */
 	double time_scale;
 	double wall_duration;     /* the window in wall seconds, whatever the scale */
+	/* a response carried X-Infbench-Engine (infbench sim announces itself
+	 * so): the result is marked "simulated": true */
+	bool simulated;
 	/* the clock of the figures: BENCH_CLOCK_MODEL when every successful
 	 * request carried the server's model timestamps (then ttft, latency,
 	 * itl are those, duration runs from the earliest arrival to the latest
@@ -385,6 +388,7 @@ typedef struct {
 	double time_scale;      /* the scale the server announced (bench_run_stats):
 	                         * 0 none (figures as measured), > 0 the figures
 	                         * are model time, -1 conflicting (wall time) */
+	bool simulated;         /* the server announced itself as infbench sim */
 } bench_outcome;
 
 /* Runs the benchmark: checks o, resolves the tokenizer, builds the prompts,

@@ -9,7 +9,7 @@
 
 static const char usage[] =
     "usage: infbench compare RESULTS_DIR [--baseline FILE | --db URL] [--branch NAME]\n"
-    "                        [--noise-k K] [--noise-min N]\n"
+    "                        [--noise-k K] [--noise-min N] [--allow-simulated]\n"
     "\n"
     "Compare every agg row below RESULTS_DIR (*.json files holding a row or a list\n"
     "of rows; agentic-coding rows are left out) with its baseline and print GitHub\n"
@@ -31,6 +31,9 @@ static const char usage[] =
     "                   has at least N earlier runs and the value lies outside\n"
     "                   their mean +- K standard deviations (default: colour all)\n"
     "  --noise-min N    earlier runs needed for --noise-k (default 3)\n"
+    "  --allow-simulated compare a simulated row (\"simulated\": true, from\n"
+    "                   infbench sim) with a measured baseline or the other way\n"
+    "                   round; without it that is an error naming the row\n"
     "\n"
     "Exit status: 0, or 1 on an error (missing DATABASE_URL, unreadable JSON, a\n"
     "row without a key the comparison needs). See docs/compare.md.\n";
@@ -39,6 +42,7 @@ typedef struct {
 	const char *dir, *baseline, *db, *branch;
 	double noise_k;
 	long noise_min;
+	bool allow_simulated;
 } cmp_opts;
 
 /* The database is opened at the first lookup, as the reference connects only
@@ -68,6 +72,10 @@ static int parse(int argc, char **argv, cmp_opts *o)
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			fputs(usage, stdout);
 			return 0;
+		}
+		if (!strcmp(a, "--allow-simulated")) {
+			o->allow_simulated = true;
+			continue;
 		}
 		const char **dst = !strcmp(a, "--baseline") ? &o->baseline
 		                   : !strcmp(a, "--db")     ? &o->db
@@ -128,7 +136,8 @@ int cmd_compare(int argc, char **argv)
 	lazy_db ldb = {.url = o.db, .b = {.branch = o.branch}};
 	res_compare_opts co = {.results_dir = o.dir,
 	                       .noise_k = o.noise_k,
-	                       .noise_min = o.noise_min > 0 ? (size_t)o.noise_min : 0};
+	                       .noise_min = o.noise_min > 0 ? (size_t)o.noise_min : 0,
+	                       .allow_simulated = o.allow_simulated};
 	int rc = a ? 0 : IB_ENOMEM;
 	if (!rc && o.baseline) {
 		ib_val *rows = NULL;

@@ -394,6 +394,8 @@ static ib_val *row_json(page *p, size_t i)
 		set(j, o, "cb", jint(j, r->client_bound));
 	if (r->health_why)
 		set(j, o, "cbwhy", jstr(j, r->health_why));
+	if (r->simulated)
+		set(j, o, "sim", jint(j, 1));
 	if (!isnan(r->accept_len))
 		set(j, o, "al", jnum(j, r->accept_len));
 	if (r->fingerprint)

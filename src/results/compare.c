@@ -486,6 +486,15 @@ static int build_row(const res_compare_opts *o, ib_arena *a, cmp_row *r, res_com
 	rc = o->lookup ? o->lookup(o->ctx, &k, a, max, &r->base, &r->nbase, e) : 0;
 	if (rc)
 		return rc;
+	/* a result of the simulator is never set against a measured one (nor
+	 * the other way round) unless the caller allows it */
+	bool sim = res_parse_bool(ib_map_get(r->row, "simulated"));
+	if (r->nbase && !o->allow_simulated &&
+	    sim != res_parse_bool(ib_map_get(r->base[0], "simulated")))
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0,
+		               "a %s result against a %s baseline: the numbers are not comparable "
+		               "(pass --allow-simulated to compare anyway)",
+		               sim ? "simulated" : "measured", sim ? "measured" : "simulated");
 	if (r->nbase)
 		st->matched++;
 	else

@@ -95,6 +95,32 @@ typedef struct {
  * that the power step cannot read back) leaves that agg file. */
 int res_process(const res_process_opts *o, ib_buf *agg_text, int *power_status, ib_error *e);
 
+/* The agg row of a parsed raw result, as res_process builds it before the
+ * power step, from the variables in env (NAME=VALUE, NULL-terminated; the
+ * same names: RUNNER_TYPE .. IMAGE, TP, EP_SIZE, DP_ATTENTION, ...). Nothing
+ * is read or written; file (may be NULL) names the result in messages. The
+ * row lives in arena a. Errors as res_process's. */
+int res_raw_agg(ib_arena *a, const ib_val *raw, const char *const *env, const char *file,
+                ib_val **row, ib_error *e);
+
+/* Labels of a benchmark that its raw result does not carry (infbench sweep,
+ * infbench report of raw results); NULL / 0 take the default named. */
+typedef struct {
+	const char *hw;           /* the GPU, RUNNER_TYPE (default "h100") */
+	const char *framework;    /* default "unknown" */
+	const char *precision;    /* default "unknown" */
+	const char *model_prefix; /* default: the result's model_id after its last '/' */
+	const char *image;        /* default "" */
+	int64_t gpus;             /* GPUs serving (TP; default 1) */
+	int64_t isl, osl;         /* default: the result's workload lengths */
+} res_labels;
+
+/* The process_result.py variables for a raw result and labels l, as a
+ * NULL-terminated NAME=VALUE list in arena a (result_name: RESULT_FILENAME).
+ * NULL when out of memory. */
+const char **res_labels_env(ib_arena *a, const ib_val *raw, const res_labels *l,
+                            const char *result_name);
+
 /* aggregate_power.run: validates the telemetry CSV against the raw result's
  * window, patches agg_path in place (power_metric_schema_version,
  * power_valid, and the seven metrics when valid) and writes the validation
@@ -174,6 +200,9 @@ typedef struct {
 	 * the value lies outside their mean +- k * sample standard deviation. */
 	double noise_k;
 	size_t noise_min; /* 0 means 3 */
+	/* a row marked "simulated" and its baseline not (or the other way
+	 * round) is IB_EINVAL naming the row, unless this is set */
+	bool allow_simulated;
 } res_compare_opts;
 
 typedef struct {
@@ -267,6 +296,7 @@ typedef struct {
 	int64_t isl, osl, conc;
 	bool latest; /* only the rows of the latest_benchmarks view */
 	bool evals;  /* eval_results instead of benchmark_results */
+	int simulated; /* 1: only simulated rows, -1: only measured ones, 0: any */
 } res_db_filter;
 
 /* The matching rows as a list of maps (in arena a), sorted by identity, then
@@ -275,12 +305,14 @@ typedef struct {
  * prefill_ep, prefill_dp_attention, prefill_num_workers, decode_tp,
  * decode_ep, decode_dp_attention, decode_num_workers, num_prefill_gpu,
  * num_decode_gpu, benchmark_type|task, isl, osl, conc, image, error,
- * metrics{keys sorted}}. The same rows give the same bytes on both
+ * metrics{keys sorted}[, simulated: true]} (simulated only on the rows of
+ * the simulator). The same rows give the same bytes on both
  * backends. */
 int res_db_query(res_db *db, const res_db_filter *f, ib_arena *a, ib_val **rows, ib_error *e);
 
 /* A res_baseline_fn over the database (ctx: res_db_baseline): the query of
- * compare_results.py (runs on `branch`, default "main", without an error,
+ * compare_results.py (a baseline of the simulator carries "simulated": true
+ * in its metrics map) (runs on `branch`, default "main", without an error,
  * newest date first; ties: the later ingested run first). */
 typedef struct {
 	res_db *db;
