@@ -109,7 +109,9 @@ int g_eval_aggregate(ib_arena *a, const ib_val *in, ib_val *out, ib_error *e)
 		                         g_getnum(o, "conc"),
 		                         g_getnum(o, "tp"),
 		                         g_getnum(o, "score"),
-		                         g_getnum(o, "scoreError")};
+		                         g_getnum(o, "scoreError"),
+		                         0,
+		                         false};
 	}
 	const ib_val *sp = ib_map_get(in, "show_precision");
 	rep_eval_chart *c;

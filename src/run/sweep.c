@@ -24,14 +24,16 @@ static void note(const run_sweep_opts *o, const char *fmt, ...)
 	o->note(o->arg, line);
 }
 
-/* an agg row already there: a JSON object with an "hw" */
-static bool have_row(const char *path)
+/* an agg row already there: a JSON object with an "hw"; *sim: its mark */
+static bool have_row(const char *path, bool *sim)
 {
 	ib_arena *a = ib_arena_new();
 	ib_val *v = NULL;
 	ib_error e = {0};
 	bool ok = a && access(path, F_OK) == 0 && !ib_json_parse_file(a, path, &v, &e) &&
 	          v->type == IB_V_MAP && ib_map_get(v, "hw");
+	const ib_val *s = ok ? ib_map_get(v, "simulated") : NULL;
+	*sim = s && s->type == IB_V_BOOL && s->b;
 	ib_arena_free(a);
 	return ok;
 }
@@ -67,8 +69,10 @@ static int point(const run_sweep_opts *o, const char *rate, size_t conc, run_swe
 		snprintf(name, sizeof name, "rate%s-conc%zu", rate, conc);
 	snprintf(agg, sizeof agg, "%s/agg_%s.json", o->results, name);
 	sum->points++;
-	if (!o->force && have_row(agg)) {
+	bool sim = false;
+	if (!o->force && have_row(agg, &sim)) {
 		sum->reused++;
+		sum->simulated = sum->simulated || sim;
 		note(o, "infbench sweep: %s: reused %s", name, agg);
 		return 0;
 	}
