@@ -192,7 +192,10 @@ typedef int (*res_baseline_fn)(void *ctx, const res_cfg_key *k, ib_arena *a, siz
                                ib_val ***out, size_t *n, ib_error *e);
 
 typedef struct {
-	const char *results_dir; /* every *.json below it: agg rows or lists of them */
+	/* every *.json below it: agg rows or lists of them; beyond the
+	 * reference, an agg file itself, and in a run store (a folder with
+	 * manifest.jsonl) only its agg_*.json files (not agg_eval*) */
+	const char *results_dir;
 	res_baseline_fn lookup;  /* called lazily: not at all when there is no row */
 	void *ctx;
 	/* Beyond the reference: 0 colours every delta (the reference); k > 0
@@ -203,10 +206,21 @@ typedef struct {
 	/* a row marked "simulated" and its baseline not (or the other way
 	 * round) is IB_EINVAL naming the row, unless this is set */
 	bool allow_simulated;
+	/* Beyond the reference: instead of the markdown tables, a plain table
+	 * of the metrics that matter (throughput per GPU, TTFT median and p99,
+	 * interactivity, E2EL) with the change against the newest baseline,
+	 * then one "Verdict: ..." line. A change counts (coloured with ANSI
+	 * codes when colour is set; counted in the stats) only when it is
+	 * significant: with noise_k, outside the earlier runs' band; else more
+	 * than threshold percent (0 means 5). */
+	bool verdict, colour;
+	double threshold;
 } res_compare_opts;
 
 typedef struct {
 	size_t rows, matched, unmatched;
+	size_t regressions, improvements; /* significant changes (verdict mode) */
+	double worst_pct;                 /* the largest regression, percent */
 } res_compare_stats;
 
 /* compare_results.py: appends the markdown report to out ("No benchmark
