@@ -436,6 +436,9 @@ static int row_of_raw(pctx *c, const ib_val *raw, const char *const *v, ib_val *
 	const ib_val *cb = ch && ch->type == IB_V_MAP ? ib_map_get(ch, "client_bound") : NULL;
 	if (cb && cb->type == IB_V_BOOL)
 		SET(d, "client_bound", ib_v_bool(c->a, cb->b));
+	const ib_val *ts = ib_map_get(raw, "time_scale"); /* model-time figures */
+	if (ts && (ts->type == IB_V_FLOAT || ts->type == IB_V_INT))
+		SET(d, "time_scale", (ib_val *)ts);
 	*out = d;
 	return 0;
 }

@@ -8,7 +8,9 @@
 # unless --allow-simulated, and the report shows the badge, the dashed rings
 # and the hollow client-bound markers in headless Chromium. bench's result
 # folder is created before the run, an unwritable one fails before any
-# request, and the verdict is on stderr (stdout stays the reference's).
+# request, and the verdict is on stderr (stdout stays the reference's). Item
+# 6 too: the report's run-context panel (engine, versions, workload, time
+# scale, date) and the TTFT/TPOT/E2EL tooltips, rounded.
 # Usage: tests/e2e/simulated.sh INFBENCH    Ends with "simulated: N passed, N failed".
 . "$(dirname "$0")/lib.sh" simulated "$1"
 e2e_tmp
@@ -124,6 +126,12 @@ else
  {"what": "the notice above the charts counts 1 of 2 simulated points", "js": "/1 of 2 point\\(s\\) come from infbench sim/.test(document.getElementById('simnote').textContent)"},
  {"what": "the simulated point's tooltip says SIMULATED", "js": "(() => { const r = document.querySelector('#chartA .simring'); const p = document.querySelector('#chartA .pt[data-row=\"' + r.dataset.row + '\"]'); const b = p.getBoundingClientRect(); p.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: b.x + 2, clientY: b.y + 2})); const t = document.getElementById('tip').textContent; return /SIMULATED/.test(t) && /not a measurement/.test(t) || t; })()"},
  {"what": "the measured point's tooltip does not", "js": "(() => { const r = document.querySelector('#chartA .simring').dataset.row; const p = [...document.querySelectorAll('#chartA .pt')].find((e) => e.dataset.row !== r); const b = p.getBoundingClientRect(); p.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: b.x + 2, clientY: b.y + 2})); const t = document.getElementById('tip').textContent; return !/SIMULATED/.test(t) || t; })()"},
+ {"what": "run context: the engine is mixed, 1 simulated and 1 measured", "js": "(() => { const t = document.querySelector('#context dd[data-k=Engine]').textContent; return /mixed: 1 simulated \\(infbench sim\\), 1 measured/.test(t) || t; })()"},
+ {"what": "run context: versions (the image and framework)", "js": "(() => { const t = document.querySelector('#context dd[data-k=Versions]').textContent; return /sim/.test(t) && /vllm/.test(t) || t; })()"},
+ {"what": "run context: the workload (sequence, concurrency range, points)", "js": "(() => { const t = document.querySelector('#context dd[data-k=Workload]').textContent; return /ISL 128, OSL 32/.test(t) && /concurrency 4–8/.test(t) && /2 point/.test(t) || t; })()"},
+ {"what": "run context: the time scale (model time, 50x)", "js": "(() => { const t = document.querySelector('#context dd[data-k=\"Time scale\"]').textContent; return /model time .*50×/.test(t) || t; })()"},
+ {"what": "run context: the date", "js": "/^\\d{4}-\\d{2}-\\d{2}/.test(document.querySelector('#context dd[data-k=Date]').textContent)"},
+ {"what": "tooltips carry TTFT, TPOT and E2EL, sensibly rounded (no 7+ decimals)", "js": "(() => { const p = document.querySelector('#chartA .pt'); const b = p.getBoundingClientRect(); p.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: b.x + 2, clientY: b.y + 2})); const t = document.getElementById('tip').textContent; return /TTFT: median [0-9.,]+ ms, p99 [0-9.,]+ ms/.test(t) && /TPOT: median [0-9.,]+ ms/.test(t) && /E2EL: median [0-9.,]+ s, p99 [0-9.,]+ s/.test(t) && !/\\d\\.\\d{7,}/.test(t) || t; })()"},
  {"what": "the client-bound row is drawn hollow and listed", "js": "document.querySelectorAll('#chartA .pt[fill=\"#fff\"]').length === 1 && /1 point\\(s\\) are client-bound/.test(document.getElementById('clientbound').textContent)"}]
 EOF
 	out2=$(node "$here/report_cdp.js" "$chrome" "$tmp/rep.html" - "$shots/sim-" --checks "$tmp/checks.json" 2>&1)

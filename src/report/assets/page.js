@@ -383,12 +383,16 @@
     if (r.sim === 1) L.push('Simulated: infbench sim, not a measurement');
     L.push('Date: ' + esc(r.date));
     if (r.image) L.push('Image: ' + esc(r.image));
-    L.push(esc(D.meta.xfields[XIDX[xf]].label) + ': ' + fmtNum(x));
-    L.push(esc(M.label) + ': ' + fmtNum(y));
+    L.push(esc(D.meta.xfields[XIDX[xf]].label) + ': ' + fmtCell(x));
+    L.push(esc(M.label) + ': ' + fmtCell(y));
     if (S.metric === 'tpPerGpu') {
-      L.push('Input Token Throughput per GPU: ' + fmtNum(r.y[1]));
-      L.push('Output Token Throughput per GPU: ' + fmtNum(r.y[2]));
+      L.push('Input Token Throughput per GPU: ' + fmtCell(r.y[1]));
+      L.push('Output Token Throughput per GPU: ' + fmtCell(r.y[2]));
     }
+    const ms = (v) => (v == null || !isFinite(v) ? '–' : fmtCell(v * 1000) + ' ms'), sec = (v) => (v == null || !isFinite(v) ? '–' : fmtCell(v) + ' s');
+    L.push('TTFT: median ' + ms(r.raw[1]) + ', p99 ' + ms(r.raw[2]));
+    L.push('TPOT: median ' + ms(r.raw[5]) + ', p99 ' + ms(r.raw[6]));
+    L.push('E2EL: median ' + sec(r.raw[16]) + ', p99 ' + sec(r.raw[17]));
     L.push('Total GPUs: ' + fmtNum(r.gpus));
     if (r.prefill) { L.push('Prefill: ' + esc(r.prefill)); L.push('Decode: ' + esc(r.decode)); }
     else { L.push('Tensor Parallelism: ' + r.tp); L.push('Expert Parallelism: ' + r.ep); L.push('DP Attention: ' + (r.dpa ? 'True' : 'False')); }
@@ -445,6 +449,7 @@
     const sim = g.rows.filter((i) => D.rows[i].sim === 1).length;
     $('simnote').innerHTML = sim ? '<div class="warn"><b class="simbadge">SIMULATED</b> ' + sim + ' of ' + g.rows.length +
       ' point(s) come from infbench sim (the engine simulator), not from a measured server: drawn with a dashed ring.</div>' : '';
+    $('context').innerHTML = contextHtml(g);
     const cb = g.rows.filter((i) => D.rows[i].cb === 1);
     $('clientbound').innerHTML = cb.length ? '<div class="warn">' + cb.length + ' point(s) are client-bound (drawn hollow): their latency is the load client\'s, not the server\'s.<ul class="list">' +
       cb.map((i) => '<li>' + esc(D.series[D.rows[i].s].label + ' ' + D.rows[i].par + ' conc ' + D.rows[i].conc + (D.rows[i].cbwhy ? ': ' + D.rows[i].cbwhy : '') + ' (' + D.rows[i].src + ')') + '</li>').join('') + '</ul></div>' : '';
@@ -452,6 +457,24 @@
     $('accept').innerHTML = al.length ? '<div class="note">Measured speculative-decoding acceptance length on ' + al.length + ' point(s) (in the tooltips).</div>' : '';
     drawCompare();
     drawTrend();
+  }
+
+  /* ---- what was run: the panel above the charts ---- */
+  function contextHtml(g) {
+    const rows = g.rows.map((i) => D.rows[i]), uniq = (a) => a.filter((v, i) => v != null && v !== '' && a.indexOf(v) === i);
+    const list = (a, n) => (a.length > n ? a.slice(0, n).join(', ') + ' and ' + (a.length - n) + ' more' : a.join(', '));
+    const nsim = rows.filter((r) => r.sim === 1).length;
+    const engine = nsim === rows.length ? '<b class="simbadge">SIMULATED</b> infbench sim (the engine simulator), not measured'
+      : nsim ? 'mixed: ' + nsim + ' simulated (infbench sim), ' + (rows.length - nsim) + ' measured' : 'measured servers';
+    const concs = rows.map((r) => r.conc).filter((c) => c != null), dates = uniq(rows.map((r) => r.date)).sort();
+    const ts = uniq(rows.map((r) => r.ts));
+    const items = [['Engine', engine],
+      ['Versions', esc(list(uniq(rows.map((r) => r.image)), 3) || 'not recorded') + ' • ' + esc(list(uniq(rows.map((r) => r.fw)), 4))],
+      ['Workload', esc(g.modelLabel + ', ' + g.seq + ' (ISL ' + g.isl + ', OSL ' + g.osl + ')') + ', concurrency ' +
+        (concs.length ? Math.min.apply(null, concs) + '–' + Math.max.apply(null, concs) : '–') + ', ' + rows.length + ' point(s)'],
+      ['Time scale', ts.length ? 'model time (the simulator ran ' + esc(ts.map((t) => String(+t.toPrecision(4)) + '×').join(', ')) + ' faster than real time)' : 'real time'],
+      ['Date', esc(dates.length > 1 ? dates[0] + ' – ' + dates[dates.length - 1] : dates[0] || '–')]];
+    return '<dl class="context">' + items.map((it) => '<dt>' + it[0] + '</dt><dd data-k="' + it[0] + '">' + it[1] + '</dd>').join('') + '</dl>';
   }
 
   /* ---- comparison view ---- */
