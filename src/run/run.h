@@ -183,6 +183,13 @@ int run_store_status(ib_arena *a, const char *store, ib_val **out, ib_error *e);
  * agg_<X> (agg_bmk.json -> agg_eval_bmk.json). */
 int run_collect(const run_plan *p, const char *store, const char *out_path, ib_error *e);
 
+/* The matrix rows of a parsed matrix document: a JSON list of rows as it is,
+ * or the object `infbench changelog process` prints (changelog_metadata
+ * and buckets): its single_node and multi_node buckets, then evals,
+ * agentic_evals, multinode_evals, multinode_agentic_evals, in that order,
+ * as one list in arena a. IB_EINVAL for anything else. */
+int run_matrix_rows(ib_arena *a, const ib_val *doc, const ib_val **rows, ib_error *e);
+
 /* ---- infbench sweep: one endpoint, several loads, one report ---- */
 
 /* Runs the benchmark client (in process) against o->base_url once per
