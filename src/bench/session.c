@@ -67,6 +67,17 @@ int bench_options_check(const bench_options *o, ib_error *e)
 		               o->backend);
 	if (!o->model || !*o->model)
 		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "argument --model: required");
+	bool file = o->dataset_name && strcmp(o->dataset_name, "random");
+	if (file && strcmp(o->dataset_name, "sharegpt") && strcmp(o->dataset_name, "custom"))
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0,
+		               "argument --dataset-name: random, sharegpt or custom (got %s)",
+		               o->dataset_name);
+	if (file && (!o->dataset_path || !*o->dataset_path))
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0,
+		               "argument --dataset-path: required with --dataset-name %s",
+		               o->dataset_name);
+	if (o->file_output_len < 0)
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "the output length must be > 0");
 	bool chat = is_chat(o);
 	if (chat ? !ends_with(o->endpoint, "chat/completions")
 	         : !ends_with(o->endpoint, "completions") && !ends_with(o->endpoint, "profile"))
@@ -512,6 +523,19 @@ static int prompts_for(const bench_options *o, const bench_log *log, bench_token
 		workers = cpus < 8 ? (int)cpus : 8;
 	}
 	size_t n = o->num_prompts;
+	if (o->dataset_name && strcmp(o->dataset_name, "random")) { /* a prompt file */
+		bench_file_opts fo = {.sharegpt = !strcmp(o->dataset_name, "sharegpt"),
+		                      .path = o->dataset_path,
+		                      .num_prompts = n,
+		                      .output_len = o->file_output_len};
+		int64_t g0 = ib_now_ns();
+		rc = bench_file_dataset(a, bt, &fo, prompts, e);
+		*gen_s = (double)(ib_now_ns() - g0) * 1e-9;
+		if (!rc)
+			say(log, true, "infbench: %zu prompts from %s (%s)\n", n, o->dataset_path,
+			    o->dataset_name);
+		return rc;
+	}
 	bench_random_opts ro = {
 	    .num_prompts = n,
 	    .input_len = o->input_len,
@@ -677,7 +701,10 @@ int bench_main(const bench_options *o, const bench_log *log, bench_outcome *outc
 	scrape(&cfg, &after);
 	ib_map_set(a, r, "server_metrics", bench_scrape_diff(a, &sc.before, &after));
 	ib_val *wl = bench_workload(a, prompts, n, bt.path, (uint32_t)o->seed, gen_s);
-	if (wl) { /* the nominal lengths, for a later agg row (infbench sweep, report) */
+	if (wl && o->dataset_name && strcmp(o->dataset_name, "random")) {
+		ib_map_set(a, wl, "dataset", ib_v_str(a, o->dataset_name));
+		ib_map_set(a, wl, "dataset_path", ib_v_str(a, o->dataset_path));
+	} else if (wl) { /* the nominal lengths, for a later agg row (infbench sweep, report) */
 		ib_map_set(a, wl, "random_input_len", ib_v_int(a, (int64_t)o->input_len));
 		ib_map_set(a, wl, "random_output_len", ib_v_int(a, (int64_t)o->output_len));
 	}

@@ -33,7 +33,8 @@ json.dump([row(8), row(16), row(32)], open(d + "/same.json", "w"))
 PY
 # the default off a terminal: the reference's markdown, = --markdown
 "$bin" compare "$tmp/cur" --baseline "$tmp/base.json" >"$tmp/d.out" 2>"$tmp/d.err"
-check '[ $? = 0 ] && head -1 "$tmp/d.out" | grep -q "^## Single-Node Comparison vs. Most Recent" && grep -q "color{red}" "$tmp/d.out"' \
+rc=$?
+check '[ $rc = 0 ] && head -1 "$tmp/d.out" | grep -q "^## Single-Node Comparison vs. Most Recent" && grep -q "color{red}" "$tmp/d.out"' \
 	"the default is the reference's markdown ($(head -c 200 "$tmp/d.err"))"
 "$bin" compare "$tmp/cur" --baseline "$tmp/base.json" --markdown >"$tmp/m.out" 2>/dev/null
 check 'cmp -s "$tmp/d.out" "$tmp/m.out"' "--markdown = the default, byte for byte"
@@ -49,15 +50,19 @@ check 'grep "conc 8 " "$tmp/v.out" | grep -q "(-2.0%)" && grep "conc 64" "$tmp/v
 check '[ "$(head -1 "$tmp/v.out" | tr -s " ")" = "configuration TPUT/GPU TTFT Median (ms) TTFT P99 (ms) Intvty Median E2EL Median (s)" ]' \
 	"the metrics that matter: $(head -1 "$tmp/v.out")"
 "$bin" compare "$tmp/cur" --baseline "$tmp/base.json" --verdict --fail-on-regression >/dev/null 2>&1
-check '[ $? = 1 ]' "--fail-on-regression: exit 1 on the regression"
+rc=$?
+check '[ $rc = 1 ]' "--fail-on-regression: exit 1 on the regression"
 "$bin" compare "$tmp/cur" --baseline "$tmp/base.json" --verdict --fail-on-regression --threshold 300 >"$tmp/t.out" 2>&1
-check '[ $? = 0 ] && grep -q "^Verdict: no significant change: 3 configurations compared, every change within noise (beyond +-300%)" "$tmp/t.out"' \
+rc=$?
+check '[ $rc = 0 ] && grep -q "^Verdict: no significant change: 3 configurations compared, every change within noise (beyond +-300%)" "$tmp/t.out"' \
 	"--threshold 300: nothing significant: $(grep Verdict "$tmp/t.out")"
 "$bin" compare "$tmp/ok" --baseline "$tmp/base.json" --verdict --fail-on-regression >"$tmp/o.out" 2>&1
-check '[ $? = 0 ] && grep -q "^Verdict: IMPROVED: 1 significant improvement" "$tmp/o.out"' "an improvement alone: exit 0: $(grep Verdict "$tmp/o.out")"
+rc=$?
+check '[ $rc = 0 ] && grep -q "^Verdict: IMPROVED: 1 significant improvement" "$tmp/o.out"' "an improvement alone: exit 0: $(grep Verdict "$tmp/o.out")"
 # an agg file as RESULTS_DIR; identical values: +0.0 %, never -0.0
 "$bin" compare "$tmp/same.json" --baseline "$tmp/base.json" --verdict >"$tmp/s.out" 2>&1
-check '[ $? = 0 ] && grep -q "(+0.0%)" "$tmp/s.out" && ! grep -q -- "-0\.0" "$tmp/s.out" && grep -q "^Verdict: no significant change: 3 configurations" "$tmp/s.out"' \
+rc=$?
+check '[ $rc = 0 ] && grep -q "(+0.0%)" "$tmp/s.out" && ! grep -q -- "-0\.0" "$tmp/s.out" && grep -q "^Verdict: no significant change: 3 configurations" "$tmp/s.out"' \
 	"an agg file is read; equal values are +0.0%: $(grep Verdict "$tmp/s.out")"
 # a run store: only its agg_*.json files
 mkdir -p "$tmp/store/rows/abc"
@@ -66,7 +71,8 @@ python3 -c 'import json,sys; json.dump(json.load(open(sys.argv[1]))[1], open(sys
 echo '{"identity": "abc"}' >"$tmp/store/rows/abc/identity.json"
 echo '{"model_id": "m", "completed": 1}' >"$tmp/store/rows/abc/x.json"
 "$bin" compare "$tmp/store" --baseline "$tmp/base.json" --verdict >"$tmp/st.out" 2>"$tmp/st.err"
-check '[ $? = 0 ] && grep -q "^Verdict: REGRESSION" "$tmp/st.out" && grep -q "1 matched, 0 unmatched out of 1" "$tmp/st.err"' \
+rc=$?
+check '[ $rc = 0 ] && grep -q "^Verdict: REGRESSION" "$tmp/st.out" && grep -q "1 matched, 0 unmatched out of 1" "$tmp/st.err"' \
 	"a run store: its one agg row is compared: $(cat "$tmp/st.err")"
 # a terminal: the verdict by default, ANSI colour only on significant changes
 if command -v script >/dev/null; then

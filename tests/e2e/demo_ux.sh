@@ -38,5 +38,6 @@ check '[ $rc = 0 ] && [ "$(wc -l <"$tmp/cl.out")" = 3 ]' \
 	"run takes changelog process's output: 1 benchmark row + 2 eval rows (rc $rc): $(head -2 "$tmp/cl.err")"
 echo '{"single_node": {}}' >"$tmp/odd.json"
 "$bin" run "$tmp/odd.json" --results "$tmp/odd" --dry-run >/dev/null 2>"$tmp/odd.err"
-check '[ $? = 1 ] && grep -q "changelog process" "$tmp/odd.err"' "another object is refused, saying what is accepted"
+rc=$?
+check '[ $rc = 1 ] && grep -q "changelog process" "$tmp/odd.err"' "another object is refused, saying what is accepted"
 e2e_end

@@ -52,7 +52,8 @@ os.makedirs(os.path.dirname(sys.argv[1]), exist_ok=True)
 json.dump(rows, open(sys.argv[1], "w"))
 EOF
 "$bin" report "$tmp/rep" -o "$tmp/rep.html" 2>"$tmp/r.err"
-check '[ $? = 0 ] && [ -s "$tmp/rep.html" ]' "report of five eval rows: $(cat "$tmp/r.err")"
+rc=$?
+check '[ $rc = 0 ] && [ -s "$tmp/rep.html" ]' "report of five eval rows: $(cat "$tmp/r.err")"
 chrome=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
 if [ -z "$chrome" ] || ! command -v node >/dev/null; then
 	echo "eval-meta: chromium skipped (no chromium or node)"

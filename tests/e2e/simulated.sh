@@ -79,7 +79,8 @@ check '[ "$(count "$tmp/q.no")" = 1 ] && ! grep -q "simulated" "$tmp/q.no" && gr
 	"db query --simulated no: the measured row"
 check '[ "$(count "$tmp/q.all")" = 2 ]' "db query without the filter: both rows"
 "$bin" db query --db "$tmp/s.db" --simulated maybe >/dev/null 2>"$tmp/q.err"
-check '[ $? = 2 ] && grep -q "yes or no" "$tmp/q.err"' "--simulated takes yes or no"
+rc=$?
+check '[ $rc = 2 ] && grep -q "yes or no" "$tmp/q.err"' "--simulated takes yes or no"
 # a store as schema 1 left it: no column, version 1
 sqlite3 "$tmp/s.db" "DROP VIEW latest_benchmarks; ALTER TABLE benchmark_results DROP COLUMN simulated;
 ALTER TABLE eval_results DROP COLUMN simulated;
@@ -104,9 +105,11 @@ rc=$?
 check '[ $rc = 1 ] && grep -q "simulated result against a measured baseline" "$tmp/c.err" && grep -q -- "--allow-simulated" "$tmp/c.err"' \
 	"compare refuses a simulated row against a measured baseline (rc $rc): $(cat "$tmp/c.err")"
 "$bin" compare "$tmp/cmp" --baseline "$tmp/base.json" --allow-simulated >"$tmp/c2.out" 2>&1
-check '[ $? = 0 ] && grep -q "Single-Node Comparison" "$tmp/c2.out"' "compare --allow-simulated compares"
+rc=$?
+check '[ $rc = 0 ] && grep -q "Single-Node Comparison" "$tmp/c2.out"' "compare --allow-simulated compares"
 DATABASE_URL=$tmp/s.db "$bin" compare "$tmp/cmp" --branch "" >/dev/null 2>&1
-check '[ $? = 0 ]' "compare of a simulated row with no baseline is fine"
+rc=$?
+check '[ $rc = 0 ]' "compare of a simulated row with no baseline is fine"
 
 # --- the report: badge, rings, client-bound hollow marker
 mkdir -p "$tmp/rep"
@@ -114,7 +117,8 @@ mkdir -p "$tmp/rep"
 "$py" -c 'import json,sys; r=[json.load(open(f)) for f in sys.argv[1:]]; r[0]["client_bound"]=False; print(json.dumps(r))' \
 	"$out/agg_c4.json" "$tmp/m/agg_c8.json" >"$tmp/rep/agg_bmk.json"
 "$bin" report "$tmp/rep" -o "$tmp/rep.html" 2>"$tmp/r.err"
-check '[ $? = 0 ] && [ -s "$tmp/rep.html" ]' "report of one simulated and one measured row: $(cat "$tmp/r.err")"
+rc=$?
+check '[ $rc = 0 ] && [ -s "$tmp/rep.html" ]' "report of one simulated and one measured row: $(cat "$tmp/r.err")"
 chrome=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
 if [ -z "$chrome" ] || ! command -v node >/dev/null; then
 	echo "simulated: chromium skipped (no chromium or node)"

@@ -29,29 +29,36 @@ check '[ ! -s "$tmp/s1.out" ]' "nothing on stdout"
 "$bin" report "$tmp/res" --format json -o "$tmp/res.json" 2>/dev/null
 check '[ "$(rows "$tmp/res.json")" = 3 ]' "the report's data holds the 3 points"
 sweep --concurrencies 1,2,4 --results "$tmp/res" >/dev/null 2>"$tmp/s2.err"
-check '[ $? = 0 ] && grep -q "3 points (0 run, 3 reused, 0 failed), 3 drawn (simulated" "$tmp/s2.err"' \
+rc=$?
+check '[ $rc = 0 ] && grep -q "3 points (0 run, 3 reused, 0 failed), 3 drawn (simulated" "$tmp/s2.err"' \
 	"a second sweep reuses every point: $(tail -1 "$tmp/s2.err")"
 sweep --concurrencies 2 --request-rates 2 --prompts-per-conc 4 --results "$tmp/rate" >/dev/null 2>"$tmp/s3.err"
-check '[ $? = 0 ] && [ -s "$tmp/rate/agg_rate2-conc2.json" ] && grep -q "\"num_prompts\": 8" "$tmp/rate/rate2-conc2.json"' \
+rc=$?
+check '[ $rc = 0 ] && [ -s "$tmp/rate/agg_rate2-conc2.json" ] && grep -q "\"num_prompts\": 8" "$tmp/rate/rate2-conc2.json"' \
 	"--request-rates: rate2-conc2 with 4 x 2 prompts: $(tail -2 "$tmp/s3.err")"
 # a dead endpoint: every request fails; no row, no report, exit 1
 "$bin" sweep --base-url "http://127.0.0.1:1" --model llama3-8b --tokenizer "$tok" --concurrencies 1 \
 	--random-input-len 64 --random-output-len 8 --results "$tmp/dead" --disable-tqdm >/dev/null 2>"$tmp/d.err"
-check '[ $? = 1 ] && grep -q "conc1: failed" "$tmp/d.err" && [ ! -e "$tmp/dead/report.html" ]' \
+rc=$?
+check '[ $rc = 1 ] && grep -q "conc1: failed" "$tmp/d.err" && [ ! -e "$tmp/dead/report.html" ]' \
 	"a dead endpoint: the point fails, no report, exit 1"
 : >"$tmp/afile"
 sweep --concurrencies 1 --results "$tmp/afile/x" >/dev/null 2>"$tmp/u.err"
-check '[ $? = 1 ] && grep -q afile "$tmp/u.err" && ! grep -q "prompts at" "$tmp/u.err"' "an unusable results folder fails before any point"
+rc=$?
+check '[ $rc = 1 ] && grep -q afile "$tmp/u.err" && ! grep -q "prompts at" "$tmp/u.err"' "an unusable results folder fails before any point"
 sweep --concurrencies 0 --results "$tmp/z" >/dev/null 2>"$tmp/z.err"
-check '[ $? = 2 ] && grep -q "concurrencies" "$tmp/z.err"' "a bad concurrency is a usage error"
+rc=$?
+check '[ $rc = 2 ] && grep -q "concurrencies" "$tmp/z.err"' "a bad concurrency is a usage error"
 
 # --- report of raw bench results
 mkdir -p "$tmp/raw"
 cp "$tmp/res"/conc*.json "$tmp/raw/"
 "$bin" report "$tmp/raw" --format json -o "$tmp/raw.json" 2>"$tmp/raw.err"
-check '[ $? = 0 ] && [ "$(rows "$tmp/raw.json")" = 3 ]' "report of a folder of raw results: 3 rows: $(cat "$tmp/raw.err")"
+rc=$?
+check '[ $rc = 0 ] && [ "$(rows "$tmp/raw.json")" = 3 ]' "report of a folder of raw results: 3 rows: $(cat "$tmp/raw.err")"
 "$bin" report "$tmp/raw/conc4.json" -o "$tmp/one.html" 2>"$tmp/one.err"
-check '[ $? = 0 ] && [ -s "$tmp/one.html" ]' "report of one raw result: $(cat "$tmp/one.err")"
+rc=$?
+check '[ $rc = 0 ] && [ -s "$tmp/one.html" ]' "report of one raw result: $(cat "$tmp/one.err")"
 
 chrome=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
 if [ -z "$chrome" ] || ! command -v node >/dev/null; then
