@@ -8,7 +8,6 @@
 # Usage: tests/e2e/eval_meta.sh INFBENCH    Ends with "eval-meta: N passed, N failed".
 . "$(dirname "$0")/lib.sh" eval-meta "$1"
 e2e_tmp
-here=$root/tests/e2e
 shots=$root/build/eval-meta-e2e
 mkdir -p "$shots"
 check() { if eval "$1"; then ok; else no "$2"; fi; }
@@ -54,11 +53,7 @@ EOF
 "$bin" report "$tmp/rep" -o "$tmp/rep.html" 2>"$tmp/r.err"
 rc=$?
 check '[ $rc = 0 ] && [ -s "$tmp/rep.html" ]' "report of five eval rows: $(cat "$tmp/r.err")"
-chrome=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
-if [ -z "$chrome" ] || ! command -v node >/dev/null; then
-	echo "eval-meta: chromium skipped (no chromium or node)"
-else
-	cat >"$tmp/checks.json" <<'EOF'
+cat >"$tmp/checks.json" <<'EOF'
 [{"what": "the evaluation tab opens", "js": "(() => { window.infbenchReport.tab('evaluation'); return !!document.querySelector('#evalsvg'); })()"},
  {"what": "five configurations, five bars", "js": "document.querySelectorAll('#evalsvg .evalbar').length === 5 || document.querySelectorAll('#evalsvg .evalbar').length"},
  {"what": "the axis starts at 0", "js": "(() => { const t = [...document.querySelectorAll('#evalsvg .evaltick')].map((e) => e.textContent); return /^0(\\.0+)?$/.test(t[0]) || t; })()"},
@@ -66,16 +61,5 @@ else
  {"what": "every bar starts at the 0 tick", "js": "(() => { const x0 = +document.querySelector('#evalsvg .evaltick').getAttribute('x'); const xs = [...document.querySelectorAll('#evalsvg .evalbar rect.bar')].map((r) => +r.getAttribute('x')); return xs.every((x) => Math.abs(x - x0) < 0.01) || [x0, xs]; })()"},
  {"what": "0.925 in the table and on its bar", "js": "(() => { const t = [...document.querySelectorAll('#eval-body td.evalscore')].map((e) => e.textContent); const b = [...document.querySelectorAll('#evalsvg .scorelabel')].map((e) => e.textContent); return (t.includes('0.925') && b.includes('0.925')) || [t, b]; })()"}]
 EOF
-	out2=$(node "$here/report_cdp.js" "$chrome" "$tmp/rep.html" - "$shots/eval-" --checks "$tmp/checks.json" 2>&1)
-	rc=$?
-	printf '%s\n' "$out2" | grep -v '^ok: '
-	if [ $rc = 3 ]; then
-		echo "eval-meta: chromium skipped (cannot start)"
-	else
-		p=$(printf '%s\n' "$out2" | sed -n 's/^cdp: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
-		[ -n "$p" ] || no "the browser check ended without a summary"
-		pass=$((pass + ${p% *}))
-		fail=$((fail + ${p#* }))
-	fi
-fi
+e2e_cdp_checks "$tmp/rep.html" "$tmp/checks.json" "$shots/eval-"
 e2e_end

@@ -15,7 +15,6 @@
 . "$(dirname "$0")/lib.sh" simulated "$1"
 e2e_tmp
 e2e_need_tok skip
-here=$root/tests/e2e
 py=${PYTHON:-python3}
 shots=$root/build/simulated-e2e
 mkdir -p "$shots"
@@ -119,11 +118,7 @@ mkdir -p "$tmp/rep"
 "$bin" report "$tmp/rep" -o "$tmp/rep.html" 2>"$tmp/r.err"
 rc=$?
 check '[ $rc = 0 ] && [ -s "$tmp/rep.html" ]' "report of one simulated and one measured row: $(cat "$tmp/r.err")"
-chrome=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
-if [ -z "$chrome" ] || ! command -v node >/dev/null; then
-	echo "simulated: chromium skipped (no chromium or node)"
-else
-	cat >"$tmp/checks.json" <<'EOF'
+cat >"$tmp/checks.json" <<'EOF'
 [{"what": "two points drawn in chart A", "js": "document.querySelectorAll('#chartA .pt').length === 2"},
  {"what": "one dashed ring (the simulated point) in each chart", "js": "document.querySelectorAll('#chartA .simring').length === 1 && document.querySelectorAll('#chartB .simring').length === 1"},
  {"what": "the legend's series carries the SIMULATED badge", "js": "/SIMULATED/.test(document.querySelector('#chartA .legend').textContent)"},
@@ -138,16 +133,5 @@ else
  {"what": "tooltips carry TTFT, TPOT and E2EL, sensibly rounded (no 7+ decimals)", "js": "(() => { const p = document.querySelector('#chartA .pt'); const b = p.getBoundingClientRect(); p.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: b.x + 2, clientY: b.y + 2})); const t = document.getElementById('tip').textContent; return /TTFT: median [0-9.,]+ ms, p99 [0-9.,]+ ms/.test(t) && /TPOT: median [0-9.,]+ ms/.test(t) && /E2EL: median [0-9.,]+ s, p99 [0-9.,]+ s/.test(t) && !/\\d\\.\\d{7,}/.test(t) || t; })()"},
  {"what": "the client-bound row is drawn hollow and listed", "js": "document.querySelectorAll('#chartA .pt[fill=\"#fff\"]').length === 1 && /1 point\\(s\\) are client-bound/.test(document.getElementById('clientbound').textContent)"}]
 EOF
-	out2=$(node "$here/report_cdp.js" "$chrome" "$tmp/rep.html" - "$shots/sim-" --checks "$tmp/checks.json" 2>&1)
-	rc=$?
-	printf '%s\n' "$out2" | grep -v '^ok: '
-	if [ $rc = 3 ]; then
-		echo "simulated: chromium skipped (cannot start)"
-	else
-		p=$(printf '%s\n' "$out2" | sed -n 's/^cdp: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
-		[ -n "$p" ] || no "the browser check ended without a summary"
-		pass=$((pass + ${p% *}))
-		fail=$((fail + ${p#* }))
-	fi
-fi
+e2e_cdp_checks "$tmp/rep.html" "$tmp/checks.json" "$shots/sim-"
 e2e_end

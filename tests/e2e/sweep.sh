@@ -9,7 +9,6 @@
 . "$(dirname "$0")/lib.sh" sweep "$1"
 e2e_tmp
 e2e_need_tok skip
-here=$root/tests/e2e
 shots=$root/build/sweep-e2e
 mkdir -p "$shots"
 check() { if eval "$1"; then ok; else no "$2"; fi; }
@@ -60,26 +59,11 @@ check '[ $rc = 0 ] && [ "$(rows "$tmp/raw.json")" = 3 ]' "report of a folder of 
 rc=$?
 check '[ $rc = 0 ] && [ -s "$tmp/one.html" ]' "report of one raw result: $(cat "$tmp/one.err")"
 
-chrome=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
-if [ -z "$chrome" ] || ! command -v node >/dev/null; then
-	echo "sweep: chromium skipped (no chromium or node)"
-else
-	cat >"$tmp/checks.json" <<'EOJ'
+cat >"$tmp/checks.json" <<'EOJ'
 [{"what": "the three concurrencies' points are drawn", "js": "(() => { const t = [...document.querySelectorAll('#chartA .pt')].length; return t === 3 || t; })()"},
  {"what": "each is marked simulated (dashed ring)", "js": "document.querySelectorAll('#chartA .simring').length === 3"},
  {"what": "the notice says 3 of 3 simulated", "js": "/3 of 3 point\\(s\\) come from infbench sim/.test(document.getElementById('simnote').textContent)"},
  {"what": "the concurrencies 1, 2, 4 are the rows", "js": "(() => { const c = [...document.querySelectorAll('#chartA .pt')].map((p) => { const b = p.getBoundingClientRect(); p.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: b.x + 2, clientY: b.y + 2})); return +(/Concurrency: (\\d+)/.exec(document.getElementById('tip').textContent) || [0, 0])[1]; }).sort((a, b) => a - b).join(','); return c === '1,2,4' || c; })()"}]
 EOJ
-	out2=$(node "$here/report_cdp.js" "$chrome" "$tmp/res/report.html" - "$shots/sweep-" --checks "$tmp/checks.json" 2>&1)
-	rc=$?
-	printf '%s\n' "$out2" | grep -v '^ok: '
-	if [ $rc = 3 ]; then
-		echo "sweep: chromium skipped (cannot start)"
-	else
-		p=$(printf '%s\n' "$out2" | sed -n 's/^cdp: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
-		[ -n "$p" ] || no "the browser check ended without a summary"
-		pass=$((pass + ${p% *}))
-		fail=$((fail + ${p#* }))
-	fi
-fi
+e2e_cdp_checks "$tmp/res/report.html" "$tmp/checks.json" "$shots/sweep-"
 e2e_end
