@@ -5,8 +5,11 @@ PREFIX  ?= /usr/local
 BUILD   ?= build
 
 PKGS     = libfyaml libpcre2-8 libutf8proc jansson sqlite3 libpq openssl
-DEPS_APT = gcc make pkg-config libfyaml-dev libpcre2-dev libutf8proc-dev libjansson-dev \
-           libcriterion-dev libsqlite3-dev libpq-dev libssl-dev time valgrind \
+# What `make demo` needs (the release build and its headers); the tests add
+# the rest (`make deps`).
+DEPS_DEMO = gcc make pkg-config libfyaml-dev libpcre2-dev libutf8proc-dev libjansson-dev \
+            libsqlite3-dev libpq-dev libssl-dev
+DEPS_APT = $(DEPS_DEMO) libcriterion-dev time valgrind \
            clang openssl sqlite3 postgresql slurm-wlm munge chromium stress git
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -30,7 +33,7 @@ SAN_LIB  = $(patsubst %.c,$(BUILD)/san/%.o,$(LIB_SRC))
 SAN_CLI  = $(patsubst %.c,$(BUILD)/san/%.o,$(CLI_SRC))
 SAN_UNIT = $(patsubst %.c,$(BUILD)/san/%.o,$(UNIT_SRC))
 
-.PHONY: all deps fixtures test unit golden demo bench install format clean fuzz
+.PHONY: all deps deps-demo fixtures test unit golden demo bench install format clean fuzz
 all: $(BUILD)/infbench
 
 # Each object depends on the headers it includes (-MMD -MP writes the .d files
@@ -60,6 +63,17 @@ deps:
 	$$SUDO apt-get update && $$SUDO apt-get install -y $(DEPS_APT); \
 	command -v npm >/dev/null || $$SUDO apt-get install -y npm
 
+# Only the packages the demo needs, and only those missing (no apt-get at all
+# when everything is there); npm when it is missing (make fixtures).
+deps-demo:
+	@missing=$$(for p in $(DEPS_DEMO); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	command -v npm >/dev/null || missing="$$missing npm"; \
+	if [ -n "$$(echo $$missing)" ]; then \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		echo "deps-demo: installing$$missing"; \
+		$$SUDO apt-get update && $$SUDO apt-get install -y $$missing; \
+	fi
+
 # Unit tests (Criterion), golden data and end-to-end tests under ASan+UBSan, and
 # the release build under valgrind.
 test: $(BUILD)/san/infbench $(BUILD)/san/unit_tests $(BUILD)/infbench $(BUILD)/san/sim_e2e
@@ -81,10 +95,11 @@ unit: $(BUILD)/san/unit_tests
 golden: $(BUILD)/san/infbench
 	@for s in tests/golden/run_*.sh; do $$s $(BUILD)/san/infbench || exit 1; done
 
-# The main job, as far as it exists: install, build, validate and expand the
-# example configs in configs/.
-demo: deps fixtures
-	@$(MAKE) --no-print-directory all
+# The main job: the packages it needs (not the tests'), the tokenizer fixtures,
+# a parallel release build (one job per CPU), then scripts/demo.sh.
+demo: deps-demo
+	@[ -f fixtures/tokenizers/llama3/tokenizer.json ] || scripts/fixtures.sh
+	@$(MAKE) --no-print-directory -j$$(nproc) all
 	@scripts/demo.sh $(BUILD)/infbench
 
 bench: all

@@ -211,6 +211,9 @@ int ib_read_file(const char *path, ib_buf *out, ib_error *e);
  * past it while read), with IB_ERANGE naming the path, its size and the
  * limit. */
 int ib_read_file_max(const char *path, size_t max, ib_buf *out, ib_error *e);
+/* mkdir -p path (0755), then checks the folder is writable: IB_EIO naming
+ * the part that could not be made, or the folder that cannot be written. */
+int ib_mkdirs_writable(const char *path, ib_error *e);
 /* Writes data to path through a temporary file in the same folder and a
  * rename, so readers never see a half-written file. */
 int ib_write_file_atomic(const char *path, const void *data, size_t len, ib_error *e);

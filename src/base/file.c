@@ -148,3 +148,26 @@ int64_t ib_now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+
+int ib_mkdirs_writable(const char *path, ib_error *e)
+{
+	char tmp[4096];
+	if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
+		return ib_fail(e, IB_EIO, NULL, 0, 0, "folder name too long: %.200s...", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+			return ib_fail(e, IB_EIO, tmp, 0, 0, "cannot create folder: %s", strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+		return ib_fail(e, IB_EIO, tmp, 0, 0, "cannot create folder: %s", strerror(errno));
+	struct stat st;
+	if (stat(tmp, &st) != 0 || !S_ISDIR(st.st_mode))
+		return ib_fail(e, IB_EIO, tmp, 0, 0, "not a folder");
+	if (access(tmp, W_OK | X_OK) != 0)
+		return ib_fail(e, IB_EIO, tmp, 0, 0, "folder is not writable: %s", strerror(errno));
+	return 0;
+}

@@ -166,6 +166,9 @@ typedef struct {
 	 * scales, nothing converted. */
 	double time_scale;
 	double wall_duration;     /* the window in wall seconds, whatever the scale */
+	/* a response carried X-Infbench-Engine (infbench sim announces itself
+	 * so): the result is marked "simulated": true */
+	bool simulated;
 	/* the clock of the figures: BENCH_CLOCK_MODEL when every successful
 	 * request carried the server's model timestamps (then ttft, latency,
 	 * itl are those, duration runs from the earliest arrival to the latest
@@ -241,6 +244,26 @@ typedef struct {
  * it, as in the reference). */
 int bench_random_dataset(ib_arena *a, bench_tokenizer *t, ib_mt *global, bench_random_opts *o,
 			 bench_prompt **out, ib_buf *stats, ib_error *e);
+/* Prompts from a file (vLLM's formats, docs/bench.md "Datasets from
+ * files"). sharegpt: a JSON list of {"conversations": [{"value": prompt},
+ * {"value": reply}, ...]}; the first num_prompts usable entries in file
+ * order (two turns or more; prompt >= 4 and <= 1,024 tokens, the reply
+ * >= 4 when it sets the output length, total <= 2,048), output length the
+ * reply's tokens or output_len when > 0. custom: JSON lines
+ * {"prompt": "..."} (blank lines skipped), output length output_len (0:
+ * 256). The chat template is applied when t says so; prompt_len is the
+ * final text's token count. *out (num_prompts entries) lives in arena a.
+ * Errors: IB_ENOENT/IB_EIO for the file, IB_EPARSE/IB_EINVAL naming the
+ * file and line (custom) or entry (sharegpt) and field, IB_EINVAL when
+ * fewer than num_prompts prompts are usable. */
+typedef struct {
+	bool sharegpt;     /* else custom */
+	const char *path;  /* --dataset-path */
+	size_t num_prompts;
+	int64_t output_len; /* --sharegpt-output-len / --custom-output-len; 0: default */
+} bench_file_opts;
+int bench_file_dataset(ib_arena *a, bench_tokenizer *t, const bench_file_opts *o,
+		       bench_prompt **out, ib_error *e);
 /* decode with the tokenizer, then transformers' cleanup when t->cleanup */
 int bench_decode(bench_tokenizer *t, const uint32_t *ids, size_t n, ib_buf *out, ib_error *e);
 /* the chat template (or DSV4 framing) around one user message */
@@ -343,6 +366,9 @@ typedef struct {
 	const char *const *lora_modules;       /* one drawn per measured request */
 	size_t nlora;
 	size_t num_prompts;     /* 1000 */
+	const char *dataset_name; /* "random" (default), "sharegpt", "custom" */
+	const char *dataset_path; /* the file of sharegpt / custom */
+	int64_t file_output_len;  /* --sharegpt-output-len / --custom-output-len (0: default) */
 	int64_t input_len, output_len, prefix_len; /* 1024, 128, 0 */
 	double range_ratio;     /* 1.0 */
 	int64_t seed;           /* 0 */
@@ -385,6 +411,7 @@ typedef struct {
 	double time_scale;      /* the scale the server announced (bench_run_stats):
 	                         * 0 none (figures as measured), > 0 the figures
 	                         * are model time, -1 conflicting (wall time) */
+	bool simulated;         /* the server announced itself as infbench sim */
 } bench_outcome;
 
 /* Runs the benchmark: checks o, resolves the tokenizer, builds the prompts,

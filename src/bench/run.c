@@ -60,6 +60,7 @@ struct worker {
 	net_timer arrive, lag_timer, progress_timer;
 	bench_vec lags;
 	double scale; /* X-Infbench-Time-Scale seen: 0 none yet, -1 conflicting */
+	bool simulated; /* X-Infbench-Engine seen: a simulator answered */
 	bool show_progress;
 	char line[160];
 	ib_error err;
@@ -326,6 +327,8 @@ static void on_head(net_client *c, const net_http_msg *m, int64_t t, void *arg)
 	slot *s = arg;
 	s->status = m->status;
 	snprintf(s->reason, sizeof s->reason, "%.*s", (int)m->reason_len, m->reason);
+	if (net_http_header(m, "x-infbench-engine"))
+		s->w->simulated = true;
 	const net_header *h = net_http_header(m, "x-infbench-time-scale");
 	if (h && s->w->scale >= 0) {
 		char v[64];
@@ -618,8 +621,10 @@ int bench_run(const bench_cfg *cfg, const bench_prompt *prompts, size_t n, bench
 	st->loop_lag_max = lags.n ? lags.v[lags.n - 1] : 0; /* sorted by the percentile */
 	bench_vec_free(&lags);
 	st->wall_duration = st->duration;
-	for (size_t t = 0; t < nthreads; t++)
+	for (size_t t = 0; t < nthreads; t++) {
 		st->time_scale = merge_scale(st->time_scale, ws[t].scale);
+		st->simulated = st->simulated || ws[t].simulated;
+	}
 	st->clock = BENCH_CLOCK_WALL;
 	if (!use_model_clock(st, results, n) && st->time_scale > 0) {
 		to_model_time(st, results, n);

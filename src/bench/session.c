@@ -67,6 +67,17 @@ int bench_options_check(const bench_options *o, ib_error *e)
 		               o->backend);
 	if (!o->model || !*o->model)
 		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "argument --model: required");
+	bool file = o->dataset_name && strcmp(o->dataset_name, "random");
+	if (file && strcmp(o->dataset_name, "sharegpt") && strcmp(o->dataset_name, "custom"))
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0,
+		               "argument --dataset-name: random, sharegpt or custom (got %s)",
+		               o->dataset_name);
+	if (file && (!o->dataset_path || !*o->dataset_path))
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0,
+		               "argument --dataset-path: required with --dataset-name %s",
+		               o->dataset_name);
+	if (o->file_output_len < 0)
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "the output length must be > 0");
 	bool chat = is_chat(o);
 	if (chat ? !ends_with(o->endpoint, "chat/completions")
 	         : !ends_with(o->endpoint, "completions") && !ends_with(o->endpoint, "profile"))
@@ -488,6 +499,8 @@ static int result(ib_arena *a, const bench_options *o, const bench_cfg *cfg,
 		                       : st->clock == BENCH_CLOCK_SCALED ? "wall-scaled"
 		                                                         : "wall"));
 	}
+	if (st->simulated) /* the server announced itself as the simulator */
+		ib_map_set(a, r, "simulated", ib_v_bool(a, true));
 	*out = r;
 	return 0;
 }
@@ -510,6 +523,19 @@ static int prompts_for(const bench_options *o, const bench_log *log, bench_token
 		workers = cpus < 8 ? (int)cpus : 8;
 	}
 	size_t n = o->num_prompts;
+	if (o->dataset_name && strcmp(o->dataset_name, "random")) { /* a prompt file */
+		bench_file_opts fo = {.sharegpt = !strcmp(o->dataset_name, "sharegpt"),
+		                      .path = o->dataset_path,
+		                      .num_prompts = n,
+		                      .output_len = o->file_output_len};
+		int64_t g0 = ib_now_ns();
+		rc = bench_file_dataset(a, bt, &fo, prompts, e);
+		*gen_s = (double)(ib_now_ns() - g0) * 1e-9;
+		if (!rc)
+			say(log, true, "infbench: %zu prompts from %s (%s)\n", n, o->dataset_path,
+			    o->dataset_name);
+		return rc;
+	}
 	bench_random_opts ro = {
 	    .num_prompts = n,
 	    .input_len = o->input_len,
@@ -545,6 +571,30 @@ static int prompts_for(const bench_options *o, const bench_log *log, bench_token
 	return rc;
 }
 
+/* The client-health verdict after the summary, on stderr (the reference's
+ * stdout stays as it is), and the simulated mark. */
+static void health_line(const bench_log *log, const ib_val *r)
+{
+	const ib_val *h = ib_map_get(r, "client_health");
+	const ib_val *b = h ? ib_map_get(h, "client_bound") : NULL;
+	const ib_val *why = h ? ib_map_get(h, "reason") : NULL;
+	const ib_val *loop = h ? ib_map_get(h, "event_loop_lag_p99_ms") : NULL;
+	const ib_val *sched = h ? ib_map_get(h, "schedule_lag_p99_ms") : NULL;
+	if (b && b->type == IB_V_BOOL && b->b)
+		say(log, true, "Client health: CLIENT-BOUND: %s\n",
+		    why && why->type == IB_V_STR ? why->str.s : "");
+	else if (b && b->type == IB_V_BOOL)
+		say(log, true,
+		    "Client health: ok (event-loop lag p99 %.2f ms, schedule lag p99 %.2f ms; "
+		    "client-bound above 1 ms)\n",
+		    loop && loop->type == IB_V_FLOAT ? loop->f : 0,
+		    sched && sched->type == IB_V_FLOAT ? sched->f : 0);
+	const ib_val *sim = ib_map_get(r, "simulated");
+	if (sim && sim->type == IB_V_BOOL && sim->b)
+		say(log, true, "Simulated: the server is infbench sim; the result is marked "
+		               "\"simulated\": true\n");
+}
+
 int bench_main(const bench_options *o, const bench_log *log, bench_outcome *outcome, ib_error *e)
 {
 	memset(outcome, 0, sizeof *outcome);
@@ -575,6 +625,10 @@ int bench_main(const bench_options *o, const bench_log *log, bench_outcome *outc
 	ib_mt global;
 	ib_mt_seed(&global, (uint32_t)o->seed);
 	double gen_s = 0;
+	/* the result's folder exists and is writable before the run, not after */
+	if (o->save_result && o->result_dir && *o->result_dir &&
+	    (rc = ib_mkdirs_writable(o->result_dir, e)))
+		goto out;
 	if ((rc = prompts_for(o, log, &bt, a, &global, &prompts, &gen_s, e)))
 		goto out;
 	char lp[32];
@@ -646,11 +700,20 @@ int bench_main(const bench_options *o, const bench_log *log, bench_outcome *outc
 	bench_scrape after;
 	scrape(&cfg, &after);
 	ib_map_set(a, r, "server_metrics", bench_scrape_diff(a, &sc.before, &after));
-	ib_map_set(a, r, "workload",
-	           bench_workload(a, prompts, n, bt.path, (uint32_t)o->seed, gen_s));
+	ib_val *wl = bench_workload(a, prompts, n, bt.path, (uint32_t)o->seed, gen_s);
+	if (wl && o->dataset_name && strcmp(o->dataset_name, "random")) {
+		ib_map_set(a, wl, "dataset", ib_v_str(a, o->dataset_name));
+		ib_map_set(a, wl, "dataset_path", ib_v_str(a, o->dataset_path));
+	} else if (wl) { /* the nominal lengths, for a later agg row (infbench sweep, report) */
+		ib_map_set(a, wl, "random_input_len", ib_v_int(a, (int64_t)o->input_len));
+		ib_map_set(a, wl, "random_output_len", ib_v_int(a, (int64_t)o->output_len));
+	}
+	ib_map_set(a, r, "workload", wl);
 	if (log && log->out && table.data)
 		log->out(log->arg, table.data);
+	health_line(log, r);
 	outcome->num_prompts = n;
+	outcome->simulated = st.simulated;
 	outcome->time_scale = st.time_scale;
 	outcome->completed = (size_t)ib_map_get(r, "completed")->i;
 	outcome->failed = n - outcome->completed;

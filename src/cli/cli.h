@@ -28,6 +28,7 @@ int cmd_eval_validate(int argc, char **argv);
 int cmd_eval_collect(int argc, char **argv);
 int cmd_review(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_db(int argc, char **argv);
 int cmd_report_golden(int argc, char **argv);

@@ -20,7 +20,7 @@ enum {
 
 static const char *const backends[] = {"tgi",	       "vllm",	      "lmdeploy", "deepspeed-mii", "openai",
 				       "openai-chat", "tensorrt-llm", "scalellm", "sglang",	   NULL};
-static const char *const datasets[] = {"random", NULL};
+static const char *const datasets[] = {"random", "sharegpt", "custom", NULL};
 static const char *const tok_modes[] = {"auto", "slow", "mistral", "custom", "deepseek_v4", NULL};
 
 static const arg_opt flags[] = {
@@ -31,8 +31,9 @@ static const arg_opt flags[] = {
 	{.name = "--host", .kind = ARG_ONE, .metavar = "H", .help = "server host (default 127.0.0.1)"},
 	{.name = "--port", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "server port (default 8000)"},
 	{.name = "--endpoint", .kind = ARG_ONE, .metavar = "PATH", .help = "default /v1/completions"},
-	{.name = "--dataset-name", .kind = ARG_ONE, .choices = datasets, .metavar = "D", .help = "random (required, as in the reference)"},
-	{.name = "--dataset-path", .kind = ARG_ONE, .metavar = "P", .help = "accepted, unused"},
+	{.name = "--dataset-name", .kind = ARG_ONE, .choices = datasets, .metavar = "D", .help = "random (required, as in the reference); sharegpt or custom: prompts from --dataset-path"},
+	{.name = "--dataset-path", .kind = ARG_ONE, .metavar = "P", .help = "the file of --dataset-name sharegpt (JSON) or custom (JSON lines)"},
+	{.name = "--custom-output-len", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "output tokens per custom prompt (default 256)"},
 	{.name = "--max-concurrency", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "requests in flight at most"},
 	{.name = "--model", .kind = ARG_ONE, .required = true, .metavar = "M", .help = "model (JSON 'model'; default tokenizer path)"},
 	{.name = "--tokenizer", .kind = ARG_ONE, .metavar = "PATH", .help = "tokenizer folder or tokenizer.json (default --model)"},
@@ -58,7 +59,7 @@ static const arg_opt flags[] = {
 	{.name = "--sonnet-input-len", .kind = ARG_ONE, .metavar = "N", .help = "accepted, unused"},
 	{.name = "--sonnet-output-len", .kind = ARG_ONE, .metavar = "N", .help = "accepted, unused"},
 	{.name = "--sonnet-prefix-len", .kind = ARG_ONE, .metavar = "N", .help = "accepted, unused"},
-	{.name = "--sharegpt-output-len", .kind = ARG_ONE, .metavar = "N", .help = "accepted, unused"},
+	{.name = "--sharegpt-output-len", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "output tokens per ShareGPT prompt (default: the reply's)"},
 	{.name = "--hf-subset", .kind = ARG_ONE, .metavar = "S", .help = "accepted, unused"},
 	{.name = "--hf-split", .kind = ARG_ONE, .metavar = "S", .help = "accepted, unused"},
 	{.name = "--hf-output-len", .kind = ARG_ONE, .metavar = "N", .help = "accepted, unused"},
@@ -194,6 +195,10 @@ static int options(arg_parser *p, bench_options *o, double *pcts, size_t cap)
 	o->max_concurrency = (size_t)conc;
 	o->num_warmups = (size_t)warm;
 	o->input_len = INT("--random-input-len", o->input_len);
+	o->dataset_name = STR("--dataset-name", "random");
+	o->dataset_path = STR("--dataset-path", NULL);
+	o->file_output_len = !strcmp(o->dataset_name, "custom") ? INT("--custom-output-len", 0)
+	                                                       : INT("--sharegpt-output-len", 0);
 	o->output_len = INT("--random-output-len", o->output_len);
 	o->prefix_len = INT("--random-prefix-len", o->prefix_len);
 	o->range_ratio = atof(STR("--random-range-ratio", "1.0"));

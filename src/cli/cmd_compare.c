@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage[] =
     "usage: infbench compare RESULTS_DIR [--baseline FILE | --db URL] [--branch NAME]\n"
-    "                        [--noise-k K] [--noise-min N]\n"
+    "                        [--noise-k K] [--noise-min N] [--allow-simulated]\n"
+    "                        [--verdict | --markdown] [--threshold PCT] [--fail-on-regression]\n"
     "\n"
     "Compare every agg row below RESULTS_DIR (*.json files holding a row or a list\n"
     "of rows; agentic-coding rows are left out) with its baseline and print GitHub\n"
@@ -31,14 +33,32 @@ static const char usage[] =
     "                   has at least N earlier runs and the value lies outside\n"
     "                   their mean +- K standard deviations (default: colour all)\n"
     "  --noise-min N    earlier runs needed for --noise-k (default 3)\n"
+    "  --verdict        beyond the reference: a plain table of the metrics that\n"
+    "                   matter (throughput/GPU, TTFT median and p99, interactivity,\n"
+    "                   E2EL) with the change against the newest baseline, changes\n"
+    "                   within noise uncoloured, and one 'Verdict: ...' line; the\n"
+    "                   default when stdout is a terminal\n"
+    "  --markdown       the reference's markdown tables even on a terminal\n"
+    "  --threshold PCT  with --verdict and no --noise-k: a change counts when it\n"
+    "                   exceeds PCT percent (default 5)\n"
+    "  --fail-on-regression  exit 1 when --verdict finds a significant regression\n"
+    "  --allow-simulated compare a simulated row (\"simulated\": true, from\n"
+    "                   infbench sim) with a measured baseline or the other way\n"
+    "                   round; without it that is an error naming the row\n"
+    "\n"
+    "RESULTS_DIR may also be an agg file or a run store (its agg_*.json files).\n"
     "\n"
     "Exit status: 0, or 1 on an error (missing DATABASE_URL, unreadable JSON, a\n"
-    "row without a key the comparison needs). See docs/compare.md.\n";
+    "row without a key the comparison needs, a simulated row against a measured\n"
+    "baseline) or, with --fail-on-regression, a significant regression. See\n"
+    "docs/compare.md.\n";
 
 typedef struct {
 	const char *dir, *baseline, *db, *branch;
 	double noise_k;
 	long noise_min;
+	bool allow_simulated, verdict, markdown, fail_on_regression;
+	double threshold;
 } cmp_opts;
 
 /* The database is opened at the first lookup, as the reference connects only
@@ -69,11 +89,21 @@ static int parse(int argc, char **argv, cmp_opts *o)
 			fputs(usage, stdout);
 			return 0;
 		}
+		bool *flag = !strcmp(a, "--allow-simulated")      ? &o->allow_simulated
+		             : !strcmp(a, "--verdict")            ? &o->verdict
+		             : !strcmp(a, "--markdown")           ? &o->markdown
+		             : !strcmp(a, "--fail-on-regression") ? &o->fail_on_regression
+		                                                  : NULL;
+		if (flag) {
+			*flag = true;
+			continue;
+		}
 		const char **dst = !strcmp(a, "--baseline") ? &o->baseline
 		                   : !strcmp(a, "--db")     ? &o->db
 		                   : !strcmp(a, "--branch") ? &o->branch
 		                                            : NULL;
-		bool num = !strcmp(a, "--noise-k") || !strcmp(a, "--noise-min");
+		bool num = !strcmp(a, "--noise-k") || !strcmp(a, "--noise-min") ||
+		           !strcmp(a, "--threshold");
 		if ((dst || num) && i + 1 >= argc) {
 			fprintf(stderr, "infbench compare: error: %s needs a value\n", a);
 			return 2;
@@ -92,6 +122,8 @@ static int parse(int argc, char **argv, cmp_opts *o)
 			}
 			if (!strcmp(a, "--noise-k"))
 				o->noise_k = x;
+			else if (!strcmp(a, "--threshold"))
+				o->threshold = x;
 			else
 				o->noise_min = (long)x;
 		} else if (a[0] == '-' && a[1] == '-' && !o->dir) {
@@ -128,7 +160,11 @@ int cmd_compare(int argc, char **argv)
 	lazy_db ldb = {.url = o.db, .b = {.branch = o.branch}};
 	res_compare_opts co = {.results_dir = o.dir,
 	                       .noise_k = o.noise_k,
-	                       .noise_min = o.noise_min > 0 ? (size_t)o.noise_min : 0};
+	                       .noise_min = o.noise_min > 0 ? (size_t)o.noise_min : 0,
+	                       .allow_simulated = o.allow_simulated,
+	                       .verdict = o.verdict || (!o.markdown && isatty(1)),
+	                       .colour = isatty(1) && !getenv("NO_COLOR"),
+	                       .threshold = o.threshold};
 	int rc = a ? 0 : IB_ENOMEM;
 	if (!rc && o.baseline) {
 		ib_val *rows = NULL;
@@ -158,5 +194,7 @@ int cmd_compare(int argc, char **argv)
 	ib_buf_free(&out);
 	res_db_close(ldb.b.db);
 	ib_arena_free(a);
+	if (!rc && co.verdict && o.fail_on_regression && stats.regressions)
+		return 1;
 	return rc ? 1 : 0;
 }

@@ -37,7 +37,8 @@ static const char usage[] =
     "\n"
     "filters (query, latest, history): --model M --hw H --framework F\n"
     "  --precision P --spec S --isl N --osl N --conc N --since DATE --until DATE\n"
-    "  --branch B --run-id ID; output: --format json (default) | table\n"
+    "  --branch B --run-id ID --simulated yes|no (only the simulator's rows, or\n"
+    "  only measured ones); output: --format json (default) | table\n"
     "\n"
     "Exit status: 0; 1 on an error (bad input names the file, row and field;\n"
     "nothing is written); 2 on a usage error. See docs/db.md.\n";

@@ -24,7 +24,7 @@ static const char usage[] =
     "                   the history view has its trends; narrowed by the filters of\n"
     "                   infbench db: --model M --hw H --framework F --precision P\n"
     "                   --spec S --isl N --osl N --conc N --since DATE --until DATE\n"
-    "                   --branch B --run-id ID\n"
+    "                   --branch B --run-id ID --simulated yes|no\n"
     "  -o FILE          write the report there (html: required; text/json: default stdout)\n"
     "  --format F       html (default): one self-contained page, no external URL;\n"
     "                   text: frontier tables and the best config per interactivity band;\n"

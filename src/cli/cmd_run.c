@@ -244,6 +244,10 @@ static int load_matrix(arg_parser *p, const char *path, ib_arena *a, ib_val **ro
 		r = ib_json_parse_file(a, path, rows, &e);
 	}
 	ib_buf_free(&b);
+	/* changelog process's output is accepted too */
+	const ib_val *list = NULL;
+	if (!r && !(r = run_matrix_rows(a, *rows, &list, &e)))
+		*rows = (ib_val *)list;
 	if (r) {
 		cli_error("infbench run", NULL, &e);
 		return 1;
@@ -464,6 +468,9 @@ static int run_rows(arg_parser *p, run_opts *o, const ib_val *rows)
 		run_plan_free(plan);
 		return st;
 	}
+	/* --dry-run: the planned rows, one line each, on stdout */
+	for (size_t i = 0; !rc && o->dry_run && i < run_plan_count(plan); i++)
+		printf("%zu\t%s\t%s\n", i, run_plan_identity(plan, i), run_plan_name(plan, i));
 	if (!rc)
 		rc = run_execute(o, plan, &sum, &e);
 	if (rc) {

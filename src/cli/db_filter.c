@@ -23,6 +23,17 @@ int cli_db_filter(const char *cmd, const char *opt, const char *val, res_db_filt
 			*sdst[k] = val;
 			return 1;
 		}
+	if (!strcmp(opt, "--simulated")) {
+		if (!val)
+			goto no_value;
+		if (strcmp(val, "yes") && strcmp(val, "no")) {
+			fprintf(stderr, "%s: error: --simulated: expected yes or no (got '%s')\n", cmd,
+			        val);
+			return 2;
+		}
+		f->simulated = strcmp(val, "yes") ? -1 : 1;
+		return 1;
+	}
 	for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++)
 		if (!strcmp(opt, ints[k])) {
 			if (!val)

@@ -28,6 +28,7 @@ static const char help[] =
     "  power      validate GPU telemetry and patch power into an agg row (aggregate_power*.py)\n"
     "  review     the mechanical review checklist over a change or recipe/config files\n"
     "  report     agg rows -> one self-contained HTML report (charts, frontiers, evals), SVG or text\n"
+    "  sweep      an endpoint at several concurrencies -> agg rows -> DIR/report.html, resumable\n"
     "  compare    compare agg rows with their baselines as markdown tables (compare_results.py)\n"
     "  db         the results database: ingest, import, query, latest, history (SQLite, PostgreSQL)\n"
     "  report-golden check the report maths against golden case folders\n"
@@ -81,6 +82,8 @@ int main(int argc, char **argv)
 		return cmd_review(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(cmd, "sweep"))
+		return cmd_sweep(argc - 1, argv + 1);
 	if (!strcmp(cmd, "compare"))
 		return cmd_compare(argc - 1, argv + 1);
 	if (!strcmp(cmd, "db"))

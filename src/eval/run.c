@@ -606,17 +606,22 @@ int ev_write_meta_env(const char *dir, const int64_t *concs, const bool *failed,
 	/* bridge_disagg_eval_metadata */
 	const char *tp = env("PREFILL_TP", env("PREFILL_TP_SIZE", env("TP", "1")));
 	const char *ptp = tp;
-	const char *pep = disagg_ep(env("PREFILL_EP", "1"), env("PREFILL_ENABLE_EP", "false"),
+	/* Beyond the reference (docs/deviations.md): its bridge overwrites
+	 * EP_SIZE and DP_ATTENTION with the prefill values (1, false) when no
+	 * PREFILL_* variable is set, so a single-node run's EP and DP attention
+	 * were lost; here they are the fallbacks of the prefill/decode ones. */
+	const char *ep1 = env("EP_SIZE", "1"), *dp1 = env("DP_ATTENTION", "false");
+	const char *pep = disagg_ep(env("PREFILL_EP", ep1), env("PREFILL_ENABLE_EP", "false"),
 	                            env("PREFILL_TP_SIZE", env("PREFILL_TP", "1")));
 	const char *pnw = env("PREFILL_NUM_WORKERS", env("xP", "1"));
 	const char *dtp = env("DECODE_TP", env("DECODE_TP_SIZE", tp));
-	const char *dep = disagg_ep(env("DECODE_EP", "1"), env("DECODE_ENABLE_EP", "false"),
+	const char *dep = disagg_ep(env("DECODE_EP", ep1), env("DECODE_ENABLE_EP", "false"),
 	                            env("DECODE_TP_SIZE", env("DECODE_TP", "1")));
 	const char *dnw = env("DECODE_NUM_WORKERS", env("yD", "1"));
 	bool pdp = truthy(env("PREFILL_DP_ATTN", env("PREFILL_DP_ATTENTION",
-	                                             env("PREFILL_ENABLE_DP", "false"))));
+	                                             env("PREFILL_ENABLE_DP", dp1))));
 	bool ddp = truthy(env("DECODE_DP_ATTN", env("DECODE_DP_ATTENTION",
-	                                            env("DECODE_ENABLE_DP", "false"))));
+	                                            env("DECODE_ENABLE_DP", dp1))));
 	const char *fw = env("FRAMEWORK", ""), *prec = env("PRECISION", "");
 	char pfw[128] = "", pprec[128] = "";
 	const char *rf = env("RESULT_FILENAME", "");

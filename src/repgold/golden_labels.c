@@ -109,7 +109,9 @@ int rg_eval_aggregate(ib_arena *a, const ib_val *in, ib_val *out, ib_error *e)
 		                         rg_getnum(o, "conc"),
 		                         rg_getnum(o, "tp"),
 		                         rg_getnum(o, "score"),
-		                         rg_getnum(o, "scoreError")};
+		                         rg_getnum(o, "scoreError"),
+		                         0,
+		                         false};
 	}
 	const ib_val *sp = ib_map_get(in, "show_precision");
 	rep_eval_chart *c;

@@ -40,6 +40,7 @@ typedef struct {
 	const ib_val *raw; /* the original row map (numeric metrics are read from it) */
 	/* beyond the dashboard (docs/report.md): NULL / -1 / NaN when absent */
 	int client_bound;        /* client_health.client_bound: 1, 0, or -1 unknown */
+	bool simulated;          /* "simulated": true (a result of infbench sim) */
 	const char *health_why;  /* client_health.reason */
 	double accept_len;       /* measured mean acceptance length */
 	const char *fingerprint; /* workload fingerprint (tokenizer + prompts) */
@@ -118,6 +119,15 @@ int rep_page_data(ib_arena *a, const rep_rowset *rs, const ib_diags *d, const re
 
 /* Appends the whole HTML document (data embedded, no external URL) to out. */
 int rep_html_write(ib_buf *out, const ib_val *data, const rep_page_opts *o, ib_error *e);
+
+/* Loads the rows at `in` (rep_rows_load: a file or a folder, raw results
+ * included) and writes the HTML report to `out` atomically (title NULL: the
+ * default). *nrows (may be NULL) gets the benchmark rows drawn; skipped rows
+ * are warnings in d (the caller formats them; d's arena must outlive the
+ * call). Errors: rep_rows_load's, IB_EINVAL when no row is usable (nothing
+ * written), IB_EIO writing out. */
+int rep_write_html_file(const char *in, const char *out, const char *title, size_t *nrows,
+                        ib_diags *d, ib_error *e);
 
 /* Writes one standalone SVG per chart of the default view of every model and
  * sequence (chart A and B, throughput per GPU and cost per million total

@@ -394,6 +394,11 @@ static ib_val *row_json(page *p, size_t i)
 		set(j, o, "cb", jint(j, r->client_bound));
 	if (r->health_why)
 		set(j, o, "cbwhy", jstr(j, r->health_why));
+	if (r->simulated)
+		set(j, o, "sim", jint(j, 1));
+	double ts = rep_row_num(r, "time_scale");
+	if (!isnan(ts))
+		set(j, o, "ts", jnum(j, ts));
 	if (!isnan(r->accept_len))
 		set(j, o, "al", jnum(j, r->accept_len));
 	if (r->fingerprint)

@@ -190,7 +190,7 @@ static int inference(ib_buf *b)
 	       "id=\"sel-xa\"></select></label> <label>X-axis scale <select "
 	       "id=\"sel-xscale\"></select></label></span>"
 	       "<label>Latency chart x <select id=\"sel-xb\"></select></label></div>"
-	       "<div id=\"fpwarn\"></div><div class=\"charts\">");
+	       "<div id=\"fpwarn\"></div><div id=\"simnote\"></div><div id=\"context\"></div><div class=\"charts\">");
 	rc = rc ? rc : chart_card(b, 'A');
 	rc = rc ? rc : chart_card(b, 'B');
 	return rc ? rc
@@ -200,6 +200,7 @@ static int inference(ib_buf *b)
 	                           "metrics and colours are computed by infbench's report library "
 	                           "with the InferenceX dashboard's rules; hover a point for "
 	                           "details, click to pin. Hollow markers: client-bound points. "
+	                           "Dashed rings and a SIMULATED badge: points of the simulator. "
 	                           "✕ markers and dashed lines: the compared run.</p></section>\n");
 }
 

@@ -257,6 +257,7 @@ static void extras(rep_agg_row *r)
 	} else if ((v = get(row, "client_bound")) && v->type == IB_V_BOOL) {
 		r->client_bound = v->b;
 	}
+	r->simulated = (v = get(row, "simulated")) && v->type == IB_V_BOOL && v->b;
 	double x;
 	const ib_val *sm = get(row, "server_metrics"), *sd = sm ? get(sm, "spec_decode") : NULL;
 	if (sd && sd->type == IB_V_MAP && as_num(get(sd, "mean_acceptance_length"), &x))
@@ -488,6 +489,29 @@ static const char *file_date(ib_arena *a, const char *path)
 	return ib_arena_strdup(a, b);
 }
 
+/* A raw `infbench bench` (benchmark_serving.py) result, not an agg row. */
+static bool is_raw(const ib_val *doc)
+{
+	return doc->type == IB_V_MAP && !ib_map_has(doc, "hw") && !ib_map_has(doc, "hardware") &&
+	       ib_map_has(doc, "model_id") && ib_map_has(doc, "total_token_throughput");
+}
+
+/* The agg row of a raw result with the default labels (res_labels: one
+ * GPU, h100); NULL with a warning when it cannot be made. */
+static const ib_val *raw_row(ib_arena *a, const char *file, const ib_val *doc, ib_diags *d)
+{
+	const char **env = res_labels_env(a, doc, &(res_labels){0}, "raw");
+	ib_val *row = NULL;
+	ib_error e = {0};
+	if (!env || res_raw_agg(a, doc, env, file, &row, &e)) {
+		ib_diag_add(d, &(ib_diag){.severity = IB_SEV_WARNING, .file = file},
+		            "a raw result that cannot become an agg row (%s); file skipped",
+		            env ? e.msg : "out of memory");
+		return NULL;
+	}
+	return row;
+}
+
 /* mode 0: everything; 1: arrays only; 2: single-row objects only. */
 static int load_one(ib_arena *a, const char *path, const ib_val *doc, int overlay, rep_rowset *rs,
                     ib_diags *d)
@@ -545,6 +569,8 @@ int rep_rows_load(ib_arena *a, const char *path, int overlay, rep_rowset *rs, ib
 	if (!S_ISDIR(st.st_mode)) {
 		ib_val *doc = NULL;
 		int rc = parse(a, path, &doc, d, e);
+		if (!rc && doc && is_raw(doc) && !(doc = (ib_val *)raw_row(a, path, doc, d)))
+			return 0;
 		if (!rc && doc)
 			rs->files++;
 		return rc || !doc ? rc : load_one(a, path, doc, overlay, rs, d);
@@ -564,8 +590,15 @@ int rep_rows_load(ib_arena *a, const char *path, int overlay, rep_rowset *rs, ib
 		    !is_eval(paths[i], docs[i]->list.v[0]))
 			arrays = true;
 	}
+	/* a folder of raw results only (bench --result-dir): each becomes a row */
+	bool agg = arrays;
+	for (size_t i = 0; !rc && i < n && !agg; i++)
+		agg = docs[i] && docs[i]->type == IB_V_MAP && !is_raw(docs[i]) &&
+		      (ib_map_has(docs[i], "hw") || ib_map_has(docs[i], "hardware"));
 	for (size_t i = 0; !rc && i < n; i++) {
 		ib_val *doc = docs[i];
+		if (!agg && doc && is_raw(doc))
+			doc = (ib_val *)raw_row(a, paths[i], doc, d);
 		if (!doc)
 			continue;
 		/* a single row object beside an agg list is already in the list */

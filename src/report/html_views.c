@@ -60,6 +60,8 @@ static int eval_group(ib_arena *a, const rep_rowset *rs, const rep_ev_row *g0, i
 		                         .date = e->date,
 		                         .conc = e->conc,
 		                         .tp = e->tp,
+		                         .ep = e->ep,
+		                         .dpa = e->dpa,
 		                         .score = e->score,
 		                         .score_error = isnan(e->score_se) ? 0 : e->score_se};
 		m++;

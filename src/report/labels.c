@@ -277,6 +277,10 @@ static char *eval_label(ib_arena *a, const rep_eval_row *r, bool show_precision)
 		ib_buf_printf(&parts, "%sC%.0f", parts.len ? ", " : "", r->conc);
 	if (!isnan(r->tp) && r->tp != 0)
 		ib_buf_printf(&parts, "%sTP%.0f", parts.len ? ", " : "", r->tp);
+	if (!isnan(r->ep) && r->ep > 1)
+		ib_buf_printf(&parts, "%sEP%.0f", parts.len ? ", " : "", r->ep);
+	if (r->dpa)
+		ib_buf_printf(&parts, "%sDPA", parts.len ? ", " : "");
 	if (parts.len)
 		ib_buf_printf(&b, "\n%s", parts.data);
 	char *s = b.data ? ib_arena_strdup(a, b.data) : ib_arena_strdup(a, "");

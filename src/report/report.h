@@ -430,6 +430,11 @@ typedef struct {
 	const char *id, *hw_key, *hw_label, *framework, *framework_label, *spec_decode, *spec_label,
 	    *precision, *date;
 	double conc, tp, score, score_error;
+	/* beyond the dashboard: EP and DP attention, so that evals of configs
+	 * differing only there are bars of their own ("EP8", "DPA" in the
+	 * label); 0 / false (the dashboard's rows): not in the label */
+	double ep;
+	bool dpa;
 } rep_eval_row;
 typedef struct {
 	char *label; /* arena */

@@ -8,6 +8,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <utf8proc.h>
 
 /* ---- Python value semantics ---- */
@@ -364,6 +366,14 @@ static void colour(ib_buf *b, double delta, double pct, int dir, int prec)
 	ib_buf_puts(b, "%)");
 }
 
+/* The direction of a change of metric m to cur (delta from the newest
+ * baseline, pct of it): 1 improved, -1 regressed, 0 neither. The reference
+ * counts any change; with o->noise_k only a value outside the earlier runs'
+ * mean +- k sd counts (none when there are fewer than noise_min); else with
+ * min_pct > 0 only a change of more than min_pct percent. */
+static int change_dir(const res_compare_opts *o, const cmp_row *r, const metric_def *m, double cur,
+                      double delta, double pct, double min_pct, ib_error *e);
+
 /* The delta cell of one metric (compute_metric_delta, or the noise rule). */
 static int delta_cell(const res_compare_opts *o, const cmp_row *r, const metric_def *m, ib_buf *b,
                       ib_error *e)
@@ -383,6 +393,14 @@ static int delta_cell(const res_compare_opts *o, const cmp_row *r, const metric_
 	}
 	double sc = m->ms ? 1000 : 1;
 	double delta = cur * sc - base * sc, pct = delta / (base * sc) * 100;
+	int dir = change_dir(o, r, m, cur, delta, pct, 0, e);
+	colour(b, delta, pct, dir, m->prec);
+	return 0;
+}
+
+static int change_dir(const res_compare_opts *o, const cmp_row *r, const metric_def *m, double cur,
+                      double delta, double pct, double min_pct, ib_error *e)
+{
 	bool up = m->higher_is_better;
 	int dir = (up ? delta > 0 : delta < 0) ? 1 : (up ? delta < 0 : delta > 0) ? -1 : 0;
 	if (o->noise_k > 0) { /* beyond the reference: only changes beyond the noise */
@@ -408,9 +426,10 @@ static int delta_cell(const res_compare_opts *o, const cmp_row *r, const metric_
 			else if (cur < lo)
 				dir = up ? -1 : 1;
 		}
+	} else if (min_pct > 0 && !(fabs(pct) > min_pct)) {
+		dir = 0;
 	}
-	colour(b, delta, pct, dir, m->prec);
-	return 0;
+	return dir;
 }
 
 static int value_cell(const cmp_row *r, const metric_def *m, ib_buf *b, ib_error *e)
@@ -486,6 +505,15 @@ static int build_row(const res_compare_opts *o, ib_arena *a, cmp_row *r, res_com
 	rc = o->lookup ? o->lookup(o->ctx, &k, a, max, &r->base, &r->nbase, e) : 0;
 	if (rc)
 		return rc;
+	/* a result of the simulator is never set against a measured one (nor
+	 * the other way round) unless the caller allows it */
+	bool sim = res_parse_bool(ib_map_get(r->row, "simulated"));
+	if (r->nbase && !o->allow_simulated &&
+	    sim != res_parse_bool(ib_map_get(r->base[0], "simulated")))
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0,
+		               "a %s result against a %s baseline: the numbers are not comparable "
+		               "(pass --allow-simulated to compare anyway)",
+		               sim ? "simulated" : "measured", sim ? "measured" : "simulated");
 	if (r->nbase)
 		st->matched++;
 	else
@@ -591,17 +619,206 @@ static int render(const res_compare_opts *o, ib_arena *a, cmp_row *rows, size_t 
 	return rc;
 }
 
+/* ---- beyond the reference: a plain table and a verdict ---- */
+
+/* the metrics that matter, in the verdict table */
+static const char *const VERDICT_KEYS[] = {"tput_per_gpu", "median_ttft", "p99_ttft",
+                                           "median_intvty", "median_e2el"};
+#define NVK (sizeof VERDICT_KEYS / sizeof VERDICT_KEYS[0])
+
+static const metric_def *metric_of(const char *key)
+{
+	for (size_t i = 0; i < NMET; i++)
+		if (!strcmp(METRICS[i].key, key))
+			return &METRICS[i];
+	return NULL;
+}
+
+/* a number with about four significant digits, never "-0" */
+static void plain_num(ib_buf *b, double x)
+{
+	double ax = fabs(x);
+	if (ax < 5e-5)
+		x = ax = 0;
+	ib_buf_printf(b, ax >= 1000 ? "%.0f" : ax >= 100 ? "%.1f" : ax >= 10 ? "%.2f" : "%.3f", x);
+}
+
+static int verdict_cell(const res_compare_opts *o, const cmp_row *r, const metric_def *m,
+                        ib_buf *b, int *dir, double *pct, ib_error *e)
+{
+	bool hc, hb = false;
+	double cur = 0, base = 0;
+	*dir = 0;
+	*pct = NAN;
+	int rc = metric(r->row, m->key, &hc, &cur, e);
+	if (!rc && r->nbase)
+		rc = metric(r->base[0], m->key, &hb, &base, e);
+	if (rc)
+		return rc;
+	double sc = m->ms ? 1000 : 1;
+	if (!hc) {
+		ib_buf_puts(b, "-");
+		return 0;
+	}
+	plain_num(b, cur * sc);
+	if (!hb || base == 0)
+		return 0;
+	double delta = (cur - base) * sc;
+	*pct = delta / (base * sc) * 100;
+	double shown = fabs(*pct) < 0.05 ? 0 : *pct;
+	ib_buf_printf(b, " (%+.1f%%)", shown);
+	*dir = change_dir(o, r, m, cur, delta, *pct, o->threshold > 0 ? o->threshold : 5, e);
+	return 0;
+}
+
+static const char *config_label(ib_arena *a, const cmp_row *r)
+{
+	const ib_val *dpa = r->dp;
+	bool dp = dpa && res_parse_bool(dpa);
+	if (r->multi)
+		return ib_arena_printf(a, "%s %s %s P:TP%s/EP%s D:TP%s/EP%s %lld/%lld conc %lld", r->hw, r->fw,
+		                       r->prec, r->par[0], r->par[1], r->par[2], r->par[3],
+		                       (long long)r->isl, (long long)r->osl, (long long)r->conc);
+	return ib_arena_printf(a, "%s %s %s TP%s EP%s%s %lld/%lld conc %lld", r->hw, r->fw, r->prec,
+	                       r->par[0], r->par[1], dp ? " DPA" : "", (long long)r->isl,
+	                       (long long)r->osl, (long long)r->conc);
+}
+
+static int render_verdict(const res_compare_opts *o, ib_arena *a, cmp_row *rows, size_t n,
+                          ib_buf *out, res_compare_stats *st, ib_error *e)
+{
+	size_t ncol = NVK + 1;
+	const char **cells = ib_arena_alloc(a, (n + 1) * ncol * sizeof *cells);
+	int *dirs = ib_arena_alloc(a, (n + 1) * ncol * sizeof *dirs);
+	size_t *w = ib_arena_alloc(a, ncol * sizeof *w);
+	if (!cells || !dirs || !w)
+		return IB_ENOMEM;
+	cells[0] = "configuration";
+	for (size_t k = 0; k < NVK; k++)
+		cells[k + 1] = metric_of(VERDICT_KEYS[k])->label;
+	double worst = 0;
+	const char *worst_at = NULL, *worst_metric = NULL;
+	size_t regressed_cfgs = 0;
+	ib_buf t = {0};
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		cmp_row *r = &rows[i];
+		const char **c = &cells[(i + 1) * ncol];
+		int *d = &dirs[(i + 1) * ncol];
+		c[0] = config_label(a, r);
+		d[0] = 0;
+		bool bad = false;
+		for (size_t k = 0; k < NVK && !rc; k++) {
+			const metric_def *m = metric_of(VERDICT_KEYS[k]);
+			double pct;
+			t.len = 0;
+			rc = verdict_cell(o, r, m, &t, &d[k + 1], &pct, e);
+			c[k + 1] = rc ? NULL : ib_arena_strndup(a, t.data ? t.data : "", t.len);
+			if (rc)
+				break;
+			if (d[k + 1] < 0) {
+				st->regressions++;
+				bad = true;
+				if (!worst_at || fabs(pct) > worst) {
+					worst = fabs(pct);
+					worst_at = c[0];
+					worst_metric = m->label;
+					st->worst_pct = pct;
+				}
+			} else if (d[k + 1] > 0) {
+				st->improvements++;
+			}
+		}
+		if (rc && rc != IB_ENOMEM && !e->file[0])
+			at_row(e, r);
+		regressed_cfgs += bad;
+	}
+	ib_buf_free(&t);
+	if (rc)
+		return rc;
+	for (size_t k = 0; k < ncol; k++) {
+		w[k] = 0;
+		for (size_t i = 0; i <= n; i++) {
+			size_t l = strlen(cells[i * ncol + k]);
+			w[k] = l > w[k] ? l : w[k];
+		}
+	}
+	for (size_t i = 0; i <= n; i++) {
+		for (size_t k = 0; k < ncol; k++) {
+			const char *c = cells[i * ncol + k];
+			int d = i ? dirs[i * ncol + k] : 0;
+			size_t pad = w[k] - strlen(c);
+			if (k)
+				ib_buf_puts(out, "  ");
+			if (k) /* numbers right-aligned */
+				ib_buf_printf(out, "%*s", (int)pad, "");
+			if (d && o->colour)
+				ib_buf_puts(out, d < 0 ? "\033[31m" : "\033[32m");
+			ib_buf_puts(out, c);
+			if (d && o->colour)
+				ib_buf_puts(out, "\033[0m");
+			if (!k && k + 1 < ncol)
+				ib_buf_printf(out, "%*s", (int)pad, "");
+		}
+		ib_buf_putc(out, '\n');
+	}
+	double thr = o->threshold > 0 ? o->threshold : 5;
+	char rule[96];
+	if (o->noise_k > 0)
+		snprintf(rule, sizeof rule, "outside the earlier runs' mean +- %g sd", o->noise_k);
+	else
+		snprintf(rule, sizeof rule, "beyond +-%g%%", thr);
+	size_t nobase = st->unmatched;
+	if (!st->matched)
+		rc = ib_buf_printf(out, "\nVerdict: nothing to compare: none of the %zu rows has a baseline\n", n);
+	else if (st->regressions)
+		rc = ib_buf_printf(out,
+		                   "\nVerdict: REGRESSION: %zu significant regression%s (%s) in %zu of %zu "
+		                   "configurations compared; worst: %s %+.1f%% on %s; %zu improvement%s%s\n",
+		                   st->regressions, st->regressions == 1 ? "" : "s", rule, regressed_cfgs,
+		                   st->matched, worst_metric, st->worst_pct, worst_at, st->improvements,
+		                   st->improvements == 1 ? "" : "s",
+		                   nobase ? ib_arena_printf(a, "; %zu without a baseline", nobase) : "");
+	else if (st->improvements)
+		rc = ib_buf_printf(out, "\nVerdict: IMPROVED: %zu significant improvement%s (%s), no regression, %zu configurations compared%s\n",
+		                   st->improvements, st->improvements == 1 ? "" : "s", rule, st->matched,
+		                   nobase ? ib_arena_printf(a, "; %zu without a baseline", nobase) : "");
+	else
+		rc = ib_buf_printf(out, "\nVerdict: no significant change: %zu configurations compared, every change within noise (%s)%s\n",
+		                   st->matched, rule,
+		                   nobase ? ib_arena_printf(a, "; %zu without a baseline", nobase) : "");
+	return rc;
+}
+
 /* Loads every row below the results folder (objects or lists of them). */
 static int load_rows(ib_arena *a, const char *dir, cmp_row **rows, size_t *n, ib_error *e)
 {
 	char **paths = NULL;
 	size_t np = 0, cap = 0;
-	int rc = res_find_json(dir, &paths, &np, e);
+	struct stat sb;
+	int rc = 0;
+	bool store = false;
+	if (stat(dir, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		/* beyond the reference: an agg file itself (agg_bmk.json) */
+		if (!(paths = malloc(sizeof *paths)) || !(paths[0] = strdup(dir)))
+			rc = IB_ENOMEM;
+		np = rc ? 0 : 1;
+	} else {
+		/* beyond the reference: a run store (manifest.jsonl) holds more than
+		 * agg rows; only its agg_*.json files are rows */
+		char *mf = ib_arena_printf(a, "%s/manifest.jsonl", dir);
+		store = mf && access(mf, F_OK) == 0;
+		rc = res_find_json(dir, &paths, &np, e);
+	}
 	if (rc)
 		return rc;
 	*rows = NULL;
 	*n = 0;
 	for (size_t i = 0; i < np && !rc; i++) {
+		const char *base = strrchr(paths[i], '/');
+		base = base ? base + 1 : paths[i];
+		if (store && (strncmp(base, "agg_", 4) || !strncmp(base, "agg_eval", 8)))
+			continue;
 		ib_val *v = NULL;
 		rc = ib_json_parse_file(a, paths[i], &v, e);
 		if (rc)
@@ -654,7 +871,10 @@ int res_compare(const res_compare_opts *o, ib_buf *out, res_compare_stats *stats
 		if (rc && rc != IB_ENOMEM && !e->file[0])
 			at_row(e, &all[i]);
 	}
-	if (!rc && keep) {
+	if (!rc && keep && o->verdict) {
+		qsort(all, keep, sizeof *all, row_cmp);
+		rc = render_verdict(o, a, all, keep, out, &st, e);
+	} else if (!rc && keep) {
 		qsort(all, keep, sizeof *all, row_cmp);
 		/* as the reference, the single-node table is out before a bad
 		 * multi-node row fails */

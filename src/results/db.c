@@ -72,6 +72,16 @@ static const char *const MIGRATIONS[] = {
     " (PARTITION BY br.config_id, br.conc, br.isl, br.osl"
     "  ORDER BY br.date DESC, br.workflow_run_id DESC, br.id DESC) AS rn"
     " FROM benchmark_results br WHERE br.error IS NULL) t WHERE t.rn = 1;",
+    /* 2: the simulated mark (rows of infbench sim); rows stored before are
+     * unmarked until their agg file is ingested again. The view is made
+     * again: PostgreSQL expands its * when it is created. */
+    "ALTER TABLE benchmark_results ADD COLUMN simulated BOOLEAN NOT NULL DEFAULT FALSE;"
+    "ALTER TABLE eval_results ADD COLUMN simulated BOOLEAN NOT NULL DEFAULT FALSE;"
+    "DROP VIEW latest_benchmarks;"
+    "CREATE VIEW latest_benchmarks AS SELECT * FROM (SELECT br.*, ROW_NUMBER() OVER"
+    " (PARTITION BY br.config_id, br.conc, br.isl, br.osl"
+    "  ORDER BY br.date DESC, br.workflow_run_id DESC, br.id DESC) AS rn"
+    " FROM benchmark_results br WHERE br.error IS NULL) t WHERE t.rn = 1;",
 };
 #define NMIG ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -283,6 +293,7 @@ const char *res_db_backend(const res_db *db)
 typedef struct {
 	const char *hardware, *framework, *model, *precision, *spec_method;
 	bool disagg, is_multinode, pdp, ddp;
+	bool simulated; /* "simulated": true in the row */
 	int64_t ptp, pep, pnw, dtp, dep, dnw, npg, ndg;
 	const char *kind; /* benchmark_type, or the task of an eval row */
 	bool eval;
@@ -465,6 +476,7 @@ static int map_agg_row(ib_arena *a, const ib_val *row, db_row *d, ib_error *e)
 		const ib_val *st = ib_map_get(row, "scenario_type");
 		d->kind = st && st->type == IB_V_STR && st->str.len ? st->str.s : "single_turn";
 	}
+	d->simulated = res_parse_bool(ib_map_get(row, "simulated"));
 	const ib_val *img = ib_map_get(row, "image");
 	d->image = img && img->type == IB_V_STR ? img->str.s : NULL;
 	return metrics_json(a, row, false, &d->metrics, e);
@@ -571,21 +583,34 @@ static int put_row(res_db *db, const db_row *d, const char *run, const char *cfg
 	snprintf(n[0], 24, "%lld", (long long)d->isl);
 	snprintf(n[1], 24, "%lld", (long long)d->osl);
 	snprintf(n[2], 24, "%lld", (long long)d->conc);
-	const char *p[11] = {run,  cfg,        d->kind,    d->date,  n[0],    n[1],
-	                     n[2], d->metrics, d->metrics, d->image, d->error};
+	char sim[2];
+	b01(sim, d->simulated);
+	const char *p[12] = {run,  cfg,        d->kind,    d->date,  n[0],    n[1],
+	                     n[2], d->metrics, d->metrics, sim,      d->image, d->error};
 	res_dbrows r = {0};
 	int rc =
 	    q(db,
 	      d->eval ? "INSERT INTO eval_results (workflow_run_id, config_id, task, date, isl,"
-	                " osl, conc, metrics, metrics_text) VALUES ($1, $2, $3, $4, $5, $6,"
-	                " $7, $8, $9) ON CONFLICT DO NOTHING RETURNING id"
+	                " osl, conc, metrics, metrics_text, simulated) VALUES ($1, $2, $3, $4,"
+	                " $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING RETURNING id"
 	              : "INSERT INTO benchmark_results (workflow_run_id, config_id,"
-	                " benchmark_type, date, isl, osl, conc, metrics, metrics_text, image,"
-	                " error) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+	                " benchmark_type, date, isl, osl, conc, metrics, metrics_text, simulated,"
+	                " image, error) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
 	                " ON CONFLICT DO NOTHING RETURNING id",
-	      p, d->eval ? 9 : 11, &r, e);
+	      p, d->eval ? 10 : 12, &r, e);
 	*added = !rc && r.nrows > 0;
 	res_dbrows_free(&r);
+	/* a row stored before the mark existed gets it when ingested again */
+	const char *up[7] = {run, cfg, d->kind, n[0], n[1], n[2], sim};
+	if (!rc && !*added && d->simulated)
+		rc = q(db,
+		       d->eval ? "UPDATE eval_results SET simulated = $7 WHERE workflow_run_id = $1"
+		                 " AND config_id = $2 AND task = $3 AND isl = $4 AND osl = $5"
+		                 " AND conc = $6"
+		               : "UPDATE benchmark_results SET simulated = $7 WHERE workflow_run_id"
+		                 " = $1 AND config_id = $2 AND benchmark_type = $3 AND isl = $4 AND"
+		                 " osl = $5 AND conc = $6",
+		       up, 7, NULL, e);
 	return rc;
 }
 

@@ -43,6 +43,7 @@ static const struct {
     {"image", "br.image", K_STR},
     {"error", "br.error", K_STR},
     {"metrics", "br.metrics_text", K_JSON},
+    {"simulated", "br.simulated", K_BOOL}, /* in the output only when true */
 };
 #define NCOLS (sizeof COLS / sizeof COLS[0])
 /* sort order: identity (hardware .. benchmark_type), isl, osl, conc, date, run */
@@ -157,6 +158,8 @@ int res_db_query(res_db *db, const res_db_filter *f, ib_arena *a, ib_val **rows,
 	add_filter(&sql, p, &np, "br.date", "<=", f->until);
 	add_filter(&sql, p, &np, "wr.head_branch", "=", f->branch);
 	add_filter(&sql, p, &np, "wr.run_id", "=", f->run_id);
+	if (f->simulated)
+		ib_buf_puts(&sql, f->simulated > 0 ? " AND br.simulated" : " AND NOT br.simulated");
 	const int64_t iv[3] = {f->isl, f->osl, f->conc};
 	static const char *const ie[3] = {"br.isl", "br.osl", "br.conc"};
 	for (int i = 0; i < 3; i++)
@@ -204,6 +207,8 @@ int res_db_query(res_db *db, const res_db_filter *f, ib_arena *a, ib_val **rows,
 			                       : COLS[i].name;
 			if (!rc && f->evals && (!strcmp(name, "image") || !strcmp(name, "error")))
 				continue;
+			if (!rc && !strcmp(name, "simulated") && !truthy(c[i]))
+				continue;
 			rc = rc ? rc : v ? ib_map_set(a, m, name, v) : IB_ENOMEM;
 		}
 		rc = rc ? rc : m ? ib_list_push(a, list, m) : IB_ENOMEM;
@@ -243,7 +248,7 @@ int res_db_lookup(void *ctx, const res_cfg_key *k, ib_arena *a, size_t max, ib_v
 	/* compare_results.py's BASELINE_QUERY; its LIKE runs below, in C, so that
 	 * both backends match the same way (case-sensitive, no escape) */
 	static const char sql[] =
-	    "SELECT br.metrics_text, c.model FROM benchmark_results br"
+	    "SELECT br.metrics_text, c.model, br.simulated FROM benchmark_results br"
 	    " JOIN configs c ON c.id = br.config_id"
 	    " JOIN workflow_runs wr ON wr.id = br.workflow_run_id"
 	    " WHERE c.hardware = $1 AND c.framework = $2 AND c.precision = $3"
@@ -272,6 +277,9 @@ int res_db_lookup(void *ctx, const res_cfg_key *k, ib_arena *a, size_t max, ib_v
 		if (!model || !met || !res_sql_like(model, strlen(model), pat, plen + 1))
 			continue;
 		rc = metrics_val(a, met, false, &v[*n], e);
+		if (!rc && truthy(r.cells[i * r.ncols + 2]) &&
+		    ib_map_set(a, v[*n], "simulated", ib_v_bool(a, true)))
+			rc = IB_ENOMEM;
 		if (!rc)
 			(*n)++;
 	}

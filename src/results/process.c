@@ -355,20 +355,22 @@ static char *in_dir(pctx *c, const char *p)
 	return ib_arena_printf(c->a, "%s/%s", dir, p);
 }
 
+static const char *const BASE_VARS[] = {
+    "RUNNER_TYPE", "FRAMEWORK", "PRECISION", "SPEC_DECODING", "RESULT_FILENAME",
+    "ISL",         "OSL",       "DISAGG",    "MODEL_PREFIX",  "IMAGE"};
+
+static int row_of_raw(pctx *c, const ib_val *raw, const char *const *v, ib_val **out,
+                      bool *multinode, int64_t *gpus, int64_t *pg, int64_t *dg, ib_error *e);
+
 /* Builds the agg row (before power) into *out. */
 static int build_row(pctx *c, ib_val **out, bool *multinode, int64_t *gpus, int64_t *pg,
                      int64_t *dg, const char **rf, ib_error *e)
 {
-	static const char *const base[] = {
-	    "RUNNER_TYPE", "FRAMEWORK", "PRECISION", "SPEC_DECODING", "RESULT_FILENAME",
-	    "ISL",         "OSL",       "DISAGG",    "MODEL_PREFIX",  "IMAGE"};
 	const char *v[10];
-	int rc = required(c, base, 10, v, e);
+	int rc = required(c, BASE_VARS, 10, v, e);
 	if (rc)
 		return rc;
-	bool disagg = ieq(v[7], "true");
 	*rf = v[4];
-	const char *fp = env_get(c, "RECIPE_FINGERPRINT");
 	c->result_file = in_dir(c, ib_arena_printf(c->a, "%s.json", v[4]));
 	ib_val *raw;
 	if (!c->result_file)
@@ -378,6 +380,16 @@ static int build_row(pctx *c, ib_val **out, bool *multinode, int64_t *gpus, int6
 	if (raw->type != IB_V_MAP)
 		return ib_fail(e, IB_EINVAL, c->result_file, 0, 0,
 		               "the result is a JSON %s, not an object", ib_vtype_pyname(raw));
+	return row_of_raw(c, raw, v, out, multinode, gpus, pg, dg, e);
+}
+
+/* The agg row of a parsed raw result and the base variables v (BASE_VARS). */
+static int row_of_raw(pctx *c, const ib_val *raw, const char *const *v, ib_val **out,
+                      bool *multinode, int64_t *gpus, int64_t *pg, int64_t *dg, ib_error *e)
+{
+	int rc;
+	bool disagg = ieq(v[7], "true");
+	const char *fp = env_get(c, "RECIPE_FINGERPRINT");
 	int64_t conc, isl, osl;
 	if ((rc = conc_of(c, raw, &conc, e)))
 		return rc;
@@ -415,6 +427,18 @@ static int build_row(pctx *c, ib_val **out, bool *multinode, int64_t *gpus, int6
 	    *multinode ? multi_node(c, raw, d, pg, dg, e) : single_node(c, raw, disagg, d, gpus, e);
 	if (rc || (rc = latencies(c, raw, d, e)))
 		return rc;
+	/* infbench's marks (absent from the reference's rows): a result of the
+	 * simulator, and the client's health verdict */
+	const ib_val *sim = ib_map_get(raw, "simulated");
+	if (sim && sim->type == IB_V_BOOL && sim->b)
+		SET(d, "simulated", ib_v_bool(c->a, true));
+	const ib_val *ch = ib_map_get(raw, "client_health");
+	const ib_val *cb = ch && ch->type == IB_V_MAP ? ib_map_get(ch, "client_bound") : NULL;
+	if (cb && cb->type == IB_V_BOOL)
+		SET(d, "client_bound", ib_v_bool(c->a, cb->b));
+	const ib_val *ts = ib_map_get(raw, "time_scale"); /* model-time figures */
+	if (ts && (ts->type == IB_V_FLOAT || ts->type == IB_V_INT))
+		SET(d, "time_scale", (ib_val *)ts);
 	*out = d;
 	return 0;
 }
@@ -511,6 +535,21 @@ int res_process(const res_process_opts *o, ib_buf *agg_text, int *power_status, 
 	}
 	ib_arena_free(c.a);
 	return rc;
+}
+
+int res_raw_agg(ib_arena *a, const ib_val *raw, const char *const *env, const char *file,
+                ib_val **row, ib_error *e)
+{
+	res_process_opts o = {.env = env};
+	pctx c = {.o = &o, .a = a, .result_file = file};
+	const char *v[10];
+	bool multinode = false;
+	int64_t gpus = 0, pg = 0, dg = 0;
+	if (raw->type != IB_V_MAP)
+		return ib_fail(e, IB_EINVAL, file, 0, 0, "the result is a JSON %s, not an object",
+		               ib_vtype_pyname(raw));
+	int rc = required(&c, BASE_VARS, 10, v, e);
+	return rc ? rc : row_of_raw(&c, raw, v, row, &multinode, &gpus, &pg, &dg, e);
 }
 
 /* ---- derived metrics (spec/evals-report-agentx.md B.6, K1, K2, K4) ---- */

@@ -93,6 +93,32 @@ typedef struct {
  * that the power step cannot read back) leaves that agg file. */
 int res_process(const res_process_opts *o, ib_buf *agg_text, int *power_status, ib_error *e);
 
+/* The agg row of a parsed raw result, as res_process builds it before the
+ * power step, from the variables in env (NAME=VALUE, NULL-terminated; the
+ * same names: RUNNER_TYPE .. IMAGE, TP, EP_SIZE, DP_ATTENTION, ...). Nothing
+ * is read or written; file (may be NULL) names the result in messages. The
+ * row lives in arena a. Errors as res_process's. */
+int res_raw_agg(ib_arena *a, const ib_val *raw, const char *const *env, const char *file,
+                ib_val **row, ib_error *e);
+
+/* Labels of a benchmark that its raw result does not carry (infbench sweep,
+ * infbench report of raw results); NULL / 0 take the default named. */
+typedef struct {
+	const char *hw;           /* the GPU, RUNNER_TYPE (default "h100") */
+	const char *framework;    /* default "unknown" */
+	const char *precision;    /* default "unknown" */
+	const char *model_prefix; /* default: the result's model_id after its last '/' */
+	const char *image;        /* default "" */
+	int64_t gpus;             /* GPUs serving (TP; default 1) */
+	int64_t isl, osl;         /* default: the result's workload lengths */
+} res_labels;
+
+/* The process_result.py variables for a raw result and labels l, as a
+ * NULL-terminated NAME=VALUE list in arena a (result_name: RESULT_FILENAME).
+ * NULL when out of memory. */
+const char **res_labels_env(ib_arena *a, const ib_val *raw, const res_labels *l,
+                            const char *result_name);
+
 /* The "derived" object of res_process (derived = true), beyond the
  * reference: {gpu, power_kw_per_gpu, cost_per_m_{total,output,input}_tokens:
  * {hyperscaler, neocloud, rental}, joules_per_{total,output,input}_token}
@@ -129,7 +155,10 @@ typedef int (*res_baseline_fn)(void *ctx, const res_cfg_key *k, ib_arena *a, siz
                                ib_val ***out, size_t *n, ib_error *e);
 
 typedef struct {
-	const char *results_dir; /* every *.json below it: agg rows or lists of them */
+	/* every *.json below it: agg rows or lists of them; beyond the
+	 * reference, an agg file itself, and in a run store (a folder with
+	 * manifest.jsonl) only its agg_*.json files (not agg_eval*) */
+	const char *results_dir;
 	res_baseline_fn lookup;  /* called lazily: not at all when there is no row */
 	void *ctx;
 	/* Beyond the reference: 0 colours every delta (the reference); k > 0
@@ -137,10 +166,24 @@ typedef struct {
 	 * the value lies outside their mean +- k * sample standard deviation. */
 	double noise_k;
 	size_t noise_min; /* 0 means 3 */
+	/* a row marked "simulated" and its baseline not (or the other way
+	 * round) is IB_EINVAL naming the row, unless this is set */
+	bool allow_simulated;
+	/* Beyond the reference: instead of the markdown tables, a plain table
+	 * of the metrics that matter (throughput per GPU, TTFT median and p99,
+	 * interactivity, E2EL) with the change against the newest baseline,
+	 * then one "Verdict: ..." line. A change counts (coloured with ANSI
+	 * codes when colour is set; counted in the stats) only when it is
+	 * significant: with noise_k, outside the earlier runs' band; else more
+	 * than threshold percent (0 means 5). */
+	bool verdict, colour;
+	double threshold;
 } res_compare_opts;
 
 typedef struct {
 	size_t rows, matched, unmatched;
+	size_t regressions, improvements; /* significant changes (verdict mode) */
+	double worst_pct;                 /* the largest regression, percent */
 } res_compare_stats;
 
 /* compare_results.py: appends the markdown report to out ("No benchmark
@@ -237,6 +280,7 @@ typedef struct {
 	int64_t isl, osl, conc;
 	bool latest; /* only the rows of the latest_benchmarks view */
 	bool evals;  /* eval_results instead of benchmark_results */
+	int simulated; /* 1: only simulated rows, -1: only measured ones, 0: any */
 } res_db_filter;
 
 /* The matching rows as a list of maps (in arena a), sorted by identity, then
@@ -245,12 +289,14 @@ typedef struct {
  * prefill_ep, prefill_dp_attention, prefill_num_workers, decode_tp,
  * decode_ep, decode_dp_attention, decode_num_workers, num_prefill_gpu,
  * num_decode_gpu, benchmark_type|task, isl, osl, conc, image, error,
- * metrics{keys sorted}}. The same rows give the same bytes on both
+ * metrics{keys sorted}[, simulated: true]} (simulated only on the rows of
+ * the simulator). The same rows give the same bytes on both
  * backends. */
 int res_db_query(res_db *db, const res_db_filter *f, ib_arena *a, ib_val **rows, ib_error *e);
 
 /* A res_baseline_fn over the database (ctx: res_db_baseline): the query of
- * compare_results.py (runs on `branch`, default "main", without an error,
+ * compare_results.py (a baseline of the simulator carries "simulated": true
+ * in its metrics map) (runs on `branch`, default "main", without an error,
  * newest date first; ties: the later ingested run first). */
 typedef struct {
 	res_db *db;

@@ -21,7 +21,9 @@
 #define IB_RUN_H
 
 #include "base/base.h"
+#include "bench/bench.h"
 #include "fmt/fmt.h"
+#include "results/results.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -180,5 +182,54 @@ int run_store_status(ib_arena *a, const char *store, ib_val **out, ib_error *e);
  * folder each) go to agg_eval_<X> beside it, where out_path's file name is
  * agg_<X> (agg_bmk.json -> agg_eval_bmk.json). */
 int run_collect(const run_plan *p, const char *store, const char *out_path, ib_error *e);
+
+/* The matrix rows of a parsed matrix document: a JSON list of rows as it is,
+ * or the object `infbench changelog process` prints (changelog_metadata
+ * and buckets): its single_node and multi_node buckets, then evals,
+ * agentic_evals, multinode_evals, multinode_agentic_evals, in that order,
+ * as one list in arena a. IB_EINVAL for anything else. */
+int run_matrix_rows(ib_arena *a, const ib_val *doc, const ib_val **rows, ib_error *e);
+
+/* ---- infbench sweep: one endpoint, several loads, one report ---- */
+
+/* Runs the benchmark client (in process) against o->base_url once per
+ * request rate x concurrency, each into o->results as <name>.json (the raw
+ * result; name "conc<C>" for rate inf, else "rate<R>-conc<C>"), turns each
+ * into the agg row agg_<name>.json (res_process with the labels' variables;
+ * a simulator's results stay marked simulated), and writes
+ * o->results/report.html from the folder. A point whose agg row is already
+ * there is reused (resume) unless o->force. The folder is created (or
+ * checked writable) first. Lines for the user go to o->note; the client's
+ * own lines to o->log. Returns 0 when the report was written (points may
+ * have failed: *sum says), IB_EINVAL for options the client rejects, IB_EIO
+ * for the folder or the report, or the first point's error when it could
+ * not run at all. */
+typedef struct {
+	const char *base_url, *model, *tokenizer, *backend, *endpoint;
+	const char *results; /* DIR */
+	const size_t *concs;
+	size_t nconcs;
+	const char *const *rates; /* "inf" or numbers as text; NULL: {"inf"} */
+	size_t nrates;
+	int64_t input_len, output_len;
+	double range_ratio;
+	int64_t seed;
+	int prompts_per_conc, warmups_per_conc; /* num-prompts/-warmups = x * CONC */
+	bool use_chat_template;
+	res_labels labels;
+	const char *title; /* the report's; NULL: the default */
+	bool force;        /* run every point again */
+	const bench_log *log;
+	void (*note)(void *arg, const char *line);
+	void *arg;
+} run_sweep_opts;
+
+typedef struct {
+	size_t points, ran, reused, failed, drawn;
+	bool simulated; /* a point's server announced itself as the simulator */
+	char report[4200];
+} run_sweep_summary;
+
+int run_sweep(const run_sweep_opts *o, run_sweep_summary *sum, ib_error *e);
 
 #endif

@@ -15,20 +15,7 @@
 
 int run_mkdirs(const char *path, ib_error *e)
 {
-	char tmp[4096];
-	snprintf(tmp, sizeof tmp, "%s", path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-			return ib_fail(e, IB_EIO, tmp, 0, 0, "cannot create folder: %s",
-			               strerror(errno));
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-		return ib_fail(e, IB_EIO, tmp, 0, 0, "cannot create folder: %s", strerror(errno));
-	return 0;
+	return ib_mkdirs_writable(path, e);
 }
 
 void run_rmtree(const char *path)

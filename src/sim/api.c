@@ -643,7 +643,7 @@ static void admit(sim_server *s, net_conn *c, const ib_val *req, bool chat, int 
 		sim_model_pause(s, read_ns, q->arrival_ns);
 	q->arrival_m = cfg->max_speed ? 0 : sim_model_now(s, read_ns);
 	q->last_m = q->arrival_m;
-	q->model_time = s->scale_header[0] && model_time;
+	q->model_time = s->scale_field[0] && model_time;
 	if (cfg->trace && q->stream) {
 		snprintf(q->req_id, sizeof q->req_id, "%s", rid);
 		q->sent_cap = q->max_tokens + 1;
@@ -1096,14 +1096,18 @@ int sim_server_new(net_loop *l, const sim_config *c, sim_server **out, ib_error 
 		if (!rc)
 			net_server_set_header_timeout(s->http, (int64_t)(c->header_timeout * 1000));
 	}
+	/* the simulator announces itself on every response, so that a client
+	 * marks its results simulated (docs/sim.md "How a client knows") */
+	snprintf(s->scale_header, sizeof s->scale_header, "%s", SIM_ENGINE_HEADER);
 	if (!rc && !c->max_speed && !(c->pace > 0)) {
 		/* the time scale, announced on every response and in /v1/models, so
 		 * that a client converts what it measures to model time */
-		snprintf(s->scale_header, sizeof s->scale_header, "X-Infbench-Time-Scale: %.17g\r\n",
-			 c->time_scale);
+		snprintf(s->scale_header, sizeof s->scale_header,
+			 SIM_ENGINE_HEADER "X-Infbench-Time-Scale: %.17g\r\n", c->time_scale);
 		snprintf(s->scale_field, sizeof s->scale_field, ", \"time_scale\": %.17g", c->time_scale);
-		net_server_set_headers(s->http, s->scale_header);
 	}
+	if (!rc)
+		net_server_set_headers(s->http, s->scale_header);
 	if (rc) {
 		sim_tokq_stop(s);
 		sim_disagg_free(s);

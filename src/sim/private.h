@@ -9,6 +9,9 @@
 
 /* A request arriving less than this (wall time) after a step began joins
  * that step (docs/sim.md "Time"). */
+/* announced on every response: a client marks what it measured here as
+ * simulated (bench reads the header by name; the wire is the contract) */
+#define SIM_ENGINE_HEADER "X-Infbench-Engine: infbench-sim\r\n"
 #define SIM_JOIN_GRACE_NS (20 * 1000 * 1000)
 /* A step whose timer fires more than this (wall) after its deadline was
  * held up (the host ran something else, the loop was busy): the lateness is
@@ -231,8 +234,10 @@ struct sim_server {
 	int64_t vnow, vdue;
 	void (*vemit)(sim_server *s, seq *q, int n, bool last);
 	void *vctx;
-	/* the time scale announced (empty with --max-speed or --pace) */
-	char scale_header[64]; /* "X-Infbench-Time-Scale: S\r\n" */
+	/* the headers of every response: the engine, and the time scale
+	 * (scale_field empty with --max-speed or --pace) */
+	char scale_header[128]; /* "X-Infbench-Engine: infbench-sim\r\n" and, scaled,
+	                        * "X-Infbench-Time-Scale: S\r\n" */
 	char scale_field[48];  /* ", \"time_scale\": S" in /v1/models */
 	/* tokq.c: the tokenizer's worker (started with --tokenizer) */
 	bool tokq_on;

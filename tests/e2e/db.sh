@@ -139,7 +139,7 @@ check_backend() {
 	"$bin" db ingest --db "$url" --run-id killed --date 2026-02-01 "$tmp/next.json" \
 		>"$tmp/ingest.out" 2>&1 && grep -q "ingested $runrows benchmark rows ($runrows new" "$tmp/ingest.out" && ok ||
 		bad "$name: the killed run ingests afterwards: $(cat "$tmp/ingest.out")"
-	"$bin" db version --db "$url" | grep -q "schema version 1" && ok || bad "$name: version"
+	"$bin" db version --db "$url" | grep -q "schema version 2" && ok || bad "$name: version"
 }
 
 check_backend sqlite "$tmp/results.db"

@@ -13,6 +13,9 @@
 #                       (0 passed, 1 failed) or skipped (0 passed, 0 failed)
 #   e2e_skip WHY        ends the suite as skipped
 #   e2e_end             prints "NAME: N passed, N failed"; status 0 when none failed
+#   e2e_cdp_checks HTML CHECKS SHOT_PREFIX  opens HTML in headless Chromium
+#                       (tests/e2e/report_cdp.js --checks CHECKS) and adds its
+#                       counts to pass/fail; one "skipped" line without Chromium
 #   e2e_start_sim ARGS...  stops the simulator in $simpid, if any, and starts
 #                       `infbench sim` (served model $sim_model, default
 #                       llama3-8b; 300 s) with ARGS on a free
@@ -64,4 +67,23 @@ e2e_start_sim() {
 	simpid=$!
 	for _ in $(seq 1 400); do [ -s "$tmp/port" ] && break; sleep 0.05; done
 	port=$(cat "$tmp/port" 2>/dev/null)
+}
+e2e_cdp_checks() {
+	local chrome out rc p
+	chrome=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+	if [ -z "$chrome" ] || ! command -v node >/dev/null; then
+		echo "$suite: chromium skipped (no chromium or node)"
+		return
+	fi
+	out=$(node "$root/tests/e2e/report_cdp.js" "$chrome" "$1" - "$3" --checks "$2" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | grep -v '^ok: '
+	if [ $rc = 3 ]; then
+		echo "$suite: chromium skipped (cannot start)"
+		return
+	fi
+	p=$(printf '%s\n' "$out" | sed -n 's/^cdp: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+	[ -n "$p" ] || { no "the browser check ended without a summary"; return; }
+	pass=$((pass + ${p% *}))
+	fail=$((fail + ${p#* }))
 }

@@ -11,7 +11,11 @@
 //   - switching the y metric, the x metric and the sequence redraws;
 //   - "Optimal only" keeps exactly the frontier ("roof") points;
 //   - a PNG screenshot of each view.
-// usage: report_cdp.js CHROMIUM REPORT.html DATA.json SHOT_PREFIX [--all-groups]
+//   - with --checks FILE (a JSON list of {"js": expression, "what": text}):
+//     only those, each expression evaluated in the loaded page and passing
+//     when it returns true (anything else is printed), then one screenshot
+//     and the console/network checks (DATA.json may then be "-").
+// usage: report_cdp.js CHROMIUM REPORT.html DATA.json SHOT_PREFIX [--all-groups] [--checks FILE]
 // Prints "ok: ..." / "FAIL: ..." lines and "cdp: N passed, N failed";
 // exit 0 when all passed, 1 on a failed check, 3 when Chromium cannot start.
 const { spawn } = require('child_process');
@@ -23,6 +27,8 @@ const path = require('path');
 
 const [chrome, reportPath, dataPath, shotPrefix] = process.argv.slice(2);
 const allGroups = process.argv.includes('--all-groups');
+const checksAt = process.argv.indexOf('--checks');
+const checksPath = checksAt > 0 ? process.argv[checksAt + 1] : null;
 let passed = 0, failed = 0;
 function check(ok, what) {
   if (ok) { passed++; console.log('ok: ' + what); } else { failed++; console.log('FAIL: ' + what); }
@@ -144,6 +150,28 @@ async function main() {
   }
   check(ready, 'page loaded and script ran (' + (Date.now() - t0) + ' ms)');
   if (!ready) { console.log('errors: ' + errors.join('\n')); process.exit(1); }
+  const finish = async () => {
+    await new Promise((r) => setTimeout(r, 200));
+    check(errors.length === 0, 'no console errors or exceptions' + (errors.length ? ': ' + errors.join(' | ') : ''));
+    const others = requests.filter((u) => u !== url && !u.startsWith('data:') && !u.startsWith('blob:'));
+    check(others.length === 0, 'no request besides the page itself' + (others.length ? ': ' + others.join(' ') : ''));
+    check(failedReq.length === 0, 'no failed request' + (failedReq.length ? ': ' + failedReq.join(' ') : ''));
+    clearTimeout(watchdog);
+    ws.close();
+    console.log(`cdp: ${passed} passed, ${failed} failed`);
+    process.exit(failed ? 1 : 0);
+  };
+  if (checksPath) {
+    for (const c of JSON.parse(fs.readFileSync(checksPath, 'utf8'))) {
+      const v = await evalJs(c.js).catch((e) => 'threw ' + e.message);
+      check(v === true, c.what + (v === true ? '' : ' (got ' + JSON.stringify(v).slice(0, 300) + ')'));
+    }
+    const m = await send('Page.getLayoutMetrics');
+    const h = Math.min(6000, Math.ceil(m.cssContentSize ? m.cssContentSize.height : m.contentSize.height));
+    const r = await send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true, clip: { x: 0, y: 0, width: 1400, height: h, scale: 1 } });
+    fs.writeFileSync(shotPrefix + 'checks.png', Buffer.from(r.data, 'base64'));
+    await finish();
+  }
   const D = JSON.parse(fs.readFileSync(dataPath, 'utf8'));
 
   // the DOM of both charts: points (row ids) and frontier paths (row lists)
@@ -276,14 +304,6 @@ async function main() {
     }
     await shot(tab);
   }
-  await new Promise((r) => setTimeout(r, 200));
-  check(errors.length === 0, 'no console errors or exceptions' + (errors.length ? ': ' + errors.join(' | ') : ''));
-  const others = requests.filter((u) => u !== url && !u.startsWith('data:') && !u.startsWith('blob:'));
-  check(others.length === 0, 'no request besides the page itself' + (others.length ? ': ' + others.join(' ') : ''));
-  check(failedReq.length === 0, 'no failed request' + (failedReq.length ? ': ' + failedReq.join(' ') : ''));
-  clearTimeout(watchdog);
-  ws.close();
-  console.log(`cdp: ${passed} passed, ${failed} failed`);
-  process.exit(failed ? 1 : 0);
+  await finish();
 }
 main().catch((e) => { console.log('FAIL: ' + (e.stack || e)); console.log(`cdp: ${passed} passed, ${failed + 1} failed`); process.exit(1); });

@@ -218,6 +218,10 @@
       return '<path' + attrs + ' d="M' + r3(px - a) + ',' + r3(py - a) + 'L' + r3(px + a) + ',' + r3(py + a) + 'M' + r3(px - a) + ',' +
         r3(py + a) + 'L' + r3(px + a) + ',' + r3(py - a) + '" stroke="' + color + '" stroke-width="2.5" fill="none"/>';
     }
+    const ring = r.sim === 1 ? '<circle class="simring" data-row="' + p.row + '" cx="' + r3(px) + '" cy="' + r3(py) + '" r="7" stroke="' + color + '"/>' : '';
+    return ring + plainShape(s, attrs, paint, px, py);
+  }
+  function plainShape(s, attrs, paint, px, py) {
     if (s.prec === 'fp8') return '<rect' + attrs + ' x="' + r3(px - 3.5) + '" y="' + r3(py - 3.5) + '" width="7" height="7"' + paint + '/>';
     if (s.prec === 'bf16') return '<path' + attrs + ' d="M' + r3(px) + ',' + r3(py - 4.5) + 'L' + r3(px + 4) + ',' + r3(py + 3) + 'L' + r3(px - 4) + ',' + r3(py + 3) + 'Z"' + paint + '/>';
     if (s.prec === 'int4') return '<path' + attrs + ' d="M' + r3(px) + ',' + r3(py - 4.5) + 'L' + r3(px + 4.5) + ',' + r3(py) + 'L' + r3(px) + ',' + r3(py + 4.5) + 'L' + r3(px - 4.5) + ',' + r3(py) + 'Z"' + paint + '/>';
@@ -305,7 +309,8 @@
     el.innerHTML = idx.map((si) => {
       const s = D.series[si];
       const name = (s.run >= 0 ? '✕ ' + D.runLabel + ': ' : '') + s.label + ' ' + s.prec.toUpperCase();
-      return '<span data-s="' + si + '" class="' + (S.hidden[si] ? 'off' : '') + '"><i style="background:' + s.color + '"></i>' + esc(name) + '</span>';
+      const sim = g.rows.some((i) => D.rows[i].s === si && D.rows[i].sim === 1) ? '<b class="simbadge">SIMULATED</b>' : '';
+      return '<span data-s="' + si + '" class="' + (S.hidden[si] ? 'off' : '') + '"><i style="background:' + s.color + '"></i>' + esc(name) + sim + '</span>';
     }).join('') + ' <button class="small reset">Reset filter</button>';
   }
 
@@ -374,15 +379,20 @@
     viewPoints(which).forEach((p) => { if (p.row === row) { x = p.x; y = M.custom ? customY(M.key, r) : p.y; } });
     const L = [];
     if (s.run >= 0) L.push('<span class="run">✕ UNOFFICIAL RUN</span> ' + esc(D.runLabel));
-    L.push('<b>' + esc(s.label) + '</b>');
+    L.push('<b>' + esc(s.label) + '</b>' + (r.sim === 1 ? '<b class="simbadge">SIMULATED</b>' : ''));
+    if (r.sim === 1) L.push('Simulated: infbench sim, not a measurement');
     L.push('Date: ' + esc(r.date));
     if (r.image) L.push('Image: ' + esc(r.image));
-    L.push(esc(D.meta.xfields[XIDX[xf]].label) + ': ' + fmtNum(x));
-    L.push(esc(M.label) + ': ' + fmtNum(y));
+    L.push(esc(D.meta.xfields[XIDX[xf]].label) + ': ' + fmtCell(x));
+    L.push(esc(M.label) + ': ' + fmtCell(y));
     if (S.metric === 'tpPerGpu') {
-      L.push('Input Token Throughput per GPU: ' + fmtNum(r.y[1]));
-      L.push('Output Token Throughput per GPU: ' + fmtNum(r.y[2]));
+      L.push('Input Token Throughput per GPU: ' + fmtCell(r.y[1]));
+      L.push('Output Token Throughput per GPU: ' + fmtCell(r.y[2]));
     }
+    const ms = (v) => (v == null || !isFinite(v) ? '–' : fmtCell(v * 1000) + ' ms'), sec = (v) => (v == null || !isFinite(v) ? '–' : fmtCell(v) + ' s');
+    L.push('TTFT: median ' + ms(r.raw[1]) + ', p99 ' + ms(r.raw[2]));
+    L.push('TPOT: median ' + ms(r.raw[5]) + ', p99 ' + ms(r.raw[6]));
+    L.push('E2EL: median ' + sec(r.raw[16]) + ', p99 ' + sec(r.raw[17]));
     L.push('Total GPUs: ' + fmtNum(r.gpus));
     if (r.prefill) { L.push('Prefill: ' + esc(r.prefill)); L.push('Decode: ' + esc(r.decode)); }
     else { L.push('Tensor Parallelism: ' + r.tp); L.push('Expert Parallelism: ' + r.ep); L.push('DP Attention: ' + (r.dpa ? 'True' : 'False')); }
@@ -436,6 +446,10 @@
     $('fpwarn').innerHTML = g.fpwarn ? '<div class="warn">Workload warning: ' + esc(g.fpwarn) + '</div>' : '';
     drawChart('A');
     drawChart('B');
+    const sim = g.rows.filter((i) => D.rows[i].sim === 1).length;
+    $('simnote').innerHTML = sim ? '<div class="warn"><b class="simbadge">SIMULATED</b> ' + sim + ' of ' + g.rows.length +
+      ' point(s) come from infbench sim (the engine simulator), not from a measured server: drawn with a dashed ring.</div>' : '';
+    $('context').innerHTML = contextHtml(g);
     const cb = g.rows.filter((i) => D.rows[i].cb === 1);
     $('clientbound').innerHTML = cb.length ? '<div class="warn">' + cb.length + ' point(s) are client-bound (drawn hollow): their latency is the load client\'s, not the server\'s.<ul class="list">' +
       cb.map((i) => '<li>' + esc(D.series[D.rows[i].s].label + ' ' + D.rows[i].par + ' conc ' + D.rows[i].conc + (D.rows[i].cbwhy ? ': ' + D.rows[i].cbwhy : '') + ' (' + D.rows[i].src + ')') + '</li>').join('') + '</ul></div>' : '';
@@ -443,6 +457,24 @@
     $('accept').innerHTML = al.length ? '<div class="note">Measured speculative-decoding acceptance length on ' + al.length + ' point(s) (in the tooltips).</div>' : '';
     drawCompare();
     drawTrend();
+  }
+
+  /* ---- what was run: the panel above the charts ---- */
+  function contextHtml(g) {
+    const rows = g.rows.map((i) => D.rows[i]), uniq = (a) => a.filter((v, i) => v != null && v !== '' && a.indexOf(v) === i);
+    const list = (a, n) => (a.length > n ? a.slice(0, n).join(', ') + ' and ' + (a.length - n) + ' more' : a.join(', '));
+    const nsim = rows.filter((r) => r.sim === 1).length;
+    const engine = nsim === rows.length ? '<b class="simbadge">SIMULATED</b> infbench sim (the engine simulator), not measured'
+      : nsim ? 'mixed: ' + nsim + ' simulated (infbench sim), ' + (rows.length - nsim) + ' measured' : 'measured servers';
+    const concs = rows.map((r) => r.conc).filter((c) => c != null), dates = uniq(rows.map((r) => r.date)).sort();
+    const ts = uniq(rows.map((r) => r.ts));
+    const items = [['Engine', engine],
+      ['Versions', esc(list(uniq(rows.map((r) => r.image)), 3) || 'not recorded') + ' • ' + esc(list(uniq(rows.map((r) => r.fw)), 4))],
+      ['Workload', esc(g.modelLabel + ', ' + g.seq + ' (ISL ' + g.isl + ', OSL ' + g.osl + ')') + ', concurrency ' +
+        (concs.length ? Math.min.apply(null, concs) + '–' + Math.max.apply(null, concs) : '–') + ', ' + rows.length + ' point(s)'],
+      ['Time scale', ts.length ? 'model time (the simulator ran ' + esc(ts.map((t) => String(+t.toPrecision(4)) + '×').join(', ')) + ' faster than real time)' : 'real time'],
+      ['Date', esc(dates.length > 1 ? dates[0] + ' – ' + dates[dates.length - 1] : dates[0] || '–')]];
+    return '<dl class="context">' + items.map((it) => '<dt>' + it[0] + '</dt><dd data-k="' + it[0] + '">' + it[1] + '</dd>').join('') + '</dl>';
   }
 
   /* ---- comparison view ---- */
@@ -509,12 +541,16 @@
     if (!box || !D.evals.length) return;
     const e = D.evals[S.evalg], bars = e.bars, mt = 20, mb = 40, ml = 230, mr = 70;
     const bh = 40, h = Math.max(400, bars.length * bh + mt + mb), w = 900;
-    const lo = e.domain[0], hi = e.domain[1], sx = (v) => ml + (v - lo) / (hi - lo || 1) * (w - ml - mr);
+    /* bars start at 0; the axis ends at a nice value above every score and
+     * error bar; tick labels carry as many decimals as their step needs */
+    const top = Math.max.apply(null, bars.map((b) => Math.max(b.score, b.emax != null ? b.emax : b.score)));
+    const [lo, hi] = nice(0, top > 0 ? top : 1, 6), sx = (v) => ml + (v - lo) / (hi - lo || 1) * (w - ml - mr);
+    const tk = ticks(lo, hi, 6), step = tk.length > 1 ? tk[1] - tk[0] : 1, dec = Math.max(0, Math.min(6, -Math.floor(Math.log10(step) + 1e-9)));
     const colorOf = (hw) => { const s = D.series.find((x) => x.hw === hw); return s ? s.color : '#8b5cf6'; };
     let g = '<rect width="' + w + '" height="' + h + '" fill="#fff"/>';
-    ticks(lo, hi, 6).forEach((t) => {
+    tk.forEach((t) => {
       g += '<line x1="' + r3(sx(t)) + '" x2="' + r3(sx(t)) + '" y1="' + mt + '" y2="' + (h - mb) + '" stroke="#eef0f3"/>' +
-        '<text class="axis" x="' + r3(sx(t)) + '" y="' + (h - mb + 14) + '" text-anchor="middle" font-size="10" fill="#6b7280">' + t.toFixed(2) + '</text>';
+        '<text class="axis evaltick" x="' + r3(sx(t)) + '" y="' + (h - mb + 14) + '" text-anchor="middle" font-size="10" fill="#6b7280">' + t.toFixed(dec) + '</text>';
     });
     const band = (h - mt - mb) / Math.max(1, bars.length);
     bars.forEach((b, i) => {
@@ -534,8 +570,8 @@
     g += '<text class="axis-label" x="' + ((ml + w - mr) / 2) + '" y="' + (h - 8) + '" text-anchor="middle">' + esc(e.task.toUpperCase()) + ' Score</text>';
     let t = '<table class="data"><thead><tr><th>GPU</th><th>Precision</th><th>Score</th><th>Min</th><th>Max</th><th>TP</th><th>Conc</th><th>Benchmark</th><th>Date</th></tr></thead><tbody>';
     bars.slice().sort((a, b) => b.score - a.score).forEach((b) => {
-      t += '<tr><td>' + esc(b.label.replace('\n', ' ')) + '</td><td>' + esc(b.prec.toUpperCase()) + '</td><td>' + b.score.toFixed(2) + '</td><td>' +
-        (b.min != null ? b.min.toFixed(2) : '–') + '</td><td>' + (b.max != null ? b.max.toFixed(2) : '–') + '</td><td>' + b.tp + '</td><td>' + b.conc + '</td><td>' + esc(e.task) + '</td><td>' + esc(b.date) + '</td></tr>';
+      t += '<tr><td>' + esc(b.label.replace('\n', ' ')) + '</td><td>' + esc(b.prec.toUpperCase()) + '</td><td class="evalscore">' + b.score.toFixed(3) + '</td><td>' +
+        (b.min != null ? b.min.toFixed(3) : '–') + '</td><td>' + (b.max != null ? b.max.toFixed(3) : '–') + '</td><td>' + b.tp + '</td><td>' + b.conc + '</td><td>' + esc(e.task) + '</td><td>' + esc(b.date) + '</td></tr>';
     });
     box.innerHTML = '<svg id="evalsvg" viewBox="0 0 ' + w + ' ' + h + '">' + g + '</svg>' + t + '</tbody></table>';
   }
