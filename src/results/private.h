@@ -58,6 +58,10 @@ int res_write_json(const char *path, const ib_val *v, ib_error *e);
 /* Timestamp of one telemetry cell, as aggregate_power._parse_timestamp (the
  * cell already stripped): false when unparseable. */
 bool res_parse_timestamp(const char *s, size_t n, double *out);
+/* datetime.fromisoformat(s) of Python 3.11 (s[0..n), no NUL): false when
+ * it raises. *aware tells whether it has an offset; *us is its Unix time in
+ * microseconds, read as UTC when naive. */
+bool res_py_fromiso(const char *s, size_t n, bool *aware, long long *us);
 /* aggregate_power._parse_power: false when None. */
 bool res_parse_power(const char *s, size_t n, double *out);
 
