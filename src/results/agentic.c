@@ -633,12 +633,13 @@ int res_ag_request_metrics(ib_arena *a, const res_ag_records *r, const ib_val *a
 	ib_val *m = ib_v_map(a), *lat = ib_v_map(a), *tok = ib_v_map(a), *cache = ib_v_map(a);
 	if (!m || !lat || !tok || !cache)
 		return OOM(e);
-	ib_val *q, *tp;
+	ib_val *q = NULL, *tp = NULL;
 	int rc = qps_stats(a, r, &q, e);
 	if (rc)
 		return rc;
 	/* latency */
-	ib_val *ttft, *e2el, *itl, *tpot, *iv, *en, *fr, *friv;
+	ib_val *ttft = NULL, *e2el = NULL, *itl = NULL, *tpot = NULL, *iv = NULL, *en = NULL,
+	       *fr = NULL, *friv = NULL;
 	if (latency(a, r, "time_to_first_token", &ttft, NULL) ||
 	    latency(a, r, "request_latency", &e2el, NULL) ||
 	    latency(a, r, "inter_token_latency", &itl, &iv) ||

@@ -196,9 +196,9 @@ static int build_agg(ib_arena *a, const res_ag_records *r, const ib_val *aggrega
                      const ib_val *export, const char *const *logs, size_t nlogs, ib_val **out,
                      ib_error *e)
 {
-	const char *kv;
-	ib_val *backend;
-	gpu_shape g;
+	const char *kv = NULL;
+	ib_val *backend = NULL;
+	gpu_shape g = {0};
 	int rc;
 	if ((rc = kv_offload(a, &kv, &backend, e)) || (rc = shape(a, &g, e)))
 		return rc;
@@ -413,7 +413,7 @@ int res_agentic_process(const res_agentic_opts *o, char **out_path, ib_error *e)
 	size_t nlogs;
 	if (res_ag_log_paths(a, rd, &logs, &nlogs))
 		goto oom;
-	ib_val *agg;
+	ib_val *agg = NULL;
 	if ((rc = build_agg(a, &r, aggregate, export, logs, nlogs, &agg, e)))
 		goto done;
 	if (round_floats(a, agg))
@@ -485,7 +485,7 @@ int res_agentic_validate(const char *artifact_dir, double threshold, const res_a
 		res_logf(o->log, o->log_ud, 2, "ERROR: %s not found", path);
 		goto done;
 	}
-	ib_val *agg;
+	ib_val *agg = NULL;
 	ib_error pe = {0};
 	if (ib_json_parse_file(a, path, &agg, &pe)) {
 		char m[2600];
