@@ -27,6 +27,7 @@ static const char help[] =
     "  process    a raw result and the environment into the agg row, with power (process_result.py)\n"
     "  power      validate GPU telemetry and patch power into an agg row (aggregate_power*.py)\n"
     "  agentic    AgentX results: process, validate, power-adapter (utils/agentic)\n"
+    "  agentx     AgentX traces: make-traces (a stand-in corpus), check\n"
     "  review     the mechanical review checklist over a change or recipe/config files\n"
     "  report     agg rows -> one self-contained HTML report (charts, frontiers, evals), SVG or text\n"
     "  compare    compare agg rows with their baselines as markdown tables (compare_results.py)\n"
@@ -74,6 +75,8 @@ int main(int argc, char **argv)
 		return cmd_power(argc - 1, argv + 1);
 	if (!strcmp(cmd, "agentic"))
 		return cmd_agentic(argc - 1, argv + 1);
+	if (!strcmp(cmd, "agentx"))
+		return cmd_agentx(argc - 1, argv + 1);
 	if (!strcmp(cmd, "changelog"))
 		return cmd_changelog(argc - 1, argv + 1);
 	if (!strcmp(cmd, "eval"))

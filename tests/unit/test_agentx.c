@@ -1,0 +1,287 @@
+/* Unit tests of src/agentx: the Weka trace parser and writer, the corpus in
+ * the Hugging Face cache, and the stand-in corpus generator. */
+#include "agentx/agentx.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+static const char *sample =
+    "{\"id\": \"trace-0001\", \"models\": [\"m\"], \"block_size\": 64, \"hash_id_scope\": "
+    "\"local\", \"system_tokens\": 10, \"requests\": [\n"
+    "  {\"t\": 0.0, \"type\": \"n\", \"model\": \"m\", \"in\": 128, \"hash_ids\": [5, 6], "
+    "\"api_time\": 1.5, \"think_time\": 2, \"out\": 7},\n"
+    "  {\"t\": 3.5, \"type\": \"subagent\", \"agent_id\": \"agent-1\", \"subagent_type\": "
+    "\"Explore\", \"duration_ms\": 900, \"total_tokens\": 70, \"status\": \"completed\", "
+    "\"models\": [\"h\"], \"requests\": [{\"t\": 0.0, \"type\": \"n\", \"in\": 64, \"out\": 6, "
+    "\"hash_ids\": [5]}]},\n"
+    "  {\"t\": 4.4, \"type\": \"s\", \"in\": 192, \"hash_ids\": [5, 6, 9], \"output_length\": "
+    "11, \"ttft\": 0.25, \"stop\": \"end_turn\"}]}\n";
+
+static char *one_line(const char *s)
+{
+	char *o = strdup(s);
+	for (char *p = o; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	size_t n = strlen(o);
+	o[n - 1] = '\n';
+	return o;
+}
+
+Test(agentx, parse_fields)
+{
+	ib_arena *a = ib_arena_new();
+	ax_corpus c = {0};
+	ib_error e = {0};
+	char *line = one_line(sample);
+	cr_assert_eq(ax_parse(a, "t.jsonl", line, strlen(line), &c, &e), 0, "%s", e.msg);
+	cr_assert_eq(c.n, 1);
+	const ax_trace *t = &c.t[0];
+	cr_assert_str_eq(t->id, "trace-0001");
+	cr_assert_eq(t->block_size, 64);
+	cr_assert_eq(t->system_tokens, 10);
+	cr_assert_eq(t->n, 3);
+	cr_assert_not(t->entries[0].is_subagent);
+	cr_assert_eq(t->entries[0].r.in, 128);
+	cr_assert_eq(t->entries[0].r.out, 7);
+	cr_assert_eq(t->entries[0].r.nhash, 2);
+	cr_assert_eq(t->entries[0].r.hash_ids[1], 6);
+	cr_assert_eq(t->entries[0].r.think_time, 2.0);
+	cr_assert(t->entries[1].is_subagent);
+	cr_assert_str_eq(t->entries[1].s.agent_id, "agent-1");
+	cr_assert_eq(t->entries[1].s.duration_ms, 900);
+	cr_assert_eq(t->entries[1].s.nreq, 1);
+	cr_assert_eq(t->entries[1].s.req[0].out, 6);
+	cr_assert_eq(t->entries[2].r.type, 's');
+	cr_assert_eq(t->entries[2].r.out, 11); /* output_length */
+	cr_assert(t->entries[2].r.has_ttft);
+	cr_assert_eq(t->entries[2].r.ttft, 0.25);
+	/* written and read back: the same bytes */
+	ib_buf w1 = {0}, w2 = {0};
+	cr_assert_eq(ax_trace_write(&w1, t), 0);
+	ax_corpus c2 = {0};
+	cr_assert_eq(ax_parse(a, "w", w1.data, w1.len, &c2, &e), 0, "%s", e.msg);
+	cr_assert_eq(ax_trace_write(&w2, &c2.t[0]), 0);
+	cr_assert_str_eq(w1.data, w2.data);
+	cr_assert(strstr(w1.data, "\"out\": 11, \"hash_ids\": [5, 6, 9]"), "%s", w1.data);
+	ib_buf_free(&w1);
+	ib_buf_free(&w2);
+	/* a JSON list of traces */
+	ax_corpus c3 = {0};
+	ib_buf l = {0};
+	ib_buf_printf(&l, "\n [%s, %s]", sample, sample);
+	cr_assert_eq(ax_parse(a, "t.json", l.data, l.len, &c3, &e), 0, "%s", e.msg);
+	cr_assert_eq(c3.n, 2);
+	ib_buf_free(&l);
+	free(line);
+	ib_arena_free(a);
+}
+
+/* Parses text and expects rc, with line and a substring of the message. */
+static void expect_error(const char *text, int rc, int line, const char *msg)
+{
+	ib_arena *a = ib_arena_new();
+	ax_corpus c = {0};
+	ib_error e = {0};
+	cr_assert_eq(ax_parse(a, "bad.jsonl", text, strlen(text), &c, &e), rc, "%s", text);
+	cr_assert_str_eq(e.file, "bad.jsonl");
+	cr_assert_eq(e.line, line, "line %d: %s", e.line, e.msg);
+	cr_assert(strstr(e.msg, msg), "%s", e.msg);
+	ib_arena_free(a);
+}
+
+Test(agentx, errors_name_file_line_and_field)
+{
+	char *line = one_line(sample);
+	ib_buf b = {0};
+	ib_buf_printf(&b, "%s\n%s{\"id\": \"t\", \"requests\": [}\n", line, line);
+	expect_error(b.data, IB_EPARSE, 4, "");
+	expect_error("{\"id\": \"x\", \"requests\": [{\"t\": 0, \"type\": \"n\", \"out\": 1, "
+	             "\"hash_ids\": []}]}",
+	             IB_EINVAL, 1, "trace 'x': requests[0]: missing field 'in'");
+	expect_error("\n{\"id\": \"x\", \"requests\": [{\"t\": 0, \"type\": \"n\", \"in\": 1, "
+	             "\"out\": 1, \"hash_ids\": [1, \"2\"]}]}",
+	             IB_EINVAL, 2, "requests[0].hash_ids[1]: must be an integer, not str");
+	expect_error("{\"id\": \"x\", \"requests\": [{\"t\": 0, \"type\": \"q\", \"in\": 1, "
+	             "\"out\": 1, \"hash_ids\": []}]}",
+	             IB_EINVAL, 1, "requests[0].type: must be \"n\", \"s\" or \"subagent\"");
+	expect_error("{\"id\": \"x\", \"requests\": [{\"t\": 0, \"type\": \"subagent\", "
+	             "\"agent_id\": \"a\", \"requests\": [{\"type\": \"subagent\"}]}]}",
+	             IB_EINVAL, 1, "requests[0].requests[0]: a subagent cannot spawn subagents");
+	expect_error("{\"id\": \"x\", \"requests\": [{\"t\": -1, \"type\": \"n\", \"in\": 1, "
+	             "\"out\": 1, \"hash_ids\": []}]}",
+	             IB_EINVAL, 1, "requests[0].t: must be a non-negative number");
+	expect_error("{\"requests\": []}", IB_EINVAL, 1, "trace: missing field 'id'");
+	expect_error("{\"id\": \"x\", \"requests\": []}", IB_EINVAL, 1, "must not be empty");
+	expect_error("[1]", IB_EINVAL, 1, "a trace must be a JSON object");
+	ib_buf_free(&b);
+	free(line);
+}
+
+static char cache[256];
+
+static void cache_setup(void)
+{
+	snprintf(cache, sizeof cache, "/tmp/ib_test_agentx_XXXXXX");
+	cr_assert(mkdtemp(cache));
+	setenv("HF_HUB_CACHE", cache, 1);
+}
+
+static void cache_teardown(void)
+{
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache);
+	cr_assert_eq(system(cmd), 0);
+}
+
+static void snapshot(const char *ds, const char *rev, const char *text, time_t mtime)
+{
+	char p[512];
+	snprintf(p, sizeof p, "%s/%s", cache, ds);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/%s/snapshots", cache, ds);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/%s/snapshots/%s", cache, ds, rev);
+	cr_assert_eq(mkdir(p, 0755), 0);
+	char f[600];
+	snprintf(f, sizeof f, "%s/traces.jsonl", p);
+	FILE *fp = text ? fopen(f, "w") : NULL;
+	if (text) {
+		cr_assert(fp);
+		fputs(text, fp);
+		fclose(fp);
+	}
+	struct timeval tv[2] = {{mtime, 0}, {mtime, 0}};
+	cr_assert_eq(utimes(p, tv), 0);
+}
+
+Test(agentx, hf_cache_newest_snapshot, .init = cache_setup, .fini = cache_teardown)
+{
+	char *line = one_line(sample);
+	snapshot("datasets--semianalysisai--cc-traces-weka-062126", "aaa", line, 1000);
+	snapshot("datasets--semianalysisai--cc-traces-weka-062126-256k", "bbb", NULL, 3000);
+	snapshot("datasets--semianalysisai--cc-traces-weka-062126-256k", "ccc", line, 2000);
+	char *dir;
+	cr_assert_eq(ax_hf_snapshot(NULL, &dir, NULL), 1);
+	/* bbb is newer but holds no trace file */
+	cr_assert(strstr(dir, "-256k/snapshots/ccc"), "%s", dir);
+	free(dir);
+	ib_arena *a = ib_arena_new();
+	ax_corpus c = {0};
+	ib_error e = {0};
+	cr_assert_eq(ax_corpus_load(a, "semianalysisai/cc-traces-weka-062126", &c, &e), 0, "%s",
+	             e.msg);
+	cr_assert_eq(c.n, 1);
+	cr_assert_str_eq(c.t[0].id, "trace-0001");
+	cr_assert_eq(ax_corpus_load(a, "semianalysisai/other", &c, &e), IB_ENOENT);
+	cr_assert(strstr(e.msg, "never downloaded"), "%s", e.msg);
+	cr_assert_eq(ax_corpus_load(a, "/no/such/file.jsonl", &c, &e), IB_ENOENT);
+	cr_assert(strstr(e.file, "/no/such/file.jsonl"), "%s", e.file);
+	ib_arena_free(a);
+	free(line);
+}
+
+Test(agentx, generator_is_deterministic_and_per_trace)
+{
+	ax_gen_opts o;
+	ax_gen_defaults(&o);
+	o.traces = 5;
+	ib_arena *a = ib_arena_new();
+	ax_trace t1, t2;
+	ib_error e = {0};
+	cr_assert_eq(ax_gen_trace(a, &o, 3, &t1, &e), 0, "%s", e.msg);
+	o.traces = 50; /* trace 3 does not depend on the count */
+	cr_assert_eq(ax_gen_trace(a, &o, 3, &t2, &e), 0, "%s", e.msg);
+	ib_buf b1 = {0}, b2 = {0};
+	ax_trace_write(&b1, &t1);
+	ax_trace_write(&b2, &t2);
+	cr_assert_str_eq(b1.data, b2.data);
+	o.seed = 43;
+	cr_assert_eq(ax_gen_trace(a, &o, 3, &t2, &e), 0);
+	b2.len = 0;
+	ax_trace_write(&b2, &t2);
+	cr_assert_str_neq(b1.data, b2.data);
+	ib_buf_free(&b1);
+	ib_buf_free(&b2);
+	ib_arena_free(a);
+}
+
+Test(agentx, generator_shape)
+{
+	ax_gen_opts o;
+	ax_gen_defaults(&o);
+	o.compact_rate = 0;
+	o.subagent_rate = 0.5;
+	o.background_rate = 1;
+	o.long_tail = 0.5;
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	int64_t biggest = 0;
+	size_t subagents = 0;
+	for (size_t i = 0; i < 40; i++) {
+		ax_trace t;
+		cr_assert_eq(ax_gen_trace(a, &o, i, &t, &e), 0, "%s", e.msg);
+		const ax_request *prev = NULL;
+		double join_after = 0;
+		size_t last_parent = 0;
+		for (size_t k = 0; k < t.n; k++)
+			if (!t.entries[k].is_subagent)
+				last_parent = k;
+		for (size_t k = 0; k < t.n; k++) {
+			const ax_entry *en = &t.entries[k];
+			if (en->is_subagent) {
+				subagents++;
+				/* the subagent shares the parent's system blocks */
+				int64_t sys = (o.system_tokens + o.tool_tokens + 63) / 64;
+				cr_assert(memcmp(en->s.req[0].hash_ids, t.entries[0].r.hash_ids,
+				                 (size_t)sys * sizeof(int64_t)) == 0);
+				double end = en->s.t + en->s.duration_ms / 1000.0;
+				join_after = end > join_after ? end : join_after;
+				continue;
+			}
+			const ax_request *r = &en->r;
+			cr_assert_eq(r->in, (int64_t)r->nhash * 64);
+			cr_assert_leq(r->in + r->out, o.max_context);
+			cr_assert_geq(r->out, 1);
+			if (prev) {
+				/* the previous context is a prefix (no compaction) and grew by
+				 * at least the previous output's blocks */
+				cr_assert(r->nhash >= prev->nhash + (size_t)((prev->out + 63) / 64));
+				cr_assert(!memcmp(r->hash_ids, prev->hash_ids, prev->nhash * sizeof(int64_t)));
+				cr_assert_geq(r->t + 1e-9, prev->t + prev->api_time + prev->think_time);
+				cr_assert_geq(r->t + 0.002, join_after, "a parent turn before its join");
+			}
+			prev = r;
+			biggest = r->in > biggest ? r->in : biggest;
+		}
+		cr_assert(t.entries[t.n - 1].is_subagent && last_parent < t.n - 1,
+		          "background subagents come last");
+	}
+	cr_assert_gt(subagents, 40);
+	cr_assert_gt(biggest, o.context.hi, "no trace in the long-context tail");
+	ib_arena_free(a);
+}
+
+Test(agentx, generator_options_checked)
+{
+	ax_gen_opts o;
+	ax_gen_defaults(&o);
+	ib_error e = {0};
+	cr_assert_eq(ax_gen_check(&o, &e), 0, "%s", e.msg);
+	o.turns = (ax_range){5, 2};
+	cr_assert_eq(ax_gen_check(&o, &e), IB_EINVAL);
+	cr_assert(strstr(e.msg, "--turns"), "%s", e.msg);
+	ax_gen_defaults(&o);
+	o.long_tail = 1.5;
+	cr_assert_eq(ax_gen_check(&o, &e), IB_EINVAL);
+	cr_assert(strstr(e.msg, "--long-tail"), "%s", e.msg);
+	ax_gen_defaults(&o);
+	o.max_context = 1000;
+	cr_assert_eq(ax_gen_check(&o, &e), IB_EINVAL);
+	cr_assert(strstr(e.msg, "--max-context"), "%s", e.msg);
+}
