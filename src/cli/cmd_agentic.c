@@ -24,14 +24,6 @@ static const char usage[] =
     "\n"
     "Run 'infbench agentic <command> --help' for its options; see docs/agentic.md.\n";
 
-static void log_line(void *ud, int stream, const char *line)
-{
-	(void)ud;
-	FILE *f = stream == 1 ? stdout : stderr;
-	fprintf(f, "%s\n", line);
-	fflush(f);
-}
-
 static int help_only(const char *prog, const char *desc, const char *epilog, int argc,
                      char **argv)
 {
@@ -60,7 +52,7 @@ static int agentic_process(int argc, char **argv)
 	    argc, argv);
 	if (rc >= 0)
 		return rc;
-	res_agentic_opts o = {.log = log_line};
+	res_agentic_opts o = {.log = cli_log_line};
 	ib_error e = {0};
 	if (res_agentic_process(&o, NULL, &e)) {
 		cli_error("infbench agentic process", NULL, &e);
@@ -84,7 +76,7 @@ static int agentic_validate(int argc, char **argv)
 	};
 	arg_parser p = {
 	    .prog = "infbench agentic validate",
-	    .desc = "usage: infbench agentic validate ARTIFACT_DIR --failed-request-threshold X\n\n"
+	    .desc = "positional argument: ARTIFACT_DIR (before or after the option)\n\n"
 	            "Check that an aiperf agentic replay produced benchmarkable results\n"
 	            "(validate_agentic_result.py): ARTIFACT_DIR's profile_export_aiperf.json (or\n"
 	            "that of its first subfolder holding one) must have completed requests and\n"
@@ -139,7 +131,7 @@ static int agentic_validate(int argc, char **argv)
 		args_free(&p);
 		return rc;
 	}
-	res_agentic_opts o = {.log = log_line};
+	res_agentic_opts o = {.log = cli_log_line};
 	ib_error e = {0};
 	int status = 1;
 	rc = res_agentic_validate(dir, th, &o, &status, &e);
@@ -150,12 +142,6 @@ static int agentic_validate(int argc, char **argv)
 		return 1;
 	}
 	return status;
-}
-
-static bool env_require(void)
-{
-	const char *s = getenv("REQUIRE_POWER");
-	return s && (!strcmp(s, "1") || !strcasecmp(s, "true") || !strcasecmp(s, "yes"));
 }
 
 static int agentic_power(int argc, char **argv)
@@ -208,8 +194,8 @@ static int agentic_power(int argc, char **argv)
 	    .agg_path = args_get(&p, "--agg-result")->vals[0],
 	    .has_expected = x->seen,
 	    .expected_num_gpus = x->seen ? x->ivals[0] : 0,
-	    .require_power = args_get(&p, "--require-power")->seen || env_require(),
-	    .log = log_line,
+	    .require_power = args_get(&p, "--require-power")->seen || cli_require_power_env(),
+	    .log = cli_log_line,
 	};
 	ib_error e = {0};
 	int status = 0;
@@ -224,20 +210,10 @@ static int agentic_power(int argc, char **argv)
 
 int cmd_agentic(int argc, char **argv)
 {
-	const char *sub = argc >= 2 ? argv[1] : NULL;
-	if (!sub || !strcmp(sub, "-h") || !strcmp(sub, "--help")) {
-		fputs(usage, sub ? stdout : stderr);
-		if (!sub)
-			fprintf(stderr, "infbench agentic: error: a command is required\n");
-		return sub ? 0 : 2;
-	}
-	if (!strcmp(sub, "process"))
-		return agentic_process(argc - 2, argv + 2);
-	if (!strcmp(sub, "validate"))
-		return agentic_validate(argc - 2, argv + 2);
-	if (!strcmp(sub, "power-adapter"))
-		return agentic_power(argc - 2, argv + 2);
-	fputs(usage, stderr);
-	fprintf(stderr, "infbench agentic: error: unknown command '%s'\n", sub);
-	return 2;
+	static const cli_sub subs[] = {
+	    {"process", agentic_process},
+	    {"validate", agentic_validate},
+	    {"power-adapter", agentic_power},
+	};
+	return cli_dispatch("infbench agentic", usage, subs, NOPT(subs), argc, argv);
 }

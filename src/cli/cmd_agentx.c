@@ -220,18 +220,9 @@ static int check(int argc, char **argv)
 
 int cmd_agentx(int argc, char **argv)
 {
-	const char *sub = argc >= 2 ? argv[1] : NULL;
-	if (!sub || !strcmp(sub, "-h") || !strcmp(sub, "--help")) {
-		fputs(usage, sub ? stdout : stderr);
-		if (!sub)
-			fprintf(stderr, "infbench agentx: error: a command is required\n");
-		return sub ? 0 : 2;
-	}
-	if (!strcmp(sub, "make-traces"))
-		return make_traces(argc - 2, argv + 2);
-	if (!strcmp(sub, "check"))
-		return check(argc - 2, argv + 2);
-	fputs(usage, stderr);
-	fprintf(stderr, "infbench agentx: error: unknown command '%s'\n", sub);
-	return 2;
+	static const cli_sub subs[] = {
+	    {"make-traces", make_traces},
+	    {"check", check},
+	};
+	return cli_dispatch("infbench agentx", usage, subs, NOPT(subs), argc, argv);
 }

@@ -303,6 +303,21 @@ static void empty(nested *n, bool present, size_t count)
 	put(n, n->top, "sources", ib_v_list(a));
 }
 
+/* tokens.prompt_by_source */
+static void by_source(nested *n, opt gpu, opt other, opt computed, ib_val *raw)
+{
+	ib_val *p = ib_v_map(n->a);
+	if (!p) {
+		n->oom = true;
+		return;
+	}
+	put(n, p, "gpu_cache_hit", of(n->a, gpu));
+	put(n, p, "cpu_or_external_cache_hit", of(n->a, other));
+	put(n, p, "computed", of(n->a, computed));
+	put(n, p, "raw", raw);
+	put(n, n->tok, "prompt_by_source", p);
+}
+
 /* ---- the adapters ---- */
 
 typedef enum { AD_DYNAMO, AD_ATOM, AD_SGLANG, AD_VLLM, AD_NONE } adapter;
@@ -485,16 +500,7 @@ static void vllm_populate(nested *n, const ib_val *m, bool dynamo, flat *f)
 				cpu = ext = some(xfer.v / total);
 			overall = some(((local.ok ? local.v : 0.0) + (xfer.ok ? xfer.v : 0.0)) / total);
 		}
-		ib_val *p = ib_v_map(a);
-		if (!p) {
-			n->oom = true;
-			return;
-		}
-		put(n, p, "gpu_cache_hit", of(a, local));
-		put(n, p, "cpu_or_external_cache_hit", of(a, xfer));
-		put(n, p, "computed", of(a, comp));
-		put(n, p, "raw", pbs);
-		put(n, n->tok, "prompt_by_source", p);
+		by_source(n, local, xfer, comp, pbs);
 	} else if (gpu.ok)
 		overall = gpu;
 	const char *usage[] = {"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", NULL};
@@ -585,16 +591,7 @@ static void sglang_populate(nested *n, const ib_val *m, flat *f)
 	put(n, n->kv, "cpu_total_tokens", of(a, ht));
 	put(n, n->tok, "prompt_total", f->prompt);
 	put(n, n->tok, "generation_total", f->gen);
-	ib_val *p = ib_v_map(a);
-	if (!p) {
-		n->oom = true;
-		return;
-	}
-	put(n, p, "gpu_cache_hit", of(a, dev));
-	put(n, p, "cpu_or_external_cache_hit", of(a, host));
-	put(n, p, "computed", of(a, pc));
-	put(n, p, "raw", by);
-	put(n, n->tok, "prompt_by_source", p);
+	by_source(n, dev, host, pc, by);
 }
 
 /* AtomBackend.populate: atom:<stem>, atom_<stem> and their _total forms. */

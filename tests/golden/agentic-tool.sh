@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the infbench equivalent of one reference AgentX result tool, so that
-#   tests/golden/agentic/run.sh tests/golden/agentic-tool.sh [CASES_DIR...]
+#   tests/golden/results/run.sh tests/golden/agentic-tool.sh tests/golden/agentic/cases
 # checks infbench against any folder of cases of the golden agentic layout.
 #
 #   agentic-tool.sh TOOL ARGS...
