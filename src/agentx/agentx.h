@@ -153,4 +153,63 @@ int ax_gen_trace(ib_arena *a, const ax_gen_opts *o, size_t i, ax_trace *t, ib_er
  * f when path is NULL. */
 int ax_gen_write(const ax_gen_opts *o, const char *path, FILE *f, ib_error *e);
 
+/* ---- the lane scheduler (AX4), in the caller's time ----
+ * N lanes, each replaying one conversation tree at a time. A parent turn is
+ * due when the previous one completed plus its think_time; the subagents
+ * recorded after a parent turn are spawned when it completes, run their
+ * requests one after another (completion + think_time), and the next parent
+ * turn waits for all of them (the join); subagents after the last parent
+ * turn run in the background. A tree drains when nothing of it is left; its
+ * lane then recycles to the next trace (in a seeded order), replayed from
+ * turn 0 with a new replay number. At start each lane draws t* uniformly in
+ * [tstar_lo, tstar_hi] of its trace's parent turns: the turn before t* and
+ * warmup_per_lane 1-token requests on its prefix are warmup; profiling
+ * starts at turn t* once every lane's warmup has drained. Idle caps: when a
+ * tree has nothing in flight its pending timers move so that its next
+ * request is due within tree_idle_cap seconds; when nothing at all is in
+ * flight, every timer moves so that the next request is due within
+ * global_idle_cap. Traces with a request whose in + out exceeds
+ * max_context (0: no limit) are dropped. The scheduler never reads a clock:
+ * the caller passes `now` (seconds, monotonic). */
+typedef struct {
+	const ax_corpus *corpus;
+	size_t lanes;
+	uint32_t seed;
+	double tstar_lo, tstar_hi;       /* 0.25, 0.75 in InferenceX */
+	size_t warmup_per_lane;          /* 10 */
+	double global_idle_cap;          /* 10 s */
+	double tree_idle_cap;            /* 300 s */
+	int64_t max_context;             /* 0: none */
+} ax_sched_opts;
+
+typedef struct {
+	uint64_t id;        /* for ax_sched_done */
+	size_t lane, trace; /* trace: index in the corpus */
+	uint64_t replay;    /* a number of its own per tree replay (the cache-bust marker's seed) */
+	size_t entry;       /* the parent request's or the subagent's entry index */
+	size_t sub_req;     /* within a subagent (0 for parent turns) */
+	bool subagent, warmup;
+	const ax_request *req; /* the recorded request */
+	int64_t max_tokens;    /* req->out, or 1 for the extra warmup requests */
+	double due;            /* when it became due */
+} ax_dispatch;
+
+typedef struct ax_sched ax_sched;
+/* A scheduler at time `now`; *s freed with ax_sched_free. IB_EINVAL: no
+ * lanes, no trace left after dropping, t* bounds outside [0, 1]. */
+int ax_sched_new(const ax_sched_opts *o, double now, ax_sched **s, ib_error *e);
+void ax_sched_free(ax_sched *s);
+/* Pops one request due at or before now into *d: true, or false when none
+ * is due. */
+bool ax_sched_next(ax_sched *s, double now, ax_dispatch *d);
+/* The earliest time a request becomes due (INFINITY when none is pending:
+ * everything is in flight). */
+double ax_sched_next_due(const ax_sched *s);
+/* Request id completed at now. Returns 0, or IB_EINVAL for an unknown id. */
+int ax_sched_done(ax_sched *s, uint64_t id, double now);
+/* Whether warmup has drained (profiling requests are being dispatched). */
+bool ax_sched_profiling(const ax_sched *s);
+/* Traces dropped for max_context. */
+size_t ax_sched_dropped(const ax_sched *s);
+
 #endif

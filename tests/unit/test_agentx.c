@@ -3,6 +3,7 @@
 #include "agentx/agentx.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,4 +285,174 @@ Test(agentx, generator_options_checked)
 	o.max_context = 1000;
 	cr_assert_eq(ax_gen_check(&o, &e), IB_EINVAL);
 	cr_assert(strstr(e.msg, "--max-context"), "%s", e.msg);
+}
+
+/* ---- the lane scheduler, driven in model time ---- */
+
+static const char *sched_trace =
+    "{\"id\": \"a\", \"requests\": ["
+    "{\"t\": 0, \"type\": \"n\", \"in\": 64, \"out\": 5, \"hash_ids\": [1], \"think_time\": 5},"
+    "{\"t\": 1, \"type\": \"subagent\", \"agent_id\": \"agent-1\", \"requests\": ["
+    "{\"t\": 0, \"type\": \"n\", \"in\": 64, \"out\": 3, \"hash_ids\": [1], \"think_time\": 1},"
+    "{\"t\": 1, \"type\": \"n\", \"in\": 128, \"out\": 3, \"hash_ids\": [1, 2], \"think_time\": 1}]},"
+    "{\"t\": 9, \"type\": \"n\", \"in\": 128, \"out\": 6, \"hash_ids\": [1, 3], \"think_time\": 7},"
+    "{\"t\": 20, \"type\": \"n\", \"in\": 192, \"out\": 7, \"hash_ids\": [1, 3, 4], \"think_time\": 0},"
+    "{\"t\": 30, \"type\": \"subagent\", \"agent_id\": \"agent-2\", \"requests\": ["
+    "{\"t\": 0, \"type\": \"n\", \"in\": 64, \"out\": 2, \"hash_ids\": [1]}]}]}\n";
+
+typedef struct {
+	ax_dispatch d[64];
+	double at[64];
+	size_t n;
+} sched_log;
+
+/* Runs s with every request taking `lat` seconds until n dispatches. */
+static void drive(ax_sched *s, double lat, size_t n, sched_log *log)
+{
+	double now = 0;
+	uint64_t fly[64];
+	double end[64];
+	size_t nf = 0;
+	log->n = 0;
+	while (log->n < n) {
+		ax_dispatch d;
+		while (log->n < n && ax_sched_next(s, now, &d)) {
+			log->d[log->n] = d, log->at[log->n++] = now;
+			fly[nf] = d.id, end[nf++] = now + lat;
+		}
+		if (log->n >= n)
+			break;
+		double t = ax_sched_next_due(s);
+		size_t first = nf;
+		for (size_t i = 0; i < nf; i++)
+			if (end[i] <= t && (first == nf || end[i] < end[first]))
+				first = i;
+		cr_assert(first < nf || isfinite(t), "the scheduler stalled");
+		if (first < nf) {
+			now = end[first];
+			cr_assert_eq(ax_sched_done(s, fly[first], now), 0);
+			fly[first] = fly[nf - 1], end[first] = end[--nf];
+		} else
+			now = t;
+	}
+}
+
+static ax_sched *sched_of(ib_arena *a, const char *text, ax_sched_opts *o, ax_corpus *c)
+{
+	ib_error e = {0};
+	cr_assert_eq(ax_parse(a, "s.jsonl", text, strlen(text), c, &e), 0, "%s", e.msg);
+	o->corpus = c;
+	ax_sched *s;
+	cr_assert_eq(ax_sched_new(o, 0, &s, &e), 0, "%s", e.msg);
+	return s;
+}
+
+Test(agentx, sched_think_join_background_recycle)
+{
+	ib_arena *a = ib_arena_new();
+	ax_corpus c = {0};
+	ax_sched_opts o = {.lanes = 1, .global_idle_cap = 10, .tree_idle_cap = 300};
+	ax_sched *s = sched_of(a, sched_trace, &o, &c);
+	cr_assert(ax_sched_profiling(s));
+	sched_log log;
+	drive(s, 2.0, 8, &log);
+	/* turn 0 at 0, done 2; agent-1 at 2 (done 4) and 5 (done 7); the join:
+	 * turn 1 at 7 + 5; turn 2 at 14 + 7; agent-2 in the background at 23;
+	 * drained at 25: the lane replays from turn 0 */
+	static const double at[] = {0, 2, 5, 12, 21, 23, 25};
+	static const bool sub[] = {false, true, true, false, false, true, false};
+	for (size_t i = 0; i < 7; i++) {
+		cr_assert_eq(log.at[i], at[i], "dispatch %zu at %g, expected %g", i, log.at[i], at[i]);
+		cr_assert_eq(log.d[i].subagent, sub[i], "dispatch %zu", i);
+		cr_assert_not(log.d[i].warmup);
+	}
+	cr_assert_eq(log.d[2].sub_req, 1);
+	cr_assert_eq(log.d[3].req->out, 6);
+	cr_assert_eq(log.d[6].entry, 0);
+	cr_assert_neq(log.d[6].replay, log.d[0].replay, "a recycled replay has a new number");
+	cr_assert_eq(log.d[5].replay, log.d[0].replay);
+	ax_sched_free(s);
+	ib_arena_free(a);
+}
+
+Test(agentx, sched_idle_caps)
+{
+	const char *t = "{\"id\": \"x\", \"requests\": ["
+	                "{\"t\": 0, \"type\": \"n\", \"in\": 64, \"out\": 1, \"hash_ids\": [1], "
+	                "\"think_time\": 1000},"
+	                "{\"t\": 1001, \"type\": \"n\", \"in\": 64, \"out\": 1, \"hash_ids\": [1]}]}\n";
+	ib_arena *a = ib_arena_new();
+	ax_corpus c = {0};
+	/* the per-tree cap alone */
+	ax_sched_opts o = {.lanes = 1, .global_idle_cap = 1e9, .tree_idle_cap = 300};
+	ax_sched *s = sched_of(a, t, &o, &c);
+	sched_log log;
+	drive(s, 2.0, 2, &log);
+	cr_assert_eq(log.at[1], 302.0, "%g", log.at[1]);
+	ax_sched_free(s);
+	/* the global cap, tighter */
+	o.global_idle_cap = 10;
+	s = sched_of(a, t, &o, &c);
+	drive(s, 2.0, 2, &log);
+	cr_assert_eq(log.at[1], 12.0, "%g", log.at[1]);
+	ax_sched_free(s);
+	ib_arena_free(a);
+}
+
+Test(agentx, sched_warmup_then_profiling_at_tstar)
+{
+	ib_arena *a = ib_arena_new();
+	ax_corpus c = {0};
+	ax_sched_opts o = {.lanes = 1,
+	                   .tstar_lo = 0.5,
+	                   .tstar_hi = 0.5,
+	                   .warmup_per_lane = 3,
+	                   .global_idle_cap = 10,
+	                   .tree_idle_cap = 300};
+	ax_sched *s = sched_of(a, sched_trace, &o, &c); /* 3 parent turns: t* = turn 1 */
+	cr_assert_not(ax_sched_profiling(s));
+	sched_log log;
+	drive(s, 1.0, 6, &log);
+	/* the turn before t* with its recorded output, then 3 one-token requests */
+	cr_assert(log.d[0].warmup && log.d[0].entry == 0 && log.d[0].max_tokens == 5);
+	for (size_t i = 1; i < 4; i++)
+		cr_assert(log.d[i].warmup && log.d[i].entry == 0 && log.d[i].max_tokens == 1);
+	cr_assert(ax_sched_profiling(s));
+	cr_assert_not(log.d[4].warmup);
+	cr_assert_eq(log.d[4].entry, 2, "profiling starts at t* (turn 1, entry 2)");
+	cr_assert_eq(log.at[4], 4.0);
+	ax_sched_free(s);
+	ib_arena_free(a);
+}
+
+Test(agentx, sched_drops_and_lanes)
+{
+	ib_arena *a = ib_arena_new();
+	ax_corpus c = {0};
+	const char *big = "{\"id\": \"big\", \"requests\": [{\"t\": 0, \"type\": \"n\", \"in\": "
+	                  "100000, \"out\": 1, \"hash_ids\": []}]}\n";
+	ib_buf b = {0};
+	ib_buf_printf(&b, "%s%s", sched_trace, big);
+	ax_sched_opts o = {.lanes = 3, .max_context = 1000, .global_idle_cap = 10,
+	                   .tree_idle_cap = 300};
+	ax_sched *s = sched_of(a, b.data, &o, &c);
+	cr_assert_eq(ax_sched_dropped(s), 1);
+	sched_log log;
+	drive(s, 1.0, 3, &log);
+	/* three lanes start at once on the one trace left, each its own replay */
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert_eq(log.at[i], 0.0);
+		cr_assert_eq(log.d[i].lane, i);
+		cr_assert_str_eq(c.t[log.d[i].trace].id, "a");
+	}
+	cr_assert(log.d[0].replay != log.d[1].replay && log.d[1].replay != log.d[2].replay);
+	ax_sched_free(s);
+	ax_corpus c2 = {0};
+	ib_error e = {0};
+	cr_assert_eq(ax_parse(a, "b.jsonl", big, strlen(big), &c2, &e), 0);
+	o.corpus = &c2;
+	cr_assert_eq(ax_sched_new(&o, 0, &s, &e), IB_EINVAL);
+	cr_assert(strstr(e.msg, "maximum context"), "%s", e.msg);
+	ib_buf_free(&b);
+	ib_arena_free(a);
 }
