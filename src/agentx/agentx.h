@@ -153,6 +153,32 @@ int ax_gen_trace(ib_arena *a, const ax_gen_opts *o, size_t i, ax_trace *t, ib_er
  * f when path is NULL. */
 int ax_gen_write(const ax_gen_opts *o, const char *path, FILE *f, ib_error *e);
 
+/* ---- block -> text synthesis (AX2, AX5) ----
+ * Every hash id of a trace stands for block_size tokens of text. The text
+ * is drawn from a pool of the served model's "words": token ids whose text is
+ * a space and 2-12 lowercase ASCII letters and that re-encode alone to
+ * themselves, so that any concatenation of them re-encodes to exactly one
+ * token per word (checked when the pool is built). */
+typedef struct ax_blocks ax_blocks;
+struct tok;
+/* Builds the pool of tokenizer t (which must stay loaded while it is used;
+ * tok_encode is called, so not concurrently with other users of t).
+ * Errors: IB_EINVAL when t has fewer than 256 such words or their
+ * concatenations do not re-encode one token per word (the message names
+ * the tokenizer as `name`), IB_ENOMEM. */
+int ax_blocks_new(struct tok *t, const char *name, ax_blocks **out, ib_error *e);
+void ax_blocks_free(ax_blocks *b);
+size_t ax_blocks_pool(const ax_blocks *b);
+/* Appends n words chosen by SHA-256(scope, key, word index) to out: the same
+ * (scope, key, n) always give the same text, and the text (alone or after
+ * other such text) encodes to exactly n tokens. A block is
+ * ax_words(b, trace_id, hash_id, block_size); a partial tail uses another
+ * key. IB_ENOMEM. */
+int ax_words(const ax_blocks *b, const char *scope, int64_t key, size_t n, ib_buf *out);
+/* The per-replay cache-bust marker "[rid:<12 hex>]" of (seed, replay), NUL
+ * terminated: identical within a replay, different between replays. */
+void ax_cache_bust(uint32_t seed, uint64_t replay, char out[20]);
+
 /* ---- the lane scheduler (AX4), in the caller's time ----
  * N lanes, each replaying one conversation tree at a time. A parent turn is
  * due when the previous one completed plus its think_time; the subagents

@@ -1,6 +1,7 @@
 /* Unit tests of src/agentx: the Weka trace parser and writer, the corpus in
  * the Hugging Face cache, and the stand-in corpus generator. */
 #include "agentx/agentx.h"
+#include "tok/tok.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -455,4 +456,62 @@ Test(agentx, sched_drops_and_lanes)
 	cr_assert(strstr(e.msg, "maximum context"), "%s", e.msg);
 	ib_buf_free(&b);
 	ib_arena_free(a);
+}
+
+/* ---- block synthesis (needs the tokenizer fixtures: make fixtures) ---- */
+
+static void check_blocks(const char *model)
+{
+	char dir[256];
+	snprintf(dir, sizeof dir, "fixtures/tokenizers/%s", model);
+	char tj[300];
+	snprintf(tj, sizeof tj, "%s/tokenizer.json", dir);
+	cr_assert_eq(access(tj, R_OK), 0, "fixtures missing: %s (run make fixtures)", tj);
+	struct tok *t;
+	ib_error e = {0};
+	cr_assert_eq(tok_load(dir, &t, &e), 0, "%s", e.msg);
+	ax_blocks *b;
+	cr_assert_eq(ax_blocks_new(t, model, &b, &e), 0, "%s", e.msg);
+	cr_assert_geq(ax_blocks_pool(b), 256);
+	ib_buf x = {0}, y = {0}, all = {0};
+	cr_assert_eq(ax_words(b, "trace-0001", 42, 64, &x), 0);
+	cr_assert_eq(ax_words(b, "trace-0001", 42, 64, &y), 0);
+	cr_assert_str_eq(x.data, y.data, "identical ids give identical text");
+	y.len = 0;
+	cr_assert_eq(ax_words(b, "trace-0002", 42, 64, &y), 0);
+	cr_assert_str_neq(x.data, y.data, "another trace's block 42 differs");
+	/* blocks, then a 17-token tail, re-encode to exactly their counts */
+	ib_buf_printf(&all, "%s%s", x.data, y.data);
+	cr_assert_eq(ax_words(b, "trace-0001:tail", 3, 17, &all), 0);
+	tok_ids ids = {0};
+	cr_assert_eq(tok_encode(t, all.data, all.len, false, &ids, &e), 0, "%s", e.msg);
+	cr_assert_eq(ids.n, 64 + 64 + 17, "%s: %zu tokens", model, ids.n);
+	tok_ids_free(&ids);
+	ib_buf_free(&x);
+	ib_buf_free(&y);
+	ib_buf_free(&all);
+	ax_blocks_free(b);
+	tok_free(t);
+}
+
+Test(agentx, blocks_llama3)
+{
+	check_blocks("llama3");
+}
+
+Test(agentx, blocks_qwen3)
+{
+	check_blocks("qwen3");
+}
+
+Test(agentx, cache_bust_marker)
+{
+	char a[20], b[20], c[20];
+	ax_cache_bust(42, 1, a);
+	ax_cache_bust(42, 1, b);
+	ax_cache_bust(42, 2, c);
+	cr_assert_str_eq(a, b);
+	cr_assert_str_neq(a, c);
+	cr_assert_eq(strlen(a), 18);
+	cr_assert(!strncmp(a, "[rid:", 5) && a[17] == ']', "%s", a);
 }
