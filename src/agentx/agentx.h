@@ -179,6 +179,41 @@ int ax_words(const ax_blocks *b, const char *scope, int64_t key, size_t n, ib_bu
  * terminated: identical within a replay, different between replays. */
 void ax_cache_bust(uint32_t seed, uint64_t replay, char out[20]);
 
+/* ---- conversation reconstruction (AX2) ----
+ * A chain of requests (a trace's parent turns, or one subagent's requests)
+ * becomes a growing messages array. Turn 0: a system message of
+ * ceil((tool_tokens + system_tokens) / block_size) blocks (none when both
+ * are 0), then a user message with the remaining blocks and a partial tail,
+ * so that the content is exactly `in` tokens. Turn k: the previous messages
+ * truncated at the longest common prefix of the two turns' hash ids, an
+ * assistant message of ceil(prev out / block_size) blocks (the recorded
+ * output), then a user message with the rest and the tail. A request's
+ * blocks are the first min(len(hash_ids), in / block_size) hash ids. */
+typedef struct {
+	char role;       /* 's' system, 'u' user, 'a' assistant */
+	size_t from, to; /* blocks [from, to) of the current request's hash ids */
+	size_t tail;     /* tokens after the blocks (the last user message only) */
+} ax_seg;
+typedef struct {
+	ax_seg *seg;
+	size_t n, cap;
+	size_t blocks; /* of the current request */
+} ax_conv;
+/* Moves c to request r, whose predecessor in the chain is prev (NULL for
+ * the first turn, which resets c). IB_ENOMEM. */
+int ax_conv_turn(ax_conv *c, const ax_trace *t, const ax_request *prev, const ax_request *r);
+void ax_conv_free(ax_conv *c);
+
+/* The OpenAI chat-completions body of request r (conversation c) as
+ * InferenceX's replay sends it: {"model", "messages", "max_tokens",
+ * "ignore_eos": true, "stream": true, "stream_options": {"include_usage":
+ * true}}; block texts from b in the trace's scope (its id), the tail keyed by
+ * tail_key; marker (may be NULL) and a blank line before the first user
+ * message. Appends to out; IB_ENOMEM. */
+int ax_chat_body(ib_buf *out, const ax_blocks *b, const ax_trace *t, const ax_conv *c,
+                 const ax_request *r, int64_t tail_key, const char *model, int64_t max_tokens,
+                 const char *marker);
+
 /* ---- the lane scheduler (AX4), in the caller's time ----
  * N lanes, each replaying one conversation tree at a time. A parent turn is
  * due when the previous one completed plus its think_time; the subagents

@@ -1,6 +1,7 @@
 /* Unit tests of src/agentx: the Weka trace parser and writer, the corpus in
  * the Hugging Face cache, and the stand-in corpus generator. */
 #include "agentx/agentx.h"
+#include "fmt/fmt.h"
 #include "tok/tok.h"
 
 #include <criterion/criterion.h>
@@ -514,4 +515,99 @@ Test(agentx, cache_bust_marker)
 	cr_assert_str_neq(a, c);
 	cr_assert_eq(strlen(a), 18);
 	cr_assert(!strncmp(a, "[rid:", 5) && a[17] == ']', "%s", a);
+}
+
+/* The contents of a chat body's messages, concatenated (marker removed),
+ * and its roles as letters. */
+static void body_parts(ib_arena *a, const ib_buf *body, const char *marker, ib_buf *text,
+                       char *roles, int64_t *max_tokens)
+{
+	ib_val *v;
+	ib_error e = {0};
+	cr_assert_eq(ib_json_parse(a, "body", body->data, body->len, &v, &e), 0, "%s", e.msg);
+	const ib_val *m = ib_map_get(v, "messages");
+	*max_tokens = ib_map_get(v, "max_tokens")->i;
+	cr_assert(ib_map_get(v, "ignore_eos")->b && ib_map_get(v, "stream")->b);
+	size_t k = 0;
+	for (size_t i = 0; i < m->list.n; i++) {
+		const char *role = ib_map_get(m->list.v[i], "role")->str.s;
+		const ib_val *c = ib_map_get(m->list.v[i], "content");
+		roles[k++] = role[0];
+		const char *s = c->str.s;
+		size_t n = c->str.len;
+		if (marker && !strncmp(s, marker, strlen(marker))) {
+			cr_assert_eq(role[0], 'u');
+			s += strlen(marker) + 2, n -= strlen(marker) + 2;
+		}
+		ib_buf_append(text, s, n);
+	}
+	roles[k] = 0;
+}
+
+Test(agentx, conversation_turns)
+{
+	const char *tr =
+	    "{\"id\": \"trace-7\", \"system_tokens\": 64, \"tool_tokens\": 60, \"requests\": ["
+	    "{\"t\": 0, \"type\": \"n\", \"in\": 330, \"out\": 100, \"hash_ids\": [1, 2, 3, 4, 5]},"
+	    "{\"t\": 1, \"type\": \"n\", \"in\": 522, \"out\": 64, \"hash_ids\": [1, 2, 3, 4, 5, 6, 7, "
+	    "8]},"
+	    "{\"t\": 2, \"type\": \"n\", \"in\": 256, \"out\": 9, \"hash_ids\": [1, 2, 9, 10]}]}\n";
+	ib_arena *a = ib_arena_new();
+	ax_corpus c = {0};
+	ib_error e = {0};
+	cr_assert_eq(ax_parse(a, "c.jsonl", tr, strlen(tr), &c, &e), 0, "%s", e.msg);
+	const ax_trace *t = &c.t[0];
+	cr_assert_eq(access("fixtures/tokenizers/llama3/tokenizer.json", R_OK), 0,
+	             "fixtures missing (run make fixtures)");
+	struct tok *tk;
+	cr_assert_eq(tok_load("fixtures/tokenizers/llama3", &tk, &e), 0, "%s", e.msg);
+	ax_blocks *b;
+	cr_assert_eq(ax_blocks_new(tk, "llama3", &b, &e), 0, "%s", e.msg);
+	char marker[20];
+	ax_cache_bust(42, 7, marker);
+	ax_conv cv = {0};
+	const ax_request *prev = NULL;
+	static const char *const want_roles[] = {"su", "suau", "sau"};
+	ib_buf last = {0};
+	for (size_t i = 0; i < 3; i++) {
+		const ax_request *r = &t->entries[i].r;
+		cr_assert_eq(ax_conv_turn(&cv, t, prev, r), 0);
+		ib_buf body = {0}, text = {0};
+		cr_assert_eq(ax_chat_body(&body, b, t, &cv, r, (int64_t)i, "m", r->out, marker), 0);
+		char roles[16];
+		int64_t mt;
+		body_parts(a, &body, marker, &text, roles, &mt);
+		/* the messages grow by an answer and a user turn, and end with the user */
+		cr_assert_str_eq(roles, want_roles[i], "turn %zu: %s", i, roles);
+		cr_assert_eq(mt, r->out);
+		tok_ids ids = {0};
+		cr_assert_eq(tok_encode(tk, text.data, text.len, false, &ids, &e), 0, "%s", e.msg);
+		cr_assert_eq((int64_t)ids.n, r->in, "turn %zu: %zu tokens, in %lld", i, ids.n,
+		             (long long)r->in);
+		tok_ids_free(&ids);
+		if (i == 1) {
+			/* turn 1 keeps turn 0's blocks (without its tail): 5 * 64 tokens */
+			ib_buf blocks = {0};
+			for (size_t k = 0; k < 5; k++)
+				ax_words(b, "trace-7", (int64_t)k + 1, 64, &blocks);
+			cr_assert(!strncmp(text.data, blocks.data, blocks.len), "the LCP bytes differ");
+			cr_assert(strncmp(text.data, last.data, last.len), "turn 0's tail leaked");
+			ib_buf_free(&blocks);
+		}
+		ib_buf_free(&last);
+		last = text;
+		ib_buf_free(&body);
+		prev = r;
+	}
+	/* after the compaction (LCP 2 blocks): system [1,2] only, then a
+	 * 1-block answer and a 1-block user message */
+	cr_assert_eq(cv.n, 3);
+	cr_assert_eq(cv.seg[0].to, 2);
+	cr_assert_eq(cv.seg[1].role, 'a');
+	cr_assert_eq(cv.seg[1].to - cv.seg[1].from, 1);
+	ib_buf_free(&last);
+	ax_conv_free(&cv);
+	ax_blocks_free(b);
+	tok_free(tk);
+	ib_arena_free(a);
 }
