@@ -11,6 +11,8 @@ int cmd_validate(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
 int cmd_process(int argc, char **argv);
 int cmd_power(int argc, char **argv);
+int cmd_agentic(int argc, char **argv);
+int cmd_agentx(int argc, char **argv);
 int cmd_success_rate(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_sim_validate(int argc, char **argv);
@@ -37,6 +39,23 @@ int cmd_run(int argc, char **argv);
 /* Prints "<prog>: error: [<context>: ]file:line:col: message" to stderr;
  * context may be NULL. */
 void cli_error(const char *prog, const char *context, const ib_error *e);
+/* A pw_log_fn-shaped line sink: stream 1 to stdout, else stderr, each line
+ * with a newline, flushed. */
+void cli_log_line(void *ud, int stream, const char *line);
+/* REQUIRE_POWER in {1, true, yes} (any case for the words), as the power
+ * scripts read it. */
+bool cli_require_power_env(void);
+/* A command family's subcommand: argv[0] names it, the handler gets the
+ * arguments after it. */
+typedef struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} cli_sub;
+/* Dispatches `prog SUB ARGS...` (argv[0] is prog's own name): -h/--help
+ * prints usage to stdout (0); no or an unknown subcommand prints it to
+ * stderr with an error (2). */
+int cli_dispatch(const char *prog, const char *usage, const cli_sub *subs, size_t n, int argc,
+                 char **argv);
 /* Appends the JSON-lines answer to a failed request, {"error": "<message>"}
  * (no newline), to out. Returns 0 or IB_ENOMEM. */
 int cli_json_error(ib_buf *out, const ib_error *e);

@@ -11,20 +11,6 @@
 
 #define NOPT(a) (sizeof(a) / sizeof((a)[0]))
 
-static void log_line(void *ud, int stream, const char *line)
-{
-	(void)ud;
-	FILE *f = stream == 1 ? stdout : stderr;
-	fprintf(f, "%s\n", line);
-	fflush(f);
-}
-
-static bool env_require(void)
-{
-	const char *s = getenv("REQUIRE_POWER");
-	return s && (!strcmp(s, "1") || !strcasecmp(s, "true") || !strcasecmp(s, "yes"));
-}
-
 static int finish(int rc, int status, const ib_error *e)
 {
 	if (rc) {
@@ -96,8 +82,8 @@ static int power_single(int argc, char **argv)
 	    .agg_path = args_get(&p, "--agg-result")->vals[0],
 	    .has_expected = true,
 	    .expected_num_gpus = args_get(&p, "--expected-num-gpus")->ivals[0],
-	    .require_power = args_get(&p, "--require-power")->seen || env_require(),
-	    .log = log_line,
+	    .require_power = args_get(&p, "--require-power")->seen || cli_require_power_env(),
+	    .log = cli_log_line,
 	};
 	if ((x = args_get(&p, "--csv"))->seen)
 		o.csv_path = x->vals[0];
@@ -189,8 +175,8 @@ static int power_multinode(int argc, char **argv)
 	    .prefill_gpus = args_get(&p, "--prefill-gpus")->ivals[0],
 	    .decode_gpus = args_get(&p, "--decode-gpus")->ivals[0],
 	    .expected_producer_sha = sha && *sha ? sha : NULL,
-	    .require_power = args_get(&p, "--require-power")->seen || env_require(),
-	    .log = log_line,
+	    .require_power = args_get(&p, "--require-power")->seen || cli_require_power_env(),
+	    .log = cli_log_line,
 	};
 	if ((x = args_get(&p, "--power-dir"))->seen)
 		o.power_dir = x->vals[0];

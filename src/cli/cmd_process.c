@@ -111,14 +111,6 @@ static const char *var_of(const char *flag, size_t n)
 	return NULL;
 }
 
-static void log_line(void *ud, int stream, const char *line)
-{
-	(void)ud;
-	FILE *f = stream == 1 ? stdout : stderr;
-	fprintf(f, "%s\n", line);
-	fflush(f);
-}
-
 int cmd_process(int argc, char **argv)
 {
 	size_t nenv = 0;
@@ -185,7 +177,7 @@ int cmd_process(int argc, char **argv)
 		env[ne++] = environ[i];
 	env[ne] = NULL;
 	o.env = env;
-	o.log = log_line;
+	o.log = cli_log_line;
 	ib_buf out = {0};
 	ib_error e = {0};
 	int power_status = 0;

@@ -1,6 +1,8 @@
 #include "cli/cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
 #include <string.h>
 
 void cli_print_diags(const ib_diags *d)
@@ -22,6 +24,39 @@ void cli_error(const char *prog, const char *context, const ib_error *e)
 		fprintf(stderr, "%s: error: %s: %s\n", prog, context, m);
 	else
 		fprintf(stderr, "%s: error: %s\n", prog, m);
+}
+
+void cli_log_line(void *ud, int stream, const char *line)
+{
+	(void)ud;
+	FILE *f = stream == 1 ? stdout : stderr;
+	fprintf(f, "%s\n", line);
+	fflush(f);
+}
+
+bool cli_require_power_env(void)
+{
+	const char *s = getenv("REQUIRE_POWER");
+	return s && (!strcmp(s, "1") || !strcasecmp(s, "true") || !strcasecmp(s, "yes"));
+}
+
+int cli_dispatch(const char *prog, const char *usage, const cli_sub *subs, size_t n, int argc,
+                 char **argv)
+{
+	const char *sub = argc >= 2 ? argv[1] : NULL;
+	if (sub && (!strcmp(sub, "-h") || !strcmp(sub, "--help"))) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	for (size_t i = 0; sub && i < n; i++)
+		if (!strcmp(sub, subs[i].name))
+			return subs[i].run(argc - 2, argv + 2);
+	fputs(usage, stderr);
+	if (sub)
+		fprintf(stderr, "%s: error: unknown command '%s'\n", prog, sub);
+	else
+		fprintf(stderr, "%s: error: a command is required\n", prog);
+	return 2;
 }
 
 int cli_json_error(ib_buf *out, const ib_error *e)

@@ -26,6 +26,8 @@ static const char help[] =
     "  collect    collect every *.json below a folder into agg_NAME.json (collect_results.py)\n"
     "  process    a raw result and the environment into the agg row, with power (process_result.py)\n"
     "  power      validate GPU telemetry and patch power into an agg row (aggregate_power*.py)\n"
+    "  agentic    AgentX results: process, validate, power-adapter (utils/agentic)\n"
+    "  agentx     AgentX traces: make-traces (a stand-in corpus), check\n"
     "  review     the mechanical review checklist over a change or recipe/config files\n"
     "  report     agg rows -> one self-contained HTML report (charts, frontiers, evals), SVG or text\n"
     "  sweep      an endpoint at several concurrencies -> agg rows -> DIR/report.html, resumable\n"
@@ -72,6 +74,10 @@ int main(int argc, char **argv)
 		return cmd_process(argc - 1, argv + 1);
 	if (!strcmp(cmd, "power"))
 		return cmd_power(argc - 1, argv + 1);
+	if (!strcmp(cmd, "agentic"))
+		return cmd_agentic(argc - 1, argv + 1);
+	if (!strcmp(cmd, "agentx"))
+		return cmd_agentx(argc - 1, argv + 1);
 	if (!strcmp(cmd, "changelog"))
 		return cmd_changelog(argc - 1, argv + 1);
 	if (!strcmp(cmd, "eval"))

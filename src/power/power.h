@@ -57,4 +57,9 @@ typedef struct {
 } pw_mn_opts;
 int pw_mn_run(const pw_mn_opts *o, int *status, ib_error *e);
 
+/* datetime.fromisoformat(s) of Python 3.11 (s[0..n), no NUL): false when
+ * it raises. *aware tells whether it has an offset; *us is its Unix time in
+ * microseconds, read as UTC when naive. */
+bool pw_py_fromiso(const char *s, size_t n, bool *aware, long long *us);
+
 #endif

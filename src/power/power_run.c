@@ -10,7 +10,7 @@
 #define ACC_TOLERANCE 0.05
 #define OOM(e)        ib_fail((e), IB_ENOMEM, "", 0, 0, "out of memory")
 
-static const char *const metric_names[7] = {"avg_power_w",
+const char *const pw_metric_names[7] = {"avg_power_w",
                                             "avg_total_gpu_power_w",
                                             "total_gpu_energy_j",
                                             "joules_per_successful_query",
@@ -397,7 +397,7 @@ ib_val *pw_window_val(ib_arena *a, const pw_bench *b)
 	return w;
 }
 
-static ib_val *sidecar(ib_arena *a, const pw_opts *o, const char *csv, const char *bench,
+ib_val *pw_sidecar(ib_arena *a, const pw_opts *o, const char *csv, const char *bench,
                        const pw_bench *b, const pw_integ *in, bool valid, const pw_reasons *r,
                        const double *mv, size_t nmv, ib_val *acc)
 {
@@ -426,7 +426,7 @@ static ib_val *sidecar(ib_arena *a, const pw_opts *o, const char *csv, const cha
 	}
 	for (size_t i = 0; i < nmv; i++)
 		if (isfinite(mv[i]) &&
-		    ib_map_set(a, met, metric_names[i], ib_v_float(a, pw_py_round(mv[i], 6))))
+		    ib_map_set(a, met, pw_metric_names[i], ib_v_float(a, pw_py_round(mv[i], 6))))
 			return NULL;
 	if (ib_map_set(a, m, "schema_version", ib_v_int(a, 1)) ||
 	    ib_map_set(a, m, "power_valid", ib_v_bool(a, valid)) ||
@@ -492,7 +492,7 @@ int pw_run(const pw_opts *o, int *status, ib_error *e)
 		valid = false, nmv = 0;
 	} else {
 		char msg[3000] = "";
-		int pr = pw_patch_agg(agg, metric_names, 7, valid, metric_names, mv, nmv, msg,
+		int pr = pw_patch_agg(agg, pw_metric_names, 7, valid, pw_metric_names, mv, nmv, msg,
 		                      sizeof msg, e);
 		if (pr < 0) {
 			rc = pr;
@@ -508,7 +508,7 @@ int pw_run(const pw_opts *o, int *status, ib_error *e)
 	ib_val *acc;
 	if (cross_check(a, csv, &acc))
 		goto oom;
-	ib_val *side = sidecar(a, o, csv, bench, &b, &in, valid, &r, mv, nmv, acc);
+	ib_val *side = pw_sidecar(a, o, csv, bench, &b, &in, valid, &r, mv, nmv, acc);
 	if (!side)
 		goto oom;
 	ib_error we = {0};

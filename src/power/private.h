@@ -130,6 +130,18 @@ int pw_patch_agg(const char *path, const char *const *drop, size_t ndrop, bool v
                  const char *const *names, const double *vals, size_t n, char *msg, size_t cap,
                  ib_error *e);
 
+/* The seven energy metrics of aggregate_power, in the agg row's order. */
+extern const char *const pw_metric_names[7];
+
+/* _validation_payload: the sidecar object (in a) of a measurement: o gives
+ * the expected GPU count, csv and bench the paths as printed, b the window
+ * (b->ok false: null), in the per-GPU results, mv[0..nmv) the metrics in
+ * pw_metric_names order, acc the accumulator check (null or an object).
+ * NULL when out of memory. */
+ib_val *pw_sidecar(ib_arena *a, const pw_opts *o, const char *csv, const char *bench,
+                   const pw_bench *b, const pw_integ *in, bool valid, const pw_reasons *r,
+                   const double *mv, size_t nmv, ib_val *acc);
+
 /* The sidecar's benchmark_window: null, or the window and counts. */
 ib_val *pw_window_val(ib_arena *a, const pw_bench *b);
 

@@ -475,6 +475,17 @@ bool pw_parse_timestamp(const char *s, size_t n, double *out)
 	return dt_timestamp(&t, out);
 }
 
+bool pw_py_fromiso(const char *s, size_t n, bool *aware, long long *us)
+{
+	dtm t;
+	if (!fromiso(s, n, &t) || !dt_valid(&t))
+		return false;
+	*aware = t.aware;
+	*us = utc_seconds(t.y, t.mo, t.d, t.h, t.mi, t.s) * 1000000LL + t.us -
+	      (t.aware ? t.off_us : 0);
+	return true;
+}
+
 int pw_gpu_cmp(const char *a, const char *b)
 {
 	bool da = *a, db = *b;

@@ -70,7 +70,7 @@ typedef struct {
 	const char *dir;              /* working folder; NULL or "": the current one */
 	const char *const *env;       /* NULL-terminated NAME=VALUE list, or NULL */
 	bool derived;                 /* add the "derived" object (beyond the reference) */
-	res_log_fn log;
+	pw_log_fn log;
 	void *log_ud;
 } res_process_opts;
 
@@ -128,6 +128,56 @@ const char **res_labels_env(ib_arena *a, const ib_val *raw, const res_labels *l,
  * map in a. Returns 0 or IB_ENOMEM. */
 int res_derived(ib_arena *a, const ib_val *row, ib_val **out);
 /* ---- end of process and power ---- */
+/* ---- agentic (AgentX) results: utils/agentic of InferenceX ----
+ * docs/agentic.md describes every input, output and rule. The three read
+ * the process environment (getenv) where the reference reads os.environ. */
+typedef struct {
+	pw_log_fn log; /* output lines (stream 1 stdout, 2 stderr); NULL drops */
+	void *log_ud;
+} res_agentic_opts;
+
+/* process_agentic_result.py: reads $RESULT_DIR (default "results")'s aiperf
+ * artifacts (aiperf_artifacts/ or its first sorted subfolder holding
+ * profile_export.jsonl: the records, profile_export_aiperf.json,
+ * server_metrics_export.json), the server logs, the trace corpus of the local
+ * Hugging Face cache and the environment, and writes the agentic agg row
+ * $AGENTIC_OUTPUT_DIR/$RESULT_FILENAME.json (json.dump indent=2, every float
+ * round_floats'd) atomically; logs "Saved aggregated agentic result to
+ * <path>" and the summary lines. *out_path (may be NULL) gets the path
+ * written (free()). Errors, with nothing written: IB_EINVAL for an unset
+ * RESULT_FILENAME, a malformed variable, a record or aggregate the reference
+ * cannot read, server metrics of no known backend; IB_ENOENT for a missing
+ * profile_export.jsonl; IB_EPARSE (file and line) for malformed JSON. */
+int res_agentic_process(const res_agentic_opts *o, char **out_path, ib_error *e);
+
+/* validate_agentic_result.py: the aiperf aggregate of artifact_dir (or of its
+ * first sorted subfolder holding one) passes when error_request_count.avg /
+ * completed_request_count.avg (default: successes + errors) <= threshold and
+ * something completed. Logs the pass line on stream 1 or "ERROR: ..." on
+ * stream 2; *status 0 pass, 1 fail. Returns 0, or IB_ENOMEM. */
+int res_agentic_validate(const char *artifact_dir, double threshold, const res_agentic_opts *o,
+                         int *status, ib_error *e);
+
+/* utils/agentic/aggregation/power_adapter.py: the power window of an
+ * agentic run (the aggregate's start/end time, the successful profiling
+ * records' counts and tokens) written to <result_dir>/agentic_power_window.json,
+ * then pw_run with <result_dir>/gpu_metrics.csv, that window, agg_path
+ * and <result_dir>/power_validation.json. When the window cannot be built
+ * (the reason codes of docs/agentic.md) the agg row is patched invalid and an
+ * invalid sidecar written (window_source aiperf_profile_lifecycle). Same
+ * status contract as pw_run (*status 1 only when require_power and
+ * the measurement is invalid). Returns IB_EINVAL where the reference
+ * crashes (an agg row that is not an object), IB_ENOMEM. */
+typedef struct {
+	const char *result_dir, *agg_path;
+	bool has_expected; /* expected_num_gpus given */
+	int64_t expected_num_gpus;
+	bool require_power;
+	pw_log_fn log;
+	void *log_ud;
+} res_agentic_power_opts;
+int res_agentic_power(const res_agentic_power_opts *o, int *status, ib_error *e);
+/* ---- end of agentic ---- */
 /* ---- compare (compare_results.py) and the results database ---- */
 
 /* The configuration a baseline is looked up by, as compare_results.py builds

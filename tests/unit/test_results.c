@@ -2,6 +2,7 @@
  * and power (their Python-compatible parsers, the library entry points). */
 #include "results/results.h"
 #include "power/private.h"
+#include "results/agentic_priv.h"
 
 #include <math.h>
 #include <time.h>
@@ -463,4 +464,214 @@ Test(results, power_agg_not_object_writes_no_sidecar, .init = setup, .fini = tea
 	cr_assert_eq(pw_run(&o, &status, &e), IB_EINVAL);
 	cr_assert(strstr(e.msg, "list"), "%s", e.msg);
 	cr_assert_not(exists("power_validation_b.json"));
+}
+
+/* ---- agentic (process_agentic_result, validate, the power adapter) ---- */
+
+static char *slurp(const char *rel)
+{
+	char p[512];
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	ib_buf b = {0};
+	ib_error e;
+	cr_assert_eq(ib_read_file(p, &b, &e), 0, "%s", p);
+	return b.data;
+}
+
+static char agentic_log[4096];
+static void agentic_logger(void *ud, int stream, const char *line)
+{
+	(void)ud;
+	size_t l = strlen(agentic_log);
+	snprintf(agentic_log + l, sizeof agentic_log - l, "%d:%s\n", stream, line);
+}
+
+Test(agentic, percentile_and_pstdev)
+{
+	double s[] = {1, 2, 3, 4};
+	cr_assert_eq(res_ag_percentile(s, 4, 50), 2.5);
+	cr_assert_eq(res_ag_percentile(s, 4, 75), 3.25);
+	cr_assert_eq(res_ag_percentile(s, 4, 95), 3.8499999999999996);
+	cr_assert_eq(res_ag_percentile(s, 1, 90), 1);
+	double v[] = {2, 4, 4, 4, 5, 5, 7, 9};
+	cr_assert_eq(res_ag_pstdev(v, 8), 2.0);
+	cr_assert_eq(res_ag_pstdev(v, 1), 0.0);
+}
+
+static const char *agentic_jsonl =
+    "{\"metadata\":{\"benchmark_phase\":\"warmup\"},\"metrics\":{},\"error\":null}\n"
+    "\n"
+    "{\"metadata\":{\"benchmark_phase\":\"profiling\",\"request_start_ns\":1000000000,"
+    "\"request_end_ns\":3000000000},\"metrics\":{\"request_latency\":{\"value\":2000,"
+    "\"unit\":\"ms\"},\"input_sequence_length\":{\"value\":100},\"output_sequence_length\":"
+    "50},\"error\":null}\n"
+    "{\"metadata\":{\"benchmark_phase\":\"profiling\",\"request_start_ns\":2000000000,"
+    "\"request_end_ns\":5000000000},\"metrics\":{\"request_latency\":\"1000\","
+    "\"input_sequence_length\":{\"value\":300},\"output_sequence_length\":{\"value\":150.7}},"
+    "\"error\":{}}\n"
+    "{\"metadata\":{},\"metrics\":{},\"error\":{\"message\":\"  Read timed out: after 30s\"}}\n"
+    "{\"metadata\":{\"benchmark_phase\":\"warmup\"},\"error\":{\"code\":503}}\n";
+
+Test(agentic, records_accounting_and_categories, .init = setup, .fini = teardown)
+{
+	put("p.jsonl", agentic_jsonl);
+	char p[300];
+	snprintf(p, sizeof p, "%s/p.jsonl", root);
+	ib_arena *a = ib_arena_new();
+	res_ag_records r;
+	ib_error e = {0};
+	cr_assert_eq(res_ag_load_records(a, p, &r, &e), 0, "%s", e.msg);
+	cr_assert_eq(r.total, 5);
+	cr_assert_eq(r.n, 2); /* the {} error is not an error */
+	cr_assert_eq(r.warmup, 2);
+	cr_assert_eq(r.errors, 2);
+	ib_buf b = {0};
+	ib_json_opts jo = IB_JSON_PYTHON;
+	ib_json_write(&b, r.categories, &jo, &e);
+	cr_assert_str_eq(b.data, "{\"Read timed out\": 1, \"503\": 1}");
+	size_t n;
+	int64_t *osl = res_ag_record_ints(&r, "output_sequence_length", &n);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(osl[0], 50);
+	cr_assert_eq(osl[1], 150); /* int() truncates */
+	free(osl);
+	ib_buf_free(&b);
+	ib_arena_free(a);
+}
+
+Test(agentic, bad_record_names_file_and_line, .init = setup, .fini = teardown)
+{
+	put("p.jsonl", "{\"metadata\":{}}\n\n{\"metadata\": {\"x\" 1}}\n");
+	char p[300];
+	snprintf(p, sizeof p, "%s/p.jsonl", root);
+	ib_arena *a = ib_arena_new();
+	res_ag_records r;
+	ib_error e = {0};
+	cr_assert_eq(res_ag_load_records(a, p, &r, &e), IB_EPARSE);
+	cr_assert_eq(e.line, 3);
+	cr_assert(strstr(e.file, "p.jsonl"));
+	put("p.jsonl", "[1]\n");
+	cr_assert_eq(res_ag_load_records(a, p, &r, &e), IB_EINVAL);
+	ib_arena_free(a);
+}
+
+static void agentic_env(void)
+{
+	cr_assert_eq(chdir(root), 0);
+	setenv("RESULT_FILENAME", "row", 1);
+	setenv("RESULT_DIR", "results", 1);
+	setenv("KV_OFFLOADING", "none", 1);
+	setenv("HF_HUB_CACHE", "no-cache", 1);
+	setenv("TP", "2", 1);
+	setenv("FRAMEWORK", "vllm", 1);
+	mk("results");
+	mk("results/aiperf_artifacts");
+	put("results/aiperf_artifacts/profile_export.jsonl", agentic_jsonl);
+}
+
+Test(agentic, process_writes_the_row, .init = setup, .fini = teardown)
+{
+	agentic_env();
+	put("results/server.log", "(EngineCore_DP0 pid=1) GPU KV cache size: 1,000 tokens\n"
+	                          "(EngineCore_DP1 pid=2) GPU KV cache size: 2,000 tokens\n"
+	                          "(EngineCore_DP0 pid=1) GPU KV cache size: 1,500 tokens\n");
+	res_agentic_opts o = {.log = agentic_logger};
+	agentic_log[0] = 0;
+	ib_error e = {0};
+	char *out;
+	cr_assert_eq(res_agentic_process(&o, &out, &e), 0, "%s", e.msg);
+	cr_assert_str_eq(out, "row.json");
+	free(out);
+	char *row = slurp("row.json");
+	/* 400 + 200 tokens over 4 s, 2 GPUs; a missing metrics file warns */
+	cr_assert(strstr(row, "\"total_tput_tps\": 75,\n"), "%s", row);
+	cr_assert(strstr(row, "\"output_tput_tps\": 25,\n"), "%s", row);
+	cr_assert(strstr(row, "\"num_requests_successful\": 2"));
+	cr_assert(strstr(row, "\"kv_cache_pool_tokens\": 3500"), "%s", row);
+	cr_assert(strstr(row, "\"server_metrics_export.json missing or empty\""));
+	cr_assert(strstr(agentic_log, "1:Saved aggregated agentic result to row.json\n"),
+	          "%s", agentic_log);
+	cr_assert(strstr(agentic_log, "1:  Throughput per GPU: 75 tok/s\n"), "%s", agentic_log);
+	free(row);
+}
+
+Test(agentic, process_errors_write_nothing, .init = setup, .fini = teardown)
+{
+	agentic_env();
+	put("results/aiperf_artifacts/server_metrics_export.json",
+	    "{\"metrics\": {\"trtllm:x\": {\"series\": []}}}");
+	res_agentic_opts o = {0};
+	ib_error e = {0};
+	cr_assert_eq(res_agentic_process(&o, NULL, &e), IB_EINVAL);
+	cr_assert(strstr(e.msg, "Unsupported agentic server metrics backend"), "%s", e.msg);
+	cr_assert(strstr(e.msg, "metric_names=[trtllm:x]"), "%s", e.msg);
+	cr_assert_not(exists("row.json"));
+	unlink("results/aiperf_artifacts/server_metrics_export.json");
+	setenv("PP_SIZE", "0", 1);
+	cr_assert_eq(res_agentic_process(&o, NULL, &e), IB_EINVAL);
+	cr_assert(strstr(e.msg, "PP_SIZE, DCP_SIZE, and PCP_SIZE"), "%s", e.msg);
+	unsetenv("PP_SIZE");
+	unsetenv("RESULT_FILENAME");
+	cr_assert_eq(res_agentic_process(&o, NULL, &e), IB_EINVAL);
+	cr_assert_not(exists("row.json"));
+}
+
+static int validate_with(const char *agg, double th)
+{
+	put("a/profile_export_aiperf.json", agg);
+	char d[300];
+	snprintf(d, sizeof d, "%s/a", root);
+	res_agentic_opts o = {.log = agentic_logger};
+	agentic_log[0] = 0;
+	int status = -1;
+	ib_error e = {0};
+	cr_assert_eq(res_agentic_validate(d, th, &o, &status, &e), 0);
+	return status;
+}
+
+Test(agentic, validate_gate_is_inclusive, .init = setup, .fini = teardown)
+{
+	mk("a");
+	cr_assert_eq(validate_with("{\"request_count\": {\"avg\": 90}, "
+	                           "\"error_request_count\": {\"avg\": 10}}",
+	                           0.1),
+	             0);
+	cr_assert(strstr(agentic_log, "1:Validated aiperf request error rate: 10/100 = 10.000% "
+	                              "<= 10.000%"),
+	          "%s", agentic_log);
+	cr_assert_eq(validate_with("{\"request_count\": {\"avg\": 89}, "
+	                           "\"error_request_count\": {\"avg\": 11}}",
+	                           0.1),
+	             1);
+	cr_assert(strstr(agentic_log, "2:ERROR: aiperf request error rate exceeded"), "%s",
+	          agentic_log);
+	cr_assert_eq(validate_with("{\"request_count\": {\"avg\": 0}}", 0.1), 1);
+	cr_assert(strstr(agentic_log, "aiperf completed zero requests"), "%s", agentic_log);
+	cr_assert_eq(validate_with("{\"request_count\": {\"avg\": \"9\"}}", 0.1), 1);
+	cr_assert(strstr(agentic_log, "request_count.avg must be numeric"), "%s", agentic_log);
+}
+
+Test(agentic, power_adapter_failure_marks_invalid, .init = setup, .fini = teardown)
+{
+	agentic_env();
+	put("agg.json", "{\"hw\": \"h200\", \"avg_power_w\": 1.0}");
+	res_agentic_power_opts o = {.result_dir = "results", .agg_path = "agg.json",
+	                            .require_power = true, .log = agentic_logger};
+	agentic_log[0] = 0;
+	int status = 0;
+	ib_error e = {0};
+	cr_assert_eq(res_agentic_power(&o, &status, &e), 0, "%s", e.msg);
+	cr_assert_eq(status, 1);
+	char *agg = slurp("agg.json");
+	cr_assert_str_eq(agg, "{\n  \"hw\": \"h200\",\n  \"power_metric_schema_version\": 2,\n"
+	                      "  \"power_valid\": 0\n}");
+	char *side = slurp("results/power_validation.json");
+	cr_assert(strstr(side, "\"reasons\": [\n    \"profile_artifacts_missing\"\n  ]"), "%s",
+	          side);
+	cr_assert(strstr(side, "\"window_source\": \"aiperf_profile_lifecycle\""), "%s", side);
+	cr_assert(strstr(agentic_log, "2:[agentx_power] Power-window adaptation failed: "
+	                              "profile_artifacts_missing"),
+	          "%s", agentic_log);
+	free(agg);
+	free(side);
 }

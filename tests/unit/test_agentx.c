@@ -1,0 +1,613 @@
+/* Unit tests of src/agentx: the Weka trace parser and writer, the corpus in
+ * the Hugging Face cache, and the stand-in corpus generator. */
+#include "agentx/agentx.h"
+#include "fmt/fmt.h"
+#include "tok/tok.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+static const char *sample =
+    "{\"id\": \"trace-0001\", \"models\": [\"m\"], \"block_size\": 64, \"hash_id_scope\": "
+    "\"local\", \"system_tokens\": 10, \"requests\": [\n"
+    "  {\"t\": 0.0, \"type\": \"n\", \"model\": \"m\", \"in\": 128, \"hash_ids\": [5, 6], "
+    "\"api_time\": 1.5, \"think_time\": 2, \"out\": 7},\n"
+    "  {\"t\": 3.5, \"type\": \"subagent\", \"agent_id\": \"agent-1\", \"subagent_type\": "
+    "\"Explore\", \"duration_ms\": 900, \"total_tokens\": 70, \"status\": \"completed\", "
+    "\"models\": [\"h\"], \"requests\": [{\"t\": 0.0, \"type\": \"n\", \"in\": 64, \"out\": 6, "
+    "\"hash_ids\": [5]}]},\n"
+    "  {\"t\": 4.4, \"type\": \"s\", \"in\": 192, \"hash_ids\": [5, 6, 9], \"output_length\": "
+    "11, \"ttft\": 0.25, \"stop\": \"end_turn\"}]}\n";
+
+static char *one_line(const char *s)
+{
+	char *o = strdup(s);
+	for (char *p = o; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	size_t n = strlen(o);
+	o[n - 1] = '\n';
+	return o;
+}
+
+Test(agentx, parse_fields)
+{
+	ib_arena *a = ib_arena_new();
+	ax_corpus c = {0};
+	ib_error e = {0};
+	char *line = one_line(sample);
+	cr_assert_eq(ax_parse(a, "t.jsonl", line, strlen(line), &c, &e), 0, "%s", e.msg);
+	cr_assert_eq(c.n, 1);
+	const ax_trace *t = &c.t[0];
+	cr_assert_str_eq(t->id, "trace-0001");
+	cr_assert_eq(t->block_size, 64);
+	cr_assert_eq(t->system_tokens, 10);
+	cr_assert_eq(t->n, 3);
+	cr_assert_not(t->entries[0].is_subagent);
+	cr_assert_eq(t->entries[0].r.in, 128);
+	cr_assert_eq(t->entries[0].r.out, 7);
+	cr_assert_eq(t->entries[0].r.nhash, 2);
+	cr_assert_eq(t->entries[0].r.hash_ids[1], 6);
+	cr_assert_eq(t->entries[0].r.think_time, 2.0);
+	cr_assert(t->entries[1].is_subagent);
+	cr_assert_str_eq(t->entries[1].s.agent_id, "agent-1");
+	cr_assert_eq(t->entries[1].s.duration_ms, 900);
+	cr_assert_eq(t->entries[1].s.nreq, 1);
+	cr_assert_eq(t->entries[1].s.req[0].out, 6);
+	cr_assert_eq(t->entries[2].r.type, 's');
+	cr_assert_eq(t->entries[2].r.out, 11); /* output_length */
+	cr_assert(t->entries[2].r.has_ttft);
+	cr_assert_eq(t->entries[2].r.ttft, 0.25);
+	/* written and read back: the same bytes */
+	ib_buf w1 = {0}, w2 = {0};
+	cr_assert_eq(ax_trace_write(&w1, t), 0);
+	ax_corpus c2 = {0};
+	cr_assert_eq(ax_parse(a, "w", w1.data, w1.len, &c2, &e), 0, "%s", e.msg);
+	cr_assert_eq(ax_trace_write(&w2, &c2.t[0]), 0);
+	cr_assert_str_eq(w1.data, w2.data);
+	cr_assert(strstr(w1.data, "\"out\": 11, \"hash_ids\": [5, 6, 9]"), "%s", w1.data);
+	ib_buf_free(&w1);
+	ib_buf_free(&w2);
+	/* a JSON list of traces */
+	ax_corpus c3 = {0};
+	ib_buf l = {0};
+	ib_buf_printf(&l, "\n [%s, %s]", sample, sample);
+	cr_assert_eq(ax_parse(a, "t.json", l.data, l.len, &c3, &e), 0, "%s", e.msg);
+	cr_assert_eq(c3.n, 2);
+	ib_buf_free(&l);
+	free(line);
+	ib_arena_free(a);
+}
+
+/* Parses text and expects rc, with line and a substring of the message. */
+static void expect_error(const char *text, int rc, int line, const char *msg)
+{
+	ib_arena *a = ib_arena_new();
+	ax_corpus c = {0};
+	ib_error e = {0};
+	cr_assert_eq(ax_parse(a, "bad.jsonl", text, strlen(text), &c, &e), rc, "%s", text);
+	cr_assert_str_eq(e.file, "bad.jsonl");
+	cr_assert_eq(e.line, line, "line %d: %s", e.line, e.msg);
+	cr_assert(strstr(e.msg, msg), "%s", e.msg);
+	ib_arena_free(a);
+}
+
+Test(agentx, errors_name_file_line_and_field)
+{
+	char *line = one_line(sample);
+	ib_buf b = {0};
+	ib_buf_printf(&b, "%s\n%s{\"id\": \"t\", \"requests\": [}\n", line, line);
+	expect_error(b.data, IB_EPARSE, 4, "");
+	expect_error("{\"id\": \"x\", \"requests\": [{\"t\": 0, \"type\": \"n\", \"out\": 1, "
+	             "\"hash_ids\": []}]}",
+	             IB_EINVAL, 1, "trace 'x': requests[0]: missing field 'in'");
+	expect_error("\n{\"id\": \"x\", \"requests\": [{\"t\": 0, \"type\": \"n\", \"in\": 1, "
+	             "\"out\": 1, \"hash_ids\": [1, \"2\"]}]}",
+	             IB_EINVAL, 2, "requests[0].hash_ids[1]: must be an integer, not str");
+	expect_error("{\"id\": \"x\", \"requests\": [{\"t\": 0, \"type\": \"q\", \"in\": 1, "
+	             "\"out\": 1, \"hash_ids\": []}]}",
+	             IB_EINVAL, 1, "requests[0].type: must be \"n\", \"s\" or \"subagent\"");
+	expect_error("{\"id\": \"x\", \"requests\": [{\"t\": 0, \"type\": \"subagent\", "
+	             "\"agent_id\": \"a\", \"requests\": [{\"type\": \"subagent\"}]}]}",
+	             IB_EINVAL, 1, "requests[0].requests[0]: a subagent cannot spawn subagents");
+	expect_error("{\"id\": \"x\", \"requests\": [{\"t\": -1, \"type\": \"n\", \"in\": 1, "
+	             "\"out\": 1, \"hash_ids\": []}]}",
+	             IB_EINVAL, 1, "requests[0].t: must be a non-negative number");
+	expect_error("{\"requests\": []}", IB_EINVAL, 1, "trace: missing field 'id'");
+	expect_error("{\"id\": \"x\", \"requests\": []}", IB_EINVAL, 1, "must not be empty");
+	expect_error("[1]", IB_EINVAL, 1, "a trace must be a JSON object");
+	ib_buf_free(&b);
+	free(line);
+}
+
+static char cache[256];
+
+static void cache_setup(void)
+{
+	snprintf(cache, sizeof cache, "/tmp/ib_test_agentx_XXXXXX");
+	cr_assert(mkdtemp(cache));
+	setenv("HF_HUB_CACHE", cache, 1);
+}
+
+static void cache_teardown(void)
+{
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache);
+	cr_assert_eq(system(cmd), 0);
+}
+
+static void snapshot(const char *ds, const char *rev, const char *text, time_t mtime)
+{
+	char p[512];
+	snprintf(p, sizeof p, "%s/%s", cache, ds);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/%s/snapshots", cache, ds);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/%s/snapshots/%s", cache, ds, rev);
+	cr_assert_eq(mkdir(p, 0755), 0);
+	char f[600];
+	snprintf(f, sizeof f, "%s/traces.jsonl", p);
+	FILE *fp = text ? fopen(f, "w") : NULL;
+	if (text) {
+		cr_assert(fp);
+		fputs(text, fp);
+		fclose(fp);
+	}
+	struct timeval tv[2] = {{mtime, 0}, {mtime, 0}};
+	cr_assert_eq(utimes(p, tv), 0);
+}
+
+Test(agentx, hf_cache_newest_snapshot, .init = cache_setup, .fini = cache_teardown)
+{
+	char *line = one_line(sample);
+	snapshot("datasets--semianalysisai--cc-traces-weka-062126", "aaa", line, 1000);
+	snapshot("datasets--semianalysisai--cc-traces-weka-062126-256k", "bbb", NULL, 3000);
+	snapshot("datasets--semianalysisai--cc-traces-weka-062126-256k", "ccc", line, 2000);
+	char *dir;
+	cr_assert_eq(ax_hf_snapshot(NULL, &dir, NULL), 1);
+	/* bbb is newer but holds no trace file */
+	cr_assert(strstr(dir, "-256k/snapshots/ccc"), "%s", dir);
+	free(dir);
+	ib_arena *a = ib_arena_new();
+	ax_corpus c = {0};
+	ib_error e = {0};
+	cr_assert_eq(ax_corpus_load(a, "semianalysisai/cc-traces-weka-062126", &c, &e), 0, "%s",
+	             e.msg);
+	cr_assert_eq(c.n, 1);
+	cr_assert_str_eq(c.t[0].id, "trace-0001");
+	cr_assert_eq(ax_corpus_load(a, "semianalysisai/other", &c, &e), IB_ENOENT);
+	cr_assert(strstr(e.msg, "never downloaded"), "%s", e.msg);
+	cr_assert_eq(ax_corpus_load(a, "/no/such/file.jsonl", &c, &e), IB_ENOENT);
+	cr_assert(strstr(e.file, "/no/such/file.jsonl"), "%s", e.file);
+	ib_arena_free(a);
+	free(line);
+}
+
+Test(agentx, generator_is_deterministic_and_per_trace)
+{
+	ax_gen_opts o;
+	ax_gen_defaults(&o);
+	o.traces = 5;
+	ib_arena *a = ib_arena_new();
+	ax_trace t1, t2;
+	ib_error e = {0};
+	cr_assert_eq(ax_gen_trace(a, &o, 3, &t1, &e), 0, "%s", e.msg);
+	o.traces = 50; /* trace 3 does not depend on the count */
+	cr_assert_eq(ax_gen_trace(a, &o, 3, &t2, &e), 0, "%s", e.msg);
+	ib_buf b1 = {0}, b2 = {0};
+	ax_trace_write(&b1, &t1);
+	ax_trace_write(&b2, &t2);
+	cr_assert_str_eq(b1.data, b2.data);
+	o.seed = 43;
+	cr_assert_eq(ax_gen_trace(a, &o, 3, &t2, &e), 0);
+	b2.len = 0;
+	ax_trace_write(&b2, &t2);
+	cr_assert_str_neq(b1.data, b2.data);
+	ib_buf_free(&b1);
+	ib_buf_free(&b2);
+	ib_arena_free(a);
+}
+
+Test(agentx, generator_shape)
+{
+	ax_gen_opts o;
+	ax_gen_defaults(&o);
+	o.compact_rate = 0;
+	o.subagent_rate = 0.5;
+	o.background_rate = 1;
+	o.long_tail = 0.5;
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	int64_t biggest = 0;
+	size_t subagents = 0;
+	for (size_t i = 0; i < 40; i++) {
+		ax_trace t;
+		cr_assert_eq(ax_gen_trace(a, &o, i, &t, &e), 0, "%s", e.msg);
+		const ax_request *prev = NULL;
+		double join_after = 0;
+		size_t last_parent = 0;
+		for (size_t k = 0; k < t.n; k++)
+			if (!t.entries[k].is_subagent)
+				last_parent = k;
+		for (size_t k = 0; k < t.n; k++) {
+			const ax_entry *en = &t.entries[k];
+			if (en->is_subagent) {
+				subagents++;
+				/* the subagent shares the parent's system blocks */
+				int64_t sys = (o.system_tokens + o.tool_tokens + 63) / 64;
+				cr_assert(memcmp(en->s.req[0].hash_ids, t.entries[0].r.hash_ids,
+				                 (size_t)sys * sizeof(int64_t)) == 0);
+				double end = en->s.t + en->s.duration_ms / 1000.0;
+				join_after = end > join_after ? end : join_after;
+				continue;
+			}
+			const ax_request *r = &en->r;
+			cr_assert_eq(r->in, (int64_t)r->nhash * 64);
+			cr_assert_leq(r->in + r->out, o.max_context);
+			cr_assert_geq(r->out, 1);
+			if (prev) {
+				/* the previous context is a prefix (no compaction) and grew by
+				 * at least the previous output's blocks */
+				cr_assert(r->nhash >= prev->nhash + (size_t)((prev->out + 63) / 64));
+				cr_assert(!memcmp(r->hash_ids, prev->hash_ids, prev->nhash * sizeof(int64_t)));
+				cr_assert_geq(r->t + 1e-9, prev->t + prev->api_time + prev->think_time);
+				cr_assert_geq(r->t + 0.002, join_after, "a parent turn before its join");
+			}
+			prev = r;
+			biggest = r->in > biggest ? r->in : biggest;
+		}
+		cr_assert(t.entries[t.n - 1].is_subagent && last_parent < t.n - 1,
+		          "background subagents come last");
+	}
+	cr_assert_gt(subagents, 40);
+	cr_assert_gt(biggest, o.context.hi, "no trace in the long-context tail");
+	ib_arena_free(a);
+}
+
+Test(agentx, generator_options_checked)
+{
+	ax_gen_opts o;
+	ax_gen_defaults(&o);
+	ib_error e = {0};
+	cr_assert_eq(ax_gen_check(&o, &e), 0, "%s", e.msg);
+	o.turns = (ax_range){5, 2};
+	cr_assert_eq(ax_gen_check(&o, &e), IB_EINVAL);
+	cr_assert(strstr(e.msg, "--turns"), "%s", e.msg);
+	ax_gen_defaults(&o);
+	o.long_tail = 1.5;
+	cr_assert_eq(ax_gen_check(&o, &e), IB_EINVAL);
+	cr_assert(strstr(e.msg, "--long-tail"), "%s", e.msg);
+	ax_gen_defaults(&o);
+	o.max_context = 1000;
+	cr_assert_eq(ax_gen_check(&o, &e), IB_EINVAL);
+	cr_assert(strstr(e.msg, "--max-context"), "%s", e.msg);
+}
+
+/* ---- the lane scheduler, driven in model time ---- */
+
+static const char *sched_trace =
+    "{\"id\": \"a\", \"requests\": ["
+    "{\"t\": 0, \"type\": \"n\", \"in\": 64, \"out\": 5, \"hash_ids\": [1], \"think_time\": 5},"
+    "{\"t\": 1, \"type\": \"subagent\", \"agent_id\": \"agent-1\", \"requests\": ["
+    "{\"t\": 0, \"type\": \"n\", \"in\": 64, \"out\": 3, \"hash_ids\": [1], \"think_time\": 1},"
+    "{\"t\": 1, \"type\": \"n\", \"in\": 128, \"out\": 3, \"hash_ids\": [1, 2], \"think_time\": 1}]},"
+    "{\"t\": 9, \"type\": \"n\", \"in\": 128, \"out\": 6, \"hash_ids\": [1, 3], \"think_time\": 7},"
+    "{\"t\": 20, \"type\": \"n\", \"in\": 192, \"out\": 7, \"hash_ids\": [1, 3, 4], \"think_time\": 0},"
+    "{\"t\": 30, \"type\": \"subagent\", \"agent_id\": \"agent-2\", \"requests\": ["
+    "{\"t\": 0, \"type\": \"n\", \"in\": 64, \"out\": 2, \"hash_ids\": [1]}]}]}\n";
+
+typedef struct {
+	ax_dispatch d[64];
+	double at[64];
+	size_t n;
+} sched_log;
+
+/* Runs s with every request taking `lat` seconds until n dispatches. */
+static void drive(ax_sched *s, double lat, size_t n, sched_log *log)
+{
+	double now = 0;
+	uint64_t fly[64];
+	double end[64];
+	size_t nf = 0;
+	log->n = 0;
+	while (log->n < n) {
+		ax_dispatch d;
+		while (log->n < n && ax_sched_next(s, now, &d)) {
+			log->d[log->n] = d, log->at[log->n++] = now;
+			fly[nf] = d.id, end[nf++] = now + lat;
+		}
+		if (log->n >= n)
+			break;
+		double t = ax_sched_next_due(s);
+		size_t first = nf;
+		for (size_t i = 0; i < nf; i++)
+			if (end[i] <= t && (first == nf || end[i] < end[first]))
+				first = i;
+		cr_assert(first < nf || isfinite(t), "the scheduler stalled");
+		if (first < nf) {
+			now = end[first];
+			cr_assert_eq(ax_sched_done(s, fly[first], now), 0);
+			fly[first] = fly[nf - 1], end[first] = end[--nf];
+		} else
+			now = t;
+	}
+}
+
+static ax_sched *sched_of(ib_arena *a, const char *text, ax_sched_opts *o, ax_corpus *c)
+{
+	ib_error e = {0};
+	cr_assert_eq(ax_parse(a, "s.jsonl", text, strlen(text), c, &e), 0, "%s", e.msg);
+	o->corpus = c;
+	ax_sched *s;
+	cr_assert_eq(ax_sched_new(o, 0, &s, &e), 0, "%s", e.msg);
+	return s;
+}
+
+Test(agentx, sched_think_join_background_recycle)
+{
+	ib_arena *a = ib_arena_new();
+	ax_corpus c = {0};
+	ax_sched_opts o = {.lanes = 1, .global_idle_cap = 10, .tree_idle_cap = 300};
+	ax_sched *s = sched_of(a, sched_trace, &o, &c);
+	cr_assert(ax_sched_profiling(s));
+	sched_log log;
+	drive(s, 2.0, 8, &log);
+	/* turn 0 at 0, done 2; agent-1 at 2 (done 4) and 5 (done 7); the join:
+	 * turn 1 at 7 + 5; turn 2 at 14 + 7; agent-2 in the background at 23;
+	 * drained at 25: the lane replays from turn 0 */
+	static const double at[] = {0, 2, 5, 12, 21, 23, 25};
+	static const bool sub[] = {false, true, true, false, false, true, false};
+	for (size_t i = 0; i < 7; i++) {
+		cr_assert_eq(log.at[i], at[i], "dispatch %zu at %g, expected %g", i, log.at[i], at[i]);
+		cr_assert_eq(log.d[i].subagent, sub[i], "dispatch %zu", i);
+		cr_assert_not(log.d[i].warmup);
+	}
+	cr_assert_eq(log.d[2].sub_req, 1);
+	cr_assert_eq(log.d[3].req->out, 6);
+	cr_assert_eq(log.d[6].entry, 0);
+	cr_assert_neq(log.d[6].replay, log.d[0].replay, "a recycled replay has a new number");
+	cr_assert_eq(log.d[5].replay, log.d[0].replay);
+	ax_sched_free(s);
+	ib_arena_free(a);
+}
+
+Test(agentx, sched_idle_caps)
+{
+	const char *t = "{\"id\": \"x\", \"requests\": ["
+	                "{\"t\": 0, \"type\": \"n\", \"in\": 64, \"out\": 1, \"hash_ids\": [1], "
+	                "\"think_time\": 1000},"
+	                "{\"t\": 1001, \"type\": \"n\", \"in\": 64, \"out\": 1, \"hash_ids\": [1]}]}\n";
+	ib_arena *a = ib_arena_new();
+	ax_corpus c = {0};
+	/* the per-tree cap alone */
+	ax_sched_opts o = {.lanes = 1, .global_idle_cap = 1e9, .tree_idle_cap = 300};
+	ax_sched *s = sched_of(a, t, &o, &c);
+	sched_log log;
+	drive(s, 2.0, 2, &log);
+	cr_assert_eq(log.at[1], 302.0, "%g", log.at[1]);
+	ax_sched_free(s);
+	/* the global cap, tighter */
+	o.global_idle_cap = 10;
+	s = sched_of(a, t, &o, &c);
+	drive(s, 2.0, 2, &log);
+	cr_assert_eq(log.at[1], 12.0, "%g", log.at[1]);
+	ax_sched_free(s);
+	ib_arena_free(a);
+}
+
+Test(agentx, sched_warmup_then_profiling_at_tstar)
+{
+	ib_arena *a = ib_arena_new();
+	ax_corpus c = {0};
+	ax_sched_opts o = {.lanes = 1,
+	                   .tstar_lo = 0.5,
+	                   .tstar_hi = 0.5,
+	                   .warmup_per_lane = 3,
+	                   .global_idle_cap = 10,
+	                   .tree_idle_cap = 300};
+	ax_sched *s = sched_of(a, sched_trace, &o, &c); /* 3 parent turns: t* = turn 1 */
+	cr_assert_not(ax_sched_profiling(s));
+	sched_log log;
+	drive(s, 1.0, 6, &log);
+	/* the turn before t* with its recorded output, then 3 one-token requests */
+	cr_assert(log.d[0].warmup && log.d[0].entry == 0 && log.d[0].max_tokens == 5);
+	for (size_t i = 1; i < 4; i++)
+		cr_assert(log.d[i].warmup && log.d[i].entry == 0 && log.d[i].max_tokens == 1);
+	cr_assert(ax_sched_profiling(s));
+	cr_assert_not(log.d[4].warmup);
+	cr_assert_eq(log.d[4].entry, 2, "profiling starts at t* (turn 1, entry 2)");
+	cr_assert_eq(log.at[4], 4.0);
+	ax_sched_free(s);
+	ib_arena_free(a);
+}
+
+Test(agentx, sched_drops_and_lanes)
+{
+	ib_arena *a = ib_arena_new();
+	ax_corpus c = {0};
+	const char *big = "{\"id\": \"big\", \"requests\": [{\"t\": 0, \"type\": \"n\", \"in\": "
+	                  "100000, \"out\": 1, \"hash_ids\": []}]}\n";
+	ib_buf b = {0};
+	ib_buf_printf(&b, "%s%s", sched_trace, big);
+	ax_sched_opts o = {.lanes = 3, .max_context = 1000, .global_idle_cap = 10,
+	                   .tree_idle_cap = 300};
+	ax_sched *s = sched_of(a, b.data, &o, &c);
+	cr_assert_eq(ax_sched_dropped(s), 1);
+	sched_log log;
+	drive(s, 1.0, 3, &log);
+	/* three lanes start at once on the one trace left, each its own replay */
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert_eq(log.at[i], 0.0);
+		cr_assert_eq(log.d[i].lane, i);
+		cr_assert_str_eq(c.t[log.d[i].trace].id, "a");
+	}
+	cr_assert(log.d[0].replay != log.d[1].replay && log.d[1].replay != log.d[2].replay);
+	ax_sched_free(s);
+	ax_corpus c2 = {0};
+	ib_error e = {0};
+	cr_assert_eq(ax_parse(a, "b.jsonl", big, strlen(big), &c2, &e), 0);
+	o.corpus = &c2;
+	cr_assert_eq(ax_sched_new(&o, 0, &s, &e), IB_EINVAL);
+	cr_assert(strstr(e.msg, "maximum context"), "%s", e.msg);
+	ib_buf_free(&b);
+	ib_arena_free(a);
+}
+
+/* ---- block synthesis (needs the tokenizer fixtures: make fixtures) ---- */
+
+static void check_blocks(const char *model)
+{
+	char dir[256];
+	snprintf(dir, sizeof dir, "fixtures/tokenizers/%s", model);
+	char tj[300];
+	snprintf(tj, sizeof tj, "%s/tokenizer.json", dir);
+	cr_assert_eq(access(tj, R_OK), 0, "fixtures missing: %s (run make fixtures)", tj);
+	struct tok *t;
+	ib_error e = {0};
+	cr_assert_eq(tok_load(dir, &t, &e), 0, "%s", e.msg);
+	ax_blocks *b;
+	cr_assert_eq(ax_blocks_new(t, model, &b, &e), 0, "%s", e.msg);
+	cr_assert_geq(ax_blocks_pool(b), 256);
+	ib_buf x = {0}, y = {0}, all = {0};
+	cr_assert_eq(ax_words(b, "trace-0001", 42, 64, &x), 0);
+	cr_assert_eq(ax_words(b, "trace-0001", 42, 64, &y), 0);
+	cr_assert_str_eq(x.data, y.data, "identical ids give identical text");
+	y.len = 0;
+	cr_assert_eq(ax_words(b, "trace-0002", 42, 64, &y), 0);
+	cr_assert_str_neq(x.data, y.data, "another trace's block 42 differs");
+	/* blocks, then a 17-token tail, re-encode to exactly their counts */
+	ib_buf_printf(&all, "%s%s", x.data, y.data);
+	cr_assert_eq(ax_words(b, "trace-0001:tail", 3, 17, &all), 0);
+	tok_ids ids = {0};
+	cr_assert_eq(tok_encode(t, all.data, all.len, false, &ids, &e), 0, "%s", e.msg);
+	cr_assert_eq(ids.n, 64 + 64 + 17, "%s: %zu tokens", model, ids.n);
+	tok_ids_free(&ids);
+	ib_buf_free(&x);
+	ib_buf_free(&y);
+	ib_buf_free(&all);
+	ax_blocks_free(b);
+	tok_free(t);
+}
+
+Test(agentx, blocks_llama3)
+{
+	check_blocks("llama3");
+}
+
+Test(agentx, blocks_qwen3)
+{
+	check_blocks("qwen3");
+}
+
+Test(agentx, cache_bust_marker)
+{
+	char a[20], b[20], c[20];
+	ax_cache_bust(42, 1, a);
+	ax_cache_bust(42, 1, b);
+	ax_cache_bust(42, 2, c);
+	cr_assert_str_eq(a, b);
+	cr_assert_str_neq(a, c);
+	cr_assert_eq(strlen(a), 18);
+	cr_assert(!strncmp(a, "[rid:", 5) && a[17] == ']', "%s", a);
+}
+
+/* The contents of a chat body's messages, concatenated (marker removed),
+ * and its roles as letters. */
+static void body_parts(ib_arena *a, const ib_buf *body, const char *marker, ib_buf *text,
+                       char *roles, int64_t *max_tokens)
+{
+	ib_val *v;
+	ib_error e = {0};
+	cr_assert_eq(ib_json_parse(a, "body", body->data, body->len, &v, &e), 0, "%s", e.msg);
+	const ib_val *m = ib_map_get(v, "messages");
+	*max_tokens = ib_map_get(v, "max_tokens")->i;
+	cr_assert(ib_map_get(v, "ignore_eos")->b && ib_map_get(v, "stream")->b);
+	size_t k = 0;
+	for (size_t i = 0; i < m->list.n; i++) {
+		const char *role = ib_map_get(m->list.v[i], "role")->str.s;
+		const ib_val *c = ib_map_get(m->list.v[i], "content");
+		roles[k++] = role[0];
+		const char *s = c->str.s;
+		size_t n = c->str.len;
+		if (marker && !strncmp(s, marker, strlen(marker))) {
+			cr_assert_eq(role[0], 'u');
+			s += strlen(marker) + 2, n -= strlen(marker) + 2;
+		}
+		ib_buf_append(text, s, n);
+	}
+	roles[k] = 0;
+}
+
+Test(agentx, conversation_turns)
+{
+	const char *tr =
+	    "{\"id\": \"trace-7\", \"system_tokens\": 64, \"tool_tokens\": 60, \"requests\": ["
+	    "{\"t\": 0, \"type\": \"n\", \"in\": 330, \"out\": 100, \"hash_ids\": [1, 2, 3, 4, 5]},"
+	    "{\"t\": 1, \"type\": \"n\", \"in\": 522, \"out\": 64, \"hash_ids\": [1, 2, 3, 4, 5, 6, 7, "
+	    "8]},"
+	    "{\"t\": 2, \"type\": \"n\", \"in\": 256, \"out\": 9, \"hash_ids\": [1, 2, 9, 10]}]}\n";
+	ib_arena *a = ib_arena_new();
+	ax_corpus c = {0};
+	ib_error e = {0};
+	cr_assert_eq(ax_parse(a, "c.jsonl", tr, strlen(tr), &c, &e), 0, "%s", e.msg);
+	const ax_trace *t = &c.t[0];
+	cr_assert_eq(access("fixtures/tokenizers/llama3/tokenizer.json", R_OK), 0,
+	             "fixtures missing (run make fixtures)");
+	struct tok *tk;
+	cr_assert_eq(tok_load("fixtures/tokenizers/llama3", &tk, &e), 0, "%s", e.msg);
+	ax_blocks *b;
+	cr_assert_eq(ax_blocks_new(tk, "llama3", &b, &e), 0, "%s", e.msg);
+	char marker[20];
+	ax_cache_bust(42, 7, marker);
+	ax_conv cv = {0};
+	const ax_request *prev = NULL;
+	static const char *const want_roles[] = {"su", "suau", "sau"};
+	ib_buf last = {0};
+	for (size_t i = 0; i < 3; i++) {
+		const ax_request *r = &t->entries[i].r;
+		cr_assert_eq(ax_conv_turn(&cv, t, prev, r), 0);
+		ib_buf body = {0}, text = {0};
+		cr_assert_eq(ax_chat_body(&body, b, t, &cv, r, (int64_t)i, "m", r->out, marker), 0);
+		char roles[16];
+		int64_t mt;
+		body_parts(a, &body, marker, &text, roles, &mt);
+		/* the messages grow by an answer and a user turn, and end with the user */
+		cr_assert_str_eq(roles, want_roles[i], "turn %zu: %s", i, roles);
+		cr_assert_eq(mt, r->out);
+		tok_ids ids = {0};
+		cr_assert_eq(tok_encode(tk, text.data, text.len, false, &ids, &e), 0, "%s", e.msg);
+		cr_assert_eq((int64_t)ids.n, r->in, "turn %zu: %zu tokens, in %lld", i, ids.n,
+		             (long long)r->in);
+		tok_ids_free(&ids);
+		if (i == 1) {
+			/* turn 1 keeps turn 0's blocks (without its tail): 5 * 64 tokens */
+			ib_buf blocks = {0};
+			for (size_t k = 0; k < 5; k++)
+				ax_words(b, "trace-7", (int64_t)k + 1, 64, &blocks);
+			cr_assert(!strncmp(text.data, blocks.data, blocks.len), "the LCP bytes differ");
+			cr_assert(strncmp(text.data, last.data, last.len), "turn 0's tail leaked");
+			ib_buf_free(&blocks);
+		}
+		ib_buf_free(&last);
+		last = text;
+		ib_buf_free(&body);
+		prev = r;
+	}
+	/* after the compaction (LCP 2 blocks): system [1,2] only, then a
+	 * 1-block answer and a 1-block user message */
+	cr_assert_eq(cv.n, 3);
+	cr_assert_eq(cv.seg[0].to, 2);
+	cr_assert_eq(cv.seg[1].role, 'a');
+	cr_assert_eq(cv.seg[1].to - cv.seg[1].from, 1);
+	ib_buf_free(&last);
+	ax_conv_free(&cv);
+	ax_blocks_free(b);
+	tok_free(tk);
+	ib_arena_free(a);
+}
