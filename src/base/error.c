@@ -57,6 +57,11 @@ bool ib_str_has_prefix(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+int ib_cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
 /* Matches one bracket class starting at p (just after '['); sets *end to the
  * character after ']' and returns whether c is in the class. Returns -1 when
  * the class is not closed (then '[' is a literal, as in Python). */

@@ -55,6 +55,26 @@ int ib_read_file(const char *path, ib_buf *out, ib_error *e)
 	return 0;
 }
 
+int ib_mkdirs(const char *path, mode_t mode, ib_error *e)
+{
+	char p[4096];
+	size_t n = strlen(path);
+	if (n >= sizeof p)
+		return ib_fail(e, IB_EINVAL, path, 0, 0, "path too long");
+	memcpy(p, path, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (p[i] != '/' && p[i] != '\0')
+			continue;
+		char c = p[i];
+		p[i] = '\0';
+		if (mkdir(p, mode) != 0 && errno != EEXIST)
+			return ib_fail(e, IB_EIO, p, 0, 0, "cannot create the folder: %s",
+			               strerror(errno));
+		p[i] = c;
+	}
+	return 0;
+}
+
 int ib_atomic_open(ib_atomic *w, const char *path, ib_error *e)
 {
 	ib_buf tmp = {0};

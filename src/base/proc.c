@@ -1,4 +1,5 @@
-/* The one child-process helper: run a program, capture what it prints. */
+/* The one spawner (ib_proc_spawn, ib_proc_reap) and the helper that runs a
+ * program and captures what it prints (ib_proc_run). */
 #define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np */
 #include "base/base.h"
 
@@ -12,6 +13,67 @@
 #include <unistd.h>
 
 extern char **environ;
+
+int ib_proc_spawn(const ib_spawn *s, pid_t *pid, ib_error *e)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&at);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (s->log) {
+		posix_spawn_file_actions_addopen(&fa, 1, s->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	} else {
+		if (s->out_fd > 0)
+			posix_spawn_file_actions_adddup2(&fa, s->out_fd, 1);
+		if (s->err_fd > 0)
+			posix_spawn_file_actions_adddup2(&fa, s->err_fd, 2);
+	}
+	if (s->cwd)
+		posix_spawn_file_actions_addchdir_np(&fa, s->cwd);
+	if (s->group) {
+		sigset_t none, def;
+		sigemptyset(&none);
+		sigemptyset(&def);
+		sigaddset(&def, SIGINT);
+		sigaddset(&def, SIGTERM);
+		sigaddset(&def, SIGPIPE);
+		sigaddset(&def, SIGCHLD);
+		sigaddset(&def, SIGHUP);
+		posix_spawnattr_setsigmask(&at, &none);
+		posix_spawnattr_setsigdefault(&at, &def);
+		posix_spawnattr_setpgroup(&at, 0);
+		posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+		                                  POSIX_SPAWN_SETSIGDEF);
+	}
+	int rc = posix_spawnp(pid, s->argv[0], &fa, &at, (char *const *)s->argv,
+	                      s->envp ? s->envp : environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	if (rc)
+		return ib_fail(e, IB_EIO, "", 0, 0, "cannot start %s: %s", s->argv[0], strerror(rc));
+	return 0;
+}
+
+bool ib_proc_reap(pid_t pid, int *status, bool hang)
+{
+	int ws;
+	for (;;) {
+		pid_t r = waitpid(pid, &ws, hang ? 0 : WNOHANG);
+		if (r == 0)
+			return false;
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			*status = -1; /* not our child (any more) */
+			return true;
+		}
+		break;
+	}
+	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : -1;
+	return true;
+}
 
 static int drain(int fd, ib_buf *b, bool *open_)
 {
@@ -39,22 +101,15 @@ int ib_proc_run(const char *const *argv, const char *cwd, ib_buf *out, ib_buf *e
 		return ib_fail(e, IB_EIO, "", 0, 0, "cannot create a pipe for %s: %s", argv[0],
 		               strerror(er));
 	}
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (cwd)
-		posix_spawn_file_actions_addchdir_np(&fa, cwd);
 	pid_t pid;
-	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
+	ib_spawn sp = {.argv = argv, .cwd = cwd, .out_fd = po[1], .err_fd = pe[1]};
+	int rc = ib_proc_spawn(&sp, &pid, e);
 	close(po[1]);
 	close(pe[1]);
 	if (rc != 0) {
 		close(po[0]);
 		close(pe[0]);
-		return ib_fail(e, IB_EIO, "", 0, 0, "cannot run %s: %s", argv[0], strerror(rc));
+		return rc;
 	}
 	bool oo = true, eo = true;
 	int mem = 0;
@@ -77,19 +132,12 @@ int ib_proc_run(const char *const *argv, const char *cwd, ib_buf *out, ib_buf *e
 	}
 	close(po[0]);
 	close(pe[0]);
-	int ws;
-	while (waitpid(pid, &ws, 0) < 0) {
-		if (errno != EINTR)
-			return ib_fail(e, IB_EIO, "", 0, 0, "waiting for %s: %s", argv[0],
-			               strerror(errno));
-	}
+	int st;
+	ib_proc_reap(pid, &st, true);
+	if (st == -1) /* waitpid failed: not our child any more */
+		return ib_fail(e, IB_EIO, "", 0, 0, "waiting for %s: %s", argv[0], strerror(ECHILD));
 	if (mem)
 		return ib_fail(e, mem, "", 0, 0, "out of memory capturing the output of %s", argv[0]);
-	if (WIFEXITED(ws))
-		*status = WEXITSTATUS(ws);
-	else if (WIFSIGNALED(ws))
-		*status = 128 + WTERMSIG(ws);
-	else
-		*status = -1;
+	*status = st;
 	return 0;
 }

@@ -67,7 +67,7 @@ static int parse(int argc, char **argv, cmp_opts *o)
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			fputs(usage, stdout);
-			return 0;
+			return CLI_OK;
 		}
 		const char **dst = !strcmp(a, "--baseline") ? &o->baseline
 		                   : !strcmp(a, "--db")     ? &o->db
@@ -76,7 +76,7 @@ static int parse(int argc, char **argv, cmp_opts *o)
 		bool num = !strcmp(a, "--noise-k") || !strcmp(a, "--noise-min");
 		if ((dst || num) && i + 1 >= argc) {
 			fprintf(stderr, "infbench compare: error: %s needs a value\n", a);
-			return 2;
+			return CLI_USAGE;
 		}
 		if (dst) {
 			*dst = argv[++i];
@@ -88,7 +88,7 @@ static int parse(int argc, char **argv, cmp_opts *o)
 				fprintf(stderr,
 				        "infbench compare: error: %s: not a number >= 0: '%s'\n", a,
 				        v);
-				return 2;
+				return CLI_USAGE;
 			}
 			if (!strcmp(a, "--noise-k"))
 				o->noise_k = x;
@@ -96,14 +96,14 @@ static int parse(int argc, char **argv, cmp_opts *o)
 				o->noise_min = (long)x;
 		} else if (a[0] == '-' && a[1] == '-' && !o->dir) {
 			fprintf(stderr, "infbench compare: error: unknown option '%s'\n", a);
-			return 2;
+			return CLI_USAGE;
 		} else if (!o->dir) {
 			o->dir = a;
 		} /* further arguments are ignored, as the reference ignores them */
 	}
 	if (!o->dir) { /* the reference's usage line, on stdout, exit 1 */
 		fputs("Usage: python compare_results.py <results_dir>\n", stdout);
-		return 1;
+		return CLI_FAIL;
 	}
 	return -1;
 }
@@ -120,7 +120,7 @@ int cmd_compare(int argc, char **argv)
 		fprintf(stderr,
 		        "infbench compare: error: DATABASE_URL is not set (give --db URL or "
 		        "--baseline FILE)\n");
-		return 1;
+		return CLI_FAIL;
 	}
 	ib_error e = {0};
 	ib_arena *a = ib_arena_new();
@@ -147,10 +147,9 @@ int cmd_compare(int argc, char **argv)
 	res_compare_stats stats = {0};
 	if (!rc)
 		rc = res_compare(&co, &out, &stats, &e);
-	if (out.len)
-		fwrite(out.data, 1, out.len, stdout);
-	fflush(stdout);
-	if (rc)
+	if (cli_emit("infbench compare", NULL, &out))
+		rc = rc ? rc : IB_EIO;
+	else if (rc)
 		cli_error("infbench compare", NULL, &e);
 	else if (stats.rows)
 		fprintf(stderr, "Summary: %zu matched, %zu unmatched out of %zu results\n",
@@ -158,5 +157,5 @@ int cmd_compare(int argc, char **argv)
 	ib_buf_free(&out);
 	res_db_close(ldb.b.db);
 	ib_arena_free(a);
-	return rc ? 1 : 0;
+	return rc ? CLI_FAIL : CLI_OK;
 }

@@ -63,7 +63,7 @@ int res_success_table(ib_buf *b, const ib_val *rates);
  * stdout, warnings on stderr). The library never prints: it hands each line
  * (without its newline) to `log` with stream 1 (stdout) or 2 (stderr); a
  * NULL log drops them. */
-typedef void (*res_log_fn)(void *ud, int stream, const char *line);
+typedef ib_log_fn res_log_fn; /* base's one shape: stream IB_LOG_OUT or IB_LOG_ERR */
 
 /* The environment process_result.py reads, as NAME=VALUE strings: the first
  * entry of a name wins (put overrides first). env == NULL: the process
@@ -227,10 +227,10 @@ int res_db_schema_version(res_db *db, int *version, ib_error *e);
  * files' contents); date "YYYY-MM-DD" or an ISO timestamp (NULL: today,
  * UTC); branch, sha, runner may be NULL. progress (may be NULL) is called
  * inside the open transaction after every progress_every rows written
- * (0: never) with the rows done and the total. */
+ * (0: never) with a line that counts the rows done and the total. */
 typedef struct {
 	const char *run_id, *date, *branch, *sha, *runner;
-	void (*progress)(void *ctx, size_t done, size_t total);
+	ib_log_fn progress; /* IB_LOG_PROGRESS: "ingest: D of N rows written" */
 	void *progress_ctx;
 	size_t progress_every;
 } res_run_meta;

@@ -1,6 +1,6 @@
-#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np */
 /* Child processes of the runner: spawned into their own process groups,
  * polled, stopped as a group; the /health probe, free ports, log tails. */
+#include "net/net.h"
 #include "run/private.h"
 
 #include <arpa/inet.h>
@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -16,58 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
-
 int run_spawn(const char *const *argv, char *const *envp, const char *cwd, const char *log,
               pid_t *pid, ib_error *e)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&at);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	if (cwd)
-		posix_spawn_file_actions_addchdir_np(&fa, cwd);
-	sigset_t none, def;
-	sigemptyset(&none);
-	sigemptyset(&def);
-	sigaddset(&def, SIGINT);
-	sigaddset(&def, SIGTERM);
-	sigaddset(&def, SIGPIPE);
-	sigaddset(&def, SIGCHLD);
-	sigaddset(&def, SIGHUP);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &def);
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-	                                  POSIX_SPAWN_SETSIGDEF);
-	int rc = posix_spawnp(pid, argv[0], &fa, &at, (char *const *)argv, envp ? envp : environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	if (rc)
-		return ib_fail(e, IB_EIO, "", 0, 0, "cannot start %s: %s", argv[0], strerror(rc));
-	return 0;
-}
-
-bool run_reap(pid_t pid, int *status, bool hang)
-{
-	int ws;
-	for (;;) {
-		pid_t r = waitpid(pid, &ws, hang ? 0 : WNOHANG);
-		if (r == 0)
-			return false;
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			*status = -1; /* not our child (any more) */
-			return true;
-		}
-		break;
-	}
-	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : -1;
-	return true;
+	ib_spawn sp = {.argv = argv, .envp = envp, .cwd = cwd, .log = log, .group = true};
+	return ib_proc_spawn(&sp, pid, e);
 }
 
 void run_sleep_ms(int ms)
@@ -82,59 +34,23 @@ int run_stop_group(pid_t pid, int grace_ms)
 	int st;
 	kill(-pid, SIGTERM);
 	for (int waited = 0; waited < grace_ms; waited += 20) {
-		if (run_reap(pid, &st, false)) {
+		if (ib_proc_reap(pid, &st, false)) {
 			kill(-pid, SIGKILL); /* what the leader left behind */
 			return st;
 		}
 		run_sleep_ms(20);
 	}
 	kill(-pid, SIGKILL);
-	run_reap(pid, &st, true);
+	ib_proc_reap(pid, &st, true);
 	return st;
 }
 
 bool run_health(int port, int timeout_ms)
 {
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return false;
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	bool ok = false;
-	int64_t end = ib_now_ns() + (int64_t)timeout_ms * 1000000;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 && errno != EINPROGRESS)
-		goto done;
-	struct pollfd p = {.fd = fd, .events = POLLOUT};
-	if (poll(&p, 1, timeout_ms) != 1)
-		goto done;
-	int err = 0;
-	socklen_t el = sizeof err;
-	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0 || err)
-		goto done;
-	char req[128];
-	int n = snprintf(req, sizeof req,
-	                 "GET /health HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n",
-	                 port);
-	if (send(fd, req, (size_t)n, MSG_NOSIGNAL) != n)
-		goto done;
-	char buf[64];
-	size_t got = 0;
-	while (got < 12) {
-		int left = (int)((end - ib_now_ns()) / 1000000);
-		p.events = POLLIN;
-		if (left <= 0 || poll(&p, 1, left) != 1)
-			goto done;
-		ssize_t r = recv(fd, buf + got, sizeof buf - 1 - got, 0);
-		if (r <= 0)
-			goto done;
-		got += (size_t)r;
-	}
-	buf[got] = 0;
-	int code = 0;
-	ok = sscanf(buf, "HTTP/1.%*d %d", &code) == 1 && code >= 100 && code < 400;
-done:
-	close(fd);
-	return ok;
+	net_target t = {.host = "127.0.0.1", .port = port};
+	int status = 0;
+	return net_http_call(&t, "GET", "/health", NULL, 0, timeout_ms, &status, NULL, NULL) == 0 &&
+	       status >= 100 && status < 400;
 }
 
 int run_free_port(const int *avoid, size_t n)
