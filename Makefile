@@ -1,5 +1,5 @@
 # infbench — see README.md. Targets: all (release build), deps, fixtures, test, demo, bench,
-# install, format, clean.
+# install, format, format-check, clean.
 CC      ?= gcc
 PREFIX  ?= /usr/local
 BUILD   ?= build
@@ -33,7 +33,7 @@ SAN_LIB  = $(patsubst %.c,$(BUILD)/san/%.o,$(LIB_SRC))
 SAN_CLI  = $(patsubst %.c,$(BUILD)/san/%.o,$(CLI_SRC))
 SAN_UNIT = $(patsubst %.c,$(BUILD)/san/%.o,$(UNIT_SRC))
 
-.PHONY: all deps deps-demo fixtures test unit golden demo bench install format clean fuzz
+.PHONY: all deps deps-demo fixtures test unit golden demo bench install format format-check clean fuzz
 all: $(BUILD)/infbench
 
 # Each object depends on the headers it includes (-MMD -MP writes the .d files
@@ -143,8 +143,19 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BUILD)/infbench $(DESTDIR)$(PREFIX)/bin/infbench
 
+FORMAT_SRC = $(wildcard src/*/*.c src/*/*.h tests/unit/*.c)
+
 format:
-	clang-format -i $(wildcard src/*/*.c src/*/*.h tests/unit/*.c)
+	clang-format -i $(FORMAT_SRC)
+
+# Fails where a file differs from the committed .clang-format (clang-format
+# --dry-run --Werror), naming each one; `make format` fixes them. The last
+# line counts them (tests/e2e/format.sh reads it).
+format-check:
+	@command -v clang-format >/dev/null || { echo "format-check: clang-format is missing (make deps installs it)"; exit 2; }
+	@bad=0; for f in $(FORMAT_SRC); do \
+		clang-format --dry-run --Werror "$$f" >/dev/null 2>&1 || { echo "format-check: $$f differs from .clang-format"; bad=$$((bad + 1)); }; \
+	done; echo "format-check: $$bad of $(words $(FORMAT_SRC)) files differ"; [ $$bad = 0 ]
 
 clean:
 	rm -rf $(BUILD)

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 typedef enum {
 	IB_OK = 0,
@@ -58,6 +59,11 @@ int ib_grow_(void *pp, size_t *cap, size_t need, size_t size);
 typedef struct ib_arena ib_arena;
 int ib_arena_grow_(ib_arena *a, void *pp, size_t *cap, size_t need, size_t size);
 #define ib_arena_grow(a, pp, cap, need) ib_arena_grow_((a), (pp), (cap), (need), sizeof **(pp))
+/* Test-only failure injection (tests/unit/test_base.c): the n-th growth
+ * from now (0: the next one) in this thread that needs memory fails with
+ * IB_ENOMEM as if the allocation had failed; n < 0 turns it off (the
+ * default). A per-thread counter, so it never reaches another thread. */
+void ib_test_fail_growth(long n);
 /* a + b and a * b into *out; false (and *out untouched) when they overflow. */
 static inline bool ib_size_add(size_t a, size_t b, size_t *out)
 {
@@ -98,18 +104,43 @@ size_t ib_utf8_bad_len(const void *p, size_t n);
  * them); a value above U+10FFFF is written as U+FFFD. */
 size_t ib_utf8_encode(uint32_t cp, char out[4]);
 
-/* ---- growable byte buffer; data is always NUL-terminated when non-NULL ---- */
+/* ---- growable byte buffer; data is always NUL-terminated when non-NULL ----
+ *
+ * THE POLICY FOR BUFFER ERRORS (the one place that decides it): the error of
+ * a buffer is sticky. The first append that cannot grow the buffer (out of
+ * memory, a size past size_t, an encoding error of printf) stores its ib_err
+ * in b->err; from then on every append is a no-op that returns that error,
+ * and the contents stay as they were before the failed append (a prefix of
+ * the intended output). So builders may append without checking each call:
+ * the code that FINISHES an output checks the buffer once — ib_buf_write_file
+ * for a file (written atomically: an errored buffer writes nothing and fails
+ * with an error naming the file), ib_buf_write_to for a stream such as
+ * stdout. Every output file and every stdout answer built in an ib_buf goes
+ * through one of the two, so a failed allocation is an error with the
+ * file's name, never a truncated file. Code that reads a buffer for another
+ * purpose (a parser, a request body) checks ib_buf_error (or the append's
+ * result) before using it. `len = 0` reuses a buffer and keeps its error;
+ * ib_buf_free clears it. */
 typedef struct {
 	char *data;
 	size_t len, cap;
+	int err; /* 0, or the sticky ib_err of the first failed append */
 } ib_buf;
 
+/* Each returns 0, or the buffer's (sticky) error: IB_ENOMEM or IB_ERANGE
+ * when it cannot grow, IB_EINVAL for a format vsnprintf cannot encode. */
 int ib_buf_reserve(ib_buf *b, size_t extra);
 int ib_buf_append(ib_buf *b, const void *p, size_t n);
 int ib_buf_puts(ib_buf *b, const char *s);
 int ib_buf_putc(ib_buf *b, char c);
 int ib_buf_printf(ib_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ib_buf_vprintf(ib_buf *b, const char *fmt, va_list ap);
+/* The sticky error: 0 when every append so far succeeded. */
+static inline int ib_buf_error(const ib_buf *b)
+{
+	return b->err;
+}
+/* Releases the data and clears the error (the buffer is empty and usable). */
 void ib_buf_free(ib_buf *b);
 /* Formats fmt/ap and hands the text to fn(arg, stream, text): each line
  * without its newline when lines is true (a text ending in "\n" gives no
@@ -118,6 +149,29 @@ void ib_buf_free(ib_buf *b);
  * of the shape (arg, stream, line). */
 void ib_emitv(void (*fn)(void *arg, int stream, const char *text), void *arg, int stream,
               bool lines, const char *fmt, va_list ap);
+/* Finishing an output built in b (the check of the policy above):
+ * ib_buf_write_file writes b's bytes to path atomically (ib_write_file_atomic);
+ * when b has an error nothing is written and the error (b->err) names path.
+ * ib_buf_write_to writes them to f (stdout, stderr) and flushes it; `name`
+ * ("standard output") is what the error names. Both return 0, b's error,
+ * or IB_EIO when the write fails. */
+int ib_buf_write_file(const char *path, const ib_buf *b, ib_error *e);
+int ib_buf_write_to(FILE *f, const char *name, const ib_buf *b, ib_error *e);
+/* The error of an output `name` not written because building it failed
+ * with code (IB_ENOMEM, IB_ERANGE, IB_EINVAL): "NAME: not written: out of
+ * memory while building it". Returns code. For writers whose failure did
+ * not come from a buffer (an arena, a list) but must still name the file. */
+int ib_fail_unwritten(ib_error *e, int code, const char *name);
+
+/* ---- logging: the one callback shape (the library never prints) ----
+ * A library function with lines for the user hands each one to an ib_log_fn
+ * that the caller (the CLI) installs with its arg, tagged with where it
+ * belongs: IB_LOG_OUT (what the reference prints on stdout), IB_LOG_ERR
+ * (notes and warnings, for stderr), IB_LOG_PROGRESS (a status line to redraw
+ * in place; NULL clears it). Whether a line ends in "\n" is the caller's
+ * contract with its module (its header says). A NULL fn drops the lines. */
+enum { IB_LOG_OUT = 1, IB_LOG_ERR = 2, IB_LOG_PROGRESS = 3 };
+typedef void (*ib_log_fn)(void *arg, int stream, const char *line);
 
 /* ---- arena: many small allocations released together ---- */
 
@@ -230,8 +284,32 @@ int ib_atomic_open(ib_atomic *w, const char *path, ib_error *e);
 int ib_atomic_commit(ib_atomic *w, ib_error *e);
 void ib_atomic_abort(ib_atomic *w);
 
-/* ---- child processes (the one helper) ----
- * Runs argv[0] (looked up in PATH) with argv, in folder cwd (NULL: the
+/* mkdir -p (the one helper): creates path and every missing folder above it
+ * with mode (before the umask); folders that exist are fine. IB_EIO naming
+ * the folder that could not be made, IB_EINVAL for a path over 4095 bytes. */
+int ib_mkdirs(const char *path, mode_t mode, ib_error *e);
+
+/* ---- child processes (the one spawner) ----
+ * ib_proc_spawn starts argv[0] (looked up in PATH) with stdin from
+ * /dev/null and returns at once with its *pid; ib_proc_reap collects it.
+ * Every child infbench starts goes through it (ib_proc_run below; run/'s
+ * servers and clients). IB_EIO "cannot start PROG: why" when it cannot. */
+typedef struct {
+	const char *const *argv;
+	char *const *envp; /* NULL: this process's environment */
+	const char *cwd;   /* NULL: the current folder */
+	int out_fd;        /* > 0: dup2'd onto the child's stdout; 0: inherited */
+	int err_fd;        /* > 0: dup2'd onto the child's stderr; 0: inherited */
+	const char *log;   /* non-NULL: stdout and stderr appended to this file (not the fds) */
+	bool group;        /* a process group of its own, default signal dispositions
+	                      and an empty signal mask (a server stopped as a group) */
+} ib_spawn;
+int ib_proc_spawn(const ib_spawn *s, pid_t *pid, ib_error *e);
+/* Collects child pid: true with *status (the exit status, 128 + the signal
+ * number when it was killed, -1 when pid is not a child of ours) once it
+ * has ended; false while it runs (only when !hang: hang waits for it). */
+bool ib_proc_reap(pid_t pid, int *status, bool hang);
+/* Runs argv[0] (looked up in PATH) with argv, in folder cwd (NULL: the
  * current one), stdin from /dev/null, and appends what it writes to stdout
  * and stderr to out and err (either may be NULL to discard). *status gets
  * the exit status (128 + signal number when it was killed). Returns 0 when
@@ -288,6 +366,18 @@ void ib_sha256_final(ib_sha256 *s, uint8_t out[32]);
 /* The lowercase hex digest of data[0..n) into out (65 bytes with the NUL). */
 void ib_sha256_hex(const void *data, size_t n, char out[65]);
 
+/* ---- FNV-1a, 64 bits: the one non-cryptographic hash of bytes ----
+ * ib_fnv1a folds the n bytes at p into h (start from IB_FNV1A_BASIS;
+ * chained calls hash the concatenation); ib_fnv1a_word folds one whole
+ * value into h in one step, (h ^ v) * prime (seeds built from numbers). */
+#define IB_FNV1A_BASIS 0xcbf29ce484222325ULL
+#define IB_FNV1A_PRIME 0x100000001b3ULL
+uint64_t ib_fnv1a(uint64_t h, const void *p, size_t n);
+static inline uint64_t ib_fnv1a_word(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * IB_FNV1A_PRIME;
+}
+
 /* ---- small string helpers ---- */
 bool ib_str_has_prefix(const char *s, const char *prefix);
 /* Makes text from a log safe to show on a terminal, in place: terminal
@@ -295,6 +385,9 @@ bool ib_str_has_prefix(const char *s, const char *prefix);
  * character) are removed, '\r' becomes a space and every other control
  * byte but '\n' and '\t' a '?'. Returns the new length. */
 size_t ib_str_strip_ctl(char *s);
+/* The one qsort/bsearch comparator of C strings: x and y point to (const)
+ * char pointers; strcmp's bytewise order. */
+int ib_cmp_str(const void *x, const void *y);
 /* fnmatch-style match of a whole string: '*', '?', '[seq]', '[!seq]'.
  * Unlike fnmatch(3), '/' and leading '.' are ordinary characters
  * (the semantics of Python's fnmatch.fnmatchcase). */

@@ -86,6 +86,11 @@ size_t ib_str_strip_ctl(char *s)
 	return k;
 }
 
+int ib_cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
 /* Matches one bracket class starting at p (just after '['); sets *end to the
  * character after ']' and returns whether c is in the class. Returns -1 when
  * the class is not closed (then '[' is a literal, as in Python). */

@@ -76,6 +76,26 @@ int ib_read_file_max(const char *path, size_t max, ib_buf *out, ib_error *e)
 	return 0;
 }
 
+int ib_mkdirs(const char *path, mode_t mode, ib_error *e)
+{
+	char p[4096];
+	size_t n = strlen(path);
+	if (n >= sizeof p)
+		return ib_fail(e, IB_EINVAL, path, 0, 0, "path too long");
+	memcpy(p, path, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (p[i] != '/' && p[i] != '\0')
+			continue;
+		char c = p[i];
+		p[i] = '\0';
+		if (mkdir(p, mode) != 0 && errno != EEXIST)
+			return ib_fail(e, IB_EIO, p, 0, 0, "cannot create the folder: %s",
+			               strerror(errno));
+		p[i] = c;
+	}
+	return 0;
+}
+
 int ib_atomic_open(ib_atomic *w, const char *path, ib_error *e)
 {
 	ib_buf tmp = {0};
@@ -151,19 +171,10 @@ int64_t ib_now_ns(void)
 
 int ib_mkdirs_writable(const char *path, ib_error *e)
 {
-	char tmp[4096];
-	if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
-		return ib_fail(e, IB_EIO, NULL, 0, 0, "folder name too long: %.200s...", path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-			return ib_fail(e, IB_EIO, tmp, 0, 0, "cannot create folder: %s", strerror(errno));
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-		return ib_fail(e, IB_EIO, tmp, 0, 0, "cannot create folder: %s", strerror(errno));
+	int rc = ib_mkdirs(path, 0755, e);
+	if (rc)
+		return rc;
+	const char *tmp = path;
 	struct stat st;
 	if (stat(tmp, &st) != 0 || !S_ISDIR(st.st_mode))
 		return ib_fail(e, IB_EIO, tmp, 0, 0, "not a folder");

@@ -17,6 +17,14 @@ static bool grown(size_t cap, size_t need, size_t size, size_t *nc, size_t *byte
 	return ib_size_mul(c, size ? size : 1, bytes);
 }
 
+/* ib_test_fail_growth's countdown (< 0: off); per thread. */
+static _Thread_local long fail_growth = -1;
+
+void ib_test_fail_growth(long n)
+{
+	fail_growth = n < 0 ? -1 : n;
+}
+
 /* ib_grow_ (a == NULL: realloc) and ib_arena_grow_ (a new array in a). */
 static int grow_in(ib_arena *a, void *pp, size_t *cap, size_t need, size_t size)
 {
@@ -25,6 +33,8 @@ static int grow_in(ib_arena *a, void *pp, size_t *cap, size_t need, size_t size)
 	size_t nc, bytes;
 	if (!grown(*cap, need, size, &nc, &bytes))
 		return IB_ERANGE;
+	if (fail_growth >= 0 && fail_growth-- == 0)
+		return IB_ENOMEM;
 	void *old, *p;
 	memcpy(&old, pp, sizeof old);
 	if (!a) {

@@ -1,4 +1,4 @@
-/* SHA-256 (FIPS 180-4). */
+/* SHA-256 (FIPS 180-4) and FNV-1a. */
 #include "base/base.h"
 
 #include <stdio.h>
@@ -111,4 +111,12 @@ void ib_sha256_hex(const void *data, size_t n, char out[65])
 	ib_sha256_final(&s, d);
 	for (int i = 0; i < 32; i++)
 		snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+uint64_t ib_fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	for (size_t i = 0; i < n; i++)
+		h = ib_fnv1a_word(h, s[i]);
+	return h;
 }

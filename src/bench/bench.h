@@ -117,9 +117,9 @@ typedef struct {
 	bool kernel_timestamps; /* SO_TIMESTAMPNS receive times */
 	bool keep_text;         /* --save-detailed */
 	double request_timeout; /* seconds a request and its stream may take (0: none) */
-	/* a status line to redraw in place (NULL text: clear it); NULL: none.
-	 * Called from the client's event-loop thread. */
-	void (*progress)(void *arg, const char *text);
+	/* a status line to redraw in place (IB_LOG_PROGRESS; NULL text: clear
+	 * it); NULL: none. Called from the client's event-loop thread. */
+	ib_log_fn progress;
 	void *progress_arg;
 	/* called once, after the warmup and before the timed window starts;
 	 * on_end once the last request ended, inside the window (as the
@@ -228,9 +228,9 @@ typedef struct {
 	 * prompts generation would; read/write problems only mean a miss */
 	const char *cache_dir;
 	bool cache_hit; /* out: the prompts came from cache_dir */
-	/* a status line to redraw in place (NULL text: clear it); may be
-	 * called from several generation threads */
-	void (*progress)(void *arg, const char *text);
+	/* a status line to redraw in place (IB_LOG_PROGRESS; NULL text: clear
+	 * it); may be called from several generation threads */
+	ib_log_fn progress;
 	void *progress_arg;
 } bench_random_opts;
 
@@ -335,18 +335,18 @@ int bench_report(ib_arena *a, const bench_prompt *prompts, const bench_result *r
  *     exit status: rc ? error : out.failure_gate ? 1 : 0
  */
 
-/* Lines for the user; the library prints nothing itself. out: what the
- * reference prints on stdout (announcements, the dataset statistics, the
- * result table); err: warnings, "All requests failed", the distinct error
- * reasons and the FAIL line of the 5 % gate (for stderr); progress: a
- * status line to redraw in place, NULL text to clear it (called from the
- * client and generation threads). Texts end in "\n" except progress's.
- * Any hook may be NULL. */
+/* Lines for the user through base's one log shape; the library prints
+ * nothing itself. IB_LOG_OUT: what the reference prints on stdout
+ * (announcements, the dataset statistics, the result table); IB_LOG_ERR:
+ * warnings, "All requests failed", the distinct error reasons and the FAIL
+ * line of the 5 % gate (for stderr); IB_LOG_PROGRESS: a status line to
+ * redraw in place, NULL text to clear it (called from the client and
+ * generation threads; with_progress false: none is sent). Texts end in
+ * "\n" except progress's. fn may be NULL. */
 typedef struct {
-	void (*out)(void *arg, const char *text);
-	void (*err)(void *arg, const char *text);
-	void (*progress)(void *arg, const char *text);
+	ib_log_fn fn;
 	void *arg;
+	bool with_progress;
 } bench_log;
 
 typedef struct {

@@ -270,7 +270,7 @@ static void *gen_main(void *arg)
 		if (w->progress && (d % 16 == 0 || d == g->n)) {
 			char line[80];
 			snprintf(line, sizeof line, "  generating prompts %zu/%zu", d, g->n);
-			g->o->progress(g->o->progress_arg, line);
+			g->o->progress(g->o->progress_arg, IB_LOG_PROGRESS, line);
 		}
 	}
 	return NULL;
@@ -488,7 +488,7 @@ int bench_random_dataset(ib_arena *a, bench_tokenizer *t, ib_mt *g, bench_random
 		cache_store(o->cache_dir, cpath.data, slots, N);
 	ib_buf_free(&cpath);
 	if (o->progress)
-		o->progress(o->progress_arg, NULL);
+		o->progress(o->progress_arg, IB_LOG_PROGRESS, NULL);
 	if (rc)
 		goto out;
 	for (size_t i = 0; i < N; i++) {

@@ -458,7 +458,7 @@ static void on_progress(net_loop *l, net_timer *t)
 		snprintf(w->line, sizeof w->line, "  %zu/%zu requests  %.1f req/s  %.0f tok/s  ETA %.0fs", done, sh->n,
 			 rps, el > 0 ? (double)atomic_load(&sh->out_tokens) / el : 0, eta);
 	}
-	sh->cfg->progress(sh->cfg->progress_arg, w->line);
+	sh->cfg->progress(sh->cfg->progress_arg, IB_LOG_PROGRESS, w->line);
 	net_timer_arm(l, t, ib_now_ns() + 500 * 1000 * 1000);
 }
 
@@ -631,7 +631,7 @@ int bench_run(const bench_cfg *cfg, const bench_prompt *prompts, size_t n, bench
 		st->clock = BENCH_CLOCK_SCALED;
 	}
 	if (cfg->progress)
-		cfg->progress(cfg->progress_arg, NULL);
+		cfg->progress(cfg->progress_arg, IB_LOG_PROGRESS, NULL);
 out:
 	for (size_t t = 0; ws && t < nthreads; t++)
 		worker_free(&ws[t]);

@@ -148,15 +148,14 @@ static void say(const bench_log *l, bool err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void say(const bench_log *l, bool err, const char *fmt, ...)
 {
-	void (*fn)(void *, const char *) = l ? (err ? l->err : l->out) : NULL;
-	if (!fn)
+	if (!l || !l->fn)
 		return;
 	char buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	fn(l->arg, buf);
+	l->fn(l->arg, err ? IB_LOG_ERR : IB_LOG_OUT, buf);
 }
 
 /* ---- the hooks around the timed window ---- */
@@ -431,7 +430,7 @@ static int target(const bench_options *o, char host[256], int *port, char name[2
 static int save(const bench_options *o, const ib_val *r, const char *date, char *path, size_t cap,
                 ib_error *e)
 {
-	ib_buf name = {0}, j = {0};
+	ib_buf name = {0};
 	int rc = o->result_filename ? ib_buf_puts(&name, o->result_filename)
 	                            : bench_result_name(o->backend, o->request_rate,
 	                                                o->max_concurrency, o->model, date, &name);
@@ -446,13 +445,11 @@ static int save(const bench_options *o, const ib_val *r, const char *date, char 
 		goto out;
 	}
 	ib_json_opts jo = IB_JSON_PYTHON;
-	if (!(rc = ib_json_write(&j, r, &jo, e)))
-		rc = ib_write_file_atomic(path, j.data, j.len, e);
+	rc = ib_json_write_path(path, r, &jo, e);
 out:
 	if (rc == IB_ENOMEM && !e->msg[0])
 		ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 	ib_buf_free(&name);
-	ib_buf_free(&j);
 	return rc;
 }
 
@@ -546,7 +543,7 @@ static int prompts_for(const bench_options *o, const bench_log *log, bench_token
 	    .num_workers = workers,
 	    .threads = o->prompt_threads,
 	    .cache_dir = o->prompt_cache,
-	    .progress = log ? log->progress : NULL,
+	    .progress = log && log->with_progress ? log->fn : NULL,
 	    .progress_arg = log ? log->arg : NULL,
 	};
 	/* the reference's parallel path announces its chunks ("worker
@@ -565,8 +562,8 @@ static int prompts_for(const bench_options *o, const bench_log *log, bench_token
 	if (!rc && ro.cache_hit)
 		say(log, true, "infbench: the %zu prompts came from the prompt cache in %s\n", n,
 		    o->prompt_cache);
-	if (!rc && stats.data && log && log->out)
-		log->out(log->arg, stats.data);
+	if (!rc && stats.data && log && log->fn)
+		log->fn(log->arg, IB_LOG_OUT, stats.data);
 	ib_buf_free(&stats);
 	return rc;
 }
@@ -653,7 +650,7 @@ int bench_main(const bench_options *o, const bench_log *log, bench_outcome *outc
 	    .threads = o->threads,
 	    .keep_text = o->save_detailed,
 	    .request_timeout = o->request_timeout,
-	    .progress = log ? log->progress : NULL,
+	    .progress = log && log->with_progress ? log->fn : NULL,
 	    .progress_arg = log ? log->arg : NULL,
 	};
 	if (o->logprobs >= 0 && o->logprobs_set) {
@@ -709,8 +706,8 @@ int bench_main(const bench_options *o, const bench_log *log, bench_outcome *outc
 		ib_map_set(a, wl, "random_output_len", ib_v_int(a, (int64_t)o->output_len));
 	}
 	ib_map_set(a, r, "workload", wl);
-	if (log && log->out && table.data)
-		log->out(log->arg, table.data);
+	if (log && log->fn && table.data)
+		log->fn(log->arg, IB_LOG_OUT, table.data);
 	health_line(log, r);
 	outcome->num_prompts = n;
 	outcome->simulated = st.simulated;
@@ -724,8 +721,8 @@ int bench_main(const bench_options *o, const bench_log *log, bench_outcome *outc
 		    "benchmark "
 		    "arguments.\n");
 	if (outcome->failure_gate && bench_error_summary(results, n, 5, &errs) == 0 && errs.data &&
-	    log && log->err)
-		log->err(log->arg, errs.data);
+	    log && log->fn)
+		log->fn(log->arg, IB_LOG_ERR, errs.data);
 	if (o->save_result &&
 	    (rc = save(o, r, date, outcome->result_path, sizeof outcome->result_path, e)))
 		goto out;

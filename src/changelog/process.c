@@ -109,19 +109,20 @@ int clog_diff_additions(const char *diff, size_t n, const clog_opts *o, clog_add
 
 /* ---- §4.3 step 1: config keys and patterns ---- */
 
+/* The reference's wildcard, where only '*' is special: base's one glob
+ * (ib_glob_match) with '?' and '[' quoted as one-character classes. */
 static bool star_match(const char *pat, const char *s)
 {
-	if (!*pat)
-		return !*s;
-	if (*pat == '*') {
-		for (;; s++) {
-			if (star_match(pat + 1, s))
-				return true;
-			if (!*s)
-				return false;
-		}
+	ib_buf q = {0};
+	for (const char *p = pat; *p; p++) {
+		if (*p == '?' || *p == '[')
+			ib_buf_printf(&q, "[%c]", *p);
+		else
+			ib_buf_putc(&q, *p);
 	}
-	return *pat == *s && star_match(pat + 1, s + 1);
+	bool m = !ib_buf_error(&q) && ib_glob_match(q.data ? q.data : "", s);
+	ib_buf_free(&q);
+	return m;
 }
 
 static int resolve_keys(ib_arena *a, const ib_val *keys, const ib_val *master, ib_val **out,
@@ -485,14 +486,9 @@ static int append_only_delta(ib_arena *a, const ib_val *base, const ib_val *head
 
 /* ---- §4.5: base inputs and the scope check ---- */
 
-static int cmp_str(const void *x, const void *y)
-{
-	return strcmp(*(const char *const *)x, *(const char *const *)y);
-}
-
 static int fail_list(ib_error *e, const char *prefix, const char **v, size_t n)
 {
-	qsort(v, n, sizeof *v, cmp_str);
+	qsort(v, n, sizeof *v, ib_cmp_str);
 	ib_buf m = {0};
 	clog_repr_strs(&m, v, n);
 	int rc = ib_fail(e, IB_EINVAL, "", 0, 0, "%s%s", prefix, m.data ? m.data : "[]");
@@ -568,7 +564,7 @@ static int load_base(ib_arena *a, const clog_opts *o, const char *const *masters
 			char *sub = ib_arena_printf(a, "%s/configs", dir);
 			if (sub)
 				mkdir(sub, 0700);
-			rc = ib_write_file_atomic(p, body.data ? body.data : "", body.len, e);
+			rc = ib_buf_write_file(p, &body, e);
 		}
 		ib_buf_free(&body);
 		if (!rc)
@@ -762,36 +758,7 @@ static bool python_int(const ib_val *v, int64_t *out)
 		*out = 1;
 		return true;
 	}
-	switch (v->type) {
-	case IB_V_INT:
-		*out = v->i;
-		return true;
-	case IB_V_BOOL:
-		*out = v->b;
-		return true;
-	case IB_V_FLOAT:
-		if (!(v->f > -9.2e18 && v->f < 9.2e18))
-			return false;
-		*out = (int64_t)v->f;
-		return true;
-	case IB_V_STR: {
-		const char *p = v->str.s;
-		while (*p == ' ' || *p == '\t' || *p == '\n')
-			p++;
-		char *end;
-		long long x = strtoll(p, &end, 10);
-		if (end == p)
-			return false;
-		while (*end == ' ' || *end == '\t' || *end == '\n')
-			end++;
-		if (*end)
-			return false;
-		*out = x;
-		return true;
-	}
-	default:
-		return false;
-	}
+	return ib_val_py_int(v, out, NULL);
 }
 
 static bool is_agentic(const ib_val *r)

@@ -88,7 +88,7 @@ static int f_default(interp *in, cv *self, cargs *a, cv **out)
 	cv *d = rt_arg(a, 1, "default_value"), *b = rt_arg(a, 2, "boolean");
 	cv *v = input(a);
 	if (v->t == CV_UNDEF || (b && cv_truthy(b) && !cv_truthy(v)))
-		*out = d ? d : &cv_empty_str_v;
+		*out = d ? d : CV_EMPTY_STR_P;
 	else
 		*out = v;
 	return 0;

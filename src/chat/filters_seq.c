@@ -214,7 +214,7 @@ static int f_join(interp *in, cv *self, cargs *a, cv **out)
 				return rc;
 		items = m;
 	}
-	cv *s = &cv_empty_str_v;
+	cv *s = CV_EMPTY_STR_P;
 	if (sep && (rc = soft_str(in, sep, &s)))
 		return rc;
 	return chat_join(in, a->at, s, items, n, false, out);

@@ -386,7 +386,7 @@ static int g_joiner_call(interp *in, cv *self, cargs *a, cv **out)
 	/* self is a two-slot list: the separator and whether it was called */
 	if (self->l.v[1] == CV_BOOLV(false)) {
 		self->l.v[1] = CV_BOOLV(true);
-		*out = &cv_empty_str_v;
+		*out = CV_EMPTY_STR_P;
 		return 0;
 	}
 	*out = self->l.v[0];

@@ -512,7 +512,7 @@ int chat_slice(interp *in, uint32_t at, cv *obj, cv *sa, cv *sb, cv *sc, cv **ou
 		slice_indices((int64_t)ncp, sa, sb, sc, &start, &stop, &step);
 		if (step == 1) {
 			if (stop <= start)
-				*out = &cv_empty_str_v;
+				*out = CV_EMPTY_STR_P;
 			else
 				*out = cv_str_ref(in->a, obj->s.s + off[start],
 				                  off[stop] - off[start]);

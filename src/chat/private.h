@@ -121,9 +121,13 @@ struct cv {
 	};
 };
 
-extern cv cv_none_v, cv_true_v, cv_false_v, cv_empty_str_v;
-#define CV_NONE_P   (&cv_none_v)
-#define CV_BOOLV(x) ((x) ? &cv_true_v : &cv_false_v)
+/* The shared None, True, False and '' values: const (in read-only memory,
+ * shared by every thread and template), so nothing may write to them; the
+ * macros hand them out as the cv * the evaluator passes around. */
+extern const cv cv_none_v, cv_true_v, cv_false_v, cv_empty_str_v;
+#define CV_NONE_P      ((cv *)&cv_none_v)
+#define CV_BOOLV(x)    ((x) ? (cv *)&cv_true_v : (cv *)&cv_false_v)
+#define CV_EMPTY_STR_P ((cv *)&cv_empty_str_v)
 
 /* Constructors allocate in the render (or template) arena; NULL means out of
  * memory. */

@@ -779,9 +779,9 @@ static int partition(interp *in, cv *self, cargs *a, cv **out, bool right, const
 	if (!t)
 		return rt_nomem(in);
 	if (at == SIZE_MAX) {
-		t->l.v[0] = right ? &cv_empty_str_v : self;
-		t->l.v[1] = &cv_empty_str_v;
-		t->l.v[2] = right ? self : &cv_empty_str_v;
+		t->l.v[0] = right ? CV_EMPTY_STR_P : self;
+		t->l.v[1] = CV_EMPTY_STR_P;
+		t->l.v[2] = right ? self : CV_EMPTY_STR_P;
 	} else {
 		t->l.v[0] = cv_str_ref(in->a, s, at);
 		t->l.v[1] = sep;

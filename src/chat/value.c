@@ -4,10 +4,10 @@
 #include <math.h>
 #include <string.h>
 
-cv cv_none_v = {.t = CV_NONE};
-cv cv_true_v = {.t = CV_BOOL, .b = true};
-cv cv_false_v = {.t = CV_BOOL, .b = false};
-cv cv_empty_str_v = {.t = CV_STR, .s = {.s = "", .n = 0}};
+const cv cv_none_v = {.t = CV_NONE};
+const cv cv_true_v = {.t = CV_BOOL, .b = true};
+const cv cv_false_v = {.t = CV_BOOL, .b = false};
+const cv cv_empty_str_v = {.t = CV_STR, .s = {.s = "", .n = 0}};
 
 cv *cv_new(ib_arena *a, cv_type t)
 {
@@ -36,7 +36,7 @@ cv *cv_float(ib_arena *a, double f)
 cv *cv_str_ref(ib_arena *a, const char *s, size_t n)
 {
 	if (n == 0)
-		return &cv_empty_str_v;
+		return CV_EMPTY_STR_P;
 	cv *v = cv_new(a, CV_STR);
 	if (v) {
 		v->s.s = s;
@@ -48,7 +48,7 @@ cv *cv_str_ref(ib_arena *a, const char *s, size_t n)
 cv *cv_str(ib_arena *a, const char *s, size_t n)
 {
 	if (n == 0)
-		return &cv_empty_str_v;
+		return CV_EMPTY_STR_P;
 	char *p = ib_arena_strndup(a, s, n);
 	return p ? cv_str_ref(a, p, n) : NULL;
 }

@@ -6,6 +6,24 @@
 #include "config/config.h"
 #include "cli/args.h"
 
+/* The exit statuses of infbench: every cmd_*.c returns one of these (or,
+ * for `run`, 128 + the signal that stopped it). */
+enum {
+	CLI_OK = 0,    /* done (also: --help printed) */
+	CLI_FAIL = 1,  /* the command ran and failed: bad input, a failed check or gate, I/O */
+	CLI_USAGE = 2, /* a bad command line (what argparse exits with) */
+	CLI_STORE = 3, /* run: the results store cannot be used (unwritable, locked) */
+};
+
+/* One subcommand of the command table (main.c): its name, the function
+ * main dispatches to (argv[0] is the name) and its line in `infbench
+ * --help` (a second line, when there is one, is written in the text). */
+typedef struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} cli_command;
+
 int cmd_matrix(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
@@ -61,6 +79,20 @@ int cli_dispatch(const char *prog, const char *usage, const cli_sub *subs, size_
 int cli_json_error(ib_buf *out, const ib_error *e);
 /* Prints every problem to stderr, one per line. */
 void cli_print_diags(const ib_diags *d);
+/* The JSON-lines loop of the `--jsonl` modes: reads stdin a line at a time
+ * (the line without its "\n"), has answer(arg, line, n, out) append one
+ * answer (without "\n") to out — a failed request answers {"error": ...}
+ * itself and returns 0 — and writes it with a newline to stdout, flushed,
+ * before reading the next. Returns CLI_OK, or CLI_FAIL after printing
+ * "<prog>: error: ..." when an answer cannot be built (answer returned an
+ * error), written, or stdin cannot be read. */
+typedef int (*cli_jsonl_fn)(void *arg, const char *line, size_t n, ib_buf *out);
+int cli_jsonl(const char *prog, cli_jsonl_fn answer, void *arg);
+/* Finishes an output built in b (base.h's buffer policy): writes it to path
+ * atomically, or to stdout when path is NULL. When b has a (sticky) error or
+ * the write fails, nothing is written to path, the error naming the file (or
+ * "standard output") is printed under prog, and 1 is returned; else 0. */
+int cli_emit(const char *prog, const char *path, const ib_buf *b);
 /* Writes v as Python json.dumps text plus a newline, to path atomically or to
  * stdout when path is NULL. Returns 0, or prints an error and returns 1. */
 int cli_emit_json(const char *path, const ib_val *v);

@@ -105,28 +105,22 @@ static int parse_list(const char *s, double *out, size_t cap, size_t *n)
 	return 0;
 }
 
-/* the hooks: stdout for the reference's lines, stderr for the rest */
-static void to_out(void *arg, const char *text)
+/* the hook: stdout for the reference's lines, stderr for the rest, the
+ * progress line redrawn in place */
+static void to_user(void *arg, int stream, const char *text)
 {
 	(void)arg;
-	fputs(text, stdout);
-	fflush(stdout);
-}
-
-static void to_err(void *arg, const char *text)
-{
-	(void)arg;
-	fflush(stdout);
-	fputs(text, stderr);
-}
-
-static void progress(void *arg, const char *text)
-{
-	(void)arg;
-	if (text)
+	if (stream == IB_LOG_OUT) {
+		fputs(text, stdout);
+		fflush(stdout);
+	} else if (stream == IB_LOG_ERR) {
+		fflush(stdout);
+		fputs(text, stderr);
+	} else if (text) {
 		fprintf(stderr, "\r%-70s", text);
-	else
+	} else {
 		fprintf(stderr, "\r%70s\r", "");
+	}
 }
 
 /* --percentile-metrics, --metric-percentiles, --goodput; 0 or a usage error */
@@ -261,7 +255,7 @@ int cmd_bench(int argc, char **argv)
 		return rc;
 	}
 	bool tty = !args_get(&p, "--disable-tqdm")->seen && isatty(2);
-	bench_log log = {.out = to_out, .err = to_err, .progress = tty ? progress : NULL};
+	bench_log log = {.fn = to_user, .with_progress = tty};
 	bench_outcome out;
 	ib_error e = {0};
 	int status = BENCH_OK;

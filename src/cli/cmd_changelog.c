@@ -77,7 +77,7 @@ static int report(const char *prog, int rc, const ib_error *e, const ib_diags *d
 		fprintf(stderr, "%s: error: out of memory\n", prog);
 	else
 		cli_error(prog, NULL, e);
-	return 1;
+	return CLI_FAIL;
 }
 
 static int cl_process(int argc, char **argv)
@@ -103,13 +103,13 @@ static int cl_process(int argc, char **argv)
 	int prc = args_parse(&p, argc - 1, argv + 1, NULL, 0);
 	if (prc) {
 		args_free(&p);
-		return prc == 1 ? 0 : 2;
+		return prc == 1 ? CLI_OK : CLI_USAGE;
 	}
 	clog_opts o;
 	fill(&p, &o);
 	arg_opt *out = args_get(&p, "--output");
 	ib_arena *a = ib_arena_new();
-	int status = 1;
+	int status = CLI_FAIL;
 	if (!a) {
 		fprintf(stderr, "%s: error: out of memory\n", p.prog);
 		goto done;
@@ -123,17 +123,10 @@ static int cl_process(int argc, char **argv)
 		goto done;
 	}
 	ib_buf text = {0};
-	if ((rc = clog_write_matrix(&text, m, &e))) {
+	if ((rc = clog_write_matrix(&text, m, &e)) && !ib_buf_error(&text))
 		status = report(p.prog, rc, &e, NULL);
-	} else if (out->seen) {
-		if ((rc = ib_write_file_atomic(out->vals[0], text.data, text.len, &e)))
-			status = report(p.prog, rc, &e, NULL);
-		else
-			status = 0;
-	} else {
-		fwrite(text.data, 1, text.len, stdout);
-		status = fflush(stdout) ? 1 : 0;
-	}
+	else /* a buffer error is reported naming the output */
+		status = cli_emit(p.prog, out->seen ? out->vals[0] : NULL, &text);
 	ib_buf_free(&text);
 done:
 	ib_arena_free(a);
@@ -159,12 +152,12 @@ static int cl_validate(int argc, char **argv)
 	int prc = args_parse(&p, argc - 1, argv + 1, NULL, 0);
 	if (prc) {
 		args_free(&p);
-		return prc == 1 ? 0 : 2;
+		return prc == 1 ? CLI_OK : CLI_USAGE;
 	}
 	clog_opts o;
 	fill(&p, &o);
 	ib_arena *a = ib_arena_new();
-	int status = 1;
+	int status = CLI_FAIL;
 	if (a) {
 		ib_diags d = {.a = a};
 		ib_error e = {0};
@@ -209,7 +202,7 @@ static int cl_gate(int argc, char **argv)
 	int prc = args_parse(&p, argc - 1, argv + 1, NULL, 0);
 	if (prc) {
 		args_free(&p);
-		return prc == 1 ? 0 : 2;
+		return prc == 1 ? CLI_OK : CLI_USAGE;
 	}
 	const char *base_ref = args_get(&p, "--base-ref")->vals[0];
 	const char *head_ref = args_get(&p, "--head-ref")->vals[0];
@@ -256,16 +249,16 @@ static int str_list(ib_arena *a, const char *opt, const char *text, const char *
 	*n = 0;
 	*given = false;
 	if (!text || !*text)
-		return 0;
+		return CLI_OK;
 	ib_val *j;
 	ib_error e;
 	if (ib_json_parse(a, opt, text, strlen(text), &j, &e)) {
 		fprintf(stderr, "infbench changelog ci-priority: error: %s: not JSON: %s\n", opt,
 		        e.msg);
-		return 1;
+		return CLI_FAIL;
 	}
 	if (j->type == IB_V_NULL)
-		return 0;
+		return CLI_OK;
 	bool ok = j->type == IB_V_LIST;
 	for (size_t i = 0; ok && i < j->list.n; i++)
 		ok = j->list.v[i]->type == IB_V_STR;
@@ -273,16 +266,16 @@ static int str_list(ib_arena *a, const char *opt, const char *text, const char *
 		fprintf(stderr, "infbench changelog ci-priority: error: %s must be a JSON array of "
 		                "strings\n",
 		        opt);
-		return 1;
+		return CLI_FAIL;
 	}
 	*v = ib_arena_alloc(a, (j->list.n + 1) * sizeof **v);
 	if (!*v)
-		return 1;
+		return CLI_FAIL;
 	for (size_t i = 0; i < j->list.n; i++)
 		(*v)[i] = j->list.v[i]->str.s;
 	*n = j->list.n;
 	*given = true;
-	return 0;
+	return CLI_OK;
 }
 
 static int cl_priority(int argc, char **argv)
@@ -312,7 +305,7 @@ static int cl_priority(int argc, char **argv)
 	int prc = args_parse(&p, argc - 1, argv + 1, NULL, 0);
 	if (prc) {
 		args_free(&p);
-		return prc == 1 ? 0 : 2;
+		return prc == 1 ? CLI_OK : CLI_USAGE;
 	}
 #define OPT(n, d) (args_get(&p, n)->seen ? args_get(&p, n)->vals[0] : (d))
 	const char *policy_path = OPT("--policy", "configs/ci-priority.yaml");
@@ -325,7 +318,7 @@ static int cl_priority(int argc, char **argv)
 	if ((c.has_pr = pr->seen))
 		c.pr_number = pr->ivals[0];
 	ib_arena *a = ib_arena_new();
-	int status = 1;
+	int status = CLI_FAIL;
 	ib_error e = {0};
 	ib_buf in = {0}, out = {0};
 	ib_val *policy, *payload, *res;
@@ -361,12 +354,11 @@ static int cl_priority(int argc, char **argv)
 		rc = ib_json_write(&out, res, &jo, &e);
 	if (!rc)
 		rc = ib_buf_putc(&out, '\n');
-	if (rc) {
+	if (rc && !ib_buf_error(&out)) {
 		report(p.prog, rc, &e, NULL);
 		goto done;
 	}
-	fwrite(out.data, 1, out.len, stdout);
-	status = fflush(stdout) ? 1 : 0;
+	status = cli_emit(p.prog, NULL, &out);
 done:
 	ib_buf_free(&in);
 	ib_buf_free(&out);
@@ -380,12 +372,12 @@ int cmd_changelog(int argc, char **argv)
 	if (argc < 2) {
 		fputs(usage, stderr);
 		fprintf(stderr, "infbench changelog: error: a subcommand is required\n");
-		return 2;
+		return CLI_USAGE;
 	}
 	const char *s = argv[1];
 	if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
 		fputs(usage, stdout);
-		return 0;
+		return CLI_OK;
 	}
 	if (!strcmp(s, "process"))
 		return cl_process(argc - 1, argv + 1);
@@ -397,5 +389,5 @@ int cmd_changelog(int argc, char **argv)
 		return cl_priority(argc - 1, argv + 1);
 	fputs(usage, stderr);
 	fprintf(stderr, "infbench changelog: error: unknown subcommand '%s'\n", s);
-	return 2;
+	return CLI_USAGE;
 }

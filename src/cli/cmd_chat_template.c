@@ -76,61 +76,47 @@ static int render(const renderer *r, ib_arena *a, const ib_val *req, bool defaul
 	return chat_apply(r->tmpl, messages, agp, extra, out, e);
 }
 
+/* One request line of --jsonl (cli_jsonl): {"rendered": TEXT}, or
+ * {"error": ...} when it fails. */
+typedef struct {
+	const renderer *r;
+	bool default_agp;
+	ib_buf text;
+} jsonl_ctx;
+
+static int jsonl_answer(void *arg, const char *line, size_t n, ib_buf *out)
+{
+	jsonl_ctx *j = arg;
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	ib_val *req = NULL;
+	int rc = a ? 0 : ib_fail(&e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+	j->text.len = 0;
+	if (!rc)
+		rc = ib_json_parse(a, "request", line, n, &req, &e);
+	if (!rc)
+		rc = render(j->r, a, req, j->default_agp, &j->text, &e);
+	if (!rc) {
+		rc = ib_buf_puts(out, "{\"rendered\": ");
+		if (!rc)
+			rc = ib_json_write_str(out, j->text.data ? j->text.data : "", j->text.len, false);
+		if (!rc)
+			rc = ib_buf_putc(out, '}');
+	} else {
+		out->len = 0;
+		rc = cli_json_error(out, &e);
+	}
+	ib_arena_free(a);
+	return rc;
+}
+
 /* One answer line per request line, in order; a failed request answers
  * {"error": ...} and the next one goes on. */
 static int run_jsonl(const renderer *r, bool default_agp)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t got;
-	ib_buf text = {0}, ans = {0};
-	int status = 0;
-	while ((got = getline(&line, &cap, stdin)) >= 0) {
-		size_t n = (size_t)got;
-		if (n && line[n - 1] == '\n')
-			n--;
-		ib_arena *a = ib_arena_new();
-		ib_error e = {0};
-		ib_val *req = NULL;
-		int rc = a ? 0 : ib_fail(&e, IB_ENOMEM, NULL, 0, 0, "out of memory");
-		text.len = 0;
-		ans.len = 0;
-		if (!rc)
-			rc = ib_json_parse(a, "request", line, n, &req, &e);
-		if (!rc)
-			rc = render(r, a, req, default_agp, &text, &e);
-		if (!rc) {
-			rc = ib_buf_puts(&ans, "{\"rendered\": ");
-			if (!rc)
-				rc = ib_json_write_str(&ans, text.data ? text.data : "", text.len,
-				                       false);
-			if (!rc)
-				rc = ib_buf_puts(&ans, "}\n");
-		} else {
-			ans.len = 0;
-			rc = cli_json_error(&ans, &e);
-			if (!rc)
-				rc = ib_buf_putc(&ans, '\n');
-		}
-		ib_arena_free(a);
-		if (rc) {
-			fprintf(stderr, "%s: error: out of memory\n", prog);
-			status = 1;
-			break;
-		}
-		if (fwrite(ans.data, 1, ans.len, stdout) != ans.len || fflush(stdout)) {
-			fprintf(stderr, "%s: error: writing standard output failed\n", prog);
-			status = 1;
-			break;
-		}
-	}
-	if (!status && ferror(stdin)) {
-		fprintf(stderr, "%s: error: reading standard input failed\n", prog);
-		status = 1;
-	}
-	free(line);
-	ib_buf_free(&text);
-	ib_buf_free(&ans);
+	jsonl_ctx j = {.r = r, .default_agp = default_agp};
+	int status = cli_jsonl(prog, jsonl_answer, &j);
+	ib_buf_free(&j.text);
 	return status;
 }
 
@@ -140,7 +126,7 @@ static int run_one(const renderer *r, bool default_agp)
 	ib_buf in = {0}, text = {0};
 	char chunk[65536];
 	size_t n;
-	int status = 1;
+	int status = CLI_FAIL;
 	ib_error e = {0};
 	ib_arena *a = ib_arena_new();
 	while ((n = fread(chunk, 1, sizeof chunk, stdin)) > 0)
@@ -166,7 +152,7 @@ static int run_one(const renderer *r, bool default_agp)
 		fprintf(stderr, "%s: error: writing standard output failed\n", prog);
 		goto done;
 	}
-	status = 0;
+	status = CLI_OK;
 done:
 	ib_arena_free(a);
 	ib_buf_free(&in);
@@ -280,7 +266,7 @@ int cmd_chat_template(int argc, char **argv)
 	int rc = args_parse(&p, argc - 1, argv + 1, NULL, 0);
 	if (rc) {
 		args_free(&p);
-		return rc == 1 ? 0 : rc;
+		return rc == 1 ? CLI_OK : rc;
 	}
 	arg_opt *tk = args_get(&p, "--tokenizer"), *tf = args_get(&p, "--template"),
 	        *tn = args_get(&p, "--template-name"), *kw = args_get(&p, "--kwargs");
@@ -294,7 +280,7 @@ int cmd_chat_template(int argc, char **argv)
 		args_free(&p);
 		return rc;
 	}
-	int status = 1;
+	int status = CLI_FAIL;
 	ib_error e = {0};
 	ib_arena *a = ib_arena_new();
 	chat_config cfg = {0};

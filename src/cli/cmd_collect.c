@@ -25,7 +25,7 @@ int cmd_collect(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(usage, stdout);
-			return 0;
+			return CLI_OK;
 		}
 		if (npos < 2)
 			pos[npos] = argv[i];
@@ -35,13 +35,13 @@ int cmd_collect(int argc, char **argv)
 		fputs(usage, stderr);
 		fprintf(stderr, "infbench collect: error: %s is required\n",
 		        npos == 0 ? "DIR" : "NAME");
-		return 1; /* the reference's IndexError exits 1 */
+		return CLI_FAIL; /* the reference's IndexError exits 1 */
 	}
 	size_t n = strlen(pos[1]) + sizeof "agg_.json";
 	char *out = malloc(n);
 	if (!out) {
 		fprintf(stderr, "infbench collect: error: out of memory\n");
-		return 1;
+		return CLI_FAIL;
 	}
 	snprintf(out, n, "agg_%s.json", pos[1]);
 	ib_error e = {0};
@@ -52,5 +52,5 @@ int cmd_collect(int argc, char **argv)
 		fprintf(stderr, "infbench collect: error: %s\n", msg);
 	}
 	free(out);
-	return rc ? 1 : 0;
+	return rc ? CLI_FAIL : CLI_OK;
 }

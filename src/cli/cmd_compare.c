@@ -87,7 +87,7 @@ static int parse(int argc, char **argv, cmp_opts *o)
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			fputs(usage, stdout);
-			return 0;
+			return CLI_OK;
 		}
 		bool *flag = !strcmp(a, "--allow-simulated")      ? &o->allow_simulated
 		             : !strcmp(a, "--verdict")            ? &o->verdict
@@ -106,7 +106,7 @@ static int parse(int argc, char **argv, cmp_opts *o)
 		           !strcmp(a, "--threshold");
 		if ((dst || num) && i + 1 >= argc) {
 			fprintf(stderr, "infbench compare: error: %s needs a value\n", a);
-			return 2;
+			return CLI_USAGE;
 		}
 		if (dst) {
 			*dst = argv[++i];
@@ -118,7 +118,7 @@ static int parse(int argc, char **argv, cmp_opts *o)
 				fprintf(stderr,
 				        "infbench compare: error: %s: not a number >= 0: '%s'\n", a,
 				        v);
-				return 2;
+				return CLI_USAGE;
 			}
 			if (!strcmp(a, "--noise-k"))
 				o->noise_k = x;
@@ -128,14 +128,14 @@ static int parse(int argc, char **argv, cmp_opts *o)
 				o->noise_min = (long)x;
 		} else if (a[0] == '-' && a[1] == '-' && !o->dir) {
 			fprintf(stderr, "infbench compare: error: unknown option '%s'\n", a);
-			return 2;
+			return CLI_USAGE;
 		} else if (!o->dir) {
 			o->dir = a;
 		} /* further arguments are ignored, as the reference ignores them */
 	}
 	if (!o->dir) { /* the reference's usage line, on stdout, exit 1 */
 		fputs("Usage: python compare_results.py <results_dir>\n", stdout);
-		return 1;
+		return CLI_FAIL;
 	}
 	return -1;
 }
@@ -152,7 +152,7 @@ int cmd_compare(int argc, char **argv)
 		fprintf(stderr,
 		        "infbench compare: error: DATABASE_URL is not set (give --db URL or "
 		        "--baseline FILE)\n");
-		return 1;
+		return CLI_FAIL;
 	}
 	ib_error e = {0};
 	ib_arena *a = ib_arena_new();
@@ -183,10 +183,9 @@ int cmd_compare(int argc, char **argv)
 	res_compare_stats stats = {0};
 	if (!rc)
 		rc = res_compare(&co, &out, &stats, &e);
-	if (out.len)
-		fwrite(out.data, 1, out.len, stdout);
-	fflush(stdout);
-	if (rc)
+	if (cli_emit("infbench compare", NULL, &out))
+		rc = rc ? rc : IB_EIO;
+	else if (rc)
 		cli_error("infbench compare", NULL, &e);
 	else if (stats.rows)
 		fprintf(stderr, "Summary: %zu matched, %zu unmatched out of %zu results\n",
@@ -195,6 +194,6 @@ int cmd_compare(int argc, char **argv)
 	res_db_close(ldb.b.db);
 	ib_arena_free(a);
 	if (!rc && co.verdict && o.fail_on_regression && stats.regressions)
-		return 1;
-	return rc ? 1 : 0;
+		return CLI_FAIL;
+	return rc ? CLI_FAIL : CLI_OK;
 }

@@ -52,10 +52,11 @@ typedef struct {
 	int64_t progress;
 } db_opts;
 
-static void progress(void *ctx, size_t done, size_t total)
+static void progress(void *ctx, int stream, const char *line)
 {
 	(void)ctx;
-	fprintf(stderr, "ingest: %zu of %zu rows written\n", done, total);
+	(void)stream;
+	fprintf(stderr, "%s\n", line);
 }
 
 static int bad(const char *fmt, const char *a)
@@ -63,7 +64,7 @@ static int bad(const char *fmt, const char *a)
 	fprintf(stderr, "infbench db: error: ");
 	fprintf(stderr, fmt, a);
 	fputc('\n', stderr);
-	return 2;
+	return CLI_USAGE;
 }
 
 static int int_opt(const char *name, const char *v, int64_t *out)
@@ -92,7 +93,7 @@ static int parse(int argc, char **argv, db_opts *o)
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			fputs(usage, stdout);
-			return 0;
+			return CLI_OK;
 		}
 		if (!strcmp(a, "--evals")) {
 			o->f.evals = true;
@@ -104,7 +105,7 @@ static int parse(int argc, char **argv, db_opts *o)
 		}
 		int fr = cli_db_filter("infbench db", a, i + 1 < argc ? argv[i + 1] : NULL, &o->f);
 		if (fr == 2)
-			return 2;
+			return CLI_USAGE;
 		if (fr == 1) {
 			i++;
 			continue;
@@ -120,7 +121,7 @@ static int parse(int argc, char **argv, db_opts *o)
 		if (dst[k])
 			*dst[k] = v;
 		else if (int_opt(a, v, &o->progress))
-			return 2;
+			return CLI_USAGE;
 	}
 	o->meta.branch = o->f.branch; /* and they are the run's metadata for ingest */
 	o->meta.run_id = o->f.run_id;
@@ -182,7 +183,7 @@ static int print_table(const ib_val *rows)
 	size_t nc = sizeof h / sizeof h[0], nr = rows->list.n;
 	const ib_val **cells = calloc(nr * nc + 1, sizeof *cells);
 	if (!cells)
-		return 1;
+		return CLI_FAIL;
 	for (size_t r = 0; r < nr; r++)
 		for (size_t c = 0; c < nc; c++) {
 			const ib_val *m = rows->list.v[r];
@@ -191,8 +192,10 @@ static int print_table(const ib_val *rows)
 		}
 	ib_buf b = {0};
 	int rc = ib_table_github(&b, h, nc, cells, nr);
-	if (!rc)
-		printf("%s\n", b.data ? b.data : "");
+	if (!rc || ib_buf_error(&b)) { /* a buffer error is reported naming the output */
+		ib_buf_putc(&b, '\n');
+		rc = cli_emit("infbench db", NULL, &b);
+	}
 	ib_buf_free(&b);
 	free(cells);
 	return rc ? 1 : 0;
@@ -275,5 +278,5 @@ int cmd_db(int argc, char **argv)
 		cli_error("infbench db", cmds[k], &e);
 	res_db_close(db);
 	free(o.files);
-	return rc ? 1 : 0;
+	return rc ? CLI_FAIL : CLI_OK;
 }

@@ -110,7 +110,7 @@ static int emit(const ib_val *groups, const char *format)
 		nr += ib_map_get(groups->list.v[g], "points")->list.n;
 	const ib_val **cells = calloc(nr * 10 + 1, sizeof *cells);
 	if (!cells)
-		return 1;
+		return CLI_FAIL;
 	size_t at = 0;
 	for (size_t g = 0; g < groups->list.n; g++) {
 		const ib_val *gr = groups->list.v[g], *pts = ib_map_get(gr, "points");
@@ -123,8 +123,10 @@ static int emit(const ib_val *groups, const char *format)
 	}
 	ib_buf b = {0};
 	int rc = ib_table_github(&b, h, 10, cells, nr);
-	if (!rc)
-		printf("%s\n", b.data ? b.data : "");
+	if (!rc || ib_buf_error(&b)) { /* a buffer error is reported naming the output */
+		ib_buf_putc(&b, '\n');
+		rc = cli_emit("infbench db", NULL, &b);
+	}
 	ib_buf_free(&b);
 	free(cells);
 	return rc ? 1 : 0;
@@ -141,12 +143,12 @@ int cmd_db_history(res_db *db, const res_db_filter *f, const char *metric_name,
 		        "infbench db: error: history: unknown metric '%s' (the dashboard's "
 		        "names: tpPerGpu, costh, jTotal, ...)\n",
 		        metric_name);
-		return 2;
+		return CLI_USAGE;
 	}
 	if (!target_s || !*target_s || *end || !isfinite(target)) {
 		fprintf(stderr, "infbench db: error: history: --target needs an interactivity "
 		                "(tok/s/user)\n");
-		return 2;
+		return CLI_USAGE;
 	}
 	ib_arena *a = ib_arena_new();
 	ib_val *rows = NULL, *groups = a ? ib_v_list(a) : NULL;

@@ -30,24 +30,24 @@ static int eval_score(int argc, char **argv)
 {
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		fputs(usage, stdout);
-		return 0;
+		return CLI_OK;
 	}
 	if (argc != 3) {
 		fputs(usage, stderr);
 		fprintf(stderr, "infbench eval score: error: expected TASK_YAML RESPONSES_JSONL\n");
-		return 2;
+		return CLI_USAGE;
 	}
 	ib_buf out = {0};
 	ib_error e = {0};
 	int rc = ev_score_file(argv[1], argv[2], &out, &e);
-	if (rc) {
+	if (rc && !ib_buf_error(&out)) {
 		cli_error("infbench eval score", NULL, &e);
 		ib_buf_free(&out);
-		return 1;
+		return CLI_FAIL;
 	}
-	fwrite(out.data, 1, out.len, stdout);
+	rc = cli_emit("infbench eval score", NULL, &out);
 	ib_buf_free(&out);
-	return 0;
+	return rc;
 }
 
 int cmd_eval(int argc, char **argv)
@@ -55,11 +55,11 @@ int cmd_eval(int argc, char **argv)
 	if (argc < 2) {
 		fputs(usage, stderr);
 		fprintf(stderr, "infbench eval: error: a subcommand is required\n");
-		return 2;
+		return CLI_USAGE;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		fputs(usage, stdout);
-		return 0;
+		return CLI_OK;
 	}
 	/* `infbench eval --base-url ...` is `infbench eval run --base-url ...` */
 	if (!strcmp(argv[1], "run"))
@@ -76,5 +76,5 @@ int cmd_eval(int argc, char **argv)
 		return cmd_eval_collect(argc - 1, argv + 1);
 	fputs(usage, stderr);
 	fprintf(stderr, "infbench eval: error: unknown subcommand '%s'\n", argv[1]);
-	return 2;
+	return CLI_USAGE;
 }

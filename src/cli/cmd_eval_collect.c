@@ -23,22 +23,21 @@ int cmd_eval_collect(int argc, char **argv)
 {
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		fputs(help, stdout);
-		return 0;
+		return CLI_OK;
 	}
 	if (argc < 3) {
 		/* the reference prints its usage on stdout and exits 1 */
 		puts("Usage: collect_eval_results.py <results_dir> <exp_name> [sort_by: "
 		     "model_prefix|hw]");
 		fprintf(stderr, "infbench eval collect: error: expected RESULTS_DIR EXP_NAME [SORT_BY]\n");
-		return 1;
+		return CLI_FAIL;
 	}
 	ib_buf out = {0};
 	ib_error e = {0};
 	int rc = ev_collect(argv[1], argv[2], argc > 3 ? argv[3] : NULL, &out, &e);
-	fwrite(out.data ? out.data : "", 1, out.len, stdout);
-	fflush(stdout);
-	if (rc)
+	int wrc = cli_emit("infbench eval collect", NULL, &out);
+	if (rc && !ib_buf_error(&out))
 		cli_error("infbench eval collect", NULL, &e);
 	ib_buf_free(&out);
-	return rc ? 1 : 0;
+	return rc || wrc ? CLI_FAIL : CLI_OK;
 }

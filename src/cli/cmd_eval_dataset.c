@@ -28,21 +28,21 @@ int cmd_eval_dataset(int argc, char **argv)
 	int prc = args_parse(&p, argc - 1, argv + 1, NULL, 0);
 	if (prc) {
 		args_free(&p);
-		return prc == 1 ? 0 : 2;
+		return prc == 1 ? CLI_OK : CLI_USAGE;
 	}
 	arg_opt *o;
 	int64_t ntrain = (o = args_get(&p, "--train"))->seen ? o->ivals[0] : 200;
 	int64_t ntest = (o = args_get(&p, "--test"))->seen ? o->ivals[0] : 1319;
 	int64_t seed = (o = args_get(&p, "--seed"))->seen ? o->ivals[0] : 0;
 	const char *dir = args_get(&p, "--output")->vals[0];
-	int status = 0;
+	int status = CLI_OK;
 	if (ntrain < 5 || ntest < 1 || ntrain > 10000000 || ntest > 10000000) {
 		status = args_error(&p, p.prog, "--train must be 5..10000000 and --test 1..10000000");
 	} else {
 		ib_error e = {0};
 		if (ev_dataset_generate(dir, (size_t)ntrain, (size_t)ntest, (uint64_t)seed, &e)) {
 			cli_error(p.prog, NULL, &e);
-			status = 1;
+			status = CLI_FAIL;
 		}
 	}
 	args_free(&p);

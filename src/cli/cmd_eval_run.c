@@ -90,24 +90,6 @@ static size_t parse_concs(const char *s, int64_t *out, size_t cap)
 	return n;
 }
 
-static int mkdir_p(const char *dir)
-{
-	char p[4096];
-	snprintf(p, sizeof p, "%s", dir);
-	for (char *c = p + 1;; c++) {
-		if (*c == '/' || !*c) {
-			char k = *c;
-			*c = '\0';
-			if (mkdir(p, 0777) && errno != EEXIST)
-				return -1;
-			*c = k;
-			if (!k)
-				break;
-		}
-	}
-	return 0;
-}
-
 static const arg_opt flags[] = {
     {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
     {.name = "--base-url", .kind = ARG_ONE, .required = true, .metavar = "URL",
@@ -182,6 +164,15 @@ static bool report(const char *prog, int64_t conc, const ev_summary *s, int64_t 
 	return s->failed > 0;
 }
 
+/* The client's progress line, redrawn in place on stderr. */
+static void progress(void *arg, int stream, const char *line)
+{
+	(void)arg;
+	(void)stream;
+	fprintf(stderr, "\r%s", line ? line : "");
+	fflush(stderr);
+}
+
 /* The value of a one-value option, or NULL when absent. */
 static const char *sopt(arg_parser *p, const char *name)
 {
@@ -254,9 +245,9 @@ static int run_concs(const char *prog, ev_run_opts *o, const char *dir, const in
 		cli_error(prog, NULL, &e);
 		any_fail = true;
 	}
-	int status = any_fail ? 1 : 0;
+	int status = any_fail ? CLI_FAIL : CLI_OK;
 	if (fflush(stdout))
-		status = 1;
+		status = CLI_FAIL;
 	return status;
 }
 
@@ -273,11 +264,11 @@ int cmd_eval_run(int argc, char **argv)
 	int prc = args_parse(&p, argc - 1, argv + 1, NULL, 0);
 	if (prc) {
 		args_free(&p);
-		return prc == 1 ? 0 : 2;
+		return prc == 1 ? CLI_OK : CLI_USAGE;
 	}
 #define OPT(n) args_get(&p, n)
 #define SOPT(n) (OPT(n)->seen ? OPT(n)->vals[0] : NULL)
-	int status = 2;
+	int status = CLI_USAGE;
 	ev_dataset data = {0};
 	ib_arena *a = ib_arena_new();
 	const char *url = SOPT("--base-url");
@@ -308,7 +299,7 @@ int cmd_eval_run(int argc, char **argv)
 	double timeout, rmin, rmax;
 	if (run_limits(&p, concs, &nconcs, &limit, &maxout, &ctx, &timeout, &rmin, &rmax, &tries))
 		goto out;
-	status = 1;
+	status = CLI_FAIL;
 	ib_error e = {0};
 	if (https && net_tls_client_new(SOPT("--ca-cert"), OPT("--insecure")->seen, &tls, &e)) {
 		cli_error(p.prog, "--ca-cert", &e);
@@ -324,8 +315,8 @@ int cmd_eval_run(int argc, char **argv)
 	if (!rc)
 		rc = ev_dataset_load(SOPT("--dataset"), &data, &e);
 	const char *dir = SOPT("--output-path");
-	if (!rc && mkdir_p(dir))
-		rc = ib_fail(&e, IB_EIO, dir, 0, 0, "cannot create the folder: %s", strerror(errno));
+	if (!rc)
+		rc = ib_mkdirs(dir, 0777, &e);
 	if (rc) {
 		cli_error(p.prog, NULL, &e);
 		goto out;
@@ -338,7 +329,7 @@ int cmd_eval_run(int argc, char **argv)
 	             .path = path, .api_key = key,
 	             .timeout_s = timeout,
 	             .max_attempts = (int)tries, .retry_min_s = rmin, .retry_max_s = rmax,
-	             .progress = isatty(2)},
+	             .log = isatty(2) ? progress : NULL},
 	    .model = model,
 	    .base_url = url,
 	    .data = &data,

@@ -57,7 +57,7 @@ int cmd_eval_validate(int argc, char **argv)
 	int rc = args_parse(&p, argc - 1, argv + 1, NULL, 0);
 	if (rc) {
 		args_free(&p);
-		return rc == 1 ? 0 : rc;
+		return rc == 1 ? CLI_OK : rc;
 	}
 	ev_validate_opts o = {.min_score = 0.85};
 	arg_opt *x;
@@ -80,14 +80,14 @@ int cmd_eval_validate(int argc, char **argv)
 	o.env_model_prefix = getenv("MODEL_PREFIX");
 	ib_buf out = {0}, err = {0};
 	ib_error e = {0};
-	int status = 1;
+	int status = CLI_FAIL;
 	rc = ev_validate(&o, &out, &err, &status, &e);
-	fwrite(out.data ? out.data : "", 1, out.len, stdout);
-	fflush(stdout);
-	fwrite(err.data ? err.data : "", 1, err.len, stderr);
-	if (rc) {
+	if (cli_emit("infbench eval validate", NULL, &out) ||
+	    ib_buf_write_to(stderr, "standard error", &err, NULL))
+		status = CLI_FAIL;
+	if (rc && !ib_buf_error(&out) && !ib_buf_error(&err)) {
 		cli_error("infbench eval validate", NULL, &e);
-		status = 1;
+		status = CLI_FAIL;
 	}
 	ib_buf_free(&out);
 	ib_buf_free(&err);

@@ -89,7 +89,7 @@ static int emit_gha(ib_arena *a, const char *path, const ib_val *rows)
 	}
 	const char *gh = getenv("GITHUB_OUTPUT");
 	if (!rc && path) {
-		rc = ib_write_file_atomic(path, b.data, b.len, &e);
+		rc = ib_buf_write_file(path, &b, &e);
 	} else if (!rc && gh && *gh) {
 		FILE *f = fopen(gh, "a");
 		if (!f || fwrite(b.data, 1, b.len, f) != b.len || fclose(f) != 0) {
@@ -97,17 +97,17 @@ static int emit_gha(ib_arena *a, const char *path, const ib_val *rows)
 				fclose(f);
 			rc = ib_fail(&e, IB_EIO, gh, 0, 0, "cannot append the outputs to $GITHUB_OUTPUT");
 		}
-	} else if (!rc && (fwrite(b.data, 1, b.len, stdout) != b.len || fflush(stdout))) {
-		rc = ib_fail(&e, IB_EIO, NULL, 0, 0, "writing standard output failed");
+	} else if (!rc) {
+		rc = ib_buf_write_to(stdout, "standard output", &b, &e);
 	}
 	ib_buf_free(&b);
 	if (rc) {
 		if (!e.msg[0])
 			ib_fail(&e, rc, NULL, 0, 0, "out of memory");
 		cli_error("infbench matrix", "--gha", &e);
-		return 1;
+		return CLI_FAIL;
 	}
-	return 0;
+	return CLI_OK;
 }
 
 /* The options of each subcommand (copied: parsing fills them in). */
@@ -268,9 +268,9 @@ static int run(arg_parser *p, bool full)
 	ib_arena *a = ib_arena_new();
 	if (!a) {
 		fprintf(stderr, "infbench matrix: error: out of memory\n");
-		return 1;
+		return CLI_FAIL;
 	}
-	int status = 1;
+	int status = CLI_FAIL;
 	ib_diags d = {.a = a};
 	ib_val *master = NULL, *runners = NULL, *rows = NULL;
 	int rc = cfg_load_master(a, cf->vals, cf->nvals, &master, &d);
@@ -311,7 +311,7 @@ int cmd_matrix(int argc, char **argv)
 		const char *t = argv[i];
 		if (!strcmp(t, "-h") || (strlen(t) >= 3 && !strncmp("--help", t, strlen(t)))) {
 			fputs(matrix_help, stdout);
-			return 0;
+			return CLI_OK;
 		}
 		if (t[0] == '-' && t[1]) {
 			if (nextra < N(extra))
@@ -326,7 +326,7 @@ int cmd_matrix(int argc, char **argv)
 		fputs("usage: infbench matrix {full-sweep,test-config} ...\n", stderr);
 		fprintf(stderr,
 		        "infbench matrix: error: the following arguments are required: command\n");
-		return 2;
+		return CLI_USAGE;
 	}
 	bool full = !strcmp(argv[sub], "full-sweep");
 	if (!full && strcmp(argv[sub], "test-config") != 0) {
@@ -336,7 +336,7 @@ int cmd_matrix(int argc, char **argv)
 		    "infbench matrix: error: argument command: invalid choice: '%s' (choose from "
 		    "'full-sweep', 'test-config')\n",
 		    argv[sub]);
-		return 2;
+		return CLI_USAGE;
 	}
 	(void)top;
 	arg_opt full_opts[N(full_flags)], tc_opts[N(tc_flags)];

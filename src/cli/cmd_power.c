@@ -15,7 +15,7 @@ static int finish(int rc, int status, const ib_error *e)
 {
 	if (rc) {
 		cli_error("infbench power", NULL, e);
-		return 1;
+		return CLI_FAIL;
 	}
 	return status;
 }
@@ -73,7 +73,7 @@ static int power_single(int argc, char **argv)
 	int rc = args_parse(&p, argc, argv, NULL, 0);
 	if (rc) {
 		args_free(&p);
-		return rc == 1 ? 0 : rc;
+		return rc == 1 ? CLI_OK : rc;
 	}
 	arg_opt *x;
 	pw_opts o = {
@@ -90,7 +90,7 @@ static int power_single(int argc, char **argv)
 	if ((x = args_get(&p, "--validation-result"))->seen)
 		o.validation_path = x->vals[0];
 	ib_error e = {0};
-	int status = 0;
+	int status = CLI_OK;
 	rc = pw_run(&o, &status, &e);
 	args_free(&p);
 	return finish(rc, status, &e);
@@ -162,7 +162,7 @@ static int power_multinode(int argc, char **argv)
 	int rc = args_parse(&p, argc, argv, NULL, 0);
 	if (rc) {
 		args_free(&p);
-		return rc == 1 ? 0 : rc;
+		return rc == 1 ? CLI_OK : rc;
 	}
 	const char *pd = getenv("POWER_ARTIFACT_DIR"), *lr = getenv("POWER_RESULT_ROOT"),
 	           *sha = getenv("POWER_PRODUCER_SHA");
@@ -187,7 +187,7 @@ static int power_multinode(int argc, char **argv)
 	if ((x = args_get(&p, "--validation-result"))->seen)
 		o.validation_path = x->vals[0];
 	ib_error e = {0};
-	int status = 0;
+	int status = CLI_OK;
 	rc = pw_mn_run(&o, &status, &e);
 	args_free(&p);
 	return finish(rc, status, &e);

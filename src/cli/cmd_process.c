@@ -119,10 +119,10 @@ int cmd_process(int argc, char **argv)
 	const char **env = calloc((size_t)argc + nenv + 1, sizeof *env);
 	char **owned = calloc((size_t)argc + 1, sizeof *owned);
 	size_t ne = 0, no = 0;
-	int status = 2;
+	int status = CLI_USAGE;
 	if (!env || !owned) {
 		fprintf(stderr, "infbench process: error: out of memory\n");
-		status = 1;
+		status = CLI_FAIL;
 		goto done;
 	}
 	res_process_opts o = {0};
@@ -132,7 +132,7 @@ int cmd_process(int argc, char **argv)
 		const char *a = argv[i];
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
-			status = 0;
+			status = CLI_OK;
 			goto done;
 		}
 		if (!strcmp(a, "--derived")) {
@@ -163,7 +163,7 @@ int cmd_process(int argc, char **argv)
 		size_t l = strlen(var) + strlen(val) + 2;
 		char *s = malloc(l);
 		if (!s) {
-			status = 1;
+			status = CLI_FAIL;
 			goto done;
 		}
 		snprintf(s, l, "%s=%s", var, val);
@@ -182,13 +182,12 @@ int cmd_process(int argc, char **argv)
 	ib_error e = {0};
 	int power_status = 0;
 	int rc = res_process(&o, &out, &power_status, &e);
-	if (rc) {
+	if (rc && !ib_buf_error(&out)) {
 		cli_error("infbench process", NULL, &e);
-		status = 1;
+		status = CLI_FAIL;
 	} else {
-		fwrite(out.data ? out.data : "", 1, out.len, stdout);
-		fputc('\n', stdout);
-		status = fflush(stdout) ? 1 : power_status;
+		ib_buf_putc(&out, '\n');
+		status = cli_emit("infbench process", NULL, &out) ? 1 : power_status;
 	}
 	ib_buf_free(&out);
 done:

@@ -62,12 +62,12 @@ static int parse(int argc, char **argv, report_opts *o)
 		                                                               : NULL;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(usage, stdout);
-			return 1;
+			return CLI_FAIL;
 		}
 		int fr = cli_db_filter("infbench report", a, i + 1 < argc ? argv[i + 1] : NULL,
 		                       &o->f);
 		if (fr == 2)
-			return 2;
+			return CLI_USAGE;
 		if (fr == 1) {
 			o->filtered = true;
 			i++;
@@ -79,7 +79,7 @@ static int parse(int argc, char **argv, report_opts *o)
 				        "infbench report: error: %s needs a value (see 'infbench "
 				        "report --help')\n",
 				        a);
-				return 2;
+				return CLI_USAGE;
 			}
 			*slot = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
@@ -87,12 +87,12 @@ static int parse(int argc, char **argv, report_opts *o)
 			        "infbench report: error: unknown option %s (see 'infbench report "
 			        "--help')\n",
 			        a);
-			return 2;
+			return CLI_USAGE;
 		} else if (!o->in) {
 			o->in = a;
 		} else {
 			fprintf(stderr, "infbench report: error: one input only (got %s)\n", a);
-			return 2;
+			return CLI_USAGE;
 		}
 	}
 	const char *why =
@@ -105,21 +105,14 @@ static int parse(int argc, char **argv, report_opts *o)
 	                                            : NULL;
 	if (why) {
 		fprintf(stderr, "infbench report: error: %s (see 'infbench report --help')\n", why);
-		return 2;
+		return CLI_USAGE;
 	}
-	return 0;
+	return CLI_OK;
 }
 
 static int emit(const char *path, const ib_buf *b)
 {
-	ib_error e = {0};
-	if (!path || !strcmp(path, "-"))
-		return fwrite(b->data, 1, b->len, stdout) == b->len ? 0 : 1;
-	if (ib_write_file_atomic(path, b->data, b->len, &e)) {
-		cli_error("infbench report", NULL, &e);
-		return 1;
-	}
-	return 0;
+	return cli_emit("infbench report", path && strcmp(path, "-") ? path : NULL, b);
 }
 
 static int render(const report_opts *o, ib_arena *a, const rep_rowset *rs, const ib_diags *d)
@@ -145,10 +138,10 @@ static int render(const report_opts *o, ib_arena *a, const rep_rowset *rs, const
 		rc = ib_json_write(&b, data, &(ib_json_opts){.indent = -1, .ensure_ascii = true},
 		                   &e) ||
 		     ib_buf_putc(&b, '\n');
-	int status = 0;
-	if (rc) {
+	int status = CLI_OK;
+	if (rc && !ib_buf_error(&b)) { /* a buffer error is reported naming the output */
 		cli_error("infbench report", NULL, &e);
-		status = 1;
+		status = CLI_FAIL;
 	}
 	if (!status)
 		status = emit(o->out, &b);
@@ -156,7 +149,7 @@ static int render(const report_opts *o, ib_arena *a, const rep_rowset *rs, const
 		size_t n = 0;
 		if (rep_svg_write_dir(data, o->svg, &n, &e)) {
 			cli_error("infbench report", "--svg", &e);
-			status = 1;
+			status = CLI_FAIL;
 		} else {
 			fprintf(stderr, "infbench report: %zu SVG charts in %s\n", n, o->svg);
 		}
@@ -172,16 +165,16 @@ int cmd_report(int argc, char **argv)
 	report_opts o;
 	int rc = parse(argc, argv, &o);
 	if (rc)
-		return rc == 1 ? 0 : rc;
+		return rc == 1 ? CLI_OK : rc;
 	ib_arena *a = ib_arena_new();
 	if (!a) {
 		fprintf(stderr, "infbench report: error: out of memory\n");
-		return 1;
+		return CLI_FAIL;
 	}
 	ib_diags d = {.a = a};
 	rep_rowset rs = {0};
 	ib_error e = {0};
-	int status = 0;
+	int status = CLI_OK;
 	if (o.baseline) {
 		rc = rep_rows_load(a, o.baseline, -1, &rs, &d, &e);
 		/* an empty baseline would silently compare against nothing */
@@ -202,12 +195,12 @@ int cmd_report(int argc, char **argv)
 	}
 	if (rc) {
 		cli_error("infbench report", NULL, &e);
-		status = 1;
+		status = CLI_FAIL;
 	} else if (!rs.n && !rs.nevals) {
 		fprintf(stderr, "infbench report: error: no usable rows in %s%s\n",
 		        o.db ? "the database (or none matches the filters)" : o.in,
 		        d.n ? " (every row was skipped, see above)" : "");
-		status = 1;
+		status = CLI_FAIL;
 	} else {
 		if (d.n)
 			fprintf(stderr,

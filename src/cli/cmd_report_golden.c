@@ -85,7 +85,7 @@ static int eval_one(const char *fn, const char *input)
 	if (rc) {
 		cli_error("infbench report-golden", NULL, &e);
 		ib_arena_free(a);
-		return 1;
+		return CLI_FAIL;
 	}
 	rc = cli_emit_json(NULL, got);
 	ib_arena_free(a);
@@ -97,18 +97,18 @@ int cmd_report_golden(int argc, char **argv)
 	if (argc < 2) {
 		fputs(usage, stderr);
 		fprintf(stderr, "infbench report-golden: error: a case folder is required\n");
-		return 2;
+		return CLI_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(usage, stdout);
-		return 0;
+		return CLI_OK;
 	}
 	if (!strcmp(argv[1], "--eval")) {
 		if (argc != 4) {
 			fputs(usage, stderr);
 			fprintf(stderr, "infbench report-golden: error: --eval needs FUNCTION "
 			                "and INPUT.json\n");
-			return 2;
+			return CLI_USAGE;
 		}
 		return eval_one(argv[2], argv[3]);
 	}
@@ -128,5 +128,5 @@ int cmd_report_golden(int argc, char **argv)
 		ib_buf_free(&diff);
 	}
 	printf("report: %d passed, %d failed\n", pass, fail);
-	return fail ? 1 : 0;
+	return fail ? CLI_FAIL : CLI_OK;
 }

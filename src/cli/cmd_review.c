@@ -36,7 +36,7 @@ static int usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, "infbench review: error: ");
 	fprintf(stderr, fmt, arg);
 	fputc('\n', stderr);
-	return 2;
+	return CLI_USAGE;
 }
 
 int cmd_review(int argc, char **argv)
@@ -46,7 +46,7 @@ int cmd_review(int argc, char **argv)
 	const char **files = calloc((size_t)argc + 1, sizeof *files);
 	if (!files) {
 		fprintf(stderr, "infbench review: error: out of memory\n");
-		return 1;
+		return CLI_FAIL;
 	}
 	size_t nf = 0;
 	int rc = 0;
@@ -65,7 +65,7 @@ int cmd_review(int argc, char **argv)
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(usage, stdout);
 			free(files);
-			return 0;
+			return CLI_OK;
 		}
 		const char *eq = strchr(a, '=');
 		size_t nl = eq ? (size_t)(eq - a) : strlen(a);
@@ -110,24 +110,25 @@ int cmd_review(int argc, char **argv)
 	if (!a) {
 		free(files);
 		fprintf(stderr, "infbench review: error: out of memory\n");
-		return 1;
+		return CLI_FAIL;
 	}
 	rv_report r = {.a = a};
 	ib_error e = {0};
-	int status = 0;
+	int status = CLI_OK;
 	if (rv_review(&o, &r, &e)) {
 		cli_error("infbench review", NULL, &e);
-		status = 2;
+		status = CLI_USAGE;
 	} else {
 		ib_buf out = {0};
 		int frc = !strcmp(format, "json")     ? rv_format_json(&r, &out)
 		          : !strcmp(format, "github") ? rv_format_github(&r, &out)
 		                                      : rv_format_text(&r, &out);
-		if (frc) {
+		if (frc && !ib_buf_error(&out)) {
 			fprintf(stderr, "infbench review: error: out of memory\n");
-			status = 1;
+			status = CLI_FAIL;
+		} else if (cli_emit("infbench review", NULL, &out)) {
+			status = CLI_FAIL;
 		} else {
-			fwrite(out.data, 1, out.len, stdout);
 			status = ib_diags_count(&r.findings, RV_BLOCKING) ? 1 : 0;
 		}
 		ib_buf_free(&out);

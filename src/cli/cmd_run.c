@@ -162,9 +162,10 @@ typedef struct {
 	char cur[512];
 } progress;
 
-static void on_log(void *arg, const char *line)
+static void on_log(void *arg, int stream, const char *line)
 {
 	(void)arg;
+	(void)stream;
 	fprintf(stderr, "infbench run: %s\n", line);
 }
 
@@ -217,7 +218,7 @@ static int load_matrix(arg_parser *p, const char *path, ib_arena *a, ib_val **ro
 			                     &runners, &d);
 		if (r) {
 			cli_print_diags(&d);
-			return 1;
+			return CLI_FAIL;
 		}
 		mx_opts o;
 		mx_opts_init(&o, false);
@@ -225,9 +226,9 @@ static int load_matrix(arg_parser *p, const char *path, ib_arena *a, ib_val **ro
 		o.config_keys.n = keys->nvals;
 		if (mx_generate(a, &o, master, runners, rows, &e)) {
 			cli_error("infbench run", NULL, &e);
-			return 1;
+			return CLI_FAIL;
 		}
-		return 0;
+		return CLI_OK;
 	}
 	if (!path)
 		return args_error(p, NULL,
@@ -250,9 +251,9 @@ static int load_matrix(arg_parser *p, const char *path, ib_arena *a, ib_val **ro
 		*rows = (ib_val *)list;
 	if (r) {
 		cli_error("infbench run", NULL, &e);
-		return 1;
+		return CLI_FAIL;
 	}
-	return 0;
+	return CLI_OK;
 }
 
 static double num(arg_parser *p, const char *name, double dflt, int *bad)
@@ -305,7 +306,7 @@ static int status_cmd(const char *store)
 	if (run_store_status(a, store, &list, &e)) {
 		cli_error("infbench run", NULL, &e);
 		ib_arena_free(a);
-		return 1;
+		return CLI_FAIL;
 	}
 	size_t count[RUN_INTERRUPTED + 1] = {0};
 	for (size_t i = 0; i < list->list.n; i++) {
@@ -339,7 +340,7 @@ static int status_cmd(const char *store)
 			printf(" %zu %s", count[k], run_state_name(k));
 	printf("\n");
 	ib_arena_free(a);
-	return 0;
+	return CLI_OK;
 }
 
 /* --slurm: submit, then (--wait) follow the queue; the exit status. */
@@ -353,19 +354,19 @@ static int slurm_rows(arg_parser *p, run_opts *o, run_plan *plan)
 	if (run_slurm_submit(o, plan, &so, &ids, &e)) {
 		cli_error("infbench run", "--slurm", &e);
 		ib_buf_free(&ids);
-		return 3;
+		return CLI_STORE;
 	}
 	printf("submitted %zu rows as Slurm job array %s\n", run_plan_count(plan),
 	       ids.data ? ids.data : "");
 	fflush(stdout);
-	int status = 0;
+	int status = CLI_OK;
 	if (args_get(p, "--wait")->seen && ids.data) {
 		run_summary sum = {0};
 		for (;;) {
 			q.len = 0;
 			if (run_slurm_queue(ids.data, &q, &e)) {
 				cli_error("infbench run", "--wait", &e);
-				status = 3;
+				status = CLI_STORE;
 				break;
 			}
 			if (!q.len || !q.data[0])
@@ -422,7 +423,7 @@ static int run_rows(arg_parser *p, run_opts *o, const ib_val *rows)
 	ib_error e = {0};
 	if (!rows || rows->type != IB_V_LIST) {
 		fprintf(stderr, "infbench run: error: the matrix is not a JSON list of rows\n");
-		return 1;
+		return CLI_FAIL;
 	}
 	bool *keep = calloc(rows->list.n + 1, sizeof *keep);
 	arg_opt *f = args_get(p, "--filter"), *ri = args_get(p, "--row-index");
@@ -430,7 +431,7 @@ static int run_rows(arg_parser *p, run_opts *o, const ib_val *rows)
 	    run_select(rows, sval(p, "--rows", NULL), f->vals, f->seen ? f->nvals : 0, keep, &e)) {
 		cli_error("infbench run", NULL, &e);
 		free(keep);
-		return 2;
+		return CLI_USAGE;
 	}
 	if (ri->seen) { /* the I-th selected row only */
 		int64_t want = ri->ivals[0], k = 0;
@@ -476,14 +477,14 @@ static int run_rows(arg_parser *p, run_opts *o, const ib_val *rows)
 	if (rc) {
 		cli_error("infbench run", NULL, &e);
 		run_plan_free(plan);
-		return 3;
+		return CLI_STORE;
 	}
 	char out[4200];
 	snprintf(out, sizeof out, "%s/agg_%s.json", o->store, sval(p, "--collect", "bmk"));
 	bool collect_failed = !o->dry_run && !ri->seen && run_collect(plan, o->store, out, &e);
 	if (collect_failed)
 		cli_error("infbench run", "collecting", &e);
-	int sig = run_stopped_by();
+	int sig = sum.stopped_by;
 	if (!pg.quiet || sig || sum.failed)
 		fprintf(
 		    stderr,
@@ -497,8 +498,8 @@ static int run_rows(arg_parser *p, run_opts *o, const ib_val *rows)
 	if (sig)
 		return 128 + sig;
 	if (collect_failed)
-		return 3; /* a store error: agg_bmk.json is not what the rows say */
-	return sum.failed ? 1 : 0;
+		return CLI_STORE; /* a store error: agg_bmk.json is not what the rows say */
+	return sum.failed ? CLI_FAIL : CLI_OK;
 }
 
 int cmd_run(int argc, char **argv)
@@ -519,7 +520,7 @@ int cmd_run(int argc, char **argv)
 	                .nopts = sizeof run_opts_tbl / sizeof *run_opts_tbl};
 	int r = args_parse(&p, argc - 1, argv + 1, NULL, 0);
 	if (r)
-		return r == 1 ? 0 : 2;
+		return r == 1 ? CLI_OK : CLI_USAGE;
 	const char *store = sval(&p, "--results", "results");
 	if (args_get(&p, "--status")->seen) {
 		args_free(&p);
@@ -527,7 +528,7 @@ int cmd_run(int argc, char **argv)
 	}
 	ib_arena *a = ib_arena_new();
 	ib_val *rows = NULL;
-	int bad = 0, status = 1;
+	int bad = 0, status = CLI_FAIL;
 	run_opts o;
 	run_opts_init(&o);
 	o.store = store;

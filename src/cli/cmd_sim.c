@@ -179,7 +179,7 @@ typedef struct {
 static int fail(const char *ctx, const ib_error *e)
 {
 	cli_error("infbench sim", ctx, e);
-	return 1;
+	return CLI_FAIL;
 }
 
 /* where, which GPU and model, names: 0 or an exit status */
@@ -334,7 +334,7 @@ static int calib_flags(arg_parser *p, sim_config *c, sim_run *r)
 	sim_calib cal;
 	const char *used;
 	if (cli_load_calibration("infbench sim", o->seen ? o->vals[0] : NULL, r->a, &f, &used))
-		return 1;
+		return CLI_FAIL;
 	sim_calib_key k = {c->framework, c->hw.name, c->precision, c->model.name,
 			   c->spec_method ? c->spec_method : "none", c->framework_version};
 	sim_calib_resolve(f.n ? &f : NULL, &k, &cal);
@@ -346,12 +346,21 @@ static int calib_flags(arg_parser *p, sim_config *c, sim_run *r)
 	fprintf(stderr, "infbench sim: calibration %s (%s on %s: mem-eff %g, compute-eff %g, step %g us)\n",
 		used, c->framework, c->hw.name, c->mem_eff, c->compute_eff,
 		c->step_overhead_s * 1e6);
-	return 0;
+	return CLI_OK;
 }
 
 /* grader, tokenizer, trace and request log, TLS: 0 or an exit status */
+/* The server's notes for the operator, on stderr. */
+static void note(void *arg, int stream, const char *line)
+{
+	(void)arg;
+	(void)stream;
+	fprintf(stderr, "infbench sim: %s\n", line);
+}
+
 static int attach(arg_parser *p, sim_config *c, sim_run *r)
 {
+	c->log = note;
 	arg_opt *o;
 	ib_error e = {0};
 	int rc = 0;
@@ -443,12 +452,18 @@ static int serve(arg_parser *p, sim_config *c, sim_run *r)
 		net_timer_arm(r->loop, &deadline, ib_now_ns() + (int64_t)(r->duration * 1e9));
 	int status = net_run(r->loop) ? 1 : 0;
 	net_timer_cancel(r->loop, &deadline);
+	int log_err = sim_server_log_error(r->srv);
 	sim_server_free(r->srv); /* streams still open are not traced */
 	r->srv = NULL;
 	if (r->trace.f && ib_atomic_commit(&r->trace, &e))
 		status = fail("--trace", &e);
-	if (r->reqlog.f && ib_atomic_commit(&r->reqlog, &e))
+	if (r->reqlog.f && log_err) { /* a line is missing: no short log */
+		ib_fail_unwritten(&e, log_err, r->reqlog.path);
+		ib_atomic_abort(&r->reqlog);
 		status = fail("--log-requests", &e);
+	} else if (r->reqlog.f && ib_atomic_commit(&r->reqlog, &e)) {
+		status = fail("--log-requests", &e);
+	}
 	if (sw.fd >= 0) {
 		net_del(r->loop, &sw);
 		close(sw.fd);
@@ -476,7 +491,7 @@ int cmd_sim(int argc, char **argv)
 	int rc = args_parse(&p, argc - 1, argv + 1, NULL, 0);
 	if (rc) {
 		args_free(&p);
-		return rc == 1 ? 0 : rc;
+		return rc == 1 ? CLI_OK : rc;
 	}
 	sim_config c;
 	sim_config_init(&c);

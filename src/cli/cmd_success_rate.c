@@ -125,7 +125,7 @@ int cmd_success_rate(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(usage, stdout);
-			return 0;
+			return CLI_OK;
 		}
 		if ((!strcmp(argv[i], "--runner-config") || !strcmp(argv[i], "--jobs")) && i + 1 < argc) {
 			*(argv[i][2] == 'r' ? &runners_path : &jobs_path) = argv[i + 1];
@@ -139,8 +139,8 @@ int cmd_success_rate(int argc, char **argv)
 		                                                        : "runners.yaml";
 	ib_arena *a = ib_arena_new();
 	if (!a)
-		return 1;
-	int status = 1;
+		return CLI_FAIL;
+	int status = CLI_FAIL;
 	ib_val *runners, *rates = NULL;
 	const char **labels = NULL;
 	size_t nl = 0;
@@ -180,25 +180,26 @@ int cmd_success_rate(int argc, char **argv)
 	}
 	if (res_success_table(&b, rates))
 		goto out;
-	fwrite(b.data, 1, b.len, stdout);
-	fflush(stdout);
+	if (ib_buf_write_to(stdout, "standard output", &b, &e)) {
+		err("", &e);
+		goto out;
+	}
 	if (!name) {
 		fprintf(stderr, "infbench success-rate: error: NAME is required\n");
 		goto out;
 	}
-	b.len = 0;
 	ib_json_opts o = {.indent = 2, .ensure_ascii = true};
 	ib_val *doc = rates ? rates : ib_v_null(a);
 	size_t n = strlen(name) + sizeof ".json";
 	char *path = ib_arena_alloc(a, n);
-	if (!doc || !path || ib_json_write(&b, doc, &o, &e))
+	if (!doc || !path)
 		goto out;
 	snprintf(path, n, "%s.json", name);
-	if (ib_write_file_atomic(path, b.data, b.len, &e)) {
+	if (ib_json_write_path(path, doc, &o, &e)) {
 		err("", &e);
 		goto out;
 	}
-	status = 0;
+	status = CLI_OK;
 out:
 	ib_buf_free(&b);
 	free(labels);

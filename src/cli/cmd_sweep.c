@@ -46,16 +46,14 @@ static const arg_opt flags[] = {
     {.name = "--disable-tqdm", .kind = ARG_FLAG, .help = "no progress line"},
 };
 
-static void to_err(void *arg, const char *text)
+/* the client's lines all go to stderr (stdout is the sweep's), the
+ * progress line redrawn in place */
+static void to_err(void *arg, int stream, const char *text)
 {
 	(void)arg;
-	fputs(text, stderr);
-}
-
-static void progress(void *arg, const char *text)
-{
-	(void)arg;
-	if (text)
+	if (stream != IB_LOG_PROGRESS)
+		fputs(text, stderr);
+	else if (text)
 		fprintf(stderr, "\r%-70s", text);
 	else
 		fprintf(stderr, "\r%70s\r", "");
@@ -134,7 +132,7 @@ int cmd_sweep(int argc, char **argv)
 		return rc;
 	}
 	bool tty = !args_get(&p, "--disable-tqdm")->seen && isatty(2);
-	bench_log log = {.out = to_err, .err = to_err, .progress = tty ? progress : NULL};
+	bench_log log = {.fn = to_err, .with_progress = tty};
 	run_sweep_opts o = {
 	    .base_url = STR("--base-url", NULL),
 	    .model = STR("--model", NULL),

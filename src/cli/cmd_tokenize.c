@@ -21,9 +21,9 @@ static int load(const char *prog, const char *path, tok **t)
 		rc = tok_load(found, t, &e);
 	free(found);
 	if (!rc)
-		return 0;
+		return CLI_OK;
 	cli_error(prog, NULL, &e);
-	return 1;
+	return CLI_FAIL;
 }
 
 /* Reads all of f into b. */
@@ -118,36 +118,24 @@ static int answer(tok *t, bool decode, const char *line, size_t len, ib_buf *out
 	return rc;
 }
 
+/* One request line of --jsonl (cli_jsonl). */
+typedef struct {
+	tok *t;
+	bool decode;
+	ib_buf text;
+} jsonl_ctx;
+
+static int jsonl_answer(void *arg, const char *line, size_t n, ib_buf *out)
+{
+	jsonl_ctx *j = arg;
+	return answer(j->t, j->decode, line, n, out, &j->text);
+}
+
 static int run_jsonl(const char *prog, tok *t, bool decode)
 {
-	ib_buf in = {0}, out = {0}, text = {0};
-	int status = 0;
-	if (slurp(stdin, &in)) {
-		fprintf(stderr, "%s: error: cannot read standard input\n", prog);
-		status = 1;
-		goto done;
-	}
-	for (size_t pos = 0; pos < in.len;) {
-		const char *nl = memchr(in.data + pos, '\n', in.len - pos);
-		size_t end = nl ? (size_t)(nl - in.data) : in.len;
-		out.len = 0;
-		if (answer(t, decode, in.data + pos, end - pos, &out, &text) ||
-		    ib_buf_putc(&out, '\n')) {
-			fprintf(stderr, "%s: error: out of memory\n", prog);
-			status = 1;
-			goto done;
-		}
-		if (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout)) {
-			fprintf(stderr, "%s: error: writing standard output failed\n", prog);
-			status = 1;
-			goto done;
-		}
-		pos = end + 1;
-	}
-done:
-	ib_buf_free(&in);
-	ib_buf_free(&out);
-	ib_buf_free(&text);
+	jsonl_ctx j = {.t = t, .decode = decode};
+	int status = cli_jsonl(prog, jsonl_answer, &j);
+	ib_buf_free(&j.text);
 	return status;
 }
 
@@ -158,7 +146,7 @@ static int run_bench(const char *prog, tok *t, const char *file, int64_t repeat,
 	ib_buf b = {0};
 	ib_error e = {0};
 	tok_ids ids = {0};
-	int status = 0;
+	int status = CLI_OK;
 	char m[4096];
 	if (ib_read_file(file, &b, &e))
 		goto fail;
@@ -184,7 +172,7 @@ static int run_bench(const char *prog, tok *t, const char *file, int64_t repeat,
 fail:
 	ib_error_format(&e, m, sizeof m);
 	fprintf(stderr, "%s: error: %s\n", prog, m);
-	status = 1;
+	status = CLI_FAIL;
 done:
 	ib_buf_free(&b);
 	tok_ids_free(&ids);
@@ -216,10 +204,10 @@ static int run_info(const char *prog, const tok *t)
 	if (rc || fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout)) {
 		fprintf(stderr, "%s: error: writing standard output failed\n", prog);
 		ib_buf_free(&out);
-		return 1;
+		return CLI_FAIL;
 	}
 	ib_buf_free(&out);
-	return 0;
+	return CLI_OK;
 }
 
 int cmd_tokenize(int argc, char **argv)
@@ -275,7 +263,7 @@ int cmd_tokenize(int argc, char **argv)
 	int rc = args_parse(&p, argc - 1, argv + 1, NULL, 0);
 	if (rc) {
 		args_free(&p);
-		return rc == 1 ? 0 : rc;
+		return rc == 1 ? CLI_OK : rc;
 	}
 	const char *prog = p.prog;
 	arg_opt *rep = args_get(&p, "--repeat");
@@ -288,11 +276,11 @@ int cmd_tokenize(int argc, char **argv)
 	tok *t = NULL;
 	if (load(prog, args_get(&p, "--tokenizer")->vals[0], &t)) {
 		args_free(&p);
-		return 1;
+		return CLI_FAIL;
 	}
 	bool special = !args_get(&p, "--no-special-tokens")->seen;
 	arg_opt *text = args_get(&p, "--text"), *bench = args_get(&p, "--bench");
-	int status = 0;
+	int status = CLI_OK;
 	if (args_get(&p, "--jsonl")->seen) {
 		status = run_jsonl(prog, t, false);
 	} else if (args_get(&p, "--info")->seen) {
@@ -305,14 +293,14 @@ int cmd_tokenize(int argc, char **argv)
 		ib_error e = {0};
 		if (text->seen ? ib_buf_puts(&in, text->vals[0]) : slurp(stdin, &in)) {
 			fprintf(stderr, "%s: error: cannot read standard input\n", prog);
-			status = 1;
+			status = CLI_FAIL;
 		} else if (tok_encode(t, in.data ? in.data : "", in.len, special, &ids, &e)) {
 			cli_error(prog, NULL, &e);
-			status = 1;
+			status = CLI_FAIL;
 		} else if (put_ids(&out, ids.v, ids.n) || ib_buf_putc(&out, '\n') ||
 		           fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout)) {
 			fprintf(stderr, "%s: error: writing standard output failed\n", prog);
-			status = 1;
+			status = CLI_FAIL;
 		}
 		ib_buf_free(&in);
 		ib_buf_free(&out);
@@ -360,15 +348,15 @@ int cmd_detokenize(int argc, char **argv)
 	int rc = args_parse(&p, argc - 1, argv + 1, NULL, 0);
 	if (rc) {
 		args_free(&p);
-		return rc == 1 ? 0 : rc;
+		return rc == 1 ? CLI_OK : rc;
 	}
 	const char *prog = p.prog;
 	tok *t = NULL;
 	if (load(prog, args_get(&p, "--tokenizer")->vals[0], &t)) {
 		args_free(&p);
-		return 1;
+		return CLI_FAIL;
 	}
-	int status = 0;
+	int status = CLI_OK;
 	arg_opt *idsopt = args_get(&p, "--ids");
 	if (args_get(&p, "--jsonl")->seen) {
 		status = run_jsonl(prog, t, true);
@@ -380,17 +368,17 @@ int cmd_detokenize(int argc, char **argv)
 		ib_val *v = NULL;
 		if (!a || (idsopt->seen ? ib_buf_puts(&in, idsopt->vals[0]) : slurp(stdin, &in))) {
 			fprintf(stderr, "%s: error: cannot read standard input\n", prog);
-			status = 1;
+			status = CLI_FAIL;
 		} else if (ib_json_parse(a, idsopt->seen ? "--ids" : "<stdin>",
 		                         in.data ? in.data : "", in.len, &v, &e) ||
 		           parse_ids(v, &ids, &e) ||
 		           tok_decode(t, ids.v, ids.n, args_get(&p, "--skip-special-tokens")->seen,
 		                      &out, &e)) {
 			cli_error(prog, NULL, &e);
-			status = 1;
+			status = CLI_FAIL;
 		} else if (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout)) {
 			fprintf(stderr, "%s: error: writing standard output failed\n", prog);
-			status = 1;
+			status = CLI_FAIL;
 		}
 		ib_buf_free(&in);
 		ib_buf_free(&out);

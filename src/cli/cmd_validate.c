@@ -41,7 +41,7 @@ int cmd_validate(int argc, char **argv)
 	int rc = args_parse(&p, argc - 1, argv + 1, NULL, 0);
 	if (rc) {
 		args_free(&p);
-		return rc == 1 ? 0 : rc;
+		return rc == 1 ? CLI_OK : rc;
 	}
 	arg_opt *cf = args_get(&p, "--config-files"), *ro = args_get(&p, "--runner-config");
 	bool runners_too = !args_get(&p, "--no-runner-config")->seen;
@@ -49,21 +49,21 @@ int cmd_validate(int argc, char **argv)
 	ib_arena *a = ib_arena_new();
 	if (!a) {
 		fprintf(stderr, "infbench validate: error: out of memory\n");
-		return 1;
+		return CLI_FAIL;
 	}
 	ib_diags d = {.a = a};
 	ib_val *master = NULL, *runners = NULL;
 	int mrc = cfg_load_master(a, cf->vals, cf->nvals, &master, &d);
 	int rrc = runners_too ? cfg_load_runners(a, runner_path, &runners, &d) : 0;
-	int status = 0;
+	int status = CLI_OK;
 	if (mrc == IB_ENOMEM || rrc == IB_ENOMEM) {
 		fprintf(stderr, "infbench validate: error: out of memory\n");
-		status = 1;
+		status = CLI_FAIL;
 	} else if (d.n) {
 		cli_print_diags(&d);
 		fprintf(stderr, "infbench validate: %zu problem%s found\n", d.n,
 		        d.n == 1 ? "" : "s");
-		status = 1;
+		status = CLI_FAIL;
 	} else {
 		printf("ok: %zu config entr%s in %zu file%s", master->map.n,
 		       master->map.n == 1 ? "y" : "ies", cf->nvals, cf->nvals == 1 ? "" : "s");

@@ -69,6 +69,48 @@ int cli_json_error(ib_buf *out, const ib_error *e)
 	return rc ? rc : ib_buf_putc(out, '}');
 }
 
+int cli_jsonl(const char *prog, cli_jsonl_fn answer, void *arg)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t got;
+	ib_buf out = {0};
+	int status = CLI_OK;
+	while ((got = getline(&line, &cap, stdin)) >= 0) {
+		size_t n = (size_t)got;
+		if (n && line[n - 1] == '\n')
+			n--;
+		out.len = 0;
+		if (answer(arg, line, n, &out) || ib_buf_putc(&out, '\n')) {
+			fprintf(stderr, "%s: error: out of memory\n", prog);
+			status = CLI_FAIL;
+			break;
+		}
+		if (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout)) {
+			fprintf(stderr, "%s: error: writing standard output failed\n", prog);
+			status = CLI_FAIL;
+			break;
+		}
+	}
+	if (!status && ferror(stdin)) {
+		fprintf(stderr, "%s: error: reading standard input failed\n", prog);
+		status = CLI_FAIL;
+	}
+	free(line);
+	ib_buf_free(&out);
+	return status;
+}
+
+int cli_emit(const char *prog, const char *path, const ib_buf *b)
+{
+	ib_error e = {0};
+	if (path ? ib_buf_write_file(path, b, &e) : ib_buf_write_to(stdout, "standard output", b, &e)) {
+		cli_error(prog, NULL, &e);
+		return 1;
+	}
+	return 0;
+}
+
 int cli_emit_json(const char *path, const ib_val *v)
 {
 	ib_error e = {0};

@@ -41,15 +41,16 @@ static void start(run *r, slot *s);
 
 static void progress(run *r, bool force)
 {
-	if (!r->o->progress)
+	if (!r->o->log)
 		return;
 	int64_t now = net_now(r->loop);
 	if (!force && now - r->last_progress < 200000000)
 		return;
 	r->last_progress = now;
-	fprintf(stderr, "\r%s: %zu/%zu answered, %zu retried%s", r->o->name ? r->o->name : "eval",
-	        r->done, r->n, r->retried, force ? "\n" : "");
-	fflush(stderr);
+	char line[512];
+	snprintf(line, sizeof line, "%s: %zu/%zu answered, %zu retried%s",
+	         r->o->name ? r->o->name : "eval", r->done, r->n, r->retried, force ? "\n" : "");
+	r->o->log(r->o->log_arg, IB_LOG_PROGRESS, line);
 }
 
 static double backoff_s(const ev_http_opts *o, int attempt)

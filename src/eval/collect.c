@@ -81,11 +81,6 @@ static bool is_dir(const char *path)
 	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
-static int cmp_str(const void *x, const void *y)
-{
-	return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
 /* The names in dir (no "." / ".."), sorted bytewise; *n = 0 when unreadable. */
 static char **list_dir(ib_arena *a, const char *dir, size_t *n)
 {
@@ -110,7 +105,7 @@ static char **list_dir(ib_arena *a, const char *dir, size_t *n)
 	}
 	closedir(d);
 	if (*n)
-		qsort(v, *n, sizeof *v, cmp_str);
+		qsort(v, *n, sizeof *v, ib_cmp_str);
 	return v;
 }
 
@@ -175,21 +170,8 @@ static ib_val *str_lower(ib_arena *a, const ib_val *v)
 /* as_int(x, default) */
 static int64_t as_int(const ib_val *x, int64_t dflt)
 {
-	if (!x)
-		return dflt;
-	switch (x->type) {
-	case IB_V_INT: return x->i;
-	case IB_V_BOOL: return x->b;
-	case IB_V_FLOAT:
-		if (isnan(x->f) || isinf(x->f) || fabs(x->f) >= 9.2e18)
-			return dflt;
-		return (int64_t)x->f;
-	case IB_V_STR: {
-		int64_t v;
-		return ib_py_int(x->str.s, x->str.len, &v) ? v : dflt;
-	}
-	default: return dflt;
-	}
+	int64_t v;
+	return x && ib_val_py_int(x, &v, NULL) ? v : dflt;
 }
 
 /* as_bool(x, default) */
@@ -876,18 +858,13 @@ int ev_collect(const char *root, const char *name, const char *sort_by, ib_buf *
 	ib_val *rows;
 	int rc = ev_collect_rows(a, root, &rows, e);
 	rc = rc ? rc : ev_collect_report(rows, sort_by, out, e);
-	ib_buf json = {0};
 	if (!rc) {
 		ib_json_opts jo = IB_JSON_PYTHON;
 		jo.indent = 2;
-		rc = ib_json_write(&json, rows, &jo, e);
-	}
-	if (!rc) {
 		char *path = ib_arena_printf(a, "agg_eval_%s.json", name);
-		rc = path ? ib_write_file_atomic(path, json.data ? json.data : "", json.len, e)
+		rc = path ? ib_json_write_path(path, rows, &jo, e)
 		          : ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 	}
-	ib_buf_free(&json);
 	ib_arena_free(a);
 	return rc;
 }

@@ -184,40 +184,21 @@ static int write_split(const char *path, size_t n, uint64_t *s, size_t base, ib_
 	for (size_t i = 0; i < n && !rc; i++) {
 		q.len = ans.len = 0;
 		problem(s, base + i, &q, &ans);
-		rc = ib_buf_puts(&out, "{\"question\": ");
+		rc = ib_buf_error(&q) ? ib_buf_error(&q) : ib_buf_error(&ans);
+		rc = rc ? rc : ib_buf_puts(&out, "{\"question\": ");
 		rc = rc ? rc : ib_json_write_str(&out, q.data, q.len, true);
 		rc = rc ? rc : ib_buf_puts(&out, ", \"answer\": ");
 		rc = rc ? rc : ib_json_write_str(&out, ans.data, ans.len, true);
 		rc = rc ? rc : ib_buf_puts(&out, "}\n");
 	}
-	if (rc)
-		rc = ib_fail(e, IB_ENOMEM, path, 0, 0, "out of memory");
+	if (rc && !ib_buf_error(&out))
+		rc = ib_fail(e, rc, path, 0, 0, "out of memory");
 	else
-		rc = ib_write_file_atomic(path, out.data ? out.data : "", out.len, e);
+		rc = ib_buf_write_file(path, &out, e);
 	ib_buf_free(&out);
 	ib_buf_free(&q);
 	ib_buf_free(&ans);
 	return rc;
-}
-
-static int mkdirs(const char *dir, ib_error *e)
-{
-	char p[4096];
-	size_t n = strlen(dir);
-	if (n >= sizeof p)
-		return ib_fail(e, IB_EINVAL, dir, 0, 0, "path too long");
-	memcpy(p, dir, n + 1);
-	for (size_t i = 1; i <= n; i++) {
-		if (p[i] != '/' && p[i] != '\0')
-			continue;
-		char c = p[i];
-		p[i] = '\0';
-		if (mkdir(p, 0777) != 0 && errno != EEXIST)
-			return ib_fail(e, IB_EIO, p, 0, 0, "cannot create the folder: %s",
-			               strerror(errno));
-		p[i] = c;
-	}
-	return 0;
 }
 
 int ev_dataset_generate(const char *dir, size_t ntrain, size_t ntest, uint64_t seed, ib_error *e)
@@ -225,7 +206,7 @@ int ev_dataset_generate(const char *dir, size_t ntrain, size_t ntest, uint64_t s
 	if (ntrain < 5 || ntest < 1)
 		return ib_fail(e, IB_EINVAL, dir, 0, 0,
 		               "need at least 5 train questions (5-shot) and 1 test question");
-	int rc = mkdirs(dir, e);
+	int rc = ib_mkdirs(dir, 0777, e);
 	char path[4096];
 	uint64_t s = seed;
 	if (!rc) {

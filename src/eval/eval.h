@@ -101,7 +101,10 @@ typedef struct {
 	double timeout_s;    /* per attempt */
 	int max_attempts;    /* lm-eval max_retries: 5 */
 	double retry_min_s, retry_max_s; /* backoff bounds: 1 and 10 as lm-eval */
-	bool progress;       /* a progress line on stderr */
+	/* progress lines (IB_LOG_PROGRESS: "NAME: D/N answered, R retried", the
+	 * last one of a run ending in "\n"), to redraw in place; NULL: none */
+	ib_log_fn log;
+	void *log_arg;
 } ev_http_opts;
 
 typedef struct {

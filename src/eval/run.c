@@ -513,19 +513,18 @@ int ev_run(const ev_run_opts *o, const char *dir, const char *suffix, ev_summary
 			ib_arena_free(tmp);
 		}
 	}
-	if (!rc) {
+	if (!rc || ib_buf_error(&out)) { /* a buffer error is reported naming the file */
 		snprintf(s->samples_path, sizeof s->samples_path, "%s/samples_%s_%s%s.jsonl", dir, tn, ts,
 		         suffix ? suffix : "");
-		rc = ib_write_file_atomic(s->samples_path, out.data ? out.data : "", out.len, e);
+		rc = ib_buf_write_file(s->samples_path, &out, e);
 	}
 	if (!rc) {
 		ib_val *doc = results_doc(a, o, s, start, end);
 		ib_json_opts jo = {.indent = 2};
-		out.len = 0;
-		rc = doc ? ib_json_write(&out, doc, &jo, e) : ib_fail(e, IB_ENOMEM, "", 0, 0, "out of memory");
 		snprintf(s->results_path, sizeof s->results_path, "%s/results_%s%s.json", dir, ts,
 		         suffix ? suffix : "");
-		rc = rc ? rc : ib_write_file_atomic(s->results_path, out.data, out.len, e);
+		rc = doc ? ib_json_write_path(s->results_path, doc, &jo, e)
+		         : ib_fail(e, IB_ENOMEM, "", 0, 0, "out of memory");
 	}
 	ib_buf_free(&out);
 	for (size_t d = 0; d < n; d++) {
@@ -703,10 +702,7 @@ int ev_write_meta_env(const char *dir, const int64_t *concs, const bool *failed,
 	rc = rc ? rc : ib_buf_puts(&b, "}\n");
 	char path[4096];
 	snprintf(path, sizeof path, "%s/meta_env.json", dir);
-	if (rc)
-		rc = ib_fail(e, IB_ENOMEM, "", 0, 0, "out of memory");
-	else
-		rc = ib_write_file_atomic(path, b.data, b.len, e);
+	rc = ib_buf_write_file(path, &b, e); /* only buffer errors above: named with path */
 	ib_buf_free(&b);
 	return rc;
 }

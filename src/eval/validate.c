@@ -645,11 +645,6 @@ static int check_file(vstate *st, const char *path, size_t *checked)
 	return rc;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* --expected-concs: str.split() then int() each; false when invalid. */
 static bool parse_expected(const char *s, int64_t **out, size_t *n)
 {
@@ -719,7 +714,7 @@ int ev_validate(const ev_validate_opts *o, ib_buf *out, ib_buf *err, int *status
 		else if (gr == 0) {
 			st.files = g.gl_pathv;
 			st.nfiles = g.gl_pathc;
-			qsort(st.files, st.nfiles, sizeof *st.files, cmp_str);
+			qsort(st.files, st.nfiles, sizeof *st.files, ib_cmp_str);
 		}
 	}
 	size_t nerr = 0;

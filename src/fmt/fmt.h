@@ -105,6 +105,11 @@ bool ib_val_equal(const ib_val *x, const ib_val *y);
 uint64_t ib_val_hash(const ib_val *v);
 /* Python bool(x). */
 bool ib_val_truthy(const ib_val *v);
+/* Python int(v) of a value (the one coercion): a bool, an int, a finite
+ * float truncated toward zero (within int64), or a str by ib_py_int; false
+ * where Python raises (or the result does not fit int64), with *why (when
+ * why is non-NULL) in Python's words. */
+bool ib_val_py_int(const ib_val *v, int64_t *out, const char **why);
 /* Python's type name for the value: NoneType, bool, int, float, str, date,
  * list, dict. */
 const char *ib_vtype_pyname(const ib_val *v);
@@ -163,6 +168,9 @@ int ib_json_write(ib_buf *out, const ib_val *v, const ib_json_opts *o, ib_error 
 /* Writes the JSON text of v to f, one top-level list item at a time, so that
  * a large list never sits in memory twice. Same format as ib_json_write. */
 int ib_json_write_file(FILE *f, const ib_val *v, const ib_json_opts *o, ib_error *e);
+/* Writes the JSON text of v to path atomically (ib_buf_write_file): nothing
+ * is written on any error, and an allocation failure names path. */
+int ib_json_write_path(const char *path, const ib_val *v, const ib_json_opts *o, ib_error *e);
 /* Appends s as a JSON string literal. A byte that does not start valid UTF-8
  * is written as U+FFFD (\ufffd with ensure_ascii), so the text stays valid
  * UTF-8 as JSON must be. */

@@ -307,6 +307,16 @@ int ib_json_write(ib_buf *out, const ib_val *v, const ib_json_opts *o, ib_error 
 	return rc;
 }
 
+int ib_json_write_path(const char *path, const ib_val *v, const ib_json_opts *o, ib_error *e)
+{
+	ib_buf b = {0};
+	int rc = ib_json_write(&b, v, o, e);
+	if (!rc || ib_buf_error(&b)) /* the buffer's error is reported naming path */
+		rc = ib_buf_write_file(path, &b, e);
+	ib_buf_free(&b);
+	return rc;
+}
+
 int ib_json_write_file(FILE *f, const ib_val *v, const ib_json_opts *o, ib_error *e)
 {
 	ib_buf b = {0};

@@ -270,10 +270,8 @@ uint64_t ib_val_hash(const ib_val *v)
 	}
 	case IB_V_STR:
 	case IB_V_DATE: {
-		uint64_t h = 1469598103934665603ULL ^ (uint64_t)v->type;
-		for (size_t i = 0; i < v->str.len; i++)
-			h = (h ^ (unsigned char)v->str.s[i]) * 1099511628211ULL;
-		return mix(h);
+		/* (this basis lacks the last digit of FNV's; kept: hashes stay as they were) */
+		return mix(ib_fnv1a(1469598103934665603ULL ^ (uint64_t)v->type, v->str.s, v->str.len));
 	}
 	case IB_V_LIST: {
 		uint64_t h = 0x51ed2701ULL;
@@ -290,6 +288,36 @@ uint64_t ib_val_hash(const ib_val *v)
 	}
 	}
 	return 0;
+}
+
+bool ib_val_py_int(const ib_val *v, int64_t *out, const char **why)
+{
+	switch (v ? v->type : IB_V_NULL) {
+	case IB_V_BOOL:
+		*out = v->b;
+		return true;
+	case IB_V_INT:
+		*out = v->i;
+		return true;
+	case IB_V_FLOAT:
+		if (isnan(v->f) || isinf(v->f) || fabs(v->f) >= 9.2e18) {
+			if (why)
+				*why = "cannot convert float to integer";
+			return false;
+		}
+		*out = (int64_t)v->f;
+		return true;
+	case IB_V_STR:
+		if (ib_py_int(v->str.s, v->str.len, out))
+			return true;
+		if (why)
+			*why = "invalid literal for int()";
+		return false;
+	default:
+		if (why)
+			*why = "int() argument must be a string or a number";
+		return false;
+	}
 }
 
 bool ib_val_truthy(const ib_val *v)

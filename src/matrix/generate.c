@@ -17,11 +17,6 @@ static bool any_eq(const mx_strs *s, const ib_val *v)
 	return false;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* "k1, k2, ..." of the string keys of map m, sorted. */
 static char *sorted_keys(ib_arena *a, const ib_val *m)
 {
@@ -33,7 +28,7 @@ static char *sorted_keys(ib_arena *a, const ib_val *m)
 	for (size_t i = 0; i < n; i++)
 		if (m->map.kv[i].key->type == IB_V_STR)
 			k[c++] = m->map.kv[i].key->str.s;
-	qsort(k, c, sizeof *k, cmp_str);
+	qsort(k, c, sizeof *k, ib_cmp_str);
 	ib_buf b = {0};
 	ib_buf_puts(&b, "");
 	for (size_t i = 0; i < c; i++)

@@ -246,6 +246,22 @@ int net_client_use_tls(net_client *c, net_tls *ctx, const char *server_name);
 /* Every later connection accepted by s speaks TLS with ctx. */
 void net_server_use_tls(net_server *s, net_tls *ctx);
 
+/* ---- the one blocking HTTP call ---- */
+typedef struct {
+	const char *host; /* IPv4 address */
+	int port;
+	net_tls *tls;            /* NULL: http; else https with this client context */
+	const char *server_name; /* https: SNI and the certificate's name */
+} net_target;
+/* Sends `method path` (with body[0..body_len) as JSON when body is
+ * non-NULL; Connection: close) to t on a connection and loop of its own and
+ * waits for the whole answer: 0 with its status in *status and the body,
+ * de-chunked, appended to resp (NULL: discarded), whatever the status. Fails
+ * (IB_EIO, "METHOD PATH: why") when the connection fails or the exchange,
+ * connect included, takes over timeout_ms; IB_ENOMEM. */
+int net_http_call(const net_target *t, const char *method, const char *path, const char *body,
+                  size_t body_len, int timeout_ms, int *status, ib_buf *resp, ib_error *e);
+
 /* The IPv4 address of host (a literal, "localhost", or a name through the
  * resolver; blocking), as text in ip. Errors: IB_ENOENT naming the host. */
 int net_resolve(const char *host, char ip[64], ib_error *e);

@@ -14,7 +14,7 @@
  * stdout, warnings on stderr). The library never prints: it hands each line
  * (without its newline) to `log` with stream 1 (stdout) or 2 (stderr); a
  * NULL log drops them. */
-typedef void (*pw_log_fn)(void *ud, int stream, const char *line);
+typedef ib_log_fn pw_log_fn; /* base's one shape: IB_LOG_OUT or IB_LOG_ERR */
 
 /* Writes v as json.dumps(v, indent=2) (no newline) to path atomically. */
 int pw_write_json(const char *path, const ib_val *v, ib_error *e);

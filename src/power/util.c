@@ -120,27 +120,16 @@ static void mkdir_parents(const char *path)
 	char *s = strrchr(d, '/');
 	if (s && s != d) {
 		*s = 0;
-		for (char *p = d + 1; *p; p++)
-			if (*p == '/') {
-				*p = 0;
-				mkdir(d, 0777);
-				*p = '/';
-			}
-		mkdir(d, 0777);
+		ib_mkdirs(d, 0777, NULL); /* best effort: the write names what failed */
 	}
 	free(d);
 }
 
 int pw_write_json(const char *path, const ib_val *v, ib_error *e)
 {
-	ib_buf b = {0};
 	mkdir_parents(path);
 	ib_json_opts o = {.indent = 2, .ensure_ascii = true};
-	int rc = ib_json_write(&b, v, &o, e);
-	if (!rc)
-		rc = ib_write_file_atomic(path, b.data ? b.data : "", b.len, e);
-	ib_buf_free(&b);
-	return rc;
+	return ib_json_write_path(path, v, &o, e);
 }
 
 /* -?\d+(\.\d+)? anchored at s; returns its length or 0. */

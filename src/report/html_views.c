@@ -300,11 +300,6 @@ static const rep_metric trend_metrics[] = {REP_M_TP_PER_GPU, REP_M_COSTH, REP_M_
 #define NTT (sizeof trend_targets / sizeof trend_targets[0])
 #define NTM (sizeof trend_metrics / sizeof trend_metrics[0])
 
-static int cmp_str(const void *x, const void *y)
-{
-	return strcmp(*(const char *const *)x, *(const char *const *)y);
-}
-
 /* One series' values per metric x target x date (null: no value). */
 static int trend_series(ib_arena *a, const rep_rowset *rs, const rep_row *rows, const int *series,
                         const rep_gpu_table *gpus, const ib_val *g, int s, const char **dates,
@@ -371,7 +366,7 @@ int rep_page_data_trends(ib_arena *a, const rep_rowset *rs, const rep_row *rows,
 		}
 		if (nd < 2)
 			continue; /* no history in this group */
-		qsort(dates, nd, sizeof *dates, cmp_str);
+		qsort(dates, nd, sizeof *dates, ib_cmp_str);
 		ib_val *t = ib_v_map(a), *dl = ib_v_list(a), *tl = ib_v_list(a), *ml = ib_v_list(a),
 		       *sl = ib_v_list(a);
 		if (!t || !dl || !tl || !ml || !sl) {

@@ -221,15 +221,14 @@ int rep_svg_write_dir(const ib_val *data, const char *dir, size_t *nfiles, ib_er
 			ib_buf b = {0};
 			int rc = chart_svg(&b, data, g, charts[c].view, charts[c].title,
 			                   charts[c].xl, charts[c].yl);
-			if (rc) {
-				ib_buf_free(&b);
-				return ib_fail(e, rc, NULL, 0, 0, "out of memory");
-			}
 			char m[128], s[64], path[1024];
 			file_part(m, sizeof m, sget(g, "model"));
 			file_part(s, sizeof s, sget(g, "seq"));
 			snprintf(path, sizeof path, "%s/%s_%s_%s.svg", dir, m, s, charts[c].name);
-			rc = ib_write_file_atomic(path, b.data, b.len, e);
+			if (rc && !ib_buf_error(&b)) /* a buffer error is reported naming path */
+				rc = ib_fail(e, rc, NULL, 0, 0, "out of memory");
+			else
+				rc = ib_buf_write_file(path, &b, e);
 			ib_buf_free(&b);
 			if (rc)
 				return rc;

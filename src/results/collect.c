@@ -78,11 +78,6 @@ static int walk(const char *dir, pathlist *l, int depth, ib_error *e)
 	return rc;
 }
 
-static int cmp_str(const void *x, const void *y)
-{
-	return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
 void res_paths_free(char **paths, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -104,7 +99,7 @@ int res_find_json(const char *dir, char ***paths, size_t *n, ib_error *e)
 		return rc;
 	}
 	if (l.n)
-		qsort(l.v, l.n, sizeof *l.v, cmp_str);
+		qsort(l.v, l.n, sizeof *l.v, ib_cmp_str);
 	*paths = l.v;
 	*n = l.n;
 	return 0;
@@ -138,15 +133,13 @@ int res_collect_write(const char *dir, const char *out_path, ib_error *e)
 	if (!a)
 		return ib_fail(e, IB_ENOMEM, "", 0, 0, "out of memory");
 	ib_val *list = NULL;
-	ib_buf b = {0};
 	int rc = res_collect(a, dir, &list, e);
 	if (!rc) {
 		ib_json_opts o = {.indent = 2, .ensure_ascii = true};
-		rc = ib_json_write(&b, list, &o, e);
+		rc = ib_json_write_path(out_path, list, &o, e);
 	}
-	if (!rc)
-		rc = ib_write_file_atomic(out_path, b.data ? b.data : "", b.len, e);
-	ib_buf_free(&b);
+	if (rc == IB_ENOMEM && (!e || !e->file[0])) /* not an input's fault: name the output */
+		rc = ib_fail_unwritten(e, rc, out_path);
 	ib_arena_free(a);
 	return rc;
 }

@@ -14,35 +14,6 @@
 
 /* ---- Python value semantics ---- */
 
-/* Python int(v) for the JSON value types; false (with a reason) where
- * Python raises. */
-bool res_py_int(const ib_val *v, int64_t *out, const char **why)
-{
-	switch (v ? v->type : IB_V_NULL) {
-	case IB_V_BOOL:
-		*out = v->b;
-		return true;
-	case IB_V_INT:
-		*out = v->i;
-		return true;
-	case IB_V_FLOAT:
-		if (isnan(v->f) || isinf(v->f) || fabs(v->f) >= 9.2e18) {
-			*why = "cannot convert float to integer";
-			return false;
-		}
-		*out = (int64_t)v->f;
-		return true;
-	case IB_V_STR:
-		if (ib_py_int(v->str.s, v->str.len, out))
-			return true;
-		*why = "invalid literal for int()";
-		return false;
-	default:
-		*why = "int() argument must be a string or a number";
-		return false;
-	}
-}
-
 /* Python float(v). */
 bool res_py_float(const ib_val *v, double *out, const char **why)
 {
@@ -154,7 +125,7 @@ static int get_int(const ib_val *row, const char *key, int64_t *out, ib_error *e
 	const char *why = NULL;
 	if (!v)
 		return row_fail(e, key, NULL);
-	return res_py_int(v, out, &why) ? 0 : row_fail(e, key, why);
+	return ib_val_py_int(v, out, &why) ? 0 : row_fail(e, key, why);
 }
 
 static int get_bool(const ib_val *row, const char *key, bool *out, ib_error *e)

@@ -385,7 +385,7 @@ static int lint(const ib_val *row, const char *key, int64_t dflt, bool required,
 		*out = dflt;
 		return 0;
 	}
-	if (v->type == IB_V_BOOL || !res_py_int(v, out, &why))
+	if (v->type == IB_V_BOOL || !ib_val_py_int(v, out, &why))
 		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "field '%s': not an integer (%s)", key,
 		               v->type == IB_V_BOOL ? "a bool" : why);
 	return 0;
@@ -640,8 +640,11 @@ static int write_rows(res_db *db, db_row *rows, size_t n, const res_run_meta *m,
 			st->existing += !added;
 		}
 		if (!rc && m && m->progress && m->progress_every &&
-		    (i + 1) % m->progress_every == 0)
-			m->progress(m->progress_ctx, i + 1, n);
+		    (i + 1) % m->progress_every == 0) {
+			char line[96];
+			snprintf(line, sizeof line, "ingest: %zu of %zu rows written", i + 1, n);
+			m->progress(m->progress_ctx, IB_LOG_PROGRESS, line);
+		}
 	}
 	for (size_t i = 0; i < nc; i++)
 		free(cache[i].key);

@@ -44,7 +44,6 @@ struct res_db {
  * int(v) and float(v) of a JSON value (false with a reason where Python
  * raises), the reference's parse_bool (a bool, or str(v).lower() == "true"),
  * and str.lower()/str.upper() per code point into arena a (NULL: no memory). */
-bool res_py_int(const ib_val *v, int64_t *out, const char **why);
 bool res_py_float(const ib_val *v, double *out, const char **why);
 bool res_parse_bool(const ib_val *v);
 char *res_py_case(ib_arena *a, const char *s, size_t n, bool upper);

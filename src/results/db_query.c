@@ -2,6 +2,7 @@
  * benchmark_results / latest_benchmarks / eval_results, and compare's
  * baseline lookup. Rows are sorted here, not in SQL, so that both backends
  * give the same bytes whatever their collation. */
+#define _GNU_SOURCE /* qsort_r */
 #include "results/db_private.h"
 
 #include <math.h>
@@ -68,15 +69,20 @@ static int cell_cmp(const char *a, const char *b, int kind)
 	return strcmp(a, b);
 }
 
-static char **g_cells; /* qsort has no context argument */
-static size_t g_ncols;
+/* The rows' cells, the context of row_cmp (qsort_r: no globals, so two
+ * queries may sort at once). */
+typedef struct {
+	char **cells;
+	size_t ncols;
+} row_order;
 
-static int row_cmp(const void *pa, const void *pb)
+static int row_cmp(const void *pa, const void *pb, void *ctx)
 {
+	const row_order *o = ctx;
 	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
 	for (size_t i = 0; i < sizeof ORDER / sizeof ORDER[0]; i++) {
 		int c = ORDER[i];
-		int r = cell_cmp(g_cells[a * g_ncols + (size_t)c], g_cells[b * g_ncols + (size_t)c],
+		int r = cell_cmp(o->cells[a * o->ncols + (size_t)c], o->cells[b * o->ncols + (size_t)c],
 		                 COLS[c].kind);
 		if (r)
 			return r;
@@ -183,9 +189,8 @@ int res_db_query(res_db *db, const res_db_filter *f, ib_arena *a, ib_val **rows,
 	for (size_t i = 0; i < r.nrows && !rc; i++)
 		idx[i] = i;
 	if (!rc) {
-		g_cells = r.cells;
-		g_ncols = r.ncols;
-		qsort(idx, r.nrows, sizeof *idx, row_cmp);
+		row_order ro = {.cells = r.cells, .ncols = r.ncols};
+		qsort_r(idx, r.nrows, sizeof *idx, row_cmp, &ro);
 	}
 	for (size_t k = 0; k < r.nrows && !rc; k++) {
 		char **c = &r.cells[idx[k] * r.ncols];

@@ -125,26 +125,8 @@ static int conc_of(const pctx *c, const ib_val *raw, int64_t *out, ib_error *e)
 	if (!v)
 		return ib_fail(e, IB_EINVAL, c->result_file, 0, 0,
 		               "field 'max_concurrency' is missing");
-	switch (v->type) {
-	case IB_V_INT:
-		*out = v->i;
+	if (ib_val_py_int(v, out, NULL))
 		return 0;
-	case IB_V_BOOL:
-		*out = v->b;
-		return 0;
-	case IB_V_FLOAT:
-		if (isfinite(v->f) && fabs(v->f) < 9.2e18) {
-			*out = (int64_t)v->f;
-			return 0;
-		}
-		break;
-	case IB_V_STR:
-		if (ib_py_int(v->str.s, v->str.len, out))
-			return 0;
-		break;
-	default:
-		break;
-	}
 	char r[128];
 	ib_val_repr(v, r, sizeof r);
 	return ib_fail(e, IB_EINVAL, c->result_file, 0, 0,

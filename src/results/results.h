@@ -290,10 +290,10 @@ int res_db_schema_version(res_db *db, int *version, ib_error *e);
  * files' contents); date "YYYY-MM-DD" or an ISO timestamp (NULL: today,
  * UTC); branch, sha, runner may be NULL. progress (may be NULL) is called
  * inside the open transaction after every progress_every rows written
- * (0: never) with the rows done and the total. */
+ * (0: never) with a line that counts the rows done and the total. */
 typedef struct {
 	const char *run_id, *date, *branch, *sha, *runner;
-	void (*progress)(void *ctx, size_t done, size_t total);
+	ib_log_fn progress; /* IB_LOG_PROGRESS: "ingest: D of N rows written" */
 	void *progress_ctx;
 	size_t progress_every;
 } res_run_meta;

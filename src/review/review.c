@@ -27,11 +27,6 @@ static bool is_single_node_recipe(const rv_script *s)
 	       !strcmp(s->scenario, "single_node/agentic");
 }
 
-static int cmp_str(const void *x, const void *y)
-{
-	return strcmp(*(const char *const *)x, *(const char *const *)y);
-}
-
 /* recipe-config-missing: does some entry of cfg map to this recipe? */
 static int recipe_has_key(rv_report *r, rv_tree *t, const ib_val *cfg, const rv_script *s)
 {
@@ -56,11 +51,11 @@ static int recipe_has_key(rv_report *r, rv_tree *t, const ib_val *cfg, const rv_
 			}
 		}
 		if (t->nmapped) /* qsort(NULL, 0) is undefined */
-			qsort(t->mapped, t->nmapped, sizeof *t->mapped, cmp_str);
+			qsort(t->mapped, t->nmapped, sizeof *t->mapped, ib_cmp_str);
 		t->mapped_for = cfg;
 	}
 	if (t->nmapped &&
-	    bsearch(&s->path, t->mapped, t->nmapped, sizeof *t->mapped, cmp_str))
+	    bsearch(&s->path, t->mapped, t->nmapped, sizeof *t->mapped, ib_cmp_str))
 		return 0;
 	const char *b = strrchr(s->path, '/');
 	b = b ? b + 1 : s->path;

@@ -39,6 +39,7 @@ typedef struct {
 	ib_val *latest;
 	int err;
 	ib_error first_err;
+	atomic_int stop; /* the signal that stops this run, set by its signal thread; 0 */
 } exec_t;
 
 static void wall_iso(char *out, size_t cap)
@@ -60,7 +61,7 @@ static void note(exec_t *x, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
-	x->o->on_log(x->o->arg, line);
+	x->o->on_log(x->o->arg, IB_LOG_ERR, line);
 }
 
 typedef struct {
@@ -436,7 +437,7 @@ static void say_disk_full(const char *store, ib_buf *reason)
 
 static void run_one(exec_t *x, run_item *it, const char *devices)
 {
-	row_ctx rc = {.o = x->o, .x = &x->p->x, .it = it, .state = RUN_RUNNING};
+	row_ctx rc = {.o = x->o, .x = &x->p->x, .it = it, .state = RUN_RUNNING, .stop = &x->stop};
 	rc.a = ib_arena_new();
 	if (!rc.a)
 		return;
@@ -524,7 +525,7 @@ static void *worker(void *arg)
 		run_item *it = NULL;
 		for (;;) {
 			bool none_left;
-			if (atomic_load(&run_stop_signal))
+			if (atomic_load(&x->stop))
 				break;
 			it = take(x, devices, sizeof devices, &none_left);
 			if (it || none_left)
@@ -552,7 +553,7 @@ static void *sig_thread(void *arg)
 			continue;
 		if (sig == SIGUSR1)
 			return NULL;
-		atomic_store(&run_stop_signal, sig);
+		atomic_store(&s->x->stop, sig);
 		pthread_mutex_lock(&s->x->mu);
 		pthread_cond_broadcast(&s->x->cv);
 		pthread_mutex_unlock(&s->x->mu);
@@ -599,7 +600,7 @@ static int write_shim(exec_t *x, ib_error *e)
 {
 	char dir[4096], p[4200];
 	snprintf(dir, sizeof dir, "%s/.shim", x->st.dir);
-	int rc = run_mkdirs(dir, e);
+	int rc = ib_mkdirs(dir, 0755, e);
 	if (rc)
 		return rc;
 	ib_buf b = {0};
@@ -617,7 +618,7 @@ static int write_shim(exec_t *x, ib_error *e)
 	    "esac\n"
 	    "PATH=$(printf %%s \"$PATH\" | sed 's|^[^:]*:||') exec python3 \"$@\"\n");
 	snprintf(p, sizeof p, "%s/python3", dir);
-	rc = ib_write_file_atomic(p, b.data, b.len, e);
+	rc = ib_buf_write_file(p, &b, e);
 	if (!rc)
 		chmod(p, 0755);
 	b.len = 0;
@@ -629,7 +630,7 @@ static int write_shim(exec_t *x, ib_error *e)
 	        "echo \"infbench: no hf CLI; skipping: hf $*\" >&2\n");
 	snprintf(p, sizeof p, "%s/hf", dir);
 	if (!rc)
-		rc = ib_write_file_atomic(p, b.data, b.len, e);
+		rc = ib_buf_write_file(p, &b, e);
 	if (!rc)
 		chmod(p, 0755);
 	ib_buf_free(&b);
@@ -680,7 +681,7 @@ int run_execute(const run_opts *o, run_plan *p, run_summary *sum, ib_error *e)
 	x->total = p->n;
 	pthread_mutex_init(&x->mu, NULL);
 	pthread_cond_init(&x->cv, NULL);
-	atomic_store(&run_stop_signal, 0);
+	atomic_init(&x->stop, 0);
 	int rc = setup(x, e);
 	if (rc)
 		goto out;
@@ -711,6 +712,7 @@ int run_execute(const run_opts *o, run_plan *p, run_summary *sum, ib_error *e)
 		*e = x->first_err;
 		rc = x->err;
 	}
+	sum->stopped_by = atomic_load(&x->stop);
 out:
 	run_store_close(&x->st);
 	ib_arena_free(x->la);
@@ -718,9 +720,4 @@ out:
 	pthread_cond_destroy(&x->cv);
 	free(x);
 	return rc;
-}
-
-int run_stopped_by(void)
-{
-	return atomic_load(&run_stop_signal);
 }

@@ -66,6 +66,7 @@ typedef struct {
 	const char *eval_log, *shown_eval_log;
 	const char *prompt_cache; /* STORE/prompt-cache: the client's --prompt-cache */
 	void *exec;                                 /* the executor (execute.c) */
+	atomic_int *stop; /* the run's stop flag: the signal that stops it, or 0 */
 } row_ctx;
 
 /* row.c: runs one row in rc->ws; returns its end state (RUN_DONE,

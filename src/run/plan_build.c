@@ -14,8 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-atomic_int run_stop_signal;
-
 void run_opts_init(run_opts *o)
 {
 	memset(o, 0, sizeof *o);

@@ -38,7 +38,8 @@ void run_sim_shape_of(ib_arena *a, const ib_val *row, run_sim_shape *s);
 bool run_range(const char **s, long *a, long *b);
 bool run_range_sep(const char **s);
 
-/* proc.c: child processes in their own process group.
+/* proc.c: child processes in their own process group (through base's one
+ * spawner, ib_proc_spawn; ib_proc_reap collects them).
  * Starts argv[0] (a path, or looked up in PATH) with the environment envp
  * (NULL: the runner's), in folder cwd, stdin from /dev/null and stdout +
  * stderr appended to log (created). The child leads a new process group
@@ -47,9 +48,6 @@ bool run_range_sep(const char **s);
  * started it ends, the runner killed by SIGKILL included). */
 int run_spawn(const char *const *argv, char *const *envp, const char *cwd, const char *log,
               pid_t *pid, ib_error *e);
-/* Has pid ended? true with *status (exit status, 128 + signal) when it has;
- * false while it runs. hang: wait for it. */
-bool run_reap(pid_t pid, int *status, bool hang);
 /* Stops the process group of pid: SIGTERM, up to grace_ms for pid to exit,
  * then SIGKILL to the group; reaps pid. Returns its status. */
 int run_stop_group(pid_t pid, int grace_ms);
@@ -91,10 +89,6 @@ int run_store_row_lock(const char *store, const char *identity);
 bool run_store_agg_ok(const char *store, const char *identity, const char *name);
 /* Removes a folder tree (best effort). */
 void run_rmtree(const char *path);
-/* mkdir -p */
-int run_mkdirs(const char *path, ib_error *e);
 
-/* The runner's stop flag, set by its signal thread. */
-extern atomic_int run_stop_signal;
 
 #endif

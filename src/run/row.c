@@ -71,7 +71,7 @@ static void note_command(const char *ws, const char *const *argv)
 	char p[4200];
 	snprintf(p, sizeof p, "%s/commands.txt", ws);
 	FILE *f = fopen(p, "a");
-	if (f && b.data)
+	if (f && b.data && !ib_buf_error(&b)) /* a log line: one that did not fit is left out */
 		fputs(b.data, f);
 	if (f)
 		fclose(f);
@@ -317,11 +317,11 @@ static int wait_ready(row_ctx *rc)
 	int64_t deadline = ib_now_ns() + (int64_t)(rc->x->ready_timeout_s * 1e9);
 	int pause = 10, st;
 	for (;;) {
-		if (atomic_load(&run_stop_signal))
+		if (atomic_load(rc->stop))
 			return fail(rc, RUN_INTERRUPTED,
 			            "stopped by signal %d while the server started",
-			            atomic_load(&run_stop_signal));
-		if (run_reap(rc->server, &st, false)) {
+			            atomic_load(rc->stop));
+		if (ib_proc_reap(rc->server, &st, false)) {
 			rc->server = 0;
 			ib_buf tail = {0};
 			run_tail(&tail, rc->server_log, 15);
@@ -379,14 +379,14 @@ static int supervise(row_ctx *rc, pid_t child, const char *what, int *st)
 	                       : INT64_MAX;
 	int pause = 10, sst;
 	for (;;) {
-		if (run_reap(child, st, false))
+		if (ib_proc_reap(child, st, false))
 			return RUN_RUNNING;
-		if (atomic_load(&run_stop_signal)) {
+		if (atomic_load(rc->stop)) {
 			run_stop_group(child, 3000);
 			return fail(rc, RUN_INTERRUPTED, "stopped by signal %d during the %s",
-			            atomic_load(&run_stop_signal), what);
+			            atomic_load(rc->stop), what);
 		}
-		if (rc->server && run_reap(rc->server, &sst, false)) {
+		if (rc->server && ib_proc_reap(rc->server, &sst, false)) {
 			rc->server = 0;
 			run_stop_group(child, 3000);
 			ib_buf tail = {0};
@@ -529,7 +529,7 @@ int row_execute(row_ctx *rc)
 	ib_error e = {0};
 	const run_item *it = rc->it;
 	run_rmtree(rc->ws);
-	if (run_mkdirs(rc->ws, &e))
+	if (ib_mkdirs(rc->ws, 0755, &e))
 		return fail(rc, RUN_FAILED, "%s", e.msg);
 	ib_buf env = {0};
 	run_row_env(&env, it->row, rc->x->runner_name, it->name, rc->port);

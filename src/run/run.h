@@ -93,7 +93,7 @@ typedef struct {
 	bool shared_store;      /* no store lock: Slurm tasks share the store */
 	/* progress; may be NULL */
 	void (*on_event)(void *arg, const run_event *ev);
-	void (*on_log)(void *arg, const char *line); /* runner notes (stderr lines) */
+	ib_log_fn on_log; /* runner notes (IB_LOG_ERR lines without "\n"), with arg */
 	void *arg;
 } run_opts;
 
@@ -141,10 +141,9 @@ const char *run_plan_name(const run_plan *p, size_t i);
  * (each may be NULL). */
 typedef struct {
 	size_t done, reused, failed, skipped, interrupted;
+	int stopped_by; /* the signal that stopped the run (SIGINT, SIGTERM), or 0 */
 } run_summary;
 int run_execute(const run_opts *o, run_plan *p, run_summary *sum, ib_error *e);
-/* The signal that stopped the last run_execute (SIGINT, SIGTERM), or 0. */
-int run_stopped_by(void);
 
 /* ---- Slurm ---- */
 

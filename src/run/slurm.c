@@ -90,16 +90,13 @@ static int submit_group(const run_opts *o, const run_plan *p, const run_slurm_op
 	for (size_t i = 0; i < p->n; i++)
 		if (gpus < 0 || p->items[i].gpus == gpus)
 			ib_list_push(a, rows, (ib_val *)p->items[i].row);
-	int rc = run_mkdirs(dir, e);
+	int rc = ib_mkdirs(dir, 0755, e);
 	ib_buf b = {0};
 	char path[4200];
 	ib_json_opts jo = IB_JSON_PYTHON;
-	if (!rc)
-		rc = ib_json_write(&b, rows, &jo, e);
 	snprintf(path, sizeof path, "%s/matrix.json", dir);
 	if (!rc)
-		rc = ib_write_file_atomic(path, b.data, b.len, e);
-	b.len = 0;
+		rc = ib_json_write_path(path, rows, &jo, e);
 	char cwd[4096];
 	if (!getcwd(cwd, sizeof cwd))
 		snprintf(cwd, sizeof cwd, "/");
@@ -113,7 +110,7 @@ static int submit_group(const run_opts *o, const run_plan *p, const run_slurm_op
 	ib_buf_putc(&b, '\n');
 	snprintf(path, sizeof path, "%s/task.sh", dir);
 	if (!rc)
-		rc = ib_write_file_atomic(path, b.data, b.len, e);
+		rc = ib_buf_write_file(path, &b, e);
 	ib_buf_free(&b);
 	if (rc) {
 		ib_arena_free(a);

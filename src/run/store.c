@@ -13,11 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int run_mkdirs(const char *path, ib_error *e)
-{
-	return ib_mkdirs_writable(path, e);
-}
-
 void run_rmtree(const char *path)
 {
 	DIR *d = opendir(path);
@@ -75,11 +70,11 @@ int run_store_open(run_store *s, const char *dir, bool lock, ib_error *e)
 	memset(s, 0, sizeof *s);
 	s->fd = s->lock_fd = -1;
 	char p[4096];
-	int rc = run_mkdirs(dir, e);
+	int rc = ib_mkdirs_writable(dir, e);
 	const char *subs[] = {"rows", "work", "failed", "locks"};
 	for (size_t i = 0; i < 4 && !rc; i++) {
 		snprintf(p, sizeof p, "%s/%s", dir, subs[i]);
-		rc = run_mkdirs(p, e);
+		rc = ib_mkdirs(p, 0755, e);
 	}
 	if (rc)
 		return rc;
@@ -264,14 +259,9 @@ int run_store_status(ib_arena *a, const char *store, ib_val **out, ib_error *e)
 /* A list written as `infbench collect` writes it (indent 2), atomically. */
 static int write_list(const char *path, const ib_val *list, ib_error *e)
 {
-	ib_buf b = {0};
 	ib_json_opts o = IB_JSON_PYTHON;
 	o.indent = 2;
-	int rc = ib_json_write(&b, list, &o, e);
-	if (!rc)
-		rc = ib_write_file_atomic(path, b.data, b.len, e);
-	ib_buf_free(&b);
-	return rc;
+	return ib_json_write_path(path, list, &o, e);
 }
 
 /* The eval rows of the plan's done eval rows into agg_eval_<X> beside

@@ -961,6 +961,11 @@ static bool method_is(const net_http_msg *r, const char *m)
 
 /* --log-requests: the request as it arrived, one JSON line. A line that
  * cannot be built (out of memory) is left out, never half-written. */
+int sim_server_log_error(const sim_server *s)
+{
+	return ib_buf_error(&s->logline);
+}
+
 static void log_request(sim_server *s, const net_http_msg *r, const char *body, size_t len)
 {
 	ib_buf *b = &s->logline;
@@ -1008,7 +1013,10 @@ static void on_request(net_conn *c, const net_http_msg *r, const char *body, siz
 			return;
 		}
 		bool start = path_is(r, "/start_profile");
-		fprintf(stderr, "infbench sim: profiler %s (no trace is written)\n", start ? "started" : "stopped");
+		if (s->cfg.log)
+			s->cfg.log(s->cfg.log_arg, IB_LOG_ERR,
+			           start ? "profiler started (no trace is written)"
+			                 : "profiler stopped (no trace is written)");
 		net_conn_respond(c, 200, "application/json", "", 0, NULL);
 		return;
 	}

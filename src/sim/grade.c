@@ -29,14 +29,9 @@ static uint64_t mix(uint64_t z) /* splitmix64's finaliser */
 	return z ^ (z >> 31);
 }
 
-static uint64_t text_hash(const char *s, size_t n) /* FNV-1a, 64 bits */
+static uint64_t text_hash(const char *s, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
+	return ib_fnv1a(IB_FNV1A_BASIS, s, n);
 }
 
 static double unit(uint64_t h)

@@ -130,6 +130,10 @@ typedef struct {
 	 * "path", "body"} with the body's bytes as a JSON string (docs/sim.md);
 	 * NULL: none. Owned by the caller. */
 	FILE *request_log;
+	/* notes for the operator (IB_LOG_ERR lines without "\n": the profiler
+	 * started / stopped); NULL: none */
+	ib_log_fn log;
+	void *log_arg;
 	/* exact token counts (NULL: estimated); owned by the caller */
 	struct tok *tokenizer;
 	const struct chat_tmpl *chat_template; /* for chat prompt counts, or NULL */
@@ -298,6 +302,11 @@ typedef struct sim_server sim_server;
 int sim_server_new(net_loop *l, const sim_config *c, sim_server **out, ib_error *e);
 int sim_server_port(const sim_server *s);
 void sim_server_free(sim_server *s);
+/* The request log's sticky error (base.h's buffer policy): IB_ENOMEM once a
+ * line could not be built (that line and every later one are left out), 0
+ * while every line was written. The caller checks it before committing the
+ * log, so an incomplete log is an error, never a short file. */
+int sim_server_log_error(const sim_server *s);
 
 /* Deterministic PRNG (splitmix64 / xoshiro256**) used for faults, text and
  * acceptance draws. */

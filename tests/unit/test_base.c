@@ -58,6 +58,85 @@ static int count_entries(const char *dir)
 
 /* ---- ib_buf ---- */
 
+/* The policy of base.h: the first failed growth sticks; later appends are
+ * no-ops that return it and leave the contents as they were. */
+Test(base, buf_error_is_sticky)
+{
+	ib_buf b = {0};
+	cr_assert_eq(ib_buf_puts(&b, "head "), 0);
+	ib_test_fail_growth(0);
+	char big[200];
+	memset(big, 'x', sizeof big);
+	cr_assert_eq(ib_buf_append(&b, big, sizeof big), IB_ENOMEM);
+	ib_test_fail_growth(-1);
+	cr_assert_eq(ib_buf_error(&b), IB_ENOMEM);
+	/* growth works again, but the buffer stays failed */
+	cr_assert_eq(ib_buf_puts(&b, "tail"), IB_ENOMEM);
+	cr_assert_eq(ib_buf_putc(&b, '!'), IB_ENOMEM);
+	cr_assert_eq(ib_buf_printf(&b, "%d", 42), IB_ENOMEM);
+	cr_assert_eq(ib_buf_reserve(&b, 1), IB_ENOMEM);
+	cr_assert_str_eq(b.data, "head ");
+	b.len = 0; /* reuse keeps the error */
+	cr_assert_eq(ib_buf_puts(&b, "x"), IB_ENOMEM);
+	ib_buf_free(&b); /* free clears it */
+	cr_assert_eq(ib_buf_error(&b), 0);
+	cr_assert_eq(ib_buf_puts(&b, "ok"), 0);
+	cr_assert_str_eq(b.data, "ok");
+	ib_buf_free(&b);
+}
+
+/* A size past size_t sticks too (IB_ERANGE), without allocating. */
+Test(base, buf_overflow_is_sticky)
+{
+	ib_buf b = {0};
+	cr_assert_eq(ib_buf_puts(&b, "a"), 0);
+	cr_assert_eq(ib_buf_reserve(&b, SIZE_MAX), IB_ERANGE);
+	cr_assert_eq(ib_buf_putc(&b, 'b'), IB_ERANGE);
+	cr_assert_str_eq(b.data, "a");
+	ib_buf_free(&b);
+}
+
+/* A buffer whose growth failed half-way is never written: the output file
+ * is absent (no temporary left either) and the error names it. */
+Test(base, buf_write_file_refuses_a_failed_buffer)
+{
+	char dir[64], path[128];
+	make_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/out.json", dir);
+	ib_buf b = {0};
+	ib_test_fail_growth(3); /* 64 → 128 → 256 → 512 bytes, then no more */
+	for (int i = 0; i < 1000; i++)
+		ib_buf_printf(&b, "line %d\n", i); /* unchecked: the policy allows it */
+	ib_test_fail_growth(-1);
+	cr_assert_eq(ib_buf_error(&b), IB_ENOMEM);
+	cr_assert_gt(b.len, 0); /* a prefix is there: writing it would truncate */
+	ib_error e = {0};
+	cr_assert_eq(ib_buf_write_file(path, &b, &e), IB_ENOMEM);
+	cr_assert_str_eq(e.file, path);
+	cr_assert(strstr(e.msg, "out of memory"), "%s", e.msg);
+	char line[1024];
+	ib_error_format(&e, line, sizeof line);
+	cr_assert(strncmp(line, path, strlen(path)) == 0, "%s", line);
+	cr_assert_eq(access(path, F_OK), -1);
+	cr_assert_eq(count_entries(dir), 0);
+	/* the same for a stream: nothing written, the name in the error */
+	FILE *f = tmpfile();
+	cr_assert_not_null(f);
+	cr_assert_eq(ib_buf_write_to(f, "standard output", &b, &e), IB_ENOMEM);
+	cr_assert_str_eq(e.file, "standard output");
+	cr_assert_eq(ftell(f), 0);
+	fclose(f);
+	ib_buf_free(&b);
+	/* a sound buffer is written whole */
+	cr_assert_eq(ib_buf_puts(&b, "whole\n"), 0);
+	cr_assert_eq(ib_buf_write_file(path, &b, &e), 0, "%s", e.msg);
+	ib_buf_free(&b);
+	cr_assert_eq(ib_read_file(path, &b, &e), 0);
+	cr_assert_str_eq(b.data, "whole\n");
+	ib_buf_free(&b);
+	remove_tmpdir(dir);
+}
+
 Test(base, buf_append_puts_printf)
 {
 	ib_buf b = {0};

@@ -136,6 +136,52 @@ Test(results, collect_write_indent2_no_newline, .init = setup, .fini = teardown)
 	ib_buf_free(&b);
 }
 
+/* A library writer under failing allocations (base.h's buffer policy): for
+ * every growth that can fail, `collect` either writes the whole file or
+ * fails with an error naming a file, and leaves no output behind; at least
+ * one failure lands in the output's own buffer and names the output. */
+Test(results, collect_write_never_truncates, .init = setup, .fini = teardown)
+{
+	char big[4096];
+	int n = snprintf(big, sizeof big, "{\"rows\": [");
+	for (int i = 0; i < 200; i++)
+		n += snprintf(big + n, sizeof big - (size_t)n, "%s%d", i ? ", " : "", i * 7);
+	snprintf(big + n, sizeof big - (size_t)n, "]}");
+	put("r1.json", big);
+	put("r2.json", "{\"name\": \"second\"}");
+	mk("out");
+	char out[512], dir[512];
+	snprintf(out, sizeof out, "%s/out/agg.json", root);
+	snprintf(dir, sizeof dir, "%s", root);
+	ib_error e = {0};
+	cr_assert_eq(res_collect_write(dir, out, &e), 0, "%s", e.msg);
+	ib_buf whole = {0};
+	cr_assert_eq(ib_read_file(out, &whole, &e), 0);
+	cr_assert_eq(unlink(out), 0);
+	int named_out = 0;
+	long k = 0;
+	for (;; k++) {
+		ib_error f = {0};
+		ib_test_fail_growth(k);
+		int rc = res_collect_write(dir, out, &f);
+		ib_test_fail_growth(-1);
+		if (!rc)
+			break;
+		cr_assert(f.file[0], "failure %ld: an error without a file: %s", k, f.msg);
+		cr_assert_eq(access(out, F_OK), -1, "failure %ld left %s", k, out);
+		named_out += !strcmp(f.file, out);
+		cr_assert_lt(k, 10000);
+	}
+	cr_assert_gt(k, 0, "no growth was failed");
+	cr_assert_gt(named_out, 0, "no failure named the output");
+	ib_buf b = {0};
+	cr_assert_eq(ib_read_file(out, &b, &e), 0);
+	cr_assert_eq(b.len, whole.len);
+	cr_assert_eq(memcmp(b.data, whole.data, b.len), 0);
+	ib_buf_free(&b);
+	ib_buf_free(&whole);
+}
+
 /* ---- success rate ---- */
 
 Test(results, hw_labels_cluster_keys_sorted)

@@ -220,7 +220,7 @@ static void touch(const char *dir, const char *rel)
 	char *sl = strrchr(p, '/');
 	*sl = 0;
 	ib_error e = {0};
-	cr_assert_eq(run_mkdirs(p, &e), 0);
+	cr_assert_eq(ib_mkdirs(p, 0755, &e), 0);
 	*sl = '/';
 	FILE *f = fopen(p, "w");
 	cr_assert_not_null(f);
