@@ -120,15 +120,6 @@ static void to_err(void *arg, const char *text)
 	fputs(text, stderr);
 }
 
-static void progress(void *arg, const char *text)
-{
-	(void)arg;
-	if (text)
-		fprintf(stderr, "\r%-70s", text);
-	else
-		fprintf(stderr, "\r%70s\r", "");
-}
-
 /* --percentile-metrics, --metric-percentiles, --goodput; 0 or a usage error */
 static int metric_flags(arg_parser *p, bench_metric_opts *mo, double *pcts, size_t cap)
 {
@@ -261,7 +252,7 @@ int cmd_bench(int argc, char **argv)
 		return rc;
 	}
 	bool tty = !args_get(&p, "--disable-tqdm")->seen && isatty(2);
-	bench_log log = {.out = to_out, .err = to_err, .progress = tty ? progress : NULL};
+	bench_log log = {.out = to_out, .err = to_err, .progress = tty ? cli_progress_line : NULL};
 	bench_outcome out;
 	ib_error e = {0};
 	int status = BENCH_OK;
