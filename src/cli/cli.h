@@ -60,6 +60,9 @@ void cli_error(const char *prog, const char *context, const ib_error *e);
 /* A pw_log_fn-shaped line sink: stream 1 to stdout, else stderr, each line
  * with a newline, flushed. */
 void cli_log_line(void *ud, int stream, const char *line);
+/* A bench_log progress sink: text rewritten in place on stderr's line
+ * ("\r" + text padded to 70 columns); NULL clears the line. */
+void cli_progress_line(void *arg, const char *text);
 /* REQUIRE_POWER in {1, true, yes} (any case for the words), as the power
  * scripts read it. */
 bool cli_require_power_env(void);

@@ -44,6 +44,67 @@ static bool parse_num(const char *s, double *out)
 
 #define OPT(n, mv, h) {.name = n, .kind = ARG_ONE, .metavar = mv, .help = h}
 
+/* The generator's parameters from the parsed options into o: 0, or the
+ * usage error's status (printed). */
+static int read_gen_opts(arg_parser *p, ax_gen_opts *o)
+{
+	int rc = 0;
+	struct {
+		const char *name;
+		ax_range *r;
+	} ranges[] = {{"--turns", &o->turns},       {"--first-in", &o->first_in},
+	              {"--context", &o->context},   {"--out", &o->out},
+	              {"--subagents", &o->subagents}, {"--subagent-turns", &o->subagent_turns}};
+	struct {
+		const char *name;
+		double *x;
+	} nums[] = {{"--long-tail", &o->long_tail},     {"--subagent-rate", &o->subagent_rate},
+	            {"--background-rate", &o->background_rate}, {"--compact-rate", &o->compact_rate},
+	            {"--ttft", &o->ttft_s},             {"--prefill", &o->prefill_s_per_1k},
+	            {"--tpot", &o->tpot_s}};
+	struct {
+		const char *name;
+		int64_t *x;
+	} ints[] = {{"--max-context", &o->max_context}, {"--block-size", &o->block_size},
+	            {"--system-tokens", &o->system_tokens}, {"--tool-tokens", &o->tool_tokens}};
+	arg_opt *x;
+	for (size_t i = 0; !rc && i < NOPT(ranges); i++)
+		if ((x = args_get(p, ranges[i].name))->seen && !parse_range(x->vals[0], ranges[i].r))
+			rc = args_error(p, p->prog, "argument %s: expected N or MIN:MAX, got '%s'",
+			                ranges[i].name, x->vals[0]);
+	for (size_t i = 0; !rc && i < NOPT(nums); i++)
+		if ((x = args_get(p, nums[i].name))->seen && !parse_num(x->vals[0], nums[i].x))
+			rc = args_error(p, p->prog, "argument %s: invalid number '%s'", nums[i].name,
+			                x->vals[0]);
+	for (size_t i = 0; !rc && i < NOPT(ints); i++)
+		if ((x = args_get(p, ints[i].name))->seen &&
+		    !ib_py_int(x->vals[0], strlen(x->vals[0]), ints[i].x))
+			rc = args_error(p, p->prog, "argument %s: invalid integer '%s'", ints[i].name,
+			                x->vals[0]);
+	int64_t v;
+	if (!rc && (x = args_get(p, "--traces"))->seen) {
+		if (!ib_py_int(x->vals[0], strlen(x->vals[0]), &v) || v < 0)
+			rc = args_error(p, p->prog, "argument --traces: invalid count '%s'", x->vals[0]);
+		else
+			o->traces = (size_t)v;
+	}
+	if (!rc && (x = args_get(p, "--seed"))->seen) {
+		if (!ib_py_int(x->vals[0], strlen(x->vals[0]), &v) || v < 0 || v > UINT32_MAX)
+			rc = args_error(p, p->prog, "argument --seed: need 0 <= S < 2^32, got '%s'",
+			                x->vals[0]);
+		else
+			o->seed = (uint32_t)v;
+	}
+	if (!rc && (x = args_get(p, "--think"))->seen && !parse_frange(x->vals[0], &o->think))
+		rc = args_error(p, p->prog, "argument --think: expected S or MIN:MAX, got '%s'",
+		                x->vals[0]);
+	if ((x = args_get(p, "--model"))->seen)
+		o->model = x->vals[0];
+	if ((x = args_get(p, "--subagent-model"))->seen)
+		o->subagent_model = x->vals[0];
+	return rc;
+}
+
 static int make_traces(int argc, char **argv)
 {
 	ax_gen_opts o;
@@ -88,59 +149,8 @@ static int make_traces(int argc, char **argv)
 		args_free(&p);
 		return rc == 1 ? 0 : rc;
 	}
-	struct {
-		const char *name;
-		ax_range *r;
-	} ranges[] = {{"--turns", &o.turns},       {"--first-in", &o.first_in},
-	              {"--context", &o.context},   {"--out", &o.out},
-	              {"--subagents", &o.subagents}, {"--subagent-turns", &o.subagent_turns}};
-	struct {
-		const char *name;
-		double *x;
-	} nums[] = {{"--long-tail", &o.long_tail},     {"--subagent-rate", &o.subagent_rate},
-	            {"--background-rate", &o.background_rate}, {"--compact-rate", &o.compact_rate},
-	            {"--ttft", &o.ttft_s},             {"--prefill", &o.prefill_s_per_1k},
-	            {"--tpot", &o.tpot_s}};
-	struct {
-		const char *name;
-		int64_t *x;
-	} ints[] = {{"--max-context", &o.max_context}, {"--block-size", &o.block_size},
-	            {"--system-tokens", &o.system_tokens}, {"--tool-tokens", &o.tool_tokens}};
+	rc = read_gen_opts(&p, &o);
 	arg_opt *x;
-	for (size_t i = 0; !rc && i < NOPT(ranges); i++)
-		if ((x = args_get(&p, ranges[i].name))->seen && !parse_range(x->vals[0], ranges[i].r))
-			rc = args_error(&p, p.prog, "argument %s: expected N or MIN:MAX, got '%s'",
-			                ranges[i].name, x->vals[0]);
-	for (size_t i = 0; !rc && i < NOPT(nums); i++)
-		if ((x = args_get(&p, nums[i].name))->seen && !parse_num(x->vals[0], nums[i].x))
-			rc = args_error(&p, p.prog, "argument %s: invalid number '%s'", nums[i].name,
-			                x->vals[0]);
-	for (size_t i = 0; !rc && i < NOPT(ints); i++)
-		if ((x = args_get(&p, ints[i].name))->seen &&
-		    !ib_py_int(x->vals[0], strlen(x->vals[0]), ints[i].x))
-			rc = args_error(&p, p.prog, "argument %s: invalid integer '%s'", ints[i].name,
-			                x->vals[0]);
-	int64_t v;
-	if (!rc && (x = args_get(&p, "--traces"))->seen) {
-		if (!ib_py_int(x->vals[0], strlen(x->vals[0]), &v) || v < 0)
-			rc = args_error(&p, p.prog, "argument --traces: invalid count '%s'", x->vals[0]);
-		else
-			o.traces = (size_t)v;
-	}
-	if (!rc && (x = args_get(&p, "--seed"))->seen) {
-		if (!ib_py_int(x->vals[0], strlen(x->vals[0]), &v) || v < 0 || v > UINT32_MAX)
-			rc = args_error(&p, p.prog, "argument --seed: need 0 <= S < 2^32, got '%s'",
-			                x->vals[0]);
-		else
-			o.seed = (uint32_t)v;
-	}
-	if (!rc && (x = args_get(&p, "--think"))->seen && !parse_frange(x->vals[0], &o.think))
-		rc = args_error(&p, p.prog, "argument --think: expected S or MIN:MAX, got '%s'",
-		                x->vals[0]);
-	if ((x = args_get(&p, "--model"))->seen)
-		o.model = x->vals[0];
-	if ((x = args_get(&p, "--subagent-model"))->seen)
-		o.subagent_model = x->vals[0];
 	const char *out = (x = args_get(&p, "--output"))->seen ? x->vals[0] : NULL;
 	if (!rc) {
 		ib_error e = {0};

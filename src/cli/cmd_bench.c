@@ -116,10 +116,8 @@ static void to_user(void *arg, int stream, const char *text)
 	} else if (stream == IB_LOG_ERR) {
 		fflush(stdout);
 		fputs(text, stderr);
-	} else if (text) {
-		fprintf(stderr, "\r%-70s", text);
 	} else {
-		fprintf(stderr, "\r%70s\r", "");
+		cli_progress_line(NULL, text);
 	}
 }
 

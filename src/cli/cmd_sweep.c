@@ -53,10 +53,8 @@ static void to_err(void *arg, int stream, const char *text)
 	(void)arg;
 	if (stream != IB_LOG_PROGRESS)
 		fputs(text, stderr);
-	else if (text)
-		fprintf(stderr, "\r%-70s", text);
 	else
-		fprintf(stderr, "\r%70s\r", "");
+		cli_progress_line(NULL, text);
 }
 
 static void note(void *arg, const char *line)
@@ -72,6 +70,38 @@ static size_t split(char *s, const char **out, size_t cap)
 	for (char *t = strtok(s, ","); t && n < cap; t = strtok(NULL, ","))
 		out[n++] = t;
 	return n;
+}
+
+/* The points' concurrencies (cs[0..nc) into concs), request rates and
+ * --random-range-ratio checked: 0, or the usage error's status (printed). */
+static int parse_points(arg_parser *p, const char *const *cs, size_t nc, size_t *concs,
+                        const char *const *rs, size_t nr, double *ratio)
+{
+	for (size_t i = 0; i < nc; i++) {
+		int64_t v;
+		if (!args_parse_int(cs[i], &v) || v <= 0) {
+			return args_error(p, "infbench sweep",
+			              "argument --concurrencies: not a positive integer: '%s'", cs[i]);
+		}
+		concs[i] = (size_t)v;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		char *end;
+		double x = strtod(rs[i], &end);
+		if (strcmp(rs[i], "inf") && (*end || end == rs[i] || !(x > 0))) {
+			return args_error(p, "infbench sweep",
+			              "argument --request-rates: not 'inf' or a rate > 0: '%s'", rs[i]);
+		}
+	}
+	const arg_opt *ro = args_get(p, "--random-range-ratio");
+	const char *rr = ro->seen ? ro->vals[0] : "0.8";
+	char *rend;
+	*ratio = strtod(rr, &rend);
+	if (*rend || rend == rr || *ratio < 0 || *ratio > 1) {
+		return args_error(p, "infbench sweep",
+		              "argument --random-range-ratio: a number in [0, 1] is needed: '%s'", rr);
+	}
+	return 0;
 }
 
 int cmd_sweep(int argc, char **argv)
@@ -102,32 +132,8 @@ int cmd_sweep(int argc, char **argv)
 	const char *cs[64], *rs[64];
 	size_t nc = split(concs_text, cs, N(cs)), nr = split(rates_text, rs, N(rs));
 	size_t concs[64];
-	for (size_t i = 0; i < nc; i++) {
-		int64_t v;
-		if (!args_parse_int(cs[i], &v) || v <= 0) {
-			rc = args_error(&p, "infbench sweep",
-			                "argument --concurrencies: not a positive integer: '%s'", cs[i]);
-			args_free(&p);
-			return rc;
-		}
-		concs[i] = (size_t)v;
-	}
-	for (size_t i = 0; i < nr; i++) {
-		char *end;
-		double x = strtod(rs[i], &end);
-		if (strcmp(rs[i], "inf") && (*end || end == rs[i] || !(x > 0))) {
-			rc = args_error(&p, "infbench sweep",
-			                "argument --request-rates: not 'inf' or a rate > 0: '%s'", rs[i]);
-			args_free(&p);
-			return rc;
-		}
-	}
-	const char *rr = STR("--random-range-ratio", "0.8");
-	char *rend;
-	double ratio = strtod(rr, &rend);
-	if (*rend || rend == rr || ratio < 0 || ratio > 1) {
-		rc = args_error(&p, "infbench sweep",
-		                "argument --random-range-ratio: a number in [0, 1] is needed: '%s'", rr);
+	double ratio = 0;
+	if ((rc = parse_points(&p, cs, nc, concs, rs, nr, &ratio))) {
 		args_free(&p);
 		return rc;
 	}

@@ -26,6 +26,15 @@ void cli_error(const char *prog, const char *context, const ib_error *e)
 		fprintf(stderr, "%s: error: %s\n", prog, m);
 }
 
+void cli_progress_line(void *arg, const char *text)
+{
+	(void)arg;
+	if (text)
+		fprintf(stderr, "\r%-70s", text);
+	else
+		fprintf(stderr, "\r%70s\r", "");
+}
+
 void cli_log_line(void *ud, int stream, const char *line)
 {
 	(void)ud;

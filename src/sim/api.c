@@ -431,6 +431,7 @@ static void handle_generate(sim_server *s, net_conn *c, const net_http_msg *r, c
 	ib_val *req = NULL;
 	ib_error e = {0};
 	const char *err = NULL;
+	tok_ids ids = {0}; /* before every goto done: freed there */
 	if (!a) {
 		json_error(c, 500, "InternalServerError", "out of memory");
 		return;
@@ -469,7 +470,6 @@ static void handle_generate(sim_server *s, net_conn *c, const net_http_msg *r, c
 	copy_request_id(rid, r);
 	const net_header *mh = net_http_header(r, "x-infbench-model-time");
 	bool model_time = mh && mh->value_len == 1 && mh->value[0] == '1';
-	tok_ids ids = {0};
 	if (ptoks >= 0 && cfg->tokenizer)
 		ptoks = exact_tokens(s, c, a, req, chat, ptoks, rid, read_ns, model_time, &ids, &err);
 	if (ptoks == PENDING)

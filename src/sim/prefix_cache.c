@@ -81,6 +81,7 @@ static int32_t insert(sim_pcache *c, uint64_t h)
 		if (c->n >= INT32_MAX - 1 || ib_grow(&c->e, &c->cap, c->n + 1))
 			return NONE;
 		i = (int32_t)c->n++;
+		c->e[i].hash = 0; /* not in use yet: a rehash below skips it */
 	}
 	if (c->live + 1 > c->nbuckets / 2 && rehash(c, c->nbuckets ? c->nbuckets * 2 : 1024)) {
 		c->e[i].chain = c->free_head; /* back to the free list */

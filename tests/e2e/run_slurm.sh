@@ -97,10 +97,13 @@ grep -q '^4 rows: 4 done$' status.txt && ok || { no "status"; cat status.txt; }
 # the same agg fields except the timing-derived ones
 fields() { python3 -c '
 import json, sys
-timed = ("tput", "ttft", "tpot", "itl", "e2el", "intvty", "power", "energy", "joules")
+# client_bound is measured (host overhead against model time), so it is timing too
+timed = ("tput", "ttft", "tpot", "itl", "e2el", "intvty", "power", "energy", "joules", "client_bound")
 for r in sorted(json.load(open(sys.argv[1])), key=lambda r: (r["isl"], r["conc"], r["spec_decoding"])):
     print({k: v for k, v in r.items() if not any(t in k for t in timed)})' "$1"; }
-[ "$(fields slurm/agg_bmk.json)" = "$(fields local/agg_bmk.json)" ] && ok || no "agg fields differ"
+fields slurm/agg_bmk.json >slurm.fields
+fields local/agg_bmk.json >local.fields
+cmp -s slurm.fields local.fields && ok || { no "agg fields differ"; diff slurm.fields local.fields | head -n 20; }
 [ "$(fields slurm/agg_bmk.json | wc -l)" = 4 ] && ok || no "slurm agg_bmk.json: not 4 rows"
 
 e2e_end
