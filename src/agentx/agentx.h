@@ -90,9 +90,9 @@ typedef struct {
  * what c already holds. Blank lines are skipped; text whose first non-blank
  * character is '[' is one JSON list of traces. Errors: IB_EPARSE (malformed
  * JSON) and IB_EINVAL (a field missing, of the wrong type or out of range),
- * each with the file and line (for a list: the line where it starts) and a message naming the trace and the field
- * path ("trace 'x': requests[3].in: ..."); c keeps the traces before it.
- * IB_ENOMEM. */
+ * each with the file and line (for a list: the line where it starts) and a message naming the trace
+ * and the field path ("trace 'x': requests[3].in: ..."); c keeps the traces before it. IB_ENOMEM.
+ */
 int ax_parse(ib_arena *a, const char *name, const char *text, size_t len, ax_corpus *c,
              ib_error *e);
 
@@ -121,7 +121,7 @@ typedef struct {
 } ax_frange;
 
 typedef struct {
-	size_t traces;           /* number of traces */
+	size_t traces; /* number of traces */
 	uint32_t seed;
 	ax_range turns;          /* parent turns per trace */
 	ax_range first_in;       /* input tokens of turn 0 */
@@ -236,11 +236,11 @@ typedef struct {
 	const ax_corpus *corpus;
 	size_t lanes;
 	uint32_t seed;
-	double tstar_lo, tstar_hi;       /* 0.25, 0.75 in InferenceX */
-	size_t warmup_per_lane;          /* 10 */
-	double global_idle_cap;          /* 10 s */
-	double tree_idle_cap;            /* 300 s */
-	int64_t max_context;             /* 0: none */
+	double tstar_lo, tstar_hi; /* 0.25, 0.75 in InferenceX */
+	size_t warmup_per_lane;    /* 10 */
+	double global_idle_cap;    /* 10 s */
+	double tree_idle_cap;      /* 300 s */
+	int64_t max_context;       /* 0: none */
 } ax_sched_opts;
 
 typedef struct {

@@ -89,10 +89,11 @@ int ax_blocks_new(struct tok *t, const char *name, ax_blocks **out, ib_error *e)
 		if (!rc && tok_encode(t, text.data, text.len, false, &ids, &ee))
 			rc = ib_fail(e, ee.code, "", 0, 0, "tokenizer %s: %s", name, ee.msg);
 		else if (!rc && ids.n != CHECK_WORDS)
-			rc = ib_fail(e, IB_EINVAL, "", 0, 0,
-			             "tokenizer %s: %d synthesised words re-encode to %zu tokens, not "
-			             "one each",
-			             name, CHECK_WORDS, ids.n);
+			rc = ib_fail(
+			    e, IB_EINVAL, "", 0, 0,
+			    "tokenizer %s: %d synthesised words re-encode to %zu tokens, not "
+			    "one each",
+			    name, CHECK_WORDS, ids.n);
 	}
 	ib_buf_free(&text);
 	tok_ids_free(&ids);

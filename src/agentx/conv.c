@@ -84,8 +84,8 @@ int ax_chat_body(ib_buf *out, const ax_blocks *b, const ax_trace *t, const ax_co
 		bool open = !i || c->seg[i - 1].role != s->role;
 		bool close = i + 1 == c->n || c->seg[i + 1].role != s->role;
 		if (open) {
-			rc |= ib_buf_printf(out, "%s{\"role\": \"%s\", \"content\": \"", i ? ", " : "",
-			                    role[(unsigned char)s->role]);
+			rc |= ib_buf_printf(out, "%s{\"role\": \"%s\", \"content\": \"",
+			                    i ? ", " : "", role[(unsigned char)s->role]);
 			if (s->role == 'u' && first_user && marker) {
 				rc |= ib_buf_puts(out, marker) | ib_buf_puts(out, "\\n\\n");
 				first_user = false;

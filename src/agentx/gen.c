@@ -50,7 +50,8 @@ static int bad_range(ib_error *e, const char *name, ax_range r, int64_t min)
 static int bad_rate(ib_error *e, const char *name, double x)
 {
 	if (!(x >= 0 && x <= 1))
-		return ib_fail(e, IB_EINVAL, "", 0, 0, "%s: %g is not a fraction in [0, 1]", name, x);
+		return ib_fail(e, IB_EINVAL, "", 0, 0, "%s: %g is not a fraction in [0, 1]", name,
+		               x);
 	return 0;
 }
 
@@ -73,10 +74,11 @@ int ax_gen_check(const ax_gen_opts *o, ib_error *e)
 	if (!(o->think.lo >= 0 && o->think.hi >= o->think.lo && isfinite(o->think.hi)))
 		return ib_fail(e, IB_EINVAL, "", 0, 0, "--think: need 0 <= MIN <= MAX");
 	if (o->max_context < o->first_in.hi + o->out.hi || o->max_context < o->context.hi)
-		return ib_fail(e, IB_EINVAL, "", 0, 0,
-		               "--max-context %lld is below --first-in MAX + --out MAX or --context "
-		               "MAX",
-		               (long long)o->max_context);
+		return ib_fail(
+		    e, IB_EINVAL, "", 0, 0,
+		    "--max-context %lld is below --first-in MAX + --out MAX or --context "
+		    "MAX",
+		    (long long)o->max_context);
 	if (o->system_tokens < 0 || o->tool_tokens < 0 ||
 	    o->system_tokens + o->tool_tokens > o->first_in.lo)
 		return ib_fail(e, IB_EINVAL, "", 0, 0,
@@ -143,8 +145,7 @@ static double api_time(const ax_gen_opts *o, int64_t in, int64_t out)
 	return ms(o->ttft_s + (double)in / 1000.0 * o->prefill_s_per_1k + (double)out * o->tpot_s);
 }
 
-static int request(gen *g, const int64_t *ids, size_t n, double t, const char *model,
-                   ax_request *r)
+static int request(gen *g, const int64_t *ids, size_t n, double t, const char *model, ax_request *r)
 {
 	const ax_gen_opts *o = g->o;
 	memset(r, 0, sizeof *r);
@@ -258,8 +259,8 @@ int ax_gen_trace(ib_arena *a, const ax_gen_opts *o, size_t idx, ax_trace *t, ib_
 	int64_t first = uni(&g.m, o->first_in);
 	int64_t sys_blocks = blocks(o->system_tokens + o->tool_tokens, bs);
 	int64_t max_blocks = (o->max_context - o->out.lo) / bs;
-	double growth = turns > 1 && target > first ? (double)(target - first) / (double)(turns - 1)
-	                                            : 0;
+	double growth =
+	    turns > 1 && target > first ? (double)(target - first) / (double)(turns - 1) : 0;
 	if ((rc = ctx_push(&g, blocks(first, bs))))
 		goto done;
 	double now = 0;
@@ -269,7 +270,8 @@ int ax_gen_trace(ib_arena *a, const ax_gen_opts *o, size_t idx, ax_trace *t, ib_
 		if (k) {
 			/* compaction: the context restarts from the system blocks and a
 			 * summary, so the LCP with the previous turn is short */
-			if (ib_mt_double(&g.m) < o->compact_rate && (int64_t)g.nctx > sys_blocks + 1) {
+			if (ib_mt_double(&g.m) < o->compact_rate &&
+			    (int64_t)g.nctx > sys_blocks + 1) {
 				g.nctx = (size_t)sys_blocks;
 				if ((rc = ctx_push(&g, blocks(first / 2, bs))))
 					goto done;
@@ -282,7 +284,8 @@ int ax_gen_trace(ib_arena *a, const ax_gen_opts *o, size_t idx, ax_trace *t, ib_
 				goto done;
 		}
 		ax_entry *en;
-		if ((rc = add_entry(&g, &en)) || (rc = request(&g, g.ctx, g.nctx, now, o->model, &en->r)))
+		if ((rc = add_entry(&g, &en)) ||
+		    (rc = request(&g, g.ctx, g.nctx, now, o->model, &en->r)))
 			goto done;
 		prev_out = en->r.out;
 		now = en->r.t + en->r.api_time + en->r.think_time;

@@ -43,8 +43,8 @@ typedef struct {
 
 struct ax_sched {
 	ax_sched_opts o;
-	tinfo *ti;      /* per corpus trace */
-	size_t *order;  /* the kept traces, in the seeded order */
+	tinfo *ti;     /* per corpus trace */
+	size_t *order; /* the kept traces, in the seeded order */
 	size_t norder, cursor, dropped;
 	lane *lanes;
 	uint64_t next_id, next_replay;
@@ -113,10 +113,11 @@ int ax_sched_new(const ax_sched_opts *o, double now, ax_sched **out, ib_error *e
 	}
 	if (!s->norder) {
 		ax_sched_free(s);
-		return ib_fail(e, IB_EINVAL, "", 0, 0,
-		               "no trace to replay: %zu dropped (a request above the maximum context "
-		               "of %lld tokens, or no parent turn)",
-		               c->n, (long long)o->max_context);
+		return ib_fail(
+		    e, IB_EINVAL, "", 0, 0,
+		    "no trace to replay: %zu dropped (a request above the maximum context "
+		    "of %lld tokens, or no parent turn)",
+		    c->n, (long long)o->max_context);
 	}
 	ib_mt_seed(&s->m, o->seed);
 	for (size_t i = s->norder; i > 1; i--) { /* Fisher-Yates */
@@ -194,7 +195,8 @@ bool ax_sched_next(ax_sched *s, double now, ax_dispatch *d)
 	double bd = INFINITY;
 	for (size_t i = 0; i < s->o.lanes; i++) {
 		lane *l = &s->lanes[i];
-		if ((l->w == W_TURN || l->w == W_EXTRA) && !l->w_id && l->wdue <= now && l->wdue < bd)
+		if ((l->w == W_TURN || l->w == W_EXTRA) && !l->w_id && l->wdue <= now &&
+		    l->wdue < bd)
 			best = l, kind = 1, bd = l->wdue;
 		if (l->due <= now && l->due < bd)
 			best = l, kind = 2, bd = l->due;

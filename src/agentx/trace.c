@@ -37,8 +37,8 @@ static bool num(const ib_val *v, double *out)
 }
 
 /* An optional non-negative number field (dflt when absent or null). */
-static int get_num(const ctx *c, const ib_val *m, const char *key, const char *path,
-                   bool required, double dflt, double *out)
+static int get_num(const ctx *c, const ib_val *m, const char *key, const char *path, bool required,
+                   double dflt, double *out)
 {
 	const ib_val *v = ib_map_get(m, key);
 	*out = dflt;
@@ -53,8 +53,8 @@ static int get_num(const ctx *c, const ib_val *m, const char *key, const char *p
 	return 0;
 }
 
-static int get_int(const ctx *c, const ib_val *m, const char *key, const char *path,
-                   bool required, int64_t dflt, int64_t *out)
+static int get_int(const ctx *c, const ib_val *m, const char *key, const char *path, bool required,
+                   int64_t dflt, int64_t *out)
 {
 	const ib_val *v = ib_map_get(m, key);
 	*out = dflt;
@@ -71,8 +71,8 @@ static int get_int(const ctx *c, const ib_val *m, const char *key, const char *p
 	return 0;
 }
 
-static int get_str(const ctx *c, const ib_val *m, const char *key, const char *path,
-                   bool required, const char **out)
+static int get_str(const ctx *c, const ib_val *m, const char *key, const char *path, bool required,
+                   const char **out)
 {
 	const ib_val *v = ib_map_get(m, key);
 	*out = NULL;
@@ -173,7 +173,8 @@ static int parse_subagent(const ctx *c, const ib_val *q, const char *path, ax_su
 	const ib_val *rq = ib_map_get(q, "requests");
 	if (!rq || rq->type != IB_V_LIST)
 		return bad(c, ib_arena_printf(c->a, "%s.requests", path),
-		           rq ? "must be a list, not " : "missing", rq ? ib_vtype_pyname(rq) : NULL);
+		           rq ? "must be a list, not " : "missing",
+		           rq ? ib_vtype_pyname(rq) : NULL);
 	if (!(s->req = ib_arena_alloc(c->a, (rq->list.n + 1) * sizeof *s->req)))
 		return OOM(c->e);
 	for (size_t i = 0; i < rq->list.n; i++) {
@@ -260,8 +261,7 @@ static int push(ib_arena *a, ax_corpus *c, const ax_trace *t, ib_error *e)
 	return 0;
 }
 
-int ax_parse(ib_arena *a, const char *name, const char *text, size_t len, ax_corpus *c,
-             ib_error *e)
+int ax_parse(ib_arena *a, const char *name, const char *text, size_t len, ax_corpus *c, ib_error *e)
 {
 	ctx x = {.a = a, .file = ib_arena_strdup(a, name ? name : "<traces>"), .e = e};
 	if (!x.file)
@@ -304,8 +304,8 @@ int ax_parse(ib_arena *a, const char *name, const char *text, size_t len, ax_cor
 		ib_val *v;
 		ib_error pe = {0};
 		if (ib_json_parse(a, x.file, s, l, &v, &pe))
-			return ib_fail(e, pe.code == IB_ENOMEM ? IB_ENOMEM : IB_EPARSE, x.file, line,
-			               pe.col, "%s", pe.msg);
+			return ib_fail(e, pe.code == IB_ENOMEM ? IB_ENOMEM : IB_EPARSE, x.file,
+			               line, pe.col, "%s", pe.msg);
 		ax_trace t;
 		x.id = NULL, x.line = line;
 		int rc = parse_trace(&x, v, &t);
@@ -346,11 +346,12 @@ int ax_corpus_load(ib_arena *a, const char *src, ax_corpus *c, ib_error *e)
 		ib_buf why = {0};
 		int k = ax_hf_snapshot(pat, &dir, &why);
 		if (k <= 0) {
-			rc = k < 0 ? OOM(e)
-			           : ib_fail(e, IB_ENOENT, "", 0, 0,
-			                     "corpus '%s' not found: %s (it is never downloaded: put "
-			                     "the dataset in the cache or pass a trace file)",
-			                     src, why.data ? why.data : "");
+			rc = k < 0
+			         ? OOM(e)
+			         : ib_fail(e, IB_ENOENT, "", 0, 0,
+			                   "corpus '%s' not found: %s (it is never downloaded: put "
+			                   "the dataset in the cache or pass a trace file)",
+			                   src, why.data ? why.data : "");
 			ib_buf_free(&why);
 			return rc;
 		}
@@ -410,8 +411,8 @@ static int put_request(ib_buf *b, const ax_request *r)
 
 int ax_trace_write(ib_buf *b, const ax_trace *t)
 {
-	int rc = ib_buf_puts(b, "{\"id\": ") | put_str(b, t->id) | ib_buf_puts(b, ", \"models\": ") |
-	         put_strs(b, t->models, t->nmodels) |
+	int rc = ib_buf_puts(b, "{\"id\": ") | put_str(b, t->id) |
+	         ib_buf_puts(b, ", \"models\": ") | put_strs(b, t->models, t->nmodels) |
 	         ib_buf_printf(b, ", \"block_size\": %lld", (long long)t->block_size);
 	if (t->hash_id_scope)
 		rc |= ib_buf_puts(b, ", \"hash_id_scope\": ") | put_str(b, t->hash_id_scope);
@@ -430,13 +431,17 @@ int ax_trace_write(ib_buf *b, const ax_trace *t)
 		}
 		const ax_subagent *s = &en->s;
 		rc |= ib_buf_puts(b, "{\"t\": ") | put_num(b, s->t) |
-		      ib_buf_puts(b, ", \"type\": \"subagent\", \"agent_id\": ") | put_str(b, s->agent_id);
+		      ib_buf_puts(b, ", \"type\": \"subagent\", \"agent_id\": ") |
+		      put_str(b, s->agent_id);
 		if (s->subagent_type)
-			rc |= ib_buf_puts(b, ", \"subagent_type\": ") | put_str(b, s->subagent_type);
+			rc |=
+			    ib_buf_puts(b, ", \"subagent_type\": ") | put_str(b, s->subagent_type);
 		if (s->duration_ms >= 0)
-			rc |= ib_buf_printf(b, ", \"duration_ms\": %lld", (long long)s->duration_ms);
+			rc |=
+			    ib_buf_printf(b, ", \"duration_ms\": %lld", (long long)s->duration_ms);
 		if (s->total_tokens >= 0)
-			rc |= ib_buf_printf(b, ", \"total_tokens\": %lld", (long long)s->total_tokens);
+			rc |= ib_buf_printf(b, ", \"total_tokens\": %lld",
+			                    (long long)s->total_tokens);
 		if (s->status)
 			rc |= ib_buf_puts(b, ", \"status\": ") | put_str(b, s->status);
 		rc |= ib_buf_puts(b, ", \"models\": ") | put_strs(b, s->models, s->nmodels) |

@@ -209,16 +209,16 @@ typedef struct {
 	const char *text;
 } ib_diag_quote;
 typedef struct {
-	int severity;        /* ib_severity */
-	const char *file;    /* NULL when not about a file */
-	int line, col;       /* 1-based, 0 when unknown */
-	const char *rule;    /* a rule id ("R3", "sister-guard"), or NULL */
-	const char *kind;    /* what the subject is ("entry"), or NULL */
-	const char *subject; /* the entry, key or row it is about, or NULL */
-	const char *field;   /* a field path, or NULL */
-	const char *msg;     /* what is wrong, in plain words (never NULL) */
-	const char *got;     /* a short rendering of the offending value, or NULL */
-	const char *fix;     /* how to fix it, or NULL */
+	int severity;                /* ib_severity */
+	const char *file;            /* NULL when not about a file */
+	int line, col;               /* 1-based, 0 when unknown */
+	const char *rule;            /* a rule id ("R3", "sister-guard"), or NULL */
+	const char *kind;            /* what the subject is ("entry"), or NULL */
+	const char *subject;         /* the entry, key or row it is about, or NULL */
+	const char *field;           /* a field path, or NULL */
+	const char *msg;             /* what is wrong, in plain words (never NULL) */
+	const char *got;             /* a short rendering of the offending value, or NULL */
+	const char *fix;             /* how to fix it, or NULL */
 	const ib_diag_quote *quotes; /* evidence elsewhere (ib_diag_quote_add) */
 	size_t nquotes;
 } ib_diag;

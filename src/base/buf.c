@@ -91,7 +91,7 @@ void ib_buf_free(ib_buf *b)
 int ib_fail_unwritten(ib_error *e, int code, const char *name)
 {
 	return ib_fail(e, code, name, 0, 0, "not written: %s while building it",
-	               code == IB_ENOMEM  ? "out of memory"
+	               code == IB_ENOMEM   ? "out of memory"
 	               : code == IB_ERANGE ? "a size past the address space"
 	                                   : "a text that could not be formatted");
 }

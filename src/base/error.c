@@ -66,7 +66,8 @@ size_t ib_str_strip_ctl(char *s)
 			i++;
 			if (s[i] == '[') { /* CSI: parameters and intermediates, one final byte */
 				i++;
-				while (s[i] && ((unsigned char)s[i] < 0x40 || (unsigned char)s[i] > 0x7e))
+				while (s[i] &&
+				       ((unsigned char)s[i] < 0x40 || (unsigned char)s[i] > 0x7e))
 					i++;
 				i += s[i] != 0;
 			} else if (s[i] == ']' || s[i] == 'P' || s[i] == '_' || s[i] == '^') {
@@ -79,7 +80,9 @@ size_t ib_str_strip_ctl(char *s)
 			}
 			continue;
 		}
-		s[k++] = c == '\r' ? ' ' : (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f ? '?' : (char)c;
+		s[k++] = c == '\r'                                           ? ' '
+		         : (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f ? '?'
+		                                                             : (char)c;
 		i++;
 	}
 	s[k] = 0;

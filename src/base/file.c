@@ -18,8 +18,8 @@ int ib_read_file(const char *path, ib_buf *out, ib_error *e)
 static int too_big(const char *path, unsigned long long size, size_t max, ib_error *e)
 {
 	return ib_fail(e, IB_ERANGE, path, 0, 0,
-	               "the file is %llu bytes, larger than the %zu MiB this input may take",
-	               size, max >> 20);
+	               "the file is %llu bytes, larger than the %zu MiB this input may take", size,
+	               max >> 20);
 }
 
 int ib_read_file_max(const char *path, size_t max, ib_buf *out, ib_error *e)

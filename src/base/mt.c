@@ -24,7 +24,8 @@ void ib_mt_seed_array(ib_mt *m, const uint32_t *key, size_t n)
 	uint32_t *mt = m->mt;
 	size_t i = 1, j = 0;
 	for (size_t k = N > n ? N : n; k; k--) {
-		mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525u)) + key[j] + (uint32_t)j;
+		mt[i] =
+		    (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525u)) + key[j] + (uint32_t)j;
 		i++;
 		j++;
 		if (i >= N) {

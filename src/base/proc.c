@@ -38,8 +38,8 @@ static void child(const ib_spawn *s, char *const *envp, pid_t parent, int errfd)
 		goto fail;
 	close(fd);
 	if (s->log) {
-		if ((fd = open(s->log, O_WRONLY | O_CREAT | O_APPEND, 0644)) < 0 || dup2(fd, 1) < 0 ||
-		    dup2(fd, 2) < 0)
+		if ((fd = open(s->log, O_WRONLY | O_CREAT | O_APPEND, 0644)) < 0 ||
+		    dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 			goto fail;
 		close(fd);
 	} else {
@@ -63,7 +63,8 @@ int ib_proc_spawn(const ib_spawn *s, pid_t *pid, ib_error *e)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) != 0)
-		return ib_fail(e, IB_EIO, "", 0, 0, "cannot start %s: %s", s->argv[0], strerror(errno));
+		return ib_fail(e, IB_EIO, "", 0, 0, "cannot start %s: %s", s->argv[0],
+		               strerror(errno));
 	char *const *envp = s->envp ? s->envp : environ;
 	pid_t parent = getpid();
 	pid_t c = fork();
@@ -84,7 +85,8 @@ int ib_proc_spawn(const ib_spawn *s, pid_t *pid, ib_error *e)
 	}
 	close(p[0]);
 	if (er)
-		return ib_fail(e, IB_EIO, "", 0, 0, "cannot start %s: %s", s->argv[0], strerror(er));
+		return ib_fail(e, IB_EIO, "", 0, 0, "cannot start %s: %s", s->argv[0],
+		               strerror(er));
 	*pid = c;
 	return 0;
 }
@@ -168,9 +170,11 @@ int ib_proc_run(const char *const *argv, const char *cwd, ib_buf *out, ib_buf *e
 	int st;
 	ib_proc_reap(pid, &st, true);
 	if (st == -1) /* waitpid failed: not our child any more */
-		return ib_fail(e, IB_EIO, "", 0, 0, "waiting for %s: %s", argv[0], strerror(ECHILD));
+		return ib_fail(e, IB_EIO, "", 0, 0, "waiting for %s: %s", argv[0],
+		               strerror(ECHILD));
 	if (mem)
-		return ib_fail(e, mem, "", 0, 0, "out of memory capturing the output of %s", argv[0]);
+		return ib_fail(e, mem, "", 0, 0, "out of memory capturing the output of %s",
+		               argv[0]);
 	*status = st;
 	return 0;
 }

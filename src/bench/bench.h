@@ -23,9 +23,9 @@ int bench_vec_push(bench_vec *v, double x);
 void bench_vec_free(bench_vec *v);
 
 typedef struct {
-	bool chat;          /* OpenAI Chat rules (S9) instead of Completions (S6) */
-	bool keep_text;     /* collect the generated text (--save-detailed) */
-	int64_t start_ns;   /* st: just before the request was sent */
+	bool chat;        /* OpenAI Chat rules (S9) instead of Completions (S6) */
+	bool keep_text;   /* collect the generated text (--save-detailed) */
+	int64_t start_ns; /* st: just before the request was sent */
 	/* memory bound: a stream with more than max_events JSON lines fails
 	 * (0: no bound; set after bench_sse_reset); max_tokens for the message */
 	size_t max_events, events;
@@ -33,9 +33,9 @@ typedef struct {
 	/* results */
 	bool success, failed;
 	char error[256];
-	double ttft;          /* seconds; 0 until the first token chunk */
-	int64_t last_ns;      /* most_recent_timestamp: E2EL = last_ns - start_ns */
-	bench_vec itl;        /* gaps between token chunks, seconds */
+	double ttft;           /* seconds; 0 until the first token chunk */
+	int64_t last_ns;       /* most_recent_timestamp: E2EL = last_ns - start_ns */
+	bench_vec itl;         /* gaps between token chunks, seconds */
 	int64_t output_tokens; /* usage.completion_tokens; -1 when usage had null */
 	bool usage_seen;
 	size_t token_chunks;
@@ -62,10 +62,10 @@ void bench_sse_end(bench_sse *s);
 
 /* Scans one JSON text: returns true if it is well-formed JSON, and reports
  * whether its top level has a non-empty "choices" array and a truthy
- * "usage", numeric "infbench_t" / "infbench_t0" members, with usage.completion_tokens (-1 when null or absent, -2 when
- * negative or over 2^31 - 1: the request fails) and the
- * first choice's text (Completions: choices[0].text, Chat:
- * choices[0].delta.content), unescaped into text when text is non-NULL. */
+ * "usage", numeric "infbench_t" / "infbench_t0" members, with usage.completion_tokens (-1 when null
+ * or absent, -2 when negative or over 2^31 - 1: the request fails) and the first choice's text
+ * (Completions: choices[0].text, Chat: choices[0].delta.content), unescaped into text when text is
+ * non-NULL. */
 typedef struct {
 	bool has_choices, has_usage;
 	int64_t completion_tokens;
@@ -94,17 +94,17 @@ typedef struct {
 
 typedef struct {
 	/* target */
-	const char *host;       /* IPv4 address to connect to */
+	const char *host; /* IPv4 address to connect to */
 	int port;
-	net_tls *tls;           /* NULL: http; else https with this client context */
-	const char *server_name; /* https: SNI and the name the certificate must carry */
-	const char *endpoint;   /* "/v1/completions" */
-	bool chat;              /* OpenAI Chat body and parsing */
-	const char *model;      /* JSON "model" */
+	net_tls *tls;              /* NULL: http; else https with this client context */
+	const char *server_name;   /* https: SNI and the name the certificate must carry */
+	const char *endpoint;      /* "/v1/completions" */
+	bool chat;                 /* OpenAI Chat body and parsing */
+	const char *model;         /* JSON "model" */
 	const char *const *models; /* NULL, or per measured request (--lora-modules) */
-	const char *api_key;    /* Authorization: Bearer <key> ("None" when unset, as Python) */
+	const char *api_key;       /* Authorization: Bearer <key> ("None" when unset, as Python) */
 	int best_of;
-	const char *logprobs;   /* JSON text of "logprobs", NULL: null */
+	const char *logprobs; /* JSON text of "logprobs", NULL: null */
 	bool ignore_eos;
 	/* load */
 	size_t max_concurrency; /* 0: unlimited */
@@ -135,14 +135,14 @@ typedef struct {
 
 typedef struct {
 	bool success;
-	char error[256];         /* the reference's error (a non-200: the reason phrase) */
-	char detail[256];        /* a failure, said fully: "HTTP 404 Not Found: <message>" */
-	double ttft, latency;    /* seconds from the send (the reference's st) */
+	char error[256];      /* the reference's error (a non-200: the reason phrase) */
+	char detail[256];     /* a failure, said fully: "HTTP 404 Not Found: <message>" */
+	double ttft, latency; /* seconds from the send (the reference's st) */
 	double ttft_intended, latency_intended; /* from the intended send time */
 	bench_vec itl;
-	int64_t output_tokens;   /* usage.completion_tokens; -1: null (count the text) */
+	int64_t output_tokens; /* usage.completion_tokens; -1: null (count the text) */
 	ib_buf text;
-	double schedule_lag;     /* send time - intended send time, seconds */
+	double schedule_lag; /* send time - intended send time, seconds */
 	/* the same request on the server's model clock, when every chunk
 	 * carried it (m_ok): seconds; m_t0 the arrival, m_end the last chunk */
 	bool m_ok;
@@ -151,11 +151,11 @@ typedef struct {
 } bench_result;
 
 typedef struct {
-	double duration;          /* seconds, monotonic */
+	double duration; /* seconds, monotonic */
 	double start_unix, end_unix;
-	double cpu_seconds;       /* the client's user + system CPU in the window */
+	double cpu_seconds;                /* the client's user + system CPU in the window */
 	double loop_lag_p99, loop_lag_max; /* timer lateness of the event loop, s */
-	double achieved_rate;     /* requests started per second */
+	double achieved_rate;              /* requests started per second */
 	/* A time-scaled server (the simulator) announces its scale S in the
 	 * X-Infbench-Time-Scale response header: each second of wall time is S
 	 * seconds of model time. With S announced, bench_run converts every
@@ -165,7 +165,7 @@ typedef struct {
 	 * server), nothing converted; -1: responses announced different
 	 * scales, nothing converted. */
 	double time_scale;
-	double wall_duration;     /* the window in wall seconds, whatever the scale */
+	double wall_duration; /* the window in wall seconds, whatever the scale */
 	/* a response carried X-Infbench-Engine (infbench sim announces itself
 	 * so): the result is marked "simulated": true */
 	bool simulated;
@@ -183,13 +183,13 @@ enum { BENCH_CLOCK_WALL, BENCH_CLOCK_SCALED, BENCH_CLOCK_MODEL };
  * could not happen at all (no such host, out of memory); failed requests
  * are results, not errors. */
 int bench_run(const bench_cfg *cfg, const bench_prompt *prompts, size_t n, bench_result *results,
-	      bench_run_stats *st, ib_error *e);
+              bench_run_stats *st, ib_error *e);
 void bench_result_free(bench_result *r);
 /* The JSON body the reference's backend function posts for prompt p (H3 /
  * H4, Python json.dumps spacing) with `model`; extra: NULL or members
  * (", \"k\": v") appended last, as its extra_body. */
-int bench_request_body(const bench_cfg *cfg, const bench_prompt *p, const char *model, bool ignore_eos,
-		       const char *extra, ib_buf *body);
+int bench_request_body(const bench_cfg *cfg, const bench_prompt *p, const char *model,
+                       bool ignore_eos, const char *extra, ib_buf *body);
 
 /* ---- the random dataset (spec/bench.md D1–D12), bit for bit ---- */
 
@@ -197,13 +197,13 @@ struct tok;
 struct chat_tmpl;
 
 typedef struct {
-	struct tok *tok;             /* the tokenizer */
-	struct chat_tmpl *tmpl;      /* the chat template, or NULL */
-	const ib_val *special;       /* bos_token, eos_token, ... for the template */
-	bool dsv4;                   /* the built-in DeepSeek-V4 framing */
-	bool cleanup;                /* transformers' clean_up_tokenization_spaces */
-	bool use_chat_template;      /* as opened */
-	const char *path;            /* as opened (in arena) */
+	struct tok *tok;        /* the tokenizer */
+	struct chat_tmpl *tmpl; /* the chat template, or NULL */
+	const ib_val *special;  /* bos_token, eos_token, ... for the template */
+	bool dsv4;              /* the built-in DeepSeek-V4 framing */
+	bool cleanup;           /* transformers' clean_up_tokenization_spaces */
+	bool use_chat_template; /* as opened */
+	const char *path;       /* as opened (in arena) */
 	ib_arena *arena;
 } bench_tokenizer;
 
@@ -212,7 +212,7 @@ typedef struct {
  * use_chat_template without dsv4. Free with bench_tokenizer_close. One
  * bench_tokenizer is used by one thread at a time. */
 int bench_tokenizer_open(bench_tokenizer *t, const char *path, bool use_chat_template, bool dsv4,
-			 ib_error *e);
+                         ib_error *e);
 void bench_tokenizer_close(bench_tokenizer *t);
 
 typedef struct {
@@ -243,7 +243,7 @@ typedef struct {
  * result is the same for every thread count (num_workers alone changes
  * it, as in the reference). */
 int bench_random_dataset(ib_arena *a, bench_tokenizer *t, ib_mt *global, bench_random_opts *o,
-			 bench_prompt **out, ib_buf *stats, ib_error *e);
+                         bench_prompt **out, ib_buf *stats, ib_error *e);
 /* Prompts from a file (vLLM's formats, docs/bench.md "Datasets from
  * files"). sharegpt: a JSON list of {"conversations": [{"value": prompt},
  * {"value": reply}, ...]}; the first num_prompts usable entries in file
@@ -257,17 +257,18 @@ int bench_random_dataset(ib_arena *a, bench_tokenizer *t, ib_mt *global, bench_r
  * file and line (custom) or entry (sharegpt) and field, IB_EINVAL when
  * fewer than num_prompts prompts are usable. */
 typedef struct {
-	bool sharegpt;     /* else custom */
-	const char *path;  /* --dataset-path */
+	bool sharegpt;    /* else custom */
+	const char *path; /* --dataset-path */
 	size_t num_prompts;
 	int64_t output_len; /* --sharegpt-output-len / --custom-output-len; 0: default */
 } bench_file_opts;
 int bench_file_dataset(ib_arena *a, bench_tokenizer *t, const bench_file_opts *o,
-		       bench_prompt **out, ib_error *e);
+                       bench_prompt **out, ib_error *e);
 /* decode with the tokenizer, then transformers' cleanup when t->cleanup */
 int bench_decode(bench_tokenizer *t, const uint32_t *ids, size_t n, ib_buf *out, ib_error *e);
 /* the chat template (or DSV4 framing) around one user message */
-int bench_apply_template(bench_tokenizer *t, const char *content, size_t len, ib_buf *out, ib_error *e);
+int bench_apply_template(bench_tokenizer *t, const char *content, size_t len, ib_buf *out,
+                         ib_error *e);
 
 /* ---- side requests: /metrics, the profiler ---- */
 
@@ -276,8 +277,8 @@ int bench_apply_template(bench_tokenizer *t, const char *content, size_t len, ib
  * The response body, de-chunked, is appended to resp. Fails (IB_EIO, the
  * message says why) on a non-200 status, a failed connection, or when the
  * whole exchange, connect included, takes over timeout_ms. */
-int bench_http(const bench_cfg *cfg, const char *method, const char *path, const char *body, size_t body_len,
-	       int timeout_ms, ib_buf *resp, ib_error *e);
+int bench_http(const bench_cfg *cfg, const char *method, const char *path, const char *body,
+               size_t body_len, int timeout_ms, ib_buf *resp, ib_error *e);
 /* The time scale a server announces in GET /v1/models (the first model's
  * "time_scale", as infbench sim serves it) on cfg's server (TLS included);
  * 0 when it announces none or cannot be asked within timeout_ms. */
@@ -299,10 +300,10 @@ ib_val *bench_scrape_diff(ib_arena *a, const bench_scrape *before, const bench_s
 /* ---- metrics and the result (spec/bench.md M1–M8, O1–O4) ---- */
 
 typedef struct {
-	bool ttft, tpot, itl, e2el;   /* --percentile-metrics */
-	const double *percentiles;    /* --metric-percentiles */
+	bool ttft, tpot, itl, e2el; /* --percentile-metrics */
+	const double *percentiles;  /* --metric-percentiles */
 	size_t npercentiles;
-	bool goodput;                 /* --goodput given */
+	bool goodput;                        /* --goodput given */
 	double slo_ttft, slo_tpot, slo_e2el; /* seconds; < 0 when not set */
 } bench_metric_opts;
 
@@ -318,8 +319,8 @@ typedef int64_t (*bench_count_fn)(const char *text, size_t len, void *arg);
  * (client_health, latencies from the intended send time) are appended after
  * the reference's keys. */
 int bench_report(ib_arena *a, const bench_prompt *prompts, const bench_result *res, size_t n,
-		 const bench_run_stats *st, const bench_metric_opts *mo, bool save_detailed,
-		 bench_count_fn count, void *count_arg, ib_val *out, ib_buf *table);
+                 const bench_run_stats *st, const bench_metric_opts *mo, bool save_detailed,
+                 bench_count_fn count, void *count_arg, ib_val *out, ib_buf *table);
 
 /* ---- the whole benchmark: options → prompts → run → result ----
  *
@@ -351,38 +352,39 @@ typedef struct {
 
 typedef struct {
 	/* target */
-	const char *backend;    /* vllm, openai, sglang, lmdeploy, scalellm; openai-chat */
-	const char *base_url;   /* http://host[:port] or https://...; NULL: host and port */
-	const char *host;       /* "127.0.0.1"; a name is resolved (localhost: 127.0.0.1) */
-	int port;               /* 8000 */
-	const char *endpoint;   /* "/v1/completions" */
-	const char *ca_cert;    /* https: PEM CA file (NULL: the system store) */
-	bool insecure;          /* https: no certificate verification */
-	const char *api_key;    /* Authorization: Bearer (NULL: "None", as the reference) */
+	const char *backend;  /* vllm, openai, sglang, lmdeploy, scalellm; openai-chat */
+	const char *base_url; /* http://host[:port] or https://...; NULL: host and port */
+	const char *host;     /* "127.0.0.1"; a name is resolved (localhost: 127.0.0.1) */
+	int port;             /* 8000 */
+	const char *endpoint; /* "/v1/completions" */
+	const char *ca_cert;  /* https: PEM CA file (NULL: the system store) */
+	bool insecure;        /* https: no certificate verification */
+	const char *api_key;  /* Authorization: Bearer (NULL: "None", as the reference) */
 	/* model and prompts */
-	const char *model;      /* required: JSON "model", and the tokenizer by default */
-	const char *tokenizer;  /* NULL: model; a folder, a tokenizer.json or a HF id (tok_resolve) */
-	const char *served_model_name;         /* NULL: model */
-	const char *const *lora_modules;       /* one drawn per measured request */
+	const char *model; /* required: JSON "model", and the tokenizer by default */
+	const char
+	    *tokenizer; /* NULL: model; a folder, a tokenizer.json or a HF id (tok_resolve) */
+	const char *served_model_name;   /* NULL: model */
+	const char *const *lora_modules; /* one drawn per measured request */
 	size_t nlora;
-	size_t num_prompts;     /* 1000 */
+	size_t num_prompts;       /* 1000 */
 	const char *dataset_name; /* "random" (default), "sharegpt", "custom" */
 	const char *dataset_path; /* the file of sharegpt / custom */
 	int64_t file_output_len;  /* --sharegpt-output-len / --custom-output-len (0: default) */
 	int64_t input_len, output_len, prefix_len; /* 1024, 128, 0 */
-	double range_ratio;     /* 1.0 */
-	int64_t seed;           /* 0 */
-	int random_num_workers; /* the reference's chunking; 0: min(cpus, 8) */
-	int prompt_threads;     /* 0: one per CPU */
+	double range_ratio;                        /* 1.0 */
+	int64_t seed;                              /* 0 */
+	int random_num_workers;                    /* the reference's chunking; 0: min(cpus, 8) */
+	int prompt_threads;                        /* 0: one per CPU */
 	const char *prompt_cache; /* --prompt-cache DIR, or NULL (bench_random_opts.cache_dir) */
 	bool use_chat_template, dsv4;
 	/* requests */
-	int best_of;            /* 1 */
-	bool logprobs_set;      /* send "logprobs": logprobs (else null) */
+	int best_of;       /* 1 */
+	bool logprobs_set; /* send "logprobs": logprobs (else null) */
 	int64_t logprobs;
 	bool ignore_eos;
 	/* load */
-	size_t max_concurrency; /* 0: unlimited */
+	size_t max_concurrency;   /* 0: unlimited */
 	const char *request_rate; /* "inf" or a number, as text (it names the result file) */
 	const char *burstiness;   /* "1.0" */
 	size_t num_warmups;
@@ -428,17 +430,17 @@ int bench_main(const bench_options *o, const bench_log *log, bench_outcome *out,
 bool bench_failure_gate(size_t completed, size_t n);
 /* The reference's result file name,
  * "<backend>-<rate>qps[-concurrency<C>]-<model basename>-<date>.json". */
-int bench_result_name(const char *backend, const char *rate, size_t max_concurrency, const char *model,
-		      const char *date, ib_buf *out);
+int bench_result_name(const char *backend, const char *rate, size_t max_concurrency,
+                      const char *model, const char *date, ib_buf *out);
 /* The client_bound verdict: the client's own delays exceed 1 ms at p99
  * (closed loop, rate INFINITY: the event-loop lag; open loop: the schedule
  * lag). why (may be NULL) gets the reason when bound. */
-bool bench_client_bound(const bench_run_stats *st, double schedule_lag_p99_ms, double rate, bool kernel_ts,
-			char *why, size_t cap);
+bool bench_client_bound(const bench_run_stats *st, double schedule_lag_p99_ms, double rate,
+                        bool kernel_ts, char *why, size_t cap);
 /* The "workload" object: sha256 of the prompts and output lengths, of the
  * prompts alone, of the tokenizer.json, the seed and the generation time. */
-ib_val *bench_workload(ib_arena *a, const bench_prompt *ps, size_t n, const char *tokenizer_path, uint32_t seed,
-		       double gen_seconds);
+ib_val *bench_workload(ib_arena *a, const bench_prompt *ps, size_t n, const char *tokenizer_path,
+                       uint32_t seed, double gen_seconds);
 /* The first max_reasons distinct failure reasons (detail, else error) with
  * their counts, lines appended to out; nothing when none failed. */
 int bench_error_summary(const bench_result *res, size_t n, size_t max_reasons, ib_buf *out);

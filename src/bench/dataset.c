@@ -20,8 +20,8 @@
 static void cleanup(ib_buf *b, size_t from)
 {
 	static const char *const pairs[][2] = {
-		{" .", "."},	   {" ?", "?"},	    {" !", "!"},     {" ,", ","},     {" ' ", "'"},
-		{" n't", "n't"}, {" 'm", "'m"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"},
+	    {" .", "."},     {" ?", "?"},   {" !", "!"},   {" ,", ","},     {" ' ", "'"},
+	    {" n't", "n't"}, {" 'm", "'m"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"},
 	};
 	for (size_t p = 0; p < 10; p++) {
 		const char *f = pairs[p][0], *r = pairs[p][1];
@@ -47,7 +47,7 @@ static void cleanup(ib_buf *b, size_t from)
 }
 
 int bench_tokenizer_open(bench_tokenizer *t, const char *path, bool use_chat_template, bool dsv4,
-			 ib_error *e)
+                         ib_error *e)
 {
 	memset(t, 0, sizeof *t);
 	t->dsv4 = dsv4;
@@ -102,7 +102,8 @@ int bench_decode(bench_tokenizer *t, const uint32_t *ids, size_t n, ib_buf *out,
 	return rc;
 }
 
-int bench_apply_template(bench_tokenizer *t, const char *content, size_t len, ib_buf *out, ib_error *e)
+int bench_apply_template(bench_tokenizer *t, const char *content, size_t len, ib_buf *out,
+                         ib_error *e)
 {
 	ib_arena *a = ib_arena_new();
 	ib_val *msgs = ib_v_list(a), *m = ib_v_map(a);
@@ -137,10 +138,10 @@ int bench_apply_template(bench_tokenizer *t, const char *content, size_t len, ib
  * count. */
 
 typedef struct {
-	tok_ids enc;   /* waiting: the encode that is short of the target */
-	int round;     /* waiting: the round of the correction loop */
+	tok_ids enc; /* waiting: the encode that is short of the target */
+	int round;   /* waiting: the round of the correction loop */
 	bool waiting;
-	char *text;    /* done: the final prompt (malloc) */
+	char *text; /* done: the final prompt (malloc) */
 	size_t len;
 	int64_t plen;
 } gen_slot;
@@ -204,7 +205,8 @@ static int gen_prompt(gen_worker *w, size_t i, ib_mt *rng, ib_error *e)
 			if (tok_ids_push(&w->ids, g->prefix_ids[j]))
 				return oom(e);
 		for (int64_t j = 0; j < g->in_lens[i]; j++)
-			if (tok_ids_push(&w->ids, (uint32_t)((g->offsets[i] + (int64_t)i + j) % g->V)))
+			if (tok_ids_push(&w->ids,
+			                 (uint32_t)((g->offsets[i] + (int64_t)i + j) % g->V)))
 				return oom(e);
 		w->text.len = 0;
 		if ((rc = bench_decode(t, w->ids.v, w->ids.n, &w->text, e)))
@@ -294,13 +296,15 @@ static int gen_all(gen_ctx *g, bench_tokenizer *t, ib_mt *local, int W, ib_error
 	 * load a tokenizer each (one is not shared between threads) */
 	for (long k = 1; k < T && !rc; k++) {
 		ws[k] = (gen_worker){.g = g};
-		if ((rc = bench_tokenizer_open(&ws[k].own, t->path, t->use_chat_template, t->dsv4, e))) {
+		if ((rc = bench_tokenizer_open(&ws[k].own, t->path, t->use_chat_template, t->dsv4,
+		                               e))) {
 			bench_tokenizer_close(&ws[k].own); /* what the failed open left */
 			break;
 		}
 		ws[k].t = &ws[k].own;
 		if (pthread_create(&ws[k].tid, NULL, gen_main, &ws[k]))
-			rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "cannot start a prompt generation thread");
+			rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0,
+			             "cannot start a prompt generation thread");
 		else
 			started++;
 	}
@@ -360,8 +364,8 @@ static void cache_path(const gen_ctx *gc, const bench_tokenizer *t, const ib_mt 
 	ib_sha256_init(&h);
 	sha_file(&h, t->path, "tokenizer.json");
 	sha_file(&h, t->path, "tokenizer_config.json");
-	int64_t head[7] = {gc->V, gc->prefix, (int64_t)gc->n, W, t->use_chat_template, t->dsv4,
-	                   t->cleanup};
+	int64_t head[7] = {gc->V,   gc->prefix, (int64_t)gc->n, W, t->use_chat_template,
+	                   t->dsv4, t->cleanup};
 	ib_sha256_update(&h, head, sizeof head);
 	ib_sha256_update(&h, local->mt, sizeof local->mt);
 	ib_sha256_update(&h, gc->prefix_ids, (size_t)gc->prefix * sizeof *gc->prefix_ids);
@@ -432,7 +436,7 @@ static void cache_store(const char *dir, const char *path, const gen_slot *slots
 }
 
 int bench_random_dataset(ib_arena *a, bench_tokenizer *t, ib_mt *g, bench_random_opts *o,
-			 bench_prompt **out, ib_buf *stats, ib_error *e)
+                         bench_prompt **out, ib_buf *stats, ib_error *e)
 {
 	size_t N = o->num_prompts;
 	int64_t V = (int64_t)tok_vocab_size(t->tok, false);
@@ -442,7 +446,8 @@ int bench_random_dataset(ib_arena *a, bench_tokenizer *t, ib_mt *g, bench_random
 		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "the tokenizer has an empty vocabulary");
 	/* D2: the shared prefix */
 	uint32_t *prefix_ids = calloc((size_t)prefix + 1, sizeof *prefix_ids);
-	int64_t *in_lens = calloc(N + 1, sizeof *in_lens), *out_lens = calloc(N + 1, sizeof *out_lens);
+	int64_t *in_lens = calloc(N + 1, sizeof *in_lens),
+	        *out_lens = calloc(N + 1, sizeof *out_lens);
 	int64_t *offsets = calloc(N + 1, sizeof *offsets);
 	gen_slot *slots = calloc(N + 1, sizeof *slots);
 	bench_prompt *ps = ib_arena_alloc(a, (N + 1) * sizeof *ps);
@@ -473,8 +478,14 @@ int bench_random_dataset(ib_arena *a, bench_tokenizer *t, ib_mt *g, bench_random
 	 * D7: chunks of the parallel path get their own generators */
 	ib_mt local;
 	ib_mt_seed_array(&local, g->mt, 4);
-	gen_ctx gc = {.o = o, .V = V, .prefix = prefix, .prefix_ids = prefix_ids, .in_lens = in_lens,
-		      .offsets = offsets, .slots = slots, .n = N};
+	gen_ctx gc = {.o = o,
+	              .V = V,
+	              .prefix = prefix,
+	              .prefix_ids = prefix_ids,
+	              .in_lens = in_lens,
+	              .offsets = offsets,
+	              .slots = slots,
+	              .n = N};
 	int W = o->num_workers > 1 ? o->num_workers : 1;
 	ib_buf cpath = {0};
 	o->cache_hit = false;
@@ -520,12 +531,17 @@ int bench_random_dataset(ib_arena *a, bench_tokenizer *t, ib_mt *g, bench_random
 			msum += (double)(pl - (prefix + in_lens[i]));
 		}
 		double nn = N ? (double)N : 1;
-		ib_buf_printf(stats, "-------------------  Input/Output Length Statistics  -------------------\n");
-		ib_buf_printf(stats, " input_lens : min=%-4lld  max=%-4lld  mean=%-7.2f  avg_token_mismatch=%-5.2f \n",
-			      (long long)imin, (long long)imax, isum / nn, msum / nn);
-		ib_buf_printf(stats, " output_lens: min=%-4lld  max=%-4lld  mean=%-7.2f \n", (long long)omin,
-			      (long long)omax, osum / nn);
-		ib_buf_printf(stats, "------------------------------------------------------------------------ \n\n");
+		ib_buf_printf(
+		    stats,
+		    "-------------------  Input/Output Length Statistics  -------------------\n");
+		ib_buf_printf(stats,
+		              " input_lens : min=%-4lld  max=%-4lld  mean=%-7.2f  "
+		              "avg_token_mismatch=%-5.2f \n",
+		              (long long)imin, (long long)imax, isum / nn, msum / nn);
+		ib_buf_printf(stats, " output_lens: min=%-4lld  max=%-4lld  mean=%-7.2f \n",
+		              (long long)omin, (long long)omax, osum / nn);
+		ib_buf_printf(stats, "-------------------------------------------------------------"
+		                     "----------- \n\n");
 	}
 	*out = ps;
 out:

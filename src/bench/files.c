@@ -55,22 +55,25 @@ static int sharegpt(ib_arena *a, bench_tokenizer *t, const bench_file_opts *o, b
 	if (rc)
 		return rc;
 	if (doc->type != IB_V_LIST)
-		return ib_fail(e, IB_EINVAL, o->path, 0, 0,
-		               "a ShareGPT file is a JSON list of {\"conversations\": [...]} (got a %s)",
-		               ib_vtype_pyname(doc));
+		return ib_fail(
+		    e, IB_EINVAL, o->path, 0, 0,
+		    "a ShareGPT file is a JSON list of {\"conversations\": [...]} (got a %s)",
+		    ib_vtype_pyname(doc));
 	for (size_t i = 0; i < doc->list.n && *got < o->num_prompts; i++) {
 		const ib_val *d = doc->list.v[i];
 		const ib_val *c = d->type == IB_V_MAP ? ib_map_get(d, "conversations") : NULL;
 		if (!c || c->type != IB_V_LIST)
-			return ib_fail(e, IB_EINVAL, o->path, 0, 0,
-			               "entry %zu: field 'conversations': a list of turns is needed", i + 1);
+			return ib_fail(
+			    e, IB_EINVAL, o->path, 0, 0,
+			    "entry %zu: field 'conversations': a list of turns is needed", i + 1);
 		if (c->list.n < 2) /* vLLM keeps conversations of two turns or more */
 			continue;
 		const ib_val *q = turn_value(c->list.v[0]), *r = turn_value(c->list.v[1]);
 		if (!q || !r)
-			return ib_fail(e, IB_EINVAL, o->path, 0, 0,
-			               "entry %zu: field 'conversations[%d].value': a string is needed", i + 1,
-			               q ? 1 : 0);
+			return ib_fail(
+			    e, IB_EINVAL, o->path, 0, 0,
+			    "entry %zu: field 'conversations[%d].value': a string is needed", i + 1,
+			    q ? 1 : 0);
 		int64_t plen, olen = o->output_len;
 		if ((rc = count(t, q->str.s, q->str.len, &plen, e)) ||
 		    (!olen && (rc = count(t, r->str.s, r->str.len, &olen, e))))
@@ -108,16 +111,19 @@ static int custom(ib_arena *a, bench_tokenizer *t, const bench_file_opts *o, ben
 		ib_val *v = NULL;
 		ib_error je = {0};
 		if (ib_json_parse(a, o->path, l, n, &v, &je)) {
-			rc = ib_fail(e, IB_EPARSE, o->path, line, je.col, "not a JSON object: %s", je.msg);
+			rc = ib_fail(e, IB_EPARSE, o->path, line, je.col, "not a JSON object: %s",
+			             je.msg);
 			break;
 		}
 		const ib_val *p = v->type == IB_V_MAP ? ib_map_get(v, "prompt") : NULL;
 		if (!p || p->type != IB_V_STR) {
 			rc = ib_fail(e, IB_EINVAL, o->path, line, 0,
-			             "field 'prompt': a string is needed (each line is {\"prompt\": \"...\"})");
+			             "field 'prompt': a string is needed (each line is "
+			             "{\"prompt\": \"...\"})");
 			break;
 		}
-		rc = finish(a, t, p->str.s, p->str.len, o->output_len ? o->output_len : 256, &ps[*got], e);
+		rc = finish(a, t, p->str.s, p->str.len, o->output_len ? o->output_len : 256,
+		            &ps[*got], e);
 		if (!rc)
 			(*got)++;
 	}
@@ -130,7 +136,8 @@ int bench_file_dataset(ib_arena *a, bench_tokenizer *t, const bench_file_opts *o
 {
 	*out = NULL;
 	if (!o->path)
-		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "--dataset-name %s needs --dataset-path FILE",
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0,
+		               "--dataset-name %s needs --dataset-path FILE",
 		               o->sharegpt ? "sharegpt" : "custom");
 	bench_prompt *ps = ib_arena_alloc(a, (o->num_prompts + 1) * sizeof *ps);
 	if (!ps)
@@ -139,11 +146,12 @@ int bench_file_dataset(ib_arena *a, bench_tokenizer *t, const bench_file_opts *o
 	int rc = o->sharegpt ? sharegpt(a, t, o, ps, &got, e) : custom(a, t, o, ps, &got, e);
 	if (!rc && got < o->num_prompts)
 		rc = ib_fail(e, IB_EINVAL, o->path, 0, 0,
-		             "%zu usable prompt%s, --num-prompts %zu asked for%s", got, got == 1 ? "" : "s",
-		             o->num_prompts,
-		             o->sharegpt ? " (conversations of fewer than two turns, prompts under 4 or "
-		                           "over 1,024 tokens and totals over 2,048 are left out)"
-		                         : "");
+		             "%zu usable prompt%s, --num-prompts %zu asked for%s", got,
+		             got == 1 ? "" : "s", o->num_prompts,
+		             o->sharegpt
+		                 ? " (conversations of fewer than two turns, prompts under 4 or "
+		                   "over 1,024 tokens and totals over 2,048 are left out)"
+		                 : "");
 	if (!rc)
 		*out = ps;
 	return rc;

@@ -42,14 +42,14 @@ typedef struct {
 } metric_names;
 
 static const metric_names names[4] = {
-	{"ttft", "Time to First Token", "TTFT"},
-	{"tpot", "Time per Output Token (excl. 1st token)", "TPOT"},
-	{"itl", "Inter-token Latency", "ITL"},
-	{"e2el", "End-to-end Latency", "E2EL"},
+    {"ttft", "Time to First Token", "TTFT"},
+    {"tpot", "Time per Output Token (excl. 1st token)", "TPOT"},
+    {"itl", "Inter-token Latency", "ITL"},
+    {"e2el", "End-to-end Latency", "E2EL"},
 };
 
 static int add_metric(ib_arena *a, ib_val *out, ib_buf *t, int which, double *v, size_t n,
-		      const bench_metric_opts *mo)
+                      const bench_metric_opts *mo)
 {
 	const metric_names *m = &names[which];
 	char k[64];
@@ -66,7 +66,7 @@ static int add_metric(ib_arena *a, ib_val *out, ib_buf *t, int which, double *v,
 	size_t tl = strlen(m->title);
 	int left = (int)(50 - tl) / 2, right = (int)(50 - tl) - left;
 	ib_buf_printf(t, "%.*s%s%.*s\n", left, "--------------------------------------------------",
-		      m->title, right, "--------------------------------------------------");
+	              m->title, right, "--------------------------------------------------");
 	char label[96];
 	snprintf(label, sizeof label, "Mean %s (ms):", m->label);
 	line(t, label, "%.2f", mean);
@@ -85,8 +85,8 @@ static int add_metric(ib_arena *a, ib_val *out, ib_buf *t, int which, double *v,
 }
 
 int bench_report(ib_arena *a, const bench_prompt *prompts, const bench_result *res, size_t n,
-		 const bench_run_stats *st, const bench_metric_opts *mo, bool save_detailed,
-		 bench_count_fn count, void *count_arg, ib_val *out, ib_buf *t)
+                 const bench_run_stats *st, const bench_metric_opts *mo, bool save_detailed,
+                 bench_count_fn count, void *count_arg, ib_val *out, ib_buf *t)
 {
 	int64_t completed = 0, total_in = 0, total_out = 0, good = 0;
 	double *ttft = calloc(n + 1, sizeof *ttft), *tpot = calloc(n + 1, sizeof *tpot);
@@ -105,7 +105,9 @@ int bench_report(ib_arena *a, const bench_prompt *prompts, const bench_result *r
 		if (r->success) {
 			out_i = r->output_tokens;
 			if (out_i < 0) /* usage said null: count the text (M1) */
-				out_i = count ? count(r->text.data ? r->text.data : "", r->text.len, count_arg) : 0;
+				out_i = count ? count(r->text.data ? r->text.data : "", r->text.len,
+				                      count_arg)
+				              : 0;
 			total_in += prompts[i].prompt_len;
 			total_out += out_i;
 			ttft[completed] = r->ttft;
@@ -150,7 +152,8 @@ int bench_report(ib_arena *a, const bench_prompt *prompts, const bench_result *r
 	rc |= ib_map_set(a, out, "input_lens", in_lens);
 	rc |= ib_map_set(a, out, "output_lens", out_lens);
 	if (save_detailed) {
-		ib_val *tt = ib_v_list(a), *it = ib_v_list(a), *gt = ib_v_list(a), *er = ib_v_list(a);
+		ib_val *tt = ib_v_list(a), *it = ib_v_list(a), *gt = ib_v_list(a),
+		       *er = ib_v_list(a);
 		for (size_t i = 0; !rc && i < n; i++) {
 			const bench_result *r = &res[i];
 			ib_val *l = ib_v_list(a);
@@ -158,7 +161,8 @@ int bench_report(ib_arena *a, const bench_prompt *prompts, const bench_result *r
 				ib_list_push(a, l, ib_v_float(a, r->itl.v[j]));
 			rc |= ib_list_push(a, tt, ib_v_float(a, r->success ? r->ttft : 0));
 			rc |= ib_list_push(a, it, l);
-			rc |= ib_list_push(a, gt, ib_v_strn(a, r->text.data ? r->text.data : "", r->text.len));
+			rc |= ib_list_push(
+			    a, gt, ib_v_strn(a, r->text.data ? r->text.data : "", r->text.len));
 			rc |= ib_list_push(a, er, ib_v_str(a, r->error));
 		}
 		rc |= ib_map_set(a, out, "ttfts", tt);

@@ -32,8 +32,8 @@ typedef struct {
 	char reason[64];
 	int64_t intended;
 	ib_buf req;
-	ib_buf errbody;  /* the start of a non-200 response's body */
-	net_timer timer; /* --request-timeout, or a failure to report on the next turn */
+	ib_buf errbody;    /* the start of a non-200 response's body */
+	net_timer timer;   /* --request-timeout, or a failure to report on the next turn */
 	char failmsg[128]; /* non-empty: the timer reports this failure */
 } slot;
 
@@ -59,7 +59,7 @@ struct worker {
 	size_t busy; /* slots with a request in flight */
 	net_timer arrive, lag_timer, progress_timer;
 	bench_vec lags;
-	double scale; /* X-Infbench-Time-Scale seen: 0 none yet, -1 conflicting */
+	double scale;   /* X-Infbench-Time-Scale seen: 0 none yet, -1 conflicting */
 	bool simulated; /* X-Infbench-Engine seen: a simulator answered */
 	bool show_progress;
 	char line[160];
@@ -77,27 +77,32 @@ static double cpu_now(void)
 {
 	struct rusage u;
 	getrusage(RUSAGE_SELF, &u);
-	return u.ru_utime.tv_sec + u.ru_utime.tv_usec * 1e-6 + u.ru_stime.tv_sec + u.ru_stime.tv_usec * 1e-6;
+	return u.ru_utime.tv_sec + u.ru_utime.tv_usec * 1e-6 + u.ru_stime.tv_sec +
+	       u.ru_stime.tv_usec * 1e-6;
 }
 
-int bench_request_body(const bench_cfg *c, const bench_prompt *p, const char *model, bool ignore_eos,
-		       const char *extra, ib_buf *body)
+int bench_request_body(const bench_cfg *c, const bench_prompt *p, const char *model,
+                       bool ignore_eos, const char *extra, ib_buf *body)
 {
 	int rc = ib_buf_puts(body, "{\"model\": ");
 	rc |= ib_json_write_str(body, model, strlen(model), true);
 	if (c->chat) {
 		rc |= ib_buf_puts(body, ", \"messages\": [{\"role\": \"user\", \"content\": ");
 		rc |= ib_json_write_str(body, p->text, p->len, true);
-		rc |= ib_buf_printf(body, "}], \"temperature\": 0.0, \"max_completion_tokens\": %lld",
-				    (long long)p->output_len);
+		rc |=
+		    ib_buf_printf(body, "}], \"temperature\": 0.0, \"max_completion_tokens\": %lld",
+		                  (long long)p->output_len);
 	} else {
 		rc |= ib_buf_puts(body, ", \"prompt\": ");
 		rc |= ib_json_write_str(body, p->text, p->len, true);
-		rc |= ib_buf_printf(body, ", \"temperature\": 0.0, \"best_of\": %d, \"max_tokens\": %lld, "
-					   "\"logprobs\": %s",
-				    c->best_of, (long long)p->output_len, c->logprobs ? c->logprobs : "null");
+		rc |= ib_buf_printf(
+		    body,
+		    ", \"temperature\": 0.0, \"best_of\": %d, \"max_tokens\": %lld, "
+		    "\"logprobs\": %s",
+		    c->best_of, (long long)p->output_len, c->logprobs ? c->logprobs : "null");
 	}
-	rc |= ib_buf_puts(body, ", \"stream\": true, \"stream_options\": {\"include_usage\": true}");
+	rc |=
+	    ib_buf_puts(body, ", \"stream\": true, \"stream_options\": {\"include_usage\": true}");
 	if (ignore_eos)
 		rc |= ib_buf_puts(body, ", \"ignore_eos\": true");
 	if (extra)
@@ -115,12 +120,12 @@ static int build(const bench_cfg *c, const bench_prompt *p, size_t idx, bool war
 	int rc = bench_request_body(c, p, model, c->ignore_eos, NULL, &body);
 	req->len = 0;
 	rc |= ib_buf_printf(req,
-			    "POST %s HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: application/json\r\n"
-			    "Authorization: Bearer %s\r\nAccept: */*\r\nUser-Agent: infbench\r\n"
-			    "X-Request-Id: infbench-%s%zu\r\nX-Infbench-Model-Time: 1\r\n"
-			    "Content-Length: %zu\r\n\r\n",
-			    c->endpoint, c->host, c->port, c->api_key ? c->api_key : "None",
-			    warmup ? "warmup-" : "", idx, body.len);
+	                    "POST %s HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: application/json\r\n"
+	                    "Authorization: Bearer %s\r\nAccept: */*\r\nUser-Agent: infbench\r\n"
+	                    "X-Request-Id: infbench-%s%zu\r\nX-Infbench-Model-Time: 1\r\n"
+	                    "Content-Length: %zu\r\n\r\n",
+	                    c->endpoint, c->host, c->port, c->api_key ? c->api_key : "None",
+	                    warmup ? "warmup-" : "", idx, body.len);
 	rc |= ib_buf_append(req, body.data, body.len);
 	ib_buf_free(&body);
 	return rc ? IB_ENOMEM : 0;
@@ -223,7 +228,8 @@ static void send_on(slot *s, size_t idx, bool warmup, int64_t intended)
 	if (net_client_send(s->c, s->req.data, s->req.len)) {
 		/* no socket (EMFILE, ENFILE, ...): the request fails, and its slot
 		 * completes on the next turn of the loop (not recursively here) */
-		snprintf(s->failmsg, sizeof s->failmsg, "cannot open a socket: %s", strerror(errno));
+		snprintf(s->failmsg, sizeof s->failmsg, "cannot open a socket: %s",
+		         strerror(errno));
 		net_timer_arm(w->loop, &s->timer, ib_now_ns());
 		return;
 	}
@@ -242,9 +248,12 @@ static void error_detail(slot *s, char *out, size_t cap)
 	ib_arena *a = ib_arena_new();
 	ib_val *v = NULL, *m = NULL;
 	ib_error ignore = {0};
-	if (a && ib_json_parse(a, "body", b, s->errbody.len, &v, &ignore) == 0 && v && v->type == IB_V_MAP) {
+	if (a && ib_json_parse(a, "body", b, s->errbody.len, &v, &ignore) == 0 && v &&
+	    v->type == IB_V_MAP) {
 		ib_val *err = ib_map_get(v, "error");
-		m = err && err->type == IB_V_MAP ? ib_map_get(err, "message") : err ? err : ib_map_get(v, "detail");
+		m = err && err->type == IB_V_MAP ? ib_map_get(err, "message")
+		    : err                        ? err
+		                                 : ib_map_get(v, "detail");
 	}
 	if (m && m->type == IB_V_STR)
 		snprintf(out + n, cap - (size_t)n, ": %.*s", (int)m->str.len, m->str.s);
@@ -274,7 +283,8 @@ static void complete(slot *s, int err, const char *msg)
 		}
 		bool http_error = !x->failed && s->status != 200;
 		if (http_error) { /* S2: the reason phrase */
-			snprintf(x->error, sizeof x->error, "%s", s->reason[0] ? s->reason : "HTTP error");
+			snprintf(x->error, sizeof x->error, "%s",
+			         s->reason[0] ? s->reason : "HTTP error");
 			x->failed = true;
 		}
 		if (!x->failed)
@@ -332,7 +342,8 @@ static void on_head(net_client *c, const net_http_msg *m, int64_t t, void *arg)
 	const net_header *h = net_http_header(m, "x-infbench-time-scale");
 	if (h && s->w->scale >= 0) {
 		char v[64];
-		snprintf(v, sizeof v, "%.*s", (int)(h->value_len < 63 ? h->value_len : 63), h->value);
+		snprintf(v, sizeof v, "%.*s", (int)(h->value_len < 63 ? h->value_len : 63),
+		         h->value);
 		char *end;
 		double x = strtod(v, &end);
 		if (!(x > 0) || end == v)
@@ -351,7 +362,8 @@ static void on_data(net_client *c, const char *data, size_t len, int64_t t, void
 	if (s->status == 200)
 		bench_sse_feed(&s->sse, data, len, t);
 	else if (s->errbody.len < 512) /* enough to say why */
-		ib_buf_append(&s->errbody, data, len < 512 - s->errbody.len ? len : 512 - s->errbody.len);
+		ib_buf_append(&s->errbody, data,
+		              len < 512 - s->errbody.len ? len : 512 - s->errbody.len);
 }
 
 /* The slot's timer: a failure found while sending, or the request timeout. */
@@ -365,8 +377,9 @@ static void on_slot_timer(net_loop *l, net_timer *t)
 	if (s->failmsg[0])
 		snprintf(msg, sizeof msg, "%s", s->failmsg);
 	else
-		snprintf(msg, sizeof msg, "TimeoutError: the request took longer than --request-timeout %g s",
-			 s->w->sh->cfg->request_timeout);
+		snprintf(msg, sizeof msg,
+		         "TimeoutError: the request took longer than --request-timeout %g s",
+		         s->w->sh->cfg->request_timeout);
 	net_client_close(s->c); /* no on_done: we complete it here */
 	complete(s, IB_EIO, msg);
 }
@@ -455,8 +468,9 @@ static void on_progress(net_loop *l, net_timer *t)
 		double el = (double)(ib_now_ns() - sh->t0) * 1e-9;
 		double rps = el > 0 ? done / el : 0;
 		double eta = rps > 0 ? (double)(sh->n - done) / rps : 0;
-		snprintf(w->line, sizeof w->line, "  %zu/%zu requests  %.1f req/s  %.0f tok/s  ETA %.0fs", done, sh->n,
-			 rps, el > 0 ? (double)atomic_load(&sh->out_tokens) / el : 0, eta);
+		snprintf(w->line, sizeof w->line,
+		         "  %zu/%zu requests  %.1f req/s  %.0f tok/s  ETA %.0fs", done, sh->n, rps,
+		         el > 0 ? (double)atomic_load(&sh->out_tokens) / el : 0, eta);
 	}
 	sh->cfg->progress(sh->cfg->progress_arg, IB_LOG_PROGRESS, w->line);
 	net_timer_arm(l, t, ib_now_ns() + 500 * 1000 * 1000);
@@ -478,11 +492,12 @@ static int worker_init(worker *w, shared *sh, size_t nslots, bool progress, ib_e
 	for (size_t i = 0; i < nslots; i++) {
 		w->slots[i] = (slot){.w = w, .idx = -1};
 		w->slots[i].timer = (net_timer){.fn = on_slot_timer, .arg = &w->slots[i]};
-		if ((rc = net_client_new(w->loop, sh->cfg->host, sh->cfg->port, &cbs, &w->slots[i], &w->slots[i].c,
-					 e)))
+		if ((rc = net_client_new(w->loop, sh->cfg->host, sh->cfg->port, &cbs, &w->slots[i],
+		                         &w->slots[i].c, e)))
 			return rc;
 		net_client_kernel_timestamps(w->slots[i].c, sh->cfg->kernel_timestamps);
-		if (sh->cfg->tls && net_client_use_tls(w->slots[i].c, sh->cfg->tls, sh->cfg->server_name))
+		if (sh->cfg->tls &&
+		    net_client_use_tls(w->slots[i].c, sh->cfg->tls, sh->cfg->server_name))
 			return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 	}
 	w->arrive = (net_timer){.fn = on_arrive, .arg = w};
@@ -526,7 +541,7 @@ static void *worker_main(void *arg)
 }
 
 int bench_run(const bench_cfg *cfg, const bench_prompt *prompts, size_t n, bench_result *results,
-	      bench_run_stats *st, ib_error *e)
+              bench_run_stats *st, ib_error *e)
 {
 	memset(st, 0, sizeof *st);
 	if (n == 0)
@@ -553,7 +568,8 @@ int bench_run(const bench_cfg *cfg, const bench_prompt *prompts, size_t n, bench
 	if (cfg->num_warmups) {
 		worker warm;
 		size_t k = cfg->num_warmups;
-		size_t slots = (cfg->max_concurrency && cfg->max_concurrency < k) ? cfg->max_concurrency : k;
+		size_t slots =
+		    (cfg->max_concurrency && cfg->max_concurrency < k) ? cfg->max_concurrency : k;
 		rc = worker_init(&warm, &sh, slots, cfg->progress != NULL, e);
 		if (!rc) {
 			warm.warmup_phase = true;

@@ -16,10 +16,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-int bench_http(const bench_cfg *cfg, const char *method, const char *path, const char *body, size_t body_len,
-	       int timeout_ms, ib_buf *resp, ib_error *e)
+int bench_http(const bench_cfg *cfg, const char *method, const char *path, const char *body,
+               size_t body_len, int timeout_ms, ib_buf *resp, ib_error *e)
 {
-	net_target t = {.host = cfg->host, .port = cfg->port, .tls = cfg->tls, .server_name = cfg->server_name};
+	net_target t = {
+	    .host = cfg->host, .port = cfg->port, .tls = cfg->tls, .server_name = cfg->server_name};
 	int status = 0;
 	int rc = net_http_call(&t, method, path, body, body_len, timeout_ms, &status, resp, e);
 	if (!rc && status != 200)
@@ -74,7 +75,8 @@ void bench_scrape_values(const char *text, bench_scrape *s)
 	for (int i = 0; i < 16; i++) {
 		char lab[32];
 		snprintf(lab, sizeof lab, "position=\"%d\"", i);
-		s->per_pos[i] = sample(text, "vllm:spec_decode_num_accepted_tokens_per_pos_total", lab);
+		s->per_pos[i] =
+		    sample(text, "vllm:spec_decode_num_accepted_tokens_per_pos_total", lab);
 	}
 	s->sglang_accept_length = sample(text, "sglang:spec_accept_length", NULL);
 	s->prefix_hits = sample(text, "vllm:prefix_cache_hits_total", NULL);
@@ -103,7 +105,9 @@ ib_val *bench_scrape_diff(ib_arena *a, const bench_scrape *before, const bench_s
 		setd(a, sd, "mean_acceptance_length", 1 + acc / drafts);
 		ib_val *pp = ib_v_list(a);
 		for (int i = 0; i < 16 && !isnan(after->per_pos[i]); i++)
-			ib_list_push(a, pp, ib_v_float(a, (after->per_pos[i] - before->per_pos[i]) / drafts));
+			ib_list_push(
+			    a, pp,
+			    ib_v_float(a, (after->per_pos[i] - before->per_pos[i]) / drafts));
 		ib_map_set(a, sd, "per_position_acceptance", pp);
 		ib_map_set(a, m, "spec_decode", sd);
 	} else if (!isnan(after->sglang_accept_length)) {
@@ -139,9 +143,10 @@ double bench_probe_time_scale(const bench_cfg *cfg, int timeout_ms)
 	    !ib_json_parse(a, "/v1/models", body.data ? body.data : "", body.len, &doc, &e) &&
 	    doc->type == IB_V_MAP) {
 		const ib_val *d = ib_map_get(doc, "data");
-		const ib_val *ts = d && d->type == IB_V_LIST && d->list.n > 0 && d->list.v[0]->type == IB_V_MAP
-					   ? ib_map_get(d->list.v[0], "time_scale")
-					   : NULL;
+		const ib_val *ts =
+		    d && d->type == IB_V_LIST && d->list.n > 0 && d->list.v[0]->type == IB_V_MAP
+		        ? ib_map_get(d->list.v[0], "time_scale")
+		        : NULL;
 		if (ts && ts->type == IB_V_FLOAT && ts->f > 0)
 			scale = ts->f;
 		else if (ts && ts->type == IB_V_INT && ts->i > 0)

@@ -588,8 +588,9 @@ static void health_line(const bench_log *log, const ib_val *r)
 		    sched && sched->type == IB_V_FLOAT ? sched->f : 0);
 	const ib_val *sim = ib_map_get(r, "simulated");
 	if (sim && sim->type == IB_V_BOOL && sim->b)
-		say(log, true, "Simulated: the server is infbench sim; the result is marked "
-		               "\"simulated\": true\n");
+		say(log, true,
+		    "Simulated: the server is infbench sim; the result is marked "
+		    "\"simulated\": true\n");
 }
 
 int bench_main(const bench_options *o, const bench_log *log, bench_outcome *outcome, ib_error *e)

@@ -40,7 +40,9 @@ static void ws(scan *s)
 
 static int hexval(char c)
 {
-	return c >= '0' && c <= '9' ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : -1;
+	return c >= '0' && c <= '9'                     ? c - '0'
+	       : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10
+	                                                : -1;
 }
 
 static void put_utf8(ib_buf *b, uint32_t cp)
@@ -94,7 +96,8 @@ static bool str(scan *s, ib_buf *out, const char **start, size_t *len)
 			cp = cp * 16 + (uint32_t)h;
 		}
 		s->p += 4;
-		if (cp >= 0xD800 && cp < 0xDC00 && s->end - s->p >= 6 && s->p[0] == '\\' && s->p[1] == 'u') {
+		if (cp >= 0xD800 && cp < 0xDC00 && s->end - s->p >= 6 && s->p[0] == '\\' &&
+		    s->p[1] == 'u') {
 			uint32_t lo = 0;
 			bool ok = true;
 			for (int i = 0; i < 4; i++) {
@@ -208,13 +211,20 @@ static bool value(scan *s)
 		return false;
 	switch (*s->p) {
 	case '{':
-	case '[': return container(s, *s->p);
-	case '"': return str(s, NULL, NULL, NULL);
-	case 't': return word(s, "true");
-	case 'f': return word(s, "false");
-	case 'n': return word(s, "null");
-	case 'N': return word(s, "NaN"); /* Python's json accepts these */
-	case 'I': return word(s, "Infinity");
+	case '[':
+		return container(s, *s->p);
+	case '"':
+		return str(s, NULL, NULL, NULL);
+	case 't':
+		return word(s, "true");
+	case 'f':
+		return word(s, "false");
+	case 'n':
+		return word(s, "null");
+	case 'N':
+		return word(s, "NaN"); /* Python's json accepts these */
+	case 'I':
+		return word(s, "Infinity");
 	default:
 		if (*s->p == '-' && s->end - s->p >= 9 && !memcmp(s->p, "-Infinity", 9)) {
 			s->p += 9;
@@ -232,9 +242,10 @@ static bool truthy_value(scan *s, bool *truthy)
 	if (!value(s))
 		return false;
 	size_t n = (size_t)(s->p - b);
-	*truthy = !((n == 4 && !memcmp(b, "null", 4)) || (n == 5 && !memcmp(b, "false", 5)) ||
-		    (n == 2 && (!memcmp(b, "{}", 2) || !memcmp(b, "[]", 2) || !memcmp(b, "\"\"", 2))) ||
-		    (n == 1 && *b == '0'));
+	*truthy =
+	    !((n == 4 && !memcmp(b, "null", 4)) || (n == 5 && !memcmp(b, "false", 5)) ||
+	      (n == 2 && (!memcmp(b, "{}", 2) || !memcmp(b, "[]", 2) || !memcmp(b, "\"\"", 2))) ||
+	      (n == 1 && *b == '0'));
 	if (*truthy && (*b == '{' || *b == '[')) { /* "{ }" with spaces is empty too */
 		scan t = {b + 1, s->p - 1, 0};
 		ws(&t);
@@ -355,11 +366,12 @@ bool bench_scan_chunk(const char *p, size_t n, bool chat, bench_chunk *out, ib_b
 					 * 2^31 - 1) is out of range: -2 */
 					if (e > u.p && *u.p != 'n')
 						out->completion_tokens =
-						    errno == ERANGE || v < 0 || v > INT32_MAX ? -2 : v;
+						    errno == ERANGE || v < 0 || v > INT32_MAX ? -2
+						                                              : v;
 				}
 			}
 		} else if ((kl == 10 && !memcmp(k, "infbench_t", 10)) ||
-			   (kl == 11 && !memcmp(k, "infbench_t0", 11))) {
+		           (kl == 11 && !memcmp(k, "infbench_t0", 11))) {
 			if (!value(&s))
 				return false;
 			/* a number (validated above): parsed from a copy, so that
@@ -444,7 +456,7 @@ static void on_line(bench_sse *s, const char *p, size_t n, int64_t t)
 		n--;
 	}
 	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r' || p[n - 1] == '\f' ||
-		     p[n - 1] == '\v'))
+	             p[n - 1] == '\v'))
 		n--;
 	if (!n)
 		return;
@@ -456,8 +468,9 @@ static void on_line(bench_sse *s, const char *p, size_t n, int64_t t)
 		return;
 	if (s->max_events && ++s->events > s->max_events) {
 		char msg[160];
-		snprintf(msg, sizeof msg, "the stream sent more than %zu events (max_tokens %lld): stopped", s->max_events,
-			 (long long)s->max_tokens);
+		snprintf(msg, sizeof msg,
+		         "the stream sent more than %zu events (max_tokens %lld): stopped",
+		         s->max_events, (long long)s->max_tokens);
 		fail(s, msg);
 		return;
 	}
@@ -547,8 +560,9 @@ void bench_sse_end(bench_sse *s)
 		return;
 	}
 	if (s->token_chunks == 0) {
-		fail(s, "Never received a valid chunk to calculate TTFT.This response will be marked as "
-			"failed!");
+		fail(s, "Never received a valid chunk to calculate TTFT.This response will be "
+		        "marked as "
+		        "failed!");
 		return;
 	}
 	s->success = true;

@@ -66,19 +66,17 @@ int clog_parse(ib_arena *a, const char *raw, size_t n, const char *label, ib_val
  * bytes must be the base bytes plus entries appended after one empty line.
  * *added / *corrections receive the counts. Failures are IB_EINVAL with the
  * reference's message and, where one line is at fault, its line in head. */
-int clog_gate(ib_arena *a, const char *base_raw, size_t base_n, const char *head_raw,
-              size_t head_n, const char *path, int64_t pr_number, size_t *added,
-              size_t *corrections, ib_error *e);
+int clog_gate(ib_arena *a, const char *base_raw, size_t base_n, const char *head_raw, size_t head_n,
+              const char *path, int64_t pr_number, size_t *added, size_t *corrections, ib_error *e);
 
 /* `git show ref:path` into out (appending). A ref or path that does not exist
  * is IB_ENOENT with "could not read <path> at <ref>: <git's message>". */
-int clog_git_show(const char *repo, const char *ref, const char *path, ib_buf *out,
-                  ib_error *e);
+int clog_git_show(const char *repo, const char *ref, const char *path, ib_buf *out, ib_error *e);
 
 /* ---- ci_priority.py ---- */
 typedef struct {
-	const char *event_name;      /* "" */
-	const char *const *labels;   /* label set */
+	const char *event_name;    /* "" */
+	const char *const *labels; /* label set */
 	size_t nlabels;
 	const char *queue_namespace; /* "local" */
 	bool has_pr;
@@ -93,7 +91,7 @@ int clog_policy_check(const ib_val *policy, const char *path, ib_error *e);
 /* A copy of payload where every mapping holding both "runner" and "framework"
  * gains "priority", "queue-token" and (on PRs with the skip label)
  * "skip-queue-pr". Unknown criteria are IB_EINVAL. */
-int clog_annotate(ib_arena *a, const ib_val *payload, const ib_val *policy,
-                  const clog_prio_ctx *c, ib_val **out, ib_error *e);
+int clog_annotate(ib_arena *a, const ib_val *payload, const ib_val *policy, const clog_prio_ctx *c,
+                  ib_val **out, ib_error *e);
 
 #endif

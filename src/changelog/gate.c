@@ -38,12 +38,13 @@ int clog_parse(ib_arena *a, const char *raw, size_t n, const char *label, ib_val
 	for (int i = 0; i < 2; i++) {
 		const char *p = memchr(raw, bad[i][0][0], n);
 		if (p)
-			return gfail(e, NULL, line_of(raw, (size_t)(p - raw)), "%s contains %s", label,
-			             bad[i][1]);
+			return gfail(e, NULL, line_of(raw, (size_t)(p - raw)), "%s contains %s",
+			             label, bad[i][1]);
 	}
 	const char *z = memchr(raw, '\0', n);
 	if (z)
-		return gfail(e, NULL, line_of(raw, (size_t)(z - raw)), "%s contains NUL bytes", label);
+		return gfail(e, NULL, line_of(raw, (size_t)(z - raw)), "%s contains NUL bytes",
+		             label);
 	for (size_t i = 0; i < n;) {
 		uint32_t cp;
 		int k = ib_utf8_decode(raw + i, n - i, &cp);
@@ -75,8 +76,9 @@ int clog_parse(ib_arena *a, const char *raw, size_t n, const char *label, ib_val
 	}
 	if (top != data->list.n) {
 		char m[160];
-		snprintf(m, sizeof m, "has %zu top-level config entries but YAML parsed %zu entries",
-		         top, data->list.n);
+		snprintf(m, sizeof m,
+		         "has %zu top-level config entries but YAML parsed %zu entries", top,
+		         data->list.n);
 		return gfail(e, NULL, 0, "%s %s", label, m);
 	}
 	clog_where w = {.file = label};
@@ -94,8 +96,8 @@ int clog_parse(ib_arena *a, const char *raw, size_t n, const char *label, ib_val
 			if (rc == IB_ENOMEM)
 				return ib_fail(e, rc, "", 0, 0, "out of memory");
 			return ib_fail(e, IB_EINVAL, "", ve.line, ve.col,
-			               "%s entry %zu fails ChangelogEntry validation: %s", label, i + 1,
-			               ve.msg);
+			               "%s entry %zu fails ChangelogEntry validation: %s", label,
+			               i + 1, ve.msg);
 		}
 	}
 	*entries = data;
@@ -138,9 +140,8 @@ static void repr(ib_buf *b, const char *s)
 	b->data[b->len] = '\0';
 }
 
-int clog_gate(ib_arena *a, const char *base_raw, size_t base_n, const char *head_raw,
-              size_t head_n, const char *path, int64_t pr_number, size_t *added,
-              size_t *corrections, ib_error *e)
+int clog_gate(ib_arena *a, const char *base_raw, size_t base_n, const char *head_raw, size_t head_n,
+              const char *path, int64_t pr_number, size_t *added, size_t *corrections, ib_error *e)
 {
 	ib_val *base, *head;
 	char lb[512], lh[512];
@@ -178,8 +179,8 @@ int clog_gate(ib_arena *a, const char *base_raw, size_t base_n, const char *head
 		if (!canonical_link(nl)) {
 			ib_buf r = {0};
 			repr(&r, nl);
-			rc = gfail(e, path, h->line, "entry %s pr-link correction is not canonical: %s",
-			           n, r.data);
+			rc = gfail(e, path, h->line,
+			           "entry %s pr-link correction is not canonical: %s", n, r.data);
 			ib_buf_free(&r);
 			return rc;
 		}
@@ -187,8 +188,9 @@ int clog_gate(ib_arena *a, const char *base_raw, size_t base_n, const char *head
 	}
 	size_t add = head->list.n - base->list.n;
 	if (corr && add)
-		return gfail(e, path, 0,
-		             "do not mix historical pr-link corrections with new changelog entries");
+		return gfail(
+		    e, path, 0,
+		    "do not mix historical pr-link corrections with new changelog entries");
 	for (size_t i = base->list.n; i < head->list.n; i++) {
 		const ib_val *h = head->list.v[i];
 		const char *l = link_of(a, h);
@@ -198,8 +200,8 @@ int clog_gate(ib_arena *a, const char *base_raw, size_t base_n, const char *head
 		repr(&r, l);
 		if (pr_number < 0) {
 			if (!canonical_link(l)) {
-				rc = gfail(e, path, line, "new main-branch entry has invalid pr-link: %s",
-				           r.data);
+				rc = gfail(e, path, line,
+				           "new main-branch entry has invalid pr-link: %s", r.data);
 				ib_buf_free(&r);
 				return rc;
 			}
@@ -214,7 +216,8 @@ int clog_gate(ib_arena *a, const char *base_raw, size_t base_n, const char *head
 				ib_buf x = {0};
 				repr(&x, expected);
 				char m[600];
-				snprintf(m, sizeof m, "new PR entry must use %s or an XXX placeholder; ",
+				snprintf(m, sizeof m,
+				         "new PR entry must use %s or an XXX placeholder; ",
 				         x.data);
 				rc = gfail(e, path, line, "%sfound %s", m, r.data);
 				ib_buf_free(&x);
@@ -232,11 +235,13 @@ int clog_gate(ib_arena *a, const char *base_raw, size_t base_n, const char *head
 			size_t i = 0;
 			while (i < base_n && i < head_n && head_raw[i] == base_raw[i])
 				i++;
-			return gfail(e, path, line_of(head_raw, i),
-			             "appended entries changed historical perf-changelog.yaml bytes; "
-			             "restore the base file byte-for-byte and append at the end");
+			return gfail(
+			    e, path, line_of(head_raw, i),
+			    "appended entries changed historical perf-changelog.yaml bytes; "
+			    "restore the base file byte-for-byte and append at the end");
 		}
-		bool dbl = base_n >= 2 && base_raw[base_n - 1] == '\n' && base_raw[base_n - 2] == '\n';
+		bool dbl =
+		    base_n >= 2 && base_raw[base_n - 1] == '\n' && base_raw[base_n - 2] == '\n';
 		const char *want = dbl ? "- config-keys:" : "\n- config-keys:";
 		size_t wl = strlen(want);
 		if (head_n - base_n < wl || memcmp(head_raw + base_n, want, wl))
@@ -264,13 +269,15 @@ int clog_gate(ib_arena *a, const char *base_raw, size_t base_n, const char *head
 			bool two = s >= 2 && head_raw[s - 1] == '\n' && head_raw[s - 2] == '\n';
 			bool three = two && s >= 3 && head_raw[s - 3] == '\n';
 			if (!two || three)
-				return gfail(e, path, line_of(head_raw, s),
-				             "appended changelog entries must have exactly one empty "
-				             "separator line");
+				return gfail(
+				    e, path, line_of(head_raw, s),
+				    "appended changelog entries must have exactly one empty "
+				    "separator line");
 		}
 		if (head_n >= 2 && head_raw[head_n - 1] == '\n' && head_raw[head_n - 2] == '\n')
-			return gfail(e, path, line_of(head_raw, head_n - 1),
-			             "the final appended changelog entry must end with one newline");
+			return gfail(
+			    e, path, line_of(head_raw, head_n - 1),
+			    "the final appended changelog entry must end with one newline");
 		return 0;
 	}
 	if (corr) {
@@ -284,15 +291,17 @@ int clog_gate(ib_arena *a, const char *base_raw, size_t base_n, const char *head
 			line++;
 			if (bl != hl || memcmp(base_raw + bi, head_raw + hi, bl)) {
 				changed++;
-				bool ok = bl >= 10 && hl >= 10 && !memcmp(base_raw + bi, "  pr-link:", 10) &&
+				bool ok = bl >= 10 && hl >= 10 &&
+				          !memcmp(base_raw + bi, "  pr-link:", 10) &&
 				          !memcmp(head_raw + hi, "  pr-link:", 10) && bn && hn;
 				if (!ok) {
 					char m[32];
 					snprintf(m, sizeof m, "%d", line);
-					return gfail(e, path, line,
-					             "historical bytes changed outside a pr-link line at "
-					             "line %s",
-					             m);
+					return gfail(
+					    e, path, line,
+					    "historical bytes changed outside a pr-link line at "
+					    "line %s",
+					    m);
 				}
 			}
 			bi += bl;
@@ -302,8 +311,8 @@ int clog_gate(ib_arena *a, const char *base_raw, size_t base_n, const char *head
 			return gfail(e, path, 0, "pr-link corrections may not add or delete lines");
 		if (changed != corr) {
 			char m[96];
-			snprintf(m, sizeof m, "expected %zu changed pr-link line(s), found %zu", corr,
-			         changed);
+			snprintf(m, sizeof m, "expected %zu changed pr-link line(s), found %zu",
+			         corr, changed);
 			return gfail(e, path, 0, "%s", m);
 		}
 		return 0;

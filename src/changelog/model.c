@@ -79,15 +79,19 @@ int clog_entry_validate(ib_arena *a, const ib_val *entry, const clog_where *w, i
                         ib_error *e)
 {
 	static const char *const known[][2] = {
-	    {"config-keys", "config_keys"},   {"description", "description"},
-	    {"pr-link", "pr_link"},           {"evals-only", "evals_only"},
-	    {"all-evals", "all_evals"},       {"append-only", "append_only"},
+	    {"config-keys", "config_keys"},
+	    {"description", "description"},
+	    {"pr-link", "pr_link"},
+	    {"evals-only", "evals_only"},
+	    {"all-evals", "all_evals"},
+	    {"append-only", "append_only"},
 	    {"eval-min-prefill-ep", "eval_min_prefill_ep"},
 	    {"scenario-type", "scenario_type"},
 	};
 	const size_t nknown = sizeof known / sizeof known[0];
 	if (!entry || entry->type != IB_V_MAP)
-		return entry_fail(w, entry, e, NULL, "must be a mapping (a YAML list item with keys)");
+		return entry_fail(w, entry, e, NULL,
+		                  "must be a mapping (a YAML list item with keys)");
 	for (size_t i = 0; i < entry->map.n; i++) {
 		const ib_val *k = entry->map.kv[i].key;
 		bool ok = false;
@@ -97,9 +101,10 @@ int clog_entry_validate(ib_arena *a, const ib_val *entry, const clog_where *w, i
 			char r[128];
 			ib_val_repr(k, r, sizeof r);
 			ib_buf m = {0};
-			ib_buf_printf(&m, "unknown field %s (allowed: config-keys, description, "
-			                  "pr-link, evals-only, all-evals, append-only, "
-			                  "eval-min-prefill-ep, scenario-type)",
+			ib_buf_printf(&m,
+			              "unknown field %s (allowed: config-keys, description, "
+			              "pr-link, evals-only, all-evals, append-only, "
+			              "eval-min-prefill-ep, scenario-type)",
 			              r);
 			int rc = entry_fail(w, k, e, NULL, m.data ? m.data : "unknown field");
 			ib_buf_free(&m);
@@ -130,8 +135,9 @@ int clog_entry_validate(ib_arena *a, const ib_val *entry, const clog_where *w, i
 		return entry_fail(w, kv->val, e, "pr-link", "must be a string");
 	if (ib_map_set(a, n, "pr-link", kv->val))
 		return IB_ENOMEM;
-	const char *flags[][2] = {
-	    {"evals-only", "evals_only"}, {"all-evals", "all_evals"}, {"append-only", "append_only"}};
+	const char *flags[][2] = {{"evals-only", "evals_only"},
+	                          {"all-evals", "all_evals"},
+	                          {"append-only", "append_only"}};
 	bool fv[3] = {false, false, false};
 	for (int i = 0; i < 3; i++) {
 		kv = entry_field(entry, flags[i][0], flags[i][1]);
@@ -145,7 +151,8 @@ int clog_entry_validate(ib_arena *a, const ib_val *entry, const clog_where *w, i
 	if (kv && kv->val->type != IB_V_NULL) {
 		int64_t ep;
 		if (!cfg_lax_int(kv->val, &ep))
-			return entry_fail(w, kv->val, e, "eval-min-prefill-ep", "must be an integer");
+			return entry_fail(w, kv->val, e, "eval-min-prefill-ep",
+			                  "must be an integer");
 		if (ep < 1)
 			return entry_fail(w, kv->val, e, "eval-min-prefill-ep",
 			                  "must be greater than or equal to 1");
@@ -165,8 +172,9 @@ int clog_entry_validate(ib_arena *a, const ib_val *entry, const clog_where *w, i
 			const ib_val *s = l->list.v[i];
 			if (s->type != IB_V_STR || (strcmp(s->str.s, "fixed-seq-len") &&
 			                            strcmp(s->str.s, "agentic-coding")))
-				return entry_fail(w, s, e, "scenario-type",
-				                  "items must be 'fixed-seq-len' or 'agentic-coding'");
+				return entry_fail(
+				    w, s, e, "scenario-type",
+				    "items must be 'fixed-seq-len' or 'agentic-coding'");
 		}
 		if (ib_map_set(a, n, "scenario-type", (ib_val *)l))
 			return IB_ENOMEM;
@@ -185,12 +193,12 @@ typedef enum {
 	T_INT,
 	T_SINT, /* strict int (pp, dcp-size, pcp-size) */
 	T_BOOL,
-	T_CONC,     /* int or list of ints */
-	T_INTS,     /* list of ints */
-	T_STRS,     /* list of strings */
-	T_WORKER,   /* WorkerConfig */
-	T_COMP,     /* ComponentMetadata */
-	T_BACKEND,  /* KVOffloadBackendMetadata */
+	T_CONC,    /* int or list of ints */
+	T_INTS,    /* list of ints */
+	T_STRS,    /* list of strings */
+	T_WORKER,  /* WorkerConfig */
+	T_COMP,    /* ComponentMetadata */
+	T_BACKEND, /* KVOffloadBackendMetadata */
 } ftype;
 
 typedef enum { REQ, OPT, DEF_FALSE, DEF_ONE, DEF_EMPTY, DEF_NONE_STR } fdef;
@@ -201,63 +209,116 @@ typedef struct {
 	fdef d;
 } fspec;
 
-#define F(n, t, d) {n, t, d}
-static const fspec sn_fixed[] = {
-    F("image", T_STR, REQ),          F("model", T_STR, REQ),
-    F("model-prefix", T_STR, REQ),   F("precision", T_STR, REQ),
-    F("framework", T_STR, REQ),      F("spec-decoding", T_STR, REQ),
-    F("runner", T_STR, REQ),         F("isl", T_INT, REQ),
-    F("osl", T_INT, REQ),            F("tp", T_INT, REQ),
-    F("pp", T_SINT, REQ),            F("dcp-size", T_SINT, REQ),
-    F("pcp-size", T_SINT, REQ),      F("ep", T_INT, REQ),
-    F("dp-attn", T_BOOL, REQ),       F("conc", T_CONC, REQ),
-    F("max-model-len", T_INT, REQ),  F("exp-name", T_STR, REQ),
-    F("disagg", T_BOOL, REQ),        F("run-eval", T_BOOL, REQ),
-    F("eval-only", T_BOOL, DEF_FALSE), F("router", T_COMP, OPT),
-    F("recipe-fingerprint", T_STR, OPT), {NULL, 0, 0}};
-static const fspec mn_fixed[] = {
-    F("image", T_STR, REQ),          F("model", T_STR, REQ),
-    F("model-prefix", T_STR, REQ),   F("precision", T_STR, REQ),
-    F("framework", T_STR, REQ),      F("spec-decoding", T_STR, REQ),
-    F("runner", T_STR, REQ),         F("isl", T_INT, REQ),
-    F("osl", T_INT, REQ),            F("prefill", T_WORKER, REQ),
-    F("decode", T_WORKER, REQ),      F("conc", T_INTS, REQ),
-    F("max-model-len", T_INT, REQ),  F("exp-name", T_STR, REQ),
-    F("disagg", T_BOOL, REQ),        F("run-eval", T_BOOL, REQ),
-    F("eval-only", T_BOOL, DEF_FALSE), F("eval-conc", T_INT, OPT),
-    F("eval-all-concs", T_BOOL, DEF_FALSE), F("router", T_COMP, OPT),
-    F("kv-p2p-transfer", T_STR, OPT), F("recipe-fingerprint", T_STR, OPT), {NULL, 0, 0}};
-static const fspec sn_agentic[] = {
-    F("image", T_STR, REQ),          F("model", T_STR, REQ),
-    F("model-prefix", T_STR, REQ),   F("precision", T_STR, REQ),
-    F("framework", T_STR, REQ),      F("runner", T_STR, REQ),
-    F("tp", T_INT, REQ),             F("pp", T_SINT, REQ),
-    F("dcp-size", T_SINT, REQ),      F("pcp-size", T_SINT, REQ),
-    F("ep", T_INT, REQ),             F("dp-attn", T_BOOL, REQ),
-    F("spec-decoding", T_STR, DEF_NONE_STR), F("conc", T_INT, REQ),
-    F("kv-offloading", T_STR, REQ),  F("kv-offload-backend", T_BACKEND, OPT),
-    F("router", T_COMP, OPT),        F("total-cpu-dram-gb", T_INT, REQ),
-    F("duration", T_INT, REQ),       F("exp-name", T_STR, REQ),
-    F("scenario-type", T_STR, REQ),  F("run-eval", T_BOOL, OPT),
-    F("eval-only", T_BOOL, OPT),     F("recipe-fingerprint", T_STR, OPT), {NULL, 0, 0}};
-static const fspec mn_agentic[] = {
-    F("image", T_STR, REQ),          F("model", T_STR, REQ),
-    F("model-prefix", T_STR, REQ),   F("precision", T_STR, REQ),
-    F("framework", T_STR, REQ),      F("spec-decoding", T_STR, REQ),
-    F("runner", T_STR, REQ),         F("prefill", T_WORKER, REQ),
-    F("decode", T_WORKER, REQ),      F("conc", T_INTS, REQ),
-    F("kv-offloading", T_STR, REQ),  F("kv-offload-backend", T_BACKEND, OPT),
-    F("router", T_COMP, OPT),        F("kv-p2p-transfer", T_STR, OPT),
-    F("total-cpu-dram-gb", T_INT, REQ), F("duration", T_INT, REQ),
-    F("exp-name", T_STR, REQ),       F("disagg", T_BOOL, REQ),
-    F("scenario-type", T_STR, REQ),  F("run-eval", T_BOOL, OPT),
-    F("eval-only", T_BOOL, OPT),     F("eval-conc", T_INT, OPT),
-    F("recipe-fingerprint", T_STR, OPT), {NULL, 0, 0}};
-static const fspec worker[] = {
-    F("num-worker", T_INT, REQ), F("tp", T_INT, REQ),      F("pp", T_SINT, DEF_ONE),
-    F("dcp-size", T_SINT, DEF_ONE), F("pcp-size", T_SINT, DEF_ONE), F("ep", T_INT, REQ),
-    F("dp-attn", T_BOOL, REQ),   F("hardware", T_STR, OPT),
-    F("additional-settings", T_STRS, DEF_EMPTY), {NULL, 0, 0}};
+#define F(n, t, d)                                                                                 \
+	{                                                                                          \
+		n, t, d                                                                            \
+	}
+static const fspec sn_fixed[] = {F("image", T_STR, REQ),
+                                 F("model", T_STR, REQ),
+                                 F("model-prefix", T_STR, REQ),
+                                 F("precision", T_STR, REQ),
+                                 F("framework", T_STR, REQ),
+                                 F("spec-decoding", T_STR, REQ),
+                                 F("runner", T_STR, REQ),
+                                 F("isl", T_INT, REQ),
+                                 F("osl", T_INT, REQ),
+                                 F("tp", T_INT, REQ),
+                                 F("pp", T_SINT, REQ),
+                                 F("dcp-size", T_SINT, REQ),
+                                 F("pcp-size", T_SINT, REQ),
+                                 F("ep", T_INT, REQ),
+                                 F("dp-attn", T_BOOL, REQ),
+                                 F("conc", T_CONC, REQ),
+                                 F("max-model-len", T_INT, REQ),
+                                 F("exp-name", T_STR, REQ),
+                                 F("disagg", T_BOOL, REQ),
+                                 F("run-eval", T_BOOL, REQ),
+                                 F("eval-only", T_BOOL, DEF_FALSE),
+                                 F("router", T_COMP, OPT),
+                                 F("recipe-fingerprint", T_STR, OPT),
+                                 {NULL, 0, 0}};
+static const fspec mn_fixed[] = {F("image", T_STR, REQ),
+                                 F("model", T_STR, REQ),
+                                 F("model-prefix", T_STR, REQ),
+                                 F("precision", T_STR, REQ),
+                                 F("framework", T_STR, REQ),
+                                 F("spec-decoding", T_STR, REQ),
+                                 F("runner", T_STR, REQ),
+                                 F("isl", T_INT, REQ),
+                                 F("osl", T_INT, REQ),
+                                 F("prefill", T_WORKER, REQ),
+                                 F("decode", T_WORKER, REQ),
+                                 F("conc", T_INTS, REQ),
+                                 F("max-model-len", T_INT, REQ),
+                                 F("exp-name", T_STR, REQ),
+                                 F("disagg", T_BOOL, REQ),
+                                 F("run-eval", T_BOOL, REQ),
+                                 F("eval-only", T_BOOL, DEF_FALSE),
+                                 F("eval-conc", T_INT, OPT),
+                                 F("eval-all-concs", T_BOOL, DEF_FALSE),
+                                 F("router", T_COMP, OPT),
+                                 F("kv-p2p-transfer", T_STR, OPT),
+                                 F("recipe-fingerprint", T_STR, OPT),
+                                 {NULL, 0, 0}};
+static const fspec sn_agentic[] = {F("image", T_STR, REQ),
+                                   F("model", T_STR, REQ),
+                                   F("model-prefix", T_STR, REQ),
+                                   F("precision", T_STR, REQ),
+                                   F("framework", T_STR, REQ),
+                                   F("runner", T_STR, REQ),
+                                   F("tp", T_INT, REQ),
+                                   F("pp", T_SINT, REQ),
+                                   F("dcp-size", T_SINT, REQ),
+                                   F("pcp-size", T_SINT, REQ),
+                                   F("ep", T_INT, REQ),
+                                   F("dp-attn", T_BOOL, REQ),
+                                   F("spec-decoding", T_STR, DEF_NONE_STR),
+                                   F("conc", T_INT, REQ),
+                                   F("kv-offloading", T_STR, REQ),
+                                   F("kv-offload-backend", T_BACKEND, OPT),
+                                   F("router", T_COMP, OPT),
+                                   F("total-cpu-dram-gb", T_INT, REQ),
+                                   F("duration", T_INT, REQ),
+                                   F("exp-name", T_STR, REQ),
+                                   F("scenario-type", T_STR, REQ),
+                                   F("run-eval", T_BOOL, OPT),
+                                   F("eval-only", T_BOOL, OPT),
+                                   F("recipe-fingerprint", T_STR, OPT),
+                                   {NULL, 0, 0}};
+static const fspec mn_agentic[] = {F("image", T_STR, REQ),
+                                   F("model", T_STR, REQ),
+                                   F("model-prefix", T_STR, REQ),
+                                   F("precision", T_STR, REQ),
+                                   F("framework", T_STR, REQ),
+                                   F("spec-decoding", T_STR, REQ),
+                                   F("runner", T_STR, REQ),
+                                   F("prefill", T_WORKER, REQ),
+                                   F("decode", T_WORKER, REQ),
+                                   F("conc", T_INTS, REQ),
+                                   F("kv-offloading", T_STR, REQ),
+                                   F("kv-offload-backend", T_BACKEND, OPT),
+                                   F("router", T_COMP, OPT),
+                                   F("kv-p2p-transfer", T_STR, OPT),
+                                   F("total-cpu-dram-gb", T_INT, REQ),
+                                   F("duration", T_INT, REQ),
+                                   F("exp-name", T_STR, REQ),
+                                   F("disagg", T_BOOL, REQ),
+                                   F("scenario-type", T_STR, REQ),
+                                   F("run-eval", T_BOOL, OPT),
+                                   F("eval-only", T_BOOL, OPT),
+                                   F("eval-conc", T_INT, OPT),
+                                   F("recipe-fingerprint", T_STR, OPT),
+                                   {NULL, 0, 0}};
+static const fspec worker[] = {F("num-worker", T_INT, REQ),
+                               F("tp", T_INT, REQ),
+                               F("pp", T_SINT, DEF_ONE),
+                               F("dcp-size", T_SINT, DEF_ONE),
+                               F("pcp-size", T_SINT, DEF_ONE),
+                               F("ep", T_INT, REQ),
+                               F("dp-attn", T_BOOL, REQ),
+                               F("hardware", T_STR, OPT),
+                               F("additional-settings", T_STRS, DEF_EMPTY),
+                               {NULL, 0, 0}};
 static const fspec comp[] = {F("name", T_STR, REQ), F("version", T_STR, REQ), {NULL, 0, 0}};
 static const fspec backend[] = {F("name", T_STR, REQ), F("version", T_STR, OPT), {NULL, 0, 0}};
 #undef F
@@ -268,8 +329,8 @@ static int row_fail(ib_error *e, const char *model, const char *field, const cha
 	               msg);
 }
 
-static int model_map(ib_arena *a, const ib_val *m, const fspec *fs, const char *model,
-                     ib_val **out, ib_error *e);
+static int model_map(ib_arena *a, const ib_val *m, const fspec *fs, const char *model, ib_val **out,
+                     ib_error *e);
 
 static int model_value(ib_arena *a, const ib_val *v, const fspec *f, const char *model,
                        ib_val **out, ib_error *e)
@@ -327,7 +388,8 @@ static int model_value(ib_arena *a, const ib_val *v, const fspec *f, const char 
 			ib_val *x = v->list.v[k];
 			if (x->type != IB_V_INT) {
 				if (!cfg_lax_int(x, &i))
-					return row_fail(e, model, f->name, "items must be integers");
+					return row_fail(e, model, f->name,
+					                "items must be integers");
 				if (!(x = ib_v_int(a, i)))
 					return IB_ENOMEM;
 			}
@@ -355,8 +417,8 @@ static int model_value(ib_arena *a, const ib_val *v, const fspec *f, const char 
 	return row_fail(e, model, f->name, "unsupported field type");
 }
 
-static int model_map(ib_arena *a, const ib_val *m, const fspec *fs, const char *model,
-                     ib_val **out, ib_error *e)
+static int model_map(ib_arena *a, const ib_val *m, const fspec *fs, const char *model, ib_val **out,
+                     ib_error *e)
 {
 	if (!m || m->type != IB_V_MAP)
 		return ib_fail(e, IB_EINVAL, "", 0, 0, "generated %s: must be a mapping", model);

@@ -111,7 +111,8 @@ static bool set_has(const char *const *v, size_t n, const char *s)
 static bool labels_hit(const clog_prio_ctx *c, const ib_val *l)
 {
 	for (size_t i = 0; l && l->type == IB_V_LIST && i < l->list.n; i++)
-		if (l->list.v[i]->type == IB_V_STR && set_has(c->labels, c->nlabels, l->list.v[i]->str.s))
+		if (l->list.v[i]->type == IB_V_STR &&
+		    set_has(c->labels, c->nlabels, l->list.v[i]->str.s))
 			return true;
 	return false;
 }
@@ -120,7 +121,8 @@ int clog_policy_check(const ib_val *policy, const char *path, ib_error *e)
 {
 	const ib_val *v = ib_map_get(policy, "version");
 	if (!policy || policy->type != IB_V_MAP || !v || v->type == IB_V_FLOAT ||
-	    v->type == IB_V_STR || !(v->type == IB_V_INT ? v->i == 1 : v->type == IB_V_BOOL && v->b)) {
+	    v->type == IB_V_STR ||
+	    !(v->type == IB_V_INT ? v->i == 1 : v->type == IB_V_BOOL && v->b)) {
 		ib_buf b = {0};
 		if (v)
 			ib_val_pystr(&b, v);
@@ -369,8 +371,10 @@ static int annotate(ib_arena *a, const ib_val *v, const ib_val *policy, const cl
 		if (rc)
 			return rc;
 		ib_buf mat = {0};
-		ib_json_opts jo = {.indent = -1, .compact = true, .ensure_ascii = true, .sort_keys = true};
-		rc = ib_buf_printf(&mat, "%s:%s:", c->queue_namespace, path->data ? path->data : "");
+		ib_json_opts jo = {
+		    .indent = -1, .compact = true, .ensure_ascii = true, .sort_keys = true};
+		rc =
+		    ib_buf_printf(&mat, "%s:%s:", c->queue_namespace, path->data ? path->data : "");
 		if (!rc)
 			rc = ib_json_write(&mat, v, &jo, e);
 		if (rc) {
@@ -382,7 +386,8 @@ static int annotate(ib_arena *a, const ib_val *v, const ib_val *policy, const cl
 		ib_buf_free(&mat);
 		hex[32] = '\0';
 		ib_val *ps = ib_v_str(a, s), *qt = ib_v_str(a, hex);
-		if (!ps || !qt || ib_map_set(a, m, "priority", ps) || ib_map_set(a, m, "queue-token", qt))
+		if (!ps || !qt || ib_map_set(a, m, "priority", ps) ||
+		    ib_map_set(a, m, "queue-token", qt))
 			return IB_ENOMEM;
 		const ib_val *sk = path_get(policy, "labels", "skip-queue");
 		const ib_val *skn = ib_map_get(sk, "name");
@@ -402,8 +407,8 @@ static int annotate(ib_arena *a, const ib_val *v, const ib_val *policy, const cl
 	return 0;
 }
 
-int clog_annotate(ib_arena *a, const ib_val *payload, const ib_val *policy,
-                  const clog_prio_ctx *c, ib_val **out, ib_error *e)
+int clog_annotate(ib_arena *a, const ib_val *payload, const ib_val *policy, const clog_prio_ctx *c,
+                  ib_val **out, ib_error *e)
 {
 	ib_buf path = {0};
 	if (ib_buf_append(&path, "", 0))

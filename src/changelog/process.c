@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define FIXED 1
+#define FIXED   1
 #define AGENTIC 2
-#define BOTH (FIXED | AGENTIC)
+#define BOTH    (FIXED | AGENTIC)
 
 static const char *const default_masters[] = {"configs/amd-master.yaml",
                                               "configs/nvidia-master.yaml"};
@@ -76,19 +76,21 @@ int clog_diff_additions(const char *diff, size_t n, const clog_opts *o, clog_add
 				if (!strchr(" \t\n\r\v\f", p[i]))
 					blank = false;
 			if (!blank) {
-				rc = ib_fail(e, IB_EINVAL, o->changelog_file, oldline, 0,
-				             "Deletions are not allowed in %s. Only additions to the "
-				             "changelog are permitted. Found deleted line: %.*s\n"
-				             "(line %d of %s at %s; the changelog is append-only: "
-				             "restore the line and add new entries at the end)",
-				             o->changelog_file, (int)(len - 1), p + 1, oldline,
-				             o->changelog_file, o->base_ref);
+				rc = ib_fail(
+				    e, IB_EINVAL, o->changelog_file, oldline, 0,
+				    "Deletions are not allowed in %s. Only additions to the "
+				    "changelog are permitted. Found deleted line: %.*s\n"
+				    "(line %d of %s at %s; the changelog is append-only: "
+				    "restore the line and add new entries at the end)",
+				    o->changelog_file, (int)(len - 1), p + 1, oldline,
+				    o->changelog_file, o->base_ref);
 				break;
 			}
 			oldline += oldline < INT_MAX;
 		} else if (len >= 1 && p[0] == '+' && !(len >= 3 && !strncmp(p, "+++", 3))) {
 			if ((ad->n && ib_buf_putc(&ad->text, '\n')) ||
-			    ib_buf_append(&ad->text, p + 1, len - 1) || ib_grow(&ad->lines, &ad->cap, ad->n + 1)) {
+			    ib_buf_append(&ad->text, p + 1, len - 1) ||
+			    ib_grow(&ad->lines, &ad->cap, ad->n + 1)) {
 				rc = oom(e);
 				break;
 			}
@@ -154,10 +156,11 @@ static int resolve_keys(ib_arena *a, const ib_val *keys, const ib_val *master, i
 		if (!any) {
 			int line = clog_line(w, k);
 			if (strchr(k->str.s, '*'))
-				return ib_fail(e, IB_EINVAL, w->file, line, line ? k->col : 0,
-				               "No config keys matched the wildcard pattern '%s' in "
-				               "master configs.",
-				               k->str.s);
+				return ib_fail(
+				    e, IB_EINVAL, w->file, line, line ? k->col : 0,
+				    "No config keys matched the wildcard pattern '%s' in "
+				    "master configs.",
+				    k->str.s);
 			return ib_fail(e, IB_EINVAL, w->file, line, line ? k->col : 0,
 			               "Config key '%s' not found in master configs.", k->str.s);
 		}
@@ -374,8 +377,9 @@ static int append_only_delta(ib_arena *a, const ib_val *base, const ib_val *head
 		             "append-only requires an existing curve in the base revision");
 	for (size_t i = 0; !rc && i < bg.n; i++)
 		if (!group_find(&hg, bg.g[i].key, bg.g[i].h))
-			rc = ib_fail(e, IB_EINVAL, "", 0, 0,
-			             "append-only may not remove or modify existing generated recipes");
+			rc = ib_fail(
+			    e, IB_EINVAL, "", 0, 0,
+			    "append-only may not remove or modify existing generated recipes");
 	for (size_t i = 0; !rc && i < bg.n; i++) {
 		group *h = group_find(&hg, bg.g[i].key, bg.g[i].h);
 		int64_t *rm = NULL;
@@ -445,7 +449,8 @@ static int append_only_delta(ib_arena *a, const ib_val *base, const ib_val *head
 		}
 	}
 	if (!rc && delta->list.n == 0)
-		rc = ib_fail(e, IB_EINVAL, "", 0, 0, "append-only did not add any generated points");
+		rc =
+		    ib_fail(e, IB_EINVAL, "", 0, 0, "append-only did not add any generated points");
 	/* every delta row joins an existing visual series with one unchanged image */
 	for (size_t i = 0; !rc && i < delta->list.n; i++) {
 		const ib_val *r = delta->list.v[i];
@@ -471,9 +476,10 @@ static int append_only_delta(ib_arena *a, const ib_val *base, const ib_val *head
 				ok = false;
 		}
 		if (!rc && (!ok || !found))
-			rc = ib_fail(e, IB_EINVAL, "", 0, 0,
-			             "append-only additions must belong to an existing visual curve "
-			             "with one unchanged non-null image");
+			rc =
+			    ib_fail(e, IB_EINVAL, "", 0, 0,
+			            "append-only additions must belong to an existing visual curve "
+			            "with one unchanged non-null image");
 	}
 	groups_free(&bg);
 	groups_free(&hg);
@@ -543,10 +549,11 @@ static int load_base(ib_arena *a, const clog_opts *o, const char *const *masters
 	}
 	ib_buf_free(&ls);
 	if (nmiss)
-		return fail_list(e, "append-only base revision is missing generation inputs: ",
-		                 missing, nmiss);
+		return fail_list(
+		    e, "append-only base revision is missing generation inputs: ", missing, nmiss);
 	const char *tmp = getenv("TMPDIR");
-	char *dir = ib_arena_printf(a, "%s/infbench-append-only-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	char *dir =
+	    ib_arena_printf(a, "%s/infbench-append-only-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!dir)
 		return oom(e);
 	if (!mkdtemp(dir))
@@ -612,8 +619,9 @@ static int scope_check(ib_arena *a, const ib_val *base, const ib_val *head, cons
 		}
 	}
 	if (nbad)
-		return fail_list(e, "append-only PR changed configs not selected by its changelog "
-		                    "entry: ",
+		return fail_list(e,
+		                 "append-only PR changed configs not selected by its changelog "
+		                 "entry: ",
 		                 bad, nbad);
 	static const char *const names[] = {"fixed-seq-len", "agentic-coding"};
 	for (size_t j = 0; j < nsel; j++) {
@@ -650,10 +658,11 @@ static int scope_check(ib_arena *a, const ib_val *base, const ib_val *head, cons
 			bool allowed = (!strcmp(s, names[0]) && (sel[j].scen & FIXED)) ||
 			               (!strcmp(s, names[1]) && (sel[j].scen & AGENTIC));
 			if (!allowed && !ib_val_equal(bs->map.kv[i].val, ib_map_get(hs, s)))
-				return ib_fail(e, IB_EINVAL, "", 0, 0,
-				               "append-only changed a scenario outside its changelog "
-				               "scope: '%s' / '%s'",
-				               sel[j].key, s);
+				return ib_fail(
+				    e, IB_EINVAL, "", 0, 0,
+				    "append-only changed a scenario outside its changelog "
+				    "scope: '%s' / '%s'",
+				    sel[j].key, s);
 		}
 	}
 	return 0;
@@ -685,7 +694,8 @@ static int trim_conc(ib_arena *a, ib_val *rows, ib_error *e)
 					    c->list.v[j]->i < mn->i)
 						mn = c->list.v[j];
 				ib_val *l = ib_v_list(a), *cp = ib_map_copy(a, r);
-				if (!l || !cp || ib_list_push(a, l, mn) || ib_map_set(a, cp, "conc", l))
+				if (!l || !cp || ib_list_push(a, l, mn) ||
+				    ib_map_set(a, cp, "conc", l))
 					rc = oom(e);
 				else
 					rows->list.v[i] = cp;
@@ -707,7 +717,8 @@ static int trim_conc(ib_arena *a, ib_val *rows, ib_error *e)
 				continue;
 			const ib_val *cj = ib_map_get(rows->list.v[j], "conc"),
 			             *ck = ib_map_get(rows->list.v[keep], "conc");
-			if (cj && ck && cj->type == IB_V_INT && ck->type == IB_V_INT && cj->i < ck->i) {
+			if (cj && ck && cj->type == IB_V_INT && ck->type == IB_V_INT &&
+			    cj->i < ck->i) {
 				gone[keep] = true;
 				keep = j;
 			} else {
@@ -863,7 +874,7 @@ int clog_process(ib_arena *a, const clog_opts *o, ib_val **out, ib_diags *d, ib_
 	rc = ib_yaml_load(a, o->changelog_file, ad.text.data, ad.text.len, &data, &ye);
 	if (rc) {
 		/* the line in the file (an error at the end: the last added line) */
-		int line = ye.line <= 0 ? 0
+		int line = ye.line <= 0              ? 0
 		           : (size_t)ye.line <= ad.n ? ad.lines[ye.line - 1]
 		                                     : ad.lines[ad.n - 1];
 		rc = ib_fail(e, rc == IB_ENOMEM ? rc : IB_EINVAL, o->changelog_file, line, ye.col,
@@ -975,8 +986,9 @@ int clog_process(ib_arena *a, const clog_opts *o, ib_val **out, ib_diags *d, ib_
 			if (!ib_map_has(in.base_master, sel[x].key))
 				missing[nmiss++] = sel[x].key;
 		if (nmiss) {
-			rc = fail_list(e, "append-only requires every selected config to exist in the "
-			                  "base revision; missing: ",
+			rc = fail_list(e,
+			               "append-only requires every selected config to exist in the "
+			               "base revision; missing: ",
 			               missing, nmiss);
 			goto done;
 		}
@@ -1001,7 +1013,8 @@ int clog_process(ib_arena *a, const clog_opts *o, ib_val **out, ib_diags *d, ib_
 		const ib_val *n = norm->list.v[i];
 		bool ao = bool_of(n, "append-only");
 		bool expand = o->all_evals || bool_of(n, "all-evals");
-		bool suppress = o->evals_only || bool_of(n, "evals-only") || bool_of(n, "all-evals");
+		bool suppress =
+		    o->evals_only || bool_of(n, "evals-only") || bool_of(n, "all-evals");
 		scen_groups sg;
 		if (!suppress) {
 			if (group_unseen(a, configs[i], scen[i], bseen, &sg)) {
@@ -1010,14 +1023,14 @@ int clog_process(ib_arena *a, const clog_opts *o, ib_val **out, ib_diags *d, ib_
 			}
 			for (size_t g = 0; g < sg.n; g++) {
 				ib_val *rows;
-				if ((rc = generate(a, in.master, in.runners, sg.configs[g], sg.scen[g],
-				                   false, false, &rows, e)))
+				if ((rc = generate(a, in.master, in.runners, sg.configs[g],
+				                   sg.scen[g], false, false, &rows, e)))
 					goto done;
 				if (ao) {
 					ib_val *brows;
 					if ((rc = generate(a, in.base_master, in.base_runners,
-					                   sg.configs[g], sg.scen[g], false, false, &brows,
-					                   e)))
+					                   sg.configs[g], sg.scen[g], false, false,
+					                   &brows, e)))
 						goto done;
 					if ((rc = append_only_delta(a, brows, rows, &rows, e)))
 						goto done;
@@ -1037,15 +1050,16 @@ int clog_process(ib_arena *a, const clog_opts *o, ib_val **out, ib_diags *d, ib_
 		const ib_val *minep = ib_map_get(n, "eval-min-prefill-ep");
 		for (size_t g = 0; g < sg.n; g++) {
 			ib_val *rows;
-			if ((rc = generate(a, in.master, in.runners, sg.configs[g], sg.scen[g], true,
-			                   expand, &rows, e)))
+			if ((rc = generate(a, in.master, in.runners, sg.configs[g], sg.scen[g],
+			                   true, expand, &rows, e)))
 				goto done;
 			for (size_t r = 0; r < rows->list.n; r++) {
 				ib_val *row = rows->list.v[r];
 				const ib_val *pf = ib_map_get(row, "prefill");
 				if (minep && pf && pf->type == IB_V_MAP) {
 					int64_t epv;
-					if (!python_int(ib_map_get(pf, "ep"), &epv) || epv < minep->i)
+					if (!python_int(ib_map_get(pf, "ep"), &epv) ||
+					    epv < minep->i)
 						continue;
 				}
 				if (ib_list_push(a, evals, row)) {

@@ -28,10 +28,11 @@ int rt_nomem(interp *in)
 int rt_str_fail(interp *in, uint32_t at, int rc)
 {
 	if (rc == IB_ERANGE)
-		return rt_fail(in, at, IB_ERANGE,
-		               "maximum recursion depth exceeded while getting the str of an object "
-		               "(a value nested deeper than %d levels, or one that contains itself)",
-		               CV_MAX_DEPTH);
+		return rt_fail(
+		    in, at, IB_ERANGE,
+		    "maximum recursion depth exceeded while getting the str of an object "
+		    "(a value nested deeper than %d levels, or one that contains itself)",
+		    CV_MAX_DEPTH);
 	return rt_nomem(in);
 }
 
@@ -317,7 +318,10 @@ static int eval_test(interp *in, const node *x, cv **out)
 static int hashable_d(interp *in, uint32_t at, const cv *k, int depth)
 {
 	if (depth > CV_MAX_DEPTH)
-		return rt_fail(in, at, IB_ERANGE, "maximum recursion depth exceeded (a key nested deeper than %d levels)", CV_MAX_DEPTH);
+		return rt_fail(
+		    in, at, IB_ERANGE,
+		    "maximum recursion depth exceeded (a key nested deeper than %d levels)",
+		    CV_MAX_DEPTH);
 	if (k->t == CV_LIST || k->t == CV_DICT || k->t == CV_NS)
 		return rt_fail(in, at, IB_EINVAL, "unhashable type: '%s'", cv_typename(k));
 	if (k->t == CV_TUPLE)

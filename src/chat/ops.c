@@ -211,10 +211,11 @@ static int cmp3_d(interp *in, uint32_t at, const cv *x, const cv *y, int *res, b
 {
 	*ok = true;
 	if (depth > CV_MAX_DEPTH)
-		return rt_fail(in, at, IB_ERANGE,
-		               "maximum recursion depth exceeded in comparison (values nested deeper "
-		               "than %d levels)",
-		               CV_MAX_DEPTH);
+		return rt_fail(
+		    in, at, IB_ERANGE,
+		    "maximum recursion depth exceeded in comparison (values nested deeper "
+		    "than %d levels)",
+		    CV_MAX_DEPTH);
 	if (is_num(x) && is_num(y)) {
 		if (is_intlike(x) && is_intlike(y)) {
 			int64_t a = ival(x), b = ival(y);
@@ -597,7 +598,7 @@ int rt_iter(interp *in, uint32_t at, cv *v, cv ***items, size_t *n)
 		*items = v->l.v;
 		*n = v->l.n;
 		return 0;
-	case CV_GEN: /* iterating consumes what is left */
+	case CV_GEN:                                        /* iterating consumes what is left */
 		*items = v->l.v ? v->l.v + v->l.pos : NULL; /* an empty one has no array */
 		*n = v->l.n - v->l.pos;
 		v->l.pos = v->l.n;

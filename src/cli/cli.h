@@ -3,8 +3,8 @@
 #ifndef IB_CLI_H
 #define IB_CLI_H
 
-#include "config/config.h"
 #include "cli/args.h"
+#include "config/config.h"
 
 /* The exit statuses of infbench: every cmd_*.c returns one of these (or,
  * for `run`, 128 + the signal that stopped it). */

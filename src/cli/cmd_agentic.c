@@ -24,8 +24,7 @@ static const char usage[] =
     "\n"
     "Run 'infbench agentic <command> --help' for its options; see docs/agentic.md.\n";
 
-static int help_only(const char *prog, const char *desc, const char *epilog, int argc,
-                     char **argv)
+static int help_only(const char *prog, const char *desc, const char *epilog, int argc, char **argv)
 {
 	arg_opt opts[] = {{.name = "--help",
 	                   .alias = "-h",
@@ -121,8 +120,9 @@ static int agentic_validate(int argc, char **argv)
 	if (!dir)
 		rc = args_error(&p, p.prog, "the following arguments are required: artifact_dir");
 	else if (!ib_py_float(ts, strlen(ts), &th))
-		rc = args_error(&p, p.prog, "argument --failed-request-threshold: invalid float value: "
-		                            "'%s'",
+		rc = args_error(&p, p.prog,
+		                "argument --failed-request-threshold: invalid float value: "
+		                "'%s'",
 		                ts);
 	else if (!(th >= 0 && th <= 1))
 		rc = args_error(&p, p.prog, "--failed-request-threshold must be between 0 and 1");

@@ -33,8 +33,7 @@ static bool parse_frange(const char *s, ax_frange *r)
 	const char *c = strchr(s, ':');
 	if (!c)
 		return ib_py_float(s, strlen(s), &r->lo) && (r->hi = r->lo, true);
-	return ib_py_float(s, (size_t)(c - s), &r->lo) &&
-	       ib_py_float(c + 1, strlen(c + 1), &r->hi);
+	return ib_py_float(s, (size_t)(c - s), &r->lo) && ib_py_float(c + 1, strlen(c + 1), &r->hi);
 }
 
 static bool parse_num(const char *s, double *out)
@@ -42,7 +41,10 @@ static bool parse_num(const char *s, double *out)
 	return ib_py_float(s, strlen(s), out);
 }
 
-#define OPT(n, mv, h) {.name = n, .kind = ARG_ONE, .metavar = mv, .help = h}
+#define OPT(n, mv, h)                                                                              \
+	{                                                                                          \
+		.name = n, .kind = ARG_ONE, .metavar = mv, .help = h                               \
+	}
 
 /* The generator's parameters from the parsed options into o: 0, or the
  * usage error's status (printed). */
@@ -52,39 +54,46 @@ static int read_gen_opts(arg_parser *p, ax_gen_opts *o)
 	struct {
 		const char *name;
 		ax_range *r;
-	} ranges[] = {{"--turns", &o->turns},       {"--first-in", &o->first_in},
-	              {"--context", &o->context},   {"--out", &o->out},
+	} ranges[] = {{"--turns", &o->turns},         {"--first-in", &o->first_in},
+	              {"--context", &o->context},     {"--out", &o->out},
 	              {"--subagents", &o->subagents}, {"--subagent-turns", &o->subagent_turns}};
 	struct {
 		const char *name;
 		double *x;
-	} nums[] = {{"--long-tail", &o->long_tail},     {"--subagent-rate", &o->subagent_rate},
-	            {"--background-rate", &o->background_rate}, {"--compact-rate", &o->compact_rate},
-	            {"--ttft", &o->ttft_s},             {"--prefill", &o->prefill_s_per_1k},
+	} nums[] = {{"--long-tail", &o->long_tail},
+	            {"--subagent-rate", &o->subagent_rate},
+	            {"--background-rate", &o->background_rate},
+	            {"--compact-rate", &o->compact_rate},
+	            {"--ttft", &o->ttft_s},
+	            {"--prefill", &o->prefill_s_per_1k},
 	            {"--tpot", &o->tpot_s}};
 	struct {
 		const char *name;
 		int64_t *x;
-	} ints[] = {{"--max-context", &o->max_context}, {"--block-size", &o->block_size},
-	            {"--system-tokens", &o->system_tokens}, {"--tool-tokens", &o->tool_tokens}};
+	} ints[] = {{"--max-context", &o->max_context},
+	            {"--block-size", &o->block_size},
+	            {"--system-tokens", &o->system_tokens},
+	            {"--tool-tokens", &o->tool_tokens}};
 	arg_opt *x;
 	for (size_t i = 0; !rc && i < NOPT(ranges); i++)
-		if ((x = args_get(p, ranges[i].name))->seen && !parse_range(x->vals[0], ranges[i].r))
+		if ((x = args_get(p, ranges[i].name))->seen &&
+		    !parse_range(x->vals[0], ranges[i].r))
 			rc = args_error(p, p->prog, "argument %s: expected N or MIN:MAX, got '%s'",
 			                ranges[i].name, x->vals[0]);
 	for (size_t i = 0; !rc && i < NOPT(nums); i++)
 		if ((x = args_get(p, nums[i].name))->seen && !parse_num(x->vals[0], nums[i].x))
-			rc = args_error(p, p->prog, "argument %s: invalid number '%s'", nums[i].name,
-			                x->vals[0]);
+			rc = args_error(p, p->prog, "argument %s: invalid number '%s'",
+			                nums[i].name, x->vals[0]);
 	for (size_t i = 0; !rc && i < NOPT(ints); i++)
 		if ((x = args_get(p, ints[i].name))->seen &&
 		    !ib_py_int(x->vals[0], strlen(x->vals[0]), ints[i].x))
-			rc = args_error(p, p->prog, "argument %s: invalid integer '%s'", ints[i].name,
-			                x->vals[0]);
+			rc = args_error(p, p->prog, "argument %s: invalid integer '%s'",
+			                ints[i].name, x->vals[0]);
 	int64_t v;
 	if (!rc && (x = args_get(p, "--traces"))->seen) {
 		if (!ib_py_int(x->vals[0], strlen(x->vals[0]), &v) || v < 0)
-			rc = args_error(p, p->prog, "argument --traces: invalid count '%s'", x->vals[0]);
+			rc = args_error(p, p->prog, "argument --traces: invalid count '%s'",
+			                x->vals[0]);
 		else
 			o->traces = (size_t)v;
 	}
@@ -110,26 +119,40 @@ static int make_traces(int argc, char **argv)
 	ax_gen_opts o;
 	ax_gen_defaults(&o);
 	arg_opt opts[] = {
-	    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help message and exit"},
-	    {.name = "--output", .alias = "-o", .kind = ARG_ONE, .metavar = "FILE", .help = "write the corpus here (atomically; default: stdout)"},
+	    {.name = "--help",
+	     .alias = "-h",
+	     .kind = ARG_FLAG,
+	     .help = "show this help message and exit"},
+	    {.name = "--output",
+	     .alias = "-o",
+	     .kind = ARG_ONE,
+	     .metavar = "FILE",
+	     .help = "write the corpus here (atomically; default: stdout)"},
 	    OPT("--traces", "N", "number of traces (default 393)"),
 	    OPT("--seed", "S", "seed; trace i depends only on the seed and i (default 42)"),
 	    OPT("--turns", "MIN:MAX", "parent turns per trace (default 4:40)"),
 	    OPT("--first-in", "MIN:MAX", "input tokens of turn 0 (default 16384:32768)"),
-	    OPT("--context", "MIN:MAX", "final context of an ordinary trace, tokens (default 16384:131072)"),
-	    OPT("--long-tail", "FRAC", "fraction of traces growing to --max-context instead (default 0.05)"),
-	    OPT("--max-context", "TOKENS", "in + out of a request never exceeds it (default 262144)"),
+	    OPT("--context", "MIN:MAX",
+	        "final context of an ordinary trace, tokens (default 16384:131072)"),
+	    OPT("--long-tail", "FRAC",
+	        "fraction of traces growing to --max-context instead (default 0.05)"),
+	    OPT("--max-context", "TOKENS",
+	        "in + out of a request never exceeds it (default 262144)"),
 	    OPT("--out", "MIN:MAX", "output tokens per request, log-uniform (default 32:4096)"),
 	    OPT("--think", "MIN:MAX", "think time between turns, seconds (default 0.5:8)"),
 	    OPT("--subagent-rate", "P", "chance that a parent turn spawns subagents (default 0.1)"),
 	    OPT("--subagents", "MIN:MAX", "subagents per spawn (default 1:3)"),
 	    OPT("--subagent-turns", "MIN:MAX", "requests per subagent (default 2:12)"),
-	    OPT("--background-rate", "P", "chance of background subagents after the last turn (default 0.1)"),
-	    OPT("--compact-rate", "P", "chance that a turn compacts the context, shortening the LCP (default 0.01)"),
+	    OPT("--background-rate", "P",
+	        "chance of background subagents after the last turn (default 0.1)"),
+	    OPT("--compact-rate", "P",
+	        "chance that a turn compacts the context, shortening the LCP (default 0.01)"),
 	    OPT("--block-size", "N", "tokens per hash id (default 64)"),
-	    OPT("--system-tokens", "N", "system prompt tokens, shared with subagents (default 3072)"),
+	    OPT("--system-tokens", "N",
+	        "system prompt tokens, shared with subagents (default 3072)"),
 	    OPT("--tool-tokens", "N", "tool definition tokens (default 12288)"),
-	    OPT("--ttft", "S", "recorded api_time = TTFT + in/1000 * PREFILL + out * TPOT: TTFT (default 0.4)"),
+	    OPT("--ttft", "S",
+	        "recorded api_time = TTFT + in/1000 * PREFILL + out * TPOT: TTFT (default 0.4)"),
 	    OPT("--prefill", "S", "seconds per 1000 input tokens (default 0.02)"),
 	    OPT("--tpot", "S", "seconds per output token (default 0.02)"),
 	    OPT("--model", "NAME", "the parent's model (default claude-sonnet-4-5)"),
@@ -137,8 +160,9 @@ static int make_traces(int argc, char **argv)
 	};
 	arg_parser p = {
 	    .prog = "infbench agentx make-traces",
-	    .desc = "Write a deterministic stand-in for the cc-traces-weka corpus: one Weka-format\n"
-	            "trace per line (docs/agentx.md describes the shape and every parameter).",
+	    .desc =
+	        "Write a deterministic stand-in for the cc-traces-weka corpus: one Weka-format\n"
+	        "trace per line (docs/agentx.md describes the shape and every parameter).",
 	    .epilog = "Exit status: 0 written; 1 a bad parameter or an unwritable output; 2 usage\n"
 	              "errors.",
 	    .opts = opts,
@@ -166,10 +190,14 @@ static int make_traces(int argc, char **argv)
 static int check(int argc, char **argv)
 {
 	arg_opt opts[] = {
-	    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help message and exit"},
-	    OPT("--corpus", "SRC", "a trace file, a folder of them, or a dataset id org/name in the "
-	                           "local Hugging Face cache (default "
-	                           "semianalysisai/cc-traces-weka-062126)"),
+	    {.name = "--help",
+	     .alias = "-h",
+	     .kind = ARG_FLAG,
+	     .help = "show this help message and exit"},
+	    OPT("--corpus", "SRC",
+	        "a trace file, a folder of them, or a dataset id org/name in the "
+	        "local Hugging Face cache (default "
+	        "semianalysisai/cc-traces-weka-062126)"),
 	};
 	arg_parser p = {
 	    .prog = "infbench agentx check",

@@ -18,70 +18,189 @@ enum {
 	BENCH_USAGE = 2,  /* a flag the benchmark cannot use */
 };
 
-static const char *const backends[] = {"tgi",	       "vllm",	      "lmdeploy", "deepspeed-mii", "openai",
-				       "openai-chat", "tensorrt-llm", "scalellm", "sglang",	   NULL};
+static const char *const backends[] = {"tgi",    "vllm",        "lmdeploy",     "deepspeed-mii",
+                                       "openai", "openai-chat", "tensorrt-llm", "scalellm",
+                                       "sglang", NULL};
 static const char *const datasets[] = {"random", "sharegpt", "custom", NULL};
 static const char *const tok_modes[] = {"auto", "slow", "mistral", "custom", "deepseek_v4", NULL};
 
 static const arg_opt flags[] = {
-	{.name = "--backend", .kind = ARG_ONE, .choices = backends, .metavar = "B", .help = "vllm, openai, sglang (completions) or openai-chat"},
-	{.name = "--base-url", .kind = ARG_ONE, .metavar = "URL", .help = "http://host:port (instead of --host/--port)"},
-	{.name = "--ca-cert", .kind = ARG_ONE, .metavar = "FILE", .help = "https: trust these PEM certificates (default: the system CA store)"},
-	{.name = "--insecure", .kind = ARG_FLAG, .help = "https: do not verify the server's certificate"},
-	{.name = "--host", .kind = ARG_ONE, .metavar = "H", .help = "server host (default 127.0.0.1)"},
-	{.name = "--port", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "server port (default 8000)"},
-	{.name = "--endpoint", .kind = ARG_ONE, .metavar = "PATH", .help = "default /v1/completions"},
-	{.name = "--dataset-name", .kind = ARG_ONE, .choices = datasets, .metavar = "D", .help = "random (required, as in the reference); sharegpt or custom: prompts from --dataset-path"},
-	{.name = "--dataset-path", .kind = ARG_ONE, .metavar = "P", .help = "the file of --dataset-name sharegpt (JSON) or custom (JSON lines)"},
-	{.name = "--custom-output-len", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "output tokens per custom prompt (default 256)"},
-	{.name = "--max-concurrency", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "requests in flight at most"},
-	{.name = "--model", .kind = ARG_ONE, .required = true, .metavar = "M", .help = "model (JSON 'model'; default tokenizer path)"},
-	{.name = "--tokenizer", .kind = ARG_ONE, .metavar = "PATH", .help = "tokenizer folder or tokenizer.json (default --model)"},
-	{.name = "--best-of", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "default 1"},
-	{.name = "--use-beam-search", .kind = ARG_FLAG, .help = "accepted, unused"},
-	{.name = "--num-prompts", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "measured requests (default 1000)"},
-	{.name = "--logprobs", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "sent as logprobs"},
-	{.name = "--request-rate", .kind = ARG_ONE, .metavar = "R", .help = "requests/s (default inf)"},
-	{.name = "--burstiness", .kind = ARG_ONE, .metavar = "B", .help = "gamma shape of inter-arrivals (default 1.0)"},
-	{.name = "--seed", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "default 0"},
-	{.name = "--trust-remote-code", .kind = ARG_FLAG, .help = "accepted"},
-	{.name = "--disable-tqdm", .kind = ARG_FLAG, .help = "no progress line"},
-	{.name = "--profile", .kind = ARG_FLAG, .help = "POST /start_profile after the warmup, /stop_profile at the end"},
-	{.name = "--save-result", .kind = ARG_FLAG, .help = "write the result JSON"},
-	{.name = "--save-detailed", .kind = ARG_FLAG, .help = "keep ttfts, itls, generated_texts, errors"},
-	{.name = "--metadata", .kind = ARG_MANY, .metavar = "KEY=VALUE", .help = "extra string keys in the JSON"},
-	{.name = "--result-dir", .kind = ARG_ONE, .metavar = "DIR", .help = "folder of the result file"},
-	{.name = "--result-filename", .kind = ARG_ONE, .metavar = "F", .help = "result file name"},
-	{.name = "--ignore-eos", .kind = ARG_FLAG, .help = "send ignore_eos: true"},
-	{.name = "--percentile-metrics", .kind = ARG_ONE, .metavar = "L", .help = "default ttft,tpot,itl,e2el"},
-	{.name = "--metric-percentiles", .kind = ARG_ONE, .metavar = "L", .help = "default 90,99,99.9"},
-	{.name = "--goodput", .kind = ARG_MANY, .metavar = "KEY:MS", .help = "SLOs: ttft, tpot, e2el in ms"},
-	{.name = "--sonnet-input-len", .kind = ARG_ONE, .metavar = "N", .help = "accepted, unused"},
-	{.name = "--sonnet-output-len", .kind = ARG_ONE, .metavar = "N", .help = "accepted, unused"},
-	{.name = "--sonnet-prefix-len", .kind = ARG_ONE, .metavar = "N", .help = "accepted, unused"},
-	{.name = "--sharegpt-output-len", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "output tokens per ShareGPT prompt (default: the reply's)"},
-	{.name = "--hf-subset", .kind = ARG_ONE, .metavar = "S", .help = "accepted, unused"},
-	{.name = "--hf-split", .kind = ARG_ONE, .metavar = "S", .help = "accepted, unused"},
-	{.name = "--hf-output-len", .kind = ARG_ONE, .metavar = "N", .help = "accepted, unused"},
-	{.name = "--random-input-len", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "default 1024"},
-	{.name = "--random-output-len", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "default 128"},
-	{.name = "--random-range-ratio", .kind = ARG_ONE, .metavar = "R", .help = "default 1.0"},
-	{.name = "--random-prefix-len", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "default 0"},
-	{.name = "--use-chat-template", .kind = ARG_FLAG, .help = "wrap prompts in the chat template"},
-	{.name = "--random-num-workers", .kind = ARG_ONE, .is_int = true, .metavar = "W", .help = "the reference's chunking (0: min(cpus, 8); 1: serial)"},
-	{.name = "--dsv4", .kind = ARG_FLAG, .help = "DeepSeek-V4 framing (with --use-chat-template)"},
-	{.name = "--tokenizer-mode", .kind = ARG_ONE, .choices = tok_modes, .metavar = "M", .help = "accepted"},
-	{.name = "--served-model-name", .kind = ARG_ONE, .metavar = "M", .help = "JSON 'model'"},
-	{.name = "--lora-modules", .kind = ARG_MANY, .metavar = "M", .help = "a module at random per request (its JSON 'model')"},
-	{.name = "--request-timeout", .kind = ARG_ONE, .metavar = "SECONDS", .help = "infbench: bound on each request and its stream (default 21600, the reference's)"},
-	{.name = "--num-warmups", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "warmup requests (default 0)"},
-	{.name = "--keep-alive", .kind = ARG_FLAG, .help = "infbench: reuse connections (default: one per request, as the reference)"},
-	{.name = "--kernel-timestamps", .kind = ARG_FLAG, .help = "infbench: chunk times from SO_TIMESTAMPNS (the default)"},
-	{.name = "--user-timestamps", .kind = ARG_FLAG, .help = "infbench: chunk times when the client has read them, as the reference"},
-	{.name = "--threads", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "infbench: event-loop threads for very high rates (default 1)"},
-	{.name = "--prompt-cache", .kind = ARG_ONE, .metavar = "DIR", .help = "infbench: keep generated prompt sets in DIR and reuse one when everything it depends on is the same (same prompts, no generation)"},
-	{.name = "--prompt-threads", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "infbench: prompt generation threads (default: one per CPU; same prompts for any N)"},
-	{.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
+    {.name = "--backend",
+     .kind = ARG_ONE,
+     .choices = backends,
+     .metavar = "B",
+     .help = "vllm, openai, sglang (completions) or openai-chat"},
+    {.name = "--base-url",
+     .kind = ARG_ONE,
+     .metavar = "URL",
+     .help = "http://host:port (instead of --host/--port)"},
+    {.name = "--ca-cert",
+     .kind = ARG_ONE,
+     .metavar = "FILE",
+     .help = "https: trust these PEM certificates (default: the system CA store)"},
+    {.name = "--insecure",
+     .kind = ARG_FLAG,
+     .help = "https: do not verify the server's certificate"},
+    {.name = "--host", .kind = ARG_ONE, .metavar = "H", .help = "server host (default 127.0.0.1)"},
+    {.name = "--port",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "server port (default 8000)"},
+    {.name = "--endpoint", .kind = ARG_ONE, .metavar = "PATH", .help = "default /v1/completions"},
+    {.name = "--dataset-name",
+     .kind = ARG_ONE,
+     .choices = datasets,
+     .metavar = "D",
+     .help =
+         "random (required, as in the reference); sharegpt or custom: prompts from --dataset-path"},
+    {.name = "--dataset-path",
+     .kind = ARG_ONE,
+     .metavar = "P",
+     .help = "the file of --dataset-name sharegpt (JSON) or custom (JSON lines)"},
+    {.name = "--custom-output-len",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "output tokens per custom prompt (default 256)"},
+    {.name = "--max-concurrency",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "requests in flight at most"},
+    {.name = "--model",
+     .kind = ARG_ONE,
+     .required = true,
+     .metavar = "M",
+     .help = "model (JSON 'model'; default tokenizer path)"},
+    {.name = "--tokenizer",
+     .kind = ARG_ONE,
+     .metavar = "PATH",
+     .help = "tokenizer folder or tokenizer.json (default --model)"},
+    {.name = "--best-of", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "default 1"},
+    {.name = "--use-beam-search", .kind = ARG_FLAG, .help = "accepted, unused"},
+    {.name = "--num-prompts",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "measured requests (default 1000)"},
+    {.name = "--logprobs",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "sent as logprobs"},
+    {.name = "--request-rate", .kind = ARG_ONE, .metavar = "R", .help = "requests/s (default inf)"},
+    {.name = "--burstiness",
+     .kind = ARG_ONE,
+     .metavar = "B",
+     .help = "gamma shape of inter-arrivals (default 1.0)"},
+    {.name = "--seed", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "default 0"},
+    {.name = "--trust-remote-code", .kind = ARG_FLAG, .help = "accepted"},
+    {.name = "--disable-tqdm", .kind = ARG_FLAG, .help = "no progress line"},
+    {.name = "--profile",
+     .kind = ARG_FLAG,
+     .help = "POST /start_profile after the warmup, /stop_profile at the end"},
+    {.name = "--save-result", .kind = ARG_FLAG, .help = "write the result JSON"},
+    {.name = "--save-detailed",
+     .kind = ARG_FLAG,
+     .help = "keep ttfts, itls, generated_texts, errors"},
+    {.name = "--metadata",
+     .kind = ARG_MANY,
+     .metavar = "KEY=VALUE",
+     .help = "extra string keys in the JSON"},
+    {.name = "--result-dir",
+     .kind = ARG_ONE,
+     .metavar = "DIR",
+     .help = "folder of the result file"},
+    {.name = "--result-filename", .kind = ARG_ONE, .metavar = "F", .help = "result file name"},
+    {.name = "--ignore-eos", .kind = ARG_FLAG, .help = "send ignore_eos: true"},
+    {.name = "--percentile-metrics",
+     .kind = ARG_ONE,
+     .metavar = "L",
+     .help = "default ttft,tpot,itl,e2el"},
+    {.name = "--metric-percentiles", .kind = ARG_ONE, .metavar = "L", .help = "default 90,99,99.9"},
+    {.name = "--goodput",
+     .kind = ARG_MANY,
+     .metavar = "KEY:MS",
+     .help = "SLOs: ttft, tpot, e2el in ms"},
+    {.name = "--sonnet-input-len", .kind = ARG_ONE, .metavar = "N", .help = "accepted, unused"},
+    {.name = "--sonnet-output-len", .kind = ARG_ONE, .metavar = "N", .help = "accepted, unused"},
+    {.name = "--sonnet-prefix-len", .kind = ARG_ONE, .metavar = "N", .help = "accepted, unused"},
+    {.name = "--sharegpt-output-len",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "output tokens per ShareGPT prompt (default: the reply's)"},
+    {.name = "--hf-subset", .kind = ARG_ONE, .metavar = "S", .help = "accepted, unused"},
+    {.name = "--hf-split", .kind = ARG_ONE, .metavar = "S", .help = "accepted, unused"},
+    {.name = "--hf-output-len", .kind = ARG_ONE, .metavar = "N", .help = "accepted, unused"},
+    {.name = "--random-input-len",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "default 1024"},
+    {.name = "--random-output-len",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "default 128"},
+    {.name = "--random-range-ratio", .kind = ARG_ONE, .metavar = "R", .help = "default 1.0"},
+    {.name = "--random-prefix-len",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "default 0"},
+    {.name = "--use-chat-template", .kind = ARG_FLAG, .help = "wrap prompts in the chat template"},
+    {.name = "--random-num-workers",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "W",
+     .help = "the reference's chunking (0: min(cpus, 8); 1: serial)"},
+    {.name = "--dsv4", .kind = ARG_FLAG, .help = "DeepSeek-V4 framing (with --use-chat-template)"},
+    {.name = "--tokenizer-mode",
+     .kind = ARG_ONE,
+     .choices = tok_modes,
+     .metavar = "M",
+     .help = "accepted"},
+    {.name = "--served-model-name", .kind = ARG_ONE, .metavar = "M", .help = "JSON 'model'"},
+    {.name = "--lora-modules",
+     .kind = ARG_MANY,
+     .metavar = "M",
+     .help = "a module at random per request (its JSON 'model')"},
+    {.name = "--request-timeout",
+     .kind = ARG_ONE,
+     .metavar = "SECONDS",
+     .help = "infbench: bound on each request and its stream (default 21600, the reference's)"},
+    {.name = "--num-warmups",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "warmup requests (default 0)"},
+    {.name = "--keep-alive",
+     .kind = ARG_FLAG,
+     .help = "infbench: reuse connections (default: one per request, as the reference)"},
+    {.name = "--kernel-timestamps",
+     .kind = ARG_FLAG,
+     .help = "infbench: chunk times from SO_TIMESTAMPNS (the default)"},
+    {.name = "--user-timestamps",
+     .kind = ARG_FLAG,
+     .help = "infbench: chunk times when the client has read them, as the reference"},
+    {.name = "--threads",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "infbench: event-loop threads for very high rates (default 1)"},
+    {.name = "--prompt-cache",
+     .kind = ARG_ONE,
+     .metavar = "DIR",
+     .help = "infbench: keep generated prompt sets in DIR and reuse one when everything it depends "
+             "on is the same (same prompts, no generation)"},
+    {.name = "--prompt-threads",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "infbench: prompt generation threads (default: one per CPU; same prompts for any N)"},
+    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
 };
 
 /* Splits "a,b,c" of numbers. */
@@ -132,19 +251,22 @@ static int metric_flags(arg_parser *p, bench_metric_opts *mo, double *pcts, size
 	mo->e2el = strstr(pm, "e2el") != NULL;
 	o = args_get(p, "--metric-percentiles");
 	if (parse_list(o->seen ? o->vals[0] : "90,99,99.9", pcts, cap, &mo->npercentiles))
-		return args_error(p, NULL, "argument --metric-percentiles: a comma-separated list of numbers");
+		return args_error(
+		    p, NULL, "argument --metric-percentiles: a comma-separated list of numbers");
 	mo->percentiles = pcts;
 	o = args_get(p, "--goodput");
 	mo->goodput = o->seen;
 	for (size_t i = 0; i < o->nvals; i++) {
 		const char *kv = o->vals[i], *c = strchr(kv, ':');
 		double ms = c ? atof(c + 1) : -1;
-		double *slo = !strncmp(kv, "ttft:", 5)	 ? &mo->slo_ttft
-			      : !strncmp(kv, "tpot:", 5) ? &mo->slo_tpot
-			      : !strncmp(kv, "e2el:", 5) ? &mo->slo_e2el
-							 : NULL;
+		double *slo = !strncmp(kv, "ttft:", 5)   ? &mo->slo_ttft
+		              : !strncmp(kv, "tpot:", 5) ? &mo->slo_tpot
+		              : !strncmp(kv, "e2el:", 5) ? &mo->slo_e2el
+		                                         : NULL;
 		if (!c || ms < 0)
-			return args_error(p, NULL, "argument --goodput: KEY:VALUE with ttft, tpot or e2el (got %s)", kv);
+			return args_error(
+			    p, NULL,
+			    "argument --goodput: KEY:VALUE with ttft, tpot or e2el (got %s)", kv);
 		if (!slo)
 			return args_error(p, NULL, "argument --goodput: unknown metric in %s", kv);
 		*slo = ms / 1000;
@@ -156,17 +278,19 @@ static int metric_flags(arg_parser *p, bench_metric_opts *mo, double *pcts, size
  * error already printed */
 static int options(arg_parser *p, bench_options *o, double *pcts, size_t cap)
 {
-#define OPT(name) args_get(p, name)
+#define OPT(name)      args_get(p, name)
 #define STR(name, def) (OPT(name)->seen ? OPT(name)->vals[0] : (def))
 #define INT(name, def) (OPT(name)->seen ? OPT(name)->ivals[0] : (def))
 	bench_options_init(o);
 	if (!OPT("--dataset-name")->seen) { /* the reference fails at run time: exit 1 */
-		fprintf(stderr, "infbench bench: error: Unknown dataset: sharegpt (the reference's default; pass "
-				"--dataset-name random)\n");
+		fprintf(stderr, "infbench bench: error: Unknown dataset: sharegpt (the reference's "
+		                "default; pass "
+		                "--dataset-name random)\n");
 		return BENCH_FAILED;
 	}
 	if (OPT("--kernel-timestamps")->seen && OPT("--user-timestamps")->seen)
-		return args_error(p, NULL, "--kernel-timestamps and --user-timestamps exclude each other");
+		return args_error(p, NULL,
+		                  "--kernel-timestamps and --user-timestamps exclude each other");
 	o->backend = STR("--backend", o->backend);
 	o->base_url = STR("--base-url", NULL);
 	o->host = STR("--host", o->host);
@@ -180,9 +304,11 @@ static int options(arg_parser *p, bench_options *o, double *pcts, size_t cap)
 	o->served_model_name = STR("--served-model-name", NULL);
 	o->lora_modules = OPT("--lora-modules")->vals;
 	o->nlora = OPT("--lora-modules")->nvals;
-	int64_t np = INT("--num-prompts", 1000), conc = INT("--max-concurrency", 0), warm = INT("--num-warmups", 0);
+	int64_t np = INT("--num-prompts", 1000), conc = INT("--max-concurrency", 0),
+	        warm = INT("--num-warmups", 0);
 	if (np < 0 || conc < 0 || warm < 0)
-		return args_error(p, NULL, "--num-prompts, --max-concurrency and --num-warmups must be >= 0");
+		return args_error(
+		    p, NULL, "--num-prompts, --max-concurrency and --num-warmups must be >= 0");
 	o->num_prompts = (size_t)np;
 	o->max_concurrency = (size_t)conc;
 	o->num_warmups = (size_t)warm;
@@ -190,7 +316,7 @@ static int options(arg_parser *p, bench_options *o, double *pcts, size_t cap)
 	o->dataset_name = STR("--dataset-name", "random");
 	o->dataset_path = STR("--dataset-path", NULL);
 	o->file_output_len = !strcmp(o->dataset_name, "custom") ? INT("--custom-output-len", 0)
-	                                                       : INT("--sharegpt-output-len", 0);
+	                                                        : INT("--sharegpt-output-len", 0);
 	o->output_len = INT("--random-output-len", o->output_len);
 	o->prefix_len = INT("--random-prefix-len", o->prefix_len);
 	o->range_ratio = atof(STR("--random-range-ratio", "1.0"));
@@ -235,8 +361,10 @@ int cmd_bench(int argc, char **argv)
 	arg_parser p = {
 	    .prog = "infbench bench",
 	    .top = "infbench bench",
-	    .desc = "The serving benchmark client: streams requests to an OpenAI-compatible server and\n"
-		    "reports TTFT, TPOT, ITL, E2EL and throughput like InferenceX's benchmark_serving.py.",
+	    .desc = "The serving benchmark client: streams requests to an OpenAI-compatible server "
+	            "and\n"
+	            "reports TTFT, TPOT, ITL, E2EL and throughput like InferenceX's "
+	            "benchmark_serving.py.",
 	    .epilog = "See docs/bench.md.",
 	    .opts = opts,
 	    .nopts = N(opts),

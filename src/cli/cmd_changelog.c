@@ -29,26 +29,42 @@ static const char usage[] =
     "\n"
     "Run 'infbench changelog <subcommand> --help' for the options. See docs/changelog.md.\n";
 
-#define HELP_OPT {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"}
+#define HELP_OPT                                                                                   \
+	{                                                                                          \
+		.name = "--help", .alias = "-h", .kind = ARG_FLAG,                                 \
+		.help = "show this help and exit"                                                  \
+	}
 
 #define REF_OPTS                                                                                   \
-	{.name = "--base-ref", .kind = ARG_ONE, .required = true, .metavar = "REF",                \
+	{.name = "--base-ref",                                                                     \
+	 .kind = ARG_ONE,                                                                          \
+	 .required = true,                                                                         \
+	 .metavar = "REF",                                                                         \
 	 .help = "the revision the change starts from"},                                           \
-	    {.name = "--head-ref", .kind = ARG_ONE, .required = true, .metavar = "REF",            \
-	     .help = "the revision with the new changelog entries"}
+	{                                                                                          \
+		.name = "--head-ref", .kind = ARG_ONE, .required = true, .metavar = "REF",         \
+		.help = "the revision with the new changelog entries"                              \
+	}
 
 #define EVAL_OPTS                                                                                  \
-	{.name = "--all-evals", .kind = ARG_FLAG,                                                  \
+	{.name = "--all-evals",                                                                    \
+	 .kind = ARG_FLAG,                                                                         \
 	 .help = "expand every entry's eval selection (throughput unchanged)"},                    \
-	    {.name = "--evals-only", .kind = ARG_FLAG,                                             \
-	     .help = "suppress throughput for every entry"}
+	{                                                                                          \
+		.name = "--evals-only", .kind = ARG_FLAG,                                          \
+		.help = "suppress throughput for every entry"                                      \
+	}
 
 #define INPUT_OPTS                                                                                 \
-	{.name = "--config-files", .kind = ARG_MANY, .metavar = "FILE",                            \
-	 .help = "master configs (default: configs/amd-master.yaml configs/nvidia-master.yaml; "  \
+	{.name = "--config-files",                                                                 \
+	 .kind = ARG_MANY,                                                                         \
+	 .metavar = "FILE",                                                                        \
+	 .help = "master configs (default: configs/amd-master.yaml configs/nvidia-master.yaml; "   \
 	         "infbench extension)"},                                                           \
-	    {.name = "--runner-config", .kind = ARG_ONE, .metavar = "FILE",                        \
-	     .help = "runners file (default: configs/runners.yaml; infbench extension)"}
+	{                                                                                          \
+		.name = "--runner-config", .kind = ARG_ONE, .metavar = "FILE",                     \
+		.help = "runners file (default: configs/runners.yaml; infbench extension)"         \
+	}
 
 static void fill(arg_parser *p, clog_opts *o)
 {
@@ -85,13 +101,19 @@ static int cl_process(int argc, char **argv)
 	arg_opt opts[] = {
 	    HELP_OPT,
 	    REF_OPTS,
-	    {.name = "--changelog-file", .kind = ARG_ONE, .required = true, .metavar = "PATH",
+	    {.name = "--changelog-file",
+	     .kind = ARG_ONE,
+	     .required = true,
+	     .metavar = "PATH",
 	     .help = "the changelog, relative to the repository root"},
-	    {.name = "--trim-conc", .kind = ARG_FLAG,
+	    {.name = "--trim-conc",
+	     .kind = ARG_FLAG,
 	     .help = "keep only the lowest concurrency of each recipe"},
 	    EVAL_OPTS,
 	    INPUT_OPTS,
-	    {.name = "--output", .kind = ARG_ONE, .metavar = "FILE",
+	    {.name = "--output",
+	     .kind = ARG_ONE,
+	     .metavar = "FILE",
 	     .help = "write the matrix to FILE atomically instead of stdout (infbench extension)"},
 	};
 	arg_parser p = {.prog = "infbench changelog process",
@@ -139,7 +161,9 @@ static int cl_validate(int argc, char **argv)
 	arg_opt opts[] = {
 	    HELP_OPT,
 	    REF_OPTS,
-	    {.name = "--changelog-file", .kind = ARG_ONE, .metavar = "PATH",
+	    {.name = "--changelog-file",
+	     .kind = ARG_ONE,
+	     .metavar = "PATH",
 	     .help = "the changelog (default: perf-changelog.yaml)"},
 	    EVAL_OPTS,
 	    INPUT_OPTS,
@@ -184,12 +208,19 @@ static int cl_gate(int argc, char **argv)
 	arg_opt opts[] = {
 	    HELP_OPT,
 	    REF_OPTS,
-	    {.name = "--changelog-file", .kind = ARG_ONE, .metavar = "PATH",
+	    {.name = "--changelog-file",
+	     .kind = ARG_ONE,
+	     .metavar = "PATH",
 	     .help = "the changelog (default: perf-changelog.yaml)"},
-	    {.name = "--pr-number", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+	    {.name = "--pr-number",
+	     .kind = ARG_ONE,
+	     .is_int = true,
+	     .metavar = "N",
 	     .help = "the pull request being checked (allows its link or an XXX placeholder); "
 	             "without it new entries need a canonical pr-link"},
-	    {.name = "--repo", .kind = ARG_ONE, .metavar = "DIR",
+	    {.name = "--repo",
+	     .kind = ARG_ONE,
+	     .metavar = "DIR",
 	     .help = "the git repository (default: the current folder)"},
 	};
 	arg_parser p = {.prog = "infbench changelog gate",
@@ -222,8 +253,8 @@ static int cl_gate(int argc, char **argv)
 		rc = clog_git_show(repo, head_ref, path, &h, &e);
 	size_t added = 0, corr = 0;
 	if (!rc)
-		rc = clog_gate(a, b.data ? b.data : "", b.len, h.data ? h.data : "", h.len, path, pr,
-		               &added, &corr, &e);
+		rc = clog_gate(a, b.data ? b.data : "", b.len, h.data ? h.data : "", h.len, path,
+		               pr, &added, &corr, &e);
 	if (rc) {
 		if (rc == IB_EINVAL && !e.file[0])
 			snprintf(e.file, sizeof e.file, "%s", path);
@@ -263,8 +294,9 @@ static int str_list(ib_arena *a, const char *opt, const char *text, const char *
 	for (size_t i = 0; ok && i < j->list.n; i++)
 		ok = j->list.v[i]->type == IB_V_STR;
 	if (!ok) {
-		fprintf(stderr, "infbench changelog ci-priority: error: %s must be a JSON array of "
-		                "strings\n",
+		fprintf(stderr,
+		        "infbench changelog ci-priority: error: %s must be a JSON array of "
+		        "strings\n",
 		        opt);
 		return CLI_FAIL;
 	}
@@ -282,19 +314,34 @@ static int cl_priority(int argc, char **argv)
 {
 	arg_opt opts[] = {
 	    HELP_OPT,
-	    {.name = "--policy", .kind = ARG_ONE, .metavar = "FILE",
+	    {.name = "--policy",
+	     .kind = ARG_ONE,
+	     .metavar = "FILE",
 	     .help = "the policy (default: configs/ci-priority.yaml)"},
-	    {.name = "--event-name", .kind = ARG_ONE, .metavar = "NAME",
+	    {.name = "--event-name",
+	     .kind = ARG_ONE,
+	     .metavar = "NAME",
 	     .help = "the GitHub event (push adds the push adjustment)"},
-	    {.name = "--labels-json", .kind = ARG_ONE, .metavar = "JSON",
+	    {.name = "--labels-json",
+	     .kind = ARG_ONE,
+	     .metavar = "JSON",
 	     .help = "the PR labels, a JSON array of strings (default: [])"},
-	    {.name = "--queue-namespace", .kind = ARG_ONE, .metavar = "NS",
+	    {.name = "--queue-namespace",
+	     .kind = ARG_ONE,
+	     .metavar = "NS",
 	     .help = "salt of the queue tokens (default: local)"},
-	    {.name = "--pr-number", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+	    {.name = "--pr-number",
+	     .kind = ARG_ONE,
+	     .is_int = true,
+	     .metavar = "N",
 	     .help = "the pull request (with the skip-queue label: skip-queue-pr)"},
-	    {.name = "--criteria-json", .kind = ARG_ONE, .metavar = "JSON",
+	    {.name = "--criteria-json",
+	     .kind = ARG_ONE,
+	     .metavar = "JSON",
 	     .help = "score only these facts, a JSON array of strings"},
-	    {.name = "--input", .kind = ARG_ONE, .metavar = "FILE",
+	    {.name = "--input",
+	     .kind = ARG_ONE,
+	     .metavar = "FILE",
 	     .help = "read the matrix JSON from FILE instead of stdin"},
 	};
 	arg_parser p = {.prog = "infbench changelog ci-priority",

@@ -22,7 +22,6 @@ typedef struct {
 	bool dsv4;
 } renderer;
 
-
 /* Renders one request: a JSON object {"messages": [...],
  * "add_generation_prompt": bool, "tools": ..., "documents": ...,
  * "chat_template_kwargs": {...}} or, when bare_ok, a messages list. */
@@ -99,7 +98,8 @@ static int jsonl_answer(void *arg, const char *line, size_t n, ib_buf *out)
 	if (!rc) {
 		rc = ib_buf_puts(out, "{\"rendered\": ");
 		if (!rc)
-			rc = ib_json_write_str(out, j->text.data ? j->text.data : "", j->text.len, false);
+			rc = ib_json_write_str(out, j->text.data ? j->text.data : "", j->text.len,
+			                       false);
 		if (!rc)
 			rc = ib_buf_putc(out, '}');
 	} else {
@@ -164,8 +164,8 @@ done:
  * or a Hugging Face model id in the local cache) into r: its template
  * (`which`, NULL: the default) and special tokens, or with special_only
  * (--template given) the special tokens alone. */
-static int tokenizer_config(ib_arena *a, const char *name, bool special_only, const char *which, renderer *r,
-                            chat_config *cfg, ib_error *e)
+static int tokenizer_config(ib_arena *a, const char *name, bool special_only, const char *which,
+                            renderer *r, chat_config *cfg, ib_error *e)
 {
 	char *found = NULL;
 	int rc = tok_resolve(name, &found, e);
@@ -301,7 +301,8 @@ int cmd_chat_template(int argc, char **argv)
 		}
 		r.kwargs = v;
 	}
-	if (tk->seen && tokenizer_config(a, tk->vals[0], tf->seen, tn->seen ? tn->vals[0] : NULL, &r, &cfg, &e)) {
+	if (tk->seen && tokenizer_config(a, tk->vals[0], tf->seen, tn->seen ? tn->vals[0] : NULL,
+	                                 &r, &cfg, &e)) {
 		cli_error(prog, NULL, &e);
 		goto done;
 	}

@@ -81,8 +81,7 @@ static int int_opt(const char *name, const char *v, int64_t *out)
 static int parse(int argc, char **argv, db_opts *o)
 {
 	static const char *const names[] = {
-	    "--db",     "--date",   "--sha",    "--runner",
-	    "--format", "--metric", "--target", "--progress",
+	    "--db", "--date", "--sha", "--runner", "--format", "--metric", "--target", "--progress",
 	};
 	const char **dst[] = {&o->db,     &o->meta.date, &o->meta.sha, &o->meta.runner,
 	                      &o->format, &o->metric,    &o->target,   NULL};

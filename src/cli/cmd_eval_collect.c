@@ -29,7 +29,8 @@ int cmd_eval_collect(int argc, char **argv)
 		/* the reference prints its usage on stdout and exits 1 */
 		puts("Usage: collect_eval_results.py <results_dir> <exp_name> [sort_by: "
 		     "model_prefix|hw]");
-		fprintf(stderr, "infbench eval collect: error: expected RESULTS_DIR EXP_NAME [SORT_BY]\n");
+		fprintf(stderr,
+		        "infbench eval collect: error: expected RESULTS_DIR EXP_NAME [SORT_BY]\n");
 		return CLI_FAIL;
 	}
 	ib_buf out = {0};

@@ -10,13 +10,25 @@ int cmd_eval_dataset(int argc, char **argv)
 {
 	arg_opt opts[] = {
 	    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
-	    {.name = "--output", .kind = ARG_ONE, .required = true, .metavar = "DIR",
+	    {.name = "--output",
+	     .kind = ARG_ONE,
+	     .required = true,
+	     .metavar = "DIR",
 	     .help = "folder to write train.jsonl and test.jsonl into (created)"},
-	    {.name = "--train", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+	    {.name = "--train",
+	     .kind = ARG_ONE,
+	     .is_int = true,
+	     .metavar = "N",
 	     .help = "train questions, the few-shot pool (default: 200)"},
-	    {.name = "--test", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+	    {.name = "--test",
+	     .kind = ARG_ONE,
+	     .is_int = true,
+	     .metavar = "N",
 	     .help = "test questions (default: 1319, the size of gsm8k's test split)"},
-	    {.name = "--seed", .kind = ARG_ONE, .is_int = true, .metavar = "S",
+	    {.name = "--seed",
+	     .kind = ARG_ONE,
+	     .is_int = true,
+	     .metavar = "S",
 	     .help = "generator seed (default: 0); the same seed and sizes give the same bytes"},
 	};
 	arg_parser p = {.prog = "infbench eval make-dataset",
@@ -37,7 +49,8 @@ int cmd_eval_dataset(int argc, char **argv)
 	const char *dir = args_get(&p, "--output")->vals[0];
 	int status = CLI_OK;
 	if (ntrain < 5 || ntest < 1 || ntrain > 10000000 || ntest > 10000000) {
-		status = args_error(&p, p.prog, "--train must be 5..10000000 and --test 1..10000000");
+		status =
+		    args_error(&p, p.prog, "--train must be 5..10000000 and --test 1..10000000");
 	} else {
 		ib_error e = {0};
 		if (ev_dataset_generate(dir, (size_t)ntrain, (size_t)ntest, (uint64_t)seed, &e)) {

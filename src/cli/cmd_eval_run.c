@@ -21,8 +21,8 @@ static const char *env(const char *name)
 
 /* http(s)://host[:port][/path] → an IPv4 address, the host's name, the
  * port and the endpoint path */
-static int parse_url(const char *url, char *host, char *name, size_t hcap, int *port, bool *https, char *path,
-                     size_t pcap, const char **why)
+static int parse_url(const char *url, char *host, char *name, size_t hcap, int *port, bool *https,
+                     char *path, size_t pcap, const char **why)
 {
 	*https = !strncmp(url, "https://", 8);
 	if (strncmp(url, "http://", 7) && !*https) {
@@ -92,41 +92,79 @@ static size_t parse_concs(const char *s, int64_t *out, size_t cap)
 
 static const arg_opt flags[] = {
     {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
-    {.name = "--base-url", .kind = ARG_ONE, .required = true, .metavar = "URL",
+    {.name = "--base-url",
+     .kind = ARG_ONE,
+     .required = true,
+     .metavar = "URL",
      .help = "the chat-completions endpoint, or its base (http(s)://host:port[/v1])"},
-    {.name = "--ca-cert", .kind = ARG_ONE, .metavar = "FILE",
+    {.name = "--ca-cert",
+     .kind = ARG_ONE,
+     .metavar = "FILE",
      .help = "https: trust these PEM certificates (default: the system CA store)"},
-    {.name = "--insecure", .kind = ARG_FLAG, .help = "https: do not verify the server's certificate"},
-    {.name = "--model", .kind = ARG_ONE, .metavar = "NAME",
+    {.name = "--insecure",
+     .kind = ARG_FLAG,
+     .help = "https: do not verify the server's certificate"},
+    {.name = "--model",
+     .kind = ARG_ONE,
+     .metavar = "NAME",
      .help = "the served model name (default: $MODEL_NAME, then $MODEL)"},
-    {.name = "--dataset", .kind = ARG_ONE, .required = true, .metavar = "DIR",
+    {.name = "--dataset",
+     .kind = ARG_ONE,
+     .required = true,
+     .metavar = "DIR",
      .help = "folder with train.jsonl (few-shot) and test.jsonl (questions)"},
-    {.name = "--output-path", .kind = ARG_ONE, .required = true, .metavar = "DIR",
+    {.name = "--output-path",
+     .kind = ARG_ONE,
+     .required = true,
+     .metavar = "DIR",
      .help = "folder for results_*.json, samples_*.jsonl and meta_env.json (created)"},
-    {.name = "--task", .kind = ARG_ONE, .metavar = "FILE",
+    {.name = "--task",
+     .kind = ARG_ONE,
+     .metavar = "FILE",
      .help = "task YAML (default: the built-in InferenceX gsm8k task)"},
-    {.name = "--num-concurrent", .kind = ARG_ONE, .metavar = "C",
+    {.name = "--num-concurrent",
+     .kind = ARG_ONE,
+     .metavar = "C",
      .help = "requests in flight (default: $EVAL_CONCURRENT_REQUESTS, $CONC, 64); a "
              "list \"16 32\" runs once per value (batched mode, *_concN files)"},
-    {.name = "--limit", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+    {.name = "--limit",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
      .help = "only the first N questions (default: $EVAL_LIMIT, all)"},
-    {.name = "--max-model-len", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+    {.name = "--max-model-len",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
      .help = "the context (default: $EVAL_MAX_MODEL_LEN, 16384); max_tokens is N-4096 "
              "above 4096, else N/2, at most 16384"},
-    {.name = "--max-tokens", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+    {.name = "--max-tokens",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
      .help = "max_tokens of every request (overrides the context rule)"},
-    {.name = "--timeout", .kind = ARG_ONE, .metavar = "S",
+    {.name = "--timeout",
+     .kind = ARG_ONE,
+     .metavar = "S",
      .help = "seconds per attempt (default 1800)"},
-    {.name = "--max-retries", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+    {.name = "--max-retries",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
      .help = "attempts per request (default 5, as lm-eval's max_retries)"},
-    {.name = "--retry-min", .kind = ARG_ONE, .metavar = "S",
+    {.name = "--retry-min",
+     .kind = ARG_ONE,
+     .metavar = "S",
      .help = "shortest backoff between attempts (default 1; then 0.5*2^k s, at most 10)"},
-    {.name = "--retry-max", .kind = ARG_ONE, .metavar = "S",
+    {.name = "--retry-max",
+     .kind = ARG_ONE,
+     .metavar = "S",
      .help = "longest backoff between attempts (default 10)"},
-    {.name = "--api-key", .kind = ARG_ONE, .metavar = "KEY",
+    {.name = "--api-key",
+     .kind = ARG_ONE,
+     .metavar = "KEY",
      .help = "Authorization: Bearer KEY (default: $OPENAI_API_KEY, EMPTY)"},
-    {.name = "--no-meta-env", .kind = ARG_FLAG,
-     .help = "do not write meta_env.json"},
+    {.name = "--no-meta-env", .kind = ARG_FLAG, .help = "do not write meta_env.json"},
 };
 
 /* the context length (--max-model-len, EVAL_MAX_MODEL_LEN, 16384) into
@@ -134,9 +172,9 @@ static const arg_opt flags[] = {
 static int64_t lengths(arg_parser *p, int64_t *ctx)
 {
 	arg_opt *ml = args_get(p, "--max-model-len"), *mt = args_get(p, "--max-tokens");
-	*ctx = ml->seen			     ? ml->ivals[0]
+	*ctx = ml->seen                    ? ml->ivals[0]
 	       : env("EVAL_MAX_MODEL_LEN") ? strtoll(env("EVAL_MAX_MODEL_LEN"), NULL, 10)
-					   : 16384;
+	                                   : 16384;
 	if (*ctx <= 0)
 		*ctx = 16384;
 	int64_t maxout = *ctx > 4096 ? *ctx - 4096 : *ctx / 2;
@@ -149,12 +187,15 @@ static int64_t lengths(arg_parser *p, int64_t *ctx)
  * when requests failed for good. */
 static bool report(const char *prog, int64_t conc, const ev_summary *s, int64_t tries)
 {
-	fprintf(stderr, "%s: conc %lld: %zu questions in %.1f s", prog, (long long)conc, s->n, s->seconds);
+	fprintf(stderr, "%s: conc %lld: %zu questions in %.1f s", prog, (long long)conc, s->n,
+	        s->seconds);
 	for (size_t f = 0; f < s->nfilters; f++)
-		fprintf(stderr, "%s %s %.4f ± %.4f", f ? "," : ";", s->filters[f], s->mean[f], s->se[f]);
+		fprintf(stderr, "%s %s %.4f ± %.4f", f ? "," : ";", s->filters[f], s->mean[f],
+		        s->se[f]);
 	fprintf(stderr, "\n");
 	if (s->retried)
-		fprintf(stderr, "%s: %zu requests needed more than one attempt\n", prog, s->retried);
+		fprintf(stderr, "%s: %zu requests needed more than one attempt\n", prog,
+		        s->retried);
 	if (s->failed)
 		fprintf(stderr,
 		        "%s: error: %zu requests failed after %lld attempts and were scored as "
@@ -193,8 +234,10 @@ static int run_limits(arg_parser *p, int64_t *concs, size_t *nconcs, int64_t *li
 		                                     : "64";
 	*nconcs = parse_concs(cs, concs, 64);
 	if (!*nconcs) {
-		args_error(p, p->prog, "argument --num-concurrent: '%s' is not a list of positive "
-		                       "integers", cs);
+		args_error(p, p->prog,
+		           "argument --num-concurrent: '%s' is not a list of positive "
+		           "integers",
+		           cs);
 		return -1;
 	}
 	*limit = 0;
@@ -203,15 +246,17 @@ static int run_limits(arg_parser *p, int64_t *concs, size_t *nconcs, int64_t *li
 	else if (env("EVAL_LIMIT"))
 		*limit = strtoll(env("EVAL_LIMIT"), NULL, 10);
 	*maxout = lengths(p, ctx);
-	const char *ts = sopt(p, "--timeout"), *rs = sopt(p, "--retry-min"), *rx = sopt(p, "--retry-max");
+	const char *ts = sopt(p, "--timeout"), *rs = sopt(p, "--retry-min"),
+	           *rx = sopt(p, "--retry-max");
 	*rmax = rx ? strtod(rx, NULL) : 10;
 	*timeout = ts ? strtod(ts, NULL) : 1800;
 	*rmin = rs ? strtod(rs, NULL) : 1;
 	*tries = args_get(p, "--max-retries")->seen ? args_get(p, "--max-retries")->ivals[0] : 5;
 	if (*limit < 0 || *maxout < 1 || !(*timeout > 0) || !(*rmin >= 0) || !(*rmax >= *rmin) ||
 	    *tries < 1 || *tries > 100) {
-		args_error(p, p->prog, "--limit must be >= 0, --max-tokens >= 1, --timeout > 0, "
-		                       "--retry-min >= 0 and --max-retries 1..100");
+		args_error(p, p->prog,
+		           "--limit must be >= 0, --max-tokens >= 1, --timeout > 0, "
+		           "--retry-min >= 0 and --max-retries 1..100");
 		return -1;
 	}
 	return 0;
@@ -240,8 +285,8 @@ static int run_concs(const char *prog, ev_run_opts *o, const char *dir, const in
 		if (report(prog, concs[i], &s, tries))
 			failed[i] = any_fail = true;
 	}
-	if (meta &&
-	    ev_write_meta_env(dir, nconcs > 1 ? concs : NULL, failed, nconcs > 1 ? nconcs : 0, &e)) {
+	if (meta && ev_write_meta_env(dir, nconcs > 1 ? concs : NULL, failed,
+	                              nconcs > 1 ? nconcs : 0, &e)) {
 		cli_error(prog, NULL, &e);
 		any_fail = true;
 	}
@@ -256,9 +301,10 @@ int cmd_eval_run(int argc, char **argv)
 	arg_opt opts[sizeof flags / sizeof flags[0]];
 	memcpy(opts, flags, sizeof flags);
 	arg_parser p = {.prog = "infbench eval run",
-	                .desc = "Run InferenceX's gsm8k eval (lm-eval 0.4.9.2 local-chat-completions "
-	                        "protocol: 5-shot multi-turn prompts, greedy decoding, strict-match "
-	                        "and flexible-extract scores) against an OpenAI-compatible server.",
+	                .desc =
+	                    "Run InferenceX's gsm8k eval (lm-eval 0.4.9.2 local-chat-completions "
+	                    "protocol: 5-shot multi-turn prompts, greedy decoding, strict-match "
+	                    "and flexible-extract scores) against an OpenAI-compatible server.",
 	                .opts = opts,
 	                .nopts = sizeof opts / sizeof opts[0]};
 	int prc = args_parse(&p, argc - 1, argv + 1, NULL, 0);
@@ -266,7 +312,7 @@ int cmd_eval_run(int argc, char **argv)
 		args_free(&p);
 		return prc == 1 ? CLI_OK : CLI_USAGE;
 	}
-#define OPT(n) args_get(&p, n)
+#define OPT(n)  args_get(&p, n)
 #define SOPT(n) (OPT(n)->seen ? OPT(n)->vals[0] : NULL)
 	int status = CLI_USAGE;
 	ev_dataset data = {0};
@@ -325,10 +371,17 @@ int cmd_eval_run(int argc, char **argv)
 	if (!key)
 		key = env("OPENAI_API_KEY") ? env("OPENAI_API_KEY") : "EMPTY";
 	ev_run_opts o = {
-	    .http = {.name = "eval", .host = host, .port = port, .tls = tls, .server_name = name,
-	             .path = path, .api_key = key,
+	    .http = {.name = "eval",
+	             .host = host,
+	             .port = port,
+	             .tls = tls,
+	             .server_name = name,
+	             .path = path,
+	             .api_key = key,
 	             .timeout_s = timeout,
-	             .max_attempts = (int)tries, .retry_min_s = rmin, .retry_max_s = rmax,
+	             .max_attempts = (int)tries,
+	             .retry_min_s = rmin,
+	             .retry_max_s = rmax,
 	             .log = isatty(2) ? progress : NULL},
 	    .model = model,
 	    .base_url = url,

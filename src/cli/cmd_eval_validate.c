@@ -46,11 +46,13 @@ int cmd_eval_validate(int argc, char **argv)
 	};
 	arg_parser p = {
 	    .prog = "infbench eval validate",
-	    .desc = "Check lm-eval scores against per-task and per-model thresholds and a batched\n"
-	            "eval's manifest in meta_env.json. PASS lines go to stdout, FAIL and WARN lines\n"
-	            "to stderr.",
-	    .epilog = "Exit status: 0 every checked metric passed; 1 a failure, nothing checked, or\n"
-	              "unreadable input; 2 usage errors. See docs/eval.md.",
+	    .desc =
+	        "Check lm-eval scores against per-task and per-model thresholds and a batched\n"
+	        "eval's manifest in meta_env.json. PASS lines go to stdout, FAIL and WARN lines\n"
+	        "to stderr.",
+	    .epilog =
+	        "Exit status: 0 every checked metric passed; 1 a failure, nothing checked, or\n"
+	        "unreadable input; 2 usage errors. See docs/eval.md.",
 	    .opts = opts,
 	    .nopts = N(opts),
 	};
@@ -63,7 +65,8 @@ int cmd_eval_validate(int argc, char **argv)
 	arg_opt *x;
 	if ((x = args_get(&p, "--min-score"))->seen &&
 	    !ib_py_float(x->vals[0], strlen(x->vals[0]), &o.min_score)) {
-		rc = args_error(&p, NULL, "argument --min-score: invalid float value: '%s'", x->vals[0]);
+		rc = args_error(&p, NULL, "argument --min-score: invalid float value: '%s'",
+		                x->vals[0]);
 		args_free(&p);
 		return rc;
 	}

@@ -53,11 +53,11 @@ static const char matrix_help[] =
 	     .choices = scen_choices,                                                              \
 	     .metavar = "TYPE",                                                                    \
 	     .help = "scenario types to include: fixed-seq-len, agentic-coding (default: all)"},   \
-	{.name = "--gha",                                                                          \
-	 .kind = ARG_FLAG,                                                                         \
-	 .help = "GitHub Actions step outputs: one FAMILY=<json list> line per job family of "    \
-	         "InferenceX's workflows, appended to $GITHUB_OUTPUT when set (infbench "         \
-	         "extension)"},                                                                    \
+	    {.name = "--gha",                                                                      \
+	     .kind = ARG_FLAG,                                                                     \
+	     .help = "GitHub Actions step outputs: one FAMILY=<json list> line per job family of " \
+	             "InferenceX's workflows, appended to $GITHUB_OUTPUT when set (infbench "      \
+	             "extension)"},                                                                \
 	{                                                                                          \
 		.name = "--output", .kind = ARG_ONE, .metavar = "FILE",                            \
 		.help = "write the JSON to FILE atomically instead of stdout (infbench extension)" \
@@ -95,7 +95,8 @@ static int emit_gha(ib_arena *a, const char *path, const ib_val *rows)
 		if (!f || fwrite(b.data, 1, b.len, f) != b.len || fclose(f) != 0) {
 			if (f)
 				fclose(f);
-			rc = ib_fail(&e, IB_EIO, gh, 0, 0, "cannot append the outputs to $GITHUB_OUTPUT");
+			rc = ib_fail(&e, IB_EIO, gh, 0, 0,
+			             "cannot append the outputs to $GITHUB_OUTPUT");
 		}
 	} else if (!rc) {
 		rc = ib_buf_write_to(stdout, "standard output", &b, &e);
@@ -117,14 +118,8 @@ static const arg_opt full_flags[] = {
      .kind = ARG_MANY,
      .metavar = "PREFIX",
      .help = "keep config keys starting with any PREFIX"},
-    {.name = "--precision",
-     .kind = ARG_MANY,
-     .metavar = "P",
-     .help = "keep these precisions"},
-    {.name = "--framework",
-     .kind = ARG_MANY,
-     .metavar = "F",
-     .help = "keep these frameworks"},
+    {.name = "--precision", .kind = ARG_MANY, .metavar = "P", .help = "keep these precisions"},
+    {.name = "--framework", .kind = ARG_MANY, .metavar = "F", .help = "keep these frameworks"},
     {.name = "--runner-type",
      .kind = ARG_MANY,
      .metavar = "LABEL",

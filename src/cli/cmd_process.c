@@ -144,13 +144,17 @@ int cmd_process(int argc, char **argv)
 		bool is_dir = n == 5 && !strncmp(a, "--dir", 5);
 		const char *var = strncmp(a, "--", 2) ? NULL : var_of(a + 2, n - 2);
 		if (!var && !is_dir) {
-			fputs("usage: infbench process [--dir DIR] [--derived] [--VARIABLE VALUE ...]\n", stderr);
+			fputs("usage: infbench process [--dir DIR] [--derived] [--VARIABLE VALUE "
+			      "...]\n",
+			      stderr);
 			fprintf(stderr, "infbench process: error: unrecognized argument: %s\n", a);
 			goto done;
 		}
 		const char *val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
 		if (!val) {
-			fputs("usage: infbench process [--dir DIR] [--derived] [--VARIABLE VALUE ...]\n", stderr);
+			fputs("usage: infbench process [--dir DIR] [--derived] [--VARIABLE VALUE "
+			      "...]\n",
+			      stderr);
 			fprintf(stderr,
 			        "infbench process: error: argument %.*s: expected one value\n",
 			        (int)n, a);

@@ -64,8 +64,8 @@ static int parse(int argc, char **argv, report_opts *o)
 			fputs(usage, stdout);
 			return CLI_FAIL;
 		}
-		int fr = cli_db_filter("infbench report", a, i + 1 < argc ? argv[i + 1] : NULL,
-		                       &o->f);
+		int fr =
+		    cli_db_filter("infbench report", a, i + 1 < argc ? argv[i + 1] : NULL, &o->f);
 		if (fr == 2)
 			return CLI_USAGE;
 		if (fr == 1) {
@@ -96,8 +96,8 @@ static int parse(int argc, char **argv, report_opts *o)
 		}
 	}
 	const char *why =
-	    !o->in && !o->db ? "AGG.json, DIR or --db URL is required"
-	    : o->in && o->db ? "give AGG.json|DIR or --db URL, not both"
+	    !o->in && !o->db        ? "AGG.json, DIR or --db URL is required"
+	    : o->in && o->db        ? "give AGG.json|DIR or --db URL, not both"
 	    : o->filtered && !o->db ? "the filters (--model, --hw, ...) need --db URL"
 	    : strcmp(o->format, "html") && strcmp(o->format, "text") && strcmp(o->format, "json")
 	        ? "--format must be html, text or json"
@@ -179,9 +179,10 @@ int cmd_report(int argc, char **argv)
 		rc = rep_rows_load(a, o.baseline, -1, &rs, &d, &e);
 		/* an empty baseline would silently compare against nothing */
 		if (!rc && !rs.n && !rs.nevals)
-			rc = ib_fail(&e, IB_EINVAL, o.baseline, 0, 0,
-			             "--baseline holds no usable rows (an empty file or folder, or every "
-			             "row skipped)");
+			rc = ib_fail(
+			    &e, IB_EINVAL, o.baseline, 0, 0,
+			    "--baseline holds no usable rows (an empty file or folder, or every "
+			    "row skipped)");
 	}
 	if (!rc && o.db)
 		rc = rep_rows_load_db(a, o.db, &o.f, o.baseline ? 0 : -1, &rs, &d, &e);

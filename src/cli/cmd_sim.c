@@ -27,8 +27,8 @@ static bool num_opt(arg_parser *p, const char *name, double *out, double lo, dou
 	char *end;
 	double v = strtod(o->vals[0], &end);
 	if (*end || end == o->vals[0] || !(v >= lo && v <= hi)) {
-		*rc = args_error(p, NULL, "argument %s: expected a number in [%g, %g], got '%s'", name, lo,
-				 hi, o->vals[0]);
+		*rc = args_error(p, NULL, "argument %s: expected a number in [%g, %g], got '%s'",
+		                 name, lo, hi, o->vals[0]);
 		return false;
 	}
 	*out = v;
@@ -51,7 +51,7 @@ static bool int_opt(arg_parser *p, const char *name, int *out, int lo, int *rc)
 /* The acceptance length for k drafts from a golden AL file: model key ->
  * mode -> {k: AL}. key/mode NULL: the first one. */
 static int al_from_file(const char *path, const char *key, const char *mode, int k, double *out,
-			ib_error *e)
+                        ib_error *e)
 {
 	ib_arena *a = ib_arena_new();
 	ib_val *doc;
@@ -60,7 +60,8 @@ static int al_from_file(const char *path, const char *key, const char *mode, int
 		goto done;
 	rc = IB_EINVAL;
 	if (doc->type != IB_V_MAP || !doc->map.n) {
-		ib_fail(e, rc, path, doc->line, doc->col, "an acceptance-length file maps model keys to modes");
+		ib_fail(e, rc, path, doc->line, doc->col,
+		        "an acceptance-length file maps model keys to modes");
 		goto done;
 	}
 	const ib_val *m = key ? ib_map_get(doc, key) : doc->map.kv[0].val;
@@ -70,19 +71,21 @@ static int al_from_file(const char *path, const char *key, const char *mode, int
 	}
 	const ib_val *t = mode ? ib_map_get(m, mode) : m->map.kv[0].val;
 	if (!t || t->type != IB_V_MAP) {
-		ib_fail(e, rc, path, m->line, m->col, "mode '%s' not found (thinking_on, thinking_off)",
-			mode ? mode : "?");
+		ib_fail(e, rc, path, m->line, m->col,
+		        "mode '%s' not found (thinking_on, thinking_off)", mode ? mode : "?");
 		goto done;
 	}
 	for (size_t i = 0; i < t->map.n; i++) {
 		const ib_val *kk = t->map.kv[i].key, *v = t->map.kv[i].val;
-		if (kk->type == IB_V_INT && kk->i == k && (v->type == IB_V_FLOAT || v->type == IB_V_INT)) {
+		if (kk->type == IB_V_INT && kk->i == k &&
+		    (v->type == IB_V_FLOAT || v->type == IB_V_INT)) {
 			*out = v->type == IB_V_FLOAT ? v->f : (double)v->i;
 			rc = 0;
 			goto done;
 		}
 	}
-	ib_fail(e, rc, path, t->line, t->col, "no acceptance length for num_speculative_tokens=%d", k);
+	ib_fail(e, rc, path, t->line, t->col, "no acceptance length for num_speculative_tokens=%d",
+	        k);
 done:
 	ib_arena_free(a);
 	return rc;
@@ -103,63 +106,244 @@ static void on_deadline(net_loop *l, net_timer *t)
 }
 
 static const arg_opt flags[] = {
-	{.name = "--host", .kind = ARG_ONE, .metavar = "ADDR", .help = "listen address (default 127.0.0.1)"},
-	{.name = "--port", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "port (default 8000; 0: any free port)"},
-	{.name = "--port-file", .kind = ARG_ONE, .metavar = "FILE", .help = "write the port to FILE once listening"},
-	{.name = "--served-model-name", .kind = ARG_ONE, .metavar = "NAME", .help = "model name in the API (default: the model profile's)"},
-	{.name = "--lora-modules", .kind = ARG_MANY, .metavar = "NAME[=PATH]", .help = "LoRA adapters also served under NAME (as vLLM; PATH unused)"},
-	{.name = "--hardware", .kind = ARG_ONE, .metavar = "GPU", .help = "GPU profile (default h100)"},
-	{.name = "--model", .kind = ARG_ONE, .metavar = "NAME", .help = "model profile (default llama3-8b)"},
-	{.name = "--profile", .kind = ARG_ONE, .metavar = "FILE", .help = "YAML overriding hardware/model fields"},
-	{.name = "--framework", .kind = ARG_ONE, .metavar = "NAME", .help = "serving framework modelled: vllm, sglang, trt, atom, ... (default vllm)"},
-	{.name = "--framework-version", .kind = ARG_ONE, .metavar = "TAG", .help = "its image tag or date, for calibration rules that match one"},
-	{.name = "--calibration", .kind = ARG_ONE, .metavar = "FILE", .help = "efficiency/overhead rules (default: configs/sim/calibration.yaml)"},
-	{.name = "--precision", .kind = ARG_ONE, .choices = prec_choices, .metavar = "P", .help = "weights and compute: bf16, fp8, fp4, int4 (W4A16) (default bf16)"},
-	{.name = "--kv-cache-dtype", .kind = ARG_ONE, .choices = kv_choices, .metavar = "T", .help = "auto (bf16), bf16 or fp8"},
-	{.name = "--tp", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "tensor parallel size (default 1)"},
-	{.name = "--ep", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "expert parallel ranks (default 1: experts sharded by TP)"},
-	{.name = "--dp-attention", .kind = ARG_FLAG, .help = "data-parallel attention: each TP rank its own batch and KV"},
-	{.name = "--pp", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "pipeline stages (default 1)"},
-	{.name = "--replicas", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "identical instances behind the endpoint: the decode workers when disaggregated (default 1)"},
-	{.name = "--prefill-workers", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "disaggregated: N prefill workers; this configuration decodes (default 0: aggregated)"},
-	{.name = "--prefill-tp", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "a prefill worker's TP (default --tp)"},
-	{.name = "--prefill-ep", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "a prefill worker's EP (default --ep)"},
-	{.name = "--prefill-dp-attention", .kind = ARG_FLAG, .help = "prefill workers use DP attention"},
-	{.name = "--max-num-seqs", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "running sequences at most (default 256)"},
-	{.name = "--max-num-batched-tokens", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "token budget per step (default 8192)"},
-	{.name = "--block-size", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "KV block size in tokens (default 16)"},
-	{.name = "--gpu-memory-utilization", .kind = ARG_ONE, .metavar = "F", .help = "fraction of GPU memory used (default 0.9)"},
-	{.name = "--max-model-len", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "reject longer requests (default: no limit)"},
-	{.name = "--no-enable-prefix-caching", .kind = ARG_FLAG, .help = "no prefix cache: every prompt is computed in full"},
-	{.name = "--kv-offload-gb", .kind = ARG_ONE, .metavar = "GB", .help = "host memory for KV blocks evicted from the GPU (default 0: no offload)"},
-	{.name = "--spec-method", .kind = ARG_ONE, .choices = spec_choices, .metavar = "M", .help = "speculative decoding: none, mtp, eagle3"},
-	{.name = "--num-spec-tokens", .kind = ARG_ONE, .is_int = true, .metavar = "K", .help = "draft tokens per step"},
-	{.name = "--acceptance-length", .kind = ARG_ONE, .metavar = "AL", .help = "mean tokens per step, bonus token included"},
-	{.name = "--acceptance-file", .kind = ARG_ONE, .metavar = "FILE", .help = "golden AL YAML to take AL from"},
-	{.name = "--acceptance-key", .kind = ARG_ONE, .metavar = "KEY", .help = "model key in that file (default: the first)"},
-	{.name = "--thinking-mode", .kind = ARG_ONE, .metavar = "MODE", .help = "thinking_on or thinking_off (default: the first)"},
-	{.name = "--draft-cost", .kind = ARG_ONE, .metavar = "F", .help = "a draft token's cost as a fraction of a step (default 0.05)"},
-	{.name = "--mean-output-len", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "mean answer length without ignore_eos (default 512)"},
-	{.name = "--time-scale", .kind = ARG_ONE, .metavar = "S", .help = "run the model S times faster than real time"},
-	{.name = "--max-speed", .kind = ARG_FLAG, .help = "no model: stream as fast as clients read"},
-	{.name = "--pace", .kind = ARG_ONE, .metavar = "TOK_S", .help = "no model: one step (a token per stream) every 1/TOK_S s, on a fixed grid"},
-	{.name = "--trace", .kind = ARG_ONE, .metavar = "FILE", .help = "write when each streamed chunk left, a JSON line per request (at exit)"},
-	{.name = "--log-requests", .kind = ARG_ONE, .metavar = "FILE", .help = "write every request as it arrived (method, path, body), a JSON line each (at exit)"},
-	{.name = "--seed", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "seed of every random draw (default 1)"},
-	{.name = "--fail-rate", .kind = ARG_ONE, .metavar = "P", .help = "answer this fraction of requests with HTTP 500"},
-	{.name = "--drop-rate", .kind = ARG_ONE, .metavar = "P", .help = "close this fraction of streams midway"},
-	{.name = "--stall-rate", .kind = ARG_ONE, .metavar = "P", .help = "pause this fraction of streams once"},
-	{.name = "--stall-ms", .kind = ARG_ONE, .metavar = "MS", .help = "length of a pause (default 500)"},
-	{.name = "--malformed-rate", .kind = ARG_ONE, .metavar = "P", .help = "send one broken SSE line in this fraction of streams"},
-	{.name = "--tokenizer", .kind = ARG_ONE, .metavar = "DIR", .help = "exact prompt token counts, /tokenize and /detokenize"},
-	{.name = "--eval-dataset", .kind = ARG_ONE, .metavar = "DIR", .help = "grade evals: answer the gsm8k questions of DIR/test.jsonl"},
-	{.name = "--eval-accuracy", .kind = ARG_ONE, .metavar = "P", .help = "fraction of those answered right, in [0, 1] (default 1)"},
-	{.name = "--eval-seed", .kind = ARG_ONE, .is_int = true, .metavar = "S", .help = "seed of the per-question verdicts (default 1)"},
-	{.name = "--tls-cert", .kind = ARG_ONE, .metavar = "FILE", .help = "serve HTTPS with this PEM certificate (with --tls-key)"},
-	{.name = "--header-timeout", .kind = ARG_ONE, .metavar = "SECONDS", .help = "close a connection that has not sent a whole request within this long (default 60; 0: never)"},
-	{.name = "--tls-key", .kind = ARG_ONE, .metavar = "FILE", .help = "the certificate's PEM private key"},
-	{.name = "--duration", .kind = ARG_ONE, .metavar = "SECONDS", .help = "stop after this long (default: until SIGINT/SIGTERM)"},
-	{.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
+    {.name = "--host",
+     .kind = ARG_ONE,
+     .metavar = "ADDR",
+     .help = "listen address (default 127.0.0.1)"},
+    {.name = "--port",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "port (default 8000; 0: any free port)"},
+    {.name = "--port-file",
+     .kind = ARG_ONE,
+     .metavar = "FILE",
+     .help = "write the port to FILE once listening"},
+    {.name = "--served-model-name",
+     .kind = ARG_ONE,
+     .metavar = "NAME",
+     .help = "model name in the API (default: the model profile's)"},
+    {.name = "--lora-modules",
+     .kind = ARG_MANY,
+     .metavar = "NAME[=PATH]",
+     .help = "LoRA adapters also served under NAME (as vLLM; PATH unused)"},
+    {.name = "--hardware", .kind = ARG_ONE, .metavar = "GPU", .help = "GPU profile (default h100)"},
+    {.name = "--model",
+     .kind = ARG_ONE,
+     .metavar = "NAME",
+     .help = "model profile (default llama3-8b)"},
+    {.name = "--profile",
+     .kind = ARG_ONE,
+     .metavar = "FILE",
+     .help = "YAML overriding hardware/model fields"},
+    {.name = "--framework",
+     .kind = ARG_ONE,
+     .metavar = "NAME",
+     .help = "serving framework modelled: vllm, sglang, trt, atom, ... (default vllm)"},
+    {.name = "--framework-version",
+     .kind = ARG_ONE,
+     .metavar = "TAG",
+     .help = "its image tag or date, for calibration rules that match one"},
+    {.name = "--calibration",
+     .kind = ARG_ONE,
+     .metavar = "FILE",
+     .help = "efficiency/overhead rules (default: configs/sim/calibration.yaml)"},
+    {.name = "--precision",
+     .kind = ARG_ONE,
+     .choices = prec_choices,
+     .metavar = "P",
+     .help = "weights and compute: bf16, fp8, fp4, int4 (W4A16) (default bf16)"},
+    {.name = "--kv-cache-dtype",
+     .kind = ARG_ONE,
+     .choices = kv_choices,
+     .metavar = "T",
+     .help = "auto (bf16), bf16 or fp8"},
+    {.name = "--tp",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "tensor parallel size (default 1)"},
+    {.name = "--ep",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "expert parallel ranks (default 1: experts sharded by TP)"},
+    {.name = "--dp-attention",
+     .kind = ARG_FLAG,
+     .help = "data-parallel attention: each TP rank its own batch and KV"},
+    {.name = "--pp",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "pipeline stages (default 1)"},
+    {.name = "--replicas",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "identical instances behind the endpoint: the decode workers when disaggregated "
+             "(default 1)"},
+    {.name = "--prefill-workers",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help =
+         "disaggregated: N prefill workers; this configuration decodes (default 0: aggregated)"},
+    {.name = "--prefill-tp",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "a prefill worker's TP (default --tp)"},
+    {.name = "--prefill-ep",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "a prefill worker's EP (default --ep)"},
+    {.name = "--prefill-dp-attention",
+     .kind = ARG_FLAG,
+     .help = "prefill workers use DP attention"},
+    {.name = "--max-num-seqs",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "running sequences at most (default 256)"},
+    {.name = "--max-num-batched-tokens",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "token budget per step (default 8192)"},
+    {.name = "--block-size",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "KV block size in tokens (default 16)"},
+    {.name = "--gpu-memory-utilization",
+     .kind = ARG_ONE,
+     .metavar = "F",
+     .help = "fraction of GPU memory used (default 0.9)"},
+    {.name = "--max-model-len",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "reject longer requests (default: no limit)"},
+    {.name = "--no-enable-prefix-caching",
+     .kind = ARG_FLAG,
+     .help = "no prefix cache: every prompt is computed in full"},
+    {.name = "--kv-offload-gb",
+     .kind = ARG_ONE,
+     .metavar = "GB",
+     .help = "host memory for KV blocks evicted from the GPU (default 0: no offload)"},
+    {.name = "--spec-method",
+     .kind = ARG_ONE,
+     .choices = spec_choices,
+     .metavar = "M",
+     .help = "speculative decoding: none, mtp, eagle3"},
+    {.name = "--num-spec-tokens",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "K",
+     .help = "draft tokens per step"},
+    {.name = "--acceptance-length",
+     .kind = ARG_ONE,
+     .metavar = "AL",
+     .help = "mean tokens per step, bonus token included"},
+    {.name = "--acceptance-file",
+     .kind = ARG_ONE,
+     .metavar = "FILE",
+     .help = "golden AL YAML to take AL from"},
+    {.name = "--acceptance-key",
+     .kind = ARG_ONE,
+     .metavar = "KEY",
+     .help = "model key in that file (default: the first)"},
+    {.name = "--thinking-mode",
+     .kind = ARG_ONE,
+     .metavar = "MODE",
+     .help = "thinking_on or thinking_off (default: the first)"},
+    {.name = "--draft-cost",
+     .kind = ARG_ONE,
+     .metavar = "F",
+     .help = "a draft token's cost as a fraction of a step (default 0.05)"},
+    {.name = "--mean-output-len",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "mean answer length without ignore_eos (default 512)"},
+    {.name = "--time-scale",
+     .kind = ARG_ONE,
+     .metavar = "S",
+     .help = "run the model S times faster than real time"},
+    {.name = "--max-speed", .kind = ARG_FLAG, .help = "no model: stream as fast as clients read"},
+    {.name = "--pace",
+     .kind = ARG_ONE,
+     .metavar = "TOK_S",
+     .help = "no model: one step (a token per stream) every 1/TOK_S s, on a fixed grid"},
+    {.name = "--trace",
+     .kind = ARG_ONE,
+     .metavar = "FILE",
+     .help = "write when each streamed chunk left, a JSON line per request (at exit)"},
+    {.name = "--log-requests",
+     .kind = ARG_ONE,
+     .metavar = "FILE",
+     .help = "write every request as it arrived (method, path, body), a JSON line each (at exit)"},
+    {.name = "--seed",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "seed of every random draw (default 1)"},
+    {.name = "--fail-rate",
+     .kind = ARG_ONE,
+     .metavar = "P",
+     .help = "answer this fraction of requests with HTTP 500"},
+    {.name = "--drop-rate",
+     .kind = ARG_ONE,
+     .metavar = "P",
+     .help = "close this fraction of streams midway"},
+    {.name = "--stall-rate",
+     .kind = ARG_ONE,
+     .metavar = "P",
+     .help = "pause this fraction of streams once"},
+    {.name = "--stall-ms",
+     .kind = ARG_ONE,
+     .metavar = "MS",
+     .help = "length of a pause (default 500)"},
+    {.name = "--malformed-rate",
+     .kind = ARG_ONE,
+     .metavar = "P",
+     .help = "send one broken SSE line in this fraction of streams"},
+    {.name = "--tokenizer",
+     .kind = ARG_ONE,
+     .metavar = "DIR",
+     .help = "exact prompt token counts, /tokenize and /detokenize"},
+    {.name = "--eval-dataset",
+     .kind = ARG_ONE,
+     .metavar = "DIR",
+     .help = "grade evals: answer the gsm8k questions of DIR/test.jsonl"},
+    {.name = "--eval-accuracy",
+     .kind = ARG_ONE,
+     .metavar = "P",
+     .help = "fraction of those answered right, in [0, 1] (default 1)"},
+    {.name = "--eval-seed",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "S",
+     .help = "seed of the per-question verdicts (default 1)"},
+    {.name = "--tls-cert",
+     .kind = ARG_ONE,
+     .metavar = "FILE",
+     .help = "serve HTTPS with this PEM certificate (with --tls-key)"},
+    {.name = "--header-timeout",
+     .kind = ARG_ONE,
+     .metavar = "SECONDS",
+     .help = "close a connection that has not sent a whole request within this long (default 60; "
+             "0: never)"},
+    {.name = "--tls-key",
+     .kind = ARG_ONE,
+     .metavar = "FILE",
+     .help = "the certificate's PEM private key"},
+    {.name = "--duration",
+     .kind = ARG_ONE,
+     .metavar = "SECONDS",
+     .help = "stop after this long (default: until SIGINT/SIGTERM)"},
+    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
 };
 
 /* What a run holds, released by release(). */
@@ -202,8 +386,9 @@ static int target_flags(arg_parser *p, sim_config *c, sim_run *r)
 		if (!hw && !m) {
 			ib_buf names = {0};
 			sim_profile_names(&names, model);
-			int rc = args_error(p, NULL, "argument %s: unknown %s '%s' (known: %s)", o->name,
-					    model ? "model" : "GPU", o->vals[0], names.data ? names.data : "");
+			int rc = args_error(p, NULL, "argument %s: unknown %s '%s' (known: %s)",
+			                    o->name, model ? "model" : "GPU", o->vals[0],
+			                    names.data ? names.data : "");
 			ib_buf_free(&names);
 			return rc;
 		}
@@ -212,16 +397,20 @@ static int target_flags(arg_parser *p, sim_config *c, sim_run *r)
 		else
 			c->model = *m;
 	}
-	if ((o = args_get(p, "--profile"))->seen && sim_profile_load(o->vals[0], &c->hw, &c->model, r->a, &e))
+	if ((o = args_get(p, "--profile"))->seen &&
+	    sim_profile_load(o->vals[0], &c->hw, &c->model, r->a, &e))
 		return fail(NULL, &e);
-	c->served_model_name = (o = args_get(p, "--served-model-name"))->seen ? o->vals[0] : c->model.name;
+	c->served_model_name =
+	    (o = args_get(p, "--served-model-name"))->seen ? o->vals[0] : c->model.name;
 	if ((o = args_get(p, "--lora-modules"))->seen) {
 		const char **names = ib_arena_alloc(r->a, o->nvals * sizeof *names);
 		for (size_t i = 0; names && i < o->nvals; i++) {
 			const char *v = o->vals[i], *eq = strchr(v, '=');
 			names[i] = ib_arena_strndup(r->a, v, eq ? (size_t)(eq - v) : strlen(v));
 			if (!names[i] || !names[i][0] || strpbrk(names[i], "\"\\"))
-				return args_error(p, NULL, "argument --lora-modules: bad adapter name in '%s'", v);
+				return args_error(
+				    p, NULL, "argument --lora-modules: bad adapter name in '%s'",
+				    v);
 		}
 		c->lora = names;
 		c->nlora = o->nvals;
@@ -269,19 +458,27 @@ static int engine_flags(arg_parser *p, sim_config *c, sim_run *r)
 	if (args_get(p, "--seed")->seen)
 		c->seed = (uint64_t)args_get(p, "--seed")->ivals[0];
 	c->max_speed = args_get(p, "--max-speed")->seen;
-	if (!c->prefill_workers && (args_get(p, "--prefill-tp")->seen || args_get(p, "--prefill-ep")->seen ||
-				    c->prefill_dp_attn))
-		return args_error(p, NULL, "--prefill-tp, --prefill-ep and --prefill-dp-attention need --prefill-workers");
+	if (!c->prefill_workers && (args_get(p, "--prefill-tp")->seen ||
+	                            args_get(p, "--prefill-ep")->seen || c->prefill_dp_attn))
+		return args_error(
+		    p, NULL,
+		    "--prefill-tp, --prefill-ep and --prefill-dp-attention need --prefill-workers");
 	if (c->prefill_workers && (c->max_speed || c->pace > 0))
-		return args_error(p, NULL, "--prefill-workers needs the model, not --max-speed or --pace");
+		return args_error(p, NULL,
+		                  "--prefill-workers needs the model, not --max-speed or --pace");
 	if (c->max_speed && c->pace > 0)
 		return args_error(p, NULL, "--pace and --max-speed exclude each other");
-	if (c->max_speed && (args_get(p, "--drop-rate")->seen || args_get(p, "--stall-rate")->seen ||
-			     args_get(p, "--malformed-rate")->seen || args_get(p, "--time-scale")->seen))
-		return args_error(p, NULL, "--drop-rate, --stall-rate, --malformed-rate and --time-scale act on "
-					   "engine steps: they need the model or --pace, not --max-speed");
+	if (c->max_speed &&
+	    (args_get(p, "--drop-rate")->seen || args_get(p, "--stall-rate")->seen ||
+	     args_get(p, "--malformed-rate")->seen || args_get(p, "--time-scale")->seen))
+		return args_error(
+		    p, NULL,
+		    "--drop-rate, --stall-rate, --malformed-rate and --time-scale act on "
+		    "engine steps: they need the model or --pace, not --max-speed");
 	if (c->max_speed && args_get(p, "--trace")->seen)
-		return args_error(p, NULL, "--trace records steps: it needs the model or --pace, not --max-speed");
+		return args_error(
+		    p, NULL,
+		    "--trace records steps: it needs the model or --pace, not --max-speed");
 	return 0;
 }
 
@@ -300,14 +497,16 @@ static int spec_flags(arg_parser *p, sim_config *c, sim_run *r)
 		return 0;
 	int k = c->num_spec_tokens;
 	if (k <= 0)
-		return args_error(p, NULL, "--spec-method %s needs --num-spec-tokens K", c->spec_method);
+		return args_error(p, NULL, "--spec-method %s needs --num-spec-tokens K",
+		                  c->spec_method);
 	if (num_opt(p, "--acceptance-length", &c->acceptance_length, 1, k + 1, &rc)) {
 	} else if (rc) {
 		return rc;
 	} else if ((o = args_get(p, "--acceptance-file"))->seen) {
-		arg_opt *key = args_get(p, "--acceptance-key"), *mode = args_get(p, "--thinking-mode");
-		if (al_from_file(o->vals[0], key->seen ? key->vals[0] : NULL, mode->seen ? mode->vals[0] : NULL, k,
-				 &c->acceptance_length, &e))
+		arg_opt *key = args_get(p, "--acceptance-key"),
+		        *mode = args_get(p, "--thinking-mode");
+		if (al_from_file(o->vals[0], key->seen ? key->vals[0] : NULL,
+		                 mode->seen ? mode->vals[0] : NULL, k, &c->acceptance_length, &e))
 			return fail(NULL, &e);
 	} else if (k <= 8 && c->model.default_al[k] > 0) {
 		c->acceptance_length = c->model.default_al[k];
@@ -335,17 +534,22 @@ static int calib_flags(arg_parser *p, sim_config *c, sim_run *r)
 	const char *used;
 	if (cli_load_calibration("infbench sim", o->seen ? o->vals[0] : NULL, r->a, &f, &used))
 		return CLI_FAIL;
-	sim_calib_key k = {c->framework, c->hw.name, c->precision, c->model.name,
-			   c->spec_method ? c->spec_method : "none", c->framework_version};
+	sim_calib_key k = {c->framework,
+	                   c->hw.name,
+	                   c->precision,
+	                   c->model.name,
+	                   c->spec_method ? c->spec_method : "none",
+	                   c->framework_version};
 	sim_calib_resolve(f.n ? &f : NULL, &k, &cal);
 	sim_calib_apply(&cal, c);
 	int rc = 0;
 	num_opt(p, "--draft-cost", &c->draft_cost, 0, 10, &rc);
 	if (rc)
 		return rc;
-	fprintf(stderr, "infbench sim: calibration %s (%s on %s: mem-eff %g, compute-eff %g, step %g us)\n",
-		used, c->framework, c->hw.name, c->mem_eff, c->compute_eff,
-		c->step_overhead_s * 1e6);
+	fprintf(stderr,
+	        "infbench sim: calibration %s (%s on %s: mem-eff %g, compute-eff %g, step %g us)\n",
+	        used, c->framework, c->hw.name, c->mem_eff, c->compute_eff,
+	        c->step_overhead_s * 1e6);
 	return CLI_OK;
 }
 
@@ -370,10 +574,12 @@ static int attach(arg_parser *p, sim_config *c, sim_run *r)
 		return rc;
 	if (!args_get(p, "--eval-dataset")->seen &&
 	    (args_get(p, "--eval-accuracy")->seen || args_get(p, "--eval-seed")->seen))
-		return args_error(p, NULL, "--eval-accuracy and --eval-seed need --eval-dataset DIR");
+		return args_error(p, NULL,
+		                  "--eval-accuracy and --eval-seed need --eval-dataset DIR");
 	if ((o = args_get(p, "--eval-dataset"))->seen) {
 		arg_opt *es = args_get(p, "--eval-seed");
-		if (sim_grader_load(o->vals[0], eval_acc, es->seen ? (uint64_t)es->ivals[0] : 1, &r->grader, &e))
+		if (sim_grader_load(o->vals[0], eval_acc, es->seen ? (uint64_t)es->ivals[0] : 1,
+		                    &r->grader, &e))
 			return fail("--eval-dataset", &e);
 		c->grader = r->grader;
 	}
@@ -429,16 +635,20 @@ static int serve(arg_parser *p, sim_config *c, sim_run *r)
 		if (ib_write_file_atomic(o->vals[0], port, (size_t)n, &e))
 			return fail(NULL, &e);
 	}
-	fprintf(stderr, "infbench sim: listening on %s://%s:%d  model %s (%s), %s x%d%s%s\n", r->tls ? "https" : "http",
-		c->host, sim_server_port(r->srv), c->served_model_name, c->precision, c->hw.name, c->tp,
-		c->max_speed ? ", max speed" : c->pace > 0 ? ", paced" : "", r->spec ? ", speculative decoding" : "");
+	fprintf(stderr, "infbench sim: listening on %s://%s:%d  model %s (%s), %s x%d%s%s\n",
+	        r->tls ? "https" : "http", c->host, sim_server_port(r->srv), c->served_model_name,
+	        c->precision, c->hw.name, c->tp,
+	        c->max_speed  ? ", max speed"
+	        : c->pace > 0 ? ", paced"
+	                      : "",
+	        r->spec ? ", speculative decoding" : "");
 	if (r->grader)
 		fprintf(stderr, "infbench sim: grading %zu questions, accuracy %g, seed %llu\n",
-			sim_grader_count(r->grader), sim_grader_accuracy(r->grader),
-			(unsigned long long)sim_grader_seed(r->grader));
+		        sim_grader_count(r->grader), sim_grader_accuracy(r->grader),
+		        (unsigned long long)sim_grader_seed(r->grader));
 	if (r->spec)
-		fprintf(stderr, "infbench sim: %s with %d draft tokens, acceptance length %.2f\n", c->spec_method,
-			c->num_spec_tokens, c->acceptance_length);
+		fprintf(stderr, "infbench sim: %s with %d draft tokens, acceptance length %.2f\n",
+		        c->spec_method, c->num_spec_tokens, c->acceptance_length);
 	sigset_t mask;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
@@ -482,8 +692,10 @@ int cmd_sim(int argc, char **argv)
 	arg_parser p = {
 	    .prog = "infbench sim",
 	    .top = "infbench sim",
-	    .desc = "An OpenAI-compatible server (/v1/completions, /v1/chat/completions, /v1/models,\n"
-		    "/health, /metrics) over a continuous-batching performance model of a model on a GPU.",
+	    .desc =
+	        "An OpenAI-compatible server (/v1/completions, /v1/chat/completions, /v1/models,\n"
+	        "/health, /metrics) over a continuous-batching performance model of a model on a "
+	        "GPU.",
 	    .epilog = "Profiles: see docs/sim.md.",
 	    .opts = opts,
 	    .nopts = N(opts),

@@ -32,9 +32,9 @@ static int calibrate(arg_parser *p, slab_calibrate_opts *o)
 		cli_error(prog, NULL, &e);
 		goto out;
 	}
-	*o = (slab_calibrate_opts){pts, n, &base, o->base_name, o->prompts, o->max_conc,
-	                           o->frontier, o->masters, o->nmasters, o->runners,
-	                           cli_sim_log, NULL};
+	*o = (slab_calibrate_opts){pts,         n,           &base,       o->base_name,
+	                           o->prompts,  o->max_conc, o->frontier, o->masters,
+	                           o->nmasters, o->runners,  cli_sim_log, NULL};
 	if (slab_calibrate_run(o, a, &y, &d, &e)) {
 		cli_sim_lab_error(prog, NULL, &d, &e);
 		goto out;

@@ -51,10 +51,11 @@ static int kinds_opt(arg_parser *p, bool kinds[4])
 			while (k < 4 && (strlen(names[k]) != len || strncmp(s, names[k], len)))
 				k++;
 			if (k == 4)
-				return args_error(p, NULL,
-				                  "argument --kinds: unknown kind '%.*s' (measured, "
-				                  "frontier, peak, other)",
-				                  (int)len, s);
+				return args_error(
+				    p, NULL,
+				    "argument --kinds: unknown kind '%.*s' (measured, "
+				    "frontier, peak, other)",
+				    (int)len, s);
 			s += len + (s[len] == ',');
 		}
 	}
@@ -119,7 +120,8 @@ int cmd_sim_validate(int argc, char **argv)
 	    CLI_SIM_MASTER_OPTS("the sweeps"),
 	    {.name = "--sweep-no-spec",
 	     .kind = ARG_FLAG,
-	     .help = "leave speculative decoding out of the sweeps, except where a row requires it"},
+	     .help =
+	         "leave speculative decoding out of the sweeps, except where a row requires it"},
 	    {.name = "--show-sweeps",
 	     .kind = ARG_FLAG,
 	     .help = "print every config of each frontier sweep with its figures"},
@@ -141,16 +143,17 @@ int cmd_sim_validate(int argc, char **argv)
 	arg_parser p = {
 	    .prog = "infbench sim validate",
 	    .top = "infbench sim validate",
-	    .desc = "Runs each published measured point's configuration on the simulator's engine "
-	            "model (in process,\n"
-	            "at model time); for frontier and peak rows, sweeps the series' serving configs "
-	            "and takes the\n"
-	            "frontier's throughput at the published interactivity (or the best config at "
-	            "the peak's\n"
-	            "concurrency). Prints published vs simulated tok/s/GPU and interactivity, "
-	            "the relative errors,\n"
-	            "the rows that cannot run and why, and median / mean absolute percentage "
-	            "errors per kind, page kind and GPU.",
+	    .desc =
+	        "Runs each published measured point's configuration on the simulator's engine "
+	        "model (in process,\n"
+	        "at model time); for frontier and peak rows, sweeps the series' serving configs "
+	        "and takes the\n"
+	        "frontier's throughput at the published interactivity (or the best config at "
+	        "the peak's\n"
+	        "concurrency). Prints published vs simulated tok/s/GPU and interactivity, "
+	        "the relative errors,\n"
+	        "the rows that cannot run and why, and median / mean absolute percentage "
+	        "errors per kind, page kind and GPU.",
 	    .epilog = "See docs/sim.md \"Validation\".",
 	    .opts = opts,
 	    .nopts = sizeof opts / sizeof *opts,

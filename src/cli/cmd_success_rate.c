@@ -50,7 +50,8 @@ static const ib_val *from_fixture(ib_arena *a, const char *path, int *status)
 	const ib_val *run = ib_map_get(fx, "run");
 	if (!u || u->type != IB_V_STR || !repo || repo->type != IB_V_STR || !run ||
 	    run->type != IB_V_MAP) {
-		fprintf(stderr, "infbench success-rate: error: %s: needs 'user', 'repo', 'run'\n", path);
+		fprintf(stderr, "infbench success-rate: error: %s: needs 'user', 'repo', 'run'\n",
+		        path);
 		return NULL;
 	}
 	printf("Authenticated as user: %s\n", u->str.s);
@@ -82,7 +83,8 @@ static const ib_val *from_fixture(ib_arena *a, const char *path, int *status)
 	printf("Found run: %lld - %s\n", id, rn && rn->type == IB_V_STR ? rn->str.s : "None");
 	const ib_val *jobs = ib_map_get(fx, "jobs");
 	if (!jobs || jobs->type != IB_V_LIST) {
-		fprintf(stderr, "infbench success-rate: error: %s: field 'jobs': must be a list\n", path);
+		fprintf(stderr, "infbench success-rate: error: %s: field 'jobs': must be a list\n",
+		        path);
 		return NULL;
 	}
 	*status = 0;
@@ -113,7 +115,8 @@ static const ib_val *from_file(ib_arena *a, const char *path)
 	if (v->type == IB_V_MAP)
 		v = ib_map_get(v, "jobs");
 	if (!v || v->type != IB_V_LIST) {
-		fprintf(stderr, "infbench success-rate: error: %s: field 'jobs': must be a list\n", path);
+		fprintf(stderr, "infbench success-rate: error: %s: field 'jobs': must be a list\n",
+		        path);
 		return NULL;
 	}
 	return v;
@@ -127,7 +130,8 @@ int cmd_success_rate(int argc, char **argv)
 			fputs(usage, stdout);
 			return CLI_OK;
 		}
-		if ((!strcmp(argv[i], "--runner-config") || !strcmp(argv[i], "--jobs")) && i + 1 < argc) {
+		if ((!strcmp(argv[i], "--runner-config") || !strcmp(argv[i], "--jobs")) &&
+		    i + 1 < argc) {
 			*(argv[i][2] == 'r' ? &runners_path : &jobs_path) = argv[i + 1];
 			i++;
 		} else if (!name) {
@@ -136,7 +140,7 @@ int cmd_success_rate(int argc, char **argv)
 	}
 	if (!runners_path)
 		runners_path = access("configs/runners.yaml", F_OK) == 0 ? "configs/runners.yaml"
-		                                                        : "runners.yaml";
+		                                                         : "runners.yaml";
 	ib_arena *a = ib_arena_new();
 	if (!a)
 		return CLI_FAIL;
@@ -154,7 +158,8 @@ int cmd_success_rate(int argc, char **argv)
 		fprintf(stderr,
 		        "infbench success-rate: error: %s:%d:%d: runners.yaml must be a mapping of "
 		        "runner labels\n",
-		        runners_path, runners->line > 0 ? runners->line : 1, runners->col > 0 ? runners->col : 1);
+		        runners_path, runners->line > 0 ? runners->line : 1,
+		        runners->col > 0 ? runners->col : 1);
 		goto out;
 	}
 	if (res_hw_labels(runners, &labels, &nl))
@@ -167,7 +172,8 @@ int cmd_success_rate(int argc, char **argv)
 	else if (fx)
 		jobs = from_fixture(a, fx, &st);
 	else {
-		fprintf(stderr, "infbench success-rate: error: no jobs: give --jobs FILE (or '-')\n");
+		fprintf(stderr,
+		        "infbench success-rate: error: no jobs: give --jobs FILE (or '-')\n");
 		goto out;
 	}
 	/* only the stand-in's authentication failure writes null (as the

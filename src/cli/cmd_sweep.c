@@ -13,36 +13,83 @@
 
 static const arg_opt flags[] = {
     {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help message and exit"},
-    {.name = "--base-url", .kind = ARG_ONE, .required = true, .metavar = "URL",
+    {.name = "--base-url",
+     .kind = ARG_ONE,
+     .required = true,
+     .metavar = "URL",
      .help = "the server (http://host:port or https://...)"},
-    {.name = "--model", .kind = ARG_ONE, .required = true, .metavar = "NAME", .help = "the served model"},
-    {.name = "--tokenizer", .kind = ARG_ONE, .metavar = "DIR",
+    {.name = "--model",
+     .kind = ARG_ONE,
+     .required = true,
+     .metavar = "NAME",
+     .help = "the served model"},
+    {.name = "--tokenizer",
+     .kind = ARG_ONE,
+     .metavar = "DIR",
      .help = "tokenizer folder or Hugging Face id in the local cache (default: --model)"},
-    {.name = "--results", .kind = ARG_ONE, .required = true, .metavar = "DIR",
+    {.name = "--results",
+     .kind = ARG_ONE,
+     .required = true,
+     .metavar = "DIR",
      .help = "results folder (created): raw results, agg rows, report.html"},
-    {.name = "--concurrencies", .kind = ARG_ONE, .metavar = "LIST", .help = "comma list (default 1,4,16,64)"},
-    {.name = "--request-rates", .kind = ARG_ONE, .metavar = "LIST",
+    {.name = "--concurrencies",
+     .kind = ARG_ONE,
+     .metavar = "LIST",
+     .help = "comma list (default 1,4,16,64)"},
+    {.name = "--request-rates",
+     .kind = ARG_ONE,
+     .metavar = "LIST",
      .help = "comma list of request rates, each run at every concurrency (default inf)"},
-    {.name = "--random-input-len", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "default 1024"},
-    {.name = "--random-output-len", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "default 1024"},
-    {.name = "--random-range-ratio", .kind = ARG_ONE, .metavar = "R", .help = "default 0.8 (InferenceX's)"},
+    {.name = "--random-input-len",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "default 1024"},
+    {.name = "--random-output-len",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "default 1024"},
+    {.name = "--random-range-ratio",
+     .kind = ARG_ONE,
+     .metavar = "R",
+     .help = "default 0.8 (InferenceX's)"},
     {.name = "--seed", .kind = ARG_ONE, .is_int = true, .metavar = "N", .help = "default 0"},
-    {.name = "--prompts-per-conc", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+    {.name = "--prompts-per-conc",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
      .help = "num-prompts = N x concurrency (default 10)"},
-    {.name = "--warmups-per-conc", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+    {.name = "--warmups-per-conc",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
      .help = "num-warmups = N x concurrency (default 2; 0: none)"},
     {.name = "--backend", .kind = ARG_ONE, .metavar = "B", .help = "as bench's (default vllm)"},
-    {.name = "--endpoint", .kind = ARG_ONE, .metavar = "PATH", .help = "as bench's (default /v1/completions)"},
+    {.name = "--endpoint",
+     .kind = ARG_ONE,
+     .metavar = "PATH",
+     .help = "as bench's (default /v1/completions)"},
     {.name = "--use-chat-template", .kind = ARG_FLAG, .help = "wrap prompts in the chat template"},
-    {.name = "--hw", .kind = ARG_ONE, .metavar = "GPU", .help = "GPU label of the rows (default h100)"},
-    {.name = "--gpus", .kind = ARG_ONE, .is_int = true, .metavar = "N",
+    {.name = "--hw",
+     .kind = ARG_ONE,
+     .metavar = "GPU",
+     .help = "GPU label of the rows (default h100)"},
+    {.name = "--gpus",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
      .help = "GPUs serving the model (per-GPU figures; default 1)"},
     {.name = "--framework", .kind = ARG_ONE, .metavar = "F", .help = "label (default unknown)"},
     {.name = "--precision", .kind = ARG_ONE, .metavar = "P", .help = "label (default unknown)"},
-    {.name = "--model-prefix", .kind = ARG_ONE, .metavar = "M",
+    {.name = "--model-prefix",
+     .kind = ARG_ONE,
+     .metavar = "M",
      .help = "model label (default: the model name after its last '/', lower case)"},
     {.name = "--title", .kind = ARG_ONE, .metavar = "TEXT", .help = "the report's title"},
-    {.name = "--force", .kind = ARG_FLAG, .help = "run every point again (default: reuse finished ones)"},
+    {.name = "--force",
+     .kind = ARG_FLAG,
+     .help = "run every point again (default: reuse finished ones)"},
     {.name = "--disable-tqdm", .kind = ARG_FLAG, .help = "no progress line"},
 };
 
@@ -81,7 +128,8 @@ static int parse_points(arg_parser *p, const char *const *cs, size_t nc, size_t 
 		int64_t v;
 		if (!args_parse_int(cs[i], &v) || v <= 0) {
 			return args_error(p, "infbench sweep",
-			              "argument --concurrencies: not a positive integer: '%s'", cs[i]);
+			                  "argument --concurrencies: not a positive integer: '%s'",
+			                  cs[i]);
 		}
 		concs[i] = (size_t)v;
 	}
@@ -90,7 +138,8 @@ static int parse_points(arg_parser *p, const char *const *cs, size_t nc, size_t 
 		double x = strtod(rs[i], &end);
 		if (strcmp(rs[i], "inf") && (*end || end == rs[i] || !(x > 0))) {
 			return args_error(p, "infbench sweep",
-			              "argument --request-rates: not 'inf' or a rate > 0: '%s'", rs[i]);
+			                  "argument --request-rates: not 'inf' or a rate > 0: '%s'",
+			                  rs[i]);
 		}
 	}
 	const arg_opt *ro = args_get(p, "--random-range-ratio");
@@ -98,8 +147,9 @@ static int parse_points(arg_parser *p, const char *const *cs, size_t nc, size_t 
 	char *rend;
 	*ratio = strtod(rr, &rend);
 	if (*rend || rend == rr || *ratio < 0 || *ratio > 1) {
-		return args_error(p, "infbench sweep",
-		              "argument --random-range-ratio: a number in [0, 1] is needed: '%s'", rr);
+		return args_error(
+		    p, "infbench sweep",
+		    "argument --random-range-ratio: a number in [0, 1] is needed: '%s'", rr);
 	}
 	return 0;
 }
@@ -111,9 +161,10 @@ int cmd_sweep(int argc, char **argv)
 	arg_parser p = {
 	    .prog = "infbench sweep",
 	    .top = "infbench sweep",
-	    .desc = "Benchmarks one OpenAI-compatible endpoint at several concurrencies (and request\n"
-	            "rates), turns each result into an agg row and writes DIR/report.html. Finished\n"
-	            "points are reused when the command is run again.",
+	    .desc =
+	        "Benchmarks one OpenAI-compatible endpoint at several concurrencies (and request\n"
+	        "rates), turns each result into an agg row and writes DIR/report.html. Finished\n"
+	        "points are reused when the command is run again.",
 	    .epilog = "Exit status: 0; 1 when a point failed or no report could be written;\n"
 	              "2 on a usage error. See docs/sweep.md.",
 	    .opts = opts,
@@ -155,7 +206,8 @@ int cmd_sweep(int argc, char **argv)
 	    .range_ratio = ratio,
 	    .seed = INT("--seed", 0),
 	    .prompts_per_conc = (int)INT("--prompts-per-conc", 10),
-	    .warmups_per_conc = INT("--warmups-per-conc", 2) == 0 ? -1 : (int)INT("--warmups-per-conc", 2),
+	    .warmups_per_conc =
+	        INT("--warmups-per-conc", 2) == 0 ? -1 : (int)INT("--warmups-per-conc", 2),
 	    .use_chat_template = args_get(&p, "--use-chat-template")->seen,
 	    .labels = {.hw = STR("--hw", NULL),
 	               .framework = STR("--framework", NULL),
@@ -179,9 +231,10 @@ int cmd_sweep(int argc, char **argv)
 		cli_error("infbench sweep", NULL, &e);
 		return 1;
 	}
-	fprintf(stderr,
-	        "infbench sweep: %zu points (%zu run, %zu reused, %zu failed), %zu drawn%s; wrote %s\n",
-	        sum.points, sum.ran, sum.reused, sum.failed, sum.drawn,
-	        sum.simulated ? " (simulated: the server is infbench sim)" : "", sum.report);
+	fprintf(
+	    stderr,
+	    "infbench sweep: %zu points (%zu run, %zu reused, %zu failed), %zu drawn%s; wrote %s\n",
+	    sum.points, sum.ran, sum.reused, sum.failed, sum.drawn,
+	    sum.simulated ? " (simulated: the server is infbench sim)" : "", sum.report);
 	return sum.failed ? 1 : 0;
 }

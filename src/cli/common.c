@@ -2,8 +2,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <strings.h>
 #include <string.h>
+#include <strings.h>
 
 void cli_print_diags(const ib_diags *d)
 {
@@ -113,7 +113,8 @@ int cli_jsonl(const char *prog, cli_jsonl_fn answer, void *arg)
 int cli_emit(const char *prog, const char *path, const ib_buf *b)
 {
 	ib_error e = {0};
-	if (path ? ib_buf_write_file(path, b, &e) : ib_buf_write_to(stdout, "standard output", b, &e)) {
+	if (path ? ib_buf_write_file(path, b, &e)
+	         : ib_buf_write_to(stdout, "standard output", b, &e)) {
 		cli_error(prog, NULL, &e);
 		return 1;
 	}

@@ -8,13 +8,13 @@
 
 int cli_db_filter(const char *cmd, const char *opt, const char *val, res_db_filter *f)
 {
-	static const char *const strs[] = {"--model", "--hw",    "--framework", "--precision",
-	                                   "--spec",  "--since", "--until",     "--branch",
-	                                   "--run-id"};
+	static const char *const strs[] = {"--model",     "--hw",     "--framework",
+	                                   "--precision", "--spec",   "--since",
+	                                   "--until",     "--branch", "--run-id"};
 	static const char *const ints[] = {"--isl", "--osl", "--conc"};
-	const char **sdst[] = {&f->model, &f->hardware, &f->framework,
+	const char **sdst[] = {&f->model,     &f->hardware,    &f->framework,
 	                       &f->precision, &f->spec_method, &f->since,
-	                       &f->until, &f->branch, &f->run_id};
+	                       &f->until,     &f->branch,      &f->run_id};
 	int64_t *idst[] = {&f->isl, &f->osl, &f->conc};
 	for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++)
 		if (!strcmp(opt, strs[k])) {
@@ -27,8 +27,8 @@ int cli_db_filter(const char *cmd, const char *opt, const char *val, res_db_filt
 		if (!val)
 			goto no_value;
 		if (strcmp(val, "yes") && strcmp(val, "no")) {
-			fprintf(stderr, "%s: error: --simulated: expected yes or no (got '%s')\n", cmd,
-			        val);
+			fprintf(stderr, "%s: error: --simulated: expected yes or no (got '%s')\n",
+			        cmd, val);
 			return 2;
 		}
 		f->simulated = strcmp(val, "yes") ? -1 : 1;

@@ -25,7 +25,7 @@ void cli_sim_masters(arg_parser *p, glob_t *g, const char *const **masters, size
 }
 
 int cli_load_calibration(const char *prog, const char *path, ib_arena *a, sim_calib_file *f,
-			 const char **used)
+                         const char **used)
 {
 	char exe[4096], buf[4200];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -59,8 +59,7 @@ void cli_sim_log(void *ud, int stream, const char *line)
 		fprintf(stderr, "\r%s\033[K", line ? line : "");
 }
 
-int cli_sim_lab_error(const char *prog, const char *context, const ib_diags *d,
-                      const ib_error *e)
+int cli_sim_lab_error(const char *prog, const char *context, const ib_diags *d, const ib_error *e)
 {
 	if (d->n) {
 		cli_print_diags(d);

@@ -223,16 +223,14 @@ static const field sn_seq_fields[] = {
     {"osl", FT_INT, P_REQ, NULL},
     {"search-space", FT_MODEL_LIST, P_REQ, &sn_entry},
 };
-static const model sn_seq = {"a fixed-seq-len config", sn_seq_fields, N(sn_seq_fields),
-                             seq_after};
+static const model sn_seq = {"a fixed-seq-len config", sn_seq_fields, N(sn_seq_fields), seq_after};
 
 static const field mn_seq_fields[] = {
     {"isl", FT_INT, P_REQ, NULL},
     {"osl", FT_INT, P_REQ, NULL},
     {"search-space", FT_MODEL_LIST, P_REQ, &mn_entry},
 };
-static const model mn_seq = {"a fixed-seq-len config", mn_seq_fields, N(mn_seq_fields),
-                             seq_after};
+static const model mn_seq = {"a fixed-seq-len config", mn_seq_fields, N(mn_seq_fields), seq_after};
 
 /* V10, V15–V17, V18a–e */
 static bool agentic_entry_after(vctx *c, const ib_val *n)

@@ -163,12 +163,12 @@ static void start(run *r, slot *s)
 	s->started = net_now(r->loop);
 	r->res[s->doc].body.len = 0;
 	s->req.len = 0;
-	int rc = ib_buf_printf(&s->req,
-	                       "POST %s HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: application/json\r\n"
-	                       "Accept: application/json\r\nAuthorization: Bearer %s\r\n"
-	                       "Content-Length: %zu\r\n\r\n",
-	                       o->path, o->host, o->port, o->api_key ? o->api_key : "EMPTY",
-	                       body->len);
+	int rc =
+	    ib_buf_printf(&s->req,
+	                  "POST %s HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: application/json\r\n"
+	                  "Accept: application/json\r\nAuthorization: Bearer %s\r\n"
+	                  "Content-Length: %zu\r\n\r\n",
+	                  o->path, o->host, o->port, o->api_key ? o->api_key : "EMPTY", body->len);
 	rc = rc ? rc : ib_buf_append(&s->req, body->data, body->len);
 	if (rc) {
 		finish(r, s, false, "out of memory");

@@ -123,8 +123,8 @@ static ib_val *str_case(ib_arena *a, const char *s, size_t n, bool upper)
 	ib_buf b = {0};
 	for (size_t i = 0; i < n;) {
 		utf8proc_int32_t c;
-		utf8proc_ssize_t k =
-		    utf8proc_iterate((const utf8proc_uint8_t *)s + i, (utf8proc_ssize_t)(n - i), &c);
+		utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + i,
+		                                      (utf8proc_ssize_t)(n - i), &c);
 		if (k <= 0) {
 			ib_buf_putc(&b, s[i++]);
 			continue;
@@ -135,7 +135,7 @@ static ib_val *str_case(ib_arena *a, const char *s, size_t n, bool upper)
 		static const struct {
 			utf8proc_int32_t c;
 			const char *up;
-		} special[] = {{0xDF, "SS"},  {0xFB00, "FF"},  {0xFB01, "FI"}, {0xFB02, "FL"},
+		} special[] = {{0xDF, "SS"},    {0xFB00, "FF"},  {0xFB01, "FI"}, {0xFB02, "FL"},
 		               {0xFB03, "FFI"}, {0xFB04, "FFL"}, {0xFB05, "ST"}, {0xFB06, "ST"}};
 		const char *sp = NULL;
 		for (size_t q = 0; upper && q < sizeof special / sizeof *special; q++)
@@ -349,25 +349,28 @@ static int extract(cstate *st, const lmfile *f, metrics **ms, size_t *nms, size_
 	if (!res || !ib_val_truthy(res))
 		return 0;
 	if (res->type != IB_V_MAP)
-		return shape(st, "field 'results': must be an object, not %s", ib_vtype_pyname(res));
+		return shape(st, "field 'results': must be an object, not %s",
+		             ib_vtype_pyname(res));
 	static ib_val empty = {.type = IB_V_MAP};
 	if (!cfgs)
 		cfgs = &empty;
 	if (cfgs->type != IB_V_MAP)
-		return shape(st, "field 'configs': must be an object, not %s", ib_vtype_pyname(cfgs));
+		return shape(st, "field 'configs': must be an object, not %s",
+		             ib_vtype_pyname(cfgs));
 	for (size_t t = 0; t < res->map.n; t++) {
 		const ib_val *task = res->map.kv[t].key, *tr = res->map.kv[t].val;
 		const ib_val *tc = get_or(cfgs, task->str.s, &empty);
 		if (tc->type != IB_V_MAP)
-			return shape(st, "field 'configs.%s': must be an object, not %s", task->str.s,
-			             ib_vtype_pyname(tc));
+			return shape(st, "field 'configs.%s': must be an object, not %s",
+			             task->str.s, ib_vtype_pyname(tc));
 		const ib_val *ml = get_or(tc, "metric_list", NULL);
 		ib_buf base = {0};
 		if (ml && ib_val_truthy(ml)) {
 			const ib_val *m0 = ml->type == IB_V_LIST ? ml->list.v[0] : NULL;
 			if (!m0 || m0->type != IB_V_MAP || !ib_map_has(m0, "metric"))
-				return shape(st, "field 'configs.%s.metric_list': needs [{\"metric\": ...}]",
-				             task->str.s);
+				return shape(
+				    st, "field 'configs.%s.metric_list': needs [{\"metric\": ...}]",
+				    task->str.s);
 			ib_val_pystr(&base, get(m0, "metric"));
 		} else {
 			ib_buf_puts(&base, "exact_match");
@@ -377,10 +380,11 @@ static int extract(cstate *st, const lmfile *f, metrics **ms, size_t *nms, size_
 		const ib_val *fl = get_or(tc, "filter_list", NULL);
 		int rc = 0;
 		if (!fl || !ib_val_truthy(fl)) {
-			int in = ev_py_in(tr, &(ib_val){.type = IB_V_STR, .str = {.s = "acc", .len = 3}});
+			int in = ev_py_in(
+			    tr, &(ib_val){.type = IB_V_STR, .str = {.s = "acc", .len = 3}});
 			if (in < 0)
-				rc = shape(st, "field 'results.%s': must be an object, not %s", task->str.s,
-				           ib_vtype_pyname(tr));
+				rc = shape(st, "field 'results.%s': must be an object, not %s",
+				           task->str.s, ib_vtype_pyname(tr));
 			else if (in) {
 				rc = tr_get(st, tr, task, "acc", &m.acc);
 				rc = rc ? rc : tr_get(st, tr, task, "acc_stderr", &m.acc_se);
@@ -392,21 +396,26 @@ static int extract(cstate *st, const lmfile *f, metrics **ms, size_t *nms, size_
 				ib_buf_free(&k);
 			}
 		} else if (fl->type != IB_V_LIST) {
-			rc = shape(st, "field 'configs.%s.filter_list': must be a list of {\"name\": ...}",
-			           task->str.s);
+			rc = shape(
+			    st, "field 'configs.%s.filter_list': must be a list of {\"name\": ...}",
+			    task->str.s);
 		} else {
 			for (size_t i = 0; i < fl->list.n && !rc; i++) {
 				const ib_val *fi = fl->list.v[i];
 				const ib_val *fname = fi->type == IB_V_MAP ? get(fi, "name") : NULL;
-				if (!fname || ev_py_in(fname, &(ib_val){.type = IB_V_STR, .str = {.s = "", .len = 0}}) < 0) {
-					rc = shape(st,
-					           "field 'configs.%s.filter_list': each filter needs a "
-					           "\"name\" (a string)",
-					           task->str.s);
+				if (!fname ||
+				    ev_py_in(fname, &(ib_val){.type = IB_V_STR,
+				                              .str = {.s = "", .len = 0}}) < 0) {
+					rc = shape(
+					    st,
+					    "field 'configs.%s.filter_list': each filter needs a "
+					    "\"name\" (a string)",
+					    task->str.s);
 					break;
 				}
 				if (contains(fname, "strict") || contains(fname, "resolved"))
-					rc = val_se(st, tr, task, bm, fname, &m.strict, &m.strict_se);
+					rc = val_se(st, tr, task, bm, fname, &m.strict,
+					            &m.strict_se);
 				else if (contains(fname, "flex") || contains(fname, "extract"))
 					rc = val_se(st, tr, task, bm, fname, &m.flex, &m.flex_se);
 			}
@@ -421,8 +430,8 @@ static int extract(cstate *st, const lmfile *f, metrics **ms, size_t *nms, size_
 			             ib_vtype_pyname(ns));
 		const ib_val *nt = get_or(ns, task->str.s, &empty);
 		if (nt->type != IB_V_MAP)
-			return shape(st, "field 'n-samples.%s': must be an object, not %s", task->str.s,
-			             ib_vtype_pyname(nt));
+			return shape(st, "field 'n-samples.%s': must be an object, not %s",
+			             task->str.s, ib_vtype_pyname(nt));
 		m.n_eff = get(nt, "effective");
 		/* model_name, else configs[task].metadata.model */
 		const ib_val *mn = get(data, "model_name");
@@ -431,8 +440,9 @@ static int extract(cstate *st, const lmfile *f, metrics **ms, size_t *nms, size_
 		} else {
 			const ib_val *md = get_or(tc, "metadata", &empty);
 			if (md->type != IB_V_MAP)
-				return shape(st, "field 'configs.%s.metadata': must be an object, not %s",
-				             task->str.s, ib_vtype_pyname(md));
+				return shape(
+				    st, "field 'configs.%s.metadata': must be an object, not %s",
+				    task->str.s, ib_vtype_pyname(md));
 			m.model = get(md, "model");
 		}
 		if (ib_grow(ms, cap, *nms + 1))
@@ -461,15 +471,20 @@ static int build_row(cstate *st, const ib_val *meta, const metrics *m, bool has_
 	ib_arena *a = st->a;
 	bool multi = as_bool(get(meta, "is_multinode"), false);
 	const ib_val *tp = get(meta, "tp"), *ep = get(meta, "ep");
-	int64_t ptp = as_int(get_or(meta, "prefill_tp", tp ? tp : &(ib_val){.type = IB_V_INT, .i = 1}), 1);
-	int64_t pep = as_int(get_or(meta, "prefill_ep", ep ? ep : &(ib_val){.type = IB_V_INT, .i = 1}), 1);
+	int64_t ptp =
+	    as_int(get_or(meta, "prefill_tp", tp ? tp : &(ib_val){.type = IB_V_INT, .i = 1}), 1);
+	int64_t pep =
+	    as_int(get_or(meta, "prefill_ep", ep ? ep : &(ib_val){.type = IB_V_INT, .i = 1}), 1);
 	int64_t pnw = as_int(get_or(meta, "prefill_num_workers", NULL), 1);
-	int64_t dtp = as_int(get_or(meta, "decode_tp", tp ? tp : &(ib_val){.type = IB_V_INT, .i = 1}), 1);
-	int64_t dep = as_int(get_or(meta, "decode_ep", ep ? ep : &(ib_val){.type = IB_V_INT, .i = 1}), 1);
+	int64_t dtp =
+	    as_int(get_or(meta, "decode_tp", tp ? tp : &(ib_val){.type = IB_V_INT, .i = 1}), 1);
+	int64_t dep =
+	    as_int(get_or(meta, "decode_ep", ep ? ep : &(ib_val){.type = IB_V_INT, .i = 1}), 1);
 	int64_t dnw = as_int(get_or(meta, "decode_num_workers", NULL), 1);
 	static ib_val none_str = IB_KEY_INIT("none");
 	static ib_val null_v = {.type = IB_V_NULL};
-	const ib_val *pda = get(meta, "prefill_dp_attention"), *dda = get(meta, "decode_dp_attention");
+	const ib_val *pda = get(meta, "prefill_dp_attention"),
+	             *dda = get(meta, "decode_dp_attention");
 	const ib_val *dpa = get_or(meta, "dp_attention", &none_str);
 	if (!dpa)
 		dpa = &null_v;
@@ -487,7 +502,8 @@ static int build_row(cstate *st, const ib_val *meta, const metrics *m, bool has_
 		ib_buf_puts(&b, x->str.s);
 		ib_buf_puts(&b, ",decode=");
 		ib_buf_puts(&b, y->str.s);
-		dpa_out = str_lower(a, &(ib_val){.type = IB_V_STR, .str = {.s = b.data, .len = b.len}});
+		dpa_out =
+		    str_lower(a, &(ib_val){.type = IB_V_STR, .str = {.s = b.data, .len = b.len}});
 		ib_buf_free(&b);
 	} else {
 		dpa_out = str_lower(a, multi ? pda : dpa);
@@ -500,8 +516,7 @@ static int build_row(cstate *st, const ib_val *meta, const metrics *m, bool has_
 	                                               : NULL;
 	if (bad) {
 		const ib_val *b = !strcmp(bad, "hw") ? hw : !strcmp(bad, "framework") ? fw : pr;
-		return shape(st, "field '%s': must be a string, not %s", bad,
-		             ib_vtype_pyname(b));
+		return shape(st, "field '%s': must be a string, not %s", bad, ib_vtype_pyname(b));
 	}
 	ib_val *row = ib_v_map_cap(a, 32);
 	if (!row)
@@ -509,8 +524,9 @@ static int build_row(cstate *st, const ib_val *meta, const metrics *m, bool has_
 	static ib_val unknown = IB_KEY_INIT("unknown");
 	SET("is_multinode", ib_v_bool(a, multi));
 	SET("model_prefix", or_null(a, get_or(meta, "infmax_model_prefix", &unknown)));
-	SET("model", or_null(a, m->model && ib_val_truthy(m->model) ? m->model
-	                                                             : get_or(meta, "model", &unknown)));
+	SET("model",
+	    or_null(a, m->model && ib_val_truthy(m->model) ? m->model
+	                                                   : get_or(meta, "model", &unknown)));
 	SET("hw", hw ? str_case(a, hw->str.s, hw->str.len, true) : ib_v_str(a, "UNKNOWN"));
 	SET("framework", fw ? str_case(a, fw->str.s, fw->str.len, false) : ib_v_str(a, "unknown"));
 	SET("precision", pr ? str_case(a, pr->str.s, pr->str.len, false) : ib_v_str(a, "unknown"));
@@ -561,7 +577,8 @@ static int collect_set(cstate *st, const char *dir, ib_val *rows)
 		return nomem(st);
 	ib_val *meta = NULL;
 	char msg[64];
-	if (ev_load_json(st->a, mp, &meta, msg, sizeof msg, NULL) != EV_LOAD_OK || !ib_val_truthy(meta))
+	if (ev_load_json(st->a, mp, &meta, msg, sizeof msg, NULL) != EV_LOAD_OK ||
+	    !ib_val_truthy(meta))
 		meta = &empty;
 	if (meta->type != IB_V_MAP) {
 		st->file = mp;
@@ -664,12 +681,13 @@ static bool py_lt(const ib_val *x, const ib_val *y, bool *bad)
 	return false;
 }
 
-static const char *const single_key[] = {"model_prefix", "hw", "framework", "precision",
-                                         "spec_decoding", "isl", "osl", "tp", "ep", "conc", NULL};
-static const char *const multi_key[] = {"model_prefix", "hw", "framework", "precision",
-                                        "spec_decoding", "isl", "osl", "prefill_tp",
-                                        "prefill_ep", "prefill_num_workers", "decode_tp",
-                                        "decode_ep", "decode_num_workers", "conc", NULL};
+static const char *const single_key[] = {
+    "model_prefix", "hw", "framework", "precision", "spec_decoding", "isl", "osl",
+    "tp",           "ep", "conc",      NULL};
+static const char *const multi_key[] = {
+    "model_prefix", "hw",        "framework",          "precision",  "spec_decoding",
+    "isl",          "osl",       "prefill_tp",         "prefill_ep", "prefill_num_workers",
+    "decode_tp",    "decode_ep", "decode_num_workers", "conc",       NULL};
 
 static bool key_lt(const ib_val *r1, const ib_val *r2, const char *const *key, bool *bad)
 {
@@ -706,11 +724,19 @@ static bool py_float(const ib_val *x, double *d)
 	if (!x)
 		return false;
 	switch (x->type) {
-	case IB_V_BOOL: *d = x->b; return true;
-	case IB_V_INT: *d = (double)x->i; return true;
-	case IB_V_FLOAT: *d = x->f; return true;
-	case IB_V_STR: return ib_py_float(x->str.s, x->str.len, d);
-	default: return false;
+	case IB_V_BOOL:
+		*d = x->b;
+		return true;
+	case IB_V_INT:
+		*d = (double)x->i;
+		return true;
+	case IB_V_FLOAT:
+		*d = x->f;
+		return true;
+	case IB_V_STR:
+		return ib_py_float(x->str.s, x->str.len, d);
+	default:
+		return false;
 	}
 }
 
@@ -746,24 +772,58 @@ static ib_val *score_text(ib_arena *a, const ib_val *v, const ib_val *s)
 
 static int table(ib_arena *a, const ib_val **v, size_t n, bool multi, ib_buf *out)
 {
-	static const char *const sh[] = {"Model Prefix", "Hardware", "Framework", "Precision",
-	                                 "Spec Decode", "ISL", "OSL", "TP", "EP", "Conc",
-	                                 "DP Attention", "Task", "Score", "EM Strict",
-	                                 "EM Flexible", "N (eff)", "Model"};
-	static const char *const mh[] = {
-	    "Model Prefix", "Hardware", "Framework", "Precision", "Spec Decode", "ISL", "OSL",
-	    "Prefill TP", "Prefill EP", "Prefill DP Attn", "Prefill Workers", "Decode TP",
-	    "Decode EP", "Decode DP Attn", "Decode Workers", "Conc", "Task", "Score", "EM Strict",
-	    "EM Flexible", "N (eff)", "Model"};
-	static const char *const sf[] = {"model_prefix", "hw", "framework", "precision",
-	                                 "spec_decoding", "isl", "osl", "tp", "ep", "conc",
-	                                 "dp_attention", "task", "score", "em_strict", "em_flexible",
-	                                 "n_eff", "model"};
-	static const char *const mf[] = {
-	    "model_prefix", "hw", "framework", "precision", "spec_decoding", "isl", "osl",
-	    "prefill_tp", "prefill_ep", "prefill_dp_attention", "prefill_num_workers", "decode_tp",
-	    "decode_ep", "decode_dp_attention", "decode_num_workers", "conc", "task", "score",
-	    "em_strict", "em_flexible", "n_eff", "model"};
+	static const char *const sh[] = {
+	    "Model Prefix", "Hardware",  "Framework",   "Precision", "Spec Decode",  "ISL",
+	    "OSL",          "TP",        "EP",          "Conc",      "DP Attention", "Task",
+	    "Score",        "EM Strict", "EM Flexible", "N (eff)",   "Model"};
+	static const char *const mh[] = {"Model Prefix",
+	                                 "Hardware",
+	                                 "Framework",
+	                                 "Precision",
+	                                 "Spec Decode",
+	                                 "ISL",
+	                                 "OSL",
+	                                 "Prefill TP",
+	                                 "Prefill EP",
+	                                 "Prefill DP Attn",
+	                                 "Prefill Workers",
+	                                 "Decode TP",
+	                                 "Decode EP",
+	                                 "Decode DP Attn",
+	                                 "Decode Workers",
+	                                 "Conc",
+	                                 "Task",
+	                                 "Score",
+	                                 "EM Strict",
+	                                 "EM Flexible",
+	                                 "N (eff)",
+	                                 "Model"};
+	static const char *const sf[] = {
+	    "model_prefix", "hw",        "framework",   "precision", "spec_decoding", "isl",
+	    "osl",          "tp",        "ep",          "conc",      "dp_attention",  "task",
+	    "score",        "em_strict", "em_flexible", "n_eff",     "model"};
+	static const char *const mf[] = {"model_prefix",
+	                                 "hw",
+	                                 "framework",
+	                                 "precision",
+	                                 "spec_decoding",
+	                                 "isl",
+	                                 "osl",
+	                                 "prefill_tp",
+	                                 "prefill_ep",
+	                                 "prefill_dp_attention",
+	                                 "prefill_num_workers",
+	                                 "decode_tp",
+	                                 "decode_ep",
+	                                 "decode_dp_attention",
+	                                 "decode_num_workers",
+	                                 "conc",
+	                                 "task",
+	                                 "score",
+	                                 "em_strict",
+	                                 "em_flexible",
+	                                 "n_eff",
+	                                 "model"};
 	const char *const *hd = multi ? mh : sh, *const *fd = multi ? mf : sf;
 	size_t nc = multi ? sizeof mh / sizeof *mh : sizeof sh / sizeof *sh;
 	const ib_val **cells = calloc(nc * n + 1, sizeof *cells);

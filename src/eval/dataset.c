@@ -33,7 +33,8 @@ int ev_docs_load(ib_arena *a, const char *path, ev_docs *docs, ib_error *e)
 			ib_error je;
 			rc = ib_json_parse(a, path, p, len, &o, &je);
 			if (rc) {
-				rc = ib_fail(e, rc, path, line, je.col, "not a JSON line: %s", je.msg);
+				rc = ib_fail(e, rc, path, line, je.col, "not a JSON line: %s",
+				             je.msg);
 				break;
 			}
 			const ib_val *q = ib_map_get(o, "question"), *ans = ib_map_get(o, "answer");
@@ -125,11 +126,11 @@ static long pick(uint64_t *s, long lo, long hi) /* [lo, hi] */
 	return lo + (long)(next(s) % (uint64_t)(hi - lo + 1));
 }
 
-static const char *const names[] = {"Ava",  "Ben",   "Chloe", "Diego", "Emma",  "Farid",
+static const char *const names[] = {"Ava",   "Ben",  "Chloe", "Diego", "Emma",  "Farid",
                                     "Grace", "Hiro", "Iris",  "Jamal", "Kofi",  "Lena",
                                     "Mateo", "Nora", "Omar",  "Priya", "Quinn", "Rosa"};
-static const char *const items[] = {"apples", "marbles", "stickers", "books", "pencils",
-                                    "cookies", "stamps", "shells",  "cards", "balloons"};
+static const char *const items[] = {"apples",  "marbles", "stickers", "books", "pencils",
+                                    "cookies", "stamps",  "shells",   "cards", "balloons"};
 #define PICK(s, arr) arr[next(s) % (sizeof arr / sizeof arr[0])]
 
 /* One problem: question and worked answer appended to q and ans. */
@@ -141,38 +142,44 @@ static void problem(uint64_t *s, size_t idx, ib_buf *q, ib_buf *ans)
 	case 0:
 		a = pick(s, 5, 90), b = pick(s, 2, 60), c = pick(s, 1, a + b - 1);
 		p = a + b, r = p - c;
-		ib_buf_printf(q, "%s has %ld %s. %s gets %ld more %s and then gives %ld away "
-		                 "(puzzle %zu). How many %s does %s have now?",
+		ib_buf_printf(q,
+		              "%s has %ld %s. %s gets %ld more %s and then gives %ld away "
+		              "(puzzle %zu). How many %s does %s have now?",
 		              who, a, what, who, b, what, c, idx + 1, what, who);
-		ib_buf_printf(ans, "After getting more, %s has %ld + %ld = <<%ld+%ld=%ld>>%ld %s.\n"
-		                   "After giving some away, %ld - %ld = <<%ld-%ld=%ld>>%ld %s are "
-		                   "left.\n#### %ld",
+		ib_buf_printf(ans,
+		              "After getting more, %s has %ld + %ld = <<%ld+%ld=%ld>>%ld %s.\n"
+		              "After giving some away, %ld - %ld = <<%ld-%ld=%ld>>%ld %s are "
+		              "left.\n#### %ld",
 		              who, a, b, a, b, p, p, what, p, c, p, c, r, r, what, r);
 		break;
 	case 1:
 		a = pick(s, 3, 40), b = pick(s, 2, 30), p = a * b;
-		ib_buf_printf(q, "A box holds %ld %s. %s fills %ld boxes for puzzle %zu. How many "
-		                 "%s is that in total?",
+		ib_buf_printf(q,
+		              "A box holds %ld %s. %s fills %ld boxes for puzzle %zu. How many "
+		              "%s is that in total?",
 		              a, what, who, b, idx + 1, what);
-		ib_buf_printf(ans, "%s has %ld * %ld = <<%ld*%ld=%ld>>%ld %s.\n#### %ld", who, b, a, b, a,
-		              p, p, what, p);
+		ib_buf_printf(ans, "%s has %ld * %ld = <<%ld*%ld=%ld>>%ld %s.\n#### %ld", who, b, a,
+		              b, a, p, p, what, p);
 		break;
 	case 2:
 		a = pick(s, 2, 12), b = pick(s, 2, 25), p = a * b, c = p + pick(s, 1, 80);
-		ib_buf_printf(q, "%s buys %ld %s at $%ld each for puzzle %zu and pays with $%ld. "
-		                 "How many dollars of change does %s get?",
+		ib_buf_printf(q,
+		              "%s buys %ld %s at $%ld each for puzzle %zu and pays with $%ld. "
+		              "How many dollars of change does %s get?",
 		              who, a, what, b, idx + 1, c, who);
-		ib_buf_printf(ans, "The %s cost %ld * %ld = <<%ld*%ld=%ld>>%ld dollars.\nThe change "
-		                   "is %ld - %ld = <<%ld-%ld=%ld>>%ld dollars.\n#### %ld",
+		ib_buf_printf(ans,
+		              "The %s cost %ld * %ld = <<%ld*%ld=%ld>>%ld dollars.\nThe change "
+		              "is %ld - %ld = <<%ld-%ld=%ld>>%ld dollars.\n#### %ld",
 		              what, a, b, a, b, p, p, c, p, c, p, c - p, c - p, c - p);
 		break;
 	default:
 		a = pick(s, 2, 50), b = pick(s, 2, 12), p = a * b;
-		ib_buf_printf(q, "%s shares %ld %s equally among %ld friends in puzzle %zu. How "
+		ib_buf_printf(q,
+		              "%s shares %ld %s equally among %ld friends in puzzle %zu. How "
 		              "many %s does each friend get?",
 		              who, p, what, b, idx + 1, what);
-		ib_buf_printf(ans, "Each friend gets %ld / %ld = <<%ld/%ld=%ld>>%ld %s.\n#### %ld", p, b,
-		              p, b, a, a, what, a);
+		ib_buf_printf(ans, "Each friend gets %ld / %ld = <<%ld/%ld=%ld>>%ld %s.\n#### %ld",
+		              p, b, p, b, a, a, what, a);
 		break;
 	}
 }

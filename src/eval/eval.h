@@ -93,13 +93,13 @@ typedef struct {
 	const char *name; /* label of the progress line */
 	const char *host; /* IPv4 address */
 	int port;
-	struct net_tls *tls;      /* NULL: http; else https with this client context (net.h) */
-	const char *server_name;  /* https: SNI and the certificate's name */
-	const char *path;    /* "/v1/chat/completions" */
-	const char *api_key; /* Authorization: Bearer <key>; NULL: EMPTY */
-	size_t concurrency;  /* requests in flight */
-	double timeout_s;    /* per attempt */
-	int max_attempts;    /* lm-eval max_retries: 5 */
+	struct net_tls *tls;     /* NULL: http; else https with this client context (net.h) */
+	const char *server_name; /* https: SNI and the certificate's name */
+	const char *path;        /* "/v1/chat/completions" */
+	const char *api_key;     /* Authorization: Bearer <key>; NULL: EMPTY */
+	size_t concurrency;      /* requests in flight */
+	double timeout_s;        /* per attempt */
+	int max_attempts;        /* lm-eval max_retries: 5 */
 	double retry_min_s, retry_max_s; /* backoff bounds: 1 and 10 as lm-eval */
 	/* progress lines (IB_LOG_PROGRESS: "NAME: D/N answered, R retried", the
 	 * last one of a run ending in "\n"), to redraw in place; NULL: none */
@@ -108,11 +108,11 @@ typedef struct {
 } ev_http_opts;
 
 typedef struct {
-	bool ok;       /* a 200 answer arrived */
-	int status;    /* the last HTTP status (0: none) */
+	bool ok;    /* a 200 answer arrived */
+	int status; /* the last HTTP status (0: none) */
 	int attempts;
 	double seconds; /* of the last attempt */
-	ib_buf body;   /* the last answer's body */
+	ib_buf body;    /* the last answer's body */
 	char error[200];
 } ev_http_result;
 
@@ -162,8 +162,7 @@ typedef struct {
  * answers, and writes DIR/results_<ts><suffix>.json and
  * DIR/samples_<task>_<ts><suffix>.jsonl (atomically). suffix: "" or
  * "_conc<N>". */
-int ev_run(const ev_run_opts *o, const char *dir, const char *suffix, ev_summary *s,
-           ib_error *e);
+int ev_run(const ev_run_opts *o, const char *dir, const char *suffix, ev_summary *s, ib_error *e);
 
 /* The request body of one question (exposed for tests). shots: num_fewshot
  * train indices. */
@@ -230,7 +229,6 @@ int ev_collect_report(const ib_val *rows, const char *sort_by, ib_buf *out, ib_e
 /* collect_eval_results.py ROOT NAME [SORT]: ev_collect_rows, the report into
  * out, then agg_eval_<name>.json written atomically in the working folder
  * (json.dump indent=2). On an error after the report, out holds it. */
-int ev_collect(const char *root, const char *name, const char *sort_by, ib_buf *out,
-               ib_error *e);
+int ev_collect(const char *root, const char *name, const char *sort_by, ib_buf *out, ib_error *e);
 
 #endif

@@ -65,7 +65,8 @@ static ev_load load(ib_arena *a, const char *path, ib_val **out, char *msg, size
 		uint32_t cp;
 		int u = ib_utf8_decode(s + i, b.len - i, &cp);
 		if (u < 0) {
-			snprintf(msg, cap, "'utf-8' codec can't decode byte 0x%02x in position %zu: %s",
+			snprintf(msg, cap,
+			         "'utf-8' codec can't decode byte 0x%02x in position %zu: %s",
 			         (unsigned char)s[i], i, ib_utf8_reason(u));
 			ib_buf_free(&b);
 			return EV_LOAD_UNICODE;

@@ -124,7 +124,8 @@ static ib_val *stop_list(ib_arena *a, const ib_val *task)
 			return NULL;
 	bool has_eos = false;
 	for (size_t i = 0; i < l->list.n; i++)
-		has_eos = has_eos || (l->list.v[i]->type == IB_V_STR && !strcmp(l->list.v[i]->str.s, "</s>"));
+		has_eos = has_eos ||
+		          (l->list.v[i]->type == IB_V_STR && !strcmp(l->list.v[i]->str.s, "</s>"));
 	if (!has_eos && ib_list_push(a, l, ib_v_str(a, "</s>")))
 		return NULL;
 	if (l->list.n > 4)
@@ -173,8 +174,8 @@ static int body_json(ib_arena *a, const ev_run_opts *o, ib_val *msgs, ib_buf *ou
 	    ib_map_set(a, b, "seed", ib_v_int(a, o->seed)))
 		return ib_fail(e, IB_ENOMEM, "", 0, 0, "out of memory");
 	const ib_val *g = gen_kwargs(o->task);
-	static const char *const popped[] = {"until", "do_sample", "temperature", "max_tokens",
-	                                     "max_gen_toks", "top_p"};
+	static const char *const popped[] = {"until",      "do_sample",    "temperature",
+	                                     "max_tokens", "max_gen_toks", "top_p"};
 	for (size_t i = 0; g && i < g->map.n; i++) {
 		const ib_val *k = g->map.kv[i].key;
 		bool skip = k->type != IB_V_STR;
@@ -361,8 +362,7 @@ static void hash_hex(const char *s, size_t n, char out[65])
 	ib_sha256_hex(s, n, out);
 }
 
-int ev_run(const ev_run_opts *o, const char *dir, const char *suffix, ev_summary *s,
-           ib_error *e)
+int ev_run(const ev_run_opts *o, const char *dir, const char *suffix, ev_summary *s, ib_error *e)
 {
 	*s = (ev_summary){0};
 	size_t n = o->limit && o->limit < o->data->test.n ? o->limit : o->data->test.n;
@@ -380,8 +380,9 @@ int ev_run(const ev_run_opts *o, const char *dir, const char *suffix, ev_summary
 	if (!a || !bodies || !ctx || !res || !texts || !tlens)
 		rc = rc ? rc : ib_fail(e, IB_ENOMEM, "", 0, 0, "out of memory");
 	if (!rc && p.nshot > o->data->train.n)
-		rc = ib_fail(e, IB_EINVAL, "", 0, 0, "%zu-shot needs %zu train questions, the dataset has %zu",
-		             p.nshot, p.nshot, o->data->train.n);
+		rc = ib_fail(e, IB_EINVAL, "", 0, 0,
+		             "%zu-shot needs %zu train questions, the dataset has %zu", p.nshot,
+		             p.nshot, o->data->train.n);
 	if (!rc)
 		rc = ev_task_new(o->task, &task, e);
 	size_t nf = task ? ev_task_nfilters(task) : 0;
@@ -442,7 +443,8 @@ int ev_run(const ev_run_opts *o, const char *dir, const char *suffix, ev_summary
 		for (size_t d = 0; d < n && !rc; d++) {
 			const ev_doc *doc = &o->data->test.v[d];
 			double x[MAXF];
-			rc = ev_task_score(task, texts[d], tlens[d], doc->answer, doc->alen, ans, x, e);
+			rc = ev_task_score(task, texts[d], tlens[d], doc->answer, doc->alen, ans, x,
+			                   e);
 			if (rc)
 				break;
 			ib_arena *tmp = ib_arena_new();
@@ -461,14 +463,17 @@ int ev_run(const ev_run_opts *o, const char *dir, const char *suffix, ev_summary
 		if (!rc && (!v_ || ib_map_set(a, l, (k), v_)))                                     \
 			rc = IB_ENOMEM;                                                            \
 	} while (0)
-			ib_val *q = ib_v_strn(a, doc->question, doc->qlen), *tg = ib_v_strn(a, doc->answer, doc->alen);
-			if (!q || !tg || ib_map_set(a, dv, "question", q) || ib_map_set(a, dv, "answer", tg))
+			ib_val *q = ib_v_strn(a, doc->question, doc->qlen),
+			       *tg = ib_v_strn(a, doc->answer, doc->alen);
+			if (!q || !tg || ib_map_set(a, dv, "question", q) ||
+			    ib_map_set(a, dv, "answer", tg))
 				rc = IB_ENOMEM;
 			L("doc_id", ib_v_int(a, (int64_t)d));
 			L("doc", dv);
 			L("target", tg);
 			ib_val *args = ib_v_map(a), *g0 = ib_v_map(a), *gk = ib_v_map(a);
-			if (!args || !g0 || !gk || ib_map_set(a, gk, "until", stop_list(a, o->task)) ||
+			if (!args || !g0 || !gk ||
+			    ib_map_set(a, gk, "until", stop_list(a, o->task)) ||
 			    ib_map_set(a, gk, "do_sample", ib_v_bool(a, false)) ||
 			    ib_map_set(a, gk, "temperature", ib_v_int(a, 0)) ||
 			    ib_map_set(a, gk, "max_tokens", ib_v_int(a, o->max_tokens)) ||
@@ -479,7 +484,8 @@ int ev_run(const ev_run_opts *o, const char *dir, const char *suffix, ev_summary
 			L("arguments", args);
 			ib_val *r1 = ib_v_list(a), *r0 = ib_v_list(a), *fr = ib_v_list(a);
 			ib_val *tx = ib_v_strn(a, texts[d], tlens[d]);
-			if (!r1 || !r0 || !fr || !tx || ib_list_push(a, r1, tx) || ib_list_push(a, r0, r1) ||
+			if (!r1 || !r0 || !fr || !tx || ib_list_push(a, r1, tx) ||
+			    ib_list_push(a, r0, r1) ||
 			    ib_list_push(a, fr, ib_v_strn(a, ans[i].data, ans[i].len)))
 				rc = IB_ENOMEM;
 			L("resps", r0);
@@ -514,8 +520,8 @@ int ev_run(const ev_run_opts *o, const char *dir, const char *suffix, ev_summary
 		}
 	}
 	if (!rc || ib_buf_error(&out)) { /* a buffer error is reported naming the file */
-		snprintf(s->samples_path, sizeof s->samples_path, "%s/samples_%s_%s%s.jsonl", dir, tn, ts,
-		         suffix ? suffix : "");
+		snprintf(s->samples_path, sizeof s->samples_path, "%s/samples_%s_%s%s.jsonl", dir,
+		         tn, ts, suffix ? suffix : "");
 		rc = ib_buf_write_file(s->samples_path, &out, e);
 	}
 	if (!rc) {
@@ -568,8 +574,8 @@ static bool truthy(const char *v)
 	char l[8] = {0};
 	for (size_t i = 0; v[i] && i < 7; i++)
 		l[i] = (char)(v[i] >= 'A' && v[i] <= 'Z' ? v[i] + 32 : v[i]);
-	return strlen(v) < 7 && (!strcmp(l, "1") || !strcmp(l, "true") || !strcmp(l, "yes") ||
-	                         !strcmp(l, "on"));
+	return strlen(v) < 7 &&
+	       (!strcmp(l, "1") || !strcmp(l, "true") || !strcmp(l, "yes") || !strcmp(l, "on"));
 }
 
 /* _resolve_disagg_ep: ep 1 with the enable flag means the TP size */
@@ -617,10 +623,10 @@ int ev_write_meta_env(const char *dir, const int64_t *concs, const bool *failed,
 	const char *dep = disagg_ep(env("DECODE_EP", ep1), env("DECODE_ENABLE_EP", "false"),
 	                            env("DECODE_TP_SIZE", env("DECODE_TP", "1")));
 	const char *dnw = env("DECODE_NUM_WORKERS", env("yD", "1"));
-	bool pdp = truthy(env("PREFILL_DP_ATTN", env("PREFILL_DP_ATTENTION",
-	                                             env("PREFILL_ENABLE_DP", dp1))));
-	bool ddp = truthy(env("DECODE_DP_ATTN", env("DECODE_DP_ATTENTION",
-	                                            env("DECODE_ENABLE_DP", dp1))));
+	bool pdp = truthy(
+	    env("PREFILL_DP_ATTN", env("PREFILL_DP_ATTENTION", env("PREFILL_ENABLE_DP", dp1))));
+	bool ddp =
+	    truthy(env("DECODE_DP_ATTN", env("DECODE_DP_ATTENTION", env("DECODE_ENABLE_DP", dp1))));
 	const char *fw = env("FRAMEWORK", ""), *prec = env("PRECISION", "");
 	char pfw[128] = "", pprec[128] = "";
 	const char *rf = env("RESULT_FILENAME", "");
@@ -672,7 +678,8 @@ int ev_write_meta_env(const char *dir, const int64_t *concs, const bool *failed,
 			for (size_t i = 0; i < nconcs && !rc; i++) {
 				if ((k == 1 && failed[i]) || (k == 2 && !failed[i]))
 					continue;
-				rc = ib_buf_printf(&b, "%s%lld", first ? "" : ", ", (long long)concs[i]);
+				rc = ib_buf_printf(&b, "%s%lld", first ? "" : ", ",
+				                   (long long)concs[i]);
 				first = false;
 			}
 			rc = rc ? rc : ib_buf_puts(&b, "],\n");
@@ -685,14 +692,16 @@ int ev_write_meta_env(const char *dir, const int64_t *concs, const bool *failed,
 	rc = rc ? rc : num(&b, "prefill_dcp_size", env2("PREFILL_DCP_SIZE", "DCP_SIZE", "1"));
 	rc = rc ? rc : num(&b, "prefill_pcp_size", env2("PREFILL_PCP_SIZE", "PCP_SIZE", "1"));
 	rc = rc ? rc : num(&b, "prefill_ep", pep);
-	rc = rc ? rc : ib_buf_printf(&b, "  \"prefill_dp_attention\": %s,\n", pdp ? "true" : "false");
+	rc = rc ? rc
+	        : ib_buf_printf(&b, "  \"prefill_dp_attention\": %s,\n", pdp ? "true" : "false");
 	rc = rc ? rc : num(&b, "prefill_num_workers", pnw);
 	rc = rc ? rc : num(&b, "decode_tp", dtp);
 	rc = rc ? rc : num(&b, "decode_pp", env2("DECODE_PP_SIZE", "PP_SIZE", "1"));
 	rc = rc ? rc : num(&b, "decode_dcp_size", env2("DECODE_DCP_SIZE", "DCP_SIZE", "1"));
 	rc = rc ? rc : num(&b, "decode_pcp_size", env2("DECODE_PCP_SIZE", "PCP_SIZE", "1"));
 	rc = rc ? rc : num(&b, "decode_ep", dep);
-	rc = rc ? rc : ib_buf_printf(&b, "  \"decode_dp_attention\": %s,\n", ddp ? "true" : "false");
+	rc =
+	    rc ? rc : ib_buf_printf(&b, "  \"decode_dp_attention\": %s,\n", ddp ? "true" : "false");
 	rc = rc ? rc : num(&b, "decode_num_workers", dnw);
 	rc = rc ? rc : str(&b, "model", env("MODEL_NAME", env("MODEL", "")), false);
 	rc = rc ? rc : str(&b, "infmax_model_prefix", env("MODEL_PREFIX", "unknown"), false);

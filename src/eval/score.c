@@ -64,8 +64,9 @@ static int next_match(const pcre2_code *re, const char *s, size_t n, size_t *pos
  * caller scores the answer as wrong; anything else IB_EINVAL. */
 static int match_failed(int m, ib_error *e)
 {
-	if (m == PCRE2_ERROR_MATCHLIMIT || m == PCRE2_ERROR_DEPTHLIMIT || m == PCRE2_ERROR_HEAPLIMIT ||
-	    m == PCRE2_ERROR_JIT_STACKLIMIT || m == PCRE2_ERROR_NOMEMORY)
+	if (m == PCRE2_ERROR_MATCHLIMIT || m == PCRE2_ERROR_DEPTHLIMIT ||
+	    m == PCRE2_ERROR_HEAPLIMIT || m == PCRE2_ERROR_JIT_STACKLIMIT ||
+	    m == PCRE2_ERROR_NOMEMORY)
 		return ib_fail(e, IB_ERANGE, NULL, 0, 0, "regex match limit reached (%d)", m);
 	return ib_fail(e, IB_EINVAL, NULL, 0, 0, "regex match failed (%d)", m);
 }
@@ -107,7 +108,7 @@ static int re_extract(const ev_filter *f, const char *s, size_t n, ib_buf *out, 
 		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 	uint32_t ngroups = 0;
 	pcre2_pattern_info(f->re, PCRE2_INFO_CAPTURECOUNT, &ngroups);
-	size_t (*hits)[2] = NULL, nh = 0, caph = 0;
+	size_t(*hits)[2] = NULL, nh = 0, caph = 0;
 	size_t pos = 0;
 	uint32_t opt = 0;
 	int rc = 0;
@@ -204,7 +205,8 @@ static int normalise(const ev_metric *mt, ib_buf *s, ib_buf *tmp, ib_error *e)
 			i += (size_t)k;
 			if (mt->icase)
 				c = utf8proc_tolower(c);
-			if (mt->ipunct && c < 128 && strchr("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", c) && c)
+			if (mt->ipunct && c < 128 &&
+			    strchr("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", c) && c)
 				continue;
 			if (mt->inum && c >= '0' && c <= '9')
 				continue;
@@ -230,7 +232,8 @@ static int load_task(ib_arena *a, const ib_val *task, ev_filter *fs, size_t *nf,
 {
 	const ib_val *ml = ib_map_get(task, "metric_list"), *fl = ib_map_get(task, "filter_list");
 	if (!ml || ml->type != IB_V_LIST || !ml->list.n || !fl || fl->type != IB_V_LIST)
-		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "task: metric_list and filter_list required");
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0,
+		               "task: metric_list and filter_list required");
 	const ib_val *m0 = ml->list.v[0], *metric = ib_map_get(m0, "metric");
 	if (!metric || metric->type != IB_V_STR || strcmp(metric->str.s, "exact_match"))
 		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "unsupported metric");
@@ -238,7 +241,8 @@ static int load_task(ib_arena *a, const ib_val *task, ev_filter *fs, size_t *nf,
 	if (ri && ri->type == IB_V_LIST)
 		for (size_t i = 0; i < ri->list.n && mt->nignore < 16; i++) {
 			if (ri->list.v[i]->type != IB_V_STR)
-				return ib_fail(e, IB_EINVAL, NULL, 0, 0, "regexes_to_ignore: not a string");
+				return ib_fail(e, IB_EINVAL, NULL, 0, 0,
+				               "regexes_to_ignore: not a string");
 			int rc = compile(ri->list.v[i]->str.s, &mt->ignore[mt->nignore], e);
 			if (rc)
 				return rc;
@@ -262,7 +266,8 @@ static int load_task(ib_arena *a, const ib_val *task, ev_filter *fs, size_t *nf,
 				return ib_fail(e, IB_EINVAL, NULL, 0, 0,
 				               "filter '%s': unsupported filter function", o->name);
 			const ib_val *pat = ib_map_get(st, "regex_pattern"),
-			             *gs = ib_map_get(st, "group_select"), *fb = ib_map_get(st, "fallback");
+			             *gs = ib_map_get(st, "group_select"),
+			             *fb = ib_map_get(st, "fallback");
 			int rc = compile(pat && pat->type == IB_V_STR ? pat->str.s
 			                                              : "#### (\\-?[0-9\\.\\,]+)",
 			                 &o->re, e);
@@ -352,9 +357,10 @@ int ev_task_score(ev_task *t, const char *resp, size_t rn, const char *target, s
 		rc = rc ? rc : normalise(&t->mt, &t->ref, &t->tmp, e);
 		if (rc)
 			return rc == IB_ENOMEM ? ib_fail(e, rc, NULL, 0, 0, "out of memory") : rc;
-		scores[i] = t->pred.len == t->ref.len && !memcmp(t->pred.data, t->ref.data, t->pred.len)
-		                ? 1.0
-		                : 0.0;
+		scores[i] =
+		    t->pred.len == t->ref.len && !memcmp(t->pred.data, t->ref.data, t->pred.len)
+		        ? 1.0
+		        : 0.0;
 	}
 	return 0;
 }
@@ -398,7 +404,8 @@ int ev_score_file(const char *yaml_path, const char *responses_path, ib_buf *out
 		ib_val *item = NULL;
 		if ((rc = ib_json_parse(a, responses_path, line, len, &item, e)))
 			break;
-		const ib_val *resp = ib_map_get(item, "response"), *tgt = ib_map_get(item, "target");
+		const ib_val *resp = ib_map_get(item, "response"),
+		             *tgt = ib_map_get(item, "target");
 		if (!tgt || tgt->type != IB_V_STR) {
 			rc = ib_fail(e, IB_EINVAL, responses_path, (int)lineno, 0,
 			             "'target' must be a string");
@@ -435,7 +442,9 @@ int ev_score_file(const char *yaml_path, const char *responses_path, ib_buf *out
 			snprintf(key, sizeof key, "exact_match,%s", t->fs[i].name);
 			rc = ib_map_set(a, s, key, n ? ib_v_float(a, mu) : ib_v_str(a, "N/A"));
 			snprintf(key, sizeof key, "exact_match_stderr,%s", t->fs[i].name);
-			rc = rc ? rc : ib_map_set(a, s, key, n > 1 ? ib_v_float(a, se) : ib_v_str(a, "N/A"));
+			rc = rc ? rc
+			        : ib_map_set(a, s, key,
+			                     n > 1 ? ib_v_float(a, se) : ib_v_str(a, "N/A"));
 		}
 		rc = rc ? rc : ib_json_write(out, s, &IB_JSON_PYTHON, e);
 		rc = rc ? rc : ib_buf_putc(out, '\n');

@@ -153,7 +153,8 @@ static int load_thresholds(vstate *st, const char *path, const char *text, size_
 		return 0;
 	}
 	if (!cfg || cfg->type != IB_V_MAP) {
-		line(st->err, "WARN: could not load thresholds from %s: thresholds config must be a mapping",
+		line(st->err,
+		     "WARN: could not load thresholds from %s: thresholds config must be a mapping",
 		     path);
 		return 0;
 	}
@@ -196,8 +197,8 @@ static int read_thresholds(vstate *st)
 	}
 	if (err) {
 		ib_buf m = {0};
-		ib_buf_printf(&m, "WARN: could not load thresholds from %s: [Errno %d] %s: ", path, err,
-		              strerror(err));
+		ib_buf_printf(&m, "WARN: could not load thresholds from %s: [Errno %d] %s: ", path,
+		              err, strerror(err));
 		ev_py_repr(&m, path, strlen(path));
 		line(st->err, "%s", m.data ? m.data : "");
 		ib_buf_free(&m);
@@ -210,7 +211,8 @@ static int read_thresholds(vstate *st)
 		int u = ib_utf8_decode(s + i, b.len - i, &cp);
 		if (u < 0) { /* UnicodeDecodeError is a ValueError: a WARN */
 			line(st->err,
-			     "WARN: could not load thresholds from %s: 'utf-8' codec can't decode byte "
+			     "WARN: could not load thresholds from %s: 'utf-8' codec can't decode "
+			     "byte "
 			     "0x%02x in position %zu: %s",
 			     path, (unsigned char)s[i], i, ib_utf8_reason(u));
 			ib_buf_free(&b);
@@ -286,12 +288,14 @@ static int print_prefix(vstate *st)
 		pystr(&p, st->prefix);
 		int in = ev_py_in(st->models, st->prefix);
 		if (in < 0) {
-			rc = shape_error(st, st->models, "thresholds: 'models' must be a mapping, not %s",
+			rc = shape_error(st, st->models,
+			                 "thresholds: 'models' must be a mapping, not %s",
 			                 ib_vtype_pyname(st->models));
 		} else if (in) {
 			line(st->out, "Model prefix: %s (per-model thresholds apply)", p.data);
 		} else {
-			line(st->out, "Model prefix: %s (no per-model override; using global default)",
+			line(st->out,
+			     "Model prefix: %s (no per-model override; using global default)",
 			     p.data);
 		}
 	} else {
@@ -308,7 +312,7 @@ static bool is_number(const ib_val *v)
 
 static long double num(const ib_val *v)
 {
-	return v->type == IB_V_BOOL ? (long double)v->b
+	return v->type == IB_V_BOOL  ? (long double)v->b
 	       : v->type == IB_V_INT ? (long double)v->i
 	                             : (long double)v->f;
 }
@@ -370,7 +374,8 @@ static int manifest(vstate *st, const int64_t *exp, size_t nexp, bool has_exp, s
 		for (size_t i = 0; i < st->nfiles && !any; i++)
 			any = ev_conc_suffix(st->files[i], &d, &l);
 		if (any) {
-			fail(st, "batched eval result files exist but %s is unavailable or invalid: %s",
+			fail(st,
+			     "batched eval result files exist but %s is unavailable or invalid: %s",
 			     st->meta_path, st->meta_msg);
 			*nerr = 1;
 		}
@@ -387,15 +392,18 @@ static int manifest(vstate *st, const int64_t *exp, size_t nexp, bool has_exp, s
 		               "must be a JSON object, not %s", ib_vtype_pyname(meta));
 	if (has_exp && !has) {
 		if (nexp > 1) {
-			fail(st, "workflow requested multiple concurrencies but batched eval metadata is "
+			fail(st, "workflow requested multiple concurrencies but batched eval "
+			         "metadata is "
 			         "missing");
 		} else {
 			if (meta->type != IB_V_MAP)
 				return ib_fail(st->e, IB_EINVAL, st->meta_path, 0, 0,
-				               "must be a JSON object, not %s", ib_vtype_pyname(meta));
+				               "must be a JSON object, not %s",
+				               ib_vtype_pyname(meta));
 			const ib_val *c = ib_map_get(meta, "conc");
 			if (!(is_number(c) && num(c) == (long double)exp[0]))
-				fail(st, "eval metadata concurrency does not match workflow request");
+				fail(st,
+				     "eval metadata concurrency does not match workflow request");
 			if (st->nfiles != 1)
 				fail(st, "eval must produce exactly one result file");
 		}
@@ -403,7 +411,8 @@ static int manifest(vstate *st, const int64_t *exp, size_t nexp, bool has_exp, s
 	}
 	if (!has)
 		return 0;
-	const ib_val *me = ib_map_get(meta, "eval_concs"), *co = ib_map_get(meta, "completed_eval_concs"),
+	const ib_val *me = ib_map_get(meta, "eval_concs"),
+	             *co = ib_map_get(meta, "completed_eval_concs"),
 	             *fa = ib_map_get(meta, "failed_eval_concs");
 	if (!(me && me->type == IB_V_LIST && co && co->type == IB_V_LIST && fa &&
 	      fa->type == IB_V_LIST)) {
@@ -460,7 +469,8 @@ static int manifest(vstate *st, const int64_t *exp, size_t nexp, bool has_exp, s
 		const char *d;
 		size_t l;
 		if (!ev_conc_suffix(st->files[i], &d, &l)) {
-			fail(st, "batched eval result lacks a concurrency suffix: %s", st->files[i]);
+			fail(st, "batched eval result lacks a concurrency suffix: %s",
+			     st->files[i]);
 			continue;
 		}
 		int64_t v;
@@ -480,7 +490,8 @@ static int manifest(vstate *st, const int64_t *exp, size_t nexp, bool has_exp, s
 		st->failed = true;
 	}
 	if (d2.n) {
-		list_line(st->err, "batched eval has unexpected result files for concurrency: ", &d2);
+		list_line(st->err,
+		          "batched eval has unexpected result files for concurrency: ", &d2);
 		st->failed = true;
 	}
 done:
@@ -504,20 +515,23 @@ static int resolve(vstate *st, const ib_val *task, const ib_val **thr, ib_buf *s
 {
 	if (st->prefix && ib_val_truthy(st->prefix)) {
 		if (!st->models || st->models->type != IB_V_MAP)
-			return shape_error(st, st->models, "thresholds: 'models' must be a mapping, not %s",
+			return shape_error(st, st->models,
+			                   "thresholds: 'models' must be a mapping, not %s",
 			                   ib_vtype_pyname(st->models));
 		const ib_val *m = ev_py_getitem(st->models, st->prefix);
 		if (m) {
 			int in = ev_py_in(m, task);
 			if (in < 0)
-				return shape_error(st, m, "thresholds: models.%s must be a mapping, not %s",
-				                   st->prefix->type == IB_V_STR ? st->prefix->str.s : "?",
-				                   ib_vtype_pyname(m));
+				return shape_error(
+				    st, m, "thresholds: models.%s must be a mapping, not %s",
+				    st->prefix->type == IB_V_STR ? st->prefix->str.s : "?",
+				    ib_vtype_pyname(m));
 			if (in) {
 				if (m->type != IB_V_MAP)
-					return shape_error(st, m,
-					                   "thresholds: models entry must be a mapping, not %s",
-					                   ib_vtype_pyname(m));
+					return shape_error(
+					    st, m,
+					    "thresholds: models entry must be a mapping, not %s",
+					    ib_vtype_pyname(m));
 				*thr = ev_py_getitem(m, task);
 				ib_buf_puts(src, "models.");
 				pystr(src, st->prefix);
@@ -587,8 +601,8 @@ static int check_file(vstate *st, const char *path, size_t *checked)
 	const ib_val *res = ib_map_has(data, "results") ? ib_map_get(data, "results") : NULL;
 	if (res && res->type != IB_V_MAP) {
 		ib_buf_free(&label);
-		return ib_fail(st->e, IB_EINVAL, path, 0, 0, "field 'results': must be an object, not %s",
-		               ib_vtype_pyname(res));
+		return ib_fail(st->e, IB_EINVAL, path, 0, 0,
+		               "field 'results': must be an object, not %s", ib_vtype_pyname(res));
 	}
 	const char *mp = st->o->metric_prefix ? st->o->metric_prefix : "exact_match,";
 	size_t mpl = strlen(mp);
@@ -620,10 +634,11 @@ static int check_file(vstate *st, const char *path, size_t *checked)
 					ev_py_repr(&r, thr->str.s, thr->str.len);
 				else
 					pystr(&r, thr);
-				rc = shape_error(st, thr,
-				                 "threshold for task '%s' (from %s) must be a number, not "
-				                 "%s %s",
-				                 task->str.s, src.data, ib_vtype_pyname(thr), r.data);
+				rc = shape_error(
+				    st, thr,
+				    "threshold for task '%s' (from %s) must be a number, not "
+				    "%s %s",
+				    task->str.s, src.data, ib_vtype_pyname(thr), r.data);
 				ib_buf_free(&r);
 				break;
 			}
@@ -634,7 +649,8 @@ static int check_file(vstate *st, const char *path, size_t *checked)
 			ib_buf_printf(to, "%s: %s%s %s = ", below ? "FAIL" : "PASS",
 			              label.data ? label.data : "", task->str.s, name->str.s);
 			fmt4(to, val);
-			ib_buf_printf(to, " (%s %s from %s)\n", below ? "<" : ">=", ts.data, src.data);
+			ib_buf_printf(to, " (%s %s from %s)\n", below ? "<" : ">=", ts.data,
+			              src.data);
 			if (below)
 				st->failed = true;
 		}
@@ -659,7 +675,8 @@ static bool parse_expected(const char *s, int64_t **out, size_t *n)
 		if (!*p)
 			break;
 		const char *q = p;
-		while (*q && !(*q == ' ' || (*q >= '\t' && *q <= '\r') || (*q >= 0x1c && *q <= 0x1f)))
+		while (*q &&
+		       !(*q == ' ' || (*q >= '\t' && *q <= '\r') || (*q >= 0x1c && *q <= 0x1f)))
 			q++;
 		int64_t v;
 		if (!ib_py_int(p, (size_t)(q - p), &v) || ib_grow(out, &cap, *n + 1)) {
@@ -693,7 +710,8 @@ int ev_validate(const ev_validate_opts *o, ib_buf *out, ib_buf *err, int *status
 		return 0;
 	}
 	static ib_val empty_map = {.type = IB_V_MAP};
-	vstate st = {.o = o, .out = out, .err = err, .e = e, .def = &empty_map, .models = &empty_map};
+	vstate st = {
+	    .o = o, .out = out, .err = err, .e = e, .def = &empty_map, .models = &empty_map};
 	st.meta_path = o->meta_env ? o->meta_env : "meta_env.json";
 	st.a = ib_arena_new();
 	glob_t g = {0};
@@ -701,14 +719,15 @@ int ev_validate(const ev_validate_opts *o, ib_buf *out, ib_buf *err, int *status
 	if (!rc)
 		rc = read_thresholds(&st);
 	if (!rc)
-		st.meta_rc = ev_load_json(st.a, st.meta_path, &st.meta, st.meta_msg, sizeof st.meta_msg, NULL);
+		st.meta_rc = ev_load_json(st.a, st.meta_path, &st.meta, st.meta_msg,
+		                          sizeof st.meta_msg, NULL);
 	if (!rc)
 		rc = detect_prefix(&st);
 	if (!rc)
 		rc = print_prefix(&st);
 	if (!rc) {
-		int gr = glob(o->results_glob ? o->results_glob : "results*.json", GLOB_NOESCAPE, NULL,
-		              &g);
+		int gr = glob(o->results_glob ? o->results_glob : "results*.json", GLOB_NOESCAPE,
+		              NULL, &g);
 		if (gr == GLOB_NOSPACE)
 			rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 		else if (gr == 0) {
@@ -725,14 +744,18 @@ int ev_validate(const ev_validate_opts *o, ib_buf *out, ib_buf *err, int *status
 			static ib_val k_concs = IB_KEY_INIT("eval_concs");
 			int in = ev_py_in(st.meta, &k_concs);
 			if (in < 0)
-				rc = ib_fail(e, IB_EINVAL, st.meta_path, 0, 0, "must be a JSON object, not %s",
+				rc = ib_fail(e, IB_EINVAL, st.meta_path, 0, 0,
+				             "must be a JSON object, not %s",
 				             ib_vtype_pyname(st.meta));
 			else if (in)
-				line(out, "PASS: batched eval produced every requested concurrency");
+				line(out,
+				     "PASS: batched eval produced every requested concurrency");
 		} else if (st.meta_rc == EV_LOAD_UNICODE) {
 			rc = meta_fatal(&st);
 		} else {
-			line(err, "WARN: could not inspect eval metadata for batched concurrency status: %s",
+			line(err,
+			     "WARN: could not inspect eval metadata for batched concurrency "
+			     "status: %s",
 			     st.meta_msg);
 		}
 	}

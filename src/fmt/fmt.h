@@ -137,8 +137,8 @@ int ib_yaml_load(ib_arena *a, const char *name, const char *text, size_t len, ib
                  ib_error *e);
 /* The same, but a key repeated in one mapping is an error (IB_EPARSE at the
  * second key: "found duplicate key 'k'"), as the changelog gate's loader. */
-int ib_yaml_load_unique(ib_arena *a, const char *name, const char *text, size_t len,
-                        ib_val **out, ib_error *e);
+int ib_yaml_load_unique(ib_arena *a, const char *name, const char *text, size_t len, ib_val **out,
+                        ib_error *e);
 /* The largest YAML file any command reads (master configs, runners.yaml,
  * perf-changelog.yaml, calibration and profiles, task files): 64 MiB. */
 #define IB_YAML_MAX_FILE ((size_t)64 << 20)
@@ -185,7 +185,7 @@ int ib_json_write_str(ib_buf *out, const char *s, size_t n, bool ensure_ascii);
  * Malformed text is IB_EPARSE with the line and column of the error.
  * Values carry no source positions. */
 int ib_json_parse(ib_arena *a, const char *name, const char *text, size_t len, ib_val **out,
-		  ib_error *e);
+                  ib_error *e);
 /* The largest JSON file ib_json_parse_file reads (agg rows, matrices, result
  * files): 512 MiB, refused from its size (IB_ERANGE) before it is read. */
 #define IB_JSON_MAX_FILE ((size_t)512 << 20)

@@ -168,7 +168,8 @@ int ib_json_write_str(ib_buf *out, const char *str, size_t n, bool ensure_ascii)
 			}
 			if (ib_buf_puts(out, esc))
 				return IB_ENOMEM;
-		} else if (ib_buf_append(out, cp == 0xFFFD ? "\xEF\xBF\xBD" : (const char *)s + i - len,
+		} else if (ib_buf_append(out,
+		                         cp == 0xFFFD ? "\xEF\xBF\xBD" : (const char *)s + i - len,
 		                         cp == 0xFFFD ? 3 : len)) {
 			return IB_ENOMEM; /* (a byte that is not UTF-8 went out as U+FFFD) */
 		}

@@ -80,8 +80,8 @@ static bool rewrite_py_tokens(const char *t, size_t n, ib_buf *b)
 				j++;
 			}
 			if (!real && is_big_int(t + i, j - i)) {
-				if (ib_buf_puts(b, "\"" SENT "int:") || ib_buf_append(b, t + i, j - i) ||
-				    ib_buf_putc(b, '"'))
+				if (ib_buf_puts(b, "\"" SENT "int:") ||
+				    ib_buf_append(b, t + i, j - i) || ib_buf_putc(b, '"'))
 					return false;
 				i = j, any = true;
 				continue;
@@ -92,7 +92,8 @@ static bool rewrite_py_tokens(const char *t, size_t n, ib_buf *b)
 				tmp[j - i] = 0;
 				double d = strtod(tmp, NULL);
 				if (isinf(d)) {
-					if (ib_buf_puts(b, d < 0 ? "\"" SENT "-inf\"" : "\"" SENT "inf\""))
+					if (ib_buf_puts(b, d < 0 ? "\"" SENT "-inf\""
+					                         : "\"" SENT "inf\""))
 						return false;
 					i = j, any = true;
 					continue;
@@ -114,11 +115,16 @@ static ib_val *convert(ib_arena *a, json_t *j)
 {
 	ib_val *v = NULL;
 	switch (json_typeof(j)) {
-	case JSON_NULL: return ib_v_null(a);
-	case JSON_TRUE: return ib_v_bool(a, true);
-	case JSON_FALSE: return ib_v_bool(a, false);
-	case JSON_INTEGER: return ib_v_int(a, (int64_t)json_integer_value(j));
-	case JSON_REAL: return ib_v_float(a, json_real_value(j));
+	case JSON_NULL:
+		return ib_v_null(a);
+	case JSON_TRUE:
+		return ib_v_bool(a, true);
+	case JSON_FALSE:
+		return ib_v_bool(a, false);
+	case JSON_INTEGER:
+		return ib_v_int(a, (int64_t)json_integer_value(j));
+	case JSON_REAL:
+		return ib_v_float(a, json_real_value(j));
 	case JSON_STRING: {
 		const char *s = json_string_value(j);
 		size_t n = json_string_length(j), p = sizeof sent_prefix - 1;
@@ -183,7 +189,7 @@ static ib_val *convert(ib_arena *a, json_t *j)
 }
 
 int ib_json_parse(ib_arena *a, const char *name, const char *text, size_t len, ib_val **out,
-		  ib_error *e)
+                  ib_error *e)
 {
 	json_error_t je;
 	ib_buf rw = {0};
@@ -198,7 +204,7 @@ int ib_json_parse(ib_arena *a, const char *name, const char *text, size_t len, i
 	if (!j) {
 		ib_buf_free(&rw);
 		return ib_fail(e, IB_EPARSE, name, je.line > 0 ? je.line : 0,
-			       je.column > 0 ? je.column : 0, "JSON syntax error: %s", je.text);
+		               je.column > 0 ? je.column : 0, "JSON syntax error: %s", je.text);
 	}
 	ib_val *v = convert(a, j);
 	json_decref(j);

@@ -271,7 +271,8 @@ uint64_t ib_val_hash(const ib_val *v)
 	case IB_V_STR:
 	case IB_V_DATE: {
 		/* (this basis lacks the last digit of FNV's; kept: hashes stay as they were) */
-		return mix(ib_fnv1a(1469598103934665603ULL ^ (uint64_t)v->type, v->str.s, v->str.len));
+		return mix(
+		    ib_fnv1a(1469598103934665603ULL ^ (uint64_t)v->type, v->str.s, v->str.len));
 	}
 	case IB_V_LIST: {
 		uint64_t h = 0x51ed2701ULL;

@@ -26,7 +26,7 @@ typedef struct {
 	} * anchors;
 	size_t nanchors, anchors_cap;
 	ib_error *e;
-	bool unique; /* duplicate keys are an error (ib_yaml_load_unique) */
+	bool unique;             /* duplicate keys are an error (ib_yaml_load_unique) */
 	int last_line, last_col; /* the position of the last node that had one */
 } loader;
 
@@ -200,11 +200,12 @@ static int check_collection_tag(loader *L, struct fy_event *ev, bool is_map)
 	    !strcmp(tag, "set"))
 		return 0;
 	if (!strcmp(tag, "map") || !strcmp(tag, "seq"))
-		return tag_fail(L, tt, is_map ? "expected a sequence node, but found %s"
-		                               : "expected a mapping node, but found %s",
+		return tag_fail(L, tt,
+		                is_map ? "expected a sequence node, but found %s"
+		                       : "expected a mapping node, but found %s",
 		                found);
-	static const char *const scalars[] = {"str", "int", "float", "bool", "null", "binary",
-	                                      "timestamp"};
+	static const char *const scalars[] = {"str",  "int",    "float",    "bool",
+	                                      "null", "binary", "timestamp"};
 	for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++)
 		if (!strcmp(tag, scalars[i]))
 			return tag_fail(L, tt, "expected a scalar node, but found %s", found);
@@ -456,8 +457,8 @@ int ib_yaml_load(ib_arena *a, const char *name, const char *text, size_t len, ib
 	return load(a, name, text, len, false, out, e);
 }
 
-int ib_yaml_load_unique(ib_arena *a, const char *name, const char *text, size_t len,
-                        ib_val **out, ib_error *e)
+int ib_yaml_load_unique(ib_arena *a, const char *name, const char *text, size_t len, ib_val **out,
+                        ib_error *e)
 {
 	return load(a, name, text, len, true, out, e);
 }

@@ -173,7 +173,8 @@ int mx_push_c(gen *g, cvals *c, ib_val *v)
 		/* doubling: the arena keeps the old arrays, 2n slots in all
 		 * (one more slot per push was quadratic: GBs for 40,000 concs) */
 		size_t cap = c->cap ? 2 * c->cap : 16;
-		ib_val **p = cap < ((size_t)-1) / sizeof *p ? ib_arena_alloc(g->a, cap * sizeof *p) : NULL;
+		ib_val **p =
+		    cap < ((size_t)-1) / sizeof *p ? ib_arena_alloc(g->a, cap * sizeof *p) : NULL;
 		if (!p)
 			return IB_ENOMEM;
 		if (c->n)

@@ -38,7 +38,8 @@ int mx_gha_families(ib_arena *a, const ib_val *rows, ib_val **out)
 		for (size_t i = 0; i < rows->list.n; i++) {
 			const ib_val *r = rows->list.v[i];
 			const ib_val *sc = ib_map_get(r, "scenario-type");
-			bool agentic = sc && sc->type == IB_V_STR && !strcmp(sc->str.s, "agentic-coding");
+			bool agentic =
+			    sc && sc->type == IB_V_STR && !strcmp(sc->str.s, "agentic-coding");
 			bool multi = ib_map_has(r, "prefill"), ev = flag(r, "run-eval"),
 			     only = flag(r, "eval-only");
 			bool take = agentic == fam[f].agentic && multi == fam[f].multi &&

@@ -69,10 +69,11 @@ int net_http_call(const net_target *t, const char *method, const char *path, con
 		rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 	if (rc)
 		goto out;
-	int w = ib_buf_printf(&req, "%s %s HTTP/1.1\r\nHost: %s:%d\r\nConnection: close\r\n", method, path,
-			      t->host, t->port);
+	int w = ib_buf_printf(&req, "%s %s HTTP/1.1\r\nHost: %s:%d\r\nConnection: close\r\n",
+	                      method, path, t->host, t->port);
 	if (body)
-		w |= ib_buf_printf(&req, "Content-Type: application/json\r\nContent-Length: %zu\r\n", body_len);
+		w |= ib_buf_printf(
+		    &req, "Content-Type: application/json\r\nContent-Length: %zu\r\n", body_len);
 	w |= ib_buf_puts(&req, "\r\n");
 	if (body)
 		w |= ib_buf_append(&req, body, body_len);
@@ -82,15 +83,18 @@ int net_http_call(const net_target *t, const char *method, const char *path, con
 	}
 	net_timer_arm(x.loop, &deadline, ib_now_ns() + (int64_t)timeout_ms * 1000000);
 	if (net_client_send(c, req.data, req.len)) {
-		rc = ib_fail(e, IB_EIO, NULL, 0, 0, "%s %s: cannot open a socket: %s", method, path, strerror(errno));
+		rc = ib_fail(e, IB_EIO, NULL, 0, 0, "%s %s: cannot open a socket: %s", method, path,
+		             strerror(errno));
 		goto out;
 	}
 	if (!x.done)
 		net_run(x.loop);
 	if (!x.done)
-		rc = ib_fail(e, IB_EIO, NULL, 0, 0, "%s %s: no answer within %d ms", method, path, timeout_ms);
+		rc = ib_fail(e, IB_EIO, NULL, 0, 0, "%s %s: no answer within %d ms", method, path,
+		             timeout_ms);
 	else if (x.err)
-		rc = ib_fail(e, x.err == IB_ENOMEM ? IB_ENOMEM : IB_EIO, NULL, 0, 0, "%s %s: %s", method, path, x.msg);
+		rc = ib_fail(e, x.err == IB_ENOMEM ? IB_ENOMEM : IB_EIO, NULL, 0, 0, "%s %s: %s",
+		             method, path, x.msg);
 	else
 		*status = x.status;
 out:

@@ -7,13 +7,13 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,14 +35,14 @@ struct net_client {
 	ib_buf body; /* de-chunked bytes of one read */
 	net_http_msg resp;
 	net_chunked ck;
-	int64_t left;  /* Content-Length bytes left, -1: until close */
+	int64_t left; /* Content-Length bytes left, -1: until close */
 	bool keep_alive;
 	char cmsg[256];
 	net_tls *tls; /* NULL: plain TCP */
 	char *sni;
-	SSL *ssl;     /* the open connection's TLS state */
+	SSL *ssl;             /* the open connection's TLS state */
 	size_t got, max_resp; /* bytes read of this response, and the bound */
-	net_defer more; /* reads again after a burst (TLS may hold decrypted bytes) */
+	net_defer more;       /* reads again after a burst (TLS may hold decrypted bytes) */
 };
 
 static void finish(net_client *c, int err, const char *msg);
@@ -71,7 +71,8 @@ static int64_t read_time(net_client *c, struct msghdr *mh)
 				struct timespec rt, mono;
 				clock_gettime(CLOCK_REALTIME, &rt);
 				clock_gettime(CLOCK_MONOTONIC, &mono);
-				int64_t off = (mono.tv_sec - rt.tv_sec) * 1000000000LL + (mono.tv_nsec - rt.tv_nsec);
+				int64_t off = (mono.tv_sec - rt.tv_sec) * 1000000000LL +
+				              (mono.tv_nsec - rt.tv_nsec);
 				return ts.tv_sec * 1000000000LL + ts.tv_nsec + off;
 			}
 	return ib_now_ns();
@@ -178,20 +179,25 @@ static void on_io(net_loop *l, net_watch *w, uint32_t ev)
 		while (c->req_off < c->req_len) {
 			if (c->ssl) {
 				uint32_t want = 0;
-				ssize_t n = net_tls_write(c->ssl, c->req + c->req_off, c->req_len - c->req_off, &want,
-							  c->cmsg, sizeof c->cmsg);
-				if (n == NET_IO_AGAIN) { /* the handshake waits on the peer, or a full socket */
+				ssize_t n = net_tls_write(c->ssl, c->req + c->req_off,
+				                          c->req_len - c->req_off, &want, c->cmsg,
+				                          sizeof c->cmsg);
+				if (n == NET_IO_AGAIN) { /* the handshake waits on the peer, or a
+					                    full socket */
 					net_mod(c->loop, &c->w, want | EPOLLRDHUP);
 					return;
 				}
 				if (n <= 0) {
-					finish(c, IB_EIO, n == 0 ? "connection closed by the server" : c->cmsg);
+					finish(c, IB_EIO,
+					       n == 0 ? "connection closed by the server"
+					              : c->cmsg);
 					return;
 				}
 				c->req_off += (size_t)n;
 				continue;
 			}
-			ssize_t n = send(c->w.fd, c->req + c->req_off, c->req_len - c->req_off, MSG_NOSIGNAL);
+			ssize_t n = send(c->w.fd, c->req + c->req_off, c->req_len - c->req_off,
+			                 MSG_NOSIGNAL);
 			if (n < 0) {
 				if (errno == EINTR)
 					continue;
@@ -237,7 +243,8 @@ static void on_io(net_loop *l, net_watch *w, uint32_t ev)
 		ssize_t n;
 		if (c->ssl) {
 			uint32_t want = 0;
-			n = net_tls_read(c->ssl, iov.iov_base, iov.iov_len, &want, c->cmsg, sizeof c->cmsg);
+			n = net_tls_read(c->ssl, iov.iov_base, iov.iov_len, &want, c->cmsg,
+			                 sizeof c->cmsg);
 			if (n == NET_IO_AGAIN) {
 				if (want == EPOLLOUT)
 					net_mod(c->loop, &c->w, EPOLLIN | EPOLLOUT | EPOLLRDHUP);
@@ -255,7 +262,8 @@ static void on_io(net_loop *l, net_watch *w, uint32_t ev)
 			burst += (size_t)n;
 			c->got += (size_t)n;
 			if (c->st != C_IDLE && c->max_resp && c->got > c->max_resp) {
-				snprintf(c->cmsg, sizeof c->cmsg, "response larger than %zu bytes", c->max_resp);
+				snprintf(c->cmsg, sizeof c->cmsg, "response larger than %zu bytes",
+				         c->max_resp);
 				finish(c, IB_ERANGE, c->cmsg);
 				return;
 			}
@@ -278,7 +286,8 @@ static void on_io(net_loop *l, net_watch *w, uint32_t ev)
 			if (c->st == C_BODY && c->left < 0 && !c->resp.chunked) {
 				finish(c, 0, NULL); /* body delimited by close */
 			} else if (c->st != C_IDLE) {
-				finish(c, IB_EIO, "connection closed by the server before the response ended");
+				finish(c, IB_EIO,
+				       "connection closed by the server before the response ended");
 			} else {
 				close_fd(c);
 			}
@@ -300,7 +309,7 @@ static void read_more(net_loop *l, net_defer *d)
 }
 
 int net_client_new(net_loop *l, const char *host, int port, const net_client_cbs *cbs, void *arg,
-		   net_client **out, ib_error *e)
+                   net_client **out, ib_error *e)
 {
 	net_client *c = calloc(1, sizeof *c);
 	if (!c)
@@ -428,7 +437,7 @@ int net_resolve(const char *host, char ip[64], ib_error *e)
 	int rc = getaddrinfo(host, NULL, &hints, &res);
 	if (rc || !res)
 		return ib_fail(e, IB_ENOENT, NULL, 0, 0, "cannot resolve host '%s': %s", host,
-			       rc ? gai_strerror(rc) : "no IPv4 address");
+		               rc ? gai_strerror(rc) : "no IPv4 address");
 	inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr, ip, 64);
 	freeaddrinfo(res);
 	return 0;

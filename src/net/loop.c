@@ -210,7 +210,9 @@ int net_run(net_loop *l)
 			}
 		} else {
 			/* millisecond timeouts: round up, timers may fire up to 1 ms late */
-			int ms = !tsp ? -1 : (int)((tsp->tv_sec * 1000000000LL + tsp->tv_nsec + 999999) / 1000000);
+			int ms = !tsp ? -1
+			              : (int)((tsp->tv_sec * 1000000000LL + tsp->tv_nsec + 999999) /
+			                      1000000);
 			n = epoll_wait(l->ep, evs, 256, ms);
 		}
 		if (n < 0) {

@@ -30,10 +30,10 @@ struct net_watch {
 typedef struct net_timer net_timer;
 typedef void (*net_timer_fn)(net_loop *l, net_timer *t);
 struct net_timer {
-	int64_t when;     /* monotonic ns */
+	int64_t when; /* monotonic ns */
 	net_timer_fn fn;
 	void *arg;
-	size_t heap_idx;  /* 0 = not armed, else position + 1 */
+	size_t heap_idx; /* 0 = not armed, else position + 1 */
 };
 
 /* Creates a loop. Returns 0 or IB_EIO / IB_ENOMEM with e filled. */
@@ -80,15 +80,15 @@ enum { NET_MAX_HEADERS = 64 };
 typedef struct {
 	const char *method, *path; /* point into the caller's buffer */
 	size_t method_len, path_len;
-	int status;                /* responses */
+	int status; /* responses */
 	const char *reason;
 	size_t reason_len;
 	int minor_version;
 	net_header headers[NET_MAX_HEADERS];
 	size_t nheaders;
-	int64_t content_length;    /* -1 when absent */
-	bool chunked;              /* Transfer-Encoding: chunked */
-	bool keep_alive;           /* HTTP/1.1 unless "Connection: close"; 1.0 only with keep-alive */
+	int64_t content_length; /* -1 when absent */
+	bool chunked;           /* Transfer-Encoding: chunked */
+	bool keep_alive;        /* HTTP/1.1 unless "Connection: close"; 1.0 only with keep-alive */
 } net_http_msg;
 
 /* Parses a request head (request line + headers + empty line) at buf[0..len).
@@ -134,7 +134,7 @@ typedef struct {
 	 * later pipelined requests on the connection wait. req and body are
 	 * valid only during the call. */
 	void (*on_request)(net_conn *c, const net_http_msg *req, const char *body, size_t body_len,
-			   void *arg);
+	                   void *arg);
 	/* The connection is closing (peer closed, error, abort): the handler
 	 * must forget c. Called at most once, also for idle connections. */
 	void (*on_close)(net_conn *c, void *arg);
@@ -144,8 +144,8 @@ typedef struct {
 } net_server_cbs;
 
 /* Listens on host:port (port 0: any free port) with a large backlog. */
-int net_server_new(net_loop *l, const char *host, int port, const net_server_cbs *cbs,
-		   void *arg, net_server **out, ib_error *e);
+int net_server_new(net_loop *l, const char *host, int port, const net_server_cbs *cbs, void *arg,
+                   net_server **out, ib_error *e);
 int net_server_port(const net_server *s);
 /* Header lines (each ending in "\r\n") added to every response head, whole
  * or streamed; NULL: none. The caller owns lines and keeps them alive while
@@ -164,7 +164,7 @@ size_t net_server_nconns(const net_server *s);
 /* A whole response with Content-Length. extra_headers: NULL or lines ending
  * in "\r\n". */
 void net_conn_respond(net_conn *c, int status, const char *content_type, const char *body,
-		      size_t len, const char *extra_headers);
+                      size_t len, const char *extra_headers);
 /* Starts a chunked response; the caller then appends framed chunks with
  * net_chunk_append / net_sse_append to net_conn_out(c) and calls
  * net_conn_mark (or uses net_conn_stream_chunk). */
@@ -199,7 +199,7 @@ typedef struct {
 
 /* Creates an idle client for 127.0.0.1-style IPv4 address:port. */
 int net_client_new(net_loop *l, const char *host, int port, const net_client_cbs *cbs, void *arg,
-		   net_client **out, ib_error *e);
+                   net_client **out, ib_error *e);
 /* Sends req[0..len) (a whole request: head and body), connecting first when
  * the connection is closed. Returns 0, or IB_EIO when the socket cannot be
  * created (on_done then reports failures that happen later). */

@@ -35,11 +35,11 @@ struct net_conn {
 	bool streaming;
 	bool close_after;
 	bool closed;
-	bool head;       /* the request being answered is a HEAD: no body */
-	bool lingering;  /* answered and shut for writing: reading what is left */
-	bool peer_eof;   /* the peer shut its writing side: answer what came, then close */
-	net_timer idle;  /* the header timeout, armed while no request is being served */
-	int64_t since;   /* when it last became idle (EMFILE: the longest idle goes) */
+	bool head;      /* the request being answered is a HEAD: no body */
+	bool lingering; /* answered and shut for writing: reading what is left */
+	bool peer_eof;  /* the peer shut its writing side: answer what came, then close */
+	net_timer idle; /* the header timeout, armed while no request is being served */
+	int64_t since;  /* when it last became idle (EMFILE: the longest idle goes) */
 	void *data;
 	SSL *ssl; /* NULL: plain TCP */
 	net_conn *prev, *next;
@@ -56,10 +56,10 @@ struct net_server {
 	net_conn *zombies;
 	net_defer reap;
 	net_tls *tls;
-	int64_t header_ns;    /* 0: no header timeout */
-	net_timer resume;     /* accepting paused (out of descriptors) */
+	int64_t header_ns; /* 0: no header timeout */
+	net_timer resume;  /* accepting paused (out of descriptors) */
 	bool paused;
-	const char *headers;  /* net_server_set_headers: on every response, or NULL */
+	const char *headers; /* net_server_set_headers: on every response, or NULL */
 };
 
 enum { DEFAULT_HEADER_MS = 60 * 1000, PAUSE_NS = 100 * 1000 * 1000 };
@@ -127,19 +127,32 @@ void net_conn_abort(net_conn *c)
 static const char *reason(int status)
 {
 	switch (status) {
-	case 200: return "OK";
-	case 400: return "Bad Request";
-	case 404: return "Not Found";
-	case 405: return "Method Not Allowed";
-	case 411: return "Length Required";
-	case 413: return "Content Too Large";
-	case 422: return "Unprocessable Entity";
-	case 429: return "Too Many Requests";
-	case 431: return "Request Header Fields Too Large";
-	case 500: return "Internal Server Error";
-	case 501: return "Not Implemented";
-	case 503: return "Service Unavailable";
-	default: return "Unknown";
+	case 200:
+		return "OK";
+	case 400:
+		return "Bad Request";
+	case 404:
+		return "Not Found";
+	case 405:
+		return "Method Not Allowed";
+	case 411:
+		return "Length Required";
+	case 413:
+		return "Content Too Large";
+	case 422:
+		return "Unprocessable Entity";
+	case 429:
+		return "Too Many Requests";
+	case 431:
+		return "Request Header Fields Too Large";
+	case 500:
+		return "Internal Server Error";
+	case 501:
+		return "Not Implemented";
+	case 503:
+		return "Service Unavailable";
+	default:
+		return "Unknown";
 	}
 }
 
@@ -170,14 +183,14 @@ void net_conn_set_data(net_conn *c, void *data)
 }
 
 void net_conn_respond(net_conn *c, int status, const char *content_type, const char *body,
-		      size_t len, const char *extra_headers)
+                      size_t len, const char *extra_headers)
 {
 	if (c->closed)
 		return;
-	ib_buf_printf(&c->out,
-		      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s%s\r\n", status,
-		      reason(status), content_type, len, extra_headers ? extra_headers : "",
-		      c->srv->headers ? c->srv->headers : "", c->close_after ? "Connection: close\r\n" : "");
+	ib_buf_printf(
+	    &c->out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s%s\r\n",
+	    status, reason(status), content_type, len, extra_headers ? extra_headers : "",
+	    c->srv->headers ? c->srv->headers : "", c->close_after ? "Connection: close\r\n" : "");
 	if (!c->head) /* a HEAD answer has the headers of a GET, no body */
 		ib_buf_append(&c->out, body, len);
 	c->busy = false;
@@ -191,10 +204,10 @@ void net_conn_stream_begin(net_conn *c, int status, const char *content_type)
 	if (c->closed)
 		return;
 	ib_buf_printf(&c->out,
-		      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nCache-Control: no-cache\r\n"
-		      "Transfer-Encoding: chunked\r\n%s%s\r\n",
-		      status, reason(status), content_type, c->srv->headers ? c->srv->headers : "",
-		      c->close_after ? "Connection: close\r\n" : "");
+	              "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nCache-Control: no-cache\r\n"
+	              "Transfer-Encoding: chunked\r\n%s%s\r\n",
+	              status, reason(status), content_type, c->srv->headers ? c->srv->headers : "",
+	              c->close_after ? "Connection: close\r\n" : "");
 	c->streaming = true;
 	net_conn_mark(c);
 }
@@ -218,8 +231,8 @@ static int send_out(net_conn *c)
 		if (c->ssl) {
 			uint32_t want = 0;
 			char msg[128];
-			ssize_t n = net_tls_write(c->ssl, c->out.data + c->out_off, c->out.len - c->out_off, &want,
-						  msg, sizeof msg);
+			ssize_t n = net_tls_write(c->ssl, c->out.data + c->out_off,
+			                          c->out.len - c->out_off, &want, msg, sizeof msg);
 			if (n == NET_IO_AGAIN)
 				return 0;
 			if (n <= 0)
@@ -227,8 +240,8 @@ static int send_out(net_conn *c)
 			c->out_off += (size_t)n;
 			continue;
 		}
-		ssize_t n = send(c->w.fd, c->out.data + c->out_off, c->out.len - c->out_off,
-				 MSG_NOSIGNAL);
+		ssize_t n =
+		    send(c->w.fd, c->out.data + c->out_off, c->out.len - c->out_off, MSG_NOSIGNAL);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -279,10 +292,11 @@ bool net_conn_flush(net_conn *c)
 static void bad_request(net_conn *c, int status, const char *msg)
 {
 	char body[256];
-	int n = snprintf(body, sizeof body,
-			 "{\"error\": {\"message\": \"%s\", \"type\": \"BadRequestError\", \"param\": null, "
-			 "\"code\": %d}}",
-			 msg, status);
+	int n = snprintf(
+	    body, sizeof body,
+	    "{\"error\": {\"message\": \"%s\", \"type\": \"BadRequestError\", \"param\": null, "
+	    "\"code\": %d}}",
+	    msg, status);
 	c->close_after = true;
 	c->busy = true;
 	net_conn_respond(c, status, "application/json", body, (size_t)n, NULL);
@@ -298,9 +312,10 @@ static void serve(net_conn *c)
 		if (head == 0)
 			return;
 		if (head < 0) {
-			bad_request(c, -head, head == -431 ? "request head too large"
-					      : head == -501 ? "unsupported transfer coding"
-							     : "malformed HTTP request");
+			bad_request(c, -head,
+			            head == -431   ? "request head too large"
+			            : head == -501 ? "unsupported transfer coding"
+			                           : "malformed HTTP request");
 			return;
 		}
 		size_t consumed;
@@ -309,7 +324,8 @@ static void serve(net_conn *c)
 		if (m.chunked) {
 			net_chunked ck = {0};
 			c->body.len = 0;
-			long n = net_chunked_feed(&ck, c->in.data + head, c->in.len - (size_t)head, &c->body);
+			long n = net_chunked_feed(&ck, c->in.data + head, c->in.len - (size_t)head,
+			                          &c->body);
 			if (n < 0) {
 				bad_request(c, 400, "malformed chunked body");
 				return;
@@ -395,7 +411,8 @@ static void conn_io(net_loop *l, net_watch *w, uint32_t events)
 		ssize_t n;
 		while ((n = recv(c->w.fd, sink, sizeof sink, 0)) > 0)
 			;
-		if (n == 0 || (errno != EAGAIN && errno != EINTR) || (events & (EPOLLERR | EPOLLHUP)))
+		if (n == 0 || (errno != EAGAIN && errno != EINTR) ||
+		    (events & (EPOLLERR | EPOLLHUP)))
 			conn_close(c);
 		return;
 	}
@@ -409,10 +426,11 @@ static void conn_io(net_loop *l, net_watch *w, uint32_t events)
 			if (c->ssl) {
 				uint32_t want = 0;
 				char msg[128];
-				n = net_tls_read(c->ssl, c->in.data + c->in.len, c->in.cap - c->in.len - 1, &want, msg,
-						 sizeof msg);
+				n = net_tls_read(c->ssl, c->in.data + c->in.len,
+				                 c->in.cap - c->in.len - 1, &want, msg, sizeof msg);
 				if (n == NET_IO_AGAIN) {
-					if (want == EPOLLOUT) /* the handshake's reply waits for room */
+					if (want ==
+					    EPOLLOUT) /* the handshake's reply waits for room */
 						net_mod(l, &c->w, EPOLLIN | EPOLLOUT | EPOLLRDHUP);
 					break;
 				}
@@ -421,7 +439,8 @@ static void conn_io(net_loop *l, net_watch *w, uint32_t events)
 					return;
 				}
 			} else {
-				n = recv(c->w.fd, c->in.data + c->in.len, c->in.cap - c->in.len - 1, 0);
+				n = recv(c->w.fd, c->in.data + c->in.len, c->in.cap - c->in.len - 1,
+				         0);
 			}
 			if (n > 0) {
 				c->in.len += (size_t)n;
@@ -474,7 +493,8 @@ static bool evict_idle(net_server *s)
 {
 	net_conn *old = NULL;
 	for (net_conn *c = s->conns; c; c = c->next)
-		if (!c->busy && !c->streaming && c->out.len == 0 && (!old || c->since <= old->since))
+		if (!c->busy && !c->streaming && c->out.len == 0 &&
+		    (!old || c->since <= old->since))
 			old = c;
 	if (old)
 		conn_close(old);
@@ -494,7 +514,8 @@ static void on_accept(net_loop *l, net_watch *w, uint32_t events)
 	(void)events;
 	for (;;) {
 		int fd = accept4(s->listen.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)) {
+		if (fd < 0 &&
+		    (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)) {
 			if (evict_idle(s))
 				continue;
 			/* nothing to give up: stop listening for a moment instead of
@@ -537,8 +558,8 @@ static void on_accept(net_loop *l, net_watch *w, uint32_t events)
 	}
 }
 
-int net_server_new(net_loop *l, const char *host, int port, const net_server_cbs *cbs,
-		   void *arg, net_server **out, ib_error *e)
+int net_server_new(net_loop *l, const char *host, int port, const net_server_cbs *cbs, void *arg,
+                   net_server **out, ib_error *e)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
 	if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
@@ -552,7 +573,7 @@ int net_server_new(net_loop *l, const char *host, int port, const net_server_cbs
 		int err = errno;
 		close(fd);
 		return ib_fail(e, IB_EIO, NULL, 0, 0, "cannot listen on %s:%d: %s", host, port,
-			       strerror(err));
+		               strerror(err));
 	}
 	socklen_t alen = sizeof a;
 	getsockname(fd, (struct sockaddr *)&a, &alen);

@@ -45,7 +45,7 @@ static double js_min(double a, double b)
  * c * throughput): every pair with both values > 0 must agree within 1e-3
  * relative with the first; false when none qualifies or they disagree. */
 bool par_recover_constant(const double *vals, const double *tputs, size_t n, bool ratio,
-                             double *out)
+                          double *out)
 {
 	bool have = false;
 	double c = 0;

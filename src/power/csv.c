@@ -151,7 +151,9 @@ static int clean_utf8(const char *t, size_t n, bool replace, ib_buf *out, bool *
 		size_t run = i;
 		while (run < n) {
 			uint32_t cp;
-			int k = (unsigned char)t[run] < 0x80 ? 1 : ib_utf8_decode(t + run, n - run, &cp);
+			int k = (unsigned char)t[run] < 0x80
+			            ? 1
+			            : ib_utf8_decode(t + run, n - run, &cp);
 			if (k <= 0)
 				break;
 			run += (size_t)k;
@@ -186,7 +188,7 @@ static int clean_utf8(const char *t, size_t n, bool replace, ib_buf *out, bool *
 }
 
 int pw_csv_parse(ib_arena *a, const char *text, size_t n, bool skipinitialspace,
-                  bool replace_invalid, bool *bad_utf8, pw_csv *c)
+                 bool replace_invalid, bool *bad_utf8, pw_csv *c)
 {
 	memset(c, 0, sizeof *c);
 	ib_buf clean = {0};

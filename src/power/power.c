@@ -27,7 +27,7 @@ void pw_log_invalid(pw_log_fn log, void *ud, const char *tag, const pw_reasons *
 	for (size_t i = 0; i < r->n; i++)
 		ib_buf_printf(&j, "%s%s", i ? ", " : "", r->v[i]);
 	pw_logf(log, ud, 2, "%s Power validation failed: %s (details: %s)", tag,
-	         j.data ? j.data : "", val);
+	        j.data ? j.data : "", val);
 	ib_buf_free(&j);
 }
 
@@ -303,7 +303,7 @@ int pw_integrate_csv(ib_arena *a, const char *path, double start, double end, bo
 		if (!pw_parse_timestamp(ts, tl, &t) || !isfinite(t)) {
 			if (r->n_bad_ts++ == 0)
 				pw_logf(log, ud, 2, "%s:%d: unparseable timestamp '%.*s'", path,
-				         row->line, (int)(tl > 80 ? 80 : tl), ts);
+				        row->line, (int)(tl > 80 ? 80 : tl), ts);
 			pw_reason(r, "invalid_timestamp_sample");
 			continue;
 		}
@@ -314,7 +314,7 @@ int pw_integrate_csv(ib_arena *a, const char *path, double start, double end, bo
 		if (!pw_parse_power(ps, pl, &p) || !isfinite(p) || p < 0) {
 			if (r->n_bad_pw++ == 0)
 				pw_logf(log, ud, 2, "%s:%d: invalid power reading '%.*s'", path,
-				         row->line, (int)(pl > 80 ? 80 : pl), ps);
+				        row->line, (int)(pl > 80 ? 80 : pl), ps);
 			pw_reason(r, "invalid_power_sample");
 			continue;
 		}

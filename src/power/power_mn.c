@@ -90,8 +90,8 @@ void pw_mn_check_wire(mn_audit *au, const ib_val *m, size_t *nf)
 		}
 		if (!ok)
 			pw_mn_fail(au, "%s is %s, expected %s%s%s", keys[i][0], repr(a, v),
-			        keys[i][1] ? "'" : "", keys[i][1] ? keys[i][1] : "1",
-			        keys[i][1] ? "'" : ""),
+			           keys[i][1] ? "'" : "", keys[i][1] ? keys[i][1] : "1",
+			           keys[i][1] ? "'" : ""),
 			    (*nf)++;
 	}
 	const ib_val *st = ib_map_get(m, "status");
@@ -143,7 +143,7 @@ void pw_mn_check_wire(mn_audit *au, const ib_val *m, size_t *nf)
 		}
 		if (b.len)
 			pw_mn_fail(au, "complete manifest carries lifecycle-failure reasons: %s",
-			        b.data),
+			           b.data),
 			    (*nf)++;
 		ib_buf_free(&b);
 	}
@@ -529,14 +529,14 @@ void pw_mn_check_topology(mn_audit *au, const mn_pkg *p, int64_t pg, int64_t dg)
 		}
 		pw_mn_reason(au, "topology_env_mismatch", "");
 		pw_mn_fail(au, "expected roles [%s], found [%s]", e1.data ? e1.data : "",
-		        f1.data ? f1.data : "");
+		           f1.data ? f1.data : "");
 		ib_buf_free(&e1), ib_buf_free(&f1);
 	}
 	for (int k = 1; k < 3; k++)
 		if (want[k] > 0 && cnt[k] != want[k]) {
 			pw_mn_reason(au, "topology_env_mismatch", "");
 			pw_mn_fail(au, "expected %lld %s GPUs, found %lld", (long long)want[k],
-			        names[k], (long long)cnt[k]);
+			           names[k], (long long)cnt[k]);
 		}
 	if (!p->groups_ok) {
 		pw_mn_reason(au, "topology_env_mismatch", "conflicting_het_groups (topology)");
@@ -570,9 +570,9 @@ void pw_mn_check_topology(mn_audit *au, const mn_pkg *p, int64_t pg, int64_t dg)
 			if (!non_het) {
 				pw_mn_reason(au, "topology_env_mismatch", "");
 				pw_mn_fail(au,
-				        "role %s has het group None while other devices report "
-				        "real het groups",
-				        names[k]);
+				           "role %s has het group None while other devices report "
+				           "real het groups",
+				           names[k]);
 			}
 			continue;
 		}
@@ -581,7 +581,8 @@ void pw_mn_check_topology(mn_audit *au, const mn_pkg *p, int64_t pg, int64_t dg)
 	for (size_t i = 0; i < na; i++)
 		for (size_t k = i + 1; k < na; k++)
 			if (assigned[i] == assigned[k]) {
-				pw_mn_reason(au, "topology_env_mismatch", "roles share a het group");
+				pw_mn_reason(au, "topology_env_mismatch",
+				             "roles share a het group");
 				return;
 			}
 }

@@ -425,7 +425,7 @@ static int validate_windows(mn_ctx *c)
 		for (size_t i = 0; i < r.n; i++) {
 			CHK(ib_list_push(a, rl, ib_v_str(a, r.v[i])));
 			pw_mn_fail(c->au, "%s (window %s/%lld)", r.v[i], ew->type,
-			        (long long)ew->conc);
+			           (long long)ew->conc);
 		}
 		CHK(ib_map_set(a, row, "benchmark_type", ib_v_str(a, ew->type)) ||
 		    ib_map_set(a, row, "concurrency", ib_v_int(a, ew->conc)) ||
@@ -457,7 +457,7 @@ static size_t stored_evidence(mn_ctx *c, const ib_val *m)
 		const ib_val *sc = ib_map_get(m, "scrape_count");
 		if (!sc || sc->type != IB_V_INT || sc->i < least)
 			pw_mn_fail(au, "scrape_count is too small, disk needs at least %lld",
-			        (long long)least),
+			           (long long)least),
 			    nf++;
 	}
 	if (!c->p.nobs)
@@ -478,11 +478,13 @@ static size_t stored_evidence(mn_ctx *c, const ib_val *m)
 	}
 	const ib_val *so = ib_map_get(m, "observed_devices");
 	if (!obs || !so || !ib_val_equal(so, obs))
-		pw_mn_fail(au, "observed_devices does not match the devices derived from samples.csv"),
+		pw_mn_fail(au,
+		           "observed_devices does not match the devices derived from samples.csv"),
 		    nf++;
 	const ib_val *wv = ib_map_get(m, "window_validations");
 	if (!wv || !ib_val_equal(wv, c->validations))
-		pw_mn_fail(au, "window_validations does not match the recomputed window audit"), nf++;
+		pw_mn_fail(au, "window_validations does not match the recomputed window audit"),
+		    nf++;
 	const ib_val *ae = ib_map_get(m, "artifact_errors");
 	if (!ae || !ib_val_equal(ae, c->artifact_errors))
 		pw_mn_fail(au, "artifact_errors does not match the recomputed artifact scan"), nf++;
@@ -526,7 +528,7 @@ static const mn_win *select_window(mn_ctx *c, const pw_bench *b, ib_val **select
 	ib_error e;
 	if (ib_json_parse_file(a, c->bench, &proc, &e)) {
 		pw_mn_reason(au, "invalid_benchmark_result",
-		          ib_arena_printf(a, "unreadable result: %s", c->bench));
+		             ib_arena_printf(a, "unreadable result: %s", c->bench));
 		return NULL;
 	}
 	if (proc->type != IB_V_MAP) {
@@ -552,20 +554,20 @@ static const mn_win *select_window(mn_ctx *c, const pw_bench *b, ib_val **select
 	ib_val *ov;
 	if (!orig || ib_json_parse_file(a, orig, &ov, &e)) {
 		pw_mn_reason(au, "measurement_window_result_missing",
-		          ib_arena_printf(a, "original result unreadable: %s", orig));
+		             ib_arena_printf(a, "original result unreadable: %s", orig));
 		return NULL;
 	}
 	char *h1 = canonical_sha(a, ov), *h2 = canonical_sha(a, proc);
 	if (!h1 || !h2 || strcmp(h1, h2)) {
 		const char *base = strrchr(c->bench, '/');
 		pw_mn_reason(au, "result_content_mismatch",
-		          ib_arena_printf(a, "workspace copy %s differs from original %s",
-		                          base ? base + 1 : c->bench, w->result_path));
+		             ib_arena_printf(a, "workspace copy %s differs from original %s",
+		                             base ? base + 1 : c->bench, w->result_path));
 		return NULL;
 	}
 	if (b->ok && (b->start != w->start || b->end != w->end)) {
 		pw_mn_reason(au, "measurement_window_result_mismatch",
-		          "benchmark window fields do not match the selected window file");
+		             "benchmark window fields do not match the selected window file");
 		return NULL;
 	}
 	ib_val *s = ib_v_map(a);
@@ -679,7 +681,7 @@ static int integrate(mn_ctx *c, const mn_win *w, const pw_bench *b, mn_result *r
 		for (size_t i = 0; i < ns; i++)
 			ib_buf_printf(&nf, "%s%s", i ? ", " : "", sorted[i]);
 		pw_mn_reason(c->au, "non_finite_power_metric",
-		          ib_arena_printf(a, "non-finite: %s", nf.data));
+		             ib_arena_printf(a, "non-finite: %s", nf.data));
 		ib_buf_free(&nf);
 		res->nm = 0;
 		return 0;
@@ -698,19 +700,20 @@ static int validate_and_integrate(mn_ctx *c, const pw_bench *eff, mn_result *res
 	    o->expected_producer_sha && *o->expected_producer_sha ? o->expected_producer_sha : NULL;
 	if (stat(c->power_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		pw_mn_reason(au, "power_artifacts_missing",
-		          ib_arena_printf(a, "power dir missing: %s", c->power_dir));
+		             ib_arena_printf(a, "power dir missing: %s", c->power_dir));
 		return 0;
 	}
 	char *mp = ib_arena_printf(a, "%s/manifest.json", c->power_dir);
 	if (!pw_is_file(mp)) {
-		pw_mn_reason(au, "manifest_missing", ib_arena_printf(a, "manifest missing: %s", mp));
+		pw_mn_reason(au, "manifest_missing",
+		             ib_arena_printf(a, "manifest missing: %s", mp));
 		return 0;
 	}
 	ib_val *m;
 	ib_error e = {0};
 	if (ib_json_parse_file(a, mp, &m, &e)) {
 		pw_mn_reason(au, "manifest_malformed",
-		          ib_arena_printf(a, "manifest unreadable: %s", e.msg));
+		             ib_arena_printf(a, "manifest unreadable: %s", e.msg));
 		return 0;
 	}
 	if (m->type != IB_V_MAP) {
@@ -730,9 +733,9 @@ static int validate_and_integrate(mn_ctx *c, const pw_bench *eff, mn_result *res
 		pw_mn_reason(au, "producer_pin_missing", "no expected producer SHA configured");
 	else if (!res->sha || strcmp(res->sha, res->expected_sha))
 		pw_mn_reason(au, "producer_commit_mismatch",
-		          ib_arena_printf(a, "producer_git_commit %s%s%s != expected '%s'",
-		                          res->sha ? "'" : "", res->sha ? res->sha : "None",
-		                          res->sha ? "'" : "", res->expected_sha));
+		             ib_arena_printf(a, "producer_git_commit %s%s%s != expected '%s'",
+		                             res->sha ? "'" : "", res->sha ? res->sha : "None",
+		                             res->sha ? "'" : "", res->expected_sha));
 	size_t nfail = 0;
 	size_t fail0 = au->nfail;
 	pw_mn_check_wire(au, m, &nfail);
@@ -743,7 +746,7 @@ static int validate_and_integrate(mn_ctx *c, const pw_bench *eff, mn_result *res
 	if (pr > 0) {
 		au->nfail = fail0; /* the reference records only the parse error here */
 		pw_mn_reason(au, "manifest_malformed",
-		          ib_arena_printf(a, "manifest malformed: %s", why));
+		             ib_arena_printf(a, "manifest malformed: %s", why));
 		res->recomputed = 0;
 		return 0;
 	}
@@ -762,7 +765,7 @@ static int validate_and_integrate(mn_ctx *c, const pw_bench *eff, mn_result *res
 	for (size_t i = 0; i < c->artifact_errors->list.n; i++, nfail++) {
 		const ib_val *ae = c->artifact_errors->list.v[i];
 		pw_mn_fail(au, "%s (%s)", ib_map_get(ae, "reason_codes")->list.v[0]->str.s,
-		        ib_map_get(ae, "path")->str.s);
+		           ib_map_get(ae, "path")->str.s);
 	}
 	nfail += stored_evidence(c, m);
 	res->recomputed = nfail == 0;
@@ -771,14 +774,15 @@ static int validate_and_integrate(mn_ctx *c, const pw_bench *eff, mn_result *res
 	if (res->stored != 1 || res->stored != res->recomputed) {
 		if (res->stored != res->recomputed)
 			pw_mn_reason(au, "producer_verdict_mismatch",
-			          ib_arena_printf(a, "stored publication_valid=%s, recomputed=%s",
-			                          res->stored < 0 ? "None"
-			                          : res->stored   ? "True"
-			                                          : "False",
-			                          res->recomputed ? "True" : "False"));
+			             ib_arena_printf(a,
+			                             "stored publication_valid=%s, recomputed=%s",
+			                             res->stored < 0 ? "None"
+			                             : res->stored   ? "True"
+			                                             : "False",
+			                             res->recomputed ? "True" : "False"));
 		else
 			pw_mn_reason(au, "package_recompute_invalid",
-			          "stored and recomputed both invalid");
+			             "stored and recomputed both invalid");
 	}
 	bool any_roles = c->p.roles_ok && c->p.ndev > 0;
 	if (o->prefill_gpus <= 0 && o->decode_gpus <= 0)
@@ -906,8 +910,8 @@ int pw_mn_run(const pw_mn_opts *o, int *status, ib_error *e)
 		goto oom;
 	if (!val) {
 		char *stem = pw_path_stem(a, c.bench);
-		val = stem ? pw_path_with_name(
-		                 a, c.bench, ib_arena_printf(a, "power_validation_%s.json", stem))
+		val = stem ? pw_path_with_name(a, c.bench,
+		                               ib_arena_printf(a, "power_validation_%s.json", stem))
 		           : NULL;
 		if (!val)
 			goto oom;
@@ -925,7 +929,7 @@ int pw_mn_run(const pw_mn_opts *o, int *status, ib_error *e)
 		r.valid = false, r.nm = 0;
 	if (!pw_is_file(agg)) {
 		pw_mn_reason(&au, "aggregate_result_missing",
-		          ib_arena_printf(a, "aggregate missing: %s", agg));
+		             ib_arena_printf(a, "aggregate missing: %s", agg));
 		r.valid = false, r.nm = 0;
 	} else {
 		char msg[3000] = "";
@@ -939,7 +943,7 @@ int pw_mn_run(const pw_mn_opts *o, int *status, ib_error *e)
 			pw_mn_reason(&au, "aggregate_result_unwritable", msg);
 			r.valid = false, r.nm = 0;
 			pw_logf(o->log, o->log_ud, 2,
-			         "[aggregate_power_multinode] Failed to patch %s: %s", agg, msg);
+			        "[aggregate_power_multinode] Failed to patch %s: %s", agg, msg);
 		}
 	}
 	ib_val *side = sidecar(&c, &b, &r);
@@ -950,8 +954,8 @@ int pw_mn_run(const pw_mn_opts *o, int *status, ib_error *e)
 		char m[2600];
 		ib_error_format(&we, m, sizeof m);
 		pw_logf(o->log, o->log_ud, 2,
-		         "[aggregate_power_multinode] Failed to write validation artifact %s: %s",
-		         val, m);
+		        "[aggregate_power_multinode] Failed to write validation artifact %s: %s",
+		        val, m);
 		*status = o->require_power ? 1 : 0;
 		goto done;
 	}
@@ -961,11 +965,11 @@ int pw_mn_run(const pw_mn_opts *o, int *status, ib_error *e)
 		goto done;
 	}
 	pw_logf(o->log, o->log_ud, 1,
-	         "[aggregate_power_multinode] avg_power_w=%.2f total_gpu_energy_j=%.2f "
-	         "prefill_gpu_energy_j=%.2f decode_gpu_energy_j=%.2f (n=%zu) -> %s",
-	         metric(&r, "avg_power_w"), metric(&r, "total_gpu_energy_j"),
-	         metric(&r, "prefill_gpu_energy_j"), metric(&r, "decode_gpu_energy_j"),
-	         r.expected_gpus, agg);
+	        "[aggregate_power_multinode] avg_power_w=%.2f total_gpu_energy_j=%.2f "
+	        "prefill_gpu_energy_j=%.2f decode_gpu_energy_j=%.2f (n=%zu) -> %s",
+	        metric(&r, "avg_power_w"), metric(&r, "total_gpu_energy_j"),
+	        metric(&r, "prefill_gpu_energy_j"), metric(&r, "decode_gpu_energy_j"),
+	        r.expected_gpus, agg);
 	goto done;
 oom:
 	rc = OOM(e);

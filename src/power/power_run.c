@@ -11,12 +11,12 @@
 #define OOM(e)        ib_fail((e), IB_ENOMEM, "", 0, 0, "out of memory")
 
 const char *const pw_metric_names[7] = {"avg_power_w",
-                                            "avg_total_gpu_power_w",
-                                            "total_gpu_energy_j",
-                                            "joules_per_successful_query",
-                                            "joules_per_input_token",
-                                            "joules_per_output_token",
-                                            "joules_per_total_token"};
+                                        "avg_total_gpu_power_w",
+                                        "total_gpu_energy_j",
+                                        "joules_per_successful_query",
+                                        "joules_per_input_token",
+                                        "joules_per_output_token",
+                                        "joules_per_total_token"};
 
 int pw_patch_agg(const char *path, const char *const *drop, size_t ndrop, bool valid,
                  const char *const *names, const double *vals, size_t n, char *msg, size_t cap,
@@ -398,8 +398,8 @@ ib_val *pw_window_val(ib_arena *a, const pw_bench *b)
 }
 
 ib_val *pw_sidecar(ib_arena *a, const pw_opts *o, const char *csv, const char *bench,
-                       const pw_bench *b, const pw_integ *in, bool valid, const pw_reasons *r,
-                       const double *mv, size_t nmv, ib_val *acc)
+                   const pw_bench *b, const pw_integ *in, bool valid, const pw_reasons *r,
+                   const double *mv, size_t nmv, ib_val *acc)
 {
 	ib_val *m = ib_v_map(a), *rs = ib_v_list(a), *ids = ib_v_list(a), *cnt = ib_v_map(a),
 	       *gap = ib_v_map(a), *en = ib_v_map(a), *iss = ib_v_map(a), *met = ib_v_map(a);
@@ -462,8 +462,8 @@ int pw_run(const pw_opts *o, int *status, ib_error *e)
 		goto oom;
 	if (!val) {
 		char *stem = pw_path_stem(a, bench);
-		val = stem ? pw_path_with_name(
-		                 a, bench, ib_arena_printf(a, "power_validation_%s.json", stem))
+		val = stem ? pw_path_with_name(a, bench,
+		                               ib_arena_printf(a, "power_validation_%s.json", stem))
 		           : NULL;
 		if (!val)
 			goto oom;
@@ -502,7 +502,7 @@ int pw_run(const pw_opts *o, int *status, ib_error *e)
 			pw_reason(&r, "aggregate_result_unwritable");
 			valid = false, nmv = 0;
 			pw_logf(o->log, o->log_ud, 2, "[aggregate_power] Failed to patch %s: %s",
-			         agg, msg);
+			        agg, msg);
 		}
 	}
 	ib_val *acc;
@@ -516,7 +516,7 @@ int pw_run(const pw_opts *o, int *status, ib_error *e)
 		char m[2600];
 		ib_error_format(&we, m, sizeof m);
 		pw_logf(o->log, o->log_ud, 2,
-		         "[aggregate_power] Failed to write validation artifact %s: %s", val, m);
+		        "[aggregate_power] Failed to write validation artifact %s: %s", val, m);
 		*status = o->require_power ? 1 : 0;
 		goto done;
 	}
@@ -526,9 +526,9 @@ int pw_run(const pw_opts *o, int *status, ib_error *e)
 		goto done;
 	}
 	pw_logf(o->log, o->log_ud, 1,
-	         "[aggregate_power] avg_power_w=%.2f avg_total_gpu_power_w=%.2f "
-	         "total_gpu_energy_j=%.2f (n=%zu) -> %s",
-	         mv[0], mv[1], mv[2], in.n, agg);
+	        "[aggregate_power] avg_power_w=%.2f avg_total_gpu_power_w=%.2f "
+	        "total_gpu_energy_j=%.2f (n=%zu) -> %s",
+	        mv[0], mv[1], mv[2], in.n, agg);
 	goto done;
 oom:
 	rc = OOM(e);

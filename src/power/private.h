@@ -30,7 +30,7 @@ typedef struct {
  * csv.Error (then c->error is set and the rows before it are kept).
  * Returns 0 or IB_ENOMEM; c->rows is freed with pw_csv_free. */
 int pw_csv_parse(ib_arena *a, const char *text, size_t n, bool skipinitialspace,
-                  bool replace_invalid, bool *bad_utf8, pw_csv *c);
+                 bool replace_invalid, bool *bad_utf8, pw_csv *c);
 void pw_csv_free(pw_csv *c);
 
 /* The index of header name `name` in the first row's stripped names (the
@@ -117,8 +117,7 @@ double pw_integrate(const double *t, const double *p, size_t n, double start, do
 
 /* Logs an invalid measurement's reasons as both aggregate_power scripts do:
  * "<tag> Power validation failed: r1, r2 (details: <val>)" on stream 2. */
-void pw_log_invalid(pw_log_fn log, void *ud, const char *tag, const pw_reasons *r,
-                    const char *val);
+void pw_log_invalid(pw_log_fn log, void *ud, const char *tag, const pw_reasons *r, const char *val);
 
 /* Removes the listed keys from the agg row file, sets the schema version and
  * power_valid, appends the metrics (names[i] = vals[i], rounded to 3 places

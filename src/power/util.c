@@ -5,9 +5,9 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <math.h>
 #include <pcre2.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>

@@ -185,9 +185,11 @@ int rg_compare_table(ib_arena *a, const ib_val *in, ib_val *out, ib_error *e)
 		const rep_compare_row *r = &t->image_rows[i];
 		ib_val *o = ib_v_map(a);
 		if (!o || rg_set(a, o, "target", rg_vnum(a, r->target)) ||
-		    rg_set(a, o, "a_value", r->a.present ? rg_vnum(a, r->a.r.value) : ib_v_null(a)) ||
+		    rg_set(a, o, "a_value",
+		           r->a.present ? rg_vnum(a, r->a.r.value) : ib_v_null(a)) ||
 		    rg_set(a, o, "a_cost", r->a.present ? rg_vnum(a, r->a.r.cost) : ib_v_null(a)) ||
-		    rg_set(a, o, "b_value", r->b.present ? rg_vnum(a, r->b.r.value) : ib_v_null(a)) ||
+		    rg_set(a, o, "b_value",
+		           r->b.present ? rg_vnum(a, r->b.r.value) : ib_v_null(a)) ||
 		    rg_set(a, o, "b_cost", r->b.present ? rg_vnum(a, r->b.r.cost) : ib_v_null(a)) ||
 		    rg_push(a, img, o))
 			return IB_ENOMEM;

@@ -133,13 +133,13 @@ static ib_val *series_obj(ib_arena *a, const rep_chart *c, const rep_row *rows, 
 		return NULL;
 	for (size_t p = 0; p < s->npaths; p++)
 		if (rg_push(a, paths,
-		           ids_list(a, c, rows, s->path_pts + s->path_off[p],
-		                    s->path_off[p + 1] - s->path_off[p])))
+		            ids_list(a, c, rows, s->path_pts + s->path_off[p],
+		                     s->path_off[p + 1] - s->path_off[p])))
 			return NULL;
 	if (rg_set(a, o, "hwKey", ib_v_str(a, s->hw_key)) ||
 	    rg_set(a, o, "precision", ib_v_str(a, s->precision)) ||
 	    rg_set(a, o, "overlay_run",
-	          s->overlay_run >= 0 ? ib_v_int(a, s->overlay_run) : ib_v_null(a)) ||
+	           s->overlay_run >= 0 ? ib_v_int(a, s->overlay_run) : ib_v_null(a)) ||
 	    rg_set(a, o, "frontier", ids_list(a, c, rows, s->frontier, s->nfrontier)) ||
 	    rg_set(a, o, "paths", paths))
 		return NULL;

@@ -7,7 +7,6 @@
 
 #include "report/report.h"
 
-
 /* Evaluates golden function `fn` on its JSON input, building the expected
  * JSON shape in arena a. IB_ENOENT for an unknown function, IB_EINVAL for
  * a malformed input (message names the field). */

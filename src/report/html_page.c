@@ -190,7 +190,8 @@ static int inference(ib_buf *b)
 	       "id=\"sel-xa\"></select></label> <label>X-axis scale <select "
 	       "id=\"sel-xscale\"></select></label></span>"
 	       "<label>Latency chart x <select id=\"sel-xb\"></select></label></div>"
-	       "<div id=\"fpwarn\"></div><div id=\"simnote\"></div><div id=\"context\"></div><div class=\"charts\">");
+	       "<div id=\"fpwarn\"></div><div id=\"simnote\"></div><div id=\"context\"></div><div "
+	       "class=\"charts\">");
 	rc = rc ? rc : chart_card(b, 'A');
 	rc = rc ? rc : chart_card(b, 'B');
 	return rc ? rc

@@ -461,7 +461,8 @@ static int add_eval(ib_arena *a, rep_rowset *rs, ib_diags *d, const char *file, 
 	/* agg_eval rows say tp/ep/dp_attention, database rows the decode side */
 	r->tp = int_or(row, "tp", int_or(row, "decode_tp", 1));
 	r->ep = int_or(row, "ep", int_or(row, "decode_ep", 1));
-	r->dpa = parse_bool(get(row, get(row, "dp_attention") ? "dp_attention" : "decode_dp_attention"));
+	r->dpa =
+	    parse_bool(get(row, get(row, "dp_attention") ? "dp_attention" : "decode_dp_attention"));
 	r->score = score;
 	r->score_se = se;
 	r->overlay = overlay;
@@ -615,7 +616,8 @@ int rep_rows_load(ib_arena *a, const char *path, int overlay, rep_rowset *rs, ib
 	return rc;
 }
 
-/* url with its passwords replaced by *** (res_db_redact: postgres://u:p@h/db -> postgres://u:***@h/db) */
+/* url with its passwords replaced by *** (res_db_redact: postgres://u:p@h/db ->
+ * postgres://u:***@h/db) */
 static const char *db_label(ib_arena *a, const char *url)
 {
 	char *safe = res_db_redact(url, url);

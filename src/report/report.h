@@ -457,5 +457,4 @@ int rep_eval_aggregate(const rep_eval_row *rows, size_t n, const char *const *en
                        size_t nenabled, bool show_precision, rep_eval_chart **out);
 void rep_eval_chart_free(rep_eval_chart *c);
 
-
 #endif

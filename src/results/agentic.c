@@ -242,13 +242,14 @@ int res_ag_load_records(ib_arena *a, const char *path, res_ag_records *r, ib_err
 			goto done;
 		}
 		if (v->type != IB_V_MAP) {
-			rc = ib_fail(e, IB_EINVAL, path, line, 0, "a record must be a JSON object, not %s",
-			             ib_vtype_pyname(v));
+			rc = ib_fail(e, IB_EINVAL, path, line, 0,
+			             "a record must be a JSON object, not %s", ib_vtype_pyname(v));
 			goto done;
 		}
 		const ib_val *md = ib_map_get(v, "metadata");
 		if (md && md->type != IB_V_MAP) {
-			rc = ib_fail(e, IB_EINVAL, path, line, 0, "field 'metadata' must be an object");
+			rc = ib_fail(e, IB_EINVAL, path, line, 0,
+			             "field 'metadata' must be an object");
 			goto done;
 		}
 		r->total++;
@@ -273,7 +274,8 @@ int res_ag_load_records(ib_arena *a, const char *path, res_ag_records *r, ib_err
 			continue;
 		const ib_val *mt = ib_map_get(v, "metrics");
 		if (mt && mt->type != IB_V_MAP) {
-			rc = ib_fail(e, IB_EINVAL, path, line, 0, "field 'metrics' must be an object");
+			rc = ib_fail(e, IB_EINVAL, path, line, 0,
+			             "field 'metrics' must be an object");
 			goto done;
 		}
 		if (ib_grow(&r->rec, &cap, r->n + 1))
@@ -428,8 +430,7 @@ static size_t ms_to_s(double *v, size_t n)
 
 /* A latency series (ms -> s), its stats and (when intvty) its
  * interactivity map. */
-static int latency(ib_arena *a, const res_ag_records *r, const char *key, ib_val **st,
-                   ib_val **iv)
+static int latency(ib_arena *a, const res_ag_records *r, const char *key, ib_val **st, ib_val **iv)
 {
 	size_t n;
 	double *v = record_floats(r, key, &n);
@@ -553,7 +554,8 @@ static ib_val *tps(ib_arena *a, double x)
 }
 
 /* compute_throughput_stats (nested) */
-static int throughput(ib_arena *a, const res_ag_records *r, ib_val **out, res_ag_tput *t, ib_error *e)
+static int throughput(ib_arena *a, const res_ag_records *r, ib_val **out, res_ag_tput *t,
+                      ib_error *e)
 {
 	memset(t, 0, sizeof *t);
 	int64_t lo = 0, hi = 0;
@@ -594,7 +596,8 @@ static int throughput(ib_arena *a, const res_ag_records *r, ib_val **out, res_ag
 	t->has = true;
 	t->in = (double)si / dur, t->out = (double)so / dur, t->total = (double)(si + so) / dur;
 	ib_val *m = *out;
-	if (ib_map_set(a, m, "input", tps(a, t->in)) || ib_map_set(a, m, "output", tps(a, t->out)) ||
+	if (ib_map_set(a, m, "input", tps(a, t->in)) ||
+	    ib_map_set(a, m, "output", tps(a, t->out)) ||
 	    ib_map_set(a, m, "total", tps(a, t->total)) ||
 	    ib_map_set(a, m, "duration_seconds", ib_v_float(a, dur)) ||
 	    ib_map_set(a, m, "per_gpu", ib_v_map(a)))
@@ -682,4 +685,3 @@ int res_ag_request_metrics(ib_arena *a, const res_ag_records *r, const ib_val *a
 	*out = m;
 	return 0;
 }
-

@@ -27,9 +27,10 @@ static int env_int(const char *name, int64_t dflt, int64_t *out, ib_error *e)
 		return 0;
 	}
 	if (!ib_py_int(s, strlen(s), out))
-		return ib_fail(e, IB_EINVAL, "", 0, 0,
-		               "environment variable %s: invalid literal for int() with base 10: '%s'",
-		               name, s);
+		return ib_fail(
+		    e, IB_EINVAL, "", 0, 0,
+		    "environment variable %s: invalid literal for int() with base 10: '%s'", name,
+		    s);
 	return 0;
 }
 
@@ -110,12 +111,14 @@ static int shape(ib_arena *a, gpu_shape *g, ib_error *e)
 	ib_val *f = g->fields;
 	if (!env_bool("IS_MULTINODE")) {
 		int64_t pp, dcp, pcp;
-		if ((rc = env_int("PP_SIZE", 1, &pp, e)) || (rc = env_int("DCP_SIZE", 1, &dcp, e)) ||
+		if ((rc = env_int("PP_SIZE", 1, &pp, e)) ||
+		    (rc = env_int("DCP_SIZE", 1, &dcp, e)) ||
 		    (rc = env_int("PCP_SIZE", 1, &pcp, e)))
 			return rc;
 		if (pp <= 0 || dcp <= 0 || pcp <= 0)
-			return ib_fail(e, IB_EINVAL, "", 0, 0,
-			               "PP_SIZE, DCP_SIZE, and PCP_SIZE must be positive integers.");
+			return ib_fail(
+			    e, IB_EINVAL, "", 0, 0,
+			    "PP_SIZE, DCP_SIZE, and PCP_SIZE must be positive integers.");
 		if (SETI(f, "pp", pp) || SETI(f, "dcp_size", dcp) || SETI(f, "pcp_size", pcp))
 			return OOM(e);
 		g->gpus = tp * pp * pcp, g->tp = tp, g->ep = ep;
@@ -149,7 +152,8 @@ static int shape(ib_arena *a, gpu_shape *g, ib_error *e)
 	if (nd <= 0)
 		dtp = 0, dep = 0, dpp = 1, ddcp = 1, dpcp = 1;
 	g->gpus = np + nd, g->tp = ptp + dtp, g->ep = pep > dep ? pep : dep;
-	g->dp_attention = env_bool("PREFILL_DP_ATTN") || env_bool("DECODE_DP_ATTN") ? "true" : "false";
+	g->dp_attention =
+	    env_bool("PREFILL_DP_ATTN") || env_bool("DECODE_DP_ATTN") ? "true" : "false";
 	if (SETI(f, "prefill_num_workers", pw) || SETI(f, "prefill_tp", ptp) ||
 	    SETI(f, "prefill_pp", ppp) || SETI(f, "prefill_dcp_size", pdcp) ||
 	    SETI(f, "prefill_pcp_size", ppcp) || SETI(f, "prefill_ep", pep) ||
@@ -206,9 +210,9 @@ static int build_agg(ib_arena *a, const res_ag_records *r, const ib_val *aggrega
 	int64_t conc, dram;
 	const char *cs = env_or("CONC", "0");
 	if (!ib_py_int(cs, strlen(cs), &conc))
-		return ib_fail(e, IB_EINVAL, "", 0, 0,
-		               "environment variable CONC: invalid literal for int() with base 10: '%s'",
-		               cs);
+		return ib_fail(
+		    e, IB_EINVAL, "", 0, 0,
+		    "environment variable CONC: invalid literal for int() with base 10: '%s'", cs);
 	if ((rc = env_int("TOTAL_CPU_DRAM_GB", 0, &dram, e)))
 		return rc;
 	ib_val *acc = ib_v_map(a), *m = ib_v_map(a);
@@ -224,8 +228,8 @@ static int build_agg(ib_arena *a, const res_ag_records *r, const ib_val *aggrega
 	    SETS(m, "image", env_or("IMAGE", "")) ||
 	    SETS(m, "recipe_fingerprint", env_or("RECIPE_FINGERPRINT", "")) ||
 	    SETS(m, "model", env_or("MODEL", "")) ||
-	    SETS(m, "infmax_model_prefix", env_or("MODEL_PREFIX", "")) || SETS(m, "framework", fw) ||
-	    SETS(m, "precision", env_or("PRECISION", "")) ||
+	    SETS(m, "infmax_model_prefix", env_or("MODEL_PREFIX", "")) ||
+	    SETS(m, "framework", fw) || SETS(m, "precision", env_or("PRECISION", "")) ||
 	    SETS(m, "spec_decoding", env_or("SPEC_DECODING", "none")) ||
 	    ib_map_set(a, m, "disagg", ib_v_bool(a, env_bool("DISAGG"))) ||
 	    SETS(m, "scenario_type", "agentic-coding") ||
@@ -337,9 +341,10 @@ static const ib_val *path_get(const ib_val *m, const char *k1, const char *k2)
 static void summary(const res_agentic_opts *o, const ib_val *agg, const res_ag_records *r)
 {
 	pw_logf(o->log, o->log_ud, 1,
-	         "  Requests: %zu successful / %lld total (%lld warmup, %lld error dropped)", r->n,
-	         (long long)r->total, (long long)r->warmup, (long long)r->errors);
-	const ib_val *rm = ib_map_get(agg, "request_metrics"), *sm = ib_map_get(agg, "server_metrics");
+	        "  Requests: %zu successful / %lld total (%lld warmup, %lld error dropped)", r->n,
+	        (long long)r->total, (long long)r->warmup, (long long)r->errors);
+	const ib_val *rm = ib_map_get(agg, "request_metrics"),
+	             *sm = ib_map_get(agg, "server_metrics");
 	const ib_val *q = ib_map_get(rm, "qps");
 	double x, y, z;
 	if (num_of(ib_map_get(q, "mean"), &x)) {
@@ -365,7 +370,7 @@ static void summary(const res_agentic_opts *o, const ib_val *agg, const res_ag_r
 		ib_buf b = {0};
 		ib_val_pystr(&b, cap);
 		pw_logf(o->log, o->log_ud, 1, "  GPU KV cache capacity: %s tokens",
-		         b.data ? b.data : "");
+		        b.data ? b.data : "");
 		ib_buf_free(&b);
 	}
 	if (num_of(path_get(rm, "cache", "theoretical_cache_hit_rate"), &x))
@@ -473,7 +478,8 @@ int res_agentic_validate(const char *artifact_dir, double threshold, const res_a
 		goto oom;
 	if (!pw_is_file(path) && res_ag_is_dir(artifact_dir)) {
 		bool oom = false;
-		char *sub = res_ag_first_sub_with(a, artifact_dir, "profile_export_aiperf.json", &oom);
+		char *sub =
+		    res_ag_first_sub_with(a, artifact_dir, "profile_export_aiperf.json", &oom);
 		if (oom)
 			goto oom;
 		if (sub && !(path = ib_arena_printf(a, "%s/profile_export_aiperf.json", sub)))
@@ -521,14 +527,14 @@ int res_agentic_validate(const char *artifact_dir, double threshold, const res_a
 	double rate = errs / done_n;
 	if (rate > threshold) {
 		pw_logf(o->log, o->log_ud, 2,
-		         "ERROR: aiperf request error rate exceeded the benchmark limit: "
-		         "%g/%g = %.3f%% > %.3f%%",
-		         errs, done_n, rate * 100, threshold * 100);
+		        "ERROR: aiperf request error rate exceeded the benchmark limit: "
+		        "%g/%g = %.3f%% > %.3f%%",
+		        errs, done_n, rate * 100, threshold * 100);
 		goto done;
 	}
 	pw_logf(o->log, o->log_ud, 1,
-	         "Validated aiperf request error rate: %g/%g = %.3f%% <= %.3f%%", errs, done_n,
-	         rate * 100, threshold * 100);
+	        "Validated aiperf request error rate: %g/%g = %.3f%% <= %.3f%%", errs, done_n,
+	        rate * 100, threshold * 100);
 	*status = 0;
 	goto done;
 oom:

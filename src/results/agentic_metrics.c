@@ -256,12 +256,9 @@ static void empty(nested *n, bool present, size_t count)
 	                                    "external_prefix_cache_hits",
 	                                    "external_prefix_cache_queries",
 	                                    NULL};
-	static const char *const cache2[] = {"frontend_cache_hit_rate",
-	                                     "router_kv_hit_rate",
-	                                     "router_shared_cache_hit_rate",
-	                                     "frontend_cached_tokens",
-	                                     "frontend_input_tokens",
-	                                     NULL};
+	static const char *const cache2[] = {
+	    "frontend_cache_hit_rate", "router_kv_hit_rate",    "router_shared_cache_hit_rate",
+	    "frontend_cached_tokens",  "frontend_input_tokens", NULL};
 	static const char *const kv[] = {"gpu_usage_pct",   "gpu_total_tokens", "cpu_usage_pct",
 	                                 "cpu_used_tokens", "cpu_total_tokens", NULL};
 	static const char *const off[] = {"bytes_gpu_to_cpu",
@@ -371,10 +368,10 @@ static int source_id(const ib_val *s, ib_buf *b)
 	if (ib_val_truthy(c))
 		ib_val_pystr(&comp, c);
 	const char *cs = comp.data ? comp.data : "";
-	const char *role = !strcmp(cs, "prefill")                           ? "prefill"
-	                   : !strcmp(cs, "backend") || !strcmp(cs, "decode") ? "decode"
+	const char *role = !strcmp(cs, "prefill")                             ? "prefill"
+	                   : !strcmp(cs, "backend") || !strcmp(cs, "decode")  ? "decode"
 	                   : !strcmp(cs, "frontend") || !strcmp(cs, "router") ? "router"
-	                                                                       : "combined";
+	                                                                      : "combined";
 	int rc = ib_buf_puts(b, role);
 	ib_buf_free(&comp);
 	const ib_val *ep = ib_map_get(s, "endpoint_url");
@@ -408,9 +405,12 @@ static int cmp_str(const void *x, const void *y)
 /* _vllm_sources */
 static ib_val *vllm_sources(ib_arena *a, const ib_val *m)
 {
-	static const char *const names[] = {"vllm:prompt_tokens",        "vllm:generation_tokens",
-	                                    "vllm:prefix_cache_hits",    "vllm:prefix_cache_queries",
-	                                    "vllm:kv_cache_usage_perc",  "vllm:prompt_tokens_by_source",
+	static const char *const names[] = {"vllm:prompt_tokens",
+	                                    "vllm:generation_tokens",
+	                                    "vllm:prefix_cache_hits",
+	                                    "vllm:prefix_cache_queries",
+	                                    "vllm:kv_cache_usage_perc",
+	                                    "vllm:prompt_tokens_by_source",
 	                                    NULL};
 	static const char *const usage[] = {"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc",
 	                                    NULL};
@@ -436,15 +436,15 @@ static ib_val *vllm_sources(ib_arena *a, const ib_val *m)
 		const char *id = ids[i];
 		if ((i && !strcmp(id, ids[i - 1])) || !*id)
 			continue;
-		const char *pn[] = {"vllm:prompt_tokens", NULL}, *gn[] = {"vllm:generation_tokens", NULL},
+		const char *pn[] = {"vllm:prompt_tokens", NULL},
+		           *gn[] = {"vllm:generation_tokens", NULL},
 		           *hn[] = {"vllm:prefix_cache_hits", NULL},
 		           *qn[] = {"vllm:prefix_cache_queries", NULL};
 		opt hits = sum_stat_f(m, hn, K_COUNTER, source_is, id);
 		opt q = sum_stat_f(m, qn, K_COUNTER, source_is, id);
 		ib_val *src = ib_v_map(a);
 		const char *bar = strchr(id, '|');
-		if (!src ||
-		    ib_map_set(a, src, "id", ib_v_str(a, id)) ||
+		if (!src || ib_map_set(a, src, "id", ib_v_str(a, id)) ||
 		    ib_map_set(a, src, "role",
 		               ib_v_strn(a, id, bar ? (size_t)(bar - id) : strlen(id))) ||
 		    ib_map_set(a, src, "prompt_tokens",
@@ -452,9 +452,9 @@ static ib_val *vllm_sources(ib_arena *a, const ib_val *m)
 		    ib_map_set(a, src, "generation_tokens",
 		               of(a, sum_stat_f(m, gn, K_COUNTER, source_is, id))) ||
 		    ib_map_set(a, src, "prefix_cache_hit_rate", of(a, rate(hits, q))) ||
-		    ib_map_set(a, src, "gpu_kv_cache_usage_pct",
-		               of(a, frac(gauge_stat_f(m, usage, K_GAUGE, MAX_COMBINE, source_is,
-		                                       id)))) ||
+		    ib_map_set(
+		        a, src, "gpu_kv_cache_usage_pct",
+		        of(a, frac(gauge_stat_f(m, usage, K_GAUGE, MAX_COMBINE, source_is, id)))) ||
 		    ib_list_push(a, out, src))
 			out = NULL;
 	}
@@ -479,7 +479,8 @@ static void vllm_populate(nested *n, const ib_val *m, bool dynamo, flat *f)
 		gt = sum_stat(m, "vllm:generation_tokens");
 	}
 	f->prompt = counter_int(a, pt), f->gen = counter_int(a, gt);
-	opt hits = sum_stat(m, "vllm:prefix_cache_hits"), q = sum_stat(m, "vllm:prefix_cache_queries");
+	opt hits = sum_stat(m, "vllm:prefix_cache_hits"),
+	    q = sum_stat(m, "vllm:prefix_cache_queries");
 	opt gpu = rate(hits, q);
 	opt xh = sum_stat(m, "vllm:external_prefix_cache_hits"),
 	    xq = sum_stat(m, "vllm:external_prefix_cache_queries");
@@ -490,7 +491,8 @@ static void vllm_populate(nested *n, const ib_val *m, bool dynamo, flat *f)
 		return;
 	}
 	if (pbs->map.n) {
-		opt local = label_get(pbs, "local_cache_hit"), xfer = label_get(pbs, "external_kv_transfer"),
+		opt local = label_get(pbs, "local_cache_hit"),
+		    xfer = label_get(pbs, "external_kv_transfer"),
 		    comp = label_get(pbs, "local_compute");
 		double total = values_sum(pbs);
 		if (total > 0) {
@@ -498,7 +500,8 @@ static void vllm_populate(nested *n, const ib_val *m, bool dynamo, flat *f)
 				gpu = some(local.v / total);
 			if (xfer.ok)
 				cpu = ext = some(xfer.v / total);
-			overall = some(((local.ok ? local.v : 0.0) + (xfer.ok ? xfer.v : 0.0)) / total);
+			overall =
+			    some(((local.ok ? local.v : 0.0) + (xfer.ok ? xfer.v : 0.0)) / total);
 		}
 		by_source(n, local, xfer, comp, pbs);
 	} else if (gpu.ok)
@@ -546,7 +549,8 @@ static void dynamo_populate(nested *n, const ib_val *m, flat *f)
 	    fi = sum_stat(m, "dynamo_frontend_input_sequence_tokens");
 	put(n, n->cache, "frontend_cache_hit_rate", of(a, rate(fc, fi)));
 	put(n, n->cache, "router_kv_hit_rate",
-	    of(a, frac(gauge1(m, "dynamo_component_router_kv_hit_rate", K_GAUGE_AVG, AVG_COMBINE))));
+	    of(a,
+	       frac(gauge1(m, "dynamo_component_router_kv_hit_rate", K_GAUGE_AVG, AVG_COMBINE))));
 	put(n, n->cache, "router_shared_cache_hit_rate",
 	    of(a, frac(gauge1(m, "dynamo_component_router_shared_cache_hit_rate", K_GAUGE_AVG,
 	                      AVG_COMBINE))));
@@ -939,7 +943,7 @@ int res_ag_log_paths(ib_arena *a, const char *result_dir, const char ***paths, s
 		return IB_ENOMEM;
 	while (nr < 4 && strcmp(cur, ".") && strcmp(cur, "/")) {
 		char *s = strrchr(cur, '/');
-		char *parent = !s ? ib_arena_strdup(a, ".")
+		char *parent = !s         ? ib_arena_strdup(a, ".")
 		               : s == cur ? ib_arena_strdup(a, "/")
 		                          : ib_arena_strndup(a, cur, (size_t)(s - cur));
 		if (!parent)
@@ -969,11 +973,11 @@ int res_ag_log_paths(ib_arena *a, const char *result_dir, const char ***paths, s
 		while ((de = readdir(d))) {
 			if (!ib_glob_match("watchtower-*.out", de->d_name))
 				continue;
-			const char *p = !strcmp(roots[r], ".")
-			                    ? ib_arena_strdup(a, de->d_name)
-			                    : ib_arena_printf(a, "%s%s%s", roots[r],
-			                                      !strcmp(roots[r], "/") ? "" : "/",
-			                                      de->d_name);
+			const char *p =
+			    !strcmp(roots[r], ".")
+			        ? ib_arena_strdup(a, de->d_name)
+			        : ib_arena_printf(a, "%s%s%s", roots[r],
+			                          !strcmp(roots[r], "/") ? "" : "/", de->d_name);
 			if (!p || ib_grow(&cand, &ccap, nc + 1)) {
 				rc = IB_ENOMEM;
 				break;
@@ -1068,8 +1072,9 @@ int res_ag_server_metrics(ib_arena *a, const ib_val *export, const char *framewo
 		char low[256];
 		size_t i = 0;
 		for (; framework[i] && i + 1 < sizeof low; i++)
-			low[i] = (char)((framework[i] >= 'A' && framework[i] <= 'Z') ? framework[i] + 32
-			                                                              : framework[i]);
+			low[i] =
+			    (char)((framework[i] >= 'A' && framework[i] <= 'Z') ? framework[i] + 32
+			                                                        : framework[i]);
 		low[i] = 0;
 		ib_fail(e, IB_EINVAL, "", 0, 0,
 		        "Unsupported agentic server metrics backend; framework='%s', "
@@ -1081,7 +1086,8 @@ int res_ag_server_metrics(ib_arena *a, const ib_val *export, const char *framewo
 	flat f = {0};
 	if (!m->map.n) {
 		ib_val *w = ib_v_list(a);
-		if (!w || ib_list_push(a, w, ib_v_str(a, "server_metrics_export.json missing or empty")))
+		if (!w ||
+		    ib_list_push(a, w, ib_v_str(a, "server_metrics_export.json missing or empty")))
 			return OOM(e);
 		*warnings = w;
 	} else {
@@ -1126,8 +1132,8 @@ typedef struct {
 
 /* One trace blob: appends (or replaces) its entry. 0, or IB_EINVAL where
  * the reference crashes, IB_ENOMEM. */
-static int add_blob(ib_arena *a, const ib_val *blob, const char *file, int line,
-                    trace_meta **t, size_t *nt, size_t *cap, ib_error *e)
+static int add_blob(ib_arena *a, const ib_val *blob, const char *file, int line, trace_meta **t,
+                    size_t *nt, size_t *cap, ib_error *e)
 {
 	if (blob->type != IB_V_MAP)
 		return ib_fail(e, IB_EINVAL, file, line, 0, "a trace must be a JSON object");
@@ -1144,9 +1150,11 @@ static int add_blob(ib_arena *a, const ib_val *blob, const char *file, int line,
 	for (size_t i = 0; i < nr; i++) {
 		const ib_val *q = rq->list.v[i];
 		if (q->type != IB_V_MAP)
-			return ib_fail(e, IB_EINVAL, file, line, 0, "requests[%zu] must be an object", i);
+			return ib_fail(e, IB_EINVAL, file, line, 0,
+			               "requests[%zu] must be an object", i);
 		const ib_val *ty = ib_map_get(q, "type");
-		if (!ty || ty->type != IB_V_STR || (strcmp(ty->str.s, "n") && strcmp(ty->str.s, "s")))
+		if (!ty || ty->type != IB_V_STR ||
+		    (strcmp(ty->str.s, "n") && strcmp(ty->str.s, "s")))
 			continue;
 		const ib_val *ol = ib_map_get(q, "output_length");
 		if (!ol || ol->type == IB_V_NULL)
@@ -1236,14 +1244,16 @@ int res_ag_expected_outputs(ib_arena *a, const res_ag_records *r, int64_t **out,
 	}
 	for (size_t i = 0; i < r->n; i++) {
 		const ib_val *md = ib_map_get(r->rec[i], "metadata");
-		const ib_val *cid = ib_map_get(md, "conversation_id"), *ti = ib_map_get(md, "turn_index");
+		const ib_val *cid = ib_map_get(md, "conversation_id"),
+		             *ti = ib_map_get(md, "turn_index");
 		if (!ib_val_truthy(cid) || !ti || ti->type == IB_V_NULL)
 			continue;
 		if (cid->type != IB_V_STR || (ti->type != IB_V_INT && ti->type != IB_V_BOOL)) {
-			rc = ib_fail(e, IB_EINVAL, "", 0, 0,
-			             "record %zu: conversation_id must be a string and turn_index an "
-			             "integer",
-			             i + 1);
+			rc = ib_fail(
+			    e, IB_EINVAL, "", 0, 0,
+			    "record %zu: conversation_id must be a string and turn_index an "
+			    "integer",
+			    i + 1);
 			break;
 		}
 		const char *sep = strstr(cid->str.s, "::");
@@ -1256,7 +1266,8 @@ int res_ag_expected_outputs(ib_arena *a, const res_ag_records *r, int64_t **out,
 		if (!tm || turn >= (int64_t)tm->n)
 			continue;
 		if (turn < 0 && turn + (int64_t)tm->n < 0) {
-			rc = ib_fail(e, IB_EINVAL, "", 0, 0, "record %zu: list index out of range", i + 1);
+			rc = ib_fail(e, IB_EINVAL, "", 0, 0, "record %zu: list index out of range",
+			             i + 1);
 			break;
 		}
 		(*out)[(*n)++] = tm->out[turn < 0 ? turn + (int64_t)tm->n : turn];

@@ -614,8 +614,8 @@ static void plain_num(ib_buf *b, double x)
 	ib_buf_printf(b, ax >= 1000 ? "%.0f" : ax >= 100 ? "%.1f" : ax >= 10 ? "%.2f" : "%.3f", x);
 }
 
-static int verdict_cell(const res_compare_opts *o, const cmp_row *r, const metric_def *m,
-                        ib_buf *b, int *dir, double *pct, ib_error *e)
+static int verdict_cell(const res_compare_opts *o, const cmp_row *r, const metric_def *m, ib_buf *b,
+                        int *dir, double *pct, ib_error *e)
 {
 	bool hc, hb = false;
 	double cur = 0, base = 0;
@@ -647,9 +647,10 @@ static const char *config_label(ib_arena *a, const cmp_row *r)
 	const ib_val *dpa = r->dp;
 	bool dp = dpa && res_parse_bool(dpa);
 	if (r->multi)
-		return ib_arena_printf(a, "%s %s %s P:TP%s/EP%s D:TP%s/EP%s %lld/%lld conc %lld", r->hw, r->fw,
-		                       r->prec, r->par[0], r->par[1], r->par[2], r->par[3],
-		                       (long long)r->isl, (long long)r->osl, (long long)r->conc);
+		return ib_arena_printf(a, "%s %s %s P:TP%s/EP%s D:TP%s/EP%s %lld/%lld conc %lld",
+		                       r->hw, r->fw, r->prec, r->par[0], r->par[1], r->par[2],
+		                       r->par[3], (long long)r->isl, (long long)r->osl,
+		                       (long long)r->conc);
 	return ib_arena_printf(a, "%s %s %s TP%s EP%s%s %lld/%lld conc %lld", r->hw, r->fw, r->prec,
 	                       r->par[0], r->par[1], dp ? " DPA" : "", (long long)r->isl,
 	                       (long long)r->osl, (long long)r->conc);
@@ -741,23 +742,31 @@ static int render_verdict(const res_compare_opts *o, ib_arena *a, cmp_row *rows,
 		snprintf(rule, sizeof rule, "beyond +-%g%%", thr);
 	size_t nobase = st->unmatched;
 	if (!st->matched)
-		rc = ib_buf_printf(out, "\nVerdict: nothing to compare: none of the %zu rows has a baseline\n", n);
+		rc = ib_buf_printf(
+		    out, "\nVerdict: nothing to compare: none of the %zu rows has a baseline\n", n);
 	else if (st->regressions)
-		rc = ib_buf_printf(out,
-		                   "\nVerdict: REGRESSION: %zu significant regression%s (%s) in %zu of %zu "
-		                   "configurations compared; worst: %s %+.1f%% on %s; %zu improvement%s%s\n",
-		                   st->regressions, st->regressions == 1 ? "" : "s", rule, regressed_cfgs,
-		                   st->matched, worst_metric, st->worst_pct, worst_at, st->improvements,
-		                   st->improvements == 1 ? "" : "s",
-		                   nobase ? ib_arena_printf(a, "; %zu without a baseline", nobase) : "");
+		rc = ib_buf_printf(
+		    out,
+		    "\nVerdict: REGRESSION: %zu significant regression%s (%s) in %zu of %zu "
+		    "configurations compared; worst: %s %+.1f%% on %s; %zu improvement%s%s\n",
+		    st->regressions, st->regressions == 1 ? "" : "s", rule, regressed_cfgs,
+		    st->matched, worst_metric, st->worst_pct, worst_at, st->improvements,
+		    st->improvements == 1 ? "" : "s",
+		    nobase ? ib_arena_printf(a, "; %zu without a baseline", nobase) : "");
 	else if (st->improvements)
-		rc = ib_buf_printf(out, "\nVerdict: IMPROVED: %zu significant improvement%s (%s), no regression, %zu configurations compared%s\n",
-		                   st->improvements, st->improvements == 1 ? "" : "s", rule, st->matched,
-		                   nobase ? ib_arena_printf(a, "; %zu without a baseline", nobase) : "");
+		rc = ib_buf_printf(
+		    out,
+		    "\nVerdict: IMPROVED: %zu significant improvement%s (%s), no regression, %zu "
+		    "configurations compared%s\n",
+		    st->improvements, st->improvements == 1 ? "" : "s", rule, st->matched,
+		    nobase ? ib_arena_printf(a, "; %zu without a baseline", nobase) : "");
 	else
-		rc = ib_buf_printf(out, "\nVerdict: no significant change: %zu configurations compared, every change within noise (%s)%s\n",
+		rc = ib_buf_printf(out,
+		                   "\nVerdict: no significant change: %zu configurations compared, "
+		                   "every change within noise (%s)%s\n",
 		                   st->matched, rule,
-		                   nobase ? ib_arena_printf(a, "; %zu without a baseline", nobase) : "");
+		                   nobase ? ib_arena_printf(a, "; %zu without a baseline", nobase)
+		                          : "");
 	return rc;
 }
 

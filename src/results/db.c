@@ -329,16 +329,15 @@ static bool identity_key(const char *k)
  * every field, as an imported metrics object is kept verbatim), in row
  * order; non-finite values as the strings "NaN", "Infinity", "-Infinity"
  * (JSONB has no such numbers). */
-static int metrics_json(ib_arena *a, const ib_val *row, bool all, const char **out,
-                        ib_error *e)
+static int metrics_json(ib_arena *a, const ib_val *row, bool all, const char **out, ib_error *e)
 {
 	ib_val *m = ib_v_map(a);
 	int rc = m ? 0 : IB_ENOMEM;
 	for (size_t i = 0; i < row->map.n && !rc; i++) {
 		const ib_kv *kv = &row->map.kv[i];
 		const ib_val *v = kv->val;
-		if (!all &&
-		    ((v->type != IB_V_INT && v->type != IB_V_FLOAT) || identity_key(kv->key->str.s)))
+		if (!all && ((v->type != IB_V_INT && v->type != IB_V_FLOAT) ||
+		             identity_key(kv->key->str.s)))
 			continue;
 		if (v->type == IB_V_FLOAT && !isfinite(v->f))
 			v = ib_v_str(a, isnan(v->f) ? "NaN" : v->f > 0 ? "Infinity" : "-Infinity");
@@ -585,8 +584,8 @@ static int put_row(res_db *db, const db_row *d, const char *run, const char *cfg
 	snprintf(n[2], 24, "%lld", (long long)d->conc);
 	char sim[2];
 	b01(sim, d->simulated);
-	const char *p[12] = {run,  cfg,        d->kind,    d->date,  n[0],    n[1],
-	                     n[2], d->metrics, d->metrics, sim,      d->image, d->error};
+	const char *p[12] = {run,  cfg,        d->kind,    d->date, n[0],     n[1],
+	                     n[2], d->metrics, d->metrics, sim,     d->image, d->error};
 	res_dbrows r = {0};
 	int rc =
 	    q(db,

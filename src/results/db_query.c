@@ -82,8 +82,8 @@ static int row_cmp(const void *pa, const void *pb, void *ctx)
 	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
 	for (size_t i = 0; i < sizeof ORDER / sizeof ORDER[0]; i++) {
 		int c = ORDER[i];
-		int r = cell_cmp(o->cells[a * o->ncols + (size_t)c], o->cells[b * o->ncols + (size_t)c],
-		                 COLS[c].kind);
+		int r = cell_cmp(o->cells[a * o->ncols + (size_t)c],
+		                 o->cells[b * o->ncols + (size_t)c], COLS[c].kind);
 		if (r)
 			return r;
 	}

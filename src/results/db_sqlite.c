@@ -3,8 +3,8 @@
 #include "results/db_private.h"
 
 #include <sqlite3.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int fail(sqlite3 *db, ib_error *e, const char *what)

@@ -26,15 +26,19 @@ const char **res_labels_env(ib_arena *a, const ib_val *raw, const res_labels *l,
 	const ib_val *m = ib_map_get(raw, "model_id");
 	const char *model = m && m->type == IB_V_STR ? m->str.s : "model";
 	const char *slash = strrchr(model, '/');
-	char *prefix = ib_arena_strdup(a, l->model_prefix ? l->model_prefix : slash ? slash + 1 : model);
+	char *prefix = ib_arena_strdup(a, l->model_prefix ? l->model_prefix
+	                                  : slash         ? slash + 1
+	                                                  : model);
 	if (!prefix)
 		return NULL;
 	if (!l->model_prefix)
 		for (char *p = prefix; *p; p++)
 			if (*p >= 'A' && *p <= 'Z')
 				*p = (char)(*p - 'A' + 'a');
-	int64_t isl = l->isl > 0 ? l->isl : length_of(raw, "random_input_len", "total_input_tokens");
-	int64_t osl = l->osl > 0 ? l->osl : length_of(raw, "random_output_len", "total_output_tokens");
+	int64_t isl =
+	    l->isl > 0 ? l->isl : length_of(raw, "random_input_len", "total_input_tokens");
+	int64_t osl =
+	    l->osl > 0 ? l->osl : length_of(raw, "random_output_len", "total_output_tokens");
 	const char **env = ib_arena_alloc(a, 16 * sizeof *env);
 	if (!env)
 		return NULL;

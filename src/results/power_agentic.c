@@ -30,8 +30,8 @@ static const char *captured_tz(ib_arena *a, const char *result_dir, long long *o
 	bool colon = n == 6 && s[3] == ':';
 	if ((n == 5 || colon) && (s[0] == '+' || s[0] == '-')) {
 		const char *h = s + 1, *m = s + (colon ? 4 : 3);
-		bool dig = h[0] >= '0' && h[0] <= '9' && h[1] >= '0' && h[1] <= '9' && m[0] >= '0' &&
-		           m[0] <= '9' && m[1] >= '0' && m[1] <= '9';
+		bool dig = h[0] >= '0' && h[0] <= '9' && h[1] >= '0' && h[1] <= '9' &&
+		           m[0] >= '0' && m[0] <= '9' && m[1] >= '0' && m[1] <= '9';
 		int hh = (h[0] - '0') * 10 + (h[1] - '0'), mm = (m[0] - '0') * 10 + (m[1] - '0');
 		if (dig && hh <= 23 && mm <= 59) {
 			*off_us = (s[0] == '-' ? -1 : 1) * (hh * 3600LL + mm * 60LL) * 1000000LL;
@@ -135,26 +135,28 @@ static const char *build_window(ib_arena *a, const char *result_dir, window *w)
 /* _record_adapter_failure, then the failure line; *status as the
  * reference returns. */
 static int adapter_failure(ib_arena *a, const res_agentic_power_opts *o, const char *csv,
-                           const char *wpath, const char *vpath, const char *reason,
-                           int *status, ib_error *e)
+                           const char *wpath, const char *vpath, const char *reason, int *status,
+                           ib_error *e)
 {
 	pw_reasons r = {0};
 	pw_reason(&r, reason);
 	char msg[3000] = "";
-	int pr = pw_patch_agg(o->agg_path, pw_metric_names, 7, false, NULL, NULL, 0, msg,
-	                      sizeof msg, e);
+	int pr =
+	    pw_patch_agg(o->agg_path, pw_metric_names, 7, false, NULL, NULL, 0, msg, sizeof msg, e);
 	if (pr < 0)
 		return pr;
 	if (pr == 1) {
 		pw_logf(o->log, o->log_ud, 2, "[agentx_power] Failed to record adapter failure: %s",
-		         msg);
+		        msg);
 	} else {
 		pw_opts po = {.has_expected = o->has_expected,
-		                     .expected_num_gpus = o->expected_num_gpus};
+		              .expected_num_gpus = o->expected_num_gpus};
 		pw_bench b = {0};
 		pw_integ in = {0};
-		ib_val *side = pw_sidecar(a, &po, csv, wpath, &b, &in, false, &r, NULL, 0, ib_v_null(a));
-		if (!side || ib_map_set(a, side, "window_source", ib_v_str(a, "aiperf_profile_lifecycle")))
+		ib_val *side =
+		    pw_sidecar(a, &po, csv, wpath, &b, &in, false, &r, NULL, 0, ib_v_null(a));
+		if (!side ||
+		    ib_map_set(a, side, "window_source", ib_v_str(a, "aiperf_profile_lifecycle")))
 			return OOM(e);
 		ib_error we = {0};
 		int rc = pw_write_json(vpath, side, &we);
@@ -164,7 +166,7 @@ static int adapter_failure(ib_arena *a, const res_agentic_power_opts *o, const c
 			char m[2600];
 			ib_error_format(&we, m, sizeof m);
 			pw_logf(o->log, o->log_ud, 2,
-			         "[agentx_power] Failed to record adapter failure: %s", m);
+			        "[agentx_power] Failed to record adapter failure: %s", m);
 		}
 	}
 	pw_logf(o->log, o->log_ud, 2, "[agentx_power] Power-window adaptation failed: %s", reason);
@@ -208,14 +210,14 @@ int res_agentic_power(const res_agentic_power_opts *o, int *status, ib_error *e)
 		goto done;
 	}
 	pw_opts po = {.csv_path = csv,
-	                     .bench_path = wpath,
-	                     .agg_path = o->agg_path,
-	                     .validation_path = vpath,
-	                     .has_expected = o->has_expected,
-	                     .expected_num_gpus = o->expected_num_gpus,
-	                     .require_power = o->require_power,
-	                     .log = o->log,
-	                     .log_ud = o->log_ud};
+	              .bench_path = wpath,
+	              .agg_path = o->agg_path,
+	              .validation_path = vpath,
+	              .has_expected = o->has_expected,
+	              .expected_num_gpus = o->expected_num_gpus,
+	              .require_power = o->require_power,
+	              .log = o->log,
+	              .log_ud = o->log_ud};
 	rc = pw_run(&po, status, e);
 	goto done;
 oom:

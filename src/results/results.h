@@ -67,9 +67,9 @@ typedef pw_log_fn res_log_fn;
  * entry of a name wins (put overrides first). env == NULL: the process
  * environment (environ). */
 typedef struct {
-	const char *dir;              /* working folder; NULL or "": the current one */
-	const char *const *env;       /* NULL-terminated NAME=VALUE list, or NULL */
-	bool derived;                 /* add the "derived" object (beyond the reference) */
+	const char *dir;        /* working folder; NULL or "": the current one */
+	const char *const *env; /* NULL-terminated NAME=VALUE list, or NULL */
+	bool derived;           /* add the "derived" object (beyond the reference) */
 	pw_log_fn log;
 	void *log_ud;
 } res_process_opts;
@@ -209,7 +209,7 @@ typedef struct {
 	 * reference, an agg file itself, and in a run store (a folder with
 	 * manifest.jsonl) only its agg_*.json files (not agg_eval*) */
 	const char *results_dir;
-	res_baseline_fn lookup;  /* called lazily: not at all when there is no row */
+	res_baseline_fn lookup; /* called lazily: not at all when there is no row */
 	void *ctx;
 	/* Beyond the reference: 0 colours every delta (the reference); k > 0
 	 * colours a delta only when the config has >= noise_min earlier runs and
@@ -328,8 +328,8 @@ typedef struct {
 	const char *model, *hardware, *framework, *precision, *spec_method;
 	const char *since, *until, *branch, *run_id;
 	int64_t isl, osl, conc;
-	bool latest; /* only the rows of the latest_benchmarks view */
-	bool evals;  /* eval_results instead of benchmark_results */
+	bool latest;   /* only the rows of the latest_benchmarks view */
+	bool evals;    /* eval_results instead of benchmark_results */
 	int simulated; /* 1: only simulated rows, -1: only measured ones, 0: any */
 } res_db_filter;
 

@@ -116,7 +116,8 @@ int res_success_rates(ib_arena *a, const ib_val *jobs, const char *const *labels
 		const ib_val *j = jobs->list.v[i];
 		const ib_val *nm = j->type == IB_V_MAP ? ib_map_get(j, "name") : NULL;
 		if (!nm || nm->type != IB_V_STR) {
-			rc = ib_fail(e, IB_EINVAL, "", 0, 0, "field 'jobs[%zu].name': must be a string", i);
+			rc = ib_fail(e, IB_EINVAL, "", 0, 0,
+			             "field 'jobs[%zu].name': must be a string", i);
 			break;
 		}
 		const ib_val *c = ib_map_get(j, "conclusion");
@@ -134,7 +135,8 @@ int res_success_rates(ib_arena *a, const ib_val *jobs, const char *const *labels
 	for (size_t i = 0; !rc && i < n; i++) {
 		ib_val *s = ib_v_map(a);
 		if (!s || ib_map_set(a, s, "n_success", ib_v_int(a, succ[i])) ||
-		    ib_map_set(a, s, "total", ib_v_int(a, tot[i])) || ib_map_set(a, m, labels[i], s))
+		    ib_map_set(a, s, "total", ib_v_int(a, tot[i])) ||
+		    ib_map_set(a, m, labels[i], s))
 			rc = ib_fail(e, IB_ENOMEM, "", 0, 0, "out of memory");
 	}
 	free(succ);
@@ -159,7 +161,9 @@ int res_success_table(ib_buf *b, const ib_val *rates)
 	static const char eq[] = "============================================================";
 	static const char da[] = "------------------------------------------------------------";
 	int rc = ib_buf_printf(b, "\n%s\nHardware Success Rates\n%s\n", eq, eq);
-	rc = rc ? rc : ib_buf_printf(b, "%-20s %-10s %-10s %-10s\n%s\n", "Hardware", "Success", "Total", "Rate", da);
+	rc = rc ? rc
+	        : ib_buf_printf(b, "%-20s %-10s %-10s %-10s\n%s\n", "Hardware", "Success", "Total",
+	                        "Rate", da);
 	/* keys are already sorted (res_hw_labels) */
 	for (size_t i = 0; !rc && i < rates->map.n; i++) {
 		const ib_val *s = rates->map.kv[i].val;

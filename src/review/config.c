@@ -81,21 +81,25 @@ size_t rv_entry_recipes(ib_arena *a, rv_tree *t, const ib_val *entry, const char
 			specs[ns++] = "none";
 		for (size_t s = 0; s < ns && n < cap; s++) {
 			const char *suf = !strcmp(specs[s], "mtp") ? "_mtp" : "";
-			const char *fws = !strcmp(fw, "trt") ? "_trt" : !strcmp(fw, "atom") ? "_atom" : "";
+			const char *fws = !strcmp(fw, "trt")    ? "_trt"
+			                  : !strcmp(fw, "atom") ? "_atom"
+			                                        : "";
 			const char *cands[2] = {
 			    ib_arena_printf(a, "%s_%s_%s_%s%s.sh", prefix, prec, rt, fw, suf),
 			    ib_arena_printf(a, "%s_%s_%s%s%s.sh", prefix, prec, rt, fws, suf)};
 			const char *hit = NULL;
 			for (int d = 0; d < 2 && !hit; d++)
 				for (int c = 0; c < 2 && !hit; c++) {
-					char *p = ib_arena_printf(a, "benchmarks/single_node/%s/%s%s", dir,
-					                          d ? "deprecated/" : "", cands[c]);
+					char *p =
+					    ib_arena_printf(a, "benchmarks/single_node/%s/%s%s",
+					                    dir, d ? "deprecated/" : "", cands[c]);
 					if (p && rv_tree_find(t, p) >= 0)
 						hit = p;
 				}
 			found[n] = hit != NULL;
-			paths[n] = hit ? hit
-			               : ib_arena_printf(a, "benchmarks/single_node/%s/%s", dir, cands[0]);
+			paths[n] =
+			    hit ? hit
+			        : ib_arena_printf(a, "benchmarks/single_node/%s/%s", dir, cands[0]);
 			n++;
 		}
 	}
@@ -118,7 +122,8 @@ ib_val *rv_load_configs(rv_tree *t, const char *only_path)
 		const char *tx = rv_tree_text(t, i, &len);
 		ib_val *doc = NULL;
 		ib_error e = {0};
-		if (!tx || ib_yaml_load(t->a, p, tx, len, &doc, &e) || !doc || doc->type != IB_V_MAP)
+		if (!tx || ib_yaml_load(t->a, p, tx, len, &doc, &e) || !doc ||
+		    doc->type != IB_V_MAP)
 			continue; /* `infbench validate` reports unreadable configs */
 		for (size_t k = 0; k < doc->map.n; k++)
 			if (doc->map.kv[k].key->type == IB_V_STR &&
@@ -242,8 +247,8 @@ static int check_entry(rv_report *r, rv_tree *t, const ib_val *others, const ib_
 				continue;
 			const char *om = str_of(o, "model"), *orn = str_of(o, "runner"),
 			           *ofw = str_of(o, "framework"), *oi = str_of(o, "image");
-			if (!om || !orn || !ofw || !oi || strcmp(om, model) || strcmp(orn, runner) ||
-			    strcmp(ofw, fw))
+			if (!om || !orn || !ofw || !oi || strcmp(om, model) ||
+			    strcmp(orn, runner) || strcmp(ofw, fw))
 				continue;
 			if (!strcmp(oi, image))
 				same = true;
@@ -271,7 +276,8 @@ static int check_entry(rv_report *r, rv_tree *t, const ib_val *others, const ib_
 			if (rc)
 				return IB_ENOMEM;
 			for (size_t i = 0; i < nseen; i++) {
-				const ib_val *oimg = ib_map_get(ib_map_get(others, seen_key[i]), "image");
+				const ib_val *oimg =
+				    ib_map_get(ib_map_get(others, seen_key[i]), "image");
 				if (ib_diag_quote_add(&r->findings, key_file(others, seen_key[i]),
 				                      oimg ? oimg->line
 				                           : key_line(others, seen_key[i]),

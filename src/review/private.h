@@ -12,16 +12,16 @@
  * tracks the if / case / loop / function nesting of each. It never fails on
  * odd input: unknown constructs are plain commands. */
 typedef struct {
-	int line, end_line; /* physical lines of the command (1-based) */
-	const char *text;   /* the command as written (continuations joined by a space) */
-	const char *norm;   /* normalized: quotes dropped, ${X} as $X, blanks collapsed */
-	int nguard;         /* enclosing guards: if / elif / else branches, case arms,
-	                       and `[ test ] && cmd` */
-	int nif;            /* of those, if-branches and `[ test ] &&` only */
-	int guard_line;     /* line of the innermost guard's condition, 0 when none */
-	const char *guard;  /* the innermost guard as written ("if [[ ... ]]"), or NULL */
+	int line, end_line;     /* physical lines of the command (1-based) */
+	const char *text;       /* the command as written (continuations joined by a space) */
+	const char *norm;       /* normalized: quotes dropped, ${X} as $X, blanks collapsed */
+	int nguard;             /* enclosing guards: if / elif / else branches, case arms,
+	                           and `[ test ] && cmd` */
+	int nif;                /* of those, if-branches and `[ test ] &&` only */
+	int guard_line;         /* line of the innermost guard's condition, 0 when none */
+	const char *guard;      /* the innermost guard as written ("if [[ ... ]]"), or NULL */
 	const char *guard_norm; /* the same, normalized */
-	const char *conds;  /* the conditions of every enclosing guard, joined by " ; " */
+	const char *conds;      /* the conditions of every enclosing guard, joined by " ; " */
 } rv_cmd;
 
 typedef enum { RV_FW_NONE, RV_FW_VLLM, RV_FW_SGLANG, RV_FW_TRT, RV_FW_ATOM } rv_fw;
@@ -38,14 +38,14 @@ typedef struct {
 	bool is_recipe;       /* the name has that shape */
 	const char *scenario; /* folder below benchmarks/ without deprecated/ parts */
 	const char *model, *precision, *gpu, *vendor; /* vendor: "amd" / "nvidia" */
-	const char *gen; /* GPU generation: "cdna3" (mi300x, mi325x), "cdna4" (mi35x),
-	                    "hopper" (h*), "blackwell" (b*, gb*), else the GPU's letters */
-	const char *variant;  /* the name's other tokens except framework and spec ("") */
-	const char *spec;     /* spec token of the name ("mtp", "eagle"...) or "" */
-	int fw;               /* rv_fw: from the launch command, else the name */
-	bool spec_content;    /* a draft model or speculative config in the code */
-	int launch;           /* index of the server launch command in cmds, -1 */
-	int client;           /* index of the benchmark client call, -1 */
+	const char *gen;     /* GPU generation: "cdna3" (mi300x, mi325x), "cdna4" (mi35x),
+	                        "hopper" (h*), "blackwell" (b*, gb*), else the GPU's letters */
+	const char *variant; /* the name's other tokens except framework and spec ("") */
+	const char *spec;    /* spec token of the name ("mtp", "eagle"...) or "" */
+	int fw;              /* rv_fw: from the launch command, else the name */
+	bool spec_content;   /* a draft model or speculative config in the code */
+	int launch;          /* index of the server launch command in cmds, -1 */
+	int client;          /* index of the benchmark client call, -1 */
 } rv_script;
 
 /* Parses a script; strings are allocated in a. Returns NULL only when out of memory. */

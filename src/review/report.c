@@ -19,8 +19,7 @@ static const rv_rule rules[] = {
     {"sister-guard", RV_BLOCKING, false,
      "commands the sister recipes all run under an if-guard are guarded here too",
      "run the command under the sisters' guard"},
-    {"sister-export", RV_WARNING, false,
-     "environment exports all sister recipes share are present",
+    {"sister-export", RV_WARNING, false, "environment exports all sister recipes share are present",
      "add the sisters' export or explain why not"},
     {"sister-flag", RV_WARNING, false,
      "launch / client options all sister recipes pass are present",
@@ -148,21 +147,23 @@ int rv_format_text(const rv_report *r, ib_buf *o)
 		ib_buf_printf(o, "infbench review: change %.12s..%.12s, %zu file%s\n\n", r->base,
 		              r->head, r->nfiles, r->nfiles == 1 ? "" : "s");
 	else
-		ib_buf_printf(o, "infbench review: %zu file%s\n\n", r->nfiles, r->nfiles == 1 ? "" : "s");
+		ib_buf_printf(o, "infbench review: %zu file%s\n\n", r->nfiles,
+		              r->nfiles == 1 ? "" : "s");
 	for (size_t i = 0; i < NRULES; i++) {
 		size_t k = rule_findings(r, rules[i].id);
 		const char *mark = k ? (rules[i].severity == RV_BLOCKING ? "🔴" : "🟡")
-		                     : r->checked[i] ? "✅"
-		                                     : "➖";
+		                   : r->checked[i] ? "✅"
+		                                   : "➖";
 		ib_buf_printf(o, "%s %s: %s", mark, rules[i].id, rules[i].title);
 		if (k)
 			ib_buf_printf(o, " (%zu finding%s)\n", k, k == 1 ? "" : "s");
 		else if (r->checked[i])
 			ib_buf_printf(o, " (%zu checked)\n", r->checked[i]);
 		else
-			ib_buf_printf(o, " (%s)\n", rules[i].change_only && strcmp(r->mode, "change")
-			                                ? "needs --base"
-			                                : "nothing to check");
+			ib_buf_printf(o, " (%s)\n",
+			              rules[i].change_only && strcmp(r->mode, "change")
+			                  ? "needs --base"
+			                  : "nothing to check");
 	}
 	for (size_t i = 0; i < r->findings.n; i++) {
 		const ib_diag *f = &r->findings.items[i];
@@ -215,12 +216,14 @@ int rv_format_json(const rv_report *r, ib_buf *o)
 			return IB_ENOMEM;
 		size_t k = rule_findings(r, rules[i].id);
 		SET(m, "id", sv(a, rules[i].id));
-		SET(m, "severity", sv(a, rules[i].severity == RV_BLOCKING ? "blocking" : "warning"));
+		SET(m, "severity",
+		    sv(a, rules[i].severity == RV_BLOCKING ? "blocking" : "warning"));
 		SET(m, "checked", ib_v_int(a, (int64_t)r->checked[i]));
 		SET(m, "findings", ib_v_int(a, (int64_t)k));
-		SET(m, "status", sv(a, k ? (rules[i].severity == RV_BLOCKING ? "blocking" : "warning")
-		                         : r->checked[i] ? "pass"
-		                                         : "not-applicable"));
+		SET(m, "status",
+		    sv(a, k ? (rules[i].severity == RV_BLOCKING ? "blocking" : "warning")
+		          : r->checked[i] ? "pass"
+		                          : "not-applicable"));
 		if (ib_list_push(a, rl, m))
 			return IB_ENOMEM;
 	}

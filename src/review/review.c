@@ -54,8 +54,7 @@ static int recipe_has_key(rv_report *r, rv_tree *t, const ib_val *cfg, const rv_
 			qsort(t->mapped, t->nmapped, sizeof *t->mapped, ib_cmp_str);
 		t->mapped_for = cfg;
 	}
-	if (t->nmapped &&
-	    bsearch(&s->path, t->mapped, t->nmapped, sizeof *t->mapped, ib_cmp_str))
+	if (t->nmapped && bsearch(&s->path, t->mapped, t->nmapped, sizeof *t->mapped, ib_cmp_str))
 		return 0;
 	const char *b = strrchr(s->path, '/');
 	b = b ? b + 1 : s->path;
@@ -84,8 +83,8 @@ static int check_yaml(rv_report *r, rv_tree *t, size_t i)
 	if (rc == IB_ENOMEM)
 		return rc;
 	if (rc)
-		return rv_add(r, "yaml-invalid", p, e.line, NULL, "not valid YAML: %s (line %d, column %d)",
-		              e.msg, e.line, e.col);
+		return rv_add(r, "yaml-invalid", p, e.line, NULL,
+		              "not valid YAML: %s (line %d, column %d)", e.msg, e.line, e.col);
 	if (is_master_config(p) && (!doc || doc->type != IB_V_MAP))
 		return rv_add(r, "yaml-invalid", p, doc && doc->line ? doc->line : 1, NULL,
 		              "a master config is a mapping of config keys to entries");
@@ -174,8 +173,8 @@ static int files_mode(const rv_opts *o, rv_report *r, ib_error *e)
 		char *full = ib_arena_printf(r->a, "%s/%s", o->repo, f);
 		struct stat st;
 		if (!full || stat(full, &st) || !S_ISREG(st.st_mode)) {
-			rc = ib_fail(e, IB_ENOENT, "", 0, 0, "%s: no such file in repository %s", o->files[k],
-			             o->repo);
+			rc = ib_fail(e, IB_ENOENT, "", 0, 0, "%s: no such file in repository %s",
+			             o->files[k], o->repo);
 			break;
 		}
 		long i = rv_tree_find(&t, f);
@@ -249,12 +248,12 @@ static bool blank(const char *s)
 	return true;
 }
 
-static size_t entry_count(ib_arena *a, const char *name, const char *text, size_t len,
-                          ib_val **doc)
+static size_t entry_count(ib_arena *a, const char *name, const char *text, size_t len, ib_val **doc)
 {
 	ib_error e = {0};
 	*doc = NULL;
-	if (!text || ib_yaml_load(a, name, text, len, doc, &e) || !*doc || (*doc)->type != IB_V_LIST)
+	if (!text || ib_yaml_load(a, name, text, len, doc, &e) || !*doc ||
+	    (*doc)->type != IB_V_LIST)
 		return 0;
 	return (*doc)->list.n;
 }

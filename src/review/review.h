@@ -48,21 +48,21 @@ const rv_rule *rv_rules(size_t *n);
 int rv_rule_index(const char *id);
 
 typedef struct {
-	ib_arena *a;          /* the caller's; set before rv_review */
-	const char *mode;     /* "files" or "change" */
-	const char *base;     /* change mode: the merge-base commit and head commit */
+	ib_arena *a;      /* the caller's; set before rv_review */
+	const char *mode; /* "files" or "change" */
+	const char *base; /* change mode: the merge-base commit and head commit */
 	const char *head;
-	const char **files;   /* the files reviewed (repository-relative) */
+	const char **files; /* the files reviewed (repository-relative) */
 	size_t nfiles, files_cap;
-	ib_diags findings;    /* in report order (see above); count them with ib_diags_count */
-	size_t checked[32];   /* per rule index: how many subjects the rule looked at */
+	ib_diags findings;  /* in report order (see above); count them with ib_diags_count */
+	size_t checked[32]; /* per rule index: how many subjects the rule looked at */
 } rv_report;
 
 typedef struct {
-	const char *repo;              /* the repository's folder (required) */
-	const char *base;              /* change mode: base ref (NULL: files mode) */
-	const char *head;              /* change mode: head ref (NULL: HEAD) */
-	const char *const *files;      /* files mode: paths relative to repo, or absolute under it */
+	const char *repo;         /* the repository's folder (required) */
+	const char *base;         /* change mode: base ref (NULL: files mode) */
+	const char *head;         /* change mode: head ref (NULL: HEAD) */
+	const char *const *files; /* files mode: paths relative to repo, or absolute under it */
 	size_t nfiles;
 } rv_opts;
 

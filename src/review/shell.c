@@ -11,10 +11,10 @@ enum { FR_IF, FR_CASE, FR_LOOP, FR_BRACE };
 
 typedef struct {
 	int kind;
-	bool awaiting;  /* if/elif or while/until/for: still reading the condition */
-	int line;       /* line of the (latest) condition */
-	ib_buf cond;    /* the conditions as written, "if X ; elif Y" */
-	ib_buf latest;  /* the latest if/elif condition, for `guard` */
+	bool awaiting; /* if/elif or while/until/for: still reading the condition */
+	int line;      /* line of the (latest) condition */
+	ib_buf cond;   /* the conditions as written, "if X ; elif Y" */
+	ib_buf latest; /* the latest if/elif condition, for `guard` */
 } frame;
 
 typedef struct {
@@ -560,8 +560,9 @@ int rv_count_flags_line(const char *ln, char *quote)
 		else if (!depth && c == '-' && ln[i + 1] == '-' &&
 		         (i == 0 || isspace((unsigned char)ln[i - 1])) &&
 		         isalpha((unsigned char)ln[i + 2])) {
-			static const char *const addr[] = {"--model", "--model-path", "--served-model-name",
-			                                   "--host", "--port", NULL};
+			static const char *const addr[] = {
+			    "--model", "--model-path", "--served-model-name",
+			    "--host",  "--port",       NULL};
 			size_t k = strcspn(ln + i, " \t=");
 			bool skip = false;
 			for (int j = 0; addr[j] && !skip; j++)
@@ -603,8 +604,8 @@ static int launch_kind(const char *norm)
 
 static bool is_client(const char *norm)
 {
-	return !strncmp(norm, "run_benchmark_serving", 21) || strstr(norm, "benchmark_serving.py") ||
-	       strstr(norm, "infbench bench ");
+	return !strncmp(norm, "run_benchmark_serving", 21) ||
+	       strstr(norm, "benchmark_serving.py") || strstr(norm, "infbench bench ");
 }
 
 static bool precision_token(const char *t)

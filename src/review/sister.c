@@ -44,9 +44,10 @@ static bool same_family(const rv_script *a, const rv_script *b)
 /* Commands too common or too local to compare. */
 static bool trivial(const char *norm)
 {
-	static const char *const w[] = {"echo", "printf", "set", "exit", "return", "break",
-	                                "continue", "true", "false", ":", "shift", "local",
-	                                "wait", "sleep", "cd", "source", ".", "trap", NULL};
+	static const char *const w[] = {"echo",   "printf",   "set",  "exit",  "return",
+	                                "break",  "continue", "true", "false", ":",
+	                                "shift",  "local",    "wait", "sleep", "cd",
+	                                "source", ".",        "trap", NULL};
 	size_t n = strcspn(norm, " ");
 	if (!n)
 		return true;
@@ -106,15 +107,18 @@ static int guard_check(rv_report *r, rv_script *s, rv_script **sis, size_t ns, i
 				if (s->cmds[j].guard_norm && !strcmp(s->cmds[j].guard_norm, g0))
 					here = &s->cmds[j];
 			if (here)
-				snprintf(fix, sizeof fix,
-				         "move `%s` inside the `%s` block at line %d, as the sisters do", c->text,
-				         here->guard, here->guard_line);
+				snprintf(
+				    fix, sizeof fix,
+				    "move `%s` inside the `%s` block at line %d, as the sisters do",
+				    c->text, here->guard, here->guard_line);
 			else
-				snprintf(fix, sizeof fix, "run `%s` only under `%s`, as the sisters do",
-				         c->text, m[0]->guard);
+				snprintf(fix, sizeof fix,
+				         "run `%s` only under `%s`, as the sisters do", c->text,
+				         m[0]->guard);
 		} else {
 			snprintf(fix, sizeof fix,
-			         "run `%s` under the same condition as the sisters (quoted), or say in a "
+			         "run `%s` under the same condition as the sisters (quoted), or "
+			         "say in a "
 			         "comment why this recipe differs",
 			         c->text);
 		}
@@ -252,8 +256,8 @@ static size_t flags_of(const char *text, char out[][64], size_t cap)
 		         (i == 0 || isspace((unsigned char)text[i - 1]) || text[i - 1] == '(') &&
 		         isalpha((unsigned char)text[i + 2])) {
 			size_t k = 0;
-			while (text[i + k] && !isspace((unsigned char)text[i + k]) && text[i + k] != '=' &&
-			       text[i + k] != ')' && k < 63)
+			while (text[i + k] && !isspace((unsigned char)text[i + k]) &&
+			       text[i + k] != '=' && text[i + k] != ')' && k < 63)
 				k++;
 			memcpy(out[n], text + i, k);
 			out[n][k] = 0;
@@ -311,7 +315,8 @@ static int flag_check(rv_report *r, rv_script *s, rv_script **sis, size_t ns, bo
 			const rv_cmd *c = &sis[q]->cmds[client ? sis[q]->client : sis[q]->launch];
 			char val[128];
 			value_after(c->text, fl[i], val, sizeof val);
-			prec = strcmp(sis[q]->precision, s->precision) && strstr(val, sis[q]->precision);
+			prec = strcmp(sis[q]->precision, s->precision) &&
+			       strstr(val, sis[q]->precision);
 		}
 		if (prec)
 			continue;
@@ -353,8 +358,8 @@ int rv_check_sisters(rv_report *r, rv_tree *t, rv_script *s)
 		size_t pl = strlen(p);
 		const char *b = strrchr(p, '/');
 		b = b ? b + 1 : p;
-		if (pl < 4 || strcmp(p + pl - 3, ".sh") || strncmp(b, s->model, ml) || b[ml] != '_' ||
-		    !strcmp(p, s->path) || strncmp(p, "benchmarks/", 11))
+		if (pl < 4 || strcmp(p + pl - 3, ".sh") || strncmp(b, s->model, ml) ||
+		    b[ml] != '_' || !strcmp(p, s->path) || strncmp(p, "benchmarks/", 11))
 			continue;
 		rv_script *o = rv_tree_script(t, i);
 		if (o && same_family(s, o))

@@ -20,8 +20,8 @@ int rv_git(const char *repo, const char *const *args, ib_buf *out, ib_error *e)
 	if (!rc && status != 0) {
 		const char *m = err.data ? err.data : "";
 		size_t k = strcspn(m, "\n");
-		rc = ib_fail(e, IB_EINVAL, "", 0, 0, "git %s failed (exit %d)%s%.*s", args[0], status,
-		             k ? ": " : "", (int)k, m);
+		rc = ib_fail(e, IB_EINVAL, "", 0, 0, "git %s failed (exit %d)%s%.*s", args[0],
+		             status, k ? ": " : "", (int)k, m);
 	}
 	ib_buf_free(&err);
 	return rc;
@@ -107,8 +107,8 @@ int rv_tree_list_dir(rv_tree *t, ib_error *e)
 int rv_tree_list_git(rv_tree *t, ib_error *e)
 {
 	ib_buf out = {0};
-	const char *args[] = {"ls-tree", "-r", "--name-only", t->ref, "--", "benchmarks", "configs",
-	                      "perf-changelog.yaml", NULL};
+	const char *args[] = {"ls-tree",    "-r",      "--name-only",         t->ref, "--",
+	                      "benchmarks", "configs", "perf-changelog.yaml", NULL};
 	int rc = rv_git(t->root, args, &out, e);
 	for (char *p = out.data; !rc && p && *p;) {
 		char *nl = strchr(p, '\n');

@@ -65,8 +65,9 @@ bool run_row_is_spec(const ib_val *row)
 bool run_row_flag(const ib_val *row, const char *key)
 {
 	const ib_val *v = ib_map_get(row, key);
-	return v && ((v->type == IB_V_BOOL && v->b) ||
-	             (v->type == IB_V_STR && (!strcmp(v->str.s, "true") || !strcmp(v->str.s, "True"))));
+	return v &&
+	       ((v->type == IB_V_BOOL && v->b) ||
+	        (v->type == IB_V_STR && (!strcmp(v->str.s, "true") || !strcmp(v->str.s, "True"))));
 }
 
 void run_sim_shape_of(ib_arena *a, const ib_val *row, run_sim_shape *s)
@@ -207,12 +208,15 @@ int run_row_env(ib_buf *b, const ib_val *row, const char *rn, const char *rf, in
 			int64_t nw = field_int(pool[i], "num-worker", 1);
 			int64_t g = nw * field_int(pool[i], "tp", 1) * field_int(pool[i], "pp", 1) *
 			            field_int(pool[i], "pcp-size", 1);
-			ib_buf_printf(b, "%s_GPUS=%lld\n%s_NUM_WORKERS=%lld\n", side[i], (long long)g,
-			              side[i], (long long)nw);
+			ib_buf_printf(b, "%s_GPUS=%lld\n%s_NUM_WORKERS=%lld\n", side[i],
+			              (long long)g, side[i], (long long)nw);
 			char k[64];
-			static const char *const f[][2] = {{"TP", "tp"},   {"EP", "ep"},
-			                                   {"DP_ATTN", "dp-attn"}, {"PP_SIZE", "pp"},
-			                                   {"DCP_SIZE", "dcp-size"}, {"PCP_SIZE", "pcp-size"}};
+			static const char *const f[][2] = {{"TP", "tp"},
+			                                   {"EP", "ep"},
+			                                   {"DP_ATTN", "dp-attn"},
+			                                   {"PP_SIZE", "pp"},
+			                                   {"DCP_SIZE", "dcp-size"},
+			                                   {"PCP_SIZE", "pcp-size"}};
 			for (size_t j = 0; j < sizeof f / sizeof *f; j++) {
 				snprintf(k, sizeof k, "%s_%s", side[i], f[j][0]);
 				env_field(b, k, pool[i], f[j][1], j == 2 ? "false" : "1");
@@ -247,8 +251,10 @@ const char *run_sim_unmodelable(const ib_val *row, const char **model, const cha
 	const ib_val *v;
 	if (strcmp(scenario(row), "fixed-seq-len") != 0) {
 		if (!strcmp(scenario(row), "agentic-coding"))
-			return "scenario 'agentic-coding': the simulator serves it (prefix cache, KV "
-			       "offload) but infbench run has no AgentX replay client to drive it yet";
+			return "scenario 'agentic-coding': the simulator serves it (prefix cache, "
+			       "KV "
+			       "offload) but infbench run has no AgentX replay client to drive it "
+			       "yet";
 		snprintf(why, sizeof why,
 		         "scenario '%s' is not modelled by the simulator (fixed-seq-len only)",
 		         scenario(row));
@@ -287,7 +293,8 @@ const char *run_sim_unmodelable(const ib_val *row, const char **model, const cha
 	const char *p = pr && pr->type == IB_V_STR ? pr->str.s : "?";
 	if (strcmp(p, "bf16") && strcmp(p, "fp8") && strcmp(p, "fp4") && strcmp(p, "int4")) {
 		snprintf(why, sizeof why,
-		         "precision '%s' is not modelled by the simulator (bf16, fp8, fp4, int4)", p);
+		         "precision '%s' is not modelled by the simulator (bf16, fp8, fp4, int4)",
+		         p);
 		return why;
 	}
 	sim_config c;

@@ -19,7 +19,7 @@ typedef struct {
 	const char *sim_model, *sim_hw, *sim_spec_method;
 	bool spec, amd;
 	bool eval, eval_only; /* run-eval / eval-only rows (unless no_evals) */
-	int64_t gpus; /* GPU_COUNT */
+	int64_t gpus;         /* GPU_COUNT */
 	/* scheduling */
 	int sched; /* 0 queued, 1 taken, 2 finished */
 	int prev_attempts;
@@ -30,8 +30,8 @@ typedef struct {
 	const char *runner_name; /* NULL: per row "<label>_0" */
 	double ready_timeout_s;
 	int prompts_per_conc, warmups_per_conc, num_spec_tokens, prompt_threads;
-	const char *shim_dir; /* engine recipe: the folder put first in PATH */
-	const char *eval_dataset; /* the gsm8k folder evals use (absolute) */
+	const char *shim_dir;        /* engine recipe: the folder put first in PATH */
+	const char *eval_dataset;    /* the gsm8k folder evals use (absolute) */
 	const char *eval_dataset_id; /* its content hashes, or the stand-in's recipe */
 	double eval_accuracy;
 	/* engine sim: the calibration file every simulator gets (--calibration;
@@ -65,8 +65,8 @@ typedef struct {
 	double server_start_s, client_s, process_s; /* phases (bench/run.sh) */
 	const char *eval_log, *shown_eval_log;
 	const char *prompt_cache; /* STORE/prompt-cache: the client's --prompt-cache */
-	void *exec;                                 /* the executor (execute.c) */
-	atomic_int *stop; /* the run's stop flag: the signal that stops it, or 0 */
+	void *exec;               /* the executor (execute.c) */
+	atomic_int *stop;         /* the run's stop flag: the signal that stops it, or 0 */
 } row_ctx;
 
 /* row.c: runs one row in rc->ws; returns its end state (RUN_DONE,

@@ -173,7 +173,7 @@ static int resolve(ib_arena *a, const run_opts *o, run_resolved *x)
 
 /* gsm8k's split sizes, for the stand-in set */
 #define STANDIN_TRAIN 7473
-#define STANDIN_TEST 1319
+#define STANDIN_TEST  1319
 
 /* The eval dataset folder (absolute) and what identifies its content. */
 static int resolve_eval_dataset(ib_arena *a, const run_opts *o, run_resolved *x, ib_error *e)
@@ -202,8 +202,9 @@ static int resolve_eval_dataset(ib_arena *a, const run_opts *o, run_resolved *x,
 	snprintf(p, sizeof p, "%s/test.jsonl", x->eval_dataset);
 	const char *h2 = file_sha(a, p);
 	if (!h1 || !h2)
-		return ib_fail(e, IB_ENOENT, p, 0, 0,
-		               "--eval-dataset needs train.jsonl and test.jsonl (see docs/eval.md)");
+		return ib_fail(
+		    e, IB_ENOENT, p, 0, 0,
+		    "--eval-dataset needs train.jsonl and test.jsonl (see docs/eval.md)");
 	x->eval_dataset_id = ib_arena_printf(a, "train %s test %s", h1, h2);
 	return x->eval_dataset_id ? 0 : IB_ENOMEM;
 }
@@ -294,7 +295,7 @@ int run_plan_new(const run_opts *o, const ib_val *list, const bool *keep, run_pl
 	for (size_t i = 0; i < list->list.n && !o->no_evals; i++)
 		evals |= (!keep || keep[i]) && list->list.v[i]->type == IB_V_MAP &&
 		         (run_row_flag(list->list.v[i], "run-eval") ||
-		                                 run_row_flag(list->list.v[i], "eval-only"));
+		          run_row_flag(list->list.v[i], "eval-only"));
 	if (!rc && evals)
 		rc = resolve_eval_dataset(p->a, o, &p->x, e);
 	for (size_t i = 0; i < list->list.n && !rc; i++)

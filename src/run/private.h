@@ -90,5 +90,4 @@ bool run_store_agg_ok(const char *store, const char *identity, const char *name)
 /* Removes a folder tree (best effort). */
 void run_rmtree(const char *path);
 
-
 #endif

@@ -185,7 +185,8 @@ static const char **sim_argv(row_ctx *rc)
 	if (sh.dp_attn)
 		add(a, v, &n, "--dp-attention");
 	/* the DRAM KV offload budget (agentic rows with kv-offloading) */
-	const ib_val *kvo = ib_map_get(row, "kv-offloading"), *dram = ib_map_get(row, "total-cpu-dram-gb");
+	const ib_val *kvo = ib_map_get(row, "kv-offloading"),
+	             *dram = ib_map_get(row, "total-cpu-dram-gb");
 	if (kvo && kvo->type == IB_V_STR && strcmp(kvo->str.s, "none") && dram &&
 	    (dram->type == IB_V_INT || dram->type == IB_V_FLOAT) &&
 	    (dram->type == IB_V_INT ? dram->i > 0 : dram->f > 0)) {
@@ -269,7 +270,8 @@ static const char **sim_argv(row_ctx *rc)
 static const char **eval_argv(row_ctx *rc)
 {
 	ib_arena *a = rc->a;
-	const ib_val *row = rc->it->row, *isl = ib_map_get(row, "isl"), *osl = ib_map_get(row, "osl");
+	const ib_val *row = rc->it->row, *isl = ib_map_get(row, "isl"),
+	             *osl = ib_map_get(row, "osl");
 	const char **v = ib_arena_alloc(a, 24 * sizeof *v);
 	size_t n = 0;
 	add(a, v, &n, rc->o->self_exe);

@@ -87,10 +87,10 @@ typedef struct {
 	                           * STORE/eval-dataset (gsm8k's sizes, seed 1) */
 	double eval_accuracy;     /* simulator: fraction graded right (0: 0.93) */
 	int eval_limit;           /* eval run --limit (0: every question) */
-	bool force;             /* rerun done rows too */
-	bool retry_failed;      /* rerun rows whose last attempt failed */
-	bool dry_run;           /* plan and report, start nothing */
-	bool shared_store;      /* no store lock: Slurm tasks share the store */
+	bool force;               /* rerun done rows too */
+	bool retry_failed;        /* rerun rows whose last attempt failed */
+	bool dry_run;             /* plan and report, start nothing */
+	bool shared_store;        /* no store lock: Slurm tasks share the store */
 	/* progress; may be NULL */
 	void (*on_event)(void *arg, const run_event *ev);
 	ib_log_fn on_log; /* runner notes (IB_LOG_ERR lines without "\n"), with arg */

@@ -190,9 +190,12 @@ int run_store_latest(ib_arena *a, const char *dir, ib_val **latest, ib_error *e)
 				static const char start[] = "{\"time\": ";
 				const char *line = b.data + off, *st = NULL;
 				for (const char *q = line + 1;
-				     (q = memmem(q, len - (size_t)(q - line), start, sizeof start - 1)); q++)
+				     (q = memmem(q, len - (size_t)(q - line), start,
+				                 sizeof start - 1));
+				     q++)
 					st = q;
-				if (!st || ib_json_parse(a, p, st, len - (size_t)(st - line), &rec, &pe) ||
+				if (!st ||
+				    ib_json_parse(a, p, st, len - (size_t)(st - line), &rec, &pe) ||
 				    rec->type != IB_V_MAP) {
 					off += len + 1;
 					continue;

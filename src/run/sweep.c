@@ -11,7 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static void note(const run_sweep_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(const run_sweep_opts *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void note(const run_sweep_opts *o, const char *fmt, ...)
 {
 	if (!o->note)
@@ -97,7 +98,9 @@ static int point(const run_sweep_opts *o, const char *rate, size_t conc, run_swe
 	b.max_concurrency = conc;
 	b.request_rate = rate;
 	b.num_prompts = (size_t)(o->prompts_per_conc > 0 ? o->prompts_per_conc : 10) * conc;
-	b.num_warmups = o->warmups_per_conc < 0 ? 0 : (size_t)(o->warmups_per_conc ? o->warmups_per_conc : 2) * conc;
+	b.num_warmups = o->warmups_per_conc < 0
+	                    ? 0
+	                    : (size_t)(o->warmups_per_conc ? o->warmups_per_conc : 2) * conc;
 	b.prompt_cache = cache;
 	b.save_result = true;
 	b.result_dir = o->results;
@@ -121,7 +124,8 @@ static int point(const run_sweep_opts *o, const char *rate, size_t conc, run_swe
 		sum->failed++;
 		char msg[2600];
 		ib_error_format(&pe, msg, sizeof msg);
-		note(o, "infbench sweep: %s: the result could not become an agg row: %s", name, msg);
+		note(o, "infbench sweep: %s: the result could not become an agg row: %s", name,
+		     msg);
 		return 0;
 	}
 	note(o, "infbench sweep: %s: done%s -> %s", name, out.simulated ? " (simulated)" : "", agg);

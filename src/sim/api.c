@@ -13,19 +13,20 @@
 
 /* The simulator's "vocabulary": words with a leading space, like BPE tokens. */
 static const char *const words[] = {
-	" the",	 " of",	    " and",	" to",	   " in",   " a",     " is",	 " that",
-	" for",	 " it",	    " as",	" was",	   " with", " be",    " by",	 " on",
-	" not",	 " he",	    " this",	" are",	   " or",   " his",   " from",	 " at",
-	" which", " but",   " have",	" an",	   " had",  " they",  " you",	 " were",
-	" their", " one",   " all",	" we",	   " can",  " her",   " has",	 " there",
-	" been",  " if",    " more",	" when",   " will", " would", " who",	 " so",
-	" model", " token", " server",	" batch",  " cache", " step", " kernel", " memory",
-	" GPU",	 " tensor", " expert",	" layer",  " prompt", " stream", " latency", " rate",
+    " the",   " of",     " and",    " to",    " in",     " a",      " is",      " that",
+    " for",   " it",     " as",     " was",   " with",   " be",     " by",      " on",
+    " not",   " he",     " this",   " are",   " or",     " his",    " from",    " at",
+    " which", " but",    " have",   " an",    " had",    " they",   " you",     " were",
+    " their", " one",    " all",    " we",    " can",    " her",    " has",     " there",
+    " been",  " if",     " more",   " when",  " will",   " would",  " who",     " so",
+    " model", " token",  " server", " batch", " cache",  " step",   " kernel",  " memory",
+    " GPU",   " tensor", " expert", " layer", " prompt", " stream", " latency", " rate",
 };
 #define NWORDS (sizeof words / sizeof *words)
 
 /* OpenAI's error shape; param: the request field at fault, or NULL */
-static void json_error_param(net_conn *c, int status, const char *type, const char *msg, const char *param)
+static void json_error_param(net_conn *c, int status, const char *type, const char *msg,
+                             const char *param)
 {
 	ib_buf b = {0};
 	ib_buf_puts(&b, "{\"error\": {\"message\": ");
@@ -76,7 +77,8 @@ enum { MAX_TOKENS_LIMIT = 0x7ffffffe };
  * never truncated. Returns the field at fault (msg set), or NULL. */
 static const char *check_fields(const ib_val *req, bool chat, char *msg, size_t cap)
 {
-	static const char *const bools[] = {"stream", "ignore_eos", "echo", "skip_special_tokens", NULL};
+	static const char *const bools[] = {"stream", "ignore_eos", "echo", "skip_special_tokens",
+	                                    NULL};
 	for (size_t i = 0; bools[i]; i++) {
 		const ib_val *v = ib_map_get(req, bools[i]);
 		if (v && v->type != IB_V_NULL && v->type != IB_V_BOOL) {
@@ -99,9 +101,14 @@ static const char *check_fields(const ib_val *req, bool chat, char *msg, size_t 
 		const char *name;
 		int64_t lo, hi;
 	} ints[] = {
-	    {"max_tokens", 1, MAX_TOKENS_LIMIT}, {"max_completion_tokens", 1, MAX_TOKENS_LIMIT},
-	    {"min_tokens", 0, MAX_TOKENS_LIMIT}, {"n", 1, 128}, {"best_of", 1, 128}, {"top_k", -1, INT32_MAX},
-	    {"seed", INT64_MIN, INT64_MAX},	     {"top_logprobs", 0, 20},
+	    {"max_tokens", 1, MAX_TOKENS_LIMIT},
+	    {"max_completion_tokens", 1, MAX_TOKENS_LIMIT},
+	    {"min_tokens", 0, MAX_TOKENS_LIMIT},
+	    {"n", 1, 128},
+	    {"best_of", 1, 128},
+	    {"top_k", -1, INT32_MAX},
+	    {"seed", INT64_MIN, INT64_MAX},
+	    {"top_logprobs", 0, 20},
 	};
 	for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
 		const ib_val *v = ib_map_get(req, ints[i].name);
@@ -109,8 +116,8 @@ static const char *check_fields(const ib_val *req, bool chat, char *msg, size_t 
 		if (!v || v->type == IB_V_NULL)
 			continue;
 		if (!as_int(v, &x) || x < ints[i].lo || x > ints[i].hi) {
-			snprintf(msg, cap, "%s must be an integer in [%lld, %lld]", ints[i].name, (long long)ints[i].lo,
-				 (long long)ints[i].hi);
+			snprintf(msg, cap, "%s must be an integer in [%lld, %lld]", ints[i].name,
+			         (long long)ints[i].lo, (long long)ints[i].hi);
 			return ints[i].name;
 		}
 	}
@@ -119,7 +126,9 @@ static const char *check_fields(const ib_val *req, bool chat, char *msg, size_t 
 	int64_t x;
 	if (lp && lp->type != IB_V_NULL &&
 	    (chat ? lp->type != IB_V_BOOL : !as_int(lp, &x) || x < 0 || x > 20)) {
-		snprintf(msg, cap, chat ? "logprobs must be a boolean" : "logprobs must be an integer in [0, 20]");
+		snprintf(msg, cap,
+		         chat ? "logprobs must be a boolean"
+		              : "logprobs must be an integer in [0, 20]");
 		return "logprobs";
 	}
 	/* numbers: name, lowest, highest */
@@ -127,8 +136,12 @@ static const char *check_fields(const ib_val *req, bool chat, char *msg, size_t 
 		const char *name;
 		double lo, hi;
 	} nums[] = {
-	    {"temperature", 0, 1e6},	     {"top_p", 0, 1},		     {"min_p", 0, 1},
-	    {"presence_penalty", -2, 2}, {"frequency_penalty", -2, 2}, {"repetition_penalty", 1e-6, 1e6},
+	    {"temperature", 0, 1e6},
+	    {"top_p", 0, 1},
+	    {"min_p", 0, 1},
+	    {"presence_penalty", -2, 2},
+	    {"frequency_penalty", -2, 2},
+	    {"repetition_penalty", 1e-6, 1e6},
 	};
 	for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
 		const ib_val *v = ib_map_get(req, nums[i].name);
@@ -136,7 +149,8 @@ static const char *check_fields(const ib_val *req, bool chat, char *msg, size_t 
 			continue;
 		double d = v->type == IB_V_INT ? (double)v->i : v->type == IB_V_FLOAT ? v->f : NAN;
 		if (!(d >= nums[i].lo && d <= nums[i].hi)) {
-			snprintf(msg, cap, "%s must be a number in [%g, %g]", nums[i].name, nums[i].lo, nums[i].hi);
+			snprintf(msg, cap, "%s must be a number in [%g, %g]", nums[i].name,
+			         nums[i].lo, nums[i].hi);
 			return nums[i].name;
 		}
 	}
@@ -205,7 +219,7 @@ static int chat_tokens(const ib_val *msgs, const char **err)
 enum { PENDING = -2 }; /* exact_tokens: a worker encodes it, the request goes on later */
 
 static void admit(sim_server *s, net_conn *c, const ib_val *req, bool chat, int ptoks,
-		  const tok_ids *ids, const char *rid, int64_t read_ns, bool model_time);
+                  const tok_ids *ids, const char *rid, int64_t read_ns, bool model_time);
 
 /* a completion whose prompt the worker encoded */
 static void generate_tokenized(sim_server *s, sim_tokjob *j)
@@ -215,8 +229,11 @@ static void generate_tokenized(sim_server *s, sim_tokjob *j)
 		return;
 	}
 	size_t n = j->ids.n + (size_t)j->extra;
-	admit(s, j->conn, j->req, j->chat, n < 1 ? 1 : n > INT32_MAX ? INT32_MAX : (int)n, &j->ids,
-	      j->req_id, j->read_ns, j->model_time);
+	admit(s, j->conn, j->req, j->chat,
+	      n < 1           ? 1
+	      : n > INT32_MAX ? INT32_MAX
+	                      : (int)n,
+	      &j->ids, j->req_id, j->read_ns, j->model_time);
 }
 
 /* Exact prompt tokens with --tokenizer: a completions prompt is encoded with
@@ -227,8 +244,8 @@ static void generate_tokenized(sim_server *s, sim_tokjob *j)
  * encoded by the worker thread (tokq.c): then the job takes the arena and
  * the request, and PENDING is returned. */
 static int exact_tokens(sim_server *s, net_conn *c, ib_arena *a, ib_val *req, bool chat,
-			int estimate, const char *rid, int64_t read_ns, bool model_time, tok_ids *out,
-			const char **err)
+                        int estimate, const char *rid, int64_t read_ns, bool model_time,
+                        tok_ids *out, const char **err)
 {
 	const sim_config *cfg = &s->cfg;
 	ib_buf text = {0};
@@ -243,8 +260,8 @@ static int exact_tokens(sim_server *s, net_conn *c, ib_arena *a, ib_val *req, bo
 		const ib_val *str = p->type == IB_V_STR ? p : p->list.v[0];
 		ib_buf_append(&text, str->str.s, str->str.len);
 	} else if (cfg->chat_template) {
-		if (chat_apply(cfg->chat_template, ib_map_get(req, "messages"), true, cfg->chat_special, &text,
-			       &e)) {
+		if (chat_apply(cfg->chat_template, ib_map_get(req, "messages"), true,
+		               cfg->chat_special, &text, &e)) {
 			*err = "the chat template failed on these messages";
 			n = -1;
 			goto out;
@@ -305,8 +322,8 @@ static void tokenize_answer(sim_server *s, net_conn *c, const tok_ids *ids)
 	for (size_t i = 0; i < ids->n; i++)
 		ib_buf_printf(&out, "%s%u", i ? ", " : "", ids->v[i]);
 	ib_buf_printf(&out, "], \"count\": %zu, \"max_model_len\": %lld}", ids->n,
-		      (long long)(s->cfg.max_model_len > 0 ? s->cfg.max_model_len
-							    : s->cap.kv_blocks * s->cfg.block_size));
+	              (long long)(s->cfg.max_model_len > 0 ? s->cfg.max_model_len
+	                                                   : s->cap.kv_blocks * s->cfg.block_size));
 	net_conn_respond(c, 200, "application/json", out.data, out.len, NULL);
 	ib_buf_free(&out);
 }
@@ -336,13 +353,15 @@ static void handle_tokenize(sim_server *s, net_conn *c, const char *body, size_t
 	if (detok) {
 		const ib_val *t = ib_map_get(req, "tokens");
 		if (!t || t->type != IB_V_LIST) {
-			json_error(c, 400, "BadRequestError", "'tokens' must be a list of token ids");
+			json_error(c, 400, "BadRequestError",
+			           "'tokens' must be a list of token ids");
 			goto done;
 		}
 		for (size_t i = 0; i < t->list.n; i++) {
 			const ib_val *v = t->list.v[i];
 			if (v->type != IB_V_INT || v->i < 0 || v->i > UINT32_MAX) {
-				json_error(c, 400, "BadRequestError", "'tokens' must be a list of token ids");
+				json_error(c, 400, "BadRequestError",
+				           "'tokens' must be a list of token ids");
 				goto done;
 			}
 			if (tok_ids_push(&ids, (uint32_t)v->i))
@@ -415,15 +434,15 @@ static void copy_request_id(char out[72], const net_http_msg *r)
 static void trace_write(sim_server *s, const seq *q)
 {
 	FILE *f = s->cfg.trace;
-	fprintf(f, "{\"id\": \"%s\", \"seq\": %llu, \"received_ns\": %lld, \"sent_ns\": [", q->req_id,
-		(unsigned long long)q->id, (long long)q->arrival_ns);
+	fprintf(f, "{\"id\": \"%s\", \"seq\": %llu, \"received_ns\": %lld, \"sent_ns\": [",
+	        q->req_id, (unsigned long long)q->id, (long long)q->arrival_ns);
 	for (int i = 0; i < q->nsent; i++)
 		fprintf(f, "%s%lld", i ? ", " : "", (long long)q->sent[i]);
 	fputs("]}\n", f);
 }
 
 static void handle_generate(sim_server *s, net_conn *c, const net_http_msg *r, const char *body,
-			    size_t len, bool chat)
+                            size_t len, bool chat)
 {
 	const sim_config *cfg = &s->cfg;
 	int64_t read_ns = ib_now_ns(); /* the request was read: its model arrival */
@@ -438,7 +457,8 @@ static void handle_generate(sim_server *s, net_conn *c, const net_http_msg *r, c
 	}
 	if (ib_json_parse(a, "request", body, len, &req, &e)) {
 		char m[sizeof e.msg + 64];
-		snprintf(m, sizeof m, "malformed JSON body: %s (line %d, column %d)", e.msg, e.line, e.col);
+		snprintf(m, sizeof m, "malformed JSON body: %s (line %d, column %d)", e.msg, e.line,
+		         e.col);
 		json_error(c, 400, "BadRequestError", m);
 		goto done;
 	}
@@ -454,7 +474,7 @@ static void handle_generate(sim_server *s, net_conn *c, const net_http_msg *r, c
 	if (model && (model->type != IB_V_STR || strcmp(model->str.s, served))) {
 		char m[400];
 		snprintf(m, sizeof m, "The model `%.200s` does not exist.",
-			 model->type == IB_V_STR ? model->str.s : "?");
+		         model->type == IB_V_STR ? model->str.s : "?");
 		json_error(c, 404, "NotFoundError", m);
 		goto done;
 	}
@@ -465,13 +485,14 @@ static void handle_generate(sim_server *s, net_conn *c, const net_http_msg *r, c
 		goto done;
 	}
 	int ptoks = chat ? chat_tokens(ib_map_get(req, "messages"), &err)
-			 : prompt_tokens(ib_map_get(req, "prompt"), &err);
+	                 : prompt_tokens(ib_map_get(req, "prompt"), &err);
 	char rid[72];
 	copy_request_id(rid, r);
 	const net_header *mh = net_http_header(r, "x-infbench-model-time");
 	bool model_time = mh && mh->value_len == 1 && mh->value[0] == '1';
 	if (ptoks >= 0 && cfg->tokenizer)
-		ptoks = exact_tokens(s, c, a, req, chat, ptoks, rid, read_ns, model_time, &ids, &err);
+		ptoks =
+		    exact_tokens(s, c, a, req, chat, ptoks, rid, read_ns, model_time, &ids, &err);
 	if (ptoks == PENDING)
 		return; /* the job owns the arena; admit comes later */
 	if (ptoks < 0) {
@@ -491,7 +512,7 @@ done:
  * token. Fills q->bh / q->bent with the full blocks, at most ptoks /
  * block_size; 0 or IB_ENOMEM. */
 static int prompt_hashes(const sim_server *s, seq *q, const ib_val *req, bool chat,
-			 const tok_ids *ids)
+                         const tok_ids *ids)
 {
 	int bs = s->cfg.block_size;
 	ib_buf text = {0};
@@ -524,7 +545,8 @@ static int prompt_hashes(const sim_server *s, seq *q, const ib_val *req, bool ch
 				ib_buf_append(&text, role->str.s, role->str.len + 1);
 				if (ct && ct->type == IB_V_STR)
 					ib_buf_append(&text, ct->str.s, ct->str.len);
-				for (size_t j = 0; ct && ct->type == IB_V_LIST && j < ct->list.n; j++) {
+				for (size_t j = 0; ct && ct->type == IB_V_LIST && j < ct->list.n;
+				     j++) {
 					const ib_val *t = ib_map_get(ct->list.v[j], "text");
 					if (t && t->type == IB_V_STR)
 						ib_buf_append(&text, t->str.s, t->str.len);
@@ -562,7 +584,7 @@ out:
 /* The request, its prompt counted: checked against the limits, then given
  * to the engine (or answered at once). */
 static void admit(sim_server *s, net_conn *c, const ib_val *req, bool chat, int ptoks,
-		  const tok_ids *ids, const char *rid, int64_t read_ns, bool model_time)
+                  const tok_ids *ids, const char *rid, int64_t read_ns, bool model_time)
 {
 	const sim_config *cfg = &s->cfg;
 	const ib_val *model = ib_map_get(req, "model");
@@ -589,10 +611,12 @@ static void admit(sim_server *s, net_conn *c, const ib_val *req, bool chat, int 
 		max_tokens = MAX_TOKENS_LIMIT;
 	if (cfg->max_model_len > 0 && ptoks + max_tokens > cfg->max_model_len) {
 		char m[300];
-		snprintf(m, sizeof m,
-			 "This model's maximum context length is %d tokens. However, you requested %lld "
-			 "tokens (%d in the messages, %lld in the completion).",
-			 cfg->max_model_len, (long long)(ptoks + max_tokens), ptoks, (long long)max_tokens);
+		snprintf(
+		    m, sizeof m,
+		    "This model's maximum context length is %d tokens. However, you requested %lld "
+		    "tokens (%d in the messages, %lld in the completion).",
+		    cfg->max_model_len, (long long)(ptoks + max_tokens), ptoks,
+		    (long long)max_tokens);
 		json_error(c, 400, "BadRequestError", m);
 		return;
 	}
@@ -609,15 +633,18 @@ static void admit(sim_server *s, net_conn *c, const ib_val *req, bool chat, int 
 	/* without --max-model-len the KV cache bounds a sequence, as vLLM
 	 * derives its limit: a request that could never finish is refused */
 	int64_t kv_tokens = cfg->max_speed || s->cap.kv_blocks > INT64_MAX / 2 / cfg->block_size
-				    ? INT64_MAX / 2
-				    : s->cap.kv_blocks * (int64_t)cfg->block_size;
+	                        ? INT64_MAX / 2
+	                        : s->cap.kv_blocks * (int64_t)cfg->block_size;
 	if (!cfg->max_speed && cfg->max_model_len <= 0 && ptoks + max_tokens > kv_tokens) {
 		char m[300];
 		snprintf(m, sizeof m,
-			 "This model's maximum context length is %lld tokens (the KV cache). However, you requested "
-			 "%lld tokens (%d in the messages, %lld in the completion).",
-			 (long long)kv_tokens, (long long)(ptoks + max_tokens), ptoks, (long long)max_tokens);
-		json_error_param(c, 400, "BadRequestError", m, chat ? "max_completion_tokens" : "max_tokens");
+		         "This model's maximum context length is %lld tokens (the KV cache). "
+		         "However, you requested "
+		         "%lld tokens (%d in the messages, %lld in the completion).",
+		         (long long)kv_tokens, (long long)(ptoks + max_tokens), ptoks,
+		         (long long)max_tokens);
+		json_error_param(c, 400, "BadRequestError", m,
+		                 chat ? "max_completion_tokens" : "max_tokens");
 		return;
 	}
 	seq *q = calloc(1, sizeof *q);
@@ -631,7 +658,8 @@ static void admit(sim_server *s, net_conn *c, const ib_val *req, bool chat, int 
 	q->conn = c;
 	q->chat = chat;
 	q->stream = ib_val_truthy(ib_map_get(req, "stream"));
-	q->include_usage = ib_val_truthy(ib_map_get(ib_map_get(req, "stream_options"), "include_usage"));
+	q->include_usage =
+	    ib_val_truthy(ib_map_get(ib_map_get(req, "stream_options"), "include_usage"));
 	q->ignore_eos = ib_val_truthy(ib_map_get(req, "ignore_eos"));
 	q->prompt_tokens = ptoks;
 	q->max_tokens = (int)max_tokens;
@@ -741,8 +769,9 @@ static void append_words(seq *q, ib_buf *b, int n)
 static const char *finish_of(const seq *q)
 {
 	if (q->ans_end)
-		return q->target == q->ans_ntok && (q->target < q->max_tokens || q->ans_cut) ? "stop"
-											  : "length";
+		return q->target == q->ans_ntok && (q->target < q->max_tokens || q->ans_cut)
+		           ? "stop"
+		           : "length";
 	return q->target < q->max_tokens ? "stop" : "length";
 }
 
@@ -765,7 +794,9 @@ static void stream_tokens(sim_server *s, seq *q, int n, bool last)
 	ib_buf *out = net_conn_out(q->conn);
 	ib_buf *b = &s->scratch;
 	const char *model = q->model;
-	const char *finish = !last ? "null" : !strcmp(finish_of(q), "stop") ? "\"stop\"" : "\"length\"";
+	const char *finish = !last                           ? "null"
+	                     : !strcmp(finish_of(q), "stop") ? "\"stop\""
+	                                                     : "\"length\"";
 	if (q->malformed_at >= 0 && q->generated >= q->malformed_at) {
 		q->malformed_at = -1;
 		static const char broken[] = "{\"id\": \"cmpl-broken\", \"choices\": [{\"text\": ";
@@ -774,46 +805,51 @@ static void stream_tokens(sim_server *s, seq *q, int n, bool last)
 	b->len = 0;
 	if (q->chat) {
 		if (q->generated == 0) {
-			ib_buf_printf(b,
-				      "{\"id\":\"chatcmpl-%llu\",\"object\":\"chat.completion.chunk\","
-				      "\"created\":%lld,\"model\":\"%s\",\"choices\":[{\"index\":0,\"delta\":"
-				      "{\"role\":\"assistant\",\"content\":\"\"},\"logprobs\":null,"
-				      "\"finish_reason\":null}]}",
-				      (unsigned long long)q->id, (long long)s->created, model);
+			ib_buf_printf(
+			    b,
+			    "{\"id\":\"chatcmpl-%llu\",\"object\":\"chat.completion.chunk\","
+			    "\"created\":%lld,\"model\":\"%s\",\"choices\":[{\"index\":0,\"delta\":"
+			    "{\"role\":\"assistant\",\"content\":\"\"},\"logprobs\":null,"
+			    "\"finish_reason\":null}]}",
+			    (unsigned long long)q->id, (long long)s->created, model);
 			stamp(s, q, b, true);
 			net_sse_append(out, b->data, b->len);
 			b->len = 0;
 		}
 		ib_buf_printf(b,
-			      "{\"id\":\"chatcmpl-%llu\",\"object\":\"chat.completion.chunk\",\"created\":%lld,"
-			      "\"model\":\"%s\",\"choices\":[{\"index\":0,\"delta\":{\"%s\":\"",
-			      (unsigned long long)q->id, (long long)s->created, model,
-			      q->ans_reasoning ? "reasoning_content" : "content");
+		              "{\"id\":\"chatcmpl-%llu\",\"object\":\"chat.completion.chunk\","
+		              "\"created\":%lld,"
+		              "\"model\":\"%s\",\"choices\":[{\"index\":0,\"delta\":{\"%s\":\"",
+		              (unsigned long long)q->id, (long long)s->created, model,
+		              q->ans_reasoning ? "reasoning_content" : "content");
 		append_words(q, b, n);
 		ib_buf_printf(b, "\"},\"logprobs\":null,\"finish_reason\":%s}]}", finish);
 		stamp(s, q, b, q->generated == 0);
 	} else {
-		ib_buf_printf(b,
-			      "{\"id\":\"cmpl-%llu\",\"object\":\"text_completion\",\"created\":%lld,"
-			      "\"model\":\"%s\",\"choices\":[{\"index\":0,\"text\":\"",
-			      (unsigned long long)q->id, (long long)s->created, model);
+		ib_buf_printf(
+		    b,
+		    "{\"id\":\"cmpl-%llu\",\"object\":\"text_completion\",\"created\":%lld,"
+		    "\"model\":\"%s\",\"choices\":[{\"index\":0,\"text\":\"",
+		    (unsigned long long)q->id, (long long)s->created, model);
 		append_words(q, b, n);
-		ib_buf_printf(b, "\",\"logprobs\":null,\"finish_reason\":%s,\"stop_reason\":null}]}",
-			      finish);
+		ib_buf_printf(
+		    b, "\",\"logprobs\":null,\"finish_reason\":%s,\"stop_reason\":null}]}", finish);
 		stamp(s, q, b, q->generated == 0);
 	}
 	net_sse_append(out, b->data, b->len);
 	if (last) {
 		if (q->include_usage) {
 			b->len = 0;
-			ib_buf_printf(b,
-				      "{\"id\":\"%s-%llu\",\"object\":\"%s\",\"created\":%lld,\"model\":\"%s\","
-				      "\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"total_tokens\":%d,"
-				      "\"completion_tokens\":%d}}",
-				      q->chat ? "chatcmpl" : "cmpl", (unsigned long long)q->id,
-				      q->chat ? "chat.completion.chunk" : "text_completion",
-				      (long long)s->created, model, q->prompt_tokens,
-				      q->prompt_tokens + q->generated + n, q->generated + n);
+			ib_buf_printf(
+			    b,
+			    "{\"id\":\"%s-%llu\",\"object\":\"%s\",\"created\":%lld,\"model\":\"%"
+			    "s\","
+			    "\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"total_tokens\":%d,"
+			    "\"completion_tokens\":%d}}",
+			    q->chat ? "chatcmpl" : "cmpl", (unsigned long long)q->id,
+			    q->chat ? "chat.completion.chunk" : "text_completion",
+			    (long long)s->created, model, q->prompt_tokens,
+			    q->prompt_tokens + q->generated + n, q->generated + n);
 			stamp(s, q, b, false);
 			net_sse_append(out, b->data, b->len);
 		}
@@ -831,31 +867,37 @@ static void respond_whole(sim_server *s, seq *q)
 	b->len = 0;
 	if (q->chat && q->ans_end) { /* a graded answer: reasoning_content too */
 		const char *text = q->text.data ? q->text.data : "";
-		ib_buf_printf(b,
-			      "{\"id\":\"chatcmpl-%llu\",\"object\":\"chat.completion\",\"created\":%lld,"
-			      "\"model\":\"%s\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
-			      "\"content\":\"%s\",\"reasoning_content\":%s%s%s},\"logprobs\":null,"
-			      "\"finish_reason\":\"%s\"}],",
-			      (unsigned long long)q->id, (long long)s->created, q->model,
-			      q->ans_reasoning ? "" : text, q->ans_reasoning ? "\"" : "",
-			      q->ans_reasoning ? text : "null", q->ans_reasoning ? "\"" : "", finish);
+		ib_buf_printf(
+		    b,
+		    "{\"id\":\"chatcmpl-%llu\",\"object\":\"chat.completion\",\"created\":%lld,"
+		    "\"model\":\"%s\",\"choices\":[{\"index\":0,\"message\":{\"role\":"
+		    "\"assistant\","
+		    "\"content\":\"%s\",\"reasoning_content\":%s%s%s},\"logprobs\":null,"
+		    "\"finish_reason\":\"%s\"}],",
+		    (unsigned long long)q->id, (long long)s->created, q->model,
+		    q->ans_reasoning ? "" : text, q->ans_reasoning ? "\"" : "",
+		    q->ans_reasoning ? text : "null", q->ans_reasoning ? "\"" : "", finish);
 	} else if (q->chat) {
-		ib_buf_printf(b,
-			      "{\"id\":\"chatcmpl-%llu\",\"object\":\"chat.completion\",\"created\":%lld,"
-			      "\"model\":\"%s\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
-			      "\"content\":\"%s\"},\"logprobs\":null,\"finish_reason\":\"%s\"}],",
-			      (unsigned long long)q->id, (long long)s->created, q->model,
-			      q->text.data ? q->text.data : "", finish);
+		ib_buf_printf(
+		    b,
+		    "{\"id\":\"chatcmpl-%llu\",\"object\":\"chat.completion\",\"created\":%lld,"
+		    "\"model\":\"%s\",\"choices\":[{\"index\":0,\"message\":{\"role\":"
+		    "\"assistant\","
+		    "\"content\":\"%s\"},\"logprobs\":null,\"finish_reason\":\"%s\"}],",
+		    (unsigned long long)q->id, (long long)s->created, q->model,
+		    q->text.data ? q->text.data : "", finish);
 	} else {
-		ib_buf_printf(b,
-			      "{\"id\":\"cmpl-%llu\",\"object\":\"text_completion\",\"created\":%lld,"
-			      "\"model\":\"%s\",\"choices\":[{\"index\":0,\"text\":\"%s\",\"logprobs\":null,"
-			      "\"finish_reason\":\"%s\",\"stop_reason\":null}],",
-			      (unsigned long long)q->id, (long long)s->created, q->model,
-			      q->text.data ? q->text.data : "", finish);
+		ib_buf_printf(
+		    b,
+		    "{\"id\":\"cmpl-%llu\",\"object\":\"text_completion\",\"created\":%lld,"
+		    "\"model\":\"%s\",\"choices\":[{\"index\":0,\"text\":\"%s\",\"logprobs\":null,"
+		    "\"finish_reason\":\"%s\",\"stop_reason\":null}],",
+		    (unsigned long long)q->id, (long long)s->created, q->model,
+		    q->text.data ? q->text.data : "", finish);
 	}
-	ib_buf_printf(b, "\"usage\":{\"prompt_tokens\":%d,\"total_tokens\":%d,\"completion_tokens\":%d}}",
-		      q->prompt_tokens, q->prompt_tokens + q->generated, q->generated);
+	ib_buf_printf(
+	    b, "\"usage\":{\"prompt_tokens\":%d,\"total_tokens\":%d,\"completion_tokens\":%d}}",
+	    q->prompt_tokens, q->prompt_tokens + q->generated, q->generated);
 	stamp(s, q, b, true);
 	net_conn_respond(q->conn, 200, "application/json", b->data, b->len, NULL);
 }
@@ -997,7 +1039,8 @@ static void on_request(net_conn *c, const net_http_msg *r, const char *body, siz
 	}
 	if (path_is(r, "/tokenize") || path_is(r, "/detokenize")) {
 		if (!s->cfg.tokenizer) {
-			json_error(c, 404, "NotFoundError", "no tokenizer loaded (start the simulator with --tokenizer)");
+			json_error(c, 404, "NotFoundError",
+			           "no tokenizer loaded (start the simulator with --tokenizer)");
 			return;
 		}
 		if (!method_is(r, "POST")) {
@@ -1007,7 +1050,8 @@ static void on_request(net_conn *c, const net_http_msg *r, const char *body, siz
 		handle_tokenize(s, c, body, len, path_is(r, "/detokenize"));
 		return;
 	}
-	if (path_is(r, "/start_profile") || path_is(r, "/stop_profile")) { /* as vLLM: an empty 200 */
+	if (path_is(r, "/start_profile") ||
+	    path_is(r, "/stop_profile")) { /* as vLLM: an empty 200 */
 		if (!method_is(r, "POST")) {
 			json_error(c, 405, "MethodNotAllowed", "use POST");
 			return;
@@ -1032,20 +1076,26 @@ static void on_request(net_conn *c, const net_http_msg *r, const char *body, siz
 		} else if (path_is(r, "/v1/models")) {
 			long long ctx = (long long)(s->cap.kv_blocks * s->cfg.block_size);
 			ib_buf_printf(b,
-				      "{\"object\": \"list\", \"data\": [{\"id\": \"%s\", \"object\": \"model\", "
-				      "\"created\": %lld, \"owned_by\": \"infbench-sim\", \"max_model_len\": %lld%s}",
-				      s->cfg.served_model_name, (long long)s->created, ctx, s->scale_field);
+			              "{\"object\": \"list\", \"data\": [{\"id\": \"%s\", "
+			              "\"object\": \"model\", "
+			              "\"created\": %lld, \"owned_by\": \"infbench-sim\", "
+			              "\"max_model_len\": %lld%s}",
+			              s->cfg.served_model_name, (long long)s->created, ctx,
+			              s->scale_field);
 			for (size_t i = 0; i < s->cfg.nlora; i++)
-				ib_buf_printf(b,
-					      ", {\"id\": \"%s\", \"object\": \"model\", \"created\": %lld, "
-					      "\"owned_by\": \"infbench-sim\", \"parent\": \"%s\", \"max_model_len\": %lld%s}",
-					      s->cfg.lora[i], (long long)s->created, s->cfg.served_model_name, ctx,
-					      s->scale_field);
+				ib_buf_printf(
+				    b,
+				    ", {\"id\": \"%s\", \"object\": \"model\", \"created\": %lld, "
+				    "\"owned_by\": \"infbench-sim\", \"parent\": \"%s\", "
+				    "\"max_model_len\": %lld%s}",
+				    s->cfg.lora[i], (long long)s->created, s->cfg.served_model_name,
+				    ctx, s->scale_field);
 			ib_buf_puts(b, "]}");
 			net_conn_respond(c, 200, "application/json", b->data, b->len, NULL);
 		} else {
 			sim_metrics_render(s, b);
-			net_conn_respond(c, 200, "text/plain; version=0.0.4", b->data, b->len, NULL);
+			net_conn_respond(c, 200, "text/plain; version=0.0.4", b->data, b->len,
+			                 NULL);
 		}
 		return;
 	}
@@ -1097,7 +1147,8 @@ int sim_server_new(net_loop *l, const sim_config *c, sim_server **out, ib_error 
 			rc = sim_disagg_start(s, e);
 	}
 	if (!rc) {
-		net_server_cbs cbs = {.on_request = on_request, .on_close = on_close, .on_drain = on_drain};
+		net_server_cbs cbs = {
+		    .on_request = on_request, .on_close = on_close, .on_drain = on_drain};
 		rc = net_server_new(l, c->host, c->port, &cbs, s, &s->http, e);
 		if (!rc && c->tls)
 			net_server_use_tls(s->http, c->tls);
@@ -1111,8 +1162,9 @@ int sim_server_new(net_loop *l, const sim_config *c, sim_server **out, ib_error 
 		/* the time scale, announced on every response and in /v1/models, so
 		 * that a client converts what it measures to model time */
 		snprintf(s->scale_header, sizeof s->scale_header,
-			 SIM_ENGINE_HEADER "X-Infbench-Time-Scale: %.17g\r\n", c->time_scale);
-		snprintf(s->scale_field, sizeof s->scale_field, ", \"time_scale\": %.17g", c->time_scale);
+		         SIM_ENGINE_HEADER "X-Infbench-Time-Scale: %.17g\r\n", c->time_scale);
+		snprintf(s->scale_field, sizeof s->scale_field, ", \"time_scale\": %.17g",
+		         c->time_scale);
 	}
 	if (!rc)
 		net_server_set_headers(s->http, s->scale_header);

@@ -52,7 +52,7 @@ static const param params[] = {
 #define NPARAMS (sizeof params / sizeof *params)
 
 static const char *const match_keys[SIM_CALIB_NMATCH] = {"framework", "hardware", "precision",
-                                                         "model", "spec", "version"};
+                                                         "model",     "spec",     "version"};
 
 static int bad(ib_diags *d, const ib_val *v, const char *field, const char *fmt, const char *arg)
 {
@@ -93,7 +93,8 @@ static int load_match(const ib_val *m, sim_calib_rule *r, ib_arena *a, ib_diags 
 				which = j;
 		if (which < 0) {
 			bad(d, k, "match",
-			    "unknown key '%s' (framework, hardware, precision, model, spec, version)",
+			    "unknown key '%s' (framework, hardware, precision, model, spec, "
+			    "version)",
 			    k->type == IB_V_STR ? k->str.s : "?");
 			continue;
 		}
@@ -158,7 +159,8 @@ static int load_rule(const ib_val *v, sim_calib_rule *r, ib_arena *a, ib_diags *
 		}
 		const param *p = &params[j];
 		if (!isfinite(f)) {
-			bad(d, x, name, "should be a finite number, not %s", isnan(f) ? ".nan" : "infinite");
+			bad(d, x, name, "should be a finite number, not %s",
+			    isnan(f) ? ".nan" : "infinite");
 			continue;
 		}
 		/* written so that a NaN could not pass either */
@@ -189,8 +191,10 @@ int sim_calib_load(const char *path, ib_arena *a, sim_calib_file *out, ib_diags 
 	const ib_val *rules = NULL;
 	if (doc->type != IB_V_MAP) {
 		/* an empty document is a node of no file: name the file */
-		rc = ib_diag_add(d, &(ib_diag){.file = doc->file ? doc->file : path,
-		                               .line = doc->line, .col = doc->col},
+		rc = ib_diag_add(d,
+		                 &(ib_diag){.file = doc->file ? doc->file : path,
+		                            .line = doc->line,
+		                            .col = doc->col},
 		                 "a calibration file is a mapping with 'rules'");
 	} else {
 		for (size_t i = 0; i < doc->map.n; i++) {
@@ -238,8 +242,8 @@ static bool matches(const char *const *names, const char *v)
 void sim_calib_resolve(const sim_calib_file *f, const sim_calib_key *k, sim_calib *out)
 {
 	sim_calib_defaults(out);
-	const char *vals[SIM_CALIB_NMATCH] = {k->framework, k->hardware, k->precision, k->model,
-	                                      k->spec, k->version};
+	const char *vals[SIM_CALIB_NMATCH] = {k->framework, k->hardware, k->precision,
+	                                      k->model,     k->spec,     k->version};
 	for (size_t i = 0; f && i < f->n; i++) {
 		const sim_calib_rule *r = &f->rules[i];
 		bool ok = true;
@@ -320,9 +324,9 @@ const char *sim_version_of(ib_arena *a, const char *note)
 		}
 	}
 	for (const char *s = note; *s; s++)
-		if (strlen(s) >= 10 && isdigit((unsigned char)s[0]) && isdigit((unsigned char)s[3]) &&
-		    s[4] == '-' && s[7] == '-' && isdigit((unsigned char)s[8]) &&
-		    isdigit((unsigned char)s[9]))
+		if (strlen(s) >= 10 && isdigit((unsigned char)s[0]) &&
+		    isdigit((unsigned char)s[3]) && s[4] == '-' && s[7] == '-' &&
+		    isdigit((unsigned char)s[8]) && isdigit((unsigned char)s[9]))
 			return ib_arena_strndup(a, s, 10);
 	return NULL;
 }

@@ -93,7 +93,8 @@ void sim_disagg_prefilled(sim_server *p, seq *q)
 		double x = sim_kv_transfer_s(&s->cfg, q->prompt_tokens);
 		q->xfer = (net_timer){.fn = on_arrived, .arg = q};
 		q->xfer_due_m = p->m_step_end + (int64_t)(x * 1e9);
-		net_timer_arm(s->loop, &q->xfer, net_now(s->loop) + (int64_t)(x / s->cfg.time_scale * 1e9));
+		net_timer_arm(s->loop, &q->xfer,
+		              net_now(s->loop) + (int64_t)(x / s->cfg.time_scale * 1e9));
 		s->m.kv_transfers++;
 		s->m.kv_transfer_s += x;
 	}

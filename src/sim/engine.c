@@ -196,7 +196,8 @@ static void schedule(sim_server *s)
 			eng_cancel(s);
 			s->step_armed = false;
 			s->stall_wait = false;
-		} else if (c->pace <= 0 && s->waiting.head && now - s->step_start < SIM_JOIN_GRACE_NS) {
+		} else if (c->pace <= 0 && s->waiting.head &&
+		           now - s->step_start < SIM_JOIN_GRACE_NS) {
 			/* a request that arrives just after a step began joins it
 			 * (docs/sim.md "Time"): the step is planned again from the
 			 * same start, so a client's turnaround, however the time is
@@ -355,7 +356,9 @@ static void schedule(sim_server *s)
 		int64_t start = replan ? s->step_start : s->chain && !s->rebase ? s->step_at : now;
 		/* model time: a step that follows another starts when that one
 		 * ended, a step after an idle spell at the model clock's now */
-		int64_t mstart = replan ? s->m_step_start : s->chain ? s->m_step_end : sim_model_now(s, now);
+		int64_t mstart = replan     ? s->m_step_start
+		                 : s->chain ? s->m_step_end
+		                            : sim_model_now(s, now);
 		s->step_start = start;
 		s->m_step_start = mstart;
 		s->m_step_end = mstart + (int64_t)(t * 1e9);

@@ -116,9 +116,10 @@ int sim_capacity_of(const sim_config *c, sim_capacity *out, ib_error *e)
 	double per_tok = kv_elems_full(m) * c->kv_bytes / kv_shards(c) / pp_of(c);
 	if (avail <= 0 || per_tok <= 0)
 		return ib_fail(e, IB_EINVAL, NULL, 0, 0,
-			       "%s in %s needs %.1f GB of weights per GPU at TP %d; %s has %.1f GB "
-			       "(use more TP, a smaller precision or another GPU)",
-			       m->name, c->precision, w / 1e9, c->tp, c->hw.name, c->hw.mem_bytes / 1e9);
+		               "%s in %s needs %.1f GB of weights per GPU at TP %d; %s has %.1f GB "
+		               "(use more TP, a smaller precision or another GPU)",
+		               m->name, c->precision, w / 1e9, c->tp, c->hw.name,
+		               c->hw.mem_bytes / 1e9);
 	/* sliding-window layers keep a fixed number of tokens per sequence:
 	 * counted in the per-token cost of the first `window` tokens only, so
 	 * they are left out of the capacity here (a small overestimate) */
@@ -134,8 +135,8 @@ void sim_step_breakdown(const sim_config *c, const sim_step *s, sim_step_parts *
 	const sim_model *m = &c->model;
 	memset(o, 0, sizeof *o);
 	int k = c->spec_method && strcmp(c->spec_method, "none") && c->num_spec_tokens > 0
-			? c->num_spec_tokens
-			: 0;
+	            ? c->num_spec_tokens
+	            : 0;
 	double dec_tokens = (double)s->decode_seqs * (k + 1);
 	double tokens = dec_tokens + s->prefill_tokens;
 	if (tokens <= 0)
@@ -160,13 +161,14 @@ void sim_step_breakdown(const sim_config *c, const sim_step *s, sim_step_parts *
 	double kv_win = 0;
 	if (m->window > 0 && m->layers > m->attn_layers)
 		kv_win = (double)(m->layers - m->attn_layers) * 2.0 * m->kv_heads * m->head_dim *
-			 c->kv_bytes / (c->dp_attn ? 1 : kv_shards(c)) / pp;
+		         c->kv_bytes / (c->dp_attn ? 1 : kv_shards(c)) / pp;
 	double share = c->dp_attn ? 1.0 / tp : 1.0;
 	double ctx_read = s->decode_ctx_sum;
 	if (m->sparse_topk > 0 && s->decode_seqs > 0) {
 		double mean = s->decode_ctx_sum / s->decode_seqs;
 		ctx_read = s->decode_seqs * (mean < m->sparse_topk ? mean : m->sparse_topk);
-		o->kv_bytes += share * s->decode_ctx_sum * (k + 1) * (double)m->attn_layers * m->index_dim / pp;
+		o->kv_bytes += share * s->decode_ctx_sum * (k + 1) * (double)m->attn_layers *
+		               m->index_dim / pp;
 	}
 	o->kv_bytes += share * (ctx_read * kv_full * (k + 1) + dec_tokens * m->window * kv_win);
 	/* a prefill chunk reads its context's KV about once (flash attention) */
@@ -178,13 +180,14 @@ void sim_step_breakdown(const sim_config *c, const sim_step *s, sim_step_parts *
 	/* FLOPs per GPU: 2 per active parameter per token (experts over their
 	 * ranks, the rest over TP), plus attention scores and values */
 	double attn_w = (double)m->q_heads * m->head_dim;
-	double exp_active = m->experts > 0 ? m->expert_params * m->experts_per_token / m->experts : 0;
+	double exp_active =
+	    m->experts > 0 ? m->expert_params * m->experts_per_token / m->experts : 0;
 	double attn_ctx = s->decode_ctx_sum * (k + 1) + s->prefill_ctx_sum;
 	if (m->sparse_topk > 0 && s->decode_seqs > 0)
 		attn_ctx = ctx_read * (k + 1) + s->prefill_ctx_sum;
 	double flops = 2.0 * (m->active_params - exp_active) * tokens / tp +
-		       2.0 * exp_active * tokens / expert_ways(c) * imb +
-		       4.0 * attn_w * m->attn_layers * attn_ctx / tp;
+	               2.0 * exp_active * tokens / expert_ways(c) * imb +
+	               4.0 * attn_w * m->attn_layers * attn_ctx / tp;
 	o->compute = flops / pp / (peak_flops(c) * c->compute_eff);
 	/* communication per layer: TP all-reduces of the activations (two per
 	 * layer; one with EP, whose MoE layers exchange tokens all-to-all
@@ -202,7 +205,7 @@ void sim_step_breakdown(const sim_config *c, const sim_step *s, sim_step_parts *
 	if (c->ep > 1 && m->experts > 0) {
 		double ranks = c->ep;
 		double a2a = 2.0 * (act / tp) * m->experts_per_token * (ranks - 1) / ranks / link +
-			     2.0 * lat;
+		             2.0 * lat;
 		per_layer = a2a + (c->dp_attn ? 0 : ar);
 	} else {
 		per_layer = 2.0 * ar;
@@ -224,7 +227,8 @@ void sim_step_breakdown(const sim_config *c, const sim_step *s, sim_step_parts *
 	 * before the step's attention can use it */
 	if (s->host_load_bytes > 0 && c->hw.host_bw > 0)
 		o->host_load = s->host_load_bytes / c->hw.host_bw;
-	double t = (o->mem > o->compute ? o->mem : o->compute) + o->comm + o->overhead + o->host_load;
+	double t =
+	    (o->mem > o->compute ? o->mem : o->compute) + o->comm + o->overhead + o->host_load;
 	/* the draft model proposes k tokens before verification */
 	if (k > 0 && s->decode_seqs > 0)
 		t += k * c->draft_cost * t;
@@ -329,7 +333,8 @@ double sim_kv_transfer_s(const sim_config *c, double tokens)
 	sim_prefill_config(c, &pc);
 	/* the KV a prefill GPU holds for the prompt: its share, sent at once
 	 * with every other GPU's */
-	double bytes = kv_elems_full(&pc.model) * pc.kv_bytes / kv_shards(&pc) / pp_of(&pc) * tokens;
+	double bytes =
+	    kv_elems_full(&pc.model) * pc.kv_bytes / kv_shards(&pc) / pp_of(&pc) * tokens;
 	int dom = c->hw.domain_gpus > 0 ? c->hw.domain_gpus : 8;
 	bool local = sim_config_gpus(c) <= dom || c->hw.net_bw <= 0;
 	double bw = local ? c->hw.link_bw * c->comm_eff : c->hw.net_bw;

@@ -19,29 +19,34 @@
  * deadline (docs/sim.md "Time"). */
 #define SIM_REBASE_NS (2 * 1000 * 1000)
 
-typedef enum { SEQ_WAITING, SEQ_RUNNING, SEQ_DONE, SEQ_XFER /* KV on its way to decode */ } seq_state;
+typedef enum {
+	SEQ_WAITING,
+	SEQ_RUNNING,
+	SEQ_DONE,
+	SEQ_XFER /* KV on its way to decode */
+} seq_state;
 
 typedef struct seq seq;
 struct seq {
 	uint64_t id;
 	const char *model; /* the served name or the LoRA adapter asked for */
-	net_conn *conn; /* NULL once the client is gone */
+	net_conn *conn;    /* NULL once the client is gone */
 	bool chat, stream, include_usage, ignore_eos;
 	int prompt_tokens;
 	int max_tokens;
-	int target;      /* tokens this request will produce */
-	int generated;   /* tokens emitted */
-	int prefilled;   /* tokens of the prefill processed */
-	int recompute;   /* generated tokens to recompute after a preemption */
+	int target;       /* tokens this request will produce */
+	int generated;    /* tokens emitted */
+	int prefilled;    /* tokens of the prefill processed */
+	int recompute;    /* generated tokens to recompute after a preemption */
 	int plan_prefill; /* prefill tokens in the step in flight */
 	bool plan_decode; /* decodes in the step in flight */
-	int64_t blocks;  /* KV blocks held */
+	int64_t blocks;   /* KV blocks held */
 	seq_state state;
-	int64_t arrival_ns;            /* when the request was read (ib_now_ns) */
-	int64_t arrival_m;             /* the same moment on the model clock (ns) */
-	int64_t last_m;                /* the last emission, model clock (ns) */
-	bool model_time; /* X-Infbench-Model-Time: 1: model timestamps in the body */
-	int64_t last_ns;               /* the last emission (the loop's clock) */
+	int64_t arrival_ns; /* when the request was read (ib_now_ns) */
+	int64_t arrival_m;  /* the same moment on the model clock (ns) */
+	int64_t last_m;     /* the last emission, model clock (ns) */
+	bool model_time;    /* X-Infbench-Model-Time: 1: model timestamps in the body */
+	int64_t last_ns;    /* the last emission (the loop's clock) */
 	sim_rng rng;
 	/* faults planned for this request: token index where they strike, -1 none */
 	int drop_at, stall_at, malformed_at;
@@ -51,7 +56,7 @@ struct seq {
 	char req_id[72];
 	int64_t *sent;
 	int nsent, sent_cap;
-	ib_buf text;     /* non-streaming: the whole completion */
+	ib_buf text; /* non-streaming: the whole completion */
 	/* --eval-dataset: a graded answer, JSON-escaped, precomputed when the
 	 * request arrives; token i is ans.data[ans_end[i-1] .. ans_end[i]) with
 	 * ans_end[-1] = 0. NULL ans_end: not an eval request (random words). */
@@ -60,7 +65,7 @@ struct seq {
 	int ans_ntok;
 	bool ans_reasoning; /* in reasoning_content, content empty */
 	bool ans_cut;       /* cut at a `stop` string */
-	seq *prev, *next; /* in the waiting or running list */
+	seq *prev, *next;   /* in the waiting or running list */
 	sim_server *srv;
 	/* the prefix cache (prefix_cache.c): the chained hashes of the prompt's
 	 * nbh full blocks (NULL: none, the request takes no part), and for each
@@ -108,11 +113,12 @@ typedef struct {
 	double late_sum, late_max;
 	uint64_t late_count;
 	/* prefix cache and host tier, in tokens (docs/sim.md "Prefix cache") */
-	uint64_t pc_queries, pc_hits, pc_computed;  /* prompt tokens looked up, hit on the GPU, computed */
-	uint64_t ext_queries, ext_hits;             /* looked up in the host tier, hit there */
-	uint64_t pc_evicted;                        /* blocks evicted from the GPU */
-	uint64_t kv_transfers;                      /* prefill -> decode KV transfers */
-	double kv_transfer_s;                       /* their model seconds */
+	uint64_t pc_queries, pc_hits,
+	    pc_computed;                /* prompt tokens looked up, hit on the GPU, computed */
+	uint64_t ext_queries, ext_hits; /* looked up in the host tier, hit there */
+	uint64_t pc_evicted;            /* blocks evicted from the GPU */
+	uint64_t kv_transfers;          /* prefill -> decode KV transfers */
+	double kv_transfer_s;           /* their model seconds */
 	double offload_bytes_to_host, offload_bytes_to_gpu; /* per GPU x GPUs, bytes */
 	double offload_s_to_host, offload_s_to_gpu;         /* transfer seconds */
 	/* wall seconds left out of the model clock (late steps past
@@ -140,8 +146,8 @@ typedef struct {
 	size_t nbuckets;
 	int32_t free_head;
 	int32_t head[2], tail[2];
-	int64_t cached_free;             /* GPU blocks that are free but hold a cached block */
-	int64_t host_blocks, host_used;  /* the host tier's capacity (0: none) and use */
+	int64_t cached_free;            /* GPU blocks that are free but hold a cached block */
+	int64_t host_blocks, host_used; /* the host tier's capacity (0: none) and use */
 } sim_pcache;
 void sim_pc_init(sim_pcache *c);
 void sim_pc_free(sim_pcache *c);
@@ -185,12 +191,12 @@ struct sim_tokjob {
 	/* the request's state, kept for done */
 	net_conn *conn; /* NULL once the client went away: done is not called */
 	void (*done)(sim_server *s, sim_tokjob *j);
-	bool tokenize;  /* POST /tokenize, else a completion */
+	bool tokenize; /* POST /tokenize, else a completion */
 	bool chat;
-	int extra;      /* tokens added to the count (chat without a template) */
+	int extra; /* tokens added to the count (chat without a template) */
 	char req_id[72];
-	int64_t read_ns;  /* when the request was read (its model arrival) */
-	bool model_time;  /* X-Infbench-Model-Time: 1 */
+	int64_t read_ns; /* when the request was read (its model arrival) */
+	bool model_time; /* X-Infbench-Model-Time: 1 */
 	ib_arena *arena; /* the parsed request, freed with the job */
 	ib_val *req;
 	sim_tokjob *next, *prev; /* queues (worker side), then the loop's list */
@@ -209,23 +215,23 @@ struct sim_server {
 	seq_list waiting, running;
 	net_timer step_timer;
 	bool step_armed;
-	bool stall_wait; /* the armed timer only waits for a stall to end */
-	sim_step step; /* the step in flight */
-	int64_t step_at; /* when the step in flight ends (paced: the grid) */
-	bool chain;      /* planning right after a step: the next starts at its deadline */
+	bool stall_wait;    /* the armed timer only waits for a stall to end */
+	sim_step step;      /* the step in flight */
+	int64_t step_at;    /* when the step in flight ends (paced: the grid) */
+	bool chain;         /* planning right after a step: the next starts at its deadline */
 	int64_t step_start; /* when the step in flight began (its predecessor's deadline, or now) */
 	/* the model clock (ns since the server started; docs/sim.md "Time"):
 	 * steps chain in model time exactly (each ends step time after its
 	 * start); between steps it runs with the wall clock x S from the last
 	 * anchor, never past the end of the step in flight, so that what the
 	 * host delays (a late timer, a busy loop) is not model time */
-	int64_t m_anchor, m_anchor_wall; /* model ns at wall ns (eng_now) */
+	int64_t m_anchor, m_anchor_wall;  /* model ns at wall ns (eng_now) */
 	int64_t m_step_start, m_step_end; /* the step in flight, model ns */
-	bool rebase; /* the last step fired late: the next starts now (wall) */
+	bool rebase;                      /* the last step fired late: the next starts now (wall) */
 	uint64_t next_id;
 	sim_metrics m;
 	ib_buf scratch;
-	ib_buf logline; /* --log-requests: one line, reused */
+	ib_buf logline;  /* --log-requests: one line, reused */
 	int64_t created; /* wall-clock seconds for "created" */
 	net_defer kick;  /* schedule a step at the end of the iteration */
 	/* in-process runs (sim_run_load): no event loop; a virtual clock (ns)
@@ -237,19 +243,19 @@ struct sim_server {
 	/* the headers of every response: the engine, and the time scale
 	 * (scale_field empty with --max-speed or --pace) */
 	char scale_header[128]; /* "X-Infbench-Engine: infbench-sim\r\n" and, scaled,
-	                        * "X-Infbench-Time-Scale: S\r\n" */
-	char scale_field[48];  /* ", \"time_scale\": S" in /v1/models */
+	                         * "X-Infbench-Time-Scale: S\r\n" */
+	char scale_field[48];   /* ", \"time_scale\": S" in /v1/models */
 	/* tokq.c: the tokenizer's worker (started with --tokenizer) */
 	bool tokq_on;
 	pthread_t tokq_thread;
-	pthread_mutex_t tokq_mu;  /* the queues and tokq_stop */
+	pthread_mutex_t tokq_mu; /* the queues and tokq_stop */
 	pthread_cond_t tokq_cv;
-	pthread_mutex_t tok_mu;   /* held around every tok_encode */
+	pthread_mutex_t tok_mu; /* held around every tok_encode */
 	sim_tokjob *tokq_todo, *tokq_todo_tail, *tokq_done;
 	bool tokq_stop;
-	int tokq_efd;             /* eventfd: the worker finished a job */
+	int tokq_efd; /* eventfd: the worker finished a job */
 	net_watch tokq_watch;
-	sim_tokjob *tokq_flight;  /* jobs submitted and not yet done (loop side) */
+	sim_tokjob *tokq_flight; /* jobs submitted and not yet done (loop side) */
 };
 /* Starts the worker (0, or IB_EIO / IB_ENOMEM); stops it, waiting for the
  * job at hand, and frees every job (sim_server_free, after the connections
@@ -260,14 +266,13 @@ void sim_tokq_stop(sim_server *s);
  * hold the tokenizer: returns 0 (ids filled) or a negative ib_err (e set);
  * returns 1 when the caller should queue a job instead. */
 int sim_tok_encode_now(sim_server *s, const char *text, size_t len, bool special, tok_ids *ids,
-		       ib_error *e);
+                       ib_error *e);
 /* Queues j (text, special, done and the request's state set; j->conn
  * non-NULL): the worker encodes it, then done(s, j) runs on the loop unless
  * the client went away; the job is freed after done returns. */
 void sim_tokq_submit(sim_server *s, sim_tokjob *j);
 /* The client on c went away: its job, if any, is dropped when it finishes. */
 void sim_tokq_forget(sim_server *s, net_conn *c);
-
 
 /* Engine: a request enters; tokens come back through sim_emit. */
 void sim_engine_submit(sim_server *s, seq *q);

@@ -3,78 +3,140 @@
  * overrides. */
 #include "sim/sim.h"
 
-#include <stdio.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
-#define T 1e12
-#define P 1e15
+#define T   1e12
+#define P   1e15
 
 #define MiB (1024.0 * 1024.0)
-#define G 1e9
+#define G   1e9
 
 static const sim_hw hws[] = {
-	/* name      memory      HBM BW    BF16       FP8        FP4        link     latency
-	 *           host link  scale-out  its latency  scale-up domain (docs/sim.md) */
-	{"h100", 80 * GiB, 3.35 * T, 989 * 1e12, 1979 * 1e12, 1979 * 1e12, 450e9, 8e-6, 64 * G, 50 * G, 5e-6, 8},
-	{"h200", 143771 * MiB, 4.8 * T, 989 * 1e12, 1979 * 1e12, 1979 * 1e12, 450e9, 8e-6, 64 * G, 50 * G, 5e-6, 8},
-	{"b200", 183359 * MiB, 8.0 * T, 2.25 * P, 4.5 * P, 9.0 * P, 900e9, 6e-6, 64 * G, 50 * G, 5e-6, 8},
-	{"b300", 288e9, 8.0 * T, 2.25 * P, 4.5 * P, 13.5 * P, 900e9, 6e-6, 128 * G, 100 * G, 5e-6, 8},
-	{"gb200", 186e9, 8.0 * T, 2.5 * P, 5.0 * P, 10.0 * P, 900e9, 6e-6, 225 * G, 50 * G, 5e-6, 72},
-	{"gb300", 288e9, 8.0 * T, 2.5 * P, 5.0 * P, 15.0 * P, 900e9, 6e-6, 225 * G, 100 * G, 5e-6, 72},
-	{"mi300x", 192 * GiB, 5.3 * T, 1.307 * P, 2.615 * P, 2.615 * P, 448e9, 10e-6, 64 * G, 50 * G, 5e-6, 8},
-	{"mi325x", 256 * GiB, 6.0 * T, 1.307 * P, 2.615 * P, 2.615 * P, 448e9, 10e-6, 64 * G, 50 * G, 5e-6, 8},
-	{"mi355x", 288 * GiB, 8.0 * T, 2.5 * P, 5.0 * P, 10.0 * P, 537.6e9, 10e-6, 64 * G, 50 * G, 5e-6, 8},
-	/* RTX PRO 6000 Blackwell Server Edition: 96 GB GDDR7, no NVLink (the
-	 * GPUs of a node talk over PCIe Gen5) */
-	{"rtx6000pro", 96 * GiB, 1.792 * T, 0.5 * P, 1.0 * P, 2.0 * P, 64e9, 20e-6, 64 * G, 50 * G, 5e-6, 8},
+    /* name      memory      HBM BW    BF16       FP8        FP4        link     latency
+     *           host link  scale-out  its latency  scale-up domain (docs/sim.md) */
+    {"h100", 80 * GiB, 3.35 * T, 989 * 1e12, 1979 * 1e12, 1979 * 1e12, 450e9, 8e-6, 64 * G, 50 * G,
+     5e-6, 8},
+    {"h200", 143771 * MiB, 4.8 * T, 989 * 1e12, 1979 * 1e12, 1979 * 1e12, 450e9, 8e-6, 64 * G,
+     50 * G, 5e-6, 8},
+    {"b200", 183359 * MiB, 8.0 * T, 2.25 * P, 4.5 * P, 9.0 * P, 900e9, 6e-6, 64 * G, 50 * G, 5e-6,
+     8},
+    {"b300", 288e9, 8.0 * T, 2.25 * P, 4.5 * P, 13.5 * P, 900e9, 6e-6, 128 * G, 100 * G, 5e-6, 8},
+    {"gb200", 186e9, 8.0 * T, 2.5 * P, 5.0 * P, 10.0 * P, 900e9, 6e-6, 225 * G, 50 * G, 5e-6, 72},
+    {"gb300", 288e9, 8.0 * T, 2.5 * P, 5.0 * P, 15.0 * P, 900e9, 6e-6, 225 * G, 100 * G, 5e-6, 72},
+    {"mi300x", 192 * GiB, 5.3 * T, 1.307 * P, 2.615 * P, 2.615 * P, 448e9, 10e-6, 64 * G, 50 * G,
+     5e-6, 8},
+    {"mi325x", 256 * GiB, 6.0 * T, 1.307 * P, 2.615 * P, 2.615 * P, 448e9, 10e-6, 64 * G, 50 * G,
+     5e-6, 8},
+    {"mi355x", 288 * GiB, 8.0 * T, 2.5 * P, 5.0 * P, 10.0 * P, 537.6e9, 10e-6, 64 * G, 50 * G, 5e-6,
+     8},
+    /* RTX PRO 6000 Blackwell Server Edition: 96 GB GDDR7, no NVLink (the
+     * GPUs of a node talk over PCIe Gen5) */
+    {"rtx6000pro", 96 * GiB, 1.792 * T, 0.5 * P, 1.0 * P, 2.0 * P, 64e9, 20e-6, 64 * G, 50 * G,
+     5e-6, 8},
 };
 
 /* acceptance lengths (thinking_on, k = 1..8) from the golden files named in
  * docs/sim.md */
-#define AL_QWEN35 {0, 1.93, 2.73, 3.39, 3.97, 4.41, 4.80, 5.04, 5.21}
-#define AL_MINIMAXM3 {0, 1.78, 2.38, 2.83, 3.11, 3.35, 3.45, 3.53, 3.74}
-#define AL_KIMIK25 {0, 1.83, 2.43, 2.88, 3.24, 3.46, 3.62, 3.71, 3.77}
+#define AL_QWEN35                                                                                  \
+	{                                                                                          \
+		0, 1.93, 2.73, 3.39, 3.97, 4.41, 4.80, 5.04, 5.21                                  \
+	}
+#define AL_MINIMAXM3                                                                               \
+	{                                                                                          \
+		0, 1.78, 2.38, 2.83, 3.11, 3.35, 3.45, 3.53, 3.74                                  \
+	}
+#define AL_KIMIK25                                                                                 \
+	{                                                                                          \
+		0, 1.83, 2.43, 2.88, 3.24, 3.46, 3.62, 3.71, 3.77                                  \
+	}
 
 static const sim_model models[] = {
-	/* name, params, active, expert params, experts, top-k, layers, attn layers, hidden,
-	 * q heads, kv heads, head dim, MLA latent, window, AL, sparse top-k, index bytes */
-	{"llama3-8b", 8.03e9, 8.03e9, 0, 0, 0, 32, 32, 4096, 32, 8, 128, 0, 0, {0}, 0, 0, 0},
-	{"llama3-70b", 70.6e9, 70.6e9, 0, 0, 0, 80, 80, 8192, 64, 8, 128, 0, 0, {0}, 0, 0, 0},
-	{"deepseek-r1", 671e9, 37e9, 654e9, 256, 8, 61, 61, 7168, 128, 128, 128, 576, 0, {0}, 0, 0, 0},
-	{"gpt-oss-120b", 116.8e9, 5.1e9, 114.7e9, 128, 4, 36, 18, 2880, 64, 8, 64, 0, 128, {0}, 0, 0, 0},
-	{"qwen3.5-397b-a17b", 397e9, 17e9, 386.5e9, 512, 10, 60, 15, 4096, 32, 2, 256, 0, 0, AL_QWEN35, 0, 0, 0},
-	/* MiniMax M2.5 / M2.7 (the architecture the old minimax-m3 profile held) */
-	{"minimax-m2.5", 230e9, 10e9, 224.7e9, 256, 8, 62, 62, 3072, 48, 8, 128, 0, 0, {0}, 0, 0, 0},
-	/* MiniMax M3: 428B / 23B, 128 experts top-4, 64/4 heads x 128 (docs/sim.md:
-	 * layers and hidden are assumptions, the rest published); MSA sparse
-	 * attention modelled as a top-k of 2048 tokens with a 128-byte index */
-	{"minimax-m3", 428e9, 23e9, 418.1e9, 128, 4, 62, 62, 6144, 64, 4, 128, 0, 0, AL_MINIMAXM3, 2048, 128, 0},
-	{"kimi-k2.5", 1.04e12, 32e9, 1.015e12, 384, 8, 61, 61, 7168, 64, 64, 128, 576, 0, AL_KIMIK25, 0, 0, 0},
-	/* GLM-5: 744B / 40B, 256 experts top-8, MLA + DSA (top-2048, FP8 index of 128) */
-	{"glm-5", 744e9, 40e9, 726.7e9, 256, 8, 78, 78, 6144, 64, 64, 192, 576, 0, {0}, 2048, 132, 0},
-	/* DeepSeek V4 Pro: 1.6T / 49B, MLA-style compressed KV + DSA; the
-	 * checkpoint keeps the routed experts in MXFP4 (4 bits + an 8-bit
-	 * scale per 32) under FP8 attention, and FP8 recipes keep them so */
-	{"deepseek-v4-pro", 1.6e12, 49e9, 1.584e12, 384, 8, 61, 61, 7168, 128, 128, 128, 576, 0, {0}, 2048, 132, 4.25},
+    /* name, params, active, expert params, experts, top-k, layers, attn layers, hidden,
+     * q heads, kv heads, head dim, MLA latent, window, AL, sparse top-k, index bytes */
+    {"llama3-8b", 8.03e9, 8.03e9, 0, 0, 0, 32, 32, 4096, 32, 8, 128, 0, 0, {0}, 0, 0, 0},
+    {"llama3-70b", 70.6e9, 70.6e9, 0, 0, 0, 80, 80, 8192, 64, 8, 128, 0, 0, {0}, 0, 0, 0},
+    {"deepseek-r1", 671e9, 37e9, 654e9, 256, 8, 61, 61, 7168, 128, 128, 128, 576, 0, {0}, 0, 0, 0},
+    {"gpt-oss-120b",
+     116.8e9,
+     5.1e9,
+     114.7e9,
+     128,
+     4,
+     36,
+     18,
+     2880,
+     64,
+     8,
+     64,
+     0,
+     128,
+     {0},
+     0,
+     0,
+     0},
+    {"qwen3.5-397b-a17b", 397e9, 17e9, 386.5e9, 512, 10, 60, 15, 4096, 32, 2, 256, 0, 0, AL_QWEN35,
+     0, 0, 0},
+    /* MiniMax M2.5 / M2.7 (the architecture the old minimax-m3 profile held) */
+    {"minimax-m2.5", 230e9, 10e9, 224.7e9, 256, 8, 62, 62, 3072, 48, 8, 128, 0, 0, {0}, 0, 0, 0},
+    /* MiniMax M3: 428B / 23B, 128 experts top-4, 64/4 heads x 128 (docs/sim.md:
+     * layers and hidden are assumptions, the rest published); MSA sparse
+     * attention modelled as a top-k of 2048 tokens with a 128-byte index */
+    {"minimax-m3", 428e9, 23e9, 418.1e9, 128, 4, 62, 62, 6144, 64, 4, 128, 0, 0, AL_MINIMAXM3, 2048,
+     128, 0},
+    {"kimi-k2.5", 1.04e12, 32e9, 1.015e12, 384, 8, 61, 61, 7168, 64, 64, 128, 576, 0, AL_KIMIK25, 0,
+     0, 0},
+    /* GLM-5: 744B / 40B, 256 experts top-8, MLA + DSA (top-2048, FP8 index of 128) */
+    {"glm-5", 744e9, 40e9, 726.7e9, 256, 8, 78, 78, 6144, 64, 64, 192, 576, 0, {0}, 2048, 132, 0},
+    /* DeepSeek V4 Pro: 1.6T / 49B, MLA-style compressed KV + DSA; the
+     * checkpoint keeps the routed experts in MXFP4 (4 bits + an 8-bit
+     * scale per 32) under FP8 attention, and FP8 recipes keep them so */
+    {"deepseek-v4-pro",
+     1.6e12,
+     49e9,
+     1.584e12,
+     384,
+     8,
+     61,
+     61,
+     7168,
+     128,
+     128,
+     128,
+     576,
+     0,
+     {0},
+     2048,
+     132,
+     4.25},
 };
 
 static const struct {
 	const char *alias, *name;
 } aliases[] = {
-	{"dsr1", "deepseek-r1"},         {"deepseek-v3", "deepseek-r1"},
-	{"gptoss", "gpt-oss-120b"},      {"qwen3.5", "qwen3.5-397b-a17b"},
-	{"minimaxm3", "minimax-m3"},     {"kimik2.5", "kimi-k2.5"},
-	{"llama-3-8b", "llama3-8b"},     {"llama-3-70b", "llama3-70b"},
-	{"llama3.3-70b", "llama3-70b"},  {"llama-3.3-70b", "llama3-70b"},
-	{"minimaxm2.5", "minimax-m2.5"}, {"minimax-m2.7", "minimax-m2.5"},
-	{"glm5", "glm-5"},               {"glm-5.1", "glm-5"},
-	{"dsv4", "deepseek-v4-pro"},     {"deepseek-v4", "deepseek-v4-pro"},
-	{"kimi-k2.6", "kimi-k2.5"},      {"kimik2.6", "kimi-k2.5"},
-	{"glm5.1", "glm-5"},
+    {"dsr1", "deepseek-r1"},
+    {"deepseek-v3", "deepseek-r1"},
+    {"gptoss", "gpt-oss-120b"},
+    {"qwen3.5", "qwen3.5-397b-a17b"},
+    {"minimaxm3", "minimax-m3"},
+    {"kimik2.5", "kimi-k2.5"},
+    {"llama-3-8b", "llama3-8b"},
+    {"llama-3-70b", "llama3-70b"},
+    {"llama3.3-70b", "llama3-70b"},
+    {"llama-3.3-70b", "llama3-70b"},
+    {"minimaxm2.5", "minimax-m2.5"},
+    {"minimax-m2.7", "minimax-m2.5"},
+    {"glm5", "glm-5"},
+    {"glm-5.1", "glm-5"},
+    {"dsv4", "deepseek-v4-pro"},
+    {"deepseek-v4", "deepseek-v4-pro"},
+    {"kimi-k2.6", "kimi-k2.5"},
+    {"kimik2.6", "kimi-k2.5"},
+    {"glm5.1", "glm-5"},
 };
 
 const sim_hw *sim_hw_find(const char *name)
@@ -100,7 +162,8 @@ void sim_profile_names(ib_buf *out, bool want_models)
 {
 	size_t n = want_models ? sizeof models / sizeof *models : sizeof hws / sizeof *hws;
 	for (size_t i = 0; i < n; i++)
-		ib_buf_printf(out, "%s%s", i ? ", " : "", want_models ? models[i].name : hws[i].name);
+		ib_buf_printf(out, "%s%s", i ? ", " : "",
+		              want_models ? models[i].name : hws[i].name);
 }
 
 /* ---- YAML overrides ---- */
@@ -110,52 +173,67 @@ typedef struct {
 	size_t off;   /* offset of a double, or of an int when is_int */
 	double scale; /* value in the file * scale = stored value */
 	bool is_int;
-	double max;   /* > 0: the largest value the file may give */
+	double max; /* > 0: the largest value the file may give */
 } ovr;
 
-#define HW(k, f, s) {k, offsetof(sim_hw, f), s, false, 0}
-#define MD(k, f, s) {k, offsetof(sim_model, f), s, false, 0}
-#define MI(k, f) {k, offsetof(sim_model, f), 1, true, 0}
+#define HW(k, f, s)                                                                                \
+	{                                                                                          \
+		k, offsetof(sim_hw, f), s, false, 0                                                \
+	}
+#define MD(k, f, s)                                                                                \
+	{                                                                                          \
+		k, offsetof(sim_model, f), s, false, 0                                             \
+	}
+#define MI(k, f)                                                                                   \
+	{                                                                                          \
+		k, offsetof(sim_model, f), 1, true, 0                                              \
+	}
 
 static const ovr hw_fields[] = {
-	HW("mem-gb", mem_bytes, 1e9),        HW("hbm-tbps", hbm_bw, 1e12),
-	HW("bf16-tflops", flops_bf16, 1e12), HW("fp8-tflops", flops_fp8, 1e12),
-	HW("fp4-tflops", flops_fp4, 1e12),   HW("link-gbps", link_bw, 1e9),
-	HW("link-latency-us", link_lat, 1e-6), HW("host-link-gbps", host_bw, 1e9),
-	HW("net-gbps", net_bw, 1e9),         HW("net-latency-us", net_lat, 1e-6),
-	{"scale-up-gpus", offsetof(sim_hw, domain_gpus), 1, true, 0},
+    HW("mem-gb", mem_bytes, 1e9),
+    HW("hbm-tbps", hbm_bw, 1e12),
+    HW("bf16-tflops", flops_bf16, 1e12),
+    HW("fp8-tflops", flops_fp8, 1e12),
+    HW("fp4-tflops", flops_fp4, 1e12),
+    HW("link-gbps", link_bw, 1e9),
+    HW("link-latency-us", link_lat, 1e-6),
+    HW("host-link-gbps", host_bw, 1e9),
+    HW("net-gbps", net_bw, 1e9),
+    HW("net-latency-us", net_lat, 1e-6),
+    {"scale-up-gpus", offsetof(sim_hw, domain_gpus), 1, true, 0},
 };
 
 static const ovr model_fields[] = {
-	MD("params-b", params, 1e9),
-	MD("active-params-b", active_params, 1e9),
-	MD("expert-params-b", expert_params, 1e9),
-	MI("experts", experts),
-	MI("experts-per-token", experts_per_token),
-	MI("layers", layers),
-	MI("attention-layers", attn_layers),
-	MI("hidden", hidden),
-	MI("q-heads", q_heads),
-	MI("kv-heads", kv_heads),
-	MI("head-dim", head_dim),
-	MI("mla-kv-dim", mla_kv_dim),
-	MI("window", window),
-	MI("sparse-topk", sparse_topk),
-	MI("index-bytes", index_dim),
-	{"expert-weight-bits", offsetof(sim_model, expert_wbits), 1, false, 16},
+    MD("params-b", params, 1e9),
+    MD("active-params-b", active_params, 1e9),
+    MD("expert-params-b", expert_params, 1e9),
+    MI("experts", experts),
+    MI("experts-per-token", experts_per_token),
+    MI("layers", layers),
+    MI("attention-layers", attn_layers),
+    MI("hidden", hidden),
+    MI("q-heads", q_heads),
+    MI("kv-heads", kv_heads),
+    MI("head-dim", head_dim),
+    MI("mla-kv-dim", mla_kv_dim),
+    MI("window", window),
+    MI("sparse-topk", sparse_topk),
+    MI("index-bytes", index_dim),
+    {"expert-weight-bits", offsetof(sim_model, expert_wbits), 1, false, 16},
 };
 
 static int apply(const ib_val *m, const ovr *f, size_t nf, void *dst, const char **name,
-		 ib_arena *a, const char *section, ib_error *e)
+                 ib_arena *a, const char *section, ib_error *e)
 {
 	if (m->type != IB_V_MAP)
-		return ib_fail(e, IB_EINVAL, m->file, m->line, m->col, "'%s' must be a mapping", section);
+		return ib_fail(e, IB_EINVAL, m->file, m->line, m->col, "'%s' must be a mapping",
+		               section);
 	for (size_t i = 0; i < m->map.n; i++) {
 		const ib_val *k = m->map.kv[i].key, *v = m->map.kv[i].val;
 		if (k->type == IB_V_STR && !strcmp(k->str.s, "name")) {
 			if (v->type != IB_V_STR)
 				return ib_fail(e, IB_EINVAL, v->file, v->line, v->col,
-					       "field '%s.name': should be a string", section);
+				               "field '%s.name': should be a string", section);
 			*name = ib_arena_strdup(a, v->str.s);
 			continue;
 		}
@@ -164,8 +242,8 @@ static int apply(const ib_val *m, const ovr *f, size_t nf, void *dst, const char
 			j++;
 		if (j == nf)
 			return ib_fail(e, IB_EINVAL, k->file, k->line, k->col,
-				       "field '%s.%s': unknown field", section,
-				       k->type == IB_V_STR ? k->str.s : "?");
+			               "field '%s.%s': unknown field", section,
+			               k->type == IB_V_STR ? k->str.s : "?");
 		double x;
 		if (v->type == IB_V_INT)
 			x = (double)v->i;
@@ -173,17 +251,18 @@ static int apply(const ib_val *m, const ovr *f, size_t nf, void *dst, const char
 			x = v->f;
 		else
 			return ib_fail(e, IB_EINVAL, v->file, v->line, v->col,
-				       "field '%s.%s': should be a number", section, f[j].key);
+			               "field '%s.%s': should be a number", section, f[j].key);
 		/* NaN, infinities and integers no int holds are refused before any
 		 * conversion (converting them is undefined) */
 		if (!(x >= 0) || !isfinite(x) || (f[j].is_int && (x > INT_MAX || x != floor(x))))
 			return ib_fail(e, IB_EINVAL, v->file, v->line, v->col,
-				       "field '%s.%s': should be a %s", section, f[j].key,
-				       f[j].is_int ? "non-negative integer (at most 2147483647)"
-						   : "finite non-negative number");
+			               "field '%s.%s': should be a %s", section, f[j].key,
+			               f[j].is_int ? "non-negative integer (at most 2147483647)"
+			                           : "finite non-negative number");
 		if (f[j].max > 0 && x > f[j].max)
 			return ib_fail(e, IB_EINVAL, v->file, v->line, v->col,
-				       "field '%s.%s': should be at most %g", section, f[j].key, f[j].max);
+			               "field '%s.%s': should be at most %g", section, f[j].key,
+			               f[j].max);
 		if (f[j].is_int)
 			*(int *)((char *)dst + f[j].off) = (int)x;
 		else
@@ -200,18 +279,18 @@ int sim_profile_load(const char *path, sim_hw *hw, sim_model *model, ib_arena *a
 		return rc;
 	if (doc->type != IB_V_MAP)
 		return ib_fail(e, IB_EINVAL, path, doc->line, doc->col,
-			       "a profile file is a mapping with 'hardware' and/or 'model'");
+		               "a profile file is a mapping with 'hardware' and/or 'model'");
 	for (size_t i = 0; i < doc->map.n; i++) {
 		const ib_val *k = doc->map.kv[i].key, *v = doc->map.kv[i].val;
 		if (k->type == IB_V_STR && !strcmp(k->str.s, "hardware"))
-			rc = apply(v, hw_fields, sizeof hw_fields / sizeof *hw_fields, hw, &hw->name, a,
-				   "hardware", e);
+			rc = apply(v, hw_fields, sizeof hw_fields / sizeof *hw_fields, hw,
+			           &hw->name, a, "hardware", e);
 		else if (k->type == IB_V_STR && !strcmp(k->str.s, "model"))
-			rc = apply(v, model_fields, sizeof model_fields / sizeof *model_fields, model,
-				   &model->name, a, "model", e);
+			rc = apply(v, model_fields, sizeof model_fields / sizeof *model_fields,
+			           model, &model->name, a, "model", e);
 		else
 			rc = ib_fail(e, IB_EINVAL, k->file, k->line, k->col,
-				     "unknown section (a profile file has 'hardware' and 'model')");
+			             "unknown section (a profile file has 'hardware' and 'model')");
 		if (rc)
 			return rc;
 	}

@@ -42,7 +42,7 @@ static void prefill_elsewhere(sim_server *s, load_run *r, seq *q, int64_t now)
 			w = i;
 	int64_t start = r->pfree[w] > now ? r->pfree[w] : now;
 	sim_step st = {.prefill_tokens = q->prompt_tokens,
-		       .prefill_ctx_sum = (double)q->prompt_tokens * q->prompt_tokens / 2.0};
+	               .prefill_ctx_sum = (double)q->prompt_tokens * q->prompt_tokens / 2.0};
 	int64_t done = start + (int64_t)(sim_step_time(pc, &st) * 1e9);
 	r->pfree[w] = done;
 	int64_t xfer = (int64_t)(sim_kv_transfer_s(&s->cfg, q->prompt_tokens) * 1e9);

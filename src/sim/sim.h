@@ -13,8 +13,8 @@
 
 #include "eval/eval.h"
 #include "fmt/fmt.h"
-#include <stdio.h>
 #include "net/net.h"
+#include <stdio.h>
 
 struct tok;
 struct chat_tmpl;
@@ -23,38 +23,38 @@ typedef struct sim_grader sim_grader;
 /* A GPU type. Bandwidths in bytes/s, FLOPs in FLOP/s (dense). */
 typedef struct {
 	const char *name;
-	double mem_bytes;   /* HBM per GPU */
-	double hbm_bw;      /* HBM bandwidth per GPU */
+	double mem_bytes; /* HBM per GPU */
+	double hbm_bw;    /* HBM bandwidth per GPU */
 	double flops_bf16, flops_fp8, flops_fp4;
-	double link_bw;     /* scale-up bandwidth per GPU, one direction */
-	double link_lat;    /* per all-reduce latency, s */
-	double host_bw;     /* GPU <-> host memory per GPU, one direction (PCIe, C2C) */
-	double net_bw;      /* scale-out (inter-node) bandwidth per GPU, one direction */
-	double net_lat;     /* scale-out latency per transfer or collective, s */
-	int domain_gpus;    /* GPUs one scale-up (NVLink / Infinity Fabric) domain joins */
+	double link_bw;  /* scale-up bandwidth per GPU, one direction */
+	double link_lat; /* per all-reduce latency, s */
+	double host_bw;  /* GPU <-> host memory per GPU, one direction (PCIe, C2C) */
+	double net_bw;   /* scale-out (inter-node) bandwidth per GPU, one direction */
+	double net_lat;  /* scale-out latency per transfer or collective, s */
+	int domain_gpus; /* GPUs one scale-up (NVLink / Infinity Fabric) domain joins */
 } sim_hw;
 
 /* A model. Parameter counts are totals across the model. */
 typedef struct {
 	const char *name;
-	double params;          /* total parameters */
-	double active_params;   /* per token (MoE: shared + routed experts used) */
-	double expert_params;   /* routed-expert parameters (0 for dense) */
+	double params;        /* total parameters */
+	double active_params; /* per token (MoE: shared + routed experts used) */
+	double expert_params; /* routed-expert parameters (0 for dense) */
 	int experts, experts_per_token;
-	int layers;             /* transformer blocks */
-	int attn_layers;        /* blocks with full attention over the whole context */
-	int hidden;             /* residual width (all-reduce size per token) */
+	int layers;      /* transformer blocks */
+	int attn_layers; /* blocks with full attention over the whole context */
+	int hidden;      /* residual width (all-reduce size per token) */
 	int q_heads, kv_heads, head_dim;
-	int mla_kv_dim;         /* > 0: MLA latent width per token per layer (replicated over TP) */
-	int window;             /* > 0: the other layers use a sliding window of this many tokens */
-	double default_al[9];   /* acceptance length by num_speculative_tokens 1..8 (0: unknown) */
-	int sparse_topk;        /* > 0: sparse attention (DSA, MSA): a decode token reads at most
-				 * this many tokens' KV per layer, plus an index of the whole context */
-	int index_dim;          /* bytes per token per layer of that index (read over the context) */
-	double expert_wbits;    /* > 0: the checkpoint stores the routed experts in this many bits
-				 * per parameter (scales included) whatever the precision
-				 * (DeepSeek-V4: MXFP4 experts under FP8 attention); 0: as the
-				 * precision */
+	int mla_kv_dim;       /* > 0: MLA latent width per token per layer (replicated over TP) */
+	int window;           /* > 0: the other layers use a sliding window of this many tokens */
+	double default_al[9]; /* acceptance length by num_speculative_tokens 1..8 (0: unknown) */
+	int sparse_topk;      /* > 0: sparse attention (DSA, MSA): a decode token reads at most
+	                       * this many tokens' KV per layer, plus an index of the whole context */
+	int index_dim;        /* bytes per token per layer of that index (read over the context) */
+	double expert_wbits;  /* > 0: the checkpoint stores the routed experts in this many bits
+	                       * per parameter (scales included) whatever the precision
+	                       * (DeepSeek-V4: MXFP4 experts under FP8 attention); 0: as the
+	                       * precision */
 } sim_model;
 
 const sim_hw *sim_hw_find(const char *name);
@@ -70,21 +70,21 @@ typedef struct {
 	/* serving */
 	const char *host;
 	int port;
-	net_tls *tls;            /* NULL: plain HTTP; else HTTPS with this context (--tls-cert) */
-	double header_timeout;   /* seconds a connection may take to send a request (60; 0: none) */
+	net_tls *tls;          /* NULL: plain HTTP; else HTTPS with this context (--tls-cert) */
+	double header_timeout; /* seconds a connection may take to send a request (60; 0: none) */
 	const char *served_model_name;
 	const char *const *lora; /* LoRA adapter names, also served (vLLM's --lora-modules) */
 	size_t nlora;
 	/* performance model */
 	sim_hw hw;
 	sim_model model;
-	const char *precision;  /* bf16, fp8, fp4: weights and compute */
-	double kv_bytes;        /* bytes per KV element (2 = bf16, 1 = fp8) */
+	const char *precision; /* bf16, fp8, fp4: weights and compute */
+	double kv_bytes;       /* bytes per KV element (2 = bf16, 1 = fp8) */
 	int tp;
-	int ep;                 /* expert parallel ranks (1: experts sharded by TP) */
-	bool dp_attn;           /* data-parallel attention: each of the TP ranks runs its own
-				 * sequences with the whole attention (own batch and KV) */
-	int pp;                 /* pipeline stages (GPUs = TP x PP) */
+	int ep;       /* expert parallel ranks (1: experts sharded by TP) */
+	bool dp_attn; /* data-parallel attention: each of the TP ranks runs its own
+	               * sequences with the whole attention (own batch and KV) */
+	int pp;       /* pipeline stages (GPUs = TP x PP) */
 	/* disaggregated prefill/decode (docs/sim.md "Disaggregated prefill/
 	 * decode"): prefill_workers > 0 separate prefill instances of
 	 * prefill_tp GPUs (prefill_ep, prefill_dp_attn) take every prompt,
@@ -104,13 +104,13 @@ typedef struct {
 	/* KV offload (docs/sim.md "KV offload"): host memory in GB for KV
 	 * blocks evicted from the GPU (the row's total-cpu-dram-gb), 0: none */
 	double kv_offload_gb;
-	bool no_prefix_cache;   /* --no-enable-prefix-caching: every prompt is computed */
+	bool no_prefix_cache; /* --no-enable-prefix-caching: every prompt is computed */
 	double mem_eff, compute_eff;
 	double step_overhead_s;
-	double seq_overhead_s;  /* per running sequence per step (scheduling, sampling) */
-	double comm_eff;        /* fraction of the link bandwidth collectives reach */
-	double ep_imbalance;    /* the busiest EP rank's expert load over the mean (>= 1) */
-	const char *framework;  /* vllm, sglang, trt, atom, ... (calibration rules match it) */
+	double seq_overhead_s; /* per running sequence per step (scheduling, sampling) */
+	double comm_eff;       /* fraction of the link bandwidth collectives reach */
+	double ep_imbalance;   /* the busiest EP rank's expert load over the mean (>= 1) */
+	const char *framework; /* vllm, sglang, trt, atom, ... (calibration rules match it) */
 	const char *framework_version; /* its image tag or date (rules may match it), or NULL */
 	int max_model_len;
 	/* speculative decoding */
@@ -119,10 +119,10 @@ typedef struct {
 	double acceptance_length; /* mean tokens per step incl. the bonus token */
 	double draft_cost;        /* one draft token's cost as a fraction of a decode step */
 	/* output */
-	int mean_output_len;      /* natural length when ignore_eos is false */
-	double time_scale;        /* model runs this many times faster than real time */
-	bool max_speed;           /* no model: stream as fast as the client reads */
-	double pace;              /* > 0: no model; a step every 1/pace s (real time) */
+	int mean_output_len; /* natural length when ignore_eos is false */
+	double time_scale;   /* model runs this many times faster than real time */
+	bool max_speed;      /* no model: stream as fast as the client reads */
+	double pace;         /* > 0: no model; a step every 1/pace s (real time) */
 	/* per streamed request, one JSON line with the moments its chunks left
 	 * (docs/sim.md); NULL: none. Owned by the caller. */
 	FILE *trace;
@@ -154,9 +154,9 @@ void sim_config_init(sim_config *c);
 /* The performance model, exposed for tests and docs. */
 typedef struct {
 	double weight_bytes_per_gpu;
-	double expert_bytes_per_gpu;   /* the routed experts' share of the above */
-	double kv_bytes_per_token;     /* per GPU */
-	int64_t kv_blocks;             /* capacity in blocks */
+	double expert_bytes_per_gpu; /* the routed experts' share of the above */
+	double kv_bytes_per_token;   /* per GPU */
+	int64_t kv_blocks;           /* capacity in blocks */
 } sim_capacity;
 /* The configuration of one prefill instance of a disaggregated c (its TP,
  * EP and DP attention, aggregated, one replica per worker). */
@@ -176,24 +176,24 @@ int sim_capacity_of(const sim_config *c, sim_capacity *out, ib_error *e);
  * chunks. Returns the step's duration in model seconds. */
 typedef struct {
 	int decode_seqs;
-	double decode_ctx_sum;   /* sum of context lengths of the decode sequences */
-	int prefill_tokens;      /* tokens prefilled in this step */
-	double prefill_ctx_sum;  /* sum over prefilled tokens of their position */
-	double host_load_bytes;  /* KV copied in from the host tier, per GPU (KV offload hits) */
-	int prefill_seqs;        /* sequences the prefill tokens belong to (0: not counted) */
+	double decode_ctx_sum;  /* sum of context lengths of the decode sequences */
+	int prefill_tokens;     /* tokens prefilled in this step */
+	double prefill_ctx_sum; /* sum over prefilled tokens of their position */
+	double host_load_bytes; /* KV copied in from the host tier, per GPU (KV offload hits) */
+	int prefill_seqs;       /* sequences the prefill tokens belong to (0: not counted) */
 } sim_step;
 double sim_step_time(const sim_config *c, const sim_step *s);
 
 /* The parts of a step's time (model seconds), for tests and calibration. */
 typedef struct {
-	double mem, compute;   /* roofline terms (the step takes the larger) */
-	double comm;           /* all-reduce / all-to-all / pipeline transfers */
-	double host_load;      /* KV offload hits copied over the host link */
-	double overhead;       /* per step and per sequence */
-	double bytes_per_gpu;  /* HBM bytes read by the busiest GPU */
-	double expert_bytes;   /* of which routed-expert weights */
-	double kv_bytes;       /* of which KV cache */
-	double total;          /* = sim_step_time */
+	double mem, compute;  /* roofline terms (the step takes the larger) */
+	double comm;          /* all-reduce / all-to-all / pipeline transfers */
+	double host_load;     /* KV offload hits copied over the host link */
+	double overhead;      /* per step and per sequence */
+	double bytes_per_gpu; /* HBM bytes read by the busiest GPU */
+	double expert_bytes;  /* of which routed-expert weights */
+	double kv_bytes;      /* of which KV cache */
+	double total;         /* = sim_step_time */
 } sim_step_parts;
 void sim_step_breakdown(const sim_config *c, const sim_step *s, sim_step_parts *out);
 
@@ -265,7 +265,7 @@ const char *sim_calib_find(const char *exe, char *buf, size_t len);
  * nothing from it). Deterministic for a seed; takes milliseconds. */
 typedef struct {
 	int concurrency;
-	int num_prompts;  /* InferenceX: 10 x concurrency */
+	int num_prompts; /* InferenceX: 10 x concurrency */
 	int isl, osl;
 	double range_ratio; /* InferenceX: 0.8 */
 	uint64_t seed;
@@ -273,9 +273,10 @@ typedef struct {
 
 typedef struct {
 	int completed;
-	double duration;      /* model seconds, first send to last token */
-	double median_tpot, mean_tpot, median_ttft; /* seconds (TPOT as InferenceX: (E2EL-TTFT)/(out-1)) */
-	double total_tok_s;   /* (input + output tokens) / duration, whole instance */
+	double duration; /* model seconds, first send to last token */
+	double median_tpot, mean_tpot,
+	    median_ttft;    /* seconds (TPOT as InferenceX: (E2EL-TTFT)/(out-1)) */
+	double total_tok_s; /* (input + output tokens) / duration, whole instance */
 	double output_tok_s;
 	int64_t steps, preemptions;
 } sim_load_result;
@@ -292,7 +293,6 @@ const char *sim_framework_key(const char *text);
 /* The first version in a text (an image tag "v0.5.10rc0", else a date
  * "2026-05-02"), copied into a; NULL when none (or text is NULL). */
 const char *sim_version_of(ib_arena *a, const char *text);
-
 
 /* The median of v[0..n) (sorts v); 0 when n is 0. */
 double sim_median(double *v, size_t n);

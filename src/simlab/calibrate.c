@@ -29,7 +29,7 @@ typedef struct {
 	size_t nseries, capseries;
 	const char *fws[FR_MAXFW + 1]; /* the frameworks the rule matches, NULL-terminated */
 	size_t nfw;
-	const char *seen[FR_MAXFW];    /* every framework of the group's sweeps */
+	const char *seen[FR_MAXFW]; /* every framework of the group's sweeps */
 	size_t nseen;
 	const slab_sweep_opts *opts;
 	bool full;  /* loss over whole sweeps (else over the active configs) */
@@ -98,7 +98,7 @@ static int set_active(fr_series *s, const slab_sweep_point *pts, size_t n)
 			keep = front[j] && same_shape(&pts[i], &pts[j]);
 		if (keep)
 			v[k++] = (slab_sweep_config){pts[i].framework, pts[i].spec, pts[i].tp,
-			                            pts[i].ep, pts[i].conc, pts[i].dp_attn};
+			                             pts[i].ep,        pts[i].conc, pts[i].dp_attn};
 	}
 	free(front);
 	free(s->active);
@@ -267,14 +267,14 @@ static int fit_frontier(const slab_point *pts, size_t n, bool by_gpu, const slab
 		slab_fit_group *F = &fg[j];
 		memset(F, 0, sizeof *F);
 		*F = (slab_fit_group){.frontier = true,
-		                     .gpu = G->gpu,
-		                     .model = G->model,
-		                     .precision = G->precision,
-		                     .npoints = G->nrows,
-		                     .nseries = G->nseries};
-		slab_out(o->log, o->log_ud, SLAB_LOG_PROGRESS, "frontier group %zu/%zu: %s %s %s (%zu rows)...\n", j + 1,
-		         ng, G->gpu, G->model ? G->model : "", G->precision ? G->precision : "",
-		         G->nrows);
+		                      .gpu = G->gpu,
+		                      .model = G->model,
+		                      .precision = G->precision,
+		                      .npoints = G->nrows,
+		                      .nseries = G->nseries};
+		slab_out(o->log, o->log_ud, SLAB_LOG_PROGRESS,
+		         "frontier group %zu/%zu: %s %s %s (%zu rows)...\n", j + 1, ng, G->gpu,
+		         G->model ? G->model : "", G->precision ? G->precision : "", G->nrows);
 		G->full = true;
 		F->loss_before = frontier_loss(G, &cur, &F->nfigures);
 		if (G->failed) {
@@ -293,8 +293,8 @@ static int fit_frontier(const slab_point *pts, size_t n, bool by_gpu, const slab
 		memcpy(fws, G->fws, (G->nfw + 1) * sizeof *fws);
 		F->frameworks = fws;
 		F->loss_after = F->loss_before;
-		sim_calib_key key = {G->nfw ? G->fws[0] : NULL, G->gpu, G->precision, G->model,
-		                     NULL, NULL};
+		sim_calib_key key = {
+		    G->nfw ? G->fws[0] : NULL, G->gpu, G->precision, G->model, NULL, NULL};
 		sim_calib_resolve(&cur, &key, &F->values);
 		if (G->nrows < SLAB_FIT_MIN_POINTS || !G->nfw || !isfinite(F->loss_before))
 			continue;
@@ -341,48 +341,54 @@ done:
 static void print_measured(const slab_calibrate_opts *o, const slab_fit_group *g, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "%-8s %-8s %-18s %-12s %6zu %8s %11.3f %11.3f  mem-eff %.3f compute-eff %.3f "
-		       "step %.0f us seq %.1f us\n",
-		       g[i].framework ? g[i].framework : "(any)", g[i].gpu ? g[i].gpu : "(any)",
-		       g[i].model ? g[i].model : "(any)", g[i].version ? g[i].version : "(any)",
-		       g[i].npoints, g[i].fitted ? "yes" : "no (few)", sqrt(g[i].loss_before),
-		       sqrt(g[i].loss_after), g[i].values.mem_eff, g[i].values.compute_eff,
-		       g[i].values.step_overhead_s * 1e6, g[i].values.seq_overhead_s * 1e6);
+		slab_out(
+		    o->log, o->log_ud, SLAB_LOG_OUT,
+		    "%-8s %-8s %-18s %-12s %6zu %8s %11.3f %11.3f  mem-eff %.3f compute-eff %.3f "
+		    "step %.0f us seq %.1f us\n",
+		    g[i].framework ? g[i].framework : "(any)", g[i].gpu ? g[i].gpu : "(any)",
+		    g[i].model ? g[i].model : "(any)", g[i].version ? g[i].version : "(any)",
+		    g[i].npoints, g[i].fitted ? "yes" : "no (few)", sqrt(g[i].loss_before),
+		    sqrt(g[i].loss_after), g[i].values.mem_eff, g[i].values.compute_eff,
+		    g[i].values.step_overhead_s * 1e6, g[i].values.seq_overhead_s * 1e6);
 }
 
 static void print_frontier(const slab_calibrate_opts *o, const slab_fit_group *g, size_t n,
                            bool by_gpu)
 {
 	if (by_gpu)
-		slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "\nfrontier groups, GPUs without measured rules (the rule matches the "
-		       "frameworks of the GPU's sweeps):\n");
+		slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
+		         "\nfrontier groups, GPUs without measured rules (the rule matches the "
+		         "frameworks of the GPU's sweeps):\n");
 	else
-		slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "\nfrontier groups, GPU x model x precision (the rule matches the frameworks "
-		       "no measured model rule covers):\n");
-	slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "%-14s %-8s %-18s %-5s %5s %6s %-10s %11s %11s  %s\n", "frameworks", "gpu",
-	       "model", "prec", "rows", "series", "fitted", "rms_before", "rms_after",
-	       "parameters");
+		slab_out(
+		    o->log, o->log_ud, SLAB_LOG_OUT,
+		    "\nfrontier groups, GPU x model x precision (the rule matches the frameworks "
+		    "no measured model rule covers):\n");
+	slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
+	         "%-14s %-8s %-18s %-5s %5s %6s %-10s %11s %11s  %s\n", "frameworks", "gpu",
+	         "model", "prec", "rows", "series", "fitted", "rms_before", "rms_after",
+	         "parameters");
 	for (size_t i = 0; i < n; i++) {
 		char fws[64] = "";
 		for (size_t j = 0; g[i].frameworks && g[i].frameworks[j]; j++)
 			snprintf(fws + strlen(fws), sizeof fws - strlen(fws), "%s%s", j ? "," : "",
 			         g[i].frameworks[j]);
-		const char *why = g[i].fitted                         ? "yes"
+		const char *why = g[i].fitted                             ? "yes"
 		                  : !g[i].frameworks || !*g[i].frameworks ? "no (measured)"
-		                  : g[i].npoints < SLAB_FIT_MIN_POINTS     ? "no (few)"
+		                  : g[i].npoints < SLAB_FIT_MIN_POINTS    ? "no (few)"
 		                                                          : "no (worse)";
 		char before[16] = "-", after[16] = "-";
 		if (isfinite(g[i].loss_before))
 			snprintf(before, sizeof before, "%.3f", sqrt(g[i].loss_before));
 		if (isfinite(g[i].loss_after))
 			snprintf(after, sizeof after, "%.3f", sqrt(g[i].loss_after));
-		slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "%-14s %-8s %-18s %-5s %5zu %6zu %-10s %11s %11s  mem-eff %.3f "
-		       "compute-eff %.3f step %.0f us seq %.1f us\n",
-		       *fws ? fws : "-", g[i].gpu, g[i].model ? g[i].model : "(any)",
-		       g[i].precision ? g[i].precision : "(any)", g[i].npoints,
-		       g[i].nseries, why, before, after,
-		       g[i].values.mem_eff, g[i].values.compute_eff,
-		       g[i].values.step_overhead_s * 1e6, g[i].values.seq_overhead_s * 1e6);
+		slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
+		         "%-14s %-8s %-18s %-5s %5zu %6zu %-10s %11s %11s  mem-eff %.3f "
+		         "compute-eff %.3f step %.0f us seq %.1f us\n",
+		         *fws ? fws : "-", g[i].gpu, g[i].model ? g[i].model : "(any)",
+		         g[i].precision ? g[i].precision : "(any)", g[i].npoints, g[i].nseries, why,
+		         before, after, g[i].values.mem_eff, g[i].values.compute_eff,
+		         g[i].values.step_overhead_s * 1e6, g[i].values.seq_overhead_s * 1e6);
 	}
 }
 
@@ -396,8 +402,9 @@ int slab_calibrate_run(const slab_calibrate_opts *o, ib_arena *a, ib_buf *yaml, 
 	                        yaml, &cal, e);
 	if (rc)
 		return rc;
-	slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "%-8s %-8s %-18s %-12s %6s %8s %11s %11s  %s\n", "fw", "gpu",
-	         "model", "version", "points", "fitted", "rms_before", "rms_after", "parameters");
+	slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "%-8s %-8s %-18s %-12s %6s %8s %11s %11s  %s\n",
+	         "fw", "gpu", "model", "version", "points", "fitted", "rms_before", "rms_after",
+	         "parameters");
 	for (int l = 0; l < 4; l++)
 		print_measured(o, gs[l], ng[l]);
 	if (!o->frontier)
@@ -415,8 +422,8 @@ int slab_calibrate_run(const slab_calibrate_opts *o, ib_arena *a, ib_buf *yaml, 
 	                            "a series)"
 	                          : " (the generic space)");
 	for (int l = 0; l < 2; l++) {
-		rc = fit_frontier(o->points, o->npoints, l == 0, &so, gs[l + 1], ng[l + 1], &cal, a, o,
-		                  &fg, &nf, e);
+		rc = fit_frontier(o->points, o->npoints, l == 0, &so, gs[l + 1], ng[l + 1], &cal, a,
+		                  o, &fg, &nf, e);
 		if (rc)
 			return rc;
 		print_frontier(o, fg, nf, l == 0);

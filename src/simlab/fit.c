@@ -140,7 +140,7 @@ void slab_fit_descend(sim_calib_file *cal, slab_fit_loss_fn loss, void *ctx, int
 }
 
 int slab_fit(const slab_point *pts, size_t n, const sim_calib_file *base, int prompts, int level,
-            ib_arena *a, slab_fit_group **out, size_t *nout, ib_error *e)
+             ib_arena *a, slab_fit_group **out, size_t *nout, ib_error *e)
 {
 	*out = NULL;
 	*nout = 0;
@@ -214,31 +214,34 @@ void slab_fit_rules(const slab_fit_group *g, size_t n, ib_buf *out)
 			snprintf(fws + strlen(fws), sizeof fws - strlen(fws), "%s%s", j ? ", " : "",
 			         g[i].frameworks[j]);
 		if (g[i].frontier)
-			snprintf(m, sizeof m, "framework: [%s], hardware: %s%s%s%s%s", fws, g[i].gpu,
-			         g[i].model ? ", model: " : "", g[i].model ? g[i].model : "",
+			snprintf(m, sizeof m, "framework: [%s], hardware: %s%s%s%s%s", fws,
+			         g[i].gpu, g[i].model ? ", model: " : "",
+			         g[i].model ? g[i].model : "",
 			         g[i].precision ? ", precision: " : "",
 			         g[i].precision ? g[i].precision : "");
 		else if (g[i].framework)
-			snprintf(m, sizeof m, "framework: %s, hardware: %s%s%s%s%s%s", g[i].framework,
-			         g[i].gpu, g[i].model ? ", model: " : "", g[i].model ? g[i].model : "",
-			         g[i].version ? ", version: \"" : "", g[i].version ? g[i].version : "",
-			         g[i].version ? "\"" : "");
+			snprintf(m, sizeof m, "framework: %s, hardware: %s%s%s%s%s%s",
+			         g[i].framework, g[i].gpu, g[i].model ? ", model: " : "",
+			         g[i].model ? g[i].model : "", g[i].version ? ", version: \"" : "",
+			         g[i].version ? g[i].version : "", g[i].version ? "\"" : "");
 		char what[128];
 		if (g[i].frontier)
-			snprintf(what, sizeof what, "%zu frontier points of %zu series", g[i].npoints,
-			         g[i].nseries);
+			snprintf(what, sizeof what, "%zu frontier points of %zu series",
+			         g[i].npoints, g[i].nseries);
 		else
-			snprintf(what, sizeof what, "%zu measured points (%zu figures)%s", g[i].npoints,
-			         g[i].nfigures, g[i].framework ? "" : " of every framework and GPU");
+			snprintf(what, sizeof what, "%zu measured points (%zu figures)%s",
+			         g[i].npoints, g[i].nfigures,
+			         g[i].framework ? "" : " of every framework and GPU");
 		ib_buf_printf(
 		    out,
-		    "  - note: fitted by infbench sim calibrate over %s, RMS log error %.3f -> %.3f\n"
+		    "  - note: fitted by infbench sim calibrate over %s, RMS log error %.3f -> "
+		    "%.3f\n"
 		    "    match: {%s}\n"
 		    "    mem-eff: %.4f\n    compute-eff: %.4f\n    step-overhead-us: %.1f\n"
 		    "    seq-overhead-us: %.3f\n",
 		    what, sqrt(g[i].loss_before), sqrt(g[i].loss_after), m, g[i].values.mem_eff,
-		    g[i].values.compute_eff,
-		    g[i].values.step_overhead_s * 1e6, g[i].values.seq_overhead_s * 1e6);
+		    g[i].values.compute_eff, g[i].values.step_overhead_s * 1e6,
+		    g[i].values.seq_overhead_s * 1e6);
 	}
 }
 
@@ -269,7 +272,7 @@ int slab_fit_group_rule(const slab_fit_group *g, ib_arena *a, sim_calib_rule *r)
 }
 
 int slab_fit_append(const sim_calib_file *base, const slab_fit_group *g, size_t n, ib_arena *a,
-                   sim_calib_file *out)
+                    sim_calib_file *out)
 {
 	size_t nb = base ? base->n : 0;
 	sim_calib_rule *r = ib_arena_alloc(a, (nb + n + 1) * sizeof *r);
@@ -285,15 +288,16 @@ int slab_fit_append(const sim_calib_file *base, const slab_fit_group *g, size_t 
 	return 0;
 }
 
-int slab_calibrate(const slab_point *pts, size_t n, const sim_calib_file *base, const char *base_name,
-                  int prompts, ib_arena *a, slab_fit_group *gs[4], size_t ng[4], ib_buf *yaml,
-                  sim_calib_file *fitted, ib_error *e)
+int slab_calibrate(const slab_point *pts, size_t n, const sim_calib_file *base,
+                   const char *base_name, int prompts, ib_arena *a, slab_fit_group *gs[4],
+                   size_t ng[4], ib_buf *yaml, sim_calib_file *fitted, ib_error *e)
 {
 	sim_calib_file lvl = base ? *base : (sim_calib_file){0};
 	/* four levels, each on top of the previous: every row, framework x GPU,
 	 * x model, x framework version (where the rows name one) */
 	for (int l = 0; l < 4; l++) {
-		int rc = slab_fit(pts, n, lvl.n ? &lvl : NULL, prompts, l - 1, a, &gs[l], &ng[l], e);
+		int rc =
+		    slab_fit(pts, n, lvl.n ? &lvl : NULL, prompts, l - 1, a, &gs[l], &ng[l], e);
 		if (!rc && slab_fit_append(lvl.n ? &lvl : NULL, gs[l], ng[l], a, &lvl))
 			rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 		if (rc)

@@ -345,8 +345,8 @@ static bool calib_names(const sim_calib_file *cal, const char *gpu, const char *
 
 /* the same GPU architecture (Blackwell, Hopper, CDNA3): the same kernels */
 static const char *const sibling[][3] = {
-    {"b300", "b200", NULL}, {"gb200", "b200", NULL}, {"gb300", "b300", "b200"},
-    {"b200", "b300", NULL}, {"h100", "h200", NULL},  {"h200", "h100", NULL},
+    {"b300", "b200", NULL},     {"gb200", "b200", NULL},    {"gb300", "b300", "b200"},
+    {"b200", "b300", NULL},     {"h100", "h200", NULL},     {"h200", "h100", NULL},
     {"mi300x", "mi325x", NULL}, {"mi325x", "mi300x", NULL},
 };
 
@@ -364,7 +364,7 @@ static const char *calib_sibling(const sim_calib_file *cal, const char *gpu, con
 }
 
 const char *slab_calib_hw_for_model(const sim_calib_file *cal, const char *gpu, const char *model,
-                                   const char *precision)
+                                    const char *precision)
 {
 	if (gpu && model && !calib_names(cal, gpu, model, precision)) {
 		const char *s = calib_sibling(cal, gpu, model, precision);
@@ -383,7 +383,7 @@ const char *slab_calib_hw_for(const sim_calib_file *cal, const char *gpu, const 
 }
 
 const char *slab_calib_fw_for(const sim_calib_file *cal, const char *framework, const char *hw,
-                             const char *model, const char *precision)
+                              const char *model, const char *precision)
 {
 	if (!framework || !hw)
 		return framework;
@@ -402,7 +402,7 @@ const char *slab_calib_fw_for(const sim_calib_file *cal, const char *framework, 
 }
 
 void slab_point_config_with(const slab_point *p, const sim_calib_file *cal, const char *framework,
-                           const char *spec, int tp, int ep, bool dp_attn, int conc, sim_config *c)
+                            const char *spec, int tp, int ep, bool dp_attn, int conc, sim_config *c)
 {
 	sim_config_init(c);
 	c->model = *sim_model_find(p->model);
@@ -424,9 +424,12 @@ void slab_point_config_with(const slab_point *p, const sim_calib_file *cal, cons
 		    m->default_al[3] > 0 ? m->default_al[3] : (1 - pow(0.7, 4)) / 0.3;
 	}
 	const char *hw = slab_calib_hw_for_model(cal, c->hw.name, c->model.name, c->precision);
-	sim_calib_key k = {slab_calib_fw_for(cal, framework, hw, c->model.name, c->precision), hw,
+	sim_calib_key k = {slab_calib_fw_for(cal, framework, hw, c->model.name, c->precision),
+	                   hw,
 	                   c->precision,
-	                   c->model.name, spec ? spec : "none", p->version};
+	                   c->model.name,
+	                   spec ? spec : "none",
+	                   p->version};
 	sim_calib cb;
 	sim_calib_resolve(cal, &k, &cb);
 	sim_calib_apply(&cb, c);
@@ -441,7 +444,7 @@ int slab_point_config(const slab_point *p, const sim_calib_file *cal, sim_config
 }
 
 int slab_config_run(const sim_config *c, int conc, int prompts_per_conc, int isl, int osl,
-                   uint64_t seed, slab_point_result *r, ib_error *e)
+                    uint64_t seed, slab_point_result *r, ib_error *e)
 {
 	memset(r, 0, sizeof *r);
 	sim_load ld = {.concurrency = conc,
@@ -463,15 +466,15 @@ int slab_config_run(const sim_config *c, int conc, int prompts_per_conc, int isl
 }
 
 int slab_point_run(const slab_point *p, const sim_calib_file *cal, int prompts_per_conc,
-                  slab_point_result *r, ib_error *e)
+                   slab_point_result *r, ib_error *e)
 {
 	memset(r, 0, sizeof *r);
 	sim_config c;
 	int rc = slab_point_config(p, cal, &c, e);
 	if (rc)
 		return rc;
-	return slab_config_run(&c, p->conc, prompts_per_conc, p->isl, p->osl, (uint64_t)p->row_id + 1,
-	                      r, e);
+	return slab_config_run(&c, p->conc, prompts_per_conc, p->isl, p->osl,
+	                       (uint64_t)p->row_id + 1, r, e);
 }
 
 double slab_err_pct(double sim, double published)
@@ -508,7 +511,7 @@ static void median_mean(double *v, size_t n, double *median, double *mean)
 }
 
 void slab_ape_stats(slab_ape *g, double *tps_median, double *tps_mean, double *inter_median,
-                   double *inter_mean)
+                    double *inter_mean)
 {
 	median_mean(g->tps, g->ntps, tps_median, tps_mean);
 	median_mean(g->inter, g->ninter, inter_median, inter_mean);

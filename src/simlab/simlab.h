@@ -23,11 +23,11 @@ typedef struct {
 	const char *version; /* the first image tag (vX.Y...) or date (YYYY-MM-DD) in the note */
 	int tp, ep, conc, isl, osl;
 	bool dp_attn, disagg;
-	bool no_spec;      /* frontier / peak rows: the page or note rules speculative decoding out */
+	bool no_spec; /* frontier / peak rows: the page or note rules speculative decoding out */
 	double tps_gpu, interactivity; /* published (NAN when absent) */
-	double cost;       /* published $ per million total tokens (NAN when absent) */
-	double tpot_ms;    /* peak rows: published median TPOT (NAN when absent) */
-	bool tps_from_cost; /* tps_gpu was derived from cost (README's formula) */
+	double cost;                   /* published $ per million total tokens (NAN when absent) */
+	double tpot_ms;                /* peak rows: published median TPOT (NAN when absent) */
+	bool tps_from_cost;            /* tps_gpu was derived from cost (README's formula) */
 	const char *why;               /* non-NULL: why the row cannot be run */
 } slab_point;
 
@@ -47,8 +47,8 @@ int slab_point_config(const slab_point *p, const sim_calib_file *cal, sim_config
 /* Runs the row in process (sim_run_load, prompts_per_conc x concurrency
  * prompts, ratio 0.8, seed = row id) and gives total tok/s per GPU and
  * interactivity (1 / median TPOT). */
-int slab_point_run(const slab_point *p, const sim_calib_file *cal, int prompts_per_conc, slab_point_result *r,
-		  ib_error *e);
+int slab_point_run(const slab_point *p, const sim_calib_file *cal, int prompts_per_conc,
+                   slab_point_result *r, ib_error *e);
 
 /* ---- frontier sweeps (docs/sim.md "Frontier and peak rows") ----
  * A frontier or peak row stands for the best of every serving config of its
@@ -111,9 +111,9 @@ typedef struct slab_sweep_config {
  * setting (MTP rows run the model's draft method), concurrency <= max_conc;
  * duplicates once. *out is malloc'd (NULL when none). 0 or IB_ENOMEM. */
 int slab_sweep_from_matrix(const ib_val *rows, const slab_point *p, int max_conc,
-			  slab_sweep_config **out, size_t *n);
+                           slab_sweep_config **out, size_t *n);
 int slab_sweep_run(const slab_point *p, const sim_calib_file *cal, const slab_sweep_opts *o,
-		  slab_sweep_point **out, size_t *n, size_t *nconf, ib_error *e);
+                   slab_sweep_point **out, size_t *n, size_t *nconf, ib_error *e);
 /* A peak row's counterpart: of the sweep points at the concurrency nearest
  * to conc (ties: the lower) and of framework fw (NULL: any), the one with
  * the highest tok/s/GPU; -1 when none. */
@@ -135,7 +135,7 @@ int slab_ape_add(slab_ape *g, bool runnable, double tps_err, double inter_err);
 /* Median and mean of the tok/s/GPU and interactivity APEs (NAN when the
  * group has none); sorts the group's arrays. */
 void slab_ape_stats(slab_ape *g, double *tps_median, double *tps_mean, double *inter_median,
-		   double *inter_mean);
+                    double *inter_mean);
 void slab_ape_free(slab_ape *g);
 
 /* ---- the fit (sim calibrate) ---- */
@@ -152,10 +152,10 @@ typedef struct {
 	const char *precision;
 	const char *const *frameworks;
 	size_t nseries;
-	size_t npoints, nfigures;    /* rows, and published figures (tok/s/GPU, interactivity) */
-	bool fitted;                 /* npoints >= SLAB_FIT_MIN_POINTS (frontier groups: and the
-				      * rule lowered the group's error) */
-	sim_calib values;            /* the group's parameters after the fit */
+	size_t npoints, nfigures;       /* rows, and published figures (tok/s/GPU, interactivity) */
+	bool fitted;                    /* npoints >= SLAB_FIT_MIN_POINTS (frontier groups: and the
+	                                 * rule lowered the group's error) */
+	sim_calib values;               /* the group's parameters after the fit */
 	double loss_before, loss_after; /* mean squared log error of its figures */
 } slab_fit_group;
 /* Fits mem-eff, compute-eff, step-overhead-us and seq-overhead-us per framework x GPU
@@ -165,7 +165,7 @@ typedef struct {
 /* level -1: every row (one global rule); 0: framework x GPU; 1: x model; 2: x model x
  * version (rows with one) */
 int slab_fit(const slab_point *pts, size_t n, const sim_calib_file *base, int prompts, int level,
-	    ib_arena *a, slab_fit_group **out, size_t *nout, ib_error *e);
+             ib_arena *a, slab_fit_group **out, size_t *nout, ib_error *e);
 /* A fit's objective: the mean squared log error of some published figures
  * when the simulator runs under cal (*nfigures, when not NULL, gets their
  * count); INFINITY when a run fails. */
@@ -182,7 +182,8 @@ void slab_fit_descend(sim_calib_file *cal, slab_fit_loss_fn loss, void *ctx, int
  * parameters marked set), name lists in arena a. 0 or IB_ENOMEM. */
 int slab_fit_group_rule(const slab_fit_group *g, ib_arena *a, sim_calib_rule *r);
 /* base's rules followed by the fitted groups' (in arena a); IB_ENOMEM. */
-int slab_fit_append(const sim_calib_file *base, const slab_fit_group *g, size_t n, ib_arena *a, sim_calib_file *out);
+int slab_fit_append(const sim_calib_file *base, const slab_fit_group *g, size_t n, ib_arena *a,
+                    sim_calib_file *out);
 /* The fitted groups as calibration rules (YAML list items, indented two
  * spaces under `rules:`), each with a note of its provenance. */
 void slab_fit_rules(const slab_fit_group *g, size_t n, ib_buf *out);
@@ -193,9 +194,9 @@ void slab_fit_rules(const slab_fit_group *g, size_t n, ib_buf *out);
  * a), the calibration file (a header naming prompts and base_name, the
  * defaults rule, the fitted rules) appended to yaml, and its rules in
  * *fitted (in a; NULL: not wanted). Errors of slab_fit; IB_ENOMEM. */
-int slab_calibrate(const slab_point *pts, size_t n, const sim_calib_file *base, const char *base_name,
-		  int prompts, ib_arena *a, slab_fit_group *gs[4], size_t ng[4], ib_buf *yaml,
-		  sim_calib_file *fitted, ib_error *e);
+int slab_calibrate(const slab_point *pts, size_t n, const sim_calib_file *base,
+                   const char *base_name, int prompts, ib_arena *a, slab_fit_group *gs[4],
+                   size_t ng[4], ib_buf *yaml, sim_calib_file *fitted, ib_error *e);
 
 /* ---- the lab's commands (sim validate, sim calibrate) ---- */
 
@@ -211,8 +212,8 @@ typedef void (*slab_log_fn)(void *ud, int stream, const char *line);
  * `matrix full-sweep` rows, evals left out) into *rows (in a), for the
  * frontier sweeps. Problems of the files go into d, then IB_EINVAL ("the
  * master configs have problems"); errors of mx_generate; IB_ENOMEM. */
-int slab_matrix(ib_arena *a, const char *const *masters, size_t n, const char *runners,
-                ib_diags *d, ib_val **rows, ib_error *e);
+int slab_matrix(ib_arena *a, const char *const *masters, size_t n, const char *runners, ib_diags *d,
+                ib_val **rows, ib_error *e);
 
 /* The frontier's tok/s/GPU at interactivity target over a sweep's points
  * (the dashboard's frontier and monotone spline, par_throughput_at) into

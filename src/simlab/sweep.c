@@ -137,8 +137,8 @@ static int generic_space(const slab_point *p, const sim_calib_file *cal, const s
 				for (size_t s = 0; s < nspec; s++)
 					for (int conc = 4; conc <= o->max_conc; conc *= 2) {
 						slab_sweep_config c = {fws[f], specs[s],
-						                      tp,     v3 ? tp : 1,
-						                      conc,   v3 == 2};
+						                       tp,     v3 ? tp : 1,
+						                       conc,   v3 == 2};
 						if (push_config(v, n, &cap, &c))
 							return IB_ENOMEM;
 					}
@@ -187,7 +187,8 @@ static bool matrix_has_spec(const ib_val *rows, const char *model)
 {
 	for (size_t i = 0; rows && rows->type == IB_V_LIST && i < rows->list.n; i++) {
 		const ib_val *r = rows->list.v[i];
-		const char *prefix = row_str(r, "model-prefix"), *spec = row_str(r, "spec-decoding");
+		const char *prefix = row_str(r, "model-prefix"),
+		           *spec = row_str(r, "spec-decoding");
 		const sim_model *m = prefix ? sim_model_find(prefix) : NULL;
 		if (m && !strcmp(m->name, model) && spec && strcmp(spec, "none"))
 			return true;
@@ -196,7 +197,7 @@ static bool matrix_has_spec(const ib_val *rows, const char *model)
 }
 
 int slab_sweep_from_matrix(const ib_val *rows, const slab_point *p, int max_conc,
-                          slab_sweep_config **out, size_t *n)
+                           slab_sweep_config **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
@@ -220,14 +221,14 @@ int slab_sweep_from_matrix(const ib_val *rows, const slab_point *p, int max_conc
 			continue;
 		const char *method = spec_method_of(p->model);
 		slab_sweep_config c = {.framework = fw,
-		                      .spec = sd ? (p->spec  ? p->spec
-		                                    : method ? method
-		                                             : "mtp")
-		                                 : NULL,
-		                      .tp = row_int(r, "tp", 0),
-		                      .ep = row_int(r, "ep", 1),
-		                      .conc = row_int(r, "conc", 0),
-		                      .dp_attn = row_bool(r, "dp-attn")};
+		                       .spec = sd ? (p->spec  ? p->spec
+		                                     : method ? method
+		                                              : "mtp")
+		                                  : NULL,
+		                       .tp = row_int(r, "tp", 0),
+		                       .ep = row_int(r, "ep", 1),
+		                       .conc = row_int(r, "conc", 0),
+		                       .dp_attn = row_bool(r, "dp-attn")};
 		if (c.tp < 1 || c.conc < 1 || c.conc > max_conc)
 			continue;
 		if (push_config(out, n, &cap, &c)) {
@@ -257,7 +258,7 @@ static uint64_t config_seed(const slab_sweep_config *k)
 }
 
 int slab_sweep_run(const slab_point *p, const sim_calib_file *cal, const slab_sweep_opts *o,
-                  slab_sweep_point **out, size_t *n, size_t *nconf, ib_error *e)
+                   slab_sweep_point **out, size_t *n, size_t *nconf, ib_error *e)
 {
 	*out = NULL;
 	*n = *nconf = 0;
@@ -296,11 +297,11 @@ int slab_sweep_run(const slab_point *p, const sim_calib_file *cal, const slab_sw
 		const slab_sweep_config *k = &v[i];
 		sim_config c;
 		slab_point_config_with(p, cal, k->framework, k->spec, k->tp, k->ep, k->dp_attn,
-		                      k->conc, &c);
+		                       k->conc, &c);
 		slab_point_result r;
 		ib_error skip = {0};
 		rc = slab_config_run(&c, k->conc, o->prompts_per_conc, p->isl, p->osl,
-		                    config_seed(k), &r, &skip);
+		                     config_seed(k), &r, &skip);
 		if (rc == IB_EINVAL) { /* does not fit: not a config */
 			rc = 0;
 			continue;
@@ -314,16 +315,16 @@ int slab_sweep_run(const slab_point *p, const sim_calib_file *cal, const slab_sw
 			goto fail;
 		}
 		(*out)[(*n)++] = (slab_sweep_point){.framework = k->framework,
-		                                   .spec = k->spec,
-		                                   .tp = k->tp,
-		                                   .ep = k->ep,
-		                                   .conc = k->conc,
-		                                   .dp_attn = k->dp_attn,
-		                                   .tps_gpu = r.tps_gpu,
-		                                   .interactivity = r.interactivity,
-		                                   .median_ttft = r.median_ttft,
-		                                   .median_tpot = r.median_tpot,
-		                                   .from_matrix = from_matrix};
+		                                    .spec = k->spec,
+		                                    .tp = k->tp,
+		                                    .ep = k->ep,
+		                                    .conc = k->conc,
+		                                    .dp_attn = k->dp_attn,
+		                                    .tps_gpu = r.tps_gpu,
+		                                    .interactivity = r.interactivity,
+		                                    .median_ttft = r.median_ttft,
+		                                    .median_tpot = r.median_tpot,
+		                                    .from_matrix = from_matrix};
 	}
 	free(v);
 	return 0;

@@ -22,8 +22,8 @@ void slab_out(slab_log_fn log, void *ud, int stream, const char *fmt, ...)
 	va_end(ap);
 }
 
-int slab_matrix(ib_arena *a, const char *const *masters, size_t n, const char *runners,
-                ib_diags *d, ib_val **rows, ib_error *e)
+int slab_matrix(ib_arena *a, const char *const *masters, size_t n, const char *runners, ib_diags *d,
+                ib_val **rows, ib_error *e)
 {
 	ib_val *master = NULL, *run = NULL;
 	int rc = cfg_load_master(a, masters, n, &master, d);
@@ -121,7 +121,10 @@ static void show_sweep(const slab_validate_opts *o, const slab_point *p, const v
 	         "sweep of row %d's series (%s %s %s %d/%d%s%s%s): %zu of %zu configs ran (%s)\n",
 	         p->row_id, p->model, p->gpu, p->precision, p->isl, p->osl,
 	         p->framework ? ", " : "", p->framework ? p->framework : "",
-	         p->no_spec ? ", no spec" : p->spec ? ", spec only" : "", s->n, s->nconf,
+	         p->no_spec ? ", no spec"
+	         : p->spec  ? ", spec only"
+	                    : "",
+	         s->n, s->nconf,
 	         s->n && s->pts[0].from_matrix ? "the sweep matrix" : "the generic space");
 	for (size_t i = 0; i < s->n; i++) {
 		const slab_sweep_point *q = &s->pts[i];
@@ -191,8 +194,8 @@ static int run_row(const slab_point *p, const slab_validate_opts *o, const slab_
 			*why = e->msg;
 			return 1;
 		}
-		*r = (val_result){pr.tps_gpu, pr.interactivity, p->framework, p->tp,
-		                  p->ep > 1 ? p->ep : 1, p->conc};
+		*r = (val_result){pr.tps_gpu, pr.interactivity,      p->framework,
+		                  p->tp,      p->ep > 1 ? p->ep : 1, p->conc};
 		return 0;
 	}
 	val_series *s = series_of(cache, p, o, sweep);
@@ -209,7 +212,8 @@ static int run_row(const slab_point *p, const slab_validate_opts *o, const slab_
 			return 1;
 		}
 		const slab_sweep_point *q = &s->pts[b];
-		*r = (val_result){q->tps_gpu, q->interactivity, q->framework, q->tp, q->ep, q->conc};
+		*r =
+		    (val_result){q->tps_gpu, q->interactivity, q->framework, q->tp, q->ep, q->conc};
 		return 0;
 	}
 	double value, conc;
@@ -296,23 +300,24 @@ static int validate_row(const slab_point *p, const slab_validate_opts *o,
 		         "%-5d %-9s %-16.16s %-7.7s %-5s %-7s %3d %3d %4d %5d/%-5d %9.1f "
 		         "%9.1f %+7.1f %7.1f %7.1f %+7.1f\n",
 		         p->row_id, kind_name(p->kind), p->model, p->gpu, p->precision,
-		         r.fw ? r.fw : "-", r.tp, r.ep, r.conc, p->isl, p->osl, p->tps_gpu, r.tps, et,
-		         p->interactivity, r.inter, ei);
+		         r.fw ? r.fw : "-", r.tp, r.ep, r.conc, p->isl, p->osl, p->tps_gpu, r.tps,
+		         et, p->interactivity, r.inter, ei);
 	return 0;
 }
 
 /* The rows that cannot run, the sweeps' totals and the error summary. */
-static void print_summary(const slab_validate_opts *o, const slab_sweep_opts *sweep,
-                          val_state *st)
+static void print_summary(const slab_validate_opts *o, const slab_sweep_opts *sweep, val_state *st)
 {
 	if (st->why.len)
-		slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "\nrows that cannot run:\n%s", st->why.data);
+		slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "\nrows that cannot run:\n%s",
+		         st->why.data);
 	if (st->cache.n)
-		slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
-		         "\nfrontier sweeps: %zu series (%zu from the sweep matrix), %zu configs, %d "
-		         "prompts per concurrency, concurrency 4..%d, %.1f s\n",
-		         st->cache.n, st->cache.from_matrix, st->cache.configs,
-		         sweep->prompts_per_conc, sweep->max_conc, st->cache.seconds);
+		slab_out(
+		    o->log, o->log_ud, SLAB_LOG_OUT,
+		    "\nfrontier sweeps: %zu series (%zu from the sweep matrix), %zu configs, %d "
+		    "prompts per concurrency, concurrency 4..%d, %.1f s\n",
+		    st->cache.n, st->cache.from_matrix, st->cache.configs, sweep->prompts_per_conc,
+		    sweep->max_conc, st->cache.seconds);
 	slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
 	         "\nabsolute percentage errors (frontier rows: tok/s/GPU at the published "
 	         "interactivity):\n");

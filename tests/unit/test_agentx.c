@@ -254,10 +254,14 @@ Test(agentx, generator_shape)
 			if (prev) {
 				/* the previous context is a prefix (no compaction) and grew by
 				 * at least the previous output's blocks */
-				cr_assert(r->nhash >= prev->nhash + (size_t)((prev->out + 63) / 64));
-				cr_assert(!memcmp(r->hash_ids, prev->hash_ids, prev->nhash * sizeof(int64_t)));
-				cr_assert_geq(r->t + 1e-9, prev->t + prev->api_time + prev->think_time);
-				cr_assert_geq(r->t + 0.002, join_after, "a parent turn before its join");
+				cr_assert(r->nhash >=
+				          prev->nhash + (size_t)((prev->out + 63) / 64));
+				cr_assert(!memcmp(r->hash_ids, prev->hash_ids,
+				                  prev->nhash * sizeof(int64_t)));
+				cr_assert_geq(r->t + 1e-9,
+				              prev->t + prev->api_time + prev->think_time);
+				cr_assert_geq(r->t + 0.002, join_after,
+				              "a parent turn before its join");
 			}
 			prev = r;
 			biggest = r->in > biggest ? r->in : biggest;
@@ -296,9 +300,11 @@ static const char *sched_trace =
     "{\"t\": 0, \"type\": \"n\", \"in\": 64, \"out\": 5, \"hash_ids\": [1], \"think_time\": 5},"
     "{\"t\": 1, \"type\": \"subagent\", \"agent_id\": \"agent-1\", \"requests\": ["
     "{\"t\": 0, \"type\": \"n\", \"in\": 64, \"out\": 3, \"hash_ids\": [1], \"think_time\": 1},"
-    "{\"t\": 1, \"type\": \"n\", \"in\": 128, \"out\": 3, \"hash_ids\": [1, 2], \"think_time\": 1}]},"
+    "{\"t\": 1, \"type\": \"n\", \"in\": 128, \"out\": 3, \"hash_ids\": [1, 2], \"think_time\": "
+    "1}]},"
     "{\"t\": 9, \"type\": \"n\", \"in\": 128, \"out\": 6, \"hash_ids\": [1, 3], \"think_time\": 7},"
-    "{\"t\": 20, \"type\": \"n\", \"in\": 192, \"out\": 7, \"hash_ids\": [1, 3, 4], \"think_time\": 0},"
+    "{\"t\": 20, \"type\": \"n\", \"in\": 192, \"out\": 7, \"hash_ids\": [1, 3, 4], "
+    "\"think_time\": 0},"
     "{\"t\": 30, \"type\": \"subagent\", \"agent_id\": \"agent-2\", \"requests\": ["
     "{\"t\": 0, \"type\": \"n\", \"in\": 64, \"out\": 2, \"hash_ids\": [1]}]}]}\n";
 
@@ -364,7 +370,8 @@ Test(agentx, sched_think_join_background_recycle)
 	static const double at[] = {0, 2, 5, 12, 21, 23, 25};
 	static const bool sub[] = {false, true, true, false, false, true, false};
 	for (size_t i = 0; i < 7; i++) {
-		cr_assert_eq(log.at[i], at[i], "dispatch %zu at %g, expected %g", i, log.at[i], at[i]);
+		cr_assert_eq(log.at[i], at[i], "dispatch %zu at %g, expected %g", i, log.at[i],
+		             at[i]);
 		cr_assert_eq(log.d[i].subagent, sub[i], "dispatch %zu", i);
 		cr_assert_not(log.d[i].warmup);
 	}
@@ -379,10 +386,11 @@ Test(agentx, sched_think_join_background_recycle)
 
 Test(agentx, sched_idle_caps)
 {
-	const char *t = "{\"id\": \"x\", \"requests\": ["
-	                "{\"t\": 0, \"type\": \"n\", \"in\": 64, \"out\": 1, \"hash_ids\": [1], "
-	                "\"think_time\": 1000},"
-	                "{\"t\": 1001, \"type\": \"n\", \"in\": 64, \"out\": 1, \"hash_ids\": [1]}]}\n";
+	const char *t =
+	    "{\"id\": \"x\", \"requests\": ["
+	    "{\"t\": 0, \"type\": \"n\", \"in\": 64, \"out\": 1, \"hash_ids\": [1], "
+	    "\"think_time\": 1000},"
+	    "{\"t\": 1001, \"type\": \"n\", \"in\": 64, \"out\": 1, \"hash_ids\": [1]}]}\n";
 	ib_arena *a = ib_arena_new();
 	ax_corpus c = {0};
 	/* the per-tree cap alone */
@@ -435,8 +443,8 @@ Test(agentx, sched_drops_and_lanes)
 	                  "100000, \"out\": 1, \"hash_ids\": []}]}\n";
 	ib_buf b = {0};
 	ib_buf_printf(&b, "%s%s", sched_trace, big);
-	ax_sched_opts o = {.lanes = 3, .max_context = 1000, .global_idle_cap = 10,
-	                   .tree_idle_cap = 300};
+	ax_sched_opts o = {
+	    .lanes = 3, .max_context = 1000, .global_idle_cap = 10, .tree_idle_cap = 300};
 	ax_sched *s = sched_of(a, b.data, &o, &c);
 	cr_assert_eq(ax_sched_dropped(s), 1);
 	sched_log log;
@@ -549,7 +557,8 @@ Test(agentx, conversation_turns)
 	const char *tr =
 	    "{\"id\": \"trace-7\", \"system_tokens\": 64, \"tool_tokens\": 60, \"requests\": ["
 	    "{\"t\": 0, \"type\": \"n\", \"in\": 330, \"out\": 100, \"hash_ids\": [1, 2, 3, 4, 5]},"
-	    "{\"t\": 1, \"type\": \"n\", \"in\": 522, \"out\": 64, \"hash_ids\": [1, 2, 3, 4, 5, 6, 7, "
+	    "{\"t\": 1, \"type\": \"n\", \"in\": 522, \"out\": 64, \"hash_ids\": [1, 2, 3, 4, 5, "
+	    "6, 7, "
 	    "8]},"
 	    "{\"t\": 2, \"type\": \"n\", \"in\": 256, \"out\": 9, \"hash_ids\": [1, 2, 9, 10]}]}\n";
 	ib_arena *a = ib_arena_new();
@@ -590,7 +599,8 @@ Test(agentx, conversation_turns)
 			ib_buf blocks = {0};
 			for (size_t k = 0; k < 5; k++)
 				ax_words(b, "trace-7", (int64_t)k + 1, 64, &blocks);
-			cr_assert(!strncmp(text.data, blocks.data, blocks.len), "the LCP bytes differ");
+			cr_assert(!strncmp(text.data, blocks.data, blocks.len),
+			          "the LCP bytes differ");
 			cr_assert(strncmp(text.data, last.data, last.len), "turn 0's tail leaked");
 			ib_buf_free(&blocks);
 		}

@@ -795,7 +795,8 @@ Test(base, proc_run_missing_program_is_an_error)
 
 Test(base, proc_run_large_output_on_both_pipes_does_not_deadlock)
 {
-	const char *argv[] = {"sh", "-c", "head -c 300000 /dev/zero; head -c 300000 /dev/zero >&2", NULL};
+	const char *argv[] = {"sh", "-c", "head -c 300000 /dev/zero; head -c 300000 /dev/zero >&2",
+	                      NULL};
 	ib_buf out = {0}, err = {0};
 	int st = -1;
 	cr_assert_eq(ib_proc_run(argv, NULL, &out, &err, &st, NULL), 0);

@@ -13,14 +13,16 @@ Test(bench, scan_completion_chunks)
 {
 	bench_chunk c;
 	ib_buf t = {0};
-	cr_assert(scan("{\"id\":\"x\",\"choices\":[{\"index\":0,\"text\":\" caf\\u00e9 \\ud83d\\ude00\\n\","
-		       "\"logprobs\":null}],\"usage\":null}",
-		       false, &c, &t));
+	cr_assert(scan(
+	    "{\"id\":\"x\",\"choices\":[{\"index\":0,\"text\":\" caf\\u00e9 \\ud83d\\ude00\\n\","
+	    "\"logprobs\":null}],\"usage\":null}",
+	    false, &c, &t));
 	cr_assert(c.has_choices);
 	cr_assert_not(c.has_usage);
 	cr_assert_str_eq(t.data, " caf\xc3\xa9 \xf0\x9f\x98\x80\n");
-	cr_assert(scan("{\"choices\": [], \"usage\": {\"prompt_tokens\": 5, \"completion_tokens\": 37}}", false,
-		       &c, NULL));
+	cr_assert(
+	    scan("{\"choices\": [], \"usage\": {\"prompt_tokens\": 5, \"completion_tokens\": 37}}",
+	         false, &c, NULL));
 	cr_assert_not(c.has_choices);
 	cr_assert(c.has_usage);
 	cr_assert_eq(c.completion_tokens, 37);
@@ -32,8 +34,15 @@ Test(bench, scan_completion_chunks)
 	cr_assert(scan("[1, 2]", false, &c, NULL));
 	cr_assert_not(c.has_choices);
 	/* malformed JSON of every kind */
-	const char *bad[] = {"{\"id\": \"cmpl-broken\", \"choices\": [{\"text\": ", "{", "{\"a\" 1}",
-			     "{\"a\": tru}", "{\"a\": 01}", "{\"a\": \"x}", "{} x", "{\"a\": [1,]}", ""};
+	const char *bad[] = {"{\"id\": \"cmpl-broken\", \"choices\": [{\"text\": ",
+	                     "{",
+	                     "{\"a\" 1}",
+	                     "{\"a\": tru}",
+	                     "{\"a\": 01}",
+	                     "{\"a\": \"x}",
+	                     "{} x",
+	                     "{\"a\": [1,]}",
+	                     ""};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
 		cr_assert_not(scan(bad[i], false, &c, NULL), "%s", bad[i]);
 	ib_buf_free(&t);
@@ -43,8 +52,9 @@ Test(bench, scan_chat_chunks)
 {
 	bench_chunk c;
 	ib_buf t = {0};
-	cr_assert(scan("{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}", true,
-		       &c, &t));
+	cr_assert(scan(
+	    "{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}",
+	    true, &c, &t));
 	cr_assert(c.has_choices);
 	cr_assert_eq(t.len, 0);
 	cr_assert(scan("{\"choices\":[{\"delta\":{\"reasoning_content\":\"x\"}}]}", true, &c, &t));
@@ -57,11 +67,12 @@ Test(bench, scan_chat_chunks)
 /* A completions stream like the simulator's, fed in pieces of every size. */
 Test(bench, completion_stream_any_split)
 {
-	const char *body = "data: {\"choices\":[{\"text\":\" a\"}]}\n\n"
-			   "data: {\"choices\":[{\"text\":\" b\"}]}\r\n\r\n"
-			   "data: {\"choices\":[{\"text\":\" c\",\"finish_reason\":\"length\"}]}\n\n"
-			   "data: {\"choices\":[],\"usage\":{\"completion_tokens\":3}}\n\n"
-			   "data: [DONE]\n\n";
+	const char *body =
+	    "data: {\"choices\":[{\"text\":\" a\"}]}\n\n"
+	    "data: {\"choices\":[{\"text\":\" b\"}]}\r\n\r\n"
+	    "data: {\"choices\":[{\"text\":\" c\",\"finish_reason\":\"length\"}]}\n\n"
+	    "data: {\"choices\":[],\"usage\":{\"completion_tokens\":3}}\n\n"
+	    "data: [DONE]\n\n";
 	size_t len = strlen(body);
 	for (size_t piece = 1; piece <= len; piece++) {
 		bench_sse s = {0};
@@ -98,7 +109,8 @@ Test(bench, timing_rules)
 	cr_assert_eq(s.last_ns, 130000000);
 	/* Chat: the usage line moves the end */
 	bench_sse_reset(&s, true, false, 0);
-	bench_sse_feed(&s, "data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n", 46, 100000000);
+	bench_sse_feed(&s, "data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n", 46,
+	               100000000);
 	bench_sse_feed(&s, "data: {\"usage\":{\"completion_tokens\":1}}\n", 40, 500000000);
 	bench_sse_end(&s);
 	cr_assert(s.success);
@@ -117,12 +129,13 @@ static void feed(bench_sse *s, const char *line, int64_t t)
 Test(bench, model_clock_from_chunks)
 {
 	bench_chunk c;
-	cr_assert(scan("{\"choices\":[],\"infbench_t0\":1.5,\"infbench_t\":2.25e0}", false, &c, NULL));
+	cr_assert(
+	    scan("{\"choices\":[],\"infbench_t0\":1.5,\"infbench_t\":2.25e0}", false, &c, NULL));
 	cr_assert(c.has_t && c.has_t0);
 	cr_assert_float_eq(c.t, 2.25, 1e-12);
 	cr_assert_float_eq(c.t0, 1.5, 1e-12);
 	cr_assert(scan("{\"choices\":[],\"infbench_t\":\"x\"}", false, &c, NULL));
-	cr_assert_not(c.has_t); /* not a number: ignored */
+	cr_assert_not(c.has_t);                                      /* not a number: ignored */
 	cr_assert_not(scan("{\"infbench_t\":1.}", false, &c, NULL)); /* still validated */
 	cr_assert(scan("{\"choices\":[{\"text\":\"x\"}]}", false, &c, NULL));
 	cr_assert_not(c.has_t || c.has_t0);
@@ -130,7 +143,9 @@ Test(bench, model_clock_from_chunks)
 	bench_sse s = {0};
 	bench_sse_reset(&s, false, false, 0);
 	/* wall times far from the model ones: the model figures ignore them */
-	feed(&s, "data: {\"choices\":[{\"text\":\"x\"}],\"infbench_t0\":10.0,\"infbench_t\":10.25}\n", 900000000);
+	feed(&s,
+	     "data: {\"choices\":[{\"text\":\"x\"}],\"infbench_t0\":10.0,\"infbench_t\":10.25}\n",
+	     900000000);
 	feed(&s, "data: {\"choices\":[{\"text\":\"y\"}],\"infbench_t\":10.375}\n", 901000000);
 	feed(&s, "data: {\"choices\":[{\"text\":\"z\"}],\"infbench_t\":10.5}\n", 901000001);
 	feed(&s, "data: {\"usage\":{\"completion_tokens\":3},\"infbench_t\":10.5}\n", 990000000);
@@ -146,7 +161,10 @@ Test(bench, model_clock_from_chunks)
 	/* one line without a stamp: the request is not on the model clock */
 	bench_sse_reset(&s, true, false, 0);
 	cr_assert_eq(s.m_itl.n, 0);
-	feed(&s, "data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}],\"infbench_t0\":1,\"infbench_t\":2}\n", 1);
+	feed(&s,
+	     "data: "
+	     "{\"choices\":[{\"delta\":{\"content\":\"x\"}}],\"infbench_t0\":1,\"infbench_t\":2}\n",
+	     1);
 	cr_assert(s.m_ok);
 	feed(&s, "data: {\"choices\":[{\"delta\":{\"content\":\"y\"}}]}\n", 2);
 	bench_sse_end(&s);
@@ -162,7 +180,8 @@ Test(bench, failures)
 	cr_assert_not(bench_sse_feed(&s, "event: ping\n", 12, 1));
 	cr_assert(s.failed);
 	bench_sse_reset(&s, false, false, 0);
-	cr_assert_not(bench_sse_feed(&s, "data: {\"id\": \"x\", \"choices\": [{\"text\": \n", 42, 1));
+	cr_assert_not(
+	    bench_sse_feed(&s, "data: {\"id\": \"x\", \"choices\": [{\"text\": \n", 42, 1));
 	bench_sse_reset(&s, false, false, 0);
 	bench_sse_feed(&s, "data: [DONE]\n", 13, 1);
 	bench_sse_end(&s);
@@ -204,9 +223,10 @@ Test(bench, numpy_statistics)
  * mutations of a real chunk (Jansson as the referee). */
 Test(bench, scanner_agrees_with_a_json_parser)
 {
-	const char *base = "{\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"choices\":[{\"index\":0,"
-			   "\"text\":\" a\\\"b\\n\",\"logprobs\":null,\"finish_reason\":null}],"
-			   "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":-1.5e3}}";
+	const char *base =
+	    "{\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"choices\":[{\"index\":0,"
+	    "\"text\":\" a\\\"b\\n\",\"logprobs\":null,\"finish_reason\":null}],"
+	    "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":-1.5e3}}";
 	static const char alphabet[] = "{}[]\",:0123456789-+.eEtrufalsn x\\";
 	char buf[512];
 	unsigned seed = 12345;
@@ -264,16 +284,21 @@ Test(bench, failure_gate_is_integer)
 Test(bench, usage_counts_out_of_range_fail_the_request)
 {
 	bench_chunk c;
-	cr_assert(scan("{\"choices\": [], \"usage\": {\"completion_tokens\": 99999999999999999999}}", false, &c, NULL));
+	cr_assert(
+	    scan("{\"choices\": [], \"usage\": {\"completion_tokens\": 99999999999999999999}}",
+	         false, &c, NULL));
 	cr_assert_eq(c.completion_tokens, -2);
-	cr_assert(scan("{\"choices\": [], \"usage\": {\"completion_tokens\": -5}}", false, &c, NULL));
+	cr_assert(
+	    scan("{\"choices\": [], \"usage\": {\"completion_tokens\": -5}}", false, &c, NULL));
 	cr_assert_eq(c.completion_tokens, -2);
-	cr_assert(scan("{\"choices\": [], \"usage\": {\"completion_tokens\": 2147483647}}", false, &c, NULL));
+	cr_assert(scan("{\"choices\": [], \"usage\": {\"completion_tokens\": 2147483647}}", false,
+	               &c, NULL));
 	cr_assert_eq(c.completion_tokens, 2147483647);
 	bench_sse s = {0};
 	bench_sse_reset(&s, false, false, 0);
-	const char *body = "data: {\"choices\":[{\"text\":\"a\"}]}\n\n"
-			   "data: {\"choices\":[],\"usage\":{\"completion_tokens\":9223372036854775808}}\n\n";
+	const char *body =
+	    "data: {\"choices\":[{\"text\":\"a\"}]}\n\n"
+	    "data: {\"choices\":[],\"usage\":{\"completion_tokens\":9223372036854775808}}\n\n";
 	cr_assert_not(bench_sse_feed(&s, body, strlen(body), 10));
 	cr_assert(s.failed);
 	cr_assert(strstr(s.error, "out of range"), "%s", s.error);
@@ -309,14 +334,18 @@ Test(bench, error_summary_and_result_name)
 	snprintf(r[5].error, sizeof r[5].error, "b");
 	ib_buf b = {0};
 	cr_assert_eq(bench_error_summary(r, 6, 3, &b), 0);
-	cr_assert(strstr(b.data, "Errors of the 5 failed requests (first 3 distinct reasons):"), "%s", b.data);
-	cr_assert(strstr(b.data, "     2  HTTP 404 Not Found: model x does not exist\n"), "%s", b.data);
+	cr_assert(strstr(b.data, "Errors of the 5 failed requests (first 3 distinct reasons):"),
+	          "%s", b.data);
+	cr_assert(strstr(b.data, "     2  HTTP 404 Not Found: model x does not exist\n"), "%s",
+	          b.data);
 	cr_assert(strstr(b.data, "     1  Connection refused\n"), "%s", b.data);
-	cr_assert(strstr(b.data, "     1  (other reasons)\n"), "%s", b.data); /* "b" beyond the first 3 */
+	cr_assert(strstr(b.data, "     1  (other reasons)\n"), "%s",
+	          b.data); /* "b" beyond the first 3 */
 	ib_buf_free(&b);
 	cr_assert_eq(bench_error_summary(r, 1, 3, &b), 0);
 	cr_assert_eq(b.len, 0);
-	cr_assert_eq(bench_result_name("vllm", "inf", 4, "amd/MiniMax-M3-MXFP4", "20260101-000000", &b), 0);
+	cr_assert_eq(
+	    bench_result_name("vllm", "inf", 4, "amd/MiniMax-M3-MXFP4", "20260101-000000", &b), 0);
 	cr_assert_str_eq(b.data, "vllm-infqps-concurrency4-MiniMax-M3-MXFP4-20260101-000000.json");
 	ib_buf_free(&b);
 }
@@ -361,9 +390,18 @@ static void run_n(size_t n, size_t conc, int port, double timeout, bench_result 
 		ps[i] = prompt1;
 	ib_mt mt;
 	ib_mt_seed(&mt, 0);
-	bench_cfg cfg = {.host = "127.0.0.1", .port = port, .endpoint = "/v1/completions", .model = "m",
-			 .api_key = "None", .best_of = 1, .max_concurrency = conc, .request_rate = INFINITY,
-			 .burstiness = 1, .rng = &mt, .threads = 1, .request_timeout = timeout};
+	bench_cfg cfg = {.host = "127.0.0.1",
+	                 .port = port,
+	                 .endpoint = "/v1/completions",
+	                 .model = "m",
+	                 .api_key = "None",
+	                 .best_of = 1,
+	                 .max_concurrency = conc,
+	                 .request_rate = INFINITY,
+	                 .burstiness = 1,
+	                 .rng = &mt,
+	                 .threads = 1,
+	                 .request_timeout = timeout};
 	bench_run_stats st;
 	ib_error e = {0};
 	cr_assert_eq(bench_run(&cfg, ps, n, res, &st, &e), 0, "%s", e.msg);
@@ -375,7 +413,8 @@ Test(bench, no_descriptors_fail_requests_and_the_run_ends, .timeout = 60)
 	int port;
 	{
 		int fd = socket(AF_INET, SOCK_STREAM, 0);
-		struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		struct sockaddr_in a = {.sin_family = AF_INET,
+		                        .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 		bind(fd, (struct sockaddr *)&a, sizeof a);
 		socklen_t len = sizeof a;
 		getsockname(fd, (struct sockaddr *)&a, &len);
@@ -427,12 +466,12 @@ Test(bench, scrape_values_stay_on_their_line)
 	bench_scrape s;
 	/* a name without a value: the next line's number is not its value */
 	bench_scrape_values("vllm:prefix_cache_hits_total \n7\n"
-			    "vllm:prefix_cache_queries_total{engine=\"0\"} 8 1700000000\n"
-			    "vllm:prefix_cache_queries_total{engine=\"1\"}\t2\n"
-			    "vllm:spec_decode_num_drafts_total{engine=\"0\"\n} 5\n"
-			    "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"1\"} 4\n"
-			    "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"10\"} 9",
-			    &s);
+	                    "vllm:prefix_cache_queries_total{engine=\"0\"} 8 1700000000\n"
+	                    "vllm:prefix_cache_queries_total{engine=\"1\"}\t2\n"
+	                    "vllm:spec_decode_num_drafts_total{engine=\"0\"\n} 5\n"
+	                    "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"1\"} 4\n"
+	                    "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"10\"} 9",
+	                    &s);
 	cr_assert(s.ok);
 	cr_assert(isnan(s.prefix_hits), "got %g", s.prefix_hits);
 	cr_assert_eq(s.prefix_queries, 10);

@@ -23,7 +23,8 @@ static void teardown(void)
 }
 TestSuite(changelog, .init = setup, .fini = teardown);
 
-#define ENTRY(keys, link) "- config-keys:\n    - " keys "\n  description:\n    - \"d\"\n  pr-link: " link "\n"
+#define ENTRY(keys, link)                                                                          \
+	"- config-keys:\n    - " keys "\n  description:\n    - \"d\"\n  pr-link: " link "\n"
 #define LINK "https://github.com/SemiAnalysisAI/InferenceX/pull/"
 
 static int gate(const char *base, const char *head, int64_t pr, ib_error *e)
@@ -39,10 +40,11 @@ Test(changelog, gate_accepts_an_entry_appended_after_one_empty_line)
 {
 	ib_error e = {0};
 	size_t add = 9, corr = 9;
-	const char head[] = ENTRY("a", LINK "1") "\n" ENTRY("b", LINK "2") "\n" ENTRY("c", LINK "3");
-	cr_assert_eq(clog_gate(A, BASE, strlen(BASE), head, strlen(head), "p.yaml", -1, &add, &corr,
-	                       &e),
-	             0, "%s", e.msg);
+	const char head[] =
+	    ENTRY("a", LINK "1") "\n" ENTRY("b", LINK "2") "\n" ENTRY("c", LINK "3");
+	cr_assert_eq(
+	    clog_gate(A, BASE, strlen(BASE), head, strlen(head), "p.yaml", -1, &add, &corr, &e), 0,
+	    "%s", e.msg);
 	cr_assert_eq(add, 1);
 	cr_assert_eq(corr, 0);
 }
@@ -50,7 +52,8 @@ Test(changelog, gate_accepts_an_entry_appended_after_one_empty_line)
 Test(changelog, gate_rejects_an_entry_inserted_in_the_middle)
 {
 	ib_error e = {0};
-	const char head[] = ENTRY("a", LINK "1") "\n" ENTRY("c", LINK "3") "\n" ENTRY("b", LINK "2");
+	const char head[] =
+	    ENTRY("a", LINK "1") "\n" ENTRY("c", LINK "3") "\n" ENTRY("b", LINK "2");
 	cr_assert_eq(gate(BASE, head, -1, &e), IB_EINVAL);
 	cr_assert(strstr(e.msg, "entry 2 changed"), "%s", e.msg);
 	cr_assert_eq(e.line, 7, "line %d", e.line);
@@ -77,8 +80,8 @@ Test(changelog, gate_wants_one_empty_separator_line)
 	    "c", LINK "3") "\n\n" ENTRY("d", LINK "4");
 	cr_assert_eq(gate(BASE, two, -1, &e), IB_EINVAL);
 	cr_assert(strstr(e.msg, "exactly one empty separator line"), "%s", e.msg);
-	const char trailing[] = ENTRY("a", LINK "1") "\n" ENTRY("b", LINK "2") "\n" ENTRY(
-	    "c", LINK "3") "\n";
+	const char trailing[] =
+	    ENTRY("a", LINK "1") "\n" ENTRY("b", LINK "2") "\n" ENTRY("c", LINK "3") "\n";
 	cr_assert_eq(gate(BASE, trailing, -1, &e), IB_EINVAL);
 	cr_assert(strstr(e.msg, "must end with one newline"), "%s", e.msg);
 }
@@ -86,11 +89,13 @@ Test(changelog, gate_wants_one_empty_separator_line)
 Test(changelog, gate_pr_links_of_new_entries)
 {
 	ib_error e = {0};
-	const char xxx[] = ENTRY("a", LINK "1") "\n" ENTRY("b", LINK "2") "\n" ENTRY("c", LINK "XXX");
+	const char xxx[] =
+	    ENTRY("a", LINK "1") "\n" ENTRY("b", LINK "2") "\n" ENTRY("c", LINK "XXX");
 	cr_assert_eq(gate(BASE, xxx, 7, &e), 0, "%s", e.msg);
 	cr_assert_eq(gate(BASE, xxx, -1, &e), IB_EINVAL);
 	cr_assert(strstr(e.msg, "new main-branch entry has invalid pr-link"), "%s", e.msg);
-	const char other[] = ENTRY("a", LINK "1") "\n" ENTRY("b", LINK "2") "\n" ENTRY("c", LINK "8");
+	const char other[] =
+	    ENTRY("a", LINK "1") "\n" ENTRY("b", LINK "2") "\n" ENTRY("c", LINK "8");
 	cr_assert_eq(gate(BASE, other, 8, &e), 0, "%s", e.msg);
 	cr_assert_eq(gate(BASE, other, 7, &e), IB_EINVAL);
 	cr_assert(strstr(e.msg, "new PR entry must use '" LINK "7' or an XXX placeholder"), "%s",
@@ -103,13 +108,15 @@ Test(changelog, gate_pr_link_corrections)
 	const char base[] = ENTRY("a", "XXX") "\n" ENTRY("b", LINK "2");
 	const char fixed[] = ENTRY("a", LINK "11") "\n" ENTRY("b", LINK "2");
 	size_t add, corr;
-	cr_assert_eq(clog_gate(A, base, strlen(base), fixed, strlen(fixed), "p", -1, &add, &corr, &e),
-	             0, "%s", e.msg);
+	cr_assert_eq(
+	    clog_gate(A, base, strlen(base), fixed, strlen(fixed), "p", -1, &add, &corr, &e), 0,
+	    "%s", e.msg);
 	cr_assert_eq(corr, 1);
 	const char bad[] = ENTRY("a", "https://example.com/1") "\n" ENTRY("b", LINK "2");
 	cr_assert_eq(gate(base, bad, -1, &e), IB_EINVAL);
 	cr_assert(strstr(e.msg, "pr-link correction is not canonical"), "%s", e.msg);
-	const char mixed[] = ENTRY("a", LINK "11") "\n" ENTRY("b", LINK "2") "\n" ENTRY("c", LINK "3");
+	const char mixed[] =
+	    ENTRY("a", LINK "11") "\n" ENTRY("b", LINK "2") "\n" ENTRY("c", LINK "3");
 	cr_assert_eq(gate(base, mixed, -1, &e), IB_EINVAL);
 	cr_assert(strstr(e.msg, "do not mix"), "%s", e.msg);
 }
@@ -152,7 +159,8 @@ Test(changelog, parse_file_level_rules)
 		             "case %zu", i);
 		cr_expect(strstr(e.msg, bad[i][1]), "case %zu: %s", i, e.msg);
 	}
-	const char ok[] = "- config-keys: [a]\n  description: [d]\n  pr-link: x\n  evals-only: yes\n";
+	const char ok[] =
+	    "- config-keys: [a]\n  description: [d]\n  pr-link: x\n  evals-only: yes\n";
 	cr_assert_eq(clog_parse(A, ok, strlen(ok), "f", &v, &e), 0, "%s", e.msg);
 	cr_assert_eq(v->list.n, 1);
 }
@@ -161,7 +169,8 @@ Test(changelog, parse_error_positions)
 {
 	ib_error e = {0};
 	ib_val *v;
-	const char t[] = ENTRY("a", "x") "\n- config-keys:\n    - b\n  description: 5\n  pr-link: y\n";
+	const char t[] =
+	    ENTRY("a", "x") "\n- config-keys:\n    - b\n  description: 5\n  pr-link: y\n";
 	cr_assert_eq(clog_parse(A, t, strlen(t), "f", &v, &e), IB_EINVAL);
 	cr_assert(strstr(e.msg, "entry 2"), "%s", e.msg);
 	cr_assert_eq(e.line, 9, "line %d: %s", e.line, e.msg);
@@ -212,8 +221,12 @@ Test(changelog, priority_labels_patchwork_skip_queue_and_tokens)
 {
 	ib_error e = {0};
 	const char *labels[] = {"patch", "skip_queue"};
-	clog_prio_ctx c = {.event_name = "", .queue_namespace = "ns", .labels = labels, .nlabels = 2,
-	                   .has_pr = true, .pr_number = 42};
+	clog_prio_ctx c = {.event_name = "",
+	                   .queue_namespace = "ns",
+	                   .labels = labels,
+	                   .nlabels = 2,
+	                   .has_pr = true,
+	                   .pr_number = 42};
 	const char job[] = "{\"a\":[{\"runner\":\"r\",\"framework\":\"vllm\"}]}";
 	const char *s = annotate(job, &c, &e);
 	cr_assert(strstr(s, "\"priority\":\"0.000\""), "%s", s);
@@ -232,14 +245,17 @@ Test(changelog, priority_criteria)
 {
 	ib_error e = {0};
 	const char *crit[] = {"fp4", "nope"};
-	clog_prio_ctx c = {.event_name = "", .queue_namespace = "l", .has_criteria = true,
-	                   .criteria = crit, .ncriteria = 2};
+	clog_prio_ctx c = {.event_name = "",
+	                   .queue_namespace = "l",
+	                   .has_criteria = true,
+	                   .criteria = crit,
+	                   .ncriteria = 2};
 	cr_assert_null(annotate("[{\"runner\":\"r\",\"framework\":\"vllm\"}]", &c, &e));
 	cr_assert(strstr(e.msg, "Unknown CI priority criteria: ['nope']"), "%s", e.msg);
 	c.ncriteria = 1;
 	/* only fp4 counts: vllm is not a named criterion */
-	const char *s = annotate("[{\"runner\":\"r\",\"framework\":\"vllm\",\"precision\":\"fp4\"}]",
-	                         &c, &e);
+	const char *s =
+	    annotate("[{\"runner\":\"r\",\"framework\":\"vllm\",\"precision\":\"fp4\"}]", &c, &e);
 	cr_assert(strstr(s, "\"priority\":\"1.750\""), "%s", s);
 }
 
@@ -262,7 +278,8 @@ Test(changelog, diff_additions_number_lines_from_hunk_heads)
 	clog_opts o = {.base_ref = "b", .head_ref = "h", .changelog_file = "perf-changelog.yaml"};
 	ib_error e = {0};
 	clog_additions ad = {0};
-	static const char d1[] = "--- a/x\n+++ b/x\n@@ -3,2 +5,4 @@\n a\n+one\n+two\n-\n b\n+three\n";
+	static const char d1[] =
+	    "--- a/x\n+++ b/x\n@@ -3,2 +5,4 @@\n a\n+one\n+two\n-\n b\n+three\n";
 	cr_assert_eq(clog_diff_additions(d1, sizeof d1 - 1, &o, &ad, &e), 0, "%s", e.msg);
 	cr_assert_eq(ad.n, 3);
 	cr_assert_eq(ad.lines[0], 6);

@@ -34,20 +34,21 @@ static void check_case(const char *path, int threads)
 	cr_assert_eq(bench_tokenizer_open(&t, dir, chat, dsv4, &e), 0, "%s: %s", path, e.msg);
 	const ib_val *rr = ib_map_get(args, "range_ratio");
 	bench_random_opts o = {
-		.num_prompts = (size_t)get_int(args, "num_prompts"),
-		.input_len = get_int(args, "input_len"),
-		.output_len = get_int(args, "output_len"),
-		.prefix_len = get_int(args, "prefix_len"),
-		.range_ratio = rr->type == IB_V_FLOAT ? rr->f : (double)rr->i,
-		.use_chat_template = chat,
-		.num_workers = (int)get_int(args, "num_workers"),
-		.threads = threads,
+	    .num_prompts = (size_t)get_int(args, "num_prompts"),
+	    .input_len = get_int(args, "input_len"),
+	    .output_len = get_int(args, "output_len"),
+	    .prefix_len = get_int(args, "prefix_len"),
+	    .range_ratio = rr->type == IB_V_FLOAT ? rr->f : (double)rr->i,
+	    .use_chat_template = chat,
+	    .num_workers = (int)get_int(args, "num_workers"),
+	    .threads = threads,
 	};
 	ib_mt g;
 	ib_mt_seed(&g, (uint32_t)get_int(args, "seed"));
 	bench_prompt *ps;
 	ib_buf stats = {0};
-	cr_assert_eq(bench_random_dataset(a, &t, &g, &o, &ps, &stats, &e), 0, "%s: %s", path, e.msg);
+	cr_assert_eq(bench_random_dataset(a, &t, &g, &o, &ps, &stats, &e), 0, "%s: %s", path,
+	             e.msg);
 	const ib_val *in = ib_map_get(c, "input_lens"), *out = ib_map_get(c, "output_lens");
 	const ib_val *sha = ib_map_get(c, "prompt_sha256");
 	ib_sha256 all;
@@ -68,9 +69,11 @@ static void check_case(const char *path, int threads)
 	for (int i = 0; i < 32; i++)
 		snprintf(hex + 2 * i, 3, "%02x", d[i]);
 	cr_expect_str_eq(hex, ib_map_get(c, "prompts_sha256")->str.s, "%s: all prompts", path);
-	cr_expect_str_eq(stats.data, ib_map_get(c, "stats_block")->str.s, "%s: statistics block", path);
+	cr_expect_str_eq(stats.data, ib_map_get(c, "stats_block")->str.s, "%s: statistics block",
+	                 path);
 	const ib_val *after = ib_map_get(c, "rng_after");
-	cr_expect_eq((int64_t)ib_mt_next(&g), get_int(after, "next_uint32"), "%s: RNG afterwards", path);
+	cr_expect_eq((int64_t)ib_mt_next(&g), get_int(after, "next_uint32"), "%s: RNG afterwards",
+	             path);
 	ib_buf_free(&stats);
 	bench_tokenizer_close(&t);
 	ib_arena_free(a);
@@ -109,7 +112,8 @@ Test(dataset, every_golden_case_is_listed)
 	int n = 0;
 	struct dirent *de;
 	while ((de = readdir(dir)))
-		n += strlen(de->d_name) > 5 && !strcmp(de->d_name + strlen(de->d_name) - 5, ".json");
+		n +=
+		    strlen(de->d_name) > 5 && !strcmp(de->d_name + strlen(de->d_name) - 5, ".json");
 	closedir(dir);
 	cr_assert_eq(n, 14);
 }

@@ -347,7 +347,8 @@ Test(db, eval_rows, .init = setup, .fini = teardown)
 	    " \"hw\": \"H200\", \"framework\": \"sglang\", \"precision\": \"fp8\","
 	    " \"spec_decoding\": \"none\", \"isl\": 8192, \"osl\": 1024, \"tp\": 8, \"ep\": 1,"
 	    " \"prefill_tp\": 8, \"prefill_ep\": 1, \"prefill_num_workers\": 1, \"decode_tp\": 8,"
-	    " \"decode_ep\": 1, \"decode_num_workers\": 1, \"conc\": 64, \"dp_attention\": \"false\","
+	    " \"decode_ep\": 1, \"decode_num_workers\": 1, \"conc\": 64, \"dp_attention\": "
+	    "\"false\","
 	    " \"task\": \"gsm8k\", \"em_strict\": 0.953, \"n_eff\": 1319, \"score\": 0.953,"
 	    " \"score_name\": \"em_strict\"}]");
 	res_db *db;
@@ -385,10 +386,11 @@ Test(db, eval_rows, .init = setup, .fini = teardown)
 Test(db, postgres_errors_never_print_the_password)
 {
 	const char *urls[] = {
-	    "postgresql://user:s3cr3tPW@[::1/db",          /* unclosed '[' */
-	    "postgresql://user:s3cr3tPW%zz@localhost/db",  /* bad %-escape in the password */
-	    "postgresql://user:s3cr3t%50W@host:notaport/db", /* %-encoded: libpq prints it decoded */
-	    "postgres://user:s3cr3t@PW@[bad/db",           /* a raw '@' inside the password */
+	    "postgresql://user:s3cr3tPW@[::1/db",            /* unclosed '[' */
+	    "postgresql://user:s3cr3tPW%zz@localhost/db",    /* bad %-escape in the password */
+	    "postgresql://user:s3cr3t%50W@host:notaport/db", /* %-encoded: libpq prints it decoded
+	                                                      */
+	    "postgres://user:s3cr3t@PW@[bad/db",             /* a raw '@' inside the password */
 	    "postgresql:///db?user=u&password=s3cr3tPW&host=[x", /* as a query parameter */
 	    "postgresql://user:s3cr3tPW@/db?port=%zz",
 	};
@@ -397,8 +399,10 @@ Test(db, postgres_errors_never_print_the_password)
 		ib_error e = {0};
 		int rc = res_db_open(urls[i], false, &db, &e);
 		cr_assert(rc < 0, "%s opened", urls[i]);
-		cr_expect(!strstr(e.msg, "s3cr3t"), "%s: the error prints the password: %s", urls[i], e.msg);
-		cr_expect(!strstr(e.msg, "PW"), "%s: the error prints part of the password: %s", urls[i], e.msg);
+		cr_expect(!strstr(e.msg, "s3cr3t"), "%s: the error prints the password: %s",
+		          urls[i], e.msg);
+		cr_expect(!strstr(e.msg, "PW"), "%s: the error prints part of the password: %s",
+		          urls[i], e.msg);
 	}
 	char *s = res_db_redact("postgres://u:p%40ss@h/db", "u:p%40ss@h and p@ss");
 	cr_assert(s);

@@ -22,16 +22,17 @@ Test(eval, score_strict_and_flexible)
 	char y[300], r[300];
 	snprintf(y, sizeof y, "%s/t.yaml", dir);
 	snprintf(r, sizeof r, "%s/r.jsonl", dir);
-	write(y, "task: gsm8k\n"
-	         "metric_list:\n  - metric: exact_match\n    ignore_case: true\n"
-	         "    regexes_to_ignore: [\",\", \"\\\\$\", \"(?s).*#### \", \"\\\\.$\"]\n"
-	         "filter_list:\n"
-	         "  - name: strict-match\n    filter:\n      - function: regex\n"
-	         "        group_select: -1\n        regex_pattern: \"#### (\\\\-?[0-9\\\\.\\\\,]+)\"\n"
-	         "      - function: take_first\n"
-	         "  - name: flexible-extract\n    filter:\n      - function: regex\n"
-	         "        group_select: -1\n        regex_pattern: \"(-?[$0-9.,]{2,})|(-?[0-9]+)\"\n"
-	         "      - function: take_first\n");
+	write(y,
+	      "task: gsm8k\n"
+	      "metric_list:\n  - metric: exact_match\n    ignore_case: true\n"
+	      "    regexes_to_ignore: [\",\", \"\\\\$\", \"(?s).*#### \", \"\\\\.$\"]\n"
+	      "filter_list:\n"
+	      "  - name: strict-match\n    filter:\n      - function: regex\n"
+	      "        group_select: -1\n        regex_pattern: \"#### (\\\\-?[0-9\\\\.\\\\,]+)\"\n"
+	      "      - function: take_first\n"
+	      "  - name: flexible-extract\n    filter:\n      - function: regex\n"
+	      "        group_select: -1\n        regex_pattern: \"(-?[$0-9.,]{2,})|(-?[0-9]+)\"\n"
+	      "      - function: take_first\n");
 	write(r, "{\"response\": \"so $1,200.\\n#### 1,200\", \"target\": \"x\\n#### 1200\"}\n"
 	         "{\"response\": \"The answer is 7.\", \"target\": \"#### 7\"}\n");
 	ib_buf out = {0};
@@ -100,7 +101,8 @@ Test(eval, dataset_load_errors_name_file_and_line)
 	cr_assert_eq(ev_dataset_load(dir, &d, &e), IB_ENOENT);
 	ev_dataset_free(&d);
 	snprintf(p, sizeof p, "%s/train.jsonl", dir);
-	write(p, "{\"question\": \"q\", \"answer\": \"a\\n#### 1\"}\n\n{\"question\": 5, \"answer\": \"x\"}\n");
+	write(p, "{\"question\": \"q\", \"answer\": \"a\\n#### 1\"}\n\n{\"question\": 5, "
+	         "\"answer\": \"x\"}\n");
 	cr_assert_eq(ev_dataset_load(dir, &d, &e), IB_EINVAL);
 	cr_assert_eq(e.line, 3);
 	cr_assert(strstr(e.file, "train.jsonl"));
@@ -182,8 +184,9 @@ Test(eval, validate_pass_fail_and_sources)
 	         "PASS: mmlu exact_match,none = 0.8600 (>= 0.85 from min-score)\n",
 	         d.thr);
 	cr_assert_str_eq(out.data, want);
-	cr_assert_str_eq(err.data,
-	                 "FAIL: gsm8k exact_match,flexible-extract = 0.9050 (< 0.91 from models.dsr1)\n");
+	cr_assert_str_eq(
+	    err.data,
+	    "FAIL: gsm8k exact_match,flexible-extract = 0.9050 (< 0.91 from models.dsr1)\n");
 	cr_assert_eq(st, 1);
 	ib_buf_free(&out);
 	ib_buf_free(&err);
@@ -203,9 +206,10 @@ Test(eval, validate_batched_manifest_errors)
 	ib_error e = {0};
 	int st = -1;
 	cr_assert_eq(run_validate(&d, "4 16", &out, &err, &st, &e), 0, "%s", e.msg);
-	cr_assert_str_eq(err.data, "FAIL: batched eval failed for concurrency: 16\n"
-	                           "FAIL: batched eval is missing completed concurrency: 16\n"
-	                           "FAIL: batched eval is missing result files for concurrency: 16\n");
+	cr_assert_str_eq(err.data,
+	                 "FAIL: batched eval failed for concurrency: 16\n"
+	                 "FAIL: batched eval is missing completed concurrency: 16\n"
+	                 "FAIL: batched eval is missing result files for concurrency: 16\n");
 	cr_assert(strstr(out.data, "PASS: [conc=4] gsm8k exact_match,s = 0.9500 (>= 0.91 from "
 	                           "models.dsr1)\n"));
 	cr_assert_eq(st, 1);
@@ -225,7 +229,8 @@ Test(eval, validate_expected_concs_must_be_unique_positive_ints)
 		int st = -1;
 		cr_assert_eq(run_validate(&d, bad[i], &out, &err, &st, &e), 0);
 		cr_assert_eq(out.len, 0, "'%s'", bad[i]);
-		cr_assert_str_eq(err.data, "FAIL: expected concurrencies must be unique positive integers\n");
+		cr_assert_str_eq(err.data,
+		                 "FAIL: expected concurrencies must be unique positive integers\n");
 		cr_assert_eq(st, 1);
 		ib_buf_free(&out);
 		ib_buf_free(&err);
@@ -242,12 +247,13 @@ Test(eval, validate_missing_thresholds_and_nothing_checked)
 	int st = -1;
 	cr_assert_eq(run_validate(&d, NULL, &out, &err, &st, &e), 0, "%s", e.msg);
 	char want[800];
-	snprintf(want, sizeof want,
-	         "WARN: could not load thresholds from %s: [Errno 2] No such file or directory: '%s'\n"
-	         "WARN: could not inspect eval metadata for batched concurrency status: [Errno 2] No "
-	         "such file or directory: '%s'\n"
-	         "WARN: no metrics matched prefix 'exact_match,'\n",
-	         d.thr, d.thr, d.meta);
+	snprintf(
+	    want, sizeof want,
+	    "WARN: could not load thresholds from %s: [Errno 2] No such file or directory: '%s'\n"
+	    "WARN: could not inspect eval metadata for batched concurrency status: [Errno 2] No "
+	    "such file or directory: '%s'\n"
+	    "WARN: no metrics matched prefix 'exact_match,'\n",
+	    d.thr, d.thr, d.meta);
 	cr_assert_str_eq(err.data, want);
 	cr_assert_str_eq(out.data, "Model prefix: <unknown> (using global default thresholds)\n");
 	cr_assert_eq(st, 1);
@@ -320,7 +326,8 @@ Test(eval, validate_thresholds_list_warns_and_falls_back)
 	int st = -1;
 	cr_assert_eq(run_validate(&d, NULL, &out, &err, &st, &e), 0, "%s", e.msg);
 	cr_assert(strstr(err.data, "thresholds config must be a mapping\n"), "%s", err.data);
-	cr_assert(strstr(out.data, "PASS: gsm8k exact_match,s = 1.0000 (>= 0.85 from min-score)\n"));
+	cr_assert(
+	    strstr(out.data, "PASS: gsm8k exact_match,s = 1.0000 (>= 0.85 from min-score)\n"));
 	cr_assert_eq(st, 0);
 	ib_buf_free(&out);
 	ib_buf_free(&err);
@@ -331,7 +338,8 @@ Test(eval, conc_suffix_as_the_reference_regex)
 {
 	const char *dg;
 	size_t n;
-	cr_assert(ev_conc_suffix("a/results_x_conc16_2.json", &dg, &n) && n == 2 && !strncmp(dg, "16", 2));
+	cr_assert(ev_conc_suffix("a/results_x_conc16_2.json", &dg, &n) && n == 2 &&
+	          !strncmp(dg, "16", 2));
 	cr_assert(ev_conc_suffix("x_conc4_conc8.json", &dg, &n) && n == 1 && *dg == '8');
 	cr_assert(!ev_conc_suffix("results_conc4_x.json", &dg, &n));
 	cr_assert(!ev_conc_suffix("results_conc.json", &dg, &n));
@@ -364,9 +372,10 @@ Test(eval, collect_rows_and_report)
 {
 	vdir d;
 	vsetup(&d);
-	mkset(&d, "b", "{\"infmax_model_prefix\": \"dsr1\", \"hw\": \"h200\", \"framework\": "
-	               "\"SGLang\", \"precision\": \"fp8\", \"isl\": \"8192\", \"osl\": \"1024\", "
-	               "\"tp\": 8, \"conc\": 64.9, \"dp_attention\": false}");
+	mkset(&d, "b",
+	      "{\"infmax_model_prefix\": \"dsr1\", \"hw\": \"h200\", \"framework\": "
+	      "\"SGLang\", \"precision\": \"fp8\", \"isl\": \"8192\", \"osl\": \"1024\", "
+	      "\"tp\": 8, \"conc\": 64.9, \"dp_attention\": false}");
 	mkset(&d, "a", "{\"infmax_model_prefix\": \"dsr1\", \"hw\": \"b200\", \"tp\": \"eight\"}");
 	ib_arena *a = ib_arena_new();
 	ib_val *rows;
@@ -384,10 +393,13 @@ Test(eval, collect_rows_and_report)
 	cr_assert_eq(ib_map_get(rows->list.v[0], "tp")->i, 1); /* 'eight' falls back */
 	ib_buf out = {0};
 	cr_assert_eq(ev_collect_report(rows, NULL, &out, &e), 0);
-	cr_assert(!strncmp(out.data, "### Single-Node Eval Results\n\n| Model Prefix   | Hardware   |",
-	                   60));
-	cr_assert(strstr(out.data, "| dsr1           | B200       | UNKNOWN     |"), "%s", out.data);
-	cr_assert(strstr(out.data, "| 95.00% \xc2\xb1" "0.60% | 95.00% \xc2\xb1" "0.60% | 95.50%        |"),
+	cr_assert(!strncmp(out.data,
+	                   "### Single-Node Eval Results\n\n| Model Prefix   | Hardware   |", 60));
+	cr_assert(strstr(out.data, "| dsr1           | B200       | UNKNOWN     |"), "%s",
+	          out.data);
+	cr_assert(strstr(out.data, "| 95.00% \xc2\xb1"
+	                           "0.60% | 95.00% \xc2\xb1"
+	                           "0.60% | 95.50%        |"),
 	          "%s", out.data);
 	ib_buf_free(&out);
 	ib_arena_free(a);
@@ -484,8 +496,8 @@ Test(eval, fewshot_sample_matches_cpython)
 		char *p = line + off;
 		for (size_t i = 0; i < k; i++) {
 			size_t want = strtoul(p, &p, 10);
-			cr_assert_eq(got[i], want, "n=%s doc %zu item %zu: %zu, CPython %zu", key, doc, i,
-			             got[i], want);
+			cr_assert_eq(got[i], want, "n=%s doc %zu item %zu: %zu, CPython %zu", key,
+			             doc, i, got[i], want);
 			if (*p == ',')
 				p++;
 		}
@@ -501,8 +513,9 @@ Test(eval, request_body_has_the_reference_shape)
 	ib_arena *a = ib_arena_new();
 	ib_val *task;
 	ib_error e = {0};
-	cr_assert_eq(ib_yaml_load(a, "t", ev_gsm8k_task_yaml, strlen(ev_gsm8k_task_yaml), &task, &e), 0,
-	             "%s", e.msg);
+	cr_assert_eq(
+	    ib_yaml_load(a, "t", ev_gsm8k_task_yaml, strlen(ev_gsm8k_task_yaml), &task, &e), 0,
+	    "%s", e.msg);
 	ev_doc train[1] = {{"T?", "t\n#### 1", 2, 8}}, test[1] = {{"Q?", "a\n#### 2", 2, 8}};
 	ev_dataset d = {.train = {train, 1}, .test = {test, 1}};
 	ev_run_opts o = {.model = "M", .data = &d, .task = task, .max_tokens = 5376, .seed = 1234};
@@ -510,11 +523,13 @@ Test(eval, request_body_has_the_reference_shape)
 	ib_buf b = {0};
 	cr_assert_eq(ev_request_body(&o, 0, shots, 1, &b, &e), 0, "%s", e.msg);
 	const char *want =
-	    "{\"messages\": [{\"role\": \"user\", \"content\": \"Question: T?\\nEnd your response with "
+	    "{\"messages\": [{\"role\": \"user\", \"content\": \"Question: T?\\nEnd your response "
+	    "with "
 	    "the answer on the last line, formatted as: #### [number]\\nAnswer:\"}, {\"role\": "
 	    "\"assistant\", \"content\": \"t\\n#### 1\"}, {\"role\": \"user\", \"content\": "
 	    "\"Question: Q?\\nEnd your response with the answer on the last line, formatted as: "
-	    "#### [number]\\nAnswer:\"}], \"model\": \"M\", \"max_tokens\": 5376, \"temperature\": 0, "
+	    "#### [number]\\nAnswer:\"}], \"model\": \"M\", \"max_tokens\": 5376, \"temperature\": "
+	    "0, "
 	    "\"stop\": [\"</s>\", \"<|im_end|>\"], \"seed\": 1234, \"top_p\": 1}";
 	cr_assert_str_eq(b.data, want);
 	ib_buf_free(&b);
@@ -529,8 +544,9 @@ Test(eval, pathological_answer_is_scored_wrong)
 	ib_arena *a = ib_arena_new();
 	ib_val *task;
 	ib_error e = {0};
-	cr_assert_eq(ib_yaml_load(a, "t", ev_gsm8k_task_yaml, strlen(ev_gsm8k_task_yaml), &task, &e), 0,
-	             "%s", e.msg);
+	cr_assert_eq(
+	    ib_yaml_load(a, "t", ev_gsm8k_task_yaml, strlen(ev_gsm8k_task_yaml), &task, &e), 0,
+	    "%s", e.msg);
 	ev_task *t;
 	cr_assert_eq(ev_task_new(task, &t, &e), 0, "%s", e.msg);
 	size_t n = 10u << 20;

@@ -953,8 +953,9 @@ Test(fmt, json_parse_roundtrip)
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
 	ib_val *v = NULL;
-	const char *text = "{\"b\": [1, 2.5, -0.0, 1e+16, true, null, \"\\u00e9\\u0000x\"], \"a\": {}, "
-			   "\"b\": {\"z\": 1, \"y\": []}}";
+	const char *text =
+	    "{\"b\": [1, 2.5, -0.0, 1e+16, true, null, \"\\u00e9\\u0000x\"], \"a\": {}, "
+	    "\"b\": {\"z\": 1, \"y\": []}}";
 	cr_assert_eq(ib_json_parse(a, "t.json", text, strlen(text), &v, &e), 0, "%s", e.msg);
 	cr_assert_eq(v->type, IB_V_MAP);
 	cr_assert_eq(v->map.n, 2); /* duplicate "b": first position, last value */
@@ -992,13 +993,15 @@ Test(fmt, json_parse_huge_integers_like_python)
 	ib_arena *a = ib_arena_new();
 	ib_error e = {0};
 	ib_val *v = NULL;
-	const char *text = "{\"model_max_length\": 1000000000000000019884624838656, \"n\": 7, \"x\": 2.5}";
+	const char *text =
+	    "{\"model_max_length\": 1000000000000000019884624838656, \"n\": 7, \"x\": 2.5}";
 	cr_assert_eq(ib_json_parse(a, "c.json", text, strlen(text), &v, &e), 0, "%s", e.msg);
 	cr_assert_eq(ib_map_get(v, "model_max_length")->type, IB_V_FLOAT);
 	cr_assert_eq(ib_map_get(v, "n")->type, IB_V_INT);
 	cr_assert_eq(ib_map_get(v, "n")->i, 7);
 	cr_assert_eq(ib_map_get(v, "x")->f, 2.5);
-	cr_assert_str_eq(ib_map_get(v, "model_max_length")->bigint, "1000000000000000019884624838656");
+	cr_assert_str_eq(ib_map_get(v, "model_max_length")->bigint,
+	                 "1000000000000000019884624838656");
 	cr_assert_null(ib_map_get(v, "x")->bigint);
 	ib_arena_free(a);
 }
@@ -1011,8 +1014,8 @@ Test(fmt, json_huge_integers_written_back_exactly)
 	ib_error e = {0};
 	ib_val *v = NULL;
 	const char *text = "[12345678901234567890, -9223372036854775809, 9223372036854775807, "
-			   "-9223372036854775808, 9223372036854775808, 1e400, NaN, 3, "
-			   "{\"k\": 100000000000000000000000000000000000001}]";
+	                   "-9223372036854775808, 9223372036854775808, 1e400, NaN, 3, "
+	                   "{\"k\": 100000000000000000000000000000000000001}]";
 	cr_assert_eq(ib_json_parse(a, "c.json", text, strlen(text), &v, &e), 0, "%s", e.msg);
 	cr_assert_eq(v->list.v[2]->type, IB_V_INT);
 	cr_assert_eq(v->list.v[3]->type, IB_V_INT);
@@ -1021,16 +1024,18 @@ Test(fmt, json_huge_integers_written_back_exactly)
 	ib_buf b = {0};
 	ib_json_opts o = IB_JSON_PYTHON;
 	cr_assert_eq(ib_json_write(&b, v, &o, &e), 0);
-	cr_assert_str_eq(b.data, "[12345678901234567890, -9223372036854775809, 9223372036854775807, "
-				 "-9223372036854775808, 9223372036854775808, Infinity, NaN, 3, "
-				 "{\"k\": 100000000000000000000000000000000000001}]");
+	cr_assert_str_eq(b.data,
+	                 "[12345678901234567890, -9223372036854775809, 9223372036854775807, "
+	                 "-9223372036854775808, 9223372036854775808, Infinity, NaN, 3, "
+	                 "{\"k\": 100000000000000000000000000000000000001}]");
 	b.len = 0;
 	ib_val_pystr(&b, v->list.v[1]);
 	cr_assert_str_eq(b.data, "-9223372036854775809");
 	/* not JSON numbers: still syntax errors, at their place in the text */
 	const char *bad[] = {"[01234567890123456789012]", "[-012345678901234567890123]", "[1 2]"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-		cr_expect_eq(ib_json_parse(a, "c.json", bad[i], strlen(bad[i]), &v, &e), IB_EPARSE, "%s", bad[i]);
+		cr_expect_eq(ib_json_parse(a, "c.json", bad[i], strlen(bad[i]), &v, &e), IB_EPARSE,
+		             "%s", bad[i]);
 	/* 4300 digits read, 4301 refused (Python: ValueError) */
 	ib_buf d = {0};
 	ib_buf_putc(&d, '[');
@@ -1065,7 +1070,8 @@ Test(fmt, yaml_reader_rejects_invalid_utf8_and_special_characters)
 	    {"a: \xed\xa0\x80\n", "#x00ed: invalid continuation byte (position 3)", 1},
 	    {"a: \xf4\x90\x80\x80", "#x00f4: invalid continuation byte (position 3)", 1},
 	    {"a: 1 # \x07\n", "#x0007: special characters are not allowed (position 7)", 1},
-	    {"\xc3\xa9\n\xc3\xa9: \xef\xbf\xbe", "#xfffe: special characters are not allowed (position 5)", 2},
+	    {"\xc3\xa9\n\xc3\xa9: \xef\xbf\xbe",
+	     "#xfffe: special characters are not allowed (position 5)", 2},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		ib_error e = {0};
@@ -1111,8 +1117,8 @@ static char *table(const char *const *hd, size_t nc, const ib_val *const *cells,
 Test(fmt, table_github_text_left_numbers_right)
 {
 	static const char *const hd[] = {"A", "Num"};
-	const ib_val *cells[] = {ib_v_str(A, "x"), ib_v_int(A, 1),   ib_v_str(A, " y "),
-	                         ib_v_str(A, ""),  ib_v_null(A),     ib_v_str(A, "22")};
+	const ib_val *cells[] = {ib_v_str(A, "x"), ib_v_int(A, 1), ib_v_str(A, " y "),
+	                         ib_v_str(A, ""),  ib_v_null(A),   ib_v_str(A, "22")};
 	char *t = table(hd, 2, cells, 3);
 	cr_assert_str_eq(t, "| A   |   Num |\n"
 	                    "|-----|-------|\n"

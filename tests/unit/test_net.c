@@ -7,7 +7,7 @@
 Test(net, parse_request_head)
 {
 	const char *r = "POST /v1/completions?x=1 HTTP/1.1\r\nHost: a\r\nContent-Length: 12\r\n"
-			"Connection: keep-alive, Upgrade\r\nX-Empty:\r\n\r\nbody";
+	                "Connection: keep-alive, Upgrade\r\nX-Empty:\r\n\r\nbody";
 	net_http_msg m;
 	int n = net_http_parse_request(r, strlen(r), &m);
 	cr_assert_eq(n, (int)(strstr(r, "body") - r));
@@ -87,8 +87,8 @@ Test(net, parse_response_status_three_digits)
 {
 	net_http_msg m;
 	const char *bad[] = {"HTTP/1.1 2000 OK\r\n\r\n", "HTTP/1.1 2000\r\n\r\n",
-			     "HTTP/1.1 200x OK\r\n\r\n", "HTTP/1.1 20 OK\r\n\r\n",
-			     "HTTP/1.1 200\tOK\r\n\r\n", "HTTP/1.1 200 O\x01K\r\n\r\n"};
+	                     "HTTP/1.1 200x OK\r\n\r\n", "HTTP/1.1 20 OK\r\n\r\n",
+	                     "HTTP/1.1 200\tOK\r\n\r\n", "HTTP/1.1 200 O\x01K\r\n\r\n"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
 		cr_assert_eq(net_http_parse_response(bad[i], strlen(bad[i]), &m), -400, "%zu", i);
 	const char *none = "HTTP/1.1 204\r\n\r\n";
@@ -139,11 +139,15 @@ Test(net, chunked_decoder_strict_lines)
 	bool done;
 	char text[64];
 	/* empty size lines: malformed, not the last chunk */
-	const char *bad[] = {"5\r\nhello\n\nmore",       "5\r\nhello\r\n\r\n0\r\n\r\n",
-			     "\r\n",                       "\n",
-			     ";ext\r\n",                    "5\r\nhelloX\r\n",
-			     "5\r\nhello\r\r\nG\r\n",   "00000000000000001\r\nx\r\n0\r\n\r\n",
-			     "5 x\r\nhello\r\n0\r\n\r\n"};
+	const char *bad[] = {"5\r\nhello\n\nmore",
+	                     "5\r\nhello\r\n\r\n0\r\n\r\n",
+	                     "\r\n",
+	                     "\n",
+	                     ";ext\r\n",
+	                     "5\r\nhelloX\r\n",
+	                     "5\r\nhello\r\r\nG\r\n",
+	                     "00000000000000001\r\nx\r\n0\r\n\r\n",
+	                     "5 x\r\nhello\r\n0\r\n\r\n"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		long v = chunked_all(bad[i], strlen(bad[i]), &done, text, sizeof text);
 		if (i == 8) { /* "5 x": an extension is skipped, as picohttpparser */
@@ -286,7 +290,8 @@ static void exchange_with(const char *answer, got *g)
 	net_client *c;
 	net_client_cbs cbs = {.on_head = g_head, .on_data = g_data, .on_done = g_done};
 	cr_assert_eq(net_client_new(g->l, "127.0.0.1", port, &cbs, g, &c, &e), 0);
-	static const char req[] = "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}";
+	static const char req[] =
+	    "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}";
 	cr_assert_eq(net_client_send(c, req, sizeof req - 1), 0);
 	cr_assert_eq(net_run(g->l), 0);
 	net_client_free(c);
@@ -299,8 +304,8 @@ Test(net, client_skips_100_continue_and_103, .timeout = 20)
 {
 	got g;
 	exchange_with("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n"
-		      "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
-		      &g);
+	              "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+	              &g);
 	cr_assert_eq(g.err, 0);
 	cr_assert_eq(g.status, 200);
 	cr_assert_eq(g.body.len, 2);

@@ -1,8 +1,8 @@
 /* Unit tests of src/report beyond the golden cases: empty input, one point,
  * NaN and infinities, JS number printing edge cases, the K6 fix, collation,
  * and the golden comparison contract itself. */
-#include "report/report.h"
 #include "repgold/repgold.h"
+#include "report/report.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -466,11 +466,10 @@ Test(report, golden_comparison_contract)
 	ib_arena *a = ib_arena_new();
 	ib_buf d = {0};
 	cr_assert(rg_compare(parse(a, "{\"x\":1.0,\"y\":[1,2]}"),
-	                             parse(a, "{\"y\":[1,2.0000000000001],\"x\":1}"), &d));
+	                     parse(a, "{\"y\":[1,2.0000000000001],\"x\":1}"), &d));
 	cr_assert_not(rg_compare(parse(a, "[1,2]"), parse(a, "[2,1]"), &d));
 	d.len = 0;
-	cr_assert_not(
-	    rg_compare(parse(a, "{\"v\":1}"), parse(a, "{\"v\":1.00000001}"), &d));
+	cr_assert_not(rg_compare(parse(a, "{\"v\":1}"), parse(a, "{\"v\":1.00000001}"), &d));
 	cr_assert(strstr(d.data, ".v"));
 	d.len = 0;
 	cr_assert(rg_compare(parse(a, "{\"v\":1e-13}"), parse(a, "{\"v\":-1e-13}"), &d));
@@ -482,9 +481,8 @@ Test(report, golden_comparison_contract)
 	ib_val *out;
 	ib_error e = {0};
 	cr_assert_eq(rg_eval(a, "no_such_function", parse(a, "{}"), &out, &e), IB_ENOENT);
-	cr_assert_eq(
-	    rg_eval(a, "pareto_front", parse(a, "{\"direction\":\"up\"}"), &out, &e),
-	    IB_EINVAL);
+	cr_assert_eq(rg_eval(a, "pareto_front", parse(a, "{\"direction\":\"up\"}"), &out, &e),
+	             IB_EINVAL);
 	ib_buf_free(&d);
 	ib_arena_free(a);
 }

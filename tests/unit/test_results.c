@@ -1,8 +1,8 @@
 /* Unit tests of src/results: collect's file discovery and collection; process
  * and power (their Python-compatible parsers, the library entry points). */
-#include "results/results.h"
 #include "power/private.h"
 #include "results/agentic_priv.h"
+#include "results/results.h"
 
 #include <math.h>
 #include <time.h>
@@ -360,11 +360,21 @@ static const char *raw_result =
     " \"duration\": 10.0, \"completed\": 4, \"total_input_tokens\": 100,"
     " \"total_output_tokens\": 50}";
 
-static const char *env_single[] = {
-    "RUNNER_TYPE=h200", "FRAMEWORK=vllm", "PRECISION=fp8", "SPEC_DECODING=none",
-    "RESULT_FILENAME=r", "ISL=1024", "OSL=1024", "DISAGG=false", "MODEL_PREFIX=dsr1",
-    "IMAGE=img", "TP=8", "EP_SIZE=1", "DP_ATTENTION=false",
-    "GPU_METRICS_CSV=/nonexistent/gpu_metrics.csv", NULL};
+static const char *env_single[] = {"RUNNER_TYPE=h200",
+                                   "FRAMEWORK=vllm",
+                                   "PRECISION=fp8",
+                                   "SPEC_DECODING=none",
+                                   "RESULT_FILENAME=r",
+                                   "ISL=1024",
+                                   "OSL=1024",
+                                   "DISAGG=false",
+                                   "MODEL_PREFIX=dsr1",
+                                   "IMAGE=img",
+                                   "TP=8",
+                                   "EP_SIZE=1",
+                                   "DP_ATTENTION=false",
+                                   "GPU_METRICS_CSV=/nonexistent/gpu_metrics.csv",
+                                   NULL};
 
 static bool exists(const char *rel)
 {
@@ -416,8 +426,9 @@ Test(results, process_derived_object, .init = setup, .fini = teardown)
 
 Test(results, process_zero_tpot_is_error_and_writes_nothing, .init = setup, .fini = teardown)
 {
-	put("r.json", "{\"model_id\": \"m\", \"max_concurrency\": 8, \"total_token_throughput\": 1.0,"
-	              " \"output_throughput\": 0.0, \"median_tpot_ms\": 0}");
+	put("r.json",
+	    "{\"model_id\": \"m\", \"max_concurrency\": 8, \"total_token_throughput\": 1.0,"
+	    " \"output_throughput\": 0.0, \"median_tpot_ms\": 0}");
 	res_process_opts o = {.dir = root, .env = env_single};
 	ib_error e = {0};
 	int status;
@@ -458,9 +469,9 @@ Test(results, process_wrong_types, .init = setup, .fini = teardown)
 	int status;
 	cr_assert_eq(res_process(&o, NULL, &status, &e), IB_EINVAL);
 	cr_assert(strstr(e.msg, "max_concurrency"), "%s", e.msg);
-	const char *env[] = {"RUNNER_TYPE=h", "FRAMEWORK=f", "PRECISION=p", "SPEC_DECODING=n",
-	                     "RESULT_FILENAME=r", "ISL=1k", "OSL=1", "DISAGG=false",
-	                     "MODEL_PREFIX=m", "IMAGE=i", NULL};
+	const char *env[] = {"RUNNER_TYPE=h",     "FRAMEWORK=f", "PRECISION=p", "SPEC_DECODING=n",
+	                     "RESULT_FILENAME=r", "ISL=1k",      "OSL=1",       "DISAGG=false",
+	                     "MODEL_PREFIX=m",    "IMAGE=i",     NULL};
 	put("r.json", raw_result);
 	o.env = env;
 	cr_assert_eq(res_process(&o, NULL, &status, &e), IB_EINVAL);
@@ -485,8 +496,13 @@ Test(results, power_garbage_rows_are_reasons_and_named, .init = setup, .fini = t
 	snprintf(b, sizeof b, "%s/b.json", root);
 	snprintf(agg, sizeof agg, "%s/agg.json", root);
 	logged[0] = 0;
-	pw_opts o = {.csv_path = csv, .bench_path = b, .agg_path = agg, .has_expected = true,
-	                    .expected_num_gpus = 1, .require_power = true, .log = keep_log};
+	pw_opts o = {.csv_path = csv,
+	             .bench_path = b,
+	             .agg_path = agg,
+	             .has_expected = true,
+	             .expected_num_gpus = 1,
+	             .require_power = true,
+	             .log = keep_log};
 	int status = -1;
 	ib_error e = {0};
 	cr_assert_eq(pw_run(&o, &status, &e), 0);
@@ -503,8 +519,11 @@ Test(results, power_agg_not_object_writes_no_sidecar, .init = setup, .fini = tea
 	char b[300], agg[300];
 	snprintf(b, sizeof b, "%s/b.json", root);
 	snprintf(agg, sizeof agg, "%s/agg.json", root);
-	pw_opts o = {.csv_path = "/nonexistent.csv", .bench_path = b, .agg_path = agg,
-	                    .has_expected = true, .expected_num_gpus = 1};
+	pw_opts o = {.csv_path = "/nonexistent.csv",
+	             .bench_path = b,
+	             .agg_path = agg,
+	             .has_expected = true,
+	             .expected_num_gpus = 1};
 	int status;
 	ib_error e = {0};
 	cr_assert_eq(pw_run(&o, &status, &e), IB_EINVAL);
@@ -635,8 +654,8 @@ Test(agentic, process_writes_the_row, .init = setup, .fini = teardown)
 	cr_assert(strstr(row, "\"num_requests_successful\": 2"));
 	cr_assert(strstr(row, "\"kv_cache_pool_tokens\": 3500"), "%s", row);
 	cr_assert(strstr(row, "\"server_metrics_export.json missing or empty\""));
-	cr_assert(strstr(agentic_log, "1:Saved aggregated agentic result to row.json\n"),
-	          "%s", agentic_log);
+	cr_assert(strstr(agentic_log, "1:Saved aggregated agentic result to row.json\n"), "%s",
+	          agentic_log);
 	cr_assert(strstr(agentic_log, "1:  Throughput per GPU: 75 tok/s\n"), "%s", agentic_log);
 	free(row);
 }
@@ -701,8 +720,10 @@ Test(agentic, power_adapter_failure_marks_invalid, .init = setup, .fini = teardo
 {
 	agentic_env();
 	put("agg.json", "{\"hw\": \"h200\", \"avg_power_w\": 1.0}");
-	res_agentic_power_opts o = {.result_dir = "results", .agg_path = "agg.json",
-	                            .require_power = true, .log = agentic_logger};
+	res_agentic_power_opts o = {.result_dir = "results",
+	                            .agg_path = "agg.json",
+	                            .require_power = true,
+	                            .log = agentic_logger};
 	agentic_log[0] = 0;
 	int status = 0;
 	ib_error e = {0};

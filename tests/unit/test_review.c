@@ -7,9 +7,10 @@
 
 #define SIS_A                                                                                      \
 	"DRAFT_MODEL=org/d\n"                                                                      \
-	"if [[ \"$MODEL\" != /* ]]; then\n  hf download \"$MODEL\"\n  hf download \"$DRAFT_MODEL\"\nfi\n" \
+	"if [[ \"$MODEL\" != /* ]]; then\n  hf download \"$MODEL\"\n  hf download "                \
+	"\"$DRAFT_MODEL\"\nfi\n"                                                                   \
 	"vllm serve \"$MODEL\" --port \"$PORT\" \\\n    --block-size 128 \\\n"                     \
-	"    --speculative-config \"{}\" > log 2>&1 &\n"                                          \
+	"    --speculative-config \"{}\" > log 2>&1 &\n"                                           \
 	"run_benchmark_serving \\\n    --model \"$MODEL\" \\\n    --use-chat-template\n"
 
 static size_t count_rule(const rv_report *r, const char *rule)
@@ -35,7 +36,8 @@ static void review(rv_report *r, const char *target)
 	    {"benchmarks/single_node/fixed_seq_len/toy_fp8_mi300x_mtp.sh", SIS_A, strlen(SIS_A)},
 	    {"benchmarks/single_node/fixed_seq_len/deprecated/toy_fp8_mi325x_mtp.sh", SIS_A,
 	     strlen(SIS_A)},
-	    {"benchmarks/single_node/fixed_seq_len/toy_fp4_mi300x_vllm_mtp.sh", target, strlen(target)},
+	    {"benchmarks/single_node/fixed_seq_len/toy_fp4_mi300x_vllm_mtp.sh", target,
+	     strlen(target)},
 	};
 	const char *t[] = {docs[2].path};
 	r->a = ib_arena_new();
@@ -51,12 +53,13 @@ static void done(rv_report *r)
 
 Test(review, sister_guard_flags_the_unguarded_download)
 {
-	const char *bad = "DRAFT_MODEL=org/d\n"
-	                  "if [[ \"$MODEL\" != /* ]]; then hf download \"$MODEL\"; fi\n"
-	                  "hf download \"$DRAFT_MODEL\"\n"
-	                  "vllm serve \"$MODEL\" --port \"$PORT\" \\\n    --block-size 64 \\\n"
-	                  "    --speculative-config \"{}\" > log 2>&1 &\n"
-	                  "run_benchmark_serving \\\n    --model \"$MODEL\" \\\n    --use-chat-template\n";
+	const char *bad =
+	    "DRAFT_MODEL=org/d\n"
+	    "if [[ \"$MODEL\" != /* ]]; then hf download \"$MODEL\"; fi\n"
+	    "hf download \"$DRAFT_MODEL\"\n"
+	    "vllm serve \"$MODEL\" --port \"$PORT\" \\\n    --block-size 64 \\\n"
+	    "    --speculative-config \"{}\" > log 2>&1 &\n"
+	    "run_benchmark_serving \\\n    --model \"$MODEL\" \\\n    --use-chat-template\n";
 	rv_report r = {0};
 	review(&r, bad);
 	const ib_diag *f = first(&r, "sister-guard");
@@ -81,11 +84,12 @@ Test(review, sister_guard_passes_when_guarded_and_ignores_case_arms)
 
 Test(review, recipe_rules_fail_and_pass)
 {
-	const char *bad = "if [[ \"$MODEL\" != /* ]]; then\n  hf download \"$MODEL\"\n  hf download "
-	                  "\"$DRAFT_MODEL\"\nfi\n"
-	                  "vllm serve \"$MODEL\" --port \"$PORT\" --block-size 128 --enable-expert-parallel "
-	                  "--speculative-config \"{}\" &\n"
-	                  "run_benchmark_serving --model \"$MODEL\"\n";
+	const char *bad =
+	    "if [[ \"$MODEL\" != /* ]]; then\n  hf download \"$MODEL\"\n  hf download "
+	    "\"$DRAFT_MODEL\"\nfi\n"
+	    "vllm serve \"$MODEL\" --port \"$PORT\" --block-size 128 --enable-expert-parallel "
+	    "--speculative-config \"{}\" &\n"
+	    "run_benchmark_serving --model \"$MODEL\"\n";
 	rv_report r = {0};
 	review(&r, bad);
 	cr_assert_eq(count_rule(&r, "mtp-chat-template"), 1);
@@ -94,7 +98,8 @@ Test(review, recipe_rules_fail_and_pass)
 	cr_assert_eq(first(&r, "launch-args-per-line")->line, 5);
 	done(&r);
 	/* the EP flag under an EP_SIZE condition, one option per line, chat template */
-	const char *good = "if [ \"$EP_SIZE\" -gt 1 ]; then EP=--enable-expert-parallel; fi\n" SIS_A;
+	const char *good =
+	    "if [ \"$EP_SIZE\" -gt 1 ]; then EP=--enable-expert-parallel; fi\n" SIS_A;
 	r = (rv_report){0};
 	review(&r, good);
 	cr_assert_eq(count_rule(&r, "mtp-chat-template"), 0);

@@ -63,8 +63,8 @@ Test(rng, golden_dataset_draws)
 		int64_t L_in = get_int(args, "input_len"), L_out = get_int(args, "output_len");
 		int64_t prefix = get_int(args, "prefix_len");
 		double r = ib_map_get(args, "range_ratio")->type == IB_V_FLOAT
-				   ? ib_map_get(args, "range_ratio")->f
-				   : (double)get_int(args, "range_ratio");
+		               ? ib_map_get(args, "range_ratio")->f
+		               : (double)get_int(args, "range_ratio");
 		const ib_val *T = ib_map_get(c, "chat_template_overhead");
 		if (ib_val_truthy(ib_map_get(args, "use_chat_template")))
 			L_in -= T->i;
@@ -75,24 +75,28 @@ Test(rng, golden_dataset_draws)
 		const ib_val *targets = ib_map_get(c, "target_lens");
 		for (int64_t i = 0; i < N; i++)
 			cr_assert_eq(prefix + ib_mt_randint(&m, (int64_t)(L_in * r), L_in + 1),
-				     targets->list.v[i]->i, "%s: input length %lld", path, (long long)i);
+			             targets->list.v[i]->i, "%s: input length %lld", path,
+			             (long long)i);
 		const ib_val *outs = ib_map_get(c, "output_lens");
 		for (int64_t i = 0; i < N; i++)
-			cr_assert_eq(ib_mt_randint(&m, (int64_t)(L_out * r), L_out + 1), outs->list.v[i]->i,
-				     "%s: output length %lld", path, (long long)i);
+			cr_assert_eq(ib_mt_randint(&m, (int64_t)(L_out * r), L_out + 1),
+			             outs->list.v[i]->i, "%s: output length %lld", path,
+			             (long long)i);
 		for (int64_t i = 0; i < N; i++)
 			ib_mt_randint(&m, 0, V);
 		/* the padding generator's key: the first words of the state array */
 		const ib_val *key = ib_map_get(c, "padding_rng_key");
 		if (key && key->type == IB_V_LIST)
 			for (int i = 0; i < 4; i++)
-				cr_assert_eq((int64_t)m.mt[i], key->list.v[i]->i, "%s: key %d", path, i);
+				cr_assert_eq((int64_t)m.mt[i], key->list.v[i]->i, "%s: key %d",
+				             path, i);
 		/* the global generator afterwards */
 		const ib_val *after = ib_map_get(c, "rng_after");
 		ib_mt copy = m;
 		double g = ib_mt_gamma(&copy, 1.0, 1.0);
 		cr_assert_eq(g, ib_map_get(after, "next_gamma_1_1")->f, "%s: gamma %.17g", path, g);
-		cr_assert_eq((int64_t)ib_mt_next(&m), get_int(after, "next_uint32"), "%s: next uint32", path);
+		cr_assert_eq((int64_t)ib_mt_next(&m), get_int(after, "next_uint32"),
+		             "%s: next uint32", path);
 		ib_arena_free(a);
 		cases++;
 	}
@@ -115,8 +119,10 @@ Test(rng, gamma_and_gauss_moments)
 		}
 		double mean = sum / n, var = sq / n - mean * mean;
 		/* Gamma(k, theta): mean k theta, variance k theta^2 */
-		cr_assert(fabs(mean - 2 * shapes[s]) < 0.03 * 2 * shapes[s], "shape %g mean %g", shapes[s], mean);
-		cr_assert(fabs(var - 4 * shapes[s]) < 0.06 * 4 * shapes[s], "shape %g var %g", shapes[s], var);
+		cr_assert(fabs(mean - 2 * shapes[s]) < 0.03 * 2 * shapes[s], "shape %g mean %g",
+		          shapes[s], mean);
+		cr_assert(fabs(var - 4 * shapes[s]) < 0.06 * 4 * shapes[s], "shape %g var %g",
+		          shapes[s], var);
 	}
 }
 
@@ -153,17 +159,18 @@ Test(rng, python_random_choice)
 		int64_t seed;
 		uint64_t want[7];
 	} cases[] = {
-		{0, {0, 1, 0, 2, 4, 497, 788025983492ULL}},
-		{1, {0, 0, 1, 0, 3, 779, 1037017667747ULL}},
-		{42, {0, 0, 2, 2, 1, 228, 191320892468ULL}},
-		{4294967301LL, {0, 1, 1, 4, 6, 14, 1090809881224ULL}},
-		{-3, {0, 0, 1, 4, 3, 640, 144228661501ULL}},
+	    {0, {0, 1, 0, 2, 4, 497, 788025983492ULL}},
+	    {1, {0, 0, 1, 0, 3, 779, 1037017667747ULL}},
+	    {42, {0, 0, 2, 2, 1, 228, 191320892468ULL}},
+	    {4294967301LL, {0, 1, 1, 4, 6, 14, 1090809881224ULL}},
+	    {-3, {0, 0, 1, 4, 3, 640, 144228661501ULL}},
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		ib_mt m;
 		ib_mt_py_seed(&m, cases[c].seed);
 		for (size_t i = 0; i < 7; i++)
-			cr_expect_eq(ib_mt_py_randbelow(&m, ns[i]), cases[c].want[i], "seed %lld, n %llu",
-				     (long long)cases[c].seed, (unsigned long long)ns[i]);
+			cr_expect_eq(ib_mt_py_randbelow(&m, ns[i]), cases[c].want[i],
+			             "seed %lld, n %llu", (long long)cases[c].seed,
+			             (unsigned long long)ns[i]);
 	}
 }

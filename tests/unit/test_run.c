@@ -4,10 +4,10 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -182,7 +182,8 @@ Test(run, simulator_shape_follows_the_row)
 	/* pipeline stages and int4 are modelled now */
 	r = row_of(a, dsr1);
 	ib_map_set(a, r, "pp", ib_v_int(a, 2));
-	cr_assert_null(run_sim_unmodelable(r, NULL, NULL), "%s", run_sim_unmodelable(r, NULL, NULL));
+	cr_assert_null(run_sim_unmodelable(r, NULL, NULL), "%s",
+	               run_sim_unmodelable(r, NULL, NULL));
 	ib_arena_free(a);
 }
 
@@ -372,8 +373,9 @@ Test(run, manifest_survives_a_full_disk)
 	run_store s;
 	ib_error e = {0};
 	cr_assert_eq(run_store_open(&s, dir, true, &e), 0, "%s", e.msg);
-	cr_assert_eq(run_store_append(&s, row_of(a, "{\"time\": \"t1\", \"identity\": \"a\", "
-	                                            "\"state\": \"done\"}"),
+	cr_assert_eq(run_store_append(&s,
+	                              row_of(a, "{\"time\": \"t1\", \"identity\": \"a\", "
+	                                        "\"state\": \"done\"}"),
 	                              &e),
 	             0);
 	struct stat st;
@@ -388,12 +390,12 @@ Test(run, manifest_survives_a_full_disk)
 	lim.rlim_cur = (rlim_t)st.st_size + 20;
 	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
 	int rc = run_store_append(
-	    &s, row_of(a, "{\"time\": \"t2\", \"identity\": \"b\", \"state\": \"running\"}"),
-	    &e);
+	    &s, row_of(a, "{\"time\": \"t2\", \"identity\": \"b\", \"state\": \"running\"}"), &e);
 	cr_assert_eq(rc, IB_EIO, "a failed append is an error");
 	setrlimit(RLIMIT_FSIZE, &old);
-	cr_assert_eq(run_store_append(&s, row_of(a, "{\"time\": \"t3\", \"identity\": \"c\", "
-	                                            "\"state\": \"done\"}"),
+	cr_assert_eq(run_store_append(&s,
+	                              row_of(a, "{\"time\": \"t3\", \"identity\": \"c\", "
+	                                        "\"state\": \"done\"}"),
 	                              &e),
 	             0, "%s", e.msg);
 	run_store_close(&s);

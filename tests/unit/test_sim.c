@@ -16,8 +16,8 @@ Test(sim, profiles_exist)
 	const char *hws[] = {"h100", "h200", "b200", "gb200", "mi300x", "mi325x", "mi355x"};
 	for (size_t i = 0; i < 7; i++)
 		cr_assert_not_null(sim_hw_find(hws[i]), "%s", hws[i]);
-	const char *models[] = {"llama3-8b", "llama3-70b", "deepseek-r1", "gpt-oss-120b",
-				"qwen3.5-397b-a17b", "minimax-m3", "dsr1", "qwen3.5"};
+	const char *models[] = {"llama3-8b",         "llama3-70b", "deepseek-r1", "gpt-oss-120b",
+	                        "qwen3.5-397b-a17b", "minimax-m3", "dsr1",        "qwen3.5"};
 	for (size_t i = 0; i < 8; i++)
 		cr_assert_not_null(sim_model_find(models[i]), "%s", models[i]);
 	cr_assert_null(sim_model_find("nope"));
@@ -139,7 +139,8 @@ Test(sim, profile_file_overrides_and_errors)
 	char path[256];
 	snprintf(path, sizeof path, "%s/p.yaml", dir);
 	FILE *f = fopen(path, "w");
-	fputs("hardware:\n  name: my-gpu\n  hbm-tbps: 10\nmodel:\n  layers: 40\n  params-b: 9\n", f);
+	fputs("hardware:\n  name: my-gpu\n  hbm-tbps: 10\nmodel:\n  layers: 40\n  params-b: 9\n",
+	      f);
 	fclose(f);
 	sim_config c;
 	sim_config_init(&c);
@@ -160,13 +161,14 @@ Test(sim, profile_file_overrides_and_errors)
 	 * int holds were converted (undefined behaviour), an empty section had
 	 * no line */
 	static const char *const bad[] = {"model:\n  layers: 1e10\n", "model:\n  hidden: .nan\n",
-	                                  "hardware:\n  hbm-tbps: .inf\n", "model:\n  layers: -.inf\n",
-	                                  "hardware:\nmodel: {}\n"};
+	                                  "hardware:\n  hbm-tbps: .inf\n",
+	                                  "model:\n  layers: -.inf\n", "hardware:\nmodel: {}\n"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		f = fopen(path, "w");
 		fputs(bad[i], f);
 		fclose(f);
-		cr_assert_eq(sim_profile_load(path, &c.hw, &c.model, a, &e), IB_EINVAL, "%s", bad[i]);
+		cr_assert_eq(sim_profile_load(path, &c.hw, &c.model, a, &e), IB_EINVAL, "%s",
+		             bad[i]);
 		cr_assert_geq(e.line, 1, "%s: %s", bad[i], e.msg);
 	}
 	ib_arena_free(a);
@@ -219,8 +221,8 @@ static bool strict_match(const char *s, size_t n, char *out, size_t cap)
 {
 	int err;
 	PCRE2_SIZE eo;
-	pcre2_code *re = pcre2_compile((PCRE2_SPTR) "#### (\\-?[0-9\\.\\,]+)", PCRE2_ZERO_TERMINATED, 0,
-				       &err, &eo, NULL);
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR) "#### (\\-?[0-9\\.\\,]+)",
+	                               PCRE2_ZERO_TERMINATED, 0, &err, &eo, NULL);
 	cr_assert_not_null(re);
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
 	bool found = false;
@@ -258,13 +260,16 @@ Test(sim, eval_verdict_is_deterministic_and_order_free)
 		/* the draw is what decides */
 		double u = sim_eval_draw(42, d.v[i].question, d.v[i].qlen);
 		cr_assert(u >= 0 && u < 1);
-		cr_assert_eq(fwd[i].kind == SIM_EVAL_RIGHT || fwd[i].kind == SIM_EVAL_REASONING_RIGHT, u < 0.7);
-		differ_seed += sim_eval_judge(43, 0.7, d.v[i].question, d.v[i].qlen).kind != fwd[i].kind;
+		cr_assert_eq(fwd[i].kind == SIM_EVAL_RIGHT ||
+		                 fwd[i].kind == SIM_EVAL_REASONING_RIGHT,
+		             u < 0.7);
+		differ_seed +=
+		    sim_eval_judge(43, 0.7, d.v[i].question, d.v[i].qlen).kind != fwd[i].kind;
 	}
-	cr_assert_gt(differ_seed, 100, "another seed gives other verdicts (%d differ)", differ_seed);
+	cr_assert_gt(differ_seed, 100, "another seed gives other verdicts (%d differ)",
+	             differ_seed);
 	/* the table finds every question, trimmed, and nothing else */
-	for (size_t i = 0; i < d.n; i++)
-	{
+	for (size_t i = 0; i < d.n; i++) {
 		const ev_doc *f = sim_grader_find(g, d.v[i].question, d.v[i].qlen);
 		cr_assert_not_null(f, "question %zu", i);
 		cr_assert_str_eq(f->answer, d.v[i].answer);
@@ -295,14 +300,15 @@ Test(sim, eval_rate_follows_accuracy)
 		cr_assert(fabs(right - mean) <= 2.576 * sd + 1e-9, "P %g: %d right", ps[k], right);
 		if (ps[k] == 1) { /* a tenth of the right ones in reasoning_content only */
 			double sdr = sqrt(1000 * 0.1 * 0.9);
-			cr_assert(fabs(kinds[SIM_EVAL_REASONING_RIGHT] - 100.0) <= 2.576 * sdr, "%d",
-				  kinds[SIM_EVAL_REASONING_RIGHT]);
+			cr_assert(fabs(kinds[SIM_EVAL_REASONING_RIGHT] - 100.0) <= 2.576 * sdr,
+			          "%d", kinds[SIM_EVAL_REASONING_RIGHT]);
 		}
 		if (ps[k] == 0) { /* the mixture of failures: 50/20/30 %, none right */
 			int want[5] = {0, 500, 0, 200, 300};
 			for (int j = 1; j < 5; j++) {
 				double sdj = sqrt(1000 * want[j] / 1000.0 * (1 - want[j] / 1000.0));
-				cr_assert(fabs((double)kinds[j] - want[j]) <= 2.576 * sdj, "kind %d: %d", j, kinds[j]);
+				cr_assert(fabs((double)kinds[j] - want[j]) <= 2.576 * sdj,
+				          "kind %d: %d", j, kinds[j]);
 			}
 		}
 	}
@@ -326,8 +332,10 @@ Test(sim, eval_answers_by_kind)
 			sim_eval_verdict v = {(sim_eval_kind)k, (int)(i % 9) + 1};
 			ib_buf b = {0};
 			cr_assert_eq(sim_eval_answer(&d.v[i], &v, &b), 0);
-			cr_assert_null(strstr(b.data, "<<"), "no calculator annotations: %s", b.data);
-			cr_assert_not_null(strstr(b.data, "\n"), "worked lines come first: %s", b.data);
+			cr_assert_null(strstr(b.data, "<<"), "no calculator annotations: %s",
+			               b.data);
+			cr_assert_not_null(strstr(b.data, "\n"), "worked lines come first: %s",
+			                   b.data);
 			char got[64];
 			bool m = strict_match(b.data, b.len, got, sizeof got);
 			switch (k) {
@@ -346,12 +354,14 @@ Test(sim, eval_answers_by_kind)
 				cr_assert(!m, "no #### in %s", b.data);
 				char tail[80];
 				snprintf(tail, sizeof tail, "The answer is %s.", gold);
-				cr_assert(b.len > strlen(tail) && !strcmp(b.data + b.len - strlen(tail), tail),
-					  "%s", b.data);
+				cr_assert(b.len > strlen(tail) &&
+				              !strcmp(b.data + b.len - strlen(tail), tail),
+				          "%s", b.data);
 			}
 			}
 			cr_assert_eq(sim_eval_in_reasoning((sim_eval_kind)k),
-				     k == SIM_EVAL_REASONING_RIGHT || k == SIM_EVAL_REASONING_WRONG);
+			             k == SIM_EVAL_REASONING_RIGHT ||
+			                 k == SIM_EVAL_REASONING_WRONG);
 			ib_buf_free(&b);
 		}
 	}
@@ -407,9 +417,10 @@ Test(sim, eval_answers_score_as_documented)
 	fclose(f);
 	ib_buf out = {0};
 	ib_error e = {0};
-	cr_assert_eq(ev_score_file("tests/golden/results/cases/gs-001-strict-basics/input/gsm8k.yaml", rpath,
-				   &out, &e),
-		     0, "%s", e.msg);
+	cr_assert_eq(
+	    ev_score_file("tests/golden/results/cases/gs-001-strict-basics/input/gsm8k.yaml", rpath,
+	                  &out, &e),
+	    0, "%s", e.msg);
 	const char *sum = strstr(out.data, "{\"alias\"");
 	cr_assert_not_null(sum);
 	double s = -1, fl = -1;
@@ -420,7 +431,8 @@ Test(sim, eval_answers_score_as_documented)
 	cr_assert_not_null(p);
 	fl = atof(p + strlen("\"exact_match,flexible-extract\": "));
 	cr_assert(fabs(s - strict / 1000.0) < 1e-9, "strict %g, expected %d/1000", s, strict);
-	cr_assert(fabs(fl - flexible / 1000.0) < 1e-9, "flexible %g, expected %d/1000", fl, flexible);
+	cr_assert(fabs(fl - flexible / 1000.0) < 1e-9, "flexible %g, expected %d/1000", fl,
+	          flexible);
 	cr_assert_gt(flexible, strict);
 	unlink(rpath);
 	ib_buf_free(&out);
@@ -432,8 +444,9 @@ Test(sim, eval_answers_score_as_documented)
 
 Test(sim, eval_question_extraction_and_load_errors)
 {
-	static const char p[] = "Question: Ava has 3 apples. How many?\nEnd your response with the answer on "
-				"the last line, formatted as: #### [number]\nAnswer:";
+	static const char p[] =
+	    "Question: Ava has 3 apples. How many?\nEnd your response with the answer on "
+	    "the last line, formatted as: #### [number]\nAnswer:";
 	size_t off, len;
 	cr_assert(sim_eval_question(p, sizeof p - 1, &off, &len));
 	cr_assert_eq(len, strlen("Ava has 3 apples. How many?"));

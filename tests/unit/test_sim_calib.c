@@ -58,19 +58,22 @@ Test(simcal, rules_apply_in_order_and_match_keys)
 	cr_assert_eq(sim_calib_load(p, a, &f, &d, &e), 0, "%s", e.msg);
 	cr_assert_eq(f.n, 4);
 	sim_calib c;
-	sim_calib_resolve(&f, &(sim_calib_key){"vllm", "h100", "bf16", "llama3-8b", "none", NULL}, &c);
+	sim_calib_resolve(&f, &(sim_calib_key){"vllm", "h100", "bf16", "llama3-8b", "none", NULL},
+	                  &c);
 	cr_assert_float_eq(c.mem_eff, 0.7, 1e-12);
 	cr_assert_float_eq(c.step_overhead_s, 500e-6, 1e-12);
 	cr_assert_float_eq(c.compute_eff, 0.6, 1e-12); /* the default */
 	cr_assert_float_eq(c.seq_overhead_s, 0, 1e-12);
-	sim_calib_resolve(&f, &(sim_calib_key){"sglang", "mi355x", "fp8", "llama3-8b", "none", NULL}, &c);
+	sim_calib_resolve(
+	    &f, &(sim_calib_key){"sglang", "mi355x", "fp8", "llama3-8b", "none", NULL}, &c);
 	cr_assert_float_eq(c.step_overhead_s, 9000e-6, 1e-12);
 	cr_assert_float_eq(c.seq_overhead_s, 20e-6, 1e-12);
 	cr_assert_float_eq(c.compute_eff, 0.6, 1e-12);
 	sim_calib_resolve(&f, &(sim_calib_key){"SGLang", "MI355X", "fp4", "x", NULL, NULL}, &c);
 	cr_assert_float_eq(c.compute_eff, 0.4, 1e-12); /* names match case-insensitively */
 	/* a version rule applies to that build only */
-	sim_calib_resolve(&f, &(sim_calib_key){"sglang", "mi355x", "fp8", "x", NULL, "v0.5.10rc0"}, &c);
+	sim_calib_resolve(&f, &(sim_calib_key){"sglang", "mi355x", "fp8", "x", NULL, "v0.5.10rc0"},
+	                  &c);
 	cr_assert_float_eq(c.step_overhead_s, 100e-6, 1e-12);
 	sim_calib_resolve(&f, &(sim_calib_key){"sglang", "mi355x", "fp8", "x", NULL, "v0.5.8"}, &c);
 	cr_assert_float_eq(c.step_overhead_s, 9000e-6, 1e-12);
@@ -139,20 +142,21 @@ Test(simcal, errors_name_file_line_and_field)
  * parameter, with the file, line and field (a NaN passed the range check) */
 Test(simcal, nan_and_inf_refused_with_file_line)
 {
-	const char *keys[] = {"mem-eff", "compute-eff", "step-overhead-us", "seq-overhead-us",
+	const char *keys[] = {"mem-eff",  "compute-eff",  "step-overhead-us", "seq-overhead-us",
 	                      "comm-eff", "ep-imbalance", "draft-cost"};
 	const char *bad[] = {".nan", ".NaN", ".inf", "-.inf"};
 	for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
 		for (size_t b = 0; b < sizeof bad / sizeof *bad; b++) {
 			char text[256];
-			snprintf(text, sizeof text, "rules:\n  - note: x\n    %s: %s\n", keys[k], bad[b]);
+			snprintf(text, sizeof text, "rules:\n  - note: x\n    %s: %s\n", keys[k],
+			         bad[b]);
 			const char *p = write_tmp(text);
 			ib_arena *a = ib_arena_new();
 			ib_diags d = {.a = a};
 			ib_error e = {0};
 			sim_calib_file f;
-			cr_assert_eq(sim_calib_load(p, a, &f, &d, &e), IB_EINVAL, "%s: %s accepted", keys[k],
-			             bad[b]);
+			cr_assert_eq(sim_calib_load(p, a, &f, &d, &e), IB_EINVAL, "%s: %s accepted",
+			             keys[k], bad[b]);
 			cr_assert_eq(d.n, 1);
 			cr_expect_eq(d.items[0].line, 3);
 			cr_expect_str_eq(d.items[0].field, keys[k]);
@@ -169,7 +173,10 @@ Test(simcal, nan_non_list_rules_and_empty_files_are_diagnosed)
 {
 	static const char *const bad[] = {"rules:\n  - mem-eff: .nan\n",
 	                                  "rules:\n  - step-overhead-us: -.nan\n",
-	                                  "rules: \"-m-0.05 .nan\"\n", "rules: 3\n", "", "rules:\n  - mem-eff:\n"};
+	                                  "rules: \"-m-0.05 .nan\"\n",
+	                                  "rules: 3\n",
+	                                  "",
+	                                  "rules:\n  - mem-eff:\n"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		const char *p = write_tmp(bad[i]);
 		ib_arena *a = ib_arena_new();
@@ -471,7 +478,8 @@ Test(simcal, validation_errors_median_and_mean)
 	slab_ape g = {0};
 	double mt, at, mi, ai;
 	slab_ape_stats(&g, &mt, &at, &mi, &ai);
-	cr_assert(isnan(mt) && isnan(at) && isnan(mi) && isnan(ai), "an empty group has no figures");
+	cr_assert(isnan(mt) && isnan(at) && isnan(mi) && isnan(ai),
+	          "an empty group has no figures");
 	cr_assert_eq(slab_ape_add(&g, false, NAN, NAN), 0); /* counted, not run */
 	cr_assert_eq(slab_ape_add(&g, true, -30, NAN), 0);  /* no interactivity published */
 	cr_assert_eq(slab_ape_add(&g, true, 10, 4), 0);
@@ -504,9 +512,16 @@ static void measure_points(slab_point *pts, int n, const int *concs, const int *
                            const sim_calib_file *truth)
 {
 	for (int i = 0; i < n; i++) {
-		pts[i] = (slab_point){.row_id = i + 1, .kind = SLAB_POINT_MEASURED, .model = "llama3-70b",
-		                     .gpu = "h100", .precision = "fp8", .framework = "vllm", .tp = 4,
-		                     .conc = concs[i], .isl = isls ? isls[i] : 1024, .osl = 128};
+		pts[i] = (slab_point){.row_id = i + 1,
+		                      .kind = SLAB_POINT_MEASURED,
+		                      .model = "llama3-70b",
+		                      .gpu = "h100",
+		                      .precision = "fp8",
+		                      .framework = "vllm",
+		                      .tp = 4,
+		                      .conc = concs[i],
+		                      .isl = isls ? isls[i] : 1024,
+		                      .osl = 128};
 		slab_point_result r;
 		ib_error e = {0};
 		cr_assert_eq(slab_point_run(&pts[i], truth, 2, &r, &e), 0, "%s", e.msg);
@@ -578,10 +593,11 @@ Test(simcal, fit_recovers_compute_eff_from_input_lengths)
 	ib_error e = {0};
 	cr_assert_eq(slab_fit(pts, 6, NULL, 2, 0, a, &g, &n, &e), 0, "%s", e.msg);
 	cr_assert_eq(n, 1);
-	cr_assert_lt(sqrt(g[0].loss_after), 0.1, "rms %g ce %g", sqrt(g[0].loss_after), g[0].values.compute_eff);
+	cr_assert_lt(sqrt(g[0].loss_after), 0.1, "rms %g ce %g", sqrt(g[0].loss_after),
+	             g[0].values.compute_eff);
 	/* the default (0.6) would make the long prefills four times too cheap */
-	cr_assert(g[0].values.compute_eff > 0.08 && g[0].values.compute_eff < 0.3,
-	          "compute-eff %g", g[0].values.compute_eff);
+	cr_assert(g[0].values.compute_eff > 0.08 && g[0].values.compute_eff < 0.3, "compute-eff %g",
+	          g[0].values.compute_eff);
 	ib_buf y = {0};
 	ib_buf_puts(&y, "rules:\n");
 	slab_fit_rules(g, n, &y);
@@ -613,7 +629,8 @@ Test(simcal, disagg_ttft_independent_of_decode_load)
 	ld.concurrency = 64;
 	ld.num_prompts = 256;
 	cr_assert_eq(sim_run_load(&c, &ld, &ahi, &e), 0, "%s", e.msg);
-	cr_assert_gt(ahi.median_ttft, alo.median_ttft); /* aggregated: prefills share steps with decodes */
+	cr_assert_gt(ahi.median_ttft,
+	             alo.median_ttft); /* aggregated: prefills share steps with decodes */
 	c.prefill_workers = 64;
 	c.prefill_tp = 4;
 	ld.concurrency = 4;

@@ -166,10 +166,13 @@ static const char row_json[] =
 Test(sim_family, runner_labels_resolve_like_the_reference)
 {
 	ib_arena *a = ib_arena_new();
-	const char *labels[][2] = {{"cluster:b300-nv", "b300"},     {"cluster:b200-dgxc", "b200"},
-	                           {"cluster:mi325x-tw", "mi325x"}, {"rtx6000pro-lat", "rtx6000pro"},
+	const char *labels[][2] = {{"cluster:b300-nv", "b300"},
+	                           {"cluster:b200-dgxc", "b200"},
+	                           {"cluster:mi325x-tw", "mi325x"},
+	                           {"rtx6000pro-lat", "rtx6000pro"},
 	                           {"cluster:rtx6000pro-lat", "rtx6000pro"},
-	                           {"b200-dsv4", "b200"},            {"gb300", "gb300"}};
+	                           {"b200-dsv4", "b200"},
+	                           {"gb300", "gb300"}};
 	for (size_t i = 0; i < sizeof labels / sizeof *labels; i++) {
 		ib_val *r = row_of(a, row_json);
 		ib_map_set(a, r, "runner", ib_v_str(a, labels[i][0]));
@@ -181,8 +184,8 @@ Test(sim_family, runner_labels_resolve_like_the_reference)
 	ib_val *r = row_of(a, row_json);
 	ib_map_set(a, r, "runner", ib_v_str(a, "cluster:tpu7x-gc"));
 	const char *why = run_sim_unmodelable(r, NULL, NULL);
-	cr_assert(why && strstr(why, "no simulator GPU profile for runner 'cluster:tpu7x-gc'"), "%s",
-	          why);
+	cr_assert(why && strstr(why, "no simulator GPU profile for runner 'cluster:tpu7x-gc'"),
+	          "%s", why);
 	/* an agentic row names what is missing: the replay client */
 	r = row_of(a, row_json);
 	ib_map_set(a, r, "scenario-type", ib_v_str(a, "agentic-coding"));
@@ -219,7 +222,7 @@ Test(sim_family, block_hashes_are_chained)
 	cr_assert_eq(h1, h1b);
 	cr_assert_neq(h1, 0);
 	uint64_t h2 = sim_pc_hash(h1, b, 16);
-	cr_assert_neq(h2, sim_pc_hash(0, b, 16));               /* same block, other prefix */
+	cr_assert_neq(h2, sim_pc_hash(0, b, 16)); /* same block, other prefix */
 	cr_assert_neq(h2, sim_pc_hash(sim_pc_hash(0, b, 16), b, 16));
 	cr_assert_neq(sim_pc_hash(0, a, 16), sim_pc_hash(0, b, 16));
 }
@@ -228,8 +231,12 @@ Test(sim_family, block_hashes_are_chained)
 
 static sim_load_result load(const sim_config *c, int conc, int isl, int osl)
 {
-	sim_load ld = {.concurrency = conc, .num_prompts = 4 * conc, .isl = isl, .osl = osl,
-	               .range_ratio = 0.8, .seed = 7};
+	sim_load ld = {.concurrency = conc,
+	               .num_prompts = 4 * conc,
+	               .isl = isl,
+	               .osl = osl,
+	               .range_ratio = 0.8,
+	               .seed = 7};
 	sim_load_result r;
 	ib_error e = {0};
 	cr_assert_eq(sim_run_load(c, &ld, &r, &e), 0, "%s", e.msg);
@@ -330,16 +337,18 @@ Test(sim_family, multinode_rows_map_to_pools)
 	char pre[128], dec[128], js[1024];
 	snprintf(pre, sizeof pre, pool, 2, 4, 4, "true");
 	snprintf(dec, sizeof dec, pool, 3, 8, 1, "false");
-	snprintf(js, sizeof js,
-	         "{\"model-prefix\": \"dsr1\", \"precision\": \"fp4\", \"framework\": \"dynamo-trt\","
-	         " \"runner\": \"gb200\", \"prefill\": {%s}, \"decode\": {%s}, \"disagg\": true,"
-	         " \"conc\": [4, 8]}",
-	         pre, dec);
+	snprintf(
+	    js, sizeof js,
+	    "{\"model-prefix\": \"dsr1\", \"precision\": \"fp4\", \"framework\": \"dynamo-trt\","
+	    " \"runner\": \"gb200\", \"prefill\": {%s}, \"decode\": {%s}, \"disagg\": true,"
+	    " \"conc\": [4, 8]}",
+	    pre, dec);
 	ib_val *r = row_of(a, js);
 	run_sim_shape sh;
 	run_sim_shape_of(a, r, &sh);
 	cr_assert(sh.tp == 8 && sh.ep == 1 && !sh.dp_attn && sh.decode_workers == 3);
-	cr_assert(sh.prefill_workers == 2 && sh.prefill_tp == 4 && sh.prefill_ep == 4 && sh.prefill_dp_attn);
+	cr_assert(sh.prefill_workers == 2 && sh.prefill_tp == 4 && sh.prefill_ep == 4 &&
+	          sh.prefill_dp_attn);
 	cr_assert_str_eq(sh.framework, "trt");
 	const char *h = NULL;
 	cr_assert_null(run_sim_unmodelable(r, NULL, &h));

@@ -31,7 +31,7 @@ static const char *write_tmp(const char *name, const char *text)
 /* Loads the points table `tsv` and the calibration `yaml` (both written to
  * the temporary folder) into a; fails the test on any error. */
 static slab_point *load_points_calib(ib_arena *a, const char *tsv, const char *yaml,
-                                    sim_calib_file *cal)
+                                     sim_calib_file *cal)
 {
 	ib_error e = {0};
 	slab_point *p;
@@ -254,7 +254,7 @@ Test(sim_frontier, subset_sweep_gives_the_same_figures)
 	for (size_t i = ns; i-- > 0 && k < 64;)
 		if (i % 3 == 0)
 			only[k++] = (slab_sweep_config){s[i].framework, s[i].spec, s[i].tp,
-			                               s[i].ep,        s[i].conc, s[i].dp_attn};
+			                                s[i].ep,        s[i].conc, s[i].dp_attn};
 	o.only = only;
 	o.nonly = k;
 	cr_assert_eq(slab_sweep_run(&p[0], NULL, &o, &t, &nt, &nconf, &e), 0, "%s", e.msg);
@@ -526,7 +526,8 @@ Test(sim_frontier, generic_space_spec_only_where_a_recipe_exists)
 	                    "\"vllm\",\"runner\":\"h200\",\"isl\":1024,\"osl\":1024,\"tp\":8,"
 	                    "\"ep\":1,\"conc\":8,\"spec-decoding\":\"eagle\"}]";
 	ib_val *rows_none, *rows_eagle;
-	cr_assert_eq(ib_json_parse(a, "n.json", none, strlen(none), &rows_none, &e), 0, "%s", e.msg);
+	cr_assert_eq(ib_json_parse(a, "n.json", none, strlen(none), &rows_none, &e), 0, "%s",
+	             e.msg);
 	cr_assert_eq(ib_json_parse(a, "e.json", eagle, strlen(eagle), &rows_eagle, &e), 0, "%s",
 	             e.msg);
 	slab_sweep_opts o = {.prompts_per_conc = 1, .max_conc = 4};
@@ -542,9 +543,9 @@ Test(sim_frontier, generic_space_spec_only_where_a_recipe_exists)
 			with_spec[k] += s[i].spec != NULL;
 		free(s);
 	}
-	cr_assert_gt(with_spec[0], 0);  /* no matrix: spec on and off */
-	cr_assert_eq(with_spec[1], 0);  /* no recipe: spec off only */
-	cr_assert_gt(with_spec[2], 0);  /* a recipe (on H200): on and off */
+	cr_assert_gt(with_spec[0], 0); /* no matrix: spec on and off */
+	cr_assert_eq(with_spec[1], 0); /* no recipe: spec off only */
+	cr_assert_gt(with_spec[2], 0); /* a recipe (on H200): on and off */
 	/* a row that requires spec decoding sweeps it whatever the matrix says */
 	o.matrix = rows_none;
 	slab_sweep_point *s;

@@ -979,8 +979,12 @@ static void fake_cache(char *root, size_t cap)
 	snprintf(root, cap, "/tmp/ib_hf_XXXXXX");
 	cr_assert_not_null(mkdtemp(root));
 	char p[512];
-	const char *dirs[] = {"hub", "hub/models--org--m", "hub/models--org--m/refs", "hub/models--org--m/snapshots",
-			      "hub/models--org--m/snapshots/c0ffee", "hub/models--org--m/snapshots/beef"};
+	const char *dirs[] = {"hub",
+	                      "hub/models--org--m",
+	                      "hub/models--org--m/refs",
+	                      "hub/models--org--m/snapshots",
+	                      "hub/models--org--m/snapshots/c0ffee",
+	                      "hub/models--org--m/snapshots/beef"};
 	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
 		snprintf(p, sizeof p, "%s/%s", root, dirs[i]);
 		cr_assert_eq(mkdir(p, 0700), 0, "%s", p);
@@ -1043,7 +1047,8 @@ Test(tok_resolve, home_cache_and_existing_path)
 	char *out = NULL;
 	ib_error e = {0};
 	cr_assert_eq(tok_resolve("org/m", &out, &e), 0, "%s", e.msg);
-	snprintf(want, sizeof want, "%s/.cache/huggingface/hub/models--org--m/snapshots/c0ffee", root);
+	snprintf(want, sizeof want, "%s/.cache/huggingface/hub/models--org--m/snapshots/c0ffee",
+	         root);
 	cr_assert_str_eq(out, want);
 	free(out);
 	/* an existing path is taken as is, even when it looks like an id */
@@ -1064,8 +1069,12 @@ Test(tok_resolve, not_found_lists_every_place)
 	ib_error e = {0};
 	cr_assert_eq(tok_resolve("amd/MiniMax-M3-MXFP4", &out, &e), IB_ENOENT);
 	cr_assert_null(out);
-	cr_assert(strstr(e.msg, "hub/models--amd--MiniMax-M3-MXFP4: no such folder ($HF_HUB_CACHE)"), "%s", e.msg);
-	cr_assert(strstr(e.msg, "h/hub/models--amd--MiniMax-M3-MXFP4: no such folder ($HF_HOME/hub)"), "%s", e.msg);
+	cr_assert(
+	    strstr(e.msg, "hub/models--amd--MiniMax-M3-MXFP4: no such folder ($HF_HUB_CACHE)"),
+	    "%s", e.msg);
+	cr_assert(
+	    strstr(e.msg, "h/hub/models--amd--MiniMax-M3-MXFP4: no such folder ($HF_HOME/hub)"),
+	    "%s", e.msg);
 	cr_assert(strstr(e.msg, "/nonexistent-home/.cache/huggingface/hub"), "%s", e.msg);
 	cr_assert(strstr(e.msg, "--tokenizer DIR"), "%s", e.msg);
 	/* not an id at all: the path as given, for the loader to report */
