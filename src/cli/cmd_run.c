@@ -160,6 +160,7 @@ typedef struct {
 	bool tty, quiet;
 	size_t last_len;
 	char cur[512];
+	double eta; /* the last row event's ETA (< 0: unknown) */
 } progress;
 
 static void on_log(void *arg, int stream, const char *line)
@@ -174,8 +175,15 @@ static void on_event(void *arg, const run_event *ev)
 	progress *pg = arg;
 	if (ev->state == RUN_PENDING)
 		return;
-	if (ev->state == RUN_RUNNING)
-		snprintf(pg->cur, sizeof pg->cur, "%s", ev->name);
+	if (ev->tokens_total > 0) { /* within the running row */
+		double pct = 100 * ev->tokens_done / ev->tokens_total;
+		snprintf(pg->cur, sizeof pg->cur, "%.48s: %.0f of ~%.0f tokens (%.0f%%)", ev->name,
+		         ev->tokens_done, ev->tokens_total, pct > 99 ? 99 : pct);
+	} else {
+		if (ev->state == RUN_RUNNING)
+			snprintf(pg->cur, sizeof pg->cur, "%s", ev->name);
+		pg->eta = ev->eta_seconds;
+	}
 	bool end = ev->state != RUN_RUNNING;
 	if (pg->tty && pg->last_len)
 		fputs("\r\033[K", stderr);
@@ -191,10 +199,9 @@ static void on_event(void *arg, const run_event *ev)
 	}
 	if (pg->tty && !pg->quiet && ev->done < ev->total) {
 		char eta[32] = "?";
-		if (ev->eta_seconds >= 0)
-			snprintf(eta, sizeof eta, "%dm%02ds", (int)ev->eta_seconds / 60,
-			         (int)ev->eta_seconds % 60);
-		int n = fprintf(stderr, "rows %zu/%zu, ETA %s, running %.60s", ev->done, ev->total,
+		if (pg->eta >= 0)
+			snprintf(eta, sizeof eta, "%dm%02ds", (int)pg->eta / 60, (int)pg->eta % 60);
+		int n = fprintf(stderr, "rows %zu/%zu, ETA %s, running %.100s", ev->done, ev->total,
 		                eta, pg->cur);
 		pg->last_len = n > 0 ? (size_t)n : 0;
 	}
@@ -456,7 +463,7 @@ static int run_rows(arg_parser *p, run_opts *o, const ib_val *rows)
 	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 	self[n > 0 ? n : 0] = 0;
 	o->self_exe = self;
-	progress pg = {.tty = isatty(2), .quiet = args_get(p, "--quiet")->seen};
+	progress pg = {.tty = isatty(2), .quiet = args_get(p, "--quiet")->seen, .eta = -1};
 	o->on_event = on_event;
 	o->on_log = on_log;
 	o->arg = &pg;

@@ -139,6 +139,25 @@ static void record(exec_t *x, const run_item *it, const rec_info *ri)
 	x->o->on_event(x->o->arg, &ev);
 }
 
+void run_row_progress(row_ctx *rc, double tokens_done, double tokens_total)
+{
+	exec_t *x = rc->exec;
+	if (!x || !x->o->on_event || !(tokens_total > 0))
+		return;
+	pthread_mutex_lock(&x->mu);
+	run_event ev = {.state = RUN_RUNNING,
+	                .row = rc->it->index,
+	                .done = x->finished,
+	                .total = x->total,
+	                .name = rc->it->name,
+	                .identity = rc->it->identity,
+	                .eta_seconds = -1,
+	                .tokens_done = tokens_done,
+	                .tokens_total = tokens_total};
+	x->o->on_event(x->o->arg, &ev);
+	pthread_mutex_unlock(&x->mu);
+}
+
 void run_note_pid(row_ctx *rc, pid_t pid)
 {
 	char p[4096], line[32];
@@ -437,7 +456,8 @@ static void say_disk_full(const char *store, ib_buf *reason)
 
 static void run_one(exec_t *x, run_item *it, const char *devices)
 {
-	row_ctx rc = {.o = x->o, .x = &x->p->x, .it = it, .state = RUN_RUNNING, .stop = &x->stop};
+	row_ctx rc = {
+	    .o = x->o, .x = &x->p->x, .it = it, .state = RUN_RUNNING, .stop = &x->stop, .exec = x};
 	rc.a = ib_arena_new();
 	if (!rc.a)
 		return;

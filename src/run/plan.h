@@ -72,6 +72,9 @@ typedef struct {
 /* row.c: runs one row in rc->ws; returns its end state (RUN_DONE,
  * RUN_FAILED, RUN_INTERRUPTED) with rc->reason. */
 int row_execute(row_ctx *rc);
+/* execute.c: reports progress within the running row rc (an on_event of
+ * state RUN_RUNNING with tokens_done and tokens_total). */
+void run_row_progress(row_ctx *rc, double tokens_done, double tokens_total);
 /* execute.c: records a started process group (for cleanup after a SIGKILL). */
 void run_note_pid(row_ctx *rc, pid_t pid);
 /* plan_build.c: makes the stand-in eval dataset (x->eval_dataset) unless it is

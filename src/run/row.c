@@ -83,6 +83,10 @@ static void add(ib_arena *a, const char **v, size_t *n, const char *s)
 	v[(*n)++] = s ? s : ib_arena_strdup(a, "");
 }
 
+/* InferenceX's --random-range-ratio: output lengths uniform in
+ * [0.8 OSL, OSL], so a row generates about 0.9 OSL per request */
+#define CLIENT_RANGE_RATIO "0.8"
+
 /* The client's command line: InferenceX's run_benchmark_serving flags. */
 static const char **client_argv(row_ctx *rc)
 {
@@ -111,7 +115,7 @@ static const char **client_argv(row_ctx *rc)
 	add(a, v, &n, "--random-output-len");
 	add(a, v, &n, run_fieldz(a, row, "osl", ""));
 	add(a, v, &n, "--random-range-ratio");
-	add(a, v, &n, "0.8");
+	add(a, v, &n, CLIENT_RANGE_RATIO);
 	add(a, v, &n, "--num-prompts");
 	add(a, v, &n, ib_arena_printf(a, "%lld", (long long)(conc * rc->x->prompts_per_conc)));
 	add(a, v, &n, "--max-concurrency");
@@ -372,9 +376,46 @@ static void client_failure(row_ctx *rc, int st)
 	ib_buf_free(&log);
 }
 
-/* Runs a child to its end while watching the stop flag, the deadline and
- * (when watch != 0) the server's liveness. Returns RUN_RUNNING with *st. */
-static int supervise(row_ctx *rc, pid_t child, const char *what, int *st)
+/* The output tokens the row's simulator has generated so far (its
+ * "*:generation_tokens_total" counter), or -1 when /metrics does not answer
+ * within 300 ms or has no such counter. */
+static double generated_tokens(row_ctx *rc, ib_buf *b)
+{
+	net_target t = {.host = "127.0.0.1", .port = rc->port};
+	int status = 0;
+	b->len = 0;
+	if (net_http_call(&t, "GET", "/metrics", NULL, 0, 300, &status, b, NULL) || status != 200 ||
+	    !b->data)
+		return -1;
+	static const char name[] = ":generation_tokens_total";
+	for (const char *l = b->data; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (*l == '#')
+			continue;
+		size_t k = strcspn(l, "{ \n");
+		if (k < sizeof name - 1 || memcmp(l + k - (sizeof name - 1), name, sizeof name - 1))
+			continue;
+		const char *v = l + k;
+		if (*v == '{')
+			v = strchr(v, '}') ? strchr(v, '}') + 1 : v;
+		char *end;
+		double x = strtod(v, &end);
+		return end != v && x >= 0 ? x : -1;
+	}
+	return -1;
+}
+
+/* About how many output tokens the row's client asks for, warmups included. */
+static double expected_tokens(const row_ctx *rc)
+{
+	double osl = atof(run_fieldz(rc->a, rc->it->row, "osl", "0"));
+	double reqs = (double)rc->conc * (rc->x->prompts_per_conc + rc->x->warmups_per_conc);
+	return reqs * osl * (1 + atof(CLIENT_RANGE_RATIO)) / 2;
+}
+
+/* supervise's loop; total > 0: report the tokens generated out of total
+ * at *next_scrape (then a second later), reading /metrics into metrics. */
+static int supervise_loop(row_ctx *rc, pid_t child, const char *what, int *st, double total,
+                          int64_t *next_scrape, ib_buf *metrics)
 {
 	int64_t deadline = rc->o->row_timeout_s > 0
 	                       ? ib_now_ns() + (int64_t)(rc->o->row_timeout_s * 1e9)
@@ -403,10 +444,33 @@ static int supervise(row_ctx *rc, pid_t child, const char *what, int *st)
 			return fail(rc, RUN_FAILED, "the %s took longer than --row-timeout %.0f s",
 			            what, rc->o->row_timeout_s);
 		}
+		if (total > 0 && ib_now_ns() >= *next_scrape) {
+			double done = generated_tokens(rc, metrics);
+			if (done >= 0)
+				run_row_progress(rc, done, total);
+			*next_scrape = ib_now_ns() + 1000000000LL;
+		}
 		run_sleep_ms(pause);
 		if (pause < 100)
 			pause *= 2;
 	}
+}
+
+/* Runs a child to its end while watching the stop flag, the deadline and
+ * (when watch != 0) the server's liveness. Returns RUN_RUNNING with *st.
+ * During the simulator's benchmark it reports the tokens generated so far
+ * about once a second (run_row_progress). */
+static int supervise(row_ctx *rc, pid_t child, const char *what, int *st)
+{
+	bool watch_tokens =
+	    rc->o->on_event && rc->o->engine == RUN_ENGINE_SIM && !strcmp(what, "benchmark");
+	double total = watch_tokens ? expected_tokens(rc) : 0;
+	int64_t next_scrape = ib_now_ns() + 1000000000LL;
+	ib_buf metrics = {0};
+	int r = supervise_loop(rc, child, what, st, watch_tokens && total > 0 ? total : 0,
+	                       &next_scrape, &metrics);
+	ib_buf_free(&metrics);
+	return r;
 }
 
 static int engine_sim(row_ctx *rc)

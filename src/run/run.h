@@ -56,6 +56,10 @@ typedef struct {
 	bool reused;          /* done: found in the store, not run */
 	double seconds;       /* wall time of this attempt (end states) */
 	double eta_seconds;   /* < 0: unknown */
+	/* progress within a running row (state RUN_RUNNING, tokens_total > 0):
+	 * output tokens the simulator has generated for it so far, and about how
+	 * many the row will generate in all (warmups included) */
+	double tokens_done, tokens_total;
 } run_event;
 
 typedef struct {

@@ -30,6 +30,18 @@ check '[ $rc = 0 ] && [ "$n" = 53 ] && [ -z "$(ls -A "$tmp/store/rows" 2>/dev/nu
 	"run --dry-run lists the 53 rows (index, identity, name) and runs none (rc $rc, $n lines)"
 check '[ "$(head -1 "$tmp/dry.out" | cut -f1)" = 0 ] && [ "$(tail -1 "$tmp/dry.out" | cut -f1)" = 52 ]' "in order"
 
+# on a terminal, a running row shows the tokens its simulator has generated
+if command -v script >/dev/null 2>&1 && [ -f "$tok/tokenizer.json" ]; then
+	script -qec "'$bin' run '$tmp/seed.json' --rows 2 --results '$tmp/tty' --tokenizer '$tok' --time-scale 20 --prompts-per-conc 2" \
+		/dev/null >"$tmp/tty.out" 2>&1
+	check 'tr "\r" "\n" <"$tmp/tty.out" | grep -aEq "running minimaxm3.*: [0-9]+ of ~14746 tokens \([0-9]+%\)"' \
+		"a running row's progress line counts its tokens: $(tr '\r' '\n' <"$tmp/tty.out" | tail -n 3)"
+	check '"$bin" run "$tmp/seed.json" --rows 2 --results "$tmp/tty" --status 2>&1 | grep -q "1 done"' \
+		"and the row is done"
+else
+	echo "skipped: the progress-line check needs script(1) and the tokenizer fixture"
+fi
+
 # changelog process's output as run's matrix
 cl=tests/golden/matrix/changelog/P02-trim-conc.out.json
 "$bin" run "$cl" --results "$tmp/cl" --dry-run >"$tmp/cl.out" 2>"$tmp/cl.err"
