@@ -152,7 +152,10 @@ typedef struct {
 	int *series;        /* series index per row */
 	const char **skeys; /* series keys */
 	const char **shw;   /* series hwKey */
+	size_t *sfirst;     /* series -> its first row */
 	size_t nseries;
+	size_t *gid; /* group (model x sequence) index per row, first-appearance order */
+	size_t ngroups;
 	double *ys; /* per row, the menu metrics' values (NaN: absent) */
 } page;
 
@@ -212,48 +215,91 @@ static void to_lib_row(const rep_agg_row *r, rep_row *out)
 	out->f[REP_F_OSL] = r->osl, out->has[REP_F_OSL] = true;
 }
 
-/* The dashboard's latest-date reduction (rep_latest_rows) within each model
- * x sequence of the official rows and of each compared run. */
-static int latest_only(page *p)
+/* Ids of keys[0..n) in first-appearance order (rep_first_seen_ids) and their
+ * buckets. */
+static int bucket_keys(const char **keys, size_t n, size_t *ids, size_t *nids, size_t **off,
+                       size_t **members)
+{
+	int rc = rep_first_seen_ids(keys, n, ids, nids);
+	return rc ? rc : rep_bucket_ids(ids, n, *nids, off, members);
+}
+
+/* Groups (model x sequence) in order of first appearance, and the dashboard's
+ * latest-date reduction (rep_latest_rows) within each group of the official
+ * rows and of each compared run. */
+static int groups_and_latest(page *p)
 {
 	const rep_rowset *rs = p->rs;
-	size_t n = rs->n, *idx = malloc((n ? n : 1) * sizeof *idx);
+	size_t n = rs->n, nl = 0, *lid = malloc((n ? n : 1) * sizeof *lid), *off = NULL,
+	       *mem = NULL;
+	const char **keys = malloc((n ? n : 1) * sizeof *keys);
 	rep_row *sub = malloc((n ? n : 1) * sizeof *sub);
-	bool *done = calloc(n ? n : 1, sizeof *done), *keep = malloc((n ? n : 1) * sizeof *keep);
-	int rc = idx && sub && done && keep ? 0 : IB_ENOMEM;
+	bool *keep = malloc((n ? n : 1) * sizeof *keep);
+	ib_arena *ka = ib_arena_new();
+	int rc = lid && keys && sub && keep && ka ? 0 : IB_ENOMEM;
 	for (size_t i = 0; !rc && i < n; i++) {
-		if (done[i])
-			continue;
-		const rep_agg_row *x = &rs->rows[i];
-		size_t m = 0;
-		for (size_t k = i; k < n; k++) {
-			const rep_agg_row *y = &rs->rows[k];
-			if (!done[k] && y->overlay == x->overlay && y->isl == x->isl &&
-			    y->osl == x->osl && !strcmp(y->model, x->model)) {
-				done[k] = true;
-				idx[m] = k;
-				sub[m++] = p->rows[k];
-			}
-		}
-		rep_latest_rows(sub, m, keep);
-		for (size_t k = 0; k < m; k++)
-			p->keep[idx[k]] = keep[k];
+		const rep_agg_row *r = &rs->rows[i];
+		if (!(keys[i] = ib_arena_printf(ka, "%d/%d/%s", r->isl, r->osl, r->model)))
+			rc = IB_ENOMEM;
 	}
-	free(idx);
+	if (!rc)
+		rc = rep_first_seen_ids(keys, n, p->gid, &p->ngroups);
+	for (size_t i = 0; !rc && i < n; i++)
+		if (!(keys[i] = ib_arena_printf(ka, "%d|%zu", rs->rows[i].overlay, p->gid[i])))
+			rc = IB_ENOMEM;
+	if (!rc)
+		rc = bucket_keys(keys, n, lid, &nl, &off, &mem);
+	for (size_t g = 0; !rc && g < nl; g++) {
+		size_t m = off[g + 1] - off[g];
+		for (size_t k = 0; k < m; k++)
+			sub[k] = p->rows[mem[off[g] + k]];
+		rc = rep_latest_rows(sub, m, keep);
+		for (size_t k = 0; !rc && k < m; k++)
+			p->keep[mem[off[g] + k]] = keep[k];
+	}
+	free(lid);
+	free(keys);
 	free(sub);
-	free(done);
 	free(keep);
+	free(off);
+	free(mem);
+	ib_arena_free(ka);
 	return rc;
 }
 
-static int series_of(page *p, const char *key, const char *hw)
+/* Series keys per row, numbered in order of first appearance. */
+static int series_ids(page *p)
 {
-	for (size_t s = 0; s < p->nseries; s++)
-		if (!strcmp(p->skeys[s], key))
-			return (int)s;
-	p->skeys[p->nseries] = key;
-	p->shw[p->nseries] = hw;
-	return (int)p->nseries++;
+	const rep_rowset *rs = p->rs;
+	size_t n = rs->n, *ids = malloc((n ? n : 1) * sizeof *ids);
+	const char **keys = malloc((n ? n : 1) * sizeof *keys),
+	           **hws = malloc((n ? n : 1) * sizeof *hws);
+	int rc = ids && keys && hws ? 0 : IB_ENOMEM;
+	for (size_t i = 0; !rc && i < n; i++) {
+		char hk[128];
+		rep_hardware_key(&p->rows[i], p->gpus, hk, sizeof hk);
+		const rep_agg_row *r = &rs->rows[i];
+		keys[i] = r->overlay >= 0
+		              ? ib_arena_printf(p->j.a, "%s_%s_run%d", hk, r->precision, r->overlay)
+		              : ib_arena_printf(p->j.a, "%s_%s", hk, r->precision);
+		hws[i] = ib_arena_strdup(p->j.a, hk);
+		if (!keys[i] || !hws[i])
+			rc = IB_ENOMEM;
+	}
+	if (!rc)
+		rc = rep_first_seen_ids(keys, n, ids, &p->nseries);
+	for (size_t i = 0; !rc && i < n; i++) {
+		p->series[i] = (int)ids[i];
+		if (p->skeys[ids[i]])
+			continue;
+		p->skeys[ids[i]] = keys[i];
+		p->shw[ids[i]] = hws[i];
+		p->sfirst[ids[i]] = i;
+	}
+	free(ids);
+	free(keys);
+	free(hws);
+	return rc;
 }
 
 static ib_val *series_json(page *p)
@@ -290,10 +336,7 @@ static ib_val *series_json(page *p)
 		while (rank < nh && order[rank] != k)
 			rank++;
 		/* the first row of the series gives its identity */
-		const rep_agg_row *r = NULL;
-		for (size_t i = 0; i < p->rs->n && !r; i++)
-			if (p->series[i] == (int)s)
-				r = &p->rs->rows[i];
+		const rep_agg_row *r = &p->rs->rows[p->sfirst[s]];
 		ib_val *m = jmap(j);
 		set(j, m, "key", jstr(j, p->skeys[s]));
 		set(j, m, "hw", jstr(j, p->shw[s]));
@@ -507,24 +550,25 @@ static const char *fingerprint_warning(page *p, const size_t *gi, size_t gn)
 	return NULL;
 }
 
-static int group_json(page *p, const char *model, int isl, int osl, ib_val *groups, ib_error *e)
+/* The group of the rows members[0..nm) (in row order): its kept rows' views. */
+static int group_json(page *p, const size_t *members, size_t nm, ib_val *groups, ib_error *e)
 {
 	jb *j = &p->j;
-	size_t n = p->rs->n, gn = 0;
-	size_t *gi = malloc((n ? n : 1) * sizeof *gi);
-	rep_row *grows = malloc((n ? n : 1) * sizeof *grows);
-	int rc = 0;
+	size_t gn = 0;
+	size_t *gi = malloc((nm ? nm : 1) * sizeof *gi);
+	rep_row *grows = malloc((nm ? nm : 1) * sizeof *grows);
+	const rep_agg_row *r0 = &p->rs->rows[members[0]];
+	const char *model = r0->model;
+	int isl = r0->isl, osl = r0->osl, rc = 0;
 	if (!gi || !grows) {
 		rc = IB_ENOMEM;
 		goto done;
 	}
-	for (size_t i = 0; i < n; i++) {
-		const rep_agg_row *r = &p->rs->rows[i];
-		if (p->keep[i] && !strcmp(r->model, model) && r->isl == isl && r->osl == osl) {
-			gi[gn] = i;
-			grows[gn++] = p->rows[i];
+	for (size_t k = 0; k < nm; k++)
+		if (p->keep[members[k]]) {
+			gi[gn] = members[k];
+			grows[gn++] = p->rows[members[k]];
 		}
-	}
 	ib_val *g = jmap(j), *views = jmap(j), *rows = jlist(j);
 	set(j, g, "model", jstr(j, model));
 	set(j, g, "modelLabel", jstr(j, lookup(model_labels, model)));
@@ -555,20 +599,13 @@ done:
 /* Groups (model x sequence) in order of first appearance. */
 static int groups_json(page *p, ib_val *groups, ib_error *e)
 {
-	const rep_rowset *rs = p->rs;
-	for (size_t i = 0; i < rs->n; i++) {
-		const rep_agg_row *r = &rs->rows[i];
-		bool seen = false;
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = !strcmp(rs->rows[k].model, r->model) && rs->rows[k].isl == r->isl &&
-			       rs->rows[k].osl == r->osl;
-		if (seen)
-			continue;
-		int rc = group_json(p, r->model, r->isl, r->osl, groups, e);
-		if (rc)
-			return rc;
-	}
-	return 0;
+	size_t *off = NULL, *mem = NULL;
+	int rc = rep_bucket_ids(p->gid, p->rs->n, p->ngroups, &off, &mem);
+	for (size_t g = 0; !rc && g < p->ngroups; g++)
+		rc = group_json(p, mem + off[g], off[g + 1] - off[g], groups, e);
+	free(off);
+	free(mem);
+	return rc;
 }
 
 static ib_val *meta_json(page *p)
@@ -629,15 +666,14 @@ static double vnum(const ib_val *v)
 	return !v ? NAN : v->type == IB_V_FLOAT ? v->f : v->type == IB_V_INT ? (double)v->i : NAN;
 }
 
-static bool in_list(const ib_val *l, long long row, size_t stride, size_t *at)
+/* Marks the rows of list l (every stride-th entry, a row index below n):
+ * mark[row] = 1 + the entry's position. */
+static void mark_rows(const ib_val *l, size_t stride, size_t n, size_t *mark)
 {
 	for (size_t k = 0; l && k < l->list.n; k += stride)
-		if (l->list.v[k]->type == IB_V_INT && l->list.v[k]->i == row) {
-			if (at)
-				*at = k;
-			return true;
-		}
-	return false;
+		if (l->list.v[k]->type == IB_V_INT && l->list.v[k]->i >= 0 &&
+		    (unsigned long long)l->list.v[k]->i < n && !mark[l->list.v[k]->i])
+			mark[l->list.v[k]->i] = k + 1;
 }
 
 int rep_view_points(const ib_val *data, const ib_val *g, const char *key, rep_vpt **out, size_t *n)
@@ -645,7 +681,7 @@ int rep_view_points(const ib_val *data, const ib_val *g, const char *key, rep_vp
 	const ib_val *v = ib_map_get(ib_map_get(g, "views"), key);
 	const ib_val *rows = ib_map_get(g, "rows"), *all = ib_map_get(data, "rows");
 	const char *bar = strchr(key, '|'), *bar2 = bar ? strchr(bar + 1, '|') : NULL;
-	if (!v || !rows || !bar2)
+	if (!v || !rows || !all || !bar2)
 		return IB_ENOENT;
 	size_t xi = 0, yi = 0;
 	while (x_all[xi] && strcmp(x_all[xi], bar2 + 1))
@@ -655,29 +691,42 @@ int rep_view_points(const ib_val *data, const ib_val *g, const char *key, rep_vp
 		yi++;
 	if (!x_all[xi] || yi == NMENU)
 		return IB_ENOENT;
+	size_t na = all->list.n;
+	size_t *drop = calloc(na + 1, sizeof *drop), *roof = calloc(na + 1, sizeof *roof),
+	       *xy = calloc(na + 1, sizeof *xy);
 	*out = malloc((rows->list.n + 1) * sizeof **out);
-	if (!*out)
+	if (!drop || !roof || !xy || !*out) {
+		free(drop);
+		free(roof);
+		free(xy);
+		free(*out);
+		*out = NULL;
 		return IB_ENOMEM;
-	const ib_val *drop = ib_map_get(v, "drop"), *roof = ib_map_get(v, "roof"),
-	             *xy = ib_map_get(v, "xy");
+	}
+	const ib_val *xyl = ib_map_get(v, "xy");
+	mark_rows(ib_map_get(v, "drop"), 2, na, drop);
+	mark_rows(ib_map_get(v, "roof"), 1, na, roof);
+	mark_rows(xyl, 3, na, xy);
 	*n = 0;
 	for (size_t k = 0; k < rows->list.n; k++) {
 		long long row = rows->list.v[k]->i;
-		if (in_list(drop, row, 2, NULL))
+		if (row < 0 || (unsigned long long)row >= na || drop[row])
 			continue;
 		const ib_val *r = all->list.v[row];
 		rep_vpt *p = &(*out)[(*n)++];
-		size_t at;
 		p->row = row;
-		p->roof = in_list(roof, row, 1, NULL);
-		if (in_list(xy, row, 3, &at)) {
-			p->x = vnum(xy->list.v[at + 1]);
-			p->y = vnum(xy->list.v[at + 2]);
+		p->roof = roof[row] != 0;
+		if (xy[row]) {
+			p->x = vnum(xyl->list.v[xy[row]]);
+			p->y = vnum(xyl->list.v[xy[row] + 1]);
 		} else {
 			p->x = vnum(ib_map_get(r, "x")->list.v[xi]);
 			p->y = vnum(ib_map_get(r, "y")->list.v[yi]);
 		}
 	}
+	free(drop);
+	free(roof);
+	free(xy);
 	return 0;
 }
 
@@ -701,31 +750,21 @@ int rep_page_data(ib_arena *a, const rep_rowset *rs, const ib_diags *d, const re
 	p.series = calloc(n, sizeof *p.series);
 	p.skeys = calloc(n, sizeof *p.skeys);
 	p.shw = calloc(n, sizeof *p.shw);
+	p.sfirst = calloc(n, sizeof *p.sfirst);
+	p.gid = calloc(n, sizeof *p.gid);
 	p.ys = calloc(n * NMENU, sizeof *p.ys);
 	int rc = 0;
-	if (!p.rows || !p.keep || !p.series || !p.skeys || !p.shw || !p.ys) {
+	if (!p.rows || !p.keep || !p.series || !p.skeys || !p.shw || !p.sfirst || !p.gid || !p.ys) {
 		rc = IB_ENOMEM;
 		goto done;
 	}
 	for (size_t i = 0; i < rs->n; i++)
 		to_lib_row(&rs->rows[i], &p.rows[i]);
-	rc = latest_only(&p);
+	rc = groups_and_latest(&p);
+	if (!rc)
+		rc = series_ids(&p);
 	if (rc)
 		goto done;
-	for (size_t i = 0; i < rs->n; i++) {
-		char hk[128];
-		rep_hardware_key(&p.rows[i], p.gpus, hk, sizeof hk);
-		const rep_agg_row *r = &rs->rows[i];
-		const char *key = r->overlay >= 0 ? ib_arena_printf(a, "%s_%s_run%d", hk,
-		                                                    r->precision, r->overlay)
-		                                  : ib_arena_printf(a, "%s_%s", hk, r->precision);
-		const char *hw = ib_arena_strdup(a, hk);
-		if (!key || !hw) {
-			rc = IB_ENOMEM;
-			goto done;
-		}
-		p.series[i] = series_of(&p, key, hw);
-	}
 	jb *j = &p.j;
 	ib_val *root = jmap(j), *rows = jlist(j), *groups = jlist(j), *evals = NULL;
 	set(j, root, "title", jstr(j, o && o->title ? o->title : "infbench report"));
@@ -739,9 +778,9 @@ int rep_page_data(ib_arena *a, const rep_rowset *rs, const ib_diags *d, const re
 	set(j, root, "rows", rows);
 	rc = j->oom ? IB_ENOMEM : groups_json(&p, groups, e);
 	if (!rc && o && o->compare)
-		rc = rep_page_data_compare(a, rs, p.rows, p.keep, p.gpus, groups);
+		rc = rep_page_data_compare(a, rs, p.rows, p.keep, p.gid, p.gpus, groups);
 	if (!rc)
-		rc = rep_page_data_trends(a, rs, p.rows, p.series, p.gpus, groups);
+		rc = rep_page_data_trends(a, rs, p.rows, p.series, p.gid, p.gpus, groups);
 	set(j, root, "groups", groups);
 	if (!rc)
 		rc = rep_page_data_evals(a, rs, &evals);
@@ -757,6 +796,8 @@ done:
 	free(p.series);
 	free(p.skeys);
 	free(p.shw);
+	free(p.sfirst);
+	free(p.gid);
 	free(p.ys);
 	if (rc == IB_ENOMEM)
 		ib_fail(e, rc, NULL, 0, 0, "out of memory");

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const field_names[REP_F__COUNT] = {
@@ -146,25 +147,106 @@ int rep_row_from_json(const ib_val *o, size_t index, rep_row *r, ib_error *e)
 	return 0;
 }
 
-static bool same_str(const char *a, const char *b)
+static const char *or_empty(const char *s)
 {
-	return !strcmp(a ? a : "", b ? b : "");
+	return s ? s : "";
 }
 
-void rep_latest_rows(const rep_row *rows, size_t n, bool *keep)
+typedef struct {
+	const rep_row *r;
+	size_t i;
+} row_ref;
+
+/* The dashboard's configuration of a row: (hw, framework, spec, disagg, precision). */
+static int cmp_config(const void *x, const void *y)
 {
-	for (size_t i = 0; i < n; i++) {
-		const rep_row *r = &rows[i];
-		keep[i] = true;
-		for (size_t j = 0; j < n && keep[i]; j++) {
-			const rep_row *o = &rows[j];
-			if (same_str(r->hw, o->hw) && same_str(r->framework, o->framework) &&
-			    same_str(r->spec_decoding, o->spec_decoding) &&
-			    r->disagg == o->disagg && same_str(r->precision, o->precision) &&
-			    strcmp(o->date ? o->date : "", r->date ? r->date : "") > 0)
-				keep[i] = false;
-		}
+	const rep_row *a = ((const row_ref *)x)->r, *b = ((const row_ref *)y)->r;
+	int c = strcmp(or_empty(a->hw), or_empty(b->hw));
+	if (!c)
+		c = strcmp(or_empty(a->framework), or_empty(b->framework));
+	if (!c)
+		c = strcmp(or_empty(a->spec_decoding), or_empty(b->spec_decoding));
+	if (!c)
+		c = (a->disagg > b->disagg) - (a->disagg < b->disagg);
+	return c ? c : strcmp(or_empty(a->precision), or_empty(b->precision));
+}
+
+int rep_latest_rows(const rep_row *rows, size_t n, bool *keep)
+{
+	row_ref *v = malloc((n ? n : 1) * sizeof *v);
+	if (!v)
+		return IB_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		v[i] = (row_ref){&rows[i], i};
+	qsort(v, n, sizeof *v, cmp_config);
+	/* a row is kept when no row of its configuration has a later date: its
+	 * date is the configuration's latest */
+	for (size_t lo = 0, hi; lo < n; lo = hi) {
+		const char *latest = or_empty(v[lo].r->date);
+		for (hi = lo + 1; hi < n && !cmp_config(&v[lo], &v[hi]); hi++)
+			if (strcmp(or_empty(v[hi].r->date), latest) > 0)
+				latest = or_empty(v[hi].r->date);
+		for (size_t k = lo; k < hi; k++)
+			keep[v[k].i] = !strcmp(or_empty(v[k].r->date), latest);
 	}
+	free(v);
+	return 0;
+}
+
+typedef struct {
+	const char *s;
+	size_t i;
+} str_ref;
+
+static int cmp_str_ref(const void *x, const void *y)
+{
+	const str_ref *a = x, *b = y;
+	int c = strcmp(a->s, b->s);
+	return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+int rep_first_seen_ids(const char *const *keys, size_t n, size_t *ids, size_t *nids)
+{
+	str_ref *v = malloc((n ? n : 1) * sizeof *v);
+	if (!v)
+		return IB_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		v[i] = (str_ref){keys[i], i};
+	qsort(v, n, sizeof *v, cmp_str_ref);
+	/* ids[i] first holds the index of the first row with keys[i] (<= i) */
+	for (size_t lo = 0, hi; lo < n; lo = hi) {
+		for (hi = lo; hi < n && !strcmp(v[hi].s, v[lo].s); hi++)
+			ids[v[hi].i] = v[lo].i;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		ids[i] = ids[i] == i ? k++ : ids[ids[i]];
+	*nids = k;
+	free(v);
+	return 0;
+}
+
+int rep_bucket_ids(const size_t *ids, size_t n, size_t nids, size_t **off, size_t **members)
+{
+	*off = calloc(nids + 1, sizeof **off);
+	*members = malloc((n ? n : 1) * sizeof **members);
+	if (!*off || !*members) {
+		free(*off);
+		free(*members);
+		*off = *members = NULL;
+		return IB_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		(*off)[ids[i] + 1]++;
+	for (size_t k = 0; k < nids; k++)
+		(*off)[k + 1] += (*off)[k];
+	/* stable: members of one id keep their order; off[k] walks up to off[k + 1] */
+	for (size_t i = 0; i < n; i++)
+		(*members)[(*off)[ids[i]]++] = i;
+	for (size_t k = nids; k > 0; k--)
+		(*off)[k] = (*off)[k - 1];
+	(*off)[0] = 0;
+	return 0;
 }
 
 /* ---- the GPU table (README 6.2) ---- */
