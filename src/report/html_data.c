@@ -362,6 +362,20 @@ done:
 	return list;
 }
 
+/* The menu metrics' values of every row (p->ys). */
+static void fill_ys(page *p)
+{
+	int mi[NMENU];
+	for (size_t k = 0; k < NMENU; k++)
+		mi[k] = rep_metric_lookup(menu[k].key);
+	for (size_t i = 0; i < p->rs->n; i++) {
+		rep_metrics m;
+		rep_derive_metrics(&p->rows[i], p->gpus, NULL, &m, NULL, 0, NULL, 0, NULL);
+		for (size_t k = 0; k < NMENU; k++)
+			p->ys[i * NMENU + k] = mi[k] >= 0 && m.has[mi[k]] ? m.v[mi[k]] : NAN;
+	}
+}
+
 static ib_val *row_json(page *p, size_t i)
 {
 	jb *j = &p->j;
@@ -398,11 +412,8 @@ static ib_val *row_json(page *p, size_t i)
 	for (size_t k = 0; x_all[k]; k++)
 		push(j, x, jnum(j, rep_row_num(r, x_all[k])));
 	set(j, o, "x", x);
-	for (size_t k = 0; k < NMENU; k++) {
-		int mi = rep_metric_lookup(menu[k].key);
-		p->ys[i * NMENU + k] = mi >= 0 && m.has[mi] ? m.v[mi] : NAN;
+	for (size_t k = 0; k < NMENU; k++)
 		push(j, y, jnum(j, p->ys[i * NMENU + k]));
-	}
 	set(j, o, "y", y);
 	/* the table and CSV columns */
 	static const char *const raw[] = {"mean_ttft",
@@ -461,6 +472,9 @@ static int view_json(page *p, const size_t *gi, size_t gn, const rep_row *grows,
 	int mi = rep_metric_lookup(base);
 	if (mi < 0)
 		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "report library lacks metric %s", base);
+	int xfi = rep_field_lookup(xf);
+	if (xfi < 0)
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "report library lacks field %s", xf);
 	bool ttft = strstr(xf, "_ttft") != NULL;
 	par_dir dir = rep_metric_direction((rep_metric)mi, chart == 1);
 	if (chart == 0 && ttft)
@@ -485,7 +499,7 @@ static int view_json(page *p, const size_t *gi, size_t gn, const rep_row *grows,
 		size_t row = gi[cp->row];
 		if (cp->roof)
 			push(j, roof, jint(j, (long long)row));
-		double rx = rep_row_num(&p->rs->rows[row], xf), ry = p->ys[row * NMENU + mk];
+		double rx = p->rows[row].f[xfi], ry = p->ys[row * NMENU + mk];
 		if (!same_num(cp->x, rx) || !same_num(cp->y, ry)) {
 			push(j, xy, jint(j, (long long)row));
 			push(j, xy, jnum(j, cp->x));
@@ -740,6 +754,123 @@ const char *rep_label_framework(const char *key)
 	return lookup(fw_labels, key);
 }
 
+/* ---- thinning: a bounded page ---- */
+
+typedef struct {
+	size_t g, s, i; /* group, series, row */
+} thin_key;
+
+static int cmp_thin(const void *x, const void *y)
+{
+	const thin_key *a = x, *b = y;
+	return a->g != b->g   ? (a->g > b->g ? 1 : -1)
+	       : a->s != b->s ? (a->s > b->s ? 1 : -1)
+	                      : (a->i > b->i) - (a->i < b->i);
+}
+
+/* Marks the rows of the int entries of l at positions k % stride == off. */
+static void mark_list(const ib_val *l, size_t stride, size_t off, size_t n, bool *mark)
+{
+	for (size_t k = off; l && k < l->list.n; k += stride)
+		if (l->list.v[k]->type == IB_V_INT && (unsigned long long)l->list.v[k]->i < n)
+			mark[l->list.v[k]->i] = true;
+}
+
+/* Keeps the entries of list l (groups of `stride`, the row index first)
+ * whose row is embedded, renumbered by to[]. */
+static void remap_list(ib_val *l, size_t stride, const size_t *to, size_t n)
+{
+	size_t w = 0;
+	for (size_t k = 0; l && k + stride <= l->list.n; k += stride) {
+		ib_val *v = l->list.v[k];
+		if (v->type != IB_V_INT || (unsigned long long)v->i >= n || to[v->i] == SIZE_MAX)
+			continue;
+		v->i = (int64_t)to[v->i];
+		for (size_t q = 0; q < stride; q++)
+			l->list.v[w++] = l->list.v[k + q];
+	}
+	if (l)
+		l->list.n = w;
+}
+
+/* Decides which rows the page embeds (*embed[i]) and renumbers the groups'
+ * row lists and views when some are left out: when the groups hold more than
+ * cap rows, every row on a frontier of any view (roof, paths, xy) is kept
+ * and the budget left, cap minus those, is spread evenly over the other rows
+ * ordered by group, series and row. Rows no group draws (older dates) are
+ * then left out too. *thinned says whether anything was. */
+static int thin_rows(page *p, ib_val *groups, size_t cap, bool *embed, bool *thinned)
+{
+	size_t n = p->rs->n, total = 0, nneed = 0, nrest = 0;
+	bool *refd = calloc(n ? n : 1, sizeof *refd), *need = calloc(n ? n : 1, sizeof *need);
+	size_t *to = malloc((n ? n : 1) * sizeof *to);
+	thin_key *rest = NULL;
+	int rc = refd && need && to ? 0 : IB_ENOMEM;
+	*thinned = false;
+	for (size_t g = 0; !rc && g < groups->list.n; g++)
+		mark_list(ib_map_get(groups->list.v[g], "rows"), 1, 0, n, refd);
+	for (size_t i = 0; i < n; i++) {
+		embed[i] = true;
+		total += refd && refd[i];
+	}
+	if (rc || total <= cap)
+		goto done;
+	*thinned = true;
+	for (size_t g = 0; g < groups->list.n; g++) {
+		const ib_val *views = ib_map_get(groups->list.v[g], "views");
+		for (size_t k = 0; views && k < views->map.n; k++) {
+			const ib_val *v = views->map.kv[k].val, *paths = ib_map_get(v, "paths");
+			mark_list(ib_map_get(v, "roof"), 1, 0, n, need);
+			mark_list(ib_map_get(v, "xy"), 3, 0, n, need);
+			for (size_t q = 0; paths && q < paths->list.n; q++)
+				mark_list(paths->list.v[q], 1, 0, n, need);
+		}
+	}
+	if (!(rest = malloc((total ? total : 1) * sizeof *rest))) {
+		rc = IB_ENOMEM;
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		need[i] = need[i] && refd[i];
+		nneed += need[i];
+		if (refd[i] && !need[i])
+			rest[nrest++] = (thin_key){p->gid[i], (size_t)p->series[i], i};
+	}
+	qsort(rest, nrest, sizeof *rest, cmp_thin);
+	size_t budget = cap > nneed ? cap - nneed : 0;
+	for (size_t i = 0; i < n; i++)
+		embed[i] = need[i];
+	for (size_t k = 0; k < nrest; k++) /* budget of nrest, evenly */
+		if (k * budget / nrest != (k + 1) * budget / nrest)
+			embed[rest[k].i] = true;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		to[i] = embed[i] ? m++ : SIZE_MAX;
+	for (size_t g = 0; g < groups->list.n; g++) {
+		ib_val *gr = groups->list.v[g], *views = (ib_val *)ib_map_get(gr, "views");
+		ib_val *rows = (ib_val *)ib_map_get(gr, "rows");
+		size_t before = rows ? rows->list.n : 0;
+		remap_list(rows, 1, to, n);
+		if (rows && rows->list.n != before)
+			set(&p->j, gr, "total", jint(&p->j, (long long)before));
+		for (size_t k = 0; views && k < views->map.n; k++) {
+			ib_val *v = views->map.kv[k].val, *paths = (ib_val *)ib_map_get(v, "paths");
+			remap_list((ib_val *)ib_map_get(v, "roof"), 1, to, n);
+			remap_list((ib_val *)ib_map_get(v, "xy"), 3, to, n);
+			remap_list((ib_val *)ib_map_get(v, "drop"), 2, to, n);
+			for (size_t q = 0; paths && q < paths->list.n; q++)
+				remap_list(paths->list.v[q], 1, to, n);
+		}
+	}
+	rc = p->j.oom ? IB_ENOMEM : 0;
+done:
+	free(refd);
+	free(need);
+	free(to);
+	free(rest);
+	return rc;
+}
+
 int rep_page_data(ib_arena *a, const rep_rowset *rs, const ib_diags *d, const rep_page_opts *o,
                   ib_val **out, ib_error *e)
 {
@@ -765,6 +896,7 @@ int rep_page_data(ib_arena *a, const rep_rowset *rs, const ib_diags *d, const re
 		rc = series_ids(&p);
 	if (rc)
 		goto done;
+	fill_ys(&p);
 	jb *j = &p.j;
 	ib_val *root = jmap(j), *rows = jlist(j), *groups = jlist(j), *evals = NULL;
 	set(j, root, "title", jstr(j, o && o->title ? o->title : "infbench report"));
@@ -773,10 +905,21 @@ int rep_page_data(ib_arena *a, const rep_rowset *rs, const ib_diags *d, const re
 	set(j, root, "runLabel", jstr(j, o && o->run_label ? o->run_label : "run"));
 	set(j, root, "meta", meta_json(&p));
 	set(j, root, "series", series_json(&p));
-	for (size_t i = 0; i < rs->n && !j->oom; i++)
-		push(j, rows, row_json(&p, i));
+	/* the views first: the rows a bounded page must keep are their frontiers */
+	size_t cap = o && o->max_points ? o->max_points : REP_MAX_POINTS;
+	bool thinned = false, *embed = malloc(n * sizeof *embed);
+	rc = !embed || j->oom ? IB_ENOMEM : groups_json(&p, groups, e);
+	if (!rc)
+		rc = thin_rows(&p, groups, cap, embed, &thinned);
+	for (size_t i = 0; !rc && i < rs->n && !j->oom; i++)
+		if (embed[i])
+			push(j, rows, row_json(&p, i));
+	free(embed);
+	if (thinned) {
+		set(j, root, "maxPoints", jint(j, (long long)cap));
+		set(j, root, "rowsTotal", jint(j, (long long)rs->n));
+	}
 	set(j, root, "rows", rows);
-	rc = j->oom ? IB_ENOMEM : groups_json(&p, groups, e);
 	if (!rc && o && o->compare)
 		rc = rep_page_data_compare(a, rs, p.rows, p.keep, p.gid, p.gpus, groups);
 	if (!rc)

@@ -193,36 +193,32 @@ int rep_latest_rows(const rep_row *rows, size_t n, bool *keep)
 	return 0;
 }
 
-typedef struct {
-	const char *s;
-	size_t i;
-} str_ref;
-
-static int cmp_str_ref(const void *x, const void *y)
-{
-	const str_ref *a = x, *b = y;
-	int c = strcmp(a->s, b->s);
-	return c ? c : (a->i > b->i) - (a->i < b->i);
-}
-
 int rep_first_seen_ids(const char *const *keys, size_t n, size_t *ids, size_t *nids)
 {
-	str_ref *v = malloc((n ? n : 1) * sizeof *v);
-	if (!v)
+	/* an open-addressing table of the first row of each key (linear
+	 * probing, at most half full) */
+	size_t cap = 16;
+	while (cap < 2 * n)
+		cap *= 2;
+	size_t *slot = malloc(cap * sizeof *slot);
+	if (!slot)
 		return IB_ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		v[i] = (str_ref){keys[i], i};
-	qsort(v, n, sizeof *v, cmp_str_ref);
-	/* ids[i] first holds the index of the first row with keys[i] (<= i) */
-	for (size_t lo = 0, hi; lo < n; lo = hi) {
-		for (hi = lo; hi < n && !strcmp(v[hi].s, v[lo].s); hi++)
-			ids[v[hi].i] = v[lo].i;
-	}
+	for (size_t k = 0; k < cap; k++)
+		slot[k] = SIZE_MAX;
 	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		ids[i] = ids[i] == i ? k++ : ids[ids[i]];
+	for (size_t i = 0; i < n; i++) {
+		size_t h = (size_t)ib_fnv1a(IB_FNV1A_BASIS, keys[i], strlen(keys[i])) & (cap - 1);
+		while (slot[h] != SIZE_MAX && strcmp(keys[slot[h]], keys[i]))
+			h = (h + 1) & (cap - 1);
+		if (slot[h] == SIZE_MAX) {
+			slot[h] = i;
+			ids[i] = k++;
+		} else {
+			ids[i] = ids[slot[h]];
+		}
+	}
 	*nids = k;
-	free(v);
+	free(slot);
 	return 0;
 }
 

@@ -115,8 +115,9 @@ int rep_latest_rows(const rep_row *rows, size_t n, bool *keep);
 
 /* Numbers the distinct strings of keys[0..n) in order of first appearance:
  * ids[i] is the rank of keys[i]'s first occurrence among the first
- * occurrences, *nids the number of distinct keys. O(n log n): the report's
- * grouping by series, group and date uses it instead of linear searches.
+ * occurrences, *nids the number of distinct keys. O(n) expected (a hash
+ * table): the report's grouping by series, group and date uses it instead of
+ * linear searches.
  * Returns 0 or IB_ENOMEM. */
 int rep_first_seen_ids(const char *const *keys, size_t n, size_t *ids, size_t *nids);
 
