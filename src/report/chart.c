@@ -158,9 +158,8 @@ static int place_points(rep_chart *c, const rep_row *rows, size_t nrows, const r
 {
 	size_t nk = 0, ns = 0, *kid = work, *sid = work + nrows, *off = NULL, *order = NULL;
 	const char **skeys = malloc((nrows ? nrows : 1) * sizeof *skeys);
-	int rc = skeys ? rep_first_seen_ids((const char *const *)keys, nrows, kid, &nk) : IB_ENOMEM;
-	if (!rc)
-		rc = rep_bucket_ids(kid, nrows, nk, &off, &order);
+	int rc = skeys ? rep_group_keys((const char *const *)keys, nrows, kid, &nk, &off, &order)
+	               : IB_ENOMEM;
 	bool is_ttft =
 	    strlen(o->x_field) >= 5 && !strcmp(o->x_field + strlen(o->x_field) - 5, "_ttft");
 	bool clip = rep_metric_is_cost(o->metric) && !isnan(o->cost_limit);

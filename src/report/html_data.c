@@ -215,15 +215,6 @@ static void to_lib_row(const rep_agg_row *r, rep_row *out)
 	out->f[REP_F_OSL] = r->osl, out->has[REP_F_OSL] = true;
 }
 
-/* Ids of keys[0..n) in first-appearance order (rep_first_seen_ids) and their
- * buckets. */
-static int bucket_keys(const char **keys, size_t n, size_t *ids, size_t *nids, size_t **off,
-                       size_t **members)
-{
-	int rc = rep_first_seen_ids(keys, n, ids, nids);
-	return rc ? rc : rep_bucket_ids(ids, n, *nids, off, members);
-}
-
 /* Groups (model x sequence) in order of first appearance, and the dashboard's
  * latest-date reduction (rep_latest_rows) within each group of the official
  * rows and of each compared run. */
@@ -248,7 +239,7 @@ static int groups_and_latest(page *p)
 		if (!(keys[i] = ib_arena_printf(ka, "%d|%zu", rs->rows[i].overlay, p->gid[i])))
 			rc = IB_ENOMEM;
 	if (!rc)
-		rc = bucket_keys(keys, n, lid, &nl, &off, &mem);
+		rc = rep_group_keys(keys, n, lid, &nl, &off, &mem);
 	for (size_t g = 0; !rc && g < nl; g++) {
 		size_t m = off[g + 1] - off[g];
 		for (size_t k = 0; k < m; k++)

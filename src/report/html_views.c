@@ -270,9 +270,7 @@ int rep_page_data_compare(ib_arena *a, const rep_rowset *rs, const rep_row *rows
 			rc = IB_ENOMEM;
 	}
 	if (!rc)
-		rc = rep_first_seen_ids(keys, n, ids, &nids);
-	if (!rc)
-		rc = rep_bucket_ids(ids, n, nids, &off, &mem);
+		rc = rep_group_keys(keys, n, ids, &nids, &off, &mem);
 	if (!rc && !(done = calloc(nids ? nids : 1, sizeof *done)))
 		rc = IB_ENOMEM;
 	for (size_t g = 0; !rc && g < ng; g++)
@@ -433,9 +431,7 @@ int rep_page_data_trends(ib_arena *a, const rep_rowset *rs, const rep_row *rows,
 	if (!rc)
 		rc = rep_bucket_ids(gk, n, ng + 1, &goff, &gmem);
 	if (!rc)
-		rc = rep_first_seen_ids(keys, n, sid, &nids);
-	if (!rc)
-		rc = rep_bucket_ids(sid, n, nids, &soff, &smem);
+		rc = rep_group_keys(keys, n, sid, &nids, &soff, &smem);
 	if (!rc && !(done = calloc(nids ? nids : 1, sizeof *done)))
 		rc = IB_ENOMEM;
 	for (size_t g = 0; !rc && g < ng; g++)

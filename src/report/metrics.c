@@ -528,3 +528,11 @@ void rep_derive_metrics(const rep_row *r, const rep_gpu_table *t, const rep_deri
 			             (r->has[REP_F_PP] && r->f[REP_F_PP] > 1 ? r->f[REP_F_PP] : 1);
 	}
 }
+
+int rep_group_keys(const char *const *keys, size_t n, size_t *ids, size_t *nids, size_t **off,
+                   size_t **members)
+{
+	*off = *members = NULL;
+	int rc = rep_first_seen_ids(keys, n, ids, nids);
+	return rc ? rc : rep_bucket_ids(ids, n, *nids, off, members);
+}

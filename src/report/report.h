@@ -126,6 +126,11 @@ int rep_first_seen_ids(const char *const *keys, size_t n, size_t *ids, size_t *n
  * are malloc'd (free()). Returns 0 or IB_ENOMEM (both NULL then). */
 int rep_bucket_ids(const size_t *ids, size_t n, size_t nids, size_t **off, size_t **members);
 
+/* Both: ids of keys (rep_first_seen_ids), then their buckets (rep_bucket_ids).
+ * Returns 0 or IB_ENOMEM (*off and *members NULL then). */
+int rep_group_keys(const char *const *keys, size_t n, size_t *ids, size_t *nids, size_t **off,
+                   size_t **members);
+
 /* GPU table entry (spec B.6 and README 6.2): power in kW per GPU all-in,
  * $/GPU-hour for the hyperscaler (h), neocloud (n) and 3-year rental (r)
  * columns, TDP in W. */
