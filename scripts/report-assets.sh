@@ -17,4 +17,10 @@ emit() { # name file
 	printf '\n'
 	emit rep_asset_js src/report/assets/page.js
 } >"$out.tmp.$$"
+# the committed file follows .clang-format like every source (make format-check):
+# clang-format only splits the long string literals, which C joins back
+if command -v clang-format >/dev/null; then
+	clang-format --assume-filename=src/report/html_assets.c <"$out.tmp.$$" >"$out.fmt.$$" &&
+		mv "$out.fmt.$$" "$out.tmp.$$"
+fi
 mv "$out.tmp.$$" "$out"

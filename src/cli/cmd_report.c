@@ -4,6 +4,7 @@
 #include "cli/cmd_db.h"
 #include "report/html.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,9 @@ static const char usage[] =
     "                   25/50/75 % of the overlapping interactivity range\n"
     "  --title TEXT     page title (default \"infbench report\")\n"
     "  --run-label NAME the compared run's name (default: \"run\")\n"
+    "  --max-points N   the most rows the page holds (default 20000; 0: every row):\n"
+    "                   above it, every frontier point is kept and the others are\n"
+    "                   sampled evenly per series (frontiers use every row)\n"
     "\n"
     "Rows the dashboard would not draw (unknown GPU, no model, no isl/osl/conc, not an\n"
     "object) are skipped with one warning each on stderr. Exit status: 0, 1 when no row\n"
@@ -42,7 +46,8 @@ static const char usage[] =
     "See docs/report.md.\n";
 
 typedef struct {
-	const char *in, *db, *out, *svg, *format, *baseline, *title, *run_label;
+	const char *in, *db, *out, *svg, *format, *baseline, *title, *run_label, *max_points;
+	size_t max_rows; /* rep_page_opts.max_points */
 	res_db_filter f;
 	bool filtered;
 } report_opts;
@@ -59,6 +64,7 @@ static int parse(int argc, char **argv, report_opts *o)
 		                    : !strcmp(a, "--title")                    ? &o->title
 		                    : !strcmp(a, "--run-label")                ? &o->run_label
 		                    : !strcmp(a, "--db")                       ? &o->db
+		                    : !strcmp(a, "--max-points")               ? &o->max_points
 		                                                               : NULL;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(usage, stdout);
@@ -95,8 +101,14 @@ static int parse(int argc, char **argv, report_opts *o)
 			return CLI_USAGE;
 		}
 	}
+	char *end = NULL;
+	unsigned long long mp = o->max_points ? strtoull(o->max_points, &end, 10) : 0;
+	o->max_rows = !o->max_points ? 0 : mp ? (size_t)mp : SIZE_MAX; /* 0: every row */
 	const char *why =
-	    !o->in && !o->db        ? "AGG.json, DIR or --db URL is required"
+	    o->max_points && (!*o->max_points || *end || o->max_points[0] == '-' ||
+	                      o->max_points[0] == '+' || mp > SIZE_MAX)
+	        ? "--max-points must be a number of rows (0: no limit)"
+	    : !o->in && !o->db      ? "AGG.json, DIR or --db URL is required"
 	    : o->in && o->db        ? "give AGG.json|DIR or --db URL, not both"
 	    : o->filtered && !o->db ? "the filters (--model, --hw, ...) need --db URL"
 	    : strcmp(o->format, "html") && strcmp(o->format, "text") && strcmp(o->format, "json")
@@ -125,7 +137,8 @@ static int render(const report_opts *o, ib_arena *a, const rep_rowset *rs, const
 	rep_page_opts po = {.title = o->title,
 	                    .generated = date,
 	                    .run_label = o->run_label,
-	                    .compare = o->baseline != NULL};
+	                    .compare = o->baseline != NULL,
+	                    .max_points = o->max_rows};
 	ib_error e = {0};
 	ib_val *data = NULL;
 	ib_buf b = {0};

@@ -14,22 +14,6 @@ static const char *or_undef(const char *s)
 	return s ? s : "undefined"; /* what a JS template prints for a missing field */
 }
 
-/* Equality of two numbers as their JS strings (the optimal-point key is
- * `${x}-${y}`): NaN equals NaN, 0 equals -0. */
-static bool same_num(double a, double b)
-{
-	return a == b || (isnan(a) && isnan(b));
-}
-
-/* Index of s in v[0..n), or n. */
-static size_t find_str(const char *const *v, size_t n, const char *s)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(v[i], s))
-			return i;
-	return n;
-}
-
 /* The frontier of one group of points (all of one date, or one overlay run):
  * indices into c->points appended to fr, parts into the series. */
 static int group_front(rep_chart *c, par_dir dir, const size_t *members, size_t nm, size_t *fr,
@@ -55,17 +39,32 @@ static double cmp_point_x(size_t a, size_t b, const void *ctx)
 	return isnan(r) ? 0 : r;
 }
 
-/* Frontier, paths and roof flags of series s. */
-static int series_front(rep_chart *c, const rep_row *rows, size_t s, par_dir dir, size_t *buf,
-                        const char **dates, par_pt *scratch, size_t *idx)
+/* A total order on (x, y) whose equality is that of the numbers' JS strings
+ * (the optimal-point key is `${x}-${y}`): NaN equals NaN (after the
+ * numbers), 0 equals -0. */
+static int cmp_num(double a, double b)
+{
+	if (isnan(a) || isnan(b))
+		return isnan(a) - isnan(b);
+	return (a > b) - (a < b);
+}
+
+static int cmp_xy(const void *x, const void *y)
+{
+	const par_pt *a = x, *b = y;
+	int c = cmp_num(a->x, b->x);
+	return c ? c : cmp_num(a->y, b->y);
+}
+
+/* Frontier, paths and roof flags of series s, whose points are
+ * members[0..nm) in point order. work holds 3 * nm entries, dates nm. */
+static int series_front(rep_chart *c, const rep_row *rows, size_t s, par_dir dir,
+                        const size_t *members, size_t nm, size_t *work, const char **dates,
+                        par_pt *scratch, size_t *idx)
 {
 	rep_series *se = &c->series[s];
-	size_t nm = 0;
-	for (size_t i = 0; i < c->npoints; i++)
-		if (c->points[i].series == s)
-			buf[nm++] = i;
-	size_t *members = buf, *grp = buf + c->npoints, *fr = buf + 2 * c->npoints;
-	size_t nd = 0, nfr = 0;
+	size_t *fr = work, *did = work + nm, *nd_off = NULL, *by_date = NULL;
+	size_t nd = 1, nfr = 0;
 	se->frontier = ib_arena_alloc(c->arena, (nm ? nm : 1) * sizeof *se->frontier);
 	se->path_pts = ib_arena_alloc(c->arena, (nm ? nm : 1) * sizeof *se->path_pts);
 	se->path_off = ib_arena_alloc(c->arena, (nm + 1) * sizeof *se->path_off);
@@ -73,23 +72,23 @@ static int series_front(rep_chart *c, const rep_row *rows, size_t s, par_dir dir
 		return IB_ENOMEM;
 	se->path_off[0] = 0;
 	bool overlay = se->overlay_run >= 0;
-	if (!overlay)
-		for (size_t i = 0; i < nm; i++) {
-			const char *d = or_undef(rows[c->points[members[i]].row].date);
-			if (find_str(dates, nd, d) == nd)
-				dates[nd++] = d;
-		}
-	size_t ngroups = overlay ? 1 : nd;
-	for (size_t g = 0; g < ngroups; g++) {
-		size_t ng = 0;
-		for (size_t i = 0; i < nm; i++)
-			if (overlay ||
-			    !strcmp(or_undef(rows[c->points[members[i]].row].date), dates[g]))
-				grp[ng++] = members[i];
+	/* official points: one group per date, in order of first appearance;
+	 * an overlay run: one group */
+	for (size_t i = 0; i < nm; i++) {
+		dates[i] = overlay ? "" : or_undef(rows[c->points[members[i]].row].date);
+		did[i] = 0;
+	}
+	int rc = overlay ? 0 : rep_first_seen_ids(dates, nm, did, &nd);
+	if (!rc)
+		rc = rep_bucket_ids(did, nm, nd, &nd_off, &by_date);
+	for (size_t g = 0; !rc && g < nd; g++) {
+		size_t ng = nd_off[g + 1] - nd_off[g], *grp = work + 2 * nm;
+		for (size_t i = 0; i < ng; i++)
+			grp[i] = members[by_date[nd_off[g] + i]];
 		size_t start = nfr;
-		int rc = group_front(c, dir, grp, ng, fr, &nfr, scratch, idx);
+		rc = group_front(c, dir, grp, ng, fr, &nfr, scratch, idx);
 		if (rc)
-			return rc;
+			break;
 		size_t part = nfr - start;
 		if (part >= 2) {
 			size_t off = se->path_off[se->npaths];
@@ -98,15 +97,26 @@ static int series_front(rep_chart *c, const rep_row *rows, size_t s, par_dir dir
 		}
 		/* roof: official points equal (x, y) to a frontier point of the date;
 		 * overlay points only when they are on the frontier themselves */
+		if (overlay) {
+			for (size_t j = start; j < nfr; j++)
+				c->points[fr[j]].roof = true;
+			continue;
+		}
+		for (size_t j = 0; j < part; j++) {
+			const rep_chart_point *q = &c->points[fr[start + j]];
+			scratch[j] = (par_pt){NULL, q->x, q->y};
+		}
+		qsort(scratch, part, sizeof *scratch, cmp_xy);
 		for (size_t i = 0; i < ng; i++) {
 			rep_chart_point *p = &c->points[grp[i]];
-			for (size_t j = start; j < nfr && !p->roof; j++) {
-				const rep_chart_point *q = &c->points[fr[j]];
-				p->roof = overlay ? fr[j] == grp[i]
-				                  : (same_num(q->x, p->x) && same_num(q->y, p->y));
-			}
+			par_pt key = {NULL, p->x, p->y};
+			p->roof = part && bsearch(&key, scratch, part, sizeof *scratch, cmp_xy);
 		}
 	}
+	free(nd_off);
+	free(by_date);
+	if (rc)
+		return rc;
 	memcpy(se->frontier, fr, nfr * sizeof *fr);
 	se->nfrontier = nfr;
 	return par_stable_sort(se->frontier, nfr, cmp_point_x, c->points);
@@ -121,74 +131,72 @@ static bool point_y(const rep_chart *c, size_t i, rep_metric m, double *y)
 	return true;
 }
 
-static int add_series(rep_chart *c, const char *key, const char *hw, const char *prec, int run,
-                      size_t *out)
+/* The dashboard's drop of row i from the chart, or NULL; *x gets its x. */
+static const char *drop_reason(const rep_chart *c, const rep_row *r, size_t i,
+                               const rep_chart_opts *o, int xf, bool is_ttft, bool clip, double *x,
+                               double *y)
 {
-	for (size_t s = 0; s < c->nseries; s++)
-		if (!strcmp(c->series[s].key, key)) {
-			*out = s;
-			return 0;
-		}
-	rep_series *se = &c->series[c->nseries];
-	memset(se, 0, sizeof *se);
-	se->key = ib_arena_strdup(c->arena, key);
-	se->hw_key = hw;
-	se->precision = prec;
-	se->overlay_run = run;
-	if (!se->key)
-		return IB_ENOMEM;
-	*out = c->nseries++;
-	return 0;
+	*x = r->has[xf] && !isnan(r->f[xf]) ? r->f[xf] : 0;
+	if (!point_y(c, i, o->metric, y))
+		return "no-metric";
+	if (clip && *y > o->cost_limit)
+		return "cost-limit";
+	if (is_ttft) {
+		if (*x <= 0)
+			*x = NAN;
+		if (isnan(*x) || *x > o->latency_limit)
+			return "latency-limit";
+	}
+	return NULL;
 }
 
+/* Points regrouped by series key (hwKey) in first-appearance order, then row
+ * order; series in order of first appearance among the points. work holds
+ * 2 * nrows entries. */
 static int place_points(rep_chart *c, const rep_row *rows, size_t nrows, const rep_chart_opts *o,
-                        int xf, char **keys)
+                        int xf, char **keys, size_t *work)
 {
-	/* regroup by series key (hwKey) in first-appearance order */
-	size_t nk = 0;
-	const char **order = ib_arena_alloc(c->arena, (nrows ? nrows : 1) * sizeof *order);
-	if (!order)
-		return IB_ENOMEM;
-	for (size_t i = 0; i < nrows; i++)
-		if (find_str(order, nk, keys[i]) == nk)
-			order[nk++] = keys[i];
+	size_t nk = 0, ns = 0, *kid = work, *sid = work + nrows, *off = NULL, *order = NULL;
+	const char **skeys = malloc((nrows ? nrows : 1) * sizeof *skeys);
+	int rc = skeys ? rep_group_keys((const char *const *)keys, nrows, kid, &nk, &off, &order)
+	               : IB_ENOMEM;
 	bool is_ttft =
 	    strlen(o->x_field) >= 5 && !strcmp(o->x_field + strlen(o->x_field) - 5, "_ttft");
 	bool clip = rep_metric_is_cost(o->metric) && !isnan(o->cost_limit);
-	for (size_t k = 0; k < nk; k++)
-		for (size_t i = 0; i < nrows; i++) {
-			if (strcmp(keys[i], order[k]))
-				continue;
-			const rep_row *r = &rows[i];
-			double y, x = r->has[xf] && !isnan(r->f[xf]) ? r->f[xf] : 0;
-			const char *why = NULL;
-			if (!point_y(c, i, o->metric, &y))
-				why = "no-metric";
-			else if (clip && y > o->cost_limit)
-				why = "cost-limit";
-			if (!why && is_ttft) {
-				if (x <= 0)
-					x = NAN;
-				if (isnan(x) || x > o->latency_limit)
-					why = "latency-limit";
-			}
-			if (why) {
-				c->dropped[c->ndropped++] = (rep_dropped){i, why};
-				continue;
-			}
-			const char *prec = or_undef(r->precision);
-			char *skey = r->overlay_run >= 0
-			                 ? ib_arena_printf(c->arena, "%s_%s_run%d", keys[i], prec,
-			                                   r->overlay_run)
-			                 : ib_arena_printf(c->arena, "%s_%s", keys[i], prec);
-			size_t s;
-			int rc = skey ? add_series(c, skey, keys[i], prec, r->overlay_run, &s)
-			              : IB_ENOMEM;
-			if (rc)
-				return rc;
-			c->points[c->npoints++] = (rep_chart_point){i, s, x, y, false};
+	for (size_t t = 0; !rc && t < nrows; t++) {
+		size_t i = order[t];
+		const rep_row *r = &rows[i];
+		double x, y;
+		const char *why = drop_reason(c, r, i, o, xf, is_ttft, clip, &x, &y);
+		if (why) {
+			c->dropped[c->ndropped++] = (rep_dropped){i, why};
+			continue;
 		}
-	return 0;
+		const char *prec = or_undef(r->precision);
+		skeys[c->npoints] =
+		    r->overlay_run >= 0
+		        ? ib_arena_printf(c->arena, "%s_%s_run%d", keys[i], prec, r->overlay_run)
+		        : ib_arena_printf(c->arena, "%s_%s", keys[i], prec);
+		if (!skeys[c->npoints])
+			rc = IB_ENOMEM;
+		c->points[c->npoints++] = (rep_chart_point){i, 0, x, y, false};
+	}
+	if (!rc)
+		rc = rep_first_seen_ids(skeys, c->npoints, sid, &ns);
+	for (size_t p = 0; !rc && p < c->npoints; p++) {
+		const rep_row *r = &rows[c->points[p].row];
+		c->points[p].series = sid[p];
+		if (sid[p] < c->nseries)
+			continue;
+		c->series[c->nseries++] = (rep_series){.key = skeys[p],
+		                                       .hw_key = keys[c->points[p].row],
+		                                       .precision = or_undef(r->precision),
+		                                       .overlay_run = r->overlay_run};
+	}
+	free(skeys);
+	free(off);
+	free(order);
+	return rc;
 }
 
 int rep_chart_series(const rep_row *rows, size_t nrows, const rep_chart_opts *o, rep_chart **out,
@@ -229,9 +237,17 @@ int rep_chart_series(const rep_row *rows, size_t nrows, const rep_chart_opts *o,
 		if (!(keys[i] = ib_arena_strdup(c->arena, key)))
 			goto fail;
 	}
-	rc = place_points(c, rows, nrows, o, xf, keys);
+	rc = place_points(c, rows, nrows, o, xf, keys, buf);
+	size_t *sid = buf, *off = NULL, *members = NULL;
+	for (size_t p = 0; !rc && p < c->npoints; p++)
+		sid[p] = c->points[p].series;
+	if (!rc)
+		rc = rep_bucket_ids(sid, c->npoints, c->nseries, &off, &members);
 	for (size_t s = 0; s < c->nseries && !rc; s++)
-		rc = series_front(c, rows, s, o->dir, buf, dates, scratch, idx);
+		rc = series_front(c, rows, s, o->dir, members + off[s], off[s + 1] - off[s], buf,
+		                  dates, scratch, idx);
+	free(off);
+	free(members);
 	if (rc)
 		goto fail;
 	free(buf);

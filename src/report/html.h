@@ -110,10 +110,19 @@ typedef struct {
 	const char *generated; /* shown in the caption (a date); NULL: none */
 	const char *run_label; /* the compared run's name (comparison view); NULL: "run" */
 	bool compare;          /* rows with overlay >= 0 are a run drawn over the others */
+	/* The most rows the page embeds (a bounded page; docs/report.md): above
+	 * it, every row on a frontier of any view is kept and the rest thinned
+	 * evenly per group and series. 0: REP_MAX_POINTS; SIZE_MAX: every row. */
+	size_t max_points;
 } rep_page_opts;
 
+#define REP_MAX_POINTS 20000
+
 /* Builds the page data (every view's points, derived metrics and library
- * frontiers) as a JSON value in a. Returns 0 or IB_ENOMEM / IB_EINVAL. */
+ * frontiers) as a JSON value in a. Frontiers are computed on every row; when
+ * more rows than o->max_points would be drawn, the data holds the frontier
+ * rows and an even sample of the others ("maxPoints" and "rowsTotal" in the
+ * root, "total" in each thinned group). Returns 0 or IB_ENOMEM / IB_EINVAL. */
 int rep_page_data(ib_arena *a, const rep_rowset *rs, const ib_diags *d, const rep_page_opts *o,
                   ib_val **out, ib_error *e);
 

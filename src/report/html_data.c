@@ -152,7 +152,10 @@ typedef struct {
 	int *series;        /* series index per row */
 	const char **skeys; /* series keys */
 	const char **shw;   /* series hwKey */
+	size_t *sfirst;     /* series -> its first row */
 	size_t nseries;
+	size_t *gid; /* group (model x sequence) index per row, first-appearance order */
+	size_t ngroups;
 	double *ys; /* per row, the menu metrics' values (NaN: absent) */
 } page;
 
@@ -212,48 +215,82 @@ static void to_lib_row(const rep_agg_row *r, rep_row *out)
 	out->f[REP_F_OSL] = r->osl, out->has[REP_F_OSL] = true;
 }
 
-/* The dashboard's latest-date reduction (rep_latest_rows) within each model
- * x sequence of the official rows and of each compared run. */
-static int latest_only(page *p)
+/* Groups (model x sequence) in order of first appearance, and the dashboard's
+ * latest-date reduction (rep_latest_rows) within each group of the official
+ * rows and of each compared run. */
+static int groups_and_latest(page *p)
 {
 	const rep_rowset *rs = p->rs;
-	size_t n = rs->n, *idx = malloc((n ? n : 1) * sizeof *idx);
+	size_t n = rs->n, nl = 0, *lid = malloc((n ? n : 1) * sizeof *lid), *off = NULL,
+	       *mem = NULL;
+	const char **keys = malloc((n ? n : 1) * sizeof *keys);
 	rep_row *sub = malloc((n ? n : 1) * sizeof *sub);
-	bool *done = calloc(n ? n : 1, sizeof *done), *keep = malloc((n ? n : 1) * sizeof *keep);
-	int rc = idx && sub && done && keep ? 0 : IB_ENOMEM;
+	bool *keep = malloc((n ? n : 1) * sizeof *keep);
+	ib_arena *ka = ib_arena_new();
+	int rc = lid && keys && sub && keep && ka ? 0 : IB_ENOMEM;
 	for (size_t i = 0; !rc && i < n; i++) {
-		if (done[i])
-			continue;
-		const rep_agg_row *x = &rs->rows[i];
-		size_t m = 0;
-		for (size_t k = i; k < n; k++) {
-			const rep_agg_row *y = &rs->rows[k];
-			if (!done[k] && y->overlay == x->overlay && y->isl == x->isl &&
-			    y->osl == x->osl && !strcmp(y->model, x->model)) {
-				done[k] = true;
-				idx[m] = k;
-				sub[m++] = p->rows[k];
-			}
-		}
-		rep_latest_rows(sub, m, keep);
-		for (size_t k = 0; k < m; k++)
-			p->keep[idx[k]] = keep[k];
+		const rep_agg_row *r = &rs->rows[i];
+		if (!(keys[i] = ib_arena_printf(ka, "%d/%d/%s", r->isl, r->osl, r->model)))
+			rc = IB_ENOMEM;
 	}
-	free(idx);
+	if (!rc)
+		rc = rep_first_seen_ids(keys, n, p->gid, &p->ngroups);
+	for (size_t i = 0; !rc && i < n; i++)
+		if (!(keys[i] = ib_arena_printf(ka, "%d|%zu", rs->rows[i].overlay, p->gid[i])))
+			rc = IB_ENOMEM;
+	if (!rc)
+		rc = rep_group_keys(keys, n, lid, &nl, &off, &mem);
+	for (size_t g = 0; !rc && g < nl; g++) {
+		size_t m = off[g + 1] - off[g];
+		for (size_t k = 0; k < m; k++)
+			sub[k] = p->rows[mem[off[g] + k]];
+		rc = rep_latest_rows(sub, m, keep);
+		for (size_t k = 0; !rc && k < m; k++)
+			p->keep[mem[off[g] + k]] = keep[k];
+	}
+	free(lid);
+	free(keys);
 	free(sub);
-	free(done);
 	free(keep);
+	free(off);
+	free(mem);
+	ib_arena_free(ka);
 	return rc;
 }
 
-static int series_of(page *p, const char *key, const char *hw)
+/* Series keys per row, numbered in order of first appearance. */
+static int series_ids(page *p)
 {
-	for (size_t s = 0; s < p->nseries; s++)
-		if (!strcmp(p->skeys[s], key))
-			return (int)s;
-	p->skeys[p->nseries] = key;
-	p->shw[p->nseries] = hw;
-	return (int)p->nseries++;
+	const rep_rowset *rs = p->rs;
+	size_t n = rs->n, *ids = malloc((n ? n : 1) * sizeof *ids);
+	const char **keys = malloc((n ? n : 1) * sizeof *keys),
+	           **hws = malloc((n ? n : 1) * sizeof *hws);
+	int rc = ids && keys && hws ? 0 : IB_ENOMEM;
+	for (size_t i = 0; !rc && i < n; i++) {
+		char hk[128];
+		rep_hardware_key(&p->rows[i], p->gpus, hk, sizeof hk);
+		const rep_agg_row *r = &rs->rows[i];
+		keys[i] = r->overlay >= 0
+		              ? ib_arena_printf(p->j.a, "%s_%s_run%d", hk, r->precision, r->overlay)
+		              : ib_arena_printf(p->j.a, "%s_%s", hk, r->precision);
+		hws[i] = ib_arena_strdup(p->j.a, hk);
+		if (!keys[i] || !hws[i])
+			rc = IB_ENOMEM;
+	}
+	if (!rc)
+		rc = rep_first_seen_ids(keys, n, ids, &p->nseries);
+	for (size_t i = 0; !rc && i < n; i++) {
+		p->series[i] = (int)ids[i];
+		if (p->skeys[ids[i]])
+			continue;
+		p->skeys[ids[i]] = keys[i];
+		p->shw[ids[i]] = hws[i];
+		p->sfirst[ids[i]] = i;
+	}
+	free(ids);
+	free(keys);
+	free(hws);
+	return rc;
 }
 
 static ib_val *series_json(page *p)
@@ -290,10 +327,7 @@ static ib_val *series_json(page *p)
 		while (rank < nh && order[rank] != k)
 			rank++;
 		/* the first row of the series gives its identity */
-		const rep_agg_row *r = NULL;
-		for (size_t i = 0; i < p->rs->n && !r; i++)
-			if (p->series[i] == (int)s)
-				r = &p->rs->rows[i];
+		const rep_agg_row *r = &p->rs->rows[p->sfirst[s]];
 		ib_val *m = jmap(j);
 		set(j, m, "key", jstr(j, p->skeys[s]));
 		set(j, m, "hw", jstr(j, p->shw[s]));
@@ -317,6 +351,20 @@ done:
 	free(order);
 	free(cols);
 	return list;
+}
+
+/* The menu metrics' values of every row (p->ys). */
+static void fill_ys(page *p)
+{
+	int mi[NMENU];
+	for (size_t k = 0; k < NMENU; k++)
+		mi[k] = rep_metric_lookup(menu[k].key);
+	for (size_t i = 0; i < p->rs->n; i++) {
+		rep_metrics m;
+		rep_derive_metrics(&p->rows[i], p->gpus, NULL, &m, NULL, 0, NULL, 0, NULL);
+		for (size_t k = 0; k < NMENU; k++)
+			p->ys[i * NMENU + k] = mi[k] >= 0 && m.has[mi[k]] ? m.v[mi[k]] : NAN;
+	}
 }
 
 static ib_val *row_json(page *p, size_t i)
@@ -355,11 +403,8 @@ static ib_val *row_json(page *p, size_t i)
 	for (size_t k = 0; x_all[k]; k++)
 		push(j, x, jnum(j, rep_row_num(r, x_all[k])));
 	set(j, o, "x", x);
-	for (size_t k = 0; k < NMENU; k++) {
-		int mi = rep_metric_lookup(menu[k].key);
-		p->ys[i * NMENU + k] = mi >= 0 && m.has[mi] ? m.v[mi] : NAN;
+	for (size_t k = 0; k < NMENU; k++)
 		push(j, y, jnum(j, p->ys[i * NMENU + k]));
-	}
 	set(j, o, "y", y);
 	/* the table and CSV columns */
 	static const char *const raw[] = {"mean_ttft",
@@ -418,6 +463,9 @@ static int view_json(page *p, const size_t *gi, size_t gn, const rep_row *grows,
 	int mi = rep_metric_lookup(base);
 	if (mi < 0)
 		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "report library lacks metric %s", base);
+	int xfi = rep_field_lookup(xf);
+	if (xfi < 0)
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "report library lacks field %s", xf);
 	bool ttft = strstr(xf, "_ttft") != NULL;
 	par_dir dir = rep_metric_direction((rep_metric)mi, chart == 1);
 	if (chart == 0 && ttft)
@@ -442,7 +490,7 @@ static int view_json(page *p, const size_t *gi, size_t gn, const rep_row *grows,
 		size_t row = gi[cp->row];
 		if (cp->roof)
 			push(j, roof, jint(j, (long long)row));
-		double rx = rep_row_num(&p->rs->rows[row], xf), ry = p->ys[row * NMENU + mk];
+		double rx = p->rows[row].f[xfi], ry = p->ys[row * NMENU + mk];
 		if (!same_num(cp->x, rx) || !same_num(cp->y, ry)) {
 			push(j, xy, jint(j, (long long)row));
 			push(j, xy, jnum(j, cp->x));
@@ -507,24 +555,25 @@ static const char *fingerprint_warning(page *p, const size_t *gi, size_t gn)
 	return NULL;
 }
 
-static int group_json(page *p, const char *model, int isl, int osl, ib_val *groups, ib_error *e)
+/* The group of the rows members[0..nm) (in row order): its kept rows' views. */
+static int group_json(page *p, const size_t *members, size_t nm, ib_val *groups, ib_error *e)
 {
 	jb *j = &p->j;
-	size_t n = p->rs->n, gn = 0;
-	size_t *gi = malloc((n ? n : 1) * sizeof *gi);
-	rep_row *grows = malloc((n ? n : 1) * sizeof *grows);
-	int rc = 0;
+	size_t gn = 0;
+	size_t *gi = malloc((nm ? nm : 1) * sizeof *gi);
+	rep_row *grows = malloc((nm ? nm : 1) * sizeof *grows);
+	const rep_agg_row *r0 = &p->rs->rows[members[0]];
+	const char *model = r0->model;
+	int isl = r0->isl, osl = r0->osl, rc = 0;
 	if (!gi || !grows) {
 		rc = IB_ENOMEM;
 		goto done;
 	}
-	for (size_t i = 0; i < n; i++) {
-		const rep_agg_row *r = &p->rs->rows[i];
-		if (p->keep[i] && !strcmp(r->model, model) && r->isl == isl && r->osl == osl) {
-			gi[gn] = i;
-			grows[gn++] = p->rows[i];
+	for (size_t k = 0; k < nm; k++)
+		if (p->keep[members[k]]) {
+			gi[gn] = members[k];
+			grows[gn++] = p->rows[members[k]];
 		}
-	}
 	ib_val *g = jmap(j), *views = jmap(j), *rows = jlist(j);
 	set(j, g, "model", jstr(j, model));
 	set(j, g, "modelLabel", jstr(j, lookup(model_labels, model)));
@@ -555,20 +604,13 @@ done:
 /* Groups (model x sequence) in order of first appearance. */
 static int groups_json(page *p, ib_val *groups, ib_error *e)
 {
-	const rep_rowset *rs = p->rs;
-	for (size_t i = 0; i < rs->n; i++) {
-		const rep_agg_row *r = &rs->rows[i];
-		bool seen = false;
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = !strcmp(rs->rows[k].model, r->model) && rs->rows[k].isl == r->isl &&
-			       rs->rows[k].osl == r->osl;
-		if (seen)
-			continue;
-		int rc = group_json(p, r->model, r->isl, r->osl, groups, e);
-		if (rc)
-			return rc;
-	}
-	return 0;
+	size_t *off = NULL, *mem = NULL;
+	int rc = rep_bucket_ids(p->gid, p->rs->n, p->ngroups, &off, &mem);
+	for (size_t g = 0; !rc && g < p->ngroups; g++)
+		rc = group_json(p, mem + off[g], off[g + 1] - off[g], groups, e);
+	free(off);
+	free(mem);
+	return rc;
 }
 
 static ib_val *meta_json(page *p)
@@ -629,15 +671,14 @@ static double vnum(const ib_val *v)
 	return !v ? NAN : v->type == IB_V_FLOAT ? v->f : v->type == IB_V_INT ? (double)v->i : NAN;
 }
 
-static bool in_list(const ib_val *l, long long row, size_t stride, size_t *at)
+/* Marks the rows of list l (every stride-th entry, a row index below n):
+ * mark[row] = 1 + the entry's position. */
+static void mark_rows(const ib_val *l, size_t stride, size_t n, size_t *mark)
 {
 	for (size_t k = 0; l && k < l->list.n; k += stride)
-		if (l->list.v[k]->type == IB_V_INT && l->list.v[k]->i == row) {
-			if (at)
-				*at = k;
-			return true;
-		}
-	return false;
+		if (l->list.v[k]->type == IB_V_INT && l->list.v[k]->i >= 0 &&
+		    (unsigned long long)l->list.v[k]->i < n && !mark[l->list.v[k]->i])
+			mark[l->list.v[k]->i] = k + 1;
 }
 
 int rep_view_points(const ib_val *data, const ib_val *g, const char *key, rep_vpt **out, size_t *n)
@@ -645,7 +686,7 @@ int rep_view_points(const ib_val *data, const ib_val *g, const char *key, rep_vp
 	const ib_val *v = ib_map_get(ib_map_get(g, "views"), key);
 	const ib_val *rows = ib_map_get(g, "rows"), *all = ib_map_get(data, "rows");
 	const char *bar = strchr(key, '|'), *bar2 = bar ? strchr(bar + 1, '|') : NULL;
-	if (!v || !rows || !bar2)
+	if (!v || !rows || !all || !bar2)
 		return IB_ENOENT;
 	size_t xi = 0, yi = 0;
 	while (x_all[xi] && strcmp(x_all[xi], bar2 + 1))
@@ -655,29 +696,42 @@ int rep_view_points(const ib_val *data, const ib_val *g, const char *key, rep_vp
 		yi++;
 	if (!x_all[xi] || yi == NMENU)
 		return IB_ENOENT;
+	size_t na = all->list.n;
+	size_t *drop = calloc(na + 1, sizeof *drop), *roof = calloc(na + 1, sizeof *roof),
+	       *xy = calloc(na + 1, sizeof *xy);
 	*out = malloc((rows->list.n + 1) * sizeof **out);
-	if (!*out)
+	if (!drop || !roof || !xy || !*out) {
+		free(drop);
+		free(roof);
+		free(xy);
+		free(*out);
+		*out = NULL;
 		return IB_ENOMEM;
-	const ib_val *drop = ib_map_get(v, "drop"), *roof = ib_map_get(v, "roof"),
-	             *xy = ib_map_get(v, "xy");
+	}
+	const ib_val *xyl = ib_map_get(v, "xy");
+	mark_rows(ib_map_get(v, "drop"), 2, na, drop);
+	mark_rows(ib_map_get(v, "roof"), 1, na, roof);
+	mark_rows(xyl, 3, na, xy);
 	*n = 0;
 	for (size_t k = 0; k < rows->list.n; k++) {
 		long long row = rows->list.v[k]->i;
-		if (in_list(drop, row, 2, NULL))
+		if (row < 0 || (unsigned long long)row >= na || drop[row])
 			continue;
 		const ib_val *r = all->list.v[row];
 		rep_vpt *p = &(*out)[(*n)++];
-		size_t at;
 		p->row = row;
-		p->roof = in_list(roof, row, 1, NULL);
-		if (in_list(xy, row, 3, &at)) {
-			p->x = vnum(xy->list.v[at + 1]);
-			p->y = vnum(xy->list.v[at + 2]);
+		p->roof = roof[row] != 0;
+		if (xy[row]) {
+			p->x = vnum(xyl->list.v[xy[row]]);
+			p->y = vnum(xyl->list.v[xy[row] + 1]);
 		} else {
 			p->x = vnum(ib_map_get(r, "x")->list.v[xi]);
 			p->y = vnum(ib_map_get(r, "y")->list.v[yi]);
 		}
 	}
+	free(drop);
+	free(roof);
+	free(xy);
 	return 0;
 }
 
@@ -691,6 +745,123 @@ const char *rep_label_framework(const char *key)
 	return lookup(fw_labels, key);
 }
 
+/* ---- thinning: a bounded page ---- */
+
+typedef struct {
+	size_t g, s, i; /* group, series, row */
+} thin_key;
+
+static int cmp_thin(const void *x, const void *y)
+{
+	const thin_key *a = x, *b = y;
+	return a->g != b->g   ? (a->g > b->g ? 1 : -1)
+	       : a->s != b->s ? (a->s > b->s ? 1 : -1)
+	                      : (a->i > b->i) - (a->i < b->i);
+}
+
+/* Marks the rows of the int entries of l at positions k % stride == off. */
+static void mark_list(const ib_val *l, size_t stride, size_t off, size_t n, bool *mark)
+{
+	for (size_t k = off; l && k < l->list.n; k += stride)
+		if (l->list.v[k]->type == IB_V_INT && (unsigned long long)l->list.v[k]->i < n)
+			mark[l->list.v[k]->i] = true;
+}
+
+/* Keeps the entries of list l (groups of `stride`, the row index first)
+ * whose row is embedded, renumbered by to[]. */
+static void remap_list(ib_val *l, size_t stride, const size_t *to, size_t n)
+{
+	size_t w = 0;
+	for (size_t k = 0; l && k + stride <= l->list.n; k += stride) {
+		ib_val *v = l->list.v[k];
+		if (v->type != IB_V_INT || (unsigned long long)v->i >= n || to[v->i] == SIZE_MAX)
+			continue;
+		v->i = (int64_t)to[v->i];
+		for (size_t q = 0; q < stride; q++)
+			l->list.v[w++] = l->list.v[k + q];
+	}
+	if (l)
+		l->list.n = w;
+}
+
+/* Decides which rows the page embeds (*embed[i]) and renumbers the groups'
+ * row lists and views when some are left out: when the groups hold more than
+ * cap rows, every row on a frontier of any view (roof, paths, xy) is kept
+ * and the budget left, cap minus those, is spread evenly over the other rows
+ * ordered by group, series and row. Rows no group draws (older dates) are
+ * then left out too. *thinned says whether anything was. */
+static int thin_rows(page *p, ib_val *groups, size_t cap, bool *embed, bool *thinned)
+{
+	size_t n = p->rs->n, total = 0, nneed = 0, nrest = 0;
+	bool *refd = calloc(n ? n : 1, sizeof *refd), *need = calloc(n ? n : 1, sizeof *need);
+	size_t *to = malloc((n ? n : 1) * sizeof *to);
+	thin_key *rest = NULL;
+	int rc = refd && need && to ? 0 : IB_ENOMEM;
+	*thinned = false;
+	for (size_t g = 0; !rc && g < groups->list.n; g++)
+		mark_list(ib_map_get(groups->list.v[g], "rows"), 1, 0, n, refd);
+	for (size_t i = 0; i < n; i++) {
+		embed[i] = true;
+		total += refd && refd[i];
+	}
+	if (rc || total <= cap)
+		goto done;
+	*thinned = true;
+	for (size_t g = 0; g < groups->list.n; g++) {
+		const ib_val *views = ib_map_get(groups->list.v[g], "views");
+		for (size_t k = 0; views && k < views->map.n; k++) {
+			const ib_val *v = views->map.kv[k].val, *paths = ib_map_get(v, "paths");
+			mark_list(ib_map_get(v, "roof"), 1, 0, n, need);
+			mark_list(ib_map_get(v, "xy"), 3, 0, n, need);
+			for (size_t q = 0; paths && q < paths->list.n; q++)
+				mark_list(paths->list.v[q], 1, 0, n, need);
+		}
+	}
+	if (!(rest = malloc((total ? total : 1) * sizeof *rest))) {
+		rc = IB_ENOMEM;
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		need[i] = need[i] && refd[i];
+		nneed += need[i];
+		if (refd[i] && !need[i])
+			rest[nrest++] = (thin_key){p->gid[i], (size_t)p->series[i], i};
+	}
+	qsort(rest, nrest, sizeof *rest, cmp_thin);
+	size_t budget = cap > nneed ? cap - nneed : 0;
+	for (size_t i = 0; i < n; i++)
+		embed[i] = need[i];
+	for (size_t k = 0; k < nrest; k++) /* budget of nrest, evenly */
+		if (k * budget / nrest != (k + 1) * budget / nrest)
+			embed[rest[k].i] = true;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		to[i] = embed[i] ? m++ : SIZE_MAX;
+	for (size_t g = 0; g < groups->list.n; g++) {
+		ib_val *gr = groups->list.v[g], *views = (ib_val *)ib_map_get(gr, "views");
+		ib_val *rows = (ib_val *)ib_map_get(gr, "rows");
+		size_t before = rows ? rows->list.n : 0;
+		remap_list(rows, 1, to, n);
+		if (rows && rows->list.n != before)
+			set(&p->j, gr, "total", jint(&p->j, (long long)before));
+		for (size_t k = 0; views && k < views->map.n; k++) {
+			ib_val *v = views->map.kv[k].val, *paths = (ib_val *)ib_map_get(v, "paths");
+			remap_list((ib_val *)ib_map_get(v, "roof"), 1, to, n);
+			remap_list((ib_val *)ib_map_get(v, "xy"), 3, to, n);
+			remap_list((ib_val *)ib_map_get(v, "drop"), 2, to, n);
+			for (size_t q = 0; paths && q < paths->list.n; q++)
+				remap_list(paths->list.v[q], 1, to, n);
+		}
+	}
+	rc = p->j.oom ? IB_ENOMEM : 0;
+done:
+	free(refd);
+	free(need);
+	free(to);
+	free(rest);
+	return rc;
+}
+
 int rep_page_data(ib_arena *a, const rep_rowset *rs, const ib_diags *d, const rep_page_opts *o,
                   ib_val **out, ib_error *e)
 {
@@ -701,31 +872,22 @@ int rep_page_data(ib_arena *a, const rep_rowset *rs, const ib_diags *d, const re
 	p.series = calloc(n, sizeof *p.series);
 	p.skeys = calloc(n, sizeof *p.skeys);
 	p.shw = calloc(n, sizeof *p.shw);
+	p.sfirst = calloc(n, sizeof *p.sfirst);
+	p.gid = calloc(n, sizeof *p.gid);
 	p.ys = calloc(n * NMENU, sizeof *p.ys);
 	int rc = 0;
-	if (!p.rows || !p.keep || !p.series || !p.skeys || !p.shw || !p.ys) {
+	if (!p.rows || !p.keep || !p.series || !p.skeys || !p.shw || !p.sfirst || !p.gid || !p.ys) {
 		rc = IB_ENOMEM;
 		goto done;
 	}
 	for (size_t i = 0; i < rs->n; i++)
 		to_lib_row(&rs->rows[i], &p.rows[i]);
-	rc = latest_only(&p);
+	rc = groups_and_latest(&p);
+	if (!rc)
+		rc = series_ids(&p);
 	if (rc)
 		goto done;
-	for (size_t i = 0; i < rs->n; i++) {
-		char hk[128];
-		rep_hardware_key(&p.rows[i], p.gpus, hk, sizeof hk);
-		const rep_agg_row *r = &rs->rows[i];
-		const char *key = r->overlay >= 0 ? ib_arena_printf(a, "%s_%s_run%d", hk,
-		                                                    r->precision, r->overlay)
-		                                  : ib_arena_printf(a, "%s_%s", hk, r->precision);
-		const char *hw = ib_arena_strdup(a, hk);
-		if (!key || !hw) {
-			rc = IB_ENOMEM;
-			goto done;
-		}
-		p.series[i] = series_of(&p, key, hw);
-	}
+	fill_ys(&p);
 	jb *j = &p.j;
 	ib_val *root = jmap(j), *rows = jlist(j), *groups = jlist(j), *evals = NULL;
 	set(j, root, "title", jstr(j, o && o->title ? o->title : "infbench report"));
@@ -734,14 +896,25 @@ int rep_page_data(ib_arena *a, const rep_rowset *rs, const ib_diags *d, const re
 	set(j, root, "runLabel", jstr(j, o && o->run_label ? o->run_label : "run"));
 	set(j, root, "meta", meta_json(&p));
 	set(j, root, "series", series_json(&p));
-	for (size_t i = 0; i < rs->n && !j->oom; i++)
-		push(j, rows, row_json(&p, i));
-	set(j, root, "rows", rows);
-	rc = j->oom ? IB_ENOMEM : groups_json(&p, groups, e);
-	if (!rc && o && o->compare)
-		rc = rep_page_data_compare(a, rs, p.rows, p.keep, p.gpus, groups);
+	/* the views first: the rows a bounded page must keep are their frontiers */
+	size_t cap = o && o->max_points ? o->max_points : REP_MAX_POINTS;
+	bool thinned = false, *embed = malloc(n * sizeof *embed);
+	rc = !embed || j->oom ? IB_ENOMEM : groups_json(&p, groups, e);
 	if (!rc)
-		rc = rep_page_data_trends(a, rs, p.rows, p.series, p.gpus, groups);
+		rc = thin_rows(&p, groups, cap, embed, &thinned);
+	for (size_t i = 0; !rc && i < rs->n && !j->oom; i++)
+		if (embed[i])
+			push(j, rows, row_json(&p, i));
+	free(embed);
+	if (thinned) {
+		set(j, root, "maxPoints", jint(j, (long long)cap));
+		set(j, root, "rowsTotal", jint(j, (long long)rs->n));
+	}
+	set(j, root, "rows", rows);
+	if (!rc && o && o->compare)
+		rc = rep_page_data_compare(a, rs, p.rows, p.keep, p.gid, p.gpus, groups);
+	if (!rc)
+		rc = rep_page_data_trends(a, rs, p.rows, p.series, p.gid, p.gpus, groups);
 	set(j, root, "groups", groups);
 	if (!rc)
 		rc = rep_page_data_evals(a, rs, &evals);
@@ -757,6 +930,8 @@ done:
 	free(p.series);
 	free(p.skeys);
 	free(p.shw);
+	free(p.sfirst);
+	free(p.gid);
 	free(p.ys);
 	if (rc == IB_ENOMEM)
 		ib_fail(e, rc, NULL, 0, 0, "out of memory");

@@ -13,10 +13,11 @@ int rep_page_data_evals(ib_arena *a, const rep_rowset *rs, ib_val **out);
 /* The comparison tables (25/50/75 % of the overlapping interactivity range):
  * for each series present in both the baseline (overlay -1) and the run
  * (overlay 0) of a group, rep_compare_table_compute(baseline, run), stored
- * as "compare" in the matching group object of groups. rows/keep are
- * index-aligned with rs->rows. Returns 0 or IB_ENOMEM. */
+ * as "compare" in the matching group object of groups. rows/keep/gid are
+ * index-aligned with rs->rows; gid[i] is the index in groups of row i's
+ * group. Returns 0 or IB_ENOMEM. */
 int rep_page_data_compare(ib_arena *a, const rep_rowset *rs, const rep_row *rows, const bool *keep,
-                          const rep_gpu_table *gpus, ib_val *groups);
+                          const size_t *gid, const rep_gpu_table *gpus, ib_val *groups);
 
 /* A point of a view as the page draws it: the group's rows less the view's
  * drops, coordinates from the row (or the view's "xy" override). */
@@ -36,9 +37,10 @@ int rep_view_points(const ib_val *data, const ib_val *g, const char *key, rep_vp
  * jTotal at fixed target interactivities (10 ... 300 tok/s/user) on each
  * date's rows, stored as "trend" {dates, targets, metrics, series: [{s, v:
  * metric-major, then target, then date; null = no value}]} in the group.
- * series[i] is the series index of rs->rows[i]. Returns 0 or IB_ENOMEM. */
+ * series[i] is the series index of rs->rows[i], gid[i] the index in groups
+ * of its group. Returns 0 or IB_ENOMEM. */
 int rep_page_data_trends(ib_arena *a, const rep_rowset *rs, const rep_row *rows, const int *series,
-                         const rep_gpu_table *gpus, ib_val *groups);
+                         const size_t *gid, const rep_gpu_table *gpus, ib_val *groups);
 
 /* GPU / framework / model display labels (the dashboard's tables; the key
  * itself when unknown). */

@@ -140,6 +140,10 @@ static int head(ib_buf *b, const ib_val *data)
 	rc = rc ? rc
 	        : ib_buf_printf(b, "</h1><div class=\"sub\">%zu benchmark rows, %zu eval charts",
 	                        count(data, "rows"), count(data, "evals"));
+	const ib_val *total = ib_map_get(data, "rowsTotal");
+	if (!rc && total && total->type == IB_V_INT)
+		rc = ib_buf_printf(b, " (of %lld loaded: thinned, every frontier point kept)",
+		                   (long long)total->i);
 	if (!rc && count(data, "skipped"))
 		rc =
 		    ib_buf_printf(b, ", %zu input problems (rows skipped)", count(data, "skipped"));
@@ -172,6 +176,10 @@ static int tabs(ib_buf *b, const ib_val *data)
 	if (!rc && has_trend(data))
 		rc = ib_buf_puts(b, "<button data-tab=\"trends\">Historical trends</button>");
 	rc = rc ? rc : ib_buf_puts(b, "<button data-tab=\"gpus\">GPU cost &amp; power</button>");
+	const ib_val *total = ib_map_get(data, "rowsTotal");
+	if (!rc && total && total->type == IB_V_INT)
+		rc = ib_buf_printf(b, " (of %lld loaded: thinned, every frontier point kept)",
+		                   (long long)total->i);
 	if (!rc && count(data, "skipped"))
 		rc = ib_buf_printf(b, "<button data-tab=\"skipped\">Skipped rows (%zu)</button>",
 		                   count(data, "skipped"));

@@ -138,8 +138,14 @@ static int group_text(ib_buf *b, const ib_val *data, const ib_val *g)
 int rep_text_summary(ib_buf *out, const ib_val *data)
 {
 	const ib_val *groups = get(data, "groups"), *sk = get(data, "skipped");
+	const ib_val *total = get(data, "rowsTotal");
 	int rc = ib_buf_printf(out, "%s: %zu benchmark rows in %zu model/sequence groups\n",
 	                       sget(data, "title"), get(data, "rows")->list.n, groups->list.n);
+	if (!rc && total && total->type == IB_V_INT)
+		rc = ib_buf_printf(out,
+		                   "(thinned from %lld rows: every frontier point kept, the others "
+		                   "sampled; --max-points 0 for all)\n",
+		                   (long long)total->i);
 	for (size_t i = 0; !rc && i < groups->list.n; i++)
 		rc = group_text(out, data, groups->list.v[i]);
 	if (!rc && sk && sk->list.n)

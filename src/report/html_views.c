@@ -176,30 +176,20 @@ static ib_val *side(ib_arena *a, const rep_compare_side *s)
 	return o;
 }
 
-static bool same_group(const rep_agg_row *r, const ib_val *g)
+/* One series of the comparison: its rows members[0..nm) (kept, of the
+ * group, baseline or run, precision prec and hwKey hk), in row order. */
+static int compare_series(ib_arena *a, const rep_rowset *rs, const rep_row *rows,
+                          const rep_gpu_table *gpus, const ib_val *g, const size_t *members,
+                          size_t nm, const char *hk, const char *prec, ib_val *list)
 {
-	const ib_val *m = ib_map_get(g, "model"), *i = ib_map_get(g, "isl"),
-	             *o = ib_map_get(g, "osl");
-	return m && i && o && !strcmp(m->str.s, r->model) && i->i == r->isl && o->i == r->osl;
-}
-
-static int compare_series(ib_arena *a, const rep_rowset *rs, const rep_row *rows, const bool *keep,
-                          const rep_gpu_table *gpus, const ib_val *g, const char *hk,
-                          const char *prec, ib_val *list)
-{
-	size_t n = rs->n, na = 0, nb = 0;
-	par_gpu_point *pa = calloc(n, sizeof *pa), *pb = calloc(n, sizeof *pb);
+	size_t na = 0, nb = 0;
+	par_gpu_point *pa = calloc(nm ? nm : 1, sizeof *pa), *pb = calloc(nm ? nm : 1, sizeof *pb);
 	int rc = IB_ENOMEM;
 	if (!pa || !pb)
 		goto done;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t k = 0; k < nm; k++) {
+		size_t i = members[k];
 		const rep_agg_row *r = &rs->rows[i];
-		char k[128];
-		if (!keep[i] || r->overlay > 0 || !same_group(r, g) || strcmp(r->precision, prec))
-			continue;
-		rep_hardware_key(&rows[i], gpus, k, sizeof k);
-		if (strcmp(k, hk))
-			continue;
 		if (r->overlay < 0)
 			gpu_point(r, &rows[i], gpus, &pa[na++]);
 		else
@@ -259,38 +249,55 @@ done:
 }
 
 int rep_page_data_compare(ib_arena *a, const rep_rowset *rs, const rep_row *rows, const bool *keep,
-                          const rep_gpu_table *gpus, ib_val *groups)
+                          const size_t *gid, const rep_gpu_table *gpus, ib_val *groups)
 {
-	for (size_t gi = 0; gi < groups->list.n; gi++) {
-		ib_val *g = groups->list.v[gi], *list = ib_v_list(a);
-		if (!list)
-			return IB_ENOMEM;
-		/* each series of the run, once */
-		for (size_t i = 0; i < rs->n; i++) {
-			const rep_agg_row *r = &rs->rows[i];
-			if (!keep[i] || r->overlay != 0 || !same_group(r, g))
-				continue;
-			char hk[128];
-			rep_hardware_key(&rows[i], gpus, hk, sizeof hk);
-			bool seen = false;
-			for (size_t k = 0; k < i && !seen; k++) {
-				char k2[128];
-				if (!keep[k] || rs->rows[k].overlay != 0 ||
-				    !same_group(&rs->rows[k], g) ||
-				    strcmp(rs->rows[k].precision, r->precision))
-					continue;
-				rep_hardware_key(&rows[k], gpus, k2, sizeof k2);
-				seen = !strcmp(k2, hk);
-			}
-			if (seen)
-				continue;
-			int rc = compare_series(a, rs, rows, keep, gpus, g, hk, r->precision, list);
-			if (rc)
-				return rc;
-		}
-		SET(g, "compare", list);
+	/* a series: (group, hwKey, precision) of the kept baseline and run rows */
+	size_t n = rs->n, ng = groups->list.n, nids = 0, *ids = malloc((n ? n : 1) * sizeof *ids),
+	       *off = NULL, *mem = NULL;
+	const char **keys = malloc((n ? n : 1) * sizeof *keys);
+	ib_val **lists = calloc(ng ? ng : 1, sizeof *lists);
+	bool *done = NULL;
+	ib_arena *ka = ib_arena_new();
+	int rc = ids && keys && lists && ka ? 0 : IB_ENOMEM;
+	for (size_t i = 0; !rc && i < n; i++) {
+		char hk[128];
+		const rep_agg_row *r = &rs->rows[i];
+		rep_hardware_key(&rows[i], gpus, hk, sizeof hk);
+		keys[i] = keep[i] && r->overlay <= 0
+		              ? ib_arena_printf(ka, "%zu|%s|%s", gid[i], hk, r->precision)
+		              : "";
+		if (!keys[i])
+			rc = IB_ENOMEM;
 	}
-	return 0;
+	if (!rc)
+		rc = rep_group_keys(keys, n, ids, &nids, &off, &mem);
+	if (!rc && !(done = calloc(nids ? nids : 1, sizeof *done)))
+		rc = IB_ENOMEM;
+	for (size_t g = 0; !rc && g < ng; g++)
+		if (!(lists[g] = ib_v_list(a)))
+			rc = IB_ENOMEM;
+	/* each series of the run, once, in order of first appearance */
+	for (size_t i = 0; !rc && i < n; i++) {
+		const rep_agg_row *r = &rs->rows[i];
+		if (!keep[i] || r->overlay != 0 || done[ids[i]] || gid[i] >= ng)
+			continue;
+		done[ids[i]] = true;
+		char hk[128];
+		rep_hardware_key(&rows[i], gpus, hk, sizeof hk);
+		rc = compare_series(a, rs, rows, gpus, groups->list.v[gid[i]], mem + off[ids[i]],
+		                    off[ids[i] + 1] - off[ids[i]], hk, r->precision, lists[gid[i]]);
+	}
+	for (size_t g = 0; !rc && g < ng; g++)
+		if (ib_map_set(a, groups->list.v[g], "compare", lists[g]))
+			rc = IB_ENOMEM;
+	free(ids);
+	free(keys);
+	free(lists);
+	free(done);
+	free(off);
+	free(mem);
+	ib_arena_free(ka);
+	return rc;
 }
 
 /* ---- historical trends ---- */
@@ -300,25 +307,32 @@ static const rep_metric trend_metrics[] = {REP_M_TP_PER_GPU, REP_M_COSTH, REP_M_
 #define NTT (sizeof trend_targets / sizeof trend_targets[0])
 #define NTM (sizeof trend_metrics / sizeof trend_metrics[0])
 
-/* One series' values per metric x target x date (null: no value). */
-static int trend_series(ib_arena *a, const rep_rowset *rs, const rep_row *rows, const int *series,
-                        const rep_gpu_table *gpus, const ib_val *g, int s, const char **dates,
-                        size_t nd, ib_val *out)
+/* One series' values per metric x target x date (null: no value); its rows
+ * are members[0..nm) (row order), dates[0..nd) sorted and distinct. */
+static int trend_series(ib_arena *a, const rep_rowset *rs, const rep_row *rows,
+                        const rep_gpu_table *gpus, int s, const size_t *members, size_t nm,
+                        const char **dates, size_t nd, ib_val *out)
 {
-	size_t n = rs->n;
-	rep_trend_point *pts = malloc((n ? n : 1) * sizeof *pts);
-	rep_metrics *ms = malloc((n ? n : 1) * sizeof *ms);
+	size_t n1 = nm ? nm : 1, *did = malloc(n1 * sizeof *did), *off = NULL, *by = NULL;
+	rep_trend_point *pts = malloc(n1 * sizeof *pts);
+	rep_metrics *ms = malloc(n1 * sizeof *ms);
 	ib_val *vals = ib_v_list(a);
 	double *v = malloc((NTM * NTT * nd + 1) * sizeof *v);
-	int rc = pts && ms && vals && v ? 0 : IB_ENOMEM;
+	int rc = pts && ms && vals && v && did ? 0 : IB_ENOMEM;
+	for (size_t k = 0; !rc && k < nm; k++) {
+		const char *d = rs->rows[members[k]].date;
+		const char **at = bsearch(&d, dates, nd, sizeof *dates, ib_cmp_str);
+		did[k] = at ? (size_t)(at - dates) : nd;
+	}
+	if (!rc)
+		rc = rep_bucket_ids(did, nm, nd + 1, &off, &by);
 	for (size_t di = 0; !rc && di < nd; di++) {
 		size_t m = 0;
-		for (size_t i = 0; i < n; i++) {
-			const rep_agg_row *r = &rs->rows[i];
-			if (series[i] != s || !same_group(r, g) || strcmp(r->date, dates[di]))
-				continue;
+		for (size_t k = off[di]; k < off[di + 1]; k++) {
+			size_t i = members[by[k]];
 			rep_derive_metrics(&rows[i], gpus, NULL, &ms[m], NULL, 0, NULL, 0, NULL);
-			pts[m] = (rep_trend_point){NULL, rep_row_num(r, "median_intvty"), &ms[m]};
+			pts[m] = (rep_trend_point){NULL, rep_row_num(&rs->rows[i], "median_intvty"),
+			                           &ms[m]};
 			m++;
 		}
 		for (size_t mi = 0; !rc && mi < NTM; mi++)
@@ -342,60 +356,95 @@ static int trend_series(ib_arena *a, const rep_rowset *rs, const rep_row *rows, 
 		rc = IB_ENOMEM;
 	free(pts);
 	free(ms);
+	free(did);
+	free(off);
+	free(by);
+	return rc;
+}
+
+/* The trend of group g: its official rows gm[0..ngm) (row order), whose
+ * series sid[] has the rows smem[soff[k] .. soff[k + 1]). */
+static int trend_group(ib_arena *a, const rep_rowset *rs, const rep_row *rows, const int *series,
+                       const rep_gpu_table *gpus, ib_val *g, const size_t *gm, size_t ngm,
+                       const size_t *sid, const size_t *soff, const size_t *smem, bool *done)
+{
+	const char **dates = malloc((ngm ? ngm : 1) * sizeof *dates);
+	size_t nd = 0;
+	int rc = dates ? 0 : IB_ENOMEM;
+	for (size_t k = 0; !rc && k < ngm; k++)
+		dates[k] = rs->rows[gm[k]].date;
+	if (!rc)
+		qsort(dates, ngm, sizeof *dates, ib_cmp_str);
+	for (size_t k = 0; !rc && k < ngm; k++)
+		if (!nd || strcmp(dates[nd - 1], dates[k]))
+			dates[nd++] = dates[k];
+	if (rc || nd < 2) /* no history in this group */
+		goto done;
+	ib_val *t = ib_v_map(a), *dl = ib_v_list(a), *tl = ib_v_list(a), *ml = ib_v_list(a),
+	       *sl = ib_v_list(a);
+	if (!t || !dl || !tl || !ml || !sl) {
+		rc = IB_ENOMEM;
+		goto done;
+	}
+	for (size_t k = 0; !rc && k < nd; k++)
+		rc = ib_list_push(a, dl, ib_v_str(a, dates[k]));
+	for (size_t k = 0; !rc && k < NTT; k++)
+		rc = ib_list_push(a, tl, num(a, trend_targets[k]));
+	for (size_t k = 0; !rc && k < NTM; k++)
+		rc = ib_list_push(a, ml, ib_v_str(a, rep_metric_name(trend_metrics[k])));
+	/* every official series of the group, once */
+	for (size_t k = 0; !rc && k < ngm; k++) {
+		size_t i = gm[k], s = sid[i];
+		if (done[s])
+			continue;
+		done[s] = true;
+		rc = trend_series(a, rs, rows, gpus, series[i], smem + soff[s],
+		                  soff[s + 1] - soff[s], dates, nd, sl);
+	}
+	if (!rc && (ib_map_set(a, t, "dates", dl) || ib_map_set(a, t, "targets", tl) ||
+	            ib_map_set(a, t, "metrics", ml) || ib_map_set(a, t, "series", sl) ||
+	            ib_map_set(a, g, "trend", t)))
+		rc = IB_ENOMEM;
+done:
+	free(dates);
 	return rc;
 }
 
 int rep_page_data_trends(ib_arena *a, const rep_rowset *rs, const rep_row *rows, const int *series,
-                         const rep_gpu_table *gpus, ib_val *groups)
+                         const size_t *gid, const rep_gpu_table *gpus, ib_val *groups)
 {
-	size_t n = rs->n;
-	const char **dates = malloc((n ? n : 1) * sizeof *dates);
-	int rc = dates ? 0 : IB_ENOMEM;
-	for (size_t gi = 0; !rc && gi < groups->list.n; gi++) {
-		ib_val *g = groups->list.v[gi];
-		size_t nd = 0;
-		for (size_t i = 0; i < n; i++) {
-			const rep_agg_row *r = &rs->rows[i];
-			size_t k = 0;
-			if (r->overlay >= 0 || !same_group(r, g))
-				continue;
-			while (k < nd && strcmp(dates[k], r->date))
-				k++;
-			if (k == nd)
-				dates[nd++] = r->date;
-		}
-		if (nd < 2)
-			continue; /* no history in this group */
-		qsort(dates, nd, sizeof *dates, ib_cmp_str);
-		ib_val *t = ib_v_map(a), *dl = ib_v_list(a), *tl = ib_v_list(a), *ml = ib_v_list(a),
-		       *sl = ib_v_list(a);
-		if (!t || !dl || !tl || !ml || !sl) {
-			rc = IB_ENOMEM;
-			break;
-		}
-		for (size_t k = 0; !rc && k < nd; k++)
-			rc = ib_list_push(a, dl, ib_v_str(a, dates[k]));
-		for (size_t k = 0; !rc && k < NTT; k++)
-			rc = ib_list_push(a, tl, num(a, trend_targets[k]));
-		for (size_t k = 0; !rc && k < NTM; k++)
-			rc = ib_list_push(a, ml, ib_v_str(a, rep_metric_name(trend_metrics[k])));
-		/* every official series of the group, once */
-		for (size_t i = 0; !rc && i < n; i++) {
-			const rep_agg_row *r = &rs->rows[i];
-			bool seen = false;
-			if (r->overlay >= 0 || !same_group(r, g))
-				continue;
-			for (size_t k = 0; k < i && !seen; k++)
-				seen = series[k] == series[i] && same_group(&rs->rows[k], g);
-			if (!seen)
-				rc = trend_series(a, rs, rows, series, gpus, g, series[i], dates,
-				                  nd, sl);
-		}
-		if (!rc && (ib_map_set(a, t, "dates", dl) || ib_map_set(a, t, "targets", tl) ||
-		            ib_map_set(a, t, "metrics", ml) || ib_map_set(a, t, "series", sl) ||
-		            ib_map_set(a, g, "trend", t)))
+	/* official rows by group, and by (group, series) */
+	size_t n = rs->n, ng = groups->list.n, nids = 0;
+	size_t *gk = malloc((n ? n : 1) * sizeof *gk), *sid = malloc((n ? n : 1) * sizeof *sid);
+	size_t *goff = NULL, *gmem = NULL, *soff = NULL, *smem = NULL;
+	const char **keys = malloc((n ? n : 1) * sizeof *keys);
+	bool *done = NULL;
+	ib_arena *ka = ib_arena_new();
+	int rc = gk && sid && keys && ka ? 0 : IB_ENOMEM;
+	for (size_t i = 0; !rc && i < n; i++) {
+		bool official = rs->rows[i].overlay < 0 && gid[i] < ng;
+		gk[i] = official ? gid[i] : ng;
+		keys[i] = official ? ib_arena_printf(ka, "%zu|%d", gid[i], series[i]) : "";
+		if (!keys[i])
 			rc = IB_ENOMEM;
 	}
-	free(dates);
+	if (!rc)
+		rc = rep_bucket_ids(gk, n, ng + 1, &goff, &gmem);
+	if (!rc)
+		rc = rep_group_keys(keys, n, sid, &nids, &soff, &smem);
+	if (!rc && !(done = calloc(nids ? nids : 1, sizeof *done)))
+		rc = IB_ENOMEM;
+	for (size_t g = 0; !rc && g < ng; g++)
+		rc = trend_group(a, rs, rows, series, gpus, groups->list.v[g], gmem + goff[g],
+		                 goff[g + 1] - goff[g], sid, soff, smem, done);
+	free(gk);
+	free(sid);
+	free(keys);
+	free(done);
+	free(goff);
+	free(gmem);
+	free(soff);
+	free(smem);
+	ib_arena_free(ka);
 	return rc ? IB_ENOMEM : 0;
 }

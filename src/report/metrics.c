@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const field_names[REP_F__COUNT] = {
@@ -146,25 +147,102 @@ int rep_row_from_json(const ib_val *o, size_t index, rep_row *r, ib_error *e)
 	return 0;
 }
 
-static bool same_str(const char *a, const char *b)
+static const char *or_empty(const char *s)
 {
-	return !strcmp(a ? a : "", b ? b : "");
+	return s ? s : "";
 }
 
-void rep_latest_rows(const rep_row *rows, size_t n, bool *keep)
+typedef struct {
+	const rep_row *r;
+	size_t i;
+} row_ref;
+
+/* The dashboard's configuration of a row: (hw, framework, spec, disagg, precision). */
+static int cmp_config(const void *x, const void *y)
 {
+	const rep_row *a = ((const row_ref *)x)->r, *b = ((const row_ref *)y)->r;
+	int c = strcmp(or_empty(a->hw), or_empty(b->hw));
+	if (!c)
+		c = strcmp(or_empty(a->framework), or_empty(b->framework));
+	if (!c)
+		c = strcmp(or_empty(a->spec_decoding), or_empty(b->spec_decoding));
+	if (!c)
+		c = (a->disagg > b->disagg) - (a->disagg < b->disagg);
+	return c ? c : strcmp(or_empty(a->precision), or_empty(b->precision));
+}
+
+int rep_latest_rows(const rep_row *rows, size_t n, bool *keep)
+{
+	row_ref *v = malloc((n ? n : 1) * sizeof *v);
+	if (!v)
+		return IB_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		v[i] = (row_ref){&rows[i], i};
+	qsort(v, n, sizeof *v, cmp_config);
+	/* a row is kept when no row of its configuration has a later date: its
+	 * date is the configuration's latest */
+	for (size_t lo = 0, hi; lo < n; lo = hi) {
+		const char *latest = or_empty(v[lo].r->date);
+		for (hi = lo + 1; hi < n && !cmp_config(&v[lo], &v[hi]); hi++)
+			if (strcmp(or_empty(v[hi].r->date), latest) > 0)
+				latest = or_empty(v[hi].r->date);
+		for (size_t k = lo; k < hi; k++)
+			keep[v[k].i] = !strcmp(or_empty(v[k].r->date), latest);
+	}
+	free(v);
+	return 0;
+}
+
+int rep_first_seen_ids(const char *const *keys, size_t n, size_t *ids, size_t *nids)
+{
+	/* an open-addressing table of the first row of each key (linear
+	 * probing, at most half full) */
+	size_t cap = 16;
+	while (cap < 2 * n)
+		cap *= 2;
+	size_t *slot = malloc(cap * sizeof *slot);
+	if (!slot)
+		return IB_ENOMEM;
+	for (size_t k = 0; k < cap; k++)
+		slot[k] = SIZE_MAX;
+	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
-		const rep_row *r = &rows[i];
-		keep[i] = true;
-		for (size_t j = 0; j < n && keep[i]; j++) {
-			const rep_row *o = &rows[j];
-			if (same_str(r->hw, o->hw) && same_str(r->framework, o->framework) &&
-			    same_str(r->spec_decoding, o->spec_decoding) &&
-			    r->disagg == o->disagg && same_str(r->precision, o->precision) &&
-			    strcmp(o->date ? o->date : "", r->date ? r->date : "") > 0)
-				keep[i] = false;
+		size_t h = (size_t)ib_fnv1a(IB_FNV1A_BASIS, keys[i], strlen(keys[i])) & (cap - 1);
+		while (slot[h] != SIZE_MAX && strcmp(keys[slot[h]], keys[i]))
+			h = (h + 1) & (cap - 1);
+		if (slot[h] == SIZE_MAX) {
+			slot[h] = i;
+			ids[i] = k++;
+		} else {
+			ids[i] = ids[slot[h]];
 		}
 	}
+	*nids = k;
+	free(slot);
+	return 0;
+}
+
+int rep_bucket_ids(const size_t *ids, size_t n, size_t nids, size_t **off, size_t **members)
+{
+	*off = calloc(nids + 1, sizeof **off);
+	*members = malloc((n ? n : 1) * sizeof **members);
+	if (!*off || !*members) {
+		free(*off);
+		free(*members);
+		*off = *members = NULL;
+		return IB_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		(*off)[ids[i] + 1]++;
+	for (size_t k = 0; k < nids; k++)
+		(*off)[k + 1] += (*off)[k];
+	/* stable: members of one id keep their order; off[k] walks up to off[k + 1] */
+	for (size_t i = 0; i < n; i++)
+		(*members)[(*off)[ids[i]]++] = i;
+	for (size_t k = nids; k > 0; k--)
+		(*off)[k] = (*off)[k - 1];
+	(*off)[0] = 0;
+	return 0;
 }
 
 /* ---- the GPU table (README 6.2) ---- */
@@ -449,4 +527,12 @@ void rep_derive_metrics(const rep_row *r, const rep_gpu_table *t, const rep_deri
 			*gpu_count = r->f[REP_F_TP] *
 			             (r->has[REP_F_PP] && r->f[REP_F_PP] > 1 ? r->f[REP_F_PP] : 1);
 	}
+}
+
+int rep_group_keys(const char *const *keys, size_t n, size_t *ids, size_t *nids, size_t **off,
+                   size_t **members)
+{
+	*off = *members = NULL;
+	int rc = rep_first_seen_ids(keys, n, ids, nids);
+	return rc ? rc : rep_bucket_ids(ids, n, *nids, off, members);
 }

@@ -109,8 +109,27 @@ bool rep_json_number(const ib_val *v, double *out);
  * the same (hw, framework, spec_decoding, disagg, precision), only those of
  * the latest date are kept. keep[i] receives the verdict for rows[i]; rows
  * without a date compare as the empty string. Dates are ISO (YYYY-MM-DD...),
- * compared as strings. O(n^2) time, no allocation. */
-void rep_latest_rows(const rep_row *rows, size_t n, bool *keep);
+ * compared as strings. O(n log n) time. Returns 0 or IB_ENOMEM (keep is
+ * then unset). */
+int rep_latest_rows(const rep_row *rows, size_t n, bool *keep);
+
+/* Numbers the distinct strings of keys[0..n) in order of first appearance:
+ * ids[i] is the rank of keys[i]'s first occurrence among the first
+ * occurrences, *nids the number of distinct keys. O(n) expected (a hash
+ * table): the report's grouping by series, group and date uses it instead of
+ * linear searches.
+ * Returns 0 or IB_ENOMEM. */
+int rep_first_seen_ids(const char *const *keys, size_t n, size_t *ids, size_t *nids);
+
+/* Buckets 0..n-1 by ids (each < nids), stably: the members of id k are
+ * (*members)[(*off)[k] .. (*off)[k + 1]) in increasing order. Both arrays
+ * are malloc'd (free()). Returns 0 or IB_ENOMEM (both NULL then). */
+int rep_bucket_ids(const size_t *ids, size_t n, size_t nids, size_t **off, size_t **members);
+
+/* Both: ids of keys (rep_first_seen_ids), then their buckets (rep_bucket_ids).
+ * Returns 0 or IB_ENOMEM (*off and *members NULL then). */
+int rep_group_keys(const char *const *keys, size_t n, size_t *ids, size_t *nids, size_t **off,
+                   size_t **members);
 
 /* GPU table entry (spec B.6 and README 6.2): power in kW per GPU all-in,
  * $/GPU-hour for the hyperscaler (h), neocloud (n) and 3-year rental (r)

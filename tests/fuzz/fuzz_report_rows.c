@@ -34,7 +34,8 @@ static void library(ib_arena *a, const char *path)
 		FUZZ_CHECK(rc <= 0 && (!rc || e.msg[0]), "row %zu: rc %d", i, rc);
 		k += rc == 0;
 	}
-	rep_latest_rows(rows, k, keep);
+	if (rep_latest_rows(rows, k, keep))
+		abort();
 	const rep_gpu_table *t = rep_gpu_table_builtin(false);
 	for (size_t i = 0; i < k; i++) {
 		rep_metrics m;

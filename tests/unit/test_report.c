@@ -6,6 +6,9 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static size_t front(par_dir d, const par_pt *p, size_t n, size_t *idx)
@@ -495,6 +498,75 @@ Test(report, latest_rows_per_config)
 	r[2].date = "2026-01-01"; /* another spec: its own group */
 	r[3].date = NULL;
 	bool keep[4];
-	rep_latest_rows(r, 4, keep);
+	cr_assert_eq(rep_latest_rows(r, 4, keep), 0);
 	cr_assert(!keep[0] && keep[1] && keep[2] && keep[3]);
+}
+
+/* rep_latest_rows against its definition (a row is dropped when a row of the
+ * same configuration has a later date), on random rows with NULL fields. */
+Test(report, latest_rows_matches_pairwise_definition)
+{
+	static const char *const hws[] = {"b200", "h100", NULL};
+	static const char *const dates[] = {"2026-01-01", "2026-02-01", "2026-02-01T10", NULL};
+	enum { N = 300 };
+	rep_row r[N];
+	bool keep[N];
+	uint32_t s = 12345;
+	for (int t = 0; t < 20; t++) {
+		for (int i = 0; i < N; i++) {
+			s = s * 1103515245u + 12345u;
+			r[i] = row(hws[(s >> 8) % 3], (s >> 12) % 2 ? "vllm" : "sglang", "none", 1);
+			r[i].date = dates[(s >> 16) % 4];
+			r[i].disagg = (int)((s >> 20) % 3) - 1;
+			r[i].precision = (s >> 24) % 2 ? "fp8" : NULL;
+		}
+		cr_assert_eq(rep_latest_rows(r, N, keep), 0);
+		for (int i = 0; i < N; i++) {
+			bool want = true;
+			for (int j = 0; j < N; j++) {
+				const rep_row *a = &r[i], *b = &r[j];
+#define SAME(f) (!strcmp(a->f ? a->f : "", b->f ? b->f : ""))
+				if (SAME(hw) && SAME(framework) && SAME(spec_decoding) &&
+				    SAME(precision) && a->disagg == b->disagg &&
+				    strcmp(b->date ? b->date : "", a->date ? a->date : "") > 0)
+					want = false;
+#undef SAME
+			}
+			cr_assert_eq(keep[i], want, "round %d row %d", t, i);
+		}
+	}
+}
+
+Test(report, first_seen_ids_and_buckets)
+{
+	const char *keys[] = {"b", "a", "b", "c", "a", "b", ""};
+	size_t ids[7], n = 0, *off = NULL, *mem = NULL;
+	cr_assert_eq(rep_first_seen_ids(keys, 7, ids, &n), 0);
+	cr_assert_eq(n, 4);
+	size_t want[7] = {0, 1, 0, 2, 1, 0, 3};
+	for (int i = 0; i < 7; i++)
+		cr_assert_eq(ids[i], want[i], "key %d", i);
+	cr_assert_eq(rep_bucket_ids(ids, 7, n, &off, &mem), 0);
+	size_t woff[5] = {0, 3, 5, 6, 7}, wmem[7] = {0, 2, 5, 1, 4, 3, 6};
+	for (int k = 0; k < 5; k++)
+		cr_assert_eq(off[k], woff[k], "off %d", k);
+	for (int i = 0; i < 7; i++)
+		cr_assert_eq(mem[i], wmem[i], "member %d", i);
+	free(off);
+	free(mem);
+	/* many distinct keys (the hash table grows past its first size) */
+	enum { M = 5000 };
+	char buf[M][16];
+	const char *many[2 * M];
+	size_t mids[2 * M];
+	for (int i = 0; i < M; i++) {
+		snprintf(buf[i], sizeof buf[i], "k%d", i);
+		many[i] = many[2 * M - 1 - i] = buf[i];
+	}
+	cr_assert_eq(rep_first_seen_ids(many, 2 * M, mids, &n), 0);
+	cr_assert_eq(n, M);
+	for (int i = 0; i < M; i++)
+		cr_assert(mids[i] == (size_t)i && mids[2 * M - 1 - i] == (size_t)i, "key %d", i);
+	cr_assert_eq(rep_first_seen_ids(NULL, 0, NULL, &n), 0);
+	cr_assert_eq(n, 0);
 }

@@ -443,7 +443,10 @@
     const M = MBYKEY[S.metric];
     $('xa-box').style.display = M.input ? '' : 'none';
     const g = group();
-    $('fpwarn').innerHTML = g.fpwarn ? '<div class="warn">Workload warning: ' + esc(g.fpwarn) + '</div>' : '';
+    $('fpwarn').innerHTML = (g.fpwarn ? '<div class="warn">Workload warning: ' + esc(g.fpwarn) + '</div>' : '') +
+      (g.total ? '<div class="note">Thinned: ' + g.rows.length + ' of ' + g.total + ' points drawn (the page holds at most ' + D.maxPoints +
+        ' rows). Every point on a frontier is kept and the frontiers are computed on all points; the others are an even sample per series. ' +
+        'Use infbench report --max-points 0 for every point.</div>' : '');
     drawChart('A');
     drawChart('B');
     const sim = g.rows.filter((i) => D.rows[i].sim === 1).length;
