@@ -82,17 +82,28 @@ row() { # EXP PREFILL DECODE
 rc=$?
 [ "$rc" = 0 ] && ok || no "infbench run exited $rc: $(tail -3 "$tmp/run.err")"
 agg=$tmp/st/agg_bmk.json
+# each concurrency of a row's list runs (one agg row each)
 n=$(grep -c '"is_multinode": true' "$agg" 2>/dev/null)
-[ "$n" = 2 ] && ok || no "agg_bmk.json: $n multi-node rows, want 2"
+[ "$n" = 4 ] && ok || no "agg_bmk.json: $n multi-node rows, want 4 (2 rows x conc [4, 8])"
 python3 - "$agg" <<'P' && ok || no "agg rows: $(cat "$agg" | head -c 600)"
 import json, sys
-rows = {r["infmax_model_prefix"] + str(r.get("num_decode_gpu")): r for r in json.load(open(sys.argv[1]))}
-d = rows["gptoss8"]  # 2 prefill workers of TP 4, 1 decode worker of TP 8
-assert d["num_prefill_gpu"] == 8 and d["prefill_num_workers"] == 2 and d["prefill_tp"] == 4, d
-assert d["decode_tp"] == 8 and d["decode_num_workers"] == 1 and d["conc"] == 4, d
-assert d["tput_per_gpu"] > 0 and d["median_ttft"] > 0 and d["median_tpot"] > 0, d
-m = rows["gptoss0"]  # aggregated over 2 workers of TP 8, no decode pool
-assert m["num_prefill_gpu"] == 16 and m["num_decode_gpu"] == 0 and m["tput_per_gpu"] > 0, m
+rows = {r["infmax_model_prefix"] + str(r.get("num_decode_gpu")) + "c" + str(r["conc"]): r
+        for r in json.load(open(sys.argv[1]))}
+assert sorted(rows) == ["gptoss0c4", "gptoss0c8", "gptoss8c4", "gptoss8c8"], sorted(rows)
+for c in (4, 8):
+    d = rows["gptoss8c%d" % c]  # 2 prefill workers of TP 4, 1 decode worker of TP 8
+    assert d["num_prefill_gpu"] == 8 and d["prefill_num_workers"] == 2 and d["prefill_tp"] == 4, d
+    assert d["decode_tp"] == 8 and d["decode_num_workers"] == 1, d
+    assert d["tput_per_gpu"] > 0 and d["median_ttft"] > 0 and d["median_tpot"] > 0, d
+    m = rows["gptoss0c%d" % c]  # aggregated over 2 workers of TP 8, no decode pool
+    assert m["num_prefill_gpu"] == 16 and m["num_decode_gpu"] == 0 and m["tput_per_gpu"] > 0, m
+# more concurrent users: more throughput per GPU
+assert rows["gptoss8c8"]["tput_per_gpu"] > rows["gptoss8c4"]["tput_per_gpu"]
 P
+# the dry run lists one row per concurrency, named after it
+(cd "$tmp" && "$bin" run m.json --results st2 --dry-run >dry.out 2>dry.err)
+[ "$(grep -c '_conc4_' "$tmp/dry.out")" = 2 ] && [ "$(grep -c '_conc8_' "$tmp/dry.out")" = 2 ] &&
+	[ "$(wc -l <"$tmp/dry.out")" = 4 ] && ok || no "dry run: $(cat "$tmp/dry.out" "$tmp/dry.err")"
+
 grep -rq -- '--prefill-workers' "$tmp/st/rows" && ok || no "the simulator's command line has no --prefill-workers"
 e2e_end
