@@ -6,7 +6,8 @@
 #     the KV transfer time grows with the input length (/metrics);
 #  2. a disaggregated fixed-length row and a multi-node aggregated row (no
 #     decode workers) run through `infbench run` and leave their agg rows
-#     with the prefill/decode fields.
+#     with the prefill/decode fields, at each concurrency of their lists;
+#  3. the families' flags and profile fields are range-checked.
 # Needs the llama3 tokenizer fixture. Usage: sim_disagg.sh INFBENCH.
 # Ends with "sim_disagg: N passed, N failed".
 . "$(dirname "$0")/lib.sh" sim_disagg "$1"
@@ -106,4 +107,18 @@ P
 	[ "$(wc -l <"$tmp/dry.out")" = 4 ] && ok || no "dry run: $(cat "$tmp/dry.out" "$tmp/dry.err")"
 
 grep -rq -- '--prefill-workers' "$tmp/st/rows" && ok || no "the simulator's command line has no --prefill-workers"
+# -- 3. the families' inputs are range-checked: flags (usage error, exit 2),
+# profile fields (file:line and field, exit 1); nothing starts
+for f in "--replicas 1025" "--prefill-workers 0" "--prefill-tp 2000 --prefill-workers 2" "--pp 65" \
+	"--tp 1025" "--kv-offload-gb -1"; do
+	# shellcheck disable=SC2086
+	"$bin" sim --port 0 $f >/dev/null 2>"$tmp/e"
+	rc=$?
+	[ "$rc" = 2 ] && grep -q -- "${f%% *}" "$tmp/e" && ok || no "sim $f: exit $rc $(cat "$tmp/e")"
+done
+printf 'hardware:\n  name: x\n  net-gbps: 0\n' >"$tmp/p.yaml"
+"$bin" sim --port 0 --profile "$tmp/p.yaml" >/dev/null 2>"$tmp/e"
+rc=$?
+[ "$rc" = 1 ] && grep -q "p.yaml:3:.*hardware.net-gbps.*greater than 0" "$tmp/e" && ok ||
+	no "profile net-gbps 0: exit $rc $(cat "$tmp/e")"
 e2e_end
