@@ -48,6 +48,21 @@ static bool int_opt(arg_parser *p, const char *name, int *out, int lo, int *rc)
 	return true;
 }
 
+/* A parallelism or worker count (--tp, --replicas, --prefill-workers, ...):
+ * lo..hi, so that the GPUs of a whole configuration (sim_config_gpus: TP x
+ * PP x replicas + the prefill pool's) stay far inside an int. */
+static void shape_opt(arg_parser *p, const char *name, int *out, int hi, int *rc)
+{
+	arg_opt *o = args_get(p, name);
+	if (!o->seen || *rc)
+		return;
+	if (o->ivals[0] < 1 || o->ivals[0] > hi) {
+		*rc = args_error(p, NULL, "argument %s: must be 1..%d", name, hi);
+		return;
+	}
+	*out = (int)o->ivals[0];
+}
+
 /* The acceptance length for k drafts from a golden AL file: model key ->
  * mode -> {k: AL}. key/mode NULL: the first one. */
 static int al_from_file(const char *path, const char *key, const char *mode, int k, double *out,
@@ -426,13 +441,13 @@ static int target_flags(arg_parser *p, sim_config *c, sim_run *r)
 static int engine_flags(arg_parser *p, sim_config *c, sim_run *r)
 {
 	int rc = 0;
-	int_opt(p, "--tp", &c->tp, 1, &rc);
-	int_opt(p, "--ep", &c->ep, 1, &rc);
-	int_opt(p, "--pp", &c->pp, 1, &rc);
-	int_opt(p, "--replicas", &c->replicas, 1, &rc);
-	int_opt(p, "--prefill-workers", &c->prefill_workers, 1, &rc);
-	int_opt(p, "--prefill-tp", &c->prefill_tp, 1, &rc);
-	int_opt(p, "--prefill-ep", &c->prefill_ep, 1, &rc);
+	shape_opt(p, "--tp", &c->tp, 1024, &rc);
+	shape_opt(p, "--ep", &c->ep, 1024, &rc);
+	shape_opt(p, "--pp", &c->pp, 64, &rc);
+	shape_opt(p, "--replicas", &c->replicas, 1024, &rc);
+	shape_opt(p, "--prefill-workers", &c->prefill_workers, 1024, &rc);
+	shape_opt(p, "--prefill-tp", &c->prefill_tp, 1024, &rc);
+	shape_opt(p, "--prefill-ep", &c->prefill_ep, 1024, &rc);
 	c->prefill_dp_attn = args_get(p, "--prefill-dp-attention")->seen;
 	c->dp_attn = args_get(p, "--dp-attention")->seen;
 	int_opt(p, "--max-num-seqs", &c->max_num_seqs, 1, &rc);

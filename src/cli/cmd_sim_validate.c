@@ -135,6 +135,13 @@ int cmd_sim_validate(int argc, char **argv)
 	     .is_int = true,
 	     .metavar = "N",
 	     .help = "the sweep's highest concurrency (4..N doubling; default 512)"},
+	    {.name = "--sweep-max-conc-multinode",
+	     .kind = ARG_ONE,
+	     .is_int = true,
+	     .metavar = "N",
+	     .help = "the highest concurrency of a multi-node config of the master configs "
+	             "(disaggregated or aggregated; default 8192; 0: multi-node configs are "
+	             "not swept)"},
 	    {.name = "--summary",
 	     .kind = ARG_FLAG,
 	     .help = "only the unrunnable rows and the error summary"},
@@ -163,7 +170,9 @@ int cmd_sim_validate(int argc, char **argv)
 		args_free(&p);
 		return rc == 1 ? 0 : rc;
 	}
-	slab_validate_opts o = {.prompts = 10, .sweep = {.prompts_per_conc = 2, .max_conc = 512}};
+	slab_validate_opts o = {
+	    .prompts = 10,
+	    .sweep = {.prompts_per_conc = 2, .max_conc = 512, .max_conc_multinode = 8192}};
 	arg_opt *x;
 	if (!(x = args_get(&p, "--points"))->seen) {
 		rc = args_error(&p, NULL, "--points FILE is required");
@@ -176,7 +185,9 @@ int cmd_sim_validate(int argc, char **argv)
 	if ((rc = int_in(&p, "--prompts-per-conc", 1, 100, &o.prompts)) ||
 	    (rc = kinds_opt(&p, o.kinds)) ||
 	    (rc = int_in(&p, "--sweep-prompts-per-conc", 1, 100, &o.sweep.prompts_per_conc)) ||
-	    (rc = int_in(&p, "--sweep-max-conc", 4, 4096, &o.sweep.max_conc))) {
+	    (rc = int_in(&p, "--sweep-max-conc", 4, 4096, &o.sweep.max_conc)) ||
+	    (rc =
+	         int_in(&p, "--sweep-max-conc-multinode", 0, 16384, &o.sweep.max_conc_multinode))) {
 		args_free(&p);
 		return rc;
 	}

@@ -475,7 +475,8 @@ static void run_one(exec_t *x, run_item *it, const char *devices)
 	rc.shown_eval_log = ib_arena_printf(rc.a, "%s/failed/%s/eval.log", x->st.dir, it->identity);
 	const ib_val *c = ib_map_get(it->row, "conc");
 	rc.conc = c && c->type == IB_V_INT ? c->i : 1;
-	/* a multi-node row's list: its first concurrency (docs/run.md) */
+	/* a multi-node row's list (recipe engine): its first concurrency; the
+	 * simulator engine plans one row per concurrency (docs/run.md) */
 	if (c && c->type == IB_V_LIST && c->list.n && c->list.v[0]->type == IB_V_INT)
 		rc.conc = c->list.v[0]->i;
 	char started[32];

@@ -249,12 +249,11 @@ const char *run_sim_unmodelable(const ib_val *row, const char **model, const cha
 	static _Thread_local char why[2600];
 	char tmp[128];
 	const ib_val *v;
-	if (strcmp(scenario(row), "fixed-seq-len") != 0) {
-		if (!strcmp(scenario(row), "agentic-coding"))
-			return "scenario 'agentic-coding': the simulator serves it (prefix cache, "
-			       "KV "
-			       "offload) but infbench run has no AgentX replay client to drive it "
-			       "yet";
+	/* an agentic-coding row goes through the same checks (model, GPU,
+	 * precision, pools, memory): the simulator serves it (chat requests,
+	 * prefix cache, the row's KV offload); what is missing is the client */
+	bool agentic = !strcmp(scenario(row), "agentic-coding");
+	if (strcmp(scenario(row), "fixed-seq-len") != 0 && !agentic) {
 		snprintf(why, sizeof why,
 		         "scenario '%s' is not modelled by the simulator (fixed-seq-len only)",
 		         scenario(row));
@@ -341,6 +340,10 @@ const char *run_sim_unmodelable(const ib_val *row, const char **model, const cha
 		*model = m->name;
 	if (hw)
 		*hw = c.hw.name;
+	if (agentic)
+		return "scenario 'agentic-coding': the simulator models this row (prefix cache, KV "
+		       "offload, its pools) but infbench run has no AgentX replay client to drive "
+		       "it yet";
 	return NULL;
 }
 

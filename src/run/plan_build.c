@@ -277,6 +277,39 @@ static int plan_item(run_plan *p, const run_opts *o, const ib_val *row, size_t i
 	return 0;
 }
 
+/* The concurrency list of a multi-node row (`conc: [8, 16, ...]`) that the
+ * simulator engine runs one concurrency at a time, or NULL. */
+static const ib_val *conc_list(const run_opts *o, const ib_val *row)
+{
+	const ib_val *c = row->type == IB_V_MAP ? ib_map_get(row, "conc") : NULL;
+	return o->engine != RUN_ENGINE_RECIPE && c && c->type == IB_V_LIST && c->list.n ? c : NULL;
+}
+
+/* Plans row idx: one item, or with the simulator engine one per concurrency
+ * of a multi-node row's list (a copy of the row with that `conc`, so its
+ * identity, RESULT_FILENAME and CONC are the concurrency's). */
+static int plan_row(run_plan *p, const run_opts *o, const ib_val *row, size_t idx,
+                    const char *tok_sha, ib_error *e)
+{
+	const ib_val *cl = conc_list(o, row);
+	if (!cl)
+		return plan_item(p, o, row, idx, tok_sha, e);
+	for (size_t j = 0; j < cl->list.n; j++) {
+		const ib_val *c = cl->list.v[j];
+		if (c->type != IB_V_INT || c->i < 1)
+			return ib_fail(e, IB_EINVAL, "", 0, 0,
+			               "matrix row %zu: conc[%zu] is not a positive integer", idx,
+			               j);
+		ib_val *one = ib_map_copy(p->a, row), *v = ib_v_int(p->a, c->i);
+		if (!one || !v || ib_map_set(p->a, one, "conc", v))
+			return IB_ENOMEM;
+		int rc = plan_item(p, o, one, idx, tok_sha, e);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 int run_plan_new(const run_opts *o, const ib_val *list, const bool *keep, run_plan **out,
                  ib_error *e)
 {
@@ -288,7 +321,12 @@ int run_plan_new(const run_opts *o, const ib_val *list, const bool *keep, run_pl
 		return IB_ENOMEM;
 	}
 	resolve(p->a, o, &p->x);
-	p->items = ib_arena_alloc(p->a, (list->list.n + 1) * sizeof *p->items);
+	size_t nitems = 1;
+	for (size_t i = 0; i < list->list.n; i++) {
+		const ib_val *cl = conc_list(o, list->list.v[i]);
+		nitems += cl ? cl->list.n : 1;
+	}
+	p->items = ib_arena_alloc(p->a, nitems * sizeof *p->items);
 	const char *tok = tokenizer_sha(p->a, o->tokenizer);
 	int rc = p->items ? 0 : IB_ENOMEM;
 	bool evals = false;
@@ -300,7 +338,7 @@ int run_plan_new(const run_opts *o, const ib_val *list, const bool *keep, run_pl
 		rc = resolve_eval_dataset(p->a, o, &p->x, e);
 	for (size_t i = 0; i < list->list.n && !rc; i++)
 		if (!keep || keep[i])
-			rc = plan_item(p, o, list->list.v[i], i, tok, e);
+			rc = plan_row(p, o, list->list.v[i], i, tok, e);
 	if (rc) {
 		run_plan_free(p);
 		return rc;

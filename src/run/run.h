@@ -119,7 +119,10 @@ int run_result_filename(ib_buf *b, const ib_val *row, const char *runner_name);
 int run_row_env(ib_buf *b, const ib_val *row, const char *runner_name, const char *result_filename,
                 int port);
 /* Why the simulator cannot model a row (a sentence), or NULL when it can;
- * *model / *hw get the simulator's profile names when it can. */
+ * *model / *hw get the simulator's profile names when it can. An
+ * agentic-coding row is checked like a fixed-length one; when the simulator
+ * models it, *model / *hw are set and the sentence says the replay client is
+ * what is missing. */
 const char *run_sim_unmodelable(const ib_val *row, const char **model, const char **hw);
 /* The recipe script for a row, as the launchers resolve it (§3.1 step 3)
  * under dir: DIR/[single_node/]SCENARIO_SUBDIR<prefix>_<precision>_<gpu>_<framework>[_mtp].sh,

@@ -173,20 +173,21 @@ typedef struct {
 	size_t off;   /* offset of a double, or of an int when is_int */
 	double scale; /* value in the file * scale = stored value */
 	bool is_int;
-	double max; /* > 0: the largest value the file may give */
+	double max;    /* > 0: the largest value the file may give */
+	bool positive; /* 0 is refused (a bandwidth or a domain size a time is divided by) */
 } ovr;
 
 #define HW(k, f, s)                                                                                \
 	{                                                                                          \
-		k, offsetof(sim_hw, f), s, false, 0                                                \
+		k, offsetof(sim_hw, f), s, false, 0, false                                         \
 	}
 #define MD(k, f, s)                                                                                \
 	{                                                                                          \
-		k, offsetof(sim_model, f), s, false, 0                                             \
+		k, offsetof(sim_model, f), s, false, 0, false                                      \
 	}
 #define MI(k, f)                                                                                   \
 	{                                                                                          \
-		k, offsetof(sim_model, f), 1, true, 0                                              \
+		k, offsetof(sim_model, f), 1, true, 0, false                                       \
 	}
 
 static const ovr hw_fields[] = {
@@ -195,12 +196,15 @@ static const ovr hw_fields[] = {
     HW("bf16-tflops", flops_bf16, 1e12),
     HW("fp8-tflops", flops_fp8, 1e12),
     HW("fp4-tflops", flops_fp4, 1e12),
-    HW("link-gbps", link_bw, 1e9),
+    {"link-gbps", offsetof(sim_hw, link_bw), 1e9, false, 0, true},
     HW("link-latency-us", link_lat, 1e-6),
-    HW("host-link-gbps", host_bw, 1e9),
-    HW("net-gbps", net_bw, 1e9),
+    /* the families' links (KV offload, multi-node, disaggregation): a
+     * transfer divides by them, so they must be > 0; a domain of at most
+     * 1,000,000 GPUs */
+    {"host-link-gbps", offsetof(sim_hw, host_bw), 1e9, false, 0, true},
+    {"net-gbps", offsetof(sim_hw, net_bw), 1e9, false, 0, true},
     HW("net-latency-us", net_lat, 1e-6),
-    {"scale-up-gpus", offsetof(sim_hw, domain_gpus), 1, true, 0},
+    {"scale-up-gpus", offsetof(sim_hw, domain_gpus), 1, true, 1e6, true},
 };
 
 static const ovr model_fields[] = {
@@ -219,7 +223,7 @@ static const ovr model_fields[] = {
     MI("window", window),
     MI("sparse-topk", sparse_topk),
     MI("index-bytes", index_dim),
-    {"expert-weight-bits", offsetof(sim_model, expert_wbits), 1, false, 16},
+    {"expert-weight-bits", offsetof(sim_model, expert_wbits), 1, false, 16, false},
 };
 
 static int apply(const ib_val *m, const ovr *f, size_t nf, void *dst, const char **name,
@@ -259,6 +263,10 @@ static int apply(const ib_val *m, const ovr *f, size_t nf, void *dst, const char
 			               "field '%s.%s': should be a %s", section, f[j].key,
 			               f[j].is_int ? "non-negative integer (at most 2147483647)"
 			                           : "finite non-negative number");
+		if (f[j].positive && x == 0)
+			return ib_fail(e, IB_EINVAL, v->file, v->line, v->col,
+			               "field '%s.%s': should be greater than 0", section,
+			               f[j].key);
 		if (f[j].max > 0 && x > f[j].max)
 			return ib_fail(e, IB_EINVAL, v->file, v->line, v->col,
 			               "field '%s.%s': should be at most %g", section, f[j].key,

@@ -67,7 +67,8 @@ static bool same_shape(const slab_sweep_point *a, const slab_sweep_point *b)
 {
 	return !strcmp(a->framework, b->framework) &&
 	       (a->spec == b->spec || (a->spec && b->spec && !strcmp(a->spec, b->spec))) &&
-	       a->tp == b->tp && a->ep == b->ep && a->dp_attn == b->dp_attn;
+	       a->tp == b->tp && a->ep == b->ep && a->dp_attn == b->dp_attn &&
+	       !memcmp(&a->pools, &b->pools, sizeof a->pools);
 }
 
 /* s->active = every config (all its concurrencies) of a serving shape
@@ -97,8 +98,7 @@ static int set_active(fr_series *s, const slab_sweep_point *pts, size_t n)
 		for (size_t j = 0; j < n && !keep; j++)
 			keep = front[j] && same_shape(&pts[i], &pts[j]);
 		if (keep)
-			v[k++] = (slab_sweep_config){pts[i].framework, pts[i].spec, pts[i].tp,
-			                             pts[i].ep,        pts[i].conc, pts[i].dp_attn};
+			v[k++] = slab_sweep_config_of(&pts[i]);
 	}
 	free(front);
 	free(s->active);

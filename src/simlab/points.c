@@ -153,9 +153,9 @@ static void configure_series(slab_point *p, const char *note, const char *mname,
 	p->why = unrunnable_basics(p);
 	if (p->why)
 		return;
-	if (p->disagg)
-		p->why = "a disaggregated multi-node recipe: worker counts not stated";
-	else if (p->kind == SLAB_POINT_PEAK && p->conc <= 0)
+	/* a disaggregated peak row sweeps the master configs' multi-node
+	 * configs of its series (their worker counts; slab_sweep_from_matrix) */
+	if (p->kind == SLAB_POINT_PEAK && p->conc <= 0)
 		p->why = "concurrency not stated (a peak throughput only)";
 	else if (p->kind == SLAB_POINT_FRONTIER && isnan(p->interactivity))
 		p->why = "no target interactivity";
@@ -457,8 +457,7 @@ int slab_config_run(const sim_config *c, int conc, int prompts_per_conc, int isl
 	int rc = sim_run_load(c, &ld, &lr, e);
 	if (rc)
 		return rc;
-	int gpus = (c->ep > c->tp ? c->ep : c->tp) * (c->pp > 1 ? c->pp : 1);
-	r->tps_gpu = lr.total_tok_s / gpus;
+	r->tps_gpu = lr.total_tok_s / sim_config_gpus(c); /* both pools, every worker */
 	r->interactivity = lr.median_tpot > 0 ? 1.0 / lr.median_tpot : 0;
 	r->median_tpot = lr.median_tpot;
 	r->median_ttft = lr.median_ttft;

@@ -64,12 +64,24 @@ int slab_point_run(const slab_point *p, const sim_calib_file *cal, int prompts_p
  * runs spec decoding (InferenceX has a recipe) —, concurrency
  * 4..max_conc doubling. Configs whose weights do not
  * fit are left out. */
+/* The worker pools of a multi-node config (a master config's multinode
+ * search space: its `prefill` and `decode` pools); all zero for one
+ * single-node instance. tp/ep/dp_attn of the config are then the decode
+ * worker's (aggregated multi-node rows: the workers'). */
+typedef struct {
+	int replicas;        /* instances behind the one endpoint (decode workers) */
+	int prefill_workers; /* > 0: disaggregated, this many prefill instances */
+	int prefill_tp, prefill_ep;
+	bool prefill_dp_attn;
+} slab_pools;
+
 typedef struct {
 	const char *framework, *spec; /* spec: NULL when off */
 	int tp, ep, conc;
 	bool dp_attn;
 	double tps_gpu, interactivity, median_ttft, median_tpot;
 	bool from_matrix; /* the config came from the sweep matrix */
+	slab_pools pools; /* multi-node configs; zero: single-node */
 } slab_sweep_point;
 
 /* The $/GPU-hr the dashboard prices a GPU at (owning hyperscaler, README of
@@ -86,7 +98,10 @@ bool slab_point_same_series(const slab_point *a, const slab_point *b);
 typedef struct {
 	int prompts_per_conc; /* prompts per unit of concurrency of each config (InferenceX: 10) */
 	int max_conc;         /* the highest concurrency (4, 8, ... max_conc) */
-	bool no_spec;         /* spec decoding only where the row requires it */
+	/* the highest concurrency of a multi-node config; 0: multi-node
+	 * configs are not swept (sim calibrate) */
+	int max_conc_multinode;
+	bool no_spec; /* spec decoding only where the row requires it */
 	/* a sweep matrix (`matrix full-sweep` rows as ib_val maps), or NULL: a
 	 * series with single-node rows there sweeps those configs instead of
 	 * the generic space (slab_sweep_from_matrix) */
@@ -103,14 +118,22 @@ typedef struct slab_sweep_config {
 	const char *framework, *spec; /* spec: NULL when off */
 	int tp, ep, conc;
 	bool dp_attn;
+	slab_pools pools; /* multi-node configs; zero: single-node */
 } slab_sweep_config;
-/* The configs of the matrix rows that belong to p's series: single-node,
- * aggregated rows (pp 1) of p's model (model-prefix resolved through the
- * profile aliases), precision, GPU (the runner's name up to its first '-',
- * without "cluster:"), ISL/OSL, framework (when p names one) and spec
- * setting (MTP rows run the model's draft method), concurrency <= max_conc;
- * duplicates once. *out is malloc'd (NULL when none). 0 or IB_ENOMEM. */
-int slab_sweep_from_matrix(const ib_val *rows, const slab_point *p, int max_conc,
+/* The config a sweep point ran. */
+slab_sweep_config slab_sweep_config_of(const slab_sweep_point *q);
+/* The configs of the matrix rows that belong to p's series: rows (pp 1) of
+ * p's model (model-prefix resolved through the profile aliases),
+ * precision, GPU (the runner's name up to its first '-', without
+ * "cluster:"), ISL/OSL, framework (when p names one) and spec setting (MTP
+ * rows run the model's draft method). Single-node rows at concurrency <=
+ * o->max_conc; multi-node rows (`prefill` / `decode` pools: disaggregated,
+ * or aggregated with no decode workers) at every concurrency of their list
+ * up to o->max_conc_multinode (0: none), with their pools. A
+ * disaggregated peak row (p->disagg) takes only the multi-node rows, an
+ * aggregated peak row only the single-node ones, a frontier row both.
+ * Duplicates once. *out is malloc'd (NULL when none). 0 or IB_ENOMEM. */
+int slab_sweep_from_matrix(const ib_val *rows, const slab_point *p, const slab_sweep_opts *o,
                            slab_sweep_config **out, size_t *n);
 int slab_sweep_run(const slab_point *p, const sim_calib_file *cal, const slab_sweep_opts *o,
                    slab_sweep_point **out, size_t *n, size_t *nconf, ib_error *e);

@@ -37,7 +37,7 @@ bool slab_point_same_series(const slab_point *a, const slab_point *b)
 	return same_str(a->model, b->model) && same_str(a->gpu, b->gpu) &&
 	       same_str(a->precision, b->precision) && a->isl == b->isl && a->osl == b->osl &&
 	       same_str(a->framework, b->framework) && same_str(a->version, b->version) &&
-	       same_str(a->spec, b->spec) && a->no_spec == b->no_spec;
+	       same_str(a->spec, b->spec) && a->no_spec == b->no_spec && a->disagg == b->disagg;
 }
 
 /* The draft method a model's recipes use (its profile's MTP heads or an
@@ -96,7 +96,7 @@ static int push_config(slab_sweep_config **v, size_t *n, size_t *cap, const slab
 		const slab_sweep_config *x = &(*v)[i];
 		if (!strcmp(x->framework, c->framework) && same_str(x->spec, c->spec) &&
 		    x->tp == c->tp && x->ep == c->ep && x->conc == c->conc &&
-		    x->dp_attn == c->dp_attn)
+		    x->dp_attn == c->dp_attn && !memcmp(&x->pools, &c->pools, sizeof c->pools))
 			return 0;
 	}
 	if (ib_grow(v, cap, *n + 1))
@@ -136,9 +136,12 @@ static int generic_space(const slab_point *p, const sim_calib_file *cal, const s
 					continue;
 				for (size_t s = 0; s < nspec; s++)
 					for (int conc = 4; conc <= o->max_conc; conc *= 2) {
-						slab_sweep_config c = {fws[f], specs[s],
-						                       tp,     v3 ? tp : 1,
-						                       conc,   v3 == 2};
+						slab_sweep_config c = {.framework = fws[f],
+						                       .spec = specs[s],
+						                       .tp = tp,
+						                       .ep = v3 ? tp : 1,
+						                       .conc = conc,
+						                       .dp_attn = v3 == 2};
 						if (push_config(v, n, &cap, &c))
 							return IB_ENOMEM;
 					}
@@ -196,7 +199,60 @@ static bool matrix_has_spec(const ib_val *rows, const char *model)
 	return false;
 }
 
-int slab_sweep_from_matrix(const ib_val *rows, const slab_point *p, int max_conc,
+/* The pools of a multi-node matrix row (its `prefill` and `decode` maps)
+ * into c: the decode worker's TP/EP/DP attention and worker count, the
+ * prefill pool's; with no decode workers (aggregated over several nodes)
+ * the prefill workers are the replicas. False when r is not multi-node. */
+static bool row_pools(const ib_val *r, slab_sweep_config *c)
+{
+	const ib_val *pre = ib_map_get(r, "prefill"), *dec = ib_map_get(r, "decode");
+	if (!pre || !dec || pre->type != IB_V_MAP || dec->type != IB_V_MAP)
+		return false;
+	bool agg = row_int(dec, "num-worker", 1) == 0;
+	const ib_val *inst = agg ? pre : dec;
+	c->tp = row_int(inst, "tp", 0);
+	c->ep = row_int(inst, "ep", 1);
+	c->dp_attn = row_bool(inst, "dp-attn");
+	c->pools.replicas = row_int(inst, "num-worker", 1);
+	if (!agg) {
+		c->pools.prefill_workers = row_int(pre, "num-worker", 1);
+		c->pools.prefill_tp = row_int(pre, "tp", 1);
+		c->pools.prefill_ep = row_int(pre, "ep", 1);
+		c->pools.prefill_dp_attn = row_bool(pre, "dp-attn");
+	}
+	return true;
+}
+
+/* A pool's pipeline stages (multi-node rows keep pp in each pool). */
+static int pools_pp(const ib_val *r)
+{
+	int pp = row_int(r, "pp", 1);
+	const char *const pool[] = {"prefill", "decode"};
+	for (int i = 0; i < 2; i++) {
+		const ib_val *m = ib_map_get(r, pool[i]);
+		if (m && m->type == IB_V_MAP && row_int(m, "pp", 1) > pp)
+			pp = row_int(m, "pp", 1);
+	}
+	return pp;
+}
+
+/* Adds c at each concurrency of the row (an int, or a multi-node row's
+ * list) up to max_conc. 0 or IB_ENOMEM. */
+static int push_concs(const ib_val *r, slab_sweep_config c, int max_conc, slab_sweep_config **out,
+                      size_t *n, size_t *cap)
+{
+	const ib_val *v = ib_map_get(r, "conc");
+	size_t k = v && v->type == IB_V_LIST ? v->list.n : 1;
+	for (size_t i = 0; i < k; i++) {
+		const ib_val *x = v && v->type == IB_V_LIST ? v->list.v[i] : v;
+		c.conc = x && x->type == IB_V_INT && x->i > 0 && x->i <= max_conc ? (int)x->i : 0;
+		if (c.tp >= 1 && c.conc >= 1 && push_config(out, n, cap, &c))
+			return IB_ENOMEM;
+	}
+	return 0;
+}
+
+int slab_sweep_from_matrix(const ib_val *rows, const slab_point *p, const slab_sweep_opts *o,
                            slab_sweep_config **out, size_t *n)
 {
 	*out = NULL;
@@ -213,8 +269,8 @@ int slab_sweep_from_matrix(const ib_val *rows, const slab_point *p, int max_conc
 		const sim_model *m = prefix ? sim_model_find(prefix) : NULL;
 		if (!m || strcmp(m->name, p->model) || !prec || strcasecmp(prec, p->precision) ||
 		    !gpu || strcmp(gpu, p->gpu) || !fw || row_int(r, "isl", 0) != p->isl ||
-		    row_int(r, "osl", 0) != p->osl || row_bool(r, "disagg") ||
-		    row_int(r, "pp", 1) > 1 || (p->framework && strcmp(fw, p->framework)))
+		    row_int(r, "osl", 0) != p->osl || pools_pp(r) > 1 ||
+		    (p->framework && strcmp(fw, p->framework)))
 			continue;
 		bool sd = spec && strcmp(spec, "none");
 		if ((sd && p->no_spec) || (!sd && p->spec))
@@ -227,11 +283,13 @@ int slab_sweep_from_matrix(const ib_val *rows, const slab_point *p, int max_conc
 		                                  : NULL,
 		                       .tp = row_int(r, "tp", 0),
 		                       .ep = row_int(r, "ep", 1),
-		                       .conc = row_int(r, "conc", 0),
 		                       .dp_attn = row_bool(r, "dp-attn")};
-		if (c.tp < 1 || c.conc < 1 || c.conc > max_conc)
+		bool multi = row_pools(r, &c);
+		if (p->kind == SLAB_POINT_PEAK && multi != p->disagg)
 			continue;
-		if (push_config(out, n, &cap, &c)) {
+		if (!multi && row_bool(r, "disagg"))
+			continue;
+		if (push_concs(r, c, multi ? o->max_conc_multinode : o->max_conc, out, n, &cap)) {
 			free(*out);
 			*out = NULL;
 			*n = 0;
@@ -239,6 +297,27 @@ int slab_sweep_from_matrix(const ib_val *rows, const slab_point *p, int max_conc
 		}
 	}
 	return 0;
+}
+
+slab_sweep_config slab_sweep_config_of(const slab_sweep_point *q)
+{
+	return (slab_sweep_config){.framework = q->framework,
+	                           .spec = q->spec,
+	                           .tp = q->tp,
+	                           .ep = q->ep,
+	                           .conc = q->conc,
+	                           .dp_attn = q->dp_attn,
+	                           .pools = q->pools};
+}
+
+/* The pools of k into c (sim_config: replicas, the prefill pool). */
+static void apply_pools(const slab_pools *k, sim_config *c)
+{
+	c->replicas = k->replicas > 1 ? k->replicas : 1;
+	c->prefill_workers = k->prefill_workers;
+	c->prefill_tp = k->prefill_tp;
+	c->prefill_ep = k->prefill_ep;
+	c->prefill_dp_attn = k->prefill_dp_attn;
 }
 
 /* A config's load seed: a hash of the config itself, so that its figures
@@ -254,6 +333,11 @@ static uint64_t config_seed(const slab_sweep_config *k)
 	int nums[4] = {k->tp, k->ep, k->conc, k->dp_attn};
 	for (int j = 0; j < 4; j++)
 		h = (h ^ (uint64_t)(unsigned)nums[j]) * 1099511628211u;
+	/* multi-node pools (single-node configs keep their seeds) */
+	int pools[5] = {k->pools.replicas, k->pools.prefill_workers, k->pools.prefill_tp,
+	                k->pools.prefill_ep, k->pools.prefill_dp_attn};
+	for (int j = 0; k->pools.replicas > 0 && j < 5; j++)
+		h = (h ^ (uint64_t)(unsigned)pools[j]) * 1099511628211u;
 	return h % 1000003u + 1;
 }
 
@@ -277,7 +361,7 @@ int slab_sweep_run(const slab_point *p, const sim_calib_file *cal, const slab_sw
 			memcpy(v, o->only, o->nonly * sizeof *v);
 		nv = o->nonly;
 	} else
-		rc = slab_sweep_from_matrix(o->matrix, p, o->max_conc, &v, &nv);
+		rc = slab_sweep_from_matrix(o->matrix, p, o, &v, &nv);
 	if (!o->only && o->no_spec && !p->spec) { /* optional spec decoding left out */
 		size_t k = 0;
 		for (size_t i = 0; i < nv; i++)
@@ -286,7 +370,7 @@ int slab_sweep_run(const slab_point *p, const sim_calib_file *cal, const slab_sw
 		nv = k;
 	}
 	bool from_matrix = nv > 0 && !o->only;
-	if (!rc && !nv && !o->only)
+	if (!rc && !nv && !o->only && !p->disagg) /* disaggregated: the matrix's pools only */
 		rc = generic_space(p, cal, o, &v, &nv);
 	if (rc) {
 		rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
@@ -298,6 +382,7 @@ int slab_sweep_run(const slab_point *p, const sim_calib_file *cal, const slab_sw
 		sim_config c;
 		slab_point_config_with(p, cal, k->framework, k->spec, k->tp, k->ep, k->dp_attn,
 		                       k->conc, &c);
+		apply_pools(&k->pools, &c);
 		slab_point_result r;
 		ib_error skip = {0};
 		rc = slab_config_run(&c, k->conc, o->prompts_per_conc, p->isl, p->osl,
@@ -324,7 +409,8 @@ int slab_sweep_run(const slab_point *p, const sim_calib_file *cal, const slab_sw
 		                                    .interactivity = r.interactivity,
 		                                    .median_ttft = r.median_ttft,
 		                                    .median_tpot = r.median_tpot,
-		                                    .from_matrix = from_matrix};
+		                                    .from_matrix = from_matrix,
+		                                    .pools = k->pools};
 	}
 	free(v);
 	return 0;

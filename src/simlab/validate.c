@@ -115,6 +115,19 @@ static void cache_free(val_cache *c)
 	memset(c, 0, sizeof *c);
 }
 
+/* "" for a single-node config; else "  1P tp 4 ep 4 dpa + 3D" (prefill
+ * workers and their shape, decode workers) or "  2 workers" (aggregated
+ * multi-node). */
+static void pools_text(char *b, size_t n, const slab_pools *k)
+{
+	b[0] = 0;
+	if (k->prefill_workers > 0)
+		snprintf(b, n, "  %dP tp %d ep %d%s + %dD", k->prefill_workers, k->prefill_tp,
+		         k->prefill_ep, k->prefill_dp_attn ? " dpa" : "", k->replicas);
+	else if (k->replicas > 0)
+		snprintf(b, n, "  %d workers", k->replicas);
+}
+
 static void show_sweep(const slab_validate_opts *o, const slab_point *p, const val_series *s)
 {
 	slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
@@ -128,12 +141,14 @@ static void show_sweep(const slab_validate_opts *o, const slab_point *p, const v
 	         s->n && s->pts[0].from_matrix ? "the sweep matrix" : "the generic space");
 	for (size_t i = 0; i < s->n; i++) {
 		const slab_sweep_point *q = &s->pts[i];
+		char pools[96];
+		pools_text(pools, sizeof pools, &q->pools);
 		slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
 		         "  sweep %-7s %-6s tp %d ep %d%s conc %3d  tok/s/GPU %9.1f  "
-		         "interactivity %7.1f  ttft %8.1f ms\n",
+		         "interactivity %7.1f  ttft %8.1f ms%s\n",
 		         q->framework, q->spec ? q->spec : "-", q->tp, q->ep,
 		         q->dp_attn ? " dpa" : "    ", q->conc, q->tps_gpu, q->interactivity,
-		         q->median_ttft * 1e3);
+		         q->median_ttft * 1e3, pools);
 	}
 }
 
@@ -160,12 +175,24 @@ static val_series *series_of(val_cache *c, const slab_point *p, const slab_valid
 		return NULL;
 	if (s->rc)
 		snprintf(s->err, sizeof s->err, "%.200s", e.msg);
-	else if (!s->n) {
+	else if (!s->n && p->disagg && !s->nconf) {
+		s->rc = IB_EINVAL;
+		snprintf(s->err, sizeof s->err, "%s",
+		         !sweep->matrix ? "a disaggregated recipe: its worker counts come from the "
+		                          "master configs (none given)"
+		         : !sweep->max_conc_multinode
+		             ? "a disaggregated recipe: multi-node configs are not swept "
+		               "(--sweep-max-conc-multinode 0)"
+		             : "the master configs have no multi-node config of this series "
+		               "(model, GPU, precision, ISL/OSL, framework)");
+	} else if (!s->n) {
 		s->rc = IB_EINVAL;
 		snprintf(s->err, sizeof s->err,
-		         "no config of the sweep fits in memory (TP up to %d, one node; "
-		         "multi-node configs are not swept)",
-		         slab_sweep_node_gpus(p->gpu));
+		         "no config of the sweep fits in memory (TP up to %d on one node%s)",
+		         slab_sweep_node_gpus(p->gpu),
+		         sweep->matrix && sweep->max_conc_multinode
+		             ? ", and the master configs' multi-node configs"
+		             : "; multi-node configs are not swept");
 	}
 	if (o->show_sweeps)
 		show_sweep(o, p, s);
@@ -178,6 +205,7 @@ typedef struct {
 	double tps, inter;
 	const char *fw;
 	int tp, ep, conc;
+	slab_pools pools; /* the config's multi-node pools (zero: single-node) */
 } val_result;
 
 static int run_row(const slab_point *p, const slab_validate_opts *o, const slab_sweep_opts *sweep,
@@ -194,8 +222,12 @@ static int run_row(const slab_point *p, const slab_validate_opts *o, const slab_
 			*why = e->msg;
 			return 1;
 		}
-		*r = (val_result){pr.tps_gpu, pr.interactivity,      p->framework,
-		                  p->tp,      p->ep > 1 ? p->ep : 1, p->conc};
+		*r = (val_result){.tps = pr.tps_gpu,
+		                  .inter = pr.interactivity,
+		                  .fw = p->framework,
+		                  .tp = p->tp,
+		                  .ep = p->ep > 1 ? p->ep : 1,
+		                  .conc = p->conc};
 		return 0;
 	}
 	val_series *s = series_of(cache, p, o, sweep);
@@ -212,8 +244,8 @@ static int run_row(const slab_point *p, const slab_validate_opts *o, const slab_
 			return 1;
 		}
 		const slab_sweep_point *q = &s->pts[b];
-		*r =
-		    (val_result){q->tps_gpu, q->interactivity, q->framework, q->tp, q->ep, q->conc};
+		*r = (val_result){q->tps_gpu, q->interactivity, q->framework, q->tp,
+		                  q->ep,      q->conc,          q->pools};
 		return 0;
 	}
 	double value, conc;
@@ -226,7 +258,7 @@ static int run_row(const slab_point *p, const slab_validate_opts *o, const slab_
 		return 1;
 	}
 	const slab_sweep_point *q = &s->pts[near];
-	*r = (val_result){value, NAN, q->framework, q->tp, q->ep, (int)conc};
+	*r = (val_result){value, NAN, q->framework, q->tp, q->ep, (int)conc, q->pools};
 	return 0;
 }
 
@@ -295,13 +327,15 @@ static int validate_row(const slab_point *p, const slab_validate_opts *o,
 		              p->model_name, p->gpu_name, reason);
 		return 0;
 	}
+	char pools[96];
+	pools_text(pools, sizeof pools, &r.pools);
 	if (!o->quiet)
 		slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
 		         "%-5d %-9s %-16.16s %-7.7s %-5s %-7s %3d %3d %4d %5d/%-5d %9.1f "
-		         "%9.1f %+7.1f %7.1f %7.1f %+7.1f\n",
+		         "%9.1f %+7.1f %7.1f %7.1f %+7.1f%s\n",
 		         p->row_id, kind_name(p->kind), p->model, p->gpu, p->precision,
 		         r.fw ? r.fw : "-", r.tp, r.ep, r.conc, p->isl, p->osl, p->tps_gpu, r.tps,
-		         et, p->interactivity, r.inter, ei);
+		         et, p->interactivity, r.inter, ei, pools);
 	return 0;
 }
 

@@ -6,7 +6,8 @@
 #     the KV transfer time grows with the input length (/metrics);
 #  2. a disaggregated fixed-length row and a multi-node aggregated row (no
 #     decode workers) run through `infbench run` and leave their agg rows
-#     with the prefill/decode fields.
+#     with the prefill/decode fields, at each concurrency of their lists;
+#  3. the families' flags and profile fields are range-checked.
 # Needs the llama3 tokenizer fixture. Usage: sim_disagg.sh INFBENCH.
 # Ends with "sim_disagg: N passed, N failed".
 . "$(dirname "$0")/lib.sh" sim_disagg "$1"
@@ -82,17 +83,42 @@ row() { # EXP PREFILL DECODE
 rc=$?
 [ "$rc" = 0 ] && ok || no "infbench run exited $rc: $(tail -3 "$tmp/run.err")"
 agg=$tmp/st/agg_bmk.json
+# each concurrency of a row's list runs (one agg row each)
 n=$(grep -c '"is_multinode": true' "$agg" 2>/dev/null)
-[ "$n" = 2 ] && ok || no "agg_bmk.json: $n multi-node rows, want 2"
+[ "$n" = 4 ] && ok || no "agg_bmk.json: $n multi-node rows, want 4 (2 rows x conc [4, 8])"
 python3 - "$agg" <<'P' && ok || no "agg rows: $(cat "$agg" | head -c 600)"
 import json, sys
-rows = {r["infmax_model_prefix"] + str(r.get("num_decode_gpu")): r for r in json.load(open(sys.argv[1]))}
-d = rows["gptoss8"]  # 2 prefill workers of TP 4, 1 decode worker of TP 8
-assert d["num_prefill_gpu"] == 8 and d["prefill_num_workers"] == 2 and d["prefill_tp"] == 4, d
-assert d["decode_tp"] == 8 and d["decode_num_workers"] == 1 and d["conc"] == 4, d
-assert d["tput_per_gpu"] > 0 and d["median_ttft"] > 0 and d["median_tpot"] > 0, d
-m = rows["gptoss0"]  # aggregated over 2 workers of TP 8, no decode pool
-assert m["num_prefill_gpu"] == 16 and m["num_decode_gpu"] == 0 and m["tput_per_gpu"] > 0, m
+rows = {r["infmax_model_prefix"] + str(r.get("num_decode_gpu")) + "c" + str(r["conc"]): r
+        for r in json.load(open(sys.argv[1]))}
+assert sorted(rows) == ["gptoss0c4", "gptoss0c8", "gptoss8c4", "gptoss8c8"], sorted(rows)
+for c in (4, 8):
+    d = rows["gptoss8c%d" % c]  # 2 prefill workers of TP 4, 1 decode worker of TP 8
+    assert d["num_prefill_gpu"] == 8 and d["prefill_num_workers"] == 2 and d["prefill_tp"] == 4, d
+    assert d["decode_tp"] == 8 and d["decode_num_workers"] == 1, d
+    assert d["tput_per_gpu"] > 0 and d["median_ttft"] > 0 and d["median_tpot"] > 0, d
+    m = rows["gptoss0c%d" % c]  # aggregated over 2 workers of TP 8, no decode pool
+    assert m["num_prefill_gpu"] == 16 and m["num_decode_gpu"] == 0 and m["tput_per_gpu"] > 0, m
+# more concurrent users: more throughput per GPU
+assert rows["gptoss8c8"]["tput_per_gpu"] > rows["gptoss8c4"]["tput_per_gpu"]
 P
+# the dry run lists one row per concurrency, named after it
+(cd "$tmp" && "$bin" run m.json --results st2 --dry-run >dry.out 2>dry.err)
+[ "$(grep -c '_conc4_' "$tmp/dry.out")" = 2 ] && [ "$(grep -c '_conc8_' "$tmp/dry.out")" = 2 ] &&
+	[ "$(wc -l <"$tmp/dry.out")" = 4 ] && ok || no "dry run: $(cat "$tmp/dry.out" "$tmp/dry.err")"
+
 grep -rq -- '--prefill-workers' "$tmp/st/rows" && ok || no "the simulator's command line has no --prefill-workers"
+# -- 3. the families' inputs are range-checked: flags (usage error, exit 2),
+# profile fields (file:line and field, exit 1); nothing starts
+for f in "--replicas 1025" "--prefill-workers 0" "--prefill-tp 2000 --prefill-workers 2" "--pp 65" \
+	"--tp 1025" "--kv-offload-gb -1"; do
+	# shellcheck disable=SC2086
+	"$bin" sim --port 0 $f >/dev/null 2>"$tmp/e"
+	rc=$?
+	[ "$rc" = 2 ] && grep -q -- "${f%% *}" "$tmp/e" && ok || no "sim $f: exit $rc $(cat "$tmp/e")"
+done
+printf 'hardware:\n  name: x\n  net-gbps: 0\n' >"$tmp/p.yaml"
+"$bin" sim --port 0 --profile "$tmp/p.yaml" >/dev/null 2>"$tmp/e"
+rc=$?
+[ "$rc" = 1 ] && grep -q "p.yaml:3:.*hardware.net-gbps.*greater than 0" "$tmp/e" && ok ||
+	no "profile net-gbps 0: exit $rc $(cat "$tmp/e")"
 e2e_end

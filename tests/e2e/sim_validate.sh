@@ -81,6 +81,34 @@ grep -qE '^[0-9]+ +frontier +glm-5 +mi355x +fp8 +sglang .* nan +\+?nan$' "$tmp/f
 grep -qE '^  sweep sglang +mtp +tp 4 ep 4 dpa conc +8 ' "$tmp/s" && grep -q '(the generic space)$' "$tmp/s" &&
 	grep -qE "^sweep of row [0-9]+'s series \(deepseek-r1 mi300x fp8 8192/1024\): .*\(the sweep matrix\)$" "$tmp/s" &&
 	ok || no "--show-sweeps: $(grep -m3 sweep "$tmp/s")"
+# disaggregated and multi-node published points (issue 28): a Dynamo peak
+# row on GB300 (DeepSeek R1 FP4 8k/1k) runs the master configs' multi-node
+# configs of its series (worker counts from their search spaces), a GB200
+# DeepSeek R1 FP8 frontier row (no single tray fits it) their frontier; a
+# 1k/1k Dynamo peak has no multi-node config there and says so
+awk -F'\t' 'NR == 1 || $1 == 453 || $1 == 462 || $1 == 91' tests/data/sim/points.tsv >"$tmp/mn.tsv"
+"$bin" sim validate --points "$tmp/mn.tsv" --sweep-prompts-per-conc 1 \
+	--sweep-max-conc-multinode 4096 >"$tmp/mn" 2>"$tmp/err"
+rc=$?
+[ "$rc" = 0 ] && ok || no "multi-node rows: exit $rc: $(tail -3 "$tmp/err")"
+grep -qE '^453 +peak +deepseek-r1 +gb300 +fp4 +trt +[0-9]+ +[0-9]+ +[0-9]+ +8192/1024 +18131\.6 +[0-9.]+ +[-+][0-9.]+ .* [0-9]+P tp [0-9]+ ep [0-9]+( dpa)? \+ [0-9]+D$' "$tmp/mn" &&
+	ok || no "disaggregated peak row: $(grep '^453 ' "$tmp/mn")"
+grep -qE '^91 +frontier +deepseek-r1 +gb200 +fp8 .* [0-9]+P tp [0-9]+ ep [0-9]+( dpa)? \+ [0-9]+D$' "$tmp/mn" &&
+	ok || no "multi-node frontier row: $(grep '^91 ' "$tmp/mn")"
+grep -q 'row 462 (blog-peak, .*): the master configs have no multi-node config of this series' "$tmp/mn" &&
+	ok || no "peak without multi-node configs: $(grep 'row 462' "$tmp/mn")"
+grep -qE '^peak +runnable +1/2 ' "$tmp/mn" && ok || no "peak summary: $(grep -E '^peak' "$tmp/mn")"
+# without multi-node configs (or without master configs) they cannot run
+"$bin" sim validate --points "$tmp/mn.tsv" --sweep-prompts-per-conc 1 --sweep-max-conc 16 \
+	--sweep-max-conc-multinode 0 --summary >"$tmp/mn0" 2>&1
+grep -q 'row 453 (blog-peak, .*): a disaggregated recipe: multi-node configs are not swept' "$tmp/mn0" &&
+	grep -q 'row 91 (compare, .*): no config of the sweep fits in memory' "$tmp/mn0" &&
+	ok || no "--sweep-max-conc-multinode 0: $(grep 'row ' "$tmp/mn0")"
+"$bin" sim validate --points "$tmp/mn.tsv" --kinds peak --no-master-configs --summary >"$tmp/mn1" 2>&1
+grep -q 'row 453 (blog-peak, .*): a disaggregated recipe: its worker counts come from the master configs' "$tmp/mn1" &&
+	ok || no "--no-master-configs: $(grep 'row 453' "$tmp/mn1")"
+"$bin" sim validate --points "$tmp/mn.tsv" --sweep-max-conc-multinode 20000 >/dev/null 2>"$tmp/e"
+[ $? = 2 ] && grep -q 'sweep-max-conc-multinode' "$tmp/e" && ok || no "--sweep-max-conc-multinode 20000: $(cat "$tmp/e")"
 # sim calibrate, frontier level: six measured MiniMax M2.5 H100 rows (the
 # measured levels) and the seven MiniMax M3 H100 blog frontier rows (no
 # measured rule for that model there: one GPU x model x precision group);

@@ -186,11 +186,21 @@ Test(sim_family, runner_labels_resolve_like_the_reference)
 	const char *why = run_sim_unmodelable(r, NULL, NULL);
 	cr_assert(why && strstr(why, "no simulator GPU profile for runner 'cluster:tpu7x-gc'"),
 	          "%s", why);
-	/* an agentic row names what is missing: the replay client */
+	/* an agentic row the simulator models names what is missing, the
+	 * replay client, with the profiles it would run on; one it cannot
+	 * model says why (the GPU), as a fixed-length row would */
 	r = row_of(a, row_json);
 	ib_map_set(a, r, "scenario-type", ib_v_str(a, "agentic-coding"));
-	why = run_sim_unmodelable(r, NULL, NULL);
+	const char *m = NULL, *h = NULL;
+	why = run_sim_unmodelable(r, &m, &h);
 	cr_assert(why && strstr(why, "AgentX replay client"), "%s", why);
+	cr_assert(strstr(why, "models this row"), "%s", why);
+	cr_assert_not_null(m);
+	cr_assert_not_null(h);
+	ib_map_set(a, r, "runner", ib_v_str(a, "cluster:tpu7x-gc"));
+	why = run_sim_unmodelable(r, NULL, NULL);
+	cr_assert(why && strstr(why, "no simulator GPU profile for runner 'cluster:tpu7x-gc'"),
+	          "%s", why);
 	ib_arena_free(a);
 }
 
@@ -377,4 +387,56 @@ Test(sim_family, multinode_rows_map_to_pools)
 	                          NULL, NULL);
 	cr_assert(why && strstr(why, "without its 'prefill' and 'decode' pools"), "%s", why);
 	ib_arena_free(a);
+}
+
+/* The families' profile fields (KV offload's host link, multi-node's
+ * scale-out network, the scale-up domain of disaggregated transfers) are
+ * range-checked with the file's line and the field's name. */
+Test(sim_family, family_profile_fields_are_range_checked)
+{
+	char dir[] = "/tmp/ib_simfam_XXXXXX", path[64];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/p.yaml", dir);
+	ib_arena *a = ib_arena_new();
+	sim_config c;
+	sim_config_init(&c);
+	ib_error e = {0};
+	FILE *f = fopen(path, "w");
+	fputs("hardware:\n  host-link-gbps: 225\n  net-gbps: 100\n  net-latency-us: 5\n"
+	      "  scale-up-gpus: 72\n",
+	      f);
+	fclose(f);
+	cr_assert_eq(sim_profile_load(path, &c.hw, &c.model, a, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(c.hw.host_bw, 225e9, 1);
+	cr_assert_float_eq(c.hw.net_bw, 100e9, 1);
+	cr_assert_float_eq(c.hw.net_lat, 5e-6, 1e-12);
+	cr_assert_eq(c.hw.domain_gpus, 72);
+	static const struct {
+		const char *text, *field;
+		int line;
+	} bad[] = {
+	    {"hardware:\n  host-link-gbps: 0\n", "hardware.host-link-gbps", 2},
+	    {"hardware:\n  name: x\n  net-gbps: 0\n", "hardware.net-gbps", 3},
+	    {"hardware:\n  link-gbps: 0\n", "hardware.link-gbps", 2},
+	    {"hardware:\n  scale-up-gpus: 0\n", "hardware.scale-up-gpus", 2},
+	    {"hardware:\n  scale-up-gpus: 1000001\n", "hardware.scale-up-gpus", 2},
+	    {"hardware:\n  scale-up-gpus: 8.5\n", "hardware.scale-up-gpus", 2},
+	    {"hardware:\n  net-latency-us: -1\n", "hardware.net-latency-us", 2},
+	    {"hardware:\n  host-link-gbps: .inf\n", "hardware.host-link-gbps", 2},
+	    {"hardware:\n  net-gbps: fast\n", "hardware.net-gbps", 2},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		f = fopen(path, "w");
+		fputs(bad[i].text, f);
+		fclose(f);
+		sim_config_init(&c);
+		cr_assert_eq(sim_profile_load(path, &c.hw, &c.model, a, &e), IB_EINVAL, "%s",
+		             bad[i].text);
+		cr_assert_eq(e.line, bad[i].line, "%s: %s", bad[i].text, e.msg);
+		cr_assert_not_null(strstr(e.msg, bad[i].field), "%s: %s", bad[i].text, e.msg);
+		cr_assert_not_null(strstr(e.file, "p.yaml"), "%s", e.file);
+	}
+	ib_arena_free(a);
+	remove(path);
+	rmdir(dir);
 }

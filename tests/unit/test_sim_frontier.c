@@ -175,9 +175,12 @@ Test(sim_frontier, rows_read_as_series)
 	cr_assert_eq(p[4].conc, 256);
 	cr_assert_float_eq(p[4].interactivity, 1000 / 58.4, 1e-9);
 	cr_assert_not(p[4].tps_from_cost);
-	/* Dynamo serves multi-node disaggregated recipes; no concurrency: no peak */
-	cr_assert_not_null(p[5].why);
-	cr_assert_not_null(strstr(p[5].why, "disaggregated"));
+	/* Dynamo serves multi-node disaggregated recipes: runnable, its worker
+	 * counts come from the master configs' multi-node rows (the sweep);
+	 * no concurrency: no peak */
+	cr_assert(p[5].disagg);
+	cr_assert_null(p[5].why);
+	cr_assert_not(slab_point_same_series(&p[4], &p[5]));
 	cr_assert_not_null(p[6].why);
 	cr_assert_not_null(strstr(p[6].why, "concurrency"));
 	ib_arena_free(a);
@@ -253,8 +256,7 @@ Test(sim_frontier, subset_sweep_gives_the_same_figures)
 	size_t k = 0;
 	for (size_t i = ns; i-- > 0 && k < 64;)
 		if (i % 3 == 0)
-			only[k++] = (slab_sweep_config){s[i].framework, s[i].spec, s[i].tp,
-			                                s[i].ep,        s[i].conc, s[i].dp_attn};
+			only[k++] = slab_sweep_config_of(&s[i]);
 	o.only = only;
 	o.nonly = k;
 	cr_assert_eq(slab_sweep_run(&p[0], NULL, &o, &t, &nt, &nconf, &e), 0, "%s", e.msg);
@@ -358,20 +360,73 @@ Test(sim_frontier, matrix_rows_of_a_series)
 	    "\"spec-decoding\":\"none\",\"disagg\":true},"
 	    "{\"model-prefix\":\"qwen3.5\",\"precision\":\"fp8\",\"framework\":\"sglang\","
 	    "\"runner\":\"mi355x\",\"isl\":1024,\"osl\":1024,\"tp\":4,\"ep\":1,\"conc\":1024,"
-	    "\"spec-decoding\":\"none\"}"
+	    "\"spec-decoding\":\"none\"},"
+	    /* multi-node: disaggregated (2 prefill TP 4 DPA, 3 decode TP 8 EP 8) with a
+	     * concurrency list, and aggregated over 2 workers (no decode workers) */
+	    "{\"model-prefix\":\"qwen3.5\",\"precision\":\"fp8\",\"framework\":\"sglang-disagg\","
+	    "\"runner\":\"mi355x-disagg\",\"isl\":1024,\"osl\":1024,\"conc\":[16,32,2048],"
+	    "\"spec-decoding\":\"none\",\"disagg\":true,"
+	    "\"prefill\":{\"num-worker\":2,\"tp\":4,\"ep\":1,\"dp-attn\":true,\"pp\":1},"
+	    "\"decode\":{\"num-worker\":3,\"tp\":8,\"ep\":8,\"dp-attn\":false,\"pp\":1}},"
+	    "{\"model-prefix\":\"qwen3.5\",\"precision\":\"fp8\",\"framework\":\"dynamo-sglang\","
+	    "\"runner\":\"mi355x\",\"isl\":1024,\"osl\":1024,\"conc\":[64],"
+	    "\"spec-decoding\":\"none\",\"disagg\":false,"
+	    "\"prefill\":{\"num-worker\":2,\"tp\":8,\"ep\":8,\"dp-attn\":false,\"pp\":1},"
+	    "\"decode\":{\"num-worker\":0,\"tp\":8,\"ep\":1,\"dp-attn\":false,\"pp\":1}}"
 	    "]";
 	ib_val *rows;
 	cr_assert_eq(ib_json_parse(a, "m.json", json, strlen(json), &rows, &e), 0, "%s", e.msg);
 	slab_sweep_config *c;
 	size_t nc;
-	cr_assert_eq(slab_sweep_from_matrix(rows, &p[0], 512, &c, &nc), 0);
+	slab_sweep_opts mo = {.max_conc = 512};
+	cr_assert_eq(slab_sweep_from_matrix(rows, &p[0], &mo, &c, &nc), 0);
 	cr_assert_eq(nc, 1); /* spec decoding off: the MTP row is not this series' */
 	cr_assert_str_eq(c[0].framework, "sglang");
 	cr_assert_eq(c[0].tp, 4);
 	cr_assert_eq(c[0].conc, 8);
 	cr_assert_null(c[0].spec);
+	cr_assert_eq(c[0].pools.replicas, 0);
 	free(c);
-	cr_assert_eq(slab_sweep_from_matrix(rows, &p[1], 512, &c, &nc), 0);
+	/* with multi-node configs: each concurrency of the list up to the
+	 * cap, the decode worker's shape and both pools */
+	mo.max_conc_multinode = 1024;
+	cr_assert_eq(slab_sweep_from_matrix(rows, &p[0], &mo, &c, &nc), 0);
+	cr_assert_eq(nc, 4);
+	cr_assert_eq(c[1].conc, 16);
+	cr_assert_eq(c[2].conc, 32);
+	cr_assert_eq(c[1].tp, 8);
+	cr_assert_eq(c[1].ep, 8);
+	cr_assert_not(c[1].dp_attn);
+	cr_assert_eq(c[1].pools.replicas, 3);
+	cr_assert_eq(c[1].pools.prefill_workers, 2);
+	cr_assert_eq(c[1].pools.prefill_tp, 4);
+	cr_assert(c[1].pools.prefill_dp_attn);
+	cr_assert_eq(c[3].conc, 64); /* aggregated: 2 workers of TP 8 EP 8 */
+	cr_assert_eq(c[3].tp, 8);
+	cr_assert_eq(c[3].ep, 8);
+	cr_assert_eq(c[3].pools.replicas, 2);
+	cr_assert_eq(c[3].pools.prefill_workers, 0);
+	free(c);
+	/* a disaggregated peak row takes the multi-node configs only */
+	slab_point dp = p[0];
+	dp.kind = SLAB_POINT_PEAK;
+	dp.disagg = true;
+	cr_assert_eq(slab_sweep_from_matrix(rows, &dp, &mo, &c, &nc), 0);
+	cr_assert_eq(nc, 3);
+	cr_assert_eq(c[0].pools.prefill_workers, 2);
+	free(c);
+	/* it runs: tok/s/GPU over both pools' 8 + 24 GPUs */
+	slab_sweep_opts ro = {
+	    .prompts_per_conc = 1, .max_conc = 512, .max_conc_multinode = 16, .matrix = rows};
+	slab_sweep_point *sp;
+	size_t nsp, nconf0;
+	cr_assert_eq(slab_sweep_run(&dp, NULL, &ro, &sp, &nsp, &nconf0, &e), 0, "%s", e.msg);
+	cr_assert_eq(nsp, 1);
+	cr_assert_eq(sp[0].pools.replicas, 3);
+	cr_assert_gt(sp[0].tps_gpu, 0);
+	free(sp);
+	mo.max_conc_multinode = 0;
+	cr_assert_eq(slab_sweep_from_matrix(rows, &p[1], &mo, &c, &nc), 0);
 	cr_assert_eq(nc, 1); /* spec decoding required: only the MTP row */
 	cr_assert_str_eq(c[0].framework, "atom");
 	cr_assert_str_eq(c[0].spec, "mtp");
