@@ -201,6 +201,26 @@ grep -q "Requests: $np successful / $((nw + np)) total ($nw warmup, 0 error drop
 "$bin" agentic validate "$tmp/a/aiperf_artifacts" --failed-request-threshold 0.1 >/dev/null 2>&1 && ok ||
 	no "agentic validate"
 
+# 2b. with IX_REF (an InferenceX tree, or a git mirror: its utils/ at HEAD is
+#     extracted), the unmodified process_agentic_result.py reads the same
+#     artifacts and writes the same row
+if [ -n "${IX_REF:-}" ]; then
+	ix=$IX_REF
+	if [ ! -d "$ix/utils/agentic" ]; then
+		mkdir -p "$tmp/ix"
+		{ git --git-dir="$IX_REF" archive HEAD utils 2>/dev/null ||
+			git -C "$IX_REF" archive HEAD utils; } | tar -x -C "$tmp/ix" && ix=$tmp/ix
+	fi
+	mkdir -p "$tmp/ref"
+	(cd "$tmp/a" && env -i PATH="$PATH" HF_HUB_CACHE=none RESULT_FILENAME=agentic KV_OFFLOADING=none \
+		TP=1 FRAMEWORK=vllm AGENTIC_OUTPUT_DIR="$tmp/ref" PYTHONPATH="$ix" $(cat env) \
+		"$py" -m utils.agentic.aggregation.process_agentic_result >"$tmp/ref.out" 2>&1) &&
+		cmp -s "$tmp/a/agentic.json" "$tmp/ref/agentic.json" && ok ||
+		no "the reference's process_agentic_result: $(tail -3 "$tmp/ref.out"; diff <(tr , '\n' <"$tmp/a/agentic.json") <(tr , '\n' <"$tmp/ref/agentic.json") | head)"
+else
+	echo "$suite: the reference's process_agentic_result skipped (IX_REF not set)"
+fi
+
 # 3. the same seed gives the same markers; another seed other ones
 e2e_start_sim --tokenizer "$tok" --time-scale 50 --log-requests "$tmp/wire2.jsonl"
 replay "$tmp/b" --corpus "$tmp/tr.jsonl" --concurrency 3 --benchmark-duration 10 \
