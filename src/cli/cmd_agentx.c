@@ -47,6 +47,23 @@ static bool parse_num(const char *s, double *out)
 		.name = n, .kind = ARG_ONE, .metavar = mv, .help = h                               \
 	}
 
+typedef struct {
+	const char *name;
+	double *x;
+} num_opt;
+
+/* The numeric options of list that were given, into their targets: 0, or
+ * the usage error's status (printed). */
+static int read_nums(arg_parser *p, const num_opt *list, size_t n)
+{
+	arg_opt *x;
+	for (size_t i = 0; i < n; i++)
+		if ((x = args_get(p, list[i].name))->seen && !parse_num(x->vals[0], list[i].x))
+			return args_error(p, p->prog, "argument %s: invalid number '%s'",
+			                  list[i].name, x->vals[0]);
+	return 0;
+}
+
 /* The generator's parameters from the parsed options into o: 0, or the
  * usage error's status (printed). */
 static int read_gen_opts(arg_parser *p, ax_gen_opts *o)
@@ -58,16 +75,13 @@ static int read_gen_opts(arg_parser *p, ax_gen_opts *o)
 	} ranges[] = {{"--turns", &o->turns},         {"--first-in", &o->first_in},
 	              {"--context", &o->context},     {"--out", &o->out},
 	              {"--subagents", &o->subagents}, {"--subagent-turns", &o->subagent_turns}};
-	struct {
-		const char *name;
-		double *x;
-	} nums[] = {{"--long-tail", &o->long_tail},
-	            {"--subagent-rate", &o->subagent_rate},
-	            {"--background-rate", &o->background_rate},
-	            {"--compact-rate", &o->compact_rate},
-	            {"--ttft", &o->ttft_s},
-	            {"--prefill", &o->prefill_s_per_1k},
-	            {"--tpot", &o->tpot_s}};
+	num_opt nums[] = {{"--long-tail", &o->long_tail},
+	                  {"--subagent-rate", &o->subagent_rate},
+	                  {"--background-rate", &o->background_rate},
+	                  {"--compact-rate", &o->compact_rate},
+	                  {"--ttft", &o->ttft_s},
+	                  {"--prefill", &o->prefill_s_per_1k},
+	                  {"--tpot", &o->tpot_s}};
 	struct {
 		const char *name;
 		int64_t *x;
@@ -81,10 +95,8 @@ static int read_gen_opts(arg_parser *p, ax_gen_opts *o)
 		    !parse_range(x->vals[0], ranges[i].r))
 			rc = args_error(p, p->prog, "argument %s: expected N or MIN:MAX, got '%s'",
 			                ranges[i].name, x->vals[0]);
-	for (size_t i = 0; !rc && i < NOPT(nums); i++)
-		if ((x = args_get(p, nums[i].name))->seen && !parse_num(x->vals[0], nums[i].x))
-			rc = args_error(p, p->prog, "argument %s: invalid number '%s'",
-			                nums[i].name, x->vals[0]);
+	if (!rc)
+		rc = read_nums(p, nums, NOPT(nums));
 	for (size_t i = 0; !rc && i < NOPT(ints); i++)
 		if ((x = args_get(p, ints[i].name))->seen &&
 		    !ib_py_int(x->vals[0], strlen(x->vals[0]), ints[i].x))
@@ -268,25 +280,20 @@ static int read_replay_opts(arg_parser *p, ax_replay_opts *o)
 	            {"--endpoint", &o->endpoint},   {"--model", &o->model},
 	            {"--tokenizer", &o->tokenizer}, {"--api-key", &o->api_key},
 	            {"--output-dir", &o->out_dir},  {"--dataset-name", &o->dataset}};
-	struct {
-		const char *name;
-		double *x;
-	} nums[] = {{"--benchmark-duration", &o->duration},
-	            {"--grace-period", &o->grace},
-	            {"--trajectory-start-min-ratio", &o->tstar_lo},
-	            {"--trajectory-start-max-ratio", &o->tstar_hi},
-	            {"--global-idle-cap-seconds", &o->global_idle_cap},
-	            {"--trace-idle-gap-cap-seconds", &o->tree_idle_cap},
-	            {"--request-timeout", &o->request_timeout}};
+	num_opt nums[] = {{"--benchmark-duration", &o->duration},
+	                  {"--grace-period", &o->grace},
+	                  {"--trajectory-start-min-ratio", &o->tstar_lo},
+	                  {"--trajectory-start-max-ratio", &o->tstar_hi},
+	                  {"--global-idle-cap-seconds", &o->global_idle_cap},
+	                  {"--trace-idle-gap-cap-seconds", &o->tree_idle_cap},
+	                  {"--request-timeout", &o->request_timeout}};
 	arg_opt *x;
 	int rc = 0;
 	for (size_t i = 0; i < NOPT(strs); i++)
 		if ((x = args_get(p, strs[i].name))->seen)
 			*strs[i].x = x->vals[0];
-	for (size_t i = 0; !rc && i < NOPT(nums); i++)
-		if ((x = args_get(p, nums[i].name))->seen && !parse_num(x->vals[0], nums[i].x))
-			rc = args_error(p, p->prog, "argument %s: invalid number '%s'",
-			                nums[i].name, x->vals[0]);
+	if (!rc)
+		rc = read_nums(p, nums, NOPT(nums));
 	struct {
 		const char *name;
 		int64_t lo, hi, v;
