@@ -77,6 +77,9 @@ struct replay {
 	bool profiling, stopping;
 	double prof_start, prof_end;
 	net_timer wake, grace;
+	/* /metrics at the start and the end of the profiling window */
+	bench_cfg http;
+	bench_scrape before, after;
 	/* results */
 	ax_rec *rec;
 	size_t nrec, reccap;
@@ -443,10 +446,26 @@ static void on_grace(net_loop *l, net_timer *t)
 	net_stop(l);
 }
 
+/* The server's /metrics counters (bench_scrape_values); not ok when it
+ * has none or cannot be asked within a second. */
+static void scrape(replay *r, bench_scrape *out)
+{
+	ib_buf b = {0};
+	ib_error ig = {0};
+	memset(out, 0, sizeof *out);
+	if (bench_http(&r->http, "GET", "/metrics", NULL, 0, 1000, &b, &ig) == 0) {
+		bench_scrape_values(b.data ? b.data : "", out);
+		out->ok = true;
+	}
+	ib_buf_free(&b);
+}
+
 static void pump(replay *r)
 {
 	double now = model_now(r);
 	if (!r->profiling && ax_sched_profiling(r->s)) {
+		scrape(r, &r->before);
+		now = model_now(r);
 		r->profiling = true;
 		r->prof_start = now;
 		r->prof_end = now + r->o->duration;
@@ -577,8 +596,8 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 	bool https;
 	if ((rc = bench_target(o->base_url, NULL, 0, r.host, &r.port, r.name, &https, e)))
 		goto out;
-	bench_cfg probe = {.host = r.host, .port = r.port, .server_name = r.name};
-	double S = bench_probe_time_scale(&probe, 10000);
+	r.http = (bench_cfg){.host = r.host, .port = r.port, .server_name = r.name};
+	double S = bench_probe_time_scale(&r.http, 10000);
 	r.S = S > 0 ? S : 1;
 	r.corpus = &c;
 	r.blocks = blocks;
@@ -622,6 +641,8 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 		rc = ib_fail(e, r.err.code, "", 0, 0, "%s", r.err.msg);
 		goto out;
 	}
+	if (r.profiling)
+		scrape(&r, &r.after);
 	out->sent = r.sent;
 	out->cancelled = r.cancelled;
 	out->dropped_traces = ax_sched_dropped(r.s);
@@ -639,7 +660,9 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 	              .end_unix = r.unix0 + (r.stopping ? r.prof_end : model_now(&r)),
 	              .scale = r.S,
 	              .cancelled = r.cancelled > 0,
-	              .ntraces = c.n - ax_sched_dropped(r.s)};
+	              .ntraces = c.n - ax_sched_dropped(r.s),
+	              .before = &r.before,
+	              .after = &r.after};
 	if ((rc = ax_art_write(&art, e)))
 		goto out;
 	say(log, log_arg,

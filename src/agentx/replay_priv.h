@@ -3,6 +3,7 @@
 #define IB_AGENTX_REPLAY_PRIV_H
 
 #include "agentx/agentx.h"
+#include "bench/bench.h"
 
 /* One finished request, as aiperf's profile_export.jsonl row holds it.
  * Times are nanoseconds on the replay's clock (Unix epoch at the start plus
@@ -29,10 +30,14 @@ typedef struct {
 	double scale;
 	bool cancelled;
 	size_t ntraces; /* kept after dropping */
+	/* /metrics at the start and the end of the window (ok: scraped) */
+	const bench_scrape *before, *after;
 } ax_art;
 
 /* Writes <out_dir>/aiperf_artifacts/{profile_export.jsonl,
- * profile_export_aiperf.json} and <out_dir>/env, each atomically. */
+ * profile_export_aiperf.json, and server_metrics_export.json when the
+ * server's /metrics had vLLM's prefix-cache counters} and <out_dir>/env,
+ * each atomically. */
 int ax_art_write(const ax_art *a, ib_error *e);
 
 #endif

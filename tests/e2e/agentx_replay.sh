@@ -198,6 +198,8 @@ nw=$(echo "$w" | cut -d' ' -f1)
 np=$(echo "$w" | cut -d' ' -f2)
 grep -q "Requests: $np successful / $((nw + np)) total ($nw warmup, 0 error dropped)" "$tmp/proc.out" && ok ||
 	no "agentic process counts: $(cat "$tmp/proc.out")"
+grep -q "GPU cache hit rate: " "$tmp/proc.out" && ok ||
+	no "no GPU cache hit rate from the simulator's /metrics: $(cat "$tmp/proc.out")"
 "$bin" agentic validate "$tmp/a/aiperf_artifacts" --failed-request-threshold 0.1 >/dev/null 2>&1 && ok ||
 	no "agentic validate"
 
