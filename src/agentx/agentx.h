@@ -204,15 +204,27 @@ typedef struct {
 int ax_conv_turn(ax_conv *c, const ax_trace *t, const ax_request *prev, const ax_request *r);
 void ax_conv_free(ax_conv *c);
 
+/* A trace's table of block texts: each hash id's ax_words text, made on
+ * first use and kept, so that a request body is composed by copying block
+ * texts (a replay keeps one table per trace in use). b and t must outlive
+ * it. ax_texts_get points *s (valid until the next ax_texts_get or free) at
+ * the text of block id; IB_ENOMEM. ax_texts_bytes: the memory it holds. */
+typedef struct ax_texts ax_texts;
+int ax_texts_new(const ax_blocks *b, const ax_trace *t, ax_texts **out);
+void ax_texts_free(ax_texts *x);
+int ax_texts_get(ax_texts *x, int64_t id, const char **s, size_t *n);
+size_t ax_texts_bytes(const ax_texts *x);
+
 /* The OpenAI chat-completions body of request r (conversation c) as
  * InferenceX's replay sends it: {"model", "messages", "max_tokens",
  * "ignore_eos": true, "stream": true, "stream_options": {"include_usage":
- * true}}; block texts from b in the trace's scope (its id), the tail keyed by
+ * true}}; block texts from texts (t's table), or made from b when texts is
+ * NULL (the same bytes), in the trace's scope (its id), the tail keyed by
  * tail_key; marker (may be NULL) and a blank line before the first user
  * message. Appends to out; IB_ENOMEM. */
-int ax_chat_body(ib_buf *out, const ax_blocks *b, const ax_trace *t, const ax_conv *c,
-                 const ax_request *r, int64_t tail_key, const char *model, int64_t max_tokens,
-                 const char *marker);
+int ax_chat_body(ib_buf *out, const ax_blocks *b, ax_texts *texts, const ax_trace *t,
+                 const ax_conv *c, const ax_request *r, int64_t tail_key, const char *model,
+                 int64_t max_tokens, const char *marker);
 
 /* ---- the lane scheduler (AX4), in the caller's time ----
  * N lanes, each replaying one conversation tree at a time. A parent turn is
@@ -272,5 +284,64 @@ int ax_sched_done(ax_sched *s, uint64_t id, double now);
 bool ax_sched_profiling(const ax_sched *s);
 /* Traces dropped for max_context. */
 size_t ax_sched_dropped(const ax_sched *s);
+
+/* ---- the replay (infbench agentx replay; AX2-AX5) ----
+ * Drives ax_sched's lanes against an OpenAI-compatible server with real
+ * requests on bench/'s connections and stream parser (one event loop):
+ * every dispatch becomes POST /v1/chat/completions with the full growing
+ * messages array (ax_conv_turn over the chain up to the request), the
+ * replay's cache-bust marker, max_tokens = the dispatch's, ignore_eos and
+ * usage on; the body is composed from the trace's table of block texts
+ * (ax_texts, kept per trace in use, least recently used dropped past
+ * text_budget bytes) straight into the slot's request buffer, which is
+ * reused. The clock is the server's model time: a server announcing a time
+ * scale S (infbench sim) runs S model seconds per wall second, so think
+ * times, the idle caps and the duration are model seconds. Profiling lasts
+ * `duration` seconds from the moment warmup drained; then nothing new is
+ * sent, requests in flight may finish within `grace` seconds, the rest are
+ * cancelled (left out of the records). */
+typedef struct {
+	const char *corpus;    /* ax_corpus_load's source */
+	const char *base_url;  /* http://host:port */
+	const char *endpoint;  /* "/v1/chat/completions" */
+	const char *model;     /* the served model name (JSON "model") */
+	const char *tokenizer; /* a folder, tokenizer.json or HF id; NULL: model */
+	const char *api_key;   /* NULL: none */
+	size_t concurrency;    /* lanes */
+	double duration;       /* profiling seconds (3600 in InferenceX) */
+	double grace;          /* seconds in-flight requests may finish after it (30) */
+	uint32_t seed;         /* 42 */
+	size_t warmup_per_lane;
+	double tstar_lo, tstar_hi, global_idle_cap, tree_idle_cap;
+	int64_t max_context;    /* --max-context-length; 0: none */
+	double request_timeout; /* seconds (model time); 0: none */
+	size_t text_budget;     /* bytes of block texts kept (0: 1 GiB) */
+	const char *out_dir;    /* <out_dir>/aiperf_artifacts/, <out_dir>/env */
+	/* extra KEY=VALUE lines for the env file (after CONC, MODEL, RESULT_DIR,
+	 * DURATION, which they override) */
+	const char *const *env;
+	size_t nenv;
+	const char *dataset; /* metadata.dataset.hf_dataset_name (NULL: corpus) */
+} ax_replay_opts;
+
+/* Fills o with InferenceX's settings (seed 42, 10 warmup requests per lane,
+ * t* in [0.25, 0.75], idle caps 10 s and 300 s, duration 3600 s, grace
+ * 30 s, the chat endpoint). */
+void ax_replay_defaults(ax_replay_opts *o);
+
+typedef struct {
+	size_t sent, profiled, warmup, errors, cancelled, dropped_traces;
+	double time_scale; /* the scale the server announced (1: none) */
+	double wall_seconds;
+} ax_replay_outcome;
+
+/* Runs the replay and writes the artifacts. Lines for the user (a summary,
+ * IB_LOG_ERR) go to log (may be NULL). Returns 0 when the replay ran and
+ * its artifacts were written (failed requests are records, not errors);
+ * IB_EINVAL options, IB_ENOENT a missing corpus or tokenizer (the message
+ * names it), IB_EPARSE/IB_EINVAL a bad trace (file:line), IB_EIO the server
+ * cannot be reached or an artifact cannot be written, IB_ENOMEM. */
+int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_outcome *out,
+              ib_error *e);
 
 #endif

@@ -137,3 +137,82 @@ void ax_cache_bust(uint32_t seed, uint64_t replay, char out[20])
 	ib_sha256_hex(in, (size_t)n, hex);
 	snprintf(out, 20, "[rid:%.12s]", hex);
 }
+
+/* ---- a trace's table of block texts ---- */
+
+typedef struct {
+	int64_t id;
+	size_t off, len;
+	bool used;
+} text_slot;
+
+struct ax_texts {
+	const ax_blocks *b;
+	const char *scope;
+	size_t bs;
+	text_slot *slot;
+	size_t cap, n; /* cap: a power of two */
+	ib_buf text;
+};
+
+int ax_texts_new(const ax_blocks *b, const ax_trace *t, ax_texts **out)
+{
+	ax_texts *x = calloc(1, sizeof *x);
+	if (!x || !(x->slot = calloc(64, sizeof *x->slot))) {
+		free(x);
+		return IB_ENOMEM;
+	}
+	x->b = b, x->scope = t->id, x->bs = (size_t)t->block_size, x->cap = 64;
+	*out = x;
+	return 0;
+}
+
+void ax_texts_free(ax_texts *x)
+{
+	if (!x)
+		return;
+	free(x->slot);
+	ib_buf_free(&x->text);
+	free(x);
+}
+
+size_t ax_texts_bytes(const ax_texts *x)
+{
+	return x->text.cap + x->cap * sizeof *x->slot;
+}
+
+static size_t slot_of(const text_slot *s, size_t cap, int64_t id)
+{
+	uint64_t h = (uint64_t)id * 0x9e3779b97f4a7c15ull;
+	size_t i = (size_t)(h >> 17) & (cap - 1);
+	while (s[i].used && s[i].id != id)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+int ax_texts_get(ax_texts *x, int64_t id, const char **s, size_t *n)
+{
+	size_t i = slot_of(x->slot, x->cap, id);
+	if (!x->slot[i].used) {
+		if (2 * (x->n + 1) > x->cap) { /* rehash at half full */
+			size_t cap = x->cap * 2;
+			text_slot *ns = calloc(cap, sizeof *ns);
+			if (!ns)
+				return IB_ENOMEM;
+			for (size_t k = 0; k < x->cap; k++)
+				if (x->slot[k].used)
+					ns[slot_of(ns, cap, x->slot[k].id)] = x->slot[k];
+			free(x->slot);
+			x->slot = ns, x->cap = cap;
+			i = slot_of(x->slot, x->cap, id);
+		}
+		size_t off = x->text.len;
+		if (ax_words(x->b, x->scope, id, x->bs, &x->text))
+			return IB_ENOMEM;
+		x->slot[i] = (text_slot){id, off, x->text.len - off, true};
+		x->n++;
+	}
+	*s = x->text.data + x->slot[i].off;
+	*n = x->slot[i].len;
+	return 0;
+}

@@ -67,9 +67,9 @@ void ax_conv_free(ax_conv *c)
 	memset(c, 0, sizeof *c);
 }
 
-int ax_chat_body(ib_buf *out, const ax_blocks *b, const ax_trace *t, const ax_conv *c,
-                 const ax_request *r, int64_t tail_key, const char *model, int64_t max_tokens,
-                 const char *marker)
+int ax_chat_body(ib_buf *out, const ax_blocks *b, ax_texts *texts, const ax_trace *t,
+                 const ax_conv *c, const ax_request *r, int64_t tail_key, const char *model,
+                 int64_t max_tokens, const char *marker)
 {
 	static const char *const role[] = {['s'] = "system", ['u'] = "user", ['a'] = "assistant"};
 	int rc = ib_buf_puts(out, "{\"model\": ") |
@@ -92,8 +92,14 @@ int ax_chat_body(ib_buf *out, const ax_blocks *b, const ax_trace *t, const ax_co
 			} else if (s->role == 'u')
 				first_user = false;
 		}
-		for (size_t k = s->from; k < s->to && !rc; k++)
-			rc = ax_words(b, t->id, r->hash_ids[k], (size_t)t->block_size, out);
+		for (size_t k = s->from; k < s->to && !rc; k++) {
+			const char *bt;
+			size_t bn;
+			if (!texts)
+				rc = ax_words(b, t->id, r->hash_ids[k], (size_t)t->block_size, out);
+			else if (!(rc = ax_texts_get(texts, r->hash_ids[k], &bt, &bn)))
+				rc = ib_buf_append(out, bt, bn);
+		}
 		if (s->tail && !rc)
 			rc = ax_words(b, scope, tail_key, s->tail, out);
 		if (close)

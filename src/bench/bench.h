@@ -37,6 +37,7 @@ typedef struct {
 	int64_t last_ns;       /* most_recent_timestamp: E2EL = last_ns - start_ns */
 	bench_vec itl;         /* gaps between token chunks, seconds */
 	int64_t output_tokens; /* usage.completion_tokens; -1 when usage had null */
+	int64_t prompt_tokens; /* usage.prompt_tokens; -1 when absent or null */
 	bool usage_seen;
 	size_t token_chunks;
 	ib_buf text;
@@ -62,13 +63,14 @@ void bench_sse_end(bench_sse *s);
 
 /* Scans one JSON text: returns true if it is well-formed JSON, and reports
  * whether its top level has a non-empty "choices" array and a truthy
- * "usage", numeric "infbench_t" / "infbench_t0" members, with usage.completion_tokens (-1 when null
- * or absent, -2 when negative or over 2^31 - 1: the request fails) and the first choice's text
- * (Completions: choices[0].text, Chat: choices[0].delta.content), unescaped into text when text is
- * non-NULL. */
+ * "usage" (with usage.prompt_tokens, -1 when null or absent), numeric "infbench_t" / "infbench_t0"
+ * members, with usage.completion_tokens (-1 when null or absent, -2 when negative or over 2^31 - 1:
+ * the request fails) and the first choice's text (Completions: choices[0].text, Chat:
+ * choices[0].delta.content), unescaped into text when text is non-NULL. */
 typedef struct {
 	bool has_choices, has_usage;
 	int64_t completion_tokens;
+	int64_t prompt_tokens; /* usage.prompt_tokens, -1 when null or absent */
 	/* top-level "infbench_t" / "infbench_t0" numbers (the simulator's model
 	 * clock, docs/sim.md), when present */
 	bool has_t, has_t0;
@@ -426,6 +428,12 @@ typedef struct {
 int bench_main(const bench_options *o, const bench_log *log, bench_outcome *out, ib_error *e);
 
 /* The decisions, for callers that assemble their own run: */
+/* The server of base_url ("http[s]://name[:port][/...]"), or of host_in and
+ * port_in when base_url is NULL: name (as given), its resolved IPv4 address
+ * in host, the port, whether https. IB_EINVAL for a bad port, net_resolve's
+ * error for a name that does not resolve. */
+int bench_target(const char *base_url, const char *host_in, int port_in, char host[256], int *port,
+                 char name[256], bool *https, ib_error *e);
 /* more than 5 % of n failed (integers: exactly 5.0 % is not more) */
 bool bench_failure_gate(size_t completed, size_t n);
 /* The reference's result file name,

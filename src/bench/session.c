@@ -397,15 +397,14 @@ static int64_t count_tokens(const char *text, size_t len, void *arg)
 	return n;
 }
 
-/* host and port from --base-url (or --host/--port), resolved */
-static int target(const bench_options *o, char host[256], int *port, char name[256], bool *https,
-                  ib_error *e)
+int bench_target(const char *base_url, const char *host_in, int port_in, char host[256], int *port,
+                 char name[256], bool *https, ib_error *e)
 {
-	snprintf(name, 256, "%s", o->host);
-	*port = o->port;
+	snprintf(name, 256, "%s", host_in);
+	*port = port_in;
 	*https = false;
-	if (o->base_url) {
-		const char *u = o->base_url;
+	if (base_url) {
+		const char *u = base_url;
 		*https = !strncmp(u, "https://", 8);
 		u += *https ? 8 : 7;
 		const char *colon = strchr(u, ':'), *slash = strchr(u, '/');
@@ -416,13 +415,20 @@ static int target(const bench_options *o, char host[256], int *port, char name[2
 		*port = colon ? atoi(colon + 1) : *https ? 443 : 80;
 		if (*port <= 0 || *port > 65535)
 			return ib_fail(e, IB_EINVAL, NULL, 0, 0,
-			               "argument --base-url: bad port in %s", o->base_url);
+			               "argument --base-url: bad port in %s", base_url);
 	}
 	char ip[64];
 	int rc = net_resolve(name, ip, e);
 	if (!rc)
 		snprintf(host, 256, "%s", ip);
 	return rc;
+}
+
+/* host and port from --base-url (or --host/--port), resolved */
+static int target(const bench_options *o, char host[256], int *port, char name[256], bool *https,
+                  ib_error *e)
+{
+	return bench_target(o->base_url, o->host, o->port, host, port, name, https, e);
 }
 
 /* the result file: --result-dir/--result-filename or the reference's name;

@@ -316,6 +316,7 @@ bool bench_scan_chunk(const char *p, size_t n, bool chat, bench_chunk *out, ib_b
 {
 	memset(out, 0, sizeof *out);
 	out->completion_tokens = -1;
+	out->prompt_tokens = -1;
 	scan s = {p, p + n, 0};
 	ws(&s);
 	if (s.p >= s.end)
@@ -358,6 +359,12 @@ bool bench_scan_chunk(const char *p, size_t n, bool chat, bench_chunk *out, ib_b
 			if (t && *vb == '{') {
 				scan u = {vb, s.p, 0};
 				bool ok;
+				scan q = u;
+				if (find_key(&q, "prompt_tokens", &ok) && *q.p >= '0' &&
+				    *q.p <= '9') {
+					long long v = strtoll(q.p, NULL, 10);
+					out->prompt_tokens = v > INT32_MAX ? -1 : v;
+				}
 				if (find_key(&u, "completion_tokens", &ok)) {
 					char *e;
 					errno = 0;
@@ -430,6 +437,7 @@ void bench_sse_reset(bench_sse *s, bool chat, bool keep_text, int64_t start_ns)
 	s->keep_text = keep_text;
 	s->start_ns = start_ns;
 	s->output_tokens = 0;
+	s->prompt_tokens = -1;
 }
 
 void bench_sse_free(bench_sse *s)
@@ -505,6 +513,7 @@ static void on_line(bench_sse *s, const char *p, size_t n, int64_t t)
 	} else if (c.has_usage) {
 		s->usage_seen = true;
 		s->output_tokens = c.completion_tokens; /* -1: null, counted later */
+		s->prompt_tokens = c.prompt_tokens;
 		if (c.completion_tokens == -2)
 			fail(s, "usage.completion_tokens out of range");
 	}

@@ -16,6 +16,7 @@ static const char usage[] =
     "AgentX traces (the Weka format of semianalysisai/cc-traces-weka-*):\n"
     "  make-traces  write a deterministic stand-in corpus in the same format\n"
     "  check        parse a corpus (file, folder or cached dataset id) and summarise it\n"
+    "  replay       replay a corpus against a server (aiperf's inferencex-agentx-mvp)\n"
     "\n"
     "Run 'infbench agentx <command> --help' for its options; see docs/agentx.md.\n";
 
@@ -46,6 +47,23 @@ static bool parse_num(const char *s, double *out)
 		.name = n, .kind = ARG_ONE, .metavar = mv, .help = h                               \
 	}
 
+typedef struct {
+	const char *name;
+	double *x;
+} num_opt;
+
+/* The numeric options of list that were given, into their targets: 0, or
+ * the usage error's status (printed). */
+static int read_nums(arg_parser *p, const num_opt *list, size_t n)
+{
+	arg_opt *x;
+	for (size_t i = 0; i < n; i++)
+		if ((x = args_get(p, list[i].name))->seen && !parse_num(x->vals[0], list[i].x))
+			return args_error(p, p->prog, "argument %s: invalid number '%s'",
+			                  list[i].name, x->vals[0]);
+	return 0;
+}
+
 /* The generator's parameters from the parsed options into o: 0, or the
  * usage error's status (printed). */
 static int read_gen_opts(arg_parser *p, ax_gen_opts *o)
@@ -57,16 +75,13 @@ static int read_gen_opts(arg_parser *p, ax_gen_opts *o)
 	} ranges[] = {{"--turns", &o->turns},         {"--first-in", &o->first_in},
 	              {"--context", &o->context},     {"--out", &o->out},
 	              {"--subagents", &o->subagents}, {"--subagent-turns", &o->subagent_turns}};
-	struct {
-		const char *name;
-		double *x;
-	} nums[] = {{"--long-tail", &o->long_tail},
-	            {"--subagent-rate", &o->subagent_rate},
-	            {"--background-rate", &o->background_rate},
-	            {"--compact-rate", &o->compact_rate},
-	            {"--ttft", &o->ttft_s},
-	            {"--prefill", &o->prefill_s_per_1k},
-	            {"--tpot", &o->tpot_s}};
+	num_opt nums[] = {{"--long-tail", &o->long_tail},
+	                  {"--subagent-rate", &o->subagent_rate},
+	                  {"--background-rate", &o->background_rate},
+	                  {"--compact-rate", &o->compact_rate},
+	                  {"--ttft", &o->ttft_s},
+	                  {"--prefill", &o->prefill_s_per_1k},
+	                  {"--tpot", &o->tpot_s}};
 	struct {
 		const char *name;
 		int64_t *x;
@@ -80,10 +95,8 @@ static int read_gen_opts(arg_parser *p, ax_gen_opts *o)
 		    !parse_range(x->vals[0], ranges[i].r))
 			rc = args_error(p, p->prog, "argument %s: expected N or MIN:MAX, got '%s'",
 			                ranges[i].name, x->vals[0]);
-	for (size_t i = 0; !rc && i < NOPT(nums); i++)
-		if ((x = args_get(p, nums[i].name))->seen && !parse_num(x->vals[0], nums[i].x))
-			rc = args_error(p, p->prog, "argument %s: invalid number '%s'",
-			                nums[i].name, x->vals[0]);
+	if (!rc)
+		rc = read_nums(p, nums, NOPT(nums));
 	for (size_t i = 0; !rc && i < NOPT(ints); i++)
 		if ((x = args_get(p, ints[i].name))->seen &&
 		    !ib_py_int(x->vals[0], strlen(x->vals[0]), ints[i].x))
@@ -256,11 +269,138 @@ static int check(int argc, char **argv)
 	return 0;
 }
 
+/* The replay's options from the parsed flags into o: 0, or the usage
+ * error's status (printed). */
+static int read_replay_opts(arg_parser *p, ax_replay_opts *o)
+{
+	struct {
+		const char *name;
+		const char **x;
+	} strs[] = {{"--corpus", &o->corpus},       {"--base-url", &o->base_url},
+	            {"--endpoint", &o->endpoint},   {"--model", &o->model},
+	            {"--tokenizer", &o->tokenizer}, {"--api-key", &o->api_key},
+	            {"--output-dir", &o->out_dir},  {"--dataset-name", &o->dataset}};
+	num_opt nums[] = {{"--benchmark-duration", &o->duration},
+	                  {"--grace-period", &o->grace},
+	                  {"--trajectory-start-min-ratio", &o->tstar_lo},
+	                  {"--trajectory-start-max-ratio", &o->tstar_hi},
+	                  {"--global-idle-cap-seconds", &o->global_idle_cap},
+	                  {"--trace-idle-gap-cap-seconds", &o->tree_idle_cap},
+	                  {"--request-timeout", &o->request_timeout}};
+	arg_opt *x;
+	int rc = 0;
+	for (size_t i = 0; i < NOPT(strs); i++)
+		if ((x = args_get(p, strs[i].name))->seen)
+			*strs[i].x = x->vals[0];
+	if (!rc)
+		rc = read_nums(p, nums, NOPT(nums));
+	struct {
+		const char *name;
+		int64_t lo, hi, v;
+	} ints[] = {{"--concurrency", 1, 65536, (int64_t)o->concurrency},
+	            {"--random-seed", 0, UINT32_MAX, o->seed},
+	            {"--warmup-requests-per-lane", 0, 1000000, (int64_t)o->warmup_per_lane},
+	            {"--max-context-length", 0, INT64_MAX, o->max_context}};
+	for (size_t i = 0; !rc && i < NOPT(ints); i++) {
+		if (!(x = args_get(p, ints[i].name))->seen)
+			continue;
+		if (!ib_py_int(x->vals[0], strlen(x->vals[0]), &ints[i].v) ||
+		    ints[i].v < ints[i].lo || ints[i].v > ints[i].hi)
+			rc = args_error(
+			    p, p->prog, "argument %s: need an integer in %lld..%lld, got '%s'",
+			    ints[i].name, (long long)ints[i].lo, (long long)ints[i].hi, x->vals[0]);
+	}
+	o->concurrency = (size_t)ints[0].v, o->seed = (uint32_t)ints[1].v;
+	o->warmup_per_lane = (size_t)ints[2].v, o->max_context = ints[3].v;
+	if ((x = args_get(p, "--env"))->seen) {
+		for (size_t i = 0; !rc && i < x->nvals; i++)
+			if (!strchr(x->vals[i], '=') || x->vals[i][0] == '=' ||
+			    strchr(x->vals[i], '\n'))
+				rc = args_error(p, p->prog,
+				                "argument --env: need KEY=VALUE, got '%s'",
+				                x->vals[i]);
+		o->env = x->vals, o->nenv = x->nvals;
+	}
+	return rc;
+}
+
+static int replay(int argc, char **argv)
+{
+	ax_replay_opts o;
+	ax_replay_defaults(&o);
+	arg_opt opts[] = {
+	    {.name = "--help",
+	     .alias = "-h",
+	     .kind = ARG_FLAG,
+	     .help = "show this help message and exit"},
+	    OPT("--corpus", "SRC",
+	        "a trace file, a folder of them, or a dataset id in the local "
+	        "Hugging Face cache (required)"),
+	    OPT("--base-url", "URL", "the server, http://host:port (required)"),
+	    OPT("--endpoint", "PATH", "default /v1/chat/completions"),
+	    OPT("--model", "NAME",
+	        "the served model (JSON \"model\"; the tokenizer by default; required)"),
+	    OPT("--tokenizer", "PATH",
+	        "a tokenizer folder, tokenizer.json or HF id (default: --model)"),
+	    OPT("--api-key", "KEY", "sent as Authorization: Bearer KEY"),
+	    OPT("--concurrency", "N", "lanes: conversation trees replayed at once (default 1)"),
+	    OPT("--benchmark-duration", "S",
+	        "profiling seconds, model time on a time-scaled "
+	        "server (default 3600)"),
+	    OPT("--grace-period", "S",
+	        "seconds in-flight requests may finish after it (default 30)"),
+	    OPT("--random-seed", "N", "trace order, t* draws, cache-bust markers (default 42)"),
+	    OPT("--warmup-requests-per-lane", "N", "1-token warmup requests per lane (default 10)"),
+	    OPT("--trajectory-start-min-ratio", "F", "t* lower bound (default 0.25)"),
+	    OPT("--trajectory-start-max-ratio", "F", "t* upper bound (default 0.75)"),
+	    OPT("--global-idle-cap-seconds", "S", "whole-system idle cap (default 10)"),
+	    OPT("--trace-idle-gap-cap-seconds", "S", "per-tree idle cap (default 300)"),
+	    OPT("--max-context-length", "TOKENS",
+	        "drop traces with a request whose in + out "
+	        "exceeds it (default: none)"),
+	    OPT("--request-timeout", "S", "seconds a request may take (default 1800)"),
+	    OPT("--output-dir", "DIR", "write DIR/aiperf_artifacts/ and DIR/env (default .)"),
+	    OPT("--dataset-name", "NAME", "the dataset named in the aggregate (default: --corpus)"),
+	    {.name = "--env",
+	     .kind = ARG_MANY,
+	     .metavar = "KEY=VALUE",
+	     .help = "lines for DIR/env, the environment of the processing"},
+	};
+	arg_parser p = {
+	    .prog = "infbench agentx replay",
+	    .desc = "Replay a Weka-format trace corpus against an OpenAI-compatible server, as\n"
+	            "InferenceX runs aiperf --scenario inferencex-agentx-mvp, and write aiperf's\n"
+	            "artifacts for 'infbench agentic process' (docs/agentx.md).",
+	    .epilog = "Exit status: 0 the replay ran and its artifacts were written; 1 a bad\n"
+	              "option, corpus or tokenizer, an unreachable server or an unwritable\n"
+	              "output; 2 usage errors.",
+	    .opts = opts,
+	    .nopts = NOPT(opts),
+	};
+	int rc = args_parse(&p, argc, argv, NULL, 0);
+	if (rc) {
+		args_free(&p);
+		return rc == 1 ? 0 : rc;
+	}
+	rc = read_replay_opts(&p, &o);
+	if (!rc) {
+		ib_error e = {0};
+		ax_replay_outcome out;
+		if (ax_replay(&o, cli_log_line, NULL, &out, &e)) {
+			cli_error(p.prog, NULL, &e);
+			rc = 1;
+		}
+	}
+	args_free(&p);
+	return rc;
+}
+
 int cmd_agentx(int argc, char **argv)
 {
 	static const cli_sub subs[] = {
 	    {"make-traces", make_traces},
 	    {"check", check},
+	    {"replay", replay},
 	};
 	return cli_dispatch("infbench agentx", usage, subs, NOPT(subs), argc, argv);
 }

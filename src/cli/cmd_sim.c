@@ -639,6 +639,15 @@ static int attach(arg_parser *p, sim_config *c, sim_run *r)
  * trace and the request log: the exit status */
 static int serve(arg_parser *p, sim_config *c, sim_run *r)
 {
+	/* SIGINT and SIGTERM arrive through a signalfd on the loop: blocked
+	 * before the server starts its threads (the tokenizer's), which inherit
+	 * the mask, so that no thread takes the default action and the logs are
+	 * still committed */
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
 	ib_error e = {0};
 	arg_opt *o;
 	net_raise_fd_limit(); /* thousands of concurrent streams */
@@ -664,11 +673,6 @@ static int serve(arg_parser *p, sim_config *c, sim_run *r)
 	if (r->spec)
 		fprintf(stderr, "infbench sim: %s with %d draft tokens, acceptance length %.2f\n",
 		        c->spec_method, c->num_spec_tokens, c->acceptance_length);
-	sigset_t mask;
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
 	net_watch sw = {.fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC), .fn = on_signal};
 	if (sw.fd >= 0)
 		net_add(r->loop, &sw, EPOLLIN);

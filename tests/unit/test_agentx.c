@@ -582,7 +582,22 @@ Test(agentx, conversation_turns)
 		const ax_request *r = &t->entries[i].r;
 		cr_assert_eq(ax_conv_turn(&cv, t, prev, r), 0);
 		ib_buf body = {0}, text = {0};
-		cr_assert_eq(ax_chat_body(&body, b, t, &cv, r, (int64_t)i, "m", r->out, marker), 0);
+		cr_assert_eq(
+		    ax_chat_body(&body, b, NULL, t, &cv, r, (int64_t)i, "m", r->out, marker), 0);
+		/* the table of block texts gives the same bytes */
+		ax_texts *tx;
+		ib_buf body2 = {0};
+		cr_assert_eq(ax_texts_new(b, t, &tx), 0);
+		for (int twice = 0; twice < 2; twice++) {
+			body2.len = 0;
+			cr_assert_eq(
+			    ax_chat_body(&body2, b, tx, t, &cv, r, (int64_t)i, "m", r->out, marker),
+			    0);
+			cr_assert_eq(body2.len, body.len);
+			cr_assert(!memcmp(body2.data, body.data, body.len));
+		}
+		ax_texts_free(tx);
+		ib_buf_free(&body2);
 		char roles[16];
 		int64_t mt;
 		body_parts(a, &body, marker, &text, roles, &mt);

@@ -1,0 +1,679 @@
+/* The AgentX replay client (AX2-AX5): ax_sched's lanes driven over bench/'s
+ * connections (net_client) and stream parser (bench_sse) on one event loop,
+ * request bodies composed from per-trace tables of block texts, the records
+ * handed to the artifact writer (agentx.h, docs/agentx.md). */
+#include "agentx/replay_priv.h"
+#include "bench/bench.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define OOM(e) ib_fail((e), IB_ENOMEM, "", 0, 0, "out of memory")
+
+void ax_replay_defaults(ax_replay_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->endpoint = "/v1/chat/completions";
+	o->concurrency = 1;
+	o->duration = 3600;
+	o->grace = 30;
+	o->seed = 42;
+	o->warmup_per_lane = 10;
+	o->tstar_lo = 0.25, o->tstar_hi = 0.75;
+	o->global_idle_cap = 10, o->tree_idle_cap = 300;
+	o->request_timeout = 1800;
+	o->out_dir = ".";
+}
+
+typedef struct replay replay;
+
+typedef struct {
+	replay *r;
+	net_client *c;
+	bench_sse sse;
+	bool busy;
+	ax_dispatch d;
+	int status;
+	char reason[64];
+	ib_buf req;
+	ib_buf errbody;
+	net_timer timer;
+	char failmsg[128];
+	int64_t st_ns;  /* wall (monotonic) send time */
+	int64_t hit;    /* theoretical prefix-cache hit tokens */
+	double t_start; /* model time of the send */
+} rslot;
+
+/* (replay, hash id) pairs already sent: the theoretical prefix cache */
+typedef struct {
+	uint64_t *k; /* pairs: 2 words per entry, replay 0 = empty */
+	size_t cap, n;
+} seen_set;
+
+struct replay {
+	const ax_replay_opts *o;
+	const ax_corpus *corpus;
+	const ax_blocks *blocks;
+	ax_sched *s;
+	net_loop *loop;
+	char host[256], name[256];
+	int port;
+	/* connections: slots grow on demand (subagents exceed the lanes) */
+	rslot **slots;
+	size_t nslots, cap, inflight;
+	/* the per-trace tables of block texts, least recently used dropped */
+	ax_texts **tx;
+	uint64_t *tx_used, tick;
+	size_t tx_bytes, budget;
+	ax_conv conv;
+	seen_set seen;
+	/* the clock: model seconds since wall0 at scale S */
+	int64_t wall0;
+	double unix0, S;
+	bool profiling, stopping;
+	double prof_start, prof_end;
+	net_timer wake, grace;
+	/* /metrics at the start and the end of the profiling window */
+	bench_cfg http;
+	bench_scrape before, after;
+	/* results */
+	ax_rec *rec;
+	size_t nrec, reccap;
+	size_t sent, cancelled;
+	ib_error err;
+};
+
+static double model_now(const replay *r)
+{
+	return (double)(ib_now_ns() - r->wall0) * 1e-9 * r->S;
+}
+
+static int64_t wall_of(const replay *r, double t)
+{
+	return r->wall0 + (int64_t)(t / r->S * 1e9);
+}
+
+static void fatal(replay *r, int code, const char *msg)
+{
+	if (!r->err.code)
+		ib_fail(&r->err, code, "", 0, 0, "%s", msg);
+	net_stop(r->loop);
+}
+
+/* ---- the theoretical prefix cache ---- */
+
+static size_t seen_slot(const seen_set *s, uint64_t rep, uint64_t id)
+{
+	uint64_t h = (rep * 0x9e3779b97f4a7c15ull) ^ (id * 0xc2b2ae3d27d4eb4full);
+	size_t i = (size_t)(h >> 13) & (s->cap - 1);
+	while (s->k[2 * i] && (s->k[2 * i] != rep || s->k[2 * i + 1] != id))
+		i = (i + 1) & (s->cap - 1);
+	return i;
+}
+
+/* Whether (rep, id) was there; adds it. -1: out of memory. */
+static int seen_add(seen_set *s, uint64_t rep, uint64_t id)
+{
+	if (2 * (s->n + 1) > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		uint64_t *k = calloc(2 * cap, sizeof *k);
+		if (!k)
+			return -1;
+		seen_set ns = {k, cap, 0};
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->k[2 * i]) {
+				size_t j = seen_slot(&ns, s->k[2 * i], s->k[2 * i + 1]);
+				k[2 * j] = s->k[2 * i], k[2 * j + 1] = s->k[2 * i + 1];
+			}
+		free(s->k);
+		ns.n = s->n;
+		*s = ns;
+	}
+	size_t i = seen_slot(s, rep, id);
+	if (s->k[2 * i])
+		return 1;
+	s->k[2 * i] = rep, s->k[2 * i + 1] = id;
+	s->n++;
+	return 0;
+}
+
+/* The request's leading blocks a perfect prefix cache of its replay holds,
+ * in tokens; records its blocks. -1: out of memory. */
+static int64_t prefix_hits(replay *r, const ax_dispatch *d, int64_t bs)
+{
+	const ax_request *q = d->req;
+	size_t nb = (size_t)(q->in / bs);
+	if (nb > q->nhash)
+		nb = q->nhash;
+	bool prefix = true;
+	int64_t hits = 0;
+	for (size_t i = 0; i < nb; i++) {
+		int was = seen_add(&r->seen, d->replay, (uint64_t)q->hash_ids[i]);
+		if (was < 0)
+			return -1;
+		prefix = prefix && was;
+		hits += prefix ? bs : 0;
+	}
+	return hits;
+}
+
+/* ---- request bodies ---- */
+
+static ax_texts *texts_of(replay *r, size_t trace)
+{
+	if (!r->tx[trace]) {
+		/* over budget: drop the least recently used tables */
+		while (r->tx_bytes > r->budget) {
+			size_t lru = SIZE_MAX;
+			for (size_t i = 0; i < r->corpus->n; i++)
+				if (r->tx[i] &&
+				    (lru == SIZE_MAX || r->tx_used[i] < r->tx_used[lru]))
+					lru = i;
+			if (lru == SIZE_MAX)
+				break;
+			r->tx_bytes -= ax_texts_bytes(r->tx[lru]);
+			ax_texts_free(r->tx[lru]);
+			r->tx[lru] = NULL;
+		}
+		if (ax_texts_new(r->blocks, &r->corpus->t[trace], &r->tx[trace]))
+			return NULL;
+		r->tx_bytes += ax_texts_bytes(r->tx[trace]);
+	}
+	r->tx_used[trace] = ++r->tick;
+	return r->tx[trace];
+}
+
+/* The conversation up to d's request: the chain's turns in order. */
+static int conv_to(replay *r, const ax_dispatch *d)
+{
+	const ax_trace *t = &r->corpus->t[d->trace];
+	const ax_request *prev = NULL;
+	if (d->subagent) {
+		const ax_subagent *sa = &t->entries[d->entry].s;
+		for (size_t q = 0; q <= d->sub_req; q++) {
+			if (ax_conv_turn(&r->conv, t, prev, &sa->req[q]))
+				return IB_ENOMEM;
+			prev = &sa->req[q];
+		}
+		return 0;
+	}
+	for (size_t k = 0; k <= d->entry; k++) {
+		if (t->entries[k].is_subagent)
+			continue;
+		if (ax_conv_turn(&r->conv, t, prev, &t->entries[k].r))
+			return IB_ENOMEM;
+		prev = &t->entries[k].r;
+	}
+	return 0;
+}
+
+/* The whole request into s->req: the head with a fixed-width
+ * Content-Length, then the body composed in place and its length patched
+ * in (the body is never copied). */
+static int build(replay *r, rslot *s)
+{
+	const ax_replay_opts *o = r->o;
+	const ax_dispatch *d = &s->d;
+	const ax_trace *t = &r->corpus->t[d->trace];
+	ax_texts *tx = texts_of(r, d->trace);
+	if (!tx || conv_to(r, d))
+		return IB_ENOMEM;
+	size_t before = ax_texts_bytes(tx);
+	char marker[20];
+	ax_cache_bust(o->seed, d->replay, marker);
+	ib_buf *b = &s->req;
+	b->len = 0;
+	ib_buf_printf(b,
+	              "POST %s HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: application/json\r\n"
+	              "Accept: text/event-stream\r\nUser-Agent: infbench-agentx\r\n",
+	              o->endpoint, r->name, r->port);
+	if (o->api_key)
+		ib_buf_printf(b, "Authorization: Bearer %s\r\n", o->api_key);
+	ib_buf_printf(b,
+	              "X-Request-Id: agentx-%llu\r\nX-Correlation-Id: %s-r%llu\r\n"
+	              "X-Infbench-Model-Time: 1\r\nContent-Length: ",
+	              (unsigned long long)d->id, t->id, (unsigned long long)d->replay);
+	size_t at = b->len;
+	ib_buf_puts(b, "000000000000\r\n\r\n");
+	size_t body = b->len;
+	int64_t tail_key = (int64_t)(d->entry << 20 | d->sub_req);
+	if (ax_chat_body(b, r->blocks, tx, t, &r->conv, d->req, tail_key, o->model, d->max_tokens,
+	                 marker) ||
+	    ib_buf_error(b))
+		return IB_ENOMEM;
+	char num[16];
+	snprintf(num, sizeof num, "%012zu", b->len - body);
+	memcpy(b->data + at, num, 12);
+	r->tx_bytes += ax_texts_bytes(tx) - before;
+	return 0;
+}
+
+/* ---- the requests ---- */
+
+static void pump(replay *r);
+
+static rslot *free_slot(replay *r);
+
+static void send_one(replay *r, const ax_dispatch *d)
+{
+	rslot *s = free_slot(r);
+	if (!s) {
+		fatal(r, IB_ENOMEM, "out of memory");
+		return;
+	}
+	s->d = *d;
+	s->busy = true;
+	s->status = 0;
+	s->reason[0] = 0;
+	s->errbody.len = 0;
+	s->failmsg[0] = 0;
+	r->inflight++;
+	r->sent++;
+	const ax_trace *t = &r->corpus->t[d->trace];
+	if (build(r, s) || (s->hit = prefix_hits(r, d, t->block_size)) < 0) {
+		fatal(r, IB_ENOMEM, "out of memory");
+		return;
+	}
+	s->st_ns = ib_now_ns();
+	s->t_start = (double)(s->st_ns - r->wall0) * 1e-9 * r->S;
+	bench_sse_reset(&s->sse, true, false, s->st_ns);
+	s->sse.max_tokens = d->max_tokens;
+	s->sse.max_events = (size_t)(d->max_tokens > 0 ? d->max_tokens : 0) * 16 + 4096;
+	if (net_client_send(s->c, s->req.data, s->req.len)) {
+		snprintf(s->failmsg, sizeof s->failmsg, "ConnectionError: cannot open a socket");
+		net_timer_arm(r->loop, &s->timer, ib_now_ns());
+		return;
+	}
+	if (r->o->request_timeout > 0)
+		net_timer_arm(r->loop, &s->timer,
+		              s->st_ns + (int64_t)(r->o->request_timeout / r->S * 1e9));
+}
+
+static void error_of(rslot *s, int err, const char *msg, ax_rec *x)
+{
+	bench_sse *q = &s->sse;
+	if (!q->failed && err) {
+		snprintf(x->etype, sizeof x->etype, "%s",
+		         s->failmsg[0] || (msg && strstr(msg, "Timeout")) ? "TimeoutError"
+		                                                          : "ConnectionError");
+		snprintf(x->emsg, sizeof x->emsg, "%s", msg ? msg : "connection error");
+	} else if (!q->failed && s->status != 200) {
+		x->code = s->status;
+		snprintf(x->etype, sizeof x->etype, "%s", s->reason[0] ? s->reason : "HTTP error");
+		snprintf(x->emsg, sizeof x->emsg, "%s: %.*s", x->etype,
+		         (int)strcspn(s->errbody.data ? s->errbody.data : "", "\r\n"),
+		         s->errbody.data ? s->errbody.data : "");
+	} else if (q->failed || !q->success) {
+		snprintf(x->etype, sizeof x->etype, "StreamError");
+		snprintf(x->emsg, sizeof x->emsg, "%s",
+		         q->error[0] ? q->error : "no token received");
+	}
+}
+
+static int add_record(replay *r, rslot *s, int err, const char *msg, double now)
+{
+	if (ib_grow(&r->rec, &r->reccap, r->nrec + 1))
+		return IB_ENOMEM;
+	ax_rec *x = &r->rec[r->nrec++];
+	memset(x, 0, sizeof *x);
+	const ax_dispatch *d = &s->d;
+	x->trace = &r->corpus->t[d->trace];
+	x->id = d->id, x->replay = d->replay, x->entry = d->entry;
+	x->turn = d->subagent ? d->sub_req : d->entry;
+	x->subagent = d->subagent, x->warmup = d->warmup;
+	x->start_ns = (int64_t)(r->unix0 * 1e9) + (int64_t)(s->t_start * 1e9);
+	x->end_ns = (int64_t)(r->unix0 * 1e9) + (int64_t)(now * 1e9);
+	x->ack_ns = x->start_ns;
+	x->isl = d->req->in;
+	x->hit_tokens = s->hit;
+	bench_sse *q = &s->sse;
+	if (!q->failed && !err && s->status == 200)
+		bench_sse_end(q);
+	x->ok = !err && s->status == 200 && !q->failed && q->success;
+	if (!x->ok) {
+		error_of(s, err, msg, x);
+		return 0;
+	}
+	/* the server's model clock when every chunk carried it, else the
+	 * wall clock times the scale */
+	bool m = q->m_ok && q->m_t0_seen && q->token_chunks > 0;
+	x->ttft_ms = 1e3 * (m ? q->m_ttft : q->ttft * r->S);
+	x->latency_ms =
+	    1e3 * (m ? q->m_last - q->m_t0 : (double)(q->last_ns - q->start_ns) * 1e-9 * r->S);
+	x->osl = q->output_tokens > 0 ? q->output_tokens : (int64_t)q->token_chunks;
+	if (q->prompt_tokens >= 0)
+		x->isl = q->prompt_tokens;
+	return 0;
+}
+
+static void complete(rslot *s, int err, const char *msg)
+{
+	replay *r = s->r;
+	if (!s->busy)
+		return;
+	net_timer_cancel(r->loop, &s->timer);
+	s->busy = false;
+	r->inflight--;
+	double now = model_now(r);
+	if (add_record(r, s, err, msg, now) || ax_sched_done(r->s, s->d.id, now)) {
+		fatal(r, IB_ENOMEM, "out of memory");
+		return;
+	}
+	pump(r);
+}
+
+static void on_head(net_client *c, const net_http_msg *m, int64_t t, void *arg)
+{
+	(void)c, (void)t;
+	rslot *s = arg;
+	s->status = m->status;
+	snprintf(s->reason, sizeof s->reason, "%.*s", (int)m->reason_len, m->reason);
+}
+
+static void on_data(net_client *c, const char *data, size_t len, int64_t t, void *arg)
+{
+	(void)c;
+	rslot *s = arg;
+	if (s->status == 200)
+		bench_sse_feed(&s->sse, data, len, t);
+	else if (s->errbody.len < 512)
+		ib_buf_append(&s->errbody, data,
+		              len < 512 - s->errbody.len ? len : 512 - s->errbody.len);
+}
+
+static void on_done(net_client *c, int err, const char *msg, void *arg)
+{
+	(void)c;
+	complete(arg, err, msg);
+}
+
+static void on_slot_timer(net_loop *l, net_timer *t)
+{
+	(void)l;
+	rslot *s = t->arg;
+	char msg[200];
+	if (s->failmsg[0])
+		snprintf(msg, sizeof msg, "%s", s->failmsg);
+	else
+		snprintf(msg, sizeof msg, "TimeoutError: timed out after %g s",
+		         s->r->o->request_timeout);
+	net_client_close(s->c);
+	complete(s, IB_EIO, msg);
+}
+
+static rslot *free_slot(replay *r)
+{
+	for (size_t i = 0; i < r->nslots; i++)
+		if (!r->slots[i]->busy)
+			return r->slots[i];
+	if (ib_grow(&r->slots, &r->cap, r->nslots + 1))
+		return NULL;
+	rslot *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->r = r;
+	s->timer = (net_timer){.fn = on_slot_timer, .arg = s};
+	net_client_cbs cbs = {.on_head = on_head, .on_data = on_data, .on_done = on_done};
+	ib_error ig;
+	if (net_client_new(r->loop, r->host, r->port, &cbs, s, &s->c, &ig)) {
+		free(s);
+		return NULL;
+	}
+	r->slots[r->nslots++] = s;
+	return s;
+}
+
+/* ---- the clock work ---- */
+
+static void on_grace(net_loop *l, net_timer *t)
+{
+	replay *r = t->arg;
+	/* the end of the grace period: what is still in flight is cancelled */
+	for (size_t i = 0; i < r->nslots; i++) {
+		rslot *s = r->slots[i];
+		if (!s->busy)
+			continue;
+		net_timer_cancel(l, &s->timer);
+		net_client_close(s->c);
+		s->busy = false;
+		r->inflight--;
+		r->cancelled++;
+	}
+	net_stop(l);
+}
+
+/* The server's /metrics counters (bench_scrape_values); not ok when it
+ * has none or cannot be asked within a second. */
+static void scrape(replay *r, bench_scrape *out)
+{
+	ib_buf b = {0};
+	ib_error ig = {0};
+	memset(out, 0, sizeof *out);
+	if (bench_http(&r->http, "GET", "/metrics", NULL, 0, 1000, &b, &ig) == 0) {
+		bench_scrape_values(b.data ? b.data : "", out);
+		out->ok = true;
+	}
+	ib_buf_free(&b);
+}
+
+static void pump(replay *r)
+{
+	double now = model_now(r);
+	if (!r->profiling && ax_sched_profiling(r->s)) {
+		scrape(r, &r->before);
+		now = model_now(r);
+		r->profiling = true;
+		r->prof_start = now;
+		r->prof_end = now + r->o->duration;
+	}
+	if (r->profiling && !r->stopping && now >= r->prof_end) {
+		r->stopping = true;
+		net_timer_cancel(r->loop, &r->wake);
+		net_timer_arm(r->loop, &r->grace, wall_of(r, r->prof_end + r->o->grace));
+	}
+	if (r->stopping) {
+		if (!r->inflight)
+			net_stop(r->loop);
+		return;
+	}
+	ax_dispatch d;
+	while (!r->err.code && ax_sched_next(r->s, now, &d))
+		send_one(r, &d);
+	double due = ax_sched_next_due(r->s);
+	if (r->profiling && due > r->prof_end)
+		due = r->prof_end; /* wake up to end the window */
+	if (isfinite(due))
+		net_timer_arm(r->loop, &r->wake, wall_of(r, due));
+	else if (!r->inflight)
+		fatal(r, IB_EINVAL, "the scheduler has nothing left to send");
+}
+
+static void on_wake(net_loop *l, net_timer *t)
+{
+	(void)l;
+	pump(t->arg);
+}
+
+/* ---- setup ---- */
+
+static void say(ib_log_fn log, void *arg, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void say(ib_log_fn log, void *arg, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	ib_emitv(log, arg, IB_LOG_ERR, true, fmt, ap);
+	va_end(ap);
+}
+
+static int check_opts(const ax_replay_opts *o, ib_error *e)
+{
+	if (!o->model || !*o->model)
+		return ib_fail(e, IB_EINVAL, "", 0, 0, "argument --model: required");
+	if (!o->corpus || !*o->corpus)
+		return ib_fail(e, IB_EINVAL, "", 0, 0, "argument --corpus: required");
+	if (!o->base_url || strncmp(o->base_url, "http://", 7))
+		return ib_fail(e, IB_EINVAL, "", 0, 0,
+		               "argument --base-url: an http:// URL is required (got %s)",
+		               o->base_url ? o->base_url : "none");
+	if (!o->concurrency || o->concurrency > 65536)
+		return ib_fail(e, IB_EINVAL, "", 0, 0, "argument --concurrency: must be 1..65536");
+	if (!(o->duration > 0) || !(o->grace >= 0) || !(o->request_timeout >= 0))
+		return ib_fail(e, IB_EINVAL, "", 0, 0,
+		               "--benchmark-duration must be > 0, --grace-period and "
+		               "--request-timeout >= 0");
+	if (!(o->global_idle_cap > 0) || !(o->tree_idle_cap > 0))
+		return ib_fail(e, IB_EINVAL, "", 0, 0, "the idle caps must be > 0 seconds");
+	if (o->max_context < 0)
+		return ib_fail(e, IB_EINVAL, "", 0, 0,
+		               "argument --max-context-length: must be >= 0");
+	return 0;
+}
+
+static void replay_free(replay *r)
+{
+	for (size_t i = 0; i < r->nslots; i++) {
+		rslot *s = r->slots[i];
+		if (r->loop)
+			net_timer_cancel(r->loop, &s->timer);
+		net_client_free(s->c);
+		bench_sse_free(&s->sse);
+		ib_buf_free(&s->req);
+		ib_buf_free(&s->errbody);
+		free(s);
+	}
+	free(r->slots);
+	if (r->loop) {
+		net_timer_cancel(r->loop, &r->wake);
+		net_timer_cancel(r->loop, &r->grace);
+	}
+	net_loop_free(r->loop);
+	for (size_t i = 0; r->tx && i < r->corpus->n; i++)
+		ax_texts_free(r->tx[i]);
+	free(r->tx);
+	free(r->tx_used);
+	free(r->seen.k);
+	free(r->rec);
+	ax_conv_free(&r->conv);
+	ax_sched_free(r->s);
+}
+
+static double unix_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_outcome *out,
+              ib_error *e)
+{
+	memset(out, 0, sizeof *out);
+	int rc = check_opts(o, e);
+	if (rc)
+		return rc;
+	ib_arena *a = ib_arena_new();
+	bench_tokenizer bt = {0};
+	ax_blocks *blocks = NULL;
+	replay r = {.o = o};
+	ax_corpus c = {0};
+	if (!a)
+		return OOM(e);
+	if ((rc = ax_corpus_load(a, o->corpus, &c, e)))
+		goto out;
+	const char *tokpath = o->tokenizer ? o->tokenizer : o->model;
+	if ((rc = bench_tokenizer_open(&bt, tokpath, false, false, e))) {
+		if (!e->file[0])
+			snprintf(e->file, sizeof e->file, "tokenizer '%s'", tokpath);
+		goto out;
+	}
+	if ((rc = ax_blocks_new(bt.tok, tokpath, &blocks, e)))
+		goto out;
+	bool https;
+	if ((rc = bench_target(o->base_url, NULL, 0, r.host, &r.port, r.name, &https, e)))
+		goto out;
+	r.http = (bench_cfg){.host = r.host, .port = r.port, .server_name = r.name};
+	double S = bench_probe_time_scale(&r.http, 10000);
+	r.S = S > 0 ? S : 1;
+	r.corpus = &c;
+	r.blocks = blocks;
+	r.budget = o->text_budget ? o->text_budget : (size_t)1 << 30;
+	r.tx = calloc(c.n + 1, sizeof *r.tx);
+	r.tx_used = calloc(c.n + 1, sizeof *r.tx_used);
+	if (!r.tx || !r.tx_used) {
+		rc = OOM(e);
+		goto out;
+	}
+	if ((rc = net_loop_new(&r.loop, e)))
+		goto out;
+	r.wake = (net_timer){.fn = on_wake, .arg = &r};
+	r.grace = (net_timer){.fn = on_grace, .arg = &r};
+	net_raise_fd_limit();
+	ax_sched_opts so = {.corpus = &c,
+	                    .lanes = o->concurrency,
+	                    .seed = o->seed,
+	                    .tstar_lo = o->tstar_lo,
+	                    .tstar_hi = o->tstar_hi,
+	                    .warmup_per_lane = o->warmup_per_lane,
+	                    .global_idle_cap = o->global_idle_cap,
+	                    .tree_idle_cap = o->tree_idle_cap,
+	                    .max_context = o->max_context};
+	r.wall0 = ib_now_ns();
+	r.unix0 = unix_now();
+	if ((rc = ax_sched_new(&so, 0, &r.s, e)))
+		goto out;
+	say(log, log_arg,
+	    "infbench agentx replay: %zu traces (%zu dropped over %lld tokens), %zu lanes, "
+	    "%g s of profiling%s\n",
+	    c.n - ax_sched_dropped(r.s), ax_sched_dropped(r.s), (long long)o->max_context,
+	    o->concurrency, o->duration, r.S != 1 ? " (model time)" : "");
+	if (r.S != 1)
+		say(log, log_arg, "infbench agentx replay: the server runs at time scale %g\n",
+		    r.S);
+	pump(&r);
+	if (!r.err.code && net_run(r.loop))
+		ib_fail(&r.err, IB_EIO, "", 0, 0, "the event loop failed");
+	if (r.err.code) {
+		rc = ib_fail(e, r.err.code, "", 0, 0, "%s", r.err.msg);
+		goto out;
+	}
+	if (r.profiling)
+		scrape(&r, &r.after);
+	out->sent = r.sent;
+	out->cancelled = r.cancelled;
+	out->dropped_traces = ax_sched_dropped(r.s);
+	out->time_scale = r.S;
+	out->wall_seconds = (double)(ib_now_ns() - r.wall0) * 1e-9;
+	for (size_t i = 0; i < r.nrec; i++) {
+		out->warmup += r.rec[i].warmup;
+		out->profiled += !r.rec[i].warmup && r.rec[i].ok;
+		out->errors += !r.rec[i].warmup && !r.rec[i].ok;
+	}
+	ax_art art = {.o = o,
+	              .rec = r.rec,
+	              .n = r.nrec,
+	              .start_unix = r.unix0 + r.prof_start,
+	              .end_unix = r.unix0 + (r.stopping ? r.prof_end : model_now(&r)),
+	              .scale = r.S,
+	              .cancelled = r.cancelled > 0,
+	              .ntraces = c.n - ax_sched_dropped(r.s),
+	              .before = &r.before,
+	              .after = &r.after};
+	if ((rc = ax_art_write(&art, e)))
+		goto out;
+	say(log, log_arg,
+	    "infbench agentx replay: %zu requests sent: %zu profiled, %zu warmup, %zu failed, "
+	    "%zu cancelled at the end; artifacts in %s/aiperf_artifacts\n",
+	    out->sent, out->profiled, out->warmup, out->errors, out->cancelled, o->out_dir);
+out:
+	replay_free(&r);
+	ax_blocks_free(blocks);
+	if (bt.arena)
+		bench_tokenizer_close(&bt);
+	ib_arena_free(a);
+	return rc;
+}

@@ -1,0 +1,282 @@
+#!/usr/bin/env bash
+# End-to-end: `infbench agentx replay` against `infbench sim` (llama3
+# tokenizer, --log-requests, time scale 50, a minute of model time) on a
+# generated stand-in corpus: every request's content is exactly its trace
+# request's `in` tokens; consecutive parent turns share their LCP bytes; one
+# cache-bust marker per tree replay, different between replays and the same
+# for the same seed; think times and subagent joins respected in model time;
+# warmup rows excluded by `agentic process`; the global (10 s) and per-tree
+# idle caps fire on traces built to need them; bad input (a broken trace
+# record, a missing corpus, a model without a tokenizer) names the piece and
+# writes nothing.
+# Usage: tests/e2e/agentx_replay.sh INFBENCH. Ends with "agentx-replay: N passed, N failed".
+. "$(dirname "$0")/lib.sh" agentx-replay "$1"
+e2e_tmp
+e2e_need_tok skip
+py=$(command -v /usr/bin/python3 || command -v python3) || e2e_skip "no python3 for the checks"
+
+"$bin" agentx make-traces --traces 6 --turns 3:5 --first-in 2048:4096 --context 4096:8192 \
+	--out 8:64 --think 0.5:3 --subagent-rate 0.4 --subagent-turns 2:3 --system-tokens 512 \
+	--tool-tokens 512 --long-tail 0 --background-rate 0.3 -o "$tmp/tr.jsonl" || no "make-traces"
+e2e_start_sim --tokenizer "$tok" --time-scale 50 --log-requests "$tmp/wire.jsonl"
+[ -n "$port" ] || {
+	no "the simulator did not start: $(cat "$tmp/sim.err")"
+	e2e_end
+	exit
+}
+
+replay() { # OUT ARGS...
+	local out=$1
+	shift
+	"$bin" agentx replay --base-url "http://127.0.0.1:$port" --model llama3-8b --tokenizer "$tok" \
+		--output-dir "$out" "$@"
+}
+
+# 1. a replay of a minute of model time, 3 lanes, 2 warmup requests per lane
+replay "$tmp/a" --corpus "$tmp/tr.jsonl" --concurrency 3 --benchmark-duration 60 \
+	--warmup-requests-per-lane 2 2>"$tmp/a.log" && ok || no "replay: $(cat "$tmp/a.log")"
+sent=$(sed -n 's/.*: \([0-9]*\) requests sent.*/\1/p' "$tmp/a.log")
+# the wire log is written when the simulator exits
+kill -TERM "$simpid" 2>/dev/null
+wait "$simpid" 2>/dev/null
+simpid=
+[ -s "$tmp/wire.jsonl" ] && ok || no "no request log"
+
+# the token counts of each request's contents (the marker and its blank line removed)
+"$py" - "$tmp/wire.jsonl" >"$tmp/texts.jsonl" <<'PY'
+import json, re, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["path"] != "/v1/chat/completions":
+        continue
+    b = json.loads(r["body"])
+    text = ""
+    for m in b["messages"]:
+        c = m["content"]
+        c = re.sub(r"^\[rid:[0-9a-f]{12}\]\n\n", "", c)
+        text += c
+    print(json.dumps({"text": text, "add_special_tokens": False}))
+PY
+"$bin" tokenize --tokenizer "$tok" --jsonl <"$tmp/texts.jsonl" >"$tmp/ids.jsonl" || no "tokenize"
+
+if out=$("$py" - "$tmp/tr.jsonl" "$tmp/wire.jsonl" "$tmp/ids.jsonl" "$tmp/texts.jsonl" \
+	"$tmp/a/aiperf_artifacts/profile_export.jsonl" "${sent:-0}" <<'PY' 2>&1
+import json, re, sys, os
+traces = [json.loads(l) for l in open(sys.argv[1])]
+wire = [json.loads(l) for l in open(sys.argv[2])]
+wire = [json.loads(w["body"]) for w in wire if w["path"] == "/v1/chat/completions"]
+ids = [json.loads(l)["ids"] for l in open(sys.argv[3])]
+texts = [json.loads(l)["text"] for l in open(sys.argv[4])]
+recs = [json.loads(l) for l in open(sys.argv[5])]
+sent = int(sys.argv[6])
+bad = []
+def fail(m):
+    bad.append(m)
+if len(wire) != sent or len(recs) != sent:
+    fail(f"{len(wire)} requests on the wire, {len(recs)} records, {sent} sent")
+# the requests of the corpus by (in, out): parent turns and subagent requests
+known = {}
+for t in traces:
+    for k, e in enumerate(t["requests"]):
+        if e["type"] == "subagent":
+            for q, r in enumerate(e["requests"]):
+                known.setdefault((r["in"], r["out"]), []).append((t["id"], e["agent_id"], q))
+        else:
+            known.setdefault((e["in"], e["out"]), []).append((t["id"], None, k))
+ins = {i for i, _ in known}
+marker_of = {}
+for b, n in zip(wire, ids):
+    if not b.get("ignore_eos") or not b.get("stream") or not b["stream_options"]["include_usage"]:
+        fail("ignore_eos / stream / usage missing")
+    if len(n) not in ins:
+        fail(f"a request of {len(n)} tokens matches no trace request's in")
+    elif b["max_tokens"] != 1 and (len(n), b["max_tokens"]) not in known:
+        fail(f"({len(n)}, {b['max_tokens']}) is no trace request's (in, out)")
+    users = [m for m in b["messages"] if m["role"] == "user"]
+    mk = re.match(r"^(\[rid:[0-9a-f]{12}\])\n\n", users[0]["content"])
+    if not mk:
+        fail("no cache-bust marker on the first user message")
+        continue
+    if b["messages"][-1]["role"] != "user":
+        fail("the messages do not end with the user")
+    cand = {c[0] for c in known.get((len(n), b["max_tokens"]), [])}
+    key = cand.pop() if len(cand) == 1 else None  # the trace, when (in, out) names one
+    marker_of.setdefault(mk.group(1), set()).add(key)
+# one marker per tree replay
+replays = {r["metadata"]["x_correlation_id"] for r in recs}
+if len(marker_of) != len(replays):
+    fail(f"{len(marker_of)} markers for {len(replays)} replays")
+for m, ts in marker_of.items():
+    ts.discard(None)
+    if len(ts) > 1:
+        fail(f"marker {m} on traces {ts}")
+# consecutive parent turns share their LCP bytes: the texts of turns k and
+# k + 1 of one trace agree on at least the LCP blocks' text
+by = {}
+for b, n, x in zip(wire, ids, texts):
+    for tid, ag, k in known.get((len(n), b["max_tokens"]), []):
+        if ag is None:
+            by[(tid, k)] = x
+checked = 0
+for t in traces:
+    par = [(k, e) for k, e in enumerate(t["requests"]) if e["type"] != "subagent"]
+    for (k0, a), (k1, c) in zip(par, par[1:]):
+        if (t["id"], k0) not in by or (t["id"], k1) not in by:
+            continue
+        L = 0
+        while L < min(len(a["hash_ids"]), len(c["hash_ids"])) and a["hash_ids"][L] == c["hash_ids"][L]:
+            L += 1
+        x, y = by[(t["id"], k0)], by[(t["id"], k1)]
+        p = os.path.commonprefix([x, y])
+        # 64 words per block, each " word"
+        if p.count(" ") < 64 * L:
+            fail(f"{t['id']} turns {k0}/{k1}: {p.count(' ')} shared words, LCP {L} blocks")
+        checked += 1
+if not checked:
+    fail("no consecutive turns to compare")
+# think times and joins, in model time (the records' clock)
+tr = {t["id"]: t for t in traces}
+seq = {}
+for r in recs:
+    md = r["metadata"]
+    if r["error"] is not None or md["benchmark_phase"] != "profiling":
+        continue
+    seq.setdefault(md["x_correlation_id"], []).append(r)
+gaps = joins = 0
+for cid, rs in seq.items():
+    tid = cid.rsplit("-r", 1)[0]
+    t = tr[tid]
+    par = {r["metadata"]["turn_index"]: r for r in rs if "::" not in r["metadata"]["conversation_id"]}
+    subs = {}
+    for r in rs:
+        c = r["metadata"]["conversation_id"]
+        if "::sa:" in c:
+            subs.setdefault(c.split("::sa:")[1], []).append(r)
+    ents = t["requests"]
+    pk = [k for k, e in enumerate(ents) if e["type"] != "subagent"]
+    for k0, k1 in zip(pk, pk[1:]):
+        if k0 not in par or k1 not in par:
+            continue
+        start = par[k1]["metadata"]["request_start_ns"]
+        end = par[k0]["metadata"]["request_end_ns"]
+        think = ents[k0]["think_time"]
+        between = [ents[i]["agent_id"] for i in range(k0 + 1, k1)]
+        for ag in between:
+            for s in subs.get(ag, []):
+                end = max(end, s["metadata"]["request_end_ns"])
+                joins += 1
+                if s["metadata"]["request_end_ns"] > start:
+                    fail(f"{cid}: turn {k1} started before subagent {ag} ended")
+        if start - end < think * 1e9 - 1e6:
+            fail(f"{cid}: turn {k1} {((start - end) / 1e9):.3f} s after turn {k0} (think {think})")
+        gaps += 1
+if not gaps:
+    fail("no think gap checked")
+print(f"checked {len(wire)} requests, {checked} LCP pairs, {gaps} think gaps, {joins} joined subagent requests")
+for m in bad[:10]:
+    print("FAIL: " + m)
+sys.exit(1 if bad else 0)
+PY
+); then ok; else no "wire and records: $out"; fi
+echo "$out" | head -1
+
+# 2. the warmup rows: one turn and 2 extra requests per lane at most, all
+#    ended before profiling started; agentic process drops them
+w=$("$py" - "$tmp/a/aiperf_artifacts/profile_export.jsonl" <<'PY'
+import json, sys
+rs = [json.loads(l)["metadata"] for l in open(sys.argv[1])]
+w = [r for r in rs if r["benchmark_phase"] == "warmup"]
+p = [r for r in rs if r["benchmark_phase"] == "profiling"]
+ok = 6 <= len(w) <= 9 and max(r["request_end_ns"] for r in w) <= min(r["request_start_ns"] for r in p)
+print(len(w), len(p), "ok" if ok else "bad")
+PY
+)
+[ "${w##* }" = ok ] && ok || no "warmup rows: $w"
+(cd "$tmp/a" && env -i PATH="$PATH" HF_HUB_CACHE=none RESULT_FILENAME=agentic KV_OFFLOADING=none TP=1 \
+	FRAMEWORK=vllm $(cat env) "$bin" agentic process >"$tmp/proc.out" 2>&1) && ok || no "agentic process: $(cat "$tmp/proc.out")"
+nw=$(echo "$w" | cut -d' ' -f1)
+np=$(echo "$w" | cut -d' ' -f2)
+grep -q "Requests: $np successful / $((nw + np)) total ($nw warmup, 0 error dropped)" "$tmp/proc.out" && ok ||
+	no "agentic process counts: $(cat "$tmp/proc.out")"
+grep -q "GPU cache hit rate: " "$tmp/proc.out" && ok ||
+	no "no GPU cache hit rate from the simulator's /metrics: $(cat "$tmp/proc.out")"
+"$bin" agentic validate "$tmp/a/aiperf_artifacts" --failed-request-threshold 0.1 >/dev/null 2>&1 && ok ||
+	no "agentic validate"
+
+# 2b. with IX_REF (an InferenceX tree, or a git mirror: its utils/ at HEAD is
+#     extracted), the unmodified process_agentic_result.py reads the same
+#     artifacts and writes the same row
+if [ -n "${IX_REF:-}" ]; then
+	ix=$IX_REF
+	if [ ! -d "$ix/utils/agentic" ]; then
+		mkdir -p "$tmp/ix"
+		{ git --git-dir="$IX_REF" archive HEAD utils 2>/dev/null ||
+			git -C "$IX_REF" archive HEAD utils; } | tar -x -C "$tmp/ix" && ix=$tmp/ix
+	fi
+	mkdir -p "$tmp/ref"
+	(cd "$tmp/a" && env -i PATH="$PATH" HF_HUB_CACHE=none RESULT_FILENAME=agentic KV_OFFLOADING=none \
+		TP=1 FRAMEWORK=vllm AGENTIC_OUTPUT_DIR="$tmp/ref" PYTHONPATH="$ix" $(cat env) \
+		"$py" -m utils.agentic.aggregation.process_agentic_result >"$tmp/ref.out" 2>&1) &&
+		cmp -s "$tmp/a/agentic.json" "$tmp/ref/agentic.json" && ok ||
+		no "the reference's process_agentic_result: $(tail -3 "$tmp/ref.out"; diff <(tr , '\n' <"$tmp/a/agentic.json") <(tr , '\n' <"$tmp/ref/agentic.json") | head)"
+else
+	echo "$suite: the reference's process_agentic_result skipped (IX_REF not set)"
+fi
+
+# 3. the same seed gives the same markers; another seed other ones
+e2e_start_sim --tokenizer "$tok" --time-scale 50 --log-requests "$tmp/wire2.jsonl"
+replay "$tmp/b" --corpus "$tmp/tr.jsonl" --concurrency 3 --benchmark-duration 10 \
+	--warmup-requests-per-lane 0 --random-seed 7 2>"$tmp/b.log" || no "replay seed 7: $(cat "$tmp/b.log")"
+kill -TERM "$simpid" 2>/dev/null
+wait "$simpid" 2>/dev/null
+simpid=
+m1=$(grep -o 'rid:[0-9a-f]*' "$tmp/wire.jsonl" | sort -u)
+m2=$(grep -o 'rid:[0-9a-f]*' "$tmp/wire2.jsonl" | sort -u)
+[ -n "$m2" ] && [ -z "$(comm -12 <(echo "$m1") <(echo "$m2"))" ] && ok || no "seed 7 reused markers of seed 42"
+
+# 4. the idle caps: one trace whose turns are 50 s apart, one lane: with
+#    everything idle the global cap brings the next turn within 10 s; with
+#    the global cap out of the way, the per-tree cap of 4 s does
+cat >"$tmp/idle.jsonl" <<'EOF'
+{"id": "idle", "block_size": 64, "requests": [{"t": 0, "type": "n", "in": 128, "out": 4, "hash_ids": [1, 2], "api_time": 1, "think_time": 50}, {"t": 51, "type": "n", "in": 256, "out": 4, "hash_ids": [1, 2, 3, 4], "api_time": 1, "think_time": 50}, {"t": 102, "type": "n", "in": 384, "out": 4, "hash_ids": [1, 2, 3, 4, 5, 6], "api_time": 1, "think_time": 50}, {"t": 153, "type": "n", "in": 512, "out": 4, "hash_ids": [1, 2, 3, 4, 5, 6, 7, 8], "api_time": 1, "think_time": 50}]}
+EOF
+e2e_start_sim --tokenizer "$tok" --time-scale 50
+gapcheck() { # DIR LO HI
+	"$py" - "$1/aiperf_artifacts/profile_export.jsonl" "$2" "$3" <<'PY'
+import json, sys
+lo, hi = float(sys.argv[2]), float(sys.argv[3])
+rs = [json.loads(l)["metadata"] for l in open(sys.argv[1])]
+rs = [r for r in rs if r["benchmark_phase"] == "profiling" and "::" not in r["conversation_id"]]
+rs.sort(key=lambda r: r["request_start_ns"])
+g = [(b["request_start_ns"] - a["request_end_ns"]) / 1e9 for a, b in zip(rs, rs[1:])
+     if b["x_correlation_id"] == a["x_correlation_id"]]
+print(" ".join(f"{x:.2f}" for x in g))
+sys.exit(0 if g and all(lo <= x <= hi for x in g) else 1)
+PY
+}
+replay "$tmp/g" --corpus "$tmp/idle.jsonl" --concurrency 1 --benchmark-duration 40 \
+	--warmup-requests-per-lane 0 --trajectory-start-min-ratio 0 --trajectory-start-max-ratio 0 \
+	2>"$tmp/g.log" || no "replay idle: $(cat "$tmp/g.log")"
+g=$(gapcheck "$tmp/g" 9.9 12) && ok || no "global idle cap: gaps $g (want 10 s)"
+replay "$tmp/t" --corpus "$tmp/idle.jsonl" --concurrency 1 --benchmark-duration 20 \
+	--warmup-requests-per-lane 0 --trajectory-start-min-ratio 0 --trajectory-start-max-ratio 0 \
+	--global-idle-cap-seconds 1000 --trace-idle-gap-cap-seconds 4 2>"$tmp/t.log" ||
+	no "replay tree cap: $(cat "$tmp/t.log")"
+g=$(gapcheck "$tmp/t" 3.9 6) && ok || no "per-tree idle cap: gaps $g (want 4 s)"
+
+# 5. bad input: each names the piece; nothing is written
+printf '%s\n' "$(head -1 "$tmp/tr.jsonl")" '{"id": "x", "requests": [' >"$tmp/broken.jsonl"
+replay "$tmp/bad1" --corpus "$tmp/broken.jsonl" 2>"$tmp/bad1.err"
+[ $? = 1 ] && grep -q "broken.jsonl:2" "$tmp/bad1.err" && [ ! -e "$tmp/bad1" ] && ok ||
+	no "broken record: $(cat "$tmp/bad1.err")"
+replay "$tmp/bad2" --corpus "$tmp/nothere.jsonl" 2>"$tmp/bad2.err"
+[ $? = 1 ] && grep -q "nothere.jsonl" "$tmp/bad2.err" && [ ! -e "$tmp/bad2" ] && ok ||
+	no "missing corpus: $(cat "$tmp/bad2.err")"
+HF_HUB_CACHE=$tmp/nohub "$bin" agentx replay --base-url "http://127.0.0.1:$port" --model acme/no-such-model \
+	--corpus "$tmp/tr.jsonl" --output-dir "$tmp/bad3" 2>"$tmp/bad3.err"
+[ $? = 1 ] && grep -q "acme/no-such-model" "$tmp/bad3.err" && [ ! -e "$tmp/bad3" ] && ok ||
+	no "model without a tokenizer: $(cat "$tmp/bad3.err")"
+"$bin" agentx replay --corpus "$tmp/tr.jsonl" --model m --concurrency 0 >/dev/null 2>&1
+[ $? = 2 ] && ok || no "--concurrency 0 is a usage error"
+
+e2e_end
