@@ -88,7 +88,8 @@ wait_client_container() { # SECONDS: until the row's client container runs
 	done
 	return 1
 }
-copts=(--container podman --container-opts '--pids-limit 0' --tokenizer "$tok" --quiet)
+copts=(--container podman --container-opts '--pids-limit 0' --tokenizer "$tok" --quiet
+	--prompts-per-conc 2 --warmups-per-conc 0)
 
 # -- 1. one simulator row end to end inside the image
 row "$image" 256 64 2 >ok.json
