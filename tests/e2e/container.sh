@@ -72,14 +72,6 @@ row() { # image isl osl conc [extra json]
 		"$1" "$2" "$3" "$4" $(($2 + $3 + 256)) "$2" "$3" "${5:-}"
 }
 containers() { pm ps -a --format '{{.Names}}' 2>/dev/null | grep -c '^infbench-'; }
-wait_for() { # FILE PATTERN SECONDS
-	local i
-	for ((i = 0; i < $3 * 10; i++)); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
 wait_client_container() { # SECONDS: until the row's client container runs
 	local i
 	for ((i = 0; i < $1 * 5; i++)); do
