@@ -10,7 +10,8 @@ PKGS     = libfyaml libpcre2-8 libutf8proc jansson sqlite3 libpq openssl
 DEPS_DEMO = gcc make pkg-config libfyaml-dev libpcre2-dev libutf8proc-dev libjansson-dev \
             libsqlite3-dev libpq-dev libssl-dev
 DEPS_APT = $(DEPS_DEMO) libcriterion-dev time valgrind \
-           clang openssl sqlite3 postgresql slurm-wlm munge chromium stress git
+           clang openssl sqlite3 postgresql slurm-wlm munge chromium stress git \
+           podman runc busybox-static
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libpq is not linked: src/results/db_pg.c loads it (dlopen) when a PostgreSQL

@@ -3,6 +3,7 @@
  * progress and maps the outcome to an exit status. */
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cluster/cluster.h"
 #include "matrix/matrix.h"
 #include "run/run.h"
 
@@ -17,6 +18,7 @@
 #endif
 
 static const char *const engines[] = {"sim", "recipe", NULL};
+static const char *const runtimes[] = {"none", "docker", "podman", "enroot", "apptainer", NULL};
 
 static arg_opt run_opts_tbl[] = {
     {.name = "--results",
@@ -57,6 +59,25 @@ static arg_opt run_opts_tbl[] = {
      .kind = ARG_ONE,
      .metavar = "DIR",
      .help = "recipe folder for --engine recipe (default recipes)"},
+    {.name = "--container",
+     .kind = ARG_ONE,
+     .choices = runtimes,
+     .metavar = "RT",
+     .help = "run each row inside its image: docker, podman, enroot or apptainer (default "
+             "$INFBENCH_CONTAINER, else on the host)"},
+    {.name = "--container-images",
+     .kind = ARG_ONE,
+     .metavar = "DIR",
+     .help = "enroot/apptainer: the images as files, DIR/<image>.sqsh|.sif"},
+    {.name = "--container-opts",
+     .kind = ARG_ONE,
+     .metavar = "'ARGS'",
+     .help = "more runtime options before the image, space-separated (default "
+             "$INFBENCH_CONTAINER_OPTS)"},
+    {.name = "--shm-size",
+     .kind = ARG_ONE,
+     .metavar = "S",
+     .help = "docker/podman --shm-size (default 16g)"},
     {.name = "--jobs",
      .kind = ARG_ONE,
      .is_int = true,
@@ -303,6 +324,25 @@ static const char **split_args(ib_arena *a, const char *s, size_t *n)
 		s += l;
 	}
 	return v;
+}
+
+/* --container and its options; the runner settings $INFBENCH_CONTAINER and
+ * $INFBENCH_CONTAINER_OPTS are their defaults. Returns 0 or a usage error. */
+static int container_opts(arg_parser *p, ib_arena *a, run_opts *o)
+{
+	const char *rt = sval(p, "--container", getenv("INFBENCH_CONTAINER"));
+	ib_error e = {0};
+	if (rt && *rt && cl_runtime_parse(rt, &o->container, &e))
+		return args_error(p, NULL, "$INFBENCH_CONTAINER: %s", e.msg);
+	o->container_images = sval(p, "--container-images", NULL);
+	char *dir = o->container_images ? realpath(o->container_images, NULL) : NULL;
+	if (dir) /* the rows' processes work in their workspaces */
+		o->container_images = ib_arena_strdup(a, dir);
+	free(dir);
+	o->shm_size = sval(p, "--shm-size", NULL);
+	o->container_opts = split_args(
+	    a, sval(p, "--container-opts", getenv("INFBENCH_CONTAINER_OPTS")), &o->ncontainer_opts);
+	return 0;
 }
 
 static int status_cmd(const char *store)
@@ -572,6 +612,7 @@ int cmd_run(int argc, char **argv)
 	o.retry_failed = args_get(&p, "--retry-failed")->seen;
 	o.dry_run = args_get(&p, "--dry-run")->seen;
 	o.shared_store = args_get(&p, "--row-index")->seen;
+	bad = bad ? bad : container_opts(&p, a, &o);
 	if (o.jobs < 1 || o.jobs > 64)
 		bad = args_error(&p, NULL, "argument --jobs: must be in [1, 64]");
 	if (bad || load_matrix(&p, matrix, a, &rows)) {

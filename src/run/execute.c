@@ -456,8 +456,13 @@ static void say_disk_full(const char *store, ib_buf *reason)
 
 static void run_one(exec_t *x, run_item *it, const char *devices)
 {
-	row_ctx rc = {
-	    .o = x->o, .x = &x->p->x, .it = it, .state = RUN_RUNNING, .stop = &x->stop, .exec = x};
+	row_ctx rc = {.o = x->o,
+	              .x = &x->p->x,
+	              .it = it,
+	              .state = RUN_RUNNING,
+	              .stop = &x->stop,
+	              .watch_fd = -1,
+	              .exec = x};
 	rc.a = ib_arena_new();
 	if (!rc.a)
 		return;

@@ -67,6 +67,12 @@ typedef struct {
 	const char *prompt_cache; /* STORE/prompt-cache: the client's --prompt-cache */
 	void *exec;               /* the executor (execute.c) */
 	atomic_int *stop;         /* the run's stop flag: the signal that stops it, or 0 */
+	/* containers (container.c) */
+	const char *env_text;  /* the row's variables, "K=V" lines */
+	const char *cnames[4]; /* the containers this attempt names */
+	size_t ncnames;
+	pid_t watcher; /* removes them when the runner ends, however (0: none) */
+	int watch_fd;  /* its pipe: closing it (or dying) sets it off; -1: none */
 } row_ctx;
 
 /* row.c: runs one row in rc->ws; returns its end state (RUN_DONE,
@@ -80,6 +86,21 @@ void run_note_pid(row_ctx *rc, pid_t pid);
 /* plan_build.c: makes the stand-in eval dataset (x->eval_dataset) unless it is
  * there already; atomic (a temp folder renamed). */
 int run_eval_dataset(const run_resolved *x, ib_error *e);
+/* container.c: --container. Before a row's first process: the preflight
+ * (the image on this host, the weights staged in the HF cache for recipe
+ * rows, GPUs for recipe rows), leftovers of the row removed by name, and a
+ * watcher that removes the row's containers when the runner ends, even by
+ * SIGKILL. Returns RUN_RUNNING, or RUN_FAILED with rc->reason. */
+int row_container_begin(row_ctx *rc);
+/* The command line that runs argv inside the row's image as role ("server",
+ * "client", "eval", "recipe"); argv itself when no container is asked for;
+ * NULL with rc->reason set when it cannot be built. */
+const char **row_in_container(row_ctx *rc, const char *role, const char **argv);
+/* After the row's processes ended: its containers stopped and removed
+ * (through the watcher, else directly). */
+void row_container_end(row_ctx *rc);
+/* row.c: sets rc->reason and rc->state; returns state. */
+int row_fail(row_ctx *rc, int state, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* execute.c: the variables a recipe also gets (PATH with the client shim, ...). */
 void run_recipe_env(row_ctx *rc, ib_buf *env);
 

@@ -301,8 +301,7 @@ static const char **eval_argv(row_ctx *rc)
 	return v;
 }
 
-static int fail(row_ctx *rc, int state, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(row_ctx *rc, int state, const char *fmt, ...)
+int row_fail(row_ctx *rc, int state, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -324,16 +323,16 @@ static int wait_ready(row_ctx *rc)
 	int pause = 10, st;
 	for (;;) {
 		if (atomic_load(rc->stop))
-			return fail(rc, RUN_INTERRUPTED,
-			            "stopped by signal %d while the server started",
-			            atomic_load(rc->stop));
+			return row_fail(rc, RUN_INTERRUPTED,
+			                "stopped by signal %d while the server started",
+			                atomic_load(rc->stop));
 		if (ib_proc_reap(rc->server, &st, false)) {
 			rc->server = 0;
 			ib_buf tail = {0};
 			run_tail(&tail, rc->server_log, 15);
-			fail(rc, RUN_FAILED,
-			     "server exited with status %d before it was ready; %s:%s", st,
-			     rc->shown_server_log, tail.data ? tail.data : " (empty)");
+			row_fail(rc, RUN_FAILED,
+			         "server exited with status %d before it was ready; %s:%s", st,
+			         rc->shown_server_log, tail.data ? tail.data : " (empty)");
 			ib_buf_free(&tail);
 			return RUN_FAILED;
 		}
@@ -342,10 +341,10 @@ static int wait_ready(row_ctx *rc)
 		if (ib_now_ns() > deadline) {
 			ib_buf tail = {0};
 			run_tail(&tail, rc->server_log, 15);
-			fail(rc, RUN_FAILED,
-			     "server not ready after %.0f s (no answer on /health); %s:%s",
-			     rc->x->ready_timeout_s, rc->shown_server_log,
-			     tail.data ? tail.data : " (empty)");
+			row_fail(rc, RUN_FAILED,
+			         "server not ready after %.0f s (no answer on /health); %s:%s",
+			         rc->x->ready_timeout_s, rc->shown_server_log,
+			         tail.data ? tail.data : " (empty)");
 			ib_buf_free(&tail);
 			return RUN_FAILED;
 		}
@@ -365,12 +364,12 @@ static void client_failure(row_ctx *rc, int st)
 	if (ib_read_file(rc->client_log, &log, &e) == 0 && log.data)
 		gate = strstr(log.data, "FAIL: request failure rate");
 	if (gate)
-		fail(rc, RUN_FAILED, "client: %.*s", (int)strcspn(gate, "\n"), gate);
+		row_fail(rc, RUN_FAILED, "client: %.*s", (int)strcspn(gate, "\n"), gate);
 	else {
 		ib_buf tail = {0};
 		run_tail(&tail, rc->client_log, 8);
-		fail(rc, RUN_FAILED, "client exited with status %d; %s:%s", st,
-		     rc->shown_client_log, tail.data ? tail.data : " (empty)");
+		row_fail(rc, RUN_FAILED, "client exited with status %d; %s:%s", st,
+		         rc->shown_client_log, tail.data ? tail.data : " (empty)");
 		ib_buf_free(&tail);
 	}
 	ib_buf_free(&log);
@@ -426,23 +425,25 @@ static int supervise_loop(row_ctx *rc, pid_t child, const char *what, int *st, d
 			return RUN_RUNNING;
 		if (atomic_load(rc->stop)) {
 			run_stop_group(child, 3000);
-			return fail(rc, RUN_INTERRUPTED, "stopped by signal %d during the %s",
-			            atomic_load(rc->stop), what);
+			return row_fail(rc, RUN_INTERRUPTED, "stopped by signal %d during the %s",
+			                atomic_load(rc->stop), what);
 		}
 		if (rc->server && ib_proc_reap(rc->server, &sst, false)) {
 			rc->server = 0;
 			run_stop_group(child, 3000);
 			ib_buf tail = {0};
 			run_tail(&tail, rc->server_log, 15);
-			fail(rc, RUN_FAILED, "server exited with status %d during the %s; %s:%s",
-			     sst, what, rc->shown_server_log, tail.data ? tail.data : " (empty)");
+			row_fail(rc, RUN_FAILED,
+			         "server exited with status %d during the %s; %s:%s", sst, what,
+			         rc->shown_server_log, tail.data ? tail.data : " (empty)");
 			ib_buf_free(&tail);
 			return RUN_FAILED;
 		}
 		if (ib_now_ns() > deadline) {
 			run_stop_group(child, 3000);
-			return fail(rc, RUN_FAILED, "the %s took longer than --row-timeout %.0f s",
-			            what, rc->o->row_timeout_s);
+			return row_fail(rc, RUN_FAILED,
+			                "the %s took longer than --row-timeout %.0f s", what,
+			                rc->o->row_timeout_s);
 		}
 		if (total > 0 && ib_now_ns() >= *next_scrape) {
 			double done = generated_tokens(rc, metrics);
@@ -477,12 +478,15 @@ static int engine_sim(row_ctx *rc)
 {
 	ib_error e = {0};
 	pid_t pid;
-	const char **sv = sim_argv(rc), **cv = client_argv(rc);
+	const char **sv = row_in_container(rc, "server", sim_argv(rc)),
+	           **cv = row_in_container(rc, "client", client_argv(rc));
+	if (!sv || !cv)
+		return rc->state;
 	note_command(rc->ws, sv);
 	if (!rc->it->eval_only)
 		note_command(rc->ws, cv);
 	if (run_spawn(sv, rc->envp, rc->ws, rc->server_log, &pid, &e))
-		return fail(rc, RUN_FAILED, "%s", e.msg);
+		return row_fail(rc, RUN_FAILED, "%s", e.msg);
 	rc->server = pid;
 	run_note_pid(rc, pid);
 	int64_t t0 = ib_now_ns();
@@ -494,7 +498,7 @@ static int engine_sim(row_ctx *rc)
 	if (!rc->it->eval_only) {
 		t0 = ib_now_ns();
 		if (run_spawn(cv, rc->envp, rc->ws, rc->client_log, &pid, &e))
-			return fail(rc, RUN_FAILED, "%s", e.msg);
+			return row_fail(rc, RUN_FAILED, "%s", e.msg);
 		run_note_pid(rc, pid);
 		s = supervise(rc, pid, "benchmark", &st);
 		rc->client_s = (double)(ib_now_ns() - t0) / 1e9;
@@ -507,10 +511,12 @@ static int engine_sim(row_ctx *rc)
 	}
 	if (!rc->it->eval)
 		return RUN_RUNNING;
-	const char **ev = eval_argv(rc);
+	const char **ev = row_in_container(rc, "eval", eval_argv(rc));
+	if (!ev)
+		return rc->state;
 	note_command(rc->ws, ev);
 	if (run_spawn(ev, rc->envp, rc->ws, rc->eval_log, &pid, &e))
-		return fail(rc, RUN_FAILED, "%s", e.msg);
+		return row_fail(rc, RUN_FAILED, "%s", e.msg);
 	run_note_pid(rc, pid);
 	s = supervise(rc, pid, "eval", &st);
 	if (s != RUN_RUNNING)
@@ -518,8 +524,8 @@ static int engine_sim(row_ctx *rc)
 	if (st != 0) {
 		ib_buf tail = {0};
 		run_tail(&tail, rc->eval_log, 8);
-		fail(rc, RUN_FAILED, "eval exited with status %d; %s:%s", st, rc->shown_eval_log,
-		     tail.data ? tail.data : " (empty)");
+		row_fail(rc, RUN_FAILED, "eval exited with status %d; %s:%s", st,
+		         rc->shown_eval_log, tail.data ? tail.data : " (empty)");
 		ib_buf_free(&tail);
 		return RUN_FAILED;
 	}
@@ -530,10 +536,17 @@ static int engine_recipe(row_ctx *rc)
 {
 	ib_error e = {0};
 	pid_t pid;
-	const char *argv[] = {"bash", rc->it->recipe, NULL};
+	const char *host[] = {"bash", rc->it->recipe, NULL};
+	/* in a container the image's PATH stands, with the client shim first */
+	const char *inner[] = {
+	    "bash",          "-c",           "export PATH=\"$0:$PATH\"; exec bash \"$1\"",
+	    rc->x->shim_dir, rc->it->recipe, NULL};
+	const char **argv = rc->o->container ? row_in_container(rc, "recipe", inner) : host;
+	if (!argv)
+		return rc->state;
 	note_command(rc->ws, argv);
 	if (run_spawn(argv, rc->envp, rc->ws, rc->client_log, &pid, &e))
-		return fail(rc, RUN_FAILED, "%s", e.msg);
+		return row_fail(rc, RUN_FAILED, "%s", e.msg);
 	run_note_pid(rc, pid);
 	int st;
 	int s = supervise(rc, pid, "recipe", &st);
@@ -545,9 +558,10 @@ static int engine_recipe(row_ctx *rc)
 	if (!rc->it->eval_only && access(p, F_OK) != 0) {
 		ib_buf tail = {0};
 		run_tail(&tail, rc->client_log, 15);
-		fail(rc, RUN_FAILED, "recipe %s exited with status %d and left no %s.json; %s:%s",
-		     rc->it->recipe, st, rc->it->name, rc->shown_client_log,
-		     tail.data ? tail.data : " (empty)");
+		row_fail(rc, RUN_FAILED,
+		         "recipe %s exited with status %d and left no %s.json; %s:%s",
+		         rc->it->recipe, st, rc->it->name, rc->shown_client_log,
+		         tail.data ? tail.data : " (empty)");
 		ib_buf_free(&tail);
 		return RUN_FAILED;
 	}
@@ -582,11 +596,11 @@ static int process(row_ctx *rc)
 	if (r) {
 		char msg[2600];
 		ib_error_format(&e, msg, sizeof msg);
-		return fail(rc, RUN_FAILED, "processing the result: %s", msg);
+		return row_fail(rc, RUN_FAILED, "processing the result: %s", msg);
 	}
 	if (power)
-		return fail(rc, RUN_FAILED,
-		            "REQUIRE_POWER is set and the power measurement is invalid");
+		return row_fail(rc, RUN_FAILED,
+		                "REQUIRE_POWER is set and the power measurement is invalid");
 	return RUN_RUNNING;
 }
 
@@ -596,7 +610,7 @@ int row_execute(row_ctx *rc)
 	const run_item *it = rc->it;
 	run_rmtree(rc->ws);
 	if (ib_mkdirs(rc->ws, 0755, &e))
-		return fail(rc, RUN_FAILED, "%s", e.msg);
+		return row_fail(rc, RUN_FAILED, "%s", e.msg);
 	ib_buf env = {0};
 	run_row_env(&env, it->row, rc->x->runner_name, it->name, rc->port);
 	if (rc->devices[0])
@@ -606,19 +620,23 @@ int row_execute(row_ctx *rc)
 	if (rc->o->engine == RUN_ENGINE_RECIPE)
 		run_recipe_env(rc, &env);
 	if (!env.data)
-		return fail(rc, RUN_FAILED, "out of memory");
+		return row_fail(rc, RUN_FAILED, "out of memory");
 	rc->envp = make_envp(rc->a, env.data);
+	rc->env_text = ib_arena_strdup(rc->a, env.data);
 	int s = write_text(rc->ws, "env", env.data, &e);
 	ib_buf_free(&env);
 	if (!s)
 		s = write_text(rc->ws, "identity.json", it->identity_json, &e);
-	if (s || !rc->envp)
-		return fail(rc, RUN_FAILED, "writing the workspace: %s", e.msg);
+	if (s || !rc->envp || !rc->env_text)
+		return row_fail(rc, RUN_FAILED, "writing the workspace: %s", e.msg);
+	if (rc->o->container && (s = row_container_begin(rc)) != RUN_RUNNING)
+		return s;
 	s = rc->o->engine == RUN_ENGINE_RECIPE ? engine_recipe(rc) : engine_sim(rc);
 	if (rc->server) {
 		run_stop_group(rc->server, 5000);
 		rc->server = 0;
 	}
+	row_container_end(rc);
 	if (s != RUN_RUNNING)
 		return s;
 	if (it->eval_only) { /* no benchmark, nothing to process */
@@ -628,7 +646,7 @@ int row_execute(row_ctx *rc)
 	char p[4096];
 	snprintf(p, sizeof p, "%s/%s.json", rc->ws, it->name);
 	if (access(p, F_OK) != 0)
-		return fail(rc, RUN_FAILED, "the client left no %s.json", it->name);
+		return row_fail(rc, RUN_FAILED, "the client left no %s.json", it->name);
 	int64_t t0 = ib_now_ns();
 	s = process(rc);
 	rc->process_s = (double)(ib_now_ns() - t0) / 1e9;

@@ -95,6 +95,15 @@ typedef struct {
 	bool retry_failed;        /* rerun rows whose last attempt failed */
 	bool dry_run;             /* plan and report, start nothing */
 	bool shared_store;        /* no store lock: Slurm tasks share the store */
+	/* containers (docs/run.md "Containers"): each process of a row (the
+	 * simulator, the client, the eval; a recipe) runs inside the row's
+	 * image with the runtime's flags (cluster/cluster.h) */
+	int container;                     /* cl_runtime; 0: on the host */
+	const char *container_images;      /* enroot/apptainer: the images as files
+	                                    * (DIR/<image>.sqsh|.sif); NULL: by name */
+	const char *const *container_opts; /* runtime options passed through */
+	size_t ncontainer_opts;
+	const char *shm_size; /* docker/podman --shm-size (NULL: 16g) */
 	/* progress; may be NULL */
 	void (*on_event)(void *arg, const run_event *ev);
 	ib_log_fn on_log; /* runner notes (IB_LOG_ERR lines without "\n"), with arg */

@@ -1,6 +1,7 @@
 /* Slurm: the plan's rows as job arrays (one task per row, each an `infbench
  * run --row-index I` against the shared store), squeue, and the outcome of a
  * plan read back from the manifest. */
+#include "cluster/cluster.h"
 #include "run/plan.h"
 
 #include <stdlib.h>
@@ -30,6 +31,16 @@ static void opt(ib_buf *b, const char *name, const char *val)
 	ib_buf_putc(b, '\'');
 }
 
+/* An option whose value is a list of arguments, blank-separated. */
+static void opt_list(ib_buf *b, const char *name, const char *const *v, size_t n)
+{
+	ib_buf x = {0};
+	for (size_t i = 0; i < n; i++)
+		ib_buf_printf(&x, "%s%s", i ? " " : "", v[i]);
+	opt(b, name, x.data);
+	ib_buf_free(&x);
+}
+
 /* The task's options, rebuilt from o (paths made absolute). */
 static void task_flags(ib_buf *b, ib_arena *a, const run_opts *o)
 {
@@ -47,13 +58,7 @@ static void task_flags(ib_buf *b, ib_arena *a, const run_opts *o)
 		snprintf(tmp, sizeof tmp, "%.17g", o->time_scale);
 		opt(b, "--time-scale", tmp);
 	}
-	if (o->nsim_extra) {
-		ib_buf x = {0};
-		for (size_t i = 0; i < o->nsim_extra; i++)
-			ib_buf_printf(&x, "%s%s", i ? " " : "", o->sim_extra[i]);
-		opt(b, "--sim-args", x.data);
-		ib_buf_free(&x);
-	}
+	opt_list(b, "--sim-args", o->sim_extra, o->nsim_extra);
 	const struct {
 		const char *name;
 		double v;
@@ -70,6 +75,12 @@ static void task_flags(ib_buf *b, ib_arena *a, const run_opts *o)
 			continue;
 		snprintf(tmp, sizeof tmp, "%.17g", nums[i].v < 0 ? 0 : nums[i].v);
 		opt(b, nums[i].name, tmp);
+	}
+	if (o->container) { /* each task starts its row's containers on its node */
+		opt(b, "--container", cl_runtime_name(o->container));
+		opt(b, "--container-images", abs_path(a, o->container_images));
+		opt(b, "--shm-size", o->shm_size);
+		opt_list(b, "--container-opts", o->container_opts, o->ncontainer_opts);
 	}
 	if (o->force)
 		ib_buf_puts(b, " --force");
