@@ -128,6 +128,8 @@ int cl_mn_job_script(ib_buf *b, const cl_mn_layout *l, const char *cwd, const ch
 	              "export PREFILL_NODELIST=\"$(pick 1 %lld)\"\n"
 	              "export DECODE_NODELIST=\"$(pick %lld %lld)\"\n"
 	              "export FRONTEND_NODE=\"$(pick 1 1)\"\n"
+	              "echo \"infbench: prefill nodes $PREFILL_NODELIST, decode nodes "
+	              "${DECODE_NODELIST:-none}, frontend $FRONTEND_NODE\"\n"
 	              "exec %s\n",
 	              l->disagg ? "disaggregated" : "aggregated", p, dn, cwd, p + d, p + d, p + d,
 	              p, d, p, p + 1, d, command);

@@ -172,7 +172,9 @@ Test(multinode, job_script_splits_the_nodes_by_role)
 	                              "echo \"$NUM_NODES|$PREFILL_NODES|$DECODE_NODES|"
 	                              "$PREFILL_NODELIST|$DECODE_NODELIST|$FRONTEND_NODE\""),
 	             0);
-	cr_assert_str_eq(run_script(&b, "n1\\nn2\\nn3\\n"), "3|2|1|n1,n2|n3|n1\n");
+	cr_assert_str_eq(run_script(&b, "n1\\nn2\\nn3\\n"),
+	                 "infbench: prefill nodes n1,n2, decode nodes n3, frontend n1\n"
+	                 "3|2|1|n1,n2|n3|n1\n");
 	/* fewer nodes than the layout: the job fails with a clear line */
 	cr_assert(strstr(run_script(&b, "n1\\nn2\\n"), "fewer than 3 nodes"));
 	ib_buf_free(&b);
@@ -182,7 +184,8 @@ Test(multinode, job_script_splits_the_nodes_by_role)
 	cr_assert_eq(cl_mn_job_script(&b, &l, "/tmp",
 	                              "echo \"$NUM_NODES|$PREFILL_NODELIST|$DECODE_NODELIST|\""),
 	             0);
-	cr_assert_str_eq(run_script(&b, "a\\nb\\n"), "2|a,b||\n");
+	cr_assert_str_eq(run_script(&b, "a\\nb\\n"),
+	                 "infbench: prefill nodes a,b, decode nodes none, frontend a\n2|a,b||\n");
 	ib_buf_free(&b);
 	ib_arena_free(a);
 }
