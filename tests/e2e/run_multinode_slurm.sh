@@ -4,80 +4,22 @@
 # slurmd, one per node name: `slurmd -N`, each on its own port; a generated
 # slurm.conf in a temp folder), submits a disaggregated row (1 prefill node,
 # 1 decode node) and an aggregated multi-node row (2 nodes) on the simulator
-# engine, and checks that each ran as ONE job over its nodes, with the
+# engine (tests/e2e/lib_slurm.bash), and checks that each ran as ONE job over its nodes, with the
 # role node lists exported, and finished into the store.
 # Prints one "skipped" line when the cluster cannot start.
 # Usage: run_multinode_slurm.sh INFBENCH. Ends with "run_multinode_slurm: N passed, N failed".
 . "$(dirname "$0")/lib.sh" run_multinode_slurm "$1"
 skip() { e2e_skip "$@"; }
 e2e_need_tok skip
-for c in munged slurmctld slurmd sbatch squeue sinfo scontrol python3; do
-	command -v "$c" >/dev/null 2>&1 || skip "$c is not installed (slurm-wlm, munge)"
-done
-[ "$(id -u)" = 0 ] || skip "starting slurmd needs root"
+. "$root/tests/e2e/lib_slurm.bash"
 tmp=$(mktemp -d /tmp/ib_mnslurm_e2e.XXXXXX)
 cleanup() {
-	local f
-	for f in "$tmp"/slurmd-*.pid "$tmp/slurmctld.pid" "$tmp/munged.pid"; do
-		[ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null
-	done
-	for p in /proc/[0-9]*; do
-		case $(readlink "$p/cwd" 2>/dev/null) in "$tmp"/*) kill -KILL "${p#/proc/}" 2>/dev/null ;; esac
-	done
-	sleep 0.5
+	slurm_stop "$tmp"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 cd "$tmp" || exit 1
-mkdir -p state log spool-n1 spool-n2 spool-n3
-head -c 1024 /dev/urandom >munge.key && chmod 600 munge.key
-munged -f --key-file="$tmp/munge.key" --socket="$tmp/munge.sock" --pid-file="$tmp/munged.pid" \
-	--log-file="$tmp/log/munged.log" --seed-file="$tmp/munge.seed" 2>log/munged.err ||
-	skip "munged did not start: $(head -c 200 log/munged.err)"
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-host=$(hostname -s)
-{
-	cat <<CONF
-ClusterName=infbenchmn
-SlurmctldHost=$host(127.0.0.1)
-SlurmctldPort=$(free_port)
-AuthType=auth/munge
-AuthInfo=socket=$tmp/munge.sock
-CredType=cred/munge
-SlurmUser=root
-SlurmdUser=root
-StateSaveLocation=$tmp/state
-SlurmdSpoolDir=$tmp/spool-%n
-SlurmctldPidFile=$tmp/slurmctld.pid
-SlurmdPidFile=$tmp/slurmd-%n.pid
-SlurmctldLogFile=$tmp/log/slurmctld.log
-SlurmdLogFile=$tmp/log/slurmd-%n.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SchedulerType=sched/builtin
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-MpiDefault=none
-ReturnToService=2
-CONF
-	for n in n1 n2 n3; do
-		echo "NodeName=$n NodeHostname=$host NodeAddr=127.0.0.1 Port=$(free_port) CPUs=$(nproc) RealMemory=1024 State=UNKNOWN"
-	done
-	echo "PartitionName=debug Nodes=n[1-3] Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES"
-} >slurm.conf
-export SLURM_CONF=$tmp/slurm.conf
-slurmctld -i >log/ctld.err 2>&1 || skip "slurmctld did not start: $(tail -n 2 log/slurmctld.log 2>/dev/null)"
-for n in n1 n2 n3; do
-	slurmd -N $n >log/d-$n.err 2>&1 || skip "slurmd -N $n did not start: $(tail -n 2 log/slurmd-$n.log 2>/dev/null)"
-done
-up=
-for _ in $(seq 1 150); do
-	[ "$(sinfo -h -N -o '%t' 2>/dev/null | grep -cE '^(idle|mix|alloc)')" = 3 ] && { up=1; break; }
-	sleep 0.2
-done
-[ -n "$up" ] || skip "the 3 Slurm nodes did not come up: $(sinfo -N 2>&1 | tail -n 3 | tr '\n' ' ')"
+slurm_start "$tmp" 3
 
 # a disaggregated row (1 prefill node, 1 decode node) and an aggregated one
 # (2 prefill-pool nodes, no decode workers): run.sh's row with pools
