@@ -135,6 +135,11 @@ static int power_multinode(int argc, char **argv)
 	     .required = true,
 	     .metavar = "DECODE_GPUS",
 	     .help = "expected decode GPU count (DECODE_GPUS)"},
+	    {.name = "--aggregate-gpus",
+	     .kind = ARG_ONE,
+	     .is_int = true,
+	     .metavar = "AGGREGATE_GPUS",
+	     .help = "expected aggregate-worker GPU count (role agg; excludes prefill/decode)"},
 	    {.name = "--expected-producer-sha",
 	     .kind = ARG_ONE,
 	     .metavar = "EXPECTED_PRODUCER_SHA",
@@ -178,6 +183,8 @@ static int power_multinode(int argc, char **argv)
 	    .require_power = args_get(&p, "--require-power")->seen || cli_require_power_env(),
 	    .log = cli_log_line,
 	};
+	if ((x = args_get(&p, "--aggregate-gpus"))->seen)
+		o.aggregate_gpus = x->ivals[0];
 	if ((x = args_get(&p, "--power-dir"))->seen)
 		o.power_dir = x->vals[0];
 	if ((x = args_get(&p, "--logs-root"))->seen)

@@ -50,6 +50,10 @@ typedef struct {
 	const char *power_dir, *logs_root, *bench_path, *agg_path;
 	const char *validation_path; /* NULL: the default beside bench_path */
 	int64_t prefill_gpus, decode_gpus;
+	/* GPUs of an aggregated multinode deployment (role "agg", the
+	 * reference's open change #2684): only whole-deployment metrics; more
+	 * than 0 together with prefill/decode GPUs is topology_env_mismatch */
+	int64_t aggregate_gpus;
 	const char *expected_producer_sha; /* NULL or "": none */
 	bool require_power;
 	pw_log_fn log;

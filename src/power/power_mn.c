@@ -498,7 +498,7 @@ const char *pw_mn_role_of(const mn_pkg *p, const char *host, int64_t index)
 }
 
 /* _check_role_topology: failures as topology_env_mismatch reasons. */
-void pw_mn_check_topology(mn_audit *au, const mn_pkg *p, int64_t pg, int64_t dg)
+void pw_mn_check_topology(mn_audit *au, const mn_pkg *p, int64_t pg, int64_t dg, int64_t ag)
 {
 	/* distinct keys with their role */
 	int64_t cnt[3] = {0, 0, 0};
@@ -515,7 +515,7 @@ void pw_mn_check_topology(mn_audit *au, const mn_pkg *p, int64_t pg, int64_t dg)
 			if (r && !strcmp(r, names[k]))
 				cnt[k]++;
 	}
-	int64_t want[3] = {0, dg > 0 ? dg : 0, pg > 0 ? pg : 0};
+	int64_t want[3] = {ag > 0 ? ag : 0, dg > 0 ? dg : 0, pg > 0 ? pg : 0};
 	bool setdiff = false;
 	for (int k = 0; k < 3; k++)
 		setdiff |= (cnt[k] > 0) != (want[k] > 0);
@@ -532,7 +532,7 @@ void pw_mn_check_topology(mn_audit *au, const mn_pkg *p, int64_t pg, int64_t dg)
 		           f1.data ? f1.data : "");
 		ib_buf_free(&e1), ib_buf_free(&f1);
 	}
-	for (int k = 1; k < 3; k++)
+	for (int k = 0; k < 3; k++)
 		if (want[k] > 0 && cnt[k] != want[k]) {
 			pw_mn_reason(au, "topology_env_mismatch", "");
 			pw_mn_fail(au, "expected %lld %s GPUs, found %lld", (long long)want[k],

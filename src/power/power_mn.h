@@ -72,6 +72,7 @@ void pw_mn_sort_doubles(double *v, size_t n);
 const mn_obs *pw_mn_find_obs(const mn_pkg *p, const char *host, int64_t index);
 void pw_mn_validate_devices(mn_pkg *p, pw_reasons *r);
 const char *pw_mn_role_of(const mn_pkg *p, const char *host, int64_t index);
-void pw_mn_check_topology(mn_audit *au, const mn_pkg *p, int64_t prefill, int64_t decode);
+void pw_mn_check_topology(mn_audit *au, const mn_pkg *p, int64_t prefill, int64_t decode,
+                          int64_t agg);
 
 #endif

@@ -785,10 +785,16 @@ static int validate_and_integrate(mn_ctx *c, const pw_bench *eff, mn_result *res
 			             "stored and recomputed both invalid");
 	}
 	bool any_roles = c->p.roles_ok && c->p.ndev > 0;
-	if (o->prefill_gpus <= 0 && o->decode_gpus <= 0)
-		pw_mn_reason(au, "topology_env_mismatch", "PREFILL_GPUS/DECODE_GPUS are both zero");
+	/* aggregate workers exclude prefill/decode ones (no phase-local
+	 * fields for shared GPUs) */
+	if (o->aggregate_gpus > 0 && (o->prefill_gpus > 0 || o->decode_gpus > 0))
+		pw_mn_reason(au, "topology_env_mismatch",
+		             "aggregate GPUs cannot be combined with prefill/decode GPUs");
+	if (o->prefill_gpus <= 0 && o->decode_gpus <= 0 && o->aggregate_gpus <= 0)
+		pw_mn_reason(au, "topology_env_mismatch",
+		             "prefill, decode, and aggregate GPU counts are all zero");
 	else if (any_roles)
-		pw_mn_check_topology(au, &c->p, o->prefill_gpus, o->decode_gpus);
+		pw_mn_check_topology(au, &c->p, o->prefill_gpus, o->decode_gpus, o->aggregate_gpus);
 	res->expected_gpus = c->p.ndev;
 	res->observed_gpus = c->p.nobs;
 	size_t nk;

@@ -446,11 +446,20 @@ static int power_step(pctx *c, const char *rf, bool multinode, int64_t gpus, int
 		    .validation_path = val,
 		    .prefill_gpus = pg,
 		    .decode_gpus = dg,
+		    .aggregate_gpus = 0,
 		    .expected_producer_sha = sha && *sha ? sha : NULL,
 		    .require_power = require,
 		    .log = c->o->log,
 		    .log_ud = c->o->log_ud,
 		};
+		/* an aggregated multinode deployment (DISAGG false): its GPUs are
+		 * the "agg" role of the package, as the reference's open change
+		 * (#2684) adapts them */
+		const char *dis = env_get(c, "DISAGG");
+		if (!ieq(dis ? dis : "false", "true")) {
+			o.aggregate_gpus = (pg > 0 ? pg : 0) + (dg > 0 ? dg : 0);
+			o.prefill_gpus = o.decode_gpus = 0;
+		}
 		if (!o.power_dir || !o.logs_root)
 			return OOM(e);
 		return pw_mn_run(&o, status, e);

@@ -2,6 +2,7 @@
  * run --row-index I` against the shared store), squeue, and the outcome of a
  * plan read back from the manifest. */
 #include "cluster/cluster.h"
+#include "cluster/multinode.h"
 #include "run/plan.h"
 
 #include <stdlib.h>
@@ -88,7 +89,45 @@ static void task_flags(ib_buf *b, ib_arena *a, const run_opts *o)
 		ib_buf_puts(b, " --retry-failed");
 }
 
-/* One array: the rows of plan p whose GPU count is gpus (< 0: all). */
+/* The task's command line: `'EXE' run 'MATRIX' --results 'STORE'
+ * --row-index IDX --quiet` and the options of o (IDX is shell text). */
+static void task_command(ib_buf *b, ib_arena *a, const run_opts *o, const char *matrix,
+                         const char *idx)
+{
+	ib_buf_printf(b, "'%s' run '%s' --results '%s' --row-index %s --quiet", o->self_exe, matrix,
+	              abs_path(a, o->store), idx);
+	task_flags(b, a, o);
+}
+
+/* Runs sbatch (argv) and appends the job id it prints to jobids. */
+static int sbatch(const char *const *argv, ib_buf *jobids, ib_error *e)
+{
+	ib_buf out = {0}, err = {0};
+	int st = 0;
+	int rc = ib_proc_run(argv, NULL, &out, &err, &st, e);
+	if (!rc && st != 0)
+		rc =
+		    ib_fail(e, IB_EIO, "", 0, 0, "sbatch failed (status %d): %.*s", st,
+		            (int)strcspn(err.data ? err.data : "", "\n"), err.data ? err.data : "");
+	if (!rc) {
+		const char *id = out.data ? out.data : "";
+		ib_buf_printf(jobids, "%s%.*s", jobids->len ? " " : "", (int)strcspn(id, ";\n"),
+		              id);
+	}
+	ib_buf_free(&out);
+	ib_buf_free(&err);
+	return rc;
+}
+
+static bool is_multinode(const ib_val *row)
+{
+	cl_mn_layout l;
+	ib_error e = {0};
+	return !cl_mn_layout_of(row, 0, &l, &e) && l.multinode;
+}
+
+/* One array: the single-node rows of plan p whose GPU count is gpus (< 0:
+ * all); none: nothing submitted. */
 static int submit_group(const run_opts *o, const run_plan *p, const run_slurm_opts *so,
                         int64_t gpus, const char *dir, ib_buf *jobids, ib_error *e)
 {
@@ -99,8 +138,12 @@ static int submit_group(const run_opts *o, const run_plan *p, const run_slurm_op
 		return IB_ENOMEM;
 	}
 	for (size_t i = 0; i < p->n; i++)
-		if (gpus < 0 || p->items[i].gpus == gpus)
+		if ((gpus < 0 || p->items[i].gpus == gpus) && !is_multinode(p->items[i].row))
 			ib_list_push(a, rows, (ib_val *)p->items[i].row);
+	if (!rows->list.n) {
+		ib_arena_free(a);
+		return 0;
+	}
 	int rc = ib_mkdirs(dir, 0755, e);
 	ib_buf b = {0};
 	char path[4200];
@@ -113,11 +156,8 @@ static int submit_group(const run_opts *o, const run_plan *p, const run_slurm_op
 		snprintf(cwd, sizeof cwd, "/");
 	ib_buf_printf(
 	    &b, "#!/bin/sh\n# written by infbench run --slurm: one matrix row per array task\n");
-	ib_buf_printf(&b,
-	              "cd '%s' || exit 1\nexec '%s' run '%s' --results '%s' --row-index "
-	              "\"$SLURM_ARRAY_TASK_ID\" --quiet",
-	              cwd, o->self_exe, path, abs_path(a, o->store));
-	task_flags(&b, a, o);
+	ib_buf_printf(&b, "cd '%s' || exit 1\nexec ", cwd);
+	task_command(&b, a, o, path, "\"$SLURM_ARRAY_TASK_ID\"");
 	ib_buf_putc(&b, '\n');
 	snprintf(path, sizeof path, "%s/task.sh", dir);
 	if (!rc)
@@ -145,20 +185,55 @@ static int submit_group(const run_opts *o, const run_plan *p, const run_slurm_op
 		argv[n++] = ib_arena_printf(a, "--time=%s", so->time);
 	argv[n++] = path;
 	argv[n] = NULL;
-	ib_buf out = {0}, err = {0};
-	int st = 0;
-	rc = ib_proc_run(argv, NULL, &out, &err, &st, e);
-	if (!rc && st != 0)
-		rc =
-		    ib_fail(e, IB_EIO, "", 0, 0, "sbatch failed (status %d): %.*s", st,
-		            (int)strcspn(err.data ? err.data : "", "\n"), err.data ? err.data : "");
-	if (!rc) {
-		const char *id = out.data ? out.data : "";
-		ib_buf_printf(jobids, "%s%.*s", jobids->len ? " " : "", (int)strcspn(id, ";\n"),
-		              id);
+	rc = sbatch(argv, jobids, e);
+	ib_arena_free(a);
+	return rc;
+}
+
+/* A multi-node row as one job over its nodes (docs/run.md "Multi-node
+ * rows"): DIR/matrix.json holds the row, DIR/job.sh (cl_mn_job_script)
+ * runs it on the allocation, its output in DIR/job.out. */
+static int submit_multinode(const run_opts *o, const run_item *it, const run_slurm_opts *so,
+                            const char *dir, ib_buf *jobids, ib_error *e)
+{
+	ib_arena *a = ib_arena_new();
+	ib_val *rows = a ? ib_v_list(a) : NULL;
+	if (!rows || ib_list_push(a, rows, (ib_val *)it->row)) {
+		ib_arena_free(a);
+		return IB_ENOMEM;
 	}
-	ib_buf_free(&out);
-	ib_buf_free(&err);
+	/* the recipe engine asks a whole node's GPUs on every node */
+	int gpn = o->engine == RUN_ENGINE_RECIPE ? 8 : 0;
+	cl_mn_layout l;
+	int rc = cl_mn_layout_of(it->row, gpn, &l, e);
+	if (!rc)
+		rc = ib_mkdirs(dir, 0755, e);
+	char path[4400], cwd[4096];
+	ib_json_opts jo = IB_JSON_PYTHON;
+	snprintf(path, sizeof path, "%s/matrix.json", dir);
+	if (!rc)
+		rc = ib_json_write_path(path, rows, &jo, e);
+	if (!getcwd(cwd, sizeof cwd))
+		snprintf(cwd, sizeof cwd, "/");
+	ib_buf cmd = {0}, b = {0};
+	task_command(&cmd, a, o, path, "0");
+	if (!rc && !(rc = cl_mn_job_script(&b, &l, cwd, cmd.data ? cmd.data : ""))) {
+		snprintf(path, sizeof path, "%s/job.sh", dir);
+		rc = ib_buf_write_file(path, &b, e);
+	}
+	ib_buf_free(&cmd);
+	ib_buf_free(&b);
+	cl_mn_submit s = {.script = path,
+	                  .output = ib_arena_printf(a, "%s/job.out", dir),
+	                  .gpus_per_node = gpn,
+	                  .partition = so->partition,
+	                  .account = so->account,
+	                  .time_limit = so->time};
+	const char *argv[24];
+	if (!rc && !cl_mn_sbatch_argv(a, &l, &s, argv, sizeof argv / sizeof *argv))
+		rc = IB_ENOMEM;
+	if (!rc)
+		rc = sbatch(argv, jobids, e);
 	ib_arena_free(a);
 	return rc;
 }
@@ -179,6 +254,15 @@ int run_slurm_submit(const run_opts *o, const run_plan *p, const run_slurm_opts 
 	if (rc)
 		return rc;
 	run_store_close(&st);
+	/* multi-node rows: one job each over the row's nodes */
+	for (size_t i = 0; i < p->n && !rc; i++)
+		if (is_multinode(p->items[i].row)) {
+			snprintf(dir, sizeof dir, "%s/slurm/%s-%d-mn%zu", o->store, stamp,
+			         (int)getpid(), i);
+			rc = submit_multinode(o, &p->items[i], so, dir, jobids, e);
+		}
+	if (rc)
+		return rc;
 	if (o->engine != RUN_ENGINE_RECIPE) {
 		snprintf(dir, sizeof dir, "%s/slurm/%s-%d", o->store, stamp, (int)getpid());
 		return submit_group(o, p, so, -1, dir, jobids, e);

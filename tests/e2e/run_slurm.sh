@@ -9,68 +9,15 @@
 . "$(dirname "$0")/lib.sh" run_slurm "$1"
 skip() { e2e_skip "$@"; }
 e2e_need_tok skip
-for c in munged slurmctld slurmd sbatch squeue sinfo python3; do
-	command -v "$c" >/dev/null 2>&1 || skip "$c is not installed (slurm-wlm, munge)"
-done
-[ "$(id -u)" = 0 ] || skip "starting slurmd needs root"
+. "$root/tests/e2e/lib_slurm.bash"
 tmp=$(mktemp -d /tmp/ib_slurm_e2e.XXXXXX)
 cleanup() {
-	local f
-	for f in "$tmp/slurmd.pid" "$tmp/slurmctld.pid" "$tmp/munged.pid"; do
-		[ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null
-	done
-	for p in /proc/[0-9]*; do
-		case $(readlink "$p/cwd" 2>/dev/null) in "$tmp"/*) kill -KILL "${p#/proc/}" 2>/dev/null ;; esac
-	done
-	sleep 0.5
+	slurm_stop "$tmp"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 cd "$tmp" || exit 1
-mkdir -p state spool log
-head -c 1024 /dev/urandom >munge.key && chmod 600 munge.key
-munged -f --key-file="$tmp/munge.key" --socket="$tmp/munge.sock" --pid-file="$tmp/munged.pid" \
-	--log-file="$tmp/log/munged.log" --seed-file="$tmp/munge.seed" 2>log/munged.err ||
-	skip "munged did not start: $(head -c 200 log/munged.err)"
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-host=$(hostname -s)
-cat >slurm.conf <<CONF
-ClusterName=infbench
-SlurmctldHost=$host(127.0.0.1)
-SlurmctldPort=$(free_port)
-SlurmdPort=$(free_port)
-AuthType=auth/munge
-AuthInfo=socket=$tmp/munge.sock
-CredType=cred/munge
-SlurmUser=root
-SlurmdUser=root
-StateSaveLocation=$tmp/state
-SlurmdSpoolDir=$tmp/spool
-SlurmctldPidFile=$tmp/slurmctld.pid
-SlurmdPidFile=$tmp/slurmd.pid
-SlurmctldLogFile=$tmp/log/slurmctld.log
-SlurmdLogFile=$tmp/log/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SchedulerType=sched/builtin
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-MpiDefault=none
-ReturnToService=2
-NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=1024 State=UNKNOWN
-PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
-CONF
-export SLURM_CONF=$tmp/slurm.conf
-slurmctld -i >log/ctld.err 2>&1 || skip "slurmctld did not start: $(tail -n 2 log/slurmctld.log 2>/dev/null)"
-slurmd >log/d.err 2>&1 || skip "slurmd did not start: $(tail -n 2 log/slurmd.log 2>/dev/null)"
-up=
-for _ in $(seq 1 100); do
-	sinfo -h -o '%t' 2>/dev/null | grep -qE '^(idle|mix|alloc)' && { up=1; break; }
-	sleep 0.2
-done
-[ -n "$up" ] || skip "the Slurm node did not come up: $(sinfo 2>&1 | tail -n 1)"
+slurm_start "$tmp" 1
 
 sed -n '/^row() {/,/^}/p' "$root/tests/e2e/run.sh" >row.sh
 . ./row.sh

@@ -1,0 +1,137 @@
+/* cluster/multinode: a multi-node matrix row's node layout, its sbatch
+ * command and its job script (docs/run.md "Multi-node rows"). */
+#include "cluster/multinode.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A pool's integer field (JSON integer or digits), dflt when absent. */
+static int64_t pool_int(const ib_val *pool, const char *key, int64_t dflt)
+{
+	const ib_val *v = ib_map_get(pool, key);
+	if (v && v->type == IB_V_INT)
+		return v->i;
+	if (v && v->type == IB_V_STR && v->str.len) {
+		char *end;
+		long long x = strtoll(v->str.s, &end, 10);
+		if (!*end)
+			return x;
+	}
+	return dflt;
+}
+
+/* A pool's "NAME=N" additional setting: 1 found (*n set), 0 absent,
+ * IB_EINVAL when N is not a positive integer. */
+static int pool_setting(const ib_val *pool, const char *side, const char *name, int64_t *n,
+                        ib_error *e)
+{
+	const ib_val *as = ib_map_get(pool, "additional-settings");
+	size_t len = strlen(name);
+	for (size_t i = 0; as && as->type == IB_V_LIST && i < as->list.n; i++) {
+		const ib_val *s = as->list.v[i];
+		if (s->type != IB_V_STR || strncmp(s->str.s, name, len) || s->str.s[len] != '=')
+			continue;
+		char *end;
+		long long x = strtoll(s->str.s + len + 1, &end, 10);
+		if (*end || end == s->str.s + len + 1 || x <= 0)
+			return ib_fail(e, IB_EINVAL, NULL, 0, 0,
+			               "%s additional-settings: '%s' is not %s=<positive integer>",
+			               side, s->str.s, name);
+		*n = x;
+		return 1;
+	}
+	return 0;
+}
+
+int cl_mn_layout_of(const ib_val *row, int gpus_per_node, cl_mn_layout *l, ib_error *e)
+{
+	memset(l, 0, sizeof *l);
+	const ib_val *pre = ib_map_get(row, "prefill"), *dec = ib_map_get(row, "decode");
+	if (!pre || !dec || pre->type != IB_V_MAP || dec->type != IB_V_MAP)
+		return 0;
+	l->multinode = true;
+	int64_t gpn = gpus_per_node > 0 ? gpus_per_node : 8;
+	const ib_val *pool[2] = {pre, dec};
+	static const char *const side[2] = {"prefill", "decode"},
+	                         *setting[2] = {"PREFILL_NODES", "DECODE_NODES"};
+	int64_t workers[2], gpus[2], nodes[2];
+	for (int i = 0; i < 2; i++) {
+		workers[i] = pool_int(pool[i], "num-worker", 1);
+		gpus[i] = workers[i] * pool_int(pool[i], "tp", 1) * pool_int(pool[i], "pp", 1) *
+		          pool_int(pool[i], "pcp-size", 1);
+		int rc = pool_setting(pool[i], side[i], setting[i], &nodes[i], e);
+		if (rc < 0)
+			return rc;
+		if (!rc)
+			nodes[i] = workers[i] > 0 ? (gpus[i] + gpn - 1) / gpn : 0;
+		if (workers[i] > 0 && nodes[i] < 1)
+			nodes[i] = 1;
+	}
+	l->prefill_workers = workers[0], l->decode_workers = workers[1];
+	l->prefill_gpus = gpus[0], l->decode_gpus = gpus[1];
+	l->disagg = workers[1] > 0;
+	l->prefill_nodes = nodes[0];
+	l->decode_nodes = l->disagg ? nodes[1] : 0;
+	l->nodes = l->prefill_nodes + l->decode_nodes;
+	return 0;
+}
+
+size_t cl_mn_sbatch_argv(ib_arena *a, const cl_mn_layout *l, const cl_mn_submit *s,
+                         const char **argv, size_t cap)
+{
+	size_t n = 0;
+	const char *v[16];
+	v[n++] = "sbatch";
+	v[n++] = "--parsable";
+	v[n++] = ib_arena_printf(a, "--nodes=%lld", (long long)l->nodes);
+	v[n++] = "--ntasks-per-node=1";
+	v[n++] = ib_arena_printf(a, "--job-name=%s", s->job_name ? s->job_name : "infbench-mn");
+	v[n++] = ib_arena_printf(a, "--output=%s", s->output);
+	if (s->gpus_per_node > 0)
+		v[n++] = ib_arena_printf(a, "--gres=gpu:%d", s->gpus_per_node);
+	if (s->partition)
+		v[n++] = ib_arena_printf(a, "--partition=%s", s->partition);
+	if (s->account)
+		v[n++] = ib_arena_printf(a, "--account=%s", s->account);
+	if (s->time_limit)
+		v[n++] = ib_arena_printf(a, "--time=%s", s->time_limit);
+	v[n++] = s->script;
+	if (n + 1 > cap)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i])
+			return 0;
+		argv[i] = v[i];
+	}
+	argv[n] = NULL;
+	return n;
+}
+
+int cl_mn_job_script(ib_buf *b, const cl_mn_layout *l, const char *cwd, const char *command)
+{
+	long long p = l->prefill_nodes, d = l->decode_nodes;
+	char dn[64] = "";
+	if (l->disagg)
+		snprintf(dn, sizeof dn, " + %lld decode node(s)", d);
+	ib_buf_printf(b,
+	              "#!/bin/sh\n"
+	              "# written by infbench run --slurm: one multi-node matrix row as one job\n"
+	              "# (%s: %lld prefill node(s)%s)\n"
+	              "cd '%s' || exit 1\n"
+	              "nodes=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\") || exit 1\n"
+	              "[ \"$(printf '%%s\\n' \"$nodes\" | wc -l)\" -ge %lld ] || "
+	              "{ echo \"infbench: the job got fewer than %lld nodes\" >&2; exit 1; }\n"
+	              "pick() { printf '%%s\\n' \"$nodes\" | tail -n +\"$1\" | head -n \"$2\" | "
+	              "paste -sd, -; }\n"
+	              "export NUM_NODES=%lld PREFILL_NODES=%lld DECODE_NODES=%lld\n"
+	              "export PREFILL_NODELIST=\"$(pick 1 %lld)\"\n"
+	              "export DECODE_NODELIST=\"$(pick %lld %lld)\"\n"
+	              "export FRONTEND_NODE=\"$(pick 1 1)\"\n"
+	              "echo \"infbench: prefill nodes $PREFILL_NODELIST, decode nodes "
+	              "${DECODE_NODELIST:-none}, frontend $FRONTEND_NODE\"\n"
+	              "exec %s\n",
+	              l->disagg ? "disaggregated" : "aggregated", p, dn, cwd, p + d, p + d, p + d,
+	              p, d, p, p + 1, d, command);
+	return b->err ? b->err : 0;
+}

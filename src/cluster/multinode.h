@@ -1,0 +1,68 @@
+/* cluster/multinode — a multi-node matrix row as one Slurm job (docs/run.md
+ * "Multi-node rows"): the row's node layout per role, the sbatch command
+ * and the job script. Pure functions: nothing here starts a process (run/
+ * submits what these build).
+ *
+ * A multi-node row has `prefill` and `decode` pools (num-worker, tp, ep,
+ * dp-attn, pp, pcp-size, additional-settings). Its nodes are the prefill
+ * nodes then the decode nodes; an aggregated multi-node row (decode
+ * num-worker 0) has one group, the prefill pool's. */
+#ifndef IB_CLUSTER_MULTINODE_H
+#define IB_CLUSTER_MULTINODE_H
+
+#include "base/base.h"
+#include "fmt/fmt.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+	bool multinode;       /* the row has both pools */
+	bool disagg;          /* prefill and decode pools (decode num-worker > 0) */
+	int64_t prefill_gpus; /* num-worker x tp x pp x pcp-size of the pool */
+	int64_t decode_gpus;
+	int64_t prefill_workers, decode_workers;
+	int64_t prefill_nodes, decode_nodes; /* decode 0 when aggregated */
+	int64_t nodes;                       /* prefill_nodes + decode_nodes */
+} cl_mn_layout;
+
+/* The layout of a matrix row. A pool's node count is its
+ * additional-settings entry PREFILL_NODES=N / DECODE_NODES=N (the
+ * reference's master configs state them so), else its GPUs over
+ * gpus_per_node rounded up (at least 1 for a pool with workers;
+ * gpus_per_node <= 0: 8). A row without both pools gives multinode false
+ * and 0. IB_EINVAL (named in e: the pool and setting) for a node setting
+ * that is not a positive integer. */
+int cl_mn_layout_of(const ib_val *row, int gpus_per_node, cl_mn_layout *l, ib_error *e);
+
+/* What the sbatch command of one multi-node row needs. */
+typedef struct {
+	const char *script;     /* the job script (cl_mn_job_script) */
+	const char *output;     /* the job's stdout+stderr file */
+	const char *job_name;   /* NULL: infbench-mn */
+	int gpus_per_node;      /* > 0: --gres=gpu:N (recipe engine); 0: no GPUs */
+	const char *partition;  /* NULL: the cluster's default */
+	const char *account;    /* NULL: none */
+	const char *time_limit; /* NULL: the partition's */
+} cl_mn_submit;
+
+/* The sbatch argv (NULL-terminated, strings in arena a) for layout l:
+ * --parsable, --nodes = l->nodes, one task per node, the job's name and
+ * output, GPUs per node, partition, account, time, then the script.
+ * Returns the argument count, or 0 when argv (cap entries) is too small or
+ * a allocation fails. */
+size_t cl_mn_sbatch_argv(ib_arena *a, const cl_mn_layout *l, const cl_mn_submit *s,
+                         const char **argv, size_t cap);
+
+/* Appends the job script of one multi-node row to b: `cd CWD`, the node
+ * lists of the allocation split by role (SLURM_JOB_NODELIST through
+ * `scontrol show hostnames`): NUM_NODES, PREFILL_NODES, DECODE_NODES,
+ * PREFILL_NODELIST, DECODE_NODELIST (empty when aggregated) and
+ * FRONTEND_NODE (the first node, where the frontend and the client run),
+ * exported for the row, then `exec COMMAND`. cwd goes in single quotes as
+ * is (a folder without a quote); command is shell text as given (the
+ * caller quotes its words). Returns 0 or IB_ENOMEM. */
+int cl_mn_job_script(ib_buf *b, const cl_mn_layout *l, const char *cwd, const char *command);
+
+#endif
