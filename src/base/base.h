@@ -378,6 +378,17 @@ static inline uint64_t ib_fnv1a_word(uint64_t h, uint64_t v)
 	return (h ^ v) * IB_FNV1A_PRIME;
 }
 
+/* ---- shared libraries loaded on first use (the one dlopen helper) ----
+ * A library that only some commands need (OpenSSL, SQLite, libpq) is loaded
+ * when first used, not at start, so that every command does not pay its
+ * loading and relocation. ib_dl_load opens soname (RTLD_NOW | RTLD_LOCAL) and
+ * resolves the n names into sym[] (also from the libraries it depends on).
+ * Returns 0, or IB_EIO with why (cap bytes) saying which library or symbol is
+ * missing; the library stays loaded. Not thread-safe: call it under the
+ * caller's pthread_once. */
+int ib_dl_load(const char *soname, const char *const names[], void *sym[], size_t n, char *why,
+               size_t cap);
+
 /* ---- small string helpers ---- */
 bool ib_str_has_prefix(const char *s, const char *prefix);
 /* Makes text from a log safe to show on a terminal, in place: terminal
