@@ -52,29 +52,11 @@
 	X(X509_VERIFY_PARAM_set1_ip_asc)                                                           \
 	X(X509_verify_cert_error_string)
 
-enum {
-#define X(f) TLS_I_##f,
-	TLS_FUNCS(X)
-#undef X
-	    TLS_NFUNCS
-};
-static const char *const tls_names[TLS_NFUNCS] = {
-#define X(f) #f,
-    TLS_FUNCS(X)
-#undef X
-};
-static void *tls_sym[TLS_NFUNCS];
-static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
-static char tls_why[256];
-
-static void tls_load(void)
-{
-	ib_dl_load("libssl.so.3", tls_names, tls_sym, TLS_NFUNCS, tls_why, sizeof tls_why);
-}
+IB_DL_TABLE(TLS_FUNCS, "libssl.so.3")
 
 /* a macro's own name is not expanded again inside it: __typeof__(f) is the
  * header's declaration */
-#define TLS_FN(f)                          (*(__typeof__(f) *)tls_sym[TLS_I_##f])
+#define TLS_FN(f)                          IB_DL_FN(f)
 #define SSL_CTX_new                        TLS_FN(SSL_CTX_new)
 #define SSL_CTX_free                       TLS_FN(SSL_CTX_free)
 #define SSL_CTX_ctrl                       TLS_FN(SSL_CTX_ctrl)
@@ -125,10 +107,10 @@ static int ssl_fail(ib_error *e, const char *what, const char *file)
 
 static net_tls *tls_new(bool server, ib_error *e)
 {
-	pthread_once(&tls_once, tls_load);
-	if (tls_why[0]) {
+	pthread_once(&ib_dl_once, ib_dl_init);
+	if (ib_dl_why[0]) {
 		ib_fail(e, IB_EIO, NULL, 0, 0, "cannot load OpenSSL (Debian package libssl3): %s",
-		        tls_why);
+		        ib_dl_why);
 		return NULL;
 	}
 	net_tls *t = calloc(1, sizeof *t);

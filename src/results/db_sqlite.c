@@ -30,27 +30,11 @@
 	X(sqlite3_prepare_v2)                                                                      \
 	X(sqlite3_step)
 
-enum {
-#define X(f) SQ_I_##f,
-	SQ_FUNCS(X)
-#undef X
-	    SQ_NFUNCS
-};
-static const char *const sq_names[SQ_NFUNCS] = {
-#define X(f) #f,
-    SQ_FUNCS(X)
-#undef X
-};
-static void *sq_sym[SQ_NFUNCS];
-static pthread_once_t sq_once = PTHREAD_ONCE_INIT;
-static char sq_why[256];
+IB_DL_TABLE(SQ_FUNCS, "libsqlite3.so.0")
 
-static void sq_load(void)
-{
-	ib_dl_load("libsqlite3.so.0", sq_names, sq_sym, SQ_NFUNCS, sq_why, sizeof sq_why);
-}
-
-#define SQ_FN(f)                     (*(__typeof__(f) *)sq_sym[SQ_I_##f])
+/* a macro's own name is not expanded again inside it: __typeof__(f) is the
+ * header's declaration */
+#define SQ_FN(f)                     IB_DL_FN(f)
 #define sqlite3_bind_null            SQ_FN(sqlite3_bind_null)
 #define sqlite3_bind_parameter_index SQ_FN(sqlite3_bind_parameter_index)
 #define sqlite3_bind_text            SQ_FN(sqlite3_bind_text)
@@ -99,11 +83,11 @@ static int quick_check(sqlite3 *db, const char *path, ib_error *e)
 
 int res_db_sqlite_open(const char *path, void **h, ib_error *e)
 {
-	pthread_once(&sq_once, sq_load);
-	if (sq_why[0])
+	pthread_once(&ib_dl_once, ib_dl_init);
+	if (ib_dl_why[0])
 		return ib_fail(e, IB_EIO, NULL, 0, 0,
 		               "sqlite: cannot load libsqlite3 (Debian package libsqlite3-0): %s",
-		               sq_why);
+		               ib_dl_why);
 	sqlite3 *db = NULL;
 	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
 	if (rc != SQLITE_OK) {
