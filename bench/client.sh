@@ -10,7 +10,7 @@
 #      utils/bench_serving/benchmark_serving.py, extracted from the git mirror
 #      at run time by run-python-client.sh) on the same simulator and core,
 #      its figures next to ours and the ratio; skipped, with the reason, when
-#      the mirror, the runner or /usr/bin/python3 with aiohttp, numpy and tqdm
+#      the mirror, the runner or a python3 (bench/lib.sh) with aiohttp, numpy and tqdm
 #      is missing;
 #   3. client_health under CPU starvation (busy loops on the client's core);
 #   4. timing fidelity: 1,024 streams x 50 tok/s from `infbench sim --pace 50
@@ -28,6 +28,7 @@
 # it prints figures and always exits 0 unless it cannot run at all.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/bench/lib.sh"
 bin=${1:-$root/build/infbench}
 tok=$root/fixtures/tokenizers/llama3
 [ -x "$bin" ] || { echo "no infbench binary at $bin (run make)"; exit 1; }
@@ -143,8 +144,8 @@ if [ ! -x "$refc" ]; then
 	why="no reference-client runner at $refc (set REF_CLIENT)"
 elif ! git --git-dir="$mirror" rev-parse -q --verify HEAD:utils/bench_serving/benchmark_serving.py >/dev/null 2>&1; then
 	why="no InferenceX git mirror at $mirror (set IX_MIRROR)"
-elif ! /usr/bin/python3 -c 'import aiohttp, numpy, tqdm' 2>/dev/null; then
-	why="/usr/bin/python3 lacks aiohttp, numpy or tqdm (apt-get install python3-aiohttp python3-numpy python3-tqdm)"
+elif ! bench_ref_python aiohttp numpy tqdm; then
+	why="$REF_PY_NOTE (apt-get install python3-aiohttp python3-numpy python3-tqdm)"
 fi
 if [ -n "$why" ]; then
 	echo "(reference client skipped: $why)"
@@ -181,14 +182,14 @@ EOF
 	# refrun NAME ISL OSL PROMPTS CONC WARMUPS: the reference's result in
 	# $out/ref/NAME.json, its CPU samples in $out/ref/NAME.cpu
 	refrun() {
-		IX_MIRROR=$mirror "$refc" --port "$port" --model m --isl "$2" --osl "$3" --range-ratio 1 --num-prompts "$4" \
+		IX_MIRROR=$mirror PYTHON=$REF_PY "$refc" --port "$port" --model m --isl "$2" --osl "$3" --range-ratio 1 --num-prompts "$4" \
 			--concurrency "$5" --num-warmups "$6" --result-dir "$out/ref" --result-filename "$1.json" \
-			--prefix "${pin_client[*]} /usr/bin/python3 $out/cpuwin.py $out/ref/$1.cpu" >/dev/null 2>&1
+			--prefix "${pin_client[*]} $REF_PY $out/cpuwin.py $out/ref/$1.cpu" >/dev/null 2>&1
 	}
 	# refcost NAME: "count seconds cpu_in_window whole_cpu req/s" of a reference
 	# run, count = chunks (output tokens) or, for NAME req*, requests
 	refcost() {
-		/usr/bin/python3 - "$out/ref/$1.json" "$out/ref/$1.cpu" "$1" <<'EOF' 2>/dev/null
+		"$REF_PY" - "$out/ref/$1.json" "$out/ref/$1.cpu" "$1" <<'EOF' 2>/dev/null
 import json, sys
 r = json.load(open(sys.argv[1]))
 s, total = [], float("nan")
@@ -211,7 +212,7 @@ print(n, r["duration"], cpu, total, r["request_throughput"])
 EOF
 	}
 	mkdir -p "$out/ref"
-	echo "the reference client (InferenceX benchmark_serving.py, unmodified, /usr/bin/python3), same simulator," \
+	echo "the reference client (InferenceX benchmark_serving.py, unmodified, $REF_PY), same simulator," \
 		"client: ${pin_client[*]:-unpinned}"
 	echo "ref count: the chunks or requests of its timed window; ref s: that window's length"
 	echo

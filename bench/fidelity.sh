@@ -14,6 +14,7 @@
 # A benchmark: it prints figures and exits 0 unless it cannot run at all.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/bench/lib.sh"
 bin=${1:-$root/build/infbench}
 tok=$root/fixtures/tokenizers/llama3
 ref=${REF_CLIENT:-$root/../shared/tools/reference-client}
@@ -80,9 +81,9 @@ ours kernel
 report "infbench bench" kernel "$out/kernel.json"
 ours user --user-timestamps
 report "infbench bench --user-timestamps" user "$out/user.json"
-if [ -x "$ref" ] && [ -d "$mirror" ] && /usr/bin/python3 -c 'import aiohttp, numpy' 2>/dev/null; then
+if [ -x "$ref" ] && [ -d "$mirror" ] && bench_ref_python aiohttp numpy; then
 	start_sim py
-	rf=$(IX_MIRROR=$mirror "$ref" --port "$port" --isl 16 --osl "$osl" --num-prompts "$prompts" \
+	rf=$(IX_MIRROR=$mirror PYTHON=$REF_PY "$ref" --port "$port" --isl 16 --osl "$osl" --num-prompts "$prompts" \
 		--concurrency "$streams" --num-warmups 0 --model m --result-dir "$out" --result-filename py.json \
 		--prefix "${pin_client[*]}" -- --save-detailed 2>"$out/py.err" | tail -n 1)
 	stop_sim

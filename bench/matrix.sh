@@ -19,6 +19,7 @@ die() { printf 'bench/matrix.sh: %s\n' "$*" >&2; exit 1; }
 abspath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac; }
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd) || die "cannot find the repository root"
+. "$ROOT/bench/lib.sh"
 if [ $# -ge 1 ]; then INFBENCH=$(abspath "$1"); else INFBENCH=$ROOT/build/infbench; fi
 REF_DIR=${IX_REF:+$(abspath "$IX_REF")}
 RUNS=${RUNS:-5}
@@ -31,21 +32,9 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/infbench-bench.XXXXXX") || die "mktemp failed"
 trap 'rm -rf "$TMP"' EXIT
 
 # ---- clocks ----------------------------------------------------------------
-# Wall time per run, in microseconds. $EPOCHREALTIME (bash >= 5) is read
-# without forking; $(date +%s%N) costs a fork+exec (~1 ms) that would land
-# inside every measurement. Both read CLOCK_REALTIME: plain shell has no
-# monotonic clock, so a clock step during a run would skew that one run
-# (the median absorbs a single outlier).
-if [ -n "${EPOCHREALTIME:-}" ]; then
-    TIMER='EPOCHREALTIME (bash, us)'
-    now_us() { local t=${EPOCHREALTIME/[.,]/}; printf '%s' "$((10#$t))"; }
-elif [ "$(date +%N 2>/dev/null)" != "%N" ] && [ -n "$(date +%N 2>/dev/null)" ]; then
-    TIMER='date +%s%N (includes ~1 ms fork overhead)'
-    now_us() { local t; t=$(date +%s%N); printf '%s' "$((t / 1000))"; }
-else
-    TIMER='date +%s (1 s resolution!)'
-    now_us() { printf '%s' "$(($(date +%s) * 1000000))"; }
-fi
+# Wall and CPU (user + system) time per run from bash's `time` (bench_time in
+# bench/lib.sh: getrusage of the children, ms resolution, no fork of its own).
+TIMER="bash time (wall, user + system CPU)"
 
 # Peak RSS from GNU time (%M, KiB), run separately from the timed runs.
 GNUTIME=
@@ -61,13 +50,11 @@ if [ -z "$REF_DIR" ]; then
     REF_NOTE='IX_REF unset'
 elif [ ! -f "$REF_DIR/utils/matrix_logic/generate_sweep_configs.py" ]; then
     REF_NOTE="IX_REF=$REF_DIR has no utils/matrix_logic/generate_sweep_configs.py"
-elif ! command -v python3 >/dev/null 2>&1; then
-    REF_NOTE='python3 not found'
-elif ! python3 -c 'import pydantic, yaml' >/dev/null 2>&1; then
-    REF_NOTE='python3 cannot import pydantic and yaml (pip install pydantic pyyaml)'
+elif ! bench_ref_python pydantic yaml; then
+    REF_NOTE="$REF_PY_NOTE (pip install pydantic pyyaml)"
 else
     REF_SCRIPT=$REF_DIR/utils/matrix_logic/generate_sweep_configs.py
-    REF_NOTE="$REF_DIR (python $(python3 -c 'import platform; print(platform.python_version())'))"
+    REF_NOTE="$REF_DIR with $REF_PY_NOTE"
 fi
 
 # ---- the cases ---------------------------------------------------------------
@@ -78,26 +65,18 @@ ARGS=("full-sweep ${FILES[*]}"
     "full-sweep ${FILES[*]} --no-evals"
     "test-config ${FILES[*]} --config-keys dsr1-fp8-mi300x-sglang")
 
-# median of integers on stdin -> integer (mean of the two middle ones if even)
-median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) exit 1;
-    if (NR % 2) print v[(NR + 1) / 2]; else printf "%d\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
 # measure TAG OUTFILE CMD...  — one warm-up run (stdout kept in OUTFILE), then
-# RUNS timed runs and RUNS GNU-time runs (stdout discarded). Sets M_MS, M_KB
-# (empty if unknown), M_OK (0/1) and M_RC (exit status of a failed run).
+# RUNS timed runs and RUNS GNU-time runs (stdout discarded). Sets M_MS (wall),
+# M_CPU (user + system), M_KB (empty if unknown), M_OK (0/1) and M_RC (exit
+# status of a failed run).
 measure() {
     local tag=$1 out=$2; shift 2
-    local i t0 t1 kb
-    M_MS='' M_KB='' M_OK=0 M_RC=0
+    local i kb
+    M_MS='' M_CPU='' M_KB='' M_OK=0 M_RC=0
     "$@" >"$out" 2>"$TMP/$tag.err" || { M_RC=$?; return 0; }
-    : >"$TMP/$tag.us"
-    for ((i = 0; i < RUNS; i++)); do
-        t0=$(now_us)
-        "$@" >/dev/null 2>"$TMP/$tag.err" || { M_RC=$?; return 0; }
-        t1=$(now_us)
-        echo $((t1 > t0 ? t1 - t0 : 0)) >>"$TMP/$tag.us"
-    done
-    M_MS=$(median <"$TMP/$tag.us" | awk '{ printf "%.1f", $1 / 1000 }')
+    bench_time "$RUNS" 1 "$@"
+    [ "$BT_RC" = 0 ] || { M_RC=$BT_RC; return 0; }
+    M_MS=$(printf '%.1f' "$BT_WALL_MS") M_CPU=$(printf '%.1f' "$BT_CPU_MS")
     if [ -n "$GNUTIME" ]; then
         : >"$TMP/$tag.kb"
         for ((i = 0; i < RUNS; i++)); do
@@ -112,34 +91,33 @@ measure() {
 }
 
 mb() { [ -n "$1" ] && awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }' || printf 'n/a'; }
-ratio() { # ratio NUM DEN -> "12.3x" or n/a
-    awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 <= 0) print "n/a";
-        else printf "%.1fx\n", a / b }'
-}
+ratio() { bench_ratio "$@"; }
 
 # ---- run ---------------------------------------------------------------------
-echo "infbench matrix benchmark: median wall time of $RUNS runs, peak RSS = max over $RUNS runs"
+echo "infbench matrix benchmark: median wall and CPU time of $RUNS runs, peak RSS = max over $RUNS runs"
 echo "  infbench:  $INFBENCH"
 echo "  reference: $REF_NOTE"
 if [ -n "$GNUTIME" ]; then RSS_NOTE="GNU time %M ($GNUTIME)"; else RSS_NOTE='n/a (no GNU time; Debian package: time)'; fi
 echo "  timer:     $TIMER; RSS: $RSS_NOTE"
 echo "  machine:   $(nproc 2>/dev/null || echo '?') CPUs, $(uname -sm)"
-echo "  targets:   speed: infbench >= 20x faster than the reference; rss: infbench peak RSS <= 10 MB"
+echo "  targets:   speed: infbench >= 50x the reference's CPU time; rss: infbench peak RSS <= 10 MB"
+echo
+INFBENCH=$INFBENCH bench_startup
 echo
 
 rows=() notes=() ran=0
 for c in "${!NAMES[@]}"; do
     read -r -a argv <<<"${ARGS[$c]}"
     measure "ib$c" "$TMP/ib$c.out" "$INFBENCH" matrix "${argv[@]}"
-    ib_ok=$M_OK ib_ms=$M_MS ib_kb=$M_KB
+    ib_ok=$M_OK ib_ms=$M_MS ib_cpu=$M_CPU ib_kb=$M_KB
     [ "$ib_ok" = 1 ] && ran=1
     if [ "$ib_ok" != 1 ]; then
         notes+=("infbench failed on '${NAMES[$c]}' (status $M_RC)$(tail -n 3 "$TMP/ib$c.err" | sed 's/^/\n    /')")
     fi
-    rf_ok=0 rf_ms='' rf_kb='' same=n/a
+    rf_ok=0 rf_ms='' rf_cpu='' rf_kb='' same=n/a
     if [ -n "$REF_SCRIPT" ]; then
-        measure "rf$c" "$TMP/rf$c.out" python3 "$REF_SCRIPT" "${argv[@]}"
-        rf_ok=$M_OK rf_ms=$M_MS rf_kb=$M_KB
+        measure "rf$c" "$TMP/rf$c.out" "$REF_PY" "$REF_SCRIPT" "${argv[@]}"
+        rf_ok=$M_OK rf_ms=$M_MS rf_cpu=$M_CPU rf_kb=$M_KB
         if [ "$rf_ok" != 1 ]; then
             notes+=("the reference failed on '${NAMES[$c]}' (status $M_RC)$(tail -n 3 "$TMP/rf$c.err" | sed 's/^/\n    /')")
         fi
@@ -160,7 +138,7 @@ for c in "${!NAMES[@]}"; do
     if [ "$ib_ok" = 1 ]; then
         t_speed=- t_rss=-
         if [ -n "$REF_SCRIPT" ] && [ "$rf_ok" = 1 ]; then
-            if awk -v a="$rf_ms" -v b="$ib_ms" 'BEGIN { exit !(b > 0 && a / b >= 20) }'; then
+            if awk -v a="$rf_cpu" -v b="$ib_cpu" 'BEGIN { exit !(b > 0 && a / b >= 50) }'; then
                 t_speed=ok
             else
                 t_speed=MISSED
@@ -171,25 +149,26 @@ for c in "${!NAMES[@]}"; do
         fi
         tgt="speed $t_speed, rss $t_rss"
     fi
-    if [ "$ib_ok" = 1 ]; then ib_ms_s=$ib_ms ib_mb_s=$(mb "$ib_kb"); else ib_ms_s=failed ib_mb_s=-; fi
+    if [ "$ib_ok" = 1 ]; then ib_ms_s=$ib_ms ib_cpu_s=$ib_cpu ib_mb_s=$(mb "$ib_kb"); else ib_ms_s=failed ib_cpu_s=- ib_mb_s=-; fi
     if [ -z "$REF_SCRIPT" ]; then
-        rows+=("${NAMES[$c]}|$ib_ms_s|$ib_mb_s|${tgt:--}")
+        rows+=("${NAMES[$c]}|$ib_ms_s|$ib_cpu_s|$ib_mb_s|${tgt:--}")
     else
-        if [ "$rf_ok" = 1 ]; then rf_ms_s=$rf_ms rf_mb_s=$(mb "$rf_kb"); else rf_ms_s=failed rf_mb_s=-; fi
-        sp=n/a mr=n/a
+        if [ "$rf_ok" = 1 ]; then rf_ms_s=$rf_ms rf_cpu_s=$rf_cpu rf_mb_s=$(mb "$rf_kb"); else rf_ms_s=failed rf_cpu_s=- rf_mb_s=-; fi
+        sp=n/a wr=n/a mr=n/a
         if [ "$ib_ok" = 1 ] && [ "$rf_ok" = 1 ]; then
-            sp=$(ratio "$rf_ms" "$ib_ms")
+            sp=$(ratio "$rf_cpu" "$ib_cpu")
+            wr=$(ratio "$rf_ms" "$ib_ms")
             mr=$(ratio "$rf_kb" "$ib_kb")
         fi
-        rows+=("${NAMES[$c]}|$ib_ms_s|$ib_mb_s|$rf_ms_s|$rf_mb_s|$sp|$mr|$same|${tgt:--}")
+        rows+=("${NAMES[$c]}|$ib_ms_s|$ib_cpu_s|$ib_mb_s|$rf_ms_s|$rf_cpu_s|$rf_mb_s|$sp|$wr|$mr|$same|${tgt:--}")
     fi
 done
 
 # ---- table -------------------------------------------------------------------
 if [ -z "$REF_SCRIPT" ]; then
-    header='case|infbench ms|RSS MB|targets'
+    header='case|infbench ms|CPU ms|RSS MB|targets'
 else
-    header='case|infbench ms|RSS MB|ref ms|ref RSS MB|speed-up|mem ratio|identical output|targets'
+    header='case|infbench ms|CPU ms|RSS MB|ref ms|ref CPU ms|ref RSS MB|CPU ratio|wall ratio|mem ratio|identical output|targets'
 fi
 {
     printf '%s\n' "$header"
@@ -212,12 +191,14 @@ fi
 echo
 
 if [ -n "$REF_SCRIPT" ]; then
-    echo "speed-up = ref ms / infbench ms; mem ratio = ref RSS / infbench RSS;"
+    echo "ms = median wall time, CPU ms = median user + system time; CPU ratio = ref CPU / infbench CPU;"
+    echo "wall ratio = ref ms / infbench ms; mem ratio = ref RSS / infbench RSS;"
     echo "identical output = both stdouts byte-identical (warm-up run of each)."
 else
     echo "No comparison with the Python reference: $REF_NOTE. To enable it:"
     echo "  IX_REF=/path/to/InferenceX bench/matrix.sh    (a checkout of SemiAnalysisAI/InferenceX,"
-    echo "  e.g. at commit 843c6254f, and a python3 that can import pydantic and yaml)"
+    echo "  e.g. at commit 843c6254f, and a python3 that can import pydantic and yaml;"
+    echo "  REF_PYTHON=/path/to/python3 names the interpreter, else bench/lib.sh resolves python3's)"
 fi
 
 for n in "${notes[@]}"; do printf '! %b\n' "$n"; done

@@ -50,9 +50,9 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$root/bench/lib.sh"
 mirror=${IX_MIRROR:-/work/.mirror/SemiAnalysisAI+InferenceX/repo}
 rev=${IX_REV:-HEAD}
-py=/usr/bin/python3
 die() { echo "refgen.sh: $*" >&2; exit 2; }
 
 for a in "$@"; do
@@ -61,9 +61,9 @@ done
 
 git --git-dir="$mirror" rev-parse --verify -q "$rev^{commit}" >/dev/null 2>&1 ||
 	die "no InferenceX git mirror at $mirror (or no $rev in it): set IX_MIRROR"
-[ -x "$py" ] || die "$py not found"
-"$py" -c 'import numpy, jinja2, aiohttp, tqdm' 2>/dev/null ||
-	die "$py lacks numpy, jinja2, aiohttp or tqdm (Debian: apt-get install python3-numpy python3-jinja2 python3-aiohttp python3-tqdm)"
+bench_ref_python numpy jinja2 aiohttp tqdm ||
+	die "$REF_PY_NOTE (Debian: apt-get install python3-numpy python3-jinja2 python3-aiohttp python3-tqdm)"
+py=$REF_PY
 command -v node >/dev/null || die "node not found (make deps installs it)"
 node -e "require('$root/fixtures/node_modules/@anush008/tokenizers')" 2>/dev/null ||
 	die "the npm binding @anush008/tokenizers is missing or does not load: run make fixtures"

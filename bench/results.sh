@@ -8,8 +8,11 @@
 # agg_bmk.json. Prints wall times, per-row times and the ratio; compares the
 # collected rows (sorted) when both ran. Wall time and CPU time (user + system)
 # of each phase, from GNU time (CPU time does not count a loaded machine's queueing).
-# A benchmark, not a test: exits 0.
+# The reference runs under the real interpreter (bench/lib.sh resolves a
+# version-manager shim once; REF_PYTHON overrides), and the start-up of both
+# programs is printed apart. A benchmark, not a test: exits 0.
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bin=$(readlink -f "${1:-build/infbench}")
 rows=${ROWS:-1820}
 [ -x "$bin" ] || { echo "results.sh: no binary $bin (make first)" >&2; exit 1; }
@@ -65,26 +68,34 @@ run_all() {
 	measure "$tmp/m_c_$name" "$tmp/c_$name.sh"
 	read -r pw pc <"$tmp/m_p_$name"
 	read -r cw cc <"$tmp/m_c_$name"
-	printf '%-10s process: wall %7.2f s, CPU %7.2f s (%6.2f ms/row)   collect: wall %6.3f s, CPU %6.3f s\n' \
-		"$name" "$pw" "$pc" "$(echo "$pc * 1000 / $rows" | bc -l)" "$cw" "$cc"
-	echo "$(echo "$pw + $cw" | bc -l) $(echo "$pc + $cc" | bc -l)" >"$tmp/total_$name"
+	printf '%-10s process: wall %7.2f s, CPU %7.2f s (%6.2f ms/row)   collect: wall %6.3f s, CPU %6.3f s (%.1f MB/s of agg JSON)\n' \
+		"$name" "$pw" "$pc" "$(echo "$pc * 1000 / $rows" | bc -l)" "$cw" "$cc" \
+		"$(echo "$(du -sb "$tmp/c_$name" | cut -f1) / 1048576 / ($cc + 0.0005)" | bc -l)"
+	echo "$pw $pc $cw $cc" >"$tmp/total_$name"
 }
 echo "rows: $rows (8-GPU telemetry, 200 samples per GPU)"
-proc="$bin process" coll="$bin collect" run_all infbench
+ref=
 if [ -n "${IX_REF:-}" ] && [ -f "$IX_REF/utils/process_result.py" ]; then
+	if bench_ref_python; then ref=1; else echo "reference: skipped: $REF_PY_NOTE"; fi
+fi
+INFBENCH=$bin bench_startup
+proc="$bin process" coll="$bin collect" run_all infbench
+if [ -n "$ref" ]; then
+	echo "reference: $REF_PY_NOTE"
 	export PYTHONDONTWRITEBYTECODE=1
-	proc="python3 $IX_REF/utils/process_result.py" coll="python3 $IX_REF/utils/collect_results.py" \
+	proc="$REF_PY $IX_REF/utils/process_result.py" coll="$REF_PY $IX_REF/utils/collect_results.py" \
 		run_all reference
-	read -r aw ac <"$tmp/total_infbench"
-	read -r bw bc_ <"$tmp/total_reference"
-	printf 'ratio (process + collect): infbench is %.1fx faster in wall time, %.1fx in CPU time\n' \
-		"$(echo "$bw / $aw" | bc -l)" "$(echo "$bc_ / $ac" | bc -l)"
+	read -r apw apc acw acc <"$tmp/total_infbench"
+	read -r bpw bpc bcw bcc <"$tmp/total_reference"
+	printf 'ratio, reference / infbench: process %s CPU (%s wall), collect %s CPU (%s wall)\n' \
+		"$(bench_ratio "$bpc" "$apc")" "$(bench_ratio "$bpw" "$apw")" \
+		"$(bench_ratio "$bcc" "$acc")" "$(bench_ratio "$bcw" "$acw")"
 	python3 - "$tmp/agg_bmk_infbench.json" "$tmp/agg_bmk_reference.json" <<'PY'
 import json, sys
 a, b = (sorted(json.dumps(x, sort_keys=True) for x in json.load(open(p))) for p in sys.argv[1:])
 print("collected rows:", len(a), "identical" if a == b else "DIFFER")
 PY
 else
-	echo "reference: skipped (set IX_REF to an InferenceX checkout)"
+	[ -n "${IX_REF:-}" ] || echo "reference: skipped (set IX_REF to an InferenceX checkout)"
 fi
 exit 0

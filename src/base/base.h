@@ -378,6 +378,35 @@ static inline uint64_t ib_fnv1a_word(uint64_t h, uint64_t v)
 	return (h ^ v) * IB_FNV1A_PRIME;
 }
 
+/* ---- shared libraries loaded on first use (the one dlopen helper) ----
+ * A library that only some commands need (OpenSSL, SQLite, libpq) is loaded
+ * when first used, not at start, so that every command does not pay its
+ * loading and relocation. ib_dl_load opens soname (RTLD_NOW | RTLD_LOCAL) and
+ * resolves the n names into sym[] (also from the libraries it depends on).
+ * Returns 0, or IB_EIO with why (cap bytes) saying which library or symbol is
+ * missing; the library stays loaded. Not thread-safe: call it under the
+ * caller's pthread_once. */
+int ib_dl_load(const char *soname, const char *const names[], void *sym[], size_t n, char *why,
+               size_t cap);
+/* One table of such functions per source file: LIST(X) names each function
+ * once (X(f) for each); IB_DL_TABLE(LIST, soname) defines the table and
+ * ib_dl_init (call it under pthread_once(&ib_dl_once, ib_dl_init); then
+ * ib_dl_why[0] != 0 means the library or a function is missing), and
+ * IB_DL_FN(f) is the loaded f, with f's declared type. Needs <pthread.h>. */
+#define IB_DL_INDEX(f) IB_DL_I_##f,
+#define IB_DL_NAME(f)  #f,
+#define IB_DL_TABLE(LIST, soname)                                                                  \
+	enum { LIST(IB_DL_INDEX) IB_DL_N };                                                        \
+	static const char *const ib_dl_names[IB_DL_N] = {LIST(IB_DL_NAME)};                        \
+	static void *ib_dl_sym[IB_DL_N];                                                           \
+	static pthread_once_t ib_dl_once = PTHREAD_ONCE_INIT;                                      \
+	static char ib_dl_why[256];                                                                \
+	static void ib_dl_init(void)                                                               \
+	{                                                                                          \
+		ib_dl_load(soname, ib_dl_names, ib_dl_sym, IB_DL_N, ib_dl_why, sizeof ib_dl_why);  \
+	}
+#define IB_DL_FN(f) (*(__typeof__(f) *)ib_dl_sym[IB_DL_I_##f])
+
 /* ---- small string helpers ---- */
 bool ib_str_has_prefix(const char *s, const char *prefix);
 /* Makes text from a log safe to show on a terminal, in place: terminal

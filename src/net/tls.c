@@ -8,9 +8,86 @@
 #include <errno.h>
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* OpenSSL is loaded (dlopen) when the first TLS context is made, not at
+ * start: linked, libssl and libcrypto cost every command, `infbench --help`
+ * and `process` of one row included, about 6 ms of CPU in relocations.
+ * Every OpenSSL function this file calls is listed here; the #defines below
+ * send each call (and the header's macros over SSL_ctrl / SSL_CTX_ctrl)
+ * through the pointer resolved from the loaded library. */
+#define TLS_FUNCS(X)                                                                               \
+	X(SSL_CTX_new)                                                                             \
+	X(SSL_CTX_free)                                                                            \
+	X(SSL_CTX_ctrl)                                                                            \
+	X(SSL_CTX_set_options)                                                                     \
+	X(SSL_CTX_set_verify)                                                                      \
+	X(SSL_CTX_load_verify_locations)                                                           \
+	X(SSL_CTX_set_default_verify_paths)                                                        \
+	X(SSL_CTX_use_certificate_chain_file)                                                      \
+	X(SSL_CTX_use_PrivateKey_file)                                                             \
+	X(SSL_CTX_check_private_key)                                                               \
+	X(TLS_client_method)                                                                       \
+	X(TLS_server_method)                                                                       \
+	X(SSL_new)                                                                                 \
+	X(SSL_free)                                                                                \
+	X(SSL_set_fd)                                                                              \
+	X(SSL_set_accept_state)                                                                    \
+	X(SSL_set_connect_state)                                                                   \
+	X(SSL_ctrl)                                                                                \
+	X(SSL_get0_param)                                                                          \
+	X(SSL_set1_host)                                                                           \
+	X(SSL_get_error)                                                                           \
+	X(SSL_get_verify_result)                                                                   \
+	X(SSL_read)                                                                                \
+	X(SSL_write)                                                                               \
+	X(SSL_is_init_finished)                                                                    \
+	X(SSL_shutdown)                                                                            \
+	X(ERR_get_error)                                                                           \
+	X(ERR_error_string_n)                                                                      \
+	X(ERR_clear_error)                                                                         \
+	X(X509_VERIFY_PARAM_set1_ip_asc)                                                           \
+	X(X509_verify_cert_error_string)
+
+IB_DL_TABLE(TLS_FUNCS, "libssl.so.3")
+
+/* a macro's own name is not expanded again inside it: __typeof__(f) is the
+ * header's declaration */
+#define TLS_FN(f)                          IB_DL_FN(f)
+#define SSL_CTX_new                        TLS_FN(SSL_CTX_new)
+#define SSL_CTX_free                       TLS_FN(SSL_CTX_free)
+#define SSL_CTX_ctrl                       TLS_FN(SSL_CTX_ctrl)
+#define SSL_CTX_set_options                TLS_FN(SSL_CTX_set_options)
+#define SSL_CTX_set_verify                 TLS_FN(SSL_CTX_set_verify)
+#define SSL_CTX_load_verify_locations      TLS_FN(SSL_CTX_load_verify_locations)
+#define SSL_CTX_set_default_verify_paths   TLS_FN(SSL_CTX_set_default_verify_paths)
+#define SSL_CTX_use_certificate_chain_file TLS_FN(SSL_CTX_use_certificate_chain_file)
+#define SSL_CTX_use_PrivateKey_file        TLS_FN(SSL_CTX_use_PrivateKey_file)
+#define SSL_CTX_check_private_key          TLS_FN(SSL_CTX_check_private_key)
+#define TLS_client_method                  TLS_FN(TLS_client_method)
+#define TLS_server_method                  TLS_FN(TLS_server_method)
+#define SSL_new                            TLS_FN(SSL_new)
+#define SSL_free                           TLS_FN(SSL_free)
+#define SSL_set_fd                         TLS_FN(SSL_set_fd)
+#define SSL_set_accept_state               TLS_FN(SSL_set_accept_state)
+#define SSL_set_connect_state              TLS_FN(SSL_set_connect_state)
+#define SSL_ctrl                           TLS_FN(SSL_ctrl)
+#define SSL_get0_param                     TLS_FN(SSL_get0_param)
+#define SSL_set1_host                      TLS_FN(SSL_set1_host)
+#define SSL_get_error                      TLS_FN(SSL_get_error)
+#define SSL_get_verify_result              TLS_FN(SSL_get_verify_result)
+#define SSL_read                           TLS_FN(SSL_read)
+#define SSL_write                          TLS_FN(SSL_write)
+#define SSL_is_init_finished               TLS_FN(SSL_is_init_finished)
+#define SSL_shutdown                       TLS_FN(SSL_shutdown)
+#define ERR_get_error                      TLS_FN(ERR_get_error)
+#define ERR_error_string_n                 TLS_FN(ERR_error_string_n)
+#define ERR_clear_error                    TLS_FN(ERR_clear_error)
+#define X509_VERIFY_PARAM_set1_ip_asc      TLS_FN(X509_VERIFY_PARAM_set1_ip_asc)
+#define X509_verify_cert_error_string      TLS_FN(X509_verify_cert_error_string)
 
 struct net_tls {
 	SSL_CTX *ctx;
@@ -30,6 +107,12 @@ static int ssl_fail(ib_error *e, const char *what, const char *file)
 
 static net_tls *tls_new(bool server, ib_error *e)
 {
+	pthread_once(&ib_dl_once, ib_dl_init);
+	if (ib_dl_why[0]) {
+		ib_fail(e, IB_EIO, NULL, 0, 0, "cannot load OpenSSL (Debian package libssl3): %s",
+		        ib_dl_why);
+		return NULL;
+	}
 	net_tls *t = calloc(1, sizeof *t);
 	if (!t) {
 		ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");

@@ -2,7 +2,6 @@
  * notices are dropped (the library does not print). */
 #include "results/db_private.h"
 
-#include <dlfcn.h>
 #include <libpq-fe.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -32,18 +31,20 @@ static char pq_why[512];
 
 static void pq_load(void)
 {
-	void *lib = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL);
-	if (!lib) {
-		snprintf(pq_why, sizeof pq_why, "%s", dlerror());
+	static const char *const names[] = {
+	    "PQclear",        "PQconnectdb",          "PQerrorMessage", "PQexec",    "PQexecParams",
+	    "PQfinish",       "PQgetisnull",          "PQgetvalue",     "PQnfields", "PQntuples",
+	    "PQresultStatus", "PQsetNoticeProcessor", "PQstatus"};
+	void *sym[sizeof names / sizeof *names];
+	if (ib_dl_load("libpq.so.5", names, sym, sizeof names / sizeof *names, pq_why,
+	               sizeof pq_why))
 		return;
-	}
-#define LOAD(f) (pq.f = (__typeof__(PQ##f) *)dlsym(lib, "PQ" #f))
-	if (!(LOAD(clear) && LOAD(connectdb) && LOAD(errorMessage) && LOAD(exec) &&
-	      LOAD(execParams) && LOAD(finish) && LOAD(getisnull) && LOAD(getvalue) &&
-	      LOAD(nfields) && LOAD(ntuples) && LOAD(resultStatus) && LOAD(setNoticeProcessor) &&
-	      LOAD(status)))
-		snprintf(pq_why, sizeof pq_why, "libpq.so.5 lacks a function: %s", dlerror());
-#undef LOAD
+	size_t i = 0;
+#define SET(f) (pq.f = (__typeof__(PQ##f) *)sym[i++])
+	SET(clear), SET(connectdb), SET(errorMessage), SET(exec), SET(execParams), SET(finish);
+	SET(getisnull), SET(getvalue), SET(nfields), SET(ntuples), SET(resultStatus);
+	SET(setNoticeProcessor), SET(status);
+#undef SET
 }
 
 static void no_notice(void *arg, const char *msg)

@@ -2,10 +2,54 @@
  * timeout for concurrent writers; parameters $1..$n bound by name. */
 #include "results/db_private.h"
 
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* libsqlite3 is loaded (dlopen) when a database is first opened, not at
+ * start, so that commands without a database do not pay its relocations.
+ * The #defines below send each call through the resolved pointer (a macro's
+ * own name is not expanded again inside it: __typeof__(f) is the header's
+ * declaration). */
+#define SQ_FUNCS(X)                                                                                \
+	X(sqlite3_bind_null)                                                                       \
+	X(sqlite3_bind_parameter_index)                                                            \
+	X(sqlite3_bind_text)                                                                       \
+	X(sqlite3_busy_timeout)                                                                    \
+	X(sqlite3_close)                                                                           \
+	X(sqlite3_column_count)                                                                    \
+	X(sqlite3_column_text)                                                                     \
+	X(sqlite3_errmsg)                                                                          \
+	X(sqlite3_errstr)                                                                          \
+	X(sqlite3_exec)                                                                            \
+	X(sqlite3_finalize)                                                                        \
+	X(sqlite3_free)                                                                            \
+	X(sqlite3_open_v2)                                                                         \
+	X(sqlite3_prepare_v2)                                                                      \
+	X(sqlite3_step)
+
+IB_DL_TABLE(SQ_FUNCS, "libsqlite3.so.0")
+
+/* a macro's own name is not expanded again inside it: __typeof__(f) is the
+ * header's declaration */
+#define SQ_FN(f)                     IB_DL_FN(f)
+#define sqlite3_bind_null            SQ_FN(sqlite3_bind_null)
+#define sqlite3_bind_parameter_index SQ_FN(sqlite3_bind_parameter_index)
+#define sqlite3_bind_text            SQ_FN(sqlite3_bind_text)
+#define sqlite3_busy_timeout         SQ_FN(sqlite3_busy_timeout)
+#define sqlite3_close                SQ_FN(sqlite3_close)
+#define sqlite3_column_count         SQ_FN(sqlite3_column_count)
+#define sqlite3_column_text          SQ_FN(sqlite3_column_text)
+#define sqlite3_errmsg               SQ_FN(sqlite3_errmsg)
+#define sqlite3_errstr               SQ_FN(sqlite3_errstr)
+#define sqlite3_exec                 SQ_FN(sqlite3_exec)
+#define sqlite3_finalize             SQ_FN(sqlite3_finalize)
+#define sqlite3_free                 SQ_FN(sqlite3_free)
+#define sqlite3_open_v2              SQ_FN(sqlite3_open_v2)
+#define sqlite3_prepare_v2           SQ_FN(sqlite3_prepare_v2)
+#define sqlite3_step                 SQ_FN(sqlite3_step)
 
 static int fail(sqlite3 *db, ib_error *e, const char *what)
 {
@@ -39,6 +83,11 @@ static int quick_check(sqlite3 *db, const char *path, ib_error *e)
 
 int res_db_sqlite_open(const char *path, void **h, ib_error *e)
 {
+	pthread_once(&ib_dl_once, ib_dl_init);
+	if (ib_dl_why[0])
+		return ib_fail(e, IB_EIO, NULL, 0, 0,
+		               "sqlite: cannot load libsqlite3 (Debian package libsqlite3-0): %s",
+		               ib_dl_why);
 	sqlite3 *db = NULL;
 	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
 	if (rc != SQLITE_OK) {
