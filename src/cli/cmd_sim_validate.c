@@ -9,18 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static bool in_names(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	for (const char *s = list; s && *s;) {
-		size_t len = strcspn(s, ",");
-		if (len == n && !strncmp(s, name, n))
-			return true;
-		s += len + (s[len] == ',');
-	}
-	return false;
-}
-
 /* An integer option within [lo, hi] into *out (left as it is when absent);
  * 0, or the usage error's status. */
 static int int_in(arg_parser *p, const char *name, int lo, int hi, int *out)
@@ -44,7 +32,7 @@ static int kinds_opt(arg_parser *p, bool kinds[4])
 	if (x->seen) {
 		const char *v = x->vals[0];
 		for (int k = 0; k < 4; k++)
-			kinds[k] = in_names(v, names[k]);
+			kinds[k] = slab_name_in(v, names[k]);
 		for (const char *s = v; *s;) {
 			size_t len = strcspn(s, ",");
 			int k = 0;
@@ -62,6 +50,26 @@ static int kinds_opt(arg_parser *p, bool kinds[4])
 	if (args_get(p, "--all-kinds")->seen)
 		for (int k = 0; k < 4; k++)
 			kinds[k] = true;
+	return 0;
+}
+
+/* --cv GROUPING and --cv-groups LIST into o; 0, or the usage error's
+ * status. */
+static int cv_opt(arg_parser *p, slab_validate_opts *o)
+{
+	arg_opt *x = args_get(p, "--cv");
+	if (x->seen && slab_cv_grouping_parse(x->vals[0], &o->cv))
+		return args_error(p, NULL,
+		                  "argument --cv: unknown grouping '%s' (model, gpu, model-gpu, "
+		                  "framework-vendor)",
+		                  x->vals[0]);
+	if ((x = args_get(p, "--cv-groups"))->seen) {
+		if (!o->cv)
+			return args_error(p, NULL, "argument --cv-groups: needs --cv GROUPING");
+		o->cv_groups = x->vals[0];
+	}
+	if (args_get(p, "--cv-prompts-per-conc")->seen && !o->cv)
+		return args_error(p, NULL, "argument --cv-prompts-per-conc: needs --cv GROUPING");
 	return 0;
 }
 
@@ -142,6 +150,23 @@ int cmd_sim_validate(int argc, char **argv)
 	     .help = "the highest concurrency of a multi-node config of the master configs "
 	             "(disaggregated or aggregated; default 8192; 0: multi-node configs are "
 	             "not swept)"},
+	    {.name = "--cv",
+	     .kind = ARG_ONE,
+	     .metavar = "GROUPING",
+	     .help = "cross-validate: hold out each group (model, gpu, model-gpu, "
+	             "framework-vendor) in turn, fit the calibration on the other rows "
+	             "(as sim calibrate --no-frontier) and predict the group with it"},
+	    {.name = "--cv-groups",
+	     .kind = ARG_ONE,
+	     .metavar = "LIST",
+	     .help = "with --cv: only these groups, comma-separated (e.g. "
+	             "minimax-m2.5/h100,glm-5/mi355x)"},
+	    {.name = "--cv-prompts-per-conc",
+	     .kind = ARG_ONE,
+	     .is_int = true,
+	     .metavar = "N",
+	     .help = "with --cv: prompts per unit of concurrency in each fold's fit (default 2, as "
+	             "the committed calibration)"},
 	    {.name = "--summary",
 	     .kind = ARG_FLAG,
 	     .help = "only the unrunnable rows and the error summary"},
@@ -172,6 +197,7 @@ int cmd_sim_validate(int argc, char **argv)
 	}
 	slab_validate_opts o = {
 	    .prompts = 10,
+	    .cv_prompts = 2,
 	    .sweep = {.prompts_per_conc = 2, .max_conc = 512, .max_conc_multinode = 8192}};
 	arg_opt *x;
 	if (!(x = args_get(&p, "--points"))->seen) {
@@ -187,7 +213,9 @@ int cmd_sim_validate(int argc, char **argv)
 	    (rc = int_in(&p, "--sweep-prompts-per-conc", 1, 100, &o.sweep.prompts_per_conc)) ||
 	    (rc = int_in(&p, "--sweep-max-conc", 4, 4096, &o.sweep.max_conc)) ||
 	    (rc =
-	         int_in(&p, "--sweep-max-conc-multinode", 0, 16384, &o.sweep.max_conc_multinode))) {
+	         int_in(&p, "--sweep-max-conc-multinode", 0, 16384, &o.sweep.max_conc_multinode)) ||
+	    (rc = int_in(&p, "--cv-prompts-per-conc", 1, 100, &o.cv_prompts)) ||
+	    (rc = cv_opt(&p, &o))) {
 		args_free(&p);
 		return rc;
 	}

@@ -516,6 +516,22 @@ void slab_ape_stats(slab_ape *g, double *tps_median, double *tps_mean, double *i
 	median_mean(g->inter, g->ninter, inter_median, inter_mean);
 }
 
+/* The nearest-rank 90th percentile of v[0..n) (sorts v); NAN when n is 0. */
+static double p90(double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	sim_median(v, n); /* sorts */
+	size_t r = (size_t)ceil(0.9 * (double)n);
+	return v[r ? r - 1 : 0];
+}
+
+void slab_ape_p90(slab_ape *g, double *tps_p90, double *inter_p90)
+{
+	*tps_p90 = p90(g->tps, g->ntps);
+	*inter_p90 = p90(g->inter, g->ninter);
+}
+
 void slab_ape_free(slab_ape *g)
 {
 	free(g->tps);

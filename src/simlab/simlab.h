@@ -159,7 +159,45 @@ int slab_ape_add(slab_ape *g, bool runnable, double tps_err, double inter_err);
  * group has none); sorts the group's arrays. */
 void slab_ape_stats(slab_ape *g, double *tps_median, double *tps_mean, double *inter_median,
                     double *inter_mean);
+/* The 90th percentile (nearest rank) of the tok/s/GPU and interactivity
+ * APEs (NAN when the group has none); sorts the group's arrays. */
+void slab_ape_p90(slab_ape *g, double *tps_p90, double *inter_p90);
 void slab_ape_free(slab_ape *g);
+
+/* True when name is one of the comma-separated names of list. */
+bool slab_name_in(const char *list, const char *name);
+
+/* ---- cross-validation (sim validate --cv; docs/sim.md "Out of sample") ----
+ * Leave one group out: the rows of one group (by model, GPU, model x GPU or
+ * framework x GPU vendor) are held out, the calibration is fitted on every
+ * other row the way `sim calibrate --no-frontier` fits it (slab_calibrate,
+ * from the defaults), and the held-out rows are predicted with it. */
+typedef enum {
+	SLAB_CV_OFF,
+	SLAB_CV_MODEL,
+	SLAB_CV_GPU,
+	SLAB_CV_MODEL_GPU,
+	SLAB_CV_FW_VENDOR, /* framework x GPU vendor (nvidia, amd); "any" framework
+	                    * for rows that name none */
+} slab_cv_grouping;
+/* "model", "gpu", "model-gpu", "framework-vendor" into *g; IB_EINVAL for
+ * another name. */
+int slab_cv_grouping_parse(const char *name, slab_cv_grouping *g);
+/* The group key of p under g ("minimax-m3", "h200", "minimax-m3/h200",
+ * "vllm/nvidia") into buf (n bytes, truncated); "" for SLAB_CV_OFF. */
+void slab_cv_key(const slab_point *p, slab_cv_grouping g, char *buf, size_t n);
+/* The training set of the fold that holds out group `held`: copies of the
+ * rows of pts whose key differs (in arena a; none of them has key held).
+ * *nmeasured (when not NULL) gets how many of them the fit uses (runnable
+ * measured rows). 0 or IB_ENOMEM. */
+int slab_cv_train(const slab_point *pts, size_t n, slab_cv_grouping g, const char *held,
+                  ib_arena *a, slab_point **out, size_t *nout, size_t *nmeasured);
+/* The calibration a fold predicts with: slab_calibrate's measured levels
+ * fitted on pts from the defaults with `prompts` prompts per unit of
+ * concurrency (the committed file's --prompts-per-conc 2), rules in a.
+ * Errors of slab_calibrate. */
+int slab_cv_fit(const slab_point *pts, size_t n, int prompts, ib_arena *a, sim_calib_file *out,
+                ib_error *e);
 
 /* ---- the fit (sim calibrate) ---- */
 #define SLAB_FIT_MIN_POINTS 4
@@ -256,7 +294,15 @@ typedef struct {
 	bool kinds[4];                /* the row kinds to run (slab_point_kind) */
 	bool quiet;                   /* no per-row lines: the unrunnable rows and the summary */
 	bool show_sweeps;             /* every config of each sweep with its figures */
-	const char *const *masters;   /* master configs for the sweep matrix (n 0: none) */
+	/* cross-validation (SLAB_CV_OFF: in sample, with cal): each group of the
+	 * selected rows is predicted by a calibration fitted on the other rows
+	 * (slab_cv_fit with cv_prompts; cal is not used); cv_groups, when not
+	 * NULL, a comma-separated list of the groups to hold out (the others
+	 * are not run) */
+	slab_cv_grouping cv;
+	int cv_prompts;
+	const char *cv_groups;
+	const char *const *masters; /* master configs for the sweep matrix (n 0: none) */
 	size_t nmasters;
 	const char *runners;
 	slab_log_fn log;
@@ -266,9 +312,12 @@ typedef struct {
  * the sweep matrix (when master configs are given), one line per row that
  * ran (published vs simulated tok/s/GPU and interactivity, the relative
  * errors), the rows that cannot run and why, the sweeps' totals and the
- * median / mean absolute percentage errors per kind, page kind and GPU,
- * through o->log. Returns 0; slab_matrix's errors (its problems in d);
- * IB_ENOMEM. */
+ * median / mean / p90 absolute percentage errors per kind, page kind and
+ * GPU, through o->log. With o->cv, the rows group by group, each predicted by
+ * its fold's calibration (a line per fold says what it was trained on), and
+ * the errors also per held-out group. Returns 0; slab_matrix's errors (its
+ * problems in d); slab_cv_fit's; IB_EINVAL when o->cv_groups names no group
+ * of the rows; IB_ENOMEM. */
 int slab_validate(const slab_validate_opts *o, ib_arena *a, ib_diags *d, ib_error *e);
 
 typedef struct {

@@ -80,15 +80,16 @@ static void pct(char *b, size_t n, double v)
 
 static void summary_line(const slab_validate_opts *o, const char *what, slab_ape *g)
 {
-	double v[4];
-	char s[4][16];
-	slab_ape_stats(g, &v[0], &v[1], &v[2], &v[3]);
-	for (int i = 0; i < 4; i++)
+	double v[6];
+	char s[6][16];
+	slab_ape_stats(g, &v[0], &v[1], &v[3], &v[4]);
+	slab_ape_p90(g, &v[2], &v[5]);
+	for (int i = 0; i < 6; i++)
 		pct(s[i], sizeof s[i], v[i]);
 	slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
-	         "%-32s runnable %3zu/%-3zu  tok/s/GPU APE median %s mean %s  "
-	         "interactivity APE median %s mean %s\n",
-	         what, g->runnable, g->total, s[0], s[1], s[2], s[3]);
+	         "%-32s runnable %3zu/%-3zu  tok/s/GPU APE median %s mean %s p90 %s  "
+	         "interactivity APE median %s mean %s p90 %s\n",
+	         what, g->runnable, g->total, s[0], s[1], s[2], s[3], s[4], s[5]);
 }
 
 /* One sweep per series, shared by its frontier and peak rows. */
@@ -102,17 +103,21 @@ typedef struct {
 
 typedef struct {
 	val_series *v;
-	size_t n, cap, configs, from_matrix;
+	size_t n, cap;
+	/* totals over every sweep run (kept by cache_free: --cv sweeps each
+	 * fold's series anew) */
+	size_t series, configs, from_matrix;
 	double seconds;
 } val_cache;
 
+/* Frees the sweeps (the totals stay). */
 static void cache_free(val_cache *c)
 {
-	for (size_t i = 0; i < c->n; i++) {
+	for (size_t i = 0; i < c->n; i++)
 		free(c->v[i].pts);
-	}
 	free(c->v);
-	memset(c, 0, sizeof *c);
+	c->v = NULL;
+	c->n = c->cap = 0;
 }
 
 /* "" for a single-node config; else "  1P tp 4 ep 4 dpa + 3D" (prefill
@@ -164,6 +169,7 @@ static val_series *series_of(val_cache *c, const slab_point *p, const slab_valid
 	val_series *s = &c->v[c->n++];
 	memset(s, 0, sizeof *s);
 	s->p = p;
+	c->series++;
 	ib_error e = {0};
 	int64_t t0 = ib_now_ns();
 	s->rc = slab_sweep_run(p, o->cal, sweep, &s->pts, &s->n, &s->nconf, &e);
@@ -262,7 +268,7 @@ static int run_row(const slab_point *p, const slab_validate_opts *o, const slab_
 	return 0;
 }
 
-#define VAL_MAXG 24
+#define VAL_MAXG 64
 typedef struct {
 	const char *name[VAL_MAXG];
 	slab_ape g[VAL_MAXG];
@@ -287,9 +293,10 @@ static void groups_free(val_groups *v)
 		slab_ape_free(&v->g[i]);
 }
 
-/* The error groups of a validation: per kind, page kind and GPU x kind. */
+/* The error groups of a validation: per kind, page kind and GPU x kind (and
+ * held-out group x kind with --cv). */
 typedef struct {
-	val_groups kind, page, gpu[4];
+	val_groups kind, page, gpu[4], cv[4];
 	val_cache cache;
 	ib_buf why; /* the rows that cannot run */
 } val_state;
@@ -298,16 +305,19 @@ static void state_free(val_state *st)
 {
 	groups_free(&st->kind);
 	groups_free(&st->page);
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < 4; k++) {
 		groups_free(&st->gpu[k]);
+		groups_free(&st->cv[k]);
+	}
 	cache_free(&st->cache);
 	ib_buf_free(&st->why);
 }
 
-/* Runs row p, counts it in its groups and prints its table line (or notes
- * why it cannot run). 0 or IB_ENOMEM. */
+/* Runs row p, counts it in its groups (and in held-out group cv, when not
+ * NULL) and prints its table line (or notes why it cannot run). 0 or
+ * IB_ENOMEM. */
 static int validate_row(const slab_point *p, const slab_validate_opts *o,
-                        const slab_sweep_opts *sweep, val_state *st, ib_error *e)
+                        const slab_sweep_opts *sweep, const char *cv, val_state *st, ib_error *e)
 {
 	val_result r;
 	const char *reason = NULL;
@@ -321,6 +331,9 @@ static int validate_row(const slab_point *p, const slab_validate_opts *o,
 	         *gg = group(&st->gpu[p->kind], p->gpu_name);
 	if ((gk && slab_ape_add(gk, ran, et, ei)) || (gp && slab_ape_add(gp, ran, et, ei)) ||
 	    (gg && slab_ape_add(gg, ran, et, ei)))
+		return IB_ENOMEM;
+	slab_ape *gc = cv ? group(&st->cv[p->kind], cv) : NULL;
+	if (gc && slab_ape_add(gc, ran, et, ei))
 		return IB_ENOMEM;
 	if (!ran) {
 		ib_buf_printf(&st->why, "  row %d (%s, %s %s): %s\n", p->row_id, p->page_kind,
@@ -345,13 +358,13 @@ static void print_summary(const slab_validate_opts *o, const slab_sweep_opts *sw
 	if (st->why.len)
 		slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "\nrows that cannot run:\n%s",
 		         st->why.data);
-	if (st->cache.n)
+	if (st->cache.series)
 		slab_out(
 		    o->log, o->log_ud, SLAB_LOG_OUT,
 		    "\nfrontier sweeps: %zu series (%zu from the sweep matrix), %zu configs, %d "
 		    "prompts per concurrency, concurrency 4..%d, %.1f s\n",
-		    st->cache.n, st->cache.from_matrix, st->cache.configs, sweep->prompts_per_conc,
-		    sweep->max_conc, st->cache.seconds);
+		    st->cache.series, st->cache.from_matrix, st->cache.configs,
+		    sweep->prompts_per_conc, sweep->max_conc, st->cache.seconds);
 	slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
 	         "\nabsolute percentage errors (frontier rows: tok/s/GPU at the published "
 	         "interactivity):\n");
@@ -368,12 +381,108 @@ static void print_summary(const slab_validate_opts *o, const slab_sweep_opts *sw
 			snprintf(what, sizeof what, "gpu %s %s", st->gpu[k].name[g], kind_name(k));
 			summary_line(o, what, &st->gpu[k].g[g]);
 		}
+	for (int k = 0; k < 4; k++)
+		for (size_t g = 0; g < st->cv[k].n; g++) {
+			char what[96];
+			snprintf(what, sizeof what, "cv %s %s", st->cv[k].name[g], kind_name(k));
+			summary_line(o, what, &st->cv[k].g[g]);
+		}
+}
+
+/* The held-out groups of a cross-validation: the keys of the selected rows
+ * (in o->cv_groups when given), in order of first appearance, in a. */
+static int cv_groups(const slab_validate_opts *o, ib_arena *a, const char ***out, size_t *nout,
+                     ib_error *e)
+{
+	const char **k = ib_arena_alloc(a, (o->npoints + 1) * sizeof *k);
+	if (!k)
+		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+	size_t n = 0;
+	for (size_t i = 0; i < o->npoints; i++) {
+		if (!o->kinds[o->points[i].kind])
+			continue;
+		char key[256];
+		slab_cv_key(&o->points[i], o->cv, key, sizeof key);
+		if (o->cv_groups && !slab_name_in(o->cv_groups, key))
+			continue;
+		size_t j = 0;
+		while (j < n && strcmp(k[j], key))
+			j++;
+		if (j == n && !(k[n++] = ib_arena_strdup(a, key)))
+			return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+	}
+	if (!n)
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0, "--cv: no rows of the groups %s",
+		               o->cv_groups ? o->cv_groups : "(any)");
+	*out = k;
+	*nout = n;
+	return 0;
+}
+
+/* Cross-validation: per held-out group, the calibration fitted on the
+ * other rows (the fit on every row when the group holds no row the fit
+ * uses), then the group's rows predicted with it; each fold's sweeps are
+ * its own (they depend on the calibration). */
+static int validate_cv(const slab_validate_opts *o, const slab_sweep_opts *sweep, val_state *st,
+                       ib_arena *a, ib_error *e)
+{
+	const char **keys = NULL;
+	size_t nk = 0, nall = 0;
+	int rc = cv_groups(o, a, &keys, &nk, e);
+	for (size_t i = 0; i < o->npoints; i++)
+		nall += !o->points[i].why && o->points[i].kind == SLAB_POINT_MEASURED;
+	sim_calib_file all = {0};
+	bool have_all = false;
+	for (size_t f = 0; f < nk && !rc; f++) {
+		slab_point *train;
+		size_t ntrain, nmeas;
+		rc = slab_cv_train(o->points, o->npoints, o->cv, keys[f], a, &train, &ntrain,
+		                   &nmeas);
+		if (rc)
+			return ib_fail(e, rc, NULL, 0, 0, "out of memory");
+		slab_out(o->log, o->log_ud, SLAB_LOG_PROGRESS,
+		         "cv fold %zu/%zu: %s, fitting on %zu measured rows...\n", f + 1, nk,
+		         keys[f], nmeas);
+		sim_calib_file cal;
+		if (nmeas == nall && have_all)
+			cal = all;
+		else if ((rc = slab_cv_fit(train, ntrain, o->cv_prompts, a, &cal, e)))
+			return rc;
+		if (nmeas == nall && !have_all) {
+			all = cal;
+			have_all = true;
+		}
+		if (o->log)
+			o->log(o->log_ud, SLAB_LOG_PROGRESS, NULL);
+		slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
+		         "cv fold %s: held out %zu of %zu rows, fitted on %zu measured rows (%zu "
+		         "rules)\n",
+		         keys[f], o->npoints - ntrain, o->npoints, nmeas, cal.n);
+		slab_validate_opts fo = *o;
+		fo.cal = &cal;
+		for (size_t i = 0; i < o->npoints && !rc; i++) {
+			char key[256];
+			slab_cv_key(&o->points[i], o->cv, key, sizeof key);
+			if (o->kinds[o->points[i].kind] && !strcmp(key, keys[f]))
+				rc = validate_row(&o->points[i], &fo, sweep, keys[f], st, e);
+		}
+		/* the next fold sweeps again under its own calibration */
+		cache_free(&st->cache);
+	}
+	return rc;
 }
 
 int slab_validate(const slab_validate_opts *o, ib_arena *a, ib_diags *d, ib_error *e)
 {
 	slab_sweep_opts sweep = o->sweep;
-	slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "calibration: %s\n", o->calibration_name);
+	static const char *const cvname[] = {"", "model", "gpu", "model-gpu", "framework-vendor"};
+	if (o->cv)
+		slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
+		         "calibration: cross-validated by %s (each fold fitted as sim calibrate "
+		         "--no-frontier --prompts-per-conc %d on the other groups' rows)\n",
+		         cvname[o->cv], o->cv_prompts);
+	else
+		slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "calibration: %s\n", o->calibration_name);
 	if (o->nmasters) {
 		ib_val *rows = NULL;
 		int rc = slab_matrix(a, o->masters, o->nmasters, o->runners, d, &rows, e);
@@ -394,13 +503,16 @@ int slab_validate(const slab_validate_opts *o, ib_arena *a, ib_diags *d, ib_erro
 	val_state st;
 	memset(&st, 0, sizeof st);
 	int rc = 0;
-	for (size_t i = 0; i < o->npoints && !rc; i++)
-		if (o->kinds[o->points[i].kind])
-			rc = validate_row(&o->points[i], o, &sweep, &st, e);
+	if (o->cv)
+		rc = validate_cv(o, &sweep, &st, a, e);
+	else
+		for (size_t i = 0; i < o->npoints && !rc; i++)
+			if (o->kinds[o->points[i].kind])
+				rc = validate_row(&o->points[i], o, &sweep, NULL, &st, e);
 	if (!rc)
 		print_summary(o, &sweep, &st);
 	state_free(&st);
-	if (rc)
+	if (rc == IB_ENOMEM)
 		return ib_fail(e, rc, NULL, 0, 0, "out of memory");
-	return 0;
+	return rc;
 }

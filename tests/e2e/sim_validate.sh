@@ -143,6 +143,36 @@ awk -v a="$(m "$tmp/v1")" -v b="$(m "$tmp/v0")" 'BEGIN { exit !(a != "" && b != 
 	ok || no "frontier median with / without the frontier rule: $(m "$tmp/v1") / $(m "$tmp/v0")"
 "$bin" sim calibrate "${copts[@]}" --sweep-max-conc 2 >/dev/null 2>"$tmp/e"
 [ $? = 2 ] && grep -q 'sweep-max-conc' "$tmp/e" && ok || no "--sweep-max-conc 2: $(cat "$tmp/e")"
+# cross-validation (--cv): MiniMax M2.5 measured rows at concurrency 4..16 on
+# H100 and 4..32 on B200; holding H100 out, the fold fits on the B200 rows
+# only, so the H100 rows' figures differ from the in-sample ones (a
+# calibration fitted on every row, as sim calibrate --no-frontier fits it)
+awk -F'\t' 'NR == 1 || ($17 == "blog-measured" && $3 == "MiniMax M2.5" &&
+	(($5 == "H100" && $1 <= 196) || ($5 == "B200" && $1 <= 203)))' \
+	tests/data/sim/points.tsv >"$tmp/cv.tsv"
+"$bin" sim validate --points "$tmp/cv.tsv" --cv gpu --cv-groups h100 --cv-prompts-per-conc 1 \
+	>"$tmp/cv" 2>"$tmp/err"
+rc=$?
+[ "$rc" = 0 ] && ok || no "--cv: exit $rc: $(tail -3 "$tmp/err")"
+grep -q '^calibration: cross-validated by gpu ' "$tmp/cv" && ok || no "--cv calibration line"
+grep -qE '^cv fold h100: held out 3 of 7 rows, fitted on 4 measured rows ' "$tmp/cv" && ok ||
+	no "--cv fold line: $(grep 'cv fold' "$tmp/cv")"
+! grep -qE '^[0-9]+ +measured +minimax-m2.5 +b200 ' "$tmp/cv" && ok || no "--cv-groups h100 ran B200 rows"
+grep -qE '^cv h100 measured +runnable +3/3 .* p90 ' "$tmp/cv" && ok ||
+	no "--cv group line: $(grep '^cv ' "$tmp/cv")"
+"$bin" sim calibrate --points "$tmp/cv.tsv" --prompts-per-conc 1 --no-frontier --write "$tmp/cvall.yaml" \
+	>/dev/null 2>&1
+"$bin" sim validate --points "$tmp/cv.tsv" --kinds measured --calibration "$tmp/cvall.yaml" >"$tmp/cvin" 2>&1
+sim194() { sed -n 's/^194 .*1024 \+[0-9.]* \+\([0-9.]*\) .*/\1/p' "$1"; }
+a=$(sim194 "$tmp/cv")
+b=$(sim194 "$tmp/cvin")
+[ -n "$a" ] && [ -n "$b" ] && [ "$a" != "$b" ] && ok || no "row 194 out of / in sample: '$a' / '$b'"
+"$bin" sim validate --points "$tmp/cv.tsv" --cv precision >/dev/null 2>"$tmp/e"
+[ $? = 2 ] && grep -q "unknown grouping 'precision'" "$tmp/e" && ok || no "--cv precision: $(cat "$tmp/e")"
+"$bin" sim validate --points "$tmp/cv.tsv" --cv-groups h100 >/dev/null 2>"$tmp/e"
+[ $? = 2 ] && grep -q 'needs --cv' "$tmp/e" && ok || no "--cv-groups without --cv: $(cat "$tmp/e")"
+"$bin" sim validate --points "$tmp/cv.tsv" --cv gpu --cv-groups nosuch >/dev/null 2>"$tmp/e"
+[ $? = 1 ] && grep -q 'no rows of the groups nosuch' "$tmp/e" && ok || no "--cv-groups nosuch: $(cat "$tmp/e")"
 # a broken master config: file:line, exit 1
 printf 'x:\n  image: 1\n' >"$tmp/bad-master.yaml"
 "$bin" sim validate --points "$tmp/sub.tsv" --master-configs "$tmp/bad-master.yaml" >/dev/null 2>"$tmp/e"

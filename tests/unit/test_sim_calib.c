@@ -504,18 +504,18 @@ Test(simcal, validation_errors_median_and_mean)
 	slab_ape_free(&h);
 }
 
-/* n measured rows of Llama 3.3 70B FP8 on H100 (vLLM, TP 4, OSL 128) at
+/* n measured rows of Llama 3.3 70B FP8 on gpu (vLLM, TP 4, OSL 128) at
  * concurrency concs[i] and input length isls[i] (1024 when isls is NULL),
  * with the figures the simulator gives under the calibration `truth`: the
  * points a fit must reproduce. */
-static void measure_points(slab_point *pts, int n, const int *concs, const int *isls,
-                           const sim_calib_file *truth)
+static void measure_points(slab_point *pts, int n, const char *gpu, const int *concs,
+                           const int *isls, const sim_calib_file *truth)
 {
 	for (int i = 0; i < n; i++) {
 		pts[i] = (slab_point){.row_id = i + 1,
 		                      .kind = SLAB_POINT_MEASURED,
 		                      .model = "llama3-70b",
-		                      .gpu = "h100",
+		                      .gpu = gpu,
 		                      .precision = "fp8",
 		                      .framework = "vllm",
 		                      .tp = 4,
@@ -541,7 +541,7 @@ Test(simcal, fit_reproduces_generating_model)
 	truth.values.seq_overhead_s = 50e-6;
 	truth.set = 1u | 4u | 8u; /* mem-eff, step, seq */
 	sim_calib_file tf = {.path = "truth", .rules = &truth, .n = 1};
-	measure_points(pts, 4, concs, NULL, &tf);
+	measure_points(pts, 4, "h100", concs, NULL, &tf);
 	ib_arena *a = ib_arena_new();
 	slab_fit_group *g, *g2;
 	size_t n, n2;
@@ -586,7 +586,7 @@ Test(simcal, fit_recovers_compute_eff_from_input_lengths)
 	truth.values.seq_overhead_s = 40e-6;
 	truth.set = 1u | 2u | 4u | 8u;
 	sim_calib_file tf = {.path = "truth", .rules = &truth, .n = 1};
-	measure_points(pts, 6, concs, isls, &tf);
+	measure_points(pts, 6, "h100", concs, isls, &tf);
 	ib_arena *a = ib_arena_new();
 	slab_fit_group *g;
 	size_t n;
@@ -611,6 +611,98 @@ Test(simcal, fit_recovers_compute_eff_from_input_lengths)
 	sim_calib_resolve(&f, &k, &cv);
 	cr_assert_float_eq(cv.compute_eff, g[0].values.compute_eff, 1e-4);
 	ib_buf_free(&y);
+	ib_arena_free(a);
+}
+
+/* The cross-validation keys of a row per grouping, and the groupings'
+ * names. */
+Test(simcal, cv_keys)
+{
+	slab_point p = {.model = "minimax-m3", .gpu = "h200", .framework = "vllm"};
+	char k[64];
+	slab_cv_key(&p, SLAB_CV_MODEL, k, sizeof k);
+	cr_assert_str_eq(k, "minimax-m3");
+	slab_cv_key(&p, SLAB_CV_GPU, k, sizeof k);
+	cr_assert_str_eq(k, "h200");
+	slab_cv_key(&p, SLAB_CV_MODEL_GPU, k, sizeof k);
+	cr_assert_str_eq(k, "minimax-m3/h200");
+	slab_cv_key(&p, SLAB_CV_FW_VENDOR, k, sizeof k);
+	cr_assert_str_eq(k, "vllm/nvidia");
+	p.gpu = "mi355x";
+	p.framework = NULL; /* a dashboard row names no framework */
+	slab_cv_key(&p, SLAB_CV_FW_VENDOR, k, sizeof k);
+	cr_assert_str_eq(k, "any/amd");
+	slab_cv_grouping g;
+	cr_assert_eq(slab_cv_grouping_parse("model-gpu", &g), 0);
+	cr_assert_eq(g, SLAB_CV_MODEL_GPU);
+	cr_assert_eq(slab_cv_grouping_parse("framework-vendor", &g), 0);
+	cr_assert_eq(g, SLAB_CV_FW_VENDOR);
+	cr_assert_eq(slab_cv_grouping_parse("precision", &g), IB_EINVAL);
+	cr_assert(slab_name_in("a,b/c,d", "b/c") && !slab_name_in("a,b/c", "b"));
+	/* the p90 of the summaries: nearest rank */
+	slab_ape ape = {0};
+	for (int i = 10; i >= 1; i--)
+		cr_assert_eq(slab_ape_add(&ape, true, -i, i < 3 ? i : NAN), 0);
+	double t90, i90;
+	slab_ape_p90(&ape, &t90, &i90);
+	cr_assert_float_eq(t90, 9, 1e-12);
+	cr_assert_float_eq(i90, 2, 1e-12);
+	slab_ape_free(&ape);
+}
+
+/* Leave one group out: the fold's training set never holds a row of the
+ * held-out group, and its calibration predicts that group from the others
+ * only. Two groups measured under different truths (Llama 3.3 70B on H100
+ * with a 1 ms step overhead, on H200 with 8 ms): fitted on both, the H200
+ * rows come out within a few %; with H200 held out, its rows resolve the
+ * H100 rules (its sibling) and come out far off — the out-of-sample error the
+ * in-sample figure hides. */
+Test(simcal, cv_fold_leaves_its_group_out)
+{
+	static const int concs[] = {1, 4, 16, 64};
+	slab_point pts[8];
+	sim_calib_rule t1 = {.set = 4u | 8u}, t2 = {.set = 4u | 8u};
+	sim_calib_defaults(&t1.values);
+	sim_calib_defaults(&t2.values);
+	t1.values.step_overhead_s = 1000e-6;
+	t1.values.seq_overhead_s = 20e-6;
+	t2.values.step_overhead_s = 8000e-6;
+	t2.values.seq_overhead_s = 20e-6;
+	sim_calib_file f1 = {.path = "t1", .rules = &t1, .n = 1},
+	               f2 = {.path = "t2", .rules = &t2, .n = 1};
+	measure_points(pts, 4, "h100", concs, NULL, &f1);
+	measure_points(pts + 4, 4, "h200", concs, NULL, &f2);
+	for (int i = 4; i < 8; i++)
+		pts[i].row_id = i + 1;
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	slab_point *train;
+	size_t nt, nm;
+	cr_assert_eq(slab_cv_train(pts, 8, SLAB_CV_GPU, "h200", a, &train, &nt, &nm), 0);
+	cr_assert_eq(nt, 4);
+	cr_assert_eq(nm, 4);
+	for (size_t i = 0; i < nt; i++) {
+		char k[64];
+		slab_cv_key(&train[i], SLAB_CV_GPU, k, sizeof k);
+		cr_assert_str_neq(k, "h200");
+	}
+	sim_calib_file all, fold;
+	cr_assert_eq(slab_cv_fit(pts, 8, 2, a, &all, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_cv_fit(train, nt, 2, a, &fold, &e), 0, "%s", e.msg);
+	/* the fold's rules never name the held-out GPU */
+	for (size_t r = 0; r < fold.n; r++)
+		for (const char *const *h = fold.rules[r].match[1]; h && *h; h++)
+			cr_assert_str_neq(*h, "h200");
+	double in = 0, out = 0;
+	for (int i = 4; i < 8; i++) {
+		slab_point_result ri, ro;
+		cr_assert_eq(slab_point_run(&pts[i], &all, 2, &ri, &e), 0, "%s", e.msg);
+		cr_assert_eq(slab_point_run(&pts[i], &fold, 2, &ro, &e), 0, "%s", e.msg);
+		in += fabs(log(ri.interactivity / pts[i].interactivity));
+		out += fabs(log(ro.interactivity / pts[i].interactivity));
+	}
+	cr_assert_lt(in / 4, 0.1, "in-sample mean |log error| %g", in / 4);
+	cr_assert_gt(out / 4, 0.3, "held-out mean |log error| %g (in sample %g)", out / 4, in / 4);
 	ib_arena_free(a);
 }
 
