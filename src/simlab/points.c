@@ -4,6 +4,7 @@
 #include "simlab/private.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +30,26 @@ static bool has(const char *hay, const char *needle)
 	return ci_find(hay, needle) != NULL;
 }
 
-/* The integer after `key` (e.g. "TP=" in "TP=8"), or 0. */
+/* The whole number at the start of s (as atoi reads it: leading blanks, a
+ * sign, digits up to the first other byte): 0 when there is none, -1 when
+ * it is negative or above hi (atoi's overflow is undefined). */
+static int whole(const char *s, long hi)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (end == s)
+		return 0;
+	return errno || v < 0 || v > hi ? -1 : (int)v;
+}
+
+/* The integer after `key` (e.g. "TP=" in "TP=8"), or 0 (also when out of
+ * range). */
 static int int_after(const char *s, const char *key)
 {
 	const char *p = ci_find(s, key);
-	return p ? atoi(p + strlen(key)) : 0;
+	int v = p ? whole(p + strlen(key), 1 << 20) : 0;
+	return v < 0 ? 0 : v;
 }
 
 static const char *model_key(const char *m)
@@ -121,6 +137,8 @@ static const char *unrunnable_basics(const slab_point *p)
 		return "precision not stated";
 	if (!p->isl || !p->osl)
 		return "ISL/OSL not stated";
+	if (p->isl < 0 || p->osl < 0)
+		return "ISL/OSL not a whole number in 1..10000000";
 	return NULL;
 }
 
@@ -189,7 +207,7 @@ static void configure(slab_point *p, const char *model, const char *gpu, const c
 	 * with it, pr tables "concurrency" */
 	if (mname && mval && strstr(mname, "concurrency")) {
 		const char *last = strrchr(mval, ';');
-		p->conc = atoi(last ? last + 1 : mval);
+		p->conc = whole(last ? last + 1 : mval, 1 << 20);
 	}
 	if (p->kind == SLAB_POINT_FRONTIER || p->kind == SLAB_POINT_PEAK) {
 		configure_series(p, note, mname, mval);
@@ -302,8 +320,8 @@ int slab_points_load(const char *path, ib_arena *a, slab_point **out, size_t *n,
 		p->page_kind = dup_n(a, F(C_KIND), strlen(F(C_KIND)));
 		p->model_name = dup_n(a, F(C_MODEL), strlen(F(C_MODEL)));
 		p->gpu_name = dup_n(a, F(C_GPU), strlen(F(C_GPU)));
-		p->isl = atoi(F(C_ISL));
-		p->osl = atoi(F(C_OSL));
+		p->isl = whole(F(C_ISL), 10000000);
+		p->osl = whole(F(C_OSL), 10000000);
 		p->interactivity = F(C_INTER)[0] ? atof(F(C_INTER)) : NAN;
 		p->tps_gpu = F(C_TPS)[0] ? atof(F(C_TPS)) : NAN;
 		p->cost = col_cost >= 0 && (size_t)col_cost < nf && f[col_cost][0]
