@@ -287,8 +287,11 @@ static int collect_diag(loader *L, struct fy_diag *diag, int fallback_line, int 
 	void *it = NULL;
 	struct fy_diag_error *de;
 	while ((de = fy_diag_errors_iterate(diag, &it)) != NULL) {
-		if (de->type >= FYET_ERROR)
+		if (de->type >= FYET_ERROR && de->line >= 1)
 			return ib_fail(L->e, IB_EPARSE, L->name, de->line, de->column,
+			               "YAML syntax error: %s", de->msg);
+		if (de->type >= FYET_ERROR)
+			return ib_fail(L->e, IB_EPARSE, L->name, fallback_line, fallback_col,
 			               "YAML syntax error: %s", de->msg);
 	}
 	return ib_fail(L->e, IB_EPARSE, L->name, fallback_line, fallback_col, "YAML syntax error");
@@ -431,8 +434,14 @@ static int load(ib_arena *a, const char *name, const char *text, size_t len, boo
 	}
 	if (rc == IB_ENOMEM)
 		rc = ib_fail(e, IB_ENOMEM, name, 0, 0, "out of memory");
-	if (!rc && fy_parser_get_stream_error(fyp))
-		rc = collect_diag(&L, diag, 0, 0);
+	if (!rc && fy_parser_get_stream_error(fyp)) {
+		/* an error libfyaml gives no place: the end of the input, where
+		 * the parser stopped (its last line, column 1) */
+		int last = 1;
+		for (size_t i = 0; i + 1 < len; i++)
+			last += text[i] == '\n';
+		rc = collect_diag(&L, diag, last, 1);
+	}
 	if (!rc)
 		*out = L.have_root ? L.root : ib_v_null(a);
 done:

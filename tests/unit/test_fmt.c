@@ -527,6 +527,23 @@ Test(fmt, empty_values_are_placed_at_their_key)
 	cr_assert_gt(b->list.v[0]->line, 2);
 }
 
+/* A syntax error that libfyaml gives no place (a block scalar indicator
+ * followed by junk, no newline) is placed at the end of the input (found by
+ * the sim_profile fuzz target's 10-minute run). */
+Test(fmt, unplaced_syntax_errors_have_a_line)
+{
+	static const char *const in[] = {">0,eex44", "a: 1\nb: >0,eex44"};
+	for (size_t i = 0; i < 2; i++) {
+		ib_arena *a = ib_arena_new();
+		ib_val *v;
+		ib_error e = {0};
+		cr_assert_eq(ib_yaml_load(a, "x.yaml", in[i], strlen(in[i]), &v, &e), IB_EPARSE);
+		cr_assert_geq(e.line, 1, "%s: %s", in[i], e.msg);
+		cr_assert(strstr(e.msg, "YAML syntax error"), "%s", e.msg);
+		ib_arena_free(a);
+	}
+}
+
 /* JSON text is UTF-8: a byte that does not start valid UTF-8 is written as
  * U+FFFD in both modes, valid non-ASCII text as it is (raw) or \u-escaped
  * (found by the review fuzz target: its JSON report copied a recipe's stray
