@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -549,21 +550,22 @@ static int calib_flags(arg_parser *p, sim_config *c, sim_run *r)
 	const char *used;
 	if (cli_load_calibration("infbench sim", o->seen ? o->vals[0] : NULL, r->a, &f, &used))
 		return CLI_FAIL;
-	sim_calib_key k = {c->framework,
-	                   c->hw.name,
-	                   c->precision,
-	                   c->model.name,
-	                   c->spec_method ? c->spec_method : "none",
-	                   c->framework_version};
+	sim_calib_key k;
+	sim_calib_key_for(f.n ? &f : NULL, c->framework, c->hw.name, c->precision, c->model.name,
+	                  c->spec_method, c->framework_version, &k);
 	sim_calib_resolve(f.n ? &f : NULL, &k, &cal);
 	sim_calib_apply(&cal, c);
 	int rc = 0;
 	num_opt(p, "--draft-cost", &c->draft_cost, 0, 10, &rc);
 	if (rc)
 		return rc;
+	char by[160] = "";
+	if (strcasecmp(k.framework, c->framework) || strcasecmp(k.hardware, c->hw.name))
+		snprintf(by, sizeof by, ", by the rules of %s on %s", k.framework, k.hardware);
 	fprintf(stderr,
-	        "infbench sim: calibration %s (%s on %s: mem-eff %g, compute-eff %g, step %g us)\n",
-	        used, c->framework, c->hw.name, c->mem_eff, c->compute_eff,
+	        "infbench sim: calibration %s (%s on %s%s: mem-eff %g, compute-eff %g, step %g "
+	        "us)\n",
+	        used, c->framework, c->hw.name, by, c->mem_eff, c->compute_eff,
 	        c->step_overhead_s * 1e6);
 	return CLI_OK;
 }

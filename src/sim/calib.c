@@ -330,3 +330,98 @@ const char *sim_version_of(ib_arena *a, const char *note)
 			return ib_arena_strndup(a, s, 10);
 	return NULL;
 }
+
+/* ---- which rules a server takes: the GPU and framework fallbacks (the one
+ * resolution of `infbench sim` and the in-process lab) ---- */
+
+bool sim_calib_rule_can_apply(const sim_calib_rule *r, const char *model, const char *precision)
+{
+	return (!model || !r->match[3] || sim_calib_names(r->match[3], model)) &&
+	       (!precision || !r->match[2] || sim_calib_names(r->match[2], precision));
+}
+
+/* A rule of cal names gpu (and model, when not NULL) and can apply to
+ * precision (sim_calib_rule_can_apply). */
+static bool calib_names(const sim_calib_file *cal, const char *gpu, const char *model,
+                        const char *precision)
+{
+	for (size_t i = 0; cal && i < cal->n; i++) {
+		const sim_calib_rule *r = &cal->rules[i];
+		if (sim_calib_names(r->match[1], gpu) &&
+		    (!model || sim_calib_names(r->match[3], model)) &&
+		    sim_calib_rule_can_apply(r, NULL, precision))
+			return true;
+	}
+	return false;
+}
+
+/* the same GPU architecture (Blackwell, Hopper, CDNA3): the same kernels */
+static const char *const sibling[][3] = {
+    {"b300", "b200", NULL},     {"gb200", "b200", NULL},    {"gb300", "b300", "b200"},
+    {"b200", "b300", NULL},     {"h100", "h200", NULL},     {"h200", "h100", NULL},
+    {"mi300x", "mi325x", NULL}, {"mi325x", "mi300x", NULL},
+};
+
+/* The first sibling GPU of gpu that a rule of cal names (with model, when
+ * not NULL), in the table's order of preference; NULL when none. */
+static const char *calib_sibling(const sim_calib_file *cal, const char *gpu, const char *model,
+                                 const char *precision)
+{
+	for (size_t i = 0; i < sizeof sibling / sizeof *sibling; i++)
+		if (!strcasecmp(sibling[i][0], gpu))
+			for (int j = 1; j < 3 && sibling[i][j]; j++)
+				if (calib_names(cal, sibling[i][j], model, precision))
+					return sibling[i][j];
+	return NULL;
+}
+
+const char *sim_calib_hw_for_model(const sim_calib_file *cal, const char *gpu, const char *model,
+                                   const char *precision)
+{
+	if (gpu && model && !calib_names(cal, gpu, model, precision)) {
+		const char *s = calib_sibling(cal, gpu, model, precision);
+		if (s)
+			return s;
+	}
+	return sim_calib_hw_for(cal, gpu, precision);
+}
+
+const char *sim_calib_hw_for(const sim_calib_file *cal, const char *gpu, const char *precision)
+{
+	if (!gpu || calib_names(cal, gpu, NULL, precision))
+		return gpu;
+	const char *s = calib_sibling(cal, gpu, NULL, precision);
+	return s ? s : gpu;
+}
+
+const char *sim_calib_fw_for(const sim_calib_file *cal, const char *framework, const char *hw,
+                             const char *model, const char *precision)
+{
+	if (!framework || !hw)
+		return framework;
+	const char *other = NULL;
+	for (size_t i = 0; cal && i < cal->n; i++) {
+		const sim_calib_rule *r = &cal->rules[i];
+		if (!r->match[0] || !sim_calib_names(r->match[1], hw) ||
+		    !sim_calib_rule_can_apply(r, model, precision))
+			continue;
+		if (sim_calib_names(r->match[0], framework))
+			return framework;
+		if (!other)
+			other = r->match[0][0];
+	}
+	return other ? other : framework;
+}
+
+void sim_calib_key_for(const sim_calib_file *cal, const char *framework, const char *gpu,
+                       const char *precision, const char *model, const char *spec,
+                       const char *version, sim_calib_key *k)
+{
+	const char *hw = sim_calib_hw_for_model(cal, gpu, model, precision);
+	k->framework = sim_calib_fw_for(cal, framework, hw, model, precision);
+	k->hardware = hw;
+	k->precision = precision;
+	k->model = model;
+	k->spec = spec ? spec : "none";
+	k->version = version;
+}

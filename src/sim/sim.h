@@ -249,6 +249,44 @@ void sim_calib_resolve(const sim_calib_file *f, const sim_calib_key *k, sim_cali
 /* True when the match list of a calibration rule (NULL: the rule does not
  * match on that key) names v, case-insensitively; false for a NULL v. */
 bool sim_calib_names(const char *const *list, const char *v);
+/* The hardware name calibration rules are matched with for GPU gpu: gpu
+ * itself when a rule of cal names it, else its closest sibling that one
+ * names within its architecture (B300/GB200 -> B200, GB300 -> B300 or
+ * B200, B200 -> B300, H100 <-> H200, MI300X <-> MI325X), else gpu (docs/sim.md "Frontier and
+ * peak rows"). Only rules that can apply to precision count (a rule
+ * matching other precisions does not make a GPU calibrated for this one;
+ * precision NULL: every rule). */
+const char *sim_calib_hw_for(const sim_calib_file *cal, const char *gpu, const char *precision);
+/* The same for a server of model `model`: gpu when a rule names both, else
+ * the first sibling of gpu (as above) with a rule naming both — the model's
+ * calibration on the same architecture is closer than another model's on
+ * this GPU — else sim_calib_hw_for(cal, gpu). */
+const char *sim_calib_hw_for_model(const sim_calib_file *cal, const char *gpu, const char *model,
+                                   const char *precision);
+/* The framework whose calibration rules a server of `framework` on
+ * calibration hardware hw (sim_calib_hw_for's answer) takes: framework
+ * itself when a rule of cal names it together with hw, else the first
+ * framework a rule names for hw (the one calibrated on that GPU: its
+ * kernels and host overheads are the closest measured), else framework
+ * (the model-wide rules apply; docs/sim.md "Frontier and peak rows").
+ * Only rules that can apply to model and precision count
+ * (sim_calib_rule_can_apply). */
+const char *sim_calib_fw_for(const sim_calib_file *cal, const char *framework, const char *hw,
+                             const char *model, const char *precision);
+/* True when rule r can apply to a server of model and precision: its model
+ * and precision matches are absent or name them (NULL: not checked). A rule
+ * for other models or precisions says nothing about which GPUs and
+ * frameworks are calibrated for this one (the fallbacks above, the sweep's
+ * frameworks). */
+bool sim_calib_rule_can_apply(const sim_calib_rule *r, const char *model, const char *precision);
+/* The key a server of framework (at version) on gpu serving model at
+ * precision with spec (NULL: "none") resolves its parameters with: the GPU
+ * by sim_calib_hw_for_model, the framework by sim_calib_fw_for. The one
+ * resolution of `infbench sim` and of the in-process lab (sim validate,
+ * sim calibrate), so that a served run and the lab give the same figures. */
+void sim_calib_key_for(const sim_calib_file *cal, const char *framework, const char *gpu,
+                       const char *precision, const char *model, const char *spec,
+                       const char *version, sim_calib_key *k);
 /* Copies the parameters into a configuration. */
 void sim_calib_apply(const sim_calib *cal, sim_config *c);
 /* The calibration file to use: $INFBENCH_SIM_CALIBRATION, else

@@ -62,7 +62,7 @@ static size_t frameworks_of(const slab_point *p, const sim_calib_file *cal, cons
                             size_t cap)
 {
 	size_t n = 0;
-	const char *hw = slab_calib_hw_for(cal, p->gpu, p->precision);
+	const char *hw = sim_calib_hw_for(cal, p->gpu, p->precision);
 	if (p->framework) {
 		fw[0] = p->framework;
 		return 1;
@@ -70,7 +70,7 @@ static size_t frameworks_of(const slab_point *p, const sim_calib_file *cal, cons
 	for (size_t i = 0; cal && i < cal->n; i++) {
 		const sim_calib_rule *r = &cal->rules[i];
 		if (!r->match[0] || !sim_calib_names(r->match[1], hw) ||
-		    !slab_calib_rule_can_apply(r, p->model, p->precision))
+		    !sim_calib_rule_can_apply(r, p->model, p->precision))
 			continue;
 		for (size_t j = 0; r->match[0][j]; j++) {
 			size_t k = 0;
