@@ -107,19 +107,7 @@ done:
 }
 
 static const arg_opt flags[] = {
-    {.name = "--host",
-     .kind = ARG_ONE,
-     .metavar = "ADDR",
-     .help = "listen address (default 127.0.0.1)"},
-    {.name = "--port",
-     .kind = ARG_ONE,
-     .is_int = true,
-     .metavar = "N",
-     .help = "port (default 8000; 0: any free port)"},
-    {.name = "--port-file",
-     .kind = ARG_ONE,
-     .metavar = "FILE",
-     .help = "write the port to FILE once listening"},
+    CLI_SERVE_OPTS,
     {.name = "--served-model-name",
      .kind = ARG_ONE,
      .metavar = "NAME",

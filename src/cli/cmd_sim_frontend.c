@@ -43,19 +43,7 @@ out:
 int cmd_sim_frontend(int argc, char **argv)
 {
 	arg_opt opts[] = {
-	    {.name = "--host",
-	     .kind = ARG_ONE,
-	     .metavar = "ADDR",
-	     .help = "listen address (default 127.0.0.1)"},
-	    {.name = "--port",
-	     .kind = ARG_ONE,
-	     .is_int = true,
-	     .metavar = "N",
-	     .help = "listen port (default 8000; 0: any free port)"},
-	    {.name = "--port-file",
-	     .kind = ARG_ONE,
-	     .metavar = "FILE",
-	     .help = "write the port there once listening"},
+	    CLI_SERVE_OPTS,
 	    {.name = "--prefill",
 	     .kind = ARG_MANY,
 	     .metavar = "HOST:PORT",

@@ -134,26 +134,21 @@ Test(multinode, sbatch_argv)
 	ib_arena_free(a);
 }
 
-/* Runs the script with a fake scontrol that lists the given hosts and a
- * command that prints the exported lists; returns its output. */
-static char *run_script(const ib_buf *script, const char *hosts)
+/* Writes data[0..len) to DIR/NAME, executable. */
+static void put_file(const char *dir, const char *name, const char *data, size_t len)
 {
-	char dir[] = "/tmp/ib_mn_unit.XXXXXX";
-	cr_assert_not_null(mkdtemp(dir));
-	char path[256], cmd[1024];
-	snprintf(path, sizeof path, "%s/scontrol", dir);
+	char path[256];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
 	FILE *f = fopen(path, "w");
 	cr_assert_not_null(f);
-	fprintf(f, "#!/bin/sh\nprintf '%s'\n", hosts);
+	fwrite(data, 1, len, f);
 	fclose(f);
-	snprintf(path, sizeof path, "%s/job.sh", dir);
-	f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fwrite(script->data, 1, script->len, f);
-	fclose(f);
-	snprintf(cmd, sizeof cmd,
-	         "chmod +x %s/scontrol && PATH=%s:$PATH sh %s/job.sh 2>&1; rm -rf %s", dir, dir,
-	         dir, dir);
+	chmod(path, 0755);
+}
+
+/* What the shell command prints (at most 4 KiB; a static buffer). */
+static char *output_of(const char *cmd)
+{
 	FILE *p = popen(cmd, "r");
 	cr_assert_not_null(p);
 	static char out[4096];
@@ -161,6 +156,20 @@ static char *run_script(const ib_buf *script, const char *hosts)
 	out[n] = 0;
 	pclose(p);
 	return out;
+}
+
+/* Runs the script with a fake scontrol that lists the given hosts and a
+ * command that prints the exported lists; returns its output. */
+static char *run_script(const ib_buf *script, const char *hosts)
+{
+	char dir[] = "/tmp/ib_mn_unit.XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	char fake[256], cmd[1024];
+	int n = snprintf(fake, sizeof fake, "#!/bin/sh\nprintf '%s'\n", hosts);
+	put_file(dir, "scontrol", fake, (size_t)n);
+	put_file(dir, "job.sh", script->data, script->len);
+	snprintf(cmd, sizeof cmd, "PATH=%s:$PATH sh %s/job.sh 2>&1; rm -rf %s", dir, dir, dir);
+	return output_of(cmd);
 }
 
 Test(multinode, job_script_splits_the_nodes_by_role)
@@ -267,32 +276,16 @@ static char *run_roles(const ib_buf *script)
 	             "--port-file) f=$2;; esac; shift; done\n"
 	             "echo $((7000 + ${h##*.})) >\"$f\"\nexec sleep 60\n"},
 	    {"front", "#!/bin/sh\necho \"$*\" >front.args\n"}};
-	char path[256], cmd[1024];
-	for (size_t i = 0; i < sizeof fakes / sizeof *fakes; i++) {
-		snprintf(path, sizeof path, "%s/%s", dir, fakes[i][0]);
-		FILE *f = fopen(path, "w");
-		cr_assert_not_null(f);
-		fputs(fakes[i][1], f);
-		fclose(f);
-		chmod(path, 0755);
-	}
-	snprintf(path, sizeof path, "%s/roles.sh", dir);
-	FILE *f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fwrite(script->data, 1, script->len, f);
-	fclose(f);
+	char cmd[1024];
+	for (size_t i = 0; i < sizeof fakes / sizeof *fakes; i++)
+		put_file(dir, fakes[i][0], fakes[i][1], strlen(fakes[i][1]));
+	put_file(dir, "roles.sh", script->data, script->len);
 	snprintf(cmd, sizeof cmd,
 	         "cd %s && PATH=%s:$PATH PREFILL_NODELIST=n1,n2 DECODE_NODELIST=n2,n3 "
 	         "FRONTEND_NODE=n1 bash roles.sh >out 2>&1; echo \"status $?\"; "
 	         "sort srun.log; cat front.args; ls logs; rm -rf %s",
 	         dir, dir, dir);
-	FILE *p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	static char out[4096];
-	size_t n = fread(out, 1, sizeof out - 1, p);
-	out[n] = 0;
-	pclose(p);
-	return out;
+	return output_of(cmd);
 }
 
 Test(multinode, roles_script_starts_a_step_per_role_then_the_frontend)
