@@ -68,7 +68,7 @@ const char **row_roles_argv(row_ctx *rc, const char **sim)
 	if (cl_mn_layout_of(rc->it->row, 0, &l, &e) ||
 	    !(n = cl_mn_roles_of(&l, roles, MAX_ROLES))) {
 		row_fail(rc, RUN_FAILED, "the row's roles: %s",
-		         e.msg[0] ? e.msg : "more than 64 processes");
+		         e.msg[0] ? e.msg : "a pool without workers, or more than 64 processes");
 		return NULL;
 	}
 	const char **cmds = ib_arena_alloc(a, n * sizeof *cmds);
