@@ -95,6 +95,10 @@ typedef struct {
 	char ip[64], name[128];
 	int port;
 	int inflight;
+	/* connections kept alive between exchanges (a sweep's tens of thousands
+	 * of requests would otherwise leave as many sockets in TIME_WAIT) */
+	net_client **idle;
+	size_t nidle, cap;
 } fe_up;
 
 typedef struct fe_req fe_req;
@@ -188,6 +192,20 @@ static void retire(fe_req *r)
 	net_defer_queue(r->fe->loop, &r->reap);
 }
 
+/* The exchange under way ended with a whole answer: its connection waits
+ * for the next request to the same process when it is still open. */
+static void release(fe_req *r)
+{
+	fe_up *u = r->up;
+	if (r->cl && net_client_is_open(r->cl) && !ib_grow(&u->idle, &u->cap, u->nidle + 1)) {
+		u->idle[u->nidle++] = r->cl;
+		r->cl = NULL;
+		u->inflight--;
+		return;
+	}
+	retire(r);
+}
+
 static void finish(fe_req *r)
 {
 	retire(r);
@@ -250,13 +268,16 @@ static bool send_to(fe_req *r, fe_up *u)
 	r->acc.len = r->req.len = 0;
 	r->status = 0;
 	r->ctype[0] = 0;
-	if (net_client_new(r->fe->loop, u->ip, u->port, &cbs, r, &r->cl, &e))
+	if (u->nidle) {
+		r->cl = u->idle[--u->nidle];
+		net_client_set_arg(r->cl, r);
+	} else if (net_client_new(r->fe->loop, u->ip, u->port, &cbs, r, &r->cl, &e)) {
 		return false;
+	}
 	u->inflight++;
 	ib_buf_printf(&r->req,
 	              "%s %s HTTP/1.1\r\nHost: %s:%d\r\nX-Infbench-Model-Time: 1\r\n"
-	              "Connection: close\r\nContent-Type: application/json\r\n"
-	              "Content-Length: %zu\r\n\r\n",
+	              "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
 	              r->method, r->path, u->ip, u->port, r->body_len);
 	ib_buf_append(&r->req, r->body ? r->body : "", r->body_len);
 	if (r->req.err || net_client_send(r->cl, r->req.data, r->req.len)) {
@@ -324,7 +345,10 @@ static void up_done(net_client *c, int err, const char *msg, void *arg)
 	if (r->done || c != r->cl)
 		return;
 	fe_up *u = r->up;
-	retire(r);
+	if (err)
+		retire(r);
+	else
+		release(r);
 	if (err) {
 		fail_req(r, "%s %s: %s", u->name, r->path, msg ? msg : "failed");
 		return;
@@ -498,6 +522,14 @@ void cl_fe_free(cl_frontend *f)
 		net_server_free(f->http);
 	while (f->reqs)
 		req_free(f->reqs);
+	fe_up *ups[2] = {f->pre, f->work};
+	size_t n[2] = {f->npre, f->nwork};
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; ups[k] && i < n[k]; i++) {
+			while (ups[k][i].nidle)
+				net_client_free(ups[k][i].idle[--ups[k][i].nidle]);
+			free(ups[k][i].idle);
+		}
 	free(f->pre);
 	free(f->work);
 	free(f);
