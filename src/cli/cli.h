@@ -35,6 +35,7 @@ int cmd_success_rate(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_sim_validate(int argc, char **argv);
 int cmd_sim_calibrate(int argc, char **argv);
+int cmd_sim_frontend(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_tokenize(int argc, char **argv);
 int cmd_detokenize(int argc, char **argv);

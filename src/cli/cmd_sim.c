@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #define N(a) (sizeof(a) / sizeof(a)[0])
@@ -19,6 +18,7 @@
 static const char *const prec_choices[] = {"bf16", "fp8", "fp4", "int4", NULL};
 static const char *const kv_choices[] = {"auto", "bf16", "fp8", NULL};
 static const char *const spec_choices[] = {"none", "mtp", "eagle3", NULL};
+static const char *const role_choices[] = {"prefill", "decode", NULL};
 
 static bool num_opt(arg_parser *p, const char *name, double *out, double lo, double hi, int *rc)
 {
@@ -107,34 +107,8 @@ done:
 	return rc;
 }
 
-static void on_signal(net_loop *l, net_watch *w, uint32_t ev)
-{
-	(void)ev;
-	struct signalfd_siginfo si;
-	if (read(w->fd, &si, sizeof si) > 0)
-		net_stop(l);
-}
-
-static void on_deadline(net_loop *l, net_timer *t)
-{
-	(void)t;
-	net_stop(l);
-}
-
 static const arg_opt flags[] = {
-    {.name = "--host",
-     .kind = ARG_ONE,
-     .metavar = "ADDR",
-     .help = "listen address (default 127.0.0.1)"},
-    {.name = "--port",
-     .kind = ARG_ONE,
-     .is_int = true,
-     .metavar = "N",
-     .help = "port (default 8000; 0: any free port)"},
-    {.name = "--port-file",
-     .kind = ARG_ONE,
-     .metavar = "FILE",
-     .help = "write the port to FILE once listening"},
+    CLI_SERVE_OPTS,
     {.name = "--served-model-name",
      .kind = ARG_ONE,
      .metavar = "NAME",
@@ -217,6 +191,14 @@ static const arg_opt flags[] = {
     {.name = "--prefill-dp-attention",
      .kind = ARG_FLAG,
      .help = "prefill workers use DP attention"},
+    {.name = "--role",
+     .kind = ARG_ONE,
+     .choices = role_choices,
+     .metavar = "ROLE",
+     .help = "serve one role of the disaggregated deployment in this process: prefill (its "
+             "--replicas prefill workers; every answer is the first token) or decode (requests "
+             "arrive prefilled: first token, KV transfer, decoding); a multi-node row's srun "
+             "steps, behind `infbench sim frontend`"},
     {.name = "--max-num-seqs",
      .kind = ARG_ONE,
      .is_int = true,
@@ -479,6 +461,13 @@ static int engine_flags(arg_parser *p, sim_config *c, sim_run *r)
 		return args_error(
 		    p, NULL,
 		    "--prefill-tp, --prefill-ep and --prefill-dp-attention need --prefill-workers");
+	if (args_get(p, "--role")->seen)
+		c->role = strcmp(args_get(p, "--role")->vals[0], "prefill") ? SIM_ROLE_DECODE
+		                                                            : SIM_ROLE_PREFILL;
+	if (c->role && !c->prefill_workers)
+		return args_error(p, NULL,
+		                  "--role needs the deployment it is part of: --prefill-workers "
+		                  "(and --prefill-tp, --prefill-ep)");
 	if (c->prefill_workers && (c->max_speed || c->pace > 0))
 		return args_error(p, NULL,
 		                  "--prefill-workers needs the model, not --max-speed or --pace");
@@ -645,11 +634,7 @@ static int serve(arg_parser *p, sim_config *c, sim_run *r)
 	 * before the server starts its threads (the tokenizer's), which inherit
 	 * the mask, so that no thread takes the default action and the logs are
 	 * still committed */
-	sigset_t mask;
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
+	cli_serve_block_signals();
 	ib_error e = {0};
 	arg_opt *o;
 	net_raise_fd_limit(); /* thousands of concurrent streams */
@@ -675,14 +660,7 @@ static int serve(arg_parser *p, sim_config *c, sim_run *r)
 	if (r->spec)
 		fprintf(stderr, "infbench sim: %s with %d draft tokens, acceptance length %.2f\n",
 		        c->spec_method, c->num_spec_tokens, c->acceptance_length);
-	net_watch sw = {.fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC), .fn = on_signal};
-	if (sw.fd >= 0)
-		net_add(r->loop, &sw, EPOLLIN);
-	net_timer deadline = {.fn = on_deadline};
-	if (r->duration > 0)
-		net_timer_arm(r->loop, &deadline, ib_now_ns() + (int64_t)(r->duration * 1e9));
-	int status = net_run(r->loop) ? 1 : 0;
-	net_timer_cancel(r->loop, &deadline);
+	int status = cli_serve_loop(r->loop, r->duration) ? 1 : 0;
 	int log_err = sim_server_log_error(r->srv);
 	sim_server_free(r->srv); /* streams still open are not traced */
 	r->srv = NULL;
@@ -695,10 +673,6 @@ static int serve(arg_parser *p, sim_config *c, sim_run *r)
 	} else if (r->reqlog.f && ib_atomic_commit(&r->reqlog, &e)) {
 		status = fail("--log-requests", &e);
 	}
-	if (sw.fd >= 0) {
-		net_del(r->loop, &sw);
-		close(sw.fd);
-	}
 	return status;
 }
 
@@ -708,6 +682,8 @@ int cmd_sim(int argc, char **argv)
 		return cmd_sim_validate(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "calibrate"))
 		return cmd_sim_calibrate(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "frontend"))
+		return cmd_sim_frontend(argc - 1, argv + 1);
 	arg_opt opts[N(flags)];
 	memcpy(opts, flags, sizeof flags);
 	arg_parser p = {
@@ -717,7 +693,9 @@ int cmd_sim(int argc, char **argv)
 	        "An OpenAI-compatible server (/v1/completions, /v1/chat/completions, /v1/models,\n"
 	        "/health, /metrics) over a continuous-batching performance model of a model on a "
 	        "GPU.",
-	    .epilog = "Profiles: see docs/sim.md.",
+	    .epilog =
+	        "Profiles: see docs/sim.md. Subcommands: infbench sim validate, sim calibrate, "
+	        "sim frontend (each with --help).",
 	    .opts = opts,
 	    .nopts = N(opts),
 	};

@@ -3,8 +3,10 @@
 #include "cli/sim_common.h"
 #include "cli/cli.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 void cli_sim_masters(arg_parser *p, glob_t *g, const char *const **masters, size_t *n,
@@ -68,4 +70,51 @@ int cli_sim_lab_error(const char *prog, const char *context, const ib_diags *d, 
 		cli_error(prog, context, e);
 	}
 	return 1;
+}
+
+static void on_signal(net_loop *l, net_watch *w, uint32_t ev)
+{
+	(void)ev;
+	struct signalfd_siginfo si;
+	if (read(w->fd, &si, sizeof si) > 0)
+		net_stop(l);
+}
+
+static void on_deadline(net_loop *l, net_timer *t)
+{
+	(void)t;
+	net_stop(l);
+}
+
+static void stop_signals(sigset_t *mask)
+{
+	sigemptyset(mask);
+	sigaddset(mask, SIGINT);
+	sigaddset(mask, SIGTERM);
+}
+
+void cli_serve_block_signals(void)
+{
+	sigset_t mask;
+	stop_signals(&mask);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+}
+
+int cli_serve_loop(net_loop *l, double duration)
+{
+	sigset_t mask;
+	stop_signals(&mask);
+	net_watch sw = {.fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC), .fn = on_signal};
+	if (sw.fd >= 0)
+		net_add(l, &sw, EPOLLIN);
+	net_timer deadline = {.fn = on_deadline};
+	if (duration > 0)
+		net_timer_arm(l, &deadline, ib_now_ns() + (int64_t)(duration * 1e9));
+	int status = net_run(l);
+	net_timer_cancel(l, &deadline);
+	if (sw.fd >= 0) {
+		net_del(l, &sw);
+		close(sw.fd);
+	}
+	return status;
 }

@@ -4,6 +4,7 @@
 #define IB_CLI_SIM_COMMON_H
 
 #include "cli/args.h"
+#include "net/net.h"
 #include "simlab/simlab.h"
 
 #include <glob.h>
@@ -43,5 +44,29 @@ void cli_sim_log(void *ud, int stream, const char *line);
 /* Prints the error of a lab call under prog: the master configs' problems
  * (d) and e's message, else cli_error(prog, context, e). Returns 1. */
 int cli_sim_lab_error(const char *prog, const char *context, const ib_diags *d, const ib_error *e);
+
+/* The listening options of the servers (`infbench sim`, `sim frontend`),
+ * for an option table. */
+#define CLI_SERVE_OPTS                                                                             \
+	{.name = "--host",                                                                         \
+	 .kind = ARG_ONE,                                                                          \
+	 .metavar = "ADDR",                                                                        \
+	 .help = "listen address (default 127.0.0.1)"},                                            \
+	    {.name = "--port",                                                                     \
+	     .kind = ARG_ONE,                                                                      \
+	     .is_int = true,                                                                       \
+	     .metavar = "N",                                                                       \
+	     .help = "port (default 8000; 0: any free port)"},                                     \
+	{                                                                                          \
+		.name = "--port-file", .kind = ARG_ONE, .metavar = "FILE",                         \
+		.help = "write the port to FILE once listening"                                    \
+	}
+/* Servers (`infbench sim`, `sim frontend`): SIGINT and SIGTERM blocked in
+ * this thread (before any thread starts, which inherits the mask), so that
+ * cli_serve_loop reads them through a signalfd. */
+void cli_serve_block_signals(void);
+/* Runs l until SIGINT/SIGTERM (blocked by cli_serve_block_signals) or,
+ * duration > 0, that many seconds. Returns net_run's status. */
+int cli_serve_loop(net_loop *l, double duration);
 
 #endif

@@ -135,3 +135,118 @@ int cl_mn_job_script(ib_buf *b, const cl_mn_layout *l, const char *cwd, const ch
 	              p, d, p, p + 1, d, command);
 	return b->err ? b->err : 0;
 }
+
+/* One pool's processes (see cl_mn_roles_of). */
+static size_t pool_roles(int pool, const char *prefix, int64_t workers, int64_t nodes,
+                         cl_mn_role *out, size_t cap)
+{
+	if (workers < 1 || nodes < 1)
+		return 0;
+	int64_t n = workers < nodes ? workers : nodes;
+	if ((size_t)n > cap)
+		return 0;
+	for (int64_t i = 0; i < n; i++) {
+		cl_mn_role *r = &out[i];
+		snprintf(r->name, sizeof r->name, "%s-%lld", prefix, (long long)i);
+		r->pool = pool;
+		r->node = (int)(workers >= nodes ? i + 1 : 1 + i * nodes / workers);
+		r->replicas = (int)(workers / n + (i < workers % n));
+	}
+	return (size_t)n;
+}
+
+size_t cl_mn_roles_of(const cl_mn_layout *l, cl_mn_role *out, size_t cap)
+{
+	if (!l->multinode)
+		return 0;
+	if (!l->disagg)
+		return pool_roles(CL_MN_WORKER, "worker", l->prefill_workers, l->prefill_nodes, out,
+		                  cap);
+	size_t p =
+	    pool_roles(CL_MN_PREFILL, "prefill", l->prefill_workers, l->prefill_nodes, out, cap);
+	size_t d = p ? pool_roles(CL_MN_DECODE, "decode", l->decode_workers, l->decode_nodes,
+	                          out + p, cap - p)
+	             : 0;
+	return p && d ? p + d : 0;
+}
+
+void cl_sh_words(ib_buf *b, const char *const *argv)
+{
+	for (size_t i = 0; argv[i]; i++) {
+		const char *s = argv[i];
+		bool plain = *s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		                             "0123456789-_./=:,+@%") == strlen(s);
+		ib_buf_puts(b, i ? " " : "");
+		if (plain) {
+			ib_buf_puts(b, s);
+			continue;
+		}
+		ib_buf_putc(b, '\'');
+		for (; *s; s++)
+			ib_buf_puts(b, *s == '\'' ? "'\\''" : (char[]){*s, 0});
+		ib_buf_putc(b, '\'');
+	}
+}
+
+int cl_mn_roles_script(ib_buf *b, const cl_mn_role *r, const char *const *cmds, size_t n,
+                       const char *frontend)
+{
+	static const char *const list[] = {"PREFILL_NODELIST", "DECODE_NODELIST",
+	                                   "PREFILL_NODELIST"};
+	ib_buf_puts(
+	    b, "#!/bin/bash\n"
+	       "# written by infbench run: the roles of one multi-node row, one srun step each\n"
+	       "# (docs/run.md \"Roles\"), run from the row's workspace\n"
+	       "mkdir -p logs ports && rm -f ports/* || exit 1\n"
+	       "pids=\n"
+	       "nth() { printf '%s\\n' \"$1\" | tr , '\\n' | sed -n \"$2p\"; }\n"
+	       "addr() {\n"
+	       "\tlocal a\n"
+	       "\ta=$(scontrol show node \"$1\" 2>/dev/null | tr ' ' '\\n' | "
+	       "sed -n 's/^NodeAddr=//p' | head -n 1)\n"
+	       "\tprintf '%s\\n' \"${a:-$1}\"\n"
+	       "}\n"
+	       "step() {\n"
+	       "\tlocal name=$1 node=$2\n"
+	       "\tshift 2\n"
+	       "\techo \"infbench: step $name on $node\"\n"
+	       "\tsrun --overlap --nodes=1 --ntasks=1 --nodelist=\"$node\" --job-name=\"$name\" "
+	       "--output=\"$PWD/logs/$name.log\" \"$@\" &\n"
+	       "\tpids=\"$pids $!\"\n"
+	       "}\n"
+	       "stop() { kill $pids 2>/dev/null; wait; tail -n 4 logs/*.log >&2; }\n"
+	       "listening() {\n"
+	       "\tuntil [ -s \"ports/$1\" ]; do\n"
+	       "\t\tfor p in $pids; do\n"
+	       "\t\t\tkill -0 \"$p\" 2>/dev/null || "
+	       "{ echo \"infbench: a step ended before $1 listened\" >&2; stop; exit 1; }\n"
+	       "\t\tdone\n"
+	       "\t\tsleep 0.1\n"
+	       "\tdone\n"
+	       "}\n"
+	       "trap 'kill $pids 2>/dev/null; wait; exit 143' TERM INT\n");
+	for (size_t i = 0; i < n; i++)
+		ib_buf_printf(b,
+		              "node=$(nth \"$%s\" %d)\n"
+		              "step %s \"$node\" %s --host \"$(addr \"$node\")\" --port 0 "
+		              "--port-file \"$PWD/ports/%s\"\n",
+		              list[r[i].pool], r[i].node, r[i].name, cmds[i], r[i].name);
+	ib_buf_puts(b, "fe_prefill= fe_workers=\n");
+	for (size_t i = 0; i < n; i++)
+		ib_buf_printf(b,
+		              "listening %s\n"
+		              "fe_%s=\"$fe_%s $(addr \"$(nth \"$%s\" %d)\"):$(cat ports/%s)\"\n",
+		              r[i].name, r[i].pool == CL_MN_PREFILL ? "prefill" : "workers",
+		              r[i].pool == CL_MN_PREFILL ? "prefill" : "workers", list[r[i].pool],
+		              r[i].node, r[i].name);
+	ib_buf_printf(b,
+	              "step frontend \"$FRONTEND_NODE\" %s ${fe_prefill:+--prefill $fe_prefill} "
+	              "--workers $fe_workers\n"
+	              "wait -n\n"
+	              "st=$?\n"
+	              "echo \"infbench: a role step ended (status $st): stopping the others\" >&2\n"
+	              "stop\n"
+	              "exit 1\n",
+	              frontend);
+	return b->err ? b->err : 0;
+}

@@ -65,4 +65,41 @@ size_t cl_mn_sbatch_argv(ib_arena *a, const cl_mn_layout *l, const cl_mn_submit 
  * caller quotes its words). Returns 0 or IB_ENOMEM. */
 int cl_mn_job_script(ib_buf *b, const cl_mn_layout *l, const char *cwd, const char *command);
 
+/* ---- a row's roles inside its job (docs/run.md "Roles") ---- */
+
+enum { CL_MN_PREFILL, CL_MN_DECODE, CL_MN_WORKER };
+
+/* One process of a role, on one node of its pool. */
+typedef struct {
+	char name[32]; /* "prefill-0", "decode-1", "worker-0": its step, log and port file */
+	int pool;      /* CL_MN_PREFILL / CL_MN_DECODE (disaggregated), CL_MN_WORKER (aggregated) */
+	int node;      /* 1-based, in the pool's node list (PREFILL_NODELIST / DECODE_NODELIST) */
+	int replicas;  /* the pool's workers this process models */
+} cl_mn_role;
+
+/* The processes of layout l's roles into out[0..cap): per pool (prefill
+ * and decode of a disaggregated row, the workers of an aggregated one) one
+ * process per node when the pool has at least as many workers as nodes,
+ * the workers shared out (the first nodes get one more when they do not
+ * divide), else one process per worker on the first node of its span.
+ * Returns the count (0 when l is not multi-node or cap is too small). */
+size_t cl_mn_roles_of(const cl_mn_layout *l, cl_mn_role *out, size_t cap);
+
+/* Appends argv to b as shell words separated by blanks (single-quoted
+ * where needed). */
+void cl_sh_words(ib_buf *b, const char *const *argv);
+
+/* Appends the bash script that runs roles r[0..n) of a row inside its job,
+ * from the row's workspace: one `srun --overlap` step per role on its node
+ * (--nodelist from the pool's node list), its output in logs/NAME.log; the
+ * role's command is cmds[i] (shell text) plus `--host ADDR --port 0
+ * --port-file ports/NAME` (ADDR the node's NodeAddr); once every role
+ * listens, the frontend step on FRONTEND_NODE, `frontend` (shell text)
+ * plus `--prefill ADDR:PORT...` (disaggregated) and `--workers
+ * ADDR:PORT...`, its output in logs/frontend.log. The script then waits:
+ * when a step ends it stops the others and exits 1; SIGTERM stops them
+ * all. Returns 0 or IB_ENOMEM. */
+int cl_mn_roles_script(ib_buf *b, const cl_mn_role *r, const char *const *cmds, size_t n,
+                       const char *frontend);
+
 #endif

@@ -149,6 +149,8 @@ static const char *reason(int status)
 		return "Internal Server Error";
 	case 501:
 		return "Not Implemented";
+	case 502:
+		return "Bad Gateway";
 	case 503:
 		return "Service Unavailable";
 	default:

@@ -101,6 +101,18 @@ const char **row_in_container(row_ctx *rc, const char *role, const char **argv);
 void row_container_end(row_ctx *rc);
 /* row.c: sets rc->reason and rc->state; returns state. */
 int row_fail(row_ctx *rc, int state, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* row.c: the simulator's command line, configured from the row; appends
+ * argv, as shell words, as a line of the workspace's commands.txt. */
+const char **row_sim_argv(row_ctx *rc);
+void row_note_command(const char *ws, const char *const *argv);
+/* roles.c: whether rc is a multi-node row inside its Slurm job (the job
+ * script exported FRONTEND_NODE) on the simulator engine; then the command
+ * that runs its roles as srun steps (WS/roles.sh, cl_mn_roles_script) from
+ * the row's simulator command line sim: one process per role and node
+ * (sim with --role and --replicas; in the row's container when asked) and
+ * the frontend (`infbench sim frontend` on PORT), or NULL with rc->reason. */
+bool row_roles_wanted(const row_ctx *rc);
+const char **row_roles_argv(row_ctx *rc, const char **sim);
 /* execute.c: the variables a recipe also gets (PATH with the client shim, ...). */
 void run_recipe_env(row_ctx *rc, ib_buf *env);
 

@@ -1,5 +1,6 @@
 /* One row: its workspace, the engine (simulator or recipe), the client, the
  * processing step, and what is left in the store. */
+#include "cluster/multinode.h"
 #include "results/results.h"
 #include "run/plan.h"
 
@@ -48,25 +49,10 @@ static int write_text(const char *dir, const char *name, const char *text, ib_er
 	return ib_write_file_atomic(p, text, strlen(text), e);
 }
 
-/* Appends argv as one shell-quoted line to WS/commands.txt (what ran). */
-static void note_command(const char *ws, const char *const *argv)
+void row_note_command(const char *ws, const char *const *argv)
 {
 	ib_buf b = {0};
-	for (size_t i = 0; argv[i]; i++) {
-		const char *s = argv[i];
-		bool plain = *s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		                             "0123456789-_./=:,+@%") == strlen(s);
-		if (i)
-			ib_buf_putc(&b, ' ');
-		if (plain) {
-			ib_buf_puts(&b, s);
-			continue;
-		}
-		ib_buf_putc(&b, '\'');
-		for (; *s; s++)
-			ib_buf_puts(&b, *s == '\'' ? "'\\''" : (char[]){*s, 0});
-		ib_buf_putc(&b, '\'');
-	}
+	cl_sh_words(&b, argv);
 	ib_buf_putc(&b, '\n');
 	char p[4200];
 	snprintf(p, sizeof p, "%s/commands.txt", ws);
@@ -148,7 +134,7 @@ static const char **client_argv(row_ctx *rc)
 }
 
 /* The simulator's command line, configured from the row. */
-static const char **sim_argv(row_ctx *rc)
+const char **row_sim_argv(row_ctx *rc)
 {
 	const run_opts *o = rc->o;
 	ib_arena *a = rc->a;
@@ -478,13 +464,15 @@ static int engine_sim(row_ctx *rc)
 {
 	ib_error e = {0};
 	pid_t pid;
-	const char **sv = row_in_container(rc, "server", sim_argv(rc)),
+	/* a multi-node row inside its job: one srun step per role (roles.c) */
+	const char **sv = row_roles_wanted(rc) ? row_roles_argv(rc, row_sim_argv(rc))
+	                                       : row_in_container(rc, "server", row_sim_argv(rc)),
 	           **cv = row_in_container(rc, "client", client_argv(rc));
 	if (!sv || !cv)
 		return rc->state;
-	note_command(rc->ws, sv);
+	row_note_command(rc->ws, sv);
 	if (!rc->it->eval_only)
-		note_command(rc->ws, cv);
+		row_note_command(rc->ws, cv);
 	if (run_spawn(sv, rc->envp, rc->ws, rc->server_log, &pid, &e))
 		return row_fail(rc, RUN_FAILED, "%s", e.msg);
 	rc->server = pid;
@@ -514,7 +502,7 @@ static int engine_sim(row_ctx *rc)
 	const char **ev = row_in_container(rc, "eval", eval_argv(rc));
 	if (!ev)
 		return rc->state;
-	note_command(rc->ws, ev);
+	row_note_command(rc->ws, ev);
 	if (run_spawn(ev, rc->envp, rc->ws, rc->eval_log, &pid, &e))
 		return row_fail(rc, RUN_FAILED, "%s", e.msg);
 	run_note_pid(rc, pid);
@@ -544,7 +532,7 @@ static int engine_recipe(row_ctx *rc)
 	const char **argv = rc->o->container ? row_in_container(rc, "recipe", inner) : host;
 	if (!argv)
 		return rc->state;
-	note_command(rc->ws, argv);
+	row_note_command(rc->ws, argv);
 	if (run_spawn(argv, rc->envp, rc->ws, rc->client_log, &pid, &e))
 		return row_fail(rc, RUN_FAILED, "%s", e.msg);
 	run_note_pid(rc, pid);

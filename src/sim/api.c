@@ -701,6 +701,8 @@ static void admit(sim_server *s, net_conn *c, const ib_val *req, bool chat, int 
 		if (g > 0)
 			q->target = q->ans_ntok < q->max_tokens ? q->ans_ntok : q->max_tokens;
 	}
+	if (cfg->role == SIM_ROLE_PREFILL) /* the decode role generates the rest */
+		q->target = 1;
 	if (!cfg->max_speed && !cfg->no_prefix_cache && prompt_hashes(s, q, req, chat, ids)) {
 		q->conn = NULL;
 		sim_seq_free(s, q);
@@ -729,6 +731,8 @@ static void admit(sim_server *s, net_conn *c, const ib_val *req, bool chat, int 
 		sim_emit(s, q, 0, false); /* fills the connection; on_drain continues */
 	else if (s->prefill)
 		sim_disagg_submit(s, q);
+	else if (cfg->role == SIM_ROLE_DECODE)
+		sim_disagg_arrived(s, q);
 	else
 		sim_engine_submit(s, q);
 }
@@ -1133,6 +1137,11 @@ int sim_server_new(net_loop *l, const sim_config *c, sim_server **out, ib_error 
 	if (!s)
 		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 	s->cfg = *c;
+	if (c->role == SIM_ROLE_PREFILL) { /* the prefill pool, this process's workers */
+		sim_prefill_config(c, &s->cfg);
+		s->cfg.replicas = c->replicas;
+	}
+	c = &s->cfg;
 	s->loop = l;
 	s->created = (int64_t)time(NULL);
 	sim_metrics_init(&s->m);
@@ -1143,7 +1152,8 @@ int sim_server_new(net_loop *l, const sim_config *c, sim_server **out, ib_error 
 		rc = sim_tokq_start(s, e);
 	if (!rc) {
 		sim_engine_start(s);
-		if (c->prefill_workers > 0 && !c->max_speed && !(c->pace > 0))
+		if (c->prefill_workers > 0 && c->role != SIM_ROLE_DECODE && !c->max_speed &&
+		    !(c->pace > 0))
 			rc = sim_disagg_start(s, e);
 	}
 	if (!rc) {

@@ -83,25 +83,36 @@ static void on_arrived(net_loop *l, net_timer *t)
 	sim_engine_submit(q->srv, q);
 }
 
-void sim_disagg_prefilled(sim_server *p, seq *q)
+/* q's first token leaves at model time m (its prefill's end) and, unless
+ * it was the last, its KV crosses to s's decode engine. */
+static void hand_over(sim_server *s, seq *q, int64_t m)
 {
-	sim_server *s = p->parent;
 	q->eng = NULL;
 	bool last = q->generated + 1 >= q->target;
 	if (!last) { /* armed first: a client that goes away in sim_emit cancels it */
 		q->state = SEQ_XFER;
 		double x = sim_kv_transfer_s(&s->cfg, q->prompt_tokens);
 		q->xfer = (net_timer){.fn = on_arrived, .arg = q};
-		q->xfer_due_m = p->m_step_end + (int64_t)(x * 1e9);
+		q->xfer_due_m = m + (int64_t)(x * 1e9);
 		net_timer_arm(s->loop, &q->xfer,
 		              net_now(s->loop) + (int64_t)(x / s->cfg.time_scale * 1e9));
 		s->m.kv_transfers++;
 		s->m.kv_transfer_s += x;
 	}
-	/* the first token, stamped with the prefill step's end */
-	catch_up(s, p->m_step_end);
+	/* the first token, stamped with the prefill's end */
 	int64_t keep = s->m_step_end;
-	s->m_step_end = p->m_step_end;
+	s->m_step_end = m;
 	sim_emit(s, q, 1, last); /* may free q */
 	s->m_step_end = keep;
+}
+
+void sim_disagg_prefilled(sim_server *p, seq *q)
+{
+	catch_up(p->parent, p->m_step_end);
+	hand_over(p->parent, q, p->m_step_end);
+}
+
+void sim_disagg_arrived(sim_server *s, seq *q)
+{
+	hand_over(s, q, q->arrival_m);
 }

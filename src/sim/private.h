@@ -177,6 +177,9 @@ int sim_disagg_start(sim_server *s, ib_error *e);
 void sim_disagg_free(sim_server *s);
 void sim_disagg_submit(sim_server *s, seq *q);
 void sim_disagg_prefilled(sim_server *prefill, seq *q);
+/* --role decode: q was prefilled by another process; its first token
+ * leaves now, its KV arrives sim_kv_transfer_s later, then it decodes. */
+void sim_disagg_arrived(sim_server *s, seq *q);
 
 /* A prompt tokenized off the event loop (tokq.c): the loop fills the input
  * and the request's state, the worker thread the output; done runs on the

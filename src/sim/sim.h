@@ -66,6 +66,9 @@ void sim_profile_names(ib_buf *out, bool models);
  * name the file, line and field. */
 int sim_profile_load(const char *path, sim_hw *hw, sim_model *model, ib_arena *a, ib_error *e);
 
+/* sim_config.role */
+enum { SIM_ROLE_WHOLE = 0, SIM_ROLE_PREFILL = 1, SIM_ROLE_DECODE = 2 };
+
 typedef struct {
 	/* serving */
 	const char *host;
@@ -92,6 +95,13 @@ typedef struct {
 	 * configuration only decodes; 0: aggregated */
 	int prefill_workers, prefill_tp, prefill_ep;
 	bool prefill_dp_attn;
+	/* one role of that deployment in a process of its own (docs/sim.md
+	 * "Roles"; a multi-node row's srun steps): SIM_ROLE_PREFILL serves
+	 * the prefill pool (replicas: this process's workers) and answers
+	 * every request with its first token only; SIM_ROLE_DECODE takes
+	 * every request as prefilled elsewhere: the first token at once, the
+	 * KV transfer (sim_kv_transfer_s), then decoding. 0: the whole */
+	int role;
 	/* identical instances of this configuration behind one endpoint (the
 	 * decode workers of a disaggregated row, data-parallel replicas): a
 	 * router spreads the sequences evenly, so each step is one instance's

@@ -5,7 +5,10 @@
 # slurm.conf in a temp folder), submits a disaggregated row (1 prefill node,
 # 1 decode node) and an aggregated multi-node row (2 nodes) on the simulator
 # engine (tests/e2e/lib_slurm.bash), and checks that each ran as ONE job over its nodes, with the
-# role node lists exported, and finished into the store.
+# role node lists exported, one srun step per role on its node (a simulator
+# per role and node, the frontend) with its log in the row's logs/, and
+# finished into the store; then that a row whose roles cannot start fails
+# with the step's log in its reason.
 # Prints one "skipped" line when the cluster cannot start.
 # Usage: run_multinode_slurm.sh INFBENCH. Ends with "run_multinode_slurm: N passed, N failed".
 . "$(dirname "$0")/lib.sh" run_multinode_slurm "$1"
@@ -28,17 +31,17 @@ sed -n '/^row() {/,/^}/p' "$root/tests/e2e/run.sh" >row.sh
 pools() { python3 -c '
 import json, sys
 r = json.loads(sys.stdin.read())
-pn, dn, dw = sys.argv[1], sys.argv[2], int(sys.argv[3])
+pn, dn, dw, pw = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 r["disagg"] = dw > 0
-r["prefill"] = {"num-worker": 1, "tp": 1, "ep": 1, "dp-attn": False,
+r["prefill"] = {"num-worker": pw, "tp": 1, "ep": 1, "dp-attn": False,
                 "additional-settings": ["PREFILL_NODES=" + pn]}
 r["decode"] = {"num-worker": dw, "tp": 1, "ep": 1, "dp-attn": False,
                "additional-settings": ["DECODE_NODES=" + dn]}
 print(json.dumps(r))' "$@"; }
 {
 	echo "["
-	row 256 64 1 none | pools 1 1 1; echo ","
-	row 256 64 2 none | pools 2 1 0
+	row 256 64 1 none | pools 1 1 1 1; echo ","
+	row 256 64 2 none | pools 2 1 0 2
 	echo "]"
 } >mn.json
 opts=(--tokenizer "$tok" --time-scale 10 --quiet)
@@ -55,10 +58,40 @@ grep -qx 'infbench: prefill nodes n1, decode nodes n2, frontend n1' store/slurm/
 grep -qx 'infbench: prefill nodes n1,n2, decode nodes none, frontend n1' store/slurm/*-mn1/job.out && ok || no "agg job nodes: $(head -n 3 store/slurm/*-mn1/job.out)"
 # the disaggregated row's simulator served both pools, the aggregated one replicas
 grep -q -- '--prefill-workers 1' store/rows/*/commands.txt && ok || no "no --prefill-workers in the disagg row's server command"
+# one srun step per role on its node, each with its log in the row's folder
+dis=$(grep -l -- '--role decode' store/rows/*/commands.txt | head -n 1)
+dis=${dis%/commands.txt}
+agg=$(dirname "$(ls store/rows/*/logs/worker-1.log 2>/dev/null | head -n 1)")
+agg=${agg%/logs}
+[ -n "$dis" ] && [ -d "$dis" ] && ok || no "no disaggregated row ran --role decode: $(cat store/rows/*/commands.txt | cut -c 1-200)"
+[ -n "$agg" ] && [ -d "$agg" ] && ok || no "no aggregated row with a worker per node: $(ls store/rows/*/logs 2>&1)"
+steps() { grep -o 'infbench: step [a-z0-9-]* on n[0-9]' "$1/server.log" | sort | tr '\n' ' '; }
+[ "$(steps "$dis")" = 'infbench: step decode-0 on n2 infbench: step frontend on n1 infbench: step prefill-0 on n1 ' ] && ok || no "disagg steps: $(steps "$dis") ($(tail -n 5 "$dis/server.log"))"
+[ "$(steps "$agg")" = 'infbench: step frontend on n1 infbench: step worker-0 on n1 infbench: step worker-1 on n2 ' ] && ok || no "agg steps: $(steps "$agg")"
+for l in "$dis"/logs/prefill-0.log "$dis"/logs/decode-0.log "$agg"/logs/worker-0.log "$agg"/logs/worker-1.log; do
+	grep -q 'infbench sim: listening on http://127.0.0.1:' "$l" && ok || no "$l: $(head -c 300 "$l" 2>&1)"
+done
+for d in "$dis" "$agg"; do
+	grep -q 'infbench sim frontend: listening' "$d/logs/frontend.log" && ok || no "$d/logs/frontend.log: $(head -c 300 "$d/logs/frontend.log" 2>&1)"
+done
+# the slurmds launched the steps: the decode role's and the second worker's on n2
+[ "$(grep -c 'launch task StepId=' log/slurmd-n2.log)" -ge 2 ] && ok || no "slurmd n2 launched no steps: $(grep -i step log/slurmd-n2.log | tail -n 3)"
 # the jobs' allocations, as slurmctld logged them
 alloc=$(grep -c 'sched: Allocate JobId=[0-9]* NodeList=n\[[1-3]-[1-3]\] #CPUs' log/slurmctld.log)
 [ "$alloc" -ge 2 ] && ok || no "no 2-node allocations in slurmctld.log: $(grep 'Allocate' log/slurmctld.log | head -n 3)"
 "$bin" run --status --results store >status.txt
 grep -q '^2 rows: 2 done$' status.txt && ok || { no "status"; cat status.txt; }
 [ "$(python3 -c 'import json,sys; print(sum(1 for r in json.load(open(sys.argv[1])) if r.get("is_multinode")))' store/agg_bmk.json)" = 2 ] && ok || no "agg_bmk.json: not 2 multi-node rows"
+# a row whose roles cannot start fails, its reason quoting the step that ended and its log
+row 256 64 1 none | pools 1 1 1 1 | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+r["sim-args"] = "--no-such-flag"
+print(json.dumps([r]))' >bad.json
+timeout 300 "$bin" run bad.json --results store2 --slurm --wait --time 10 "${opts[@]}" >bad.out 2>bad.err
+rc=$?
+[ "$rc" = 1 ] && ok || no "a row whose roles cannot start: exit $rc $(tail -n 3 bad.err)"
+"$bin" run --status --results store2 >status2.txt
+grep -q 'a step ended before prefill-0 listened' status2.txt && grep -q 'unrecognized arguments: --no-such-flag' status2.txt && ok || no "the failed row's reason: $(cat status2.txt)"
+ls store2/failed/*/logs/prefill-0.log >/dev/null 2>&1 && ok || no "no prefill-0.log in the failed row's folder"
 e2e_end

@@ -1,5 +1,6 @@
-/* Unit tests for cluster/multinode: a multi-node row's node layout, its
- * sbatch command and its job script (pure functions). The job itself runs
+/* Unit tests for cluster/multinode and cluster/frontend: a multi-node row's
+ * node layout, its sbatch command, its job script, its roles and their
+ * script (pure functions), the frontend's clock. The job itself runs
  * in tests/e2e/run_slurm.sh-style clusters. */
 #include <criterion/criterion.h>
 
@@ -9,7 +10,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cluster/frontend.h"
 #include "cluster/multinode.h"
+
+#include <math.h>
+#include <sys/stat.h>
 
 static ib_val *row_of(ib_arena *a, const char *json)
 {
@@ -129,26 +134,21 @@ Test(multinode, sbatch_argv)
 	ib_arena_free(a);
 }
 
-/* Runs the script with a fake scontrol that lists the given hosts and a
- * command that prints the exported lists; returns its output. */
-static char *run_script(const ib_buf *script, const char *hosts)
+/* Writes data[0..len) to DIR/NAME, executable. */
+static void put_file(const char *dir, const char *name, const char *data, size_t len)
 {
-	char dir[] = "/tmp/ib_mn_unit.XXXXXX";
-	cr_assert_not_null(mkdtemp(dir));
-	char path[256], cmd[1024];
-	snprintf(path, sizeof path, "%s/scontrol", dir);
+	char path[256];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
 	FILE *f = fopen(path, "w");
 	cr_assert_not_null(f);
-	fprintf(f, "#!/bin/sh\nprintf '%s'\n", hosts);
+	fwrite(data, 1, len, f);
 	fclose(f);
-	snprintf(path, sizeof path, "%s/job.sh", dir);
-	f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fwrite(script->data, 1, script->len, f);
-	fclose(f);
-	snprintf(cmd, sizeof cmd,
-	         "chmod +x %s/scontrol && PATH=%s:$PATH sh %s/job.sh 2>&1; rm -rf %s", dir, dir,
-	         dir, dir);
+	chmod(path, 0755);
+}
+
+/* What the shell command prints (at most 4 KiB; a static buffer). */
+static char *output_of(const char *cmd)
+{
 	FILE *p = popen(cmd, "r");
 	cr_assert_not_null(p);
 	static char out[4096];
@@ -156,6 +156,20 @@ static char *run_script(const ib_buf *script, const char *hosts)
 	out[n] = 0;
 	pclose(p);
 	return out;
+}
+
+/* Runs the script with a fake scontrol that lists the given hosts and a
+ * command that prints the exported lists; returns its output. */
+static char *run_script(const ib_buf *script, const char *hosts)
+{
+	char dir[] = "/tmp/ib_mn_unit.XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	char fake[256], cmd[1024];
+	int n = snprintf(fake, sizeof fake, "#!/bin/sh\nprintf '%s'\n", hosts);
+	put_file(dir, "scontrol", fake, (size_t)n);
+	put_file(dir, "job.sh", script->data, script->len);
+	snprintf(cmd, sizeof cmd, "PATH=%s:$PATH sh %s/job.sh 2>&1; rm -rf %s", dir, dir, dir);
+	return output_of(cmd);
 }
 
 Test(multinode, job_script_splits_the_nodes_by_role)
@@ -188,4 +202,154 @@ Test(multinode, job_script_splits_the_nodes_by_role)
 	                 "infbench: prefill nodes a,b, decode nodes none, frontend a\n2|a,b||\n");
 	ib_buf_free(&b);
 	ib_arena_free(a);
+}
+
+/* ---- the roles inside the job ---- */
+
+static void want_role(const cl_mn_role *r, const char *name, int pool, int node, int replicas)
+{
+	cr_assert_str_eq(r->name, name);
+	cr_assert_eq(r->pool, pool, "%s pool", name);
+	cr_assert_eq(r->node, node, "%s node %d", name, r->node);
+	cr_assert_eq(r->replicas, replicas, "%s replicas %d", name, r->replicas);
+}
+
+Test(multinode, roles_one_process_per_node_and_pool)
+{
+	ib_arena *a = ib_arena_new();
+	cl_mn_layout l;
+	ib_error e = {0};
+	cl_mn_role r[8];
+	cr_assert_eq(cl_mn_layout_of(row_of(a, disagg), 8, &l, &e), 0);
+	cr_assert_eq(cl_mn_roles_of(&l, r, 8), 2);
+	want_role(&r[0], "prefill-0", CL_MN_PREFILL, 1, 1);
+	want_role(&r[1], "decode-0", CL_MN_DECODE, 1, 1);
+	/* 5 prefill workers on 2 nodes (3 + 2), 2 decode workers on 4 nodes:
+	 * one process per worker, on the first node of its span */
+	const char *w = "{\"prefill\": {\"num-worker\": 5, \"tp\": 2, \"additional-settings\": "
+	                "[\"PREFILL_NODES=2\"]}, \"decode\": {\"num-worker\": 2, \"tp\": 16, "
+	                "\"additional-settings\": [\"DECODE_NODES=4\"]}}";
+	cr_assert_eq(cl_mn_layout_of(row_of(a, w), 8, &l, &e), 0);
+	cr_assert_eq(cl_mn_roles_of(&l, r, 8), 4);
+	want_role(&r[0], "prefill-0", CL_MN_PREFILL, 1, 3);
+	want_role(&r[1], "prefill-1", CL_MN_PREFILL, 2, 2);
+	want_role(&r[2], "decode-0", CL_MN_DECODE, 1, 1);
+	want_role(&r[3], "decode-1", CL_MN_DECODE, 3, 1);
+	cr_assert_eq(cl_mn_roles_of(&l, r, 3), 0, "no room: 0");
+	/* aggregated: the workers, one per node */
+	w = "{\"prefill\": {\"num-worker\": 2, \"tp\": 8}, \"decode\": {\"num-worker\": 0}}";
+	cr_assert_eq(cl_mn_layout_of(row_of(a, w), 8, &l, &e), 0);
+	cr_assert_eq(cl_mn_roles_of(&l, r, 8), 2);
+	want_role(&r[0], "worker-0", CL_MN_WORKER, 1, 1);
+	want_role(&r[1], "worker-1", CL_MN_WORKER, 2, 1);
+	/* a single-node row has none */
+	cr_assert_eq(cl_mn_layout_of(row_of(a, "{\"tp\": 8}"), 8, &l, &e), 0);
+	cr_assert_eq(cl_mn_roles_of(&l, r, 8), 0);
+	ib_arena_free(a);
+}
+
+Test(multinode, sh_words_quote_what_the_shell_would_split)
+{
+	ib_buf b = {0};
+	const char *v[] = {"/bin/infbench", "--x", "a b", "it's", "", "k=v,w:1", NULL};
+	cl_sh_words(&b, v);
+	cr_assert_str_eq(b.data, "/bin/infbench --x 'a b' 'it'\\''s' '' k=v,w:1");
+	ib_buf_free(&b);
+}
+
+/* Runs the roles script in a temp folder with fakes in PATH: scontrol
+ * (node nI has NodeAddr 10.0.0.I), srun (logs its node and runs the command
+ * with its output in --output), a role that writes its port file (7000 +
+ * the node's last digit) and waits, and a frontend that logs its flags and
+ * exits — which ends the script (status 1, the others stopped). Returns
+ * the srun log, then the frontend's flags. */
+static char *run_roles(const ib_buf *script)
+{
+	char dir[] = "/tmp/ib_mn_roles.XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	static const char *const fakes[][2] = {
+	    {"scontrol", "#!/bin/sh\necho \"NodeName=$3 Arch=x NodeAddr=10.0.0.${3#n} Port=1\"\n"},
+	    {"srun", "#!/bin/sh\nfor a; do case $a in --nodelist=*) n=${a#*=};; "
+	             "--output=*) o=${a#*=};; --*) ;; *) break;; esac; shift; done\n"
+	             "echo \"srun $n $1\" >>srun.log\nexec \"$@\" >\"$o\" 2>&1\n"},
+	    {"role", "#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in --host) h=$2;; "
+	             "--port-file) f=$2;; esac; shift; done\n"
+	             "echo $((7000 + ${h##*.})) >\"$f\"\nexec sleep 60\n"},
+	    {"front", "#!/bin/sh\necho \"$*\" >front.args\n"}};
+	char cmd[1024];
+	for (size_t i = 0; i < sizeof fakes / sizeof *fakes; i++)
+		put_file(dir, fakes[i][0], fakes[i][1], strlen(fakes[i][1]));
+	put_file(dir, "roles.sh", script->data, script->len);
+	snprintf(cmd, sizeof cmd,
+	         "cd %s && PATH=%s:$PATH PREFILL_NODELIST=n1,n2 DECODE_NODELIST=n2,n3 "
+	         "FRONTEND_NODE=n1 bash roles.sh >out 2>&1; echo \"status $?\"; "
+	         "sort srun.log; cat front.args; ls logs; rm -rf %s",
+	         dir, dir, dir);
+	return output_of(cmd);
+}
+
+Test(multinode, roles_script_starts_a_step_per_role_then_the_frontend)
+{
+	cl_mn_role r[3] = {{"prefill-0", CL_MN_PREFILL, 1, 1},
+	                   {"decode-0", CL_MN_DECODE, 1, 1},
+	                   {"decode-1", CL_MN_DECODE, 2, 1}};
+	const char *cmds[] = {"role --role prefill", "role --role decode", "role --role decode"};
+	ib_buf b = {0};
+	cr_assert_eq(cl_mn_roles_script(&b, r, cmds, 3, "front --port 9"), 0);
+	cr_assert_str_eq(run_roles(&b),
+	                 "status 1\n"
+	                 "srun n1 front\n"
+	                 "srun n1 role\n"
+	                 "srun n2 role\n"
+	                 "srun n3 role\n"
+	                 "--port 9 --prefill 10.0.0.1:7001 --workers 10.0.0.2:7002 "
+	                 "10.0.0.3:7003\n"
+	                 "decode-0.log\ndecode-1.log\nfrontend.log\nprefill-0.log\n");
+	ib_buf_free(&b);
+	/* aggregated: no --prefill */
+	cl_mn_role w[2] = {{"worker-0", CL_MN_WORKER, 1, 2}, {"worker-1", CL_MN_WORKER, 2, 2}};
+	const char *wc[] = {"role", "role"};
+	cr_assert_eq(cl_mn_roles_script(&b, w, wc, 2, "front"), 0);
+	cr_assert(strstr(run_roles(&b), "\n--workers 10.0.0.1:7001 10.0.0.2:7002\n"));
+	ib_buf_free(&b);
+}
+
+/* ---- the frontend's clock ---- */
+
+Test(multinode, restamp_moves_a_roles_stamps_onto_the_frontends_clock)
+{
+	/* arrived at 10 s on the frontend, prefilled in 0.25 s; the decode role
+	 * got it at its 100 s and stamped its chunks on its own clock */
+	cl_fe_clock k = {.t0 = 10, .base = 10.25, .a = NAN};
+	const char *ev1 = "data: {\"choices\":[{\"text\":\" a\"}],\"infbench_t0\":100.000000000,"
+	                  "\"infbench_t\":100.000000000}\n\n",
+	           *ev2 =
+	               "data: {\"choices\":[{\"text\":\" b\"}],\"infbench_t\":100.020000000}\n\n";
+	ib_buf b = {0};
+	cr_assert_eq(cl_fe_restamp(&k, ev1, strlen(ev1), &b), 0);
+	cr_assert_eq(cl_fe_restamp(&k, ev2, strlen(ev2), &b), 0);
+	cr_assert_str_eq(b.data,
+	                 "data: {\"choices\":[{\"text\":\" a\"}],\"infbench_t0\":10.000000000,"
+	                 "\"infbench_t\":10.250000000}\n\n"
+	                 "data: {\"choices\":[{\"text\":\" b\"}],\"infbench_t\":10.270000000}"
+	                 "\n\n");
+	cr_assert_float_eq(k.a, 100.0, 1e-12);
+	/* no stamps: the bytes as they were; a key without a number is kept */
+	b.len = 0;
+	const char *plain = "{\"infbench_t\": \"x\", \"infbench_tx\": 1}";
+	cr_assert_eq(cl_fe_restamp(&k, plain, strlen(plain), &b), 0);
+	cr_assert_eq(b.len, strlen(plain));
+	cr_assert_eq(memcmp(b.data, plain, b.len), 0);
+	ib_buf_free(&b);
+}
+
+Test(multinode, span_of_a_prefill_answer)
+{
+	double s = -1;
+	const char *a = "data: {\"infbench_t0\":3.5,\"infbench_t\":3.75}\n\n"
+	                "data: {\"usage\":{},\"infbench_t\":3.75}\n\ndata: [DONE]\n\n";
+	cr_assert(cl_fe_span(a, strlen(a), &s));
+	cr_assert_float_eq(s, 0.25, 1e-12);
+	cr_assert_not(cl_fe_span("{\"infbench_t\":1}", 16, &s), "no arrival stamp");
+	cr_assert_not(cl_fe_span("{}", 2, &s));
 }
