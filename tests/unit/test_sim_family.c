@@ -389,32 +389,51 @@ Test(sim_family, multinode_rows_map_to_pools)
 	ib_arena_free(a);
 }
 
-/* The families' profile fields (KV offload's host link, multi-node's
- * scale-out network, the scale-up domain of disaggregated transfers) are
- * range-checked with the file's line and the field's name. */
-Test(sim_family, family_profile_fields_are_range_checked)
+/* A profile file's bad text, and the line and field its error must name. */
+typedef struct {
+	const char *text, *field;
+	int line;
+} bad_profile;
+
+/* Writes text to path and loads it over the defaults into *c. */
+static int load_text(const char *path, const char *text, sim_config *c, ib_arena *a, ib_error *e)
+{
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	sim_config_init(c);
+	return sim_profile_load(path, &c->hw, &c->model, a, e);
+}
+
+/* Loads good (which must load) into *c, then checks that each bad text is
+ * refused with its file, line and field. */
+static void check_profile_texts(const char *good, sim_config *c, const bad_profile *bad, size_t n)
 {
 	char dir[] = "/tmp/ib_simfam_XXXXXX", path[64];
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(path, sizeof path, "%s/p.yaml", dir);
 	ib_arena *a = ib_arena_new();
-	sim_config c;
-	sim_config_init(&c);
 	ib_error e = {0};
-	FILE *f = fopen(path, "w");
-	fputs("hardware:\n  host-link-gbps: 225\n  net-gbps: 100\n  net-latency-us: 5\n"
-	      "  scale-up-gpus: 72\n",
-	      f);
-	fclose(f);
-	cr_assert_eq(sim_profile_load(path, &c.hw, &c.model, a, &e), 0, "%s", e.msg);
-	cr_assert_float_eq(c.hw.host_bw, 225e9, 1);
-	cr_assert_float_eq(c.hw.net_bw, 100e9, 1);
-	cr_assert_float_eq(c.hw.net_lat, 5e-6, 1e-12);
-	cr_assert_eq(c.hw.domain_gpus, 72);
-	static const struct {
-		const char *text, *field;
-		int line;
-	} bad[] = {
+	sim_config t;
+	cr_assert_eq(load_text(path, good, c, a, &e), 0, "%s", e.msg);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_eq(load_text(path, bad[i].text, &t, a, &e), IB_EINVAL, "%s", bad[i].text);
+		cr_assert_eq(e.line, bad[i].line, "%s: %s", bad[i].text, e.msg);
+		cr_assert_not_null(strstr(e.msg, bad[i].field), "%s: %s", bad[i].text, e.msg);
+		cr_assert_not_null(strstr(e.file, "p.yaml"), "%s", e.file);
+	}
+	ib_arena_free(a);
+	remove(path);
+	rmdir(dir);
+}
+
+/* The families' profile fields (KV offload's host link, multi-node's
+ * scale-out network, the scale-up domain of disaggregated transfers) are
+ * range-checked with the file's line and the field's name. */
+Test(sim_family, family_profile_fields_are_range_checked)
+{
+	static const bad_profile bad[] = {
 	    {"hardware:\n  host-link-gbps: 0\n", "hardware.host-link-gbps", 2},
 	    {"hardware:\n  name: x\n  net-gbps: 0\n", "hardware.net-gbps", 3},
 	    {"hardware:\n  link-gbps: 0\n", "hardware.link-gbps", 2},
@@ -425,20 +444,15 @@ Test(sim_family, family_profile_fields_are_range_checked)
 	    {"hardware:\n  host-link-gbps: .inf\n", "hardware.host-link-gbps", 2},
 	    {"hardware:\n  net-gbps: fast\n", "hardware.net-gbps", 2},
 	};
-	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-		f = fopen(path, "w");
-		fputs(bad[i].text, f);
-		fclose(f);
-		sim_config_init(&c);
-		cr_assert_eq(sim_profile_load(path, &c.hw, &c.model, a, &e), IB_EINVAL, "%s",
-		             bad[i].text);
-		cr_assert_eq(e.line, bad[i].line, "%s: %s", bad[i].text, e.msg);
-		cr_assert_not_null(strstr(e.msg, bad[i].field), "%s: %s", bad[i].text, e.msg);
-		cr_assert_not_null(strstr(e.file, "p.yaml"), "%s", e.file);
-	}
-	ib_arena_free(a);
-	remove(path);
-	rmdir(dir);
+	sim_config c;
+	check_profile_texts(
+	    "hardware:\n  host-link-gbps: 225\n  net-gbps: 100\n  net-latency-us: 5\n"
+	    "  scale-up-gpus: 72\n",
+	    &c, bad, sizeof bad / sizeof *bad);
+	cr_assert_float_eq(c.hw.host_bw, 225e9, 1);
+	cr_assert_float_eq(c.hw.net_bw, 100e9, 1);
+	cr_assert_float_eq(c.hw.net_lat, 5e-6, 1e-12);
+	cr_assert_eq(c.hw.domain_gpus, 72);
 }
 
 /* ---- the models of the sweep's newest rows (docs/sim.md "Profiles") ---- */
@@ -534,23 +548,7 @@ Test(sim_family, new_models_resolve_from_rows)
  * with the file's line and the field's name. */
 Test(sim_family, checkpoint_and_index_fields_are_checked)
 {
-	char dir[] = "/tmp/ib_simfam_XXXXXX", path[64];
-	cr_assert_not_null(mkdtemp(dir));
-	snprintf(path, sizeof path, "%s/p.yaml", dir);
-	ib_arena *a = ib_arena_new();
-	sim_config c;
-	sim_config_init(&c);
-	ib_error e = {0};
-	FILE *f = fopen(path, "w");
-	fputs("model:\n  attention-layers: 40\n  dense-weight-bits: 16\n  index-layers: 10\n", f);
-	fclose(f);
-	cr_assert_eq(sim_profile_load(path, &c.hw, &c.model, a, &e), 0, "%s", e.msg);
-	cr_assert_float_eq(c.model.dense_wbits, 16, 1e-12);
-	cr_assert_eq(c.model.index_layers, 10);
-	static const struct {
-		const char *text, *field;
-		int line;
-	} bad[] = {
+	static const bad_profile bad[] = {
 	    {"model:\n  dense-weight-bits: 17\n", "model.dense-weight-bits", 2},
 	    {"model:\n  dense-weight-bits: -2\n", "model.dense-weight-bits", 2},
 	    {"model:\n  dense-weight-bits: .nan\n", "model.dense-weight-bits", 2},
@@ -560,22 +558,13 @@ Test(sim_family, checkpoint_and_index_fields_are_checked)
 	    {"model:\n  name: x\n  index-layers: 33\n", "model.index-layers", 3},
 	    {"model:\n  attention-layers: 12\n  index-layers: 20\n", "model.index-layers", 3},
 	    {"model:\n  index-layers: 20\n  attention-layers: 12\n", "model.attention-layers", 3},
-
 	};
-	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-		f = fopen(path, "w");
-		fputs(bad[i].text, f);
-		fclose(f);
-		sim_config_init(&c);
-		cr_assert_eq(sim_profile_load(path, &c.hw, &c.model, a, &e), IB_EINVAL, "%s",
-		             bad[i].text);
-		cr_assert_eq(e.line, bad[i].line, "%s: %s", bad[i].text, e.msg);
-		cr_assert_not_null(strstr(e.msg, bad[i].field), "%s: %s", bad[i].text, e.msg);
-		cr_assert_not_null(strstr(e.file, "p.yaml"), "%s", e.file);
-	}
-	ib_arena_free(a);
-	remove(path);
-	rmdir(dir);
+	sim_config c;
+	check_profile_texts("model:\n  attention-layers: 40\n  dense-weight-bits: 16\n"
+	                    "  index-layers: 10\n",
+	                    &c, bad, sizeof bad / sizeof *bad);
+	cr_assert_float_eq(c.model.dense_wbits, 16, 1e-12);
+	cr_assert_eq(c.model.index_layers, 10);
 }
 
 /* Worker shapes the sweep's newest rows use: prefill context parallelism
