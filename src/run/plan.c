@@ -3,6 +3,7 @@
 #include "run/private.h"
 #include "sim/sim.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -70,6 +71,34 @@ bool run_row_flag(const ib_val *row, const char *key)
 	        (v->type == IB_V_STR && (!strcmp(v->str.s, "true") || !strcmp(v->str.s, "True"))));
 }
 
+static int int_of(int64_t x)
+{
+	return x > INT_MAX ? INT_MAX : x < INT_MIN ? INT_MIN : (int)x;
+}
+
+/* One worker's shape for the simulator (docs/run.md, the sim engine):
+ * prefill context parallelism spreads a worker over tp x pcp-size GPUs
+ * (SGLang's --tp-size with --attn-cp-size: weights over all of them, each
+ * prompt's attention split across them), served as that TP; DP attention
+ * with EP wider than a TP > 1 (vLLM's TP x DP with expert parallelism over
+ * all: ep / tp data-parallel groups of TP tp) is served as ep / tp replicas
+ * of TP tp, attention TP-sharded in each, the experts over all ep GPUs. */
+static void worker_shape(const ib_val *p, int *tp, int *ep, bool *dpa, int *workers)
+{
+	int64_t t = field_int(p, "tp", 1), pcp = field_int(p, "pcp-size", 1),
+	        e = field_int(p, "ep", 1);
+	if (pcp > 1 && t > 0 && t <= INT_MAX / pcp)
+		t *= pcp;
+	*tp = int_of(t);
+	*ep = int_of(e);
+	*dpa = run_row_flag(p, "dp-attn");
+	if (*dpa && t > 1 && e > t && e % t == 0) {
+		*dpa = false;
+		if (*workers < e / t)
+			*workers = int_of(e / t);
+	}
+}
+
 void run_sim_shape_of(ib_arena *a, const ib_val *row, run_sim_shape *s)
 {
 	const ib_val *fw = ib_map_get(row, "framework"), *img = ib_map_get(row, "image");
@@ -85,16 +114,17 @@ void run_sim_shape_of(ib_arena *a, const ib_val *row, run_sim_shape *s)
 	 * (multi-node aggregated rows) the prefill workers serve it all */
 	bool agg = pools && field_int(dec, "num-worker", 1) == 0;
 	const ib_val *inst = agg ? pre : pools ? dec : row;
-	s->tp = (int)field_int(inst, "tp", 1);
-	s->ep = (int)field_int(inst, "ep", 1);
-	s->pp = (int)field_int(inst, "pp", 1);
-	s->dp_attn = run_row_flag(inst, "dp-attn");
+	s->decode_workers = inst == row ? 1 : int_of(field_int(inst, "num-worker", 1));
+	worker_shape(inst, &s->tp, &s->ep, &s->dp_attn, &s->decode_workers);
+	s->pp = int_of(field_int(inst, "pp", 1));
 	pools = pools && !agg;
-	s->prefill_workers = pools ? (int)field_int(pre, "num-worker", 1) : 0;
-	s->prefill_tp = pools ? (int)field_int(pre, "tp", 1) : 0;
-	s->prefill_ep = pools ? (int)field_int(pre, "ep", 1) : 0;
-	s->prefill_dp_attn = pools && run_row_flag(pre, "dp-attn");
-	s->decode_workers = inst == row ? 1 : (int)field_int(inst, "num-worker", 1);
+	s->prefill_workers = s->prefill_tp = s->prefill_ep = 0;
+	s->prefill_dp_attn = false;
+	if (pools) {
+		s->prefill_workers = int_of(field_int(pre, "num-worker", 1));
+		worker_shape(pre, &s->prefill_tp, &s->prefill_ep, &s->prefill_dp_attn,
+		             &s->prefill_workers);
+	}
 	const ib_val *pr = ib_map_get(row, "precision");
 	s->fp8_kv = !(pr && pr->type == IB_V_STR && !strcmp(pr->str.s, "bf16"));
 }

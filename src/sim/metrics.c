@@ -114,6 +114,15 @@ static void render_cache(const sim_server *s, ib_buf *b, double used)
 		gauge(b, "sglang:cache_hit_rate", "The prefix cache hit rate.", mn,
 		      q > 0 ? (double)(m->pc_hits + m->ext_hits) / q : 0);
 		gauge(b, "sglang:token_usage", "The token usage of the KV cache.", mn, used);
+		gauge(b, "sglang:max_total_num_tokens",
+		      "Maximum total number of tokens in the KV cache.", mn,
+		      (double)(s->total_blocks * bs));
+		/* prompt tokens computed and found cached (either tier), generated tokens */
+		const char *md[] = {"prefill_compute", "prefill_cache", "decode"};
+		double mv[] = {(double)m->pc_computed, (double)(m->pc_hits + m->ext_hits),
+		               (double)m->generation_tokens};
+		labelled(b, "sglang:realtime_tokens_total", "Tokens processed, by mode.", mn,
+		         "mode", md, mv, 3);
 		if (s->pc.host_blocks > 0) {
 			gauge(b, "sglang:hicache_host_used_tokens",
 			      "Tokens held in the host cache.", mn, host_used);

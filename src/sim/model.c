@@ -53,6 +53,23 @@ static double expert_bytes_per_param(const sim_config *c)
 	return x > 0 && x < b ? x : b;
 }
 
+/* Bytes per dense (non-expert) parameter: the precision's, or more when the
+ * checkpoint keeps the dense part wider (sim_model.dense_wbits: a recipe
+ * serves the checkpoint's trunk as stored). */
+static double dense_bytes_per_param(const sim_config *c)
+{
+	double b = weight_bytes_per_param(c), x = c->model.dense_wbits / 8.0;
+	return x > b ? x : b;
+}
+
+/* Layers that keep and read their own sparse-attention index (IndexShare:
+ * the others reuse it): sim_model.index_layers, at most the attention layers. */
+static double index_layers_of(const sim_model *m)
+{
+	return m->index_layers > 0 && m->index_layers < m->attn_layers ? m->index_layers
+	                                                               : m->attn_layers;
+}
+
 static double peak_flops(const sim_config *c)
 {
 	if (!strcmp(c->precision, "fp4"))
@@ -103,7 +120,7 @@ static double kv_shards(const sim_config *c)
 static double dense_bytes(const sim_config *c)
 {
 	const sim_model *m = &c->model;
-	double d = (m->params - m->expert_params) * weight_bytes_per_param(c) / pp_of(c);
+	double d = (m->params - m->expert_params) * dense_bytes_per_param(c) / pp_of(c);
 	return c->dp_attn ? d : d / tp_of(c);
 }
 
@@ -167,8 +184,8 @@ void sim_step_breakdown(const sim_config *c, const sim_step *s, sim_step_parts *
 	if (m->sparse_topk > 0 && s->decode_seqs > 0) {
 		double mean = s->decode_ctx_sum / s->decode_seqs;
 		ctx_read = s->decode_seqs * (mean < m->sparse_topk ? mean : m->sparse_topk);
-		o->kv_bytes += share * s->decode_ctx_sum * (k + 1) * (double)m->attn_layers *
-		               m->index_dim / pp;
+		o->kv_bytes +=
+		    share * s->decode_ctx_sum * (k + 1) * index_layers_of(m) * m->index_dim / pp;
 	}
 	o->kv_bytes += share * (ctx_read * kv_full * (k + 1) + dec_tokens * m->window * kv_win);
 	/* a prefill chunk reads its context's KV about once (flash attention) */

@@ -54,66 +54,62 @@ static const sim_hw hws[] = {
 	{                                                                                          \
 		0, 1.83, 2.43, 2.88, 3.24, 3.46, 3.62, 3.71, 3.77                                  \
 	}
+#define AL_GLM52                                                                                   \
+	{                                                                                          \
+		0, 1.84, 2.50, 2.99, 3.33, 3.61, 3.78, 3.91, 4.06                                  \
+	}
+#define AL_KIMIK3                                                                                  \
+	{                                                                                          \
+		0, 1.84, 2.45, 2.87, 3.22, 3.44, 3.54, 3.78, 3.88                                  \
+	}
 
+/* one model a line or two, the fields in the order of the first comment */
+/* clang-format off */
 static const sim_model models[] = {
     /* name, params, active, expert params, experts, top-k, layers, attn layers, hidden,
-     * q heads, kv heads, head dim, MLA latent, window, AL, sparse top-k, index bytes */
-    {"llama3-8b", 8.03e9, 8.03e9, 0, 0, 0, 32, 32, 4096, 32, 8, 128, 0, 0, {0}, 0, 0, 0},
-    {"llama3-70b", 70.6e9, 70.6e9, 0, 0, 0, 80, 80, 8192, 64, 8, 128, 0, 0, {0}, 0, 0, 0},
-    {"deepseek-r1", 671e9, 37e9, 654e9, 256, 8, 61, 61, 7168, 128, 128, 128, 576, 0, {0}, 0, 0, 0},
-    {"gpt-oss-120b",
-     116.8e9,
-     5.1e9,
-     114.7e9,
-     128,
-     4,
-     36,
-     18,
-     2880,
-     64,
-     8,
-     64,
-     0,
-     128,
-     {0},
-     0,
-     0,
-     0},
-    {"qwen3.5-397b-a17b", 397e9, 17e9, 386.5e9, 512, 10, 60, 15, 4096, 32, 2, 256, 0, 0, AL_QWEN35,
-     0, 0, 0},
+     * q heads, kv heads, head dim, MLA latent, window, AL, sparse top-k, index bytes,
+     * expert bits, dense bits, index layers */
+    {"llama3-8b", 8.03e9, 8.03e9, 0, 0, 0, 32, 32, 4096, 32, 8, 128, 0, 0, {0}, 0, 0, 0, 0, 0},
+    {"llama3-70b", 70.6e9, 70.6e9, 0, 0, 0, 80, 80, 8192, 64, 8, 128, 0, 0, {0}, 0, 0, 0, 0, 0},
+    {"deepseek-r1", 671e9, 37e9, 654e9, 256, 8, 61, 61, 7168, 128, 128, 128, 576, 0, {0},
+     0, 0, 0, 0, 0},
+    {"gpt-oss-120b", 116.8e9, 5.1e9, 114.7e9, 128, 4, 36, 18, 2880, 64, 8, 64, 0, 128, {0},
+     0, 0, 0, 0, 0},
+    {"qwen3.5-397b-a17b", 397e9, 17e9, 386.5e9, 512, 10, 60, 15, 4096, 32, 2, 256, 0, 0,
+     AL_QWEN35, 0, 0, 0, 0, 0},
     /* MiniMax M2.5 / M2.7 (the architecture the old minimax-m3 profile held) */
-    {"minimax-m2.5", 230e9, 10e9, 224.7e9, 256, 8, 62, 62, 3072, 48, 8, 128, 0, 0, {0}, 0, 0, 0},
+    {"minimax-m2.5", 230e9, 10e9, 224.7e9, 256, 8, 62, 62, 3072, 48, 8, 128, 0, 0, {0},
+     0, 0, 0, 0, 0},
     /* MiniMax M3: 428B / 23B, 128 experts top-4, 64/4 heads x 128 (docs/sim.md:
      * layers and hidden are assumptions, the rest published); MSA sparse
      * attention modelled as a top-k of 2048 tokens with a 128-byte index */
-    {"minimax-m3", 428e9, 23e9, 418.1e9, 128, 4, 62, 62, 6144, 64, 4, 128, 0, 0, AL_MINIMAXM3, 2048,
-     128, 0},
-    {"kimi-k2.5", 1.04e12, 32e9, 1.015e12, 384, 8, 61, 61, 7168, 64, 64, 128, 576, 0, AL_KIMIK25, 0,
-     0, 0},
+    {"minimax-m3", 428e9, 23e9, 418.1e9, 128, 4, 62, 62, 6144, 64, 4, 128, 0, 0, AL_MINIMAXM3,
+     2048, 128, 0, 0, 0},
+    {"kimi-k2.5", 1.04e12, 32e9, 1.015e12, 384, 8, 61, 61, 7168, 64, 64, 128, 576, 0, AL_KIMIK25,
+     0, 0, 0, 0, 0},
     /* GLM-5: 744B / 40B, 256 experts top-8, MLA + DSA (top-2048, FP8 index of 128) */
-    {"glm-5", 744e9, 40e9, 726.7e9, 256, 8, 78, 78, 6144, 64, 64, 192, 576, 0, {0}, 2048, 132, 0},
+    {"glm-5", 744e9, 40e9, 726.7e9, 256, 8, 78, 78, 6144, 64, 64, 192, 576, 0, {0},
+     2048, 132, 0, 0, 0},
+    /* GLM-5.2: GLM-5's shape (glm_moe_dsa config: 78 layers, 6144, 64 heads,
+     * MLA 512 + 64, 256 experts top-8) with IndexShare: 21 of the 78 layers
+     * run the DSA indexer (FP8 keys of 128 + a 4-byte scale), the others
+     * reuse their top-k; golden MTP acceptance lengths */
+    {"glm-5.2", 744e9, 40e9, 726.7e9, 256, 8, 78, 78, 6144, 64, 64, 192, 576, 0, AL_GLM52,
+     2048, 132, 0, 0, 21},
     /* DeepSeek V4 Pro: 1.6T / 49B, MLA-style compressed KV + DSA; the
      * checkpoint keeps the routed experts in MXFP4 (4 bits + an 8-bit
      * scale per 32) under FP8 attention, and FP8 recipes keep them so */
-    {"deepseek-v4-pro",
-     1.6e12,
-     49e9,
-     1.584e12,
-     384,
-     8,
-     61,
-     61,
-     7168,
-     128,
-     128,
-     128,
-     576,
-     0,
-     {0},
-     2048,
-     132,
-     4.25},
+    {"deepseek-v4-pro", 1.6e12, 49e9, 1.584e12, 384, 8, 61, 61, 7168, 128, 128, 128, 576, 0, {0},
+     2048, 132, 4.25, 0, 0},
+    /* Kimi K3: 2.78T / 104B; 93 layers of which 24 gated MLA (512 + 64
+     * cached per token) and 69 KDA linear-attention layers (a fixed state
+     * per sequence, no KV); a latent MoE of 896 experts top-16 whose
+     * weights are MXFP4 (4.25 bits) beside a BF16 trunk; golden DSpark
+     * acceptance lengths (drafted like MTP heads here) */
+    {"kimi-k3", 2.78e12, 104e9, 2.7247e12, 896, 16, 93, 24, 7168, 96, 96, 128, 576, 0, AL_KIMIK3,
+     0, 0, 4.25, 16, 0},
 };
+/* clang-format on */
 
 static const struct {
 	const char *alias, *name;
@@ -137,6 +133,8 @@ static const struct {
     {"kimi-k2.6", "kimi-k2.5"},
     {"kimik2.6", "kimi-k2.5"},
     {"glm5.1", "glm-5"},
+    {"glm5.2", "glm-5.2"},
+    {"kimik3", "kimi-k3"},
 };
 
 const sim_hw *sim_hw_find(const char *name)
@@ -224,6 +222,8 @@ static const ovr model_fields[] = {
     MI("sparse-topk", sparse_topk),
     MI("index-bytes", index_dim),
     {"expert-weight-bits", offsetof(sim_model, expert_wbits), 1, false, 16, false},
+    {"dense-weight-bits", offsetof(sim_model, dense_wbits), 1, false, 16, false},
+    MI("index-layers", index_layers),
 };
 
 static int apply(const ib_val *m, const ovr *f, size_t nf, void *dst, const char **name,
@@ -279,6 +279,22 @@ static int apply(const ib_val *m, const ovr *f, size_t nf, void *dst, const char
 	return 0;
 }
 
+/* The index layers are some of the attention layers: checked once the
+ * whole file is applied, at the last line that set either. */
+static int index_layers_fit(const ib_val *idx, const ib_val *attn, const sim_model *m, ib_error *e)
+{
+	if (m->index_layers <= m->attn_layers)
+		return 0;
+	if (idx && (!attn || idx->line > attn->line))
+		return ib_fail(
+		    e, IB_EINVAL, idx->file, idx->line, idx->col,
+		    "field 'model.index-layers': should be at most attention-layers (%d)",
+		    m->attn_layers);
+	return ib_fail(e, IB_EINVAL, attn->file, attn->line, attn->col,
+	               "field 'model.attention-layers': should be at least index-layers (%d)",
+	               m->index_layers);
+}
+
 int sim_profile_load(const char *path, sim_hw *hw, sim_model *model, ib_arena *a, ib_error *e)
 {
 	ib_val *doc;
@@ -288,19 +304,25 @@ int sim_profile_load(const char *path, sim_hw *hw, sim_model *model, ib_arena *a
 	if (doc->type != IB_V_MAP)
 		return ib_fail(e, IB_EINVAL, path, doc->line, doc->col,
 		               "a profile file is a mapping with 'hardware' and/or 'model'");
+	const ib_val *idx = NULL, *attn = NULL; /* the model fields last set */
 	for (size_t i = 0; i < doc->map.n; i++) {
 		const ib_val *k = doc->map.kv[i].key, *v = doc->map.kv[i].val;
 		if (k->type == IB_V_STR && !strcmp(k->str.s, "hardware"))
 			rc = apply(v, hw_fields, sizeof hw_fields / sizeof *hw_fields, hw,
 			           &hw->name, a, "hardware", e);
-		else if (k->type == IB_V_STR && !strcmp(k->str.s, "model"))
+		else if (k->type == IB_V_STR && !strcmp(k->str.s, "model")) {
 			rc = apply(v, model_fields, sizeof model_fields / sizeof *model_fields,
 			           model, &model->name, a, "model", e);
-		else
+			if (ib_map_get(v, "index-layers"))
+				idx = ib_map_get(v, "index-layers");
+			if (ib_map_get(v, "attention-layers"))
+				attn = ib_map_get(v, "attention-layers");
+		} else
 			rc = ib_fail(e, IB_EINVAL, k->file, k->line, k->col,
 			             "unknown section (a profile file has 'hardware' and 'model')");
 		if (rc)
 			return rc;
 	}
-	return 0;
+	/* the built-in profiles agree, so a file set one of the two */
+	return idx || attn ? index_layers_fit(idx, attn, model, e) : 0;
 }

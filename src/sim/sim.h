@@ -55,6 +55,12 @@ typedef struct {
 	                       * per parameter (scales included) whatever the precision
 	                       * (DeepSeek-V4: MXFP4 experts under FP8 attention); 0: as the
 	                       * precision */
+	double dense_wbits;   /* > 0: the checkpoint stores the dense (non-expert) weights in
+	                       * this many bits, which a narrower precision does not shrink
+	                       * (Kimi K3: BF16 trunk beside MXFP4 experts); 0: as the precision */
+	int index_layers;     /* > 0: only this many layers keep and read their own sparse-
+	                       * attention index, the others reuse it (GLM-5.2's IndexShare);
+	                       * 0: every full-attention layer */
 } sim_model;
 
 const sim_hw *sim_hw_find(const char *name);

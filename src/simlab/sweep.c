@@ -41,11 +41,12 @@ bool slab_point_same_series(const slab_point *a, const slab_point *b)
 }
 
 /* The draft method a model's recipes use (its profile's MTP heads or an
- * EAGLE3 head with golden acceptance lengths), NULL when none is modelled. */
+ * EAGLE3 head with golden acceptance lengths; Kimi K3's DSpark drafter is
+ * run as MTP), NULL when none is modelled. */
 static const char *spec_method_of(const char *model)
 {
-	static const char *const mtp[] = {"deepseek-r1", "deepseek-v4-pro", "glm-5",
-	                                  "qwen3.5-397b-a17b"};
+	static const char *const mtp[] = {"deepseek-r1",       "deepseek-v4-pro", "glm-5",
+	                                  "qwen3.5-397b-a17b", "glm-5.2",         "kimi-k3"};
 	static const char *const eagle[] = {"minimax-m3", "kimi-k2.5"};
 	for (size_t i = 0; i < sizeof mtp / sizeof *mtp; i++)
 		if (!strcmp(model, mtp[i]))

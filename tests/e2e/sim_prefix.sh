@@ -68,6 +68,14 @@ ttft "$turn1" >/dev/null
 ttft "$turn2" >/dev/null
 [ "$(metric sglang:cached_tokens_total 'cache_source="device"')" = 2000 ] && ok ||
 	no "sglang:cached_tokens_total{cache_source=device} $(metric sglang:cached_tokens_total)"
+# what AgentX's SGLang adapter reads besides: prompt tokens by mode, the KV pool's size
+rc=$(metric sglang:realtime_tokens_total 'mode="prefill_compute"')
+rh=$(metric sglang:realtime_tokens_total 'mode="prefill_cache"')
+[ "$rh" = 2000 ] && [ $((rc + rh)) = "$(metric sglang:prompt_tokens_total)" ] && ok ||
+	no "sglang:realtime_tokens_total: compute $rc + cache $rh != $(metric sglang:prompt_tokens_total)"
+[ "$(metric sglang:realtime_tokens_total 'mode="decode"')" = "$(metric sglang:generation_tokens_total)" ] && ok ||
+	no "sglang:realtime_tokens_total{mode=decode} != generation tokens"
+lt 2000 "$(metric sglang:max_total_num_tokens)" && ok || no "sglang:max_total_num_tokens $(metric sglang:max_total_num_tokens)"
 e2e_start_sim --time-scale 10 --framework atom
 ttft "$turn1" >/dev/null
 ttft "$turn2" >/dev/null

@@ -4,8 +4,9 @@
  * crash (a value no int holds is refused, not converted); a failure has a
  * message and a line (but for an empty document); a loaded profile has only
  * finite, non-negative numbers, its links (host, scale-out) > 0 and its
- * scale-up domain 1..1e6 GPUs; a disaggregated configuration's KV transfer
- * on them is finite. */
+ * scale-up domain 1..1e6 GPUs, a checkpoint's expert and dense bits 0..16,
+ * no more index layers than attention layers; a disaggregated
+ * configuration's KV transfer on them is finite. */
 #include "fuzz.h"
 
 #include <math.h>
@@ -45,6 +46,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const double md[] = {c.model.params, c.model.active_params, c.model.expert_params};
 	for (size_t i = 0; i < sizeof md / sizeof *md; i++)
 		FUZZ_CHECK(isfinite(md[i]) && md[i] >= 0, "model field %zu is %g", i, md[i]);
+	/* a checkpoint's bits per weight: 0 (as the precision) .. 16 */
+	const double bits[] = {c.model.expert_wbits, c.model.dense_wbits};
+	for (size_t i = 0; i < sizeof bits / sizeof *bits; i++)
+		FUZZ_CHECK(bits[i] >= 0 && bits[i] <= 16, "weight bits %zu is %g", i, bits[i]);
+	/* IndexShare: the index layers are some of the attention layers */
+	FUZZ_CHECK(c.model.index_layers >= 0 && c.model.index_layers <= c.model.attn_layers,
+	           "index-layers %d of %d attention layers", c.model.index_layers,
+	           c.model.attn_layers);
 	const int mi[] = {c.model.experts,     c.model.experts_per_token,
 	                  c.model.layers,      c.model.attn_layers,
 	                  c.model.hidden,      c.model.q_heads,

@@ -389,32 +389,51 @@ Test(sim_family, multinode_rows_map_to_pools)
 	ib_arena_free(a);
 }
 
-/* The families' profile fields (KV offload's host link, multi-node's
- * scale-out network, the scale-up domain of disaggregated transfers) are
- * range-checked with the file's line and the field's name. */
-Test(sim_family, family_profile_fields_are_range_checked)
+/* A profile file's bad text, and the line and field its error must name. */
+typedef struct {
+	const char *text, *field;
+	int line;
+} bad_profile;
+
+/* Writes text to path and loads it over the defaults into *c. */
+static int load_text(const char *path, const char *text, sim_config *c, ib_arena *a, ib_error *e)
+{
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	sim_config_init(c);
+	return sim_profile_load(path, &c->hw, &c->model, a, e);
+}
+
+/* Loads good (which must load) into *c, then checks that each bad text is
+ * refused with its file, line and field. */
+static void check_profile_texts(const char *good, sim_config *c, const bad_profile *bad, size_t n)
 {
 	char dir[] = "/tmp/ib_simfam_XXXXXX", path[64];
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(path, sizeof path, "%s/p.yaml", dir);
 	ib_arena *a = ib_arena_new();
-	sim_config c;
-	sim_config_init(&c);
 	ib_error e = {0};
-	FILE *f = fopen(path, "w");
-	fputs("hardware:\n  host-link-gbps: 225\n  net-gbps: 100\n  net-latency-us: 5\n"
-	      "  scale-up-gpus: 72\n",
-	      f);
-	fclose(f);
-	cr_assert_eq(sim_profile_load(path, &c.hw, &c.model, a, &e), 0, "%s", e.msg);
-	cr_assert_float_eq(c.hw.host_bw, 225e9, 1);
-	cr_assert_float_eq(c.hw.net_bw, 100e9, 1);
-	cr_assert_float_eq(c.hw.net_lat, 5e-6, 1e-12);
-	cr_assert_eq(c.hw.domain_gpus, 72);
-	static const struct {
-		const char *text, *field;
-		int line;
-	} bad[] = {
+	sim_config t;
+	cr_assert_eq(load_text(path, good, c, a, &e), 0, "%s", e.msg);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_eq(load_text(path, bad[i].text, &t, a, &e), IB_EINVAL, "%s", bad[i].text);
+		cr_assert_eq(e.line, bad[i].line, "%s: %s", bad[i].text, e.msg);
+		cr_assert_not_null(strstr(e.msg, bad[i].field), "%s: %s", bad[i].text, e.msg);
+		cr_assert_not_null(strstr(e.file, "p.yaml"), "%s", e.file);
+	}
+	ib_arena_free(a);
+	remove(path);
+	rmdir(dir);
+}
+
+/* The families' profile fields (KV offload's host link, multi-node's
+ * scale-out network, the scale-up domain of disaggregated transfers) are
+ * range-checked with the file's line and the field's name. */
+Test(sim_family, family_profile_fields_are_range_checked)
+{
+	static const bad_profile bad[] = {
 	    {"hardware:\n  host-link-gbps: 0\n", "hardware.host-link-gbps", 2},
 	    {"hardware:\n  name: x\n  net-gbps: 0\n", "hardware.net-gbps", 3},
 	    {"hardware:\n  link-gbps: 0\n", "hardware.link-gbps", 2},
@@ -425,18 +444,187 @@ Test(sim_family, family_profile_fields_are_range_checked)
 	    {"hardware:\n  host-link-gbps: .inf\n", "hardware.host-link-gbps", 2},
 	    {"hardware:\n  net-gbps: fast\n", "hardware.net-gbps", 2},
 	};
-	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-		f = fopen(path, "w");
-		fputs(bad[i].text, f);
-		fclose(f);
-		sim_config_init(&c);
-		cr_assert_eq(sim_profile_load(path, &c.hw, &c.model, a, &e), IB_EINVAL, "%s",
-		             bad[i].text);
-		cr_assert_eq(e.line, bad[i].line, "%s: %s", bad[i].text, e.msg);
-		cr_assert_not_null(strstr(e.msg, bad[i].field), "%s: %s", bad[i].text, e.msg);
-		cr_assert_not_null(strstr(e.file, "p.yaml"), "%s", e.file);
+	sim_config c;
+	check_profile_texts(
+	    "hardware:\n  host-link-gbps: 225\n  net-gbps: 100\n  net-latency-us: 5\n"
+	    "  scale-up-gpus: 72\n",
+	    &c, bad, sizeof bad / sizeof *bad);
+	cr_assert_float_eq(c.hw.host_bw, 225e9, 1);
+	cr_assert_float_eq(c.hw.net_bw, 100e9, 1);
+	cr_assert_float_eq(c.hw.net_lat, 5e-6, 1e-12);
+	cr_assert_eq(c.hw.domain_gpus, 72);
+}
+
+/* ---- the models of the sweep's newest rows (docs/sim.md "Profiles") ---- */
+
+/* Kimi K3 (model-prefix kimik3): 93 layers, 24 of them gated MLA that keep
+ * KV, 69 KDA layers that keep none; 896 experts top-16 whose MXFP4 weights
+ * sit beside a BF16 trunk; the TP 8 B300 row fits, 4 B300s do not. */
+Test(sim_family, kimi_k3_profile)
+{
+	const sim_model *m = sim_model_find("kimik3");
+	cr_assert_not_null(m);
+	cr_assert_str_eq(m->name, "kimi-k3");
+	cr_assert_eq(sim_model_find("kimi-k3"), m);
+	cr_assert(m->layers == 93 && m->attn_layers == 24 && m->hidden == 7168 &&
+	          m->q_heads == 96 && m->mla_kv_dim == 576);
+	cr_assert(m->experts == 896 && m->experts_per_token == 16);
+	/* total, active and routed parameters agree: dense + routed x 16/896 */
+	double dense = m->params - m->expert_params;
+	cr_assert_float_eq(dense + m->expert_params * 16 / 896, m->active_params,
+	                   0.01 * m->active_params);
+	cr_assert_float_eq(m->default_al[3], 2.87, 1e-9); /* golden DSpark AL, 3 drafts */
+	sim_config c = cfg("kimik3", "b300", "fp4", 8, 1, false);
+	sim_capacity cap;
+	ib_error e = {0};
+	cr_assert_eq(sim_capacity_of(&c, &cap, &e), 0, "%s", e.msg);
+	/* experts at 4.25 bits, the trunk at 16 bits whatever the precision */
+	cr_assert_float_eq(cap.expert_bytes_per_gpu, m->expert_params * 4.25 / 8 / 8, 1e3);
+	cr_assert_float_eq(cap.weight_bytes_per_gpu - cap.expert_bytes_per_gpu, dense * 2 / 8, 1e3);
+	/* only the MLA layers' latent is cached: 24 x 576 FP8 bytes per token */
+	cr_assert_float_eq(cap.kv_bytes_per_token, 24.0 * 576, 1e-6);
+	cr_assert_gt(cap.kv_blocks * c.block_size, 1000000); /* room for agentic contexts */
+	c.model.dense_wbits = 0; /* as the precision: an FP4 trunk would be a quarter */
+	sim_capacity narrow;
+	cr_assert_eq(sim_capacity_of(&c, &narrow, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(narrow.weight_bytes_per_gpu - narrow.expert_bytes_per_gpu,
+	                   dense * 0.5625 / 8, 1e3);
+	/* "a ~1.5 TB MXFP4 checkpoint does not fit below 8 GPUs" */
+	c = cfg("kimik3", "b300", "fp4", 4, 1, false);
+	cr_assert_eq(sim_capacity_of(&c, &cap, &e), IB_EINVAL);
+	cr_assert(strstr(e.msg, "kimi-k3 in fp4 needs"), "%s", e.msg);
+}
+
+/* GLM-5.2 (glm5.2): GLM-5's shape with IndexShare, 21 of 78 layers keeping
+ * and reading their DSA index; a long-context decode step reads that much
+ * less index than GLM-5's. */
+Test(sim_family, glm52_profile)
+{
+	const sim_model *m = sim_model_find("glm5.2"), *g5 = sim_model_find("glm-5");
+	cr_assert_not_null(m);
+	cr_assert_str_eq(m->name, "glm-5.2");
+	cr_assert(m->layers == 78 && m->hidden == 6144 && m->q_heads == 64 && m->mla_kv_dim == 576);
+	cr_assert(m->experts == 256 && m->experts_per_token == 8 && m->sparse_topk == 2048);
+	cr_assert(m->index_dim == 132 && m->index_layers == 21 && g5->index_layers == 0);
+	cr_assert_float_eq(m->default_al[3], 2.99, 1e-9); /* golden MTP AL, 3 drafts */
+	sim_config c = cfg("glm5.2", "h200", "fp8", 8, 1, false), d = c;
+	d.model = *g5;
+	sim_step s = {.decode_seqs = 64, .decode_ctx_sum = 64 * 100000.0};
+	sim_step_parts p52, p5;
+	sim_step_breakdown(&c, &s, &p52);
+	sim_step_breakdown(&d, &s, &p5);
+	cr_assert_float_eq(p5.kv_bytes - p52.kv_bytes, 64 * 100000.0 * (78 - 21) * 132, 1);
+	cr_assert_lt(p52.total, p5.total);
+	/* the H200 rows fit: TP 8 with DP attention (the 2P2D recipe's workers) */
+	sim_capacity cap;
+	ib_error e = {0};
+	c.dp_attn = true;
+	cr_assert_eq(sim_capacity_of(&c, &cap, &e), 0, "%s", e.msg);
+}
+
+/* The sweep's kimik3 and glm5.2 rows resolve to these profiles. */
+Test(sim_family, new_models_resolve_from_rows)
+{
+	ib_arena *a = ib_arena_new();
+	const char *rows[][2] = {
+	    {"{\"model-prefix\": \"kimik3\", \"precision\": \"fp4\", \"runner\": "
+	     "\"cluster:b300-nv\","
+	     " \"tp\": 8, \"ep\": 1}",
+	     "kimi-k3"},
+	    {"{\"model-prefix\": \"glm5.2\", \"precision\": \"fp4\", \"runner\": \"b200\","
+	     " \"tp\": 8, \"ep\": 8, \"dp-attn\": true}",
+	     "glm-5.2"},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+		const char *m = NULL, *h = NULL;
+		const char *why = run_sim_unmodelable(row_of(a, rows[i][0]), &m, &h);
+		cr_assert_null(why, "%s: %s", rows[i][1], why);
+		cr_assert_str_eq(m, rows[i][1]);
 	}
 	ib_arena_free(a);
-	remove(path);
-	rmdir(dir);
+}
+
+/* dense-weight-bits and index-layers load from a profile and are checked
+ * with the file's line and the field's name. */
+Test(sim_family, checkpoint_and_index_fields_are_checked)
+{
+	static const bad_profile bad[] = {
+	    {"model:\n  dense-weight-bits: 17\n", "model.dense-weight-bits", 2},
+	    {"model:\n  dense-weight-bits: -2\n", "model.dense-weight-bits", 2},
+	    {"model:\n  dense-weight-bits: .nan\n", "model.dense-weight-bits", 2},
+	    {"model:\n  index-layers: 2.5\n", "model.index-layers", 2},
+	    {"model:\n  index-layers: -1\n", "model.index-layers", 2},
+	    /* more index layers than attention layers (llama3-8b's 32) */
+	    {"model:\n  name: x\n  index-layers: 33\n", "model.index-layers", 3},
+	    {"model:\n  attention-layers: 12\n  index-layers: 20\n", "model.index-layers", 3},
+	    {"model:\n  index-layers: 20\n  attention-layers: 12\n", "model.attention-layers", 3},
+	};
+	sim_config c;
+	check_profile_texts("model:\n  attention-layers: 40\n  dense-weight-bits: 16\n"
+	                    "  index-layers: 10\n",
+	                    &c, bad, sizeof bad / sizeof *bad);
+	cr_assert_float_eq(c.model.dense_wbits, 16, 1e-12);
+	cr_assert_eq(c.model.index_layers, 10);
+}
+
+/* Worker shapes the sweep's newest rows use: prefill context parallelism
+ * (tp x pcp-size GPUs, served as that TP), and vLLM's TP x DP with EP over
+ * all (dp-attn with ep > tp > 1: ep / tp replicas of TP tp). */
+Test(sim_family, context_parallel_and_tp_dp_workers)
+{
+	ib_arena *a = ib_arena_new();
+	/* GLM-5.2 FP8 on H200, 2P2D: prefill tp 1 x pcp 8, decode TP 8 DEP */
+	ib_val *r = row_of(
+	    a,
+	    "{\"model-prefix\": \"glm5.2\", \"precision\": \"fp8\", \"runner\": "
+	    "\"cluster:h200-dgxc\", \"disagg\": true, \"prefill\": {\"num-worker\": 2, \"tp\": 1,"
+	    " \"ep\": 1, \"dp-attn\": false, \"pcp-size\": 8}, \"decode\": {\"num-worker\": 2,"
+	    " \"tp\": 8, \"ep\": 1, \"dp-attn\": true}}");
+	run_sim_shape sh;
+	run_sim_shape_of(a, r, &sh);
+	cr_assert(sh.prefill_workers == 2 && sh.prefill_tp == 8 && sh.prefill_ep == 1);
+	cr_assert(sh.tp == 8 && sh.dp_attn && sh.decode_workers == 2);
+	const char *why = run_sim_unmodelable(r, NULL, NULL);
+	cr_assert_null(why, "%s", why);
+	/* Kimi K3 on H200: TP 8 x DP 4, EP 32, four workers of one engine */
+	const char *pool = "{\"num-worker\": %d, \"tp\": %d, \"ep\": %d, \"dp-attn\": true}";
+	char pre[128], dec[128], js[512];
+	snprintf(pre, sizeof pre, pool, 4, 8, 32);
+	snprintf(dec, sizeof dec, pool, 0, 8, 32);
+	snprintf(js, sizeof js,
+	         "{\"model-prefix\": \"kimik3\", \"precision\": \"fp4\", \"runner\": "
+	         "\"cluster:h200-dgxc\", \"prefill\": %s, \"decode\": %s}",
+	         pre, dec);
+	r = row_of(a, js);
+	run_sim_shape_of(a, r, &sh);
+	cr_assert(sh.tp == 8 && sh.ep == 32 && !sh.dp_attn && sh.decode_workers == 4, "%d %d %d %d",
+	          sh.tp, sh.ep, sh.dp_attn, sh.decode_workers);
+	why = run_sim_unmodelable(r, NULL, NULL);
+	cr_assert_null(why, "%s", why);
+	/* its whole BF16 trunk on every GPU (SGLang's DP attention) would not fit */
+	sim_config c = cfg("kimik3", "h200", "fp4", 8, 32, true);
+	sim_capacity cap;
+	ib_error e = {0};
+	cr_assert_eq(sim_capacity_of(&c, &cap, &e), IB_EINVAL);
+	/* GB200: TP 4 x DP 4, EP 16 in one worker */
+	snprintf(pre, sizeof pre, pool, 1, 4, 16);
+	snprintf(dec, sizeof dec, pool, 0, 4, 16);
+	snprintf(js, sizeof js,
+	         "{\"model-prefix\": \"kimik3\", \"precision\": \"fp4\", \"runner\": "
+	         "\"cluster:gb200-nv\", \"prefill\": %s, \"decode\": %s}",
+	         pre, dec);
+	r = row_of(a, js);
+	run_sim_shape_of(a, r, &sh);
+	cr_assert(sh.tp == 4 && sh.ep == 16 && !sh.dp_attn && sh.decode_workers == 4);
+	cr_assert_null(run_sim_unmodelable(r, NULL, NULL));
+	/* TP 1 with EP 8 and DP attention (DEP 8) stays as it was */
+	snprintf(pre, sizeof pre, pool, 1, 1, 8);
+	snprintf(dec, sizeof dec, pool, 0, 1, 8);
+	snprintf(js, sizeof js,
+	         "{\"model-prefix\": \"dsv4\", \"precision\": \"fp4\", \"runner\": \"gb200\","
+	         " \"prefill\": %s, \"decode\": %s}",
+	         pre, dec);
+	run_sim_shape_of(a, row_of(a, js), &sh);
+	cr_assert(sh.tp == 1 && sh.ep == 8 && sh.dp_attn && sh.decode_workers == 1);
+	ib_arena_free(a);
 }
