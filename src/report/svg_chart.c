@@ -9,7 +9,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum { W = 600, H = 440, MT = 40, MR = 10, MB = 60, ML = 60 };
+enum {
+	W = REP_SVG_W,
+	H = REP_SVG_H,
+	MT = REP_SVG_MT,
+	MR = REP_SVG_MR,
+	MB = REP_SVG_MB,
+	ML = REP_SVG_ML
+};
 
 static const ib_val *get(const ib_val *m, const char *k)
 {
@@ -21,7 +28,12 @@ static const char *sget(const ib_val *m, const char *k)
 	return v && v->type == IB_V_STR ? v->str.s : "";
 }
 
-static int esc(ib_buf *b, const char *s)
+#define esc rep_svg_esc
+#define px rep_lin_px
+#define axes rep_svg_axes
+typedef rep_lin lin;
+
+int rep_svg_esc(ib_buf *b, const char *s)
 {
 	int rc = 0;
 	for (; *s && !rc; s++)
@@ -32,17 +44,13 @@ static int esc(ib_buf *b, const char *s)
 	return rc;
 }
 
-typedef struct {
-	double lo, hi;
-	int r0, r1;
-} lin;
-static double px(const lin *s, double v)
+double rep_lin_px(const lin *s, double v)
 {
 	return s->r0 + (v - s->lo) / (s->hi - s->lo) * (s->r1 - s->r0);
 }
 
-static int axes(ib_buf *b, const rep_axis *x, const rep_axis *y, const lin *sx, const lin *sy,
-                const char *xl, const char *yl)
+int rep_svg_axes(ib_buf *b, const rep_axis *x, const rep_axis *y, const lin *sx, const lin *sy,
+                 const char *xl, const char *yl)
 {
 	int rc = 0;
 	for (size_t i = 0; !rc && i < x->nticks; i++) {

@@ -5,12 +5,12 @@
  * JSON file: an array of agg rows or one row. Checks: no crash; loading
  * fails with a message or keeps rows whose GPU, model and lengths are set,
  * each skipped row with one warning naming the file; the page data is an
- * object and summarises; the library's chart points lie inside the rows
+ * object and summarises (agentic rows: their view is present and renders);
+ * the library's chart points lie inside the rows
  * and frontiers inside the points. */
 #include "fuzz.h"
 
-#include "report/html.h"
-#include "report/report.h"
+#include "report/html_int.h"
 
 static const char *const files[] = {"rows.json", NULL};
 
@@ -89,6 +89,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(r->hw && r->model && r->framework && r->precision && r->date,
 		           "row %zu without its keys", i);
 	}
+	for (size_t i = 0; i < rs.nag; i++) {
+		const rep_agg_row *r = &rs.ag[i];
+		FUZZ_CHECK(r->hw && r->model && r->framework && r->precision && r->date &&
+		               r->scenario && r->offload && r->conc,
+		           "agentic row %zu without its keys", i);
+	}
 	ib_val *page = NULL;
 	rep_page_opts po = {0};
 	rc = rep_page_data(a, &rs, &d, &po, &page, &e);
@@ -97,6 +103,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(page && page->type == IB_V_MAP, "page data is not an object");
 		ib_buf b = {0};
 		FUZZ_CHECK(rep_text_summary(&b, page) == 0, "summary");
+		const ib_val *ag = ib_map_get(page, "agentic");
+		FUZZ_CHECK(!rs.nag == !ag, "%zu agentic rows, agentic view %s", rs.nag,
+		           ag ? "present" : "absent");
+		if (ag)
+			FUZZ_CHECK(rep_agentic_html(&b, ag, true) == 0, "agentic html");
 		ib_buf_free(&b);
 	}
 	library(a, path);
