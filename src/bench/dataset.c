@@ -422,7 +422,7 @@ static void cache_store(const char *dir, const char *path, const gen_slot *slots
 {
 	ib_error e = {0};
 	ib_atomic w = {0};
-	if ((mkdir(dir, 0777) != 0 && errno != EEXIST) || ib_atomic_open(&w, path, &e))
+	if (ib_mkdirs(dir, 0777, &e) || ib_atomic_open(&w, path, &e))
 		return;
 	uint64_t cnt = n;
 	bool ok = fwrite(cache_magic, 1, 8, w.f) == 8 && fwrite(&cnt, 8, 1, w.f) == 1;

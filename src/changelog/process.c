@@ -569,9 +569,8 @@ static int load_base(ib_arena *a, const clog_opts *o, const char *const *masters
 			rc = oom(e);
 		if (!rc) {
 			char *sub = ib_arena_printf(a, "%s/configs", dir);
-			if (sub)
-				mkdir(sub, 0700);
-			rc = ib_buf_write_file(p, &body, e);
+			rc = sub ? ib_mkdirs(sub, 0700, e) : oom(e);
+			rc = rc ? rc : ib_buf_write_file(p, &body, e);
 		}
 		ib_buf_free(&body);
 		if (!rc)

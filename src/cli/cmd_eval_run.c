@@ -296,6 +296,22 @@ static int run_concs(const char *prog, ev_run_opts *o, const char *dir, const in
 	return status;
 }
 
+/* the task (a file, or the built-in gsm8k task), the dataset and the output folder */
+static int load_inputs(ib_arena *a, const char *tpath, const char *dataset, const char *dir,
+                       ib_val **task, ev_dataset *data, ib_error *e)
+{
+	int rc = tpath ? ib_yaml_load_file(a, tpath, task, e)
+	               : ib_yaml_load(a, "<built-in gsm8k task>", ev_gsm8k_task_yaml,
+	                              strlen(ev_gsm8k_task_yaml), task, e);
+	if (!rc && (*task)->type != IB_V_MAP)
+		rc = ib_fail(e, IB_EINVAL, tpath, 0, 0, "a task file must be a YAML mapping");
+	if (!rc)
+		rc = ev_dataset_load(dataset, data, e);
+	if (!rc)
+		rc = ib_mkdirs(dir, 0777, e);
+	return rc;
+}
+
 int cmd_eval_run(int argc, char **argv)
 {
 	arg_opt opts[sizeof flags / sizeof flags[0]];
@@ -352,18 +368,8 @@ int cmd_eval_run(int argc, char **argv)
 		goto out;
 	}
 	ib_val *task;
-	const char *tpath = SOPT("--task");
-	int rc = tpath ? ib_yaml_load_file(a, tpath, &task, &e)
-	               : ib_yaml_load(a, "<built-in gsm8k task>", ev_gsm8k_task_yaml,
-	                              strlen(ev_gsm8k_task_yaml), &task, &e);
-	if (!rc && task->type != IB_V_MAP)
-		rc = ib_fail(&e, IB_EINVAL, tpath, 0, 0, "a task file must be a YAML mapping");
-	if (!rc)
-		rc = ev_dataset_load(SOPT("--dataset"), &data, &e);
 	const char *dir = SOPT("--output-path");
-	if (!rc)
-		rc = ib_mkdirs(dir, 0777, &e);
-	if (rc) {
+	if (load_inputs(a, SOPT("--task"), SOPT("--dataset"), dir, &task, &data, &e)) {
 		cli_error(p.prog, NULL, &e);
 		goto out;
 	}

@@ -101,6 +101,38 @@ out:
 	return status;
 }
 
+/* the parsed options into slab_validate_opts, then the validation */
+static int run_parsed(arg_parser *p)
+{
+	int rc;
+	slab_validate_opts o = {
+	    .prompts = 10,
+	    .cv_prompts = 2,
+	    .sweep = {.prompts_per_conc = 2, .max_conc = 512, .max_conc_multinode = 8192}};
+	arg_opt *x;
+	if (!(x = args_get(p, "--points"))->seen)
+		return args_error(p, NULL, "--points FILE is required");
+	const char *points = x->vals[0], *calibration = NULL;
+	if ((x = args_get(p, "--calibration"))->seen)
+		calibration = x->vals[0];
+	if ((rc = int_in(p, "--prompts-per-conc", 1, 100, &o.prompts)) ||
+	    (rc = kinds_opt(p, o.kinds)) ||
+	    (rc = int_in(p, "--sweep-prompts-per-conc", 1, 100, &o.sweep.prompts_per_conc)) ||
+	    (rc = int_in(p, "--sweep-max-conc", 4, 4096, &o.sweep.max_conc)) ||
+	    (rc = int_in(p, "--sweep-max-conc-multinode", 0, 16384, &o.sweep.max_conc_multinode)) ||
+	    (rc = int_in(p, "--cv-prompts-per-conc", 1, 100, &o.cv_prompts)) ||
+	    (rc = cv_opt(p, &o)))
+		return rc;
+	o.quiet = args_get(p, "--summary")->seen;
+	o.show_sweeps = args_get(p, "--show-sweeps")->seen;
+	o.sweep.no_spec = args_get(p, "--sweep-no-spec")->seen;
+	glob_t g = {0};
+	cli_sim_masters(p, &g, &o.masters, &o.nmasters, &o.runners);
+	int status = validate(&o, points, calibration);
+	globfree(&g);
+	return status;
+}
+
 int cmd_sim_validate(int argc, char **argv)
 {
 	arg_opt opts[] = {
@@ -195,37 +227,7 @@ int cmd_sim_validate(int argc, char **argv)
 		args_free(&p);
 		return rc == 1 ? 0 : rc;
 	}
-	slab_validate_opts o = {
-	    .prompts = 10,
-	    .cv_prompts = 2,
-	    .sweep = {.prompts_per_conc = 2, .max_conc = 512, .max_conc_multinode = 8192}};
-	arg_opt *x;
-	if (!(x = args_get(&p, "--points"))->seen) {
-		rc = args_error(&p, NULL, "--points FILE is required");
-		args_free(&p);
-		return rc;
-	}
-	const char *points = x->vals[0], *calibration = NULL;
-	if ((x = args_get(&p, "--calibration"))->seen)
-		calibration = x->vals[0];
-	if ((rc = int_in(&p, "--prompts-per-conc", 1, 100, &o.prompts)) ||
-	    (rc = kinds_opt(&p, o.kinds)) ||
-	    (rc = int_in(&p, "--sweep-prompts-per-conc", 1, 100, &o.sweep.prompts_per_conc)) ||
-	    (rc = int_in(&p, "--sweep-max-conc", 4, 4096, &o.sweep.max_conc)) ||
-	    (rc =
-	         int_in(&p, "--sweep-max-conc-multinode", 0, 16384, &o.sweep.max_conc_multinode)) ||
-	    (rc = int_in(&p, "--cv-prompts-per-conc", 1, 100, &o.cv_prompts)) ||
-	    (rc = cv_opt(&p, &o))) {
-		args_free(&p);
-		return rc;
-	}
-	o.quiet = args_get(&p, "--summary")->seen;
-	o.show_sweeps = args_get(&p, "--show-sweeps")->seen;
-	o.sweep.no_spec = args_get(&p, "--sweep-no-spec")->seen;
-	glob_t g = {0};
-	cli_sim_masters(&p, &g, &o.masters, &o.nmasters, &o.runners);
-	int status = validate(&o, points, calibration);
-	globfree(&g);
+	rc = run_parsed(&p);
 	args_free(&p);
-	return status;
+	return rc;
 }

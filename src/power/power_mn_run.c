@@ -813,15 +813,6 @@ static int validate_and_integrate(mn_ctx *c, const pw_bench *eff, mn_result *res
 	return integrate(c, w, eff, res);
 }
 
-static ib_val *str_list(ib_arena *a, const char *const *v, size_t n)
-{
-	ib_val *l = ib_v_list(a);
-	for (size_t i = 0; l && i < n; i++)
-		if (ib_list_push(a, l, ib_v_str(a, v[i])))
-			return NULL;
-	return l;
-}
-
 static ib_val *tri(ib_arena *a, int x)
 {
 	return x < 0 ? ib_v_null(a) : ib_v_bool(a, x);
@@ -850,8 +841,8 @@ static ib_val *sidecar(mn_ctx *c, const pw_bench *b, const mn_result *r)
 		return NULL;
 	if (ib_map_set(a, m, "schema_version", ib_v_int(a, 1)) ||
 	    ib_map_set(a, m, "power_valid", ib_v_bool(a, r->valid)) ||
-	    ib_map_set(a, m, "reasons", str_list(a, c->au->reasons.v, c->au->reasons.n)) ||
-	    ib_map_set(a, m, "failures", str_list(a, c->au->fail, c->au->nfail)) ||
+	    ib_map_set(a, m, "reasons", pw_str_list(a, c->au->reasons.v, c->au->reasons.n)) ||
+	    ib_map_set(a, m, "failures", pw_str_list(a, c->au->fail, c->au->nfail)) ||
 	    ib_map_set(a, m, "telemetry_source", ib_v_str(a, c->power_dir)) ||
 	    ib_map_set(a, m, "benchmark_result", ib_v_str(a, c->bench)) ||
 	    ib_map_set(a, m, "benchmark_window", pw_window_val(a, b)) ||

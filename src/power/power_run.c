@@ -186,15 +186,6 @@ static ib_val *unavailable(ib_arena *a, const char *why)
 	return m;
 }
 
-static ib_val *str_list(ib_arena *a, const char *const *v, size_t n)
-{
-	ib_val *l = ib_v_list(a);
-	for (size_t i = 0; l && i < n; i++)
-		if (ib_list_push(a, l, ib_v_str(a, v[i])))
-			return NULL;
-	return l;
-}
-
 /* cross_check_accumulator: *out is null (no snapshots) or the check object. */
 static int cross_check(ib_arena *a, const char *csv_path, ib_val **out)
 {
@@ -370,9 +361,9 @@ static int cross_check(ib_arena *a, const char *csv_path, ib_val **out)
 	    ib_map_set(a, o, "within_tolerance", ib_v_bool(a, within)) ||
 	    ib_map_set(a, o, "tolerance", ib_v_float(a, ACC_TOLERANCE)) ||
 	    ib_map_set(a, o, "per_gpu_delta_j", pd) ||
-	    ib_map_set(a, o, "integrated_gpu_ids", str_list(a, iid, ni)) ||
-	    ib_map_set(a, o, "unmatched_gpus", str_list(a, unmatched, nu)) ||
-	    ib_map_set(a, o, "negative_delta_gpus", str_list(a, neg, nn)) ||
+	    ib_map_set(a, o, "integrated_gpu_ids", pw_str_list(a, iid, ni)) ||
+	    ib_map_set(a, o, "unmatched_gpus", pw_str_list(a, unmatched, nu)) ||
+	    ib_map_set(a, o, "negative_delta_gpus", pw_str_list(a, neg, nn)) ||
 	    ib_map_set(a, o, "stream_span_s", ib_v_float(a, ni ? hi - lo : 0.0)))
 		return IB_ENOMEM;
 	*out = o;

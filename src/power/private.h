@@ -43,6 +43,8 @@ const char *pw_py_strip(const char *s, size_t n, size_t *len);
 /* str(Path(p)) of Python: repeated slashes and "." parts removed, no trailing
  * slash; "" is ".". Allocated in a. */
 char *pw_py_path(ib_arena *a, const char *p);
+/* A list value of the n strings v[0..n) (copied into a); NULL on no memory. */
+ib_val *pw_str_list(ib_arena *a, const char *const *v, size_t n);
 /* Path(p).with_name(name) of Python for a normalised path. */
 char *pw_path_with_name(ib_arena *a, const char *p, const char *name);
 /* Path(p).stem. */

@@ -513,3 +513,12 @@ void pw_logf(pw_log_fn log, void *ud, int stream, const char *fmt, ...)
 	ib_emitv(log, ud, stream, false, fmt, ap);
 	va_end(ap);
 }
+
+ib_val *pw_str_list(ib_arena *a, const char *const *v, size_t n)
+{
+	ib_val *l = ib_v_list(a);
+	for (size_t i = 0; l && i < n; i++)
+		if (ib_list_push(a, l, ib_v_str(a, v[i])))
+			return NULL;
+	return l;
+}

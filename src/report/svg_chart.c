@@ -216,9 +216,9 @@ int rep_svg_write_dir(const ib_val *data, const char *dir, size_t *nfiles, ib_er
 	     "End-to-end Latency (s)", "Cost per Million Total Tokens ($)"},
 	};
 	*nfiles = 0;
-	if (mkdir(dir, 0777) && errno != EEXIST)
-		return ib_fail(e, IB_EIO, dir, 0, 0, "cannot create the folder: %s",
-		               strerror(errno));
+	int made = ib_mkdirs(dir, 0777, e);
+	if (made)
+		return made;
 	const ib_val *groups = get(data, "groups");
 	for (size_t i = 0; i < groups->list.n; i++) {
 		const ib_val *g = groups->list.v[i];

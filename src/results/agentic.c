@@ -19,11 +19,6 @@ bool res_ag_is_dir(const char *p)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static int cmp_str(const void *x, const void *y)
-{
-	return strcmp(*(const char *const *)x, *(const char *const *)y);
-}
-
 char *res_ag_first_sub_with(ib_arena *a, const char *dir, const char *name, bool *oom)
 {
 	DIR *d = opendir(dir);
@@ -44,7 +39,7 @@ char *res_ag_first_sub_with(ib_arena *a, const char *dir, const char *name, bool
 	closedir(d);
 	char *found = NULL;
 	if (n)
-		qsort(names, n, sizeof *names, cmp_str);
+		qsort(names, n, sizeof *names, ib_cmp_str);
 	for (size_t i = 0; !*oom && i < n && !found; i++) {
 		char *sub = ib_arena_printf(a, "%s/%s", dir, names[i]);
 		char *f = sub ? ib_arena_printf(a, "%s/%s", sub, name) : NULL;

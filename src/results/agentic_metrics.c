@@ -397,11 +397,6 @@ static bool source_is(const ib_val *s, const void *ctx)
 	return eq;
 }
 
-static int cmp_str(const void *x, const void *y)
-{
-	return strcmp(*(const char *const *)x, *(const char *const *)y);
-}
-
 /* _vllm_sources */
 static ib_val *vllm_sources(ib_arena *a, const ib_val *m)
 {
@@ -431,7 +426,7 @@ static ib_val *vllm_sources(ib_arena *a, const ib_val *m)
 		n++;
 	}
 	if (out && n)
-		qsort(ids, n, sizeof *ids, cmp_str);
+		qsort(ids, n, sizeof *ids, ib_cmp_str);
 	for (size_t i = 0; out && i < n; i++) {
 		const char *id = ids[i];
 		if ((i && !strcmp(id, ids[i - 1])) || !*id)
@@ -1045,7 +1040,7 @@ static void preview(ib_buf *b, const ib_val *m)
 		return;
 	for (size_t i = 0; i < m->map.n; i++)
 		k[i] = m->map.kv[i].key->str.s;
-	qsort(k, m->map.n, sizeof *k, cmp_str);
+	qsort(k, m->map.n, sizeof *k, ib_cmp_str);
 	for (size_t i = 0; i < m->map.n && i < 10; i++)
 		ib_buf_printf(b, "%s%s", i ? ", " : "", k[i]);
 	free(k);

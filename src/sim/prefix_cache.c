@@ -27,10 +27,7 @@ static uint64_t mix(uint64_t z)
 
 uint64_t sim_pc_hash(uint64_t parent, const void *data, size_t len)
 {
-	const unsigned char *p = data;
-	uint64_t h = 0xcbf29ce484222325ULL ^ mix(parent + 0x9e3779b97f4a7c15ULL);
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
+	uint64_t h = ib_fnv1a(IB_FNV1A_BASIS ^ mix(parent + 0x9e3779b97f4a7c15ULL), data, len);
 	h = mix(h);
 	return h ? h : 1; /* 0 is no hash */
 }
