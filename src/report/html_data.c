@@ -863,7 +863,7 @@ static int thin_rows(page *p, ib_val *groups, size_t cap, bool *embed, bool *thi
 		size_t before = rows ? rows->list.n : 0;
 		remap_list(rows, 1, to, n);
 		if (rows && rows->list.n != before)
-			set(&p->j, gr, "total", jint(&p->j, (long long)before));
+			rep_jset(&p->j, gr, "total", rep_jint(&p->j, (long long)before));
 		for (size_t k = 0; views && k < views->map.n; k++) {
 			ib_val *v = views->map.kv[k].val, *paths = (ib_val *)ib_map_get(v, "paths");
 			remap_list((ib_val *)ib_map_get(v, "roof"), 1, to, n);
