@@ -605,17 +605,25 @@ int rep_rows_load(ib_arena *a, const char *path, int overlay, rep_rowset *rs, ib
 	if (rc)
 		return rc;
 	ib_val **docs = calloc(n ? n : 1, sizeof *docs);
-	bool arrays = false;
+	bool arrays = false, ag_arrays = false; /* lists of fixed-length / agentic rows */
 	if (!docs)
 		rc = IB_ENOMEM;
 	for (size_t i = 0; !rc && i < n; i++) {
 		rc = parse(a, paths[i], &docs[i], d, e);
-		if (!rc && docs[i] && docs[i]->type == IB_V_LIST && docs[i]->list.n &&
-		    !is_eval(paths[i], docs[i]->list.v[0]))
+		const ib_val *l = rc ? NULL : docs[i];
+		if (!l || l->type != IB_V_LIST || !l->list.n)
+			continue;
+		bool first_ag = res_agentic_row(l->list.v[0]);
+		if (!is_eval(paths[i], l->list.v[0]) && !first_ag)
 			arrays = true;
+		for (size_t k = 0; k < l->list.n; k++) {
+			bool ag = res_agentic_row(l->list.v[k]);
+			ag_arrays |= ag;
+			arrays |= first_ag && !ag && !is_eval(paths[i], l->list.v[k]);
+		}
 	}
 	/* a folder of raw results only (bench --result-dir): each becomes a row */
-	bool agg = arrays;
+	bool agg = arrays || ag_arrays;
 	for (size_t i = 0; !rc && i < n && !agg; i++)
 		agg = docs[i] && docs[i]->type == IB_V_MAP && !is_raw(docs[i]) &&
 		      (ib_map_has(docs[i], "hw") || ib_map_has(docs[i], "hardware"));
@@ -625,8 +633,10 @@ int rep_rows_load(ib_arena *a, const char *path, int overlay, rep_rowset *rs, ib
 			doc = (ib_val *)raw_row(a, paths[i], doc, d);
 		if (!doc)
 			continue;
-		/* a single row object beside an agg list is already in the list */
-		if (arrays && doc->type == IB_V_MAP && !is_eval(paths[i], doc))
+		/* a single row object beside an agg list is already in the list (an
+		 * agentic row: beside a list holding agentic rows) */
+		if (doc->type == IB_V_MAP && !is_eval(paths[i], doc) &&
+		    (res_agentic_row(doc) ? ag_arrays : arrays))
 			continue;
 		/* raw result files and other JSON without agg fields are not rows */
 		if (doc->type == IB_V_MAP && !ib_map_has(doc, "hw") && !ib_map_has(doc, "hardware"))
