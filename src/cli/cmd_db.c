@@ -189,11 +189,10 @@ static int do_import(res_db *db, db_opts *o, ib_error *e)
 /* the columns of --format table */
 static int print_table(const ib_val *rows)
 {
-	static const char *const fixed[] = {"date",       "run_id",       "hardware",
-	                                    "framework",  "model",        "precision",
-	                                    "spec_method", "prefill_tp",  "prefill_ep",
-	                                    "isl",        "osl",          "conc",
-	                                    "tput_per_gpu", "median_intvty"};
+	static const char *const fixed[] = {
+	    "date",      "run_id",      "hardware",     "framework",    "model",
+	    "precision", "spec_method", "prefill_tp",   "prefill_ep",   "isl",
+	    "osl",       "conc",        "tput_per_gpu", "median_intvty"};
 	/* agentic rows: the scenario, offload mode, interactivity, cache hits */
 	static const char *const agentic[] = {"date",
 	                                      "run_id",
@@ -293,7 +292,9 @@ int cmd_db(int argc, char **argv)
 			break;
 		case 4:
 			if (o.f.agentic) {
-				rc = bad("%s", "history draws fixed-length rows: no --agentic/--scenario");
+				rc =
+				    bad("%s",
+				        "history draws fixed-length rows: no --agentic/--scenario");
 				break;
 			}
 			rc = cmd_db_history(db, &o.f, o.metric, o.target, o.format, &e);

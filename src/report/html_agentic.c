@@ -53,15 +53,10 @@ static const axis_def CACHE[] = {
     {"server_overall_cache_hit_rate", "Overall", "the server's overall hit rate"},
 };
 #define NCACHE (sizeof CACHE / sizeof CACHE[0])
-static const char *const SCALARS[] = {"tput_per_gpu",
-                                      "output_tput_per_gpu",
-                                      "input_tput_per_gpu",
-                                      "total_tput_tps",
-                                      "duration_seconds",
-                                      "mean_qps",
-                                      "num_requests_total",
-                                      "num_requests_successful",
-                                      "gpu_kv_cache_usage_pct"};
+static const char *const SCALARS[] = {
+    "tput_per_gpu",       "output_tput_per_gpu",     "input_tput_per_gpu",
+    "total_tput_tps",     "duration_seconds",        "mean_qps",
+    "num_requests_total", "num_requests_successful", "gpu_kv_cache_usage_pct"};
 
 typedef struct {
 	rep_jb j;
@@ -174,7 +169,8 @@ static ib_val *row_json(agp *p, size_t i)
 	rep_parallelism_label(&p->lib[i], par, sizeof par);
 	ib_val *o = rep_jmap(&p->j), *m = rep_jmap(&p->j);
 	rep_jset(&p->j, o, "s", rep_jint(&p->j, (int64_t)p->series[i]));
-	rep_jset(&p->j, o, "src", rep_jstr(&p->j, ib_arena_printf(p->a, "%s#%zu", r->src, r->index + 1)));
+	rep_jset(&p->j, o, "src",
+	         rep_jstr(&p->j, ib_arena_printf(p->a, "%s#%zu", r->src, r->index + 1)));
 	rep_jset(&p->j, o, "date", rep_jstr(&p->j, r->date));
 	rep_jset(&p->j, o, "conc", rep_jint(&p->j, r->conc));
 	rep_jset(&p->j, o, "par", rep_jstr(&p->j, par));
@@ -206,8 +202,8 @@ static int view_json(agp *p, const size_t *gi, size_t gn, const char *xk, const 
                      const bool *canon, bool *roof, ib_val *views, const char *vkey)
 {
 	par_pt *pts = malloc((gn + 1) * sizeof *pts);
-	size_t *who = malloc((gn + 1) * sizeof *who), *idx = malloc((gn + 1) * sizeof *idx),
-	       np = 0, nb = 0, *bid = malloc((gn + 1) * sizeof *bid), *off = NULL, *mem = NULL;
+	size_t *who = malloc((gn + 1) * sizeof *who), *idx = malloc((gn + 1) * sizeof *idx), np = 0,
+	       nb = 0, *bid = malloc((gn + 1) * sizeof *bid), *off = NULL, *mem = NULL;
 	const char **keys = malloc((gn + 1) * sizeof *keys);
 	par_pt *sub = malloc((gn + 1) * sizeof *sub);
 	int rc = pts && who && idx && bid && keys && sub ? 0 : IB_ENOMEM;
@@ -318,10 +314,11 @@ int rep_page_data_agentic(ib_arena *a, const rep_rowset *rs, ib_val **out)
 	p.skeys = calloc(n, sizeof *p.skeys);
 	p.shw = calloc(n, sizeof *p.shw);
 	p.sfirst = calloc(n, sizeof *p.sfirst);
-	int rc = p.lib && p.keep && p.gid && p.series && p.skeys && p.shw && p.sfirst ? 0
-	                                                                              : IB_ENOMEM;
+	int rc =
+	    p.lib && p.keep && p.gid && p.series && p.skeys && p.shw && p.sfirst ? 0 : IB_ENOMEM;
 	rc = rc ? rc : index_rows(&p);
-	ib_val *root = rep_jmap(&p.j), *rows = rep_jlist(&p.j), *groups = rep_jlist(&p.j), *pl = rep_jlist(&p.j);
+	ib_val *root = rep_jmap(&p.j), *rows = rep_jlist(&p.j), *groups = rep_jlist(&p.j),
+	       *pl = rep_jlist(&p.j);
 	for (size_t i = 0; !rc && i < NPCT; i++) {
 		ib_val *m = rep_jmap(&p.j);
 		rep_jset(&p.j, m, "key", rep_jstr(&p.j, PCT[i]));
@@ -445,18 +442,20 @@ static int chart_svg(ib_buf *b, const chart *c)
 			                   "<path class=\"frontier\" d=\"%s\" fill=\"none\" "
 			                   "stroke=\"%s\" stroke-width=\"2.5\"%s/>\n",
 			                   d.data, fp[0].id,
-			                   c->dashed_odd && lines % 2 ? " stroke-dasharray=\"6 3\"" : "");
+			                   c->dashed_odd && lines % 2 ? " stroke-dasharray=\"6 3\""
+			                                              : "");
 		ib_buf_free(&d);
 		lines += nf > 0;
 		nf = 0;
 	}
 	for (size_t k = 0; !rc && k < c->n; k++) {
 		const mark *m = &c->m[k];
-		rc = ib_buf_printf(b,
-		                   "<circle class=\"%s%s\" data-row=\"%lld\" cx=\"%.2f\" cy=\"%.2f\" "
-		                   "r=\"4\" fill=\"%s\"><title>",
-		                   c->cls, m->roof ? " roof" : "", m->row, rep_lin_px(&sx, m->x),
-		                   rep_lin_px(&sy, m->y), m->color);
+		rc = ib_buf_printf(
+		    b,
+		    "<circle class=\"%s%s\" data-row=\"%lld\" cx=\"%.2f\" cy=\"%.2f\" "
+		    "r=\"4\" fill=\"%s\"><title>",
+		    c->cls, m->roof ? " roof" : "", m->row, rep_lin_px(&sx, m->x),
+		    rep_lin_px(&sy, m->y), m->color);
 		rc = rc ? rc : rep_svg_esc(b, c->tips[k]);
 		rc = rc ? rc : ib_buf_puts(b, "</title></circle>\n");
 	}
@@ -490,7 +489,8 @@ static int view_chart(ib_buf *b, const hctx *h, const ib_val *g, size_t xi, size
 	char vk[64], xk[64];
 	snprintf(vk, sizeof vk, "%zu|%zu|%zu", xi, pi, yi);
 	snprintf(xk, sizeof xk, "%s_%s", PCT[pi], XS[xi].key);
-	const ib_val *v = get(get(g, "views"), vk), *roof = get(v, "roof"), *paths = get(v, "paths");
+	const ib_val *v = get(get(g, "views"), vk), *roof = get(v, "roof"),
+	             *paths = get(v, "paths");
 	size_t n = rows ? rows->list.n : 0, nm = 0, nl = 0;
 	mark *m = calloc(n + 1, sizeof *m);
 	const char **tips = calloc(n + 1, sizeof *tips);
@@ -524,9 +524,9 @@ static int view_chart(ib_buf *b, const hctx *h, const ib_val *g, size_t xi, size
 	snprintf(xl, sizeof xl, "%s %s", PCT_LABEL[pi], XS[xi].label);
 	chart c = {title, xl, YS[yi].label, "apt", m, nm, line, nl, tips, false};
 	if (!rc)
-		rc = ib_buf_printf(b,
-		                   "<div class=\"agv\" data-x=\"%zu\" data-p=\"%zu\" data-y=\"%zu\">",
-		                   xi, pi, yi);
+		rc = ib_buf_printf(
+		    b, "<div class=\"agv\" data-x=\"%zu\" data-p=\"%zu\" data-y=\"%zu\">", xi, pi,
+		    yi);
 	rc = rc ? rc : chart_svg(b, &c);
 	rc = rc ? rc : ib_buf_puts(b, "</div>\n");
 	free(m);
@@ -545,7 +545,8 @@ static size_t *ordered_rows(const hctx *h, const ib_val *g, size_t *n)
 		o[k] = (size_t)rows->list.v[k]->i;
 	for (size_t i = 1; o && i < *n; i++) /* insertion sort: a few rows */
 		for (size_t j = i; j > 0; j--) {
-			const ib_val *a = row_of(h, (long long)o[j - 1]), *c = row_of(h, (long long)o[j]);
+			const ib_val *a = row_of(h, (long long)o[j - 1]),
+			             *c = row_of(h, (long long)o[j]);
 			long long sa = iget(a, "s"), sc = iget(c, "s");
 			if (sa < sc || (sa == sc && iget(a, "conc") <= iget(c, "conc")))
 				break;
@@ -593,10 +594,10 @@ static int cache_panel(ib_buf *b, const hctx *h, const ib_val *g)
 					continue;
 				m[nm] = (mark){(long long)o[k], (double)iget(r, "conc"), y * 100,
 				               sget(series_of(h, r), "color"), false};
-				tips[nm] = ib_arena_printf(h->a, "%s • conc %lld • %s hit rate %.1f%%",
-				                           sget(series_of(h, r), "label"),
-				                           iget(r, "conc"), pass ? "theoretical" : "GPU",
-				                           y * 100);
+				tips[nm] =
+				    ib_arena_printf(h->a, "%s • conc %lld • %s hit rate %.1f%%",
+				                    sget(series_of(h, r), "label"), iget(r, "conc"),
+				                    pass ? "theoretical" : "GPU", y * 100);
 				rc = tips[nm] ? 0 : IB_ENOMEM;
 				line[nl++] = nm++;
 			}
@@ -671,12 +672,12 @@ static int latency_panel(ib_buf *b, const hctx *h, const ib_val *g)
 				double y = rmet(r, key);
 				if (!isfinite(y))
 					continue;
-				m[nm] = (mark){(long long)o[k], at[pi], y, sget(series_of(h, r), "color"),
-				               false};
-				tips[nm] = ib_arena_printf(h->a, "%s • conc %lld • %s %s %.4g %s",
-				                           sget(series_of(h, r), "label"),
-				                           iget(r, "conc"), PCT_LABEL[pi], LAT[q].title, y,
-				                           LAT[q].label);
+				m[nm] = (mark){(long long)o[k], at[pi], y,
+				               sget(series_of(h, r), "color"), false};
+				tips[nm] =
+				    ib_arena_printf(h->a, "%s • conc %lld • %s %s %.4g %s",
+				                    sget(series_of(h, r), "label"), iget(r, "conc"),
+				                    PCT_LABEL[pi], LAT[q].title, y, LAT[q].label);
 				rc = tips[nm] ? 0 : IB_ENOMEM;
 				line[nl++] = nm++;
 			}
@@ -695,8 +696,8 @@ static int latency_panel(ib_buf *b, const hctx *h, const ib_val *g)
 	        : ib_buf_puts(b, "<table class=\"agt lat\"><thead><tr><th>Series</th>"
 	                         "<th>Conc</th><th>Metric</th>");
 	for (size_t s = 0; !rc && s < NLSTAT; s++)
-		rc = ib_buf_printf(b, "<th>%s</th>",
-		                   !strcmp(LSTAT[s], "median") ? "p50" : LSTAT[s]);
+		rc =
+		    ib_buf_printf(b, "<th>%s</th>", !strcmp(LSTAT[s], "median") ? "p50" : LSTAT[s]);
 	rc = rc ? rc : ib_buf_puts(b, "</tr></thead><tbody>");
 	for (size_t k = 0; !rc && k < n; k++)
 		for (size_t q = 0; !rc && q < NLAT; q++) {
@@ -704,8 +705,8 @@ static int latency_panel(ib_buf *b, const hctx *h, const ib_val *g)
 			rc = ib_buf_printf(b, "<tr data-row=\"%zu\"><td>", o[k]);
 			rc = rc ? rc : rep_svg_esc(b, sget(series_of(h, r), "label"));
 			rc = rc ? rc
-			        : ib_buf_printf(b, "</td><td>%lld</td><td>%s (%s)</td>", iget(r, "conc"),
-			                        LAT[q].title, LAT[q].label);
+			        : ib_buf_printf(b, "</td><td>%lld</td><td>%s (%s)</td>",
+			                        iget(r, "conc"), LAT[q].title, LAT[q].label);
 			for (size_t s = 0; !rc && s < NLSTAT; s++) {
 				char key[64], cell[64];
 				snprintf(key, sizeof key, "%s_%s", LSTAT[s], LAT[q].key);

@@ -347,7 +347,8 @@ static ib_val *series_json(page *p)
 		char lab[200];
 		rep_series_label(r, lab, sizeof lab);
 		rep_jset(j, m, "label", rep_jstr(j, lab));
-		rep_jset(j, m, "color", rep_jstr(j, r->overlay >= 0 ? run_colors[r->overlay % 8] : cols[s]));
+		rep_jset(j, m, "color",
+		         rep_jstr(j, r->overlay >= 0 ? run_colors[r->overlay % 8] : cols[s]));
 		rep_jset(j, m, "order", rep_jint(j, (long long)rank));
 		rep_jset(j, m, "run", rep_jint(j, r->overlay));
 		rep_jpush(j, list, m);
@@ -414,11 +415,13 @@ static ib_val *row_json(page *p, size_t i)
 	rep_jset(j, o, "multinode", rep_jchk(j, ib_v_bool(j->a, r->multinode)));
 	if (r->multinode && r->v2) {
 		rep_jset(j, o, "prefill",
-		    rep_jstr(j, ib_arena_printf(j->a, "%d GPUs, TP%d, EP%d, DPA %s, %d workers", r->npg,
-		                            r->ptp, r->pep, r->pdpa ? "True" : "False", r->pnw)));
+		         rep_jstr(j, ib_arena_printf(
+		                         j->a, "%d GPUs, TP%d, EP%d, DPA %s, %d workers", r->npg,
+		                         r->ptp, r->pep, r->pdpa ? "True" : "False", r->pnw)));
 		rep_jset(j, o, "decode",
-		    rep_jstr(j, ib_arena_printf(j->a, "%d GPUs, TP%d, EP%d, DPA %s, %d workers", r->ndg,
-		                            r->dtp, r->dep, r->ddpa ? "True" : "False", r->dnw)));
+		         rep_jstr(j, ib_arena_printf(
+		                         j->a, "%d GPUs, TP%d, EP%d, DPA %s, %d workers", r->ndg,
+		                         r->dtp, r->dep, r->ddpa ? "True" : "False", r->dnw)));
 	}
 	for (size_t k = 0; x_all[k]; k++)
 		rep_jpush(j, x, rep_jnum(j, rep_row_num(r, x_all[k])));
@@ -503,7 +506,8 @@ static int view_json(page *p, const size_t *gi, size_t gn, const rep_row *grows,
 	/* The page draws a view's points from the rows' own x and y values:
 	 * only the optimal flags, the drops and any point whose coordinates
 	 * differ from its row's (none, unless the library changes) go in. */
-	ib_val *v = rep_jmap(j), *roof = rep_jlist(j), *paths = rep_jlist(j), *drop = rep_jlist(j), *xy = rep_jlist(j);
+	ib_val *v = rep_jmap(j), *roof = rep_jlist(j), *paths = rep_jlist(j), *drop = rep_jlist(j),
+	       *xy = rep_jlist(j);
 	rep_jset(j, v, "dir", rep_jstr(j, par_dir_name(dir)));
 	for (size_t k = 0; k < c->npoints; k++) {
 		const rep_chart_point *cp = &c->points[k];
@@ -522,8 +526,9 @@ static int view_json(page *p, const size_t *gi, size_t gn, const rep_row *grows,
 		for (size_t q = 0; q < se->npaths; q++) {
 			ib_val *path = rep_jlist(j);
 			for (size_t t = se->path_off[q]; t < se->path_off[q + 1]; t++)
-				rep_jpush(j, path,
-				     rep_jint(j, (long long)gi[c->points[se->path_pts[t]].row]));
+				rep_jpush(
+				    j, path,
+				    rep_jint(j, (long long)gi[c->points[se->path_pts[t]].row]));
 			rep_jpush(j, paths, path);
 		}
 	}
@@ -645,7 +650,8 @@ static ib_val *meta_json(page *p)
 		rep_jset(j, m, "title", rep_jstr(j, menu[k].title));
 		rep_jset(j, m, "label", rep_jstr(j, menu[k].label));
 		rep_jset(j, m, "input", rep_jchk(j, ib_v_bool(j->a, menu[k].input)));
-		rep_jset(j, m, "cost", rep_jchk(j, ib_v_bool(j->a, mi >= 0 && rep_metric_is_cost(mi))));
+		rep_jset(j, m, "cost",
+		         rep_jchk(j, ib_v_bool(j->a, mi >= 0 && rep_metric_is_cost(mi))));
 		rep_jpush(j, ms, m);
 	}
 	for (size_t k = 0; x_all[k]; k++) {

@@ -94,8 +94,14 @@ int rep_agentic_text(ib_buf *b, const ib_val *agentic);
 /* SVG chart pieces shared by --svg files and the agentic view (svg_chart.c):
  * a chart of W x H with margins; a linear pixel scale; the axes with ticks and
  * labels; XML text escaping. */
-enum { REP_SVG_W = 600, REP_SVG_H = 440, REP_SVG_MT = 40, REP_SVG_MR = 10, REP_SVG_MB = 60,
-       REP_SVG_ML = 60 };
+enum {
+	REP_SVG_W = 600,
+	REP_SVG_H = 440,
+	REP_SVG_MT = 40,
+	REP_SVG_MR = 10,
+	REP_SVG_MB = 60,
+	REP_SVG_ML = 60
+};
 typedef struct {
 	double lo, hi;
 	int r0, r1;

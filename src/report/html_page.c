@@ -200,18 +200,20 @@ static int inference(ib_buf *b, bool on)
 {
 	int rc = ib_buf_puts(b, on ? "<section class=\"view on\" id=\"view-inference\">"
 	                           : "<section class=\"view\" id=\"view-inference\">");
-	rc = rc ? rc : ib_buf_puts(
-	    b, "<div class=\"controls\">"
-	       "<label>Model <select id=\"sel-model\"></select></label>"
-	       "<label>ISL/OSL <select id=\"sel-seq\"></select></label>"
-	       "<label>Precision <span id=\"precs\"></span></label>"
-	       "<label>Y-axis metric <select id=\"sel-metric\"></select></label>"
-	       "<span id=\"xa-box\" style=\"display:none\"><label>X-axis metric <select "
-	       "id=\"sel-xa\"></select></label> <label>X-axis scale <select "
-	       "id=\"sel-xscale\"></select></label></span>"
-	       "<label>Latency chart x <select id=\"sel-xb\"></select></label></div>"
-	       "<div id=\"fpwarn\"></div><div id=\"simnote\"></div><div id=\"context\"></div><div "
-	       "class=\"charts\">");
+	rc = rc ? rc
+	        : ib_buf_puts(
+	              b, "<div class=\"controls\">"
+	                 "<label>Model <select id=\"sel-model\"></select></label>"
+	                 "<label>ISL/OSL <select id=\"sel-seq\"></select></label>"
+	                 "<label>Precision <span id=\"precs\"></span></label>"
+	                 "<label>Y-axis metric <select id=\"sel-metric\"></select></label>"
+	                 "<span id=\"xa-box\" style=\"display:none\"><label>X-axis metric <select "
+	                 "id=\"sel-xa\"></select></label> <label>X-axis scale <select "
+	                 "id=\"sel-xscale\"></select></label></span>"
+	                 "<label>Latency chart x <select id=\"sel-xb\"></select></label></div>"
+	                 "<div id=\"fpwarn\"></div><div id=\"simnote\"></div><div "
+	                 "id=\"context\"></div><div "
+	                 "class=\"charts\">");
 	rc = rc ? rc : chart_card(b, 'A');
 	rc = rc ? rc : chart_card(b, 'B');
 	return rc ? rc

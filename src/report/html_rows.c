@@ -342,7 +342,8 @@ static int add_bench(ib_arena *a, rep_rowset *rs, ib_diags *d, const char *file,
 		            "no successful request (a failed run)");
 	if (ag && res_agentic_valid(row) == 0)
 		return skip(rs, d, file, idx, "validation", "failed the validity gate");
-	if (ag ? ib_grow(&rs->ag, &rs->cap_ag, rs->nag + 1) : ib_grow(&rs->rows, &rs->cap, rs->n + 1))
+	if (ag ? ib_grow(&rs->ag, &rs->cap_ag, rs->nag + 1)
+	       : ib_grow(&rs->rows, &rs->cap, rs->n + 1))
 		return IB_ENOMEM;
 	rep_agg_row *r = ag ? &rs->ag[rs->nag] : &rs->rows[rs->n];
 	memset(r, 0, sizeof *r);
@@ -355,8 +356,10 @@ static int add_bench(ib_arena *a, rep_rowset *rs, ib_diags *d, const char *file,
 		if (!flat || res_agentic_flat(a, row, flat))
 			return IB_ENOMEM;
 		r->raw = flat;
-		r->scenario = st && st->type == IB_V_STR ? st->str.s : get(row, "benchmark_type")->str.s;
-		r->offload = ko && ko->type == IB_V_STR && ko->str.len ? lower(a, ko->str.s) : "none";
+		r->scenario =
+		    st && st->type == IB_V_STR ? st->str.s : get(row, "benchmark_type")->str.s;
+		r->offload =
+		    ko && ko->type == IB_V_STR && ko->str.len ? lower(a, ko->str.s) : "none";
 	}
 	r->hw = hw;
 	r->hw_raw = hwv->str.s;

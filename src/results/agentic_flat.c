@@ -48,10 +48,9 @@ static int put(ib_arena *a, ib_val *out, const char *key, const ib_val *v)
  * stored as median_*, as on the dashboard */
 static int stat_block(ib_arena *a, const ib_val *b, const char *suffix, ib_val *out)
 {
-	static const char *const stats[][2] = {{"mean", "mean"}, {"p50", "median"},
-	                                       {"median", "median"}, {"p75", "p75"},
-	                                       {"p90", "p90"},     {"p95", "p95"},
-	                                       {"p99", "p99"},     {"std", "std"}};
+	static const char *const stats[][2] = {
+	    {"mean", "mean"}, {"p50", "median"}, {"median", "median"}, {"p75", "p75"},
+	    {"p90", "p90"},   {"p95", "p95"},    {"p99", "p99"},       {"std", "std"}};
 	if (!b || b->type != IB_V_MAP)
 		return 0;
 	for (size_t i = 0; i < sizeof stats / sizeof stats[0]; i++) {
@@ -66,8 +65,8 @@ static int stat_block(ib_arena *a, const ib_val *b, const char *suffix, ib_val *
 
 int res_agentic_flat(ib_arena *a, const ib_val *row, ib_val *out)
 {
-	static const char *const latency[] = {"ttft", "e2el",  "itl", "tpot",
-	                                      "intvty", "e2e_norm_intvty"};
+	static const char *const latency[] = {"ttft", "e2el",   "itl",
+	                                      "tpot", "intvty", "e2e_norm_intvty"};
 	static const char *const tokens[][2] = {{"input", "input_tokens"},
 	                                        {"output_actual", "output_tokens_actual"},
 	                                        {"output_expected", "output_tokens_expected"}};
@@ -81,13 +80,17 @@ int res_agentic_flat(ib_arena *a, const ib_val *row, ib_val *out)
 	    {{"request_metrics", "throughput", "total", "tokens_per_second"}, "total_tput_tps"},
 	    {{"request_metrics", "throughput", "duration_seconds"}, "duration_seconds"},
 	    {{"request_metrics", "throughput", "per_gpu", "total_tput_tps"}, "tput_per_gpu"},
-	    {{"request_metrics", "throughput", "per_gpu", "output_tput_tps"}, "output_tput_per_gpu"},
+	    {{"request_metrics", "throughput", "per_gpu", "output_tput_tps"},
+	     "output_tput_per_gpu"},
 	    {{"request_metrics", "throughput", "per_gpu", "input_tput_tps"}, "input_tput_per_gpu"},
-	    {{"request_metrics", "cache", "theoretical_cache_hit_rate"}, "theoretical_cache_hit_rate"},
+	    {{"request_metrics", "cache", "theoretical_cache_hit_rate"},
+	     "theoretical_cache_hit_rate"},
 	    {{"server_metrics", "cache", "gpu_cache_hit_rate"}, "server_gpu_cache_hit_rate"},
 	    {{"server_metrics", "cache", "cpu_cache_hit_rate"}, "server_cpu_cache_hit_rate"},
-	    {{"server_metrics", "cache", "external_cache_hit_rate"}, "server_external_cache_hit_rate"},
-	    {{"server_metrics", "cache", "overall_cache_hit_rate"}, "server_overall_cache_hit_rate"},
+	    {{"server_metrics", "cache", "external_cache_hit_rate"},
+	     "server_external_cache_hit_rate"},
+	    {{"server_metrics", "cache", "overall_cache_hit_rate"},
+	     "server_overall_cache_hit_rate"},
 	    {{"server_metrics", "kv_cache", "gpu_usage_pct"}, "gpu_kv_cache_usage_pct"},
 	    {{"server_metrics", "tokens", "prompt_total"}, "total_prompt_tokens"},
 	    {{"server_metrics", "tokens", "generation_total"}, "total_generation_tokens"},
@@ -100,13 +103,15 @@ int res_agentic_flat(ib_arena *a, const ib_val *row, ib_val *out)
 	const ib_val *lat = rm && rm->type == IB_V_MAP ? ib_map_get(rm, "latency") : NULL;
 	const ib_val *tok = rm && rm->type == IB_V_MAP ? ib_map_get(rm, "tokens") : NULL;
 	for (size_t i = 0; !rc && i < sizeof latency / sizeof latency[0]; i++)
-		rc = stat_block(a, lat && lat->type == IB_V_MAP ? ib_map_get(lat, latency[i]) : NULL,
-		                latency[i], out);
+		rc =
+		    stat_block(a, lat && lat->type == IB_V_MAP ? ib_map_get(lat, latency[i]) : NULL,
+		               latency[i], out);
 	if (!rc)
 		rc = stat_block(a, rm && rm->type == IB_V_MAP ? ib_map_get(rm, "qps") : NULL, "qps",
 		                out);
 	for (size_t i = 0; !rc && i < sizeof tokens / sizeof tokens[0]; i++)
-		rc = stat_block(a, tok && tok->type == IB_V_MAP ? ib_map_get(tok, tokens[i][0]) : NULL,
+		rc = stat_block(a,
+		                tok && tok->type == IB_V_MAP ? ib_map_get(tok, tokens[i][0]) : NULL,
 		                tokens[i][1], out);
 	for (size_t i = 0; !rc && i < sizeof scalars / sizeof scalars[0]; i++)
 		rc = put(a, out, scalars[i].key, at(row, scalars[i].path));

@@ -628,21 +628,21 @@ static int put_row(res_db *db, const db_row *d, const char *run, const char *cfg
 	if (d->agentic) /* $5 the offload mode, $6 the gate outcome (NULL: none) */
 		p[4] = d->offload, p[5] = d->valid < 0 ? NULL : valid;
 	res_dbrows r = {0};
-	int rc =
-	    q(db,
-	      d->agentic
-	          ? "INSERT INTO agentic_results (workflow_run_id, config_id, scenario, date,"
-	            " kv_offloading, valid, conc, metrics, metrics_text, simulated, image, error)"
-	            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
-	            " ON CONFLICT DO NOTHING RETURNING id"
-	      : d->eval ? "INSERT INTO eval_results (workflow_run_id, config_id, task, date, isl,"
+	int rc = q(
+	    db,
+	    d->agentic
+	        ? "INSERT INTO agentic_results (workflow_run_id, config_id, scenario, date,"
+	          " kv_offloading, valid, conc, metrics, metrics_text, simulated, image, error)"
+	          " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+	          " ON CONFLICT DO NOTHING RETURNING id"
+	    : d->eval ? "INSERT INTO eval_results (workflow_run_id, config_id, task, date, isl,"
 	                " osl, conc, metrics, metrics_text, simulated) VALUES ($1, $2, $3, $4,"
 	                " $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING RETURNING id"
 	              : "INSERT INTO benchmark_results (workflow_run_id, config_id,"
 	                " benchmark_type, date, isl, osl, conc, metrics, metrics_text, simulated,"
 	                " image, error) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
 	                " ON CONFLICT DO NOTHING RETURNING id",
-	      p, d->eval ? 10 : 12, &r, e);
+	    p, d->eval ? 10 : 12, &r, e);
 	*added = !rc && r.nrows > 0;
 	res_dbrows_free(&r);
 	/* a row stored before the mark existed gets it when ingested again */

@@ -50,10 +50,10 @@ static const struct {
     {"valid", "br.valid", K_BOOL}, /* in the output only when not NULL */
 };
 #define NCOLS (sizeof COLS / sizeof COLS[0])
-#define C_KV 30 /* kv_offloading */
+#define C_KV  30 /* kv_offloading */
 /* sort order: identity (hardware .. benchmark_type), isl, osl, kv_offloading,
  * conc, date, run */
-static const int ORDER[] = {5,  6,  7,  8,  9,  10, 11, 12,   13, 14, 15, 16,
+static const int ORDER[] = {5,  6,  7,  8,  9,  10, 11, 12, 13,   14, 15, 16,
                             17, 18, 19, 20, 21, 22, 23, 24, C_KV, 25, 1,  0};
 
 static bool truthy(const char *s)

@@ -321,8 +321,8 @@ typedef struct {
 } res_run_meta;
 
 typedef struct {
-	size_t rows, inserted, existing; /* benchmark rows */
-	size_t evals, evals_inserted;    /* eval rows */
+	size_t rows, inserted, existing;  /* benchmark rows */
+	size_t evals, evals_inserted;     /* eval rows */
 	size_t agentic, agentic_inserted; /* agentic rows */
 } res_ingest_stats;
 

@@ -21,7 +21,8 @@ static void query(res_db *db, ib_arena *a, size_t want)
 	FUZZ_CHECK(res_db_query(db, &f, a, &rows, &e) == 0, "query: %s", e.msg);
 	FUZZ_CHECK(rows && rows->type == IB_V_LIST, "query: not a list");
 	if (want != (size_t)-1)
-		FUZZ_CHECK(rows->list.n == want, "query: %zu rows, %zu inserted", rows->list.n, want);
+		FUZZ_CHECK(rows->list.n == want, "query: %zu rows, %zu inserted", rows->list.n,
+		           want);
 	ib_buf b = {0};
 	ib_json_opts jo = {.indent = 2, .sort_keys = true};
 	FUZZ_CHECK(ib_json_write(&b, rows, &jo, &e) == 0, "rows do not serialise: %s", e.msg);
@@ -96,8 +97,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(again.inserted == 0 && again.evals_inserted == 0 &&
 		               again.agentic_inserted == 0 && again.rows == st.rows &&
 		               st.agentic_inserted <= st.agentic && again.agentic == st.agentic,
-		           "second ingest inserted %zu rows, %zu evals, %zu agentic", again.inserted,
-		           again.evals_inserted, again.agentic_inserted);
+		           "second ingest inserted %zu rows, %zu evals, %zu agentic",
+		           again.inserted, again.evals_inserted, again.agentic_inserted);
 		agentic = st.agentic_inserted;
 		inserted = st.inserted;
 	}
@@ -112,7 +113,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		} else {
 			FUZZ_CHECK(res_db_import(db, import, &again, &skipped, &e) == 0,
 			           "second import: %s", e.msg);
-			FUZZ_CHECK(again.inserted == 0, "second import inserted %zu", again.inserted);
+			FUZZ_CHECK(again.inserted == 0, "second import inserted %zu",
+			           again.inserted);
 			query(db, a, (size_t)-1);
 		}
 	}

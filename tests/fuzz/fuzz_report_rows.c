@@ -41,7 +41,8 @@ static void library(ib_arena *a, const char *path)
 		rep_metrics m;
 		char key[128], base[64];
 		double gpus;
-		rep_derive_metrics(&rows[i], t, NULL, &m, key, sizeof key, base, sizeof base, &gpus);
+		rep_derive_metrics(&rows[i], t, NULL, &m, key, sizeof key, base, sizeof base,
+		                   &gpus);
 	}
 	rep_chart_opts o = {.x_field = "median_intvty",
 	                    .metric = REP_M_TP_PER_GPU,
@@ -53,11 +54,12 @@ static void library(ib_arena *a, const char *path)
 	FUZZ_CHECK(rep_chart_series(rows, k, &o, &c, &e) == 0, "chart: %s", e.msg);
 	for (size_t i = 0; i < c->npoints; i++)
 		FUZZ_CHECK(c->points[i].row < k && c->points[i].series < c->nseries,
-		           "point %zu: row %zu series %zu", i, c->points[i].row, c->points[i].series);
+		           "point %zu: row %zu series %zu", i, c->points[i].row,
+		           c->points[i].series);
 	for (size_t s = 0; s < c->nseries; s++)
 		for (size_t j = 0; j < c->series[s].nfrontier; j++)
-			FUZZ_CHECK(c->series[s].frontier[j] < c->npoints, "series %zu frontier %zu", s,
-			           j);
+			FUZZ_CHECK(c->series[s].frontier[j] < c->npoints, "series %zu frontier %zu",
+			           s, j);
 	rep_chart_free(c);
 	free(rows);
 	free(keep);

@@ -202,15 +202,15 @@ Test(report_html, page_data_views, .init = setup, .fini = teardown)
  * view reads */
 #define AGROW(conc, tput, itl90, norm90, gpuhit, extra)                                            \
 	"{\"hw\": \"h200\", \"conc\": " #conc ", \"infmax_model_prefix\": \"dsr1\", "              \
-	"\"framework\": \"vllm\", \"precision\": \"fp8\", \"spec_decoding\": \"none\", "            \
-	"\"disagg\": false, \"scenario_type\": \"agentic-coding\", \"is_multinode\": false, "       \
+	"\"framework\": \"vllm\", \"precision\": \"fp8\", \"spec_decoding\": \"none\", "           \
+	"\"disagg\": false, \"scenario_type\": \"agentic-coding\", \"is_multinode\": false, "      \
 	"\"tp\": 8, \"ep\": 1, \"dp_attention\": \"false\", \"kv_offloading\": \"none\", "         \
-	"\"num_requests_total\": 10, \"num_requests_successful\": 9, \"request_metrics\": "         \
-	"{\"latency\": {\"ttft\": {\"mean\": 0.5, \"p50\": 0.4, \"p75\": 0.6, \"p90\": 0.8, "        \
+	"\"num_requests_total\": 10, \"num_requests_successful\": 9, \"request_metrics\": "        \
+	"{\"latency\": {\"ttft\": {\"mean\": 0.5, \"p50\": 0.4, \"p75\": 0.6, \"p90\": 0.8, "      \
 	"\"p95\": 0.9, \"std\": 0.1}, \"itl\": {\"p50\": 0.01, \"p75\": 0.015, \"p90\": " #itl90   \
-	", \"p95\": 0.03}, \"e2e_norm_intvty\": {\"p50\": 60, \"p75\": 50, \"p90\": " #norm90        \
-	", \"p95\": 30}}, \"throughput\": {\"per_gpu\": {\"total_tput_tps\": " #tput "}}, "          \
-	"\"cache\": {\"theoretical_cache_hit_rate\": 0.8}}, \"server_metrics\": {\"cache\": "       \
+	", \"p95\": 0.03}, \"e2e_norm_intvty\": {\"p50\": 60, \"p75\": 50, \"p90\": " #norm90      \
+	", \"p95\": 30}}, \"throughput\": {\"per_gpu\": {\"total_tput_tps\": " #tput "}}, "        \
+	"\"cache\": {\"theoretical_cache_hit_rate\": 0.8}}, \"server_metrics\": {\"cache\": "      \
 	"{\"gpu_cache_hit_rate\": " #gpuhit "}}" extra "}"
 
 /* the rows of root/name and their page data */
@@ -231,9 +231,10 @@ Test(report_html, agentic_view, .init = setup, .fini = teardown)
 {
 	/* conc 4 is dominated on the normalised axis (lower throughput and
 	 * normalised interactivity than conc 8) though not on interactivity */
-	put("ag.json", "[" AGROW(4, 500, 0.01, 20, 0.9, "") ", " AGROW(8, 900, 0.02, 40, 0.85, "")
-	               ", " AGROW(16, 1500, 0.04, 30, 0.7, "") ", " AGROW(
-	                   32, 1, 0.05, 1, 0.1, ", \"num_requests_successful\": 0") "]");
+	put("ag.json",
+	    "[" AGROW(4, 500, 0.01, 20, 0.9, "") ", " AGROW(8, 900, 0.02, 40, 0.85, "") ", " AGROW(
+	        16, 1500, 0.04, 30, 0.7, "") ", " AGROW(32, 1, 0.05, 1, 0.1,
+	                                                ", \"num_requests_successful\": 0") "]");
 	ib_arena *a = ib_arena_new();
 	rep_rowset rs = {0};
 	ib_error e = {0};
