@@ -75,11 +75,9 @@ typedef struct {
 static int index_rows(agp *p)
 {
 	const rep_rowset *rs = p->rs;
-	size_t n = rs->nag, nl = 0, *lid = malloc(n * sizeof *lid), *off = NULL, *mem = NULL;
+	size_t n = rs->nag;
 	const char **keys = malloc(n * sizeof *keys), **hws = malloc(n * sizeof *hws);
-	rep_row *sub = malloc(n * sizeof *sub);
-	bool *keep = malloc(n * sizeof *keep);
-	int rc = lid && keys && hws && sub && keep ? 0 : IB_ENOMEM;
+	int rc = keys && hws ? 0 : IB_ENOMEM;
 	for (size_t i = 0; !rc && i < n; i++) {
 		const rep_agg_row *r = &rs->ag[i];
 		rep_lib_row(r, &p->lib[i]);
@@ -90,15 +88,7 @@ static int index_rows(agp *p)
 	for (size_t i = 0; !rc && i < n; i++)
 		if (!(keys[i] = ib_arena_printf(p->a, "%zu\x01%s", p->gid[i], rs->ag[i].offload)))
 			rc = IB_ENOMEM;
-	rc = rc ? rc : rep_group_keys(keys, n, lid, &nl, &off, &mem);
-	for (size_t g = 0; !rc && g < nl; g++) {
-		size_t m = off[g + 1] - off[g];
-		for (size_t k = 0; k < m; k++)
-			sub[k] = p->lib[mem[off[g] + k]];
-		rc = rep_latest_rows(sub, m, keep);
-		for (size_t k = 0; !rc && k < m; k++)
-			p->keep[mem[off[g] + k]] = keep[k];
-	}
+	rc = rc ? rc : rep_latest_in_buckets(keys, p->lib, n, p->keep);
 	for (size_t i = 0; !rc && i < n; i++) {
 		char hk[128];
 		const rep_agg_row *r = &rs->ag[i];
@@ -116,13 +106,8 @@ static int index_rows(agp *p)
 			p->shw[p->series[i]] = hws[i];
 			p->sfirst[p->series[i]] = i;
 		}
-	free(lid);
 	free(keys);
 	free(hws);
-	free(sub);
-	free(keep);
-	free(off);
-	free(mem);
 	return rc;
 }
 

@@ -212,19 +212,40 @@ void rep_lib_row(const rep_agg_row *r, rep_row *out)
 	out->f[REP_F_OSL] = r->osl, out->has[REP_F_OSL] = true;
 }
 
+int rep_latest_in_buckets(const char *const *keys, const rep_row *rows, size_t n, bool *keep)
+{
+	size_t nl = 0, *lid = malloc((n ? n : 1) * sizeof *lid), *off = NULL, *mem = NULL;
+	rep_row *sub = malloc((n ? n : 1) * sizeof *sub);
+	bool *kb = malloc((n ? n : 1) * sizeof *kb);
+	int rc = lid && sub && kb ? 0 : IB_ENOMEM;
+	if (!rc)
+		rc = rep_group_keys(keys, n, lid, &nl, &off, &mem);
+	for (size_t g = 0; !rc && g < nl; g++) {
+		size_t m = off[g + 1] - off[g];
+		for (size_t k = 0; k < m; k++)
+			sub[k] = rows[mem[off[g] + k]];
+		rc = rep_latest_rows(sub, m, kb);
+		for (size_t k = 0; !rc && k < m; k++)
+			keep[mem[off[g] + k]] = kb[k];
+	}
+	free(lid);
+	free(sub);
+	free(kb);
+	free(off);
+	free(mem);
+	return rc;
+}
+
 /* Groups (model x sequence) in order of first appearance, and the dashboard's
  * latest-date reduction (rep_latest_rows) within each group of the official
  * rows and of each compared run. */
 static int groups_and_latest(page *p)
 {
 	const rep_rowset *rs = p->rs;
-	size_t n = rs->n, nl = 0, *lid = malloc((n ? n : 1) * sizeof *lid), *off = NULL,
-	       *mem = NULL;
+	size_t n = rs->n;
 	const char **keys = malloc((n ? n : 1) * sizeof *keys);
-	rep_row *sub = malloc((n ? n : 1) * sizeof *sub);
-	bool *keep = malloc((n ? n : 1) * sizeof *keep);
 	ib_arena *ka = ib_arena_new();
-	int rc = lid && keys && sub && keep && ka ? 0 : IB_ENOMEM;
+	int rc = keys && ka ? 0 : IB_ENOMEM;
 	for (size_t i = 0; !rc && i < n; i++) {
 		const rep_agg_row *r = &rs->rows[i];
 		if (!(keys[i] = ib_arena_printf(ka, "%d/%d/%s", r->isl, r->osl, r->model)))
@@ -236,21 +257,8 @@ static int groups_and_latest(page *p)
 		if (!(keys[i] = ib_arena_printf(ka, "%d|%zu", rs->rows[i].overlay, p->gid[i])))
 			rc = IB_ENOMEM;
 	if (!rc)
-		rc = rep_group_keys(keys, n, lid, &nl, &off, &mem);
-	for (size_t g = 0; !rc && g < nl; g++) {
-		size_t m = off[g + 1] - off[g];
-		for (size_t k = 0; k < m; k++)
-			sub[k] = p->rows[mem[off[g] + k]];
-		rc = rep_latest_rows(sub, m, keep);
-		for (size_t k = 0; !rc && k < m; k++)
-			p->keep[mem[off[g] + k]] = keep[k];
-	}
-	free(lid);
+		rc = rep_latest_in_buckets(keys, p->rows, n, p->keep);
 	free(keys);
-	free(sub);
-	free(keep);
-	free(off);
-	free(mem);
 	ib_arena_free(ka);
 	return rc;
 }

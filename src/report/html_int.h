@@ -67,6 +67,10 @@ void rep_jpush(rep_jb *j, ib_val *l, ib_val *v);
 /* The report library's row of an agg row (the integers mapBenchmarkRow
  * resolved; agentic rows get the dashboard's benchmark type agentic_traces). */
 void rep_lib_row(const rep_agg_row *r, rep_row *out);
+/* The dashboard's latest-date reduction (rep_latest_rows) within each
+ * bucket of rows that share a key: keep[i] for rows[i]. Returns 0 or
+ * IB_ENOMEM. */
+int rep_latest_in_buckets(const char *const *keys, const rep_row *rows, size_t n, bool *keep);
 /* Per series s (of the base GPU keys shw[s]), its colour (rep_vendor_colors,
  * one hue per GPU key) and legend rank. Returns 0 or IB_ENOMEM. */
 int rep_series_palette(const char *const *shw, size_t nseries, char (*cols)[40], size_t *rank);
