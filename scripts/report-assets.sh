@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates src/report/html_assets.c from src/report/assets/page.{css,js}
+# Regenerates src/report/html_assets.c from src/report/assets/page.{css,js} and
+# agentic.{css,js}
 # (the report page's style and script, kept as plain files for editing).
 # Usage: scripts/report-assets.sh [OUT]   (run from the repository root)
 # tests/e2e/report.sh checks that the committed file is up to date.
@@ -16,6 +17,10 @@ emit() { # name file
 	emit rep_asset_css src/report/assets/page.css
 	printf '\n'
 	emit rep_asset_js src/report/assets/page.js
+	printf '\n'
+	emit rep_asset_agentic_css src/report/assets/agentic.css
+	printf '\n'
+	emit rep_asset_agentic_js src/report/assets/agentic.js
 } >"$out.tmp.$$"
 # the committed file follows .clang-format like every source (make format-check):
 # clang-format only splits the long string literals, which C joins back

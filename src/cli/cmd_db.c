@@ -26,9 +26,12 @@ static const char usage[] =
     "      --progress N a progress line on stderr every N rows written\n"
     "  import FILE      store rows shaped like the dashboard's joined tables\n"
     "                   (configs + benchmark_results + workflow_runs), e.g. an export\n"
-    "  query            stored benchmark rows (eval rows with --evals)\n"
+    "  query            stored benchmark rows (eval rows with --evals, agentic\n"
+    "                   rows with --agentic or --scenario S)\n"
     "  latest           the latest_benchmarks view: the newest error-free row per\n"
-    "                   (config, conc, isl, osl)\n"
+    "                   (config, conc, isl, osl); with --agentic the latest_agentic\n"
+    "                   view (per config, scenario, KV offload mode and conc, less\n"
+    "                   the rows that failed the validity gate)\n"
     "  history          a metric interpolated at a target interactivity per\n"
     "                   config group and date (the dashboard's historical trends)\n"
     "      --target X   the interactivity (tok/s/user), required\n"
@@ -38,7 +41,9 @@ static const char usage[] =
     "filters (query, latest, history): --model M --hw H --framework F\n"
     "  --precision P --spec S --isl N --osl N --conc N --since DATE --until DATE\n"
     "  --branch B --run-id ID --simulated yes|no (only the simulator's rows, or\n"
-    "  only measured ones); output: --format json (default) | table\n"
+    "  only measured ones), --scenario S (agentic rows of that scenario, e.g.\n"
+    "  agentic-coding; implies --agentic, which takes no --isl/--osl);\n"
+    "  output: --format json (default) | table\n"
     "\n"
     "Exit status: 0; 1 on an error (bad input names the file, row and field;\n"
     "nothing is written); 2 on a usage error. See docs/db.md.\n";
@@ -94,8 +99,8 @@ static int parse(int argc, char **argv, db_opts *o)
 			fputs(usage, stdout);
 			return CLI_OK;
 		}
-		if (!strcmp(a, "--evals")) {
-			o->f.evals = true;
+		if (!strcmp(a, "--evals") || !strcmp(a, "--agentic")) {
+			*(a[2] == 'e' ? &o->f.evals : &o->f.agentic) = true;
 			continue;
 		}
 		if (a[0] != '-' || !a[1]) {
@@ -124,6 +129,12 @@ static int parse(int argc, char **argv, db_opts *o)
 	}
 	o->meta.branch = o->f.branch; /* and they are the run's metadata for ingest */
 	o->meta.run_id = o->f.run_id;
+	if (o->f.scenario)
+		o->f.agentic = true;
+	if (o->f.agentic && o->f.evals)
+		return bad("%s", "--agentic (--scenario) and --evals exclude each other");
+	if (o->f.agentic && (o->f.isl || o->f.osl))
+		return bad("%s", "agentic rows have no ISL/OSL: --isl/--osl do not apply");
 	return -1;
 }
 
@@ -152,9 +163,12 @@ static int do_ingest(res_db *db, db_opts *o, ib_error *e)
 	int rc = res_db_ingest(db, &o->meta, o->files, o->nfiles, &st, e);
 	if (rc)
 		return rc;
-	printf("ingested %zu benchmark rows (%zu new, %zu already stored) and %zu eval rows "
-	       "(%zu new) into %s\n",
-	       st.rows, st.inserted, st.existing, st.evals, st.evals_inserted, res_db_backend(db));
+	printf("ingested %zu benchmark rows (%zu new, %zu already stored) ", st.rows, st.inserted,
+	       st.existing);
+	if (st.agentic) /* the line of fixed-length ingests stays as it was */
+		printf("and %zu agentic rows (%zu new) ", st.agentic, st.agentic_inserted);
+	printf("and %zu eval rows (%zu new) into %s\n", st.evals, st.evals_inserted,
+	       res_db_backend(db));
 	return 0;
 }
 
@@ -175,11 +189,30 @@ static int do_import(res_db *db, db_opts *o, ib_error *e)
 /* the columns of --format table */
 static int print_table(const ib_val *rows)
 {
-	static const char *const h[] = {"date",         "run_id",       "hardware",    "framework",
-	                                "model",        "precision",    "spec_method", "prefill_tp",
-	                                "prefill_ep",   "isl",          "osl",         "conc",
-	                                "tput_per_gpu", "median_intvty"};
-	size_t nc = sizeof h / sizeof h[0], nr = rows->list.n;
+	static const char *const fixed[] = {
+	    "date",      "run_id",      "hardware",     "framework",    "model",
+	    "precision", "spec_method", "prefill_tp",   "prefill_ep",   "isl",
+	    "osl",       "conc",        "tput_per_gpu", "median_intvty"};
+	/* agentic rows: the scenario, offload mode, interactivity, cache hits */
+	static const char *const agentic[] = {"date",
+	                                      "run_id",
+	                                      "hardware",
+	                                      "framework",
+	                                      "model",
+	                                      "precision",
+	                                      "spec_method",
+	                                      "prefill_tp",
+	                                      "benchmark_type",
+	                                      "kv_offloading",
+	                                      "conc",
+	                                      "tput_per_gpu",
+	                                      "p90_intvty",
+	                                      "p90_e2e_norm_intvty",
+	                                      "server_gpu_cache_hit_rate"};
+	bool ag = rows->list.n && ib_map_get(rows->list.v[0], "kv_offloading");
+	const char *const *h = ag ? agentic : fixed;
+	size_t nc = ag ? sizeof agentic / sizeof *agentic : sizeof fixed / sizeof *fixed,
+	       nr = rows->list.n;
 	const ib_val **cells = calloc(nr * nc + 1, sizeof *cells);
 	if (!cells)
 		return CLI_FAIL;
@@ -258,6 +291,12 @@ int cmd_db(int argc, char **argv)
 			rc = do_query(db, &o, k == 3, &e);
 			break;
 		case 4:
+			if (o.f.agentic) {
+				rc =
+				    bad("%s",
+				        "history draws fixed-length rows: no --agentic/--scenario");
+				break;
+			}
 			rc = cmd_db_history(db, &o.f, o.metric, o.target, o.format, &e);
 			break;
 		default: {

@@ -12,8 +12,8 @@ int cmd_db_history(res_db *db, const res_db_filter *f, const char *metric_name,
                    const char *target_s, const char *format, ib_error *e);
 
 /* One row-filter option (--model --hw --framework --precision --spec
- * --since --until --branch --run-id, --isl --osl --conc, --simulated
- * yes|no) with its value (NULL
+ * --since --until --branch --run-id --scenario, --isl --osl --conc,
+ * --simulated yes|no) with its value (NULL
  * when the command line ended): returns 1 when `opt` is one and its value was
  * stored in f, 0 when it is not a filter option, 2 after printing a usage
  * error prefixed by `cmd` (no value, not a positive integer). */

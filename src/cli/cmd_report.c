@@ -25,7 +25,8 @@ static const char usage[] =
     "                   the history view has its trends; narrowed by the filters of\n"
     "                   infbench db: --model M --hw H --framework F --precision P\n"
     "                   --spec S --isl N --osl N --conc N --since DATE --until DATE\n"
-    "                   --branch B --run-id ID --simulated yes|no\n"
+    "                   --branch B --run-id ID --simulated yes|no --scenario S (only\n"
+    "                   the agentic rows of that scenario)\n"
     "  -o FILE          write the report there (html: required; text/json: default stdout)\n"
     "  --format F       html (default): one self-contained page, no external URL;\n"
     "                   text: frontier tables and the best config per interactivity band;\n"
@@ -39,6 +40,10 @@ static const char usage[] =
     "  --max-points N   the most rows the page holds (default 20000; 0: every row):\n"
     "                   above it, every frontier point is kept and the others are\n"
     "                   sampled evenly per series (frontiers use every row)\n"
+    "\n"
+    "Agentic rows (agentic process; scenario_type agentic-*) get their own tab: throughput\n"
+    "per GPU against interactivity and end-to-end normalised interactivity at a chosen\n"
+    "percentile with Pareto frontiers, cache hit rates, per-request latency percentiles.\n"
     "\n"
     "Rows the dashboard would not draw (unknown GPU, no model, no isl/osl/conc, not an\n"
     "object) are skipped with one warning each on stderr. Exit status: 0, 1 when no row\n"
@@ -191,7 +196,7 @@ int cmd_report(int argc, char **argv)
 	if (o.baseline) {
 		rc = rep_rows_load(a, o.baseline, -1, &rs, &d, &e);
 		/* an empty baseline would silently compare against nothing */
-		if (!rc && !rs.n && !rs.nevals)
+		if (!rc && !rs.n && !rs.nevals && !rs.nag)
 			rc = ib_fail(
 			    &e, IB_EINVAL, o.baseline, 0, 0,
 			    "--baseline holds no usable rows (an empty file or folder, or every "
@@ -210,7 +215,7 @@ int cmd_report(int argc, char **argv)
 	if (rc) {
 		cli_error("infbench report", NULL, &e);
 		status = CLI_FAIL;
-	} else if (!rs.n && !rs.nevals) {
+	} else if (!rs.n && !rs.nevals && !rs.nag) {
 		fprintf(stderr, "infbench report: error: no usable rows in %s%s\n",
 		        o.db ? "the database (or none matches the filters)" : o.in,
 		        d.n ? " (every row was skipped, see above)" : "");
@@ -219,7 +224,7 @@ int cmd_report(int argc, char **argv)
 		if (d.n)
 			fprintf(stderr,
 			        "infbench report: %zu row%s skipped, %zu drawn, %zu warning%s\n",
-			        rs.skipped, rs.skipped == 1 ? "" : "s", rs.n, d.n,
+			        rs.skipped, rs.skipped == 1 ? "" : "s", rs.n + rs.nag, d.n,
 			        d.n == 1 ? "" : "s");
 		status = render(&o, a, &rs, &d);
 	}

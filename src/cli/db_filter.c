@@ -8,13 +8,13 @@
 
 int cli_db_filter(const char *cmd, const char *opt, const char *val, res_db_filter *f)
 {
-	static const char *const strs[] = {"--model",     "--hw",     "--framework",
-	                                   "--precision", "--spec",   "--since",
-	                                   "--until",     "--branch", "--run-id"};
+	static const char *const strs[] = {"--model",  "--hw",      "--framework", "--precision",
+	                                   "--spec",   "--since",   "--until",     "--branch",
+	                                   "--run-id", "--scenario"};
 	static const char *const ints[] = {"--isl", "--osl", "--conc"};
-	const char **sdst[] = {&f->model,     &f->hardware,    &f->framework,
-	                       &f->precision, &f->spec_method, &f->since,
-	                       &f->until,     &f->branch,      &f->run_id};
+	const char **sdst[] = {&f->model,       &f->hardware, &f->framework, &f->precision,
+	                       &f->spec_method, &f->since,    &f->until,     &f->branch,
+	                       &f->run_id,      &f->scenario};
 	int64_t *idst[] = {&f->isl, &f->osl, &f->conc};
 	for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++)
 		if (!strcmp(opt, strs[k])) {

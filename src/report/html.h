@@ -45,6 +45,9 @@ typedef struct {
 	double accept_len;       /* measured mean acceptance length */
 	const char *fingerprint; /* workload fingerprint (tokenizer + prompts) */
 	int overlay;             /* -1: official; k >= 0: the k-th compared run */
+	/* agentic rows (isl = osl = 0; raw holds the flat metrics too) */
+	const char *scenario; /* scenario_type / benchmark_type; NULL: a fixed-length row */
+	const char *offload;  /* kv_offloading, "none" when absent */
 } rep_agg_row;
 
 /* One eval row (agg_eval_*.json) after mapAggEvalRow. */
@@ -61,6 +64,8 @@ typedef struct {
 typedef struct {
 	rep_agg_row *rows;
 	size_t n, cap;
+	rep_agg_row *ag; /* agentic rows (docs/report.md, the agentic view) */
+	size_t nag, cap_ag;
 	rep_ev_row *evals;
 	size_t nevals, cap_evals;
 	size_t files;   /* files read */

@@ -97,48 +97,44 @@ static const char *lookup(const char *const (*t)[2], const char *k)
 	return k;
 }
 
-/* ---- small JSON builders (NULL on out of memory, checked by the caller's ok) ---- */
-typedef struct {
-	ib_arena *a;
-	bool oom;
-} jb;
-
-static ib_val *chk(jb *j, ib_val *v)
+/* ---- small JSON builders (html_int.h) ---- */
+ib_val *rep_jchk(rep_jb *j, ib_val *v)
 {
 	if (!v)
 		j->oom = true;
 	return v;
 }
-static ib_val *jnum(jb *j, double x)
+ib_val *rep_jnum(rep_jb *j, double x)
 {
-	return chk(j, isfinite(x) ? ib_v_float(j->a, x) : ib_v_null(j->a));
+	return rep_jchk(j, isfinite(x) ? ib_v_float(j->a, x) : ib_v_null(j->a));
 }
-static ib_val *jint(jb *j, long long x)
+ib_val *rep_jint(rep_jb *j, long long x)
 {
-	return chk(j, ib_v_int(j->a, x));
+	return rep_jchk(j, ib_v_int(j->a, x));
 }
-static ib_val *jstr(jb *j, const char *s)
+ib_val *rep_jstr(rep_jb *j, const char *s)
 {
-	return chk(j, s ? ib_v_str(j->a, s) : ib_v_null(j->a));
+	return rep_jchk(j, s ? ib_v_str(j->a, s) : ib_v_null(j->a));
 }
-static ib_val *jmap(jb *j)
+ib_val *rep_jmap(rep_jb *j)
 {
-	return chk(j, ib_v_map(j->a));
+	return rep_jchk(j, ib_v_map(j->a));
 }
-static ib_val *jlist(jb *j)
+ib_val *rep_jlist(rep_jb *j)
 {
-	return chk(j, ib_v_list(j->a));
+	return rep_jchk(j, ib_v_list(j->a));
 }
-static void set(jb *j, ib_val *m, const char *k, ib_val *v)
+void rep_jset(rep_jb *j, ib_val *m, const char *k, ib_val *v)
 {
 	if (m && v && ib_map_set(j->a, m, k, v))
 		j->oom = true;
 }
-static void push(jb *j, ib_val *l, ib_val *v)
+void rep_jpush(rep_jb *j, ib_val *l, ib_val *v)
 {
 	if (l && v && ib_list_push(j->a, l, v))
 		j->oom = true;
 }
+typedef rep_jb jb;
 
 /* ---- rows ---- */
 
@@ -180,7 +176,7 @@ static const char *sget(const ib_val *row, const char *k)
 	return v && v->type == IB_V_STR ? v->str.s : NULL;
 }
 
-static void to_lib_row(const rep_agg_row *r, rep_row *out)
+void rep_lib_row(const rep_agg_row *r, rep_row *out)
 {
 	memset(out, 0, sizeof *out);
 	out->hw = r->hw;
@@ -188,7 +184,8 @@ static void to_lib_row(const rep_agg_row *r, rep_row *out)
 	out->precision = r->precision;
 	out->spec_decoding = r->spec;
 	out->mtp = sget(r->raw, "mtp");
-	out->benchmark_type = sget(r->raw, "benchmark_type");
+	/* agentic rows: the dashboard's benchmark type (no spec in the series key) */
+	out->benchmark_type = r->scenario ? "agentic_traces" : sget(r->raw, "benchmark_type");
 	out->date = r->date;
 	out->model = r->model;
 	out->image = r->image;
@@ -215,19 +212,40 @@ static void to_lib_row(const rep_agg_row *r, rep_row *out)
 	out->f[REP_F_OSL] = r->osl, out->has[REP_F_OSL] = true;
 }
 
+int rep_latest_in_buckets(const char *const *keys, const rep_row *rows, size_t n, bool *keep)
+{
+	size_t nl = 0, *lid = malloc((n ? n : 1) * sizeof *lid), *off = NULL, *mem = NULL;
+	rep_row *sub = malloc((n ? n : 1) * sizeof *sub);
+	bool *kb = malloc((n ? n : 1) * sizeof *kb);
+	int rc = lid && sub && kb ? 0 : IB_ENOMEM;
+	if (!rc)
+		rc = rep_group_keys(keys, n, lid, &nl, &off, &mem);
+	for (size_t g = 0; !rc && g < nl; g++) {
+		size_t m = off[g + 1] - off[g];
+		for (size_t k = 0; k < m; k++)
+			sub[k] = rows[mem[off[g] + k]];
+		rc = rep_latest_rows(sub, m, kb);
+		for (size_t k = 0; !rc && k < m; k++)
+			keep[mem[off[g] + k]] = kb[k];
+	}
+	free(lid);
+	free(sub);
+	free(kb);
+	free(off);
+	free(mem);
+	return rc;
+}
+
 /* Groups (model x sequence) in order of first appearance, and the dashboard's
  * latest-date reduction (rep_latest_rows) within each group of the official
  * rows and of each compared run. */
 static int groups_and_latest(page *p)
 {
 	const rep_rowset *rs = p->rs;
-	size_t n = rs->n, nl = 0, *lid = malloc((n ? n : 1) * sizeof *lid), *off = NULL,
-	       *mem = NULL;
+	size_t n = rs->n;
 	const char **keys = malloc((n ? n : 1) * sizeof *keys);
-	rep_row *sub = malloc((n ? n : 1) * sizeof *sub);
-	bool *keep = malloc((n ? n : 1) * sizeof *keep);
 	ib_arena *ka = ib_arena_new();
-	int rc = lid && keys && sub && keep && ka ? 0 : IB_ENOMEM;
+	int rc = keys && ka ? 0 : IB_ENOMEM;
 	for (size_t i = 0; !rc && i < n; i++) {
 		const rep_agg_row *r = &rs->rows[i];
 		if (!(keys[i] = ib_arena_printf(ka, "%d/%d/%s", r->isl, r->osl, r->model)))
@@ -239,21 +257,8 @@ static int groups_and_latest(page *p)
 		if (!(keys[i] = ib_arena_printf(ka, "%d|%zu", rs->rows[i].overlay, p->gid[i])))
 			rc = IB_ENOMEM;
 	if (!rc)
-		rc = rep_group_keys(keys, n, lid, &nl, &off, &mem);
-	for (size_t g = 0; !rc && g < nl; g++) {
-		size_t m = off[g + 1] - off[g];
-		for (size_t k = 0; k < m; k++)
-			sub[k] = p->rows[mem[off[g] + k]];
-		rc = rep_latest_rows(sub, m, keep);
-		for (size_t k = 0; !rc && k < m; k++)
-			p->keep[mem[off[g] + k]] = keep[k];
-	}
-	free(lid);
+		rc = rep_latest_in_buckets(keys, p->rows, n, p->keep);
 	free(keys);
-	free(sub);
-	free(keep);
-	free(off);
-	free(mem);
 	ib_arena_free(ka);
 	return rc;
 }
@@ -293,26 +298,44 @@ static int series_ids(page *p)
 	return rc;
 }
 
+int rep_series_palette(const char *const *shw, size_t nseries, char (*cols)[40], size_t *rank)
+{
+	/* colours per hwKey, in legend order */
+	const char **hws = calloc(nseries + 1, sizeof *hws);
+	size_t nh = 0, *order = calloc(nseries + 1, sizeof *order);
+	char(*hc)[40] = calloc(nseries + 1, sizeof *hc);
+	int rc = hws && order && hc ? 0 : IB_ENOMEM;
+	for (size_t s = 0; !rc && s < nseries; s++) {
+		size_t k = 0;
+		while (k < nh && strcmp(hws[k], shw[s]))
+			k++;
+		if (k == nh)
+			hws[nh++] = shw[s];
+	}
+	if (!rc && rep_vendor_colors(hws, nh, false, hc, order))
+		rc = IB_ENOMEM;
+	for (size_t s = 0; !rc && s < nseries; s++) {
+		size_t k = 0, r = 0;
+		while (strcmp(hws[k], shw[s]))
+			k++;
+		while (r < nh && order[r] != k)
+			r++;
+		memcpy(cols[s], hc[k], sizeof hc[k]);
+		rank[s] = r;
+	}
+	free(hws);
+	free(order);
+	free(hc);
+	return rc;
+}
+
 static ib_val *series_json(page *p)
 {
 	jb *j = &p->j;
-	ib_val *list = jlist(j);
-	/* colours per hwKey (official series), in legend order */
-	const char **hws = calloc(p->nseries + 1, sizeof *hws);
-	size_t nh = 0, *order = calloc(p->nseries + 1, sizeof *order);
+	ib_val *list = rep_jlist(j);
+	size_t *ranks = calloc(p->nseries + 1, sizeof *ranks);
 	char(*cols)[40] = calloc(p->nseries + 1, sizeof *cols);
-	if (!hws || !order || !cols) {
-		j->oom = true;
-		goto done;
-	}
-	for (size_t s = 0; s < p->nseries; s++) {
-		size_t k = 0;
-		while (k < nh && strcmp(hws[k], p->shw[s]))
-			k++;
-		if (k == nh)
-			hws[nh++] = p->shw[s];
-	}
-	if (rep_vendor_colors(hws, nh, false, cols, order)) {
+	if (!ranks || !cols || rep_series_palette(p->shw, p->nseries, cols, ranks)) {
 		j->oom = true;
 		goto done;
 	}
@@ -321,36 +344,42 @@ static ib_val *series_json(page *p)
 	                                         "oklch(0.75 0.20 150)", "oklch(0.70 0.22 330)",
 	                                         "oklch(0.72 0.20 230)", "oklch(0.78 0.18 60)"};
 	for (size_t s = 0; s < p->nseries; s++) {
-		size_t k = 0, rank = 0;
-		while (strcmp(hws[k], p->shw[s]))
-			k++;
-		while (rank < nh && order[rank] != k)
-			rank++;
+		size_t rank = ranks[s];
 		/* the first row of the series gives its identity */
 		const rep_agg_row *r = &p->rs->rows[p->sfirst[s]];
-		ib_val *m = jmap(j);
-		set(j, m, "key", jstr(j, p->skeys[s]));
-		set(j, m, "hw", jstr(j, p->shw[s]));
-		set(j, m, "gpu", jstr(j, r->hw));
-		set(j, m, "prec", jstr(j, r->precision));
+		ib_val *m = rep_jmap(j);
+		rep_jset(j, m, "key", rep_jstr(j, p->skeys[s]));
+		rep_jset(j, m, "hw", rep_jstr(j, p->shw[s]));
+		rep_jset(j, m, "gpu", rep_jstr(j, r->hw));
+		rep_jset(j, m, "prec", rep_jstr(j, r->precision));
 		char lab[200];
-		const char *fw = lookup(fw_labels, r->framework);
-		if (!strcmp(r->spec, "none"))
-			snprintf(lab, sizeof lab, "%s (%s)", lookup(gpu_labels, r->hw), fw);
-		else
-			snprintf(lab, sizeof lab, "%s (%s, %s)", lookup(gpu_labels, r->hw), fw,
-			         !strcmp(r->spec, "mtp") ? "MTP" : r->spec);
-		set(j, m, "label", jstr(j, lab));
-		set(j, m, "color", jstr(j, r->overlay >= 0 ? run_colors[r->overlay % 8] : cols[k]));
-		set(j, m, "order", jint(j, (long long)rank));
-		set(j, m, "run", jint(j, r->overlay));
-		push(j, list, m);
+		rep_series_label(r, lab, sizeof lab);
+		rep_jset(j, m, "label", rep_jstr(j, lab));
+		rep_jset(j, m, "color",
+		         rep_jstr(j, r->overlay >= 0 ? run_colors[r->overlay % 8] : cols[s]));
+		rep_jset(j, m, "order", rep_jint(j, (long long)rank));
+		rep_jset(j, m, "run", rep_jint(j, r->overlay));
+		rep_jpush(j, list, m);
 	}
 done:
-	free(hws);
-	free(order);
+	free(ranks);
 	free(cols);
 	return list;
+}
+
+void rep_series_label(const rep_agg_row *r, char *out, size_t cap)
+{
+	const char *fw = lookup(fw_labels, r->framework);
+	if (!strcmp(r->spec, "none"))
+		snprintf(out, cap, "%s (%s)", lookup(gpu_labels, r->hw), fw);
+	else
+		snprintf(out, cap, "%s (%s, %s)", lookup(gpu_labels, r->hw), fw,
+		         !strcmp(r->spec, "mtp") ? "MTP" : r->spec);
+}
+
+const char *rep_label_model(const char *key)
+{
+	return lookup(model_labels, key);
 }
 
 /* The menu metrics' values of every row (p->ys). */
@@ -377,35 +406,37 @@ static ib_val *row_json(page *p, size_t i)
 	char par[96];
 	rep_derive_metrics(lr, p->gpus, NULL, &m, NULL, 0, NULL, 0, &gpus);
 	rep_parallelism_label(lr, par, sizeof par);
-	ib_val *o = jmap(j), *x = jlist(j), *y = jlist(j);
-	set(j, o, "s", jint(j, p->series[i]));
-	set(j, o, "src", jstr(j, ib_arena_printf(j->a, "%s#%zu", r->src, r->index + 1)));
-	set(j, o, "date", jstr(j, r->date));
-	set(j, o, "conc", jint(j, r->conc));
-	set(j, o, "par", jstr(j, par));
-	set(j, o, "gpus", jnum(j, gpus));
-	set(j, o, "image", jstr(j, r->image));
-	set(j, o, "fw", jstr(j, r->framework));
-	set(j, o, "spec", jstr(j, r->spec));
-	set(j, o, "tp", jint(j, r->tp));
-	set(j, o, "ep", jint(j, r->ep));
-	set(j, o, "dpa", chk(j, ib_v_bool(j->a, r->dpa)));
-	set(j, o, "disagg", chk(j, ib_v_bool(j->a, r->disagg)));
-	set(j, o, "multinode", chk(j, ib_v_bool(j->a, r->multinode)));
+	ib_val *o = rep_jmap(j), *x = rep_jlist(j), *y = rep_jlist(j);
+	rep_jset(j, o, "s", rep_jint(j, p->series[i]));
+	rep_jset(j, o, "src", rep_jstr(j, ib_arena_printf(j->a, "%s#%zu", r->src, r->index + 1)));
+	rep_jset(j, o, "date", rep_jstr(j, r->date));
+	rep_jset(j, o, "conc", rep_jint(j, r->conc));
+	rep_jset(j, o, "par", rep_jstr(j, par));
+	rep_jset(j, o, "gpus", rep_jnum(j, gpus));
+	rep_jset(j, o, "image", rep_jstr(j, r->image));
+	rep_jset(j, o, "fw", rep_jstr(j, r->framework));
+	rep_jset(j, o, "spec", rep_jstr(j, r->spec));
+	rep_jset(j, o, "tp", rep_jint(j, r->tp));
+	rep_jset(j, o, "ep", rep_jint(j, r->ep));
+	rep_jset(j, o, "dpa", rep_jchk(j, ib_v_bool(j->a, r->dpa)));
+	rep_jset(j, o, "disagg", rep_jchk(j, ib_v_bool(j->a, r->disagg)));
+	rep_jset(j, o, "multinode", rep_jchk(j, ib_v_bool(j->a, r->multinode)));
 	if (r->multinode && r->v2) {
-		set(j, o, "prefill",
-		    jstr(j, ib_arena_printf(j->a, "%d GPUs, TP%d, EP%d, DPA %s, %d workers", r->npg,
-		                            r->ptp, r->pep, r->pdpa ? "True" : "False", r->pnw)));
-		set(j, o, "decode",
-		    jstr(j, ib_arena_printf(j->a, "%d GPUs, TP%d, EP%d, DPA %s, %d workers", r->ndg,
-		                            r->dtp, r->dep, r->ddpa ? "True" : "False", r->dnw)));
+		rep_jset(j, o, "prefill",
+		         rep_jstr(j, ib_arena_printf(
+		                         j->a, "%d GPUs, TP%d, EP%d, DPA %s, %d workers", r->npg,
+		                         r->ptp, r->pep, r->pdpa ? "True" : "False", r->pnw)));
+		rep_jset(j, o, "decode",
+		         rep_jstr(j, ib_arena_printf(
+		                         j->a, "%d GPUs, TP%d, EP%d, DPA %s, %d workers", r->ndg,
+		                         r->dtp, r->dep, r->ddpa ? "True" : "False", r->dnw)));
 	}
 	for (size_t k = 0; x_all[k]; k++)
-		push(j, x, jnum(j, rep_row_num(r, x_all[k])));
-	set(j, o, "x", x);
+		rep_jpush(j, x, rep_jnum(j, rep_row_num(r, x_all[k])));
+	rep_jset(j, o, "x", x);
 	for (size_t k = 0; k < NMENU; k++)
-		push(j, y, jnum(j, p->ys[i * NMENU + k]));
-	set(j, o, "y", y);
+		rep_jpush(j, y, rep_jnum(j, p->ys[i * NMENU + k]));
+	rep_jset(j, o, "y", y);
 	/* the table and CSV columns */
 	static const char *const raw[] = {"mean_ttft",
 	                                  "median_ttft",
@@ -429,25 +460,25 @@ static ib_val *row_json(page *p, size_t i)
 	                                  "output_tput_per_gpu",
 	                                  "input_tput_per_gpu",
 	                                  NULL};
-	ib_val *rv = jlist(j);
+	ib_val *rv = rep_jlist(j);
 	for (size_t k = 0; raw[k]; k++)
-		push(j, rv, jnum(j, rep_row_num(r, raw[k])));
-	set(j, o, "raw", rv);
-	set(j, o, "npg", jint(j, r->npg));
-	set(j, o, "ndg", jint(j, r->ndg));
+		rep_jpush(j, rv, rep_jnum(j, rep_row_num(r, raw[k])));
+	rep_jset(j, o, "raw", rv);
+	rep_jset(j, o, "npg", rep_jint(j, r->npg));
+	rep_jset(j, o, "ndg", rep_jint(j, r->ndg));
 	if (r->client_bound >= 0)
-		set(j, o, "cb", jint(j, r->client_bound));
+		rep_jset(j, o, "cb", rep_jint(j, r->client_bound));
 	if (r->health_why)
-		set(j, o, "cbwhy", jstr(j, r->health_why));
+		rep_jset(j, o, "cbwhy", rep_jstr(j, r->health_why));
 	if (r->simulated)
-		set(j, o, "sim", jint(j, 1));
+		rep_jset(j, o, "sim", rep_jint(j, 1));
 	double ts = rep_row_num(r, "time_scale");
 	if (!isnan(ts))
-		set(j, o, "ts", jnum(j, ts));
+		rep_jset(j, o, "ts", rep_jnum(j, ts));
 	if (!isnan(r->accept_len))
-		set(j, o, "al", jnum(j, r->accept_len));
+		rep_jset(j, o, "al", rep_jnum(j, r->accept_len));
 	if (r->fingerprint)
-		set(j, o, "fp", jstr(j, r->fingerprint));
+		rep_jset(j, o, "fp", rep_jstr(j, r->fingerprint));
 	return o;
 }
 
@@ -483,43 +514,45 @@ static int view_json(page *p, const size_t *gi, size_t gn, const rep_row *grows,
 	/* The page draws a view's points from the rows' own x and y values:
 	 * only the optimal flags, the drops and any point whose coordinates
 	 * differ from its row's (none, unless the library changes) go in. */
-	ib_val *v = jmap(j), *roof = jlist(j), *paths = jlist(j), *drop = jlist(j), *xy = jlist(j);
-	set(j, v, "dir", jstr(j, par_dir_name(dir)));
+	ib_val *v = rep_jmap(j), *roof = rep_jlist(j), *paths = rep_jlist(j), *drop = rep_jlist(j),
+	       *xy = rep_jlist(j);
+	rep_jset(j, v, "dir", rep_jstr(j, par_dir_name(dir)));
 	for (size_t k = 0; k < c->npoints; k++) {
 		const rep_chart_point *cp = &c->points[k];
 		size_t row = gi[cp->row];
 		if (cp->roof)
-			push(j, roof, jint(j, (long long)row));
+			rep_jpush(j, roof, rep_jint(j, (long long)row));
 		double rx = p->rows[row].f[xfi], ry = p->ys[row * NMENU + mk];
 		if (!same_num(cp->x, rx) || !same_num(cp->y, ry)) {
-			push(j, xy, jint(j, (long long)row));
-			push(j, xy, jnum(j, cp->x));
-			push(j, xy, jnum(j, cp->y));
+			rep_jpush(j, xy, rep_jint(j, (long long)row));
+			rep_jpush(j, xy, rep_jnum(j, cp->x));
+			rep_jpush(j, xy, rep_jnum(j, cp->y));
 		}
 	}
 	for (size_t s = 0; s < c->nseries; s++) {
 		const rep_series *se = &c->series[s];
 		for (size_t q = 0; q < se->npaths; q++) {
-			ib_val *path = jlist(j);
+			ib_val *path = rep_jlist(j);
 			for (size_t t = se->path_off[q]; t < se->path_off[q + 1]; t++)
-				push(j, path,
-				     jint(j, (long long)gi[c->points[se->path_pts[t]].row]));
-			push(j, paths, path);
+				rep_jpush(
+				    j, path,
+				    rep_jint(j, (long long)gi[c->points[se->path_pts[t]].row]));
+			rep_jpush(j, paths, path);
 		}
 	}
 	for (size_t k = 0; k < c->ndropped; k++) {
-		push(j, drop, jint(j, (long long)gi[c->dropped[k].row]));
-		push(j, drop, jstr(j, c->dropped[k].reason));
+		rep_jpush(j, drop, rep_jint(j, (long long)gi[c->dropped[k].row]));
+		rep_jpush(j, drop, rep_jstr(j, c->dropped[k].reason));
 	}
-	set(j, v, "roof", roof);
+	rep_jset(j, v, "roof", roof);
 	if (xy && xy->list.n)
-		set(j, v, "xy", xy);
-	set(j, v, "paths", paths);
-	set(j, v, "drop", drop);
+		rep_jset(j, v, "xy", xy);
+	rep_jset(j, v, "paths", paths);
+	rep_jset(j, v, "drop", drop);
 	rep_chart_free(c);
 	char key[96];
 	snprintf(key, sizeof key, "%c|%s|%s", chart ? 'B' : 'A', mm->key, xf);
-	set(j, views, key, v);
+	rep_jset(j, views, key, v);
 	return j->oom ? IB_ENOMEM : 0;
 }
 
@@ -574,18 +607,18 @@ static int group_json(page *p, const size_t *members, size_t nm, ib_val *groups,
 			gi[gn] = members[k];
 			grows[gn++] = p->rows[members[k]];
 		}
-	ib_val *g = jmap(j), *views = jmap(j), *rows = jlist(j);
-	set(j, g, "model", jstr(j, model));
-	set(j, g, "modelLabel", jstr(j, lookup(model_labels, model)));
-	set(j, g, "seq", jstr(j, rep_seq_label(j->a, isl, osl)));
-	set(j, g, "isl", jint(j, isl));
-	set(j, g, "osl", jint(j, osl));
+	ib_val *g = rep_jmap(j), *views = rep_jmap(j), *rows = rep_jlist(j);
+	rep_jset(j, g, "model", rep_jstr(j, model));
+	rep_jset(j, g, "modelLabel", rep_jstr(j, lookup(model_labels, model)));
+	rep_jset(j, g, "seq", rep_jstr(j, rep_seq_label(j->a, isl, osl)));
+	rep_jset(j, g, "isl", rep_jint(j, isl));
+	rep_jset(j, g, "osl", rep_jint(j, osl));
 	for (size_t k = 0; k < gn; k++)
-		push(j, rows, jint(j, (long long)gi[k]));
-	set(j, g, "rows", rows);
+		rep_jpush(j, rows, rep_jint(j, (long long)gi[k]));
+	rep_jset(j, g, "rows", rows);
 	const char *fw = fingerprint_warning(p, gi, gn);
 	if (fw)
-		set(j, g, "fpwarn", jstr(j, fw));
+		rep_jset(j, g, "fpwarn", rep_jstr(j, fw));
 	for (size_t mk = 0; !rc && mk < NMENU; mk++) {
 		const char *const *xa = menu[mk].input ? xa_ttft : xa_fields;
 		for (size_t q = 0; !rc && xa[q]; q++)
@@ -593,8 +626,8 @@ static int group_json(page *p, const size_t *members, size_t nm, ib_val *groups,
 		for (size_t q = 0; !rc && xb_fields[q]; q++)
 			rc = view_json(p, gi, gn, grows, 1, mk, xb_fields[q], views, e);
 	}
-	set(j, g, "views", views);
-	push(j, groups, g);
+	rep_jset(j, g, "views", views);
+	rep_jpush(j, groups, g);
 done:
 	free(gi);
 	free(grows);
@@ -616,51 +649,52 @@ static int groups_json(page *p, ib_val *groups, ib_error *e)
 static ib_val *meta_json(page *p)
 {
 	jb *j = &p->j;
-	ib_val *ms = jlist(j), *xs = jlist(j), *gp = jlist(j);
+	ib_val *ms = rep_jlist(j), *xs = rep_jlist(j), *gp = rep_jlist(j);
 	for (size_t k = 0; k < NMENU; k++) {
 		int mi = rep_metric_lookup(menu[k].key);
-		ib_val *m = jmap(j);
-		set(j, m, "key", jstr(j, menu[k].key));
-		set(j, m, "group", jstr(j, menu[k].group));
-		set(j, m, "title", jstr(j, menu[k].title));
-		set(j, m, "label", jstr(j, menu[k].label));
-		set(j, m, "input", chk(j, ib_v_bool(j->a, menu[k].input)));
-		set(j, m, "cost", chk(j, ib_v_bool(j->a, mi >= 0 && rep_metric_is_cost(mi))));
-		push(j, ms, m);
+		ib_val *m = rep_jmap(j);
+		rep_jset(j, m, "key", rep_jstr(j, menu[k].key));
+		rep_jset(j, m, "group", rep_jstr(j, menu[k].group));
+		rep_jset(j, m, "title", rep_jstr(j, menu[k].title));
+		rep_jset(j, m, "label", rep_jstr(j, menu[k].label));
+		rep_jset(j, m, "input", rep_jchk(j, ib_v_bool(j->a, menu[k].input)));
+		rep_jset(j, m, "cost",
+		         rep_jchk(j, ib_v_bool(j->a, mi >= 0 && rep_metric_is_cost(mi))));
+		rep_jpush(j, ms, m);
 	}
 	for (size_t k = 0; x_all[k]; k++) {
-		ib_val *x = jmap(j);
-		set(j, x, "key", jstr(j, x_all[k]));
-		set(j, x, "label", jstr(j, x_labels[k]));
-		push(j, xs, x);
+		ib_val *x = rep_jmap(j);
+		rep_jset(j, x, "key", rep_jstr(j, x_all[k]));
+		rep_jset(j, x, "label", rep_jstr(j, x_labels[k]));
+		rep_jpush(j, xs, x);
 	}
 	for (size_t k = 0; gpu_labels[k][0]; k++) {
 		const rep_gpu_spec *g = rep_gpu_find(p->gpus, gpu_labels[k][0]);
 		if (!g)
 			continue;
-		ib_val *m = jmap(j);
-		set(j, m, "key", jstr(j, gpu_labels[k][0]));
-		set(j, m, "label", jstr(j, gpu_labels[k][1]));
-		set(j, m, "power", jnum(j, g->power));
-		set(j, m, "costh", jnum(j, g->costh));
-		set(j, m, "costn", jnum(j, g->costn));
-		set(j, m, "costr", jnum(j, g->costr));
-		push(j, gp, m);
+		ib_val *m = rep_jmap(j);
+		rep_jset(j, m, "key", rep_jstr(j, gpu_labels[k][0]));
+		rep_jset(j, m, "label", rep_jstr(j, gpu_labels[k][1]));
+		rep_jset(j, m, "power", rep_jnum(j, g->power));
+		rep_jset(j, m, "costh", rep_jnum(j, g->costh));
+		rep_jset(j, m, "costn", rep_jnum(j, g->costn));
+		rep_jset(j, m, "costr", rep_jnum(j, g->costr));
+		rep_jpush(j, gp, m);
 	}
-	ib_val *o = jmap(j);
-	set(j, o, "metrics", ms);
-	set(j, o, "xfields", xs);
-	set(j, o, "gpus", gp);
+	ib_val *o = rep_jmap(j);
+	rep_jset(j, o, "metrics", ms);
+	rep_jset(j, o, "xfields", xs);
+	rep_jset(j, o, "gpus", gp);
 	return o;
 }
 
 static ib_val *skipped_json(jb *j, const ib_diags *d)
 {
-	ib_val *l = jlist(j);
+	ib_val *l = rep_jlist(j);
 	for (size_t i = 0; d && i < d->n; i++) {
 		ib_buf b = {0};
 		ib_diag_format(&d->items[i], &b);
-		push(j, l, jstr(j, b.data ? b.data : ""));
+		rep_jpush(j, l, rep_jstr(j, b.data ? b.data : ""));
 		ib_buf_free(&b);
 	}
 	return l;
@@ -843,7 +877,7 @@ static int thin_rows(page *p, ib_val *groups, size_t cap, bool *embed, bool *thi
 		size_t before = rows ? rows->list.n : 0;
 		remap_list(rows, 1, to, n);
 		if (rows && rows->list.n != before)
-			set(&p->j, gr, "total", jint(&p->j, (long long)before));
+			rep_jset(&p->j, gr, "total", rep_jint(&p->j, (long long)before));
 		for (size_t k = 0; views && k < views->map.n; k++) {
 			ib_val *v = views->map.kv[k].val, *paths = (ib_val *)ib_map_get(v, "paths");
 			remap_list((ib_val *)ib_map_get(v, "roof"), 1, to, n);
@@ -881,7 +915,7 @@ int rep_page_data(ib_arena *a, const rep_rowset *rs, const ib_diags *d, const re
 		goto done;
 	}
 	for (size_t i = 0; i < rs->n; i++)
-		to_lib_row(&rs->rows[i], &p.rows[i]);
+		rep_lib_row(&rs->rows[i], &p.rows[i]);
 	rc = groups_and_latest(&p);
 	if (!rc)
 		rc = series_ids(&p);
@@ -889,13 +923,13 @@ int rep_page_data(ib_arena *a, const rep_rowset *rs, const ib_diags *d, const re
 		goto done;
 	fill_ys(&p);
 	jb *j = &p.j;
-	ib_val *root = jmap(j), *rows = jlist(j), *groups = jlist(j), *evals = NULL;
-	set(j, root, "title", jstr(j, o && o->title ? o->title : "infbench report"));
-	set(j, root, "generated", jstr(j, o ? o->generated : NULL));
-	set(j, root, "compare", chk(j, ib_v_bool(a, o && o->compare)));
-	set(j, root, "runLabel", jstr(j, o && o->run_label ? o->run_label : "run"));
-	set(j, root, "meta", meta_json(&p));
-	set(j, root, "series", series_json(&p));
+	ib_val *root = rep_jmap(j), *rows = rep_jlist(j), *groups = rep_jlist(j), *evals = NULL;
+	rep_jset(j, root, "title", rep_jstr(j, o && o->title ? o->title : "infbench report"));
+	rep_jset(j, root, "generated", rep_jstr(j, o ? o->generated : NULL));
+	rep_jset(j, root, "compare", rep_jchk(j, ib_v_bool(a, o && o->compare)));
+	rep_jset(j, root, "runLabel", rep_jstr(j, o && o->run_label ? o->run_label : "run"));
+	rep_jset(j, root, "meta", meta_json(&p));
+	rep_jset(j, root, "series", series_json(&p));
 	/* the views first: the rows a bounded page must keep are their frontiers */
 	size_t cap = o && o->max_points ? o->max_points : REP_MAX_POINTS;
 	bool thinned = false, *embed = malloc(n * sizeof *embed);
@@ -904,22 +938,27 @@ int rep_page_data(ib_arena *a, const rep_rowset *rs, const ib_diags *d, const re
 		rc = thin_rows(&p, groups, cap, embed, &thinned);
 	for (size_t i = 0; !rc && i < rs->n && !j->oom; i++)
 		if (embed[i])
-			push(j, rows, row_json(&p, i));
+			rep_jpush(j, rows, row_json(&p, i));
 	free(embed);
 	if (thinned) {
-		set(j, root, "maxPoints", jint(j, (long long)cap));
-		set(j, root, "rowsTotal", jint(j, (long long)rs->n));
+		rep_jset(j, root, "maxPoints", rep_jint(j, (long long)cap));
+		rep_jset(j, root, "rowsTotal", rep_jint(j, (long long)rs->n));
 	}
-	set(j, root, "rows", rows);
+	rep_jset(j, root, "rows", rows);
 	if (!rc && o && o->compare)
 		rc = rep_page_data_compare(a, rs, p.rows, p.keep, p.gid, p.gpus, groups);
 	if (!rc)
 		rc = rep_page_data_trends(a, rs, p.rows, p.series, p.gid, p.gpus, groups);
-	set(j, root, "groups", groups);
+	rep_jset(j, root, "groups", groups);
 	if (!rc)
 		rc = rep_page_data_evals(a, rs, &evals);
-	set(j, root, "evals", evals);
-	set(j, root, "skipped", skipped_json(j, d));
+	rep_jset(j, root, "evals", evals);
+	if (!rc && rs->nag) { /* only with agentic rows: other pages stay as they were */
+		ib_val *ag = NULL;
+		rc = rep_page_data_agentic(a, rs, &ag);
+		rep_jset(j, root, "agentic", ag);
+	}
+	rep_jset(j, root, "skipped", skipped_json(j, d));
 	if (!rc && j->oom)
 		rc = IB_ENOMEM;
 	if (!rc)

@@ -21,7 +21,7 @@ int rep_write_html_file(const char *in, const char *out, const char *title, size
 	strftime(date, sizeof date, "%Y-%m-%d", &tm);
 	rep_page_opts po = {.title = title, .generated = date};
 	int rc = rep_rows_load(a, in, -1, &rs, d, e);
-	if (!rc && !rs.n && !rs.nevals)
+	if (!rc && !rs.n && !rs.nevals && !rs.nag)
 		rc = ib_fail(e, IB_EINVAL, in, 0, 0, "no usable rows for the report");
 	rc = rc ? rc : rep_page_data(a, &rs, d, &po, &data, e);
 	rc = rc ? rc : rep_html_write(&b, data, &po, e);

@@ -140,6 +140,9 @@ static int head(ib_buf *b, const ib_val *data)
 	rc = rc ? rc
 	        : ib_buf_printf(b, "</h1><div class=\"sub\">%zu benchmark rows, %zu eval charts",
 	                        count(data, "rows"), count(data, "evals"));
+	const ib_val *ag = ib_map_get(data, "agentic");
+	if (!rc && ag)
+		rc = ib_buf_printf(b, ", %zu agentic rows", count(ag, "rows"));
 	const ib_val *total = ib_map_get(data, "rowsTotal");
 	if (!rc && total && total->type == IB_V_INT)
 		rc = ib_buf_printf(b, " (of %lld loaded: thinned, every frontier point kept)",
@@ -167,8 +170,15 @@ static int tabs(ib_buf *b, const ib_val *data)
 {
 	const ib_val *cmp = ib_map_get(data, "compare");
 	bool compare = cmp && cmp->type == IB_V_BOOL && cmp->b;
-	int rc = ib_buf_puts(b, "<nav class=\"tabs\"><button data-tab=\"inference\" "
-	                        "class=\"on\">Inference</button>");
+	/* agentic rows: their tab after Inference, or first and shown when there
+	 * is no fixed-length row to draw */
+	bool ag = ib_map_get(data, "agentic"), first = ag && !count(data, "groups");
+	int rc = first ? ib_buf_puts(b, "<nav class=\"tabs\"><button data-tab=\"agentic\" "
+	                                "class=\"on\">Agentic</button>")
+	               : ib_buf_puts(b, "<nav class=\"tabs\"><button data-tab=\"inference\" "
+	                                "class=\"on\">Inference</button>");
+	if (!rc && ag && !first)
+		rc = ib_buf_puts(b, "<button data-tab=\"agentic\">Agentic</button>");
 	if (!rc && compare)
 		rc = ib_buf_puts(b, "<button data-tab=\"comparison\">Comparison</button>");
 	if (!rc && count(data, "evals"))
@@ -186,20 +196,24 @@ static int tabs(ib_buf *b, const ib_val *data)
 	return rc ? rc : ib_buf_puts(b, "</nav>\n");
 }
 
-static int inference(ib_buf *b)
+static int inference(ib_buf *b, bool on)
 {
-	int rc = ib_buf_puts(
-	    b, "<section class=\"view on\" id=\"view-inference\"><div class=\"controls\">"
-	       "<label>Model <select id=\"sel-model\"></select></label>"
-	       "<label>ISL/OSL <select id=\"sel-seq\"></select></label>"
-	       "<label>Precision <span id=\"precs\"></span></label>"
-	       "<label>Y-axis metric <select id=\"sel-metric\"></select></label>"
-	       "<span id=\"xa-box\" style=\"display:none\"><label>X-axis metric <select "
-	       "id=\"sel-xa\"></select></label> <label>X-axis scale <select "
-	       "id=\"sel-xscale\"></select></label></span>"
-	       "<label>Latency chart x <select id=\"sel-xb\"></select></label></div>"
-	       "<div id=\"fpwarn\"></div><div id=\"simnote\"></div><div id=\"context\"></div><div "
-	       "class=\"charts\">");
+	int rc = ib_buf_puts(b, on ? "<section class=\"view on\" id=\"view-inference\">"
+	                           : "<section class=\"view\" id=\"view-inference\">");
+	rc = rc ? rc
+	        : ib_buf_puts(
+	              b, "<div class=\"controls\">"
+	                 "<label>Model <select id=\"sel-model\"></select></label>"
+	                 "<label>ISL/OSL <select id=\"sel-seq\"></select></label>"
+	                 "<label>Precision <span id=\"precs\"></span></label>"
+	                 "<label>Y-axis metric <select id=\"sel-metric\"></select></label>"
+	                 "<span id=\"xa-box\" style=\"display:none\"><label>X-axis metric <select "
+	                 "id=\"sel-xa\"></select></label> <label>X-axis scale <select "
+	                 "id=\"sel-xscale\"></select></label></span>"
+	                 "<label>Latency chart x <select id=\"sel-xb\"></select></label></div>"
+	                 "<div id=\"fpwarn\"></div><div id=\"simnote\"></div><div "
+	                 "id=\"context\"></div><div "
+	                 "class=\"charts\">");
 	rc = rc ? rc : chart_card(b, 'A');
 	rc = rc ? rc : chart_card(b, 'B');
 	return rc ? rc
@@ -260,16 +274,23 @@ static int others(ib_buf *b, const ib_val *data)
 int rep_html_write(ib_buf *out, const ib_val *data, const rep_page_opts *o, ib_error *e)
 {
 	(void)o;
+	const ib_val *ag = ib_map_get(data, "agentic");
+	bool first = ag && !count(data, "groups");
 	int rc = head(out, data);
 	rc = rc ? rc : tabs(out, data);
-	rc = rc ? rc : inference(out);
+	rc = rc ? rc : inference(out, !first);
 	rc = rc ? rc : others(out, data);
+	rc = rc ? rc : ag ? rep_agentic_html(out, ag, first) : 0;
 	rc = rc ? rc
 	        : ib_buf_puts(out, "<div id=\"tip\"></div>\n<script type=\"application/json\" "
 	                           "id=\"ib-data\">");
 	rc = rc ? rc : embed_json(out, data);
 	rc = rc ? rc : ib_buf_puts(out, "</script>\n<script>\n");
 	rc = rc ? rc : ib_buf_puts(out, rep_asset_js);
+	if (!rc && ag) {
+		rc = ib_buf_puts(out, "</script>\n<script>\n");
+		rc = rc ? rc : ib_buf_puts(out, rep_asset_agentic_js);
+	}
 	rc = rc ? rc : ib_buf_puts(out, "</script>\n</body></html>\n");
 	if (rc)
 		return ib_fail(e, rc, NULL, 0, 0, "out of memory");

@@ -324,20 +324,43 @@ static int add_bench(ib_arena *a, rep_rowset *rs, ib_diags *d, const char *file,
 		         hwv && hwv->type == IB_V_STR ? hwv->str.s : "");
 		return skip(rs, d, file, idx, "hw", why);
 	}
-	int isl, osl, conc;
-	if (!as_int(get(row, "isl"), &isl) || !isl)
+	int isl = 0, osl = 0, conc;
+	/* agentic rows (mapBenchmarkRow's agentic_traces): no ISL/OSL, `users`
+	 * or `conc`; a run with no successful request or that failed the
+	 * validity gate is no point */
+	bool ag = res_agentic_row(row);
+	const ib_val *nok = get(row, "num_requests_successful");
+	if (!ag && (!as_int(get(row, "isl"), &isl) || !isl))
 		return skip(rs, d, file, idx, "isl", "missing or zero isl");
-	if (!as_int(get(row, "osl"), &osl) || !osl)
+	if (!ag && (!as_int(get(row, "osl"), &osl) || !osl))
 		return skip(rs, d, file, idx, "osl", "missing or zero osl");
-	if (!as_int(get(row, "conc"), &conc) || !conc)
+	bool have = ag && as_int(get(row, "users"), &conc);
+	if (!(have || as_int(get(row, "conc"), &conc)) || !conc)
 		return skip(rs, d, file, idx, "conc", "missing or zero conc");
-	if (ib_grow(&rs->rows, &rs->cap, rs->n + 1))
+	if (ag && nok && nok->type == IB_V_INT && !nok->i && get(row, "num_requests_total"))
+		return skip(rs, d, file, idx, "num_requests_successful",
+		            "no successful request (a failed run)");
+	if (ag && res_agentic_valid(row) == 0)
+		return skip(rs, d, file, idx, "validation", "failed the validity gate");
+	if (ag ? ib_grow(&rs->ag, &rs->cap_ag, rs->nag + 1)
+	       : ib_grow(&rs->rows, &rs->cap, rs->n + 1))
 		return IB_ENOMEM;
-	rep_agg_row *r = &rs->rows[rs->n];
+	rep_agg_row *r = ag ? &rs->ag[rs->nag] : &rs->rows[rs->n];
 	memset(r, 0, sizeof *r);
 	r->src = file;
 	r->index = idx;
 	r->raw = row;
+	if (ag) { /* the nested metrics as the dashboard's flat ones, on a copy */
+		ib_val *flat = ib_map_copy(a, row);
+		const ib_val *st = get(row, "scenario_type"), *ko = get(row, "kv_offloading");
+		if (!flat || res_agentic_flat(a, row, flat))
+			return IB_ENOMEM;
+		r->raw = flat;
+		r->scenario =
+		    st && st->type == IB_V_STR ? st->str.s : get(row, "benchmark_type")->str.s;
+		r->offload =
+		    ko && ko->type == IB_V_STR && ko->str.len ? lower(a, ko->str.s) : "none";
+	}
 	r->hw = hw;
 	r->hw_raw = hwv->str.s;
 	r->model = model;
@@ -367,10 +390,13 @@ static int add_bench(ib_arena *a, rep_rowset *rs, ib_diags *d, const char *file,
 		return IB_ENOMEM;
 	parallelism(r);
 	extras(r);
-	rs->n++;
+	if (ag)
+		rs->nag++;
+	else
+		rs->n++;
 	/* kept, but a chart that needs a missing metric leaves the row out */
 	static const char *const need[] = {"tput_per_gpu", "median_intvty", "median_e2el", NULL};
-	for (int k = 0; need[k]; k++)
+	for (int k = 0; need[k] && (!ag || k < 1); k++)
 		if (isnan(rep_row_num(r, need[k]))) {
 			char subj[48];
 			snprintf(subj, sizeof subj, "row %zu", idx + 1);
@@ -582,17 +608,25 @@ int rep_rows_load(ib_arena *a, const char *path, int overlay, rep_rowset *rs, ib
 	if (rc)
 		return rc;
 	ib_val **docs = calloc(n ? n : 1, sizeof *docs);
-	bool arrays = false;
+	bool arrays = false, ag_arrays = false; /* lists of fixed-length / agentic rows */
 	if (!docs)
 		rc = IB_ENOMEM;
 	for (size_t i = 0; !rc && i < n; i++) {
 		rc = parse(a, paths[i], &docs[i], d, e);
-		if (!rc && docs[i] && docs[i]->type == IB_V_LIST && docs[i]->list.n &&
-		    !is_eval(paths[i], docs[i]->list.v[0]))
+		const ib_val *l = rc ? NULL : docs[i];
+		if (!l || l->type != IB_V_LIST || !l->list.n)
+			continue;
+		bool first_ag = res_agentic_row(l->list.v[0]);
+		if (!is_eval(paths[i], l->list.v[0]) && !first_ag)
 			arrays = true;
+		for (size_t k = 0; k < l->list.n; k++) {
+			bool ag = res_agentic_row(l->list.v[k]);
+			ag_arrays |= ag;
+			arrays |= first_ag && !ag && !is_eval(paths[i], l->list.v[k]);
+		}
 	}
 	/* a folder of raw results only (bench --result-dir): each becomes a row */
-	bool agg = arrays;
+	bool agg = arrays || ag_arrays;
 	for (size_t i = 0; !rc && i < n && !agg; i++)
 		agg = docs[i] && docs[i]->type == IB_V_MAP && !is_raw(docs[i]) &&
 		      (ib_map_has(docs[i], "hw") || ib_map_has(docs[i], "hardware"));
@@ -602,8 +636,10 @@ int rep_rows_load(ib_arena *a, const char *path, int overlay, rep_rowset *rs, ib
 			doc = (ib_val *)raw_row(a, paths[i], doc, d);
 		if (!doc)
 			continue;
-		/* a single row object beside an agg list is already in the list */
-		if (arrays && doc->type == IB_V_MAP && !is_eval(paths[i], doc))
+		/* a single row object beside an agg list is already in the list (an
+		 * agentic row: beside a list holding agentic rows) */
+		if (doc->type == IB_V_MAP && !is_eval(paths[i], doc) &&
+		    (res_agentic_row(doc) ? ag_arrays : arrays))
 			continue;
 		/* raw result files and other JSON without agg fields are not rows */
 		if (doc->type == IB_V_MAP && !ib_map_has(doc, "hw") && !ib_map_has(doc, "hardware"))
@@ -634,10 +670,12 @@ int rep_rows_load_db(ib_arena *a, const char *url, const res_db_filter *f, int o
 		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 	res_db *db = NULL;
 	int rc = res_db_open(url, false, &db, e);
-	for (int evals = 0; !rc && evals < 2; evals++) {
+	/* benchmark rows, eval rows, agentic rows (only these with --scenario) */
+	for (int k = f->scenario ? 2 : 0; !rc && k < 3; k++) {
 		res_db_filter q = *f;
 		q.latest = false;
-		q.evals = evals;
+		q.evals = k == 1;
+		q.agentic = k == 2;
 		ib_val *rows = NULL;
 		rc = res_db_query(db, &q, a, &rows, e);
 		if (!rc && rows->list.n) {
@@ -651,6 +689,7 @@ int rep_rows_load_db(ib_arena *a, const char *url, const res_db_filter *f, int o
 
 void rep_rowset_free(rep_rowset *rs)
 {
+	free(rs->ag);
 	free(rs->rows);
 	free(rs->evals);
 	memset(rs, 0, sizeof *rs);

@@ -148,6 +148,8 @@ int rep_text_summary(ib_buf *out, const ib_val *data)
 		                   (long long)total->i);
 	for (size_t i = 0; !rc && i < groups->list.n; i++)
 		rc = group_text(out, data, groups->list.v[i]);
+	if (!rc && get(data, "agentic"))
+		rc = rep_agentic_text(out, get(data, "agentic"));
 	if (!rc && sk && sk->list.n)
 		rc = ib_buf_printf(out, "\n%zu input problems (rows skipped); see stderr\n",
 		                   sk->list.n);

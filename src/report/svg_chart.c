@@ -9,7 +9,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum { W = 600, H = 440, MT = 40, MR = 10, MB = 60, ML = 60 };
+enum {
+	W = REP_SVG_W,
+	H = REP_SVG_H,
+	MT = REP_SVG_MT,
+	MR = REP_SVG_MR,
+	MB = REP_SVG_MB,
+	ML = REP_SVG_ML
+};
 
 static const ib_val *get(const ib_val *m, const char *k)
 {
@@ -21,7 +28,7 @@ static const char *sget(const ib_val *m, const char *k)
 	return v && v->type == IB_V_STR ? v->str.s : "";
 }
 
-static int esc(ib_buf *b, const char *s)
+int rep_svg_esc(ib_buf *b, const char *s)
 {
 	int rc = 0;
 	for (; *s && !rc; s++)
@@ -32,23 +39,19 @@ static int esc(ib_buf *b, const char *s)
 	return rc;
 }
 
-typedef struct {
-	double lo, hi;
-	int r0, r1;
-} lin;
-static double px(const lin *s, double v)
+double rep_lin_px(const rep_lin *s, double v)
 {
 	return s->r0 + (v - s->lo) / (s->hi - s->lo) * (s->r1 - s->r0);
 }
 
-static int axes(ib_buf *b, const rep_axis *x, const rep_axis *y, const lin *sx, const lin *sy,
-                const char *xl, const char *yl)
+int rep_svg_axes(ib_buf *b, const rep_axis *x, const rep_axis *y, const rep_lin *sx,
+                 const rep_lin *sy, const char *xl, const char *yl)
 {
 	int rc = 0;
 	for (size_t i = 0; !rc && i < x->nticks; i++) {
 		char t[48];
 		par_fmt_tick(x->ticks[i], t, sizeof t);
-		double p = px(sx, x->ticks[i]), at = p, half = 3.1 * (double)strlen(t);
+		double p = rep_lin_px(sx, x->ticks[i]), at = p, half = 3.1 * (double)strlen(t);
 		/* centred on the tick unless that cuts it at an edge (10px digits:
 		 * at most 6.2px a character), as the page does */
 		const char *anchor = p + half > W - 1 ? "end" : p - half < 1 ? "start" : "middle";
@@ -64,7 +67,7 @@ static int axes(ib_buf *b, const rep_axis *x, const rep_axis *y, const lin *sx, 
 	for (size_t i = 0; !rc && i < y->nticks; i++) {
 		char t[48];
 		par_fmt_tick_large(y->ticks[i], t, sizeof t);
-		double p = px(sy, y->ticks[i]);
+		double p = rep_lin_px(sy, y->ticks[i]);
 		rc = ib_buf_printf(
 		    b,
 		    "<line x1=\"%d\" x2=\"%d\" y1=\"%.2f\" y2=\"%.2f\" stroke=\"#eef0f3\"/>"
@@ -79,13 +82,13 @@ static int axes(ib_buf *b, const rep_axis *x, const rep_axis *y, const lin *sx, 
 	                        "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">",
 	                        ML, W - MR, H - MB, H - MB, ML, ML, MT, H - MB, (ML + W - MR) / 2,
 	                        H - MB + 36);
-	rc = rc ? rc : esc(b, xl);
+	rc = rc ? rc : rep_svg_esc(b, xl);
 	rc = rc ? rc
 	        : ib_buf_printf(b,
 	                        "</text><text transform=\"translate(14,%d) rotate(-90)\" "
 	                        "font-size=\"11\" text-anchor=\"middle\">",
 	                        (MT + H - MB) / 2);
-	rc = rc ? rc : esc(b, yl);
+	rc = rc ? rc : rep_svg_esc(b, yl);
 	return rc ? rc : ib_buf_puts(b, "</text>\n");
 }
 
@@ -110,24 +113,25 @@ static int chart_svg(ib_buf *b, const ib_val *data, const ib_val *g, const char 
 	rep_axes_opts ao = {.scale_type = "linear"};
 	rep_axis ax, ay;
 	rep_scatter_axes(pp, n, &ao, &ax, &ay);
-	lin sx = {ax.nice[0], ax.nice[1], ML, W - MR}, sy = {ay.nice[0], ay.nice[1], H - MB, MT};
+	rep_lin sx = {ax.nice[0], ax.nice[1], ML, W - MR},
+	        sy = {ay.nice[0], ay.nice[1], H - MB, MT};
 	rc = ib_buf_printf(b,
 	                   "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
 	                   "width=\"%d\" height=\"%d\" font-family=\"sans-serif\">\n"
 	                   "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>"
 	                   "<text x=\"%d\" y=\"16\" font-size=\"14\" font-weight=\"600\">",
 	                   W, H, W, H, W, H, ML);
-	rc = rc ? rc : esc(b, title);
+	rc = rc ? rc : rep_svg_esc(b, title);
 	rc = rc ? rc
 	        : ib_buf_printf(b,
 	                        "</text><text x=\"%d\" y=\"30\" font-size=\"10\" "
 	                        "fill=\"#6b7280\">",
 	                        ML);
-	rc = rc ? rc : esc(b, sget(g, "modelLabel"));
+	rc = rc ? rc : rep_svg_esc(b, sget(g, "modelLabel"));
 	rc = rc ? rc : ib_buf_puts(b, " • ");
-	rc = rc ? rc : esc(b, sget(g, "seq"));
+	rc = rc ? rc : rep_svg_esc(b, sget(g, "seq"));
 	rc = rc ? rc : ib_buf_puts(b, " • Source: infbench</text>\n");
-	rc = rc ? rc : axes(b, &ax, &ay, &sx, &sy, xl, yl);
+	rc = rc ? rc : rep_svg_axes(b, &ax, &ay, &sx, &sy, xl, yl);
 	/* frontier paths: the library's, through pixel points */
 	for (size_t q = 0; !rc && paths && q < paths->list.n; q++) {
 		const ib_val *path = paths->list.v[q];
@@ -142,8 +146,8 @@ static int chart_svg(ib_buf *b, const ib_val *data, const ib_val *g, const char 
 			long long row = path->list.v[t]->i;
 			for (size_t k = 0; k < n; k++)
 				if (vp[k].row == row) {
-					fp[m++] =
-					    (par_pt){NULL, px(&sx, pp[k].x), px(&sy, pp[k].y)};
+					fp[m++] = (par_pt){NULL, rep_lin_px(&sx, pp[k].x),
+					                   rep_lin_px(&sy, pp[k].y)};
 					break;
 				}
 			si = get(rows->list.v[row], "s")->i;
@@ -167,11 +171,11 @@ static int chart_svg(ib_buf *b, const ib_val *data, const ib_val *g, const char 
 		const ib_val *s = series->list.v[get(r, "s")->i];
 		const ib_val *cb = get(r, "cb");
 		bool hollow = cb && cb->type == IB_V_INT && cb->i == 1;
-		rc = ib_buf_printf(b,
-		                   "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"3.5\" %s=\"%s\"%s><title>",
-		                   px(&sx, pp[k].x), px(&sy, pp[k].y), hollow ? "stroke" : "fill",
-		                   sget(s, "color"), hollow ? " fill=\"#fff\"" : "");
-		rc = rc ? rc : esc(b, sget(s, "label"));
+		rc = ib_buf_printf(
+		    b, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"3.5\" %s=\"%s\"%s><title>",
+		    rep_lin_px(&sx, pp[k].x), rep_lin_px(&sy, pp[k].y), hollow ? "stroke" : "fill",
+		    sget(s, "color"), hollow ? " fill=\"#fff\"" : "");
+		rc = rc ? rc : rep_svg_esc(b, sget(s, "label"));
 		rc = rc ? rc
 		        : ib_buf_printf(b, " %s conc %lld</title></circle>\n", sget(r, "par"),
 		                        (long long)get(r, "conc")->i);

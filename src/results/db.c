@@ -82,6 +82,26 @@ static const char *const MIGRATIONS[] = {
     " (PARTITION BY br.config_id, br.conc, br.isl, br.osl"
     "  ORDER BY br.date DESC, br.workflow_run_id DESC, br.id DESC) AS rn"
     " FROM benchmark_results br WHERE br.error IS NULL) t WHERE t.rn = 1;",
+    /* 3: agentic rows (AgentX trace replay; docs/db.md): no ISL/OSL, the
+     * scenario and the KV offload mode in their identity, the validity gate
+     * outcome (NULL: the row carried none); latest_agentic is
+     * latest_benchmarks' rule over them, less the rows that failed the gate */
+    "CREATE TABLE agentic_results ("
+    " id @ID@,"
+    " workflow_run_id BIGINT NOT NULL REFERENCES workflow_runs(id),"
+    " config_id BIGINT NOT NULL REFERENCES configs(id),"
+    " scenario TEXT NOT NULL, kv_offloading TEXT NOT NULL, conc BIGINT NOT NULL,"
+    " date TEXT NOT NULL, image TEXT, metrics @JSON@ NOT NULL, metrics_text TEXT NOT NULL,"
+    " error TEXT, valid BOOLEAN, simulated BOOLEAN NOT NULL DEFAULT FALSE,"
+    " CONSTRAINT agentic_results_unique UNIQUE (workflow_run_id, config_id, scenario,"
+    "  kv_offloading, conc));"
+    "CREATE INDEX agentic_results_config_idx"
+    " ON agentic_results (config_id, scenario, kv_offloading, conc, date);"
+    "CREATE VIEW latest_agentic AS SELECT * FROM (SELECT ar.*, ROW_NUMBER() OVER"
+    " (PARTITION BY ar.config_id, ar.scenario, ar.kv_offloading, ar.conc"
+    "  ORDER BY ar.date DESC, ar.workflow_run_id DESC, ar.id DESC) AS rn"
+    " FROM agentic_results ar WHERE ar.error IS NULL AND (ar.valid IS NULL OR ar.valid))"
+    " t WHERE t.rn = 1;",
 };
 #define NMIG ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -295,8 +315,11 @@ typedef struct {
 	bool disagg, is_multinode, pdp, ddp;
 	bool simulated; /* "simulated": true in the row */
 	int64_t ptp, pep, pnw, dtp, dep, dnw, npg, ndg;
-	const char *kind; /* benchmark_type, or the task of an eval row */
+	const char *kind; /* benchmark_type, the task of an eval row, an agentic row's scenario */
 	bool eval;
+	bool agentic;        /* an agentic row (agentic_results) */
+	const char *offload; /* its kv_offloading ("none" when absent) */
+	int valid;           /* its validity gate outcome: 1, 0, -1 none */
 	int64_t isl, osl, conc;
 	const char *image, *error, *metrics, *date, *run_id, *branch, *sha, *runner;
 } db_row;
@@ -327,9 +350,11 @@ static bool identity_key(const char *k)
 
 /* The metrics JSON of a row: every numeric field that is not identity (all:
  * every field, as an imported metrics object is kept verbatim), in row
- * order; non-finite values as the strings "NaN", "Infinity", "-Infinity"
- * (JSONB has no such numbers). */
-static int metrics_json(ib_arena *a, const ib_val *row, bool all, const char **out, ib_error *e)
+ * order, then for an agentic row its flat metrics (res_agentic_flat);
+ * non-finite values as the strings "NaN", "Infinity", "-Infinity" (JSONB has
+ * no such numbers). */
+static int metrics_json(ib_arena *a, const ib_val *row, bool all, bool agentic, const char **out,
+                        ib_error *e)
 {
 	ib_val *m = ib_v_map(a);
 	int rc = m ? 0 : IB_ENOMEM;
@@ -343,6 +368,8 @@ static int metrics_json(ib_arena *a, const ib_val *row, bool all, const char **o
 			v = ib_v_str(a, isnan(v->f) ? "NaN" : v->f > 0 ? "Infinity" : "-Infinity");
 		rc = v ? ib_map_set_key(a, m, kv->key, (ib_val *)v) : IB_ENOMEM;
 	}
+	if (!rc && agentic) /* the nested metrics win, as the dashboard's {...row, ...flat} */
+		rc = res_agentic_flat(a, row, m);
 	ib_buf b = {0};
 	rc = rc ? rc : ib_json_write(&b, m, &IB_JSON_PYTHON, e);
 	*out = rc ? NULL : ib_arena_strndup(a, b.data ? b.data : "{}", b.data ? b.len : 2);
@@ -463,11 +490,22 @@ static int map_agg_row(ib_arena *a, const ib_val *row, db_row *d, ib_error *e)
 		d->pdp = d->ddp = res_parse_bool(ib_map_get(row, "dp_attention"));
 		d->npg = d->ndg = d->ptp * d->pep; /* the dashboard's v1 rule */
 	}
-	if ((rc = lint(row, "isl", 0, !task, &d->isl, e)) ||
-	    (rc = lint(row, "osl", 0, !task, &d->osl, e)) ||
+	/* agentic rows: no ISL/OSL; identity adds the scenario and KV offload mode */
+	d->agentic = !task && res_agentic_row(row);
+	if ((rc = lint(row, "isl", 0, !task && !d->agentic, &d->isl, e)) ||
+	    (rc = lint(row, "osl", 0, !task && !d->agentic, &d->osl, e)) ||
 	    (rc = lint(row, "conc", 0, true, &d->conc, e)))
 		return rc;
-	if (task) {
+	if (d->agentic) {
+		d->isl = d->osl = 0;
+		const ib_val *st = ib_map_get(row, "scenario_type");
+		if (!st || st->type != IB_V_STR)
+			st = ib_map_get(row, "benchmark_type");
+		d->kind = st->str.s; /* a string: res_agentic_row */
+		if ((rc = lstr(a, row, "kv_offloading", "none", &d->offload, e)))
+			return rc;
+		d->valid = res_agentic_valid(row);
+	} else if (task) {
 		d->eval = true;
 		if ((rc = lstr(a, row, "task", NULL, &d->kind, e)))
 			return rc;
@@ -478,7 +516,7 @@ static int map_agg_row(ib_arena *a, const ib_val *row, db_row *d, ib_error *e)
 	d->simulated = res_parse_bool(ib_map_get(row, "simulated"));
 	const ib_val *img = ib_map_get(row, "image");
 	d->image = img && img->type == IB_V_STR ? img->str.s : NULL;
-	return metrics_json(a, row, false, &d->metrics, e);
+	return metrics_json(a, row, false, d->agentic, &d->metrics, e);
 }
 
 /* ---- writing ---- */
@@ -582,25 +620,40 @@ static int put_row(res_db *db, const db_row *d, const char *run, const char *cfg
 	snprintf(n[0], 24, "%lld", (long long)d->isl);
 	snprintf(n[1], 24, "%lld", (long long)d->osl);
 	snprintf(n[2], 24, "%lld", (long long)d->conc);
-	char sim[2];
+	char sim[2], valid[2];
 	b01(sim, d->simulated);
+	b01(valid, d->valid > 0);
 	const char *p[12] = {run,  cfg,        d->kind,    d->date, n[0],     n[1],
 	                     n[2], d->metrics, d->metrics, sim,     d->image, d->error};
+	if (d->agentic) /* $5 the offload mode, $6 the gate outcome (NULL: none) */
+		p[4] = d->offload, p[5] = d->valid < 0 ? NULL : valid;
 	res_dbrows r = {0};
-	int rc =
-	    q(db,
-	      d->eval ? "INSERT INTO eval_results (workflow_run_id, config_id, task, date, isl,"
+	int rc = q(
+	    db,
+	    d->agentic
+	        ? "INSERT INTO agentic_results (workflow_run_id, config_id, scenario, date,"
+	          " kv_offloading, valid, conc, metrics, metrics_text, simulated, image, error)"
+	          " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+	          " ON CONFLICT DO NOTHING RETURNING id"
+	    : d->eval ? "INSERT INTO eval_results (workflow_run_id, config_id, task, date, isl,"
 	                " osl, conc, metrics, metrics_text, simulated) VALUES ($1, $2, $3, $4,"
 	                " $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING RETURNING id"
 	              : "INSERT INTO benchmark_results (workflow_run_id, config_id,"
 	                " benchmark_type, date, isl, osl, conc, metrics, metrics_text, simulated,"
 	                " image, error) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
 	                " ON CONFLICT DO NOTHING RETURNING id",
-	      p, d->eval ? 10 : 12, &r, e);
+	    p, d->eval ? 10 : 12, &r, e);
 	*added = !rc && r.nrows > 0;
 	res_dbrows_free(&r);
 	/* a row stored before the mark existed gets it when ingested again */
 	const char *up[7] = {run, cfg, d->kind, n[0], n[1], n[2], sim};
+	if (!rc && !*added && d->simulated && d->agentic) {
+		const char *ua[6] = {run, cfg, d->kind, d->offload, n[2], sim};
+		return q(db,
+		         "UPDATE agentic_results SET simulated = $6 WHERE workflow_run_id = $1 AND"
+		         " config_id = $2 AND scenario = $3 AND kv_offloading = $4 AND conc = $5",
+		         ua, 6, NULL, e);
+	}
 	if (!rc && !*added && d->simulated)
 		rc = q(db,
 		       d->eval ? "UPDATE eval_results SET simulated = $7 WHERE workflow_run_id = $1"
@@ -633,6 +686,9 @@ static int write_rows(res_db *db, db_row *rows, size_t n, const res_run_meta *m,
 		if (d->eval) {
 			st->evals++;
 			st->evals_inserted += added;
+		} else if (d->agentic) {
+			st->agentic++;
+			st->agentic_inserted += added;
 		} else {
 			st->rows++;
 			st->inserted += added;
@@ -800,7 +856,7 @@ static int import_row(ib_arena *a, const ib_val *r, db_row *d, bool *ok, ib_erro
 		d->error = ib_arena_strndup(a, b.data ? b.data : "", b.len);
 		ib_buf_free(&b);
 	}
-	int rc = metrics_json(a, met, true, &d->metrics, e);
+	int rc = metrics_json(a, met, true, false, &d->metrics, e);
 	if (rc)
 		return rc;
 	if (!imp_str(r, "run_id", &d->run_id)) {

@@ -45,11 +45,16 @@ static const struct {
     {"error", "br.error", K_STR},
     {"metrics", "br.metrics_text", K_JSON},
     {"simulated", "br.simulated", K_BOOL}, /* in the output only when true */
+    /* agentic rows only (NULL, and not in the output, for the others) */
+    {"kv_offloading", "br.kv_offloading", K_STR},
+    {"valid", "br.valid", K_BOOL}, /* in the output only when not NULL */
 };
 #define NCOLS (sizeof COLS / sizeof COLS[0])
-/* sort order: identity (hardware .. benchmark_type), isl, osl, conc, date, run */
-static const int ORDER[] = {5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16,
-                            17, 18, 19, 20, 21, 22, 23, 24, 25, 1,  0};
+#define C_KV  30 /* kv_offloading */
+/* sort order: identity (hardware .. benchmark_type), isl, osl, kv_offloading,
+ * conc, date, run */
+static const int ORDER[] = {5,  6,  7,  8,  9,  10, 11, 12, 13,   14, 15, 16,
+                            17, 18, 19, 20, 21, 22, 23, 24, C_KV, 25, 1,  0};
 
 static bool truthy(const char *s)
 {
@@ -139,13 +144,18 @@ int res_db_query(res_db *db, const res_db_filter *f, ib_arena *a, ib_val **rows,
 	char n[3][24];
 	const char *p[16];
 	size_t np = 0;
+	bool ag = !f->evals && (f->agentic || f->scenario);
 	ib_buf_puts(&sql, "SELECT ");
 	for (size_t i = 0; i < NCOLS; i++) {
-		const char *x = COLS[i].expr;
-		if (f->evals && !strcmp(COLS[i].name, "benchmark_type"))
+		const char *x = COLS[i].expr, *name = COLS[i].name;
+		if (f->evals && !strcmp(name, "benchmark_type"))
 			x = "br.task";
-		else if (f->evals &&
-		         (!strcmp(COLS[i].name, "image") || !strcmp(COLS[i].name, "error")))
+		else if (f->evals && (!strcmp(name, "image") || !strcmp(name, "error")))
+			x = "NULL";
+		else if (ag && !strcmp(name, "benchmark_type"))
+			x = "br.scenario";
+		else if (ag ? !strcmp(name, "isl") || !strcmp(name, "osl")
+		            : !strcmp(name, "kv_offloading") || !strcmp(name, "valid"))
 			x = "NULL";
 		ib_buf_printf(&sql, "%s%s", i ? ", " : "", x);
 	}
@@ -153,8 +163,11 @@ int res_db_query(res_db *db, const res_db_filter *f, ib_arena *a, ib_val **rows,
 	              " FROM %s br JOIN configs c ON c.id = br.config_id"
 	              " JOIN workflow_runs wr ON wr.id = br.workflow_run_id WHERE 1 = 1",
 	              f->evals    ? "eval_results"
+	              : ag        ? (f->latest ? "latest_agentic" : "agentic_results")
 	              : f->latest ? "latest_benchmarks"
 	                          : "benchmark_results");
+	if (ag)
+		add_filter(&sql, p, &np, "br.scenario", "=", f->scenario);
 	add_filter(&sql, p, &np, "c.model", "=", f->model);
 	add_filter(&sql, p, &np, "c.hardware", "=", f->hardware);
 	add_filter(&sql, p, &np, "c.framework", "=", f->framework);
@@ -168,7 +181,7 @@ int res_db_query(res_db *db, const res_db_filter *f, ib_arena *a, ib_val **rows,
 		ib_buf_puts(&sql, f->simulated > 0 ? " AND br.simulated" : " AND NOT br.simulated");
 	const int64_t iv[3] = {f->isl, f->osl, f->conc};
 	static const char *const ie[3] = {"br.isl", "br.osl", "br.conc"};
-	for (int i = 0; i < 3; i++)
+	for (int i = ag ? 2 : 0; i < 3; i++) /* agentic rows have no ISL/OSL */
 		if (iv[i]) {
 			snprintf(n[i], sizeof n[i], "%lld", (long long)iv[i]);
 			add_filter(&sql, p, &np, ie[i], "=", n[i]);
@@ -213,6 +226,9 @@ int res_db_query(res_db *db, const res_db_filter *f, ib_arena *a, ib_val **rows,
 			if (!rc && f->evals && (!strcmp(name, "image") || !strcmp(name, "error")))
 				continue;
 			if (!rc && !strcmp(name, "simulated") && !truthy(c[i]))
+				continue;
+			if (!rc && (ag ? !strcmp(name, "valid") && !c[i]
+			               : !strcmp(name, "kv_offloading") || !strcmp(name, "valid")))
 				continue;
 			rc = rc ? rc : v ? ib_map_set(a, m, name, v) : IB_ENOMEM;
 		}

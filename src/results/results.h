@@ -158,6 +158,28 @@ int res_agentic_process(const res_agentic_opts *o, char **out_path, ib_error *e)
 int res_agentic_validate(const char *artifact_dir, double threshold, const res_agentic_opts *o,
                          int *status, ib_error *e);
 
+/* Agentic agg rows in the database and the report (docs/db.md): a row is
+ * agentic when its scenario_type (or, in the database's row shape,
+ * benchmark_type) starts with "agentic". */
+bool res_agentic_row(const ib_val *row);
+/* The validity gate outcome a row carries: its "validation" object's
+ * "passed" boolean (the database's row shape: "valid"): 1 passed, 0 failed,
+ * -1 absent. */
+int res_agentic_valid(const ib_val *row);
+/* Adds the flat metrics of an agentic agg row to the map out, under the
+ * InferenceX dashboard's names (flattenAgenticAggRow): the latency, qps and
+ * token stat blocks as {mean,median,p75,p90,p95,p99,std}_{ttft, e2el, itl,
+ * tpot, intvty, e2e_norm_intvty, qps, input_tokens, output_tokens_actual,
+ * output_tokens_expected} (p50 is median), the throughputs (tput_per_gpu,
+ * output_tput_per_gpu, input_tput_per_gpu, {input,output,total}_tput_tps,
+ * duration_seconds), the cache hit rates (theoretical_cache_hit_rate,
+ * server_{gpu,cpu,external,overall}_cache_hit_rate), gpu_kv_cache_usage_pct
+ * and the server token totals; only finite numbers. Then the dashboard's
+ * slow-tail rule: {mean..p99}_intvty = 1 / {mean..p99}_itl, removed where
+ * there is no positive ITL. Existing keys of out are overwritten in place.
+ * Returns 0, IB_EINVAL (row or out not a map) or IB_ENOMEM. */
+int res_agentic_flat(ib_arena *a, const ib_val *row, ib_val *out);
+
 /* utils/agentic/aggregation/power_adapter.py: the power window of an
  * agentic run (the aggregate's start/end time, the successful profiling
  * records' counts and tokens) written to <result_dir>/agentic_power_window.json,
@@ -299,8 +321,9 @@ typedef struct {
 } res_run_meta;
 
 typedef struct {
-	size_t rows, inserted, existing; /* benchmark rows */
-	size_t evals, evals_inserted;    /* eval rows */
+	size_t rows, inserted, existing;  /* benchmark rows */
+	size_t evals, evals_inserted;     /* eval rows */
+	size_t agentic, agentic_inserted; /* agentic rows */
 } res_ingest_stats;
 
 /* Ingests the agg rows (and eval rows: rows with a "task") of the files, as
@@ -331,6 +354,10 @@ typedef struct {
 	bool latest;   /* only the rows of the latest_benchmarks view */
 	bool evals;    /* eval_results instead of benchmark_results */
 	int simulated; /* 1: only simulated rows, -1: only measured ones, 0: any */
+	/* agentic_results (latest: the latest_agentic view) instead of
+	 * benchmark_results; scenario (non-NULL implies agentic) filters them */
+	bool agentic;
+	const char *scenario;
 } res_db_filter;
 
 /* The matching rows as a list of maps (in arena a), sorted by identity, then
@@ -340,8 +367,11 @@ typedef struct {
  * decode_ep, decode_dp_attention, decode_num_workers, num_prefill_gpu,
  * num_decode_gpu, benchmark_type|task, isl, osl, conc, image, error,
  * metrics{keys sorted}[, simulated: true]} (simulated only on the rows of
- * the simulator). The same rows give the same bytes on both
- * backends. */
+ * the simulator). Agentic rows (f->agentic or f->scenario) have the same
+ * shape with benchmark_type = the scenario, isl and osl null, and after the
+ * metrics [simulated,] kv_offloading[, valid] (valid only when the row
+ * carried a gate outcome); sorted with kv_offloading before conc. The same
+ * rows give the same bytes on both backends. */
 int res_db_query(res_db *db, const res_db_filter *f, ib_arena *a, ib_val **rows, ib_error *e);
 
 /* A res_baseline_fn over the database (ctx: res_db_baseline): the query of

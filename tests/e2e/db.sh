@@ -14,12 +14,9 @@ bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 here=$(cd "$(dirname "$0")" && pwd)
 oracle=$here/db_oracle.py
 tmp=$(mktemp -d)
-pgbin=/usr/lib/postgresql/15/bin
-pgrun=()
+. "$here/lib_pg.bash"
 cleanup() {
-	if [ -f "$tmp/pg/data/postmaster.pid" ]; then
-		"${pgrun[@]}" "$pgbin/pg_ctl" -D "$tmp/pg/data" -m immediate -w stop >/dev/null 2>&1
-	fi
+	pg_stop "$tmp"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -139,33 +136,15 @@ check_backend() {
 	"$bin" db ingest --db "$url" --run-id killed --date 2026-02-01 "$tmp/next.json" \
 		>"$tmp/ingest.out" 2>&1 && grep -q "ingested $runrows benchmark rows ($runrows new" "$tmp/ingest.out" && ok ||
 		bad "$name: the killed run ingests afterwards: $(cat "$tmp/ingest.out")"
-	"$bin" db version --db "$url" | grep -q "schema version 2" && ok || bad "$name: version"
+	"$bin" db version --db "$url" | grep -q "schema version 3" && ok || bad "$name: version"
 }
 
 check_backend sqlite "$tmp/results.db"
 [ -f "$tmp/results.db-wal" ] || [ "$(sqlite3 "$tmp/results.db" 'PRAGMA journal_mode' 2>/dev/null)" = wal ] &&
 	ok || bad "sqlite: WAL journal"
 
-# ---- PostgreSQL: a private server on a unix socket ----
-pg_url=
-start_pg() {
-	[ -x "$pgbin/initdb" ] || { echo "postgresql 15 is not installed"; return 1; }
-	mkdir -p "$tmp/pg"
-	if [ "$(id -u)" = 0 ]; then # initdb refuses root: run the server as nobody
-		chmod 755 "$tmp"
-		chown nobody "$tmp/pg" || return 1
-		pgrun=(runuser -u nobody --)
-	fi
-	local port
-	port=$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-	"${pgrun[@]}" "$pgbin/initdb" -D "$tmp/pg/data" -U ib --auth=trust -E UTF8 --locale=C \
-		>"$tmp/pg/initdb.log" 2>&1 || { tail -3 "$tmp/pg/initdb.log"; return 1; }
-	"${pgrun[@]}" "$pgbin/pg_ctl" -D "$tmp/pg/data" -l "$tmp/pg/server.log" -w -t 60 \
-		-o "-p $port -k $tmp/pg -c listen_addresses= -c fsync=off" start >/dev/null 2>&1 ||
-		{ tail -3 "$tmp/pg/server.log"; return 1; }
-	pg_url="postgresql://ib@/postgres?host=$tmp/pg&port=$port"
-}
-if start_pg; then
+# ---- PostgreSQL: a private server on a unix socket (lib_pg.bash) ----
+if pg_start "$tmp"; then
 	check_backend postgresql "$pg_url"
 	same "latest: SQLite = PostgreSQL" "$tmp/latest.sqlite" "$tmp/latest.postgresql"
 	same "query: SQLite = PostgreSQL" "$tmp/query.sqlite" "$tmp/query.postgresql"

@@ -5,7 +5,8 @@
  * has a message; an ingest counts every row as inserted or existing and a
  * second ingest of the same file inserts nothing (idempotence), as does a
  * second import; the query gives as many benchmark rows as were inserted,
- * and its rows serialise; a baseline lookup by each stored row's key runs. */
+ * and its rows serialise; a baseline lookup by each stored row's key runs;
+ * agentic rows (AgentX agg rows) are queried back, as many as inserted. */
 #include "fuzz.h"
 
 #include "results/results.h"
@@ -20,7 +21,8 @@ static void query(res_db *db, ib_arena *a, size_t want)
 	FUZZ_CHECK(res_db_query(db, &f, a, &rows, &e) == 0, "query: %s", e.msg);
 	FUZZ_CHECK(rows && rows->type == IB_V_LIST, "query: not a list");
 	if (want != (size_t)-1)
-		FUZZ_CHECK(rows->list.n == want, "query: %zu rows, %zu inserted", rows->list.n, want);
+		FUZZ_CHECK(rows->list.n == want, "query: %zu rows, %zu inserted", rows->list.n,
+		           want);
 	ib_buf b = {0};
 	ib_json_opts jo = {.indent = 2, .sort_keys = true};
 	FUZZ_CHECK(ib_json_write(&b, rows, &jo, &e) == 0, "rows do not serialise: %s", e.msg);
@@ -37,6 +39,28 @@ static void query(res_db *db, ib_arena *a, size_t want)
 			FUZZ_CHECK(res_db_lookup(&bl, &k, a, 5, &got, &n, &e) == 0 && n <= 5,
 			           "lookup: %s", e.msg);
 	}
+}
+
+/* the agentic rows (agentic_results): as many as inserted, and the latest
+ * view no more; each with null ISL/OSL and its KV offload mode */
+static void agentic_query(res_db *db, ib_arena *a, size_t want)
+{
+	ib_val *rows = NULL, *latest = NULL;
+	ib_error e = {0};
+	res_db_filter f = {.agentic = true};
+	FUZZ_CHECK(res_db_query(db, &f, a, &rows, &e) == 0, "agentic query: %s", e.msg);
+	FUZZ_CHECK(rows->list.n == want, "agentic query: %zu rows, %zu inserted", rows->list.n,
+	           want);
+	for (size_t i = 0; i < rows->list.n; i++) {
+		const ib_val *r = rows->list.v[i], *isl = ib_map_get(r, "isl");
+		const ib_val *kv = ib_map_get(r, "kv_offloading");
+		FUZZ_CHECK(isl && isl->type == IB_V_NULL && kv && kv->type == IB_V_STR,
+		           "agentic row %zu: isl or kv_offloading", i);
+	}
+	f.latest = true;
+	FUZZ_CHECK(res_db_query(db, &f, a, &latest, &e) == 0, "latest agentic: %s", e.msg);
+	FUZZ_CHECK(latest->list.n <= rows->list.n, "latest agentic: %zu of %zu rows",
+	           latest->list.n, rows->list.n);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -59,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	res_run_meta m = {.run_id = "run-1", .date = "2026-01-02", .branch = "main"};
 	const char *fl[] = {ingest};
 	res_ingest_stats st = {0}, again = {0};
-	size_t inserted = 0;
+	size_t inserted = 0, agentic = 0;
 	int rc = res_db_ingest(db, &m, fl, 1, &st, &e);
 	FUZZ_CHECK(rc <= 0, "ingest rc %d", rc);
 	if (rc) {
@@ -70,12 +94,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		           st.existing);
 		FUZZ_CHECK(res_db_ingest(db, &m, fl, 1, &again, &e) == 0, "second ingest: %s",
 		           e.msg);
-		FUZZ_CHECK(again.inserted == 0 && again.evals_inserted == 0 && again.rows == st.rows,
-		           "second ingest inserted %zu rows, %zu evals", again.inserted,
-		           again.evals_inserted);
+		FUZZ_CHECK(again.inserted == 0 && again.evals_inserted == 0 &&
+		               again.agentic_inserted == 0 && again.rows == st.rows &&
+		               st.agentic_inserted <= st.agentic && again.agentic == st.agentic,
+		           "second ingest inserted %zu rows, %zu evals, %zu agentic",
+		           again.inserted, again.evals_inserted, again.agentic_inserted);
+		agentic = st.agentic_inserted;
 		inserted = st.inserted;
 	}
 	query(db, a, inserted);
+	agentic_query(db, a, agentic);
 	if (np > 1) {
 		size_t skipped = 0;
 		rc = res_db_import(db, import, &st, &skipped, &e);
@@ -85,7 +113,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		} else {
 			FUZZ_CHECK(res_db_import(db, import, &again, &skipped, &e) == 0,
 			           "second import: %s", e.msg);
-			FUZZ_CHECK(again.inserted == 0, "second import inserted %zu", again.inserted);
+			FUZZ_CHECK(again.inserted == 0, "second import inserted %zu",
+			           again.inserted);
 			query(db, a, (size_t)-1);
 		}
 	}

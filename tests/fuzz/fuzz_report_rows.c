@@ -5,12 +5,12 @@
  * JSON file: an array of agg rows or one row. Checks: no crash; loading
  * fails with a message or keeps rows whose GPU, model and lengths are set,
  * each skipped row with one warning naming the file; the page data is an
- * object and summarises; the library's chart points lie inside the rows
+ * object and summarises (agentic rows: their view is present and renders);
+ * the library's chart points lie inside the rows
  * and frontiers inside the points. */
 #include "fuzz.h"
 
-#include "report/html.h"
-#include "report/report.h"
+#include "report/html_int.h"
 
 static const char *const files[] = {"rows.json", NULL};
 
@@ -41,7 +41,8 @@ static void library(ib_arena *a, const char *path)
 		rep_metrics m;
 		char key[128], base[64];
 		double gpus;
-		rep_derive_metrics(&rows[i], t, NULL, &m, key, sizeof key, base, sizeof base, &gpus);
+		rep_derive_metrics(&rows[i], t, NULL, &m, key, sizeof key, base, sizeof base,
+		                   &gpus);
 	}
 	rep_chart_opts o = {.x_field = "median_intvty",
 	                    .metric = REP_M_TP_PER_GPU,
@@ -53,11 +54,12 @@ static void library(ib_arena *a, const char *path)
 	FUZZ_CHECK(rep_chart_series(rows, k, &o, &c, &e) == 0, "chart: %s", e.msg);
 	for (size_t i = 0; i < c->npoints; i++)
 		FUZZ_CHECK(c->points[i].row < k && c->points[i].series < c->nseries,
-		           "point %zu: row %zu series %zu", i, c->points[i].row, c->points[i].series);
+		           "point %zu: row %zu series %zu", i, c->points[i].row,
+		           c->points[i].series);
 	for (size_t s = 0; s < c->nseries; s++)
 		for (size_t j = 0; j < c->series[s].nfrontier; j++)
-			FUZZ_CHECK(c->series[s].frontier[j] < c->npoints, "series %zu frontier %zu", s,
-			           j);
+			FUZZ_CHECK(c->series[s].frontier[j] < c->npoints, "series %zu frontier %zu",
+			           s, j);
 	rep_chart_free(c);
 	free(rows);
 	free(keep);
@@ -89,6 +91,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(r->hw && r->model && r->framework && r->precision && r->date,
 		           "row %zu without its keys", i);
 	}
+	for (size_t i = 0; i < rs.nag; i++) {
+		const rep_agg_row *r = &rs.ag[i];
+		FUZZ_CHECK(r->hw && r->model && r->framework && r->precision && r->date &&
+		               r->scenario && r->offload && r->conc,
+		           "agentic row %zu without its keys", i);
+	}
 	ib_val *page = NULL;
 	rep_page_opts po = {0};
 	rc = rep_page_data(a, &rs, &d, &po, &page, &e);
@@ -97,6 +105,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(page && page->type == IB_V_MAP, "page data is not an object");
 		ib_buf b = {0};
 		FUZZ_CHECK(rep_text_summary(&b, page) == 0, "summary");
+		const ib_val *ag = ib_map_get(page, "agentic");
+		FUZZ_CHECK(!rs.nag == !ag, "%zu agentic rows, agentic view %s", rs.nag,
+		           ag ? "present" : "absent");
+		if (ag)
+			FUZZ_CHECK(rep_agentic_html(&b, ag, true) == 0, "agentic html");
 		ib_buf_free(&b);
 	}
 	library(a, path);

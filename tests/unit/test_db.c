@@ -229,7 +229,7 @@ Test(db, ingest_latest_lookup, .init = setup, .fini = teardown)
 	cr_assert_eq(res_db_open(path("r.db"), true, &db, &e), 0, "%s", e.msg);
 	int v = 0;
 	cr_assert_eq(res_db_schema_version(db, &v, &e), 0);
-	cr_assert_eq(v, 2); /* schema 2: the simulated column */
+	cr_assert_eq(v, 3); /* schema 3: agentic_results */
 	char t[4096];
 	snprintf(t, sizeof t, "[%s, %s]", row("h100", 8, 100.0, 0.5), row("h100", 16, 80.0, 0.5));
 	put("old.json", t);
@@ -408,4 +408,146 @@ Test(db, postgres_errors_never_print_the_password)
 	cr_assert(s);
 	cr_expect_str_eq(s, "u:***@h and ***");
 	free(s);
+}
+
+/* ---- agentic rows (AgentX agg rows of `agentic process`) ---- */
+
+/* the golden expected row of an agentic case (tests/golden/agentic) */
+static ib_val *golden_agentic(ib_arena *a, const char *prefix)
+{
+	char cmd[512], file[512] = "";
+	snprintf(cmd, sizeof cmd, "ls tests/golden/agentic/cases/%s*/expected/*.json", prefix);
+	FILE *p = popen(cmd, "r");
+	cr_assert(p);
+	cr_assert(fgets(file, sizeof file, p), "no golden case %s", prefix);
+	pclose(p);
+	file[strcspn(file, "\n")] = 0;
+	ib_val *v = NULL;
+	ib_error e = {0};
+	cr_assert_eq(ib_json_parse_file(a, file, &v, &e), 0, "%s", e.msg);
+	return v;
+}
+
+static double flat(const ib_val *m, const char *k)
+{
+	const ib_val *v = ib_map_get(m, k);
+	cr_assert(v, "no %s", k);
+	return num(v);
+}
+
+Test(db, agentic_row_mapping)
+{
+	ib_arena *a = ib_arena_new();
+	ib_val *row = golden_agentic(a, "par-001"), *m = ib_v_map(a);
+	cr_assert(res_agentic_row(row));
+	cr_assert_eq(res_agentic_valid(row), -1, "no gate outcome in the row");
+	cr_assert_eq(res_agentic_flat(a, row, m), 0);
+	/* the dashboard's flat names: per-GPU throughput, p50 as median_* */
+	cr_assert_float_eq(flat(m, "tput_per_gpu"), 3010.08209, 1e-9);
+	cr_assert_float_eq(flat(m, "output_tput_per_gpu"), 78.8237, 1e-9);
+	cr_assert_float_eq(flat(m, "median_ttft"), 0.58278, 1e-9);
+	cr_assert_float_eq(flat(m, "p95_e2el"), 33.35675, 1e-9);
+	cr_assert_float_eq(flat(m, "p90_e2e_norm_intvty"), 41.96195, 1e-9);
+	cr_assert_float_eq(flat(m, "std_intvty"), 17.64719, 1e-9, "std is not inverted");
+	/* slow-tail interactivity: 1 / the ITL percentile, not the row's value */
+	cr_assert_float_eq(flat(m, "p90_intvty"), 1 / 0.02206, 1e-9);
+	cr_assert_float_eq(flat(m, "median_intvty"), 1 / 0.01631, 1e-9);
+	cr_assert_float_eq(flat(m, "mean_qps"), 0.63889, 1e-9);
+	cr_assert_float_eq(flat(m, "p90_input_tokens"), 46419.8, 1e-9);
+	/* cache hit rates */
+	cr_assert_float_eq(flat(m, "theoretical_cache_hit_rate"), 0.78411, 1e-9);
+	cr_assert_float_eq(flat(m, "server_gpu_cache_hit_rate"), 0.74546, 1e-9);
+	cr_assert_float_eq(flat(m, "server_overall_cache_hit_rate"), 0.74546, 1e-9);
+	cr_assert_null(ib_map_get(m, "server_cpu_cache_hit_rate"), "null rates are absent");
+	cr_assert_null(ib_map_get(m, "median_full_response_itl"));
+	cr_assert_float_eq(flat(m, "total_prompt_tokens"), 4812345, 0);
+	/* no ITL: no interactivity at all (the dashboard deletes it) */
+	ib_val *m2 = ib_v_map(a), *rm = ib_map_get(row, "request_metrics");
+	ib_map_del(ib_map_get(rm, "latency"), "itl");
+	cr_assert_eq(res_agentic_flat(a, row, m2), 0);
+	cr_assert_null(ib_map_get(m2, "p90_intvty"));
+	cr_assert(ib_map_get(m2, "p90_ttft"));
+	/* the gate outcome, and what is not agentic */
+	ib_val *g = ib_v_map(a);
+	ib_map_set(a, g, "passed", ib_v_bool(a, false));
+	ib_map_set(a, row, "validation", g);
+	cr_assert_eq(res_agentic_valid(row), 0);
+	ib_map_set(a, row, "scenario_type", ib_v_str(a, "fixed-seq-len"));
+	cr_assert_not(res_agentic_row(row));
+	cr_assert_eq(res_agentic_flat(a, ib_v_str(a, "x"), m2), IB_EINVAL);
+	ib_arena_free(a);
+}
+
+static void put_json(const char *rel, const ib_val *v)
+{
+	ib_buf b = {0};
+	ib_error e = {0};
+	cr_assert_eq(ib_json_write(&b, v, &IB_JSON_PYTHON, &e), 0);
+	cr_assert_eq(ib_buf_putc(&b, 0), 0);
+	put(rel, b.data);
+	ib_buf_free(&b);
+}
+
+Test(db, agentic_ingest_query_latest, .init = setup, .fini = teardown)
+{
+	ib_arena *a = ib_arena_new();
+	ib_val *r1 = golden_agentic(a, "par-001"), *r2 = ib_map_copy(a, r1);
+	ib_val *r3 = ib_map_copy(a, r1), *r4 = ib_map_copy(a, r1), *l = ib_v_list(a);
+	ib_map_set(a, r2, "conc", ib_v_int(a, 32));
+	ib_map_set(a, r3, "kv_offloading", ib_v_str(a, "DRAM")); /* its own identity */
+	ib_val *g = ib_v_map(a);
+	ib_map_set(a, g, "passed", ib_v_bool(a, false));
+	ib_map_set(a, r4, "validation", g);
+	ib_map_set(a, r4, "conc", ib_v_int(a, 64));
+	ib_list_push(a, l, r1);
+	ib_list_push(a, l, r2);
+	ib_list_push(a, l, r3);
+	ib_list_push(a, l, r4);
+	char t[4096];
+	snprintf(t, sizeof t, "[%s]", row("h100", 8, 100.0, 0.5)); /* and a fixed-length row */
+	put("fixed.json", t);
+	put_json("agentic.json", l);
+	res_db *db;
+	ib_error e = {0};
+	cr_assert_eq(res_db_open(path("r.db"), true, &db, &e), 0, "%s", e.msg);
+	const char *f[] = {path("fixed.json"), path("agentic.json")};
+	res_run_meta m = {.run_id = "1", .date = "2026-12-01", .branch = "main"};
+	res_ingest_stats st;
+	cr_assert_eq(res_db_ingest(db, &m, f, 2, &st, &e), 0, "%s", e.msg);
+	cr_assert_eq(st.rows, 1);
+	cr_assert_eq(st.agentic, 4);
+	cr_assert_eq(st.agentic_inserted, 4);
+	cr_assert_eq(res_db_ingest(db, &m, f, 2, &st, &e), 0, "%s", e.msg);
+	cr_assert_eq(st.agentic_inserted, 0, "idempotent");
+	/* the fixed-length views hold the fixed-length row only */
+	cr_assert_eq(count(db, false), 1);
+	cr_assert_eq(count(db, true), 1);
+	ib_val *rows;
+	res_db_filter q = {.agentic = true};
+	cr_assert_eq(res_db_query(db, &q, a, &rows, &e), 0, "%s", e.msg);
+	cr_assert_eq(rows->list.n, 4);
+	const ib_val *x = rows->list.v[0];
+	cr_assert_str_eq(ib_map_get(x, "benchmark_type")->str.s, "agentic-coding");
+	cr_assert_eq(ib_map_get(x, "isl")->type, IB_V_NULL);
+	cr_assert_str_eq(ib_map_get(x, "hardware")->str.s, "h200");
+	cr_assert_str_eq(ib_map_get(x, "model")->str.s, "dsr1");
+	cr_assert_eq(ib_map_get(x, "decode_tp")->i, 8);
+	cr_assert_float_eq(flat(ib_map_get(x, "metrics"), "p90_e2e_norm_intvty"), 41.96195, 1e-9);
+	cr_assert_float_eq(flat(ib_map_get(x, "metrics"), "kv_cache_pool_tokens"), 4875264, 0);
+	/* sorted by offload mode before concurrency: dram, then none 16, 32, 64 */
+	cr_assert_str_eq(ib_map_get(x, "kv_offloading")->str.s, "dram");
+	cr_assert_null(ib_map_get(x, "valid"), "no gate outcome: no valid key");
+	cr_assert_eq(ib_map_get(rows->list.v[3], "valid")->b, false);
+	/* the latest view leaves out the row that failed the gate */
+	q.latest = true;
+	cr_assert_eq(res_db_query(db, &q, a, &rows, &e), 0, "%s", e.msg);
+	cr_assert_eq(rows->list.n, 3);
+	q = (res_db_filter){.scenario = "agentic-coding", .conc = 32};
+	cr_assert_eq(res_db_query(db, &q, a, &rows, &e), 0, "%s", e.msg);
+	cr_assert_eq(rows->list.n, 1);
+	q.scenario = "other";
+	cr_assert_eq(res_db_query(db, &q, a, &rows, &e), 0, "%s", e.msg);
+	cr_assert_eq(rows->list.n, 0);
+	res_db_close(db);
+	ib_arena_free(a);
 }

@@ -197,3 +197,99 @@ Test(report_html, page_data_views, .init = setup, .fini = teardown)
 	rep_rowset_free(&rs);
 	ib_arena_free(a);
 }
+
+/* an agentic agg row (the shape of `agentic process`), reduced to what the
+ * view reads */
+#define AGROW(conc, tput, itl90, norm90, gpuhit, extra)                                            \
+	"{\"hw\": \"h200\", \"conc\": " #conc ", \"infmax_model_prefix\": \"dsr1\", "              \
+	"\"framework\": \"vllm\", \"precision\": \"fp8\", \"spec_decoding\": \"none\", "           \
+	"\"disagg\": false, \"scenario_type\": \"agentic-coding\", \"is_multinode\": false, "      \
+	"\"tp\": 8, \"ep\": 1, \"dp_attention\": \"false\", \"kv_offloading\": \"none\", "         \
+	"\"num_requests_total\": 10, \"num_requests_successful\": 9, \"request_metrics\": "        \
+	"{\"latency\": {\"ttft\": {\"mean\": 0.5, \"p50\": 0.4, \"p75\": 0.6, \"p90\": 0.8, "      \
+	"\"p95\": 0.9, \"std\": 0.1}, \"itl\": {\"p50\": 0.01, \"p75\": 0.015, \"p90\": " #itl90   \
+	", \"p95\": 0.03}, \"e2e_norm_intvty\": {\"p50\": 60, \"p75\": 50, \"p90\": " #norm90      \
+	", \"p95\": 30}}, \"throughput\": {\"per_gpu\": {\"total_tput_tps\": " #tput "}}, "        \
+	"\"cache\": {\"theoretical_cache_hit_rate\": 0.8}}, \"server_metrics\": {\"cache\": "      \
+	"{\"gpu_cache_hit_rate\": " #gpuhit "}}" extra "}"
+
+/* the rows of root/name and their page data */
+static ib_val *load_page(ib_arena *a, const char *name, rep_rowset *rs)
+{
+	char p[512];
+	snprintf(p, sizeof p, "%s/%s", root, name);
+	ib_diags d = {.a = a};
+	ib_error e = {0};
+	cr_assert_eq(rep_rows_load(a, p, -1, rs, &d, &e), 0, "%s", e.msg);
+	ib_val *data = NULL;
+	rep_page_opts po = {0};
+	cr_assert_eq(rep_page_data(a, rs, &d, &po, &data, &e), 0, "%s", e.msg);
+	return data;
+}
+
+Test(report_html, agentic_view, .init = setup, .fini = teardown)
+{
+	/* conc 4 is dominated on the normalised axis (lower throughput and
+	 * normalised interactivity than conc 8) though not on interactivity */
+	put("ag.json",
+	    "[" AGROW(4, 500, 0.01, 20, 0.9, "") ", " AGROW(8, 900, 0.02, 40, 0.85, "") ", " AGROW(
+	        16, 1500, 0.04, 30, 0.7, "") ", " AGROW(32, 1, 0.05, 1, 0.1,
+	                                                ", \"num_requests_successful\": 0") "]");
+	ib_arena *a = ib_arena_new();
+	rep_rowset rs = {0};
+	ib_error e = {0};
+	rep_page_opts po = {0};
+	ib_val *data = load_page(a, "ag.json", &rs);
+	cr_assert_eq(rs.n, 0, "no fixed-length row");
+	cr_assert_eq(rs.nag, 3, "the failed run (no successful request) is skipped");
+	cr_assert_eq(rs.skipped, 1);
+	cr_assert_str_eq(rs.ag[0].scenario, "agentic-coding");
+	cr_assert_float_eq(rep_row_num(&rs.ag[1], "p90_intvty"), 50, 1e-9);
+	const ib_val *ag = ib_map_get(data, "agentic");
+	cr_assert(ag);
+	const ib_val *g = ib_map_get(ag, "groups")->list.v[0];
+	cr_assert_eq(ib_map_get(g, "rows")->list.n, 3);
+	/* the normalised frontier (P90, tput per GPU): conc 8 and 16 */
+	const ib_val *v = ib_map_get(ib_map_get(g, "views"), "1|2|0");
+	const ib_val *roof = ib_map_get(v, "roof");
+	cr_assert_eq(roof->list.n, 2);
+	/* interactivity: conc 4 wins on its own axis (100 tok/s/user) but is not
+	 * on the canonical frontier, so the frontier keeps conc 8 and 16 only */
+	roof = ib_map_get(ib_map_get(ib_map_get(g, "views"), "0|2|0"), "roof");
+	cr_assert_eq(roof->list.n, 2);
+	for (size_t i = 0; i < roof->list.n; i++)
+		cr_assert_neq(rs.ag[roof->list.v[i]->i].conc, 4);
+	ib_buf b = {0};
+	cr_assert_eq(rep_html_write(&b, data, &po, &e), 0);
+	cr_assert_eq(ib_buf_putc(&b, 0), 0);
+	cr_assert(strstr(b.data, "<button data-tab=\"agentic\" class=\"on\">Agentic</button>"),
+	          "agentic only: its tab first and shown");
+	cr_assert(strstr(b.data, "id=\"view-agentic\""));
+	cr_assert(strstr(b.data, ", 3 agentic rows"));
+	cr_assert(strstr(b.data, "<span class=\"v\">85.0%</span>"), "the GPU hit rate of conc 8");
+	ib_buf_free(&b);
+	cr_assert_eq(rep_text_summary(&b, data), 0);
+	cr_assert_eq(ib_buf_putc(&b, 0), 0);
+	cr_assert(strstr(b.data, "agentic: DeepSeek-R1-0528 · agentic-coding"), "%s", b.data);
+	ib_buf_free(&b);
+	rep_rowset_free(&rs);
+	ib_arena_free(a);
+}
+
+Test(report_html, fixed_length_pages_have_no_agentic_part, .init = setup, .fini = teardown)
+{
+	put("f.json", "[" ROW("h200", 4, "") "]");
+	ib_arena *a = ib_arena_new();
+	rep_rowset rs = {0};
+	ib_error e = {0};
+	rep_page_opts po = {0};
+	ib_val *data = load_page(a, "f.json", &rs);
+	cr_assert_null(ib_map_get(data, "agentic"));
+	ib_buf b = {0};
+	cr_assert_eq(rep_html_write(&b, data, &po, &e), 0);
+	cr_assert_eq(ib_buf_putc(&b, 0), 0);
+	cr_assert_null(strstr(b.data, "agentic"), "no trace of the agentic view");
+	ib_buf_free(&b);
+	rep_rowset_free(&rs);
+	ib_arena_free(a);
+}
