@@ -48,8 +48,7 @@ static int write_text(const char *dir, const char *name, const char *text, ib_er
 	return ib_write_file_atomic(p, text, strlen(text), e);
 }
 
-/* Appends argv as one shell-quoted line to WS/commands.txt (what ran). */
-static void note_command(const char *ws, const char *const *argv)
+void row_note_command(const char *ws, const char *const *argv)
 {
 	ib_buf b = {0};
 	for (size_t i = 0; argv[i]; i++) {
@@ -478,13 +477,15 @@ static int engine_sim(row_ctx *rc)
 {
 	ib_error e = {0};
 	pid_t pid;
+	/* an agentic row's client is the AgentX replay, run in this process */
+	bool replay = rc->it->agentic && !rc->it->eval_only;
 	const char **sv = row_in_container(rc, "server", sim_argv(rc)),
-	           **cv = row_in_container(rc, "client", client_argv(rc));
-	if (!sv || !cv)
+	           **cv = replay ? NULL : row_in_container(rc, "client", client_argv(rc));
+	if (!sv || (!cv && !replay))
 		return rc->state;
-	note_command(rc->ws, sv);
-	if (!rc->it->eval_only)
-		note_command(rc->ws, cv);
+	row_note_command(rc->ws, sv);
+	if (cv && !rc->it->eval_only)
+		row_note_command(rc->ws, cv);
 	if (run_spawn(sv, rc->envp, rc->ws, rc->server_log, &pid, &e))
 		return row_fail(rc, RUN_FAILED, "%s", e.msg);
 	rc->server = pid;
@@ -495,7 +496,9 @@ static int engine_sim(row_ctx *rc)
 	if (s != RUN_RUNNING)
 		return s;
 	int st;
-	if (!rc->it->eval_only) {
+	if (replay && (s = row_agentic_replay(rc)) != RUN_RUNNING)
+		return s;
+	if (!rc->it->eval_only && !replay) {
 		t0 = ib_now_ns();
 		if (run_spawn(cv, rc->envp, rc->ws, rc->client_log, &pid, &e))
 			return row_fail(rc, RUN_FAILED, "%s", e.msg);
@@ -514,7 +517,7 @@ static int engine_sim(row_ctx *rc)
 	const char **ev = row_in_container(rc, "eval", eval_argv(rc));
 	if (!ev)
 		return rc->state;
-	note_command(rc->ws, ev);
+	row_note_command(rc->ws, ev);
 	if (run_spawn(ev, rc->envp, rc->ws, rc->eval_log, &pid, &e))
 		return row_fail(rc, RUN_FAILED, "%s", e.msg);
 	run_note_pid(rc, pid);
@@ -544,7 +547,7 @@ static int engine_recipe(row_ctx *rc)
 	const char **argv = rc->o->container ? row_in_container(rc, "recipe", inner) : host;
 	if (!argv)
 		return rc->state;
-	note_command(rc->ws, argv);
+	row_note_command(rc->ws, argv);
 	if (run_spawn(argv, rc->envp, rc->ws, rc->client_log, &pid, &e))
 		return row_fail(rc, RUN_FAILED, "%s", e.msg);
 	run_note_pid(rc, pid);
@@ -612,12 +615,22 @@ int row_execute(row_ctx *rc)
 	if (ib_mkdirs(rc->ws, 0755, &e))
 		return row_fail(rc, RUN_FAILED, "%s", e.msg);
 	ib_buf env = {0};
-	run_row_env(&env, it->row, rc->x->runner_name, it->name, rc->port);
+	run_row_env(&env, it->row, it->runner_name, it->name, rc->port);
+	bool recipe = rc->o->engine == RUN_ENGINE_RECIPE;
+	if (it->agentic) {
+		/* processing runs in the row's folder (simulator engine: the
+		 * artifacts right there, as `agentx replay --output-dir`); a recipe
+		 * gets the workspace's results/, as the workflow's /workspace/results */
+		const char *rd = recipe ? ib_arena_printf(rc->a, "%s/results", rc->ws) : ".";
+		run_agentic_env(&env, it->row, it->duration, rd ? rd : ".", recipe ? rc->ws : ".");
+		if (recipe && it->corpus)
+			ib_buf_printf(&env, "INFBENCH_AGENTX_CORPUS=%s\n", it->corpus);
+	}
 	if (rc->devices[0])
 		ib_buf_printf(&env, "%s=%s\n",
 		              it->amd ? "ROCR_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES",
 		              rc->devices);
-	if (rc->o->engine == RUN_ENGINE_RECIPE)
+	if (recipe)
 		run_recipe_env(rc, &env);
 	if (!env.data)
 		return row_fail(rc, RUN_FAILED, "out of memory");
@@ -640,6 +653,15 @@ int row_execute(row_ctx *rc)
 	if (s != RUN_RUNNING)
 		return s;
 	if (it->eval_only) { /* no benchmark, nothing to process */
+		rc->state = RUN_DONE;
+		return RUN_DONE;
+	}
+	if (it->agentic) {
+		int64_t t1 = ib_now_ns();
+		s = row_agentic_finish(rc);
+		rc->process_s = (double)(ib_now_ns() - t1) / 1e9;
+		if (s != RUN_RUNNING)
+			return s;
 		rc->state = RUN_DONE;
 		return RUN_DONE;
 	}
