@@ -621,7 +621,8 @@ int cmd_run(int argc, char **argv)
 	o.agentx_corpus = sval(&p, "--agentx-corpus", NULL);
 	o.agentic_duration = ival(&p, "--agentic-duration", 0);
 	if (args_get(&p, "--agentic-duration")->seen && o.agentic_duration < 1)
-		bad = args_error(&p, NULL, "argument --agentic-duration: must be at least 1 second");
+		bad =
+		    args_error(&p, NULL, "argument --agentic-duration: must be at least 1 second");
 	if (args_get(&p, "--eval-accuracy")->seen && !bad &&
 	    !(o.eval_accuracy > 0 && o.eval_accuracy <= 1))
 		bad = args_error(&p, NULL, "argument --eval-accuracy: must be in (0, 1]");

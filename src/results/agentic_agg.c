@@ -146,7 +146,8 @@ static int shape(ib_arena *a, const char *const *env, gpu_shape *g, ib_error *e)
 	if (ppp <= 0 || pdcp <= 0 || ppcp <= 0 || dpp <= 0 || ddcp <= 0 || dpcp <= 0)
 		return ib_fail(e, IB_EINVAL, "", 0, 0,
 		               "Multinode PP, DCP, and PCP sizes must be positive integers.");
-	const char *phw = env_or(env, "PREFILL_HARDWARE", ""), *dhw = env_or(env, "DECODE_HARDWARE", "");
+	const char *phw = env_or(env, "PREFILL_HARDWARE", ""),
+	           *dhw = env_or(env, "DECODE_HARDWARE", "");
 	if (!*phw != !*dhw)
 		return ib_fail(e, IB_EINVAL, "", 0, 0,
 		               "PREFILL_HARDWARE and DECODE_HARDWARE must be specified together.");
@@ -199,9 +200,9 @@ static int kv_offload(ib_arena *a, const char *const *env, const char **mode, ib
 }
 
 /* build_agg */
-static int build_agg(ib_arena *a, const char *const *env, const res_ag_records *r, const ib_val *aggregate,
-                     const ib_val *export, const char *const *logs, size_t nlogs, ib_val **out,
-                     ib_error *e)
+static int build_agg(ib_arena *a, const char *const *env, const res_ag_records *r,
+                     const ib_val *aggregate, const ib_val *export, const char *const *logs,
+                     size_t nlogs, ib_val **out, ib_error *e)
 {
 	const char *kv = NULL;
 	ib_val *backend = NULL;
@@ -394,7 +395,8 @@ int res_agentic_process(const res_agentic_opts *o, char **out_path, ib_error *e)
 	if (!a)
 		return OOM(e);
 	int rc = 0;
-	const char *rd = env_or(env, "RESULT_DIR", "results"), *od = env_or(env, "AGENTIC_OUTPUT_DIR", ".");
+	const char *rd = env_or(env, "RESULT_DIR", "results"),
+	           *od = env_or(env, "AGENTIC_OUTPUT_DIR", ".");
 	if (o->dir && rd[0] != '/') /* relative to the row's folder, not to ours */
 		rd = ib_arena_printf(a, "%s/%s", o->dir, rd);
 	if (o->dir && od[0] != '/')

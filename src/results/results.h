@@ -138,8 +138,8 @@ typedef struct {
 	pw_log_fn log; /* output lines (stream 1 stdout, 2 stderr); NULL drops */
 	void *log_ud;
 	const char *const *env; /* "KEY=VALUE", NULL-terminated; NULL: the process's */
-	const char *dir; /* relative RESULT_DIR / AGENTIC_OUTPUT_DIR are resolved
-	                  * against this folder (NULL: the current one) */
+	const char *dir;        /* relative RESULT_DIR / AGENTIC_OUTPUT_DIR are resolved
+	                         * against this folder (NULL: the current one) */
 } res_agentic_opts;
 
 /* process_agentic_result.py: reads $RESULT_DIR (default "results")'s aiperf

@@ -68,7 +68,7 @@ int run_agentic_env(ib_buf *b, const ib_val *row, int64_t duration, const char *
 typedef struct {
 	row_ctx *rc;
 	int64_t deadline;
-	int why;   /* 1 the run is stopping, 2 the server exited (sst), 3 --row-timeout */
+	int why; /* 1 the run is stopping, 2 the server exited (sst), 3 --row-timeout */
 	int sst;
 	FILE *log; /* benchmark.log */
 } replay_watch;
@@ -203,13 +203,15 @@ int row_agentic_replay(row_ctx *rc)
 	if (w.log)
 		fclose(w.log);
 	if (w.why == 1)
-		return row_fail(rc, RUN_INTERRUPTED, "stopped by signal %d during the agentic replay",
+		return row_fail(rc, RUN_INTERRUPTED,
+		                "stopped by signal %d during the agentic replay",
 		                atomic_load(rc->stop));
 	if (w.why == 2) {
 		ib_buf tail = {0};
 		run_tail(&tail, rc->server_log, 15);
-		row_fail(rc, RUN_FAILED, "server exited with status %d during the agentic replay; %s:%s",
-		         w.sst, rc->shown_server_log, tail.data ? tail.data : " (empty)");
+		row_fail(rc, RUN_FAILED,
+		         "server exited with status %d during the agentic replay; %s:%s", w.sst,
+		         rc->shown_server_log, tail.data ? tail.data : " (empty)");
 		ib_buf_free(&tail);
 		return RUN_FAILED;
 	}
@@ -279,25 +281,27 @@ int row_agentic_finish(row_ctx *rc)
 		}
 		/* the power adapter of single-node replays (the simulator has no GPU
 		 * telemetry: the row says its power is not valid) */
-		const char *mn = ib_env_get(env, "IS_MULTINODE"), *req = ib_env_get(env, "REQUIRE_POWER");
+		const char *mn = ib_env_get(env, "IS_MULTINODE"),
+		           *req = ib_env_get(env, "REQUIRE_POWER");
 		int pst = 0;
-		res_agentic_power_opts po = {
-		    .result_dir = rc->ws,
-		    .agg_path = out,
-		    .has_expected = true,
-		    .expected_num_gpus = rc->it->gpus,
-		    .require_power = req && (!strcmp(req, "1") || !strcasecmp(req, "true") ||
-		                             !strcasecmp(req, "yes")),
-		    .log = file_log,
-		    .log_ud = g.f};
+		res_agentic_power_opts po = {.result_dir = rc->ws,
+		                             .agg_path = out,
+		                             .has_expected = true,
+		                             .expected_num_gpus = rc->it->gpus,
+		                             .require_power = req && (!strcmp(req, "1") ||
+		                                                      !strcasecmp(req, "true") ||
+		                                                      !strcasecmp(req, "yes")),
+		                             .log = file_log,
+		                             .log_ud = g.f};
 		if (!(mn && !strcmp(mn, "true")) && res_agentic_power(&po, &pst, &e)) {
 			ib_error_format(&e, msg, sizeof msg);
 			state = row_fail(rc, RUN_FAILED, "the agentic power adapter: %s", msg);
 			goto done;
 		}
 		if (pst) {
-			state = row_fail(rc, RUN_FAILED,
-			                 "REQUIRE_POWER is set and the power measurement is invalid");
+			state =
+			    row_fail(rc, RUN_FAILED,
+			             "REQUIRE_POWER is set and the power measurement is invalid");
 			goto done;
 		}
 	}
@@ -306,8 +310,8 @@ int row_agentic_finish(row_ctx *rc)
 		goto done;
 	}
 	/* validate_agentic_result: the error gate */
-	const char *rd = ib_env_get(env, "RESULT_DIR"), *th = ib_env_get(env,
-	                                                                "AIPERF_FAILED_REQUEST_THRESHOLD");
+	const char *rd = ib_env_get(env, "RESULT_DIR"),
+	           *th = ib_env_get(env, "AIPERF_FAILED_REQUEST_THRESHOLD");
 	char *end = NULL;
 	double thr = th ? strtod(th, &end) : 0.10;
 	if (!th || end == th || *end || !(thr >= 0 && thr <= 1))

@@ -692,11 +692,13 @@ static int setup(exec_t *x, ib_error *e)
 	for (size_t i = 0; i < x->p->n; i++)
 		standin |= x->p->items[i].standin && !x->p->items[i].skip;
 	if (!rc && standin) {
-		note(x,
-		     "agentic rows replay a stand-in AgentX corpus, %s (infbench agentx make-traces; "
-		     "no --agentx-corpus, no cc-traces-weka dataset in the Hugging Face cache): its "
-		     "numbers are not comparable with published AgentX results",
-		     x->p->x.standin);
+		note(
+		    x,
+		    "agentic rows replay a stand-in AgentX corpus, %s (infbench agentx "
+		    "make-traces; "
+		    "no --agentx-corpus, no cc-traces-weka dataset in the Hugging Face cache): its "
+		    "numbers are not comparable with published AgentX results",
+		    x->p->x.standin);
 		if (!o->dry_run)
 			rc = run_agentx_standin(&x->p->x, e);
 	}

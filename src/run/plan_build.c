@@ -267,7 +267,8 @@ static int resolve_agentx_corpus(ib_arena *a, const run_opts *o, run_resolved *x
 		return IB_ENOMEM;
 	rc = ax_corpus_load(ca, x->agentx_corpus, &c, e);
 	if (!rc && !c.n)
-		rc = ib_fail(e, IB_EINVAL, o->agentx_corpus, 0, 0, "--agentx-corpus holds no trace");
+		rc =
+		    ib_fail(e, IB_EINVAL, o->agentx_corpus, 0, 0, "--agentx-corpus holds no trace");
 	ib_arena_free(ca);
 	return rc;
 }

@@ -32,7 +32,7 @@ gptoss-fp4-b200-sglang-agentic:
   image: lmsysorg/sglang:v0.5.12
   model: openai/gpt-oss-120b
   model-prefix: gptoss
-  runner: b200
+  runner: cluster:b200-dgxc
   precision: fp4
   framework: sglang
   multinode: false
@@ -44,7 +44,7 @@ gptoss-fp4-gb200-dynamo-vllm-agentic-agg:
   image: vllm/vllm-openai:v0.20.1
   model: openai/gpt-oss-120b
   model-prefix: gptoss
-  runner: gb200
+  runner: cluster:gb200-nv
   precision: fp4
   framework: dynamo-vllm
   router: { name: dynamo-router, version: "1.3.1" }
@@ -60,7 +60,7 @@ gptoss-fp4-gb200-dynamo-vllm-agentic-disagg:
   image: vllm/vllm-openai:v0.20.1
   model: openai/gpt-oss-120b
   model-prefix: gptoss
-  runner: gb200
+  runner: cluster:gb200-nv
   precision: fp4
   framework: dynamo-vllm
   kv-p2p-transfer: nixl

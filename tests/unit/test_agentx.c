@@ -210,8 +210,9 @@ Test(agentx, reference_corpus_per_model_prefix)
 	                                 NULL, &ds, &e),
 	             0);
 	cr_assert_str_eq(ds, "semianalysisai/cc-traces-weka-061526-256k");
-	cr_assert_eq(ax_reference_corpus("gptoss", "semianalysis_cc_traces_weka_with_subagents_060226",
-	                                 NULL, &ds, &e),
+	cr_assert_eq(ax_reference_corpus("gptoss",
+	                                 "semianalysis_cc_traces_weka_with_subagents_060226", NULL,
+	                                 &ds, &e),
 	             0);
 	cr_assert_str_eq(ds, "semianalysisai/cc-traces-weka-with-subagents-060226");
 	cr_assert_eq(ax_reference_corpus("gptoss", "cc_traces", NULL, &ds, &e), IB_EINVAL);

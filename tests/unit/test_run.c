@@ -423,8 +423,8 @@ Test(run, agentic_rows_are_planned_with_their_corpus_and_duration)
 	cr_assert_str_neq(short_run, standin, "the duration counts");
 	/* the reference's corpus for gptoss is the -256k variant, in the cache */
 	char p[512];
-	snprintf(p, sizeof p, "%s/datasets--semianalysisai--cc-traces-weka-062126-256k/snapshots/r1",
-	         hub);
+	snprintf(p, sizeof p,
+	         "%s/datasets--semianalysisai--cc-traces-weka-062126-256k/snapshots/r1", hub);
 	ib_error e = {0};
 	cr_assert_eq(ib_mkdirs(p, 0755, &e), 0);
 	strcat(p, "/traces.jsonl");
