@@ -195,6 +195,19 @@ static const char *store_path(ib_arena *a, const char *store, const char *name)
 	return ib_arena_printf(a, "%s/%s/%s", cwd, store, name);
 }
 
+/* An option's path made absolute into *out (arena a): IB_ENOENT with
+ * `missing` when it does not exist. */
+static int abs_path(ib_arena *a, const char *path, const char *missing, const char **out,
+                    ib_error *e)
+{
+	char *real = realpath(path, NULL);
+	if (!real)
+		return ib_fail(e, IB_ENOENT, path, 0, 0, "%s", missing);
+	*out = ib_arena_strdup(a, real);
+	free(real);
+	return *out ? 0 : IB_ENOMEM;
+}
+
 static int resolve_eval_dataset(ib_arena *a, const run_opts *o, run_resolved *x, ib_error *e)
 {
 	if (!o->eval_dataset) {
@@ -205,12 +218,10 @@ static int resolve_eval_dataset(ib_arena *a, const run_opts *o, run_resolved *x,
 		                    STANDIN_TRAIN, STANDIN_TEST);
 		return x->eval_dataset && x->eval_dataset_id ? 0 : IB_ENOMEM;
 	}
-	char *real = realpath(o->eval_dataset, NULL);
-	if (!real)
-		return ib_fail(e, IB_ENOENT, o->eval_dataset, 0, 0,
-		               "--eval-dataset: no such folder");
-	x->eval_dataset = ib_arena_strdup(a, real);
-	free(real);
+	int rc =
+	    abs_path(a, o->eval_dataset, "--eval-dataset: no such folder", &x->eval_dataset, e);
+	if (rc)
+		return rc;
 	char p[4200];
 	snprintf(p, sizeof p, "%s/train.jsonl", x->eval_dataset);
 	const char *h1 = file_sha(a, p);
@@ -233,18 +244,13 @@ static int resolve_eval_dataset(ib_arena *a, const run_opts *o, run_resolved *x,
  * a broken record stops the run before anything is written. */
 static int resolve_agentx_corpus(ib_arena *a, const run_opts *o, run_resolved *x, ib_error *e)
 {
-	char *real = realpath(o->agentx_corpus, NULL);
-	if (!real)
-		return ib_fail(e, IB_ENOENT, o->agentx_corpus, 0, 0,
-		               "--agentx-corpus: no such trace file or folder");
-	x->agentx_corpus = ib_arena_strdup(a, real);
-	free(real);
-	if (!x->agentx_corpus)
-		return IB_ENOMEM;
+	int rc = abs_path(a, o->agentx_corpus, "--agentx-corpus: no such trace file or folder",
+	                  &x->agentx_corpus, e);
+	if (rc)
+		return rc;
 	char **files = NULL;
 	size_t nf = 0;
 	struct stat st;
-	int rc = 0;
 	if (stat(x->agentx_corpus, &st) == 0 && S_ISDIR(st.st_mode))
 		rc = ax_corpus_files(x->agentx_corpus, &files, &nf, e);
 	ib_buf ids = {0};

@@ -656,21 +656,12 @@ int row_execute(row_ctx *rc)
 		rc->state = RUN_DONE;
 		return RUN_DONE;
 	}
-	if (it->agentic) {
-		int64_t t1 = ib_now_ns();
-		s = row_agentic_finish(rc);
-		rc->process_s = (double)(ib_now_ns() - t1) / 1e9;
-		if (s != RUN_RUNNING)
-			return s;
-		rc->state = RUN_DONE;
-		return RUN_DONE;
-	}
 	char p[4096];
 	snprintf(p, sizeof p, "%s/%s.json", rc->ws, it->name);
-	if (access(p, F_OK) != 0)
+	if (!it->agentic && access(p, F_OK) != 0)
 		return row_fail(rc, RUN_FAILED, "the client left no %s.json", it->name);
 	int64_t t0 = ib_now_ns();
-	s = process(rc);
+	s = it->agentic ? row_agentic_finish(rc) : process(rc);
 	rc->process_s = (double)(ib_now_ns() - t0) / 1e9;
 	if (s != RUN_RUNNING)
 		return s;
