@@ -96,6 +96,17 @@ typedef struct {
 int ax_parse(ib_arena *a, const char *name, const char *text, size_t len, ax_corpus *c,
              ib_error *e);
 
+/* The corpus InferenceX replays for a model (benchmark_lib.sh's
+ * resolve_trace_source at 843c6254): `loader` (WEKA_LOADER_OVERRIDE, NULL or
+ * "" for none) names one of aiperf's public-dataset loaders; without one the
+ * model prefix picks it: the full-context 062126 corpus for dsv4*, glm5.2*,
+ * minimaxm3*, kimik3*, its -256k variant for every other prefix. *loader_out
+ * (may be NULL) gets the loader name, *dataset the Hugging Face dataset id
+ * ("semianalysisai/cc-traces-weka-062126-256k"); both static strings.
+ * IB_EINVAL for an unknown loader (the message lists the allowed ones). */
+int ax_reference_corpus(const char *model_prefix, const char *loader, const char **loader_out,
+                        const char **dataset, ib_error *e);
+
 /* Loads a corpus: `src` is a trace file, a folder (its ax_corpus_files), or
  * a Hugging Face dataset id "org/name" looked up in the local hub cache
  * (datasets--org--name, newest snapshot; see ax_hf_snapshot). A missing
@@ -322,6 +333,12 @@ typedef struct {
 	const char *const *env;
 	size_t nenv;
 	const char *dataset; /* metadata.dataset.hf_dataset_name (NULL: corpus) */
+	/* polled about every 50 ms of wall time while the replay runs (NULL:
+	 * never): true ends it at once, requests in flight closed, nothing
+	 * written, and ax_replay returns IB_EIO "cancelled" (the caller knows
+	 * why) */
+	bool (*cancel)(void *arg);
+	void *cancel_arg;
 } ax_replay_opts;
 
 /* Fills o with InferenceX's settings (seed 42, 10 warmup requests per lane,

@@ -199,3 +199,57 @@ oom:
 	*n = 0;
 	return ib_fail(e, IB_ENOMEM, "", 0, 0, "out of memory");
 }
+
+/* aiperf's public-dataset loaders that the inferencex-agentx-mvp scenario
+ * allows, and their datasets (resolve_trace_source) */
+static const char *const loaders[][2] = {
+    {"semianalysis_cc_traces_weka_with_subagents", "semianalysisai/cc-traces-weka-061526"},
+    {"semianalysis_cc_traces_weka_with_subagents_256k",
+     "semianalysisai/cc-traces-weka-061526-256k"},
+    {"semianalysis_cc_traces_weka_with_subagents_060226",
+     "semianalysisai/cc-traces-weka-with-subagents-060226"},
+    {"semianalysis_cc_traces_weka_with_subagents_060226_256k",
+     "semianalysisai/cc-traces-weka-with-subagents-060226-256k"},
+    {"semianalysis_cc_traces_weka_with_subagents_060526",
+     "semianalysisai/cc-traces-weka-with-subagents-060526"},
+    {"semianalysis_cc_traces_weka_with_subagents_060526_256k",
+     "semianalysisai/cc-traces-weka-with-subagents-060526-256k"},
+    {"semianalysis_cc_traces_weka_with_subagents_060826",
+     "semianalysisai/cc-traces-weka-with-subagents-060826"},
+    {"semianalysis_cc_traces_weka_with_subagents_060826_256k",
+     "semianalysisai/cc-traces-weka-with-subagents-060826-256k"},
+    {"semianalysis_cc_traces_weka_061326", "semianalysisai/cc-traces-weka-061326"},
+    {"semianalysis_cc_traces_weka_061326_256k", "semianalysisai/cc-traces-weka-061326-256k"},
+    {"semianalysis_cc_traces_weka_061526", "semianalysisai/cc-traces-weka-061526"},
+    {"semianalysis_cc_traces_weka_061526_256k", "semianalysisai/cc-traces-weka-061526-256k"},
+    {"semianalysis_cc_traces_weka_062126", "semianalysisai/cc-traces-weka-062126"},
+    {"semianalysis_cc_traces_weka_062126_256k", "semianalysisai/cc-traces-weka-062126-256k"},
+};
+
+int ax_reference_corpus(const char *prefix, const char *loader, const char **loader_out,
+                        const char **dataset, ib_error *e)
+{
+	static const char *const full[] = {"dsv4", "glm5.2", "minimaxm3", "kimik3"};
+	if (!loader || !*loader) {
+		bool f = false;
+		for (size_t i = 0; i < sizeof full / sizeof *full && prefix && !f; i++)
+			f = !strncmp(prefix, full[i], strlen(full[i]));
+		loader = f ? "semianalysis_cc_traces_weka_062126"
+		           : "semianalysis_cc_traces_weka_062126_256k";
+	}
+	size_t n = sizeof loaders / sizeof *loaders;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(loader, loaders[i][0])) {
+			if (loader_out)
+				*loader_out = loaders[i][0];
+			*dataset = loaders[i][1];
+			return 0;
+		}
+	ib_buf all = {0};
+	for (size_t i = 0; i < n; i++)
+		ib_buf_printf(&all, "%s%s", i ? ", " : "", loaders[i][0]);
+	int rc = ib_fail(e, IB_EINVAL, "", 0, 0, "unknown WEKA_LOADER_OVERRIDE='%s'. Allowed: %s",
+	                 loader, all.data ? all.data : "");
+	ib_buf_free(&all);
+	return rc;
+}

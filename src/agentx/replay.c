@@ -76,7 +76,7 @@ struct replay {
 	double unix0, S;
 	bool profiling, stopping;
 	double prof_start, prof_end;
-	net_timer wake, grace;
+	net_timer wake, grace, poll;
 	/* /metrics at the start and the end of the profiling window */
 	bench_cfg http;
 	bench_scrape before, after;
@@ -498,6 +498,19 @@ static void on_wake(net_loop *l, net_timer *t)
 	pump(t->arg);
 }
 
+/* the caller's cancel hook, about every 50 ms of wall time */
+#define POLL_NS 50000000LL
+
+static void on_poll(net_loop *l, net_timer *t)
+{
+	replay *r = t->arg;
+	if (r->o->cancel(r->o->cancel_arg)) {
+		fatal(r, IB_EIO, "cancelled");
+		return;
+	}
+	net_timer_arm(l, t, ib_now_ns() + POLL_NS);
+}
+
 /* ---- setup ---- */
 
 static void say(ib_log_fn log, void *arg, const char *fmt, ...)
@@ -550,6 +563,7 @@ static void replay_free(replay *r)
 	if (r->loop) {
 		net_timer_cancel(r->loop, &r->wake);
 		net_timer_cancel(r->loop, &r->grace);
+		net_timer_cancel(r->loop, &r->poll);
 	}
 	net_loop_free(r->loop);
 	for (size_t i = 0; r->tx && i < r->corpus->n; i++)
@@ -612,6 +626,7 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 		goto out;
 	r.wake = (net_timer){.fn = on_wake, .arg = &r};
 	r.grace = (net_timer){.fn = on_grace, .arg = &r};
+	r.poll = (net_timer){.fn = on_poll, .arg = &r};
 	net_raise_fd_limit();
 	ax_sched_opts so = {.corpus = &c,
 	                    .lanes = o->concurrency,
@@ -634,6 +649,8 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 	if (r.S != 1)
 		say(log, log_arg, "infbench agentx replay: the server runs at time scale %g\n",
 		    r.S);
+	if (o->cancel)
+		net_timer_arm(r.loop, &r.poll, ib_now_ns() + POLL_NS);
 	pump(&r);
 	if (!r.err.code && net_run(r.loop))
 		ib_fail(&r.err, IB_EIO, "", 0, 0, "the event loop failed");

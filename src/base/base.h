@@ -317,6 +317,10 @@ bool ib_proc_reap(pid_t pid, int *status, bool hang);
  * (the message names the program), IB_ENOMEM when its output did not fit. */
 int ib_proc_run(const char *const *argv, const char *cwd, ib_buf *out, ib_buf *err, int *status,
                 ib_error *e);
+/* The value of variable name in env ("KEY=VALUE" strings, NULL-terminated;
+ * the first match wins), or in this process's environment when env is NULL;
+ * NULL when it is not set. Points into env. */
+const char *ib_env_get(const char *const *env, const char *name);
 
 /* ---- clocks ---- */
 /* CLOCK_MONOTONIC in nanoseconds: for durations only. */

@@ -14,6 +14,17 @@
 
 extern char **environ;
 
+const char *ib_env_get(const char *const *env, const char *name)
+{
+	if (!env)
+		env = (const char *const *)environ;
+	size_t n = strlen(name);
+	for (size_t i = 0; env[i]; i++)
+		if (!strncmp(env[i], name, n) && env[i][n] == '=')
+			return env[i] + n + 1;
+	return NULL;
+}
+
 /* In the child between fork and exec (async-signal-safe calls only): the
  * errno of a failed step goes to the parent through the pipe. */
 static void child(const ib_spawn *s, char *const *envp, pid_t parent, int errfd)

@@ -159,6 +159,17 @@ static arg_opt run_opts_tbl[] = {
      .is_int = true,
      .metavar = "N",
      .help = "evals ask only the first N questions (default all)"},
+    {.name = "--agentx-corpus",
+     .kind = ARG_ONE,
+     .metavar = "FILE",
+     .help = "agentic rows: the Weka trace corpus to replay (default: the reference's for the "
+             "model in the HF cache, else a stand-in made in STORE/agentx-corpus.jsonl)"},
+    {.name = "--agentic-duration",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "S",
+     .help = "agentic rows: profiling seconds, model time on the simulator (default: the "
+             "row's duration)"},
     {.name = "--no-evals", .kind = ARG_FLAG, .help = "skip the evals of run-eval rows"},
     {.name = "--force", .kind = ARG_FLAG, .help = "rerun rows that are done"},
     {.name = "--retry-failed", .kind = ARG_FLAG, .help = "rerun rows whose last attempt failed"},
@@ -511,6 +522,10 @@ static int run_rows(arg_parser *p, run_opts *o, const ib_val *rows)
 	run_summary sum = {0};
 	int rc = run_plan_new(o, rows, keep, &plan, &e);
 	free(keep);
+	if (rc == IB_EPARSE || rc == IB_EINVAL) { /* an input the plan rejects: a bad corpus */
+		cli_error("infbench run", NULL, &e);
+		return CLI_FAIL;
+	}
 	if (!rc && args_get(p, "--slurm")->seen) {
 		int st = slurm_rows(p, o, plan);
 		run_plan_free(plan);
@@ -603,6 +618,11 @@ int cmd_run(int argc, char **argv)
 	o.eval_accuracy = num(&p, "--eval-accuracy", 0, &bad);
 	o.eval_limit = ival(&p, "--eval-limit", 0);
 	o.no_evals = args_get(&p, "--no-evals")->seen;
+	o.agentx_corpus = sval(&p, "--agentx-corpus", NULL);
+	o.agentic_duration = ival(&p, "--agentic-duration", 0);
+	if (args_get(&p, "--agentic-duration")->seen && o.agentic_duration < 1)
+		bad =
+		    args_error(&p, NULL, "argument --agentic-duration: must be at least 1 second");
 	if (args_get(&p, "--eval-accuracy")->seen && !bad &&
 	    !(o.eval_accuracy > 0 && o.eval_accuracy <= 1))
 		bad = args_error(&p, NULL, "argument --eval-accuracy: must be in (0, 1]");

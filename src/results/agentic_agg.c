@@ -12,16 +12,17 @@
 
 /* ---- the environment ---- */
 
-static const char *env_or(const char *name, const char *dflt)
+static const char *env_or(const char *const *env, const char *name, const char *dflt)
 {
-	const char *s = getenv(name);
+	const char *s = ib_env_get(env, name);
 	return s ? s : dflt;
 }
 
 /* env_int: unset or "" gives dflt, else Python int(). */
-static int env_int(const char *name, int64_t dflt, int64_t *out, ib_error *e)
+static int env_int(const char *const *env, const char *name, int64_t dflt, int64_t *out,
+                   ib_error *e)
 {
-	const char *s = getenv(name);
+	const char *s = ib_env_get(env, name);
 	if (!s || !*s) {
 		*out = dflt;
 		return 0;
@@ -34,9 +35,9 @@ static int env_int(const char *name, int64_t dflt, int64_t *out, ib_error *e)
 	return 0;
 }
 
-static bool env_bool(const char *name)
+static bool env_bool(const char *const *env, const char *name)
 {
-	const char *s = getenv(name);
+	const char *s = ib_env_get(env, name);
 	return s && (!strcasecmp(s, "1") || !strcasecmp(s, "true") || !strcasecmp(s, "yes") ||
 	             !strcasecmp(s, "on"));
 }
@@ -48,10 +49,11 @@ static bool nonempty_str(const ib_val *v)
 
 /* optional_component_metadata (router) and
  * optional_kv_offload_backend_metadata (kv): *out NULL when absent. */
-static int component_meta(ib_arena *a, const char *name, bool kv, ib_val **out, ib_error *e)
+static int component_meta(ib_arena *a, const char *const *env, const char *name, bool kv,
+                          ib_val **out, ib_error *e)
 {
 	*out = NULL;
-	const char *s = getenv(name);
+	const char *s = ib_env_get(env, name);
 	if (!s || !*s || !strcmp(s, "null"))
 		return 0;
 	ib_val *v;
@@ -99,21 +101,21 @@ typedef struct {
 #define SETS(m, k, x) ib_map_set(a, (m), (k), ib_v_str(a, (x)))
 
 /* _gpu_shape */
-static int shape(ib_arena *a, gpu_shape *g, ib_error *e)
+static int shape(ib_arena *a, const char *const *env, gpu_shape *g, ib_error *e)
 {
 	int rc;
 	int64_t tp, ep;
-	if ((rc = env_int("TP", 1, &tp, e)) || (rc = env_int("EP_SIZE", 1, &ep, e)))
+	if ((rc = env_int(env, "TP", 1, &tp, e)) || (rc = env_int(env, "EP_SIZE", 1, &ep, e)))
 		return rc;
-	g->dp_attention = env_or("DP_ATTENTION", "false");
+	g->dp_attention = env_or(env, "DP_ATTENTION", "false");
 	if (!(g->fields = ib_v_map(a)))
 		return OOM(e);
 	ib_val *f = g->fields;
-	if (!env_bool("IS_MULTINODE")) {
+	if (!env_bool(env, "IS_MULTINODE")) {
 		int64_t pp, dcp, pcp;
-		if ((rc = env_int("PP_SIZE", 1, &pp, e)) ||
-		    (rc = env_int("DCP_SIZE", 1, &dcp, e)) ||
-		    (rc = env_int("PCP_SIZE", 1, &pcp, e)))
+		if ((rc = env_int(env, "PP_SIZE", 1, &pp, e)) ||
+		    (rc = env_int(env, "DCP_SIZE", 1, &dcp, e)) ||
+		    (rc = env_int(env, "PCP_SIZE", 1, &pcp, e)))
 			return rc;
 		if (pp <= 0 || dcp <= 0 || pcp <= 0)
 			return ib_fail(
@@ -125,26 +127,27 @@ static int shape(ib_arena *a, gpu_shape *g, ib_error *e)
 		return 0;
 	}
 	int64_t pw, ptp, ppp, pdcp, ppcp, pep, dw, dtp, dpp, ddcp, dpcp, dep;
-	if ((rc = env_int("PREFILL_NUM_WORKERS", 0, &pw, e)) ||
-	    (rc = env_int("PREFILL_TP", 0, &ptp, e)) ||
-	    (rc = env_int("PREFILL_PP_SIZE", 1, &ppp, e)) ||
-	    (rc = env_int("PREFILL_DCP_SIZE", 1, &pdcp, e)) ||
-	    (rc = env_int("PREFILL_PCP_SIZE", 1, &ppcp, e)) ||
-	    (rc = env_int("PREFILL_EP", 1, &pep, e)))
+	if ((rc = env_int(env, "PREFILL_NUM_WORKERS", 0, &pw, e)) ||
+	    (rc = env_int(env, "PREFILL_TP", 0, &ptp, e)) ||
+	    (rc = env_int(env, "PREFILL_PP_SIZE", 1, &ppp, e)) ||
+	    (rc = env_int(env, "PREFILL_DCP_SIZE", 1, &pdcp, e)) ||
+	    (rc = env_int(env, "PREFILL_PCP_SIZE", 1, &ppcp, e)) ||
+	    (rc = env_int(env, "PREFILL_EP", 1, &pep, e)))
 		return rc;
-	const char *pda = env_or("PREFILL_DP_ATTN", "false");
-	if ((rc = env_int("DECODE_NUM_WORKERS", 0, &dw, e)) ||
-	    (rc = env_int("DECODE_TP", 0, &dtp, e)) ||
-	    (rc = env_int("DECODE_PP_SIZE", 1, &dpp, e)) ||
-	    (rc = env_int("DECODE_DCP_SIZE", 1, &ddcp, e)) ||
-	    (rc = env_int("DECODE_PCP_SIZE", 1, &dpcp, e)) ||
-	    (rc = env_int("DECODE_EP", 1, &dep, e)))
+	const char *pda = env_or(env, "PREFILL_DP_ATTN", "false");
+	if ((rc = env_int(env, "DECODE_NUM_WORKERS", 0, &dw, e)) ||
+	    (rc = env_int(env, "DECODE_TP", 0, &dtp, e)) ||
+	    (rc = env_int(env, "DECODE_PP_SIZE", 1, &dpp, e)) ||
+	    (rc = env_int(env, "DECODE_DCP_SIZE", 1, &ddcp, e)) ||
+	    (rc = env_int(env, "DECODE_PCP_SIZE", 1, &dpcp, e)) ||
+	    (rc = env_int(env, "DECODE_EP", 1, &dep, e)))
 		return rc;
-	const char *dda = env_or("DECODE_DP_ATTN", "false");
+	const char *dda = env_or(env, "DECODE_DP_ATTN", "false");
 	if (ppp <= 0 || pdcp <= 0 || ppcp <= 0 || dpp <= 0 || ddcp <= 0 || dpcp <= 0)
 		return ib_fail(e, IB_EINVAL, "", 0, 0,
 		               "Multinode PP, DCP, and PCP sizes must be positive integers.");
-	const char *phw = env_or("PREFILL_HARDWARE", ""), *dhw = env_or("DECODE_HARDWARE", "");
+	const char *phw = env_or(env, "PREFILL_HARDWARE", ""),
+	           *dhw = env_or(env, "DECODE_HARDWARE", "");
 	if (!*phw != !*dhw)
 		return ib_fail(e, IB_EINVAL, "", 0, 0,
 		               "PREFILL_HARDWARE and DECODE_HARDWARE must be specified together.");
@@ -153,7 +156,7 @@ static int shape(ib_arena *a, gpu_shape *g, ib_error *e)
 		dtp = 0, dep = 0, dpp = 1, ddcp = 1, dpcp = 1;
 	g->gpus = np + nd, g->tp = ptp + dtp, g->ep = pep > dep ? pep : dep;
 	g->dp_attention =
-	    env_bool("PREFILL_DP_ATTN") || env_bool("DECODE_DP_ATTN") ? "true" : "false";
+	    env_bool(env, "PREFILL_DP_ATTN") || env_bool(env, "DECODE_DP_ATTN") ? "true" : "false";
 	if (SETI(f, "prefill_num_workers", pw) || SETI(f, "prefill_tp", ptp) ||
 	    SETI(f, "prefill_pp", ppp) || SETI(f, "prefill_dcp_size", pdcp) ||
 	    SETI(f, "prefill_pcp_size", ppcp) || SETI(f, "prefill_ep", pep) ||
@@ -169,14 +172,15 @@ static int shape(ib_arena *a, gpu_shape *g, ib_error *e)
 }
 
 /* _validate_kv_offload_env */
-static int kv_offload(ib_arena *a, const char **mode, ib_val **backend, ib_error *e)
+static int kv_offload(ib_arena *a, const char *const *env, const char **mode, ib_val **backend,
+                      ib_error *e)
 {
-	const char *kv = getenv("KV_OFFLOADING");
+	const char *kv = ib_env_get(env, "KV_OFFLOADING");
 	if (!kv || !*kv)
 		return ib_fail(e, IB_EINVAL, "", 0, 0,
 		               "Missing required environment variable: KV_OFFLOADING");
-	const char *name = env_or("KV_OFFLOAD_BACKEND", "");
-	int rc = component_meta(a, "KV_OFFLOAD_BACKEND_METADATA", true, backend, e);
+	const char *name = env_or(env, "KV_OFFLOAD_BACKEND", "");
+	int rc = component_meta(a, env, "KV_OFFLOAD_BACKEND_METADATA", true, backend, e);
 	if (rc)
 		return rc;
 	*mode = kv;
@@ -196,24 +200,24 @@ static int kv_offload(ib_arena *a, const char **mode, ib_val **backend, ib_error
 }
 
 /* build_agg */
-static int build_agg(ib_arena *a, const res_ag_records *r, const ib_val *aggregate,
-                     const ib_val *export, const char *const *logs, size_t nlogs, ib_val **out,
-                     ib_error *e)
+static int build_agg(ib_arena *a, const char *const *env, const res_ag_records *r,
+                     const ib_val *aggregate, const ib_val *export, const char *const *logs,
+                     size_t nlogs, ib_val **out, ib_error *e)
 {
 	const char *kv = NULL;
 	ib_val *backend = NULL;
 	gpu_shape g = {0};
 	int rc;
-	if ((rc = kv_offload(a, &kv, &backend, e)) || (rc = shape(a, &g, e)))
+	if ((rc = kv_offload(a, env, &kv, &backend, e)) || (rc = shape(a, env, &g, e)))
 		return rc;
-	const char *fw = env_or("FRAMEWORK", "");
+	const char *fw = env_or(env, "FRAMEWORK", "");
 	int64_t conc, dram;
-	const char *cs = env_or("CONC", "0");
+	const char *cs = env_or(env, "CONC", "0");
 	if (!ib_py_int(cs, strlen(cs), &conc))
 		return ib_fail(
 		    e, IB_EINVAL, "", 0, 0,
 		    "environment variable CONC: invalid literal for int() with base 10: '%s'", cs);
-	if ((rc = env_int("TOTAL_CPU_DRAM_GB", 0, &dram, e)))
+	if ((rc = env_int(env, "TOTAL_CPU_DRAM_GB", 0, &dram, e)))
 		return rc;
 	ib_val *acc = ib_v_map(a), *m = ib_v_map(a);
 	if (!acc || !m)
@@ -224,16 +228,16 @@ static int build_agg(ib_arena *a, const res_ag_records *r, const ib_val *aggrega
 	    SETI(acc, "records_error_dropped", r->errors) ||
 	    ib_map_set(a, acc, "error_categories", r->categories))
 		return OOM(e);
-	if (SETS(m, "hw", env_or("RUNNER_TYPE", "")) || SETI(m, "conc", conc) ||
-	    SETS(m, "image", env_or("IMAGE", "")) ||
-	    SETS(m, "recipe_fingerprint", env_or("RECIPE_FINGERPRINT", "")) ||
-	    SETS(m, "model", env_or("MODEL", "")) ||
-	    SETS(m, "infmax_model_prefix", env_or("MODEL_PREFIX", "")) ||
-	    SETS(m, "framework", fw) || SETS(m, "precision", env_or("PRECISION", "")) ||
-	    SETS(m, "spec_decoding", env_or("SPEC_DECODING", "none")) ||
-	    ib_map_set(a, m, "disagg", ib_v_bool(a, env_bool("DISAGG"))) ||
+	if (SETS(m, "hw", env_or(env, "RUNNER_TYPE", "")) || SETI(m, "conc", conc) ||
+	    SETS(m, "image", env_or(env, "IMAGE", "")) ||
+	    SETS(m, "recipe_fingerprint", env_or(env, "RECIPE_FINGERPRINT", "")) ||
+	    SETS(m, "model", env_or(env, "MODEL", "")) ||
+	    SETS(m, "infmax_model_prefix", env_or(env, "MODEL_PREFIX", "")) ||
+	    SETS(m, "framework", fw) || SETS(m, "precision", env_or(env, "PRECISION", "")) ||
+	    SETS(m, "spec_decoding", env_or(env, "SPEC_DECODING", "none")) ||
+	    ib_map_set(a, m, "disagg", ib_v_bool(a, env_bool(env, "DISAGG"))) ||
 	    SETS(m, "scenario_type", "agentic-coding") ||
-	    ib_map_set(a, m, "is_multinode", ib_v_bool(a, env_bool("IS_MULTINODE"))) ||
+	    ib_map_set(a, m, "is_multinode", ib_v_bool(a, env_bool(env, "IS_MULTINODE"))) ||
 	    SETI(m, "tp", g.tp) || SETI(m, "ep", g.ep) || SETS(m, "dp_attention", g.dp_attention) ||
 	    SETS(m, "kv_offloading", kv) ||
 	    ib_map_set(a, m, "kv_offload_backend", backend ? backend : ib_v_null(a)) ||
@@ -245,11 +249,11 @@ static int build_agg(ib_arena *a, const res_ag_records *r, const ib_val *aggrega
 		if (ib_map_set_key(a, m, g.fields->map.kv[i].key, g.fields->map.kv[i].val))
 			return OOM(e);
 	ib_val *router;
-	if ((rc = component_meta(a, "ROUTER_METADATA", false, &router, e)))
+	if ((rc = component_meta(a, env, "ROUTER_METADATA", false, &router, e)))
 		return rc;
 	if (router && ib_map_set(a, m, "router", router))
 		return OOM(e);
-	const char *p2p = getenv("KV_P2P_TRANSFER");
+	const char *p2p = ib_env_get(env, "KV_P2P_TRANSFER");
 	if (p2p && *p2p && SETS(m, "kv_p2p_transfer", p2p))
 		return OOM(e);
 	if (aggregate->type != IB_V_MAP)
@@ -383,14 +387,22 @@ int res_agentic_process(const res_agentic_opts *o, char **out_path, ib_error *e)
 {
 	if (out_path)
 		*out_path = NULL;
-	const char *name = getenv("RESULT_FILENAME");
+	const char *const *env = o->env;
+	const char *name = ib_env_get(env, "RESULT_FILENAME");
 	if (!name || !*name)
 		return ib_fail(e, IB_EINVAL, "", 0, 0, "RESULT_FILENAME env var not set");
 	ib_arena *a = ib_arena_new();
 	if (!a)
 		return OOM(e);
 	int rc = 0;
-	const char *rd = env_or("RESULT_DIR", "results"), *od = env_or("AGENTIC_OUTPUT_DIR", ".");
+	const char *rd = env_or(env, "RESULT_DIR", "results"),
+	           *od = env_or(env, "AGENTIC_OUTPUT_DIR", ".");
+	if (o->dir && rd[0] != '/') /* relative to the row's folder, not to ours */
+		rd = ib_arena_printf(a, "%s/%s", o->dir, rd);
+	if (o->dir && od[0] != '/')
+		od = ib_arena_printf(a, "%s/%s", o->dir, od);
+	if (!rd || !od)
+		goto oom;
 	char *dir = res_ag_artifact_dir(a, rd);
 	char *aggp = dir ? ib_arena_printf(a, "%s/profile_export_aiperf.json", dir) : NULL;
 	char *jsonl = dir ? ib_arena_printf(a, "%s/profile_export.jsonl", dir) : NULL;
@@ -419,7 +431,7 @@ int res_agentic_process(const res_agentic_opts *o, char **out_path, ib_error *e)
 	if (res_ag_log_paths(a, rd, &logs, &nlogs))
 		goto oom;
 	ib_val *agg = NULL;
-	if ((rc = build_agg(a, &r, aggregate, export, logs, nlogs, &agg, e)))
+	if ((rc = build_agg(a, env, &r, aggregate, export, logs, nlogs, &agg, e)))
 		goto done;
 	if (round_floats(a, agg))
 		goto oom;

@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern char **environ;
-
 #define OOM(e) ib_fail((e), IB_ENOMEM, "", 0, 0, "out of memory")
 
 typedef struct {
@@ -19,12 +17,7 @@ typedef struct {
 
 static const char *env_get(const pctx *c, const char *name)
 {
-	const char *const *env = c->o->env ? c->o->env : (const char *const *)environ;
-	size_t n = strlen(name);
-	for (size_t i = 0; env && env[i]; i++)
-		if (!strncmp(env[i], name, n) && env[i][n] == '=')
-			return env[i] + n + 1;
-	return NULL;
+	return ib_env_get(c->o->env, name);
 }
 
 /* get_required_env_vars: every missing name, in the given order. */

@@ -130,10 +130,16 @@ int res_derived(ib_arena *a, const ib_val *row, ib_val **out);
 /* ---- end of process and power ---- */
 /* ---- agentic (AgentX) results: utils/agentic of InferenceX ----
  * docs/agentic.md describes every input, output and rule. The three read
- * the process environment (getenv) where the reference reads os.environ. */
+ * the environment where the reference reads os.environ: `env` when given
+ * (the runner's rows run side by side in one process), else the process
+ * environment; the Hugging Face cache lookup of the trace corpus always
+ * reads the process environment. */
 typedef struct {
 	pw_log_fn log; /* output lines (stream 1 stdout, 2 stderr); NULL drops */
 	void *log_ud;
+	const char *const *env; /* "KEY=VALUE", NULL-terminated; NULL: the process's */
+	const char *dir;        /* relative RESULT_DIR / AGENTIC_OUTPUT_DIR are resolved
+	                         * against this folder (NULL: the current one) */
 } res_agentic_opts;
 
 /* process_agentic_result.py: reads $RESULT_DIR (default "results")'s aiperf

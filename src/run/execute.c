@@ -687,6 +687,21 @@ static int setup(exec_t *x, ib_error *e)
 		evals |= x->p->items[i].eval && !x->p->items[i].skip;
 	if (!rc && evals && !o->eval_dataset && !o->dry_run)
 		rc = run_eval_dataset(&x->p->x, e);
+	/* agentic rows without a corpus of their own: the stand-in, made once */
+	bool standin = false;
+	for (size_t i = 0; i < x->p->n; i++)
+		standin |= x->p->items[i].standin && !x->p->items[i].skip;
+	if (!rc && standin) {
+		note(
+		    x,
+		    "agentic rows replay a stand-in AgentX corpus, %s (infbench agentx "
+		    "make-traces; "
+		    "no --agentx-corpus, no cc-traces-weka dataset in the Hugging Face cache): its "
+		    "numbers are not comparable with published AgentX results",
+		    x->p->x.standin);
+		if (!o->dry_run)
+			rc = run_agentx_standin(&x->p->x, e);
+	}
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	x->cpu_free = o->cpus > 0 ? o->cpus : (int)(cpus > 0 ? cpus : 1);
 	return rc;

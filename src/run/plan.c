@@ -135,6 +135,11 @@ static const char *scenario(const ib_val *row)
 	return v && v->type == IB_V_STR ? v->str.s : "fixed-seq-len";
 }
 
+bool run_row_agentic(const ib_val *row)
+{
+	return !strcmp(scenario(row), "agentic-coding");
+}
+
 int run_result_filename(ib_buf *b, const ib_val *row, const char *rn)
 {
 	size_t l0 = b->len;
@@ -186,7 +191,9 @@ static void env_field(ib_buf *b, const char *k, const ib_val *row, const char *k
 
 int run_row_env(ib_buf *b, const ib_val *row, const char *rn, const char *rf, int port)
 {
-	bool agentic = !strcmp(scenario(row), "agentic-coding");
+	bool agentic = run_row_agentic(row);
+	/* agentic jobs get isl, osl and max-model-len '0' (run-sweep.yml) */
+	const char *zero = agentic ? "0" : "";
 	const char *hf = getenv("HF_HUB_CACHE");
 	env_kv(b, "RANDOM_RANGE_RATIO", "0.8");
 	if (hf && *hf)
@@ -199,9 +206,9 @@ int run_row_env(ib_buf *b, const ib_val *row, const char *rn, const char *rf, in
 	env_field(b, "RECIPE_FINGERPRINT", row, "recipe-fingerprint", "");
 	env_field(b, "MODEL", row, "model", "");
 	env_field(b, "MODEL_PREFIX", row, "model-prefix", "");
-	env_field(b, "ISL", row, "isl", "");
-	env_field(b, "OSL", row, "osl", "");
-	env_field(b, "MAX_MODEL_LEN", row, "max-model-len", "");
+	env_field(b, "ISL", row, "isl", zero);
+	env_field(b, "OSL", row, "osl", zero);
+	env_field(b, "MAX_MODEL_LEN", row, "max-model-len", zero);
 	env_field(b, "IMAGE", row, "image", "");
 	env_field(b, "FRAMEWORK", row, "framework", "");
 	env_field(b, "PRECISION", row, "precision", "");
@@ -219,10 +226,8 @@ int run_row_env(ib_buf *b, const ib_val *row, const char *rn, const char *rf, in
 	env_kv(b, "SCENARIO_TYPE", scenario(row));
 	env_kv(b, "SCENARIO_SUBDIR", agentic ? "agentic/" : "fixed_seq_len/");
 	env_kv(b, "IS_AGENTIC", agentic ? "1" : "0");
-	if (agentic)
-		env_kv(b, "RESULT_DIR", "/workspace/results");
 	env_kv(b, "REQUIRE_POWER", "0");
-	env_kv(b, "RUNNER_NAME", rn);
+	env_kv(b, "RUNNER_NAME", rn ? rn : "");
 	env_field(b, "RUNNER_TYPE", row, "runner", "");
 	env_kv(b, "RESULT_FILENAME", rf);
 	ib_buf_printf(b, "GPU_COUNT=%lld\n", (long long)run_gpu_count(row));
@@ -281,8 +286,8 @@ const char *run_sim_unmodelable(const ib_val *row, const char **model, const cha
 	const ib_val *v;
 	/* an agentic-coding row goes through the same checks (model, GPU,
 	 * precision, pools, memory): the simulator serves it (chat requests,
-	 * prefix cache, the row's KV offload); what is missing is the client */
-	bool agentic = !strcmp(scenario(row), "agentic-coding");
+	 * prefix cache, the row's KV offload), the AgentX replay drives it */
+	bool agentic = run_row_agentic(row);
 	if (strcmp(scenario(row), "fixed-seq-len") != 0 && !agentic) {
 		snprintf(why, sizeof why,
 		         "scenario '%s' is not modelled by the simulator (fixed-seq-len only)",
@@ -370,10 +375,6 @@ const char *run_sim_unmodelable(const ib_val *row, const char **model, const cha
 		*model = m->name;
 	if (hw)
 		*hw = c.hw.name;
-	if (agentic)
-		return "scenario 'agentic-coding': the simulator models this row (prefix cache, KV "
-		       "offload, its pools) but infbench run has no AgentX replay client to drive "
-		       "it yet";
 	return NULL;
 }
 
@@ -481,8 +482,7 @@ int run_recipe_path(ib_buf *out, const char *dir, const ib_val *row, ib_error *e
 	const char *prec = run_fieldz(a, row, "precision", "");
 	const char *fw = run_fieldz(a, row, "framework", "");
 	const char *label = run_fieldz(a, row, "runner", "");
-	bool agentic = !strcmp(scenario(row), "agentic-coding");
-	const char *sub = agentic ? "agentic/" : "fixed_seq_len/";
+	const char *sub = run_row_agentic(row) ? "agentic/" : "fixed_seq_len/";
 	/* <exp-prefix> = EXP_NAME up to the first '_'; <gpu> = the label up to
 	 * its first '-' (h200-cw → h200) */
 	char prefix[256], gpu[128];

@@ -17,7 +17,16 @@ typedef struct {
 	const char *missing;       /* why the row cannot run (a failure), or NULL */
 	const char *recipe;        /* engine recipe: the script */
 	const char *sim_model, *sim_hw, *sim_spec_method;
+	const char *runner_name; /* RUNNER_NAME */
 	bool spec, amd;
+	/* agentic-coding rows: the AgentX replay's corpus (a trace file or
+	 * folder; NULL for recipe rows without --agentx-corpus), what
+	 * identifies its content, the dataset name the aggregate records
+	 * (NULL: the corpus path), the profiling seconds (model time), and
+	 * whether the corpus is the stand-in made in the store */
+	bool agentic, standin;
+	const char *corpus, *corpus_id, *dataset;
+	int64_t duration;
 	bool eval, eval_only; /* run-eval / eval-only rows (unless no_evals) */
 	int64_t gpus;         /* GPU_COUNT */
 	/* scheduling */
@@ -38,6 +47,9 @@ typedef struct {
 	 * resolved once, as `infbench sim` would: sim_calib_find) and its
 	 * content hash (part of the identity); NULL: none, built-in defaults */
 	const char *sim_calibration, *sim_calibration_sha;
+	/* agentic rows: --agentx-corpus (absolute) and its content hash, and
+	 * where the stand-in corpus lives (STORE/agentx-corpus.jsonl) */
+	const char *agentx_corpus, *agentx_corpus_sha, *standin;
 } run_resolved;
 
 struct run_plan {
@@ -99,6 +111,20 @@ const char **row_in_container(row_ctx *rc, const char *role, const char **argv);
 /* After the row's processes ended: its containers stopped and removed
  * (through the watcher, else directly). */
 void row_container_end(row_ctx *rc);
+/* agentic.c: an agentic row's AgentX replay, in this thread, against the
+ * row's server (watching the stop flag, the server and --row-timeout);
+ * RUN_RUNNING when it ran, else the end state with rc->reason. */
+int row_agentic_replay(row_ctx *rc);
+/* agentic.c: after an agentic row's engine: process_agentic_result into
+ * <name>.json (the simulator engine; a recipe did its own), the power
+ * adapter (single-node rows), the validity gate, and agg_<name>.json.
+ * RUN_RUNNING, or RUN_FAILED with rc->reason. */
+int row_agentic_finish(row_ctx *rc);
+/* plan_build.c: makes the stand-in corpus (x->standin) unless it is there
+ * already (written atomically). */
+int run_agentx_standin(const run_resolved *x, ib_error *e);
+/* row.c: appends argv as one shell-quoted line to WS/commands.txt. */
+void row_note_command(const char *ws, const char *const *argv);
 /* row.c: sets rc->reason and rc->state; returns state. */
 int row_fail(row_ctx *rc, int state, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* row.c: the simulator's command line, configured from the row; appends

@@ -1,6 +1,7 @@
 /* Building the plan: each selected row's identity and engine inputs
  * (tokenizer, calibration, eval dataset), its RESULT_FILENAME; execute.c
  * runs it. */
+#include "agentx/agentx.h"
 #include "eval/eval.h"
 #include "run/plan.h"
 #include "sim/sim.h"
@@ -77,10 +78,16 @@ static int identity(ib_arena *a, const run_opts *o, const run_resolved *x, run_i
 	SET(m, "row", (ib_val *)it->row);
 	SET(m, "runner_name", ib_v_str(a, x->runner_name ? x->runner_name : ""));
 	SET(cl, "version", ib_v_str(a, o->version));
-	SET(cl, "num_prompts_per_conc", ib_v_int(a, x->prompts_per_conc));
-	SET(cl, "num_warmups_per_conc", ib_v_int(a, x->warmups_per_conc));
-	SET(cl, "random_range_ratio", ib_v_str(a, "0.8"));
-	SET(cl, "chat_template", ib_v_bool(a, it->spec));
+	if (it->agentic) { /* the AgentX replay: its corpus and duration */
+		SET(cl, "kind", ib_v_str(a, "agentx-replay"));
+		SET(cl, "corpus", str_or_null(a, it->corpus_id));
+		SET(cl, "duration", ib_v_int(a, it->duration));
+	} else {
+		SET(cl, "num_prompts_per_conc", ib_v_int(a, x->prompts_per_conc));
+		SET(cl, "num_warmups_per_conc", ib_v_int(a, x->warmups_per_conc));
+		SET(cl, "random_range_ratio", ib_v_str(a, "0.8"));
+		SET(cl, "chat_template", ib_v_bool(a, it->spec));
+	}
 	SET(cl, "tokenizer", str_or_null(a, tok_sha));
 	SET(m, "client", cl);
 	if (o->engine == RUN_ENGINE_RECIPE) {
@@ -176,26 +183,45 @@ static int resolve(ib_arena *a, const run_opts *o, run_resolved *x)
 #define STANDIN_TEST  1319
 
 /* The eval dataset folder (absolute) and what identifies its content. */
-static int resolve_eval_dataset(ib_arena *a, const run_opts *o, run_resolved *x, ib_error *e)
+/* STORE/name as an absolute path (children work in their workspaces);
+ * NULL without memory or when the current folder cannot be told. */
+static const char *store_path(ib_arena *a, const char *store, const char *name)
 {
 	char cwd[4096];
+	if (store[0] == '/')
+		return ib_arena_printf(a, "%s/%s", store, name);
+	if (!getcwd(cwd, sizeof cwd))
+		return NULL;
+	return ib_arena_printf(a, "%s/%s/%s", cwd, store, name);
+}
+
+/* An option's path made absolute into *out (arena a): IB_ENOENT with
+ * `missing` when it does not exist. */
+static int abs_path(ib_arena *a, const char *path, const char *missing, const char **out,
+                    ib_error *e)
+{
+	char *real = realpath(path, NULL);
+	if (!real)
+		return ib_fail(e, IB_ENOENT, path, 0, 0, "%s", missing);
+	*out = ib_arena_strdup(a, real);
+	free(real);
+	return *out ? 0 : IB_ENOMEM;
+}
+
+static int resolve_eval_dataset(ib_arena *a, const run_opts *o, run_resolved *x, ib_error *e)
+{
 	if (!o->eval_dataset) {
-		if (o->store[0] != '/' && !getcwd(cwd, sizeof cwd))
+		if (!(x->eval_dataset = store_path(a, o->store, "eval-dataset")))
 			return ib_fail(e, IB_EIO, o->store, 0, 0, "cannot tell the current folder");
-		x->eval_dataset = o->store[0] == '/'
-		                      ? ib_arena_printf(a, "%s/eval-dataset", o->store)
-		                      : ib_arena_printf(a, "%s/%s/eval-dataset", cwd, o->store);
 		x->eval_dataset_id =
 		    ib_arena_printf(a, "stand-in: eval make-dataset --train %d --test %d --seed 1",
 		                    STANDIN_TRAIN, STANDIN_TEST);
 		return x->eval_dataset && x->eval_dataset_id ? 0 : IB_ENOMEM;
 	}
-	char *real = realpath(o->eval_dataset, NULL);
-	if (!real)
-		return ib_fail(e, IB_ENOENT, o->eval_dataset, 0, 0,
-		               "--eval-dataset: no such folder");
-	x->eval_dataset = ib_arena_strdup(a, real);
-	free(real);
+	int rc =
+	    abs_path(a, o->eval_dataset, "--eval-dataset: no such folder", &x->eval_dataset, e);
+	if (rc)
+		return rc;
 	char p[4200];
 	snprintf(p, sizeof p, "%s/train.jsonl", x->eval_dataset);
 	const char *h1 = file_sha(a, p);
@@ -207,6 +233,98 @@ static int resolve_eval_dataset(ib_arena *a, const run_opts *o, run_resolved *x,
 		    "--eval-dataset needs train.jsonl and test.jsonl (see docs/eval.md)");
 	x->eval_dataset_id = ib_arena_printf(a, "train %s test %s", h1, h2);
 	return x->eval_dataset_id ? 0 : IB_ENOMEM;
+}
+
+/* ---- the AgentX corpus of agentic rows ---- */
+
+#define STANDIN_NAME "agentx-corpus.jsonl"
+#define STANDIN_ID   "stand-in: infbench agentx make-traces (its defaults: 393 traces, seed 42)"
+
+/* --agentx-corpus: absolute, its content hash, and parsed once here so that
+ * a broken record stops the run before anything is written. */
+static int resolve_agentx_corpus(ib_arena *a, const run_opts *o, run_resolved *x, ib_error *e)
+{
+	int rc = abs_path(a, o->agentx_corpus, "--agentx-corpus: no such trace file or folder",
+	                  &x->agentx_corpus, e);
+	if (rc)
+		return rc;
+	char **files = NULL;
+	size_t nf = 0;
+	struct stat st;
+	if (stat(x->agentx_corpus, &st) == 0 && S_ISDIR(st.st_mode))
+		rc = ax_corpus_files(x->agentx_corpus, &files, &nf, e);
+	ib_buf ids = {0};
+	for (size_t i = 0; !rc && i < nf; i++) {
+		const char *h = file_sha(a, files[i]);
+		ib_buf_printf(&ids, "%s ", h ? h : "-");
+	}
+	ax_paths_free(files, nf);
+	if (!rc && !nf) {
+		const char *h = file_sha(a, x->agentx_corpus);
+		ib_buf_puts(&ids, h ? h : "-");
+	}
+	x->agentx_corpus_sha = ids.data ? ib_arena_strdup(a, ids.data) : NULL;
+	ib_buf_free(&ids);
+	if (rc)
+		return rc;
+	ib_arena *ca = ib_arena_new();
+	ax_corpus c = {0};
+	if (!ca)
+		return IB_ENOMEM;
+	rc = ax_corpus_load(ca, x->agentx_corpus, &c, e);
+	if (!rc && !c.n)
+		rc =
+		    ib_fail(e, IB_EINVAL, o->agentx_corpus, 0, 0, "--agentx-corpus holds no trace");
+	ib_arena_free(ca);
+	return rc;
+}
+
+/* An agentic row's corpus: --agentx-corpus, else the reference's dataset
+ * for the model prefix (WEKA_LOADER_OVERRIDE honoured) in the local Hugging
+ * Face cache, else the stand-in. IB_EINVAL for a bad WEKA_LOADER_OVERRIDE. */
+static int item_corpus(ib_arena *a, const run_opts *o, const run_resolved *x, run_item *it,
+                       ib_error *e)
+{
+	if (x->agentx_corpus) {
+		it->corpus = x->agentx_corpus;
+		it->corpus_id = ib_arena_printf(a, "file %s", x->agentx_corpus_sha);
+		return it->corpus_id ? 0 : IB_ENOMEM;
+	}
+	if (o->engine == RUN_ENGINE_RECIPE)
+		return 0; /* the recipe resolves its own (resolve_trace_source) */
+	const char *ds;
+	int rc = ax_reference_corpus(run_fieldz(a, it->row, "model-prefix", ""),
+	                             getenv("WEKA_LOADER_OVERRIDE"), NULL, &ds, e);
+	if (rc)
+		return rc;
+	char pat[512], *dir = NULL;
+	snprintf(pat, sizeof pat, "datasets--%.*s--%s", (int)strcspn(ds, "/"), ds,
+	         strchr(ds, '/') + 1);
+	int k = ax_hf_snapshot(pat, &dir, NULL);
+	if (k < 0)
+		return IB_ENOMEM;
+	if (k > 0) {
+		it->corpus = ib_arena_strdup(a, dir);
+		it->dataset = ds;
+		/* the snapshot folder is named by the dataset's revision */
+		it->corpus_id = ib_arena_printf(a, "hf %s@%s", ds, strrchr(dir, '/') + 1);
+		free(dir);
+		return it->corpus && it->corpus_id ? 0 : IB_ENOMEM;
+	}
+	it->standin = true;
+	it->corpus = x->standin;
+	it->dataset = STANDIN_NAME " (infbench stand-in)";
+	it->corpus_id = STANDIN_ID;
+	return 0;
+}
+
+int run_agentx_standin(const run_resolved *x, ib_error *e)
+{
+	if (access(x->standin, F_OK) == 0)
+		return 0;
+	ax_gen_opts g;
+	ax_gen_defaults(&g);
+	return ax_gen_write(&g, x->standin, NULL, e);
 }
 
 int run_eval_dataset(const run_resolved *x, ib_error *e)
@@ -237,6 +355,7 @@ static int plan_item(run_plan *p, const run_opts *o, const ib_val *row, size_t i
 		return ib_fail(e, IB_EINVAL, "", 0, 0, "matrix row %zu is not an object", idx);
 	const char *label = run_fieldz(a, row, "runner", "");
 	const char *rn = p->x.runner_name ? p->x.runner_name : ib_arena_printf(a, "%s_0", label);
+	it->runner_name = rn;
 	ib_buf b = {0};
 	if (run_result_filename(&b, row, rn))
 		return IB_ENOMEM;
@@ -249,6 +368,18 @@ static int plan_item(run_plan *p, const run_opts *o, const ib_val *row, size_t i
 	it->eval = it->eval_only || (!o->no_evals && run_row_flag(row, "run-eval"));
 	if (o->no_evals && run_row_flag(row, "eval-only"))
 		it->skip = "an eval-only row, and evals are off (--no-evals)";
+	if ((it->agentic = run_row_agentic(row))) {
+		const ib_val *d = ib_map_get(row, "duration");
+		int64_t dur = 3600; /* the workflow's default */
+		if (d && d->type == IB_V_INT && d->i > 0)
+			dur = d->i;
+		else if (d && d->type == IB_V_STR)
+			ib_py_int(d->str.s, d->str.len, &dur);
+		it->duration = o->agentic_duration > 0 ? o->agentic_duration : dur;
+		int rc = item_corpus(a, o, &p->x, it, e);
+		if (rc)
+			return rc;
+	}
 	if (o->engine == RUN_ENGINE_RECIPE) {
 		ib_buf rp = {0};
 		ib_error re = {0};
@@ -336,6 +467,14 @@ int run_plan_new(const run_opts *o, const ib_val *list, const bool *keep, run_pl
 		          run_row_flag(list->list.v[i], "eval-only"));
 	if (!rc && evals)
 		rc = resolve_eval_dataset(p->a, o, &p->x, e);
+	bool agentic = false;
+	for (size_t i = 0; i < list->list.n; i++)
+		agentic |= (!keep || keep[i]) && list->list.v[i]->type == IB_V_MAP &&
+		           run_row_agentic(list->list.v[i]);
+	if (!rc && agentic && o->agentx_corpus)
+		rc = resolve_agentx_corpus(p->a, o, &p->x, e);
+	if (!rc && agentic && !(p->x.standin = store_path(p->a, o->store, STANDIN_NAME)))
+		rc = IB_ENOMEM;
 	for (size_t i = 0; i < list->list.n && !rc; i++)
 		if (!keep || keep[i])
 			rc = plan_row(p, o, list->list.v[i], i, tok, e);

@@ -13,6 +13,8 @@ void run_field(ib_buf *b, const ib_val *row, const char *key, const char *dflt);
 const char *run_fieldz(ib_arena *a, const ib_val *row, const char *key, const char *dflt);
 int64_t run_gpu_count(const ib_val *row);
 bool run_row_is_spec(const ib_val *row);
+/* An agentic-coding row (its scenario-type). */
+bool run_row_agentic(const ib_val *row);
 /* A boolean row field (run-eval, eval-only): JSON true or the text "true". */
 bool run_row_flag(const ib_val *row, const char *key);
 /* How the simulator models a row (the flags of `infbench sim` the runner

@@ -464,14 +464,16 @@ static int engine_sim(row_ctx *rc)
 {
 	ib_error e = {0};
 	pid_t pid;
-	/* a multi-node row inside its job: one srun step per role (roles.c) */
+	/* an agentic row's client is the AgentX replay, run in this process; a
+	 * multi-node row inside its job: one srun step per role (roles.c) */
+	bool replay = rc->it->agentic && !rc->it->eval_only;
 	const char **sv = row_roles_wanted(rc) ? row_roles_argv(rc, row_sim_argv(rc))
 	                                       : row_in_container(rc, "server", row_sim_argv(rc)),
-	           **cv = row_in_container(rc, "client", client_argv(rc));
-	if (!sv || !cv)
+	           **cv = replay ? NULL : row_in_container(rc, "client", client_argv(rc));
+	if (!sv || (!cv && !replay))
 		return rc->state;
 	row_note_command(rc->ws, sv);
-	if (!rc->it->eval_only)
+	if (cv && !rc->it->eval_only)
 		row_note_command(rc->ws, cv);
 	if (run_spawn(sv, rc->envp, rc->ws, rc->server_log, &pid, &e))
 		return row_fail(rc, RUN_FAILED, "%s", e.msg);
@@ -483,7 +485,9 @@ static int engine_sim(row_ctx *rc)
 	if (s != RUN_RUNNING)
 		return s;
 	int st;
-	if (!rc->it->eval_only) {
+	if (replay && (s = row_agentic_replay(rc)) != RUN_RUNNING)
+		return s;
+	if (!rc->it->eval_only && !replay) {
 		t0 = ib_now_ns();
 		if (run_spawn(cv, rc->envp, rc->ws, rc->client_log, &pid, &e))
 			return row_fail(rc, RUN_FAILED, "%s", e.msg);
@@ -600,12 +604,22 @@ int row_execute(row_ctx *rc)
 	if (ib_mkdirs(rc->ws, 0755, &e))
 		return row_fail(rc, RUN_FAILED, "%s", e.msg);
 	ib_buf env = {0};
-	run_row_env(&env, it->row, rc->x->runner_name, it->name, rc->port);
+	run_row_env(&env, it->row, it->runner_name, it->name, rc->port);
+	bool recipe = rc->o->engine == RUN_ENGINE_RECIPE;
+	if (it->agentic) {
+		/* processing runs in the row's folder (simulator engine: the
+		 * artifacts right there, as `agentx replay --output-dir`); a recipe
+		 * gets the workspace's results/, as the workflow's /workspace/results */
+		const char *rd = recipe ? ib_arena_printf(rc->a, "%s/results", rc->ws) : ".";
+		run_agentic_env(&env, it->row, it->duration, rd ? rd : ".", recipe ? rc->ws : ".");
+		if (recipe && it->corpus)
+			ib_buf_printf(&env, "INFBENCH_AGENTX_CORPUS=%s\n", it->corpus);
+	}
 	if (rc->devices[0])
 		ib_buf_printf(&env, "%s=%s\n",
 		              it->amd ? "ROCR_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES",
 		              rc->devices);
-	if (rc->o->engine == RUN_ENGINE_RECIPE)
+	if (recipe)
 		run_recipe_env(rc, &env);
 	if (!env.data)
 		return row_fail(rc, RUN_FAILED, "out of memory");
@@ -633,10 +647,10 @@ int row_execute(row_ctx *rc)
 	}
 	char p[4096];
 	snprintf(p, sizeof p, "%s/%s.json", rc->ws, it->name);
-	if (access(p, F_OK) != 0)
+	if (!it->agentic && access(p, F_OK) != 0)
 		return row_fail(rc, RUN_FAILED, "the client left no %s.json", it->name);
 	int64_t t0 = ib_now_ns();
-	s = process(rc);
+	s = it->agentic ? row_agentic_finish(rc) : process(rc);
 	rc->process_s = (double)(ib_now_ns() - t0) / 1e9;
 	if (s != RUN_RUNNING)
 		return s;

@@ -84,6 +84,13 @@ typedef struct {
 	int warmups_per_conc;   /* num-warmups = this × CONC (0: 2; < 0: none) */
 	int prompt_threads;     /* client --prompt-threads (0: its default) */
 	const char *version;    /* the client's version (part of the identity) */
+	/* agentic-coding rows: the AgentX replay's corpus, a Weka trace file
+	 * or folder (NULL: the corpus the reference replays for the row's model,
+	 * from the local Hugging Face cache, else a stand-in generated once
+	 * into STORE/agentx-corpus.jsonl), and the profiling seconds, model
+	 * time on the simulator (0: the row's duration) */
+	const char *agentx_corpus;
+	int agentic_duration;
 	/* evals of rows with run-eval (eval-only rows: the eval alone) */
 	bool no_evals;            /* run the throughput benchmark only */
 	const char *eval_dataset; /* gsm8k folder (train.jsonl, test.jsonl); NULL: the
@@ -127,11 +134,18 @@ int run_result_filename(ib_buf *b, const ib_val *row, const char *runner_name);
  * line, in the reference's order), given runner name, RESULT_FILENAME and port. */
 int run_row_env(ib_buf *b, const ib_val *row, const char *runner_name, const char *result_filename,
                 int port);
+/* The agentic-coding variables of a row's environment, appended as
+ * "KEY=VALUE" lines: what benchmark-tmpl.yml passes to an agentic job
+ * (DURATION, KV_OFFLOADING, KV_OFFLOAD_BACKEND and its metadata as compact
+ * JSON, TOTAL_CPU_DRAM_GB, ROUTER_METADATA, KV_P2P_TRANSFER for single-node
+ * rows, AIPERF_FAILED_REQUEST_THRESHOLD=0.10, AIPERF_EXPERIMENTAL_FAST=0),
+ * WEKA_LOADER_OVERRIDE when the runner's environment sets it, and the
+ * processing's folders RESULT_DIR and AGENTIC_OUTPUT_DIR. IB_ENOMEM. */
+int run_agentic_env(ib_buf *b, const ib_val *row, int64_t duration, const char *result_dir,
+                    const char *output_dir);
 /* Why the simulator cannot model a row (a sentence), or NULL when it can;
- * *model / *hw get the simulator's profile names when it can. An
- * agentic-coding row is checked like a fixed-length one; when the simulator
- * models it, *model / *hw are set and the sentence says the replay client is
- * what is missing. */
+ * *model / *hw get the simulator's profile names when it can. Agentic-coding
+ * rows are checked like fixed-length ones (the AgentX replay drives them). */
 const char *run_sim_unmodelable(const ib_val *row, const char **model, const char **hw);
 /* The recipe script for a row, as the launchers resolve it (§3.1 step 3)
  * under dir: DIR/[single_node/]SCENARIO_SUBDIR<prefix>_<precision>_<gpu>_<framework>[_mtp].sh,

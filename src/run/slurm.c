@@ -53,6 +53,7 @@ static void task_flags(ib_buf *b, ib_arena *a, const run_opts *o)
 	opt(b, "--runner-name", o->runner_name);
 	opt(b, "--sim-profile", abs_path(a, o->sim_profile));
 	opt(b, "--eval-dataset", abs_path(a, o->eval_dataset));
+	opt(b, "--agentx-corpus", abs_path(a, o->agentx_corpus));
 	if (o->no_evals)
 		ib_buf_puts(b, " --no-evals");
 	if (o->time_scale > 0) {
@@ -70,7 +71,8 @@ static void task_flags(ib_buf *b, ib_arena *a, const run_opts *o)
 	            {"--warmups-per-conc", o->warmups_per_conc},
 	            {"--prompt-threads", o->prompt_threads},
 	            {"--eval-accuracy", o->eval_accuracy},
-	            {"--eval-limit", o->eval_limit}};
+	            {"--eval-limit", o->eval_limit},
+	            {"--agentic-duration", o->agentic_duration}};
 	for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
 		if (nums[i].v == 0)
 			continue;

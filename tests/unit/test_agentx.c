@@ -189,6 +189,39 @@ Test(agentx, hf_cache_newest_snapshot, .init = cache_setup, .fini = cache_teardo
 	free(line);
 }
 
+Test(agentx, reference_corpus_per_model_prefix)
+{
+	const char *ds, *ld;
+	ib_error e = {0};
+	/* the 1M-context families replay the full corpus, the others its -256k cut */
+	const char *full[] = {"dsv4", "dsv4dspark", "glm5.2", "minimaxm3", "kimik3"};
+	for (size_t i = 0; i < sizeof full / sizeof *full; i++) {
+		cr_assert_eq(ax_reference_corpus(full[i], NULL, &ld, &ds, &e), 0);
+		cr_assert_str_eq(ds, "semianalysisai/cc-traces-weka-062126", "%s", full[i]);
+		cr_assert_str_eq(ld, "semianalysis_cc_traces_weka_062126");
+	}
+	const char *cut[] = {"dsr1", "qwen3.5", "gptoss", "glm5", "minimaxm2.5", "kimik2.5", ""};
+	for (size_t i = 0; i < sizeof cut / sizeof *cut; i++) {
+		cr_assert_eq(ax_reference_corpus(cut[i], "", NULL, &ds, &e), 0);
+		cr_assert_str_eq(ds, "semianalysisai/cc-traces-weka-062126-256k", "%s", cut[i]);
+	}
+	/* WEKA_LOADER_OVERRIDE names the loader, whatever the model */
+	cr_assert_eq(ax_reference_corpus("dsv4", "semianalysis_cc_traces_weka_with_subagents_256k",
+	                                 NULL, &ds, &e),
+	             0);
+	cr_assert_str_eq(ds, "semianalysisai/cc-traces-weka-061526-256k");
+	cr_assert_eq(ax_reference_corpus("gptoss",
+	                                 "semianalysis_cc_traces_weka_with_subagents_060226", NULL,
+	                                 &ds, &e),
+	             0);
+	cr_assert_str_eq(ds, "semianalysisai/cc-traces-weka-with-subagents-060226");
+	cr_assert_eq(ax_reference_corpus("gptoss", "cc_traces", NULL, &ds, &e), IB_EINVAL);
+	cr_assert(strstr(e.msg, "unknown WEKA_LOADER_OVERRIDE='cc_traces'. Allowed: "
+	                        "semianalysis_cc_traces_weka_with_subagents, "),
+	          "%s", e.msg);
+	cr_assert(strstr(e.msg, "semianalysis_cc_traces_weka_062126_256k"), "%s", e.msg);
+}
+
 Test(agentx, generator_is_deterministic_and_per_trace)
 {
 	ax_gen_opts o;

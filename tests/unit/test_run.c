@@ -148,9 +148,95 @@ Test(run, simulator_models_or_says_why_not)
 	ib_map_set(a, r, "tp", ib_v_int(a, 1)); /* 671 B parameters on one H200 */
 	why = run_sim_unmodelable(r, NULL, NULL);
 	cr_assert_not_null(why);
+	/* an agentic row the simulator models runs (the AgentX replay drives
+	 * it); one it cannot model says what is missing, as a fixed-length row */
 	r = row_of(a, dsr1);
 	ib_map_set(a, r, "scenario-type", ib_v_str(a, "agentic-coding"));
-	cr_assert(strstr(run_sim_unmodelable(r, NULL, NULL), "agentic-coding"));
+	m = h = NULL;
+	cr_assert_null(run_sim_unmodelable(r, &m, &h));
+	cr_assert_str_eq(m, "deepseek-r1");
+	cr_assert_str_eq(h, "h200");
+	ib_map_set(a, r, "model-prefix", ib_v_str(a, "nosuchmodel"));
+	why = run_sim_unmodelable(r, NULL, NULL);
+	cr_assert(why && strstr(why, "model-prefix 'nosuchmodel'"), "%s", why);
+	r = row_of(a, dsr1);
+	ib_map_set(a, r, "scenario-type", ib_v_str(a, "swe-bench"));
+	cr_assert(strstr(run_sim_unmodelable(r, NULL, NULL), "scenario 'swe-bench'"));
+	ib_arena_free(a);
+}
+
+/* an agentic single-node row as the matrix writes it */
+static const char agentic_row[] =
+    "{\"image\": \"img:1\", \"model\": \"openai/gpt-oss-120b\", \"model-prefix\": \"gptoss\","
+    " \"precision\": \"fp4\", \"framework\": \"sglang\", \"runner\": \"b200\", \"tp\": 4,"
+    " \"pp\": 1, \"dcp-size\": 1, \"pcp-size\": 1, \"ep\": 1, \"dp-attn\": false,"
+    " \"spec-decoding\": \"none\", \"conc\": 8, \"kv-offloading\": \"dram\","
+    " \"total-cpu-dram-gb\": 1024, \"duration\": 3600, \"exp-name\": \"gptoss_tp4_conc8_dram\","
+    " \"scenario-type\": \"agentic-coding\", \"kv-offload-backend\": {\"name\": \"hicache\"},"
+    " \"router\": {\"name\": \"sglang-router\", \"version\": \"0.3.2\"},"
+    " \"kv-p2p-transfer\": \"nixl\"}";
+
+Test(run, agentic_environment_is_the_workflows)
+{
+	ib_arena *a = ib_arena_new();
+	ib_val *r = row_of(a, agentic_row);
+	ib_buf b = {0};
+	char v[256];
+	unsetenv("WEKA_LOADER_OVERRIDE");
+	/* no runner name: an empty value, never "(null)" */
+	cr_assert_eq(run_row_env(&b, r, NULL, "NAME", 8891), 0);
+	cr_assert_str_eq(env_get(b.data, "RUNNER_NAME", v, sizeof v), "");
+	cr_assert_null(strstr(b.data, "(null)"));
+	/* agentic jobs: isl, osl and max-model-len '0', the agentic subfolder */
+	cr_assert_str_eq(env_get(b.data, "ISL", v, sizeof v), "0");
+	cr_assert_str_eq(env_get(b.data, "OSL", v, sizeof v), "0");
+	cr_assert_str_eq(env_get(b.data, "MAX_MODEL_LEN", v, sizeof v), "0");
+	cr_assert_str_eq(env_get(b.data, "SCENARIO_SUBDIR", v, sizeof v), "agentic/");
+	cr_assert_str_eq(env_get(b.data, "IS_AGENTIC", v, sizeof v), "1");
+	cr_assert_null(env_get(b.data, "RESULT_DIR", v, sizeof v), "the runner sets the folder");
+	b.len = 0;
+	cr_assert_eq(run_agentic_env(&b, r, 120, ".", "."), 0);
+	cr_assert_str_eq(env_get(b.data, "DURATION", v, sizeof v), "120");
+	cr_assert_str_eq(env_get(b.data, "KV_OFFLOADING", v, sizeof v), "dram");
+	cr_assert_str_eq(env_get(b.data, "KV_OFFLOAD_BACKEND", v, sizeof v), "hicache");
+	cr_assert_str_eq(env_get(b.data, "KV_OFFLOAD_BACKEND_METADATA", v, sizeof v),
+	                 "{\"name\":\"hicache\"}");
+	cr_assert_str_eq(env_get(b.data, "TOTAL_CPU_DRAM_GB", v, sizeof v), "1024");
+	cr_assert_str_eq(env_get(b.data, "ROUTER_METADATA", v, sizeof v),
+	                 "{\"name\":\"sglang-router\",\"version\":\"0.3.2\"}");
+	cr_assert_str_eq(env_get(b.data, "KV_P2P_TRANSFER", v, sizeof v), "nixl");
+	cr_assert_str_eq(env_get(b.data, "AIPERF_FAILED_REQUEST_THRESHOLD", v, sizeof v), "0.10");
+	cr_assert_str_eq(env_get(b.data, "AIPERF_EXPERIMENTAL_FAST", v, sizeof v), "0");
+	cr_assert_str_eq(env_get(b.data, "RESULT_DIR", v, sizeof v), ".");
+	cr_assert_str_eq(env_get(b.data, "AGENTIC_OUTPUT_DIR", v, sizeof v), ".");
+	cr_assert_null(env_get(b.data, "WEKA_LOADER_OVERRIDE", v, sizeof v));
+	/* no offload: empty backend and metadata, no router; a recipe's override
+	 * of the corpus loader is recorded */
+	r = row_of(a, agentic_row);
+	ib_map_set(a, r, "kv-offloading", ib_v_str(a, "none"));
+	ib_map_set(a, r, "kv-offload-backend", ib_v_null(a));
+	ib_map_set(a, r, "router", ib_v_null(a));
+	setenv("WEKA_LOADER_OVERRIDE", "semianalysis_cc_traces_weka_061526", 1);
+	b.len = 0;
+	cr_assert_eq(run_agentic_env(&b, r, 3600, "/ws/results", "/ws"), 0);
+	unsetenv("WEKA_LOADER_OVERRIDE");
+	cr_assert_str_eq(env_get(b.data, "KV_OFFLOADING", v, sizeof v), "none");
+	cr_assert_str_eq(env_get(b.data, "KV_OFFLOAD_BACKEND", v, sizeof v), "");
+	cr_assert_str_eq(env_get(b.data, "KV_OFFLOAD_BACKEND_METADATA", v, sizeof v), "");
+	cr_assert_str_eq(env_get(b.data, "ROUTER_METADATA", v, sizeof v), "");
+	cr_assert_str_eq(env_get(b.data, "WEKA_LOADER_OVERRIDE", v, sizeof v),
+	                 "semianalysis_cc_traces_weka_061526");
+	cr_assert_str_eq(env_get(b.data, "RESULT_DIR", v, sizeof v), "/ws/results");
+	/* a multi-node row has KV_P2P_TRANSFER once, from its template */
+	ib_val *pool = row_of(a, "{\"num-worker\": 1, \"tp\": 8, \"ep\": 1, \"dp-attn\": false}");
+	ib_map_set(a, r, "prefill", pool);
+	ib_map_set(a, r, "decode", pool);
+	b.len = 0;
+	cr_assert_eq(run_row_env(&b, r, "gb200_0", "NAME", 1), 0);
+	cr_assert_eq(run_agentic_env(&b, r, 3600, ".", "."), 0);
+	const char *k = strstr(b.data, "KV_P2P_TRANSFER=");
+	cr_assert(k && !strstr(k + 1, "KV_P2P_TRANSFER="), "%s", b.data);
+	ib_buf_free(&b);
 	ib_arena_free(a);
 }
 
@@ -314,6 +400,66 @@ Test(run, identity_follows_what_determines_the_numbers)
 	unlink(cal);
 	o.prompts_per_conc = 4;
 	cr_assert_str_neq(ident(a, &o, dsr1), scaled, "the workload counts");
+	ib_arena_free(a);
+}
+
+Test(run, agentic_rows_are_planned_with_their_corpus_and_duration)
+{
+	ib_arena *a = ib_arena_new();
+	run_opts o;
+	run_opts_init(&o);
+	o.store = "/nonexistent";
+	char hub[] = "/tmp/ib_run_hub_XXXXXX";
+	cr_assert_not_null(mkdtemp(hub));
+	setenv("HF_HUB_CACHE", hub, 1);
+	unsetenv("WEKA_LOADER_OVERRIDE");
+	/* nothing in the cache: the stand-in; the row is planned, not skipped */
+	const char *standin = ident(a, &o, agentic_row);
+	cr_assert_str_eq(ident(a, &o, agentic_row), standin, "stable");
+	o.prompts_per_conc = 4; /* the fixed-length workload does not count */
+	cr_assert_str_eq(ident(a, &o, agentic_row), standin);
+	o.agentic_duration = 60;
+	const char *short_run = ident(a, &o, agentic_row);
+	cr_assert_str_neq(short_run, standin, "the duration counts");
+	/* the reference's corpus for gptoss is the -256k variant, in the cache */
+	char p[512];
+	snprintf(p, sizeof p,
+	         "%s/datasets--semianalysisai--cc-traces-weka-062126-256k/snapshots/r1", hub);
+	ib_error e = {0};
+	cr_assert_eq(ib_mkdirs(p, 0755, &e), 0);
+	strcat(p, "/traces.jsonl");
+	FILE *f = fopen(p, "w");
+	cr_assert_not_null(f);
+	fputs("{\"id\": \"t\", \"models\": [\"m\"], \"block_size\": 64, \"hash_id_scope\": "
+	      "\"local\", \"requests\": [{\"t\": 0, \"type\": \"n\", \"in\": 64, \"out\": 4, "
+	      "\"hash_ids\": [1], \"api_time\": 1, \"think_time\": 1}]}\n",
+	      f);
+	fclose(f);
+	const char *cached = ident(a, &o, agentic_row);
+	cr_assert_str_neq(cached, short_run, "the corpus counts");
+	/* a loader override that names no corpus stops the plan */
+	setenv("WEKA_LOADER_OVERRIDE", "no_such_loader", 1);
+	ib_val *list = ib_v_list(a);
+	ib_list_push(a, list, row_of(a, agentic_row));
+	run_plan *plan = NULL;
+	cr_assert_eq(run_plan_new(&o, list, NULL, &plan, &e), IB_EINVAL);
+	cr_assert(strstr(e.msg, "no_such_loader") && strstr(e.msg, "Allowed:"), "%s", e.msg);
+	unsetenv("WEKA_LOADER_OVERRIDE");
+	/* --agentx-corpus: its content; a broken record names its file and line */
+	o.agentx_corpus = p;
+	const char *given = ident(a, &o, agentic_row);
+	cr_assert_str_neq(given, cached);
+	f = fopen(p, "a");
+	fputs("{\"id\": \"u\", \"requests\": [}\n", f);
+	fclose(f);
+	memset(&e, 0, sizeof e);
+	cr_assert_eq(run_plan_new(&o, list, NULL, &plan, &e), IB_EPARSE);
+	cr_assert_str_eq(e.file, p);
+	cr_assert_eq(e.line, 2);
+	unsetenv("HF_HUB_CACHE");
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", hub);
+	cr_assert_eq(system(cmd), 0);
 	ib_arena_free(a);
 }
 
