@@ -155,14 +155,43 @@ struct ax_texts {
 	ib_buf text;
 };
 
+/* At most how many distinct blocks trace t names: its longest parent
+ * request's plus each subagent's longest (a chain's requests share their
+ * prefixes; subagents may share the parent's system blocks). */
+static size_t blocks_bound(const ax_trace *t)
+{
+	size_t parent = 0, subs = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const ax_entry *en = &t->entries[i];
+		if (!en->is_subagent) {
+			parent = en->r.nhash > parent ? en->r.nhash : parent;
+			continue;
+		}
+		size_t m = 0;
+		for (size_t q = 0; q < en->s.nreq; q++)
+			m = en->s.req[q].nhash > m ? en->s.req[q].nhash : m;
+		subs += m;
+	}
+	return parent + subs;
+}
+
 int ax_texts_new(const ax_blocks *b, const ax_trace *t, ax_texts **out)
 {
+	/* sized once for the whole trace: the text buffer is reserved (its
+	 * pages are touched only as blocks are made, and it never moves while
+	 * the trace is replayed), the slot table is never rehashed */
+	size_t nb = blocks_bound(t), cap = 64;
+	while (cap < 2 * nb)
+		cap *= 2;
 	ax_texts *x = calloc(1, sizeof *x);
-	if (!x || !(x->slot = calloc(64, sizeof *x->slot))) {
+	if (!x || !(x->slot = calloc(cap, sizeof *x->slot)) ||
+	    ib_buf_reserve(&x->text, nb * (size_t)t->block_size * 13 + 1)) {
+		if (x)
+			free(x->slot);
 		free(x);
 		return IB_ENOMEM;
 	}
-	x->b = b, x->scope = t->id, x->bs = (size_t)t->block_size, x->cap = 64;
+	x->b = b, x->scope = t->id, x->bs = (size_t)t->block_size, x->cap = cap;
 	*out = x;
 	return 0;
 }
@@ -178,7 +207,7 @@ void ax_texts_free(ax_texts *x)
 
 size_t ax_texts_bytes(const ax_texts *x)
 {
-	return x->text.cap + x->cap * sizeof *x->slot;
+	return x->text.len + x->cap * sizeof *x->slot;
 }
 
 static size_t slot_of(const text_slot *s, size_t cap, int64_t id)
