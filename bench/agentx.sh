@@ -9,12 +9,14 @@
 #
 # Per point it prints the requests sent (warmup included), the client's
 # CPU (user + system) from the moment the replay starts sending (after the
-# tokenizer and the corpus are loaded) to its exit, that CPU per request,
-# the client's peak RSS (GNU time; the whole process), the simulator's CPU
-# over the same window, and the margin: the client's CPU share of its core
-# over the window's wall time (the client is the bottleneck only near 100 %),
-# i.e. how many times the load it could take before its core is full, and the
-# client's CPU against the server's.
+# tokenizer and the corpus are loaded) to its exit, that CPU per request;
+# the same for the profiling phase alone (from the moment warmup drained:
+# every lane's first trace and its block table are ready, so this is the
+# steady state); the client's peak RSS (GNU time; the whole process), the
+# simulator's CPU over the whole window, and the margin: the client's CPU
+# share of its core over the window's wall time (the client is the
+# bottleneck only near 100 %), i.e. how many times the load it could take
+# before its core is full, and the client's CPU against the server's.
 #
 # Usage: bench/agentx.sh [INFBENCH]   (needs the llama3 tokenizer: make fixtures)
 # Env: LANES ("16 64 256"), CONTEXTS ("32768 102400"), SECONDS_PER_POINT
@@ -57,8 +59,8 @@ now() { echo "${EPOCHREALTIME:-$(date +%s.%N)}"; }
 echo "infbench agentx replay against infbench sim --max-speed (sim: ${pin_sim[*]:-unpinned}, client: ${pin_client[*]:-unpinned}, nice 10)"
 echo "${secs} s of profiling per point, $warmup warmup request(s) per lane, $ntraces traces per corpus, think time 0"
 echo
-printf '%-6s %-8s %9s %8s %12s %12s %12s %12s %11s %11s %16s\n' lanes context requests failed \
-	"client CPU s" "CPU/req ms" "peak RSS MB" "server CPU s" "client busy" "server busy" "margin"
+printf '%-6s %-7s %8s %6s %8s %8s %9s %9s %8s %8s %8s %8s  %s\n' lanes context requests failed \
+	"CPU s" "ms/req" "prof req" "prof ms" "RSS MB" "srv CPU" "busy" "srv busy" "margin"
 for ctx in $ctx_list; do
 	corpus=$out/traces-$ctx.jsonl
 	if ! "$bin" agentx make-traces --traces "$ntraces" --turns 4:8 --first-in $((ctx / 2)):$((ctx * 3 / 4)) \
@@ -76,11 +78,15 @@ for ctx in $ctx_list; do
 			--warmup-requests-per-lane "$warmup" --output-dir "$out/r.$n" >/dev/null 2>"$log" &
 		tp=$!
 		# the window opens when the replay announces its lanes (loading done)
-		c0='' s0='' t0='' cp=''
+		c0='' s0='' t0='' cp='' cw=''
 		while kill -0 "$tp" 2>/dev/null; do
 			[ -n "$cp" ] || cp=$(pgrep -P "$tp" | head -n 1)
-			if [ -n "$cp" ] && grep -q ' lanes, ' "$log" 2>/dev/null; then
+			if [ -n "$cp" ] && [ -z "$t0" ] && grep -q ' lanes, ' "$log" 2>/dev/null; then
 				c0=$(cpu_s "$cp") s0=$(cpu_s "$sim") t0=$(now)
+			fi
+			# profiling starts when warmup has drained
+			if [ -n "$t0" ] && grep -q 'warmup drained' "$log" 2>/dev/null; then
+				cw=$(cpu_s "$cp")
 				break
 			fi
 			sleep 0.02
@@ -90,7 +96,8 @@ for ctx in $ctx_list; do
 		t1=$(now) s1=$(cpu_s "$sim")
 		sent=$(sed -n 's/.*: \([0-9]*\) requests sent: .*, \([0-9]*\) failed.*/\1/p' "$log")
 		failed=$(sed -n 's/.*: \([0-9]*\) requests sent: .*, \([0-9]*\) failed.*/\2/p' "$log")
-		if [ "$rc" != 0 ] || [ -z "$sent" ] || [ -z "$t0" ]; then
+		wsent=$(sed -n 's/.*warmup drained after \([0-9]*\) requests.*/\1/p' "$log")
+		if [ "$rc" != 0 ] || [ -z "$sent" ] || [ -z "$t0" ] || [ -z "$cw" ] || [ -z "$wsent" ]; then
 			printf '%-6s %-8s  the replay failed (exit %s): %s\n' "$lanes" "$((ctx / 1024))k" "$rc" \
 				"$(grep -v '^infbench agentx replay: ' "$log" | head -n 3 | tr '\n' ' ')"
 			continue
@@ -98,17 +105,20 @@ for ctx in $ctx_list; do
 		read -r rss user sys <"$out/time.$n"
 		awk -v lanes="$lanes" -v ctx="$((ctx / 1024))k" -v sent="$sent" -v failed="$failed" \
 			-v cpu="$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" -v c0="$c0" \
-			-v rss="$rss" -v s0="$s0" -v s1="$s1" -v t0="$t0" -v t1="$t1" 'BEGIN {
-			w = cpu - c0; sv = s1 - s0; wall = t1 - t0
+			-v rss="$rss" -v s0="$s0" -v s1="$s1" -v t0="$t0" -v t1="$t1" -v cw="$cw" -v ws="$wsent" 'BEGIN {
+			w = cpu - c0; sv = s1 - s0; wall = t1 - t0; pr = sent - ws; pc = cpu - cw
 			cb = wall > 0 ? 100 * w / wall : 0; sb = wall > 0 ? 100 * sv / wall : 0
-			m = cb > 0 ? sprintf("x%.1f, %.2f of srv", 100 / cb, sv > 0 ? w / sv : 0) : "n/a"
-			printf "%-6s %-8s %9d %8d %12.2f %12.3f %12.1f %12.2f %10.1f%% %10.1f%% %16s\n",
-				lanes, ctx, sent, failed, w, sent ? 1000 * w / sent : 0, rss / 1024, sv, cb, sb, m }'
+			m = cb > 0 ? sprintf("x%.1f; client/server CPU %.2f", 100 / cb, sv > 0 ? w / sv : 0) : "n/a"
+			printf "%-6s %-7s %8d %6d %8.2f %8.3f %9d %9.3f %8.1f %8.2f %7.1f%% %7.1f%%  %s\n",
+				lanes, ctx, sent, failed, w, sent ? 1000 * w / sent : 0, pr, pr > 0 ? 1000 * pc / pr : 0,
+				rss / 1024, sv, cb, sb, m }'
 		rm -rf "$out/r.$n"
 	done
 	rm -f "$corpus"
 done
 echo
-echo "client CPU: from the first request to the exit (writing the artifacts included; loading the tokenizer"
-echo "and the corpus not); margin: x(100 % / client busy) = how many times the load before the client's core"
-echo "is full, then the client's CPU as a fraction of the server's over the same window."
+echo "CPU s, ms/req: the client from its first request to its exit (warmup, grace and writing the artifacts"
+echo "included; loading the tokenizer and the corpus not); prof req, prof ms: the requests sent after warmup"
+echo "drained and the client's CPU per request from then on; RSS: the client's peak; srv CPU, srv busy: the"
+echo "simulator over the whole window; busy: the client's CPU over the window's wall time; margin: x(100 % / busy)"
+echo "= how many times the load before the client's core is full, then its CPU against the server's."
