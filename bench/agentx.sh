@@ -110,7 +110,7 @@ for ctx in $ctx_list; do
 			cb = wall > 0 ? 100 * w / wall : 0; sb = wall > 0 ? 100 * sv / wall : 0
 			m = cb > 0 ? sprintf("x%.1f; client/server CPU %.2f", 100 / cb, sv > 0 ? w / sv : 0) : "n/a"
 			printf "%-6s %-7s %8d %6d %8.2f %8.3f %9d %9.3f %8.1f %8.2f %7.1f%% %7.1f%%  %s\n",
-				lanes, ctx, sent, failed, w, sent ? 1000 * w / sent : 0, pr, pr > 0 ? 1000 * pc / pr : 0,
+				lanes, ctx, sent, failed, w, (sent ? 1000 * w / sent : 0), pr, (pr > 0 ? 1000 * pc / pr : 0),
 				rss / 1024, sv, cb, sb, m }'
 		rm -rf "$out/r.$n"
 	done
