@@ -155,24 +155,33 @@ struct ax_texts {
 	ib_buf text;
 };
 
-/* At most how many distinct blocks trace t names: its longest parent
- * request's plus each subagent's longest (a chain's requests share their
- * prefixes; subagents may share the parent's system blocks). */
+/* The blocks request r adds to its chain: those beyond its longest common
+ * prefix with the request before it (prev; NULL: all of them). */
+static size_t added_blocks(const ax_request *prev, const ax_request *r)
+{
+	size_t l = 0;
+	while (prev && l < prev->nhash && l < r->nhash && prev->hash_ids[l] == r->hash_ids[l])
+		l++;
+	return r->nhash - l;
+}
+
+/* At most how many distinct blocks trace t names: what each chain (the
+ * parent's turns, each subagent's requests) adds, summed. */
 static size_t blocks_bound(const ax_trace *t)
 {
-	size_t parent = 0, subs = 0;
+	size_t total = 0;
+	const ax_request *prev = NULL;
 	for (size_t i = 0; i < t->n; i++) {
 		const ax_entry *en = &t->entries[i];
 		if (!en->is_subagent) {
-			parent = en->r.nhash > parent ? en->r.nhash : parent;
+			total += added_blocks(prev, &en->r);
+			prev = &en->r;
 			continue;
 		}
-		size_t m = 0;
 		for (size_t q = 0; q < en->s.nreq; q++)
-			m = en->s.req[q].nhash > m ? en->s.req[q].nhash : m;
-		subs += m;
+			total += added_blocks(q ? &en->s.req[q - 1] : NULL, &en->s.req[q]);
 	}
-	return parent + subs;
+	return total;
 }
 
 int ax_texts_new(const ax_blocks *b, const ax_trace *t, ax_texts **out)
