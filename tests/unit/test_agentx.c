@@ -552,6 +552,36 @@ static void body_parts(ib_arena *a, const ib_buf *body, const char *marker, ib_b
 	roles[k] = 0;
 }
 
+/* The one trace of a JSON line, with the llama3 tokenizer and its block
+ * pool (needs the fixtures: make fixtures). */
+typedef struct {
+	ib_arena *a;
+	ax_corpus c;
+	struct tok *tk;
+	ax_blocks *b;
+	const ax_trace *t;
+} llama3_fx;
+
+static void llama3_open(llama3_fx *f, const char *tr)
+{
+	ib_error e = {0};
+	memset(f, 0, sizeof *f);
+	f->a = ib_arena_new();
+	cr_assert_eq(ax_parse(f->a, "c.jsonl", tr, strlen(tr), &f->c, &e), 0, "%s", e.msg);
+	f->t = &f->c.t[0];
+	cr_assert_eq(access("fixtures/tokenizers/llama3/tokenizer.json", R_OK), 0,
+	             "fixtures missing (run make fixtures)");
+	cr_assert_eq(tok_load("fixtures/tokenizers/llama3", &f->tk, &e), 0, "%s", e.msg);
+	cr_assert_eq(ax_blocks_new(f->tk, "llama3", &f->b, &e), 0, "%s", e.msg);
+}
+
+static void llama3_close(llama3_fx *f)
+{
+	ax_blocks_free(f->b);
+	tok_free(f->tk);
+	ib_arena_free(f->a);
+}
+
 Test(agentx, conversation_turns)
 {
 	const char *tr =
@@ -561,17 +591,13 @@ Test(agentx, conversation_turns)
 	    "6, 7, "
 	    "8]},"
 	    "{\"t\": 2, \"type\": \"n\", \"in\": 256, \"out\": 9, \"hash_ids\": [1, 2, 9, 10]}]}\n";
-	ib_arena *a = ib_arena_new();
-	ax_corpus c = {0};
+	llama3_fx f;
+	llama3_open(&f, tr);
+	ib_arena *a = f.a;
+	struct tok *tk = f.tk;
+	ax_blocks *b = f.b;
+	const ax_trace *t = f.t;
 	ib_error e = {0};
-	cr_assert_eq(ax_parse(a, "c.jsonl", tr, strlen(tr), &c, &e), 0, "%s", e.msg);
-	const ax_trace *t = &c.t[0];
-	cr_assert_eq(access("fixtures/tokenizers/llama3/tokenizer.json", R_OK), 0,
-	             "fixtures missing (run make fixtures)");
-	struct tok *tk;
-	cr_assert_eq(tok_load("fixtures/tokenizers/llama3", &tk, &e), 0, "%s", e.msg);
-	ax_blocks *b;
-	cr_assert_eq(ax_blocks_new(tk, "llama3", &b, &e), 0, "%s", e.msg);
 	char marker[20];
 	ax_cache_bust(42, 7, marker);
 	ax_conv cv = {0};
@@ -632,9 +658,7 @@ Test(agentx, conversation_turns)
 	cr_assert_eq(cv.seg[1].to - cv.seg[1].from, 1);
 	ib_buf_free(&last);
 	ax_conv_free(&cv);
-	ax_blocks_free(b);
-	tok_free(tk);
-	ib_arena_free(a);
+	llama3_close(&f);
 }
 
 /* A trace's table of block texts is sized once: every block of every chain
@@ -652,17 +676,10 @@ Test(agentx, texts_table_sized_once)
 	    "6]},"
 	    "{\"t\": 3, \"type\": \"n\", \"in\": 320, \"out\": 9, \"hash_ids\": [1, 30, 31, 32, "
 	    "33]}]}\n";
-	ib_arena *a = ib_arena_new();
-	ax_corpus c = {0};
-	ib_error e = {0};
-	cr_assert_eq(ax_parse(a, "t.jsonl", tr, strlen(tr), &c, &e), 0, "%s", e.msg);
-	const ax_trace *t = &c.t[0];
-	cr_assert_eq(access("fixtures/tokenizers/llama3/tokenizer.json", R_OK), 0,
-	             "fixtures missing (run make fixtures)");
-	struct tok *tk;
-	cr_assert_eq(tok_load("fixtures/tokenizers/llama3", &tk, &e), 0, "%s", e.msg);
-	ax_blocks *b;
-	cr_assert_eq(ax_blocks_new(tk, "llama3", &b, &e), 0, "%s", e.msg);
+	llama3_fx f;
+	llama3_open(&f, tr);
+	ax_blocks *b = f.b;
+	const ax_trace *t = f.t;
 	ax_texts *tx;
 	cr_assert_eq(ax_texts_new(b, t, &tx), 0);
 	const char *first, *s;
@@ -695,7 +712,5 @@ Test(agentx, texts_table_sized_once)
 	cr_assert_eq(ax_texts_bytes(tx), after, "a block already made was made again");
 	ib_buf_free(&want);
 	ax_texts_free(tx);
-	ax_blocks_free(b);
-	tok_free(tk);
-	ib_arena_free(a);
+	llama3_close(&f);
 }
