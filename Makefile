@@ -114,6 +114,7 @@ bench: all
 	bench/run.sh $(BUILD)/infbench
 	bench/results.sh $(BUILD)/infbench
 	bench/report.sh $(BUILD)/infbench
+	bench/agentx.sh $(BUILD)/infbench
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c, docs/fuzzing.md) built with clang
 # into build/fuzz/: `make fuzz`, then e.g. build/fuzz/fuzz_yaml tests/fuzz/corpus/yaml.

@@ -218,8 +218,11 @@ void ax_conv_free(ax_conv *c);
 /* A trace's table of block texts: each hash id's ax_words text, made on
  * first use and kept, so that a request body is composed by copying block
  * texts (a replay keeps one table per trace in use). b and t must outlive
- * it. ax_texts_get points *s (valid until the next ax_texts_get or free) at
- * the text of block id; IB_ENOMEM. ax_texts_bytes: the memory it holds. */
+ * it. It is sized once for every block t names (the text buffer reserved,
+ * the slot table never rehashed), so a text never moves: ax_texts_get points
+ * *s at the text of block id, valid until ax_texts_free (for an id t does
+ * not name, until the next ax_texts_get); IB_ENOMEM. ax_texts_bytes: the
+ * memory it uses (text made, slots). */
 typedef struct ax_texts ax_texts;
 int ax_texts_new(const ax_blocks *b, const ax_trace *t, ax_texts **out);
 void ax_texts_free(ax_texts *x);

@@ -155,14 +155,52 @@ struct ax_texts {
 	ib_buf text;
 };
 
+/* The blocks request r adds to its chain: those beyond its longest common
+ * prefix with the request before it (prev; NULL: all of them). */
+static size_t added_blocks(const ax_request *prev, const ax_request *r)
+{
+	size_t l = 0;
+	while (prev && l < prev->nhash && l < r->nhash && prev->hash_ids[l] == r->hash_ids[l])
+		l++;
+	return r->nhash - l;
+}
+
+/* At most how many distinct blocks trace t names: what each chain (the
+ * parent's turns, each subagent's requests) adds, summed. */
+static size_t blocks_bound(const ax_trace *t)
+{
+	size_t total = 0;
+	const ax_request *prev = NULL;
+	for (size_t i = 0; i < t->n; i++) {
+		const ax_entry *en = &t->entries[i];
+		if (!en->is_subagent) {
+			total += added_blocks(prev, &en->r);
+			prev = &en->r;
+			continue;
+		}
+		for (size_t q = 0; q < en->s.nreq; q++)
+			total += added_blocks(q ? &en->s.req[q - 1] : NULL, &en->s.req[q]);
+	}
+	return total;
+}
+
 int ax_texts_new(const ax_blocks *b, const ax_trace *t, ax_texts **out)
 {
+	/* sized once for the whole trace: the text buffer is reserved (its
+	 * pages are touched only as blocks are made, and it never moves while
+	 * the trace is replayed), the slot table is never rehashed */
+	size_t nb = blocks_bound(t), cap = 64;
+	while (cap < 2 * nb)
+		cap *= 2;
 	ax_texts *x = calloc(1, sizeof *x);
-	if (!x || !(x->slot = calloc(64, sizeof *x->slot))) {
+	if (!x || !(x->slot = calloc(cap, sizeof *x->slot)) ||
+	    ib_buf_reserve(&x->text, nb * (size_t)t->block_size * 13 + 1)) {
+		if (x)
+			free(x->slot);
 		free(x);
 		return IB_ENOMEM;
 	}
-	x->b = b, x->scope = t->id, x->bs = (size_t)t->block_size, x->cap = 64;
+	x->b = b, x->scope = t->id, x->bs = (size_t)t->block_size, x->cap = cap;
 	*out = x;
 	return 0;
 }
@@ -178,7 +216,7 @@ void ax_texts_free(ax_texts *x)
 
 size_t ax_texts_bytes(const ax_texts *x)
 {
-	return x->text.cap + x->cap * sizeof *x->slot;
+	return x->text.len + x->cap * sizeof *x->slot;
 }
 
 static size_t slot_of(const text_slot *s, size_t cap, int64_t id)

@@ -48,14 +48,19 @@ typedef struct {
 	double t_start; /* model time of the send */
 } rslot;
 
-/* (replay, hash id) pairs already sent: the theoretical prefix cache */
+/* (replay, hash id) pairs already sent by one lane's tree replay: the
+ * theoretical prefix cache (cleared when the lane moves to its next replay,
+ * so it holds one tree's blocks, not the whole run's) */
 typedef struct {
 	uint64_t *k; /* pairs: 2 words per entry, replay 0 = empty */
 	size_t cap, n;
+	uint64_t replay; /* the lane's tree replay it holds */
 } seen_set;
 
 struct replay {
 	const ax_replay_opts *o;
+	ib_log_fn log;
+	void *log_arg;
 	const ax_corpus *corpus;
 	const ax_blocks *blocks;
 	ax_sched *s;
@@ -70,7 +75,12 @@ struct replay {
 	uint64_t *tx_used, tick;
 	size_t tx_bytes, budget;
 	ax_conv conv;
-	seen_set seen;
+	seen_set *seen; /* per lane */
+	/* request buffers not in use: a slot holds one only while its request
+	 * is being sent (until the response head), so their number follows
+	 * the uploads in progress, not the lanes */
+	ib_buf *pool;
+	size_t npool, poolcap;
 	/* the clock: model seconds since wall0 at scale S */
 	int64_t wall0;
 	double unix0, S;
@@ -123,7 +133,7 @@ static int seen_add(seen_set *s, uint64_t rep, uint64_t id)
 		uint64_t *k = calloc(2 * cap, sizeof *k);
 		if (!k)
 			return -1;
-		seen_set ns = {k, cap, 0};
+		seen_set ns = {k, cap, 0, s->replay};
 		for (size_t i = 0; i < s->cap; i++)
 			if (s->k[2 * i]) {
 				size_t j = seen_slot(&ns, s->k[2 * i], s->k[2 * i + 1]);
@@ -149,10 +159,17 @@ static int64_t prefix_hits(replay *r, const ax_dispatch *d, int64_t bs)
 	size_t nb = (size_t)(q->in / bs);
 	if (nb > q->nhash)
 		nb = q->nhash;
+	seen_set *ss = &r->seen[d->lane];
+	if (ss->replay != d->replay) { /* the lane's previous tree drained */
+		if (ss->n)
+			memset(ss->k, 0, 2 * ss->cap * sizeof *ss->k);
+		ss->n = 0;
+		ss->replay = d->replay;
+	}
 	bool prefix = true;
 	int64_t hits = 0;
 	for (size_t i = 0; i < nb; i++) {
-		int was = seen_add(&r->seen, d->replay, (uint64_t)q->hash_ids[i]);
+		int was = seen_add(ss, d->replay, (uint64_t)q->hash_ids[i]);
 		if (was < 0)
 			return -1;
 		prefix = prefix && was;
@@ -254,6 +271,20 @@ static int build(replay *r, rslot *s)
 
 /* ---- the requests ---- */
 
+/* The slot's request buffer back to the pool (its request has been sent). */
+static void give_buf(replay *r, rslot *s)
+{
+	if (!s->req.data)
+		return;
+	if (ib_grow(&r->pool, &r->poolcap, r->npool + 1)) {
+		ib_buf_free(&s->req);
+		return;
+	}
+	s->req.len = 0;
+	r->pool[r->npool++] = s->req;
+	s->req = (ib_buf){0};
+}
+
 static void pump(replay *r);
 
 static rslot *free_slot(replay *r);
@@ -273,6 +304,8 @@ static void send_one(replay *r, const ax_dispatch *d)
 	s->failmsg[0] = 0;
 	r->inflight++;
 	r->sent++;
+	if (!s->req.data && r->npool)
+		s->req = r->pool[--r->npool];
 	const ax_trace *t = &r->corpus->t[d->trace];
 	if (build(r, s) || (s->hit = prefix_hits(r, d, t->block_size)) < 0) {
 		fatal(r, IB_ENOMEM, "out of memory");
@@ -358,6 +391,7 @@ static void complete(rslot *s, int err, const char *msg)
 	net_timer_cancel(r->loop, &s->timer);
 	s->busy = false;
 	r->inflight--;
+	give_buf(r, s);
 	double now = model_now(r);
 	if (add_record(r, s, err, msg, now) || ax_sched_done(r->s, s->d.id, now)) {
 		fatal(r, IB_ENOMEM, "out of memory");
@@ -370,6 +404,7 @@ static void on_head(net_client *c, const net_http_msg *m, int64_t t, void *arg)
 {
 	(void)c, (void)t;
 	rslot *s = arg;
+	give_buf(s->r, s); /* the whole request has been written */
 	s->status = m->status;
 	snprintf(s->reason, sizeof s->reason, "%.*s", (int)m->reason_len, m->reason);
 }
@@ -442,6 +477,7 @@ static void on_grace(net_loop *l, net_timer *t)
 		s->busy = false;
 		r->inflight--;
 		r->cancelled++;
+		give_buf(r, s);
 	}
 	net_stop(l);
 }
@@ -460,10 +496,17 @@ static void scrape(replay *r, bench_scrape *out)
 	ib_buf_free(&b);
 }
 
+static void say(ib_log_fn log, void *arg, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 static void pump(replay *r)
 {
 	double now = model_now(r);
 	if (!r->profiling && ax_sched_profiling(r->s)) {
+		say(r->log, r->log_arg,
+		    "infbench agentx replay: warmup drained after %zu requests; profiling for %g "
+		    "s\n",
+		    r->sent, r->o->duration);
 		scrape(r, &r->before);
 		now = model_now(r);
 		r->profiling = true;
@@ -514,8 +557,6 @@ static void on_poll(net_loop *l, net_timer *t)
 /* ---- setup ---- */
 
 static void say(ib_log_fn log, void *arg, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void say(ib_log_fn log, void *arg, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -560,6 +601,9 @@ static void replay_free(replay *r)
 		free(s);
 	}
 	free(r->slots);
+	for (size_t i = 0; i < r->npool; i++)
+		ib_buf_free(&r->pool[i]);
+	free(r->pool);
 	if (r->loop) {
 		net_timer_cancel(r->loop, &r->wake);
 		net_timer_cancel(r->loop, &r->grace);
@@ -570,7 +614,9 @@ static void replay_free(replay *r)
 		ax_texts_free(r->tx[i]);
 	free(r->tx);
 	free(r->tx_used);
-	free(r->seen.k);
+	for (size_t i = 0; r->seen && i < r->o->concurrency; i++)
+		free(r->seen[i].k);
+	free(r->seen);
 	free(r->rec);
 	ax_conv_free(&r->conv);
 	ax_sched_free(r->s);
@@ -593,7 +639,7 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 	ib_arena *a = ib_arena_new();
 	bench_tokenizer bt = {0};
 	ax_blocks *blocks = NULL;
-	replay r = {.o = o};
+	replay r = {.o = o, .log = log, .log_arg = log_arg};
 	ax_corpus c = {0};
 	if (!a)
 		return OOM(e);
@@ -618,7 +664,8 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 	r.budget = o->text_budget ? o->text_budget : (size_t)1 << 30;
 	r.tx = calloc(c.n + 1, sizeof *r.tx);
 	r.tx_used = calloc(c.n + 1, sizeof *r.tx_used);
-	if (!r.tx || !r.tx_used) {
+	r.seen = calloc(o->concurrency, sizeof *r.seen);
+	if (!r.tx || !r.tx_used || !r.seen) {
 		rc = OOM(e);
 		goto out;
 	}

@@ -10,9 +10,11 @@
 
 #define OOM(e) ib_fail((e), IB_ENOMEM, "", 0, 0, "out of memory")
 
-/* Where we are, for messages: file, line, trace id and the field path. */
+/* Where we are, for messages: file, line, trace id and the field path.
+ * a: the corpus's arena (what the traces keep); s: a scratch arena, freed
+ * after each record, for its JSON tree and the field paths of messages. */
 typedef struct {
-	ib_arena *a;
+	ib_arena *a, *s;
 	const char *file;
 	int line;
 	const char *id;
@@ -45,10 +47,10 @@ static int get_num(const ctx *c, const ib_val *m, const char *key, const char *p
 	if (!v || v->type == IB_V_NULL) {
 		if (!required)
 			return 0;
-		return bad(c, path, "missing field '", ib_arena_printf(c->a, "%s'", key));
+		return bad(c, path, "missing field '", ib_arena_printf(c->s, "%s'", key));
 	}
 	if (!num(v, out) || *out < 0)
-		return bad(c, ib_arena_printf(c->a, "%s.%s", path, key),
+		return bad(c, ib_arena_printf(c->s, "%s.%s", path, key),
 		           "must be a non-negative number, not ", ib_vtype_pyname(v));
 	return 0;
 }
@@ -61,10 +63,10 @@ static int get_int(const ctx *c, const ib_val *m, const char *key, const char *p
 	if (!v || v->type == IB_V_NULL) {
 		if (!required)
 			return 0;
-		return bad(c, path, "missing field '", ib_arena_printf(c->a, "%s'", key));
+		return bad(c, path, "missing field '", ib_arena_printf(c->s, "%s'", key));
 	}
 	if (v->type != IB_V_INT || v->i < 0)
-		return bad(c, ib_arena_printf(c->a, "%s.%s", path, key),
+		return bad(c, ib_arena_printf(c->s, "%s.%s", path, key),
 		           "must be a non-negative integer, not ",
 		           v->type == IB_V_INT ? "negative" : ib_vtype_pyname(v));
 	*out = v->i;
@@ -79,12 +81,13 @@ static int get_str(const ctx *c, const ib_val *m, const char *key, const char *p
 	if (!v || v->type == IB_V_NULL) {
 		if (!required)
 			return 0;
-		return bad(c, path, "missing field '", ib_arena_printf(c->a, "%s'", key));
+		return bad(c, path, "missing field '", ib_arena_printf(c->s, "%s'", key));
 	}
 	if (v->type != IB_V_STR || (required && !v->str.len))
-		return bad(c, ib_arena_printf(c->a, "%s.%s", path, key),
+		return bad(c, ib_arena_printf(c->s, "%s.%s", path, key),
 		           "must be a non-empty string, not ", ib_vtype_pyname(v));
-	*out = v->str.s;
+	if (!(*out = ib_arena_strndup(c->a, v->str.s, v->str.len)))
+		return OOM(c->e);
 	return 0;
 }
 
@@ -97,15 +100,17 @@ static int get_strs(const ctx *c, const ib_val *m, const char *key, const char *
 	if (!v || v->type == IB_V_NULL)
 		return 0;
 	if (v->type != IB_V_LIST)
-		return bad(c, ib_arena_printf(c->a, "%s.%s", path, key), "must be a list, not ",
+		return bad(c, ib_arena_printf(c->s, "%s.%s", path, key), "must be a list, not ",
 		           ib_vtype_pyname(v));
 	if (!(*out = ib_arena_alloc(c->a, (v->list.n + 1) * sizeof **out)))
 		return OOM(c->e);
 	for (size_t i = 0; i < v->list.n; i++) {
 		if (v->list.v[i]->type != IB_V_STR)
-			return bad(c, ib_arena_printf(c->a, "%s.%s[%zu]", path, key, i),
+			return bad(c, ib_arena_printf(c->s, "%s.%s[%zu]", path, key, i),
 			           "must be a string, not ", ib_vtype_pyname(v->list.v[i]));
-		(*out)[i] = v->list.v[i]->str.s;
+		if (!((*out)[i] =
+		          ib_arena_strndup(c->a, v->list.v[i]->str.s, v->list.v[i]->str.len)))
+			return OOM(c->e);
 	}
 	*n = v->list.n;
 	return 0;
@@ -120,9 +125,9 @@ static int parse_request(const ctx *c, const ib_val *q, const char *path, ax_req
 	if ((rc = get_str(c, q, "type", path, true, &ty)))
 		return rc;
 	if (strcmp(ty, "n") && strcmp(ty, "s"))
-		return bad(c, ib_arena_printf(c->a, "%s.type", path),
+		return bad(c, ib_arena_printf(c->s, "%s.type", path),
 		           "must be \"n\", \"s\" or \"subagent\", not ",
-		           ib_arena_printf(c->a, "\"%s\"", ty));
+		           ib_arena_printf(c->s, "\"%s\"", ty));
 	r->type = ty[0];
 	if ((rc = get_num(c, q, "t", path, true, 0, &r->t)) ||
 	    (rc = get_str(c, q, "model", path, false, &r->model)) ||
@@ -143,14 +148,14 @@ static int parse_request(const ctx *c, const ib_val *q, const char *path, ax_req
 	if (!h)
 		return bad(c, path, "missing field 'hash_ids'", NULL);
 	if (h->type != IB_V_LIST)
-		return bad(c, ib_arena_printf(c->a, "%s.hash_ids", path), "must be a list, not ",
+		return bad(c, ib_arena_printf(c->s, "%s.hash_ids", path), "must be a list, not ",
 		           ib_vtype_pyname(h));
 	int64_t *ids = ib_arena_alloc(c->a, (h->list.n + 1) * sizeof *ids);
 	if (!ids)
 		return OOM(c->e);
 	for (size_t i = 0; i < h->list.n; i++) {
 		if (h->list.v[i]->type != IB_V_INT)
-			return bad(c, ib_arena_printf(c->a, "%s.hash_ids[%zu]", path, i),
+			return bad(c, ib_arena_printf(c->s, "%s.hash_ids[%zu]", path, i),
 			           "must be an integer, not ", ib_vtype_pyname(h->list.v[i]));
 		ids[i] = h->list.v[i]->i;
 	}
@@ -172,14 +177,14 @@ static int parse_subagent(const ctx *c, const ib_val *q, const char *path, ax_su
 		return rc;
 	const ib_val *rq = ib_map_get(q, "requests");
 	if (!rq || rq->type != IB_V_LIST)
-		return bad(c, ib_arena_printf(c->a, "%s.requests", path),
+		return bad(c, ib_arena_printf(c->s, "%s.requests", path),
 		           rq ? "must be a list, not " : "missing",
 		           rq ? ib_vtype_pyname(rq) : NULL);
 	if (!(s->req = ib_arena_alloc(c->a, (rq->list.n + 1) * sizeof *s->req)))
 		return OOM(c->e);
 	for (size_t i = 0; i < rq->list.n; i++) {
 		const ib_val *x = rq->list.v[i];
-		const char *p = ib_arena_printf(c->a, "%s.requests[%zu]", path, i);
+		const char *p = ib_arena_printf(c->s, "%s.requests[%zu]", path, i);
 		if (!p)
 			return OOM(c->e);
 		if (x->type != IB_V_MAP)
@@ -223,7 +228,7 @@ static int parse_trace(ctx *c, const ib_val *v, ax_trace *t)
 		return OOM(c->e);
 	for (size_t i = 0; i < rq->list.n; i++) {
 		const ib_val *x = rq->list.v[i];
-		const char *p = ib_arena_printf(c->a, "requests[%zu]", i);
+		const char *p = ib_arena_printf(c->s, "requests[%zu]", i);
 		if (!p)
 			return OOM(c->e);
 		if (x->type != IB_V_MAP)
@@ -269,21 +274,25 @@ int ax_parse(ib_arena *a, const char *name, const char *text, size_t len, ax_cor
 	size_t i = 0;
 	while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
 		i++;
+	/* each record's JSON tree lives in a scratch arena, freed once the
+	 * record is converted: a corpus keeps its traces, not their JSON (a
+	 * tree of hash ids takes several times the text it was parsed from) */
 	if (i < len && text[i] == '[') {
 		ib_val *v;
-		int rc = ib_json_parse(a, x.file, text, len, &v, e);
-		if (rc)
-			return rc;
+		if (!(x.s = ib_arena_new()))
+			return OOM(e);
+		int rc = ib_json_parse(x.s, x.file, text, len, &v, e);
 		int at = 1; /* values carry no positions: the list's line */
 		for (size_t k = 0; k < i; k++)
 			at += text[k] == '\n';
-		for (size_t k = 0; k < v->list.n; k++) {
+		for (size_t k = 0; !rc && k < v->list.n; k++) {
 			ax_trace t;
 			x.id = NULL, x.line = at;
-			if ((rc = parse_trace(&x, v->list.v[k], &t)) || (rc = push(a, c, &t, e)))
-				return rc;
+			if (!(rc = parse_trace(&x, v->list.v[k], &t)))
+				rc = push(a, c, &t, e);
 		}
-		return 0;
+		ib_arena_free(x.s);
+		return rc;
 	}
 	const char *p = text, *end = text + len;
 	int line = 0;
@@ -303,13 +312,18 @@ int ax_parse(ib_arena *a, const char *name, const char *text, size_t len, ax_cor
 			continue;
 		ib_val *v;
 		ib_error pe = {0};
-		if (ib_json_parse(a, x.file, s, l, &v, &pe))
-			return ib_fail(e, pe.code == IB_ENOMEM ? IB_ENOMEM : IB_EPARSE, x.file,
-			               line, pe.col, "%s", pe.msg);
+		if (!(x.s = ib_arena_new()))
+			return OOM(e);
+		int rc = 0;
+		if (ib_json_parse(x.s, x.file, s, l, &v, &pe))
+			rc = ib_fail(e, pe.code == IB_ENOMEM ? IB_ENOMEM : IB_EPARSE, x.file, line,
+			             pe.col, "%s", pe.msg);
 		ax_trace t;
 		x.id = NULL, x.line = line;
-		int rc = parse_trace(&x, v, &t);
-		if (rc || (rc = push(a, c, &t, e)))
+		if (!rc && !(rc = parse_trace(&x, v, &t)))
+			rc = push(a, c, &t, e);
+		ib_arena_free(x.s);
+		if (rc)
 			return rc;
 	}
 	return 0;

@@ -1078,7 +1078,10 @@ static void on_request(net_conn *c, const net_http_msg *r, const char *body, siz
 		if (path_is(r, "/health")) {
 			net_conn_respond(c, 200, "application/json", "{}", 2, NULL);
 		} else if (path_is(r, "/v1/models")) {
-			long long ctx = (long long)(s->cap.kv_blocks * s->cfg.block_size);
+			/* --max-speed has no KV limit (kv_blocks near INT64_MAX / 2) */
+			long long ctx = s->cap.kv_blocks > INT64_MAX / s->cfg.block_size
+			                    ? INT64_MAX
+			                    : (long long)(s->cap.kv_blocks * s->cfg.block_size);
 			ib_buf_printf(b,
 			              "{\"object\": \"list\", \"data\": [{\"id\": \"%s\", "
 			              "\"object\": \"model\", "

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # End-to-end: `infbench agentx replay` against `infbench sim` (llama3
 # tokenizer, --log-requests, time scale 50, a minute of model time) on a
-# generated stand-in corpus: every request's content is exactly its trace
-# request's `in` tokens; consecutive parent turns share their LCP bytes; one
-# cache-bust marker per tree replay, different between replays and the same
-# for the same seed; think times and subagent joins respected in model time;
+# generated stand-in corpus: every request's content is exactly the `in`
+# tokens of a request of its own trace (the marker names the replay, the
+# records its trace); consecutive parent turns share their LCP bytes; one
+# cache-bust marker per tree replay (every request of the replay carries
+# it), different between replays and the same for the same seed; think
+# times and subagent joins respected in model time;
 # warmup rows excluded by `agentic process`; the global (10 s) and per-tree
 # idle caps fire on traces built to need them; bad input (a broken trace
 # record, a missing corpus, a model without a tokenizer) names the piece and
-# writes nothing.
+# writes nothing; with the release build ($IB_RELEASE) and cc, no allocation
+# per streamed chunk (tests/e2e/alloc_count.c counts them).
 # Usage: tests/e2e/agentx_replay.sh INFBENCH. Ends with "agentx-replay: N passed, N failed".
 . "$(dirname "$0")/lib.sh" agentx-replay "$1"
 e2e_tmp
@@ -83,15 +86,30 @@ for t in traces:
                 known.setdefault((r["in"], r["out"]), []).append((t["id"], e["agent_id"], q))
         else:
             known.setdefault((e["in"], e["out"]), []).append((t["id"], None, k))
-ins = {i for i, _ in known}
+# each tree replay's marker is sha256("cache-bust:SEED:REPLAY") (seed 42), so
+# the marker names the replay, and the records name its trace
+import hashlib
+rep_trace, rep_count = {}, {}
+for r in recs:
+    md = r["metadata"]
+    rep_trace[md["session_num"]] = md["x_correlation_id"].rsplit("-r", 1)[0]
+    rep_count[md["session_num"]] = rep_count.get(md["session_num"], 0) + 1
+marker_rep = {"[rid:" + hashlib.sha256(f"cache-bust:42:{n}".encode()).hexdigest()[:12] + "]": n
+              for n in rep_trace}
+if len(marker_rep) != len(rep_trace):
+    fail("two replays share a marker")
+tr_reqs = {}  # trace id -> the (in, out) of its parent turns and subagent requests
+for t in traces:
+    s = tr_reqs.setdefault(t["id"], set())
+    for e in t["requests"]:
+        for r in e["requests"] if e["type"] == "subagent" else [e]:
+            s.add((r["in"], r["out"]))
 marker_of = {}
+on_wire = {}
+exact = 0
 for b, n in zip(wire, ids):
     if not b.get("ignore_eos") or not b.get("stream") or not b["stream_options"]["include_usage"]:
         fail("ignore_eos / stream / usage missing")
-    if len(n) not in ins:
-        fail(f"a request of {len(n)} tokens matches no trace request's in")
-    elif b["max_tokens"] != 1 and (len(n), b["max_tokens"]) not in known:
-        fail(f"({len(n)}, {b['max_tokens']}) is no trace request's (in, out)")
     users = [m for m in b["messages"] if m["role"] == "user"]
     mk = re.match(r"^(\[rid:[0-9a-f]{12}\])\n\n", users[0]["content"])
     if not mk:
@@ -99,13 +117,25 @@ for b, n in zip(wire, ids):
         continue
     if b["messages"][-1]["role"] != "user":
         fail("the messages do not end with the user")
+    rep = marker_rep.get(mk.group(1))
+    if rep is None:
+        fail(f"marker {mk.group(1)} is no replay's")
+        continue
+    on_wire[rep] = on_wire.get(rep, 0) + 1
+    # exactly its own trace's `in` tokens: a request of that trace with this
+    # (in, out), or a 1-token warmup request on one of its prefixes
+    own = tr_reqs[rep_trace[rep]]
+    if (len(n), b["max_tokens"]) in own or (b["max_tokens"] == 1 and len(n) in {i for i, _ in own}):
+        exact += 1
+    else:
+        fail(f"replay {rep} ({rep_trace[rep]}): {len(n)} tokens, max_tokens {b['max_tokens']}: "
+             "no request of its trace")
     cand = {c[0] for c in known.get((len(n), b["max_tokens"]), [])}
     key = cand.pop() if len(cand) == 1 else None  # the trace, when (in, out) names one
     marker_of.setdefault(mk.group(1), set()).add(key)
-# one marker per tree replay
-replays = {r["metadata"]["x_correlation_id"] for r in recs}
-if len(marker_of) != len(replays):
-    fail(f"{len(marker_of)} markers for {len(replays)} replays")
+# one marker per tree replay: every request of a replay carries its marker
+if on_wire != rep_count:
+    fail(f"requests per replay on the wire {on_wire} against the records {rep_count}")
 for m, ts in marker_of.items():
     ts.discard(None)
     if len(ts) > 1:
@@ -172,7 +202,7 @@ for cid, rs in seq.items():
         gaps += 1
 if not gaps:
     fail("no think gap checked")
-print(f"checked {len(wire)} requests, {checked} LCP pairs, {gaps} think gaps, {joins} joined subagent requests")
+print(f"checked {len(wire)} requests ({exact} exactly their trace's in), {len(rep_count)} replays, {checked} LCP pairs, {gaps} think gaps, {joins} joined subagent requests")
 for m in bad[:10]:
     print("FAIL: " + m)
 sys.exit(1 if bad else 0)
@@ -278,5 +308,37 @@ HF_HUB_CACHE=$tmp/nohub "$bin" agentx replay --base-url "http://127.0.0.1:$port"
 	no "model without a tokenizer: $(cat "$tmp/bad3.err")"
 "$bin" agentx replay --corpus "$tmp/tr.jsonl" --model m --concurrency 0 >/dev/null 2>&1
 [ $? = 2 ] && ok || no "--concurrency 0 is a usage error"
+
+# 6. no allocation per streamed chunk, none per request body: the release
+#    build under an LD_PRELOAD shim that counts malloc/calloc/realloc after the
+#    first connect(), against `sim --max-speed` (one SSE event per token),
+#    2000-token answers. Counts, not timings: fewer than one allocation per 100
+#    chunks, and at most 2,000 (slots, tables, records, artifacts) plus one per
+#    4 requests in all.
+rel=${IB_RELEASE:-$root/build/infbench}
+if [ ! -x "$rel" ] || ! cc -shared -fPIC -O1 -o "$tmp/alloc.so" "$root/tests/e2e/alloc_count.c" -ldl 2>"$tmp/cc.err"; then
+	echo "$suite: allocation counts skipped (no release build at $rel or no cc: $(head -c 200 "$tmp/cc.err" 2>/dev/null))"
+else
+	"$bin" agentx make-traces --traces 8 --turns 3:6 --first-in 2048:4096 --context 8192:16384 \
+		--out 2000:2000 --think 0:0 --subagent-rate 0.5 --subagent-turns 2:3 --system-tokens 512 \
+		--tool-tokens 512 --long-tail 0 --background-rate 0.3 --max-context 20000 -o "$tmp/al.jsonl" ||
+		no "make-traces for the allocation counts"
+	e2e_start_sim --max-speed
+	ALLOC_COUNT_FILE=$tmp/allocs LD_PRELOAD=$tmp/alloc.so "$rel" agentx replay \
+		--base-url "http://127.0.0.1:$port" --model llama3-8b --tokenizer "$tok" --corpus "$tmp/al.jsonl" \
+		--concurrency 4 --benchmark-duration 2 --warmup-requests-per-lane 1 --output-dir "$tmp/al" \
+		2>"$tmp/al.log" || no "replay for the allocation counts: $(cat "$tmp/al.log")"
+	if c=$("$py" - "$tmp/al/aiperf_artifacts/profile_export.jsonl" "$(cat "$tmp/allocs" 2>/dev/null)" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+allocs = int(sys.argv[2])
+chunks = sum(r["metrics"].get("output_sequence_length", {}).get("value", 0) for r in recs)
+n = len(recs)
+print(f"{allocs} allocations after the first connect for {n} requests, {chunks} chunks")
+sys.exit(0 if n >= 8 and chunks >= 500 * n and allocs * 100 < chunks and allocs <= 2000 + n // 4 else 1)
+PY
+	); then ok; else no "allocations: $c"; fi
+	echo "$c"
+fi
 
 e2e_end

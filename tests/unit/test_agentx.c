@@ -585,6 +585,36 @@ static void body_parts(ib_arena *a, const ib_buf *body, const char *marker, ib_b
 	roles[k] = 0;
 }
 
+/* The one trace of a JSON line, with the llama3 tokenizer and its block
+ * pool (needs the fixtures: make fixtures). */
+typedef struct {
+	ib_arena *a;
+	ax_corpus c;
+	struct tok *tk;
+	ax_blocks *b;
+	const ax_trace *t;
+} llama3_fx;
+
+static void llama3_open(llama3_fx *f, const char *tr)
+{
+	ib_error e = {0};
+	memset(f, 0, sizeof *f);
+	f->a = ib_arena_new();
+	cr_assert_eq(ax_parse(f->a, "c.jsonl", tr, strlen(tr), &f->c, &e), 0, "%s", e.msg);
+	f->t = &f->c.t[0];
+	cr_assert_eq(access("fixtures/tokenizers/llama3/tokenizer.json", R_OK), 0,
+	             "fixtures missing (run make fixtures)");
+	cr_assert_eq(tok_load("fixtures/tokenizers/llama3", &f->tk, &e), 0, "%s", e.msg);
+	cr_assert_eq(ax_blocks_new(f->tk, "llama3", &f->b, &e), 0, "%s", e.msg);
+}
+
+static void llama3_close(llama3_fx *f)
+{
+	ax_blocks_free(f->b);
+	tok_free(f->tk);
+	ib_arena_free(f->a);
+}
+
 Test(agentx, conversation_turns)
 {
 	const char *tr =
@@ -594,17 +624,13 @@ Test(agentx, conversation_turns)
 	    "6, 7, "
 	    "8]},"
 	    "{\"t\": 2, \"type\": \"n\", \"in\": 256, \"out\": 9, \"hash_ids\": [1, 2, 9, 10]}]}\n";
-	ib_arena *a = ib_arena_new();
-	ax_corpus c = {0};
+	llama3_fx f;
+	llama3_open(&f, tr);
+	ib_arena *a = f.a;
+	struct tok *tk = f.tk;
+	ax_blocks *b = f.b;
+	const ax_trace *t = f.t;
 	ib_error e = {0};
-	cr_assert_eq(ax_parse(a, "c.jsonl", tr, strlen(tr), &c, &e), 0, "%s", e.msg);
-	const ax_trace *t = &c.t[0];
-	cr_assert_eq(access("fixtures/tokenizers/llama3/tokenizer.json", R_OK), 0,
-	             "fixtures missing (run make fixtures)");
-	struct tok *tk;
-	cr_assert_eq(tok_load("fixtures/tokenizers/llama3", &tk, &e), 0, "%s", e.msg);
-	ax_blocks *b;
-	cr_assert_eq(ax_blocks_new(tk, "llama3", &b, &e), 0, "%s", e.msg);
 	char marker[20];
 	ax_cache_bust(42, 7, marker);
 	ax_conv cv = {0};
@@ -665,7 +691,59 @@ Test(agentx, conversation_turns)
 	cr_assert_eq(cv.seg[1].to - cv.seg[1].from, 1);
 	ib_buf_free(&last);
 	ax_conv_free(&cv);
-	ax_blocks_free(b);
-	tok_free(tk);
-	ib_arena_free(a);
+	llama3_close(&f);
+}
+
+/* A trace's table of block texts is sized once: every block of every chain
+ * (parent turns across a compaction, subagents) is made without the text
+ * moving, each id once. */
+Test(agentx, texts_table_sized_once)
+{
+	const char *tr =
+	    "{\"id\": \"trace-9\", \"requests\": ["
+	    "{\"t\": 0, \"type\": \"n\", \"in\": 256, \"out\": 9, \"hash_ids\": [1, 2, 3, 4]},"
+	    "{\"t\": 1, \"type\": \"subagent\", \"agent_id\": \"a\", \"requests\": ["
+	    "{\"t\": 0, \"type\": \"n\", \"in\": 192, \"out\": 9, \"hash_ids\": [1, 20, 21]},"
+	    "{\"t\": 1, \"type\": \"n\", \"in\": 256, \"out\": 9, \"hash_ids\": [1, 20, 21, 22]}]},"
+	    "{\"t\": 2, \"type\": \"n\", \"in\": 384, \"out\": 9, \"hash_ids\": [1, 2, 3, 4, 5, "
+	    "6]},"
+	    "{\"t\": 3, \"type\": \"n\", \"in\": 320, \"out\": 9, \"hash_ids\": [1, 30, 31, 32, "
+	    "33]}]}\n";
+	llama3_fx f;
+	llama3_open(&f, tr);
+	ax_blocks *b = f.b;
+	const ax_trace *t = f.t;
+	ax_texts *tx;
+	cr_assert_eq(ax_texts_new(b, t, &tx), 0);
+	const char *first, *s;
+	size_t n0, n;
+	cr_assert_eq(ax_texts_get(tx, 1, &first, &n0), 0);
+	ib_buf want = {0};
+	cr_assert_eq(ax_words(b, "trace-9", 1, 64, &want), 0);
+	cr_assert(n0 == want.len && !memcmp(first, want.data, n0));
+	size_t made = ax_texts_bytes(tx);
+	/* every block of every request: 14 distinct ids */
+	size_t gets = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const ax_entry *en = &t->entries[i];
+		size_t nr = en->is_subagent ? en->s.nreq : 1;
+		for (size_t q = 0; q < nr; q++) {
+			const ax_request *r = en->is_subagent ? &en->s.req[q] : &en->r;
+			for (size_t k = 0; k < r->nhash; k++, gets++)
+				cr_assert_eq(ax_texts_get(tx, r->hash_ids[k], &s, &n), 0);
+		}
+	}
+	cr_assert_eq(gets, 4 + 3 + 4 + 6 + 5);
+	/* block 1's text did not move, and it was made once */
+	cr_assert_eq(ax_texts_get(tx, 1, &s, &n), 0);
+	cr_assert(s == first && n == n0, "the table's text moved");
+	size_t per = made - want.len; /* the slots */
+	cr_assert_geq(ax_texts_bytes(tx), per + 14 * 64 * 3);
+	cr_assert_leq(ax_texts_bytes(tx), per + 14 * 64 * 13);
+	size_t after = ax_texts_bytes(tx);
+	cr_assert_eq(ax_texts_get(tx, 33, &s, &n), 0);
+	cr_assert_eq(ax_texts_bytes(tx), after, "a block already made was made again");
+	ib_buf_free(&want);
+	ax_texts_free(tx);
+	llama3_close(&f);
 }
