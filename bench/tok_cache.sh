@@ -63,12 +63,8 @@ printf '%-12s %7s | %8s %8s %8s %8s | %7s %7s %7s %7s | %8s %7s | %9s %9s  %s\n'
 	"off ms" "cold ms" "warm ms" "speedup" "off CPU" "warm CPU" "off RSS" "warm RSS" "HF ms" "HF MB" \
 	"warm/HF" "file MB" target
 ran=0
-for name in llama3 deepseek_v3 qwen3 gptoss mistral; do
-	fx=$root/fixtures/tokenizers/$name
-	if [ ! -f "$fx/tokenizer.json" ]; then
-		printf '%-12s fixtures missing: run make fixtures\n' "$name"
-		continue
-	fi
+for name in $BENCH_FIXTURES; do
+	bench_fixture "$name" || continue
 	ran=1
 	c=$tmp/cache-$name
 	jmb=$(awk -v b="$(stat -c %s "$fx/tokenizer.json")" 'BEGIN { printf "%.1f", b / 1048576 }')

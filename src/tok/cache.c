@@ -320,9 +320,18 @@ static int check_layout(const char *name, const char *img, size_t len, const hdr
 	return 0;
 }
 
+/* A table's used slots must be its entries: one of them each. */
+static int counted(const char *name, ib_error *e, uint64_t used, uint64_t want, const char *what)
+{
+	return used == want ? 0
+	                    : bad(name, e, "%llu %s slots used for %llu entries",
+	                          (unsigned long long)used, what, (unsigned long long)want);
+}
+
 /* Every entry, every slot. */
 static int check_tables(const char *name, const char *img, const hdr *h, ib_error *e)
 {
+	int rc;
 	const char *str = img + h->sec[SEC_STR][0];
 	uint64_t nstr = h->sec[SEC_STR][1], used = 0;
 	for (uint64_t k = 0; k < h->nent; k++) {
@@ -343,9 +352,8 @@ static int check_tables(const char *name, const char *img, const hdr *h, ib_erro
 			           (unsigned long long)k);
 		used++;
 	}
-	if (used != h->nent)
-		return bad(name, e, "%llu vocabulary slots used for %llu entries",
-		           (unsigned long long)used, (unsigned long long)h->nent);
+	if ((rc = counted(name, e, used, h->nent, "vocabulary")))
+		return rc;
 	const struct tok_pslot *ps =
 	    (const struct tok_pslot *)(const void *)(img + h->sec[SEC_PSLOT][0]);
 	used = 0;
@@ -358,10 +366,7 @@ static int check_tables(const char *name, const char *img, const hdr *h, ib_erro
 			           (unsigned long long)k);
 		used++;
 	}
-	if (used != h->npairs)
-		return bad(name, e, "%llu merge slots used for %llu merges",
-		           (unsigned long long)used, (unsigned long long)h->npairs);
-	return 0;
+	return counted(name, e, used, h->npairs, "merge");
 }
 
 /* Some keys of each table are looked up where the tables say they are (a

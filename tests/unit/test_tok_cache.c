@@ -277,7 +277,7 @@ Test(tok_cache, mistral_same_as_fresh, .timeout = 600)
 
 /* A small byte-level tokenizer with a split regex, a normalizer, added
  * tokens, a template and numbers of both kinds, in dir/tokenizer.json. */
-static void small_tokenizer(const char *dir, const char *extra_merge)
+static void small_tokenizer(const char *dir, const char *extra_merge, char jpath[128])
 {
 	ib_buf b = {0};
 	ib_buf_puts(&b,
@@ -307,10 +307,19 @@ static void small_tokenizer(const char *dir, const char *extra_merge)
 	ib_buf_puts(&b, ", \"\xC4\xA0t\": 256, \"he\": 257, \"\xC4\xA0the\": 258, \"ab\": 259}, "
 	                "\"merges\": [\"\xC4\xA0 t\", \"h e\", \"\xC4\xA0t he\"");
 	ib_buf_printf(&b, "%s]}}", extra_merge);
-	char p[256];
-	snprintf(p, sizeof p, "%s/tokenizer.json", dir);
-	write_file(p, b.data, b.len);
+	snprintf(jpath, 128, "%s/tokenizer.json", dir);
+	write_file(jpath, b.data, b.len);
 	ib_buf_free(&b);
+}
+
+/* A folder of its own as the cache, the small tokenizer in it (jpath),
+ * loaded once: the one cache file it wrote (file). */
+static void small_cached(char dir[64], char jpath[128], char file[512])
+{
+	own_cache(dir);
+	small_tokenizer(dir, "", jpath);
+	tok_free(load(jpath, false));
+	cr_assert_eq(cache_file(dir, file, 512), 1);
 }
 
 static void expect_small_works(tok *t)
@@ -367,20 +376,14 @@ static void header_only(char *img, size_t *len)
  * same tokenizer, and the file written anew (the next load comes from it). */
 static void damaged(damage_fn *fn)
 {
-	char dir[64], file[512];
-	own_cache(dir);
-	small_tokenizer(dir, "");
-	char jpath[128];
-	snprintf(jpath, sizeof jpath, "%s/tokenizer.json", dir);
-	tok *t = load(jpath, false);
-	tok_free(t);
-	cr_assert_eq(cache_file(dir, file, sizeof file), 1);
+	char dir[64], file[512], jpath[128];
+	small_cached(dir, jpath, file);
 	size_t len;
 	char *img = read_all(file, &len);
 	fn(img, &len);
 	write_file(file, img, len);
 	free(img);
-	t = load(jpath, false);
+	tok *t = load(jpath, false);
 	expect_small_works(t);
 	tok_free(t);
 	t = load(jpath, true);
@@ -420,15 +423,10 @@ Test(tok_cache, foreign_file_is_rebuilt)
 {
 	char dir[64], other[64], file[512], ofile[512], jpath[128], ojpath[128];
 	own_cache(other);
-	small_tokenizer(other, ", \"a b\"");
-	snprintf(ojpath, sizeof ojpath, "%s/tokenizer.json", other);
+	small_tokenizer(other, ", \"a b\"", ojpath);
 	tok_free(load(ojpath, false));
 	cr_assert_eq(cache_file(other, ofile, sizeof ofile), 1);
-	own_cache(dir);
-	small_tokenizer(dir, "");
-	snprintf(jpath, sizeof jpath, "%s/tokenizer.json", dir);
-	tok_free(load(jpath, false));
-	cr_assert_eq(cache_file(dir, file, sizeof file), 1);
+	small_cached(dir, jpath, file);
 	cr_expect_str_neq(strrchr(file, '/'), strrchr(ofile, '/'), "a key per content");
 	size_t len;
 	char *img = read_all(ofile, &len);
@@ -455,11 +453,7 @@ Test(tok_cache, foreign_file_is_rebuilt)
 Test(tok_cache, crafted_files_are_refused)
 {
 	char dir[64], file[512], jpath[128];
-	own_cache(dir);
-	small_tokenizer(dir, "");
-	snprintf(jpath, sizeof jpath, "%s/tokenizer.json", dir);
-	tok_free(load(jpath, false));
-	cr_assert_eq(cache_file(dir, file, sizeof file), 1);
+	small_cached(dir, jpath, file);
 	size_t len;
 	char *img = read_all(file, &len);
 	uint64_t sec[5][2];
@@ -517,8 +511,7 @@ Test(tok_cache, off_writes_nothing)
 {
 	char dir[64], file[512], jpath[128];
 	own_cache(dir);
-	small_tokenizer(dir, "");
-	snprintf(jpath, sizeof jpath, "%s/tokenizer.json", dir);
+	small_tokenizer(dir, "", jpath);
 	setenv("INFBENCH_TOK_CACHE", "off", 1);
 	char got[256];
 	cr_expect_eq(tok_cache_folder(got, sizeof got), 0);
@@ -535,8 +528,7 @@ Test(tok_cache, unwritable_folder_is_no_cache)
 {
 	char dir[64], jpath[128], bad[192];
 	own_cache(dir);
-	small_tokenizer(dir, "");
-	snprintf(jpath, sizeof jpath, "%s/tokenizer.json", dir);
+	small_tokenizer(dir, "", jpath);
 	/* a folder under a regular file cannot be made */
 	snprintf(bad, sizeof bad, "%s/sub", jpath);
 	setenv("INFBENCH_TOK_CACHE", bad, 1);
@@ -550,12 +542,9 @@ Test(tok_cache, unwritable_folder_is_no_cache)
 Test(tok_cache, changed_content_is_another_file)
 {
 	char dir[64], file[512], jpath[128];
-	own_cache(dir);
-	small_tokenizer(dir, "");
-	snprintf(jpath, sizeof jpath, "%s/tokenizer.json", dir);
-	tok_free(load(jpath, false));
+	small_cached(dir, jpath, file);
 	tok_free(load(jpath, true));
-	small_tokenizer(dir, ", \"a b\"");
+	small_tokenizer(dir, ", \"a b\"", jpath);
 	tok *t = load(jpath, false);
 	tok_ids ids = {0};
 	ib_error e = {0};
