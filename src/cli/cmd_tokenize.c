@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define N(a) (sizeof(a) / sizeof(a)[0])
 
@@ -146,8 +147,16 @@ static int run_jsonl(const char *prog, tok *t, bool decode)
 
 /* --bench FILE: encodes the file `repeat` times in this process and reports
  * the throughput of tok_encode alone (no I/O, no JSON). */
+/* This process's CPU time (user + system), seconds. */
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static int run_bench(const char *prog, tok *t, const char *file, int64_t repeat, bool special,
-                     double load_s)
+                     double load_s, double load_cpu_s)
 {
 	ib_buf b = {0};
 	ib_error e = {0};
@@ -171,9 +180,11 @@ static int run_bench(const char *prog, tok *t, const char *file, int64_t repeat,
 	}
 	double s = best / 1e9;
 	printf("{\"bytes\": %zu, \"tokens\": %zu, \"repeat\": %lld, \"best_s\": %.6f, "
-	       "\"mean_s\": %.6f, \"mb_per_s\": %.3f, \"load_s\": %.6f, \"from_cache\": %s}\n",
+	       "\"mean_s\": %.6f, \"mb_per_s\": %.3f, \"load_s\": %.6f, \"load_cpu_s\": %.6f, "
+	       "\"from_cache\": %s}\n",
 	       b.len, ntok, (long long)repeat, s, total / 1e9 / (double)repeat,
-	       s > 0 ? b.len / 1e6 / s : 0.0, load_s, tok_from_cache(t) ? "true" : "false");
+	       s > 0 ? b.len / 1e6 / s : 0.0, load_s, load_cpu_s,
+	       tok_from_cache(t) ? "true" : "false");
 	goto done;
 fail:
 	ib_error_format(&e, m, sizeof m);
@@ -282,11 +293,12 @@ int cmd_tokenize(int argc, char **argv)
 	}
 	tok *t = NULL;
 	int64_t t0 = ib_now_ns();
+	double c0 = cpu_s();
 	if (load(&p, &t)) {
 		args_free(&p);
 		return CLI_FAIL;
 	}
-	double load_s = (double)(ib_now_ns() - t0) / 1e9;
+	double load_s = (double)(ib_now_ns() - t0) / 1e9, load_cpu_s = cpu_s() - c0;
 	bool special = !args_get(&p, "--no-special-tokens")->seen;
 	arg_opt *text = args_get(&p, "--text"), *bench = args_get(&p, "--bench");
 	int status = CLI_OK;
@@ -295,7 +307,7 @@ int cmd_tokenize(int argc, char **argv)
 	} else if (args_get(&p, "--info")->seen) {
 		status = run_info(prog, t);
 	} else if (bench->seen) {
-		status = run_bench(prog, t, bench->vals[0], repeat, special, load_s);
+		status = run_bench(prog, t, bench->vals[0], repeat, special, load_s, load_cpu_s);
 	} else {
 		ib_buf in = {0}, out = {0};
 		tok_ids ids = {0};

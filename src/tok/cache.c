@@ -46,6 +46,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 enum {
@@ -150,35 +151,147 @@ static void key_of(const char *p, size_t n, uint64_t key[2])
 		key_add(key, p + o, n - o < CHUNK ? n - o : CHUNK);
 }
 
-/* The key of the file at path, read in chunks; -1 when it cannot be read
- * (the loader then reports why). */
-static int key_of_file(const char *path, uint64_t key[2])
+/* The checksum of a file's bytes after the header: the same fold, so that a
+ * reader can sum each chunk as it reads it, while it is in the CPU's cache. */
+static uint64_t sum_of(const char *p, size_t n)
+{
+	uint64_t k[2];
+	key_of(p, n, k);
+	return k[0];
+}
+
+/* Reads up to n bytes (fewer only at the end of the file): the count, or -1
+ * on an error. */
+static ssize_t read_full(int fd, char *p, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = read(fd, p + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+/* ---- the index: the key of a tokenizer.json whose status is unchanged ----
+ *
+ * Hashing a 10-30 MB tokenizer.json at every load costs as much as the rest
+ * of a warm load, so the key of each file is remembered in a small index
+ * file ("<device>-<inode>.idx") with the file's size, modification and
+ * status-change times: while they are the same, the content is. As git's
+ * index does, a file changed less than two seconds before it was hashed is
+ * not remembered (a change within the clock's granularity could keep its
+ * times), and the status-change time cannot be set back by a user. */
+
+static pthread_mutex_t write_mu = PTHREAD_MUTEX_INITIALIZER;
+static const char IDX_MAGIC[8] = {'I', 'B', 'T', 'O', 'K', 'I', '\r', '\n'};
+
+typedef struct {
+	char magic[8];
+	uint64_t format, dev, ino, size, mtime[2], ctime[2], key[2];
+} idx_rec;
+
+static void idx_of(const struct stat *st, idx_rec *x)
+{
+	memset(x, 0, sizeof *x);
+	memcpy(x->magic, IDX_MAGIC, sizeof IDX_MAGIC);
+	x->format = FORMAT;
+	x->dev = (uint64_t)st->st_dev;
+	x->ino = (uint64_t)st->st_ino;
+	x->size = (uint64_t)st->st_size;
+	x->mtime[0] = (uint64_t)st->st_mtim.tv_sec;
+	x->mtime[1] = (uint64_t)st->st_mtim.tv_nsec;
+	x->ctime[0] = (uint64_t)st->st_ctim.tv_sec;
+	x->ctime[1] = (uint64_t)st->st_ctim.tv_nsec;
+}
+
+static void idx_name(char *out, size_t cap, const char *dir, const struct stat *st)
+{
+	snprintf(out, cap, "%s/%llx-%llx.idx", dir, (unsigned long long)st->st_dev,
+	         (unsigned long long)st->st_ino);
+}
+
+/* The remembered key of the file of status st: whether there is one. */
+static bool idx_get(const char *dir, const struct stat *st, uint64_t key[2])
+{
+	char path[4200];
+	idx_rec want, got;
+	idx_of(st, &want);
+	idx_name(path, sizeof path, dir, st);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	bool ok = fd >= 0 && read_full(fd, (char *)&got, sizeof got) == (ssize_t)sizeof got;
+	if (fd >= 0)
+		close(fd);
+	if (!ok)
+		return false;
+	memcpy(want.key, got.key, sizeof want.key);
+	if (memcmp(&want, &got, sizeof want))
+		return false;
+	memcpy(key, got.key, sizeof got.key);
+	return true;
+}
+
+static void idx_put(const char *dir, const struct stat *st, const uint64_t key[2])
+{
+	char path[4200];
+	idx_rec x;
+	ib_error ignore = {0};
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (st->st_ctim.tv_sec > now.tv_sec - 2 || st->st_mtim.tv_sec > now.tv_sec - 2)
+		return; /* changed just now: maybe again within the same tick */
+	idx_of(st, &x);
+	memcpy(x.key, key, sizeof x.key);
+	idx_name(path, sizeof path, dir, st);
+	pthread_mutex_lock(&write_mu);
+	if (!ib_mkdirs(dir, 0755, &ignore))
+		ib_write_file_atomic(path, &x, sizeof x, &ignore);
+	pthread_mutex_unlock(&write_mu);
+}
+
+/* The key of the file at path: remembered in the index (*st its status,
+ * *remembered true), or read in chunks (and then remembered); -1 when it
+ * cannot be read (the loader then reports why). */
+static int key_of_file(const char *dir, const char *path, uint64_t key[2], struct stat *st,
+                       bool *remembered)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), rc = -1;
-	struct stat st;
+	struct stat after;
 	char *buf = NULL;
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || !(buf = malloc(CHUNK)))
+	*remembered = false;
+	if (fd < 0 || fstat(fd, st) || !S_ISREG(st->st_mode))
+		goto out;
+	if ((*remembered = idx_get(dir, st, key))) {
+		rc = 0;
+		goto out;
+	}
+	if (!(buf = malloc(CHUNK)))
 		goto out;
 	key[0] = IB_FNV1A_BASIS;
 	key[1] = 0;
 	for (bool first = true;; first = false) {
-		size_t n = 0;
-		while (n < CHUNK) {
-			ssize_t r = read(fd, buf + n, CHUNK - n);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r < 0)
-				goto out;
-			if (r == 0)
-				break;
-			n += (size_t)r;
-		}
+		ssize_t n = read_full(fd, buf, CHUNK);
+		if (n < 0)
+			goto out;
 		if (n || first)
-			key_add(key, buf, n);
+			key_add(key, buf, (size_t)n);
 		if (n < CHUNK)
 			break;
 	}
 	rc = 0;
+	/* remembered only when the file did not change while it was read */
+	idx_rec x, y;
+	if (!fstat(fd, &after)) {
+		idx_of(st, &x);
+		idx_of(&after, &y);
+		if (!memcmp(&x, &y, sizeof x))
+			idx_put(dir, st, key);
+	}
 out:
 	free(buf);
 	if (fd >= 0)
@@ -283,7 +396,7 @@ static bool pow2(uint64_t n)
 
 /* The header's checks and the sections' bounds. */
 static int check_layout(const char *name, const char *img, size_t len, const hdr *h,
-                        const uint64_t key[2], ib_error *e)
+                        const uint64_t key[2], const uint64_t *sum, ib_error *e)
 {
 	if (len < sizeof *h || memcmp(h->magic, MAGIC, sizeof MAGIC))
 		return bad(name, e, "no header");
@@ -295,7 +408,7 @@ static int check_layout(const char *name, const char *img, size_t len, const hdr
 	if (h->size != len)
 		return bad(name, e, "%zu bytes, the header says %llu", len,
 		           (unsigned long long)h->size);
-	if (h->sum != bulk_hash(img + sizeof *h, len - sizeof *h))
+	if (h->sum != (sum ? *sum : sum_of(img + sizeof *h, len - sizeof *h)))
 		return bad(name, e, "checksum mismatch");
 	uint64_t end = sizeof *h;
 	for (int s = 0; s < NSEC; s++) {
@@ -402,8 +515,10 @@ static void release(char *img, size_t map)
 		free(img);
 }
 
-int tok_cache_load_image(const char *name, char *img, size_t len, size_t map, const uint64_t key[2],
-                         tok **out, ib_error *e)
+/* tok_cache_load_image with the checksum already known (sum non-NULL: the
+ * reader summed the chunks as it read them) */
+static int load_image(const char *name, char *img, size_t len, size_t map, const uint64_t key[2],
+                      const uint64_t *sum, tok **out, ib_error *e)
 {
 	hdr h;
 	tok *t = NULL;
@@ -411,7 +526,7 @@ int tok_cache_load_image(const char *name, char *img, size_t len, size_t map, co
 	memset(&h, 0, sizeof h);
 	if (len >= sizeof h)
 		memcpy(&h, img, sizeof h);
-	if ((rc = check_layout(name, img, len, &h, key, e)) ||
+	if ((rc = check_layout(name, img, len, &h, key, sum, e)) ||
 	    (rc = check_tables(name, img, &h, e)))
 		goto fail;
 	if (!(t = tok_new(name))) {
@@ -453,13 +568,19 @@ fail:
 	return rc;
 }
 
+int tok_cache_load_image(const char *name, char *img, size_t len, size_t map, const uint64_t key[2],
+                         tok **out, ib_error *e)
+{
+	return load_image(name, img, len, map, key, NULL, out, e);
+}
+
 void tok_cache_seal(char *img, size_t len)
 {
 	hdr h;
 	if (len < sizeof h)
 		return;
 	memcpy(&h, img, sizeof h);
-	h.sum = bulk_hash(img + sizeof h, len - sizeof h);
+	h.sum = sum_of(img + sizeof h, len - sizeof h);
 	memcpy(img, &h, sizeof h);
 }
 
@@ -518,7 +639,7 @@ static int image_of(const tok *t, const ib_buf *slim, const uint64_t key[2], cha
 	if (m->vocab.n)
 		memcpy(p + h.sec[SEC_VSLOT][0], m->vocab.slot, n[SEC_VSLOT]);
 	memcpy(p + h.sec[SEC_PSLOT][0], m->merges.slot, n[SEC_PSLOT]);
-	h.sum = bulk_hash(p + sizeof h, off - sizeof h);
+	h.sum = sum_of(p + sizeof h, off - sizeof h);
 	memcpy(p, &h, sizeof h);
 	*img = p;
 	*len = off;
@@ -529,7 +650,6 @@ static int image_of(const tok *t, const ib_buf *slim, const uint64_t key[2], cha
  * thread at a time (ib_write_file_atomic's temporary name is per process). */
 static void store(const char *dir, const tok *t, const ib_buf *slim, const uint64_t key[2])
 {
-	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	char path[4200];
 	char *img = NULL;
 	size_t len = 0;
@@ -537,10 +657,10 @@ static void store(const char *dir, const tok *t, const ib_buf *slim, const uint6
 	if (!slim->len || !t->have_sha || image_of(t, slim, key, &img, &len))
 		return;
 	file_name(path, sizeof path, dir, key);
-	pthread_mutex_lock(&mu);
+	pthread_mutex_lock(&write_mu);
 	if (!ib_mkdirs(dir, 0755, &ignore))
 		ib_write_file_atomic(path, img, len, &ignore);
-	pthread_mutex_unlock(&mu);
+	pthread_mutex_unlock(&write_mu);
 	free(img);
 }
 
@@ -551,35 +671,40 @@ static void store(const char *dir, const tok *t, const ib_buf *slim, const uint6
  * microseconds, and faulting in a file of 10-50 MB page by page was most of
  * a warm load. *len is the size (also the mapping's); NULL when the file is
  * missing, unreadable, empty or over 4 GiB. */
-static char *read_image(const char *path, size_t *len)
+static char *read_image(const char *path, size_t *len, uint64_t *sum)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	char *p = NULL;
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < sizeof(hdr) ||
 	    (uint64_t)st.st_size > (uint64_t)1 << 32)
 		goto out;
-	size_t n = (size_t)st.st_size, got = 0;
-	void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+	size_t n = (size_t)st.st_size, got = sizeof(hdr);
+	uint64_t k[2] = {IB_FNV1A_BASIS, 0};
+	char *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
 	               -1, 0);
 	if (m == MAP_FAILED)
 		goto out;
-	while (got < n) {
-		ssize_t r = read(fd, (char *)m + got, n - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
+	/* the header, then a chunk at a time, each summed as soon as it is read
+	 * (sum_of's fold, over the same chunks) */
+	bool ok = read_full(fd, m, got) == (ssize_t)got;
+	if (ok && got == n)
+		key_add(k, m, 0);
+	while (ok && got < n) {
+		size_t c = n - got < CHUNK ? n - got : CHUNK;
+		ok = read_full(fd, m + got, c) == (ssize_t)c;
+		key_add(k, m + got, c);
+		got += c;
 	}
-	if (got != n) {
+	if (!ok) {
 		munmap(m, n);
 		goto out;
 	}
 	p = m;
 	*len = n;
+	*sum = k[0];
 out:
 	close(fd);
 	return p;
@@ -588,17 +713,21 @@ out:
 int tok_load_file(const char *path, tok **out, ib_error *e)
 {
 	char dir[4096], file[4200];
-	uint64_t key[2];
+	uint64_t key[2], was[2];
+	struct stat st;
+	bool remembered = false;
 	ib_buf text = {0}, slim = {0};
-	bool on = tok_cache_folder(dir, sizeof dir) && !key_of_file(path, key);
+	bool on =
+	    tok_cache_folder(dir, sizeof dir) && !key_of_file(dir, path, key, &st, &remembered);
 	int rc;
 	if (on) {
 		ib_error ignore = {0};
 		size_t n = 0;
 		file_name(file, sizeof file, dir, key);
 		/* a missing, unreadable, damaged or foreign file: load the JSON */
-		char *img = read_image(file, &n);
-		if (img && !tok_cache_load_image(path, img, n, n, key, out, &ignore)) {
+		uint64_t sum = 0;
+		char *img = read_image(file, &n, &sum);
+		if (img && !load_image(path, img, n, n, key, &sum, out, &ignore)) {
 			(*out)->from_file = true;
 			return 0;
 		}
@@ -614,7 +743,13 @@ int tok_load_file(const char *path, tok **out, ib_error *e)
 	/* the key and digest of what was read (the file may have changed
 	 * since), before the parser changes the text in place */
 	if (on) {
+		memcpy(was, key, sizeof was);
 		key_of(text.data ? text.data : "", text.len, key);
+		/* an index entry that named another content is dropped */
+		if (remembered && memcmp(was, key, sizeof was)) {
+			idx_name(file, sizeof file, dir, &st);
+			unlink(file);
+		}
 		ib_sha256 sh;
 		ib_sha256_init(&sh);
 		ib_sha256_update(&sh, text.data ? text.data : "", text.len);

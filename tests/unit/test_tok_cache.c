@@ -81,22 +81,29 @@ static tok *load(const char *path, bool want_cached)
 	return t;
 }
 
-/* The only *.tok file of dir into out; how many there are. */
-static int cache_file(const char *dir, char *out, size_t cap)
+/* The only file of dir whose name ends with suffix (".tok", ".idx") into
+ * out; how many there are. */
+static int files_with(const char *dir, const char *suffix, char *out, size_t cap)
 {
 	DIR *d = opendir(dir);
 	struct dirent *x;
 	int n = 0;
+	size_t sl = strlen(suffix);
 	cr_assert_not_null(d, "%s", dir);
 	while ((x = readdir(d))) {
 		size_t l = strlen(x->d_name);
-		if (l > 4 && !strcmp(x->d_name + l - 4, ".tok")) {
+		if (l > sl && !strcmp(x->d_name + l - sl, suffix)) {
 			snprintf(out, cap, "%s/%s", dir, x->d_name);
 			n++;
 		}
 	}
 	closedir(d);
 	return n;
+}
+
+static int cache_file(const char *dir, char *out, size_t cap)
+{
+	return files_with(dir, ".tok", out, cap);
 }
 
 static void write_file(const char *path, const void *p, size_t n)
@@ -248,27 +255,27 @@ static void fixture_round_trip(const char *name)
 	rm_dir(dir);
 }
 
-Test(tok_cache, llama3_same_as_fresh, .timeout = 600)
+Test(tok_cache, llama3_same_as_fresh)
 {
 	fixture_round_trip("llama3");
 }
 
-Test(tok_cache, deepseek_v3_same_as_fresh, .timeout = 600)
+Test(tok_cache, deepseek_v3_same_as_fresh)
 {
 	fixture_round_trip("deepseek_v3");
 }
 
-Test(tok_cache, qwen3_same_as_fresh, .timeout = 600)
+Test(tok_cache, qwen3_same_as_fresh)
 {
 	fixture_round_trip("qwen3");
 }
 
-Test(tok_cache, gptoss_same_as_fresh, .timeout = 600)
+Test(tok_cache, gptoss_same_as_fresh)
 {
 	fixture_round_trip("gptoss");
 }
 
-Test(tok_cache, mistral_same_as_fresh, .timeout = 600)
+Test(tok_cache, mistral_same_as_fresh)
 {
 	fixture_round_trip("mistral");
 }
@@ -568,6 +575,36 @@ Test(tok_cache, source_sha256_needs_a_file)
 	cr_expect_eq(tok_source_sha256(t, hex, &e), IB_EINVAL);
 	cr_expect(strstr(e.msg, "memory"), "%s", e.msg);
 	tok_free(t);
+}
+
+/* The index remembers the key of a file changed long enough ago (the
+ * fixtures), not of one changed just now; an entry that names another
+ * content is dropped and made again. */
+Test(tok_cache, index_of_unchanged_files)
+{
+	char dir[64], small[64], idx[512], file[512], jpath[128];
+	own_cache(small);
+	small_tokenizer(small, "", jpath);
+	tok_free(load(jpath, false));
+	tok_free(load(jpath, true));
+	cr_expect_eq(files_with(small, ".idx", idx, sizeof idx), 0, "a file changed just now");
+	own_cache(dir);
+	tok_free(load("fixtures/tokenizers/mistral", false));
+	cr_assert_eq(files_with(dir, ".idx", idx, sizeof idx), 1);
+	tok_free(load("fixtures/tokenizers/mistral", true));
+	size_t len;
+	char *x = read_all(idx, &len);
+	cr_assert_gt(len, 16);
+	x[len - 1] ^= 1; /* the key's last byte */
+	write_file(idx, x, len);
+	free(x);
+	tok_free(load("fixtures/tokenizers/mistral", false));
+	cr_expect_eq(files_with(dir, ".idx", idx, sizeof idx), 0, "the wrong entry dropped");
+	tok_free(load("fixtures/tokenizers/mistral", true));
+	cr_expect_eq(files_with(dir, ".idx", idx, sizeof idx), 1, "made again");
+	cr_expect_eq(cache_file(dir, file, sizeof file), 1);
+	rm_dir(dir);
+	rm_dir(small);
 }
 
 Test(tok_cache, folder_resolution)
