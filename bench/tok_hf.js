@@ -8,8 +8,9 @@
 //                                      REPEAT encodes of FILE as one string, as JSON
 //                                      {"bytes", "tokens", "best_s", "mb_per_s", "ids_sha"}
 //   tok_hf.js hash FILE                the same ids_sha of a JSON id list (infbench's output)
-//   tok_hf.js load TOKENIZER_JSON      the time of one Tokenizer.fromFile in this process and
-//                                      the resident memory it added, as JSON {"load_s", "rss_mb"}
+//   tok_hf.js load TOKENIZER_JSON      the time of one Tokenizer.fromFile in this process (wall,
+//                                      and CPU of all its threads) and the resident memory it
+//                                      added, as JSON {"load_s", "cpu_s", "rss_mb"}
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -52,12 +53,14 @@ function load(tokjson) {
 	const root = path.join(__dirname, '..', 'fixtures', 'node_modules', '@anush008', 'tokenizers');
 	const {Tokenizer} = require(root);
 	const rss0 = process.memoryUsage().rss;
+	const c0 = process.cpuUsage();
 	const t0 = process.hrtime.bigint();
 	const t = Tokenizer.fromFile(tokjson);
 	const dt = Number(process.hrtime.bigint() - t0) / 1e9;
+	const c = process.cpuUsage(c0);
 	const rss = (process.memoryUsage().rss - rss0) / 1048576;
 	if (!t) throw new Error('no tokenizer');
-	console.log(JSON.stringify({load_s: dt, rss_mb: rss}));
+	console.log(JSON.stringify({load_s: dt, cpu_s: (c.user + c.system) / 1e6, rss_mb: rss}));
 }
 
 (async () => {
