@@ -110,6 +110,7 @@ bench: all
 	bench/sim.sh $(BUILD)/infbench
 	bench/client.sh $(BUILD)/infbench
 	bench/tokenizer.sh $(BUILD)/infbench
+	bench/tok_cache.sh $(BUILD)/infbench
 	bench/eval.sh $(BUILD)/infbench
 	bench/run.sh $(BUILD)/infbench
 	bench/results.sh $(BUILD)/infbench

@@ -23,6 +23,10 @@
 # reference's interpreter ($REF_PY -c pass), with their ratios.
 #
 # bench_ratio A B: prints A / B as "12.3x", or "n/a" when either is unknown.
+#
+# BENCH_FIXTURES: the fixture tokenizers, in the order the scripts print them.
+# bench_fixture NAME: sets fx to fixtures/tokenizers/NAME below $root; when it
+# has no tokenizer.json, prints "NAME  fixtures missing: ..." and returns 1.
 
 bench_ref_python() {
 	REF_PY='' REF_PY_NOTE=''
@@ -87,4 +91,13 @@ bench_startup() {
 	bench_time 5 5 "$REF_PY" -c pass
 	printf '                                      %s -c pass  wall %.2f ms  CPU %.2f ms  (CPU ratio %s, wall %s)\n' \
 		"$REF_PY" "$BT_WALL_MS" "$BT_CPU_MS" "$(bench_ratio "$BT_CPU_MS" "$ib_c")" "$(bench_ratio "$BT_WALL_MS" "$ib_w")"
+}
+
+BENCH_FIXTURES="llama3 deepseek_v3 qwen3 gptoss mistral"
+
+bench_fixture() {
+	fx=$root/fixtures/tokenizers/$1
+	[ -f "$fx/tokenizer.json" ] && return 0
+	printf '%-12s fixtures missing: run make fixtures\n' "$1"
+	return 1
 }

@@ -8,6 +8,9 @@
 //                                      REPEAT encodes of FILE as one string, as JSON
 //                                      {"bytes", "tokens", "best_s", "mb_per_s", "ids_sha"}
 //   tok_hf.js hash FILE                the same ids_sha of a JSON id list (infbench's output)
+//   tok_hf.js load TOKENIZER_JSON      the time of one Tokenizer.fromFile in this process (wall,
+//                                      and CPU of all its threads) and the resident memory it
+//                                      added, as JSON {"load_s", "cpu_s", "rss_mb"}
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -46,14 +49,29 @@ async function encode(tokjson, file, repeat) {
 	console.log(JSON.stringify({bytes, tokens: ids.length, best_s: best, mb_per_s: bytes / 1e6 / best, ids_sha: sha}));
 }
 
+function load(tokjson) {
+	const root = path.join(__dirname, '..', 'fixtures', 'node_modules', '@anush008', 'tokenizers');
+	const {Tokenizer} = require(root);
+	const rss0 = process.memoryUsage().rss;
+	const c0 = process.cpuUsage();
+	const t0 = process.hrtime.bigint();
+	const t = Tokenizer.fromFile(tokjson);
+	const dt = Number(process.hrtime.bigint() - t0) / 1e9;
+	const c = process.cpuUsage(c0);
+	const rss = (process.memoryUsage().rss - rss0) / 1048576;
+	if (!t) throw new Error('no tokenizer');
+	console.log(JSON.stringify({load_s: dt, cpu_s: (c.user + c.system) / 1e6, rss_mb: rss}));
+}
+
 (async () => {
 	const [cmd, a, b, c] = process.argv.slice(2);
 	if (cmd === 'text') fs.writeFileSync(b, corpusText(a, Number(c)));
 	else if (cmd === 'encode') await encode(a, b, Number(c));
+	else if (cmd === 'load') load(a);
 	else if (cmd === 'hash')
 		console.log(crypto.createHash('sha256').update(JSON.stringify(JSON.parse(fs.readFileSync(a, 'utf8')))).digest('hex').slice(0, 16));
 	else {
-		console.error('usage: tok_hf.js text GOLDEN OUT MB | encode TOKENIZER_JSON FILE REPEAT');
+		console.error('usage: tok_hf.js text GOLDEN OUT MB | encode TOKENIZER_JSON FILE REPEAT | load TOKENIZER_JSON');
 		process.exit(2);
 	}
 })().catch((e) => {

@@ -11,6 +11,7 @@
 # 0 unless it cannot run at all.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/bench/lib.sh"
 bin=${1:-$root/build/infbench}
 mb=${MB:-4}
 repeat=${REPEAT:-3}
@@ -31,12 +32,8 @@ echo "text: $bytes bytes (golden encode corpora repeated); best of $repeat; ${pi
 printf '%-12s %14s %10s %8s %10s %10s %10s  %s\n' tokenizer "infbench MB/s" "HF MB/s" ratio \
 	tokens "HF tokens" identical targets
 ran=0
-for name in llama3 deepseek_v3 qwen3 gptoss mistral; do
-	fx=$root/fixtures/tokenizers/$name
-	if [ ! -f "$fx/tokenizer.json" ]; then
-		printf '%-12s fixtures missing: run make fixtures\n' "$name"
-		continue
-	fi
+for name in $BENCH_FIXTURES; do
+	bench_fixture "$name" || continue
 	line=$("${pin[@]}" "$bin" tokenize --tokenizer "$fx" --no-special-tokens --bench "$text" \
 		--repeat "$repeat") || { printf '%-12s infbench failed\n' "$name"; continue; }
 	ran=1

@@ -11,6 +11,12 @@ pass=0
 fail=0
 status=0
 
+# every suite's tokenizer cache (tok.h) goes to a temporary folder: the
+# tests never write ~/.cache, and each run starts cold
+tok_cache=$(mktemp -d)
+export INFBENCH_TOK_CACHE=$tok_cache
+trap 'rm -rf "$tok_cache"' EXIT
+
 add() { # add PASSED FAILED
 	pass=$((pass + $1))
 	fail=$((fail + $2))

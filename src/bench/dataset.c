@@ -343,13 +343,13 @@ static int gen_all(gen_ctx *g, bench_tokenizer *t, ib_mt *local, int W, ib_error
 
 static const char cache_magic[8] = "IBPC1\n\0\0";
 
+/* DIR/NAME's bytes (nothing when there is none: a tokenizer.json path has
+ * no config beside it), then "|" */
 static void sha_file(ib_sha256 *h, const char *dir, const char *name)
 {
 	ib_buf p = {0}, b = {0};
 	ib_error e = {0};
 	if (!ib_buf_printf(&p, "%s/%s", dir, name) && !ib_read_file(p.data, &b, &e))
-		ib_sha256_update(h, b.data ? b.data : "", b.len);
-	else if (!ib_read_file(dir, &b, &e)) /* the path is the tokenizer.json itself */
 		ib_sha256_update(h, b.data ? b.data : "", b.len);
 	ib_sha256_update(h, "|", 1);
 	ib_buf_free(&p);
@@ -361,8 +361,15 @@ static void cache_path(const gen_ctx *gc, const bench_tokenizer *t, const ib_mt 
                        const int64_t *out_lens, int W, ib_buf *path)
 {
 	ib_sha256 h;
+	char tj[65];
+	ib_error ignore = {0};
 	ib_sha256_init(&h);
-	sha_file(&h, t->path, "tokenizer.json");
+	/* tokenizer.json by its digest, which the tokenizer cache keeps (no
+	 * hashing of megabytes at every run) */
+	if (tok_source_sha256(t->tok, tj, &ignore))
+		snprintf(tj, sizeof tj, "unknown");
+	ib_sha256_update(&h, tj, strlen(tj));
+	ib_sha256_update(&h, "|", 1);
 	sha_file(&h, t->path, "tokenizer_config.json");
 	int64_t head[7] = {gc->V,   gc->prefix, (int64_t)gc->n, W, t->use_chat_template,
 	                   t->dsv4, t->cleanup};

@@ -230,28 +230,14 @@ static void on_end(void *arg)
 
 /* ---- the workload fingerprint and the client's health ---- */
 
-/* sha256 of the tokenizer.json a path names (a folder or the file) */
-static void tokenizer_sha(const char *path, char hex[65])
-{
-	ib_buf p = {0}, b = {0};
-	ib_error e = {0};
-	if (ib_buf_printf(&p, "%s/tokenizer.json", path) ||
-	    (ib_read_file(p.data, &b, &e) && ib_read_file(path, &b, &e)))
-		snprintf(hex, 65, "unknown");
-	else
-		ib_sha256_hex(b.data ? b.data : "", b.len, hex);
-	ib_buf_free(&p);
-	ib_buf_free(&b);
-}
-
 static void hex32(const uint8_t d[32], char out[65])
 {
 	for (int i = 0; i < 32; i++)
 		snprintf(out + 2 * i, 3, "%02x", d[i]);
 }
 
-ib_val *bench_workload(ib_arena *a, const bench_prompt *ps, size_t n, const char *tokenizer_path,
-                       uint32_t seed, double gen_seconds)
+ib_val *bench_workload(ib_arena *a, const bench_prompt *ps, size_t n, struct tok *tk, uint32_t seed,
+                       double gen_seconds)
 {
 	ib_sha256 all, prompts;
 	ib_sha256_init(&all);
@@ -272,7 +258,10 @@ ib_val *bench_workload(ib_arena *a, const bench_prompt *ps, size_t n, const char
 	hex32(d, h1);
 	ib_sha256_final(&prompts, d);
 	hex32(d, h2);
-	tokenizer_sha(tokenizer_path, h3);
+	/* the tokenizer cache keeps it: the file is not hashed at every run */
+	ib_error ignore = {0};
+	if (tok_source_sha256(tk, h3, &ignore))
+		snprintf(h3, sizeof h3, "unknown");
 	ib_val *w = ib_v_map(a);
 	ib_map_set(a, w, "sha256", ib_v_str(a, h1));
 	ib_map_set(a, w, "prompts_sha256", ib_v_str(a, h2));
@@ -704,7 +693,7 @@ int bench_main(const bench_options *o, const bench_log *log, bench_outcome *outc
 	bench_scrape after;
 	scrape(&cfg, &after);
 	ib_map_set(a, r, "server_metrics", bench_scrape_diff(a, &sc.before, &after));
-	ib_val *wl = bench_workload(a, prompts, n, bt.path, (uint32_t)o->seed, gen_s);
+	ib_val *wl = bench_workload(a, prompts, n, bt.tok, (uint32_t)o->seed, gen_s);
 	if (wl && o->dataset_name && strcmp(o->dataset_name, "random")) {
 		ib_map_set(a, wl, "dataset", ib_v_str(a, o->dataset_name));
 		ib_map_set(a, wl, "dataset_path", ib_v_str(a, o->dataset_path));

@@ -97,6 +97,20 @@ int cli_jsonl(const char *prog, cli_jsonl_fn answer, void *arg);
  * the write fails, nothing is written to path, the error naming the file (or
  * "standard output") is printed under prog, and 1 is returned; else 0. */
 int cli_emit(const char *prog, const char *path, const ib_buf *b);
+/* --tok-cache DIR|off, the option of every command that loads a tokenizer
+ * (tok.h: the cache of loaded tokenizers), declared the same way by each. */
+#define CLI_TOK_CACHE_OPT                                                                          \
+	{                                                                                          \
+		.name = "--tok-cache", .kind = ARG_ONE, .metavar = "DIR|off",                      \
+		.help = "infbench: keep loaded tokenizers in DIR (default $INFBENCH_TOK_CACHE, "   \
+		        "else ~/.cache/infbench/tok), or 'off'"                                    \
+	}
+/* Applies --tok-cache (val NULL: not given, nothing changes): sets
+ * INFBENCH_TOK_CACHE for this process and the processes it starts; DIR is
+ * created when missing and made absolute. Call it before any thread starts.
+ * Returns CLI_OK, or prints "<prog>: error: --tok-cache: ..." and returns
+ * CLI_FAIL when DIR cannot be made or is not writable. */
+int cli_tok_cache(const char *prog, const char *val);
 /* Writes v as Python json.dumps text plus a newline, to path atomically or to
  * stdout when path is NULL. Returns 0, or prints an error and returns 1. */
 int cli_emit_json(const char *path, const ib_val *v);

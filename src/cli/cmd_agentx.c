@@ -365,6 +365,7 @@ static int replay(int argc, char **argv)
 	     .kind = ARG_MANY,
 	     .metavar = "KEY=VALUE",
 	     .help = "lines for DIR/env, the environment of the processing"},
+	    CLI_TOK_CACHE_OPT,
 	};
 	arg_parser p = {
 	    .prog = "infbench agentx replay",
@@ -383,6 +384,8 @@ static int replay(int argc, char **argv)
 		return rc == 1 ? 0 : rc;
 	}
 	rc = read_replay_opts(&p, &o);
+	if (!rc && args_get(&p, "--tok-cache")->seen)
+		rc = cli_tok_cache(p.prog, args_get(&p, "--tok-cache")->vals[0]);
 	if (!rc) {
 		ib_error e = {0};
 		ax_replay_outcome out;

@@ -200,6 +200,7 @@ static const arg_opt flags[] = {
      .is_int = true,
      .metavar = "N",
      .help = "infbench: prompt generation threads (default: one per CPU; same prompts for any N)"},
+    CLI_TOK_CACHE_OPT,
     {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
 };
 
@@ -376,7 +377,10 @@ int cmd_bench(int argc, char **argv)
 	}
 	bench_options o;
 	double pcts[32];
-	if ((rc = options(&p, &o, pcts, N(pcts)))) {
+	if ((rc = options(&p, &o, pcts, N(pcts))) ||
+	    (rc = cli_tok_cache(p.prog, args_get(&p, "--tok-cache")->seen
+	                                    ? args_get(&p, "--tok-cache")->vals[0]
+	                                    : NULL))) {
 		args_free(&p);
 		return rc;
 	}

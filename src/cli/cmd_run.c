@@ -100,6 +100,7 @@ static arg_opt run_opts_tbl[] = {
      .kind = ARG_ONE,
      .metavar = "DIR",
      .help = "tokenizer folder for the client and simulator"},
+    CLI_TOK_CACHE_OPT,
     {.name = "--time-scale",
      .kind = ARG_ONE,
      .metavar = "S",
@@ -584,6 +585,11 @@ int cmd_run(int argc, char **argv)
 	if (r)
 		return r == 1 ? CLI_OK : CLI_USAGE;
 	const char *store = sval(&p, "--results", "results");
+	/* the rows' clients and simulators inherit it (INFBENCH_TOK_CACHE) */
+	if (cli_tok_cache(p.prog, sval(&p, "--tok-cache", NULL))) {
+		args_free(&p);
+		return CLI_FAIL;
+	}
 	if (args_get(&p, "--status")->seen) {
 		args_free(&p);
 		return status_cmd(store);

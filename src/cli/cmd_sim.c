@@ -311,6 +311,7 @@ static const arg_opt flags[] = {
      .kind = ARG_ONE,
      .metavar = "DIR",
      .help = "exact prompt token counts, /tokenize and /detokenize"},
+    CLI_TOK_CACHE_OPT,
     {.name = "--eval-dataset",
      .kind = ARG_ONE,
      .metavar = "DIR",
@@ -589,6 +590,9 @@ static int attach(arg_parser *p, sim_config *c, sim_run *r)
 			return fail("--eval-dataset", &e);
 		c->grader = r->grader;
 	}
+	o = args_get(p, "--tok-cache");
+	if ((rc = cli_tok_cache(p->prog, o->seen ? o->vals[0] : NULL)))
+		return rc;
 	if ((o = args_get(p, "--tokenizer"))->seen) {
 		if (bench_tokenizer_open(&r->bt, o->vals[0], false, false, &e)) {
 			char ctx[4200];

@@ -9,13 +9,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define N(a) (sizeof(a) / sizeof(a)[0])
 
-static int load(const char *prog, const char *path, tok **t)
+/* --tok-cache, then the tokenizer of --tokenizer */
+static int load(arg_parser *p, tok **t)
 {
 	ib_error e = {0};
 	char *found = NULL;
+	const char *prog = p->prog, *path = args_get(p, "--tokenizer")->vals[0];
+	arg_opt *cache = args_get(p, "--tok-cache");
+	if (cli_tok_cache(prog, cache->seen ? cache->vals[0] : NULL))
+		return CLI_FAIL;
 	int rc = tok_resolve(path, &found, &e);
 	if (!rc)
 		rc = tok_load(found, t, &e);
@@ -141,7 +147,16 @@ static int run_jsonl(const char *prog, tok *t, bool decode)
 
 /* --bench FILE: encodes the file `repeat` times in this process and reports
  * the throughput of tok_encode alone (no I/O, no JSON). */
-static int run_bench(const char *prog, tok *t, const char *file, int64_t repeat, bool special)
+/* This process's CPU time (user + system), seconds. */
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int run_bench(const char *prog, tok *t, const char *file, int64_t repeat, bool special,
+                     double load_s, double load_cpu_s)
 {
 	ib_buf b = {0};
 	ib_error e = {0};
@@ -165,9 +180,11 @@ static int run_bench(const char *prog, tok *t, const char *file, int64_t repeat,
 	}
 	double s = best / 1e9;
 	printf("{\"bytes\": %zu, \"tokens\": %zu, \"repeat\": %lld, \"best_s\": %.6f, "
-	       "\"mean_s\": %.6f, \"mb_per_s\": %.3f}\n",
+	       "\"mean_s\": %.6f, \"mb_per_s\": %.3f, \"load_s\": %.6f, \"load_cpu_s\": %.6f, "
+	       "\"from_cache\": %s}\n",
 	       b.len, ntok, (long long)repeat, s, total / 1e9 / (double)repeat,
-	       s > 0 ? b.len / 1e6 / s : 0.0);
+	       s > 0 ? b.len / 1e6 / s : 0.0, load_s, load_cpu_s,
+	       tok_from_cache(t) ? "true" : "false");
 	goto done;
 fail:
 	ib_error_format(&e, m, sizeof m);
@@ -242,6 +259,7 @@ int cmd_tokenize(int argc, char **argv)
 	     .is_int = true,
 	     .metavar = "N",
 	     .help = "with --bench: encode N times and report the best (default 3)"},
+	    CLI_TOK_CACHE_OPT,
 	    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
 	};
 	static const char *const excl[][2] = {{"--jsonl", "--text"}, {"--jsonl", "--bench"},
@@ -274,10 +292,13 @@ int cmd_tokenize(int argc, char **argv)
 		return rc;
 	}
 	tok *t = NULL;
-	if (load(prog, args_get(&p, "--tokenizer")->vals[0], &t)) {
+	int64_t t0 = ib_now_ns();
+	double c0 = cpu_s();
+	if (load(&p, &t)) {
 		args_free(&p);
 		return CLI_FAIL;
 	}
+	double load_s = (double)(ib_now_ns() - t0) / 1e9, load_cpu_s = cpu_s() - c0;
 	bool special = !args_get(&p, "--no-special-tokens")->seen;
 	arg_opt *text = args_get(&p, "--text"), *bench = args_get(&p, "--bench");
 	int status = CLI_OK;
@@ -286,7 +307,7 @@ int cmd_tokenize(int argc, char **argv)
 	} else if (args_get(&p, "--info")->seen) {
 		status = run_info(prog, t);
 	} else if (bench->seen) {
-		status = run_bench(prog, t, bench->vals[0], repeat, special);
+		status = run_bench(prog, t, bench->vals[0], repeat, special, load_s, load_cpu_s);
 	} else {
 		ib_buf in = {0}, out = {0};
 		tok_ids ids = {0};
@@ -330,6 +351,7 @@ int cmd_detokenize(int argc, char **argv)
 	    {.name = "--skip-special-tokens",
 	     .kind = ARG_FLAG,
 	     .help = "leave special added tokens out (skip_special_tokens=True)"},
+	    CLI_TOK_CACHE_OPT,
 	    {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
 	};
 	static const char *const excl[][2] = {{"--jsonl", "--ids"}, {NULL, NULL}};
@@ -352,7 +374,7 @@ int cmd_detokenize(int argc, char **argv)
 	}
 	const char *prog = p.prog;
 	tok *t = NULL;
-	if (load(prog, args_get(&p, "--tokenizer")->vals[0], &t)) {
+	if (load(&p, &t)) {
 		args_free(&p);
 		return CLI_FAIL;
 	}

@@ -26,6 +26,27 @@ void cli_error(const char *prog, const char *context, const ib_error *e)
 		fprintf(stderr, "%s: error: %s\n", prog, m);
 }
 
+int cli_tok_cache(const char *prog, const char *val)
+{
+	ib_error e = {0};
+	char *abs = NULL;
+	if (!val)
+		return CLI_OK;
+	if (strcmp(val, "off")) {
+		if (!*val)
+			ib_fail(&e, IB_EINVAL, NULL, 0, 0, "a folder, or 'off'");
+		else if (!ib_mkdirs_writable(val, &e) && !(abs = realpath(val, NULL)))
+			ib_fail(&e, IB_EIO, val, 0, 0, "cannot resolve the folder");
+		if (!abs) {
+			cli_error(prog, "--tok-cache", &e);
+			return CLI_FAIL;
+		}
+	}
+	setenv("INFBENCH_TOK_CACHE", abs ? abs : val, 1);
+	free(abs);
+	return CLI_OK;
+}
+
 void cli_progress_line(void *arg, const char *text)
 {
 	(void)arg;

@@ -7,6 +7,9 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+/* Token ids are below this: a larger one is taken as a broken file. */
+#define TOK_MAX_ID (1 << 28)
+
 /* ---- json.c: a small, fast JSON reader for tokenizer.json ----
  *
  * A tokenizer.json holds 10^5-10^6 vocabulary entries and merges; reading it
@@ -259,6 +262,9 @@ typedef struct {
 	const char *eow;  /* end_of_word_suffix (NULL when absent or empty) */
 	size_t cont_len, eow_len;
 	bool fuse_unk, byte_fallback, ignore_merges;
+	/* a merge result holds U+2581 right after another character (set by
+	 * the merges; kept in the cache) */
+	bool joins_meta;
 	/* words may be cut before each U+2581 that follows another character:
 	 * set at load when no merge result contains such a pair (bpe.c) */
 	bool split_meta;
@@ -349,7 +355,51 @@ struct tok {
 	tok_pieces lists[4]; /* raw split, result, spare, sub-pieces (encode.c) */
 	tok_spans spans;
 	char byte_utf8[256][2]; /* the byte-level character of each byte, UTF-8 */
+	/* loaded from the cache (cache.c): the file's bytes, which the vocab's
+	 * strings and slots and the merges' slots point into; else NULL */
+	char *blob;
+	size_t blob_map; /* its mapping's length (cache.c), 0: malloc'd */
+	/* SHA-256 of the tokenizer.json (tok_source_sha256): known when
+	 * have_sha; from_file: name is the path of the file it was read from */
+	uint8_t sha[32];
+	bool have_sha, from_file;
 };
+
+/* ---- tok.c: loading, in the pieces cache.c shares ---- */
+
+/* A new tok named `name` with nothing loaded (the encoder's scratch made),
+ * or NULL when out of memory. Free with tok_free. */
+tok *tok_new(const char *name);
+/* Loads tokenizer.json text (NUL after it, modified in place) into a new
+ * t. With slim non-NULL, also appends to it the JSON tok_cache_slim makes of
+ * the text (left empty when it cannot). Errors as tok_load. */
+int tok_build_json(tok *t, char *text, size_t len, ib_buf *slim, ib_error *e);
+/* Loads t from the JSON tok_cache_slim made (modified in place) when the
+ * model's vocabulary, merges and joins_meta are already in t->bpe. */
+int tok_build_slim(tok *t, char *json, size_t len, ib_error *e);
+
+/* ---- cache.c: the cache of loaded tokenizers (docs/tokenize.md) ---- */
+
+/* Loads the tokenizer.json at path (tok_load's work but the folder and its
+ * tokenizer_config.json) through the cache: a valid cache file of the same
+ * content is loaded instead of the JSON, and a tokenizer loaded from the
+ * JSON is written to the cache. Errors as tok_load; the cache's own
+ * failures (an unwritable folder, a damaged file) are never errors. */
+int tok_load_file(const char *path, tok **out, ib_error *e);
+/* Appends root as JSON without model.vocab and model.merges (the text the
+ * cache keeps for the rest); IB_ERANGE for a number JSON cannot hold. */
+int tok_cache_slim(const tj *root, ib_buf *out);
+/* Loads a cache file's bytes img[0..len) (malloc'd when map is 0, else an
+ * anonymous mapping of map bytes; always taken over: kept by the tok, or
+ * freed or unmapped). When key is non-NULL the file must be that of a
+ * tokenizer.json with key[0] = its content hash, key[1] = its length. 0 and
+ * *out, or IB_EINVAL with why when the bytes are not a valid cache file
+ * (never trusted: every offset and index is checked), IB_ENOMEM. */
+int tok_cache_load_image(const char *name, char *img, size_t len, size_t map, const uint64_t key[2],
+                         tok **out, ib_error *e);
+/* Recomputes the checksum of a cache file's bytes in place (fuzzing: so
+ * that changed bytes reach the checks behind it). No-op when too short. */
+void tok_cache_seal(char *img, size_t len);
 
 /* load.c: compiles pat (PCRE2, UTF and UCP, JIT when available) into re,
  * owned by t; a literal (a {"String": ...} pattern) is kept as text and

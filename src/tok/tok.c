@@ -5,9 +5,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
-enum { MAX_ID = 1 << 28 }; /* ids beyond this are taken as a broken file */
+enum { MAX_ID = TOK_MAX_ID };
 
 static int inval(tok *t, ib_error *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int inval(tok *t, ib_error *e, const char *fmt, ...)
@@ -161,13 +162,13 @@ static int load_merges(tok *t, const tj *merges, size_t prefix_len, ib_error *e)
 		joins_meta = joins_meta || tok_bpe_merge_joins_meta(nb.data, nb.len);
 	}
 	ib_buf_free(&nb);
-	/* see tok_bpe_tokenize; with ignore_merges the whole word is looked up
-	 * first, so it must not be cut */
-	m->split_meta = !rc && !joins_meta && !m->ignore_merges && !m->cont && !m->eow;
+	m->joins_meta = joins_meta;
 	return rc;
 }
 
-static int load_model(tok *t, const tj *mj, ib_error *e)
+/* The model's options (type, dropout, unk_token, prefix and suffix, flags):
+ * everything but the vocabulary and the merges. */
+static int load_model_opts(tok *t, const tj *mj, ib_error *e)
 {
 	tok_bpe *m = &t->bpe;
 	int rc;
@@ -200,13 +201,28 @@ static int load_model(tok *t, const tj *mj, ib_error *e)
 	m->cont_len = cont_len;
 	m->eow = eow_len ? eow : NULL;
 	m->eow_len = eow_len;
+	return 0;
+}
+
+static int load_model_tables(tok *t, const tj *mj, ib_error *e)
+{
 	const tj *vocab = tj_get(mj, "vocab"), *merges = tj_get(mj, "merges");
+	int rc;
 	if (!vocab || vocab->type != TJ_OBJ)
 		return inval(t, e, "model.vocab: missing, or not an object");
 	if (!merges || merges->type != TJ_ARR)
 		return inval(t, e, "model.merges: missing, or not a list");
-	if ((rc = load_vocab(t, vocab, e)) || (rc = load_merges(t, merges, cont_len, e)))
+	if ((rc = load_vocab(t, vocab, e)) || (rc = load_merges(t, merges, t->bpe.cont_len, e)))
 		return rc;
+	return 0;
+}
+
+/* What follows from the vocabulary, the merges and the options: the byte
+ * fallback ids, the id of each BMP character, and whether words may be cut
+ * before U+2581. Shared by both ways of loading (JSON, cache.c). */
+static int finish_model(tok *t, ib_error *e)
+{
+	tok_bpe *m = &t->bpe;
 	for (int b = 0; b < 256; b++) {
 		char k[8];
 		uint32_t id;
@@ -215,21 +231,30 @@ static int load_model(tok *t, const tj *mj, ib_error *e)
 	}
 	if (!(m->bmp_id = malloc(0x10000 * sizeof *m->bmp_id)))
 		return nomem(t, e);
-	for (uint32_t cp = 0; cp < 0x10000; cp++) {
-		char k[4];
-		uint32_t id;
-		size_t n = tok_utf8_put(k, cp);
-		m->bmp_id[cp] = tok_smap_get(&m->vocab, k, n, &id) ? (int32_t)id : -1;
+	memset(m->bmp_id, 0xFF, 0x10000 * sizeof *m->bmp_id);
+	/* the entries whose text is one BMP character, written as tok_utf8_put
+	 * writes it: the same as looking up each of the 65,536 characters, in
+	 * one pass over the vocabulary */
+	for (size_t k = 0; k < m->vocab.n; k++) {
+		const tok_sent *x = &m->vocab.e[k];
+		char u[4];
+		uint32_t cp;
+		if (!x->len || x->len > 3 || ib_utf8_decode(x->k, x->len, &cp) != (int)x->len)
+			continue;
+		if (cp < 0x10000 && tok_utf8_put(u, cp) == x->len && !memcmp(u, x->k, x->len))
+			m->bmp_id[cp] = (int32_t)x->val;
 	}
-	/* cutting before U+2581 also needs U+2581 to be a symbol of its own, and
-	 * every character to leave a symbol (an unknown character that vanishes
-	 * would make its neighbours adjacent) */
+	/* see tok_bpe_tokenize; with ignore_merges the whole word is looked up
+	 * first, so it must not be cut. Cutting before U+2581 also needs U+2581
+	 * to be a symbol of its own, and every character to leave a symbol (an
+	 * unknown character that vanishes would make its neighbours adjacent) */
 	bool all_bytes = m->byte_fallback;
 	for (int b = 0; b < 256; b++)
 		all_bytes = all_bytes && m->byte_id[b] >= 0;
 	uint32_t unk_id;
 	bool has_unk = m->unk && tok_smap_get(&m->vocab, m->unk, strlen(m->unk), &unk_id);
-	m->split_meta = m->split_meta && m->bmp_id[0x2581] >= 0 && (has_unk || all_bytes);
+	m->split_meta = !m->joins_meta && !m->ignore_merges && !m->cont && !m->eow &&
+	                m->bmp_id[0x2581] >= 0 && (has_unk || all_bytes);
 	return 0;
 }
 
@@ -422,18 +447,17 @@ static int build_ids(tok *t, ib_error *e)
 
 /* ---- loading ---- */
 
-static int build(const char *name, char *text, size_t len, tok **out, ib_error *e)
+tok *tok_new(const char *name)
 {
-	int rc;
-	tj *root = NULL;
 	tok *t = calloc(1, sizeof *t);
-	ib_arena *pa = ib_arena_new();
-	if (!t || !pa || !(t->name = strdup(name)) || !(t->arena = ib_arena_new()) ||
+	if (!t)
+		return NULL;
+	if (!(t->name = strdup(name)) || !(t->arena = ib_arena_new()) ||
 	    !(t->md = pcre2_match_data_create(16, NULL)) ||
 	    !(t->mctx = pcre2_match_context_create(NULL)) ||
 	    !(t->jit = pcre2_jit_stack_create(32 * 1024, 16 * 1024 * 1024, NULL))) {
-		rc = ib_fail(e, IB_ENOMEM, name, 0, 0, "out of memory loading the tokenizer");
-		goto fail;
+		tok_free(t);
+		return NULL;
 	}
 	pcre2_jit_stack_assign(t->mctx, NULL, t->jit);
 	for (int b = 0; b < 256; b++) {
@@ -441,29 +465,64 @@ static int build(const char *name, char *text, size_t len, tok **out, ib_error *
 		tok_utf8_put(u, tok_byte_to_cp((unsigned char)b)); /* 1 or 2 bytes */
 		memcpy(t->byte_utf8[b], u, 2);
 	}
-	if ((rc = tj_parse(pa, name, text, len, &root, e)))
-		goto fail;
-	if (root->type != TJ_OBJ) {
-		rc = inval(t, e, "a tokenizer.json must hold an object (got %s)",
-		           tj_type_name(root));
-		goto fail;
-	}
+	return t;
+}
+
+/* The root object's checks, then (the model's tables being loaded) the rest:
+ * what follows from the model, the components, the added tokens, the ids. */
+static int load_root(tok *t, const tj *root, bool tables, ib_error *e)
+{
+	int rc;
+	if (root->type != TJ_OBJ)
+		return inval(t, e, "a tokenizer.json must hold an object (got %s)",
+		             tj_type_name(root));
 	const tj *version = tj_get(root, "version");
-	if (!absent(version) && !is(version, "1.0")) {
-		rc = inval(t, e, "unknown tokenizer.json version (expected \"1.0\")");
-		goto fail;
-	}
-	if ((rc = load_model(t, tj_get(root, "model"), e)) ||
-	    (rc = tok_load_components(t, root, e)) ||
+	if (!absent(version) && !is(version, "1.0"))
+		return inval(t, e, "unknown tokenizer.json version (expected \"1.0\")");
+	const tj *mj = tj_get(root, "model");
+	if ((rc = load_model_opts(t, mj, e)) || (tables && (rc = load_model_tables(t, mj, e))) ||
+	    (rc = finish_model(t, e)) || (rc = tok_load_components(t, root, e)) ||
 	    (rc = load_added(t, tj_get(root, "added_tokens"), e)) || (rc = build_ids(t, e)))
-		goto fail;
+		return rc;
+	return 0;
+}
+
+int tok_build_json(tok *t, char *text, size_t len, ib_buf *slim, ib_error *e)
+{
+	tj *root = NULL;
+	ib_arena *pa = ib_arena_new();
+	int rc = pa ? tj_parse(pa, t->name, text, len, &root, e) : nomem(t, e);
+	if (!rc)
+		rc = load_root(t, root, true, e);
+	if (!rc && slim && tok_cache_slim(root, slim))
+		ib_buf_free(slim); /* empty: this one is not cached */
 	ib_arena_free(pa);
+	return rc;
+}
+
+int tok_build_slim(tok *t, char *json, size_t len, ib_error *e)
+{
+	tj *root = NULL;
+	ib_arena *pa = ib_arena_new();
+	int rc = pa ? tj_parse(pa, t->name, json, len, &root, e) : nomem(t, e);
+	if (!rc)
+		rc = load_root(t, root, false, e);
+	ib_arena_free(pa);
+	return rc;
+}
+
+static int build(const char *name, char *text, size_t len, tok **out, ib_error *e)
+{
+	tok *t = tok_new(name);
+	if (!t)
+		return ib_fail(e, IB_ENOMEM, name, 0, 0, "out of memory loading the tokenizer");
+	int rc = tok_build_json(t, text, len, NULL, e);
+	if (rc) {
+		tok_free(t);
+		return rc;
+	}
 	*out = t;
 	return 0;
-fail:
-	ib_arena_free(pa);
-	tok_free(t);
-	return rc;
 }
 
 static const char *const CONFIG_TOKENS[] = {"bos_token", "eos_token", "unk_token", "sep_token",
@@ -503,7 +562,7 @@ static int load_config(tok *t, const char *path, ib_error *e)
 int tok_load(const char *path, tok **out, ib_error *e)
 {
 	struct stat st;
-	ib_buf b = {0}, jp = {0}, cp = {0};
+	ib_buf jp = {0}, cp = {0};
 	bool dir = !stat(path, &st) && S_ISDIR(st.st_mode);
 	int rc;
 	if (dir) {
@@ -516,16 +575,13 @@ int tok_load(const char *path, tok **out, ib_error *e)
 		rc = ib_fail(e, IB_ENOMEM, path, 0, 0, "out of memory");
 		goto out;
 	}
-	if ((rc = ib_read_file(jp.data, &b, e)))
-		goto out;
-	if ((rc = build(jp.data, b.data ? b.data : (char *)"", b.len, out, e)))
+	if ((rc = tok_load_file(jp.data, out, e)))
 		goto out;
 	if (dir && !stat(cp.data, &st) && (rc = load_config(*out, cp.data, e))) {
 		tok_free(*out);
 		*out = NULL;
 	}
 out:
-	ib_buf_free(&b);
 	ib_buf_free(&jp);
 	ib_buf_free(&cp);
 	return rc;
@@ -547,6 +603,14 @@ void tok_free(tok *t)
 		return;
 	free(t->name);
 	ib_arena_free(t->arena);
+	if (t->blob) { /* these tables are parts of the cache file (cache.c) */
+		t->bpe.vocab.slot = NULL;
+		t->bpe.merges.slot = NULL;
+		if (t->blob_map)
+			munmap(t->blob, t->blob_map);
+		else
+			free(t->blob);
+	}
 	tok_bpe_free(&t->bpe);
 	tok_smap_free(&t->added_map);
 	tok_smap_free(&t->special_set);
@@ -571,6 +635,32 @@ void tok_free(tok *t)
 }
 
 /* ---- lookups ---- */
+
+bool tok_from_cache(const tok *t)
+{
+	return t->blob != NULL;
+}
+
+int tok_source_sha256(tok *t, char hex[65], ib_error *e)
+{
+	if (!t->have_sha) {
+		ib_buf b = {0};
+		int rc = t->from_file ? ib_read_file(t->name, &b, e)
+		                      : ib_fail(e, IB_EINVAL, t->name, 0, 0,
+		                                "loaded from memory: no tokenizer.json to hash");
+		if (rc)
+			return rc;
+		ib_sha256 sh;
+		ib_sha256_init(&sh);
+		ib_sha256_update(&sh, b.data ? b.data : "", b.len);
+		ib_sha256_final(&sh, t->sha);
+		ib_buf_free(&b);
+		t->have_sha = true;
+	}
+	for (int i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", t->sha[i]);
+	return 0;
+}
 
 size_t tok_vocab_size(const tok *t, bool with_added)
 {

@@ -8,7 +8,9 @@
 # and offers
 #   e2e_tmp [TEMPLATE]  tmp: a new temporary folder, removed at exit with the
 #                       simulator in $simpid stopped (a suite that has more to
-#                       clean sets its own EXIT trap instead)
+#                       clean sets its own EXIT trap instead); the tokenizer
+#                       cache goes to $tmp/tok-cache unless INFBENCH_TOK_CACHE
+#                       is set (tests/run.sh sets it)
 #   e2e_need_tok fail|skip  without the tokenizer fixture the suite ends: failed
 #                       (0 passed, 1 failed) or skipped (0 passed, 0 failed)
 #   e2e_skip WHY        ends the suite as skipped
@@ -42,6 +44,8 @@ e2e_cleanup() {
 e2e_tmp() {
 	tmp=$(mktemp -d ${1:+"$1"})
 	trap e2e_cleanup EXIT
+	# a suite run on its own keeps its tokenizer cache out of ~/.cache too
+	[ -n "${INFBENCH_TOK_CACHE:-}" ] || export INFBENCH_TOK_CACHE=$tmp/tok-cache
 }
 e2e_skip() {
 	echo "$suite: skipped ($*)"

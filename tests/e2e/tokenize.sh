@@ -129,7 +129,7 @@ expect_out '{"text": "Hello world"}
 printf 'The quick brown fox jumps over the lazy dog. %.0s' $(seq 1 200) >"$tmp/text"
 run "$bin" tokenize --tokenizer "$m" --bench "$tmp/text" --repeat 2
 expect_rc 0 "tokenize --bench"
-expect_grep "$tmp/out" '^\{"bytes": 9000, "tokens": [0-9]+, "repeat": 2, "best_s": [0-9.]+, "mean_s": [0-9.]+, "mb_per_s": [0-9.]+\}$' "tokenize --bench"
+expect_grep "$tmp/out" '^\{"bytes": 9000, "tokens": [0-9]+, "repeat": 2, "best_s": [0-9.]+, "mean_s": [0-9.]+, "mb_per_s": [0-9.]+, "load_s": [0-9.]+, "load_cpu_s": [0-9.]+, "from_cache": (true|false)\}$' "tokenize --bench"
 
 # -- the release build under valgrind
 vg() { # vg NAME WANT_RC CMD...: stdin from $tmp/vg.in
