@@ -227,6 +227,30 @@ static int run_info(const char *prog, const tok *t)
 	return CLI_OK;
 }
 
+/* One text (NULL: standard input) encoded and printed as a JSON list. */
+static int run_once(const char *prog, tok *t, const char *text, bool special)
+{
+	ib_buf in = {0}, out = {0};
+	tok_ids ids = {0};
+	ib_error e = {0};
+	int status = CLI_OK;
+	if (text ? ib_buf_puts(&in, text) : slurp(stdin, &in)) {
+		fprintf(stderr, "%s: error: cannot read standard input\n", prog);
+		status = CLI_FAIL;
+	} else if (tok_encode(t, in.data ? in.data : "", in.len, special, &ids, &e)) {
+		cli_error(prog, NULL, &e);
+		status = CLI_FAIL;
+	} else if (put_ids(&out, ids.v, ids.n) || ib_buf_putc(&out, '\n') ||
+	           fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout)) {
+		fprintf(stderr, "%s: error: writing standard output failed\n", prog);
+		status = CLI_FAIL;
+	}
+	ib_buf_free(&in);
+	ib_buf_free(&out);
+	tok_ids_free(&ids);
+	return status;
+}
+
 int cmd_tokenize(int argc, char **argv)
 {
 	arg_opt opts[] = {
@@ -309,23 +333,7 @@ int cmd_tokenize(int argc, char **argv)
 	} else if (bench->seen) {
 		status = run_bench(prog, t, bench->vals[0], repeat, special, load_s, load_cpu_s);
 	} else {
-		ib_buf in = {0}, out = {0};
-		tok_ids ids = {0};
-		ib_error e = {0};
-		if (text->seen ? ib_buf_puts(&in, text->vals[0]) : slurp(stdin, &in)) {
-			fprintf(stderr, "%s: error: cannot read standard input\n", prog);
-			status = CLI_FAIL;
-		} else if (tok_encode(t, in.data ? in.data : "", in.len, special, &ids, &e)) {
-			cli_error(prog, NULL, &e);
-			status = CLI_FAIL;
-		} else if (put_ids(&out, ids.v, ids.n) || ib_buf_putc(&out, '\n') ||
-		           fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout)) {
-			fprintf(stderr, "%s: error: writing standard output failed\n", prog);
-			status = CLI_FAIL;
-		}
-		ib_buf_free(&in);
-		ib_buf_free(&out);
-		tok_ids_free(&ids);
+		status = run_once(prog, t, text->seen ? text->vals[0] : NULL, special);
 	}
 	tok_free(t);
 	args_free(&p);
