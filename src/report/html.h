@@ -72,9 +72,10 @@ typedef struct {
 	size_t skipped; /* rows skipped (one diagnostic each) */
 } rep_rowset;
 
-/* The canonical GPU key of a runner label (`mi355x-amd_0` -> `mi355x`), or
- * NULL when the stripped name is not a known GPU. Returned strings are
- * static. */
+/* The canonical GPU key of a runner label (`mi355x-amd_0` -> `mi355x`,
+ * `cluster:mi300x-amds` -> `mi300x`: the reference's cluster prefix is
+ * dropped first), or NULL when the stripped name is not a known GPU.
+ * Returned strings are static. */
 const char *rep_gpu_key(const char *hw);
 
 /* Loads benchmark and eval rows from `path`: a JSON file (an array of agg

@@ -27,6 +27,10 @@ static bool ends_with(const char *s, size_t n, const char *suf)
 const char *rep_gpu_key(const char *hw)
 {
 	char b[128];
+	/* a runner label of the reference's clusters (cluster:mi300x-amds), as
+	 * its normalize_hardware_label reads it: the prefix off */
+	if (!strncmp(hw, "cluster:", 8))
+		hw += 8;
 	size_t n = strlen(hw);
 	if (n >= sizeof b)
 		return NULL;

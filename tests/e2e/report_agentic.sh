@@ -9,7 +9,10 @@
 # agg folder and of the database draws the agentic view, checked in headless
 # Chromium: one plotted point per row in each frontier chart, the cache hit
 # rates of the rows, the latency percentile lines; a fixed-length row beside
-# them keeps the Inference tab first.
+# them keeps the Inference tab first. Then `infbench run` of the agentic
+# rows of one config key of configs/amd-master.yaml (10 rows) on the
+# simulator, `db ingest` of its agg_bmk.json and `report --db`, checked in
+# Chromium: every row a point of both frontier charts.
 # Usage: tests/e2e/report_agentic.sh INFBENCH. Ends with "report-agentic: N passed, N failed".
 . "$(dirname "$0")/lib.sh" report-agentic "$1"
 . "$(dirname "$0")/lib_pg.bash"
@@ -137,4 +140,25 @@ cat >"$tmp/checks.json" <<EOF
 EOF
 e2e_cdp_checks "$tmp/files.html" "$tmp/checks.json" "$tmp/shot-files-"
 e2e_cdp_checks "$tmp/db.html" "$tmp/checks.json" "$tmp/shot-db-"
+# ---- infbench run of a reference config key, then db ingest, then report ----
+# the agentic rows of one config key of the repository's master configs (10
+# rows: TP 4 and 8, concurrency 4..32) on the simulator, 10 model seconds
+# each, from the small corpus above; stored, then drawn from the database
+"$bin" run --config-files "$root/configs/amd-master.yaml" --runner-config "$root/configs/runners.yaml" \
+	--config-keys qwen3.5-fp8-mi300x-sglang-agentic-mtp --engine sim --results "$tmp/store" \
+	--agentx-corpus "$tmp/tr.jsonl" --agentic-duration 10 --tokenizer "$tok" --time-scale 50 \
+	--jobs 2 --quiet 2>"$tmp/run.err" && ok || no "run of the config key: $(tail -n 3 "$tmp/run.err")"
+nrun=$("$py" -c 'import json,sys; print(sum(r.get("scenario_type") == "agentic-coding" for r in json.load(open(sys.argv[1]))))' "$tmp/store/agg_bmk.json" 2>/dev/null)
+[ "$nrun" = 10 ] && ok || no "ten agentic rows from run ($nrun)"
+out=$("$bin" db ingest --db "sqlite:$tmp/run.db" "$tmp/store/agg_bmk.json" 2>&1)
+[[ "$out" == *"and 10 agentic rows (10 new)"* ]] && ok || no "ingest of the run's rows: $out"
+"$bin" report --db "sqlite:$tmp/run.db" -o "$tmp/run.html" 2>"$tmp/rep.err" && ok ||
+	no "report --db of the run's rows: $(cat "$tmp/rep.err")"
+cat >"$tmp/checks-run.json" <<'EOF'
+[{"what": "the run's rows: the agentic tab is shown", "js": "document.querySelector('nav.tabs button.on').dataset.tab === 'agentic' && document.getElementById('view-agentic').offsetParent !== null"},
+ {"what": "the run's rows: both frontier charts hold the ten rows (all concurrencies, TP 4 and 8)",
+  "js": "(() => { const v = [...document.querySelectorAll('#view-agentic .agg.on .agv.on')]; const n = v.map((c) => c.querySelectorAll('circle.apt').length); return v.length === 2 && n.every((k) => k === 10) || JSON.stringify(n); })()"},
+ {"what": "the run's rows: ten rows in the cache table", "js": "document.querySelectorAll('#view-agentic .agg.on table.cache tbody tr').length === 10"}]
+EOF
+e2e_cdp_checks "$tmp/run.html" "$tmp/checks-run.json" "$tmp/shot-run-"
 e2e_end
