@@ -397,6 +397,19 @@ static double expected_tokens(const row_ctx *rc)
 	return reqs * osl * (1 + atof(CLIENT_RANGE_RATIO)) / 2;
 }
 
+/* The row fails because its server (reaped with status sst) exited during
+ * `what`; the reason quotes the server log's tail. */
+static int server_exited(row_ctx *rc, int sst, const char *what)
+{
+	rc->server = 0;
+	ib_buf tail = {0};
+	run_tail(&tail, rc->server_log, 15);
+	row_fail(rc, RUN_FAILED, "server exited with status %d during the %s; %s:%s", sst, what,
+	         rc->shown_server_log, tail.data ? tail.data : " (empty)");
+	ib_buf_free(&tail);
+	return RUN_FAILED;
+}
+
 /* supervise's loop; total > 0: report the tokens generated out of total
  * at *next_scrape (then a second later), reading /metrics into metrics. */
 static int supervise_loop(row_ctx *rc, pid_t child, const char *what, int *st, double total,
@@ -407,23 +420,24 @@ static int supervise_loop(row_ctx *rc, pid_t child, const char *what, int *st, d
 	                       : INT64_MAX;
 	int pause = 10, sst;
 	for (;;) {
-		if (ib_proc_reap(child, st, false))
+		if (ib_proc_reap(child, st, false)) {
+			/* a client that failed because the server died: the server's
+			 * exit is the reason (it may be reaped a moment later) */
+			for (int i = 0; *st != 0 && rc->server && i < 25; i++) {
+				if (ib_proc_reap(rc->server, &sst, false))
+					return server_exited(rc, sst, what);
+				run_sleep_ms(20);
+			}
 			return RUN_RUNNING;
+		}
 		if (atomic_load(rc->stop)) {
 			run_stop_group(child, 3000);
 			return row_fail(rc, RUN_INTERRUPTED, "stopped by signal %d during the %s",
 			                atomic_load(rc->stop), what);
 		}
 		if (rc->server && ib_proc_reap(rc->server, &sst, false)) {
-			rc->server = 0;
 			run_stop_group(child, 3000);
-			ib_buf tail = {0};
-			run_tail(&tail, rc->server_log, 15);
-			row_fail(rc, RUN_FAILED,
-			         "server exited with status %d during the %s; %s:%s", sst, what,
-			         rc->shown_server_log, tail.data ? tail.data : " (empty)");
-			ib_buf_free(&tail);
-			return RUN_FAILED;
+			return server_exited(rc, sst, what);
 		}
 		if (ib_now_ns() > deadline) {
 			run_stop_group(child, 3000);
