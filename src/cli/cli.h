@@ -97,6 +97,9 @@ int cli_jsonl(const char *prog, cli_jsonl_fn answer, void *arg);
  * the write fails, nothing is written to path, the error naming the file (or
  * "standard output") is printed under prog, and 1 is returned; else 0. */
 int cli_emit(const char *prog, const char *path, const ib_buf *b);
+/* The whole of path into *b, or of standard input when path is NULL (named
+ * "<stdin>" in errors): 0, or an error in e. */
+int cli_read_input(const char *path, ib_buf *b, ib_error *e);
 /* --tok-cache DIR|off, the option of every command that loads a tokenizer
  * (tok.h: the cache of loaded tokenizers), declared the same way by each. */
 #define CLI_TOK_CACHE_OPT                                                                          \

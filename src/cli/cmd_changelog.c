@@ -379,18 +379,8 @@ static int cl_priority(int argc, char **argv)
 	int rc = ib_yaml_load_file(a, policy_path, &policy, &e);
 	if (!rc)
 		rc = clog_policy_check(policy, policy_path, &e);
-	if (!rc) {
-		if (input) {
-			rc = ib_read_file(input, &in, &e);
-		} else {
-			char buf[65536];
-			size_t n;
-			while ((n = fread(buf, 1, sizeof buf, stdin)) > 0 && !rc)
-				rc = ib_buf_append(&in, buf, n);
-			if (ferror(stdin))
-				rc = ib_fail(&e, IB_EIO, "<stdin>", 0, 0, "cannot read");
-		}
-	}
+	if (!rc)
+		rc = cli_read_input(input, &in, &e);
 	if (!rc)
 		rc = ib_json_parse(a, input ? input : "<stdin>", in.data ? in.data : "", in.len,
 		                   &payload, &e);

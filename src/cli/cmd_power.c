@@ -96,6 +96,35 @@ static int power_single(int argc, char **argv)
 	return finish(rc, status, &e);
 }
 
+/* power --multinode's options (and the environment's defaults) into *o */
+static void mn_opts(arg_parser *p, pw_mn_opts *o)
+{
+	const char *pd = getenv("POWER_ARTIFACT_DIR"), *lr = getenv("POWER_RESULT_ROOT"),
+	           *sha = getenv("POWER_PRODUCER_SHA");
+	arg_opt *x;
+	*o = (pw_mn_opts){
+	    .power_dir = pd ? pd : "LOGS/power",
+	    .logs_root = lr ? lr : "LOGS",
+	    .bench_path = args_get(p, "--bench-result")->vals[0],
+	    .agg_path = args_get(p, "--agg-result")->vals[0],
+	    .prefill_gpus = args_get(p, "--prefill-gpus")->ivals[0],
+	    .decode_gpus = args_get(p, "--decode-gpus")->ivals[0],
+	    .expected_producer_sha = sha && *sha ? sha : NULL,
+	    .require_power = args_get(p, "--require-power")->seen || cli_require_power_env(),
+	    .log = cli_log_line,
+	};
+	if ((x = args_get(p, "--aggregate-gpus"))->seen)
+		o->aggregate_gpus = x->ivals[0];
+	if ((x = args_get(p, "--power-dir"))->seen)
+		o->power_dir = x->vals[0];
+	if ((x = args_get(p, "--logs-root"))->seen)
+		o->logs_root = x->vals[0];
+	if ((x = args_get(p, "--expected-producer-sha"))->seen)
+		o->expected_producer_sha = *x->vals[0] ? x->vals[0] : NULL;
+	if ((x = args_get(p, "--validation-result"))->seen)
+		o->validation_path = x->vals[0];
+}
+
 static int power_multinode(int argc, char **argv)
 {
 	arg_opt opts[] = {
@@ -169,30 +198,8 @@ static int power_multinode(int argc, char **argv)
 		args_free(&p);
 		return rc == 1 ? CLI_OK : rc;
 	}
-	const char *pd = getenv("POWER_ARTIFACT_DIR"), *lr = getenv("POWER_RESULT_ROOT"),
-	           *sha = getenv("POWER_PRODUCER_SHA");
-	arg_opt *x;
-	pw_mn_opts o = {
-	    .power_dir = pd ? pd : "LOGS/power",
-	    .logs_root = lr ? lr : "LOGS",
-	    .bench_path = args_get(&p, "--bench-result")->vals[0],
-	    .agg_path = args_get(&p, "--agg-result")->vals[0],
-	    .prefill_gpus = args_get(&p, "--prefill-gpus")->ivals[0],
-	    .decode_gpus = args_get(&p, "--decode-gpus")->ivals[0],
-	    .expected_producer_sha = sha && *sha ? sha : NULL,
-	    .require_power = args_get(&p, "--require-power")->seen || cli_require_power_env(),
-	    .log = cli_log_line,
-	};
-	if ((x = args_get(&p, "--aggregate-gpus"))->seen)
-		o.aggregate_gpus = x->ivals[0];
-	if ((x = args_get(&p, "--power-dir"))->seen)
-		o.power_dir = x->vals[0];
-	if ((x = args_get(&p, "--logs-root"))->seen)
-		o.logs_root = x->vals[0];
-	if ((x = args_get(&p, "--expected-producer-sha"))->seen)
-		o.expected_producer_sha = *x->vals[0] ? x->vals[0] : NULL;
-	if ((x = args_get(&p, "--validation-result"))->seen)
-		o.validation_path = x->vals[0];
+	pw_mn_opts o;
+	mn_opts(&p, &o);
 	ib_error e = {0};
 	int status = CLI_OK;
 	rc = pw_mn_run(&o, &status, &e);

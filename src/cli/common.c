@@ -131,6 +131,20 @@ int cli_jsonl(const char *prog, cli_jsonl_fn answer, void *arg)
 	return status;
 }
 
+int cli_read_input(const char *path, ib_buf *b, ib_error *e)
+{
+	if (path)
+		return ib_read_file(path, b, e);
+	char buf[65536];
+	size_t n;
+	int rc = 0;
+	while (!rc && (n = fread(buf, 1, sizeof buf, stdin)) > 0)
+		rc = ib_buf_append(b, buf, n);
+	if (!rc && ferror(stdin))
+		rc = ib_fail(e, IB_EIO, "<stdin>", 0, 0, "cannot read");
+	return rc;
+}
+
 int cli_emit(const char *prog, const char *path, const ib_buf *b)
 {
 	ib_error e = {0};
