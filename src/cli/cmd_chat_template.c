@@ -124,18 +124,13 @@ static int run_jsonl(const renderer *r, bool default_agp)
 static int run_one(const renderer *r, bool default_agp)
 {
 	ib_buf in = {0}, text = {0};
-	char chunk[65536];
-	size_t n;
 	int status = CLI_FAIL;
 	ib_error e = {0};
 	ib_arena *a = ib_arena_new();
-	while ((n = fread(chunk, 1, sizeof chunk, stdin)) > 0)
-		if (ib_buf_append(&in, chunk, n)) {
-			fprintf(stderr, "%s: error: out of memory\n", prog);
-			goto done;
-		}
-	if (ferror(stdin)) {
-		fprintf(stderr, "%s: error: reading standard input failed\n", prog);
+	int rrc = cli_read_input(NULL, &in, &e);
+	if (rrc) {
+		fprintf(stderr, "%s: error: %s\n", prog,
+		        rrc == IB_ENOMEM ? "out of memory" : "reading standard input failed");
 		goto done;
 	}
 	ib_val *req;

@@ -276,11 +276,8 @@ static int load_matrix(arg_parser *p, const char *path, ib_arena *a, ib_val **ro
 	ib_buf b = {0};
 	int r = 0;
 	if (!strcmp(path, "-")) {
-		char tmp[65536];
-		size_t n;
-		while ((n = fread(tmp, 1, sizeof tmp, stdin)) > 0)
-			ib_buf_append(&b, tmp, n);
-		r = ib_json_parse(a, "<stdin>", b.data ? b.data : "", b.len, rows, &e);
+		r = cli_read_input(NULL, &b, &e);
+		r = r ? r : ib_json_parse(a, "<stdin>", b.data ? b.data : "", b.len, rows, &e);
 	} else {
 		r = ib_json_parse_file(a, path, rows, &e);
 	}

@@ -98,11 +98,7 @@ static const ib_val *from_file(ib_arena *a, const char *path)
 	int rc;
 	if (!strcmp(path, "-")) {
 		ib_buf b = {0};
-		char chunk[65536];
-		size_t k;
-		rc = 0;
-		while (!rc && (k = fread(chunk, 1, sizeof chunk, stdin)) > 0)
-			rc = ib_buf_append(&b, chunk, k);
+		rc = cli_read_input(NULL, &b, &e);
 		rc = rc ? rc : ib_json_parse(a, "<stdin>", b.data ? b.data : "", b.len, &v, &e);
 		ib_buf_free(&b);
 	} else {

@@ -33,16 +33,11 @@ static int load(arg_parser *p, tok **t)
 }
 
 /* Reads all of f into b. */
-static int slurp(FILE *f, ib_buf *b)
+/* All of stdin, NUL-terminated (the encoder reads in.data). */
+static int slurp(ib_buf *b)
 {
-	char chunk[65536];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		if (ib_buf_append(b, chunk, n))
-			return IB_ENOMEM;
-	if (ferror(f))
-		return IB_EIO;
-	return ib_buf_append(b, "", 0);
+	ib_error e = {0};
+	return cli_read_input(NULL, b, &e) ? IB_EIO : ib_buf_append(b, "", 0);
 }
 
 static int put_ids(ib_buf *out, const uint32_t *v, size_t n)
@@ -234,7 +229,7 @@ static int run_once(const char *prog, tok *t, const char *text, bool special)
 	tok_ids ids = {0};
 	ib_error e = {0};
 	int status = CLI_OK;
-	if (text ? ib_buf_puts(&in, text) : slurp(stdin, &in)) {
+	if (text ? ib_buf_puts(&in, text) : slurp(&in)) {
 		fprintf(stderr, "%s: error: cannot read standard input\n", prog);
 		status = CLI_FAIL;
 	} else if (tok_encode(t, in.data ? in.data : "", in.len, special, &ids, &e)) {
@@ -396,7 +391,7 @@ int cmd_detokenize(int argc, char **argv)
 		tok_ids ids = {0};
 		ib_arena *a = ib_arena_new();
 		ib_val *v = NULL;
-		if (!a || (idsopt->seen ? ib_buf_puts(&in, idsopt->vals[0]) : slurp(stdin, &in))) {
+		if (!a || (idsopt->seen ? ib_buf_puts(&in, idsopt->vals[0]) : slurp(&in))) {
 			fprintf(stderr, "%s: error: cannot read standard input\n", prog);
 			status = CLI_FAIL;
 		} else if (ib_json_parse(a, idsopt->seen ? "--ids" : "<stdin>",

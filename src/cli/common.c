@@ -139,7 +139,8 @@ int cli_read_input(const char *path, ib_buf *b, ib_error *e)
 	size_t n;
 	int rc = 0;
 	while (!rc && (n = fread(buf, 1, sizeof buf, stdin)) > 0)
-		rc = ib_buf_append(b, buf, n);
+		if ((rc = ib_buf_append(b, buf, n)))
+			return ib_fail(e, rc, "<stdin>", 0, 0, "out of memory");
 	if (!rc && ferror(stdin))
 		rc = ib_fail(e, IB_EIO, "<stdin>", 0, 0, "cannot read");
 	return rc;
