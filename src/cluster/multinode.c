@@ -228,6 +228,7 @@ int cl_mn_roles_script(ib_buf *b, const cl_mn_role *r, const char *const *cmds, 
 	for (size_t i = 0; i < n; i++)
 		ib_buf_printf(b,
 		              "node=$(nth \"$%s\" %d)\n"
+		              "mkdir -p \"LOGS/gpu_metrics/$node\" || exit 1\n"
 		              "step %s \"$node\" %s --host \"$(addr \"$node\")\" --port 0 "
 		              "--port-file \"$PWD/ports/%s\"\n",
 		              list[r[i].pool], r[i].node, r[i].name, cmds[i], r[i].name);
