@@ -455,3 +455,33 @@ Test(multinode, simulated_board_power_rises_with_utilisation)
 	cr_assert_float_eq(sim_board_power("h100", 7), 700 * SIM_BUSY_POWER_FRAC, 1e-9);
 	cr_assert(sim_board_power("b200", 0.5) > sim_board_power("b200", 0.25));
 }
+
+/* ---- the frontend's /metrics ---- */
+
+Test(multinode, frontend_metrics_merge_sums_per_role)
+{
+	const char *a = "# HELP req Requests.\n# TYPE req counter\nreq{m=\"x}\"} 2\n"
+	                "# TYPE lat histogram\nlat_bucket{le=\"1\"} 1\nlat_bucket{le=\"+Inf\"} 2\n"
+	                "lat_sum 3.5\nlat_count 2\n# TYPE kv_usage_perc gauge\nkv_usage_perc 0.25\n"
+	                "not a sample\n",
+	           *b = "# TYPE req counter\r\nreq{m=\"x}\"} 3\r\n# TYPE kv_usage_perc gauge\n"
+	                "kv_usage_perc 0.75\nlat_count 5\nrunning 4\n",
+	           *c = "req{m=\"x}\"} 10\n";
+	const char *bodies[] = {a, b, c}, *roles[] = {"decode", "decode", "prefill"};
+	size_t lens[] = {strlen(a), strlen(b), strlen(c)};
+	ib_buf out = {0};
+	cr_assert_eq(cl_fe_merge_metrics(bodies, lens, roles, 3, &out), 0);
+	cr_assert_str_eq(out.data, "# HELP req Requests.\n"
+	                           "# TYPE req counter\n"
+	                           "req{m=\"x}\",infbench_role=\"decode\"} 5\n"
+	                           "req{m=\"x}\",infbench_role=\"prefill\"} 10\n"
+	                           "# TYPE lat histogram\n"
+	                           "lat_bucket{le=\"1\",infbench_role=\"decode\"} 1\n"
+	                           "lat_bucket{le=\"+Inf\",infbench_role=\"decode\"} 2\n"
+	                           "lat_sum{infbench_role=\"decode\"} 3.5\n"
+	                           "lat_count{infbench_role=\"decode\"} 7\n"
+	                           "# TYPE kv_usage_perc gauge\n"
+	                           "kv_usage_perc{infbench_role=\"decode\"} 0.5\n"
+	                           "running{infbench_role=\"decode\"} 4\n");
+	ib_buf_free(&out);
+}
