@@ -99,8 +99,10 @@ void cl_sh_words(ib_buf *b, const char *const *argv);
  * plus `--prefill ADDR:PORT...` (disaggregated) and `--workers
  * ADDR:PORT...`, its output in logs/frontend.log. The script then waits:
  * when a step ends it stops the others and exits 1; SIGTERM stops them
- * all. Returns 0 or IB_ENOMEM. */
-int cl_mn_roles_script(ib_buf *b, const cl_mn_role *r, const char *const *cmds, size_t n,
-                       const char *frontend);
+ * all. Once the steps ended, cleanup[i] (shell text; NULL, or a NULL
+ * cleanup: none) runs as a step on role i's node (the removal of a
+ * container that outlived its killed client). Returns 0 or IB_ENOMEM. */
+int cl_mn_roles_script(ib_buf *b, const cl_mn_role *r, const char *const *cmds,
+                       const char *const *cleanup, size_t n, const char *frontend);
 
 #endif

@@ -3,6 +3,7 @@
  * its node, and the frontend in front of them (`infbench sim frontend`);
  * cluster/ lays the roles out and writes the script, this builds their
  * command lines from the row's. */
+#include "cluster/cluster.h"
 #include "cluster/multinode.h"
 #include "power/power.h"
 #include "run/plan.h"
@@ -76,7 +77,10 @@ const char **row_roles_argv(row_ctx *rc, const char **sim)
 		         e.msg[0] ? e.msg : "a pool without workers, or more than 64 processes");
 		return NULL;
 	}
-	const char **cmds = ib_arena_alloc(a, n * sizeof *cmds);
+	const char **cmds = ib_arena_alloc(a, n * sizeof *cmds),
+	           **cleanup = ib_arena_alloc(a, n * sizeof *cleanup);
+	if (!cleanup)
+		cmds = NULL;
 	ib_buf b = {0};
 	for (size_t i = 0; cmds && i < n; i++) {
 		const char **v = role_argv(a, sim, &roles[i]);
@@ -94,6 +98,17 @@ const char **row_roles_argv(row_ctx *rc, const char **sim)
 		ib_buf_printf(&b, " --gpu-metrics \"$PWD/LOGS/gpu_metrics/$node/%s.csv\"",
 		              roles[i].name);
 		cmds[i] = b.data ? ib_arena_strdup(a, b.data) : NULL;
+		/* its container, removed on its node when the step ends */
+		const char *name = cl_container_name(a, rc->it->identity, roles[i].name);
+		const char **rm = rc->o->container && name
+		                      ? cl_cleanup_argv(a, rc->o->container, &name, 1)
+		                      : NULL;
+		cleanup[i] = NULL;
+		if (rm) {
+			b.len = 0;
+			cl_sh_words(&b, rm);
+			cleanup[i] = b.data ? ib_arena_strdup(a, b.data) : NULL;
+		}
 		if (!cmds[i])
 			cmds = NULL;
 	}
@@ -119,8 +134,9 @@ const char **row_roles_argv(row_ctx *rc, const char **sim)
 	char *path = ib_arena_printf(a, "%s/roles.sh", rc->ws);
 	const char *fe_cmd = b.data ? ib_arena_strdup(a, b.data) : NULL;
 	ib_buf sh = {0};
-	int err =
-	    !cmds || !fe_cmd || !path ? IB_ENOMEM : cl_mn_roles_script(&sh, roles, cmds, n, fe_cmd);
+	int err = !cmds || !fe_cmd || !path
+	              ? IB_ENOMEM
+	              : cl_mn_roles_script(&sh, roles, cmds, cleanup, n, fe_cmd);
 	if (!err)
 		err = ib_buf_write_file(path, &sh, &e);
 	ib_buf_free(&b);

@@ -297,7 +297,7 @@ Test(multinode, roles_script_starts_a_step_per_role_then_the_frontend)
 	                   {"decode-1", CL_MN_DECODE, 2, 1}};
 	const char *cmds[] = {"role --role prefill", "role --role decode", "role --role decode"};
 	ib_buf b = {0};
-	cr_assert_eq(cl_mn_roles_script(&b, r, cmds, 3, "front --port 9"), 0);
+	cr_assert_eq(cl_mn_roles_script(&b, r, cmds, NULL, 3, "front --port 9"), 0);
 	cr_assert_str_eq(run_roles(&b), "status 1\n"
 	                                "srun n1 front\n"
 	                                "srun n1 role\n"
@@ -311,7 +311,7 @@ Test(multinode, roles_script_starts_a_step_per_role_then_the_frontend)
 	/* aggregated: no --prefill */
 	cl_mn_role w[2] = {{"worker-0", CL_MN_WORKER, 1, 2}, {"worker-1", CL_MN_WORKER, 2, 2}};
 	const char *wc[] = {"role", "role"};
-	cr_assert_eq(cl_mn_roles_script(&b, w, wc, 2, "front"), 0);
+	cr_assert_eq(cl_mn_roles_script(&b, w, wc, NULL, 2, "front"), 0);
 	cr_assert(strstr(run_roles(&b), "\n--workers 10.0.0.1:7001 10.0.0.2:7002\n"));
 	ib_buf_free(&b);
 }
