@@ -98,7 +98,7 @@ typedef struct {
  * IB_EINVAL naming the file and line of a CSV without the columns, a GPU
  * index that is not a whole number or a host unfit for a CSV field, or a
  * result without an integer max_concurrency; IB_EIO when a file cannot be
- * read or written; IB_ENOMEM. */
+ * read or written; IB_ENOMEM. On an error the files it wrote are removed. */
 int pw_mn_pack(const pw_mn_pack_opts *o, bool *valid, ib_error *e);
 
 /* datetime.fromisoformat(s) of Python 3.11 (s[0..n), no NUL): false when

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define OOM(e) ib_fail((e), IB_ENOMEM, "", 0, 0, "out of memory")
 
@@ -29,6 +30,8 @@ typedef struct {
 	size_t ndev, cap;
 	int64_t rows, scrapes, skipped;
 	double t0, t1;
+	const char *wrote[3]; /* the files written so far, removed on failure */
+	size_t nwrote;
 } pk_ctx;
 
 static pk_dev *device(pk_ctx *c, size_t src, const char *host, int64_t index)
@@ -159,6 +162,8 @@ static ib_val *window(pk_ctx *c, ib_error *e)
 	char *copy = ib_arena_printf(a, "%s/%s.json", o->logs_root, stem);
 	if (!rc)
 		rc = !copy ? OOM(e) : ib_buf_write_file(copy, &b, e);
+	if (!rc)
+		c->wrote[c->nwrote++] = copy;
 	ib_buf_free(&b);
 	ib_val *w = ib_v_map(a), *key = ib_v_map(a);
 	const char *keys[] = {"benchmark_start_time_unix", "benchmark_end_time_unix", "duration"};
@@ -186,6 +191,7 @@ static ib_val *window(pk_ctx *c, ib_error *e)
 	if (!wp || ib_mkdirs(ib_arena_printf(a, "%s/windows", o->power_dir), 0755, e) ||
 	    pw_write_json(wp, w, e))
 		return wp ? NULL : (OOM(e), NULL);
+	c->wrote[c->nwrote++] = wp;
 	return key;
 }
 
@@ -259,6 +265,8 @@ int pw_mn_pack(const pw_mn_pack_opts *o, bool *valid, ib_error *e)
 	char *sp = ib_arena_printf(c.a, "%s/samples.csv", o->power_dir);
 	if (!rc)
 		rc = !sp ? OOM(e) : ib_buf_write_file(sp, &c.samples, e);
+	if (!rc)
+		c.wrote[c.nwrote++] = sp;
 	ib_val *win = rc ? NULL : window(&c, e), *m = win ? manifest(&c, win) : NULL;
 	if (win && !m)
 		rc = OOM(e);
@@ -280,6 +288,8 @@ int pw_mn_pack(const pw_mn_pack_opts *o, bool *valid, ib_error *e)
 		    (long long)c.skipped, o->power_dir, why ? "not publishable: " : "publishable",
 		    why ? why : "");
 	}
+	for (size_t i = 0; rc && i < c.nwrote; i++) /* no half-written package */
+		unlink(c.wrote[i]);
 	ib_buf_free(&c.samples);
 	ib_arena_free(c.a);
 	return rc;

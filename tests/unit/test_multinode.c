@@ -437,10 +437,20 @@ Test(multinode, power_package_of_two_monitors_validates_into_role_energies)
 	cr_assert_eq(ib_json_parse_file(a, p[5], &agg, &e), 0);
 	cr_assert_eq(ib_map_get(agg, "power_valid")->i, 0);
 	/* a monitor's CSV without a power column: the file and line named */
+	char cmd0[300];
 	put_text(dir, "p.csv", "timestamp, index\n1000, 0\n");
 	cr_assert_eq(pw_mn_pack(&o, &valid, &e), IB_EINVAL);
 	cr_assert(strstr(e.msg, "no power column"), "%s", e.msg);
 	cr_assert_eq(e.line, 1);
+	/* a result without its concurrency: nothing of the package is left */
+	put_text(dir, "p.csv", "timestamp, index, power.draw [W]\n1000, 0, 5 W\n");
+	put_text(dir, "res.json", "{\"duration\": 1}");
+	snprintf(cmd0, sizeof cmd0, "rm -rf %s", p[2]);
+	cr_assert_eq(system(cmd0), 0);
+	cr_assert_eq(pw_mn_pack(&o, &valid, &e), IB_EINVAL);
+	cr_assert(strstr(e.msg, "max_concurrency"), "%s", e.msg);
+	snprintf(cmd0, sizeof cmd0, "%s/samples.csv", p[2]);
+	cr_assert_neq(access(cmd0, F_OK), 0);
 	ib_arena_free(a);
 	ib_buf_free(&log);
 	char cmd[300];
