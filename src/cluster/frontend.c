@@ -112,8 +112,10 @@ struct cl_frontend {
 	double scale;
 	int64_t start_ns;
 	char headers[160];
-	fe_req *reqs;       /* every request not yet freed */
-	fe_scrape *scrapes; /* every GET /metrics not yet freed */
+	fe_req *reqs;         /* every request not yet freed */
+	uint64_t completions; /* completions received (dynamo_frontend_requests_total) */
+	int64_t active;       /* completions not yet answered (dynamo_frontend_active_requests) */
+	fe_scrape *scrapes;   /* every GET /metrics not yet freed */
 };
 
 struct fe_req {
@@ -145,6 +147,8 @@ static double fe_now(const cl_frontend *f)
 static void req_free(fe_req *r)
 {
 	cl_frontend *f = r->fe;
+	if (r->completion)
+		f->active--;
 	for (size_t i = 0; i < 2; i++)
 		if (r->old[i])
 			net_client_free(r->old[i]);
@@ -467,6 +471,15 @@ static void scrape_answer(fe_scrape *s)
 	}
 	if (!rc)
 		rc = cl_fe_merge_metrics(bodies, lens, roles, k, &out);
+	/* the frontend's own, as Dynamo's frontend names them */
+	ib_buf_printf(&out,
+	              "# HELP dynamo_frontend_requests_total Completions the frontend received.\n"
+	              "# TYPE dynamo_frontend_requests_total counter\n"
+	              "dynamo_frontend_requests_total %llu\n"
+	              "# HELP dynamo_frontend_active_requests Completions not yet answered.\n"
+	              "# TYPE dynamo_frontend_active_requests gauge\n"
+	              "dynamo_frontend_active_requests %lld\n",
+	              (unsigned long long)s->fe->completions, (long long)s->fe->active);
 	if (s->conn) {
 		if (rc || !k)
 			net_conn_respond(s->conn, 502, "text/plain",
@@ -576,6 +589,8 @@ static void on_request(net_conn *c, const net_http_msg *m, const char *body, siz
 	r->body_len = len;
 	r->completion =
 	    post && (path_is(m, "/v1/completions") || path_is(m, "/v1/chat/completions"));
+	if (r->completion)
+		f->completions++, f->active++;
 	double t0 = fe_now(f);
 	r->k = (cl_fe_clock){.t0 = t0, .base = t0, .a = NAN};
 	r->reap = (net_defer){.fn = on_reap, .arg = r};

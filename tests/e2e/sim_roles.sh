@@ -108,6 +108,9 @@ for role in prefill decode; do
 		[ "$own" = "$got" ] && awk -v n="$own" 'BEGIN { exit !(n > 0) }' && ok || no "$name of the $role role through the frontend: $got, its own $own"
 	done
 done
+# and its own: every completion through it, none in flight
+n=$(grep '^dynamo_frontend_requests_total ' <<<"$m" | cut -d' ' -f2)
+[ "$n" = "$(msum "${ports[decode]}" vllm:request_success_total)" ] && grep -qx 'dynamo_frontend_active_requests 0' <<<"$m" && ok || no "the frontend's counters: $(grep '^dynamo_frontend' <<<"$m")"
 stop_all
 
 # -- 3. an aggregated row: two whole workers behind one frontend
