@@ -342,6 +342,16 @@ static const arg_opt flags[] = {
      .kind = ARG_ONE,
      .metavar = "SECONDS",
      .help = "stop after this long (default: until SIGINT/SIGTERM)"},
+    {.name = "--gpu-metrics",
+     .kind = ARG_ONE,
+     .metavar = "FILE",
+     .help = "write SIMULATED GPU telemetry there while serving: the GPU monitor's CSV "
+             "(timestamp, index, power.draw [W], utilization.gpu [%], simulated), one row per "
+             "GPU per interval, power modelled from the engine's busy time (docs/sim.md)"},
+    {.name = "--gpu-metrics-interval",
+     .kind = ARG_ONE,
+     .metavar = "SECONDS",
+     .help = "seconds between --gpu-metrics samples (default 1, as the monitor's -l 1)"},
     {.name = "--help", .alias = "-h", .kind = ARG_FLAG, .help = "show this help and exit"},
 };
 
@@ -355,6 +365,7 @@ typedef struct {
 	net_loop *loop;
 	sim_server *srv;
 	double duration;
+	double gpu_interval; /* --gpu-metrics-interval */
 	bool spec;
 } sim_run;
 
@@ -451,6 +462,8 @@ static int engine_flags(arg_parser *p, sim_config *c, sim_run *r)
 	num_opt(p, "--stall-ms", &c->stall_ms, 0, 3.6e6, &rc);
 	num_opt(p, "--malformed-rate", &c->malformed_rate, 0, 1, &rc);
 	num_opt(p, "--duration", &r->duration, 0, 1e9, &rc);
+	r->gpu_interval = 1;
+	num_opt(p, "--gpu-metrics-interval", &r->gpu_interval, 0.01, 3600, &rc);
 	num_opt(p, "--header-timeout", &c->header_timeout, 0, 1e6, &rc);
 	if (rc)
 		return rc;
@@ -664,7 +677,18 @@ static int serve(arg_parser *p, sim_config *c, sim_run *r)
 	if (r->spec)
 		fprintf(stderr, "infbench sim: %s with %d draft tokens, acceptance length %.2f\n",
 		        c->spec_method, c->num_spec_tokens, c->acceptance_length);
+	sim_telemetry *gm = NULL;
+	if ((o = args_get(p, "--gpu-metrics"))->seen &&
+	    sim_telemetry_start(r->srv, o->vals[0], r->gpu_interval, &gm, &e))
+		return fail("--gpu-metrics", &e);
+	if (gm)
+		fprintf(
+		    stderr,
+		    "infbench sim: simulated GPU telemetry (no GPU measured) every %g s to %s\n",
+		    r->gpu_interval, o->vals[0]);
 	int status = cli_serve_loop(r->loop, r->duration) ? 1 : 0;
+	if (sim_telemetry_stop(gm, &e))
+		status = fail("--gpu-metrics", &e);
 	int log_err = sim_server_log_error(r->srv);
 	sim_server_free(r->srv); /* streams still open are not traced */
 	r->srv = NULL;

@@ -102,6 +102,7 @@ typedef struct {
 } fe_up;
 
 typedef struct fe_req fe_req;
+typedef struct fe_scrape fe_scrape;
 
 struct cl_frontend {
 	net_loop *loop;
@@ -111,7 +112,10 @@ struct cl_frontend {
 	double scale;
 	int64_t start_ns;
 	char headers[160];
-	fe_req *reqs; /* every request not yet freed */
+	fe_req *reqs;         /* every request not yet freed */
+	uint64_t completions; /* completions received (dynamo_frontend_requests_total) */
+	int64_t active;       /* completions not yet answered (dynamo_frontend_active_requests) */
+	fe_scrape *scrapes;   /* every GET /metrics not yet freed */
 };
 
 struct fe_req {
@@ -143,6 +147,8 @@ static double fe_now(const cl_frontend *f)
 static void req_free(fe_req *r)
 {
 	cl_frontend *f = r->fe;
+	if (r->completion)
+		f->active--;
 	for (size_t i = 0; i < 2; i++)
 		if (r->old[i])
 			net_client_free(r->old[i]);
@@ -393,12 +399,177 @@ static bool path_is(const net_http_msg *m, const char *p)
 	return m->path_len == strlen(p) && !memcmp(m->path, p, m->path_len);
 }
 
+/* ---- GET /metrics: every process scraped, merged per role ---- */
+
+typedef struct {
+	fe_scrape *s;
+	fe_up *u;
+	const char *role;
+	net_client *cl;
+	ib_buf body;
+	int status;
+	bool over;
+} fe_part;
+
+struct fe_scrape {
+	cl_frontend *fe;
+	net_conn *conn; /* NULL once the client is gone */
+	fe_part *parts;
+	size_t n, pending;
+	bool done;
+	net_defer reap;
+	fe_scrape *prev, *next;
+};
+
+static void scrape_free(fe_scrape *s)
+{
+	cl_frontend *f = s->fe;
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->parts[i].cl)
+			net_client_free(s->parts[i].cl);
+		ib_buf_free(&s->parts[i].body);
+	}
+	net_defer_cancel(f->loop, &s->reap);
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		f->scrapes = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	if (s->conn)
+		net_conn_set_data(s->conn, NULL);
+	free(s->parts);
+	free(s);
+}
+
+static void scrape_reap(net_loop *l, net_defer *d)
+{
+	(void)l;
+	scrape_free(d->arg);
+}
+
+/* Every process answered or failed: the merged text (a comment names each
+ * process that did not answer), 502 when none did. */
+static void scrape_answer(fe_scrape *s)
+{
+	const char **bodies = calloc(s->n + 1, sizeof *bodies),
+	           **roles = calloc(s->n + 1, sizeof *roles);
+	size_t *lens = calloc(s->n + 1, sizeof *lens), k = 0;
+	ib_buf out = {0};
+	int rc = !bodies || !roles || !lens ? IB_ENOMEM : 0;
+	for (size_t i = 0; !rc && i < s->n; i++) {
+		fe_part *p = &s->parts[i];
+		if (p->status == 200 && !p->body.err) {
+			bodies[k] = p->body.data ? p->body.data : "";
+			lens[k] = p->body.len;
+			roles[k++] = p->role;
+		} else {
+			ib_buf_printf(&out,
+			              "# infbench frontend: %s (%s) did not answer /metrics\n",
+			              p->u->name, p->role);
+		}
+	}
+	if (!rc)
+		rc = cl_fe_merge_metrics(bodies, lens, roles, k, &out);
+	/* the frontend's own, as Dynamo's frontend names them */
+	ib_buf_printf(&out,
+	              "# HELP dynamo_frontend_requests_total Completions the frontend received.\n"
+	              "# TYPE dynamo_frontend_requests_total counter\n"
+	              "dynamo_frontend_requests_total %llu\n"
+	              "# HELP dynamo_frontend_active_requests Completions not yet answered.\n"
+	              "# TYPE dynamo_frontend_active_requests gauge\n"
+	              "dynamo_frontend_active_requests %lld\n",
+	              (unsigned long long)s->fe->completions, (long long)s->fe->active);
+	if (s->conn) {
+		if (rc || !k)
+			net_conn_respond(s->conn, 502, "text/plain",
+			                 "no process answered /metrics\n", 29, NULL);
+		else
+			net_conn_respond(s->conn, 200, "text/plain; version=0.0.4; charset=utf-8",
+			                 out.data, out.len, NULL);
+	}
+	ib_buf_free(&out);
+	free(bodies);
+	free(roles);
+	free(lens);
+	s->done = true;
+	net_defer_queue(s->fe->loop, &s->reap);
+}
+
+static void part_head(net_client *c, const net_http_msg *m, int64_t t, void *arg)
+{
+	(void)c, (void)t;
+	((fe_part *)arg)->status = m->status;
+}
+
+static void part_data(net_client *c, const char *d, size_t n, int64_t t, void *arg)
+{
+	(void)c, (void)t;
+	ib_buf_append(&((fe_part *)arg)->body, d, n);
+}
+
+static void part_done(net_client *c, int err, const char *msg, void *arg)
+{
+	(void)c, (void)msg;
+	fe_part *p = arg;
+	if (p->over)
+		return;
+	p->over = true;
+	if (err)
+		p->status = 0;
+	if (--p->s->pending == 0)
+		scrape_answer(p->s);
+}
+
+static void scrape(cl_frontend *f, net_conn *c)
+{
+	fe_scrape *s = calloc(1, sizeof *s);
+	size_t n = f->npre + f->nwork;
+	if (!s || !(s->parts = calloc(n, sizeof *s->parts))) {
+		free(s);
+		net_conn_respond(c, 500, "application/json", "{}", 2, NULL);
+		return;
+	}
+	s->fe = f;
+	s->conn = c;
+	s->n = s->pending = n;
+	s->reap = (net_defer){.fn = scrape_reap, .arg = s};
+	s->next = f->scrapes;
+	if (f->scrapes)
+		f->scrapes->prev = s;
+	f->scrapes = s;
+	net_conn_set_data(c, s);
+	net_client_cbs cbs = {.on_head = part_head, .on_data = part_data, .on_done = part_done};
+	for (size_t i = 0; i < n; i++) {
+		fe_part *p = &s->parts[i];
+		p->s = s;
+		p->u = i < f->npre ? &f->pre[i] : &f->work[i - f->npre];
+		p->role = i < f->npre ? "prefill" : f->npre ? "decode" : "worker";
+	}
+	for (size_t i = 0; i < n; i++) {
+		fe_part *p = &s->parts[i];
+		char req[300];
+		int len =
+		    snprintf(req, sizeof req,
+		             "GET /metrics HTTP/1.1\r\nHost: %s:%d\r\nConnection: close\r\n\r\n",
+		             p->u->ip, p->u->port);
+		ib_error e = {0};
+		if (net_client_new(f->loop, p->u->ip, p->u->port, &cbs, p, &p->cl, &e) ||
+		    net_client_send(p->cl, req, (size_t)len))
+			part_done(p->cl, IB_EIO, NULL, p);
+	}
+}
+
 static void on_request(net_conn *c, const net_http_msg *m, const char *body, size_t len, void *arg)
 {
 	cl_frontend *f = arg;
 	bool post = m->method_len == 4 && !memcmp(m->method, "POST", 4);
 	if (path_is(m, "/health")) {
 		net_conn_respond(c, 200, "application/json", "{}", 2, NULL);
+		return;
+	}
+	if (!post && path_is(m, "/metrics")) {
+		scrape(f, c);
 		return;
 	}
 	fe_req *r = calloc(1, sizeof *r);
@@ -418,6 +589,8 @@ static void on_request(net_conn *c, const net_http_msg *m, const char *body, siz
 	r->body_len = len;
 	r->completion =
 	    post && (path_is(m, "/v1/completions") || path_is(m, "/v1/chat/completions"));
+	if (r->completion)
+		f->completions++, f->active++;
 	double t0 = fe_now(f);
 	r->k = (cl_fe_clock){.t0 = t0, .base = t0, .a = NAN};
 	r->reap = (net_defer){.fn = on_reap, .arg = r};
@@ -434,10 +607,16 @@ static void on_request(net_conn *c, const net_http_msg *m, const char *body, siz
 
 static void on_close(net_conn *c, void *arg)
 {
-	(void)arg;
-	fe_req *r = net_conn_get_data(c);
-	if (!r)
+	cl_frontend *f = arg;
+	void *d = net_conn_get_data(c);
+	if (!d)
 		return;
+	for (fe_scrape *s = f->scrapes; s; s = s->next)
+		if (d == s) { /* the merge goes nowhere: freed once every part ended */
+			s->conn = NULL;
+			return;
+		}
+	fe_req *r = d;
 	r->conn = NULL;
 	finish(r);
 }
@@ -522,6 +701,8 @@ void cl_fe_free(cl_frontend *f)
 		net_server_free(f->http);
 	while (f->reqs)
 		req_free(f->reqs);
+	while (f->scrapes)
+		scrape_free(f->scrapes);
 	fe_up *ups[2] = {f->pre, f->work};
 	size_t n[2] = {f->npre, f->nwork};
 	for (size_t k = 0; k < 2; k++)

@@ -43,6 +43,20 @@ int cl_fe_restamp(cl_fe_clock *k, const char *in, size_t len, ib_buf *out);
  * minus its first "infbench_t0" (at least 0). false when either is absent. */
 bool cl_fe_span(const char *in, size_t len, double *span);
 
+/* The frontend's /metrics: the Prometheus text bodies[i][0..lens[i]) of
+ * the processes behind it merged into out, one series per metric, label
+ * set and role: each sample gets the label infbench_role="roles[i]"
+ * (prefill, decode, worker) and the samples of one series are summed over
+ * the role's processes (counters, histograms' buckets, sums and counts,
+ * untyped and gauges), except gauges of fractions (a name with "perc",
+ * "usage" or "ratio"), which take the mean. Families keep the first
+ * process's HELP and TYPE, in order of first appearance, each with all its
+ * series; _bucket/_sum/_count/_created series go with their histogram or
+ * summary. Lines that are not samples are left out. Returns 0 or
+ * IB_ENOMEM. */
+int cl_fe_merge_metrics(const char *const *bodies, const size_t *lens, const char *const *roles,
+                        size_t n, ib_buf *out);
+
 typedef struct {
 	const char *host; /* listen address (NULL: 127.0.0.1) */
 	int port;         /* 0: any free port */

@@ -188,8 +188,8 @@ void cl_sh_words(ib_buf *b, const char *const *argv)
 	}
 }
 
-int cl_mn_roles_script(ib_buf *b, const cl_mn_role *r, const char *const *cmds, size_t n,
-                       const char *frontend)
+int cl_mn_roles_script(ib_buf *b, const cl_mn_role *r, const char *const *cmds,
+                       const char *const *cleanup, size_t n, const char *frontend)
 {
 	static const char *const list[] = {"PREFILL_NODELIST", "DECODE_NODELIST",
 	                                   "PREFILL_NODELIST"};
@@ -214,7 +214,7 @@ int cl_mn_roles_script(ib_buf *b, const cl_mn_role *r, const char *const *cmds, 
 	       "--output=\"$PWD/logs/$name.log\" \"$@\" &\n"
 	       "\tpids=\"$pids $!\"\n"
 	       "}\n"
-	       "stop() { kill $pids 2>/dev/null; wait; tail -n 4 logs/*.log >&2; }\n"
+	       "stop() { kill $pids 2>/dev/null; wait; cleanup; tail -n 4 logs/*.log >&2; }\n"
 	       "listening() {\n"
 	       "\tuntil [ -s \"ports/$1\" ]; do\n"
 	       "\t\tfor p in $pids; do\n"
@@ -224,10 +224,22 @@ int cl_mn_roles_script(ib_buf *b, const cl_mn_role *r, const char *const *cmds, 
 	       "\t\tsleep 0.1\n"
 	       "\tdone\n"
 	       "}\n"
-	       "trap 'kill $pids 2>/dev/null; wait; exit 143' TERM INT\n");
+	       "trap 'kill $pids 2>/dev/null; wait; cleanup; exit 143' TERM INT\n");
+	/* what a role left on its node once its step ended (a container that
+	 * outlived its killed client), removed by a step there */
+	ib_buf_puts(b, "cleanup() {\n\t:\n");
+	for (size_t i = 0; cleanup && i < n; i++)
+		if (cleanup[i])
+			ib_buf_printf(b,
+			              "\tsrun --overlap --nodes=1 --ntasks=1 --nodelist=\"$(nth "
+			              "\"$%s\" %d)\" "
+			              "--job-name=cleanup %s >/dev/null 2>&1\n",
+			              list[r[i].pool], r[i].node, cleanup[i]);
+	ib_buf_puts(b, "}\n");
 	for (size_t i = 0; i < n; i++)
 		ib_buf_printf(b,
 		              "node=$(nth \"$%s\" %d)\n"
+		              "mkdir -p \"LOGS/gpu_metrics/$node\" || exit 1\n"
 		              "step %s \"$node\" %s --host \"$(addr \"$node\")\" --port 0 "
 		              "--port-file \"$PWD/ports/%s\"\n",
 		              list[r[i].pool], r[i].node, r[i].name, cmds[i], r[i].name);

@@ -91,15 +91,18 @@ void cl_sh_words(ib_buf *b, const char *const *argv);
 
 /* Appends the bash script that runs roles r[0..n) of a row inside its job,
  * from the row's workspace: one `srun --overlap` step per role on its node
- * (--nodelist from the pool's node list), its output in logs/NAME.log; the
- * role's command is cmds[i] (shell text) plus `--host ADDR --port 0
+ * (--nodelist from the pool's node list), its output in logs/NAME.log, its
+ * node's telemetry folder LOGS/gpu_metrics/NODE created; the role's command
+ * is cmds[i] (shell text, which may name the role's node as $node) plus `--host ADDR --port 0
  * --port-file ports/NAME` (ADDR the node's NodeAddr); once every role
  * listens, the frontend step on FRONTEND_NODE, `frontend` (shell text)
  * plus `--prefill ADDR:PORT...` (disaggregated) and `--workers
  * ADDR:PORT...`, its output in logs/frontend.log. The script then waits:
  * when a step ends it stops the others and exits 1; SIGTERM stops them
- * all. Returns 0 or IB_ENOMEM. */
-int cl_mn_roles_script(ib_buf *b, const cl_mn_role *r, const char *const *cmds, size_t n,
-                       const char *frontend);
+ * all. Once the steps ended, cleanup[i] (shell text; NULL, or a NULL
+ * cleanup: none) runs as a step on role i's node (the removal of a
+ * container that outlived its killed client). Returns 0 or IB_ENOMEM. */
+int cl_mn_roles_script(ib_buf *b, const cl_mn_role *r, const char *const *cmds,
+                       const char *const *cleanup, size_t n, const char *frontend);
 
 #endif

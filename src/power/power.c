@@ -171,19 +171,12 @@ double pw_integrate(const double *t, const double *p, size_t n, double start, do
 	return energy;
 }
 
-/* The telemetry header: stripped names, and the three detected columns. */
-typedef struct {
-	const char **names;
-	size_t n;
-	int ts, pw, gpu;
-} header;
-
 static bool has_ci(const char *s, const char *w)
 {
 	return strcasestr(s, w) != NULL;
 }
 
-static int read_header(ib_arena *a, const pw_csv *c, header *h)
+static int read_header(ib_arena *a, const pw_csv *c, pw_header *h)
 {
 	h->n = c->n ? c->rows[0].n : 0;
 	h->names = ib_arena_alloc(a, (h->n + 1) * sizeof *h->names);
@@ -217,7 +210,7 @@ static int read_header(ib_arena *a, const pw_csv *c, header *h)
 	return 0;
 }
 
-static const char *cell(const pw_csv_row *r, int col, size_t *len)
+const char *pw_cell(const pw_csv_row *r, int col, size_t *len)
 {
 	if (col < 0 || (size_t)col >= r->n) {
 		*len = 0;
@@ -226,7 +219,7 @@ static const char *cell(const pw_csv_row *r, int col, size_t *len)
 	return pw_py_strip(r->f[col], r->len[col], len);
 }
 
-static int load_csv(ib_arena *a, const char *path, pw_csv *c, header *h, bool *unreadable)
+int pw_load_telemetry(ib_arena *a, const char *path, pw_csv *c, pw_header *h, bool *unreadable)
 {
 	ib_buf b = {0};
 	ib_error e;
@@ -269,9 +262,9 @@ int pw_integrate_csv(ib_arena *a, const char *path, double start, double end, bo
 		return empty_integration(in);
 	}
 	pw_csv c;
-	header h;
+	pw_header h;
 	bool unreadable;
-	int rc = load_csv(a, path, &c, &h, &unreadable);
+	int rc = pw_load_telemetry(a, path, &c, &h, &unreadable);
 	if (rc)
 		return rc;
 	if (unreadable || (c.error && c.n == 0)) {
@@ -298,7 +291,7 @@ int pw_integrate_csv(ib_arena *a, const char *path, double start, double end, bo
 		if (!row->n)
 			continue; /* DictReader skips empty records */
 		size_t tl, pl, gl;
-		const char *ts = cell(row, h.ts, &tl);
+		const char *ts = pw_cell(row, h.ts, &tl);
 		double t, p;
 		if (!pw_parse_timestamp(ts, tl, &t) || !isfinite(t)) {
 			if (r->n_bad_ts++ == 0)
@@ -309,8 +302,8 @@ int pw_integrate_csv(ib_arena *a, const char *path, double start, double end, bo
 		}
 		if (t < start - MAX_GAP || t > end + MAX_GAP)
 			continue;
-		const char *ps = cell(row, h.pw, &pl);
-		const char *g = cell(row, h.gpu, &gl);
+		const char *ps = pw_cell(row, h.pw, &pl);
+		const char *g = pw_cell(row, h.gpu, &gl);
 		if (!pw_parse_power(ps, pl, &p) || !isfinite(p) || p < 0) {
 			if (r->n_bad_pw++ == 0)
 				pw_logf(log, ud, 2, "%s:%d: invalid power reading '%.*s'", path,

@@ -61,6 +61,46 @@ typedef struct {
 } pw_mn_opts;
 int pw_mn_run(const pw_mn_opts *o, int *status, ib_error *e);
 
+/* infbench's producer of the package that pw_mn_run validates (docs/power.md
+ * "Multinode: the package infbench writes"): the telemetry CSVs of the GPU
+ * monitors of a multi-node row's roles (nvidia-smi, amd-smi, infbench sim
+ * --gpu-metrics: pw_load_telemetry's columns, an optional uuid column),
+ * each from one node, become power_dir/samples.csv (every device's rows in
+ * its file's order, scrape_seq its row count; a row without a reading or
+ * not later than the device's previous one is left out), the raw result is
+ * copied to logs_root/<stem>.json with its window in power_dir/windows/,
+ * and manifest.json states the devices with their roles, the window and the
+ * recomputed evidence and verdict (pw_mn_seal). A device without a uuid
+ * column is "<host>-gpu<index>" (simulated: "simulated-<host>-gpu<index>");
+ * a device two sources report keeps the first one's rows and both
+ * assignments. */
+typedef struct {
+	const char *csv;  /* the monitor's CSV */
+	const char *host; /* the node it ran on */
+	const char *role; /* worker_role: "prefill", "decode" or "agg" */
+	int64_t worker_index;
+} pw_mn_source;
+
+typedef struct {
+	const char *power_dir, *logs_root;
+	const char *bench_path; /* the raw result (its max_concurrency and window) */
+	const pw_mn_source *src;
+	size_t nsrc;
+	const char *benchmark_type;  /* NULL: "sa-bench" */
+	const char *producer_commit; /* the manifest's producer_git_commit */
+	const char *exporter;        /* what measured: dcgm_exporter.container_image_resolved */
+	bool simulated;              /* the telemetry is simulated: "simulated": true */
+	double interval;             /* the monitors' sample interval, s (> 0) */
+	pw_log_fn log;
+	void *log_ud;
+} pw_mn_pack_opts;
+/* Returns 0 with *valid the package's verdict (a line logged either way),
+ * IB_EINVAL naming the file and line of a CSV without the columns, a GPU
+ * index that is not a whole number or a host unfit for a CSV field, or a
+ * result without an integer max_concurrency; IB_EIO when a file cannot be
+ * read or written; IB_ENOMEM. On an error the files it wrote are removed. */
+int pw_mn_pack(const pw_mn_pack_opts *o, bool *valid, ib_error *e);
+
 /* datetime.fromisoformat(s) of Python 3.11 (s[0..n), no NUL): false when
  * it raises. *aware tells whether it has an offset; *us is its Unix time in
  * microseconds, read as UTC when naive. */

@@ -75,4 +75,15 @@ const char *pw_mn_role_of(const mn_pkg *p, const char *host, int64_t index);
 void pw_mn_check_topology(mn_audit *au, const mn_pkg *p, int64_t prefill, int64_t decode,
                           int64_t agg);
 
+/* The producer's side of the package (power_mn_pack.c): recomputes what
+ * the validator recomputes from power_dir's samples.csv and windows/ (results
+ * under logs_root) for manifest m (in a: its wire fields, expected devices
+ * and windows set) and stores it in m: observed_devices,
+ * window_validations, artifact_errors, sample_row_count and
+ * publication_valid (true when nothing failed; else *first_failure says
+ * what, in a). IB_EINVAL when m's expected devices or windows are
+ * malformed, IB_ENOMEM. */
+int pw_mn_seal(ib_arena *a, const char *power_dir, const char *logs_root, ib_val *m,
+               const char **first_failure, ib_error *e);
+
 #endif

@@ -438,10 +438,30 @@ static int validate_windows(mn_ctx *c)
 	return 0;
 }
 
+/* observed_devices as derive_observed_devices gives them (NULL: no memory). */
+static ib_val *observed_val(mn_ctx *c)
+{
+	ib_arena *a = c->au->a;
+	ib_val *obs = ib_v_list(a);
+	for (size_t i = 0; obs && i < c->p.nobs; i++) {
+		const mn_obs *o = &c->p.obs[i];
+		ib_val *d = ib_v_map(a), *u = ib_v_list(a);
+		for (size_t k = 0; d && u && k < o->nuuid; k++)
+			ib_list_push(a, u, ib_v_str(a, o->uuids[k]));
+		if (!d || !u || ib_map_set(a, d, "hostname", ib_v_str(a, o->host)) ||
+		    ib_map_set(a, d, "gpu_index", ib_v_int(a, o->index)) ||
+		    ib_map_set(a, d, "gpu_uuids", u) ||
+		    ib_map_set(a, d, "first_sample_time_unix", ib_v_float(a, o->first)) ||
+		    ib_map_set(a, d, "last_sample_time_unix", ib_v_float(a, o->last)) ||
+		    ib_list_push(a, obs, d))
+			obs = NULL;
+	}
+	return obs;
+}
+
 static size_t stored_evidence(mn_ctx *c, const ib_val *m)
 {
 	mn_audit *au = c->au;
-	ib_arena *a = au->a;
 	size_t nf = 0;
 	ib_val nrows = {.type = IB_V_INT, .i = (int64_t)c->p.nrows};
 	const ib_val *sr = ib_map_get(m, "sample_row_count");
@@ -462,20 +482,7 @@ static size_t stored_evidence(mn_ctx *c, const ib_val *m)
 	}
 	if (!c->p.nobs)
 		pw_mn_fail(au, "observed_devices is empty"), nf++;
-	ib_val *obs = ib_v_list(a);
-	for (size_t i = 0; obs && i < c->p.nobs; i++) {
-		const mn_obs *o = &c->p.obs[i];
-		ib_val *d = ib_v_map(a), *u = ib_v_list(a);
-		for (size_t k = 0; d && u && k < o->nuuid; k++)
-			ib_list_push(a, u, ib_v_str(a, o->uuids[k]));
-		if (!d || !u || ib_map_set(a, d, "hostname", ib_v_str(a, o->host)) ||
-		    ib_map_set(a, d, "gpu_index", ib_v_int(a, o->index)) ||
-		    ib_map_set(a, d, "gpu_uuids", u) ||
-		    ib_map_set(a, d, "first_sample_time_unix", ib_v_float(a, o->first)) ||
-		    ib_map_set(a, d, "last_sample_time_unix", ib_v_float(a, o->last)) ||
-		    ib_list_push(a, obs, d))
-			obs = NULL;
-	}
+	ib_val *obs = observed_val(c);
 	const ib_val *so = ib_map_get(m, "observed_devices");
 	if (!obs || !so || !ib_val_equal(so, obs))
 		pw_mn_fail(au,
@@ -973,4 +980,54 @@ oom:
 done:
 	ib_arena_free(a);
 	return rc;
+}
+
+int pw_mn_seal(ib_arena *a, const char *power_dir, const char *logs_root, ib_val *m,
+               const char **first_failure, ib_error *e)
+{
+	mn_audit au = {.a = a};
+	pw_mn_opts o = {0};
+	mn_ctx c = {.au = &au, .o = &o};
+	*first_failure = NULL;
+	c.power_dir = pw_py_path(a, power_dir);
+	c.logs_root = pw_py_path(a, logs_root);
+	c.artifact_errors = ib_v_list(a);
+	c.validations = ib_v_list(a);
+	if (!c.power_dir || !c.logs_root || !c.artifact_errors || !c.validations)
+		return OOM(e);
+	/* the recomputation of validate_and_integrate, whose results become the
+	 * manifest's stored evidence */
+	size_t nfail = 0;
+	pw_mn_check_wire(&au, m, &nfail);
+	char why[512];
+	int pr = pw_mn_parse_expected(&au, m, &c.p, why, sizeof why);
+	if (pr)
+		return pr < 0 ? OOM(e)
+		              : ib_fail(e, IB_EINVAL, power_dir, 0, 0, "the manifest: %s", why);
+	if (pw_mn_read_samples(&au, ib_arena_printf(a, "%s/samples.csv", c.power_dir), &c.p))
+		return OOM(e);
+	for (size_t i = 0; i < c.p.sample_reasons.n; i++, nfail++)
+		pw_mn_fail(&au, "%s in samples.csv", c.p.sample_reasons.v[i]);
+	pw_reasons dr = {0};
+	pw_mn_validate_devices(&c.p, &dr);
+	for (size_t i = 0; i < dr.n; i++, nfail++)
+		pw_mn_fail(&au, "%s (device identity/topology)", dr.v[i]);
+	size_t before = au.nfail;
+	if (validate_windows(&c))
+		return OOM(e);
+	nfail += au.nfail - before + c.artifact_errors->list.n;
+	if (!c.p.newin)
+		pw_mn_fail(&au, "no expected measurement window"), nfail++;
+	if (!c.p.nobs)
+		pw_mn_fail(&au, "observed_devices is empty"), nfail++;
+	ib_val *obs = observed_val(&c);
+	if (!obs || ib_map_set(a, m, "observed_devices", obs) ||
+	    ib_map_set(a, m, "window_validations", c.validations) ||
+	    ib_map_set(a, m, "artifact_errors", c.artifact_errors) ||
+	    ib_map_set(a, m, "sample_row_count", ib_v_int(a, (int64_t)c.p.nrows)) ||
+	    ib_map_set(a, m, "publication_valid", ib_v_bool(a, nfail == 0)))
+		return OOM(e);
+	if (au.nfail)
+		*first_failure = au.fail[0];
+	return 0;
 }

@@ -33,6 +33,23 @@ int pw_csv_parse(ib_arena *a, const char *text, size_t n, bool skipinitialspace,
                  bool replace_invalid, bool *bad_utf8, pw_csv *c);
 void pw_csv_free(pw_csv *c);
 
+/* A telemetry CSV's header (nvidia-smi, amd-smi, infbench sim
+ * --gpu-metrics): the stripped names and the three detected columns (-1:
+ * absent): timestamp = the first name containing "time", power = the first
+ * containing "power" but not limit/cap/max/min, GPU = a name exactly index,
+ * gpu, gpu_id, gpu_index, card or device (any case). */
+typedef struct {
+	const char **names;
+	size_t n;
+	int ts, pw, gpu;
+} pw_header;
+/* Reads a telemetry CSV (skipinitialspace, invalid UTF-8 replaced) and its
+ * header; *unreadable when the file cannot be read (0 returned). Returns 0
+ * or IB_ENOMEM; c->rows is freed with pw_csv_free. */
+int pw_load_telemetry(ib_arena *a, const char *path, pw_csv *c, pw_header *h, bool *unreadable);
+/* Row r's cell in column col, stripped ("" when col is -1 or past the row). */
+const char *pw_cell(const pw_csv_row *r, int col, size_t *len);
+
 /* The index of header name `name` in the first row's stripped names (the
  * last one when repeated, as csv.DictReader's dict keeps it), or -1. */
 int pw_csv_col(const char *const *names, size_t n, const char *name);

@@ -139,6 +139,21 @@ void row_note_command(const char *ws, const char *const *argv);
  * the frontend (`infbench sim frontend` on PORT), or NULL with rc->reason. */
 bool row_roles_wanted(const row_ctx *rc);
 const char **row_roles_argv(row_ctx *rc, const char **sim);
+/* The producer that row_roles_power names in its package, which the row's
+ * POWER_PRODUCER_SHA pins. */
+#define RUN_SIM_POWER_PRODUCER "infbench-sim-telemetry"
+/* After the roles stopped: the multinode power package of the row
+ * (pw_mn_pack) at WS/LOGS/power from the roles' simulated telemetry
+ * (WS/LOGS/gpu_metrics/NODE/ROLE.csv: prefill-N, decode-N, worker-N as
+ * the roles prefill, decode, agg), which processing then validates; what it
+ * did, or why it could not, in WS/power_package.log. Best effort, as the
+ * reference's: a missing package makes the row's power invalid, never the
+ * row fail. */
+void row_roles_power(row_ctx *rc);
+/* After the client ended, before the roles stop: waits (3 s at most) until
+ * every telemetry file under WS/LOGS/gpu_metrics/ was written after now, so
+ * that the monitors' samples bracket the benchmark's window. */
+void row_roles_settle(row_ctx *rc);
 /* execute.c: the variables a recipe also gets (PATH with the client shim, ...). */
 void run_recipe_env(row_ctx *rc, ib_buf *env);
 

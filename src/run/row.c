@@ -635,6 +635,8 @@ int row_execute(row_ctx *rc)
 		              rc->devices);
 	if (recipe)
 		run_recipe_env(rc, &env);
+	if (row_roles_wanted(rc)) /* the producer of the package row_roles_power writes */
+		ib_buf_printf(&env, "POWER_PRODUCER_SHA=%s\n", RUN_SIM_POWER_PRODUCER);
 	if (!env.data)
 		return row_fail(rc, RUN_FAILED, "out of memory");
 	rc->envp = make_envp(rc->a, env.data);
@@ -648,6 +650,8 @@ int row_execute(row_ctx *rc)
 	if (rc->o->container && (s = row_container_begin(rc)) != RUN_RUNNING)
 		return s;
 	s = rc->o->engine == RUN_ENGINE_RECIPE ? engine_recipe(rc) : engine_sim(rc);
+	if (rc->server && s == RUN_RUNNING && row_roles_wanted(rc))
+		row_roles_settle(rc);
 	if (rc->server) {
 		run_stop_group(rc->server, 5000);
 		rc->server = 0;
@@ -655,7 +659,9 @@ int row_execute(row_ctx *rc)
 	row_container_end(rc);
 	if (s != RUN_RUNNING)
 		return s;
-	if (it->eval_only) { /* no benchmark, nothing to process */
+	if (!it->agentic && !it->eval_only && row_roles_wanted(rc))
+		row_roles_power(rc); /* the roles' telemetry, now that they stopped */
+	if (it->eval_only) {         /* no benchmark, nothing to process */
 		rc->state = RUN_DONE;
 		return RUN_DONE;
 	}

@@ -363,6 +363,8 @@ static void schedule(sim_server *s)
 		s->m_step_start = mstart;
 		s->m_step_end = mstart + (int64_t)(t * 1e9);
 		at = start + (int64_t)(t / c->time_scale * 1e9);
+		/* busy wall time; a replanned step replaces the one in flight */
+		s->m.busy_s += (double)(at - start - (replan ? s->step_at - start : 0)) * 1e-9;
 	}
 	s->step = st;
 	s->step_at = at;

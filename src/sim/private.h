@@ -125,6 +125,9 @@ typedef struct {
 	 * SIM_REBASE_NS, request handling while idle); steps rebased */
 	double paused_sum;
 	uint64_t paused_count;
+	/* wall seconds the engine's GPUs were busy stepping (a step of model
+	 * time t counts t / time scale; --gpu-metrics' utilisation) */
+	double busy_s;
 } sim_metrics;
 void sim_metrics_init(sim_metrics *m);
 

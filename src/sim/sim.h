@@ -352,6 +352,29 @@ const char *sim_version_of(ib_arena *a, const char *text);
 double sim_median(double *v, size_t n);
 
 typedef struct sim_server sim_server;
+
+/* ---- simulated GPU telemetry (docs/sim.md "Simulated GPU telemetry") ---- */
+/* Board power (W) of a GPU of type hw (a profile name; unknown: 700 W
+ * boards) at utilisation util in [0, 1]: SIM_IDLE_POWER_FRAC of its board
+ * limit idle, rising linearly to SIM_BUSY_POWER_FRAC busy. A model, not a
+ * measurement. */
+#define SIM_IDLE_POWER_FRAC 0.15
+#define SIM_BUSY_POWER_FRAC 0.9
+double sim_board_power(const char *hw, double util);
+/* Writes the GPU monitor's CSV of server s's GPUs to path while the loop
+ * runs: a header (timestamp, index, power.draw [W], utilization.gpu [%],
+ * simulated), then every interval seconds one row per GPU (nvidia-smi's
+ * local-time timestamp, index 0.., sim_board_power at the busy fraction of
+ * the interval, utilisation, 1). The GPUs are the engine's replicas' and its
+ * in-process prefill pool's (a --role process: its own). IB_EINVAL for an
+ * interval <= 0, IB_EIO when path cannot be written. */
+typedef struct sim_telemetry sim_telemetry;
+int sim_telemetry_start(sim_server *s, const char *path, double interval, sim_telemetry **out,
+                        ib_error *e);
+/* Writes a last sample, closes the file (IB_EIO when a write failed) and
+ * frees t (NULL: nothing). Before the server is freed. */
+int sim_telemetry_stop(sim_telemetry *t, ib_error *e);
+
 /* Starts listening on c->host:c->port (port 0: a free port). */
 int sim_server_new(net_loop *l, const sim_config *c, sim_server **out, ib_error *e);
 int sim_server_port(const sim_server *s);

@@ -13,59 +13,20 @@
 # Usage: container.sh INFBENCH. Ends with "container: N passed, N failed".
 . "$(dirname "$0")/lib.sh" container "$1"
 e2e_need_tok skip
-command -v podman >/dev/null || e2e_skip "podman is not installed (Debian's podman package; make deps)"
-command -v runc >/dev/null || e2e_skip "runc is not installed (Debian's runc package; make deps)"
-busybox=$(command -v busybox || true)
-[ -n "$busybox" ] && ldd "$busybox" >/dev/null 2>&1 && busybox=
-[ -n "$busybox" ] || e2e_skip "no static busybox (Debian's busybox-static package; make deps)"
-[ "$(id -u)" = 0 ] || e2e_skip "rootless podman is not set up here: the test runs podman as root"
+skip() { e2e_skip "$@"; }
+. "$root/tests/e2e/lib_podman.bash"
 
 tmp=$(mktemp -d /tmp/ib_container_e2e.XXXXXX)
 runner=
-export CONTAINERS_CONF=$tmp/containers.conf CONTAINERS_STORAGE_CONF=$tmp/storage.conf
-pm() { podman "$@"; }
 cleanup() {
 	[ -n "$runner" ] && kill -KILL "$runner" 2>/dev/null
-	pm rm -af -t 0 >/dev/null 2>&1
-	pm rmi -af >/dev/null 2>&1
-	# the overlay mounts of the isolated storage, then the folder
-	grep -o " $tmp/[^ ]*" /proc/mounts 2>/dev/null | sort -r | while read -r m; do umount "$m" 2>/dev/null; done
+	podman_stop "$tmp"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 cd "$tmp" || exit 1
-cat >containers.conf <<'CONF'
-[containers]
-default_ulimits = []
-[engine]
-cgroup_manager = "cgroupfs"
-runtime = "runc"
-CONF
-cat >storage.conf <<CONF
-[storage]
-driver = "overlay"
-runroot = "$tmp/run"
-graphroot = "$tmp/graph"
-CONF
-
-# -- the image: busybox, the binary, its libraries (the runner mounts the
-#    binary itself at its host path; the image supplies what it links)
-mkdir -p rootfs/bin rootfs/tmp rootfs/usr/local/bin
-cp "$busybox" rootfs/bin/busybox
-ln -s busybox rootfs/bin/sh
-cp "$bin" rootfs/usr/local/bin/infbench
-for lib in $(ldd "$bin" | grep -o '/[^ ]*'); do
-	mkdir -p "rootfs$(dirname "$lib")"
-	cp -L "$lib" "rootfs$lib"
-done
-tar -C rootfs -cf rootfs.tar . || e2e_skip "cannot pack the root file system"
 image=localhost/infbench-e2e:1
-if ! pm import rootfs.tar "$image" >import.log 2>&1; then
-	e2e_skip "podman cannot import an image here: $(tail -n 1 import.log)"
-fi
-if ! pm run --rm --network host --pids-limit 0 "$image" /bin/busybox true >probe.log 2>&1; then
-	e2e_skip "podman cannot start a container here: $(tail -n 1 probe.log)"
-fi
+podman_start "$tmp" "$image"
 
 row() { # image isl osl conc [extra json]
 	printf '[{"image": "%s", "model": "amd/MiniMax-M3-MXFP4", "model-prefix": "minimaxm3", "precision": "fp4", "framework": "vllm", "runner": "mi355x", "isl": %d, "osl": %d, "tp": 8, "pp": 1, "dcp-size": 1, "pcp-size": 1, "conc": %d, "max-model-len": %d, "ep": 1, "dp-attn": false, "spec-decoding": "none", "exp-name": "minimaxm3_%d_%d", "disagg": false, "run-eval": false%s}]\n' \

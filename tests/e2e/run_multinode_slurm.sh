@@ -7,8 +7,13 @@
 # engine (tests/e2e/lib_slurm.bash), and checks that each ran as ONE job over its nodes, with the
 # role node lists exported, one srun step per role on its node (a simulator
 # per role and node, the frontend) with its log in the row's logs/, and
-# finished into the store; then that a row whose roles cannot start fails
-# with the step's log in its reason.
+# finished into the store; that each role process left its simulated GPU
+# telemetry in its node's folder (LOGS/gpu_metrics/NODE/ROLE.csv), that the
+# runner made the multinode power package of it (LOGS/power) and that
+# processing validated it into the agg rows' power fields (prefill/decode
+# fields for the disaggregated row, the whole-deployment ones of the "agg"
+# role for the aggregated row); then that a row whose roles cannot start
+# fails with the step's log in its reason.
 # Prints one "skipped" line when the cluster cannot start.
 # Usage: run_multinode_slurm.sh INFBENCH. Ends with "run_multinode_slurm: N passed, N failed".
 . "$(dirname "$0")/lib.sh" run_multinode_slurm "$1"
@@ -44,7 +49,9 @@ print(json.dumps(r))' "$@"; }
 	row 256 64 2 none | pools 2 1 0 2
 	echo "]"
 } >mn.json
-opts=(--tokenizer "$tok" --time-scale 10 --quiet)
+# model time runs as wall time: the power package's window must match the
+# clock the telemetry is stamped with (a time-scaled run's power is invalid)
+opts=(--tokenizer "$tok" --time-scale 1 --quiet)
 timeout 300 "$bin" run mn.json --results store --slurm --wait --time 10 "${opts[@]}" >submit.out 2>submit.err
 rc=$?
 [ "$rc" = 0 ] && ok || { no "multi-node slurm sweep: exit $rc"; cat submit.err; tail -n 5 store/slurm/*/job.out; }
@@ -82,6 +89,37 @@ alloc=$(grep -c 'sched: Allocate JobId=[0-9]* NodeList=n\[[1-3]-[1-3]\] #CPUs' l
 "$bin" run --status --results store >status.txt
 grep -q '^2 rows: 2 done$' status.txt && ok || { no "status"; cat status.txt; }
 [ "$(python3 -c 'import json,sys; print(sum(1 for r in json.load(open(sys.argv[1])) if r.get("is_multinode")))' store/agg_bmk.json)" = 2 ] && ok || no "agg_bmk.json: not 2 multi-node rows"
+# the multinode power package, gathered from the nodes (docs/run.md "Power on
+# multi-node rows"): each role's simulated telemetry in its node's folder
+for f in "$dis"/LOGS/gpu_metrics/n1/prefill-0.csv "$dis"/LOGS/gpu_metrics/n2/decode-0.csv \
+	"$agg"/LOGS/gpu_metrics/n1/worker-0.csv "$agg"/LOGS/gpu_metrics/n2/worker-1.csv; do
+	[ "$(head -n 1 "$f" 2>/dev/null)" = 'timestamp, index, power.draw [W], utilization.gpu [%], simulated' ] &&
+		[ "$(grep -c ', 0, [0-9.]* W, [0-9]* %, 1$' "$f")" -ge 3 ] && ok || no "$f: $(head -n 3 "$f" 2>&1)"
+done
+pkg() { python3 -c '
+import json, sys
+d, roles, fields, absent = sys.argv[1], sys.argv[2], sys.argv[3].split(), sys.argv[4].split()
+m = json.load(open(d + "/LOGS/power/manifest.json"))
+assert m["simulated"] is True and m["publication_valid"] is True, "manifest: not a valid simulated package"
+got = sorted(a["worker_role"] for x in m["expected_devices"] for a in x["assignments"])
+assert got == roles.split(","), "roles %s" % got
+import glob
+agg = json.load(open(glob.glob(d + "/agg_*.json")[0]))
+assert agg.get("power_valid") == 1, "power_valid %r (%s)" % (agg.get("power_valid"),
+    json.load(open(glob.glob(d + "/power_validation_*.json")[0]))["failures"])
+for f in fields:
+    assert agg.get(f, 0) > 0, "no %s in the agg row" % f
+for f in absent:
+    assert f not in agg, "%s in the agg row" % f
+# the roles share the energy of the whole deployment
+if "prefill_gpu_energy_j" in agg:
+    assert abs(agg["prefill_gpu_energy_j"] + agg["decode_gpu_energy_j"] - agg["total_gpu_energy_j"]) < 0.01, "role energies"
+print("ok")' "$@" 2>&1 | tail -n 1; }
+r=$(pkg "$dis" decode,prefill "avg_power_w total_gpu_energy_j joules_per_output_token prefill_gpu_energy_j decode_gpu_energy_j prefill_avg_power_w decode_avg_power_w" "")
+[ "$r" = ok ] && ok || no "disagg power: $r; $(cat "$dis"/power_package.log)"
+r=$(pkg "$agg" agg,agg "avg_power_w avg_total_gpu_power_w total_gpu_energy_j joules_per_total_token" "prefill_gpu_energy_j decode_gpu_energy_j")
+[ "$r" = ok ] && ok || no "agg power: $r; $(cat "$agg"/power_package.log)"
+grep -q '^\[power package\] [0-9]* SIMULATED samples of 2 GPUs from 2 monitors' "$dis"/power_package.log && ok || no "power_package.log: $(cat "$dis"/power_package.log)"
 # a row whose roles cannot start fails, its reason quoting the step that ended and its log
 row 256 64 1 none | pools 1 1 1 1 | python3 -c '
 import json, sys

@@ -8,7 +8,10 @@
 #     on the frontend's clock (arrival first, in order);
 #  2. `infbench bench` against that frontend: every request done, on the
 #     server's model clock, marked simulated;
-#  3. an aggregated row's two whole workers behind a frontend: both serve;
+#     its /metrics merges both roles' (each series labelled with its role,
+#     one HELP/TYPE per family, counters and histograms equal to the roles');
+#  3. an aggregated row's two whole workers behind a frontend: both serve,
+#     and the frontend's /metrics sums them;
 #  4. a role that is gone answers 502; bad flags exit 2.
 # Needs the llama3 tokenizer fixture. Usage: sim_roles.sh INFBENCH.
 # Ends with "sim_roles: N passed, N failed".
@@ -52,6 +55,11 @@ stamps() {
 			NR == 1 { t0 = $1 } NR == 2 { t1 = $1 } { last = $1; n = NR }
 			END { printf "%.9f %.9f", t1 - t0, (last - t1) / (n - 2) }'
 }
+# msum PORT NAME [LABEL]: the sum of metric NAME's samples (whose labels hold LABEL)
+msum() {
+	http "$1" GET /metrics | awk -v n="$2" -v l="${3:-}" '
+		index($0, n "{") == 1 && index($0, l) { s += $NF } END { printf "%.6g", s + 0 }'
+}
 within() { awk -v a="$1" -v b="$2" -v tol="$3" 'BEGIN { r = a / b; exit !(b > 0 && r >= 1 - tol && r <= 1 + tol) }'; }
 shape=(--served-model-name llama3-8b --time-scale 10 --prefill-workers 1 --prefill-tp 4 --tp 1)
 
@@ -90,6 +98,19 @@ assert r["clock"] == "server-model", r["clock"]
 assert r.get("simulated") is True, r.get("simulated")
 assert 0 < r["mean_ttft_ms"] and 0 < r["mean_tpot_ms"] < 1000 and r["duration"] > 0, r
 PY
+# the frontend's /metrics: both roles' series, labelled, summed per role
+m=$(http "$fe" GET /metrics)
+[ "$(grep -c '^# TYPE vllm:request_success_total counter' <<<"$m")" = 1 ] && [ "$(grep -c '^# TYPE vllm:e2e_request_latency_seconds histogram' <<<"$m")" = 1 ] && ok || no "not one TYPE per family: $(grep '^# TYPE vllm:request_success' <<<"$m")"
+for role in prefill decode; do
+	for name in vllm:request_success_total vllm:e2e_request_latency_seconds_count vllm:generation_tokens_total; do
+		own=$(msum "${ports[$role]}" "$name")
+		got=$(msum "$fe" "$name" "infbench_role=\"$role\"")
+		[ "$own" = "$got" ] && awk -v n="$own" 'BEGIN { exit !(n > 0) }' && ok || no "$name of the $role role through the frontend: $got, its own $own"
+	done
+done
+# and its own: every completion through it, none in flight
+n=$(grep '^dynamo_frontend_requests_total ' <<<"$m" | cut -d' ' -f2)
+[ "$n" = "$(msum "${ports[decode]}" vllm:request_success_total)" ] && grep -qx 'dynamo_frontend_active_requests 0' <<<"$m" && ok || no "the frontend's counters: $(grep '^dynamo_frontend' <<<"$m")"
 stop_all
 
 # -- 3. an aggregated row: two whole workers behind one frontend
@@ -103,6 +124,11 @@ start fe2 sim frontend --workers "127.0.0.1:${ports[w0]}" "127.0.0.1:${ports[w1]
 for w in w0 w1; do
 	n=$(http "${ports[$w]}" GET /metrics | sed -n 's/^vllm:request_success_total{[^}]*} \([0-9.e+]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
 	awk -v n="$n" 'BEGIN { exit !(n > 0) }' && ok || no "$w served no request"
+done
+for name in vllm:request_success_total vllm:e2e_request_latency_seconds_count vllm:prompt_tokens_total; do
+	own=$(awk -v a="$(msum "${ports[w0]}" "$name")" -v b="$(msum "${ports[w1]}" "$name")" 'BEGIN { printf "%.6g", a + b }')
+	got=$(msum "${ports[fe2]}" "$name" 'infbench_role="worker"')
+	[ "$own" = "$got" ] && ok || no "$name through the aggregated frontend: $got, the workers' $own"
 done
 
 # -- 4. failures

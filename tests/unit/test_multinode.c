@@ -12,6 +12,8 @@
 
 #include "cluster/frontend.h"
 #include "cluster/multinode.h"
+#include "power/power.h"
+#include "sim/sim.h"
 
 #include <math.h>
 #include <sys/stat.h>
@@ -283,7 +285,7 @@ static char *run_roles(const ib_buf *script)
 	snprintf(cmd, sizeof cmd,
 	         "cd %s && PATH=%s:$PATH PREFILL_NODELIST=n1,n2 DECODE_NODELIST=n2,n3 "
 	         "FRONTEND_NODE=n1 bash roles.sh >out 2>&1; echo \"status $?\"; "
-	         "sort srun.log; cat front.args; ls logs; rm -rf %s",
+	         "sort srun.log; cat front.args; ls logs; ls LOGS/gpu_metrics; rm -rf %s",
 	         dir, dir, dir);
 	return output_of(cmd);
 }
@@ -295,21 +297,21 @@ Test(multinode, roles_script_starts_a_step_per_role_then_the_frontend)
 	                   {"decode-1", CL_MN_DECODE, 2, 1}};
 	const char *cmds[] = {"role --role prefill", "role --role decode", "role --role decode"};
 	ib_buf b = {0};
-	cr_assert_eq(cl_mn_roles_script(&b, r, cmds, 3, "front --port 9"), 0);
-	cr_assert_str_eq(run_roles(&b),
-	                 "status 1\n"
-	                 "srun n1 front\n"
-	                 "srun n1 role\n"
-	                 "srun n2 role\n"
-	                 "srun n3 role\n"
-	                 "--port 9 --prefill 10.0.0.1:7001 --workers 10.0.0.2:7002 "
-	                 "10.0.0.3:7003\n"
-	                 "decode-0.log\ndecode-1.log\nfrontend.log\nprefill-0.log\n");
+	cr_assert_eq(cl_mn_roles_script(&b, r, cmds, NULL, 3, "front --port 9"), 0);
+	cr_assert_str_eq(run_roles(&b), "status 1\n"
+	                                "srun n1 front\n"
+	                                "srun n1 role\n"
+	                                "srun n2 role\n"
+	                                "srun n3 role\n"
+	                                "--port 9 --prefill 10.0.0.1:7001 --workers 10.0.0.2:7002 "
+	                                "10.0.0.3:7003\n"
+	                                "decode-0.log\ndecode-1.log\nfrontend.log\nprefill-0.log\n"
+	                                "n1\nn2\nn3\n");
 	ib_buf_free(&b);
 	/* aggregated: no --prefill */
 	cl_mn_role w[2] = {{"worker-0", CL_MN_WORKER, 1, 2}, {"worker-1", CL_MN_WORKER, 2, 2}};
 	const char *wc[] = {"role", "role"};
-	cr_assert_eq(cl_mn_roles_script(&b, w, wc, 2, "front"), 0);
+	cr_assert_eq(cl_mn_roles_script(&b, w, wc, NULL, 2, "front"), 0);
 	cr_assert(strstr(run_roles(&b), "\n--workers 10.0.0.1:7001 10.0.0.2:7002\n"));
 	ib_buf_free(&b);
 }
@@ -352,4 +354,144 @@ Test(multinode, span_of_a_prefill_answer)
 	cr_assert_float_eq(s, 0.25, 1e-12);
 	cr_assert_not(cl_fe_span("{\"infbench_t\":1}", 16, &s), "no arrival stamp");
 	cr_assert_not(cl_fe_span("{}", 2, &s));
+}
+
+/* ---- the multinode power package (pw_mn_pack) ---- */
+
+static void put_text(const char *dir, const char *name, const char *text)
+{
+	put_file(dir, name, text, strlen(text));
+}
+
+/* The output of a power run as one string: its lines joined. */
+static void join_log(void *ud, int stream, const char *line)
+{
+	(void)stream;
+	ib_buf_printf(ud, "%s\n", line);
+}
+
+Test(multinode, power_package_of_two_monitors_validates_into_role_energies)
+{
+	char dir[] = "/tmp/ib_mn_pkg.XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	/* a prefill GPU at 100 W on n1 and a decode GPU at 300 W on n2, sampled
+	 * every second from 999 to 1012 (numeric stamps); the window 1000..1010 */
+	ib_buf c1 = {0}, c2 = {0};
+	ib_buf_puts(&c1, "timestamp, index, power.draw [W], simulated\n");
+	ib_buf_puts(&c2, "timestamp, index, uuid, power.draw [W]\n");
+	for (int t = 999; t <= 1012; t++) {
+		ib_buf_printf(&c1, "%d, 0, 100.00 W, 1\n", t);
+		ib_buf_printf(&c2, "%d, 0, GPU-abc, %s\n", t, t == 1005 ? "[N/A]" : "300 W");
+	}
+	put_text(dir, "p.csv", c1.data);
+	put_text(dir, "d.csv", c2.data);
+	put_text(dir, "res.json",
+	         "{\"max_concurrency\": 4, \"benchmark_start_time_unix\": 1000.0, "
+	         "\"benchmark_end_time_unix\": 1010.0, \"duration\": 10.0, \"completed\": 10, "
+	         "\"total_input_tokens\": 1000, \"total_output_tokens\": 500}");
+	put_text(dir, "agg.json", "{\"hw\": \"x\"}");
+	ib_buf_free(&c1);
+	ib_buf_free(&c2);
+	char p[6][256];
+	const char *names[] = {"p.csv", "d.csv", "LOGS/power", "LOGS", "res.json", "agg.json"};
+	for (int i = 0; i < 6; i++)
+		snprintf(p[i], sizeof p[i], "%s/%s", dir, names[i]);
+	pw_mn_source src[] = {{p[0], "n1", "prefill", 0}, {p[1], "n2", "decode", 0}};
+	ib_buf log = {0};
+	pw_mn_pack_opts o = {.power_dir = p[2],
+	                     .logs_root = p[3],
+	                     .bench_path = p[4],
+	                     .src = src,
+	                     .nsrc = 2,
+	                     .producer_commit = "pin",
+	                     .exporter = "test",
+	                     .interval = 1,
+	                     .log = join_log,
+	                     .log_ud = &log};
+	ib_error e = {0};
+	bool valid = false;
+	cr_assert_eq(pw_mn_pack(&o, &valid, &e), 0, "%s", e.msg);
+	cr_assert(valid, "%s", log.data);
+	cr_assert(strstr(log.data, "27 samples of 2 GPUs from 2 monitors (1 left out)"), "%s",
+	          log.data);
+	/* the validator of the reference's package takes it */
+	pw_mn_opts v = {.power_dir = p[2],
+	                .logs_root = p[3],
+	                .bench_path = p[4],
+	                .agg_path = p[5],
+	                .prefill_gpus = 1,
+	                .decode_gpus = 1,
+	                .expected_producer_sha = "pin"};
+	int status = 1;
+	cr_assert_eq(pw_mn_run(&v, &status, &e), 0, "%s", e.msg);
+	ib_arena *a = ib_arena_new();
+	ib_val *agg;
+	cr_assert_eq(ib_json_parse_file(a, p[5], &agg, &e), 0);
+	cr_assert_eq(ib_map_get(agg, "power_valid")->i, 1);
+	cr_assert_float_eq(ib_map_get(agg, "prefill_gpu_energy_j")->f, 1000.0, 1e-9);
+	cr_assert_float_eq(ib_map_get(agg, "decode_gpu_energy_j")->f, 3000.0, 1e-9);
+	cr_assert_float_eq(ib_map_get(agg, "avg_power_w")->f, 200.0, 1e-9);
+	/* an aggregated deployment's package, checked as one: topology mismatch */
+	v.aggregate_gpus = 2;
+	cr_assert_eq(pw_mn_run(&v, &status, &e), 0);
+	cr_assert_eq(ib_json_parse_file(a, p[5], &agg, &e), 0);
+	cr_assert_eq(ib_map_get(agg, "power_valid")->i, 0);
+	/* a monitor's CSV without a power column: the file and line named */
+	char cmd0[300];
+	put_text(dir, "p.csv", "timestamp, index\n1000, 0\n");
+	cr_assert_eq(pw_mn_pack(&o, &valid, &e), IB_EINVAL);
+	cr_assert(strstr(e.msg, "no power column"), "%s", e.msg);
+	cr_assert_eq(e.line, 1);
+	/* a result without its concurrency: nothing of the package is left */
+	put_text(dir, "p.csv", "timestamp, index, power.draw [W]\n1000, 0, 5 W\n");
+	put_text(dir, "res.json", "{\"duration\": 1}");
+	snprintf(cmd0, sizeof cmd0, "rm -rf %s", p[2]);
+	cr_assert_eq(system(cmd0), 0);
+	cr_assert_eq(pw_mn_pack(&o, &valid, &e), IB_EINVAL);
+	cr_assert(strstr(e.msg, "max_concurrency"), "%s", e.msg);
+	snprintf(cmd0, sizeof cmd0, "%s/samples.csv", p[2]);
+	cr_assert_neq(access(cmd0, F_OK), 0);
+	ib_arena_free(a);
+	ib_buf_free(&log);
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+Test(multinode, simulated_board_power_rises_with_utilisation)
+{
+	cr_assert_float_eq(sim_board_power("mi355x", 0), 1400 * SIM_IDLE_POWER_FRAC, 1e-9);
+	cr_assert_float_eq(sim_board_power("h100", 1), 700 * SIM_BUSY_POWER_FRAC, 1e-9);
+	cr_assert_float_eq(sim_board_power("h100", 7), 700 * SIM_BUSY_POWER_FRAC, 1e-9);
+	cr_assert(sim_board_power("b200", 0.5) > sim_board_power("b200", 0.25));
+}
+
+/* ---- the frontend's /metrics ---- */
+
+Test(multinode, frontend_metrics_merge_sums_per_role)
+{
+	const char *a = "# HELP req Requests.\n# TYPE req counter\nreq{m=\"x}\"} 2\n"
+	                "# TYPE lat histogram\nlat_bucket{le=\"1\"} 1\nlat_bucket{le=\"+Inf\"} 2\n"
+	                "lat_sum 3.5\nlat_count 2\n# TYPE kv_usage_perc gauge\nkv_usage_perc 0.25\n"
+	                "not a sample\n",
+	           *b = "# TYPE req counter\r\nreq{m=\"x}\"} 3\r\n# TYPE kv_usage_perc gauge\n"
+	                "kv_usage_perc 0.75\nlat_count 5\nrunning 4\n",
+	           *c = "req{m=\"x}\"} 10\n";
+	const char *bodies[] = {a, b, c}, *roles[] = {"decode", "decode", "prefill"};
+	size_t lens[] = {strlen(a), strlen(b), strlen(c)};
+	ib_buf out = {0};
+	cr_assert_eq(cl_fe_merge_metrics(bodies, lens, roles, 3, &out), 0);
+	cr_assert_str_eq(out.data, "# HELP req Requests.\n"
+	                           "# TYPE req counter\n"
+	                           "req{m=\"x}\",infbench_role=\"decode\"} 5\n"
+	                           "req{m=\"x}\",infbench_role=\"prefill\"} 10\n"
+	                           "# TYPE lat histogram\n"
+	                           "lat_bucket{le=\"1\",infbench_role=\"decode\"} 1\n"
+	                           "lat_bucket{le=\"+Inf\",infbench_role=\"decode\"} 2\n"
+	                           "lat_sum{infbench_role=\"decode\"} 3.5\n"
+	                           "lat_count{infbench_role=\"decode\"} 7\n"
+	                           "# TYPE kv_usage_perc gauge\n"
+	                           "kv_usage_perc{infbench_role=\"decode\"} 0.5\n"
+	                           "running{infbench_role=\"decode\"} 4\n");
+	ib_buf_free(&out);
 }
