@@ -320,7 +320,7 @@ static void env_file(ib_buf *b, const ax_art *t)
 
 int ax_art_write(const ax_art *t, ib_error *e)
 {
-	ib_buf path = {0}, b = {0};
+	ib_buf path = {0}, b = {0}, dir = {0};
 	ib_arena *a = ib_arena_new();
 	ib_val *agg = NULL;
 	int rc = 0;
@@ -328,13 +328,20 @@ int ax_art_write(const ax_art *t, ib_error *e)
 		rc = ib_fail(e, IB_ENOMEM, "", 0, 0, "out of memory");
 		goto out;
 	}
-	ib_buf_printf(&path, "%s/aiperf_artifacts", t->o->out_dir);
-	if (ib_buf_error(&path) || (rc = ib_mkdirs_writable(path.data, e)))
+	if (t->o->artifact_dir)
+		ib_buf_puts(&dir, t->o->artifact_dir);
+	else
+		ib_buf_printf(&dir, "%s/aiperf_artifacts", t->o->out_dir);
+	if (ib_buf_error(&dir)) {
+		rc = ib_fail(e, IB_ENOMEM, "", 0, 0, "out of memory");
+		goto out;
+	}
+	if ((rc = ib_mkdirs_writable(dir.data, e)))
 		goto out;
 	for (size_t i = 0; i < t->n; i++)
 		record(&b, &t->rec[i]);
 	path.len = 0;
-	ib_buf_printf(&path, "%s/aiperf_artifacts/profile_export.jsonl", t->o->out_dir);
+	ib_buf_printf(&path, "%s/profile_export.jsonl", dir.data);
 	if ((rc = ib_buf_write_file(path.data, &b, e)))
 		goto out;
 	if ((rc = aggregate(a, t, &agg))) {
@@ -342,25 +349,28 @@ int ax_art_write(const ax_art *t, ib_error *e)
 		goto out;
 	}
 	path.len = 0;
-	ib_buf_printf(&path, "%s/aiperf_artifacts/profile_export_aiperf.json", t->o->out_dir);
+	ib_buf_printf(&path, "%s/profile_export_aiperf.json", dir.data);
 	ib_json_opts jo = {.indent = 2, .ensure_ascii = true};
 	if ((rc = ib_json_write_path(path.data, agg, &jo, e)))
 		goto out;
 	ib_val *sm;
 	server_metrics(a, t, &sm);
 	path.len = 0;
-	ib_buf_printf(&path, "%s/aiperf_artifacts/server_metrics_export.json", t->o->out_dir);
+	ib_buf_printf(&path, "%s/server_metrics_export.json", dir.data);
 	if (sm && (rc = ib_json_write_path(path.data, sm, &jo, e)))
 		goto out;
-	b.len = 0;
-	env_file(&b, t);
-	path.len = 0;
-	ib_buf_printf(&path, "%s/env", t->o->out_dir);
-	rc = ib_buf_write_file(path.data, &b, e);
+	if (t->o->out_dir) {
+		b.len = 0;
+		env_file(&b, t);
+		path.len = 0;
+		ib_buf_printf(&path, "%s/env", t->o->out_dir);
+		rc = ib_buf_write_file(path.data, &b, e);
+	}
 out:
 	if (!rc && ib_buf_error(&path))
 		rc = ib_fail(e, IB_ENOMEM, "", 0, 0, "out of memory");
 	ib_buf_free(&path);
+	ib_buf_free(&dir);
 	ib_buf_free(&b);
 	ib_arena_free(a);
 	return rc;

@@ -27,6 +27,7 @@ void ax_replay_defaults(ax_replay_opts *o)
 	o->global_idle_cap = 10, o->tree_idle_cap = 300;
 	o->request_timeout = 1800;
 	o->out_dir = ".";
+	o->live_fail_threshold = -1;
 }
 
 typedef struct replay replay;
@@ -86,7 +87,12 @@ struct replay {
 	double unix0, S;
 	bool profiling, stopping;
 	double prof_start, prof_end;
-	net_timer wake, grace, poll;
+	net_timer wake, grace, poll, ptick, wgrace;
+	/* ended requests: warmup; profiling completed and failed (the live
+	 * threshold, the progress) */
+	size_t warm_done, prof_ok, prof_fail;
+	double prof_out;
+	bool exceeded; /* the live failed-request threshold stopped it */
 	/* /metrics at the start and the end of the profiling window */
 	bench_cfg http;
 	bench_scrape before, after;
@@ -383,6 +389,34 @@ static int add_record(replay *r, rslot *s, int err, const char *msg, double now)
 	return 0;
 }
 
+static void stop_now(replay *r, double now);
+static void say(ib_log_fn log, void *arg, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The ended request x in the counters; past the live failed-request
+ * threshold, the replay stops. */
+static void count(replay *r, const ax_rec *x, double now)
+{
+	if (x->warmup) {
+		r->warm_done++;
+		return;
+	}
+	if (x->ok)
+		r->prof_ok++, r->prof_out += (double)x->osl;
+	else
+		r->prof_fail++;
+	double th = r->o->live_fail_threshold;
+	if (th >= 0 && !r->stopping && r->prof_ok + r->prof_fail >= 10 &&
+	    (double)r->prof_fail > th * (double)r->prof_ok) {
+		r->exceeded = true;
+		say(r->log, r->log_arg,
+		    "infbench agentx replay: %zu of %zu profiling requests failed, over the "
+		    "--failed-request-threshold %g: stopping\n",
+		    r->prof_fail, r->prof_ok + r->prof_fail, th);
+		stop_now(r, now);
+	}
+}
+
 static void complete(rslot *s, int err, const char *msg)
 {
 	replay *r = s->r;
@@ -397,6 +431,7 @@ static void complete(rslot *s, int err, const char *msg)
 		fatal(r, IB_ENOMEM, "out of memory");
 		return;
 	}
+	count(r, &r->rec[r->nrec - 1], now);
 	pump(r);
 }
 
@@ -496,8 +531,16 @@ static void scrape(replay *r, bench_scrape *out)
 	ib_buf_free(&b);
 }
 
-static void say(ib_log_fn log, void *arg, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* Ends the profiling window at now: nothing new is sent, what is in
+ * flight is cancelled at once (the grace timer, due now). */
+static void stop_now(replay *r, double now)
+{
+	r->stopping = true;
+	if (r->profiling && now < r->prof_end)
+		r->prof_end = now;
+	net_timer_cancel(r->loop, &r->wake);
+	net_timer_arm(r->loop, &r->grace, ib_now_ns());
+}
 
 static void pump(replay *r)
 {
@@ -544,6 +587,39 @@ static void on_wake(net_loop *l, net_timer *t)
 /* the caller's cancel hook, about every 50 ms of wall time */
 #define POLL_NS 50000000LL
 
+/* the caller's progress hook, every progress_every wall seconds */
+static void on_tick(net_loop *l, net_timer *t)
+{
+	replay *r = t->arg;
+	double now = model_now(r);
+	ax_replay_progress p = {.profiling = r->profiling,
+	                        .elapsed =
+	                            r->profiling ? fmin(now, r->prof_end) - r->prof_start : 0,
+	                        .duration = r->o->duration,
+	                        .warmup_done = r->warm_done,
+	                        .done = r->prof_ok,
+	                        .failed = r->prof_fail,
+	                        .inflight = r->inflight,
+	                        .output_tokens = r->prof_out};
+	r->o->progress(r->o->progress_arg, &p);
+	net_timer_arm(l, t, ib_now_ns() + (int64_t)(r->o->progress_every * 1e9));
+}
+
+/* --warmup-grace-period: warmup still under way fails the replay */
+static void on_wgrace(net_loop *l, net_timer *t)
+{
+	(void)l;
+	replay *r = t->arg;
+	if (r->profiling)
+		return;
+	char msg[160];
+	snprintf(msg, sizeof msg,
+	         "warmup did not drain within the --warmup-grace-period of %g s (%zu warmup "
+	         "requests ended)",
+	         r->o->warmup_grace, r->warm_done);
+	fatal(r, IB_EIO, msg);
+}
+
 static void on_poll(net_loop *l, net_timer *t)
 {
 	replay *r = t->arg;
@@ -580,6 +656,12 @@ static int check_opts(const ax_replay_opts *o, ib_error *e)
 		return ib_fail(e, IB_EINVAL, "", 0, 0,
 		               "--benchmark-duration must be > 0, --grace-period and "
 		               "--request-timeout >= 0");
+	if (!o->out_dir && !o->artifact_dir)
+		return ib_fail(e, IB_EINVAL, "", 0, 0, "no output folder");
+	if (!(o->warmup_grace >= 0) || isnan(o->live_fail_threshold))
+		return ib_fail(e, IB_EINVAL, "", 0, 0,
+		               "--warmup-grace-period must be >= 0, the failed-request "
+		               "threshold a number");
 	if (!(o->global_idle_cap > 0) || !(o->tree_idle_cap > 0))
 		return ib_fail(e, IB_EINVAL, "", 0, 0, "the idle caps must be > 0 seconds");
 	if (o->max_context < 0)
@@ -608,6 +690,8 @@ static void replay_free(replay *r)
 		net_timer_cancel(r->loop, &r->wake);
 		net_timer_cancel(r->loop, &r->grace);
 		net_timer_cancel(r->loop, &r->poll);
+		net_timer_cancel(r->loop, &r->ptick);
+		net_timer_cancel(r->loop, &r->wgrace);
 	}
 	net_loop_free(r->loop);
 	for (size_t i = 0; r->tx && i < r->corpus->n; i++)
@@ -645,6 +729,8 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 		return OOM(e);
 	if ((rc = ax_corpus_load(a, o->corpus, &c, e)))
 		goto out;
+	if (o->max_traces && c.n > o->max_traces)
+		c.n = o->max_traces;
 	const char *tokpath = o->tokenizer ? o->tokenizer : o->model;
 	if ((rc = bench_tokenizer_open(&bt, tokpath, false, false, e))) {
 		if (!e->file[0])
@@ -674,6 +760,8 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 	r.wake = (net_timer){.fn = on_wake, .arg = &r};
 	r.grace = (net_timer){.fn = on_grace, .arg = &r};
 	r.poll = (net_timer){.fn = on_poll, .arg = &r};
+	r.ptick = (net_timer){.fn = on_tick, .arg = &r};
+	r.wgrace = (net_timer){.fn = on_wgrace, .arg = &r};
 	net_raise_fd_limit();
 	ax_sched_opts so = {.corpus = &c,
 	                    .lanes = o->concurrency,
@@ -698,6 +786,10 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 		    r.S);
 	if (o->cancel)
 		net_timer_arm(r.loop, &r.poll, ib_now_ns() + POLL_NS);
+	if (o->progress && o->progress_every > 0)
+		net_timer_arm(r.loop, &r.ptick, ib_now_ns() + (int64_t)(o->progress_every * 1e9));
+	if (o->warmup_grace > 0)
+		net_timer_arm(r.loop, &r.wgrace, wall_of(&r, o->warmup_grace));
 	pump(&r);
 	if (!r.err.code && net_run(r.loop))
 		ib_fail(&r.err, IB_EIO, "", 0, 0, "the event loop failed");
@@ -711,6 +803,7 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 	out->cancelled = r.cancelled;
 	out->dropped_traces = ax_sched_dropped(r.s);
 	out->time_scale = r.S;
+	out->threshold_exceeded = r.exceeded;
 	out->wall_seconds = (double)(ib_now_ns() - r.wall0) * 1e-9;
 	for (size_t i = 0; i < r.nrec; i++) {
 		out->warmup += r.rec[i].warmup;
@@ -723,7 +816,7 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 	              .start_unix = r.unix0 + r.prof_start,
 	              .end_unix = r.unix0 + (r.stopping ? r.prof_end : model_now(&r)),
 	              .scale = r.S,
-	              .cancelled = r.cancelled > 0,
+	              .cancelled = r.cancelled > 0 || r.exceeded,
 	              .ntraces = c.n - ax_sched_dropped(r.s),
 	              .before = &r.before,
 	              .after = &r.after};
@@ -731,8 +824,10 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 		goto out;
 	say(log, log_arg,
 	    "infbench agentx replay: %zu requests sent: %zu profiled, %zu warmup, %zu failed, "
-	    "%zu cancelled at the end; artifacts in %s/aiperf_artifacts\n",
-	    out->sent, out->profiled, out->warmup, out->errors, out->cancelled, o->out_dir);
+	    "%zu cancelled at the end; artifacts in %s%s\n",
+	    out->sent, out->profiled, out->warmup, out->errors, out->cancelled,
+	    o->artifact_dir ? o->artifact_dir : o->out_dir,
+	    o->artifact_dir ? "" : "/aiperf_artifacts");
 out:
 	replay_free(&r);
 	ax_blocks_free(blocks);

@@ -34,9 +34,10 @@ typedef struct {
 	const bench_scrape *before, *after;
 } ax_art;
 
-/* Writes <out_dir>/aiperf_artifacts/{profile_export.jsonl,
+/* Writes <artifact_dir, else out_dir/aiperf_artifacts>/{profile_export.jsonl,
  * profile_export_aiperf.json, and server_metrics_export.json when the
- * server's /metrics had vLLM's prefix-cache counters} and <out_dir>/env,
+ * server's /metrics had vLLM's prefix-cache counters} and <out_dir>/env (none
+ * without out_dir),
  * each atomically. */
 int ax_art_write(const ax_art *a, ib_error *e);
 

@@ -259,6 +259,33 @@ static int agg_file(row_ctx *rc, const char *out, ib_error *e)
 	return r;
 }
 
+/* A recipe row's env file for re-running the processing in the published
+ * folder: RESULT_DIR=results and AGENTIC_OUTPUT_DIR=. (the recipe ran with
+ * the workspace's absolute paths); the runner's own lines dropped. */
+static void recipe_env_file(row_ctx *rc)
+{
+	ib_buf b = {0};
+	size_t wl = strlen(rc->ws);
+	for (const char *s = rc->env_text; *s;) {
+		size_t l = strcspn(s, "\n");
+		if (!strncmp(s, "RESULT_DIR=", 11) && !strncmp(s + 11, rc->ws, wl) &&
+		    s[11 + wl] == '/')
+			ib_buf_printf(&b, "RESULT_DIR=%.*s\n", (int)(l - 12 - wl), s + 12 + wl);
+		else if (!strncmp(s, "AGENTIC_OUTPUT_DIR=", 19))
+			ib_buf_puts(&b, "AGENTIC_OUTPUT_DIR=.\n");
+		else if (strncmp(s, "INFMAX_CONTAINER_WORKSPACE=", 27) &&
+		         strncmp(s, "AIPERF_RUNTIME_DIR=", 19))
+			ib_buf_printf(&b, "%.*s\n", (int)l, s);
+		s += l + (s[l] == '\n');
+	}
+	char p[4200];
+	snprintf(p, sizeof p, "%s/env", rc->ws);
+	ib_error e = {0};
+	if (!ib_buf_error(&b))
+		ib_buf_write_file(p, &b, &e);
+	ib_buf_free(&b);
+}
+
 int row_agentic_finish(row_ctx *rc)
 {
 	const char *const *env = (const char *const *)rc->envp;
@@ -272,6 +299,7 @@ int row_agentic_finish(row_ctx *rc)
 	if (rc->o->engine == RUN_ENGINE_RECIPE) { /* the recipe processed it */
 		out = ib_arena_printf(rc->a, "%s/%s.json", rc->ws, rc->it->name);
 		out = out ? strdup(out) : NULL;
+		recipe_env_file(rc);
 	} else {
 		res_agentic_opts ao = {.log = file_log, .log_ud = g.f, .env = env, .dir = rc->ws};
 		if (res_agentic_process(&ao, &out, &e)) {
