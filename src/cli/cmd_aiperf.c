@@ -263,7 +263,7 @@ static int profile(int argc, char **argv)
 	    {.name = "--server-metrics",
 	     .kind = ARG_MANY,
 	     .metavar = "URL",
-	     .help = "Prometheus endpoints scraped besides the server's /metrics"},
+	     .help = "checked to be URLs; the server's own /metrics is scraped"},
 	    {.name = "--output-artifact-dir",
 	     .kind = ARG_ONE,
 	     .required = true,
