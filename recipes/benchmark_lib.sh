@@ -384,5 +384,22 @@ run_agentic_replay_and_write_outputs() {
 		echo "ERROR: the AgentX power validation failed" >&2
 		return "$power_rc"
 	fi
-	return 0
+	validate_required_agentic_server_metrics "$dir"
+}
+
+# validate_required_agentic_server_metrics RESULT_DIR: with
+# AIPERF_REQUIRED_SERVER_METRIC_PREFIX set (e.g. sglang:), the replay's
+# server metrics must exist and hold a metric of that prefix.
+validate_required_agentic_server_metrics() {
+	local prefix=${AIPERF_REQUIRED_SERVER_METRIC_PREFIX:-} m=$1/aiperf_artifacts/server_metrics_export
+	[[ -n $prefix ]] || return 0
+	if [[ ! -s $m.json || ! -s $m.csv ]]; then
+		echo "ERROR: no server metrics in $1/aiperf_artifacts (server_metrics_export.json/.csv)" >&2
+		return 1
+	fi
+	if ! grep -F -q -m 1 "\"$prefix" "$m.json"; then
+		echo "ERROR: $m.json has no metric named $prefix*" >&2
+		return 1
+	fi
+	echo "server metrics with prefix '$prefix' present"
 }

@@ -357,6 +357,13 @@ typedef struct {
 	 * seconds (model time) after the start fails the replay (IB_EIO); 0:
 	 * no limit (the default) */
 	double warmup_grace;
+	/* Prometheus endpoints scraped besides the server's own /metrics
+	 * (aiperf's --server-metrics; an URL equal to <base_url>/metrics is
+	 * that one), and how often their gauges are sampled within the window
+	 * (wall seconds; 0: at its start and end only) */
+	const char *const *metrics_urls;
+	size_t nmetrics_urls;
+	double metrics_interval;
 	/* extra KEY=VALUE lines for the env file (after CONC, MODEL, RESULT_DIR,
 	 * DURATION, which they override) */
 	const char *const *env;

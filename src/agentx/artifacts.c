@@ -256,43 +256,6 @@ static int aggregate(ib_arena *a, const ax_art *t, ib_val **out)
 	return 0;
 }
 
-/* ---- server_metrics_export.json ----
- * aiperf's Prometheus summary, of the counters infbench scrapes: vLLM's
- * prefix-cache queries and hits over the profiling window (what the
- * processing's vLLM adapter turns into the GPU cache hit rate). */
-
-static int server_metrics(ib_arena *a, const ax_art *t, ib_val **out)
-{
-	*out = NULL;
-	const bench_scrape *b = t->before, *f = t->after;
-	if (!b || !f || !b->ok || !f->ok || isnan(b->prefix_hits) || isnan(f->prefix_hits) ||
-	    isnan(b->prefix_queries) || isnan(f->prefix_queries))
-		return 0;
-	static const char *const names[] = {"vllm:prefix_cache_queries", "vllm:prefix_cache_hits"};
-	double v[] = {f->prefix_queries - b->prefix_queries, f->prefix_hits - b->prefix_hits};
-	double dur = t->end_unix - t->start_unix;
-	ib_val *m = ib_v_map(a), *ms = ib_v_map(a);
-	for (int i = 0; i < 2; i++) {
-		ib_val *x = ib_v_map(a), *series = ib_v_list(a), *s = ib_v_map(a),
-		       *st = ib_v_map(a);
-		ib_map_set(a, st, "total", ib_v_float(a, v[i]));
-		ib_map_set(a, st, "rate", ib_v_float(a, dur > 0 ? v[i] / dur : 0));
-		ib_map_set(a, s, "endpoint_url", ib_v_str(a, t->o->base_url));
-		ib_map_set(a, s, "labels", ib_v_map(a));
-		ib_map_set(a, s, "stats", st);
-		ib_list_push(a, series, s);
-		ib_map_set(a, x, "type", ib_v_str(a, "counter"));
-		ib_map_set(a, x, "description", ib_v_str(a, ""));
-		ib_map_set(a, x, "unit", ib_v_str(a, "tokens"));
-		ib_map_set(a, x, "series", series);
-		ib_map_set(a, ms, names[i], x);
-	}
-	ib_map_set(a, m, "schema_version", ib_v_str(a, "1.0"));
-	ib_map_set(a, m, "metrics", ms);
-	*out = m;
-	return 0;
-}
-
 /* ---- the env file ---- */
 
 static bool overridden(const ax_art *t, const char *key)
@@ -354,10 +317,16 @@ int ax_art_write(const ax_art *t, ib_error *e)
 	if ((rc = ib_json_write_path(path.data, agg, &jo, e)))
 		goto out;
 	ib_val *sm;
-	server_metrics(a, t, &sm);
+	b.len = 0;
+	if ((rc = ax_smx_export(a, t->mx, t->nmx, t->end_unix - t->start_unix, &sm, &b, e)))
+		goto out;
 	path.len = 0;
 	ib_buf_printf(&path, "%s/server_metrics_export.json", dir.data);
 	if (sm && (rc = ib_json_write_path(path.data, sm, &jo, e)))
+		goto out;
+	path.len = 0;
+	ib_buf_printf(&path, "%s/server_metrics_export.csv", dir.data);
+	if (sm && (rc = ib_buf_write_file(path.data, &b, e)))
 		goto out;
 	if (t->o->out_dir) {
 		b.len = 0;

@@ -93,9 +93,13 @@ struct replay {
 	size_t warm_done, prof_ok, prof_fail;
 	double prof_out;
 	bool exceeded; /* the live failed-request threshold stopped it */
-	/* /metrics at the start and the end of the profiling window */
+	/* the server metrics endpoints: the server's /metrics and
+	 * metrics_urls, scraped at the start and the end of the profiling
+	 * window and every metrics_interval seconds in it */
 	bench_cfg http;
-	bench_scrape before, after;
+	ax_smx *mx;
+	size_t nmx;
+	net_timer mtick;
 	/* results */
 	ax_rec *rec;
 	size_t nrec, reccap;
@@ -517,18 +521,25 @@ static void on_grace(net_loop *l, net_timer *t)
 	net_stop(l);
 }
 
-/* The server's /metrics counters (bench_scrape_values); not ok when it
- * has none or cannot be asked within a second. */
-static void scrape(replay *r, bench_scrape *out)
+/* Every server metrics endpoint at phase (ax_smx_feed); out of memory
+ * ends the replay. */
+static void scrape(replay *r, int phase)
 {
-	ib_buf b = {0};
-	ib_error ig = {0};
-	memset(out, 0, sizeof *out);
-	if (bench_http(&r->http, "GET", "/metrics", NULL, 0, 1000, &b, &ig) == 0) {
-		bench_scrape_values(b.data ? b.data : "", out);
-		out->ok = true;
-	}
-	ib_buf_free(&b);
+	for (size_t i = 0; i < r->nmx; i++)
+		if (ax_smx_scrape(&r->mx[i], phase)) {
+			fatal(r, IB_ENOMEM, "out of memory");
+			return;
+		}
+}
+
+/* metrics_interval: a gauge sample of every endpoint within the window */
+static void on_mtick(net_loop *l, net_timer *t)
+{
+	replay *r = t->arg;
+	if (r->stopping)
+		return;
+	scrape(r, 1);
+	net_timer_arm(l, t, ib_now_ns() + (int64_t)(r->o->metrics_interval * 1e9));
 }
 
 /* Ends the profiling window at now: nothing new is sent, what is in
@@ -550,7 +561,10 @@ static void pump(replay *r)
 		    "infbench agentx replay: warmup drained after %zu requests; profiling for %g "
 		    "s\n",
 		    r->sent, r->o->duration);
-		scrape(r, &r->before);
+		scrape(r, 0);
+		if (r->o->metrics_interval > 0)
+			net_timer_arm(r->loop, &r->mtick,
+			              ib_now_ns() + (int64_t)(r->o->metrics_interval * 1e9));
 		now = model_now(r);
 		r->profiling = true;
 		r->prof_start = now;
@@ -692,7 +706,11 @@ static void replay_free(replay *r)
 		net_timer_cancel(r->loop, &r->poll);
 		net_timer_cancel(r->loop, &r->ptick);
 		net_timer_cancel(r->loop, &r->wgrace);
+		net_timer_cancel(r->loop, &r->mtick);
 	}
+	for (size_t i = 0; i < r->nmx; i++)
+		ax_smx_free(&r->mx[i]);
+	free(r->mx);
 	net_loop_free(r->loop);
 	for (size_t i = 0; r->tx && i < r->corpus->n; i++)
 		ax_texts_free(r->tx[i]);
@@ -704,6 +722,38 @@ static void replay_free(replay *r)
 	free(r->rec);
 	ax_conv_free(&r->conv);
 	ax_sched_free(r->s);
+}
+
+/* The server's /metrics, then each of metrics_urls that is another URL. */
+static int metrics_endpoints(replay *r, ib_error *e)
+{
+	const ax_replay_opts *o = r->o;
+	r->mx = calloc(o->nmetrics_urls + 1, sizeof *r->mx);
+	if (!r->mx)
+		return OOM(e);
+	size_t bl = strlen(o->base_url);
+	while (bl && o->base_url[bl - 1] == '/')
+		bl--;
+	char *own = malloc(bl + 9);
+	if (!own)
+		return OOM(e);
+	snprintf(own, bl + 9, "%.*s/metrics", (int)bl, o->base_url);
+	int rc = ax_smx_init(&r->mx[r->nmx], own, e);
+	free(own);
+	if (rc)
+		return rc;
+	r->nmx++;
+	for (size_t i = 0; i < o->nmetrics_urls; i++) {
+		bool dup = false;
+		for (size_t j = 0; j < r->nmx && !dup; j++)
+			dup = !strcmp(r->mx[j].url, o->metrics_urls[i]);
+		if (dup)
+			continue;
+		if ((rc = ax_smx_init(&r->mx[r->nmx], o->metrics_urls[i], e)))
+			return rc;
+		r->nmx++;
+	}
+	return 0;
 }
 
 static double unix_now(void)
@@ -762,6 +812,9 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 	r.poll = (net_timer){.fn = on_poll, .arg = &r};
 	r.ptick = (net_timer){.fn = on_tick, .arg = &r};
 	r.wgrace = (net_timer){.fn = on_wgrace, .arg = &r};
+	r.mtick = (net_timer){.fn = on_mtick, .arg = &r};
+	if ((rc = metrics_endpoints(&r, e)))
+		goto out;
 	net_raise_fd_limit();
 	ax_sched_opts so = {.corpus = &c,
 	                    .lanes = o->concurrency,
@@ -798,7 +851,7 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 		goto out;
 	}
 	if (r.profiling)
-		scrape(&r, &r.after);
+		scrape(&r, 2);
 	out->sent = r.sent;
 	out->cancelled = r.cancelled;
 	out->dropped_traces = ax_sched_dropped(r.s);
@@ -818,8 +871,8 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 	              .scale = r.S,
 	              .cancelled = r.cancelled > 0 || r.exceeded,
 	              .ntraces = c.n - ax_sched_dropped(r.s),
-	              .before = &r.before,
-	              .after = &r.after};
+	              .mx = r.mx,
+	              .nmx = r.nmx};
 	if ((rc = ax_art_write(&art, e)))
 		goto out;
 	say(log, log_arg,

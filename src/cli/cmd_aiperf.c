@@ -54,7 +54,7 @@ static int read_numbers(arg_parser *p, ax_replay_opts *o, double *stats)
 	         {"--trace-idle-gap-cap-seconds", &o->tree_idle_cap, 1e-9},
 	         {"--warmup-grace-period", &o->warmup_grace, 0},
 	         {"--dynamo-session-timeout-seconds", NULL, 0},
-	         {"--slice-duration", NULL, 1e-9}};
+	         {"--slice-duration", &o->metrics_interval, 1e-9}};
 	for (size_t i = 0; i < NOPT(f); i++) {
 		arg_opt *x = args_get(p, f[i].name);
 		double v;
@@ -139,8 +139,9 @@ static int read_strings(arg_parser *p, ax_replay_opts *o)
 	return 0;
 }
 
-/* Checks what infbench does not model and says so (stderr). */
-static int read_flags(arg_parser *p, const ax_replay_opts *o)
+/* Checks what infbench does not model and says so (stderr); the server
+ * metrics endpoints into o. */
+static int read_flags(arg_parser *p, ax_replay_opts *o)
 {
 	if (o->duration < 900 && !args_get(p, "--unsafe-override")->seen)
 		return args_error(
@@ -162,6 +163,8 @@ static int read_flags(arg_parser *p, const ax_replay_opts *o)
 		if (strncmp(x->vals[i], "http://", 7) && strncmp(x->vals[i], "https://", 8))
 			return args_error(p, p->prog, "argument --server-metrics: not a URL: '%s'",
 			                  x->vals[i]);
+	if (x->seen)
+		o->metrics_urls = x->vals, o->nmetrics_urls = x->nvals;
 	return 0;
 }
 
@@ -259,11 +262,11 @@ static int profile(int argc, char **argv)
 	    FLAG("--tokenizer-trust-remote-code", "accepted: infbench runs no tokenizer code"),
 	    INT("--max-context-length", "TOKENS", "drop traces with a request over it"),
 	    INT("--num-dataset-entries", "N", "replay the first N traces of the corpus"),
-	    ONE("--slice-duration", "S", "accepted: server metrics are window totals"),
+	    ONE("--slice-duration", "S", "gauges of the server metrics sampled every S seconds"),
 	    {.name = "--server-metrics",
 	     .kind = ARG_MANY,
 	     .metavar = "URL",
-	     .help = "checked to be URLs; the server's own /metrics is scraped"},
+	     .help = "Prometheus endpoints scraped besides the server's /metrics"},
 	    {.name = "--output-artifact-dir",
 	     .kind = ARG_ONE,
 	     .required = true,

@@ -121,6 +121,7 @@ static void replay_opts(row_ctx *rc, ax_replay_opts *ro, const char *const *env,
 	ro->concurrency = (size_t)(rc->conc > 0 ? rc->conc : 1);
 	ro->duration = (double)it->duration;
 	ro->out_dir = rc->ws;
+	ro->metrics_interval = 1; /* gauge samples, as the recipes' --slice-duration 1.0 */
 	ro->env = env;
 	ro->nenv = nenv;
 }

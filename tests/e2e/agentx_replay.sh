@@ -309,6 +309,33 @@ HF_HUB_CACHE=$tmp/nohub "$bin" agentx replay --base-url "http://127.0.0.1:$port"
 "$bin" agentx replay --corpus "$tmp/tr.jsonl" --model m --concurrency 0 >/dev/null 2>&1
 [ $? = 2 ] && ok || no "--concurrency 0 is a usage error"
 
+# 6. another framework's server metrics: the simulator as ATOM; the replay
+#    exports its atom: counters and gauges (prometheus names, _total dropped,
+#    CSV beside the JSON) and the ATOM adapter reads its cache hit rate there
+e2e_start_sim --tokenizer "$tok" --time-scale 50 --framework atom
+replay "$tmp/at" --corpus "$tmp/tr.jsonl" --concurrency 2 --benchmark-duration 10 \
+	--warmup-requests-per-lane 1 2>"$tmp/at.log" || no "replay against ATOM: $(cat "$tmp/at.log")"
+kill -TERM "$simpid" 2>/dev/null
+wait "$simpid" 2>/dev/null
+simpid=
+(cd "$tmp/at" && env -i PATH="$PATH" HF_HUB_CACHE=none RESULT_FILENAME=agentic KV_OFFLOADING=none TP=1 \
+	FRAMEWORK=atom $(cat env) "$bin" agentic process >"$tmp/atp.out" 2>&1) && ok ||
+	no "agentic process (ATOM): $(cat "$tmp/atp.out")"
+"$py" - "$tmp/at" <<'PY' && ok || no "ATOM server metrics: $(head -c 600 "$tmp/at/aiperf_artifacts/server_metrics_export.json")"
+import json, sys, os
+d = sys.argv[1]
+m = json.load(open(os.path.join(d, "aiperf_artifacts/server_metrics_export.json")))["metrics"]
+assert m["atom:prompt_tokens"]["type"] == "counter" and m["atom:kv_cache_usage_ratio"]["type"] == "gauge", list(m)
+assert m["atom:prefix_cache_full_tokens"]["series"][0]["stats"]["total"] > 0, m["atom:prefix_cache_full_tokens"]
+assert not any(k.endswith("_total") for k in m), [k for k in m if k.endswith("_total")]
+csv = open(os.path.join(d, "aiperf_artifacts/server_metrics_export.csv")).read().splitlines()
+assert csv[0] == "metric,type,endpoint_url,labels,stat,value" and any(l.startswith("atom:prompt_tokens,counter,") for l in csv), csv[:3]
+agg = json.load(open(os.path.join(d, "agentic.json")))
+c = agg["server_metrics"]["cache"]
+assert c["prefix_cache_queries"] > 0 and 0 < c["gpu_cache_hit_rate"] < 1, c
+PY
+
+
 # 6. no allocation per streamed chunk, none per request body: the release
 #    build under an LD_PRELOAD shim that counts malloc/calloc/realloc after the
 #    first connect(), against `sim --max-speed` (one SSE event per token),

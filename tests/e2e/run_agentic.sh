@@ -211,7 +211,15 @@ assert agg["dataset"]["hf_dataset_name"] == "semianalysisai/cc-traces-weka-06212
 rm = agg["request_metrics"]
 assert rm["latency"]["ttft"]["mean"] > 0 and rm["throughput"]["per_gpu"]["total_tput_tps"] > 0, rm
 assert agg["request_accounting"]["records_profiled"] > 0, agg["request_accounting"]
+# the SGLang server's metrics, exported by the replay and read by the SGLang adapter
+sm = json.load(open(os.path.join(d, "results/aiperf_artifacts/server_metrics_export.json")))["metrics"]
+assert sm["sglang:prompt_tokens"]["type"] == "counter" and sm["sglang:token_usage"]["type"] == "gauge", list(sm)
+srv = agg["server_metrics"]
+assert srv["cache"]["cached_tokens_by_source"]["device"] > 0, srv["cache"]
+assert srv["kv_cache"]["gpu_total_tokens"] > 0, srv["kv_cache"]
 P
+	grep -q "server metrics with prefix 'sglang:' present\|Validated required AIPerf server metrics prefix 'sglang:'" \
+		"$d/recipe.log" && ok || no "$2: the required server metrics prefix was not checked"
 }
 agentic_tree rt "$root/recipes/benchmark_lib.sh"
 keys=gptoss-fp4-b200-sglang-agentic

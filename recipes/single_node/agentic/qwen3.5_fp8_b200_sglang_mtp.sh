@@ -62,5 +62,6 @@ if [[ $EVAL_ONLY == true ]]; then
 	exit 0
 fi
 export AIPERF_SERVER_METRICS_URLS="http://localhost:${PORT}/metrics"
+export AIPERF_REQUIRED_SERVER_METRIC_PREFIX="sglang:"
 build_replay_cmd "$RESULT_DIR"
 run_agentic_replay_and_write_outputs "$RESULT_DIR"
