@@ -162,6 +162,11 @@ static void note_replay(row_ctx *rc, const ax_replay_opts *ro)
 	row_note_command(rc->ws, v);
 }
 
+static void agentic_progress(void *arg, const ax_replay_progress *p)
+{
+	run_row_agentic_progress(arg, p);
+}
+
 int row_agentic_replay(row_ctx *rc)
 {
 	/* the env file the replay writes is the row's own: its variables */
@@ -191,6 +196,11 @@ int row_agentic_replay(row_ctx *rc)
 	                  .log = fopen(rc->client_log, "a")};
 	ro.cancel = watch;
 	ro.cancel_arg = &w;
+	if (rc->o->on_event) { /* the row's progress line, once a second */
+		ro.progress = agentic_progress;
+		ro.progress_arg = rc;
+		ro.progress_every = 1;
+	}
 	ax_replay_outcome out;
 	ib_error e = {0};
 	int64_t t0 = ib_now_ns();

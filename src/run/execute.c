@@ -158,6 +158,31 @@ void run_row_progress(row_ctx *rc, double tokens_done, double tokens_total)
 	pthread_mutex_unlock(&x->mu);
 }
 
+void run_row_agentic_progress(row_ctx *rc, const ax_replay_progress *p)
+{
+	exec_t *x = rc->exec;
+	if (!x || !x->o->on_event)
+		return;
+	pthread_mutex_lock(&x->mu);
+	run_event ev = {.state = RUN_RUNNING,
+	                .row = rc->it->index,
+	                .done = x->finished,
+	                .total = x->total,
+	                .name = rc->it->name,
+	                .identity = rc->it->identity,
+	                .eta_seconds = -1,
+	                .agentic = true,
+	                .profiling = p->profiling,
+	                .elapsed = p->elapsed,
+	                .duration = p->duration,
+	                .requests = p->done,
+	                .failed = p->failed,
+	                .warmup_requests = p->warmup_done,
+	                .inflight = p->inflight};
+	x->o->on_event(x->o->arg, &ev);
+	pthread_mutex_unlock(&x->mu);
+}
+
 void run_note_pid(row_ctx *rc, pid_t pid)
 {
 	char p[4096], line[32];

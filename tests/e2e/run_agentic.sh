@@ -267,4 +267,25 @@ if [ -n "$ixlib" ]; then
 else
 	echo "run-agentic: the reference's benchmark_lib.sh case skipped (IX_REF not set)"
 fi
+# 8. the progress line of a running agentic row: on a terminal (script(1)'s
+#    pty) the replay's profiling seconds and requests; none when stderr is
+#    a file. 60 model seconds at scale 20 are 3 s of wall time: the line,
+#    refreshed every second, shows at least twice
+prog() { # STORE
+	"$bin" run --config-files m.yaml --config-keys gptoss-fp4-b200-sglang-agentic \
+		--runner-config "$root/configs/runners.yaml" --results "$1" --tokenizer "$tok" \
+		--time-scale 20 --agentic-duration 60
+}
+if command -v script >/dev/null 2>&1; then
+	export -f prog
+	export bin root tok
+	script -qec "prog st7" /dev/null >tty.out 2>&1
+	tr '\r' '\n' <tty.out | grep -qE 'gptoss_tp2_conc2.*: [0-9]+ of 60 s \([0-9]+%\), [0-9]+ requests, 0 failed' &&
+		ok || no "no agentic progress line on a terminal: $(tr '\r' '\n' <tty.out | tail -5)"
+else
+	echo "run-agentic: skipped: the terminal progress line (no script(1))"
+fi
+prog st8 2>notty.err
+! grep -q ' of 60 s (' notty.err && grep -q '\[1/1\] done' notty.err && ok ||
+	no "progress lines without a terminal: $(head -c 600 notty.err)"
 e2e_end
