@@ -327,15 +327,19 @@ typedef struct {
  * cancelled (left out of the records). */
 typedef struct {
 	const char *corpus;    /* ax_corpus_load's source */
-	const char *base_url;  /* http://host:port */
+	const char *base_url;  /* http[s]://host:port */
 	const char *endpoint;  /* "/v1/chat/completions" */
 	const char *model;     /* the served model name (JSON "model") */
 	const char *tokenizer; /* a folder, tokenizer.json or HF id; NULL: model */
 	const char *api_key;   /* NULL: none */
-	size_t concurrency;    /* lanes */
-	double duration;       /* profiling seconds (3600 in InferenceX) */
-	double grace;          /* seconds in-flight requests may finish after it (30) */
-	uint32_t seed;         /* 42 */
+	/* https:// base URLs: the CA file (PEM; NULL: the system store), or no
+	 * certificate verification at all */
+	const char *ca_cert;
+	bool insecure;
+	size_t concurrency; /* lanes */
+	double duration;    /* profiling seconds (3600 in InferenceX) */
+	double grace;       /* seconds in-flight requests may finish after it (30) */
+	uint32_t seed;      /* 42 */
 	size_t warmup_per_lane;
 	double tstar_lo, tstar_hi, global_idle_cap, tree_idle_cap;
 	int64_t max_context;    /* --max-context-length; 0: none */

@@ -68,6 +68,7 @@ struct replay {
 	net_loop *loop;
 	char host[256], name[256];
 	int port;
+	net_tls *tls; /* https: every connection's client context */
 	/* connections: slots grow on demand (subagents exceed the lanes) */
 	rslot **slots;
 	size_t nslots, cap, inflight;
@@ -497,6 +498,11 @@ static rslot *free_slot(replay *r)
 		free(s);
 		return NULL;
 	}
+	if (r->tls && net_client_use_tls(s->c, r->tls, r->name)) {
+		net_client_free(s->c);
+		free(s);
+		return NULL;
+	}
 	r->slots[r->nslots++] = s;
 	return s;
 }
@@ -660,10 +666,12 @@ static int check_opts(const ax_replay_opts *o, ib_error *e)
 		return ib_fail(e, IB_EINVAL, "", 0, 0, "argument --model: required");
 	if (!o->corpus || !*o->corpus)
 		return ib_fail(e, IB_EINVAL, "", 0, 0, "argument --corpus: required");
-	if (!o->base_url || strncmp(o->base_url, "http://", 7))
-		return ib_fail(e, IB_EINVAL, "", 0, 0,
-		               "argument --base-url: an http:// URL is required (got %s)",
-		               o->base_url ? o->base_url : "none");
+	if (!o->base_url ||
+	    (strncmp(o->base_url, "http://", 7) && strncmp(o->base_url, "https://", 8)))
+		return ib_fail(
+		    e, IB_EINVAL, "", 0, 0,
+		    "argument --base-url: an http:// or https:// URL is required (got %s)",
+		    o->base_url ? o->base_url : "none");
 	if (!o->concurrency || o->concurrency > 65536)
 		return ib_fail(e, IB_EINVAL, "", 0, 0, "argument --concurrency: must be 1..65536");
 	if (!(o->duration > 0) || !(o->grace >= 0) || !(o->request_timeout >= 0))
@@ -738,7 +746,7 @@ static int metrics_endpoints(replay *r, ib_error *e)
 	if (!own)
 		return OOM(e);
 	snprintf(own, bl + 9, "%.*s/metrics", (int)bl, o->base_url);
-	int rc = ax_smx_init(&r->mx[r->nmx], own, e);
+	int rc = ax_smx_init(&r->mx[r->nmx], own, r->tls, e);
 	free(own);
 	if (rc)
 		return rc;
@@ -749,7 +757,7 @@ static int metrics_endpoints(replay *r, ib_error *e)
 			dup = !strcmp(r->mx[j].url, o->metrics_urls[i]);
 		if (dup)
 			continue;
-		if ((rc = ax_smx_init(&r->mx[r->nmx], o->metrics_urls[i], e)))
+		if ((rc = ax_smx_init(&r->mx[r->nmx], o->metrics_urls[i], r->tls, e)))
 			return rc;
 		r->nmx++;
 	}
@@ -792,7 +800,9 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 	bool https;
 	if ((rc = bench_target(o->base_url, NULL, 0, r.host, &r.port, r.name, &https, e)))
 		goto out;
-	r.http = (bench_cfg){.host = r.host, .port = r.port, .server_name = r.name};
+	if (https && (rc = net_tls_client_new(o->ca_cert, o->insecure, &r.tls, e)))
+		goto out;
+	r.http = (bench_cfg){.host = r.host, .port = r.port, .tls = r.tls, .server_name = r.name};
 	double S = bench_probe_time_scale(&r.http, 10000);
 	r.S = S > 0 ? S : 1;
 	r.corpus = &c;
@@ -883,6 +893,7 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 	    o->artifact_dir ? "" : "/aiperf_artifacts");
 out:
 	replay_free(&r);
+	net_tls_free(r.tls);
 	ax_blocks_free(blocks);
 	if (bt.arena)
 		bench_tokenizer_close(&bt);

@@ -59,9 +59,10 @@ typedef struct ax_smx {
 	bool ok_start, ok_end;
 } ax_smx;
 
-/* url "http://host:port[/path]" (path default /metrics): 0, IB_EINVAL (a
- * bad URL, https), IB_ENOMEM. */
-int ax_smx_init(ax_smx *m, const char *url, ib_error *e);
+/* url "http[s]://host:port[/path]" (path default /metrics; https with
+ * the replay's client context tls): 0, IB_EINVAL (a bad URL, https
+ * without tls), IB_ENOMEM. */
+int ax_smx_init(ax_smx *m, const char *url, net_tls *tls, ib_error *e);
 void ax_smx_free(ax_smx *m);
 /* A Prometheus text at phase 0 (the window's start: counters' base, a
  * gauge sample), 1 (a gauge sample within) or 2 (the end: counters' last

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ax_smx_init(ax_smx *m, const char *url, ib_error *e)
+int ax_smx_init(ax_smx *m, const char *url, net_tls *tls, ib_error *e)
 {
 	memset(m, 0, sizeof *m);
 	const char *u = strstr(url, "://");
@@ -24,14 +24,17 @@ int ax_smx_init(ax_smx *m, const char *url, ib_error *e)
 	}
 	bool https = false;
 	int rc = bench_target(url, NULL, 0, m->host, &m->port, m->name, &https, e);
-	if (!rc && https)
-		rc = ib_fail(e, IB_EINVAL, "", 0, 0, "server metrics at %s: https is not supported",
+	if (!rc && https && !tls)
+		rc = ib_fail(e, IB_EINVAL, "", 0, 0,
+		             "server metrics at %s: https needs an https server URL (its TLS "
+		             "settings)",
 		             url);
 	if (rc) {
 		ax_smx_free(m);
 		return rc;
 	}
-	m->http = (bench_cfg){.host = m->host, .port = m->port, .server_name = m->name};
+	m->http = (bench_cfg){
+	    .host = m->host, .port = m->port, .tls = https ? tls : NULL, .server_name = m->name};
 	return 0;
 }
 

@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *p = (const char *)data, *end = p + size;
 	ax_smx m;
 	ib_error e = {0};
-	if (ax_smx_init(&m, "http://127.0.0.1:1/metrics", &e))
+	if (ax_smx_init(&m, "http://127.0.0.1:1/metrics", NULL, &e))
 		abort();
 	for (int phase = 0; phase < 3 && p <= end; phase++) {
 		const char *ff = memchr(p, '\f', (size_t)(end - p));

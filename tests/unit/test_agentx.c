@@ -791,8 +791,8 @@ Test(agentx, server_metrics_export)
 {
 	ax_smx m[2];
 	ib_error e = {0};
-	cr_assert_eq(ax_smx_init(&m[0], "http://127.0.0.1:1/metrics", &e), 0, "%s", e.msg);
-	cr_assert_eq(ax_smx_init(&m[1], "http://127.0.0.1:2/other", &e), 0, "%s", e.msg);
+	cr_assert_eq(ax_smx_init(&m[0], "http://127.0.0.1:1/metrics", NULL, &e), 0, "%s", e.msg);
+	cr_assert_eq(ax_smx_init(&m[1], "http://127.0.0.1:2/other", NULL, &e), 0, "%s", e.msg);
 	cr_assert_str_eq(m[1].path, "/other");
 	cr_assert_eq(ax_smx_feed(&m[0], prom_start, strlen(prom_start), 0), 0);
 	cr_assert_eq(ax_smx_feed(&m[0], prom_mid, strlen(prom_mid), 1), 0);
@@ -845,12 +845,12 @@ Test(agentx, server_metrics_nothing_scraped)
 {
 	ax_smx m;
 	ib_error e = {0};
-	cr_assert_eq(ax_smx_init(&m, "http://127.0.0.1:1", &e), 0);
+	cr_assert_eq(ax_smx_init(&m, "http://127.0.0.1:1", NULL, &e), 0);
 	cr_assert_str_eq(m.path, "/metrics");
 	ax_smx_free(&m);
-	cr_assert_neq(ax_smx_init(&m, "https://127.0.0.1:1/metrics", &e), 0);
+	cr_assert_neq(ax_smx_init(&m, "https://127.0.0.1:1/metrics", NULL, &e), 0);
 	cr_assert(strstr(e.msg, "https"));
-	cr_assert_eq(ax_smx_init(&m, "http://127.0.0.1:1", &e), 0);
+	cr_assert_eq(ax_smx_init(&m, "http://127.0.0.1:1", NULL, &e), 0);
 	ib_arena *a = ib_arena_new();
 	ib_val *j = (ib_val *)1;
 	ib_buf csv = {0};
