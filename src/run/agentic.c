@@ -122,6 +122,17 @@ static void replay_opts(row_ctx *rc, ax_replay_opts *ro, const char *const *env,
 	ro->duration = (double)it->duration;
 	ro->out_dir = rc->ws;
 	ro->metrics_interval = 1; /* gauge samples, as the recipes' --slice-duration 1.0 */
+	/* build_replay_cmd's live threshold and warmup grace */
+	const char *const *ev = (const char *const *)rc->envp;
+	const char *th = ib_env_get(ev, "AIPERF_LIVE_FAILED_REQUEST_THRESHOLD");
+	if (!th)
+		th = ib_env_get(ev, "AIPERF_FAILED_REQUEST_THRESHOLD");
+	char *end = NULL;
+	double v = th ? strtod(th, &end) : -1;
+	ro->live_fail_threshold = th && end != th && !*end && v >= 0 ? v : 0.10;
+	const char *wg = ib_env_get(ev, "AGENTIC_WARMUP_GRACE_PERIOD");
+	v = wg ? strtod(wg, &end) : -1;
+	ro->warmup_grace = wg && end != wg && !*end && v >= 0 ? v : 1800;
 	ro->env = env;
 	ro->nenv = nenv;
 }
@@ -235,6 +246,9 @@ int row_agentic_replay(row_ctx *rc)
 		ib_error_format(&e, msg, sizeof msg);
 		return row_fail(rc, RUN_FAILED, "agentx replay: %s", msg);
 	}
+	/* a replay the live threshold stopped is processed and gated like any
+	 * (its failed share fails the gate, which names it), as the recipes
+	 * write their outputs before returning the replay's status */
 	return RUN_RUNNING;
 }
 

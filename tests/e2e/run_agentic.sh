@@ -151,11 +151,15 @@ rc=$?
 	no "resume (exit $rc): $(tail -3 re.err) $(find st/rows -newer marker)"
 
 # 4. the validity gate: a simulator failing half the requests fails the row
+#    (its replay stopped early by the live failed-request threshold)
 keys=gptoss-fp4-b200-sglang-agentic
 run st2 --sim-args '--fail-rate 0.5' 2>gate.err
 rc=$?
 [ "$rc" = 1 ] && grep -q 'validate_agentic_result: ERROR' gate.err && [ -z "$(ls st2/rows 2>/dev/null)" ] &&
 	ok || no "gate (exit $rc): $(cat gate.err)"
+# the live threshold (AIPERF_FAILED_REQUEST_THRESHOLD 0.10) stopped the replay first
+grep -q 'profiling requests failed, over the --failed-request-threshold 0.1: stopping' st2/failed/*/benchmark.log &&
+	ok || no "live threshold: $(tail -3 st2/failed/*/benchmark.log)"
 
 # 5. a broken --agentx-corpus: file and line, exit 1, nothing written
 head -2 "$snap/traces.jsonl" >bad.jsonl
