@@ -139,23 +139,30 @@ static void record(exec_t *x, const run_item *it, const rec_info *ri)
 	x->o->on_event(x->o->arg, &ev);
 }
 
+/* A RUN_RUNNING event of rc's row with ev's progress fields, under the
+ * lock. */
+static void running_event(row_ctx *rc, run_event *ev)
+{
+	exec_t *x = rc->exec;
+	pthread_mutex_lock(&x->mu);
+	ev->state = RUN_RUNNING;
+	ev->row = rc->it->index;
+	ev->done = x->finished;
+	ev->total = x->total;
+	ev->name = rc->it->name;
+	ev->identity = rc->it->identity;
+	ev->eta_seconds = -1;
+	x->o->on_event(x->o->arg, ev);
+	pthread_mutex_unlock(&x->mu);
+}
+
 void run_row_progress(row_ctx *rc, double tokens_done, double tokens_total)
 {
 	exec_t *x = rc->exec;
 	if (!x || !x->o->on_event || !(tokens_total > 0))
 		return;
-	pthread_mutex_lock(&x->mu);
-	run_event ev = {.state = RUN_RUNNING,
-	                .row = rc->it->index,
-	                .done = x->finished,
-	                .total = x->total,
-	                .name = rc->it->name,
-	                .identity = rc->it->identity,
-	                .eta_seconds = -1,
-	                .tokens_done = tokens_done,
-	                .tokens_total = tokens_total};
-	x->o->on_event(x->o->arg, &ev);
-	pthread_mutex_unlock(&x->mu);
+	run_event ev = {.tokens_done = tokens_done, .tokens_total = tokens_total};
+	running_event(rc, &ev);
 }
 
 void run_row_agentic_progress(row_ctx *rc, const ax_replay_progress *p)
@@ -163,15 +170,7 @@ void run_row_agentic_progress(row_ctx *rc, const ax_replay_progress *p)
 	exec_t *x = rc->exec;
 	if (!x || !x->o->on_event)
 		return;
-	pthread_mutex_lock(&x->mu);
-	run_event ev = {.state = RUN_RUNNING,
-	                .row = rc->it->index,
-	                .done = x->finished,
-	                .total = x->total,
-	                .name = rc->it->name,
-	                .identity = rc->it->identity,
-	                .eta_seconds = -1,
-	                .agentic = true,
+	run_event ev = {.agentic = true,
 	                .profiling = p->profiling,
 	                .elapsed = p->elapsed,
 	                .duration = p->duration,
@@ -179,8 +178,7 @@ void run_row_agentic_progress(row_ctx *rc, const ax_replay_progress *p)
 	                .failed = p->failed,
 	                .warmup_requests = p->warmup_done,
 	                .inflight = p->inflight};
-	x->o->on_event(x->o->arg, &ev);
-	pthread_mutex_unlock(&x->mu);
+	running_event(rc, &ev);
 }
 
 void run_note_pid(row_ctx *rc, pid_t pid)
