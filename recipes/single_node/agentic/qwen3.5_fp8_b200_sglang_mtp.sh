@@ -46,12 +46,22 @@ stop_server() {
 trap stop_server EXIT
 
 set -x
-python3 -m sglang.launch_server --model-path "$MODEL" --served-model-name "$MODEL" \
-	--host 0.0.0.0 --port "$PORT" --tp "$TP" --trust-remote-code \
-	--mem-fraction-static 0.85 --max-running-requests "$((2 * CONC))" \
-	--speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1 \
+python3 -m sglang.launch_server \
+	--model-path "$MODEL" \
+	--served-model-name "$MODEL" \
+	--host 0.0.0.0 \
+	--port "$PORT" \
+	--tp "$TP" \
+	--trust-remote-code \
+	--mem-fraction-static 0.85 \
+	--max-running-requests "$((2 * CONC))" \
+	--speculative-algorithm NEXTN \
+	--speculative-num-steps 3 \
+	--speculative-eagle-topk 1 \
 	--speculative-num-draft-tokens 4 \
-	--enable-metrics --enable-cache-report "${KV_ARGS[@]}" >"$SERVER_LOG" 2>&1 &
+	--enable-metrics \
+	--enable-cache-report \
+	"${KV_ARGS[@]}" >"$SERVER_LOG" 2>&1 &
 SERVER_PID=$!
 set +x
 
