@@ -484,9 +484,12 @@ int run_recipe_path(ib_buf *out, const char *dir, const ib_val *row, ib_error *e
 	const char *label = run_fieldz(a, row, "runner", "");
 	const char *sub = run_row_agentic(row) ? "agentic/" : "fixed_seq_len/";
 	/* <exp-prefix> = EXP_NAME up to the first '_'; <gpu> = the label up to
-	 * its first '-' (h200-cw → h200) */
+	 * its first '-' (h200-cw → h200, cluster:b200-dgxc → b200) */
 	char prefix[256], gpu[128];
 	snprintf(prefix, sizeof prefix, "%.*s", (int)strcspn(exp, "_"), exp);
+	/* a cluster label names its launcher's runner: cluster:b200-dgxc → b200 */
+	if (!strncmp(label, "cluster:", 8))
+		label += 8;
 	snprintf(gpu, sizeof gpu, "%.*s", (int)strcspn(label, "-"), label);
 	const char *mtp = run_row_is_spec(row) ? "_mtp" : "";
 	const char *names[3];
