@@ -1,0 +1,266 @@
+/* ib_json_reindent: a JSON text re-laid out as ib_json_write would write the
+ * value it holds (fmt.h), in one pass over the text, for the common forms;
+ * anything else is left to the tree (returns 1). */
+#include "fmt/fmt.h"
+
+#include <string.h>
+
+#define MAX_DEPTH 64
+#define KEY_SLOTS 2048 /* a power of two */
+#define MAX_KEYS  (KEY_SLOTS / 2)
+
+typedef struct {
+	uint32_t obj; /* the object the key is in (1..); 0: a free slot */
+	uint32_t len;
+	const char *key;
+} key_slot;
+
+typedef struct {
+	const char *p, *end;
+	ib_buf *out;
+	int indent;
+	uint32_t objs, keys;
+	key_slot slot[KEY_SLOTS];
+	uint16_t used[MAX_KEYS]; /* the slots taken, to free them at the end */
+} rd;
+
+enum { DONE = 0, SLOW = 1 };
+
+static void skip_ws(rd *r)
+{
+	while (r->p < r->end && (*r->p == ' ' || *r->p == '\n' || *r->p == '\r' || *r->p == '\t'))
+		r->p++;
+}
+
+static void newline(rd *r, int depth)
+{
+	static const char spaces[] =
+	    "                                                                ";
+	ib_buf_putc(r->out, '\n');
+	size_t n = (size_t)r->indent * (size_t)depth;
+	while (n) {
+		size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
+		ib_buf_append(r->out, spaces, k);
+		n -= k;
+	}
+}
+
+/* A string of printable ASCII without escapes, copied as it is (quotes
+ * included); its hash in *h. */
+static int string(rd *r, uint64_t *h)
+{
+	const char *s = r->p++;
+	uint64_t x = IB_FNV1A_BASIS;
+	for (;; r->p++) {
+		if (r->p >= r->end)
+			return SLOW;
+		unsigned char c = (unsigned char)*r->p;
+		if (c == '"')
+			break;
+		if (c < 0x20 || c >= 0x7f || c == '\\')
+			return SLOW;
+		x = (x ^ c) * IB_FNV1A_PRIME;
+	}
+	r->p++;
+	*h = x;
+	return ib_buf_append(r->out, s, (size_t)(r->p - s)) ? IB_ENOMEM : DONE;
+}
+
+/* Records key s[0..n) of object obj; SLOW when it is already there (Python
+ * keeps the first position and the last value: the tree does that). */
+static int key_add(rd *r, uint32_t obj, const char *s, size_t n, uint64_t h)
+{
+	if (r->keys >= MAX_KEYS)
+		return SLOW;
+	size_t i = (size_t)ib_fnv1a_word(h, obj) & (KEY_SLOTS - 1);
+	for (; r->slot[i].obj; i = (i + 1) & (KEY_SLOTS - 1))
+		if (r->slot[i].obj == obj && r->slot[i].len == n && !memcmp(r->slot[i].key, s, n))
+			return SLOW;
+	r->slot[i] = (key_slot){.obj = obj, .len = (uint32_t)n, .key = s};
+	r->used[r->keys++] = (uint16_t)i;
+	return DONE;
+}
+
+static bool digit(const rd *r)
+{
+	return r->p < r->end && *r->p >= '0' && *r->p <= '9';
+}
+
+/* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?, Python's number */
+static int number(rd *r)
+{
+	const char *s = r->p;
+	if (*r->p == '-')
+		r->p++;
+	if (!digit(r))
+		return SLOW;
+	if (*r->p == '0')
+		r->p++;
+	else
+		while (digit(r))
+			r->p++;
+	size_t int_len = (size_t)(r->p - s);
+	bool real = false;
+	if (r->p < r->end && *r->p == '.') {
+		r->p++;
+		if (!digit(r))
+			return SLOW;
+		while (digit(r))
+			r->p++;
+		real = true;
+	}
+	if (r->p < r->end && (*r->p == 'e' || *r->p == 'E')) {
+		r->p++;
+		if (r->p < r->end && (*r->p == '+' || *r->p == '-'))
+			r->p++;
+		if (!digit(r))
+			return SLOW;
+		while (digit(r))
+			r->p++;
+		real = true;
+	}
+	size_t n = (size_t)(r->p - s);
+	if (!real) { /* an int64 as it is; -0 is 0, big integers go to the tree */
+		if (int_len - (*s == '-') > 18 || (n == 2 && s[1] == '0'))
+			return SLOW;
+		return ib_buf_append(r->out, s, n) ? IB_ENOMEM : DONE;
+	}
+	char num[64];
+	size_t k = ib_json_float_literal_repr(s, n, num);
+	if (!k)
+		return SLOW;
+	return ib_buf_append(r->out, num, k) ? IB_ENOMEM : DONE;
+}
+
+static int value(rd *r, int depth);
+
+static int object(rd *r, int depth)
+{
+	uint32_t obj = ++r->objs;
+	r->p++;
+	skip_ws(r);
+	if (r->p < r->end && *r->p == '}') {
+		r->p++;
+		return ib_buf_puts(r->out, "{}") ? IB_ENOMEM : DONE;
+	}
+	ib_buf_putc(r->out, '{');
+	for (;;) {
+		newline(r, depth + 1);
+		if (r->p >= r->end || *r->p != '"')
+			return SLOW;
+		const char *k = r->p + 1;
+		uint64_t h;
+		int rc = string(r, &h);
+		if (!rc)
+			rc = key_add(r, obj, k, (size_t)(r->p - 1 - k), h);
+		if (rc)
+			return rc;
+		skip_ws(r);
+		if (r->p >= r->end || *r->p != ':')
+			return SLOW;
+		r->p++;
+		ib_buf_append(r->out, ": ", 2);
+		skip_ws(r);
+		if ((rc = value(r, depth + 1)))
+			return rc;
+		skip_ws(r);
+		if (r->p < r->end && *r->p == ',') {
+			r->p++;
+			ib_buf_putc(r->out, ',');
+			skip_ws(r);
+			continue;
+		}
+		if (r->p < r->end && *r->p == '}') {
+			r->p++;
+			newline(r, depth);
+			return ib_buf_putc(r->out, '}') ? IB_ENOMEM : DONE;
+		}
+		return SLOW;
+	}
+}
+
+static int array(rd *r, int depth)
+{
+	r->p++;
+	skip_ws(r);
+	if (r->p < r->end && *r->p == ']') {
+		r->p++;
+		return ib_buf_puts(r->out, "[]") ? IB_ENOMEM : DONE;
+	}
+	ib_buf_putc(r->out, '[');
+	for (;;) {
+		newline(r, depth + 1);
+		int rc = value(r, depth + 1);
+		if (rc)
+			return rc;
+		skip_ws(r);
+		if (r->p < r->end && *r->p == ',') {
+			r->p++;
+			ib_buf_putc(r->out, ',');
+			skip_ws(r);
+			continue;
+		}
+		if (r->p < r->end && *r->p == ']') {
+			r->p++;
+			newline(r, depth);
+			return ib_buf_putc(r->out, ']') ? IB_ENOMEM : DONE;
+		}
+		return SLOW;
+	}
+}
+
+static int word(rd *r, const char *w, size_t n)
+{
+	if ((size_t)(r->end - r->p) < n || memcmp(r->p, w, n))
+		return SLOW;
+	r->p += n;
+	return ib_buf_append(r->out, w, n) ? IB_ENOMEM : DONE;
+}
+
+static int value(rd *r, int depth)
+{
+	if (r->p >= r->end || depth > MAX_DEPTH)
+		return SLOW;
+	uint64_t h;
+	switch (*r->p) {
+	case '{':
+		return object(r, depth);
+	case '[':
+		return array(r, depth);
+	case '"':
+		return string(r, &h);
+	case 't':
+		return word(r, "true", 4);
+	case 'f':
+		return word(r, "false", 5);
+	case 'n':
+		return word(r, "null", 4);
+	default:
+		return *r->p == '-' || (*r->p >= '0' && *r->p <= '9') ? number(r) : SLOW;
+	}
+}
+
+int ib_json_reindent(ib_buf *out, const char *t, size_t n, int indent, int depth)
+{
+	static _Thread_local rd r; /* 40 KiB of key slots, kept free between calls */
+	if (indent < 0 || ib_buf_error(out))
+		return indent < 0 ? SLOW : ib_buf_error(out);
+	size_t mark = out->len;
+	r.p = t;
+	r.end = t + n;
+	r.out = out;
+	r.indent = indent;
+	r.objs = r.keys = 0;
+	skip_ws(&r);
+	int rc = value(&r, depth);
+	skip_ws(&r);
+	if (!rc && r.p != r.end)
+		rc = SLOW;
+	if (!rc && ib_buf_error(out))
+		rc = IB_ENOMEM;
+	for (uint32_t i = 0; i < r.keys; i++)
+		r.slot[r.used[i]].obj = 0;
+	if (rc == SLOW)
+		out->len = mark;
+	return rc;
+}
