@@ -26,6 +26,24 @@ typedef struct {
 
 enum { DONE = 0, SLOW = 1 };
 
+/* ib_buf_append and ib_buf_putc, inlined for the room-to-spare case (the
+ * per-token calls were a tenth of collect's time) */
+static inline int put(rd *r, const char *p, size_t n)
+{
+	ib_buf *b = r->out;
+	if (b->err || b->len + n + 1 > b->cap)
+		return ib_buf_append(b, p, n);
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+	return 0;
+}
+
+static inline int put1(rd *r, char c)
+{
+	return put(r, &c, 1);
+}
+
 static void skip_ws(rd *r)
 {
 	while (r->p < r->end && (*r->p == ' ' || *r->p == '\n' || *r->p == '\r' || *r->p == '\t'))
@@ -36,11 +54,11 @@ static void newline(rd *r, int depth)
 {
 	static const char spaces[] =
 	    "                                                                ";
-	ib_buf_putc(r->out, '\n');
+	put1(r, '\n');
 	size_t n = (size_t)r->indent * (size_t)depth;
 	while (n) {
 		size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
-		ib_buf_append(r->out, spaces, k);
+		put(r, spaces, k);
 		n -= k;
 	}
 }
@@ -50,7 +68,6 @@ static void newline(rd *r, int depth)
 static int string(rd *r, uint64_t *h)
 {
 	const char *s = r->p++;
-	uint64_t x = IB_FNV1A_BASIS;
 	for (;; r->p++) {
 		if (r->p >= r->end)
 			return SLOW;
@@ -59,11 +76,17 @@ static int string(rd *r, uint64_t *h)
 			break;
 		if (c < 0x20 || c >= 0x7f || c == '\\')
 			return SLOW;
-		x = (x ^ c) * IB_FNV1A_PRIME;
 	}
 	r->p++;
-	*h = x;
-	return ib_buf_append(r->out, s, (size_t)(r->p - s)) ? IB_ENOMEM : DONE;
+	if (h) { /* a key's hash: its length, first and last 8 bytes (cheap; the
+		  * table compares whole keys) */
+		size_t n = (size_t)(r->p - s - 2);
+		uint64_t a = 0, z = 0;
+		memcpy(&a, s + 1, n < 8 ? n : 8);
+		memcpy(&z, s + 1 + (n < 8 ? 0 : n - 8), n < 8 ? n : 8);
+		*h = ib_fnv1a_word(ib_fnv1a_word(ib_fnv1a_word(IB_FNV1A_BASIS, n), a), z);
+	}
+	return put(r, s, (size_t)(r->p - s)) ? IB_ENOMEM : DONE;
 }
 
 /* Records key s[0..n) of object obj; SLOW when it is already there (Python
@@ -123,13 +146,13 @@ static int number(rd *r)
 	if (!real) { /* an int64 as it is; -0 is 0, big integers go to the tree */
 		if (int_len - (*s == '-') > 18 || (n == 2 && s[1] == '0'))
 			return SLOW;
-		return ib_buf_append(r->out, s, n) ? IB_ENOMEM : DONE;
+		return put(r, s, n) ? IB_ENOMEM : DONE;
 	}
 	char num[64];
 	size_t k = ib_json_float_literal_repr(s, n, num);
 	if (!k)
 		return SLOW;
-	return ib_buf_append(r->out, num, k) ? IB_ENOMEM : DONE;
+	return put(r, num, k) ? IB_ENOMEM : DONE;
 }
 
 static int value(rd *r, int depth);
@@ -141,9 +164,9 @@ static int object(rd *r, int depth)
 	skip_ws(r);
 	if (r->p < r->end && *r->p == '}') {
 		r->p++;
-		return ib_buf_puts(r->out, "{}") ? IB_ENOMEM : DONE;
+		return put(r, "{}", 2) ? IB_ENOMEM : DONE;
 	}
-	ib_buf_putc(r->out, '{');
+	put1(r, '{');
 	for (;;) {
 		newline(r, depth + 1);
 		if (r->p >= r->end || *r->p != '"')
@@ -159,21 +182,21 @@ static int object(rd *r, int depth)
 		if (r->p >= r->end || *r->p != ':')
 			return SLOW;
 		r->p++;
-		ib_buf_append(r->out, ": ", 2);
+		put(r, ": ", 2);
 		skip_ws(r);
 		if ((rc = value(r, depth + 1)))
 			return rc;
 		skip_ws(r);
 		if (r->p < r->end && *r->p == ',') {
 			r->p++;
-			ib_buf_putc(r->out, ',');
+			put1(r, ',');
 			skip_ws(r);
 			continue;
 		}
 		if (r->p < r->end && *r->p == '}') {
 			r->p++;
 			newline(r, depth);
-			return ib_buf_putc(r->out, '}') ? IB_ENOMEM : DONE;
+			return put1(r, '}') ? IB_ENOMEM : DONE;
 		}
 		return SLOW;
 	}
@@ -185,9 +208,9 @@ static int array(rd *r, int depth)
 	skip_ws(r);
 	if (r->p < r->end && *r->p == ']') {
 		r->p++;
-		return ib_buf_puts(r->out, "[]") ? IB_ENOMEM : DONE;
+		return put(r, "[]", 2) ? IB_ENOMEM : DONE;
 	}
-	ib_buf_putc(r->out, '[');
+	put1(r, '[');
 	for (;;) {
 		newline(r, depth + 1);
 		int rc = value(r, depth + 1);
@@ -196,14 +219,14 @@ static int array(rd *r, int depth)
 		skip_ws(r);
 		if (r->p < r->end && *r->p == ',') {
 			r->p++;
-			ib_buf_putc(r->out, ',');
+			put1(r, ',');
 			skip_ws(r);
 			continue;
 		}
 		if (r->p < r->end && *r->p == ']') {
 			r->p++;
 			newline(r, depth);
-			return ib_buf_putc(r->out, ']') ? IB_ENOMEM : DONE;
+			return put1(r, ']') ? IB_ENOMEM : DONE;
 		}
 		return SLOW;
 	}
@@ -214,21 +237,20 @@ static int word(rd *r, const char *w, size_t n)
 	if ((size_t)(r->end - r->p) < n || memcmp(r->p, w, n))
 		return SLOW;
 	r->p += n;
-	return ib_buf_append(r->out, w, n) ? IB_ENOMEM : DONE;
+	return put(r, w, n) ? IB_ENOMEM : DONE;
 }
 
 static int value(rd *r, int depth)
 {
 	if (r->p >= r->end || depth > MAX_DEPTH)
 		return SLOW;
-	uint64_t h;
 	switch (*r->p) {
 	case '{':
 		return object(r, depth);
 	case '[':
 		return array(r, depth);
 	case '"':
-		return string(r, &h);
+		return string(r, NULL);
 	case 't':
 		return word(r, "true", 4);
 	case 'f':
