@@ -109,6 +109,16 @@ static bool digit(const rd *r)
 	return r->p < r->end && *r->p >= '0' && *r->p <= '9';
 }
 
+/* One or more digits, skipped; false when there is none. */
+static bool digits(rd *r)
+{
+	if (!digit(r))
+		return false;
+	while (digit(r))
+		r->p++;
+	return true;
+}
+
 /* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?, Python's number */
 static int number(rd *r)
 {
@@ -120,26 +130,21 @@ static int number(rd *r)
 	if (*r->p == '0')
 		r->p++;
 	else
-		while (digit(r))
-			r->p++;
+		digits(r);
 	size_t int_len = (size_t)(r->p - s);
 	bool real = false;
 	if (r->p < r->end && *r->p == '.') {
 		r->p++;
-		if (!digit(r))
+		if (!digits(r))
 			return SLOW;
-		while (digit(r))
-			r->p++;
 		real = true;
 	}
 	if (r->p < r->end && (*r->p == 'e' || *r->p == 'E')) {
 		r->p++;
 		if (r->p < r->end && (*r->p == '+' || *r->p == '-'))
 			r->p++;
-		if (!digit(r))
+		if (!digits(r))
 			return SLOW;
-		while (digit(r))
-			r->p++;
 		real = true;
 	}
 	size_t n = (size_t)(r->p - s);
@@ -157,23 +162,51 @@ static int number(rd *r)
 
 static int value(rd *r, int depth);
 
+/* Opens a container at r->p (its first byte); writes "{}" / "[]" for an
+ * empty one (returns EMPTY), else its first byte. */
+enum { MORE = 2, EMPTY = 3 };
+
+static int open_box(rd *r, char open, char close)
+{
+	r->p++;
+	skip_ws(r);
+	if (r->p < r->end && *r->p == close) {
+		r->p++;
+		char two[2] = {open, close};
+		return put(r, two, 2) ? IB_ENOMEM : EMPTY;
+	}
+	return put1(r, open) ? IB_ENOMEM : DONE;
+}
+
+/* After an item at depth + 1: a comma (MORE: written) or the closing byte
+ * (DONE: written on its own line); anything else is SLOW. */
+static int after_item(rd *r, int depth, char close)
+{
+	skip_ws(r);
+	if (r->p < r->end && *r->p == ',') {
+		r->p++;
+		skip_ws(r);
+		return put1(r, ',') ? IB_ENOMEM : MORE;
+	}
+	if (r->p < r->end && *r->p == close) {
+		r->p++;
+		newline(r, depth);
+		return put1(r, close) ? IB_ENOMEM : DONE;
+	}
+	return SLOW;
+}
+
 static int object(rd *r, int depth)
 {
 	uint32_t obj = ++r->objs;
-	r->p++;
-	skip_ws(r);
-	if (r->p < r->end && *r->p == '}') {
-		r->p++;
-		return put(r, "{}", 2) ? IB_ENOMEM : DONE;
-	}
-	put1(r, '{');
-	for (;;) {
+	int rc = open_box(r, '{', '}');
+	while (rc == DONE || rc == MORE) {
 		newline(r, depth + 1);
 		if (r->p >= r->end || *r->p != '"')
 			return SLOW;
 		const char *k = r->p + 1;
 		uint64_t h;
-		int rc = string(r, &h);
+		rc = string(r, &h);
 		if (!rc)
 			rc = key_add(r, obj, k, (size_t)(r->p - 1 - k), h);
 		if (rc)
@@ -186,50 +219,23 @@ static int object(rd *r, int depth)
 		skip_ws(r);
 		if ((rc = value(r, depth + 1)))
 			return rc;
-		skip_ws(r);
-		if (r->p < r->end && *r->p == ',') {
-			r->p++;
-			put1(r, ',');
-			skip_ws(r);
-			continue;
-		}
-		if (r->p < r->end && *r->p == '}') {
-			r->p++;
-			newline(r, depth);
-			return put1(r, '}') ? IB_ENOMEM : DONE;
-		}
-		return SLOW;
+		if ((rc = after_item(r, depth, '}')) != MORE)
+			return rc;
 	}
+	return rc == EMPTY ? DONE : rc;
 }
 
 static int array(rd *r, int depth)
 {
-	r->p++;
-	skip_ws(r);
-	if (r->p < r->end && *r->p == ']') {
-		r->p++;
-		return put(r, "[]", 2) ? IB_ENOMEM : DONE;
-	}
-	put1(r, '[');
-	for (;;) {
+	int rc = open_box(r, '[', ']');
+	while (rc == DONE || rc == MORE) {
 		newline(r, depth + 1);
-		int rc = value(r, depth + 1);
-		if (rc)
+		if ((rc = value(r, depth + 1)))
 			return rc;
-		skip_ws(r);
-		if (r->p < r->end && *r->p == ',') {
-			r->p++;
-			put1(r, ',');
-			skip_ws(r);
-			continue;
-		}
-		if (r->p < r->end && *r->p == ']') {
-			r->p++;
-			newline(r, depth);
-			return put1(r, ']') ? IB_ENOMEM : DONE;
-		}
-		return SLOW;
+		if ((rc = after_item(r, depth, ']')) != MORE)
+			return rc;
 	}
+	return rc == EMPTY ? DONE : rc;
 }
 
 static int word(rd *r, const char *w, size_t n)
