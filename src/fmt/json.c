@@ -296,23 +296,26 @@ size_t ib_json_float_literal_repr(const char *s, size_t n, char *out)
 	uint64_t c = 0;
 	for (size_t k = 0; k < ns; k++)
 		c = c * 10 + (uint64_t)(sig[k] - '0');
-	/* x = N / T exactly; q = N * 2^s / T, correctly rounded, in [2^52, 2^53) */
+	/* x = N / T exactly; q = N * 2^s / T, correctly rounded, in [2^52, 2^53):
+	 * one division gives 53 or 54 bits (N / T lies within a factor of 2 of
+	 * 2^(bits(N) - bits(T))); a 54th is folded into the rounding */
 	u128 N = (u128)c * pow10_128[j > 0 ? j : 0], T = pow10_128[j < 0 ? -j : 0];
-	int bn = bitlen128(N), s2 = 52 - (bn - bitlen128(T));
-	u128 q = 0, r = 0;
-	for (int tries = 0;; tries++) {
-		if (tries > 3 || s2 < 0 || bn + s2 > 127)
-			return 0;
-		q = (N << s2) / T;
-		if (q >= (u128)1 << 53)
-			s2--;
-		else if (q < (u128)1 << 52)
-			s2++;
-		else
-			break;
+	int bn = bitlen128(N), s2 = 53 - (bn - bitlen128(T));
+	if (s2 < 1 || bn + s2 > 127)
+		return 0;
+	u128 q = (N << s2) / T, r = (N << s2) - q * T;
+	bool up, tie;
+	if (q >= (u128)1 << 53) { /* drop the lowest bit: the remainder is (bit * T + r) / 2T */
+		bool bit = q & 1;
+		q >>= 1;
+		s2--;
+		up = bit && r;
+		tie = bit && !r;
+	} else {
+		up = 2 * r > T;
+		tie = 2 * r == T;
 	}
-	r = (N << s2) - q * T;
-	if (2 * r > T || (2 * r == T && (q & 1)))
+	if (up || (tie && (q & 1)))
 		q++;
 	if (q == (u128)1 << 53) {
 		q >>= 1;
