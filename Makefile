@@ -11,7 +11,7 @@ DEPS_DEMO = gcc make pkg-config libfyaml-dev libpcre2-dev libutf8proc-dev libjan
             libsqlite3-dev libpq-dev libssl-dev
 DEPS_APT = $(DEPS_DEMO) libcriterion-dev time valgrind \
            clang openssl sqlite3 postgresql slurm-wlm munge chromium stress git \
-           podman runc busybox-static
+           podman runc busybox-static python3-psycopg2 python3-tabulate
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libpq, OpenSSL and SQLite are not linked: src/results/db_pg.c, src/net/tls.c
