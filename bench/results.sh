@@ -4,13 +4,16 @@
 # and collect_results.py in the same run when IX_REF names an InferenceX
 # checkout. Each row is one raw result with an 8-GPU nvidia-smi telemetry CSV
 # (187 s at 1 Hz), processed in its own folder as the workflow does (one process
-# per row, power aggregation included); then every agg row is collected into
-# agg_bmk.json. Prints wall times, per-row times and the ratio; compares the
-# collected rows (sorted) when both ran. Wall time and CPU time (user + system)
-# of each phase, from GNU time (CPU time does not count a loaded machine's queueing).
-# The reference runs under the real interpreter (bench/lib.sh resolves a
-# version-manager shim once; REF_PYTHON overrides), and the start-up of both
-# programs is printed apart. A benchmark, not a test: exits 0.
+# per row, power aggregation included; all rows as one shell script under GNU
+# time). The reference processes the first REF_ROWS rows (default all; ~0.25 s
+# of CPU each): the ratio is per row. Then both collect the same ROWS agg files
+# (infbench's) into agg_bmk.json, CRUNS times each (default 5; bash's time, ms
+# resolution; median). Prints wall and CPU (user + system) of each phase and
+# the ratios; checks the collected rows (sorted) and the reference's processed
+# rows against infbench's. The reference runs under the real interpreter
+# (bench/lib.sh resolves a version-manager shim once; REF_PYTHON overrides),
+# and the start-up of both programs is printed apart. A benchmark, not a
+# test: exits 0.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bin=$(readlink -f "${1:-build/infbench}")
@@ -51,49 +54,72 @@ measure() {
 	/usr/bin/time -f '%e %U %S' -o "$tmp/tm" bash "$2" >/dev/null 2>&1
 	awk '{ printf "%s %.3f\n", $1, $2 + $3 }' "$tmp/tm" >"$1"
 }
-# run_all NAME: process every row in a copy of the inputs with the command in
-# $proc (one process per row, in the row's folder), then collect the agg rows
-# with the command in $coll
+# run_all NAME N: process the first N rows in a copy of the inputs with the
+# command in $proc (one process per row, in the row's folder), timed as one
+# shell script under GNU time; their agg rows are copied to c_NAME
 run_all() {
-	local name=$1
+	local name=$1 n=$2
 	cp -r "$tmp/in" "$tmp/$name"
 	{
 		printf 'export %q\n' "${envs[@]}"
-		echo "for d in $tmp/$name/r*; do cd \"\$d\" && $proc; done"
+		echo "for d in \$(ls -d $tmp/$name/r* | head -n $n); do cd \"\$d\" && $proc; done"
 	} >"$tmp/p_$name.sh"
 	measure "$tmp/m_p_$name" "$tmp/p_$name.sh"
 	mkdir -p "$tmp/c_$name"
-	for d in "$tmp/$name"/r*; do cp "$d/agg_res.json" "$tmp/c_$name/agg_$(basename "$d").json"; done
-	echo "cd $tmp && $coll c_$name bmk_$name" >"$tmp/c_$name.sh"
-	measure "$tmp/m_c_$name" "$tmp/c_$name.sh"
+	for d in $(ls -d "$tmp/$name"/r* | head -n "$n"); do
+		cp "$d/agg_res.json" "$tmp/c_$name/agg_$(basename "$d").json"
+	done
 	read -r pw pc <"$tmp/m_p_$name"
-	read -r cw cc <"$tmp/m_c_$name"
-	printf '%-10s process: wall %7.2f s, CPU %7.2f s (%6.2f ms/row)   collect: wall %6.3f s, CPU %6.3f s (%.1f MB/s of agg JSON)\n' \
-		"$name" "$pw" "$pc" "$(echo "$pc * 1000 / $rows" | bc -l)" "$cw" "$cc" \
-		"$(echo "$(du -sb "$tmp/c_$name" | cut -f1) / 1048576 / ($cc + 0.0005)" | bc -l)"
-	echo "$pw $pc $cw $cc" >"$tmp/total_$name"
+	printf '%-10s process: %5d rows, wall %7.2f s, CPU %7.2f s (%6.2f ms/row)\n' "$name" "$n" "$pw" \
+		"$pc" "$(echo "$pc * 1000 / $n" | bc -l)"
+	echo "$(echo "$pw / $n" | bc -l) $(echo "$pc / $n" | bc -l)" >"$tmp/row_$name"
 }
-echo "rows: $rows (8-GPU telemetry, 200 samples per GPU)"
+# collect_all NAME: collects infbench's agg rows (c_infbench: the same input
+# files for both programs) with the command in $coll, CRUNS times (bash's
+# time, ms resolution; median)
+collect_all() {
+	local name=$1
+	pushd "$tmp" >/dev/null || return
+	bench_time "${CRUNS:-5}" 1 $coll c_infbench "bmk_$name"
+	$coll c_infbench "bmk_$name" >/dev/null 2>&1
+	popd >/dev/null || return
+	printf '%-10s collect: %5d files, wall %8.1f ms, CPU %8.1f ms (%.1f MB/s of agg JSON)\n' "$name" \
+		"$(ls "$tmp/c_infbench" | wc -l)" "$BT_WALL_MS" "$BT_CPU_MS" \
+		"$(echo "$(du -sb --apparent-size "$tmp/c_infbench" | cut -f1) / 1048.576 / ($BT_CPU_MS + 0.001)" | bc -l)"
+	echo "$BT_WALL_MS $BT_CPU_MS" >"$tmp/coll_$name"
+}
+echo "rows: $rows (8-GPU telemetry, 200 samples per GPU); the reference processes REF_ROWS=${REF_ROWS:-$rows} of them"
 ref=
 if [ -n "${IX_REF:-}" ] && [ -f "$IX_REF/utils/process_result.py" ]; then
 	if bench_ref_python; then ref=1; else echo "reference: skipped: $REF_PY_NOTE"; fi
 fi
 INFBENCH=$bin bench_startup
-proc="$bin process" coll="$bin collect" run_all infbench
+proc="$bin process" run_all infbench "$rows"
+coll="$bin collect" collect_all infbench
 if [ -n "$ref" ]; then
 	echo "reference: $REF_PY_NOTE"
 	export PYTHONDONTWRITEBYTECODE=1
-	proc="$REF_PY $IX_REF/utils/process_result.py" coll="$REF_PY $IX_REF/utils/collect_results.py" \
-		run_all reference
-	read -r apw apc acw acc <"$tmp/total_infbench"
-	read -r bpw bpc bcw bcc <"$tmp/total_reference"
-	printf 'ratio, reference / infbench: process %s CPU (%s wall), collect %s CPU (%s wall)\n' \
+	proc="$REF_PY $IX_REF/utils/process_result.py" run_all reference "${REF_ROWS:-$rows}"
+	coll="$REF_PY $IX_REF/utils/collect_results.py" collect_all reference
+	read -r apw apc <"$tmp/row_infbench"
+	read -r bpw bpc <"$tmp/row_reference"
+	read -r acw acc <"$tmp/coll_infbench"
+	read -r bcw bcc <"$tmp/coll_reference"
+	printf 'ratio, reference / infbench: process per row %s CPU (%s wall), collect %s CPU (%s wall)\n' \
 		"$(bench_ratio "$bpc" "$apc")" "$(bench_ratio "$bpw" "$apw")" \
 		"$(bench_ratio "$bcc" "$acc")" "$(bench_ratio "$bcw" "$acw")"
-	python3 - "$tmp/agg_bmk_infbench.json" "$tmp/agg_bmk_reference.json" <<'PY'
+	python3 - "$tmp" <<'PY'
 import json, sys
-a, b = (sorted(json.dumps(x, sort_keys=True) for x in json.load(open(p))) for p in sys.argv[1:])
+from pathlib import Path
+t = Path(sys.argv[1])
+def rows(p):
+    return sorted(json.dumps(x, sort_keys=True) for x in json.load(open(p)))
+a, b = rows(t / "agg_bmk_infbench.json"), rows(t / "agg_bmk_reference.json")
 print("collected rows:", len(a), "identical" if a == b else "DIFFER")
+same = all(json.load(open(f)) == json.load(open(t / "c_infbench" / f.name))
+           for f in sorted((t / "c_reference").glob("*.json")))
+print("processed rows (reference's %d):" % len(list((t / "c_reference").glob("*.json"))),
+      "identical" if same else "DIFFER")
 PY
 else
 	[ -n "${IX_REF:-}" ] || echo "reference: skipped (set IX_REF to an InferenceX checkout)"

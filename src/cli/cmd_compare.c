@@ -68,16 +68,24 @@ typedef struct {
 	res_db_baseline b;
 } lazy_db;
 
+static int lazy_open(lazy_db *l, ib_error *e)
+{
+	return l->b.db ? 0 : res_db_open(l->url, false, &l->b.db, e);
+}
+
 static int lazy_lookup(void *ctx, const res_cfg_key *k, ib_arena *a, size_t max, ib_val ***out,
                        size_t *n, ib_error *e)
 {
 	lazy_db *l = ctx;
-	if (!l->b.db) {
-		int rc = res_db_open(l->url, false, &l->b.db, e);
-		if (rc)
-			return rc;
-	}
-	return res_db_lookup(&l->b, k, a, max, out, n, e);
+	int rc = lazy_open(l, e);
+	return rc ? rc : res_db_lookup(&l->b, k, a, max, out, n, e);
+}
+
+static int lazy_prefetch(void *ctx, const res_cfg_key *keys, size_t n, ib_error *e)
+{
+	lazy_db *l = ctx;
+	int rc = lazy_open(l, e);
+	return rc ? rc : res_db_prefetch(&l->b, keys, n, e);
 }
 
 /* Returns -1 to go on, else the exit status. */
@@ -177,6 +185,7 @@ int cmd_compare(int argc, char **argv)
 		co.ctx = &rb;
 	} else {
 		co.lookup = lazy_lookup;
+		co.prefetch = lazy_prefetch;
 		co.ctx = &ldb;
 	}
 	ib_buf out = {0};
@@ -191,6 +200,7 @@ int cmd_compare(int argc, char **argv)
 		fprintf(stderr, "Summary: %zu matched, %zu unmatched out of %zu results\n",
 		        stats.matched, stats.unmatched, stats.rows);
 	ib_buf_free(&out);
+	res_db_baseline_free(&ldb.b);
 	res_db_close(ldb.b.db);
 	ib_arena_free(a);
 	if (!rc && co.verdict && o.fail_on_regression && stats.regressions)

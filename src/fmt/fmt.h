@@ -165,6 +165,9 @@ typedef struct {
 /* Appends the JSON text of v to out. Dates are not serializable (IB_EINVAL),
  * as in Python. NaN and infinities are written as NaN / Infinity / -Infinity. */
 int ib_json_write(ib_buf *out, const ib_val *v, const ib_json_opts *o, ib_error *e);
+/* The same, as the item of a container nested at `depth` (its lines are
+ * indented for that depth; the caller wrote the first line's indentation). */
+int ib_json_write_at(ib_buf *out, const ib_val *v, const ib_json_opts *o, int depth, ib_error *e);
 /* Writes the JSON text of v to f, one top-level list item at a time, so that
  * a large list never sits in memory twice. Same format as ib_json_write. */
 int ib_json_write_file(FILE *f, const ib_val *v, const ib_json_opts *o, ib_error *e);
@@ -192,6 +195,23 @@ int ib_json_parse(ib_arena *a, const char *name, const char *text, size_t len, i
 int ib_json_parse_file(ib_arena *a, const char *path, ib_val **out, ib_error *e);
 /* Python repr(float) (shortest round-trip text) into out (at least 32 bytes). */
 void ib_json_float_repr(double x, char *out, size_t cap);
+/* Python's repr(float(s)) for a JSON number literal s[0..n) with a fraction
+ * or an exponent (the caller checked the grammar), computed exactly in
+ * 128-bit integers, without strtod, for the values 1e-20 <= |x| < 9e15 of
+ * at most 19 significant digits that are not a power of two; returns the
+ * length written to out (at least 32 bytes), or 0 for the rest (the caller
+ * reads the number with strtod and uses ib_json_float_repr). */
+size_t ib_json_float_literal_repr(const char *s, size_t n, char *out);
+/* Writes the JSON text t[0..n) to out as ib_json_write with {.indent =
+ * indent} writes the value ib_json_parse reads from it, nested at depth
+ * `depth` (the caller wrote the first line's indentation), in one pass and
+ * without building the tree. It handles the common forms only: strings of
+ * printable ASCII without escapes, integers of at most 18 digits, floats
+ * that ib_json_float_literal_repr converts, no key repeated in an object,
+ * nesting to 64 and 1,024 keys in all. For anything else, text that is not
+ * JSON included, it returns 1 and leaves out as it was: the caller parses
+ * the text (which reports the error). 0 when written; IB_ENOMEM. */
+int ib_json_reindent(ib_buf *out, const char *t, size_t n, int indent, int depth);
 
 /* ---- tables ---- */
 

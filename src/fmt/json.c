@@ -7,16 +7,132 @@
 #include <stdlib.h>
 #include <string.h>
 
-void ib_json_float_repr(double x, char *out, size_t cap)
+typedef unsigned __int128 u128;
+
+/* x * 10^k = m * P / D exactly, with P = 10^max(k,0) and D = 2^s * 10^max(-k,0);
+ * rounds it to the nearest integer *c, and says whether *c reads back as x:
+ * it lies in x's rounding interval, whose half-width is P / (2 D) here
+ * (the ends included when m is even: strtod rounds a tie to even). A tie of
+ * the rounding itself returns -1 (left to the printf search). */
+static int round_scaled(uint64_t m, int s, int k, const u128 *pow10, u128 *c)
 {
-	if (isnan(x)) {
-		snprintf(out, cap, "NaN");
-		return;
+	u128 P = k >= 0 ? pow10[k] : 1, D = (u128)1 << s, num = (u128)m * P, q, r;
+	if (k < 0) {
+		D *= pow10[-k];
+		q = num / D;
+		r = num % D;
+	} else {
+		q = num >> s;
+		r = num & (D - 1);
 	}
-	if (isinf(x)) {
-		snprintf(out, cap, x > 0 ? "Infinity" : "-Infinity");
-		return;
+	u128 dist;
+	if (2 * r > D) {
+		*c = q + 1;
+		dist = D - r;
+	} else if (2 * r < D) {
+		*c = q;
+		dist = r;
+	} else {
+		return -1;
 	}
+	return 2 * dist < P || (2 * dist == P && !(m & 1));
+}
+
+static u128 pow10_128[39];
+
+static void pow10_init(void)
+{
+	if (!pow10_128[0]) {
+		u128 p = 1;
+		for (int i = 0; i < 39; i++, p *= 10)
+			pow10_128[i] = p;
+	}
+}
+
+/* The shortest digits that read back as the double m / 2^s (2^52 <= m < 2^53,
+ * 0 <= s <= 122), exactly, in 128-bit integers; e10 is an estimate (within 2)
+ * of the decimal exponent of its first digit. False where the figures leave
+ * 128 bits (below about 1e-21) or m is a power of two (a lopsided rounding
+ * interval): the printf search handles those. Sets digits (no trailing
+ * zeros), *nd and *e, the decimal exponent of the first digit. */
+static bool shortest_ms(uint64_t m, int s, int e10, char *digits, size_t *nd, int *e)
+{
+	const u128 *pow10 = pow10_128;
+	if (m == UINT64_C(1) << 52 || s < 0 || s > 122)
+		return false;
+	/* correct the estimate: 10^16 <= |x| * 10^(16 - e10) < 10^17 */
+	for (int tries = 0;; tries++) {
+		int k = 16 - e10;
+		if (tries > 4 || k > 22 || k < -38 || (k < 0 && s + 4 * -k > 124))
+			return false;
+		u128 q = k >= 0 ? ((u128)m * pow10[k]) >> s : ((u128)m >> s) / pow10[-k];
+		if (q < pow10[16])
+			e10--;
+		else if (q >= pow10[17])
+			e10++;
+		else
+			break;
+	}
+	/* the smallest n whose nearest n-digit decimal reads back as x: reading
+	 * back is monotone in n, so a binary search over 1..17 */
+	int lo = 1, hi = 17;
+	u128 best = 0;
+	while (lo <= hi) {
+		int n = lo + (hi - lo) / 2, k = n - 1 - e10;
+		if (k > 22 || (k < 0 && s + 4 * -k > 124))
+			return false;
+		u128 c;
+		int ok = round_scaled(m, s, k, pow10, &c);
+		if (ok < 0)
+			return false;
+		if (ok) {
+			best = c;
+			hi = n - 1;
+		} else {
+			lo = n + 1;
+		}
+	}
+	if (lo > 17)
+		return false;
+	/* best has lo digits, or lo + 1 when the rounding carried (10^lo) */
+	char tmp[40];
+	size_t len = 0;
+	for (uint64_t v = (uint64_t)best; v; v /= 10) /* best <= 10^17 */
+		tmp[len++] = (char)('0' + (int)(v % 10));
+	*e = e10 + (int)len - lo;
+	size_t skip = 0;
+	while (skip + 1 < len && tmp[skip] == '0') /* trailing zeros, stored first */
+		skip++;
+	*nd = 0;
+	for (size_t i = len; i-- > skip;)
+		digits[(*nd)++] = tmp[i];
+	digits[*nd] = '\0';
+	return true;
+}
+
+/* shortest_ms for a finite double x; zero is "0". */
+static bool shortest_fast(double x, char *digits, size_t *nd, int *e)
+{
+	if (x == 0) {
+		digits[0] = '0';
+		digits[1] = '\0';
+		*nd = 1;
+		*e = 0;
+		return true;
+	}
+	uint64_t bits;
+	memcpy(&bits, &x, sizeof bits);
+	int be = (int)((bits >> 52) & 0x7ff);
+	if (be == 0)
+		return false; /* subnormal */
+	pow10_init();
+	uint64_t m = (bits & ((UINT64_C(1) << 52) - 1)) | UINT64_C(1) << 52;
+	return shortest_ms(m, 1075 - be, (int)floor(log10(fabs(x))), digits, nd, e);
+}
+
+/* The shortest digits of x (finite) by printf and strtod: the slow path. */
+static void repr_search(double x, char *digits, size_t *ndp, int *ep)
+{
 	/* F2: the shortest %.{p-1}e that reads back as x. Reading back is
 	 * monotone in p (the correctly rounded p+1-digit decimal is at least as
 	 * close to x as the p-digit one), so a binary search finds it. */
@@ -31,24 +147,24 @@ void ib_json_float_repr(double x, char *out, size_t cap)
 			lo = p + 1;
 	}
 	snprintf(sci, sizeof sci, "%.*e", lo - 1, x);
-	/* F3: sign, digits, exponent */
-	const char *s = sci;
-	bool neg = false;
-	if (*s == '-') {
-		neg = true;
-		s++;
-	}
-	char digits[32];
+	/* F3: digits, exponent */
+	const char *s = sci + (sci[0] == '-');
 	size_t nd = 0;
 	for (; *s && *s != 'e'; s++)
 		if (*s >= '0' && *s <= '9')
 			digits[nd++] = *s;
-	int e = *s == 'e' ? atoi(s + 1) : 0;
+	*ep = *s == 'e' ? atoi(s + 1) : 0;
 	while (nd > 1 && digits[nd - 1] == '0')
 		nd--;
 	digits[nd] = '\0';
+	*ndp = nd;
+}
 
-	char buf[400];
+/* F3-F5: Python's layout of the digits (nd of them, no trailing zeros) and
+ * the decimal exponent e of the first: fixed for 1e-4 <= |x| < 1e16, else
+ * d.ddde+XX. buf holds at least 32 bytes; returns the length. */
+static size_t repr_format(bool neg, const char *digits, size_t nd, int e, char *buf)
+{
 	size_t o = 0;
 	if (neg)
 		buf[o++] = '-';
@@ -71,7 +187,6 @@ void ib_json_float_repr(double x, char *out, size_t cap)
 				buf[o++] = '0';
 			}
 		}
-		buf[o] = '\0';
 	} else { /* F5 */
 		buf[o++] = digits[0];
 		if (nd > 1) {
@@ -79,9 +194,145 @@ void ib_json_float_repr(double x, char *out, size_t cap)
 			memcpy(buf + o, digits + 1, nd - 1);
 			o += nd - 1;
 		}
-		snprintf(buf + o, sizeof buf - o, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+		buf[o++] = 'e';
+		buf[o++] = e < 0 ? '-' : '+';
+		unsigned u = (unsigned)(e < 0 ? -e : e);
+		if (u >= 100)
+			buf[o++] = (char)('0' + u / 100);
+		buf[o++] = (char)('0' + u / 10 % 10);
+		buf[o++] = (char)('0' + u % 10);
 	}
-	snprintf(out, cap, "%s", buf);
+	buf[o] = '\0';
+	return o;
+}
+
+void ib_json_float_repr(double x, char *out, size_t cap)
+{
+	if (isnan(x)) {
+		snprintf(out, cap, "NaN");
+		return;
+	}
+	if (isinf(x)) {
+		snprintf(out, cap, x > 0 ? "Infinity" : "-Infinity");
+		return;
+	}
+	bool neg = signbit(x);
+	char digits[32];
+	size_t nd = 0;
+	int e = 0;
+	if (!shortest_fast(x, digits, &nd, &e))
+		repr_search(x, digits, &nd, &e);
+
+	char buf[64];
+	repr_format(neg, digits, nd, e, buf);
+	if (cap) { /* the text, truncated to cap - 1 bytes as snprintf would */
+		size_t n = strlen(buf);
+		if (n >= cap)
+			n = cap - 1;
+		memcpy(out, buf, n);
+		out[n] = '\0';
+	}
+}
+
+static int bitlen128(u128 v)
+{
+	uint64_t hi = (uint64_t)(v >> 64), lo = (uint64_t)v;
+	return hi ? 128 - __builtin_clzll(hi) : lo ? 64 - __builtin_clzll(lo) : 0;
+}
+
+size_t ib_json_float_literal_repr(const char *s, size_t n, char *out)
+{
+	bool neg = n && s[0] == '-', dot = false;
+	char sig[40];
+	size_t ns = 0, i = neg;
+	int j = 0; /* the value is sig * 10^j */
+	for (; i < n; i++) {
+		char c = s[i];
+		if (c >= '0' && c <= '9') {
+			j -= dot;
+			if (ns == 0 && c == '0')
+				continue;
+			if (ns == sizeof sig)
+				return 0;
+			sig[ns++] = c;
+		} else if (c == '.') {
+			dot = true;
+		} else if (c == 'e' || c == 'E') {
+			break;
+		} else {
+			return 0;
+		}
+	}
+	if (i < n) { /* the exponent */
+		i++;
+		bool eneg = i < n && s[i] == '-';
+		i += i < n && (s[i] == '-' || s[i] == '+');
+		int x = 0;
+		for (; i < n; i++) {
+			if (s[i] < '0' || s[i] > '9' || x > 10000)
+				return 0;
+			x = x * 10 + (s[i] - '0');
+		}
+		j += eneg ? -x : x;
+	}
+	char digits[32];
+	size_t nd;
+	int e;
+	if (ns == 0)
+		return repr_format(neg, "0", 1, 0, out);
+	while (sig[ns - 1] == '0')
+		ns--, j++;
+	if (ns > 19)
+		return 0;
+	int e10 = j + (int)ns - 1;
+	if (e10 > 15 || e10 < -20)
+		return 0;
+	/* at most 15 digits (DBL_DIG): the double nearest them reads back as
+	 * them and as no shorter or other text of as many digits, so they are
+	 * its repr's digits */
+	if (ns <= 15)
+		return repr_format(neg, sig, ns, e10, out);
+	pow10_init();
+	uint64_t c = 0;
+	for (size_t k = 0; k < ns; k++)
+		c = c * 10 + (uint64_t)(sig[k] - '0');
+	/* x = N / T exactly; q = N * 2^s / T, correctly rounded, in [2^52, 2^53):
+	 * one division gives 53 or 54 bits (N / T lies within a factor of 2 of
+	 * 2^(bits(N) - bits(T))); a 54th is folded into the rounding */
+	u128 N = (u128)c * pow10_128[j > 0 ? j : 0], T = pow10_128[j < 0 ? -j : 0];
+	int bn = bitlen128(N), s2 = 53 - (bn - bitlen128(T));
+	if (s2 < 1 || bn + s2 > 127)
+		return 0;
+	u128 q = (N << s2) / T, r = (N << s2) - q * T;
+	bool up, tie;
+	if (q >= (u128)1 << 53) { /* drop the lowest bit: the remainder is (bit * T + r) / 2T */
+		bool bit = q & 1;
+		q >>= 1;
+		s2--;
+		up = bit && r;
+		tie = bit && !r;
+	} else {
+		up = 2 * r > T;
+		tie = 2 * r == T;
+	}
+	if (up || (tie && (q & 1)))
+		q++;
+	if (q == (u128)1 << 53) {
+		q >>= 1;
+		s2--;
+	}
+	/* the usual case, text some shortest-repr writer made: the literal's
+	 * digits are the nearest of their length to x and one digit fewer does
+	 * not read back as x (then no shorter text does) */
+	u128 near, fewer;
+	int k = (int)ns - 1 - e10;
+	if (q != (u128)1 << 52 && s2 >= 0 && s2 <= 122 && k >= 1 && k <= 22 &&
+	    round_scaled((uint64_t)q, s2, k, pow10_128, &near) == 1 && near == c &&
+	    round_scaled((uint64_t)q, s2, k - 1, pow10_128, &fewer) == 0)
+		return repr_format(neg, sig, ns, e10, out);
+	if (!shortest_ms((uint64_t)q, s2, e10, digits, &nd, &e))
+		return 0;
+	return repr_format(neg, digits, nd, e, out);
 }
 
 /* Decodes one UTF-8 sequence with the base codec; returns its length and
@@ -302,7 +553,12 @@ static int write_val(ib_buf *out, const ib_val *v, const ib_json_opts *o, int de
 
 int ib_json_write(ib_buf *out, const ib_val *v, const ib_json_opts *o, ib_error *e)
 {
-	int rc = write_val(out, v, o, 0, e);
+	return ib_json_write_at(out, v, o, 0, e);
+}
+
+int ib_json_write_at(ib_buf *out, const ib_val *v, const ib_json_opts *o, int depth, ib_error *e)
+{
+	int rc = write_val(out, v, o, depth, e);
 	if (rc == IB_ENOMEM)
 		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory writing JSON");
 	return rc;

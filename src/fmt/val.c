@@ -118,8 +118,11 @@ bool ib_map_has(const ib_val *m, const char *key)
 
 int ib_map_set_key(ib_arena *a, ib_val *m, ib_val *k, ib_val *v)
 {
+	bool str = k->type == IB_V_STR; /* the common case, compared here */
 	for (size_t i = 0; i < m->map.n; i++) {
-		if (ib_val_equal(m->map.kv[i].key, k)) {
+		const ib_val *o = m->map.kv[i].key;
+		if (str && o->type == IB_V_STR ? key_is(o, k->str.s, k->str.len)
+		                               : ib_val_equal(o, k)) {
 			m->map.kv[i].val = v;
 			return 0;
 		}

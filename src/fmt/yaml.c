@@ -306,6 +306,12 @@ static int check_reader(const char *name, const char *text, size_t len, ib_error
 	size_t chars = 0;
 	int line = 1, col = 1;
 	for (size_t i = 0; i < len; chars++) {
+		unsigned char c = (unsigned char)text[i];
+		if ((c >= 0x20 && c <= 0x7E) || c == 0x09 || c == 0x0D) { /* ASCII, at once */
+			col++;
+			i++;
+			continue;
+		}
 		uint32_t cp;
 		int n = ib_utf8_decode(text + i, len - i, &cp);
 		if (n < 0)

@@ -17,6 +17,8 @@ static bool is_bool_word(const char *s, size_t n, bool *val)
 	                                "TRUE", "on",  "On",  "ON"};
 	static const char *const f[] = {"no",    "No",  "NO",  "false", "False",
 	                                "FALSE", "off", "Off", "OFF"};
+	if (n < 2 || n > 5 || !strchr("yYtToOnNfF", s[0]))
+		return false; /* the common case, at once: no word starts so */
 	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
 		if (strlen(t[i]) == n && memcmp(t[i], s, n) == 0) {
 			*val = true;

@@ -464,6 +464,21 @@ static bool all_digits(const char *s)
 	return true;
 }
 
+/* Tells o->prefetch every row's key, in build_row's order; a row whose key
+ * cannot be read skips it (build_row then reports that row). */
+static int prefetch(const res_compare_opts *o, ib_arena *a, const cmp_row *rows, size_t n,
+                    ib_error *e)
+{
+	res_cfg_key *keys = ib_arena_alloc(a, n * sizeof *keys);
+	if (!keys)
+		return IB_ENOMEM;
+	ib_error ignore = {0};
+	for (size_t i = 0; i < n; i++)
+		if (res_cfg_key_of(a, rows[i].row, &keys[i], &ignore))
+			return 0;
+	return o->prefetch(o->ctx, keys, n, e);
+}
+
 /* One result row: its key, its baseline and its display fields. */
 static int build_row(const res_compare_opts *o, ib_arena *a, cmp_row *r, res_compare_stats *st,
                      ib_error *e)
@@ -846,6 +861,8 @@ int res_compare(const res_compare_opts *o, ib_buf *out, res_compare_stats *stats
 	st.rows = keep;
 	if (!rc && !keep)
 		rc = ib_buf_puts(out, "No benchmark results found to compare.\n");
+	if (!rc && keep && o->prefetch)
+		rc = prefetch(o, a, all, keep, e);
 	for (size_t i = 0; i < keep && !rc; i++) {
 		rc = build_row(o, a, &all[i], &st, e);
 		if (rc && rc != IB_ENOMEM && !e->file[0])

@@ -241,16 +241,15 @@ int res_db_query(res_db *db, const res_db_filter *f, ib_arena *a, ib_val **rows,
 	return rc;
 }
 
-int res_db_lookup(void *ctx, const res_cfg_key *k, ib_arena *a, size_t max, ib_val ***out,
-                  size_t *n, ib_error *e)
+/* The 16 text parameters of compare's baseline query for key k (num holds
+ * the numbers' text). */
+static void key_params(const res_cfg_key *k, const char *branch, char num[7][24], const char *p[16])
 {
-	res_db_baseline *b = ctx;
-	char num[7][24];
 	long long iv[7] = {k->prefill_tp, k->prefill_ep, k->decode_tp, k->decode_ep,
 	                   k->isl,        k->osl,        k->conc};
 	for (int i = 0; i < 7; i++)
 		snprintf(num[i], sizeof num[i], "%lld", iv[i]);
-	const char *p[16] = {k->hardware,
+	const char *v[16] = {k->hardware,
 	                     k->framework,
 	                     k->precision,
 	                     k->spec_method,
@@ -265,9 +264,189 @@ int res_db_lookup(void *ctx, const res_cfg_key *k, ib_arena *a, size_t max, ib_v
 	                     num[4],
 	                     num[5],
 	                     num[6],
-	                     b->branch ? b->branch : "main"};
-	/* compare_results.py's BASELINE_QUERY; its LIKE runs below, in C, so that
-	 * both backends match the same way (case-sensitive, no escape) */
+	                     branch ? branch : "main"};
+	memcpy(p, v, sizeof v);
+}
+
+/* The baselines of k among result rows [from, to) of r, whose columns from
+ * col are metrics_text, model, simulated, newest first: compare_results.py's
+ * LIKE on the model runs here, in C, so that both backends match the same
+ * way (case-sensitive, no escape). */
+static int pick(const res_dbrows *r, size_t from, size_t to, size_t col, const res_cfg_key *k,
+                ib_arena *a, size_t max, ib_val ***out, size_t *n, ib_error *e)
+{
+	int rc = 0;
+	size_t plen = strlen(k->model);
+	char *pat = malloc(plen + 2);
+	ib_val **v = ib_arena_alloc(a, (max ? max : 1) * sizeof *v);
+	if (!pat || !v)
+		rc = IB_ENOMEM;
+	if (pat) {
+		memcpy(pat, k->model, plen);
+		memcpy(pat + plen, "%", 2);
+	}
+	for (size_t i = from; i < to && !rc && *n < max; i++) {
+		char *const *c = &r->cells[i * r->ncols + col];
+		if (!c[1] || !c[0] || !res_sql_like(c[1], strlen(c[1]), pat, plen + 1))
+			continue;
+		rc = metrics_val(a, c[0], false, &v[*n], e);
+		if (!rc && truthy(c[2]) && ib_map_set(a, v[*n], "simulated", ib_v_bool(a, true)))
+			rc = IB_ENOMEM;
+		if (!rc)
+			(*n)++;
+	}
+	free(pat);
+	*out = v;
+	return rc;
+}
+
+/* What res_db_prefetch fetched: the parameters of each key (joined, to
+ * recognise the key when its lookup comes), and its rows' range. */
+struct res_db_batch {
+	res_dbrows r;
+	size_t nkeys, next;
+	char **params;
+	size_t *from, *to;
+};
+
+void res_db_baseline_free(res_db_baseline *b)
+{
+	struct res_db_batch *t = b ? b->batch : NULL;
+	if (!t)
+		return;
+	res_dbrows_free(&t->r);
+	for (size_t i = 0; i < t->nkeys; i++)
+		free(t->params[i]);
+	free(t->params);
+	free(t->from);
+	free(t->to);
+	free(t);
+	b->batch = NULL;
+}
+
+static char *joined(const char *const p[16])
+{
+	ib_buf b = {0};
+	for (int i = 0; i < 16; i++) {
+		ib_buf_puts(&b, p[i]);
+		ib_buf_putc(&b, '\x1f');
+	}
+	if (ib_buf_putc(&b, 0)) {
+		ib_buf_free(&b);
+		return NULL;
+	}
+	return b.data;
+}
+
+/* Appends p as an element of a PostgreSQL array literal: quoted, with \ and
+ * " escaped. */
+static void array_item(ib_buf *b, const char *p, bool first)
+{
+	ib_buf_puts(b, first ? "{\"" : ",\"");
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			ib_buf_putc(b, '\\');
+		ib_buf_putc(b, *p);
+	}
+	ib_buf_putc(b, '"');
+}
+
+int res_db_prefetch(void *ctx, const res_cfg_key *keys, size_t n, ib_error *e)
+{
+	res_db_baseline *b = ctx;
+	if (b->db->ops != &res_db_pg_ops || !n || b->batch)
+		return 0; /* SQLite answers each lookup in-process: nothing to save */
+	struct res_db_batch *t = calloc(1, sizeof *t);
+	ib_buf arr[15] = {{0}};
+	int rc = t ? 0 : IB_ENOMEM;
+	if (!rc) {
+		t->params = calloc(n, sizeof *t->params);
+		t->from = calloc(n, sizeof *t->from);
+		t->to = calloc(n, sizeof *t->to);
+		rc = t->params && t->from && t->to ? 0 : IB_ENOMEM;
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		char num[7][24];
+		const char *p[16];
+		key_params(&keys[i], b->branch, num, p);
+		for (int c = 0; c < 15; c++)
+			array_item(&arr[c], p[c], i == 0);
+		t->params[i] = joined(p);
+		t->nkeys = i + 1;
+		rc = t->params[i] ? 0 : IB_ENOMEM;
+	}
+	const char *ap[16];
+	for (int c = 0; c < 15 && !rc; c++) {
+		rc = ib_buf_puts(&arr[c], "}") || ib_buf_putc(&arr[c], 0) ? IB_ENOMEM : 0;
+		ap[c] = arr[c].data;
+	}
+	ap[15] = b->branch ? b->branch : "main";
+	/* every key's baseline query in one statement (one round trip, one plan):
+	 * the keys as arrays, unnested with their position */
+	static const char sql[] =
+	    "SELECT k.i, br.metrics_text, c.model, br.simulated FROM unnest($1::text[],"
+	    " $2::text[], $3::text[], $4::text[], $5::boolean[], $6::boolean[], $7::bigint[],"
+	    " $8::bigint[], $9::boolean[], $10::bigint[], $11::bigint[], $12::boolean[],"
+	    " $13::bigint[], $14::bigint[], $15::bigint[]) WITH ORDINALITY AS k(hardware,"
+	    " framework, precision, spec_method, disagg, is_multinode, prefill_tp, prefill_ep,"
+	    " prefill_dp_attention, decode_tp, decode_ep, decode_dp_attention, isl, osl, conc, i)"
+	    " JOIN configs c ON c.hardware = k.hardware AND c.framework = k.framework"
+	    " AND c.precision = k.precision AND c.spec_method = k.spec_method"
+	    " AND c.disagg = k.disagg AND c.is_multinode = k.is_multinode"
+	    " AND c.prefill_tp = k.prefill_tp AND c.prefill_ep = k.prefill_ep"
+	    " AND c.prefill_dp_attention = k.prefill_dp_attention AND c.decode_tp = k.decode_tp"
+	    " AND c.decode_ep = k.decode_ep AND c.decode_dp_attention = k.decode_dp_attention"
+	    " JOIN benchmark_results br ON br.config_id = c.id AND br.isl = k.isl"
+	    " AND br.osl = k.osl AND br.conc = k.conc"
+	    " JOIN workflow_runs wr ON wr.id = br.workflow_run_id"
+	    " WHERE wr.head_branch = $16 AND br.error IS NULL"
+	    " ORDER BY k.i, br.date DESC, br.workflow_run_id DESC, br.id DESC";
+	if (!rc)
+		rc = b->db->ops->query(b->db->h, sql, ap, 16, &t->r, e);
+	for (int c = 0; c < 15; c++)
+		ib_buf_free(&arr[c]);
+	/* each key's range of rows (ordered by k.i, 1-based) */
+	for (size_t r = 0; !rc && r < t->r.nrows; r++) {
+		const char *ki = t->r.cells[r * t->r.ncols];
+		long long i = ki ? atoll(ki) - 1 : -1;
+		if (i < 0 || (size_t)i >= n)
+			continue;
+		if (t->to[i] == 0)
+			t->from[i] = r;
+		t->to[i] = r + 1;
+	}
+	if (rc) {
+		b->batch = t;
+		res_db_baseline_free(b);
+		return rc;
+	}
+	b->batch = t;
+	return 0;
+}
+
+int res_db_lookup(void *ctx, const res_cfg_key *k, ib_arena *a, size_t max, ib_val ***out,
+                  size_t *n, ib_error *e)
+{
+	res_db_baseline *b = ctx;
+	char num[7][24];
+	const char *p[16];
+	key_params(k, b->branch, num, p);
+	*out = NULL;
+	*n = 0;
+	/* the prefetched answer, when this is the next key res_db_prefetch saw */
+	struct res_db_batch *t = b->batch;
+	if (t && t->next < t->nkeys) {
+		char *j = joined(p);
+		if (!j)
+			return IB_ENOMEM;
+		bool same = !strcmp(j, t->params[t->next]);
+		free(j);
+		if (same) {
+			size_t i = t->next++;
+			return pick(&t->r, t->from[i], t->to[i], 1, k, a, max, out, n, e);
+		}
+	}
+	/* compare_results.py's BASELINE_QUERY (its LIKE: pick) */
 	static const char sql[] =
 	    "SELECT br.metrics_text, c.model, br.simulated FROM benchmark_results br"
 	    " JOIN configs c ON c.id = br.config_id"
@@ -279,33 +458,10 @@ int res_db_lookup(void *ctx, const res_cfg_key *k, ib_arena *a, size_t max, ib_v
 	    " AND br.isl = $13 AND br.osl = $14 AND br.conc = $15 AND wr.head_branch = $16"
 	    " AND br.error IS NULL ORDER BY br.date DESC, br.workflow_run_id DESC, br.id DESC";
 	res_dbrows r = {0};
-	*out = NULL;
-	*n = 0;
 	int rc = b->db->ops->query(b->db->h, sql, p, 16, &r, e);
 	if (rc)
 		return rc;
-	size_t plen = strlen(k->model);
-	char *pat = malloc(plen + 2);
-	ib_val **v = ib_arena_alloc(a, (max ? max : 1) * sizeof *v);
-	if (!pat || !v)
-		rc = IB_ENOMEM;
-	if (pat) {
-		memcpy(pat, k->model, plen);
-		memcpy(pat + plen, "%", 2);
-	}
-	for (size_t i = 0; i < r.nrows && !rc && *n < max; i++) {
-		const char *model = r.cells[i * r.ncols + 1], *met = r.cells[i * r.ncols];
-		if (!model || !met || !res_sql_like(model, strlen(model), pat, plen + 1))
-			continue;
-		rc = metrics_val(a, met, false, &v[*n], e);
-		if (!rc && truthy(r.cells[i * r.ncols + 2]) &&
-		    ib_map_set(a, v[*n], "simulated", ib_v_bool(a, true)))
-			rc = IB_ENOMEM;
-		if (!rc)
-			(*n)++;
-	}
-	free(pat);
+	rc = pick(&r, 0, r.nrows, 0, k, a, max, out, n, e);
 	res_dbrows_free(&r);
-	*out = v;
 	return rc;
 }

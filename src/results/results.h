@@ -231,13 +231,17 @@ bool res_sql_like(const char *s, size_t sn, const char *p, size_t pn);
  * an error), newest first (*n of them; 0 when none). Returns 0 or an ib_err. */
 typedef int (*res_baseline_fn)(void *ctx, const res_cfg_key *k, ib_arena *a, size_t max,
                                ib_val ***out, size_t *n, ib_error *e);
+/* Told every row's key, in the order the lookups will come, before them
+ * (a source that can answer them all at once does so here). 0 or an ib_err. */
+typedef int (*res_prefetch_fn)(void *ctx, const res_cfg_key *keys, size_t n, ib_error *e);
 
 typedef struct {
 	/* every *.json below it: agg rows or lists of them; beyond the
 	 * reference, an agg file itself, and in a run store (a folder with
 	 * manifest.jsonl) only its agg_*.json files (not agg_eval*) */
 	const char *results_dir;
-	res_baseline_fn lookup; /* called lazily: not at all when there is no row */
+	res_baseline_fn lookup;   /* called lazily: not at all when there is no row */
+	res_prefetch_fn prefetch; /* optional; once, when every row's key could be read */
 	void *ctx;
 	/* Beyond the reference: 0 colours every delta (the reference); k > 0
 	 * colours a delta only when the config has >= noise_min earlier runs and
@@ -387,8 +391,16 @@ int res_db_query(res_db *db, const res_db_filter *f, ib_arena *a, ib_val **rows,
 typedef struct {
 	res_db *db;
 	const char *branch;
+	struct res_db_batch *batch; /* res_db_prefetch's answers (private) */
 } res_db_baseline;
 int res_db_lookup(void *ctx, const res_cfg_key *k, ib_arena *a, size_t max, ib_val ***out,
                   size_t *n, ib_error *e);
+/* A res_prefetch_fn over the database (ctx: res_db_baseline): on PostgreSQL,
+ * every key's baseline query in one statement (the keys sent as arrays), so
+ * that the lookups that follow, in the same order, need no round trip each
+ * (a lookup of another key queries as before); nothing on SQLite. Freed by
+ * res_db_baseline_free. */
+int res_db_prefetch(void *ctx, const res_cfg_key *keys, size_t n, ib_error *e);
+void res_db_baseline_free(res_db_baseline *b);
 
 #endif

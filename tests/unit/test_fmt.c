@@ -723,6 +723,193 @@ Test(fmt, float_repr_matches_python)
 	}
 }
 
+/* repr by the definition (the shortest %.{p-1}e that reads back), to check
+ * ib_json_float_repr's integer fast path against */
+static void repr_by_search(double x, char *out)
+{
+	char sci[64];
+	int p = 1;
+	for (; p < 17; p++) {
+		snprintf(sci, sizeof sci, "%.*e", p - 1, x);
+		if (strtod(sci, NULL) == x)
+			break;
+	}
+	snprintf(sci, sizeof sci, "%.*e", p - 1, x);
+	/* Python's layout, from the digits and the exponent */
+	char digits[32];
+	size_t nd = 0;
+	const char *c = sci + (sci[0] == '-');
+	for (; *c && *c != 'e'; c++)
+		if (*c != '.')
+			digits[nd++] = *c;
+	int e = atoi(c + 1);
+	while (nd > 1 && digits[nd - 1] == '0')
+		nd--;
+	size_t o = 0;
+	if (signbit(x))
+		out[o++] = '-';
+	if (e >= -4 && e < 16) {
+		if (e < 0) {
+			o += (size_t)sprintf(out + o, "0.");
+			for (int i = 0; i < -e - 1; i++)
+				out[o++] = '0';
+			memcpy(out + o, digits, nd);
+			o += nd;
+		} else {
+			for (int i = 0; i <= e; i++)
+				out[o++] = (size_t)i < nd ? digits[i] : '0';
+			out[o++] = '.';
+			if ((size_t)e + 1 < nd) {
+				memcpy(out + o, digits + e + 1, nd - (size_t)e - 1);
+				o += nd - (size_t)e - 1;
+			} else {
+				out[o++] = '0';
+			}
+		}
+		out[o] = 0;
+	} else {
+		out[o++] = digits[0];
+		if (nd > 1) {
+			out[o++] = '.';
+			memcpy(out + o, digits + 1, nd - 1);
+			o += nd - 1;
+		}
+		sprintf(out + o, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+	}
+}
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* 200,000 doubles: random bit patterns, values of measured magnitudes, and
+ * short decimals read back; every repr is the one the definition gives. */
+Test(fmt, float_repr_fast_path_matches_the_definition)
+{
+	uint64_t st = 88172645463325252ULL;
+	for (int i = 0; i < 200000; i++) {
+		uint64_t b = xorshift(&st);
+		double x;
+		if (i % 3 == 0) {
+			memcpy(&x, &b, sizeof x);
+		} else if (i % 3 == 1) {
+			x = (double)(b >> 11) / 9007199254740992.0 *
+			    pow(10, (int)(xorshift(&st) % 26) - 10);
+		} else {
+			char t[40];
+			snprintf(t, sizeof t, "%.*g", (int)(xorshift(&st) % 17) + 1,
+			         (double)(b >> 11) / 9007199254740992.0 *
+			             pow(10, (int)(xorshift(&st) % 20) - 6));
+			x = strtod(t, NULL);
+		}
+		if (!isfinite(x))
+			continue;
+		char got[64], want[64];
+		ib_json_float_repr(x, got, sizeof got);
+		repr_by_search(x, want);
+		cr_assert_str_eq(got, want, "repr of %a", x);
+	}
+}
+
+/* JSON number literals: ib_json_float_literal_repr (no strtod) gives repr of
+ * strtod's value, or 0 (not handled). Literals of 1 to 20 digits, with and
+ * without exponents, and a few made to sit near ties. */
+Test(fmt, float_literal_repr_matches_strtod)
+{
+	uint64_t st = 1234567;
+	long handled = 0;
+	for (int i = 0; i < 200000; i++) {
+		char lit[64];
+		int nd = 1 + (int)(xorshift(&st) % 20), len = 0,
+		    point = (int)(xorshift(&st) % (nd + 1));
+		if (xorshift(&st) & 1)
+			lit[len++] = '-';
+		for (int d = 0; d < nd; d++) {
+			if (d == point && d)
+				lit[len++] = '.';
+			lit[len++] = (char)('0' + (d == 0 && point > 1 ? 1 + xorshift(&st) % 9
+			                                               : xorshift(&st) % 10));
+		}
+		if (point == 0 || point >= nd)
+			len += sprintf(lit + len, "e%d", (int)(xorshift(&st) % 40) - 25);
+		if (i % 7 == 0) /* a half-way digit string: 17 digits then 5 */
+			len = sprintf(lit, "0.%016llu5",
+			              (unsigned long long)(xorshift(&st) % 10000000000000000ULL));
+		lit[len] = 0;
+		char got[64], want[64];
+		size_t n = ib_json_float_literal_repr(lit, (size_t)len, got);
+		if (!n)
+			continue;
+		handled++;
+		cr_assert_eq(n, strlen(got));
+		ib_json_float_repr(strtod(lit, NULL), want, sizeof want);
+		cr_assert_str_eq(got, want, "literal %s", lit);
+	}
+	cr_assert_gt(handled, 100000, "the fast path took only %ld literals", handled);
+}
+
+static ib_val *load_json(const char *text)
+{
+	ib_error e = {0};
+	ib_val *v = NULL;
+	cr_assert_eq(ib_json_parse(A, "mem.json", text, strlen(text), &v, &e), 0, "%s: %s", text,
+	             e.msg);
+	return v;
+}
+
+/* ib_json_reindent writes what the tree writer writes, or declines (1) with
+ * the buffer as it was. */
+Test(fmt, json_reindent_matches_the_tree)
+{
+	static const char *const texts[] = {
+	    "{\"a\": 1, \"b\": [1.5, -0.25, 3.0e2, 1E-5, true, false, null], \"c\": {}}",
+	    "[]",
+	    "  [ {\"x\" :\"y\"} , [ [ ] , { } ] ]  ",
+	    "{\"tput\": 3132.0783161505733, \"t\": 0.032490304121966955, \"n\": -42}",
+	    "123456789012345678",
+	    "0.30000000000000004",
+	    "[1.50000000000000000000, 100.0, 1e15, 5e-6]",
+	};
+	static const char *const declined[] = {
+	    "{\"a\": 1, \"a\": 2}",            /* a repeated key */
+	    "\"caf\\u00e9\"",                  /* an escape */
+	    "1234567890123456789012",          /* beyond 18 digits */
+	    "-0",                              /* Python's int: 0 */
+	    "[NaN]",                           /* Python's extension */
+	    "[1, 2",                           /* not JSON */
+	    "{\"a\": 1} x",                    /* trailing text */
+	    "1e400",                           /* infinity */
+	    "1.00000000000000000000000000001", /* over 19 digits */
+	    "",
+	};
+	ib_json_opts o = {.indent = 2, .ensure_ascii = true};
+	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+		ib_buf fast = {0}, tree = {0};
+		ib_buf_puts(&fast, "pre");
+		cr_assert_eq(ib_json_reindent(&fast, texts[i], strlen(texts[i]), 2, 1), 0, "%s",
+		             texts[i]);
+		ib_val *v = load_json(texts[i]);
+		ib_buf_puts(&tree, "pre");
+		cr_assert_eq(ib_json_write_at(&tree, v, &o, 1, NULL), 0);
+		cr_assert_eq(fast.len, tree.len, "%s:\n%s\n%s", texts[i], fast.data, tree.data);
+		cr_assert_eq(memcmp(fast.data, tree.data, fast.len), 0, "%s", texts[i]);
+		ib_buf_free(&fast);
+		ib_buf_free(&tree);
+	}
+	for (size_t i = 0; i < sizeof declined / sizeof *declined; i++) {
+		ib_buf b = {0};
+		ib_buf_puts(&b, "pre");
+		cr_assert_eq(ib_json_reindent(&b, declined[i], strlen(declined[i]), 2, 0), 1, "%s",
+		             declined[i]);
+		cr_assert_eq(b.len, 3);
+		ib_buf_free(&b);
+	}
+}
+
 Test(fmt, json_writes_floats_with_repr)
 {
 	ib_val *l = ib_v_list(A);
