@@ -1,5 +1,5 @@
 /* The event loop: epoll, a binary heap of timers, end-of-iteration hooks. */
-#include "net/net.h"
+#include "net/private.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +17,7 @@ struct net_loop {
 	net_defer *defers;
 	size_t nwatch;
 	int64_t idle_ns; /* wall time spent blocked in epoll waits */
+	ib_buf rd, body; /* the clients' scratch (private.h) */
 	bool no_pwait2;  /* epoll_pwait2 is missing: use epoll_wait */
 };
 
@@ -41,6 +42,8 @@ void net_loop_free(net_loop *l)
 	if (!l)
 		return;
 	close(l->ep);
+	ib_buf_free(&l->rd);
+	ib_buf_free(&l->body);
 	free(l->heap);
 	free(l);
 }
@@ -182,6 +185,14 @@ void net_stop(net_loop *l)
 int64_t net_now(net_loop *l)
 {
 	return l->now;
+}
+
+void net_loop_scratch(net_loop *l, ib_buf **rd, ib_buf **body)
+{
+	if (rd)
+		*rd = &l->rd;
+	if (body)
+		*body = &l->body;
 }
 
 int64_t net_loop_idle_ns(const net_loop *l)
