@@ -383,25 +383,31 @@ Test(bench, options_checked)
 
 static bench_prompt prompt1 = {.text = "hi", .len = 2, .prompt_len = 1, .output_len = 4};
 
+/* a closed-loop client of model "m" on 127.0.0.1:port, conc in flight */
+static bench_cfg closed_loop(int port, size_t conc, ib_mt *mt)
+{
+	ib_mt_seed(mt, 0);
+	return (bench_cfg){.host = "127.0.0.1",
+	                   .port = port,
+	                   .endpoint = "/v1/completions",
+	                   .model = "m",
+	                   .api_key = "None",
+	                   .best_of = 1,
+	                   .max_concurrency = conc,
+	                   .request_rate = INFINITY,
+	                   .burstiness = 1,
+	                   .rng = mt,
+	                   .threads = 1};
+}
+
 static void run_n(size_t n, size_t conc, int port, double timeout, bench_result *res)
 {
 	bench_prompt ps[64];
 	for (size_t i = 0; i < n; i++)
 		ps[i] = prompt1;
 	ib_mt mt;
-	ib_mt_seed(&mt, 0);
-	bench_cfg cfg = {.host = "127.0.0.1",
-	                 .port = port,
-	                 .endpoint = "/v1/completions",
-	                 .model = "m",
-	                 .api_key = "None",
-	                 .best_of = 1,
-	                 .max_concurrency = conc,
-	                 .request_rate = INFINITY,
-	                 .burstiness = 1,
-	                 .rng = &mt,
-	                 .threads = 1,
-	                 .request_timeout = timeout};
+	bench_cfg cfg = closed_loop(port, conc, &mt);
+	cfg.request_timeout = timeout;
 	bench_run_stats st;
 	ib_error e = {0};
 	cr_assert_eq(bench_run(&cfg, ps, n, res, &st, &e), 0, "%s", e.msg);
@@ -553,23 +559,12 @@ static bool verdict(int port, size_t n, int64_t out, int64_t burn_ns, char *why,
 	for (size_t i = 0; i < n; i++)
 		ps[i] = (bench_prompt){.text = "hi", .len = 2, .prompt_len = 1, .output_len = out};
 	ib_mt mt;
-	ib_mt_seed(&mt, 0);
-	bench_cfg cfg = {.host = "127.0.0.1",
-	                 .port = port,
-	                 .endpoint = "/v1/completions",
-	                 .model = "m",
-	                 .api_key = "None",
-	                 .best_of = 1,
-	                 .ignore_eos = true,
-	                 .max_concurrency = n,
-	                 .request_rate = INFINITY,
-	                 .burstiness = 1,
-	                 .rng = &mt,
-	                 .threads = 1,
-	                 .keep_alive = true,
-	                 .kernel_timestamps = true,
-	                 .request_timeout = 60, /* a stuck server fails, never hangs */
-	                 .test_burn_ns_per_read = burn_ns};
+	bench_cfg cfg = closed_loop(port, n, &mt);
+	cfg.ignore_eos = true;
+	cfg.keep_alive = true;
+	cfg.kernel_timestamps = true;
+	cfg.request_timeout = 60; /* a stuck server fails, never hangs */
+	cfg.test_burn_ns_per_read = burn_ns;
 	bench_run_stats st;
 	ib_error e = {0};
 	cr_assert_eq(bench_run(&cfg, ps, n, res, &st, &e), 0, "%s", e.msg);
