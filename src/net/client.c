@@ -159,7 +159,7 @@ static void process(net_client *c, int64_t t)
 	if (c->st != C_BODY || !c->in.len)
 		return;
 	long used = body(c, c->in.data, c->in.len, t);
-	if (used < 0)
+	if (used < 0 || (size_t)used > c->in.len) /* ended, or closed by a callback */
 		return;
 	memmove(c->in.data, c->in.data + used, c->in.len - (size_t)used);
 	c->in.len -= (size_t)used;
@@ -300,7 +300,7 @@ static void on_io(net_loop *l, net_watch *w, uint32_t ev)
 			} else {
 				long used = body(c, iov.iov_base, (size_t)n, t);
 				/* a body consumes all it is given until it ends */
-				if (used >= 0 && (size_t)used < (size_t)n &&
+				if (used >= 0 && c->st == C_BODY && (size_t)used < (size_t)n &&
 				    ib_buf_append(&c->in, (char *)iov.iov_base + used,
 				                  (size_t)n - (size_t)used))
 					finish(c, IB_ENOMEM, "out of memory");
