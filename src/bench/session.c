@@ -279,12 +279,16 @@ bool bench_client_bound(const bench_run_stats *st, double schedule_lag_p90_ms, d
 	    kernel_ts ? "its own delays hold requests back (chunk times come from the kernel)"
 	              : "its own delays hold requests back and inflate the latencies";
 	if (st->loop_busy >= BENCH_BOUND_BUSY) {
+		/* busy but mostly not running: preempted, the machine starves it */
+		bool starved = st->loop_cpu_share < st->loop_busy / 2;
 		if (why)
 			snprintf(
 			    why, cap,
 			    "the client's event loop was busy %.0f%% of the window (>= %.0f%%; "
-			    "its thread's CPU %.0f%%): it, not the server, set the pace; %s",
+			    "its thread's CPU %.0f%%%s): it, not the server, set the pace; %s",
 			    100 * st->loop_busy, 100 * BENCH_BOUND_BUSY, 100 * st->loop_cpu_share,
+			    starved ? ", the rest it waited for a CPU: a busy machine starves it"
+			            : "",
 			    effect);
 		return true;
 	}

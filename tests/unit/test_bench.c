@@ -614,6 +614,10 @@ Test(bench, client_bound_verdict_rules)
 	/* busy, whatever the lag: preempted or saturated, it sets the pace */
 	cr_assert(bench_client_bound(&st, 0, INFINITY, true, why, sizeof why));
 	cr_assert(strstr(why, "busy 95%"), "%s", why);
+	cr_assert(strstr(why, "waited for a CPU"), "%s", why); /* CPU 40 % of a busy 95 % */
+	st.loop_cpu_share = 0.9;
+	cr_assert(bench_client_bound(&st, 0, INFINITY, true, why, sizeof why));
+	cr_assert_null(strstr(why, "waited for a CPU"), "%s", why);
 	/* a late timer alone is no verdict (the issue: lag p99 4 ms at 30 % CPU) */
 	st = (bench_run_stats){.loop_busy = 0.3, .loop_lag_p99 = 0.004, .loop_lag_max = 0.011};
 	cr_assert_not(bench_client_bound(&st, 0, INFINITY, true, why, sizeof why));
