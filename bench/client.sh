@@ -4,6 +4,7 @@
 # and the client to core 1:
 #   1. client CPU per streamed chunk at 1, 64 and 1024 concurrent streams;
 #   1b. the same over https (TLS through OpenSSL, a certificate made here);
+#   1c. scaling: CPU per chunk at 64 to 4,096 streams, against 64's;
 #   2. requests/s for 1-token responses, keep-alive and one connection per
 #      request (the reference's way).
 #   2b. the same scenarios with the unmodified reference client (InferenceX's
@@ -49,6 +50,15 @@ port=$(cat "$out/port" 2>/dev/null)
 
 num() { grep -o "\"$2\": [-0-9.e+]*" "$1" | head -n 1 | sed 's/.*: //'; }
 
+per_chunk() { # per_chunk RESULT: "chunks seconds cpu% us/chunk" of one client run
+	local n d c
+	n=$(num "$1" total_output_tokens)
+	d=$(num "$1" duration)
+	c=$(grep -o '"client_cpu_percent": [0-9.e+-]*' "$1" | sed 's/.*: //')
+	awk -v c="${c:-0}" -v d="${d:-0}" -v n="${n:-0}" 'BEGIN { printf "%s %s %s ", n, d, c
+		if (n > 0) printf "%.3f\n", c / 100 * d / n * 1e6; else print "n/a" }'
+}
+
 run() { # run NAME ARGS...: one client run, its result in $out/NAME.json
 	local name=$1
 	shift
@@ -66,15 +76,29 @@ for streams in 1 64 1024; do
 	run "cpu$streams" --random-output-len $tokens --random-range-ratio 1 --num-prompts "$streams" \
 		--max-concurrency "$streams" --keep-alive
 	r=$out/cpu$streams.json
-	chunks=$(num "$r" total_output_tokens)
-	dur=$(num "$r" duration)
-	cpu=$(grep -o '"client_cpu_percent": [0-9.e+-]*' "$r" | sed 's/.*: //')
-	us=$(awk -v c="$cpu" -v d="$dur" -v n="$chunks" 'BEGIN { if (n > 0) printf "%.3f", c / 100 * d / n * 1e6; else print "n/a" }')
+	read -r chunks dur cpu us < <(per_chunk "$r")
 	target=""
 	[ "$streams" = 1024 ] && target=$(awk -v u="$us" 'BEGIN { print (u <= 1.5 ? "ok (<= 1.5 us)" : "MISSED (<= 1.5 us)") }')
 	printf '%-10s %12s %12.3f %14.1f %10s  %s\n' "$streams" "$chunks" "$dur" "$cpu" "$us" "$target"
 	ours_us[streams]=$us
 done
+# 1c. scaling: the same 400 chunks per stream from 64 to 4,096 streams; flat
+#     means the CPU per chunk does not grow with the streams (target: at
+#     4,096 within 1.3x of 64, measured in this run)
+echo
+printf '%-10s %12s %12s %14s %10s  %s\n' "scaling" chunks seconds "client CPU %" "us/chunk" "vs 64 streams"
+base64=
+for streams in ${SCALE_STREAMS:-64 256 1024 2048 4096}; do
+	run "scale$streams" --random-output-len 400 --random-range-ratio 1 --num-prompts "$streams" \
+		--max-concurrency "$streams" --keep-alive
+	r=$out/scale$streams.json
+	read -r chunks dur cpu us < <(per_chunk "$r")
+	[ -z "$base64" ] && base64=$us
+	ratio=$(awk -v a="$us" -v b="$base64" -v s="$streams" 'BEGIN { if (b > 0 && a > 0) {
+		printf "%.2fx", a / b; if (s == 4096) printf (a / b <= 1.3 ? "  flat: ok (<= 1.3x)" : "  flat: MISSED (<= 1.3x)") } else print "n/a" }')
+	printf '%-10s %12s %12.3f %14.1f %10s  %s\n' "$streams" "${chunks:-0}" "${dur:-0}" "${cpu:-0}" "$us" "$ratio"
+done
+
 # 1b. the same over https: a second simulator with a certificate made here,
 #     the client verifying it (--ca-cert), keep-alive (one handshake per stream)
 if command -v openssl >/dev/null &&
@@ -96,10 +120,7 @@ if command -v openssl >/dev/null &&
 			--random-output-len $tokens --random-range-ratio 1 --num-prompts "$streams" \
 			--max-concurrency "$streams" --keep-alive >/dev/null 2>"$out/tls$streams.err"
 		r=$out/tls$streams.json
-		chunks=$(num "$r" total_output_tokens)
-		dur=$(num "$r" duration)
-		cpu=$(grep -o '"client_cpu_percent": [0-9.e+-]*' "$r" | sed 's/.*: //')
-		us=$(awk -v c="$cpu" -v d="$dur" -v n="$chunks" 'BEGIN { if (n > 0) printf "%.3f", c / 100 * d / n * 1e6; else print "n/a" }')
+		read -r chunks dur cpu us < <(per_chunk "$r")
 		ratio=$(awk -v a="$us" -v b="${ours_us[streams]}" 'BEGIN { if (b > 0 && a > 0) printf "%.2fx", a / b; else print "n/a" }')
 		printf '%-10s %12s %12.3f %14.1f %10s  %s\n' "$streams" "${chunks:-0}" "${dur:-0}" "${cpu:-0}" "$us" "$ratio"
 	done

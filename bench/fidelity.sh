@@ -61,6 +61,14 @@ report() { # report LABEL NAME RESULT
 			else print (m <= 1 && p < 1 ? "ok" : "MISSED") }')"
 }
 
+cpu_per_chunk() { # cpu_per_chunk RESULT: the client's CPU in its window / chunks, us
+	python3 -c 'import json, sys
+r = json.load(open(sys.argv[1])); h = r.get("client_health") or {}
+n = r.get("total_output_tokens") or 0
+w = r.get("wall_duration", r["duration"])
+print("%.3f" % (h["client_cpu_percent"] / 100 * w / n * 1e6) if n and "client_cpu_percent" in h else "n/a")' "$1" 2>/dev/null || echo n/a
+}
+
 ours() { # ours NAME [FLAGS]
 	local name=$1
 	shift
@@ -81,6 +89,8 @@ ours kernel
 report "infbench bench" kernel "$out/kernel.json"
 ours user --user-timestamps
 report "infbench bench --user-timestamps" user "$out/user.json"
+echo "client CPU per chunk (paced, $streams x $pace tok/s): $(cpu_per_chunk "$out/kernel.json") us" \
+	"(kernel timestamps), $(cpu_per_chunk "$out/user.json") us (--user-timestamps)"
 if [ -x "$ref" ] && [ -d "$mirror" ] && bench_ref_python aiohttp numpy; then
 	start_sim py
 	rf=$(IX_MIRROR=$mirror PYTHON=$REF_PY "$ref" --port "$port" --isl 16 --osl "$osl" --num-prompts "$prompts" \

@@ -62,6 +62,9 @@ struct worker {
 	double scale;   /* X-Infbench-Time-Scale seen: 0 none yet, -1 conflicting */
 	bool simulated; /* X-Infbench-Engine seen: a simulator answered */
 	bool show_progress;
+	/* the timed window's share this loop spent outside its waits, and its
+	 * thread's CPU share (worker_main) */
+	double busy_share, cpu_share;
 	char line[160];
 	ib_error err;
 };
@@ -71,6 +74,13 @@ static double now_unix(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 static double cpu_now(void)
@@ -359,6 +369,10 @@ static void on_data(net_client *c, const char *data, size_t len, int64_t t, void
 {
 	(void)c;
 	slot *s = arg;
+	/* tests only: a deliberately slow client burns CPU on every read */
+	for (int64_t b0 = s->w->sh->cfg->test_burn_ns_per_read ? thread_cpu_ns() : 0;
+	     b0 && thread_cpu_ns() - b0 < s->w->sh->cfg->test_burn_ns_per_read;)
+		;
 	if (s->status == 200)
 		bench_sse_feed(&s->sse, data, len, t);
 	else if (s->errbody.len < 512) /* enough to say why */
@@ -529,6 +543,7 @@ static void worker_free(worker *w)
 static void *worker_main(void *arg)
 {
 	worker *w = arg;
+	int64_t t0 = ib_now_ns(), idle0 = net_loop_idle_ns(w->loop), cpu0 = thread_cpu_ns();
 	net_timer_arm(w->loop, &w->lag_timer, ib_now_ns() + LAG_PERIOD_NS);
 	if (w->show_progress)
 		net_timer_arm(w->loop, &w->progress_timer, ib_now_ns() + 500 * 1000 * 1000);
@@ -537,6 +552,11 @@ static void *worker_main(void *arg)
 		ib_fail(&w->err, IB_EIO, NULL, 0, 0, "the event loop failed");
 	net_timer_cancel(w->loop, &w->lag_timer);
 	net_timer_cancel(w->loop, &w->progress_timer);
+	int64_t wall = ib_now_ns() - t0;
+	if (wall > 0) {
+		w->busy_share = 1 - (double)(net_loop_idle_ns(w->loop) - idle0) / (double)wall;
+		w->cpu_share = (double)(thread_cpu_ns() - cpu0) / (double)wall;
+	}
 	return NULL;
 }
 
@@ -632,6 +652,10 @@ int bench_run(const bench_cfg *cfg, const bench_prompt *prompts, size_t n, bench
 			bench_vec_push(&lags, ws[t].lags.v[i]);
 		if (!rc && ws[t].err.code)
 			rc = ib_fail(e, ws[t].err.code, NULL, 0, 0, "%s", ws[t].err.msg);
+		if (ws[t].busy_share > st->loop_busy) { /* the busiest loop speaks for the client */
+			st->loop_busy = ws[t].busy_share;
+			st->loop_cpu_share = ws[t].cpu_share;
+		}
 	}
 	st->loop_lag_p99 = bench_percentile(lags.v, lags.n, 99);
 	st->loop_lag_max = lags.n ? lags.v[lags.n - 1] : 0; /* sorted by the percentile */

@@ -32,10 +32,47 @@ typedef struct {
 	int depth;
 } scan;
 
-static void ws(scan *s)
+/* byte classes: 1 ends a plain run inside a string ('"', '\\', control
+ * bytes), 2 is JSON whitespace */
+static const unsigned char cls[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0};
+
+/* (a statement macro: the scanner calls it some thirty times a chunk) */
+#define ws(s)                                                                                      \
+	do {                                                                                       \
+		while ((s)->p < (s)->end && (cls[(unsigned char)*(s)->p] & 2))                     \
+			(s)->p++;                                                                  \
+	} while (0)
+
+/* The high bit of each byte of w that is '"', '\\' or a control byte
+ * (< 0x20), by the classic has-zero-byte tests, 8 bytes at a time: the
+ * lowest bit set is exact (false hits only follow a true one). */
+static inline uint64_t special8(uint64_t w)
 {
-	while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r'))
-		s->p++;
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+	return (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w)) & highs;
+}
+
+/* The end of the plain run at q: the first '"', '\\' or control byte, or
+ * end. */
+static inline const char *plain_run(const char *q, const char *end)
+{
+	for (uint64_t w, h; end - q >= 8; q += 8) {
+		memcpy(&w, q, 8);
+		if ((h = special8(w)) != 0) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			return q + (__builtin_ctzll(h) >> 3);
+#else
+			break;
+#endif
+		}
+	}
+	while (q < end && !(cls[(unsigned char)*q] & 1))
+		q++;
+	return q;
 }
 
 static int hexval(char c)
@@ -59,6 +96,13 @@ static bool str(scan *s, ib_buf *out, const char **start, size_t *len)
 		return false;
 	const char *b = ++s->p;
 	while (s->p < s->end) {
+		/* the plain run up to the next quote, backslash or control byte */
+		const char *q = plain_run(s->p, s->end);
+		if (out && q > s->p)
+			ib_buf_append(out, s->p, (size_t)(q - s->p));
+		s->p = q;
+		if (s->p >= s->end)
+			break;
 		char c = *s->p;
 		if (c == '"') {
 			if (start) {
@@ -70,13 +114,7 @@ static bool str(scan *s, ib_buf *out, const char **start, size_t *len)
 		}
 		if ((unsigned char)c < 0x20)
 			return false;
-		if (c != '\\') {
-			if (out)
-				ib_buf_putc(out, c);
-			s->p++;
-			continue;
-		}
-		if (++s->p >= s->end)
+		if (++s->p >= s->end) /* a backslash */
 			return false;
 		char e = *s->p++;
 		const char *esc = strchr("\"\\/bfnrt", e);

@@ -1,7 +1,8 @@
 /* The HTTP/1.1 client side: a non-blocking connection that sends a request,
  * parses the response head and hands de-chunked body bytes to a callback as
  * they arrive, stamped with their receive time. No allocation per chunk:
- * the read and body buffers are reused. */
+ * body reads go through the loop's two shared scratch buffers, heads and
+ * partial reads through the connection's own. */
 #define _GNU_SOURCE
 #include "net/private.h"
 
@@ -17,7 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { READ_SIZE = 16 * 1024 }; /* per connection: thousands of them, each page faulted in */
+/* A read: into the loop's shared buffer when it goes straight to a body
+ * (the bytes of thousands of streams pass through one hot buffer), else
+ * into the connection's own (a response head, a partial chunk). */
+enum { READ_SIZE = 16 * 1024 };
 
 typedef enum { C_IDLE, C_CONNECTING, C_SENDING, C_HEAD, C_BODY } cstate;
 
@@ -31,8 +35,7 @@ struct net_client {
 	bool open, kernel_ts;
 	const char *req;
 	size_t req_len, req_off;
-	ib_buf in;   /* bytes read, not yet consumed */
-	ib_buf body; /* de-chunked bytes of one read */
+	ib_buf in; /* bytes read, not yet consumed (heads; bodies read in pieces) */
 	net_http_msg resp;
 	net_chunked ck;
 	int64_t left; /* Content-Length bytes left, -1: until close */
@@ -78,6 +81,40 @@ static int64_t read_time(net_client *c, struct msghdr *mh)
 	return ib_now_ns();
 }
 
+/* Hands the body bytes in data[0..len) on (de-chunked into the loop's
+ * scratch): the bytes consumed, or -1 when the response ended (finished). */
+static long body(net_client *c, const char *data, size_t len, int64_t t)
+{
+	if (c->resp.chunked) {
+		ib_buf *out;
+		net_loop_scratch(c->loop, NULL, &out);
+		out->len = 0;
+		long used = net_chunked_feed(&c->ck, data, len, out);
+		if (used < 0) {
+			finish(c, IB_EPARSE, "malformed chunked encoding");
+			return -1;
+		}
+		if (out->len && c->cbs.on_data)
+			c->cbs.on_data(c, out->data, out->len, t, c->arg);
+		if (c->ck.done) {
+			finish(c, 0, NULL);
+			return -1;
+		}
+		return used;
+	}
+	size_t n = c->left >= 0 && (size_t)c->left < len ? (size_t)c->left : len;
+	if (c->cbs.on_data)
+		c->cbs.on_data(c, data, n, t, c->arg);
+	if (c->left >= 0) {
+		c->left -= (int64_t)n;
+		if (c->left == 0) {
+			finish(c, 0, NULL);
+			return -1;
+		}
+	}
+	return (long)n;
+}
+
 /* Consumes c->in as far as the response framing allows. */
 static void process(net_client *c, int64_t t)
 {
@@ -121,31 +158,11 @@ static void process(net_client *c, int64_t t)
 	}
 	if (c->st != C_BODY || !c->in.len)
 		return;
-	if (c->resp.chunked) {
-		c->body.len = 0;
-		long used = net_chunked_feed(&c->ck, c->in.data, c->in.len, &c->body);
-		if (used < 0) {
-			finish(c, IB_EPARSE, "malformed chunked encoding");
-			return;
-		}
-		memmove(c->in.data, c->in.data + used, c->in.len - (size_t)used);
-		c->in.len -= (size_t)used;
-		if (c->body.len && c->cbs.on_data)
-			c->cbs.on_data(c, c->body.data, c->body.len, t, c->arg);
-		if (c->ck.done)
-			finish(c, 0, NULL);
+	long used = body(c, c->in.data, c->in.len, t);
+	if (used < 0 || (size_t)used > c->in.len) /* ended, or closed by a callback */
 		return;
-	}
-	size_t n = c->left >= 0 && (size_t)c->left < c->in.len ? (size_t)c->left : c->in.len;
-	if (c->cbs.on_data)
-		c->cbs.on_data(c, c->in.data, n, t, c->arg);
-	memmove(c->in.data, c->in.data + n, c->in.len - n);
-	c->in.len -= n;
-	if (c->left >= 0) {
-		c->left -= (int64_t)n;
-		if (c->left == 0)
-			finish(c, 0, NULL);
-	}
+	memmove(c->in.data, c->in.data + used, c->in.len - (size_t)used);
+	c->in.len -= (size_t)used;
 }
 
 static void finish(net_client *c, int err, const char *msg)
@@ -226,11 +243,16 @@ static void on_io(net_loop *l, net_watch *w, uint32_t ev)
 				net_defer_queue(c->loop, &c->more);
 			return;
 		}
-		if (ib_buf_reserve(&c->in, READ_SIZE)) {
+		/* straight to the body: nothing of this response left over */
+		bool direct = c->st == C_BODY && !c->in.len;
+		ib_buf *rd;
+		net_loop_scratch(c->loop, &rd, NULL);
+		if (ib_buf_reserve(direct ? rd : &c->in, READ_SIZE)) {
 			finish(c, IB_ENOMEM, "out of memory");
 			return;
 		}
-		struct iovec iov = {c->in.data + c->in.len, c->in.cap - c->in.len - 1};
+		struct iovec iov = {direct ? rd->data : c->in.data + c->in.len,
+		                    direct ? rd->cap - 1 : c->in.cap - c->in.len - 1};
 		union {
 			char buf[CMSG_SPACE(sizeof(struct timespec))];
 			struct cmsghdr align;
@@ -258,7 +280,8 @@ static void on_io(net_loop *l, net_watch *w, uint32_t ev)
 			n = recvmsg(c->w.fd, &mh, 0);
 		}
 		if (n > 0) {
-			c->in.len += (size_t)n;
+			if (!direct)
+				c->in.len += (size_t)n;
 			burst += (size_t)n;
 			c->got += (size_t)n;
 			if (c->st != C_IDLE && c->max_resp && c->got > c->max_resp) {
@@ -272,7 +295,16 @@ static void on_io(net_loop *l, net_watch *w, uint32_t ev)
 				finish(c, IB_EPARSE, "unexpected data from the server");
 				return;
 			}
-			process(c, t);
+			if (!direct) {
+				process(c, t);
+			} else {
+				long used = body(c, iov.iov_base, (size_t)n, t);
+				/* a body consumes all it is given until it ends */
+				if (used >= 0 && c->st == C_BODY && (size_t)used < (size_t)n &&
+				    ib_buf_append(&c->in, (char *)iov.iov_base + used,
+				                  (size_t)n - (size_t)used))
+					finish(c, IB_ENOMEM, "out of memory");
+			}
 			if (!c->open)
 				return;
 			/* a short read emptied the socket: no second read just to
@@ -406,7 +438,6 @@ void net_client_free(net_client *c)
 	close_fd(c);
 	net_defer_cancel(c->loop, &c->more);
 	ib_buf_free(&c->in);
-	ib_buf_free(&c->body);
 	free(c->sni);
 	free(c);
 }

@@ -1,5 +1,5 @@
 /* The event loop: epoll, a binary heap of timers, end-of-iteration hooks. */
-#include "net/net.h"
+#include "net/private.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -16,7 +16,9 @@ struct net_loop {
 	size_t nheap, cap;
 	net_defer *defers;
 	size_t nwatch;
-	bool no_pwait2; /* epoll_pwait2 is missing: use epoll_wait */
+	int64_t idle_ns; /* wall time spent blocked in epoll waits */
+	ib_buf rd, body; /* the clients' scratch (private.h) */
+	bool no_pwait2;  /* epoll_pwait2 is missing: use epoll_wait */
 };
 
 int net_loop_new(net_loop **out, ib_error *e)
@@ -40,6 +42,8 @@ void net_loop_free(net_loop *l)
 	if (!l)
 		return;
 	close(l->ep);
+	ib_buf_free(&l->rd);
+	ib_buf_free(&l->body);
 	free(l->heap);
 	free(l);
 }
@@ -183,6 +187,19 @@ int64_t net_now(net_loop *l)
 	return l->now;
 }
 
+void net_loop_scratch(net_loop *l, ib_buf **rd, ib_buf **body)
+{
+	if (rd)
+		*rd = &l->rd;
+	if (body)
+		*body = &l->body;
+}
+
+int64_t net_loop_idle_ns(const net_loop *l)
+{
+	return l->idle_ns;
+}
+
 int net_run(net_loop *l)
 {
 	struct epoll_event evs[256];
@@ -201,6 +218,8 @@ int net_run(net_loop *l)
 			ts = (struct timespec){(time_t)(d / 1000000000), (long)(d % 1000000000)};
 			tsp = &ts;
 		}
+		/* a wait that may block is timed: the loop's idle time */
+		int64_t w0 = tsp && tsp->tv_sec == 0 && tsp->tv_nsec == 0 ? 0 : ib_now_ns();
 		int n;
 		if (!l->no_pwait2) {
 			n = epoll_pwait2(l->ep, evs, 256, tsp, NULL);
@@ -215,12 +234,15 @@ int net_run(net_loop *l)
 			                      1000000);
 			n = epoll_wait(l->ep, evs, 256, ms);
 		}
+		int err = errno;
+		l->now = ib_now_ns();
+		if (w0)
+			l->idle_ns += l->now - w0;
 		if (n < 0) {
-			if (errno == EINTR)
+			if (err == EINTR)
 				continue;
 			return IB_EIO;
 		}
-		l->now = ib_now_ns();
 		for (int i = 0; i < n; i++) {
 			net_watch *w = evs[i].data.ptr;
 			w->fn(l, w, evs[i].events);

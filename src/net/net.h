@@ -66,6 +66,11 @@ int net_run(net_loop *l);
 void net_stop(net_loop *l);
 /* The monotonic time of the current iteration, in ns (cheap). */
 int64_t net_now(net_loop *l);
+/* Wall ns the loop has spent blocked in its waits for events or timers
+ * since it was made (waits that return at once count too, briefly); the
+ * rest of its running time it was busy: running callbacks, or runnable but
+ * preempted. */
+int64_t net_loop_idle_ns(const net_loop *l);
 /* Raises RLIMIT_NOFILE to its hard limit; returns the new soft limit. */
 long net_raise_fd_limit(void);
 

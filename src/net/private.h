@@ -22,4 +22,9 @@ ssize_t net_tls_write(SSL *s, const void *buf, size_t n, uint32_t *want, char *m
 /* Sends close_notify if it can without blocking, and frees s. */
 void net_tls_close(SSL *s);
 
+/* The loop's two scratch buffers, shared by its clients (one thread): rd
+ * for a read that goes straight to a response body, body for de-chunked
+ * bytes. Whatever a caller leaves in them is gone at the next read. */
+void net_loop_scratch(net_loop *l, ib_buf **rd, ib_buf **body);
+
 #endif

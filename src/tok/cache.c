@@ -666,11 +666,13 @@ static void store(const char *dir, const tok *t, const ib_buf *slim, const uint6
 
 /* ---- tok_load's path ---- */
 
-/* The bytes of the cache file at path in a private mapping whose pages are
- * made at once (MAP_POPULATE): on a virtual machine a page fault costs
- * microseconds, and faulting in a file of 10-50 MB page by page was most of
- * a warm load. *len is the size (also the mapping's); NULL when the file is
- * missing, unreadable, empty or over 4 GiB. */
+/* The cache file at path mapped in place (private: the loader's in-place
+ * parse of its JSON section copies only the pages it writes), summed as
+ * sum_of does. No copy: a read fault maps the page cache's own pages, many
+ * at a time. *len is the size (also the mapping's); NULL when the file is
+ * missing, unreadable, empty or over 4 GiB. infbench replaces cache files
+ * by rename, never in place; a file truncated in place by another program
+ * while it is loaded would end the process (SIGBUS). */
 static char *read_image(const char *path, size_t *len, uint64_t *sum)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -683,24 +685,15 @@ static char *read_image(const char *path, size_t *len, uint64_t *sum)
 		goto out;
 	size_t n = (size_t)st.st_size, got = sizeof(hdr);
 	uint64_t k[2] = {IB_FNV1A_BASIS, 0};
-	char *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-	               -1, 0);
+	char *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	if (m == MAP_FAILED)
 		goto out;
-	/* the header, then a chunk at a time, each summed as soon as it is read
-	 * (sum_of's fold, over the same chunks) */
-	bool ok = read_full(fd, m, got) == (ssize_t)got;
-	if (ok && got == n)
+	/* the header, then a chunk at a time (sum_of's fold, same chunks) */
+	if (got == n)
 		key_add(k, m, 0);
-	while (ok && got < n) {
-		size_t c = n - got < CHUNK ? n - got : CHUNK;
-		ok = read_full(fd, m + got, c) == (ssize_t)c;
+	for (size_t c; got < n; got += c) {
+		c = n - got < CHUNK ? n - got : CHUNK;
 		key_add(k, m + got, c);
-		got += c;
-	}
-	if (!ok) {
-		munmap(m, n);
-		goto out;
 	}
 	p = m;
 	*len = n;

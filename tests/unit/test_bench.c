@@ -383,25 +383,31 @@ Test(bench, options_checked)
 
 static bench_prompt prompt1 = {.text = "hi", .len = 2, .prompt_len = 1, .output_len = 4};
 
+/* a closed-loop client of model "m" on 127.0.0.1:port, conc in flight */
+static bench_cfg closed_loop(int port, size_t conc, ib_mt *mt)
+{
+	ib_mt_seed(mt, 0);
+	return (bench_cfg){.host = "127.0.0.1",
+	                   .port = port,
+	                   .endpoint = "/v1/completions",
+	                   .model = "m",
+	                   .api_key = "None",
+	                   .best_of = 1,
+	                   .max_concurrency = conc,
+	                   .request_rate = INFINITY,
+	                   .burstiness = 1,
+	                   .rng = mt,
+	                   .threads = 1};
+}
+
 static void run_n(size_t n, size_t conc, int port, double timeout, bench_result *res)
 {
 	bench_prompt ps[64];
 	for (size_t i = 0; i < n; i++)
 		ps[i] = prompt1;
 	ib_mt mt;
-	ib_mt_seed(&mt, 0);
-	bench_cfg cfg = {.host = "127.0.0.1",
-	                 .port = port,
-	                 .endpoint = "/v1/completions",
-	                 .model = "m",
-	                 .api_key = "None",
-	                 .best_of = 1,
-	                 .max_concurrency = conc,
-	                 .request_rate = INFINITY,
-	                 .burstiness = 1,
-	                 .rng = &mt,
-	                 .threads = 1,
-	                 .request_timeout = timeout};
+	bench_cfg cfg = closed_loop(port, conc, &mt);
+	cfg.request_timeout = timeout;
 	bench_run_stats st;
 	ib_error e = {0};
 	cr_assert_eq(bench_run(&cfg, ps, n, res, &st, &e), 0, "%s", e.msg);
@@ -478,4 +484,147 @@ Test(bench, scrape_values_stay_on_their_line)
 	cr_assert(isnan(s.drafts), "an unclosed label set is no sample (got %g)", s.drafts);
 	cr_assert_eq(s.per_pos[1], 4);
 	cr_assert(isnan(s.per_pos[0]));
+}
+
+/* ---- the client_bound verdict against a simulator in a thread ----
+ * Verdicts, not speeds: a client that burns CPU on every read against a
+ * server that streams as fast as it reads is client-bound; a fast client
+ * against a paced server (a step every 20 ms) is not, however busy the
+ * machine. */
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "sim/sim.h"
+
+typedef struct {
+	net_loop *loop;
+	sim_server *srv;
+	net_timer poll;
+	atomic_bool quit;
+	pthread_t tid;
+} test_sim;
+
+static void sim_poll(net_loop *l, net_timer *t)
+{
+	test_sim *s = t->arg;
+	if (atomic_load(&s->quit))
+		net_stop(l);
+	else
+		net_timer_arm(l, t, ib_now_ns() + 5 * 1000 * 1000);
+}
+
+static void *sim_thread(void *arg)
+{
+	test_sim *s = arg;
+	net_run(s->loop);
+	return NULL;
+}
+
+static int sim_start(test_sim *s, bool max_speed, double pace)
+{
+	sim_config c;
+	sim_config_init(&c);
+	c.host = "127.0.0.1";
+	c.port = 0;
+	c.served_model_name = "m";
+	c.max_speed = max_speed;
+	c.pace = pace;
+	ib_error e = {0};
+	memset(s, 0, sizeof *s);
+	cr_assert_eq(net_loop_new(&s->loop, &e), 0, "%s", e.msg);
+	cr_assert_eq(sim_server_new(s->loop, &c, &s->srv, &e), 0, "%s", e.msg);
+	s->poll = (net_timer){.fn = sim_poll, .arg = s};
+	net_timer_arm(s->loop, &s->poll, ib_now_ns());
+	cr_assert_eq(pthread_create(&s->tid, NULL, sim_thread, s), 0);
+	return sim_server_port(s->srv);
+}
+
+static void sim_stop(test_sim *s)
+{
+	atomic_store(&s->quit, true);
+	pthread_join(s->tid, NULL);
+	net_timer_cancel(s->loop, &s->poll);
+	sim_server_free(s->srv);
+	net_loop_free(s->loop);
+}
+
+/* n requests of out tokens each, all in flight (closed loop); the verdict
+ * and its reason */
+static bool verdict(int port, size_t n, int64_t out, int64_t burn_ns, char *why, size_t cap,
+                    double *busy)
+{
+	bench_prompt ps[8];
+	bench_result res[8] = {0};
+	for (size_t i = 0; i < n; i++)
+		ps[i] = (bench_prompt){.text = "hi", .len = 2, .prompt_len = 1, .output_len = out};
+	ib_mt mt;
+	bench_cfg cfg = closed_loop(port, n, &mt);
+	cfg.ignore_eos = true;
+	cfg.keep_alive = true;
+	cfg.kernel_timestamps = true;
+	cfg.request_timeout = 60; /* a stuck server fails, never hangs */
+	cfg.test_burn_ns_per_read = burn_ns;
+	bench_run_stats st;
+	ib_error e = {0};
+	cr_assert_eq(bench_run(&cfg, ps, n, res, &st, &e), 0, "%s", e.msg);
+	double lag[8];
+	for (size_t i = 0; i < n; i++) {
+		cr_assert(res[i].success, "request %zu: %s", i, res[i].error);
+		lag[i] = res[i].schedule_lag;
+		bench_result_free(&res[i]);
+	}
+	bool bound = bench_client_bound(&st, bench_percentile(lag, n, 90) * 1000, cfg.request_rate,
+	                                true, why, cap);
+	cr_assert(st.loop_busy >= 0 && st.loop_busy <= 1, "busy %g", st.loop_busy);
+	*busy = st.loop_busy;
+	return bound;
+}
+
+Test(bench, client_bound_when_the_client_is_slow)
+{
+	test_sim s;
+	int port = sim_start(&s, true, 0);
+	char why[300] = "";
+	/* 10 ms of CPU per read (16 KiB at most): the server, with the rest of
+	 * the stream in the socket buffers, is far ahead of it */
+	double busy;
+	bool bound = verdict(port, 4, 1000, 10 * 1000 * 1000, why, sizeof why, &busy);
+	sim_stop(&s);
+	cr_assert(bound, "a client burning 10 ms per read was not found client-bound (busy %.3f)",
+	          busy);
+	cr_assert(strstr(why, "busy"), "%s", why);
+}
+
+Test(bench, not_client_bound_against_a_slow_server)
+{
+	test_sim s;
+	int port = sim_start(&s, false, 50); /* a step every 20 ms */
+	char why[300] = "";
+	double busy;
+	bool bound = verdict(port, 8, 15, 0, why, sizeof why, &busy);
+	sim_stop(&s);
+	cr_assert_not(bound, "a fast client against a paced server (busy %.3f): %s", busy, why);
+}
+
+Test(bench, client_bound_verdict_rules)
+{
+	bench_run_stats st = {.loop_busy = 0.95, .loop_cpu_share = 0.4};
+	char why[300];
+	/* busy, whatever the lag: preempted or saturated, it sets the pace */
+	cr_assert(bench_client_bound(&st, 0, INFINITY, true, why, sizeof why));
+	cr_assert(strstr(why, "busy 95%"), "%s", why);
+	cr_assert(strstr(why, "waited for a CPU"), "%s", why); /* CPU 40 % of a busy 95 % */
+	st.loop_cpu_share = 0.9;
+	cr_assert(bench_client_bound(&st, 0, INFINITY, true, why, sizeof why));
+	cr_assert_null(strstr(why, "waited for a CPU"), "%s", why);
+	/* a late timer alone is no verdict (the issue: lag p99 4 ms at 30 % CPU) */
+	st = (bench_run_stats){.loop_busy = 0.3, .loop_lag_p99 = 0.004, .loop_lag_max = 0.011};
+	cr_assert_not(bench_client_bound(&st, 0, INFINITY, true, why, sizeof why));
+	/* open loop: one request in ten late by over 1 ms */
+	cr_assert(bench_client_bound(&st, 1.5, 200, true, why, sizeof why));
+	cr_assert(strstr(why, "schedule lag p90 is 1.50 ms"), "%s", why);
+	cr_assert_not(bench_client_bound(&st, 0.9, 200, true, why, sizeof why));
+	/* closed loop: the schedule lag is not the client's */
+	cr_assert_not(bench_client_bound(&st, 5, INFINITY, true, why, sizeof why));
 }
