@@ -384,7 +384,10 @@ static int plan_item(run_plan *p, const run_opts *o, const ib_val *row, size_t i
 		ib_buf rp = {0};
 		ib_error re = {0};
 		char *real = NULL;
-		if (run_recipe_path(&rp, o->recipes, row, &re) == 0 &&
+		/* a multi-node row: its per-node server.sh, else a whole-row script */
+		it->node_recipe = ib_map_get(row, "prefill") && ib_map_get(row, "decode") &&
+		                  run_node_recipe_path(&rp, o->recipes, row) == 0;
+		if ((it->node_recipe || run_recipe_path(&rp, o->recipes, row, &re) == 0) &&
 		    (real = realpath(rp.data, NULL)))
 			it->recipe = ib_arena_strdup(a, real);
 		else
