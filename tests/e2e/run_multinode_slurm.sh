@@ -159,7 +159,12 @@ wait -n
 echo "server.sh: rank $NODE_RANK: a process ended" >&2
 exit 1
 SH
-row 256 64 1 none | pools 1 1 1 1 | python3 -c 'import json, sys; print(json.dumps([json.load(sys.stdin)]))' >rmn.json
+# its concurrency list: one row (and job) per concurrency, as on the simulator engine
+row 256 64 1 none | pools 1 1 1 1 | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+r["conc"] = [1, 2]
+print(json.dumps([r]))' >rmn.json
 timeout 300 "$bin" run rmn.json --results store3 --slurm --wait --time 10 --engine recipe --recipes recipes \
 	--gpus-per-node 0 --tokenizer "$tok" --time-scale 10 --quiet >rmn.out 2>rmn.err
 rc=$?
@@ -174,11 +179,12 @@ grep -qx 'server.sh: rank 0 of 2 role prefill node n1 addr 127.0.0.1 node0 127.0
 grep -qx 'server.sh: rank 1 of 2 role decode node n2 addr 127.0.0.1 node0 127.0.0.1 ips 127.0.0.1,127.0.0.1 gpus 0 xP 1 yD 1' "$rr/logs/decode-0.log" && ok || no "rank 1: $(head -n 3 "$rr/logs/decode-0.log" 2>&1)"
 grep -q 'infbench sim frontend: listening' "$rr/logs/prefill-0.log" && ok || no "rank 0 started no frontend: $(tail -n 3 "$rr/logs/prefill-0.log" 2>&1)"
 "$bin" run --status --results store3 >status3.txt
-grep -q '^1 rows: 1 done$' status3.txt && ok || { no "recipe row status"; cat status3.txt; }
+grep -q '^2 rows: 2 done$' status3.txt && ok || { no "recipe row status"; cat status3.txt; }
 python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert len(r) == 1 and r[0].get("is_multinode") and r[0].get("disagg") and r[0]["conc"] == 1, r
+assert sorted(x["conc"] for x in r) == [1, 2], r
+assert all(x.get("is_multinode") and x.get("disagg") for x in r), r
 ' store3/agg_bmk.json 2>/dev/null && ok || no "recipe row agg_bmk.json: $(head -c 300 store3/agg_bmk.json 2>&1)"
 # the steps ended with the row: no process of its workspace is left
 sleep 1
