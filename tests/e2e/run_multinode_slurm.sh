@@ -16,8 +16,10 @@
 # row's per-node server.sh (a test recipe that starts simulator roles by
 # NODE_RANK, rank 0 the frontend) as one step per node with NODE_RANK,
 # NODE0_ADDR, IPADDRS, GPUS_PER_NODE, xP, yD, the runner's client against
-# it, the row done and no process left; then that a row whose roles cannot
-# start fails with the step's log in its reason.
+# it, the rows (one per concurrency) done and no process left, and that a
+# per-node script that ends fails its row with the step logs in the reason and
+# the other steps stopped; then that a row whose roles cannot start fails
+# with the step's log in its reason.
 # Prints one "skipped" line when the cluster cannot start.
 # Usage: run_multinode_slurm.sh INFBENCH. Ends with "run_multinode_slurm: N passed, N failed".
 . "$(dirname "$0")/lib.sh" run_multinode_slurm "$1"
@@ -190,6 +192,19 @@ assert all(x.get("is_multinode") and x.get("disagg") for x in r), r
 sleep 1
 left=$(pgrep -f -- "$PWD/store3/" | tr '\n' ' ')
 [ -z "$left" ] && ok || { no "processes left after the recipe row: $left"; kill $left; }
+# a per-node script that ends (rank 1 exits 3) fails the row before it is
+# ready, the reason quoting the step logs, and the other node's step is stopped
+bd=badrecipes/multi_node/fixed_seq_len/minimaxm3_fp4_mi355x_vllm
+mkdir -p "$bd"
+printf '#!/usr/bin/env bash\n[ "$NODE_RANK" = 1 ] && { echo "rank 1 gives up"; exit 3; }\nexec sleep 300\n' >"$bd/server.sh"
+timeout 300 "$bin" run rmn.json --results store5 --slurm --wait --time 10 --engine recipe \
+	--recipes badrecipes --gpus-per-node 0 --tokenizer "$tok" --quiet >/dev/null 2>rmn5.err
+rc=$?
+"$bin" run --status --results store5 >status5.txt
+[ "$rc" = 1 ] && grep -q "a node's step ended" status5.txt && grep -q 'rank 1 gives up' status5.txt && ok || no "a failing per-node script: exit $rc $(cat status5.txt)"
+sleep 1
+left=$(pgrep -x sleep | while read -r p; do case $(readlink "/proc/$p/cwd") in "$PWD"/store5/*) echo "$p" ;; esac; done)
+[ -z "$left" ] && ok || { no "a failed row's steps left: $left"; kill $left; }
 # outside its job a per-node recipe does not run (it needs the job's steps)
 timeout 60 "$bin" run rmn.json --results store4 --engine recipe --recipes recipes --tokenizer "$tok" --quiet >/dev/null 2>rmn4.err
 rc=$?
