@@ -65,8 +65,9 @@ wait_for_ready() {
 		fi
 		sleep "$every"
 	done
-	kill "$follower" 2>/dev/null
-	wait "$follower" 2>/dev/null
+	# (recipes run under set -e: the follower's end is not a failure)
+	kill "$follower" 2>/dev/null || true
+	wait "$follower" 2>/dev/null || true
 	return 0
 }
 
@@ -131,8 +132,8 @@ start_gpu_monitor() {
 stop_gpu_monitor() {
 	[[ -n ${IB_GPU_PID:-} ]] || return 0
 	[[ $IB_GPU_KIND == amd ]] && sleep $((IB_GPU_INTERVAL + 2))
-	kill "$IB_GPU_PID" 2>/dev/null
-	wait "$IB_GPU_PID" 2>/dev/null
+	kill "$IB_GPU_PID" 2>/dev/null || true
+	wait "$IB_GPU_PID" 2>/dev/null || true
 	if [[ -s $IB_GPU_CSV && $(tail -c 1 "$IB_GPU_CSV" | od -An -c | tr -d ' ') != '\n' ]]; then
 		sed -i '$ d' "$IB_GPU_CSV"
 	fi
@@ -249,4 +250,156 @@ run_eval() {
 # files (results*.json, samples*.jsonl, meta_env.json) in the workspace.
 append_lm_eval_summary() {
 	return 0
+}
+
+# ---- agentic rows (AgentX trace replay; docs/agentx.md "The aiperf shim") ----
+# The replay client is `aiperf profile` as InferenceX calls it; under
+# `infbench run --engine recipe` the `aiperf` found first in PATH is the
+# runner's shim (`infbench aiperf`). AIPERF_CLI / AIPERF_PYTHON may name
+# others.
+: "${AIPERF_CLI:=aiperf}"
+: "${AIPERF_FAILED_REQUEST_THRESHOLD:=0.10}"
+: "${AIPERF_LIVE_FAILED_REQUEST_THRESHOLD:=$AIPERF_FAILED_REQUEST_THRESHOLD}"
+: "${AIPERF_TRACE_IDLE_GAP_CAP_SECONDS:=300}"
+
+# require_agentic_kv_offload_none / require_agentic_kv_offload_backend NAME:
+# the row's KV_OFFLOAD_BACKEND must be empty / NAME.
+require_agentic_kv_offload_none() {
+	if [[ -n ${KV_OFFLOAD_BACKEND:-} ]]; then
+		echo "Error: KV_OFFLOADING=none takes no KV_OFFLOAD_BACKEND (got '$KV_OFFLOAD_BACKEND')" >&2
+		exit 1
+	fi
+}
+require_agentic_kv_offload_backend() {
+	if [[ ${KV_OFFLOAD_BACKEND:-} != "$1" ]]; then
+		echo "Error: this recipe offloads KV with '$1', the row asks for '${KV_OFFLOAD_BACKEND:-}'" >&2
+		exit 1
+	fi
+}
+
+# install_agentic_deps: nothing to install, infbench's replay is built in.
+install_agentic_deps() {
+	command -v "$AIPERF_CLI" >/dev/null 2>&1 || {
+		echo "Error: no '$AIPERF_CLI' (run under infbench run --engine recipe, or set AIPERF_CLI)" >&2
+		return 1
+	}
+}
+
+# resolve_trace_source: TRACE_SOURCE_FLAG for the row's corpus, chosen by
+# WEKA_LOADER_OVERRIDE, else by MODEL_PREFIX (the 1M-context families replay
+# the full corpus, the others its 256k cut); `infbench aiperf` reads the
+# loader's dataset from the local Hugging Face cache (or INFBENCH_AGENTX_CORPUS).
+resolve_trace_source() {
+	local loader=${WEKA_LOADER_OVERRIDE:-}
+	if [[ -z $loader ]]; then
+		case ${MODEL_PREFIX:-} in
+		dsv4* | glm5.2* | minimaxm3* | kimik3*) loader=semianalysis_cc_traces_weka_062126 ;;
+		*) loader=semianalysis_cc_traces_weka_062126_256k ;;
+		esac
+	fi
+	TRACE_SOURCE_FLAG="--public-dataset $loader"
+	echo "trace corpus: aiperf loader $loader (MODEL_PREFIX=${MODEL_PREFIX:-unset})"
+}
+
+# build_replay_cmd RESULT_DIR: REPLAY_CMD, the aiperf command line of the
+# inferencex-agentx-mvp scenario for this row (DURATION, CONC, MODEL,
+# MAX_MODEL_LEN, AIPERF_* knobs), artifacts under RESULT_DIR/aiperf_artifacts.
+build_replay_cmd() {
+	local dir=$1 duration=$DURATION warm=${AIPERF_WARMUP_REQUESTS_PER_LANE:-10}
+	if [[ ${AIPERF_EXPERIMENTAL_FAST:-0} == 1 ]]; then
+		duration=1200
+		warm=1
+	fi
+	[[ -n ${TRACE_SOURCE_FLAG:-} ]] || resolve_trace_source
+	local a=("$AIPERF_CLI" profile --scenario inferencex-agentx-mvp
+		--url "${AIPERF_SERVER_URL:-http://localhost:$PORT}" --endpoint /v1/chat/completions
+		--endpoint-type chat --streaming --model "${SERVED_MODEL_NAME:-$MODEL}"
+		--tokenizer "$MODEL" --concurrency "$CONC" --benchmark-duration "$duration"
+		--stats-interval 30 --random-seed 42
+		--failed-request-threshold "$AIPERF_LIVE_FAILED_REQUEST_THRESHOLD"
+		--trajectory-start-min-ratio 0.25 --trajectory-start-max-ratio 0.75
+		--warmup-requests-per-lane "$warm"
+		--trace-idle-gap-cap-seconds "$AIPERF_TRACE_IDLE_GAP_CAP_SECONDS"
+		--warmup-grace-period "${AGENTIC_WARMUP_GRACE_PERIOD:-1800}"
+		--use-server-token-count --no-gpu-telemetry --tokenizer-trust-remote-code)
+	[[ -n ${MAX_MODEL_LEN:-} && $MAX_MODEL_LEN != 0 ]] && a+=(--max-context-length "$MAX_MODEL_LEN")
+	a+=(--num-dataset-entries 393 --slice-duration 1.0)
+	if [[ -n ${AIPERF_SERVER_METRICS_URLS:-} ]]; then
+		local IFS=,
+		# shellcheck disable=SC2206
+		local urls=($AIPERF_SERVER_METRICS_URLS)
+		unset IFS
+		a+=(--server-metrics "${urls[@]}")
+	fi
+	a+=(--output-artifact-dir "$dir/aiperf_artifacts")
+	if ((duration < 900)) || [[ ${AIPERF_UNSAFE_OVERRIDE:-false} == true ]]; then
+		a+=(--unsafe-override)
+	fi
+	# shellcheck disable=SC2206
+	a+=($TRACE_SOURCE_FLAG)
+	REPLAY_CMD="${a[*]}"
+}
+
+# run_agentic_replay_and_write_outputs RESULT_DIR: the replay (its output
+# in RESULT_DIR/benchmark.log), then the agg row ($AGENTIC_OUTPUT_DIR/
+# $RESULT_FILENAME.json), the power adapter (single-node, ENABLE_AGENTX_POWER
+# on) and the request-error gate. Returns the first failure's status, after
+# every step has written what it could.
+run_agentic_replay_and_write_outputs() {
+	local dir=$1 out=${AGENTIC_OUTPUT_DIR:-$PWD} replay_rc gate_rc power_rc=0 power=0
+	if [[ ${ENABLE_AGENTX_POWER:-1} =~ ^(1|true|TRUE|yes|YES)$ && ${IS_MULTINODE:-false} != true ]]; then
+		power=1
+	fi
+	mkdir -p "$dir"
+	if ((power)); then
+		date +%z >"$dir/agentic_power_timezone_offset.txt"
+		start_gpu_monitor --output "$dir/gpu_metrics.csv"
+	fi
+	echo "$REPLAY_CMD" >"$dir/benchmark_command.txt"
+	# every status is collected, also under the recipes' set -e
+	replay_rc=0
+	# shellcheck disable=SC2086
+	$REPLAY_CMD 2>&1 | tee "$dir/benchmark.log" || replay_rc=${PIPESTATUS[0]}
+	if ((power)); then stop_gpu_monitor; fi
+	RESULT_DIR=$dir AGENTIC_OUTPUT_DIR=$out "$IB_BIN" agentic process || return $?
+	if ((power)); then
+		local req=()
+		[[ ${REQUIRE_POWER:-0} =~ ^(1|true|TRUE|yes|YES)$ ]] && req=(--require-power)
+		"$IB_BIN" agentic power-adapter --result-dir "$dir" --agg-result "$out/$RESULT_FILENAME.json" \
+			--expected-num-gpus "$((${TP:-1} * ${PP_SIZE:-1} * ${PCP_SIZE:-1}))" "${req[@]}" ||
+			power_rc=$?
+	fi
+	gate_rc=0
+	"$IB_BIN" agentic validate "$dir/aiperf_artifacts" \
+		--failed-request-threshold "$AIPERF_FAILED_REQUEST_THRESHOLD" || gate_rc=$?
+	if ((replay_rc)); then
+		echo "ERROR: the agentic replay exited with status $replay_rc (its results are written)" >&2
+		return "$replay_rc"
+	fi
+	if ((gate_rc)); then
+		echo "ERROR: the agentic results failed the request-error gate" >&2
+		return "$gate_rc"
+	fi
+	if ((power_rc)); then
+		echo "ERROR: the AgentX power validation failed" >&2
+		return "$power_rc"
+	fi
+	validate_required_agentic_server_metrics "$dir"
+}
+
+# validate_required_agentic_server_metrics RESULT_DIR: with
+# AIPERF_REQUIRED_SERVER_METRIC_PREFIX set (e.g. sglang:), the replay's
+# server metrics must exist and hold a metric of that prefix.
+validate_required_agentic_server_metrics() {
+	local prefix=${AIPERF_REQUIRED_SERVER_METRIC_PREFIX:-} m=$1/aiperf_artifacts/server_metrics_export
+	[[ -n $prefix ]] || return 0
+	if [[ ! -s $m.json || ! -s $m.csv ]]; then
+		echo "ERROR: no server metrics in $1/aiperf_artifacts (server_metrics_export.json/.csv)" >&2
+		return 1
+	fi
+	if ! grep -F -q -m 1 "\"$prefix" "$m.json"; then
+		echo "ERROR: $m.json has no metric named $prefix*" >&2
+		return 1
+	fi
+	echo "server metrics with prefix '$prefix' present"
 }

@@ -299,6 +299,17 @@ bool ax_sched_profiling(const ax_sched *s);
 /* Traces dropped for max_context. */
 size_t ax_sched_dropped(const ax_sched *s);
 
+/* Where a running replay stands (ax_replay_opts.progress). */
+typedef struct {
+	bool profiling;       /* warmup has drained */
+	double elapsed;       /* model seconds of profiling so far (0 in warmup) */
+	double duration;      /* the profiling seconds asked for */
+	size_t warmup_done;   /* warmup requests ended */
+	size_t done, failed;  /* profiling requests completed, failed */
+	size_t inflight;      /* requests in flight */
+	double output_tokens; /* output tokens of the completed profiling requests */
+} ax_replay_progress;
+
 /* ---- the replay (infbench agentx replay; AX2-AX5) ----
  * Drives ax_sched's lanes against an OpenAI-compatible server with real
  * requests on bench/'s connections and stream parser (one event loop):
@@ -316,21 +327,47 @@ size_t ax_sched_dropped(const ax_sched *s);
  * cancelled (left out of the records). */
 typedef struct {
 	const char *corpus;    /* ax_corpus_load's source */
-	const char *base_url;  /* http://host:port */
+	const char *base_url;  /* http[s]://host:port */
 	const char *endpoint;  /* "/v1/chat/completions" */
 	const char *model;     /* the served model name (JSON "model") */
 	const char *tokenizer; /* a folder, tokenizer.json or HF id; NULL: model */
 	const char *api_key;   /* NULL: none */
-	size_t concurrency;    /* lanes */
-	double duration;       /* profiling seconds (3600 in InferenceX) */
-	double grace;          /* seconds in-flight requests may finish after it (30) */
-	uint32_t seed;         /* 42 */
+	/* https:// base URLs: the CA file (PEM; NULL: the system store), or no
+	 * certificate verification at all */
+	const char *ca_cert;
+	bool insecure;
+	size_t concurrency; /* lanes */
+	double duration;    /* profiling seconds (3600 in InferenceX) */
+	double grace;       /* seconds in-flight requests may finish after it (30) */
+	uint32_t seed;      /* 42 */
 	size_t warmup_per_lane;
 	double tstar_lo, tstar_hi, global_idle_cap, tree_idle_cap;
 	int64_t max_context;    /* --max-context-length; 0: none */
 	double request_timeout; /* seconds (model time); 0: none */
 	size_t text_budget;     /* bytes of block texts kept (0: 1 GiB) */
-	const char *out_dir;    /* <out_dir>/aiperf_artifacts/, <out_dir>/env */
+	const char *out_dir;    /* <out_dir>/aiperf_artifacts/, <out_dir>/env; NULL
+	                         * with artifact_dir: no env file */
+	/* the artifacts' folder itself (aiperf's --output-artifact-dir); NULL:
+	 * <out_dir>/aiperf_artifacts */
+	const char *artifact_dir;
+	size_t max_traces; /* aiperf's --num-dataset-entries: the first N traces; 0: all */
+	/* aiperf's live --failed-request-threshold: once 10 profiling requests
+	 * have ended and failed / completed exceeds it, the replay stops as at
+	 * the end of its duration (in flight cancelled at once), writes its
+	 * artifacts and reports it in ax_replay_outcome.threshold_exceeded;
+	 * < 0: never (the default) */
+	double live_fail_threshold;
+	/* aiperf's --warmup-grace-period: warmup that has not drained this many
+	 * seconds (model time) after the start fails the replay (IB_EIO); 0:
+	 * no limit (the default) */
+	double warmup_grace;
+	/* Prometheus endpoints scraped besides the server's own /metrics
+	 * (aiperf's --server-metrics; an URL equal to <base_url>/metrics is
+	 * that one), and how often their gauges are sampled within the window
+	 * (wall seconds; 0: at its start and end only) */
+	const char *const *metrics_urls;
+	size_t nmetrics_urls;
+	double metrics_interval;
 	/* extra KEY=VALUE lines for the env file (after CONC, MODEL, RESULT_DIR,
 	 * DURATION, which they override) */
 	const char *const *env;
@@ -342,6 +379,11 @@ typedef struct {
 	 * why) */
 	bool (*cancel)(void *arg);
 	void *cancel_arg;
+	/* called about every progress_every wall seconds while the replay runs
+	 * (NULL or 0: never), from the replay's thread */
+	void (*progress)(void *arg, const ax_replay_progress *p);
+	void *progress_arg;
+	double progress_every;
 } ax_replay_opts;
 
 /* Fills o with InferenceX's settings (seed 42, 10 warmup requests per lane,
@@ -351,7 +393,8 @@ void ax_replay_defaults(ax_replay_opts *o);
 
 typedef struct {
 	size_t sent, profiled, warmup, errors, cancelled, dropped_traces;
-	double time_scale; /* the scale the server announced (1: none) */
+	double time_scale;       /* the scale the server announced (1: none) */
+	bool threshold_exceeded; /* live_fail_threshold stopped it */
 	double wall_seconds;
 } ax_replay_outcome;
 

@@ -256,43 +256,6 @@ static int aggregate(ib_arena *a, const ax_art *t, ib_val **out)
 	return 0;
 }
 
-/* ---- server_metrics_export.json ----
- * aiperf's Prometheus summary, of the counters infbench scrapes: vLLM's
- * prefix-cache queries and hits over the profiling window (what the
- * processing's vLLM adapter turns into the GPU cache hit rate). */
-
-static int server_metrics(ib_arena *a, const ax_art *t, ib_val **out)
-{
-	*out = NULL;
-	const bench_scrape *b = t->before, *f = t->after;
-	if (!b || !f || !b->ok || !f->ok || isnan(b->prefix_hits) || isnan(f->prefix_hits) ||
-	    isnan(b->prefix_queries) || isnan(f->prefix_queries))
-		return 0;
-	static const char *const names[] = {"vllm:prefix_cache_queries", "vllm:prefix_cache_hits"};
-	double v[] = {f->prefix_queries - b->prefix_queries, f->prefix_hits - b->prefix_hits};
-	double dur = t->end_unix - t->start_unix;
-	ib_val *m = ib_v_map(a), *ms = ib_v_map(a);
-	for (int i = 0; i < 2; i++) {
-		ib_val *x = ib_v_map(a), *series = ib_v_list(a), *s = ib_v_map(a),
-		       *st = ib_v_map(a);
-		ib_map_set(a, st, "total", ib_v_float(a, v[i]));
-		ib_map_set(a, st, "rate", ib_v_float(a, dur > 0 ? v[i] / dur : 0));
-		ib_map_set(a, s, "endpoint_url", ib_v_str(a, t->o->base_url));
-		ib_map_set(a, s, "labels", ib_v_map(a));
-		ib_map_set(a, s, "stats", st);
-		ib_list_push(a, series, s);
-		ib_map_set(a, x, "type", ib_v_str(a, "counter"));
-		ib_map_set(a, x, "description", ib_v_str(a, ""));
-		ib_map_set(a, x, "unit", ib_v_str(a, "tokens"));
-		ib_map_set(a, x, "series", series);
-		ib_map_set(a, ms, names[i], x);
-	}
-	ib_map_set(a, m, "schema_version", ib_v_str(a, "1.0"));
-	ib_map_set(a, m, "metrics", ms);
-	*out = m;
-	return 0;
-}
-
 /* ---- the env file ---- */
 
 static bool overridden(const ax_art *t, const char *key)
@@ -320,7 +283,7 @@ static void env_file(ib_buf *b, const ax_art *t)
 
 int ax_art_write(const ax_art *t, ib_error *e)
 {
-	ib_buf path = {0}, b = {0};
+	ib_buf path = {0}, b = {0}, dir = {0};
 	ib_arena *a = ib_arena_new();
 	ib_val *agg = NULL;
 	int rc = 0;
@@ -328,13 +291,20 @@ int ax_art_write(const ax_art *t, ib_error *e)
 		rc = ib_fail(e, IB_ENOMEM, "", 0, 0, "out of memory");
 		goto out;
 	}
-	ib_buf_printf(&path, "%s/aiperf_artifacts", t->o->out_dir);
-	if (ib_buf_error(&path) || (rc = ib_mkdirs_writable(path.data, e)))
+	if (t->o->artifact_dir)
+		ib_buf_puts(&dir, t->o->artifact_dir);
+	else
+		ib_buf_printf(&dir, "%s/aiperf_artifacts", t->o->out_dir);
+	if (ib_buf_error(&dir)) {
+		rc = ib_fail(e, IB_ENOMEM, "", 0, 0, "out of memory");
+		goto out;
+	}
+	if ((rc = ib_mkdirs_writable(dir.data, e)))
 		goto out;
 	for (size_t i = 0; i < t->n; i++)
 		record(&b, &t->rec[i]);
 	path.len = 0;
-	ib_buf_printf(&path, "%s/aiperf_artifacts/profile_export.jsonl", t->o->out_dir);
+	ib_buf_printf(&path, "%s/profile_export.jsonl", dir.data);
 	if ((rc = ib_buf_write_file(path.data, &b, e)))
 		goto out;
 	if ((rc = aggregate(a, t, &agg))) {
@@ -342,25 +312,34 @@ int ax_art_write(const ax_art *t, ib_error *e)
 		goto out;
 	}
 	path.len = 0;
-	ib_buf_printf(&path, "%s/aiperf_artifacts/profile_export_aiperf.json", t->o->out_dir);
+	ib_buf_printf(&path, "%s/profile_export_aiperf.json", dir.data);
 	ib_json_opts jo = {.indent = 2, .ensure_ascii = true};
 	if ((rc = ib_json_write_path(path.data, agg, &jo, e)))
 		goto out;
 	ib_val *sm;
-	server_metrics(a, t, &sm);
+	b.len = 0;
+	if ((rc = ax_smx_export(a, t->mx, t->nmx, t->end_unix - t->start_unix, &sm, &b, e)))
+		goto out;
 	path.len = 0;
-	ib_buf_printf(&path, "%s/aiperf_artifacts/server_metrics_export.json", t->o->out_dir);
+	ib_buf_printf(&path, "%s/server_metrics_export.json", dir.data);
 	if (sm && (rc = ib_json_write_path(path.data, sm, &jo, e)))
 		goto out;
-	b.len = 0;
-	env_file(&b, t);
 	path.len = 0;
-	ib_buf_printf(&path, "%s/env", t->o->out_dir);
-	rc = ib_buf_write_file(path.data, &b, e);
+	ib_buf_printf(&path, "%s/server_metrics_export.csv", dir.data);
+	if (sm && (rc = ib_buf_write_file(path.data, &b, e)))
+		goto out;
+	if (t->o->out_dir) {
+		b.len = 0;
+		env_file(&b, t);
+		path.len = 0;
+		ib_buf_printf(&path, "%s/env", t->o->out_dir);
+		rc = ib_buf_write_file(path.data, &b, e);
+	}
 out:
 	if (!rc && ib_buf_error(&path))
 		rc = ib_fail(e, IB_ENOMEM, "", 0, 0, "out of memory");
 	ib_buf_free(&path);
+	ib_buf_free(&dir);
 	ib_buf_free(&b);
 	ib_arena_free(a);
 	return rc;

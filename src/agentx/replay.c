@@ -27,6 +27,7 @@ void ax_replay_defaults(ax_replay_opts *o)
 	o->global_idle_cap = 10, o->tree_idle_cap = 300;
 	o->request_timeout = 1800;
 	o->out_dir = ".";
+	o->live_fail_threshold = -1;
 }
 
 typedef struct replay replay;
@@ -67,6 +68,7 @@ struct replay {
 	net_loop *loop;
 	char host[256], name[256];
 	int port;
+	net_tls *tls; /* https: every connection's client context */
 	/* connections: slots grow on demand (subagents exceed the lanes) */
 	rslot **slots;
 	size_t nslots, cap, inflight;
@@ -86,10 +88,19 @@ struct replay {
 	double unix0, S;
 	bool profiling, stopping;
 	double prof_start, prof_end;
-	net_timer wake, grace, poll;
-	/* /metrics at the start and the end of the profiling window */
+	net_timer wake, grace, poll, ptick, wgrace;
+	/* ended requests: warmup; profiling completed and failed (the live
+	 * threshold, the progress) */
+	size_t warm_done, prof_ok, prof_fail;
+	double prof_out;
+	bool exceeded; /* the live failed-request threshold stopped it */
+	/* the server metrics endpoints: the server's /metrics and
+	 * metrics_urls, scraped at the start and the end of the profiling
+	 * window and every metrics_interval seconds in it */
 	bench_cfg http;
-	bench_scrape before, after;
+	ax_smx *mx;
+	size_t nmx;
+	net_timer mtick;
 	/* results */
 	ax_rec *rec;
 	size_t nrec, reccap;
@@ -383,6 +394,34 @@ static int add_record(replay *r, rslot *s, int err, const char *msg, double now)
 	return 0;
 }
 
+static void stop_now(replay *r, double now);
+static void say(ib_log_fn log, void *arg, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The ended request x in the counters; past the live failed-request
+ * threshold, the replay stops. */
+static void count(replay *r, const ax_rec *x, double now)
+{
+	if (x->warmup) {
+		r->warm_done++;
+		return;
+	}
+	if (x->ok)
+		r->prof_ok++, r->prof_out += (double)x->osl;
+	else
+		r->prof_fail++;
+	double th = r->o->live_fail_threshold;
+	if (th >= 0 && !r->stopping && r->prof_ok + r->prof_fail >= 10 &&
+	    (double)r->prof_fail > th * (double)r->prof_ok) {
+		r->exceeded = true;
+		say(r->log, r->log_arg,
+		    "infbench agentx replay: %zu of %zu profiling requests failed, over the "
+		    "--failed-request-threshold %g: stopping\n",
+		    r->prof_fail, r->prof_ok + r->prof_fail, th);
+		stop_now(r, now);
+	}
+}
+
 static void complete(rslot *s, int err, const char *msg)
 {
 	replay *r = s->r;
@@ -397,6 +436,7 @@ static void complete(rslot *s, int err, const char *msg)
 		fatal(r, IB_ENOMEM, "out of memory");
 		return;
 	}
+	count(r, &r->rec[r->nrec - 1], now);
 	pump(r);
 }
 
@@ -458,6 +498,11 @@ static rslot *free_slot(replay *r)
 		free(s);
 		return NULL;
 	}
+	if (r->tls && net_client_use_tls(s->c, r->tls, r->name)) {
+		net_client_free(s->c);
+		free(s);
+		return NULL;
+	}
 	r->slots[r->nslots++] = s;
 	return s;
 }
@@ -482,22 +527,37 @@ static void on_grace(net_loop *l, net_timer *t)
 	net_stop(l);
 }
 
-/* The server's /metrics counters (bench_scrape_values); not ok when it
- * has none or cannot be asked within a second. */
-static void scrape(replay *r, bench_scrape *out)
+/* Every server metrics endpoint at phase (ax_smx_feed); out of memory
+ * ends the replay. */
+static void scrape(replay *r, int phase)
 {
-	ib_buf b = {0};
-	ib_error ig = {0};
-	memset(out, 0, sizeof *out);
-	if (bench_http(&r->http, "GET", "/metrics", NULL, 0, 1000, &b, &ig) == 0) {
-		bench_scrape_values(b.data ? b.data : "", out);
-		out->ok = true;
-	}
-	ib_buf_free(&b);
+	for (size_t i = 0; i < r->nmx; i++)
+		if (ax_smx_scrape(&r->mx[i], phase)) {
+			fatal(r, IB_ENOMEM, "out of memory");
+			return;
+		}
 }
 
-static void say(ib_log_fn log, void *arg, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* metrics_interval: a gauge sample of every endpoint within the window */
+static void on_mtick(net_loop *l, net_timer *t)
+{
+	replay *r = t->arg;
+	if (r->stopping)
+		return;
+	scrape(r, 1);
+	net_timer_arm(l, t, ib_now_ns() + (int64_t)(r->o->metrics_interval * 1e9));
+}
+
+/* Ends the profiling window at now: nothing new is sent, what is in
+ * flight is cancelled at once (the grace timer, due now). */
+static void stop_now(replay *r, double now)
+{
+	r->stopping = true;
+	if (r->profiling && now < r->prof_end)
+		r->prof_end = now;
+	net_timer_cancel(r->loop, &r->wake);
+	net_timer_arm(r->loop, &r->grace, ib_now_ns());
+}
 
 static void pump(replay *r)
 {
@@ -507,7 +567,10 @@ static void pump(replay *r)
 		    "infbench agentx replay: warmup drained after %zu requests; profiling for %g "
 		    "s\n",
 		    r->sent, r->o->duration);
-		scrape(r, &r->before);
+		scrape(r, 0);
+		if (r->o->metrics_interval > 0)
+			net_timer_arm(r->loop, &r->mtick,
+			              ib_now_ns() + (int64_t)(r->o->metrics_interval * 1e9));
 		now = model_now(r);
 		r->profiling = true;
 		r->prof_start = now;
@@ -544,6 +607,39 @@ static void on_wake(net_loop *l, net_timer *t)
 /* the caller's cancel hook, about every 50 ms of wall time */
 #define POLL_NS 50000000LL
 
+/* the caller's progress hook, every progress_every wall seconds */
+static void on_tick(net_loop *l, net_timer *t)
+{
+	replay *r = t->arg;
+	double now = model_now(r);
+	ax_replay_progress p = {.profiling = r->profiling,
+	                        .elapsed =
+	                            r->profiling ? fmin(now, r->prof_end) - r->prof_start : 0,
+	                        .duration = r->o->duration,
+	                        .warmup_done = r->warm_done,
+	                        .done = r->prof_ok,
+	                        .failed = r->prof_fail,
+	                        .inflight = r->inflight,
+	                        .output_tokens = r->prof_out};
+	r->o->progress(r->o->progress_arg, &p);
+	net_timer_arm(l, t, ib_now_ns() + (int64_t)(r->o->progress_every * 1e9));
+}
+
+/* --warmup-grace-period: warmup still under way fails the replay */
+static void on_wgrace(net_loop *l, net_timer *t)
+{
+	(void)l;
+	replay *r = t->arg;
+	if (r->profiling)
+		return;
+	char msg[160];
+	snprintf(msg, sizeof msg,
+	         "warmup did not drain within the --warmup-grace-period of %g s (%zu warmup "
+	         "requests ended)",
+	         r->o->warmup_grace, r->warm_done);
+	fatal(r, IB_EIO, msg);
+}
+
 static void on_poll(net_loop *l, net_timer *t)
 {
 	replay *r = t->arg;
@@ -570,16 +666,24 @@ static int check_opts(const ax_replay_opts *o, ib_error *e)
 		return ib_fail(e, IB_EINVAL, "", 0, 0, "argument --model: required");
 	if (!o->corpus || !*o->corpus)
 		return ib_fail(e, IB_EINVAL, "", 0, 0, "argument --corpus: required");
-	if (!o->base_url || strncmp(o->base_url, "http://", 7))
-		return ib_fail(e, IB_EINVAL, "", 0, 0,
-		               "argument --base-url: an http:// URL is required (got %s)",
-		               o->base_url ? o->base_url : "none");
+	if (!o->base_url ||
+	    (strncmp(o->base_url, "http://", 7) && strncmp(o->base_url, "https://", 8)))
+		return ib_fail(
+		    e, IB_EINVAL, "", 0, 0,
+		    "argument --base-url: an http:// or https:// URL is required (got %s)",
+		    o->base_url ? o->base_url : "none");
 	if (!o->concurrency || o->concurrency > 65536)
 		return ib_fail(e, IB_EINVAL, "", 0, 0, "argument --concurrency: must be 1..65536");
 	if (!(o->duration > 0) || !(o->grace >= 0) || !(o->request_timeout >= 0))
 		return ib_fail(e, IB_EINVAL, "", 0, 0,
 		               "--benchmark-duration must be > 0, --grace-period and "
 		               "--request-timeout >= 0");
+	if (!o->out_dir && !o->artifact_dir)
+		return ib_fail(e, IB_EINVAL, "", 0, 0, "no output folder");
+	if (!(o->warmup_grace >= 0) || isnan(o->live_fail_threshold))
+		return ib_fail(e, IB_EINVAL, "", 0, 0,
+		               "--warmup-grace-period must be >= 0, the failed-request "
+		               "threshold a number");
 	if (!(o->global_idle_cap > 0) || !(o->tree_idle_cap > 0))
 		return ib_fail(e, IB_EINVAL, "", 0, 0, "the idle caps must be > 0 seconds");
 	if (o->max_context < 0)
@@ -608,7 +712,13 @@ static void replay_free(replay *r)
 		net_timer_cancel(r->loop, &r->wake);
 		net_timer_cancel(r->loop, &r->grace);
 		net_timer_cancel(r->loop, &r->poll);
+		net_timer_cancel(r->loop, &r->ptick);
+		net_timer_cancel(r->loop, &r->wgrace);
+		net_timer_cancel(r->loop, &r->mtick);
 	}
+	for (size_t i = 0; i < r->nmx; i++)
+		ax_smx_free(&r->mx[i]);
+	free(r->mx);
 	net_loop_free(r->loop);
 	for (size_t i = 0; r->tx && i < r->corpus->n; i++)
 		ax_texts_free(r->tx[i]);
@@ -620,6 +730,38 @@ static void replay_free(replay *r)
 	free(r->rec);
 	ax_conv_free(&r->conv);
 	ax_sched_free(r->s);
+}
+
+/* The server's /metrics, then each of metrics_urls that is another URL. */
+static int metrics_endpoints(replay *r, ib_error *e)
+{
+	const ax_replay_opts *o = r->o;
+	r->mx = calloc(o->nmetrics_urls + 1, sizeof *r->mx);
+	if (!r->mx)
+		return OOM(e);
+	size_t bl = strlen(o->base_url);
+	while (bl && o->base_url[bl - 1] == '/')
+		bl--;
+	char *own = malloc(bl + 9);
+	if (!own)
+		return OOM(e);
+	snprintf(own, bl + 9, "%.*s/metrics", (int)bl, o->base_url);
+	int rc = ax_smx_init(&r->mx[r->nmx], own, r->tls, e);
+	free(own);
+	if (rc)
+		return rc;
+	r->nmx++;
+	for (size_t i = 0; i < o->nmetrics_urls; i++) {
+		bool dup = false;
+		for (size_t j = 0; j < r->nmx && !dup; j++)
+			dup = !strcmp(r->mx[j].url, o->metrics_urls[i]);
+		if (dup)
+			continue;
+		if ((rc = ax_smx_init(&r->mx[r->nmx], o->metrics_urls[i], r->tls, e)))
+			return rc;
+		r->nmx++;
+	}
+	return 0;
 }
 
 static double unix_now(void)
@@ -645,6 +787,8 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 		return OOM(e);
 	if ((rc = ax_corpus_load(a, o->corpus, &c, e)))
 		goto out;
+	if (o->max_traces && c.n > o->max_traces)
+		c.n = o->max_traces;
 	const char *tokpath = o->tokenizer ? o->tokenizer : o->model;
 	if ((rc = bench_tokenizer_open(&bt, tokpath, false, false, e))) {
 		if (!e->file[0])
@@ -656,7 +800,9 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 	bool https;
 	if ((rc = bench_target(o->base_url, NULL, 0, r.host, &r.port, r.name, &https, e)))
 		goto out;
-	r.http = (bench_cfg){.host = r.host, .port = r.port, .server_name = r.name};
+	if (https && (rc = net_tls_client_new(o->ca_cert, o->insecure, &r.tls, e)))
+		goto out;
+	r.http = (bench_cfg){.host = r.host, .port = r.port, .tls = r.tls, .server_name = r.name};
 	double S = bench_probe_time_scale(&r.http, 10000);
 	r.S = S > 0 ? S : 1;
 	r.corpus = &c;
@@ -674,6 +820,11 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 	r.wake = (net_timer){.fn = on_wake, .arg = &r};
 	r.grace = (net_timer){.fn = on_grace, .arg = &r};
 	r.poll = (net_timer){.fn = on_poll, .arg = &r};
+	r.ptick = (net_timer){.fn = on_tick, .arg = &r};
+	r.wgrace = (net_timer){.fn = on_wgrace, .arg = &r};
+	r.mtick = (net_timer){.fn = on_mtick, .arg = &r};
+	if ((rc = metrics_endpoints(&r, e)))
+		goto out;
 	net_raise_fd_limit();
 	ax_sched_opts so = {.corpus = &c,
 	                    .lanes = o->concurrency,
@@ -698,6 +849,10 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 		    r.S);
 	if (o->cancel)
 		net_timer_arm(r.loop, &r.poll, ib_now_ns() + POLL_NS);
+	if (o->progress && o->progress_every > 0)
+		net_timer_arm(r.loop, &r.ptick, ib_now_ns() + (int64_t)(o->progress_every * 1e9));
+	if (o->warmup_grace > 0)
+		net_timer_arm(r.loop, &r.wgrace, wall_of(&r, o->warmup_grace));
 	pump(&r);
 	if (!r.err.code && net_run(r.loop))
 		ib_fail(&r.err, IB_EIO, "", 0, 0, "the event loop failed");
@@ -706,11 +861,12 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 		goto out;
 	}
 	if (r.profiling)
-		scrape(&r, &r.after);
+		scrape(&r, 2);
 	out->sent = r.sent;
 	out->cancelled = r.cancelled;
 	out->dropped_traces = ax_sched_dropped(r.s);
 	out->time_scale = r.S;
+	out->threshold_exceeded = r.exceeded;
 	out->wall_seconds = (double)(ib_now_ns() - r.wall0) * 1e-9;
 	for (size_t i = 0; i < r.nrec; i++) {
 		out->warmup += r.rec[i].warmup;
@@ -723,18 +879,21 @@ int ax_replay(const ax_replay_opts *o, ib_log_fn log, void *log_arg, ax_replay_o
 	              .start_unix = r.unix0 + r.prof_start,
 	              .end_unix = r.unix0 + (r.stopping ? r.prof_end : model_now(&r)),
 	              .scale = r.S,
-	              .cancelled = r.cancelled > 0,
+	              .cancelled = r.cancelled > 0 || r.exceeded,
 	              .ntraces = c.n - ax_sched_dropped(r.s),
-	              .before = &r.before,
-	              .after = &r.after};
+	              .mx = r.mx,
+	              .nmx = r.nmx};
 	if ((rc = ax_art_write(&art, e)))
 		goto out;
 	say(log, log_arg,
 	    "infbench agentx replay: %zu requests sent: %zu profiled, %zu warmup, %zu failed, "
-	    "%zu cancelled at the end; artifacts in %s/aiperf_artifacts\n",
-	    out->sent, out->profiled, out->warmup, out->errors, out->cancelled, o->out_dir);
+	    "%zu cancelled at the end; artifacts in %s%s\n",
+	    out->sent, out->profiled, out->warmup, out->errors, out->cancelled,
+	    o->artifact_dir ? o->artifact_dir : o->out_dir,
+	    o->artifact_dir ? "" : "/aiperf_artifacts");
 out:
 	replay_free(&r);
+	net_tls_free(r.tls);
 	ax_blocks_free(blocks);
 	if (bt.arena)
 		bench_tokenizer_close(&bt);

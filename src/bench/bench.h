@@ -293,6 +293,34 @@ typedef struct {
 	double prefix_hits, prefix_queries, sglang_cache_hit_rate;
 } bench_scrape;
 
+/* ---- Prometheus text, sample by sample (bench/prom.c) ----
+ * bench_prom_each calls fn for every sample line of text (n bytes): its
+ * name, the raw text inside its {...} (labels_len 0: none) and its value.
+ * type is its family's (the last "# TYPE" line) when the sample belongs to
+ * it (the family's name, or a counter family's name + "_total"), a
+ * counter's "_created" samples BENCH_PROM_OTHER, else BENCH_PROM_UNTYPED.
+ * Lines that are not samples are skipped. A non-zero return of fn stops
+ * the walk and is returned; else 0. */
+typedef enum {
+	BENCH_PROM_UNTYPED,
+	BENCH_PROM_COUNTER,
+	BENCH_PROM_GAUGE,
+	BENCH_PROM_OTHER /* histogram, summary, info, a counter's _created */
+} bench_prom_type;
+typedef struct {
+	const char *name;
+	size_t name_len;
+	const char *labels;
+	size_t labels_len;
+	double value;
+	bench_prom_type type;
+} bench_prom_sample;
+typedef int (*bench_prom_fn)(void *arg, const bench_prom_sample *s);
+int bench_prom_each(const char *text, size_t n, bench_prom_fn fn, void *arg);
+/* A sample's labels (`k="v",...`, escapes \\ \" \n) as a map in a: 0,
+ * IB_EPARSE for a malformed set (named in e), IB_ENOMEM. */
+int bench_prom_labels(ib_arena *a, const char *s, size_t n, ib_val **out, ib_error *e);
+
 /* Reads the counters of a Prometheus text (summing every label set). */
 void bench_scrape_values(const char *text, bench_scrape *s);
 /* The "server_metrics" object for the result: acceptance statistics and

@@ -31,6 +31,7 @@ int cmd_process(int argc, char **argv);
 int cmd_power(int argc, char **argv);
 int cmd_agentic(int argc, char **argv);
 int cmd_agentx(int argc, char **argv);
+int cmd_aiperf(int argc, char **argv);
 int cmd_success_rate(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_sim_validate(int argc, char **argv);

@@ -279,7 +279,8 @@ static int read_replay_opts(arg_parser *p, ax_replay_opts *o)
 	} strs[] = {{"--corpus", &o->corpus},       {"--base-url", &o->base_url},
 	            {"--endpoint", &o->endpoint},   {"--model", &o->model},
 	            {"--tokenizer", &o->tokenizer}, {"--api-key", &o->api_key},
-	            {"--output-dir", &o->out_dir},  {"--dataset-name", &o->dataset}};
+	            {"--output-dir", &o->out_dir},  {"--dataset-name", &o->dataset},
+	            {"--ca-cert", &o->ca_cert}};
 	num_opt nums[] = {{"--benchmark-duration", &o->duration},
 	                  {"--grace-period", &o->grace},
 	                  {"--trajectory-start-min-ratio", &o->tstar_lo},
@@ -310,6 +311,7 @@ static int read_replay_opts(arg_parser *p, ax_replay_opts *o)
 			    p, p->prog, "argument %s: need an integer in %lld..%lld, got '%s'",
 			    ints[i].name, (long long)ints[i].lo, (long long)ints[i].hi, x->vals[0]);
 	}
+	o->insecure = args_get(p, "--insecure")->seen;
 	o->concurrency = (size_t)ints[0].v, o->seed = (uint32_t)ints[1].v;
 	o->warmup_per_lane = (size_t)ints[2].v, o->max_context = ints[3].v;
 	if ((x = args_get(p, "--env"))->seen) {
@@ -336,7 +338,11 @@ static int replay(int argc, char **argv)
 	    OPT("--corpus", "SRC",
 	        "a trace file, a folder of them, or a dataset id in the local "
 	        "Hugging Face cache (required)"),
-	    OPT("--base-url", "URL", "the server, http://host:port (required)"),
+	    OPT("--base-url", "URL", "the server, http[s]://host:port (required)"),
+	    OPT("--ca-cert", "FILE", "https: trust this PEM CA (default: the system store)"),
+	    {.name = "--insecure",
+	     .kind = ARG_FLAG,
+	     .help = "https: do not verify the server's certificate"},
 	    OPT("--endpoint", "PATH", "default /v1/chat/completions"),
 	    OPT("--model", "NAME",
 	        "the served model (JSON \"model\"; the tokenizer by default; required)"),

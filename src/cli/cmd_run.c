@@ -214,7 +214,15 @@ static void on_event(void *arg, const run_event *ev)
 	progress *pg = arg;
 	if (ev->state == RUN_PENDING)
 		return;
-	if (ev->tokens_total > 0) { /* within the running row */
+	if (ev->agentic && !ev->profiling) { /* within a running agentic row */
+		snprintf(pg->cur, sizeof pg->cur, "%.48s: warmup, %zu requests, %zu in flight",
+		         ev->name, ev->warmup_requests, ev->inflight);
+	} else if (ev->agentic) {
+		double pct = ev->duration > 0 ? 100 * ev->elapsed / ev->duration : 0;
+		snprintf(pg->cur, sizeof pg->cur,
+		         "%.48s: %.0f of %.0f s (%.0f%%), %zu requests, %zu failed", ev->name,
+		         ev->elapsed, ev->duration, pct > 99 ? 99 : pct, ev->requests, ev->failed);
+	} else if (ev->tokens_total > 0) { /* within the running row */
 		double pct = 100 * ev->tokens_done / ev->tokens_total;
 		snprintf(pg->cur, sizeof pg->cur, "%.48s: %.0f of ~%.0f tokens (%.0f%%)", ev->name,
 		         ev->tokens_done, ev->tokens_total, pct > 99 ? 99 : pct);

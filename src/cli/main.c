@@ -35,6 +35,8 @@ static const cli_command commands[] = {
      "validate GPU telemetry and patch power into an agg row (aggregate_power*.py)"},
     {"agentic", cmd_agentic, "AgentX results: process, validate, power-adapter (utils/agentic)"},
     {"agentx", cmd_agentx, "AgentX traces: make-traces (a stand-in corpus), check"},
+    {"aiperf", cmd_aiperf,
+     "aiperf profile --scenario inferencex-agentx-mvp, run by the AgentX replay (a shim)"},
     {"review", cmd_review, "the mechanical review checklist over a change or recipe/config files"},
     {"report", cmd_report,
      "agg rows -> one self-contained HTML report (charts, frontiers, evals), SVG or text"},

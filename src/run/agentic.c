@@ -121,6 +121,18 @@ static void replay_opts(row_ctx *rc, ax_replay_opts *ro, const char *const *env,
 	ro->concurrency = (size_t)(rc->conc > 0 ? rc->conc : 1);
 	ro->duration = (double)it->duration;
 	ro->out_dir = rc->ws;
+	ro->metrics_interval = 1; /* gauge samples, as the recipes' --slice-duration 1.0 */
+	/* build_replay_cmd's live threshold and warmup grace */
+	const char *const *ev = (const char *const *)rc->envp;
+	const char *th = ib_env_get(ev, "AIPERF_LIVE_FAILED_REQUEST_THRESHOLD");
+	if (!th)
+		th = ib_env_get(ev, "AIPERF_FAILED_REQUEST_THRESHOLD");
+	char *end = NULL;
+	double v = th ? strtod(th, &end) : -1;
+	ro->live_fail_threshold = th && end != th && !*end && v >= 0 ? v : 0.10;
+	const char *wg = ib_env_get(ev, "AGENTIC_WARMUP_GRACE_PERIOD");
+	v = wg ? strtod(wg, &end) : -1;
+	ro->warmup_grace = wg && end != wg && !*end && v >= 0 ? v : 1800;
 	ro->env = env;
 	ro->nenv = nenv;
 }
@@ -161,6 +173,11 @@ static void note_replay(row_ctx *rc, const ax_replay_opts *ro)
 	row_note_command(rc->ws, v);
 }
 
+static void agentic_progress(void *arg, const ax_replay_progress *p)
+{
+	run_row_agentic_progress(arg, p);
+}
+
 int row_agentic_replay(row_ctx *rc)
 {
 	/* the env file the replay writes is the row's own: its variables */
@@ -190,6 +207,11 @@ int row_agentic_replay(row_ctx *rc)
 	                  .log = fopen(rc->client_log, "a")};
 	ro.cancel = watch;
 	ro.cancel_arg = &w;
+	if (rc->o->on_event) { /* the row's progress line, once a second */
+		ro.progress = agentic_progress;
+		ro.progress_arg = rc;
+		ro.progress_every = 1;
+	}
 	ax_replay_outcome out;
 	ib_error e = {0};
 	int64_t t0 = ib_now_ns();
@@ -224,6 +246,9 @@ int row_agentic_replay(row_ctx *rc)
 		ib_error_format(&e, msg, sizeof msg);
 		return row_fail(rc, RUN_FAILED, "agentx replay: %s", msg);
 	}
+	/* a replay the live threshold stopped is processed and gated like any
+	 * (its failed share fails the gate, which names it), as the recipes
+	 * write their outputs before returning the replay's status */
 	return RUN_RUNNING;
 }
 
@@ -259,6 +284,33 @@ static int agg_file(row_ctx *rc, const char *out, ib_error *e)
 	return r;
 }
 
+/* A recipe row's env file for re-running the processing in the published
+ * folder: RESULT_DIR=results and AGENTIC_OUTPUT_DIR=. (the recipe ran with
+ * the workspace's absolute paths); the runner's own lines dropped. */
+static void recipe_env_file(row_ctx *rc)
+{
+	ib_buf b = {0};
+	size_t wl = strlen(rc->ws);
+	for (const char *s = rc->env_text; *s;) {
+		size_t l = strcspn(s, "\n");
+		if (!strncmp(s, "RESULT_DIR=", 11) && !strncmp(s + 11, rc->ws, wl) &&
+		    s[11 + wl] == '/')
+			ib_buf_printf(&b, "RESULT_DIR=%.*s\n", (int)(l - 12 - wl), s + 12 + wl);
+		else if (!strncmp(s, "AGENTIC_OUTPUT_DIR=", 19))
+			ib_buf_puts(&b, "AGENTIC_OUTPUT_DIR=.\n");
+		else if (strncmp(s, "INFMAX_CONTAINER_WORKSPACE=", 27) &&
+		         strncmp(s, "AIPERF_RUNTIME_DIR=", 19))
+			ib_buf_printf(&b, "%.*s\n", (int)l, s);
+		s += l + (s[l] == '\n');
+	}
+	char p[4200];
+	snprintf(p, sizeof p, "%s/env", rc->ws);
+	ib_error e = {0};
+	if (!ib_buf_error(&b))
+		ib_buf_write_file(p, &b, &e);
+	ib_buf_free(&b);
+}
+
 int row_agentic_finish(row_ctx *rc)
 {
 	const char *const *env = (const char *const *)rc->envp;
@@ -273,6 +325,7 @@ int row_agentic_finish(row_ctx *rc)
 	if (rc->o->engine == RUN_ENGINE_RECIPE && !rc->it->node_recipe) {
 		out = ib_arena_printf(rc->a, "%s/%s.json", rc->ws, rc->it->name);
 		out = out ? strdup(out) : NULL;
+		recipe_env_file(rc);
 	} else {
 		res_agentic_opts ao = {.log = file_log, .log_ud = g.f, .env = env, .dir = rc->ws};
 		if (res_agentic_process(&ao, &out, &e)) {

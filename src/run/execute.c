@@ -139,23 +139,46 @@ static void record(exec_t *x, const run_item *it, const rec_info *ri)
 	x->o->on_event(x->o->arg, &ev);
 }
 
+/* A RUN_RUNNING event of rc's row with ev's progress fields, under the
+ * lock. */
+static void running_event(row_ctx *rc, run_event *ev)
+{
+	exec_t *x = rc->exec;
+	pthread_mutex_lock(&x->mu);
+	ev->state = RUN_RUNNING;
+	ev->row = rc->it->index;
+	ev->done = x->finished;
+	ev->total = x->total;
+	ev->name = rc->it->name;
+	ev->identity = rc->it->identity;
+	ev->eta_seconds = -1;
+	x->o->on_event(x->o->arg, ev);
+	pthread_mutex_unlock(&x->mu);
+}
+
 void run_row_progress(row_ctx *rc, double tokens_done, double tokens_total)
 {
 	exec_t *x = rc->exec;
 	if (!x || !x->o->on_event || !(tokens_total > 0))
 		return;
-	pthread_mutex_lock(&x->mu);
-	run_event ev = {.state = RUN_RUNNING,
-	                .row = rc->it->index,
-	                .done = x->finished,
-	                .total = x->total,
-	                .name = rc->it->name,
-	                .identity = rc->it->identity,
-	                .eta_seconds = -1,
-	                .tokens_done = tokens_done,
-	                .tokens_total = tokens_total};
-	x->o->on_event(x->o->arg, &ev);
-	pthread_mutex_unlock(&x->mu);
+	run_event ev = {.tokens_done = tokens_done, .tokens_total = tokens_total};
+	running_event(rc, &ev);
+}
+
+void run_row_agentic_progress(row_ctx *rc, const ax_replay_progress *p)
+{
+	exec_t *x = rc->exec;
+	if (!x || !x->o->on_event)
+		return;
+	run_event ev = {.agentic = true,
+	                .profiling = p->profiling,
+	                .elapsed = p->elapsed,
+	                .duration = p->duration,
+	                .requests = p->done,
+	                .failed = p->failed,
+	                .warmup_requests = p->warmup_done,
+	                .inflight = p->inflight};
+	running_event(rc, &ev);
 }
 
 void run_note_pid(row_ctx *rc, pid_t pid)
@@ -627,8 +650,65 @@ static void discover_devices(exec_t *x)
 	ib_buf_free(&out);
 }
 
+/* The agentic recipes' aiperf (docs/run.md "Agentic rows"): `aiperf` runs
+ * `infbench aiperf`; `uv venv DIR` (InferenceX's install_agentic_deps)
+ * makes DIR/bin/{aiperf,hf,python,python3} links to the shims, `uv pip`
+ * installs nothing. */
+static int write_aiperf_shims(const char *dir, ib_buf *b, ib_error *e)
+{
+	char p[4200];
+	b->len = 0;
+	ib_buf_printf(b, "#!/bin/sh\n"
+	                 "# written by infbench run: aiperf is infbench's AgentX replay\n"
+	                 "exec \"$INFBENCH\" aiperf \"$@\"\n");
+	snprintf(p, sizeof p, "%s/aiperf", dir);
+	int rc = ib_buf_write_file(p, b, e);
+	if (!rc)
+		chmod(p, 0755);
+	b->len = 0;
+	ib_buf_printf(
+	    b,
+	    "#!/bin/sh\n"
+	    "# written by infbench run: the aiperf venv of InferenceX's install_agentic_deps\n"
+	    "# is links to infbench's shims; nothing is installed\n"
+	    "shims='%s'\n"
+	    "case \"$1\" in\n"
+	    "venv)\n"
+	    "\tshift; dir=\n"
+	    "\twhile [ $# -gt 0 ]; do\n"
+	    "\t\tcase \"$1\" in\n"
+	    "\t\t--python | -p) shift 2 ;;\n"
+	    "\t\t-*) shift ;;\n"
+	    "\t\t*) dir=$1; shift ;;\n"
+	    "\t\tesac\n"
+	    "\tdone\n"
+	    "\t[ -n \"$dir\" ] || { echo 'infbench uv shim: uv venv: no folder given' >&2; exit 2; "
+	    "}\n"
+	    "\tmkdir -p \"$dir/bin\" || exit 1\n"
+	    "\tfor n in aiperf hf python3; do ln -sf \"$shims/$n\" \"$dir/bin/$n\" || exit 1; "
+	    "done\n"
+	    "\texec ln -sf \"$shims/python3\" \"$dir/bin/python\" ;;\n"
+	    "pip)\n"
+	    "\techo \"infbench: skipped: uv $* (aiperf is infbench aiperf)\" >&2\n"
+	    "\texit 0 ;;\n"
+	    "esac\n"
+	    "rest=$(printf %%s \"$PATH\" | sed 's|^[^:]*:||')\n"
+	    "if PATH=$rest command -v uv >/dev/null 2>&1; then PATH=$rest exec uv \"$@\"; fi\n"
+	    "echo \"infbench: no uv for: uv $*\" >&2\n"
+	    "exit 1\n",
+	    dir);
+	snprintf(p, sizeof p, "%s/uv", dir);
+	if (!rc)
+		rc = ib_buf_write_file(p, b, e);
+	if (!rc)
+		chmod(p, 0755);
+	return rc;
+}
+
 /* The client shim a recipe finds first in PATH: the reference's
- * `python3 .../benchmark_serving.py ARGS` runs `infbench bench ARGS`. */
+ * `python3 .../benchmark_serving.py ARGS` runs `infbench bench ARGS`, its
+ * agentic processing modules (python3 -m utils.agentic...) `infbench
+ * agentic`. */
 static int write_shim(exec_t *x, ib_error *e)
 {
 	char dir[4096], p[4200];
@@ -648,6 +728,18 @@ static int write_shim(exec_t *x, ib_error *e)
 	    "\tcase \" $* \" in *' --tokenizer '*) ;; *) [ -n \"$INFBENCH_TOKENIZER\" ] && "
 	    "tok=\"--tokenizer $INFBENCH_TOKENIZER\" ;; esac\n"
 	    "\texec \"$INFBENCH\" bench $tok \"$@\" ;;\n"
+	    "-m)\n"
+	    "\tcase \"$2\" in\n"
+	    "\tutils.agentic.aggregation.process_agentic_result) shift 2; exec \"$INFBENCH\" "
+	    "agentic process \"$@\" ;;\n"
+	    "\tutils.agentic.aggregation.power_adapter) shift 2; exec \"$INFBENCH\" agentic "
+	    "power-adapter \"$@\" ;;\n"
+	    "\tutils.agentic.validation.validate_agentic_result) shift 2; exec \"$INFBENCH\" "
+	    "agentic validate \"$@\" ;;\n"
+	    "\tesac ;;\n"
+	    "*/generate_aiperf_plots.py | */analyze_benchmark_distributions.py)\n"
+	    "\techo \"infbench: skipped: ${1##*/} (no infbench equivalent)\" >&2\n"
+	    "\texit 0 ;;\n"
 	    "esac\n"
 	    "PATH=$(printf %%s \"$PATH\" | sed 's|^[^:]*:||') exec python3 \"$@\"\n");
 	snprintf(p, sizeof p, "%s/python3", dir);
@@ -666,6 +758,8 @@ static int write_shim(exec_t *x, ib_error *e)
 		rc = ib_buf_write_file(p, &b, e);
 	if (!rc)
 		chmod(p, 0755);
+	if (!rc)
+		rc = write_aiperf_shims(dir, &b, e);
 	ib_buf_free(&b);
 	x->p->x.shim_dir = ib_arena_strdup(x->p->a, dir);
 	return rc;

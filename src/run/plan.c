@@ -482,9 +482,12 @@ static const char *recipe_names(ib_arena *a, const ib_val *row, const char *name
 	const char *fw = run_fieldz(a, row, "framework", "");
 	const char *label = run_fieldz(a, row, "runner", "");
 	/* <exp-prefix> = EXP_NAME up to the first '_'; <gpu> = the label up to
-	 * its first '-' (h200-cw → h200) */
+	 * its first '-' (h200-cw → h200, cluster:b200-dgxc → b200) */
 	char prefix[256], gpu[128];
 	snprintf(prefix, sizeof prefix, "%.*s", (int)strcspn(exp, "_"), exp);
+	/* a cluster label names its launcher's runner: cluster:b200-dgxc → b200 */
+	if (!strncmp(label, "cluster:", 8))
+		label += 8;
 	snprintf(gpu, sizeof gpu, "%.*s", (int)strcspn(label, "-"), label);
 	const char *mtp = run_row_is_spec(row) ? "_mtp" : "";
 	names[0] = ib_arena_printf(a, "%s_%s_%s_%s%s", prefix, prec, gpu, fw, mtp);

@@ -3,6 +3,7 @@
 #ifndef IB_RUN_PLAN_H
 #define IB_RUN_PLAN_H
 
+#include "agentx/agentx.h"
 #include "run/private.h"
 
 #include <pthread.h>
@@ -94,6 +95,9 @@ int row_execute(row_ctx *rc);
 /* execute.c: reports progress within the running row rc (an on_event of
  * state RUN_RUNNING with tokens_done and tokens_total). */
 void run_row_progress(row_ctx *rc, double tokens_done, double tokens_total);
+/* The same for an agentic row: where its replay stands (an
+ * ax_replay_progress) as a RUN_RUNNING event with `agentic` set. */
+void run_row_agentic_progress(row_ctx *rc, const ax_replay_progress *p);
 /* execute.c: records a started process group (for cleanup after a SIGKILL). */
 void run_note_pid(row_ctx *rc, pid_t pid);
 /* plan_build.c: makes the stand-in eval dataset (x->eval_dataset) unless it is

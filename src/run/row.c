@@ -562,6 +562,8 @@ static int engine_recipe(row_ctx *rc)
 		return s;
 	kill(-pid, SIGKILL); /* a server the recipe left running */
 	char p[4096];
+	snprintf(p, sizeof p, "%s/.aiperf", rc->ws); /* the shims' venv links */
+	run_rmtree(p);
 	snprintf(p, sizeof p, "%s/%s.json", rc->ws, rc->it->name);
 	if (!rc->it->eval_only && access(p, F_OK) != 0) {
 		ib_buf tail = {0};
@@ -638,6 +640,12 @@ int row_execute(row_ctx *rc)
 		                recipe_client ? rc->ws : ".");
 		if (recipe_client && it->corpus)
 			ib_buf_printf(&env, "INFBENCH_AGENTX_CORPUS=%s\n", it->corpus);
+		/* InferenceX's agentic helpers cd into the workspace and make
+		 * their aiperf venv under the runtime folder (the uv shim) */
+		if (recipe)
+			ib_buf_printf(
+			    &env, "INFMAX_CONTAINER_WORKSPACE=%s\nAIPERF_RUNTIME_DIR=%s/.aiperf\n",
+			    rc->ws, rc->ws);
 	}
 	if (rc->devices[0])
 		ib_buf_printf(&env, "%s=%s\n",

@@ -60,6 +60,12 @@ typedef struct {
 	 * output tokens the simulator has generated for it so far, and about how
 	 * many the row will generate in all (warmups included) */
 	double tokens_done, tokens_total;
+	/* progress within a running agentic row (state RUN_RUNNING, agentic):
+	 * the AgentX replay's warmup, then the profiling seconds (model time)
+	 * done of the duration, requests completed and failed, in flight */
+	bool agentic, profiling;
+	double elapsed, duration;
+	size_t requests, failed, warmup_requests, inflight;
 } run_event;
 
 typedef struct {

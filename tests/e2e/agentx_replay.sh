@@ -309,6 +309,71 @@ HF_HUB_CACHE=$tmp/nohub "$bin" agentx replay --base-url "http://127.0.0.1:$port"
 "$bin" agentx replay --corpus "$tmp/tr.jsonl" --model m --concurrency 0 >/dev/null 2>&1
 [ $? = 2 ] && ok || no "--concurrency 0 is a usage error"
 
+# 6. another framework's server metrics: the simulator as ATOM; the replay
+#    exports its atom: counters and gauges (prometheus names, _total dropped,
+#    CSV beside the JSON) and the ATOM adapter reads its cache hit rate there
+e2e_start_sim --tokenizer "$tok" --time-scale 50 --framework atom
+replay "$tmp/at" --corpus "$tmp/tr.jsonl" --concurrency 2 --benchmark-duration 10 \
+	--warmup-requests-per-lane 1 2>"$tmp/at.log" || no "replay against ATOM: $(cat "$tmp/at.log")"
+kill -TERM "$simpid" 2>/dev/null
+wait "$simpid" 2>/dev/null
+simpid=
+(cd "$tmp/at" && env -i PATH="$PATH" HF_HUB_CACHE=none RESULT_FILENAME=agentic KV_OFFLOADING=none TP=1 \
+	FRAMEWORK=atom $(cat env) "$bin" agentic process >"$tmp/atp.out" 2>&1) && ok ||
+	no "agentic process (ATOM): $(cat "$tmp/atp.out")"
+"$py" - "$tmp/at" <<'PY' && ok || no "ATOM server metrics: $(head -c 600 "$tmp/at/aiperf_artifacts/server_metrics_export.json")"
+import json, sys, os
+d = sys.argv[1]
+m = json.load(open(os.path.join(d, "aiperf_artifacts/server_metrics_export.json")))["metrics"]
+assert m["atom:prompt_tokens"]["type"] == "counter" and m["atom:kv_cache_usage_ratio"]["type"] == "gauge", list(m)
+assert m["atom:prefix_cache_full_tokens"]["series"][0]["stats"]["total"] > 0, m["atom:prefix_cache_full_tokens"]
+assert not any(k.endswith("_total") for k in m), [k for k in m if k.endswith("_total")]
+csv = open(os.path.join(d, "aiperf_artifacts/server_metrics_export.csv")).read().splitlines()
+assert csv[0] == "metric,type,endpoint_url,labels,stat,value" and any(l.startswith("atom:prompt_tokens,counter,") for l in csv), csv[:3]
+agg = json.load(open(os.path.join(d, "agentic.json")))
+c = agg["server_metrics"]["cache"]
+assert c["prefix_cache_queries"] > 0 and 0 < c["gpu_cache_hit_rate"] < 1, c
+PY
+
+
+# 7. the aiperf shim's live checks: against a simulator failing half its
+#    requests, --failed-request-threshold 0.1 stops the replay early (exit 1,
+#    the artifacts written, far fewer requests than the whole duration would
+#    send); a --warmup-grace-period shorter than any request fails in warmup;
+#    --stats-interval prints its lines
+e2e_start_sim --tokenizer "$tok" --time-scale 50 --fail-rate 0.5 --seed 3
+shim() { # OUT ARGS...
+	local out=$1
+	shift
+	"$bin" aiperf profile --scenario inferencex-agentx-mvp --url "http://127.0.0.1:$port" \
+		--endpoint /v1/chat/completions --endpoint-type chat --streaming --model llama3-8b \
+		--tokenizer "$tok" --concurrency 3 --random-seed 42 --trajectory-start-min-ratio 0.25 \
+		--trajectory-start-max-ratio 0.75 --use-server-token-count --no-gpu-telemetry \
+		--output-artifact-dir "$out" --unsafe-override "$@"
+}
+INFBENCH_AGENTX_CORPUS=$tmp/tr.jsonl shim "$tmp/th" --benchmark-duration 600 --warmup-requests-per-lane 0 \
+	--failed-request-threshold 0.1 >"$tmp/th.out" 2>"$tmp/th.err"
+rc=$?
+n=$(grep -c '"benchmark_phase":"profiling"' "$tmp/th/profile_export.jsonl" 2>/dev/null)
+[ "$rc" = 1 ] && grep -q 'over the --failed-request-threshold 0.1 (the artifacts are written)' "$tmp/th.err" &&
+	[ -s "$tmp/th/profile_export_aiperf.json" ] && [ "${n:-0}" -ge 10 ] && [ "$n" -lt 60 ] && ok ||
+	no "live threshold (exit $rc, $n profiling records): $(tail -3 "$tmp/th.err")"
+e2e_start_sim --tokenizer "$tok" --time-scale 50
+INFBENCH_AGENTX_CORPUS=$tmp/tr.jsonl shim "$tmp/wg" --benchmark-duration 30 --warmup-requests-per-lane 2 \
+	--warmup-grace-period 0.001 >/dev/null 2>"$tmp/wg.err"
+rc=$?
+[ "$rc" = 1 ] && grep -q 'warmup did not drain within the --warmup-grace-period of 0.001 s' "$tmp/wg.err" &&
+	[ ! -e "$tmp/wg/profile_export.jsonl" ] && ok || no "warmup grace (exit $rc): $(tail -2 "$tmp/wg.err")"
+INFBENCH_AGENTX_CORPUS=$tmp/tr.jsonl shim "$tmp/si" --benchmark-duration 150 --warmup-requests-per-lane 1 \
+	--stats-interval 1 --num-dataset-entries 2 >"$tmp/si.out" 2>"$tmp/si.err"
+rc=$?
+[ "$rc" = 0 ] && grep -qE '^infbench aiperf: profiling [0-9]+ / 150 s: [0-9]+ requests completed, 0 failed' "$tmp/si.out" &&
+	grep -q ': 2 traces (0 dropped' "$tmp/si.err" && ok ||
+	no "stats lines / --num-dataset-entries (exit $rc): $(tail -3 "$tmp/si.out" "$tmp/si.err")"
+kill -TERM "$simpid" 2>/dev/null
+wait "$simpid" 2>/dev/null
+simpid=
+
 # 6. no allocation per streamed chunk, none per request body: the release
 #    build under an LD_PRELOAD shim that counts malloc/calloc/realloc after the
 #    first connect(), against `sim --max-speed` (one SSE event per token),

@@ -5,6 +5,7 @@
 # fails with the reason shown, --ca-cert trusts it, --insecure skips it, a
 # name mismatch fails); keep-alive over TLS; and the first distinct error
 # reasons are printed when most requests fail (refused, 404 unknown model);
+# the AgentX replay over https (verification, --ca-cert, --insecure);
 # the result file never replaces a symlink or a FIFO.
 # Usage: tls.sh INFBENCH. Ends with "tls: N passed, N failed".
 set -u
@@ -154,6 +155,39 @@ for v in "plain http://127.0.0.1:$port_evplain" "tls https://localhost:$port_evt
 done
 sc() { sed -n 's/.*"exact_match,\([a-z-]*\)": \([0-9.e-]*\).*/\1 \2/p' "$tmp"/ev_"$1"/results_*.json 2>/dev/null | sort; }
 [ -n "$(sc plain)" ] && [ "$(sc plain)" = "$(sc tls)" ] && ok || no "eval scores differ: $(sc plain | tr '\n' ' ') vs $(sc tls | tr '\n' ' ')"
+
+# -- the AgentX replay over https: every request answered, as over http,
+#    the server metrics scraped over TLS too; verification as bench's (a
+#    self-signed certificate fails every request, --insecure skips it)
+"$bin" agentx make-traces --traces 4 --turns 3:4 --first-in 512:1024 --context 1024:2048 --out 8:24 \
+	--think 0:1 --system-tokens 128 --tool-tokens 128 --long-tail 0 --subagent-rate 0 \
+	--background-rate 0 -o "$tmp/ax.jsonl" >/dev/null 2>&1 || no "make-traces"
+axr() { # NAME URL ARGS...
+	local name=$1 url=$2
+	shift 2
+	timeout 300 "$bin" agentx replay --corpus "$tmp/ax.jsonl" --base-url "$url" --model llama3-8b \
+		--tokenizer "$tokdir" --concurrency 2 --benchmark-duration 20 --warmup-requests-per-lane 1 \
+		--output-dir "$tmp/ax_$name" "$@" >/dev/null 2>"$tmp/ax_$name.err"
+}
+axr http "http://127.0.0.1:$port_plain" && axr https "https://localhost:$port_tls" --ca-cert "$tmp/localhost.crt" &&
+	ok || no "agentx replay over https: $(tail -2 "$tmp/ax_https.err")"
+for n in http https; do
+	python3 - "$tmp/ax_$n/aiperf_artifacts" <<'PY' && ok || no "agentx replay over $n: records or server metrics"
+import json, sys, os
+d = sys.argv[1]
+rs = [json.loads(l) for l in open(os.path.join(d, "profile_export.jsonl"))]
+assert rs and all(r["error"] is None for r in rs), [r["error"] for r in rs if r["error"]][:2]
+m = json.load(open(os.path.join(d, "server_metrics_export.json")))["metrics"]
+assert m["vllm:prefix_cache_queries"]["series"][0]["endpoint_url"].endswith("/metrics"), m
+PY
+done
+# (failed requests are records: the replay runs, each request a ConnectionError)
+axr selfsigned "https://localhost:$port_tls"
+grep -q '"type":"ConnectionError","message":"TLS: certificate verify failed: self-signed certificate' \
+	"$tmp/ax_selfsigned/aiperf_artifacts/profile_export.jsonl" &&
+	! grep -q '"error":null' "$tmp/ax_selfsigned/aiperf_artifacts/profile_export.jsonl" && ok ||
+	no "agentx replay trusted a self-signed certificate: $(tail -2 "$tmp/ax_selfsigned.err")"
+axr insecure "https://localhost:$port_tls" --insecure && ok || no "agentx replay --insecure: $(tail -2 "$tmp/ax_insecure.err")"
 
 echo "tls: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -1,6 +1,7 @@
 /* Unit tests of src/agentx: the Weka trace parser and writer, the corpus in
  * the Hugging Face cache, and the stand-in corpus generator. */
 #include "agentx/agentx.h"
+#include "agentx/replay_priv.h"
 #include "fmt/fmt.h"
 #include "tok/tok.h"
 
@@ -746,4 +747,116 @@ Test(agentx, texts_table_sized_once)
 	ib_buf_free(&want);
 	ax_texts_free(tx);
 	llama3_close(&f);
+}
+
+/* The server metrics export: prometheus_client's counters (family x, sample
+ * x_total, x_created dropped) and the simulator's (family x_total), gauges
+ * sampled three times, labels kept per series, histograms left out, a
+ * series first seen at the end counted from 0, two endpoints apart. */
+static const char prom_start[] = "# HELP atom_prompt_tokens prompt tokens\n"
+                                 "# TYPE atom_prompt_tokens counter\n"
+                                 "atom_prompt_tokens_total{engine=\"0\"} 100\n"
+                                 "atom_prompt_tokens_created{engine=\"0\"} 1.7e9\n"
+                                 "# TYPE sglang:cached_tokens_total counter\n"
+                                 "sglang:cached_tokens_total{cache_source=\"device\"} 10\n"
+                                 "# TYPE sglang:token_usage gauge\n"
+                                 "sglang:token_usage 0.25\n"
+                                 "# TYPE dynamo_frontend_cached_tokens counter\n"
+                                 "dynamo_frontend_cached_tokens_total{model=\"m \\\"q\\\"\"} 5\n"
+                                 "# TYPE vllm:e2e_request_latency_seconds histogram\n"
+                                 "vllm:e2e_request_latency_seconds_bucket{le=\"1.0\"} 3\n";
+static const char prom_mid[] = "# TYPE sglang:token_usage gauge\nsglang:token_usage 0.75\n";
+static const char prom_end[] = "# TYPE atom_prompt_tokens counter\n"
+                               "atom_prompt_tokens_total{engine=\"0\"} 400\n"
+                               "# TYPE sglang:cached_tokens_total counter\n"
+                               "sglang:cached_tokens_total{cache_source=\"device\"} 70\n"
+                               "sglang:cached_tokens_total{cache_source=\"host\"} 8\n"
+                               "# TYPE sglang:token_usage gauge\n"
+                               "sglang:token_usage 0.5\n"
+                               "# TYPE dynamo_frontend_cached_tokens counter\n"
+                               "dynamo_frontend_cached_tokens_total{model=\"m \\\"q\\\"\"} 25\n";
+
+static double stat_of(const ib_val *ms, const char *name, size_t series, const char *k)
+{
+	const ib_val *x = ib_map_get(ms, name);
+	cr_assert(x, "%s exported", name);
+	const ib_val *s = ib_map_get(x, "series");
+	cr_assert(s && s->list.n > series, "%s: series %zu", name, series);
+	const ib_val *v = ib_map_get(ib_map_get(s->list.v[series], "stats"), k);
+	cr_assert(v && (v->type == IB_V_FLOAT || v->type == IB_V_INT), "%s.%s", name, k);
+	return v->type == IB_V_FLOAT ? v->f : (double)v->i;
+}
+
+Test(agentx, server_metrics_export)
+{
+	ax_smx m[2];
+	ib_error e = {0};
+	cr_assert_eq(ax_smx_init(&m[0], "http://127.0.0.1:1/metrics", NULL, &e), 0, "%s", e.msg);
+	cr_assert_eq(ax_smx_init(&m[1], "http://127.0.0.1:2/other", NULL, &e), 0, "%s", e.msg);
+	cr_assert_str_eq(m[1].path, "/other");
+	cr_assert_eq(ax_smx_feed(&m[0], prom_start, strlen(prom_start), 0), 0);
+	cr_assert_eq(ax_smx_feed(&m[0], prom_mid, strlen(prom_mid), 1), 0);
+	cr_assert_eq(ax_smx_feed(&m[0], prom_end, strlen(prom_end), 2), 0);
+	cr_assert_eq(ax_smx_feed(&m[1], prom_start, strlen(prom_start), 0), 0);
+	cr_assert_eq(ax_smx_feed(&m[1], prom_end, strlen(prom_end), 2), 0);
+	ib_arena *a = ib_arena_new();
+	ib_val *j = NULL;
+	ib_buf csv = {0};
+	cr_assert_eq(ax_smx_export(a, m, 2, 10, &j, &csv, &e), 0, "%s", e.msg);
+	const ib_val *ms = ib_map_get(j, "metrics");
+	cr_assert_str_eq(ib_map_get(ib_map_get(ms, "atom_prompt_tokens"), "type")->str.s,
+	                 "counter");
+	cr_assert_float_eq(stat_of(ms, "atom_prompt_tokens", 0, "total"), 300, 1e-9);
+	cr_assert_float_eq(stat_of(ms, "atom_prompt_tokens", 0, "rate"), 30, 1e-9);
+	cr_assert_null(ib_map_get(ms, "atom_prompt_tokens_created"));
+	cr_assert_null(ib_map_get(ms, "vllm:e2e_request_latency_seconds_bucket"));
+	cr_assert_null(ib_map_get(ms, "vllm:e2e_request_latency_seconds"));
+	/* device 10 -> 70; host first seen at the end: from 0 */
+	cr_assert_float_eq(stat_of(ms, "sglang:cached_tokens", 0, "total"), 60, 1e-9);
+	cr_assert_float_eq(stat_of(ms, "sglang:cached_tokens", 1, "total"), 8, 1e-9);
+	const ib_val *s1 = ib_map_get(ib_map_get(ms, "sglang:cached_tokens"), "series");
+	cr_assert_eq(s1->list.n, 4); /* two series on each of two endpoints */
+	cr_assert_str_eq(ib_map_get(ib_map_get(s1->list.v[1], "labels"), "cache_source")->str.s,
+	                 "host");
+	cr_assert_str_eq(ib_map_get(s1->list.v[2], "endpoint_url")->str.s,
+	                 "http://127.0.0.1:2/other");
+	/* the gauge: 0.25, 0.75, 0.5 on the first endpoint; 0.25, 0.5 on the other */
+	cr_assert_float_eq(stat_of(ms, "sglang:token_usage", 0, "avg"), 0.5, 1e-9);
+	cr_assert_float_eq(stat_of(ms, "sglang:token_usage", 0, "max"), 0.75, 1e-9);
+	cr_assert_float_eq(stat_of(ms, "sglang:token_usage", 0, "min"), 0.25, 1e-9);
+	cr_assert_float_eq(stat_of(ms, "sglang:token_usage", 1, "max"), 0.5, 1e-9);
+	cr_assert_float_eq(stat_of(ms, "dynamo_frontend_cached_tokens", 0, "total"), 20, 1e-9);
+	const ib_val *dl = ib_map_get(
+	    ib_map_get(
+	        ib_map_get(ib_map_get(ms, "dynamo_frontend_cached_tokens"), "series")->list.v[0],
+	        "labels"),
+	    "model");
+	cr_assert_str_eq(dl->str.s, "m \"q\"");
+	cr_assert(strstr(csv.data, "metric,type,endpoint_url,labels,stat,value\n") == csv.data);
+	cr_assert(strstr(csv.data, "sglang:cached_tokens,counter,http://127.0.0.1:1/metrics,"
+	                           "\"cache_source=host\",total,8\n"));
+	ib_buf_free(&csv);
+	ib_arena_free(a);
+	ax_smx_free(&m[0]);
+	ax_smx_free(&m[1]);
+}
+
+Test(agentx, server_metrics_nothing_scraped)
+{
+	ax_smx m;
+	ib_error e = {0};
+	cr_assert_eq(ax_smx_init(&m, "http://127.0.0.1:1", NULL, &e), 0);
+	cr_assert_str_eq(m.path, "/metrics");
+	ax_smx_free(&m);
+	cr_assert_neq(ax_smx_init(&m, "https://127.0.0.1:1/metrics", NULL, &e), 0);
+	cr_assert(strstr(e.msg, "https"));
+	cr_assert_eq(ax_smx_init(&m, "http://127.0.0.1:1", NULL, &e), 0);
+	ib_arena *a = ib_arena_new();
+	ib_val *j = (ib_val *)1;
+	ib_buf csv = {0};
+	cr_assert_eq(ax_smx_export(a, &m, 1, 10, &j, &csv, &e), 0);
+	cr_assert_null(j);
+	ib_buf_free(&csv);
+	ib_arena_free(a);
+	ax_smx_free(&m);
 }
