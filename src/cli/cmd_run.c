@@ -87,6 +87,12 @@ static arg_opt run_opts_tbl[] = {
      .kind = ARG_ONE,
      .metavar = "IDS",
      .help = "device ids to pack rows on: '0-7' (default: nvidia-smi)"},
+    {.name = "--gpus-per-node",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "recipe engine, multi-node rows: GPUs per node (--gres=gpu:N, GPUS_PER_NODE; "
+             "default 8, 0: no --gres)"},
     {.name = "--cpus",
      .kind = ARG_ONE,
      .is_int = true,
@@ -612,6 +618,9 @@ int cmd_run(int argc, char **argv)
 	o.jobs = ival(&p, "--jobs", 1);
 	o.gpus = sval(&p, "--gpus", NULL);
 	o.cpus = ival(&p, "--cpus", 0);
+	o.gpus_per_node = ival(&p, "--gpus-per-node", 0);
+	if (args_get(&p, "--gpus-per-node")->seen && o.gpus_per_node <= 0)
+		o.gpus_per_node = -1;
 	o.runner_name = sval(&p, "--runner-name", NULL);
 	o.tokenizer = sval(&p, "--tokenizer", NULL);
 	o.time_scale = num(&p, "--time-scale", 0, &bad);

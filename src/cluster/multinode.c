@@ -170,6 +170,25 @@ size_t cl_mn_roles_of(const cl_mn_layout *l, cl_mn_role *out, size_t cap)
 	return p && d ? p + d : 0;
 }
 
+size_t cl_mn_nodes_of(const cl_mn_layout *l, cl_mn_role *out, size_t cap)
+{
+	if (!l->multinode || l->nodes < 1 || (size_t)l->nodes > cap)
+		return 0;
+	for (int64_t i = 0; i < l->nodes; i++) {
+		cl_mn_role *r = &out[i];
+		bool pre = i < l->prefill_nodes;
+		r->pool = !l->disagg ? CL_MN_WORKER : pre ? CL_MN_PREFILL : CL_MN_DECODE;
+		r->node = (int)(pre ? i + 1 : i - l->prefill_nodes + 1);
+		r->replicas = 0;
+		snprintf(r->name, sizeof r->name, "%s-%d",
+		         r->pool == CL_MN_WORKER    ? "worker"
+		         : r->pool == CL_MN_PREFILL ? "prefill"
+		                                    : "decode",
+		         r->node - 1);
+	}
+	return (size_t)l->nodes;
+}
+
 void cl_sh_words(ib_buf *b, const char *const *argv)
 {
 	for (size_t i = 0; argv[i]; i++) {
@@ -236,13 +255,36 @@ int cl_mn_roles_script(ib_buf *b, const cl_mn_role *r, const char *const *cmds,
 			              "--job-name=cleanup %s >/dev/null 2>&1\n",
 			              list[r[i].pool], r[i].node, cleanup[i]);
 	ib_buf_puts(b, "}\n");
-	for (size_t i = 0; i < n; i++)
+	if (!frontend) /* per-node scripts: every node's address, in rank order */
+		ib_buf_puts(
+		    b, "ips=\n"
+		       "for h in $(printf '%s\\n' \"$PREFILL_NODELIST\" \"$DECODE_NODELIST\" | "
+		       "tr , '\\n'); do ips=\"$ips${ips:+,}$(addr \"$h\")\"; done\n"
+		       "printf 'NODE0_ADDR=%s\\nIPADDRS=%s\\n' \"${ips%%,*}\" \"$ips\" "
+		       ">nodes.env || exit 1\n"
+		       "cat nodes.env\n");
+	for (size_t i = 0; i < n; i++) {
 		ib_buf_printf(b,
 		              "node=$(nth \"$%s\" %d)\n"
 		              "mkdir -p \"LOGS/gpu_metrics/$node\" || exit 1\n"
-		              "step %s \"$node\" %s --host \"$(addr \"$node\")\" --port 0 "
-		              "--port-file \"$PWD/ports/%s\"\n",
-		              list[r[i].pool], r[i].node, r[i].name, cmds[i], r[i].name);
+		              "step %s \"$node\" %s",
+		              list[r[i].pool], r[i].node, r[i].name, cmds[i]);
+		if (frontend)
+			ib_buf_printf(b,
+			              " --host \"$(addr \"$node\")\" --port 0 --port-file "
+			              "\"$PWD/ports/%s\"",
+			              r[i].name);
+		ib_buf_putc(b, '\n');
+	}
+	if (!frontend) {
+		ib_buf_puts(b, "wait -n\n"
+		               "st=$?\n"
+		               "echo \"infbench: a node's step ended (status $st): stopping the "
+		               "others\" >&2\n"
+		               "stop\n"
+		               "exit 1\n");
+		return b->err ? b->err : 0;
+	}
 	ib_buf_puts(b, "fe_prefill= fe_workers=\n");
 	for (size_t i = 0; i < n; i++)
 		ib_buf_printf(b,

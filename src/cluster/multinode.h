@@ -85,6 +85,13 @@ typedef struct {
  * Returns the count (0 when l is not multi-node or cap is too small). */
 size_t cl_mn_roles_of(const cl_mn_layout *l, cl_mn_role *out, size_t cap);
 
+/* One entry per node of layout l, in rank order (the prefill nodes, then
+ * the decode nodes): pool, 1-based node in its pool's list, and the name
+ * prefill-I / decode-I / worker-I (I the node's index in its pool), the
+ * per-node recipe steps (docs/run.md "Per-node recipes"); replicas 0.
+ * Returns l->nodes, or 0 when l is not multi-node or cap is too small. */
+size_t cl_mn_nodes_of(const cl_mn_layout *l, cl_mn_role *out, size_t cap);
+
 /* Appends argv to b as shell words separated by blanks (single-quoted
  * where needed). */
 void cl_sh_words(ib_buf *b, const char *const *argv);
@@ -101,7 +108,11 @@ void cl_sh_words(ib_buf *b, const char *const *argv);
  * when a step ends it stops the others and exits 1; SIGTERM stops them
  * all. Once the steps ended, cleanup[i] (shell text; NULL, or a NULL
  * cleanup: none) runs as a step on role i's node (the removal of a
- * container that outlived its killed client). Returns 0 or IB_ENOMEM. */
+ * container that outlived its killed client).
+ * frontend NULL (per-node recipes, cl_mn_nodes_of): cmds[i] runs as is
+ * (no address, port or frontend added), the script first writes
+ * nodes.env (NODE0_ADDR, IPADDRS: the nodes' addresses in rank order) in
+ * the workspace, and waits on the steps as above. Returns 0 or IB_ENOMEM. */
 int cl_mn_roles_script(ib_buf *b, const cl_mn_role *r, const char *const *cmds,
                        const char *const *cleanup, size_t n, const char *frontend);
 

@@ -321,7 +321,8 @@ int row_agentic_finish(row_ctx *rc)
 	char msg[2600];
 	char *out = NULL;
 	int state = RUN_RUNNING;
-	if (rc->o->engine == RUN_ENGINE_RECIPE) { /* the recipe processed it */
+	/* a recipe processed it (a per-node recipe serves only: not this) */
+	if (rc->o->engine == RUN_ENGINE_RECIPE && !rc->it->node_recipe) {
 		out = ib_arena_printf(rc->a, "%s/%s.json", rc->ws, rc->it->name);
 		out = out ? strdup(out) : NULL;
 		recipe_env_file(rc);

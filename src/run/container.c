@@ -206,7 +206,7 @@ int row_container_begin(row_ctx *rc)
 	if (why)
 		return row_fail(rc, RUN_FAILED, "preflight: %s", why);
 	if (rc->o->engine == RUN_ENGINE_RECIPE) {
-		if (rc->it->gpus > 0 && !rc->devices[0])
+		if (rc->it->gpus > 0 && !rc->devices[0] && !rc->it->node_recipe)
 			return row_fail(
 			    rc, RUN_FAILED,
 			    "preflight: the row needs %lld GPUs and this host shows none "

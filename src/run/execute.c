@@ -195,6 +195,11 @@ void run_note_pid(row_ctx *rc, pid_t pid)
 	close(fd);
 }
 
+int run_gpus_per_node(const run_opts *o)
+{
+	return o->gpus_per_node < 0 ? 0 : o->gpus_per_node ? o->gpus_per_node : 8;
+}
+
 void run_recipe_env(row_ctx *rc, ib_buf *env)
 {
 	const char *path = getenv("PATH");
@@ -359,7 +364,8 @@ static void decide(exec_t *x)
 			/* reported, not recorded again: the manifest already says so */
 			report_only(x, it, RUN_FAILED, b.data);
 			ib_buf_free(&b);
-		} else if (it->missing || (x->ndev && it->gpus > (int64_t)x->ndev)) {
+		} else if (it->missing ||
+		           (x->ndev && !it->node_recipe && it->gpus > (int64_t)x->ndev)) {
 			ib_buf b = {0};
 			if (it->missing)
 				ib_buf_puts(&b, it->missing);
@@ -392,7 +398,8 @@ static run_item *take(exec_t *x, char *devices, size_t cap, bool *none_left)
 		if (it->sched != 0)
 			continue;
 		*none_left = false;
-		bool gpu = x->o->engine == RUN_ENGINE_RECIPE && x->ndev;
+		/* a per-node recipe's GPUs are its nodes' (the job's --gres) */
+		bool gpu = x->o->engine == RUN_ENGINE_RECIPE && x->ndev && !it->node_recipe;
 		if (!gpu && x->o->engine == RUN_ENGINE_SIM && x->cpu_free <= 0)
 			return NULL;
 		if (gpu) {

@@ -473,16 +473,14 @@ static bool is_file(const char *p)
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-int run_recipe_path(ib_buf *out, const char *dir, const ib_val *row, ib_error *e)
+/* The names a row's recipe can have (names[2] NULL but for TRT rows) and
+ * its scenario folder ("fixed_seq_len/", "agentic/"). */
+static const char *recipe_names(ib_arena *a, const ib_val *row, const char *names[3])
 {
-	ib_arena *a = ib_arena_new();
-	if (!a)
-		return IB_ENOMEM;
 	const char *exp = run_fieldz(a, row, "exp-name", "");
 	const char *prec = run_fieldz(a, row, "precision", "");
 	const char *fw = run_fieldz(a, row, "framework", "");
 	const char *label = run_fieldz(a, row, "runner", "");
-	const char *sub = run_row_agentic(row) ? "agentic/" : "fixed_seq_len/";
 	/* <exp-prefix> = EXP_NAME up to the first '_'; <gpu> = the label up to
 	 * its first '-' (h200-cw → h200, cluster:b200-dgxc → b200) */
 	char prefix[256], gpu[128];
@@ -492,13 +490,45 @@ int run_recipe_path(ib_buf *out, const char *dir, const ib_val *row, ib_error *e
 		label += 8;
 	snprintf(gpu, sizeof gpu, "%.*s", (int)strcspn(label, "-"), label);
 	const char *mtp = run_row_is_spec(row) ? "_mtp" : "";
-	const char *names[3];
-	names[0] = ib_arena_printf(a, "%s_%s_%s_%s%s.sh", prefix, prec, gpu, fw, mtp);
-	names[1] = ib_arena_printf(a, "%s_%s_%s%s.sh", prefix, prec, gpu, mtp);
+	names[0] = ib_arena_printf(a, "%s_%s_%s_%s%s", prefix, prec, gpu, fw, mtp);
+	names[1] = ib_arena_printf(a, "%s_%s_%s%s", prefix, prec, gpu, mtp);
 	/* the TRT launchers' short framework name */
 	names[2] = !strcmp(fw, "trt") || !strcmp(fw, "trtllm")
-	               ? ib_arena_printf(a, "%s_%s_%s_trt%s.sh", prefix, prec, gpu, mtp)
+	               ? ib_arena_printf(a, "%s_%s_%s_trt%s", prefix, prec, gpu, mtp)
 	               : NULL;
+	return run_row_agentic(row) ? "agentic/" : "fixed_seq_len/";
+}
+
+int run_node_recipe_path(ib_buf *out, const char *dir, const ib_val *row)
+{
+	ib_arena *a = ib_arena_new();
+	if (!a)
+		return IB_ENOMEM;
+	const char *names[3];
+	const char *sub = recipe_names(a, row, names);
+	const char *subs[] = {"multi_node/", NULL, "benchmarks/multi_node/", NULL};
+	subs[1] = ib_arena_printf(a, "multi_node/%s", sub);
+	subs[3] = ib_arena_printf(a, "benchmarks/multi_node/%s", sub);
+	int rc = IB_ENOENT;
+	for (size_t ni = 0; ni < 3 && rc; ni++)
+		for (size_t si = 0; names[ni] && si < 4 && rc; si++) {
+			char *p = ib_arena_printf(a, "%s/%s%s/server.sh", dir, subs[si], names[ni]);
+			if (p && is_file(p)) {
+				ib_buf_puts(out, p);
+				rc = 0;
+			}
+		}
+	ib_arena_free(a);
+	return rc;
+}
+
+int run_recipe_path(ib_buf *out, const char *dir, const ib_val *row, ib_error *e)
+{
+	ib_arena *a = ib_arena_new();
+	if (!a)
+		return IB_ENOMEM;
+	const char *names[3];
+	const char *sub = recipe_names(a, row, names);
 	const char *subs[] = {"", sub, "single_node/", NULL, "benchmarks/single_node/", NULL};
 	subs[3] = ib_arena_printf(a, "single_node/%s", sub);
 	subs[5] = ib_arena_printf(a, "benchmarks/single_node/%s", sub);
@@ -508,7 +538,7 @@ int run_recipe_path(ib_buf *out, const char *dir, const ib_val *row, ib_error *e
 		if (!names[ni])
 			continue;
 		for (size_t si = 0; si < sizeof subs / sizeof *subs; si++) {
-			char *p = ib_arena_printf(a, "%s/%s%s", dir, subs[si], names[ni]);
+			char *p = ib_arena_printf(a, "%s/%s%s.sh", dir, subs[si], names[ni]);
 			if (is_file(p)) {
 				ib_buf_puts(out, p);
 				rc = 0;

@@ -17,6 +17,7 @@ typedef struct {
 	const char *skip;          /* why the row is skipped, or NULL */
 	const char *missing;       /* why the row cannot run (a failure), or NULL */
 	const char *recipe;        /* engine recipe: the script */
+	bool node_recipe;          /* recipe is a multi-node row's per-node server.sh */
 	const char *sim_model, *sim_hw, *sim_spec_method;
 	const char *runner_name; /* RUNNER_NAME */
 	bool spec, amd;
@@ -136,18 +137,28 @@ int row_fail(row_ctx *rc, int state, const char *fmt, ...) __attribute__((format
 const char **row_sim_argv(row_ctx *rc);
 void row_note_command(const char *ws, const char *const *argv);
 /* roles.c: whether rc is a multi-node row inside its Slurm job (the job
- * script exported FRONTEND_NODE) on the simulator engine; then the command
- * that runs its roles as srun steps (WS/roles.sh, cl_mn_roles_script) from
- * the row's simulator command line sim: one process per role and node
- * (sim with --role and --replicas; in the row's container when asked) and
- * the frontend (`infbench sim frontend` on PORT), or NULL with rc->reason. */
+ * script exported FRONTEND_NODE) on the simulator engine, or with a
+ * per-node recipe (run_item.node_recipe); then the command that runs its
+ * roles as srun steps (WS/roles.sh, cl_mn_roles_script), or NULL with
+ * rc->reason: on the simulator engine one simulator per role and node (the
+ * row's simulator command line with --role and --replicas; in the row's
+ * container when asked) and the frontend (`infbench sim frontend` on
+ * PORT); on the recipe engine the row's server.sh on every node
+ * (cl_mn_nodes_of) with NODE_RANK, the addresses of WS/nodes.env and the
+ * node's GPU monitor, in the row's container when asked. */
 bool row_roles_wanted(const row_ctx *rc);
-const char **row_roles_argv(row_ctx *rc, const char **sim);
-/* The producer that row_roles_power names in its package, which the row's
- * POWER_PRODUCER_SHA pins. */
-#define RUN_SIM_POWER_PRODUCER "infbench-sim-telemetry"
+const char **row_roles_argv(row_ctx *rc);
+/* The variables such a row adds to its environment: POWER_PRODUCER_SHA
+ * (the producer row_roles_power names) and for per-node recipes
+ * GPUS_PER_NODE, xP, yD (the pools' workers). Nothing for other rows. */
+void row_roles_env(const row_ctx *rc, ib_buf *env);
+/* The producers that row_roles_power names in its package, which the row's
+ * POWER_PRODUCER_SHA pins: simulated telemetry, the nodes' monitors. */
+#define RUN_SIM_POWER_PRODUCER  "infbench-sim-telemetry"
+#define RUN_NODE_POWER_PRODUCER "infbench-node-monitor"
 /* After the roles stopped: the multinode power package of the row
- * (pw_mn_pack) at WS/LOGS/power from the roles' simulated telemetry
+ * (pw_mn_pack) at WS/LOGS/power from the roles' telemetry (simulated, or
+ * the per-node recipes' monitors)
  * (WS/LOGS/gpu_metrics/NODE/ROLE.csv: prefill-N, decode-N, worker-N as
  * the roles prefill, decode, agg), which processing then validates; what it
  * did, or why it could not, in WS/power_package.log. Best effort, as the

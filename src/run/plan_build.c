@@ -343,6 +343,17 @@ int run_eval_dataset(const run_resolved *x, ib_error *e)
 	return rc;
 }
 
+/* Whether row is a multi-node row with a per-node recipe
+ * (run_node_recipe_path; its path appended to out, when not NULL). */
+static bool node_recipe_of(const run_opts *o, const ib_val *row, ib_buf *out)
+{
+	ib_buf b = {0};
+	bool yes = ib_map_get(row, "prefill") && ib_map_get(row, "decode") &&
+	           run_node_recipe_path(out ? out : &b, o->recipes, row) == 0;
+	ib_buf_free(&b);
+	return yes;
+}
+
 static int plan_item(run_plan *p, const run_opts *o, const ib_val *row, size_t idx,
                      const char *tok_sha, ib_error *e)
 {
@@ -384,7 +395,9 @@ static int plan_item(run_plan *p, const run_opts *o, const ib_val *row, size_t i
 		ib_buf rp = {0};
 		ib_error re = {0};
 		char *real = NULL;
-		if (run_recipe_path(&rp, o->recipes, row, &re) == 0 &&
+		/* a multi-node row: its per-node server.sh, else a whole-row script */
+		it->node_recipe = node_recipe_of(o, row, &rp);
+		if ((it->node_recipe || run_recipe_path(&rp, o->recipes, row, &re) == 0) &&
 		    (real = realpath(rp.data, NULL)))
 			it->recipe = ib_arena_strdup(a, real);
 		else
@@ -409,11 +422,14 @@ static int plan_item(run_plan *p, const run_opts *o, const ib_val *row, size_t i
 }
 
 /* The concurrency list of a multi-node row (`conc: [8, 16, ...]`) that the
- * simulator engine runs one concurrency at a time, or NULL. */
+ * runner's client runs one concurrency at a time (the simulator engine, a
+ * per-node recipe), or NULL. */
 static const ib_val *conc_list(const run_opts *o, const ib_val *row)
 {
 	const ib_val *c = row->type == IB_V_MAP ? ib_map_get(row, "conc") : NULL;
-	return o->engine != RUN_ENGINE_RECIPE && c && c->type == IB_V_LIST && c->list.n ? c : NULL;
+	if (!c || c->type != IB_V_LIST || !c->list.n)
+		return NULL;
+	return o->engine != RUN_ENGINE_RECIPE || node_recipe_of(o, row, NULL) ? c : NULL;
 }
 
 /* Plans row idx: one item, or with the simulator engine one per concurrency

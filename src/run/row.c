@@ -474,14 +474,16 @@ static int supervise(row_ctx *rc, pid_t child, const char *what, int *st)
 	return r;
 }
 
-static int engine_sim(row_ctx *rc)
+/* The simulator engine, and a per-node recipe: the server (a simulator, or
+ * the roles' steps), wait-for-ready, then the runner's client and eval. */
+static int engine_served(row_ctx *rc)
 {
 	ib_error e = {0};
 	pid_t pid;
 	/* an agentic row's client is the AgentX replay, run in this process; a
 	 * multi-node row inside its job: one srun step per role (roles.c) */
 	bool replay = rc->it->agentic && !rc->it->eval_only;
-	const char **sv = row_roles_wanted(rc) ? row_roles_argv(rc, row_sim_argv(rc))
+	const char **sv = row_roles_wanted(rc) ? row_roles_argv(rc)
 	                                       : row_in_container(rc, "server", row_sim_argv(rc)),
 	           **cv = replay ? NULL : row_in_container(rc, "client", client_argv(rc));
 	if (!sv || (!cv && !replay))
@@ -622,13 +624,21 @@ int row_execute(row_ctx *rc)
 	ib_buf env = {0};
 	run_row_env(&env, it->row, it->runner_name, it->name, rc->port);
 	bool recipe = rc->o->engine == RUN_ENGINE_RECIPE;
+	/* a per-node recipe serves; the runner runs the client, as for the simulator */
+	bool recipe_client = recipe && !it->node_recipe;
+	if (it->node_recipe && !row_roles_wanted(rc))
+		return row_fail(rc, RUN_FAILED,
+		                "%s is a multi-node row's per-node recipe: it runs inside the "
+		                "row's Slurm job only (infbench run --slurm)",
+		                it->recipe);
 	if (it->agentic) {
 		/* processing runs in the row's folder (simulator engine: the
 		 * artifacts right there, as `agentx replay --output-dir`); a recipe
 		 * gets the workspace's results/, as the workflow's /workspace/results */
-		const char *rd = recipe ? ib_arena_printf(rc->a, "%s/results", rc->ws) : ".";
-		run_agentic_env(&env, it->row, it->duration, rd ? rd : ".", recipe ? rc->ws : ".");
-		if (recipe && it->corpus)
+		const char *rd = recipe_client ? ib_arena_printf(rc->a, "%s/results", rc->ws) : ".";
+		run_agentic_env(&env, it->row, it->duration, rd ? rd : ".",
+		                recipe_client ? rc->ws : ".");
+		if (recipe_client && it->corpus)
 			ib_buf_printf(&env, "INFBENCH_AGENTX_CORPUS=%s\n", it->corpus);
 		/* InferenceX's agentic helpers cd into the workspace and make
 		 * their aiperf venv under the runtime folder (the uv shim) */
@@ -643,8 +653,7 @@ int row_execute(row_ctx *rc)
 		              rc->devices);
 	if (recipe)
 		run_recipe_env(rc, &env);
-	if (row_roles_wanted(rc)) /* the producer of the package row_roles_power writes */
-		ib_buf_printf(&env, "POWER_PRODUCER_SHA=%s\n", RUN_SIM_POWER_PRODUCER);
+	row_roles_env(rc, &env);
 	if (!env.data)
 		return row_fail(rc, RUN_FAILED, "out of memory");
 	rc->envp = make_envp(rc->a, env.data);
@@ -657,7 +666,7 @@ int row_execute(row_ctx *rc)
 		return row_fail(rc, RUN_FAILED, "writing the workspace: %s", e.msg);
 	if (rc->o->container && (s = row_container_begin(rc)) != RUN_RUNNING)
 		return s;
-	s = rc->o->engine == RUN_ENGINE_RECIPE ? engine_recipe(rc) : engine_sim(rc);
+	s = recipe_client ? engine_recipe(rc) : engine_served(rc);
 	if (rc->server && s == RUN_RUNNING && row_roles_wanted(rc))
 		row_roles_settle(rc);
 	if (rc->server) {

@@ -77,6 +77,7 @@ typedef struct {
 	int jobs;                /* rows at once (>= 1) */
 	const char *gpus;        /* "0-7", "0,2,4": device ids; NULL: discover */
 	int cpus;                /* simulator rows at once at most (0: online CPUs) */
+	int gpus_per_node;       /* multi-node recipe rows' GPUs per node (0: 8; -1: 0) */
 	const char *runner_name; /* RUNNER_NAME; NULL: "<runner label>_0" */
 	const char *tokenizer;   /* client (and simulator) tokenizer folder; NULL: the model id */
 	double time_scale;       /* simulator --time-scale (0: real time) */
@@ -158,6 +159,14 @@ const char *run_sim_unmodelable(const ib_val *row, const char **model, const cha
  * then without the framework, then the benchmarks/ layout; the first that
  * exists. Returns 0 and the path in out, or IB_ENOENT with the names tried. */
 int run_recipe_path(ib_buf *out, const char *dir, const ib_val *row, ib_error *e);
+/* A multi-node row's per-node recipe (docs/run.md "Per-node recipes"):
+ * DIR/[benchmarks/]multi_node/[SCENARIO_SUBDIR]<name>/server.sh for the
+ * names run_recipe_path tries, the first that exists. Returns 0 and the
+ * path in out, or IB_ENOENT (nothing in e). */
+int run_node_recipe_path(ib_buf *out, const char *dir, const ib_val *row);
+/* The GPUs per node of o's multi-node recipe rows (--gpus-per-node: 8
+ * unless set; 0 when set to 0). */
+int run_gpus_per_node(const run_opts *o);
 
 /* Plans every selected row (keep may be NULL: all). Returns 0 or an error
  * (IB_EIO for the store, IB_ENOMEM). Free with run_plan_free. */

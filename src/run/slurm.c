@@ -72,7 +72,8 @@ static void task_flags(ib_buf *b, ib_arena *a, const run_opts *o)
 	            {"--prompt-threads", o->prompt_threads},
 	            {"--eval-accuracy", o->eval_accuracy},
 	            {"--eval-limit", o->eval_limit},
-	            {"--agentic-duration", o->agentic_duration}};
+	            {"--agentic-duration", o->agentic_duration},
+	            {"--gpus-per-node", o->gpus_per_node}};
 	for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
 		if (nums[i].v == 0)
 			continue;
@@ -205,7 +206,7 @@ static int submit_multinode(const run_opts *o, const run_item *it, const run_slu
 		return IB_ENOMEM;
 	}
 	/* the recipe engine asks a whole node's GPUs on every node */
-	int gpn = o->engine == RUN_ENGINE_RECIPE ? 8 : 0;
+	int gpn = o->engine == RUN_ENGINE_RECIPE ? run_gpus_per_node(o) : 0;
 	cl_mn_layout l;
 	int rc = cl_mn_layout_of(it->row, gpn, &l, e);
 	if (!rc)

@@ -12,8 +12,14 @@
 # runner made the multinode power package of it (LOGS/power) and that
 # processing validated it into the agg rows' power fields (prefill/decode
 # fields for the disaggregated row, the whole-deployment ones of the "agg"
-# role for the aggregated row); then that a row whose roles cannot start
-# fails with the step's log in its reason.
+# role for the aggregated row); that the recipe engine runs a disaggregated
+# row's per-node server.sh (a test recipe that starts simulator roles by
+# NODE_RANK, rank 0 the frontend) as one step per node with NODE_RANK,
+# NODE0_ADDR, IPADDRS, GPUS_PER_NODE, xP, yD, the runner's client against
+# it, the rows (one per concurrency) done and no process left, and that a
+# per-node script that ends fails its row with the step logs in the reason and
+# the other steps stopped; then that a row whose roles cannot start fails
+# with the step's log in its reason.
 # Prints one "skipped" line when the cluster cannot start.
 # Usage: run_multinode_slurm.sh INFBENCH. Ends with "run_multinode_slurm: N passed, N failed".
 . "$(dirname "$0")/lib.sh" run_multinode_slurm "$1"
@@ -120,6 +126,89 @@ r=$(pkg "$dis" decode,prefill "avg_power_w total_gpu_energy_j joules_per_output_
 r=$(pkg "$agg" agg,agg "avg_power_w avg_total_gpu_power_w total_gpu_energy_j joules_per_total_token" "prefill_gpu_energy_j decode_gpu_energy_j")
 [ "$r" = ok ] && ok || no "agg power: $r; $(cat "$agg"/power_package.log)"
 grep -q '^\[power package\] [0-9]* SIMULATED samples of 2 GPUs from 2 monitors' "$dis"/power_package.log && ok || no "power_package.log: $(cat "$dis"/power_package.log)"
+# the recipe engine (docs/run.md "Per-node recipes"): the disaggregated row's
+# per-node server.sh, one srun step per node with NODE_RANK, the nodes'
+# addresses and the row's environment; rank 0 also starts the frontend on
+# PORT, and the runner's client runs against it. The cluster has no GPUs:
+# --gpus-per-node 0 submits without --gres.
+rd=recipes/multi_node/fixed_seq_len/minimaxm3_fp4_mi355x_vllm
+mkdir -p "$rd"
+cat >"$rd/server.sh" <<'SH'
+#!/usr/bin/env bash
+# test recipe: rank < PREFILL_NODES serves prefill, the others decode; rank 0
+# also the frontend on PORT, once every rank's simulator listens
+trap 'kill $(jobs -p) 2>/dev/null' EXIT
+n=$((PREFILL_NODES + DECODE_NODES))
+addr() { cut -d, -f$(($1 + 1)) <<<"$IPADDRS"; }
+role=decode
+[ "$NODE_RANK" -lt "$PREFILL_NODES" ] && role=prefill
+echo "server.sh: rank $NODE_RANK of $n role $role node $SLURMD_NODENAME addr $(addr "$NODE_RANK") node0 $NODE0_ADDR ips $IPADDRS gpus $GPUS_PER_NODE xP $xP yD $yD"
+pf() { echo "$INFBENCH_WORKSPACE/rank$1.port"; }
+"$INFBENCH" sim --served-model-name "$MODEL" --tokenizer "$INFBENCH_TOKENIZER" \
+	--prefill-workers "$PREFILL_NUM_WORKERS" --prefill-tp "$PREFILL_TP" --tp "$DECODE_TP" \
+	--time-scale "$INFBENCH_TIME_SCALE" --duration 600 --role "$role" \
+	--host "$(addr "$NODE_RANK")" --port 0 --port-file "$(pf "$NODE_RANK")" &
+if [ "$NODE_RANK" = 0 ]; then
+	pre=() dec=()
+	for ((r = 0; r < n; r++)); do
+		until [ -s "$(pf $r)" ]; do sleep 0.1; done
+		if [ $r -lt "$PREFILL_NODES" ]; then pre+=("$(addr $r):$(cat "$(pf $r)")"); else dec+=("$(addr $r):$(cat "$(pf $r)")"); fi
+	done
+	"$INFBENCH" sim frontend --host "$NODE0_ADDR" --port "$PORT" --time-scale "$INFBENCH_TIME_SCALE" \
+		--duration 600 --prefill "${pre[@]}" --workers "${dec[@]}" &
+fi
+wait -n
+echo "server.sh: rank $NODE_RANK: a process ended" >&2
+exit 1
+SH
+# its concurrency list: one row (and job) per concurrency, as on the simulator engine
+row 256 64 1 none | pools 1 1 1 1 | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+r["conc"] = [1, 2]
+print(json.dumps([r]))' >rmn.json
+timeout 300 "$bin" run rmn.json --results store3 --slurm --wait --time 10 --engine recipe --recipes recipes \
+	--gpus-per-node 0 --tokenizer "$tok" --time-scale 10 --quiet >rmn.out 2>rmn.err
+rc=$?
+[ "$rc" = 0 ] && ok || { no "recipe-engine multi-node row: exit $rc $(tail -n 3 rmn.err)"; "$bin" run --status --results store3; tail -n 20 store3/slurm/*/job.out; }
+rr=$(ls -d store3/rows/*/ 2>/dev/null | head -n 1)
+rr=${rr%/}
+# one step per node, named after its pool, on the node of its rank
+steps3=$(grep -o 'infbench: step [a-z0-9-]* on n[0-9]' "$rr/server.log" 2>/dev/null | sort | tr '\n' ' ')
+[ "$steps3" = 'infbench: step decode-0 on n2 infbench: step prefill-0 on n1 ' ] && ok || no "recipe steps: $steps3 ($(tail -n 5 "$rr/server.log" 2>&1))"
+# each step's script saw its rank, the nodes' addresses and the row's variables
+grep -qx 'server.sh: rank 0 of 2 role prefill node n1 addr 127.0.0.1 node0 127.0.0.1 ips 127.0.0.1,127.0.0.1 gpus 0 xP 1 yD 1' "$rr/logs/prefill-0.log" && ok || no "rank 0: $(head -n 3 "$rr/logs/prefill-0.log" 2>&1)"
+grep -qx 'server.sh: rank 1 of 2 role decode node n2 addr 127.0.0.1 node0 127.0.0.1 ips 127.0.0.1,127.0.0.1 gpus 0 xP 1 yD 1' "$rr/logs/decode-0.log" && ok || no "rank 1: $(head -n 3 "$rr/logs/decode-0.log" 2>&1)"
+grep -q 'infbench sim frontend: listening' "$rr/logs/prefill-0.log" && ok || no "rank 0 started no frontend: $(tail -n 3 "$rr/logs/prefill-0.log" 2>&1)"
+"$bin" run --status --results store3 >status3.txt
+grep -q '^2 rows: 2 done$' status3.txt && ok || { no "recipe row status"; cat status3.txt; }
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert sorted(x["conc"] for x in r) == [1, 2], r
+assert all(x.get("is_multinode") and x.get("disagg") for x in r), r
+' store3/agg_bmk.json 2>/dev/null && ok || no "recipe row agg_bmk.json: $(head -c 300 store3/agg_bmk.json 2>&1)"
+# the steps ended with the row: no process of its workspace is left
+sleep 1
+left=$(pgrep -f -- "$PWD/store3/" | tr '\n' ' ')
+[ -z "$left" ] && ok || { no "processes left after the recipe row: $left"; kill $left; }
+# a per-node script that ends (rank 1 exits 3) fails the row before it is
+# ready, the reason quoting the step logs, and the other node's step is stopped
+bd=badrecipes/multi_node/fixed_seq_len/minimaxm3_fp4_mi355x_vllm
+mkdir -p "$bd"
+printf '#!/usr/bin/env bash\n[ "$NODE_RANK" = 1 ] && { echo "rank 1 gives up"; exit 3; }\nexec sleep 300\n' >"$bd/server.sh"
+timeout 300 "$bin" run rmn.json --results store5 --slurm --wait --time 10 --engine recipe \
+	--recipes badrecipes --gpus-per-node 0 --tokenizer "$tok" --quiet >/dev/null 2>rmn5.err
+rc=$?
+"$bin" run --status --results store5 >status5.txt
+[ "$rc" = 1 ] && grep -q "a node's step ended" status5.txt && grep -q 'rank 1 gives up' status5.txt && ok || no "a failing per-node script: exit $rc $(cat status5.txt)"
+sleep 1
+left=$(pgrep -x sleep | while read -r p; do case $(readlink "/proc/$p/cwd") in "$PWD"/store5/*) echo "$p" ;; esac; done)
+[ -z "$left" ] && ok || { no "a failed row's steps left: $left"; kill $left; }
+# outside its job a per-node recipe does not run (it needs the job's steps)
+timeout 60 "$bin" run rmn.json --results store4 --engine recipe --recipes recipes --tokenizer "$tok" --quiet >/dev/null 2>rmn4.err
+rc=$?
+[ "$rc" = 1 ] && grep -q 'per-node recipe: it runs inside the row.s Slurm job only' rmn4.err && ok || no "a per-node recipe outside Slurm: exit $rc $(tail -n 2 rmn4.err)"
 # a row whose roles cannot start fails, its reason quoting the step that ended and its log
 row 256 64 1 none | pools 1 1 1 1 | python3 -c '
 import json, sys

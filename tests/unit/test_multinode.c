@@ -216,7 +216,7 @@ static void want_role(const cl_mn_role *r, const char *name, int pool, int node,
 	cr_assert_eq(r->replicas, replicas, "%s replicas %d", name, r->replicas);
 }
 
-Test(multinode, roles_one_process_per_node_and_pool)
+Test(multinode, roles_one_process_per_node_and_pool_nodes_one_step_per_node)
 {
 	ib_arena *a = ib_arena_new();
 	cl_mn_layout l;
@@ -238,15 +238,25 @@ Test(multinode, roles_one_process_per_node_and_pool)
 	want_role(&r[2], "decode-0", CL_MN_DECODE, 1, 1);
 	want_role(&r[3], "decode-1", CL_MN_DECODE, 3, 1);
 	cr_assert_eq(cl_mn_roles_of(&l, r, 3), 0, "no room: 0");
+	/* per-node recipes: one step per node in rank order, prefill first */
+	cr_assert_eq(cl_mn_nodes_of(&l, r, 8), 6);
+	want_role(&r[0], "prefill-0", CL_MN_PREFILL, 1, 0);
+	want_role(&r[1], "prefill-1", CL_MN_PREFILL, 2, 0);
+	want_role(&r[2], "decode-0", CL_MN_DECODE, 1, 0);
+	want_role(&r[5], "decode-3", CL_MN_DECODE, 4, 0);
+	cr_assert_eq(cl_mn_nodes_of(&l, r, 5), 0, "no room: 0");
 	/* aggregated: the workers, one per node */
 	w = "{\"prefill\": {\"num-worker\": 2, \"tp\": 8}, \"decode\": {\"num-worker\": 0}}";
 	cr_assert_eq(cl_mn_layout_of(row_of(a, w), 8, &l, &e), 0);
 	cr_assert_eq(cl_mn_roles_of(&l, r, 8), 2);
 	want_role(&r[0], "worker-0", CL_MN_WORKER, 1, 1);
 	want_role(&r[1], "worker-1", CL_MN_WORKER, 2, 1);
+	cr_assert_eq(cl_mn_nodes_of(&l, r, 8), 2);
+	want_role(&r[1], "worker-1", CL_MN_WORKER, 2, 0);
 	/* a single-node row has none */
 	cr_assert_eq(cl_mn_layout_of(row_of(a, "{\"tp\": 8}"), 8, &l, &e), 0);
 	cr_assert_eq(cl_mn_roles_of(&l, r, 8), 0);
+	cr_assert_eq(cl_mn_nodes_of(&l, r, 8), 0);
 	ib_arena_free(a);
 }
 
@@ -263,9 +273,12 @@ Test(multinode, sh_words_quote_what_the_shell_would_split)
  * (node nI has NodeAddr 10.0.0.I), srun (logs its node and runs the command
  * with its output in --output), a role that writes its port file (7000 +
  * the node's last digit) and waits, and a frontend that logs its flags and
- * exits — which ends the script (status 1, the others stopped). Returns
- * the srun log, then the frontend's flags. */
-static char *run_roles(const ib_buf *script)
+ * exits — which ends the script (status 1, the others stopped), and a
+ * per-node script (below). lists: the node lists' assignments; show: shell
+ * that prints what the steps left. Returns the status, the srun log, what
+ * show prints, the logs and the telemetry folders. */
+#define MN_LISTS "PREFILL_NODELIST=n1,n2 DECODE_NODELIST=n2,n3"
+static char *run_roles(const ib_buf *script, const char *lists, const char *show)
 {
 	char dir[] = "/tmp/ib_mn_roles.XXXXXX";
 	cr_assert_not_null(mkdtemp(dir));
@@ -277,20 +290,23 @@ static char *run_roles(const ib_buf *script)
 	    {"role", "#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in --host) h=$2;; "
 	             "--port-file) f=$2;; esac; shift; done\n"
 	             "echo $((7000 + ${h##*.})) >\"$f\"\nexec sleep 60\n"},
-	    {"front", "#!/bin/sh\necho \"$*\" >front.args\n"}};
+	    {"front", "#!/bin/sh\necho \"$*\" >front.args\n"},
+	    {"node", "#!/bin/sh\n. ./nodes.env\necho \"$1 $NODE0_ADDR $IPADDRS\" >rank$1\n"
+	             "[ $1 = 2 ] || exec sleep 60\n"
+	             "for i in $(seq 1 100); do [ -s rank0 ] && [ -s rank1 ] && exit 0; "
+	             "sleep 0.05; done\n"}};
 	char cmd[1024];
 	for (size_t i = 0; i < sizeof fakes / sizeof *fakes; i++)
 		put_file(dir, fakes[i][0], fakes[i][1], strlen(fakes[i][1]));
 	put_file(dir, "roles.sh", script->data, script->len);
 	snprintf(cmd, sizeof cmd,
-	         "cd %s && PATH=%s:$PATH PREFILL_NODELIST=n1,n2 DECODE_NODELIST=n2,n3 "
-	         "FRONTEND_NODE=n1 bash roles.sh >out 2>&1; echo \"status $?\"; "
-	         "sort srun.log; cat front.args; ls logs; ls LOGS/gpu_metrics; rm -rf %s",
-	         dir, dir, dir);
+	         "cd %s && PATH=%s:$PATH %s FRONTEND_NODE=n1 bash roles.sh >out 2>&1; "
+	         "echo \"status $?\"; sort srun.log; %s; ls logs; ls LOGS/gpu_metrics; rm -rf %s",
+	         dir, dir, lists, show, dir);
 	return output_of(cmd);
 }
 
-Test(multinode, roles_script_starts_a_step_per_role_then_the_frontend)
+Test(multinode, roles_script_starts_a_step_per_role_then_the_frontend_or_per_node)
 {
 	cl_mn_role r[3] = {{"prefill-0", CL_MN_PREFILL, 1, 1},
 	                   {"decode-0", CL_MN_DECODE, 1, 1},
@@ -298,21 +314,38 @@ Test(multinode, roles_script_starts_a_step_per_role_then_the_frontend)
 	const char *cmds[] = {"role --role prefill", "role --role decode", "role --role decode"};
 	ib_buf b = {0};
 	cr_assert_eq(cl_mn_roles_script(&b, r, cmds, NULL, 3, "front --port 9"), 0);
-	cr_assert_str_eq(run_roles(&b), "status 1\n"
-	                                "srun n1 front\n"
-	                                "srun n1 role\n"
-	                                "srun n2 role\n"
-	                                "srun n3 role\n"
-	                                "--port 9 --prefill 10.0.0.1:7001 --workers 10.0.0.2:7002 "
-	                                "10.0.0.3:7003\n"
-	                                "decode-0.log\ndecode-1.log\nfrontend.log\nprefill-0.log\n"
-	                                "n1\nn2\nn3\n");
+	cr_assert_str_eq(run_roles(&b, MN_LISTS, "cat front.args"),
+	                 "status 1\n"
+	                 "srun n1 front\n"
+	                 "srun n1 role\n"
+	                 "srun n2 role\n"
+	                 "srun n3 role\n"
+	                 "--port 9 --prefill 10.0.0.1:7001 --workers 10.0.0.2:7002 "
+	                 "10.0.0.3:7003\n"
+	                 "decode-0.log\ndecode-1.log\nfrontend.log\nprefill-0.log\n"
+	                 "n1\nn2\nn3\n");
 	ib_buf_free(&b);
 	/* aggregated: no --prefill */
 	cl_mn_role w[2] = {{"worker-0", CL_MN_WORKER, 1, 2}, {"worker-1", CL_MN_WORKER, 2, 2}};
 	const char *wc[] = {"role", "role"};
 	cr_assert_eq(cl_mn_roles_script(&b, w, wc, NULL, 2, "front"), 0);
-	cr_assert(strstr(run_roles(&b), "\n--workers 10.0.0.1:7001 10.0.0.2:7002\n"));
+	cr_assert(strstr(run_roles(&b, MN_LISTS, "cat front.args"),
+	                 "\n--workers 10.0.0.1:7001 10.0.0.2:7002\n"));
+	ib_buf_free(&b);
+	/* per-node mode (no frontend: per-node recipes): each step's command as
+	 * given; the fake node script records the addresses nodes.env gives its
+	 * rank; rank 2 ends once the others wrote, which ends the script */
+	const char *nc[] = {"node 0", "node 1", "node 2"};
+	cr_assert_eq(cl_mn_roles_script(&b, r, nc, NULL, 3, NULL), 0);
+	const char *ips = "10.0.0.1 10.0.0.1,10.0.0.2,10.0.0.3\n";
+	char want[512];
+	snprintf(want, sizeof want,
+	         "status 1\nsrun n1 node\nsrun n2 node\nsrun n3 node\n0 %s1 %s2 %s"
+	         "decode-0.log\ndecode-1.log\nprefill-0.log\nn1\nn2\nn3\n",
+	         ips, ips, ips);
+	cr_assert_str_eq(
+	    run_roles(&b, "PREFILL_NODELIST=n1 DECODE_NODELIST=n2,n3", "cat rank0 rank1 rank2"),
+	    want);
 	ib_buf_free(&b);
 }
 

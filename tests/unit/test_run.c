@@ -342,6 +342,22 @@ Test(run, recipe_names_as_the_launchers_resolve_them)
 	b.len = 0;
 	cr_assert_eq(run_recipe_path(&b, dir, r, &e), 0);
 	cr_assert(strstr(b.data, "dsr1_fp8_h200_vllm_mtp.sh"), "%s", b.data);
+	/* per-node recipes: a folder with server.sh under multi_node/, never a
+	 * single-node script */
+	ib_map_set(a, r, "spec-decoding", ib_v_str(a, "none"));
+	b.len = 0;
+	touch(dir, "multi_node/fixed_seq_len/dsr1_fp8_h200_vllm.sh");
+	cr_assert_eq(run_node_recipe_path(&b, dir, r), IB_ENOENT);
+	touch(dir, "benchmarks/multi_node/fixed_seq_len/dsr1_fp8_h200/server.sh");
+	cr_assert_eq(run_node_recipe_path(&b, dir, r), 0);
+	cr_assert(strstr(b.data, "/benchmarks/multi_node/fixed_seq_len/dsr1_fp8_h200/server.sh"),
+	          "%s", b.data);
+	touch(dir,
+	      "multi_node/fixed_seq_len/dsr1_fp8_h200_vllm/server.sh"); /* the framework wins */
+	b.len = 0;
+	cr_assert_eq(run_node_recipe_path(&b, dir, r), 0);
+	cr_assert(strstr(b.data, "/multi_node/fixed_seq_len/dsr1_fp8_h200_vllm/server.sh"), "%s",
+	          b.data);
 	ib_buf_free(&b);
 	run_rmtree(dir);
 	ib_arena_free(a);
