@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #define OOM(e) ib_fail((e), IB_ENOMEM, "", 0, 0, "out of memory")
@@ -28,6 +29,12 @@ void ax_replay_defaults(ax_replay_opts *o)
 	o->request_timeout = 1800;
 	o->out_dir = ".";
 	o->live_fail_threshold = -1;
+}
+
+bool ax_env_true(const char *v)
+{
+	return v && (!strcasecmp(v, "true") || !strcmp(v, "1") || !strcasecmp(v, "yes") ||
+	             !strcasecmp(v, "on"));
 }
 
 typedef struct replay replay;
@@ -263,8 +270,14 @@ static int build(replay *r, rslot *s)
 		ib_buf_printf(b, "Authorization: Bearer %s\r\n", o->api_key);
 	ib_buf_printf(b,
 	              "X-Request-Id: agentx-%llu\r\nX-Correlation-Id: %s-r%llu\r\n"
-	              "X-Infbench-Model-Time: 1\r\nContent-Length: ",
+	              "X-Infbench-Model-Time: 1\r\n",
 	              (unsigned long long)d->id, t->id, (unsigned long long)d->replay);
+	if (o->dynamo_session) {
+		char sid[48];
+		ax_session_id(o->seed, d->replay, d->subagent, d->entry, sid);
+		ib_buf_printf(b, "X-Dynamo-Session-ID: %s\r\n", sid);
+	}
+	ib_buf_puts(b, "Content-Length: ");
 	size_t at = b->len;
 	ib_buf_puts(b, "000000000000\r\n\r\n");
 	size_t body = b->len;
