@@ -400,11 +400,6 @@ typedef struct {
  * and between tree replays; only [a-z0-9-] (no trace id bytes). */
 void ax_session_id(uint32_t seed, uint64_t replay, bool subagent, size_t entry, char out[48]);
 
-/* Whether an environment value turns an aiperf boolean setting on
- * (AIPERF_HTTP_X_DYNAMO_SESSION_ID_FROM_CORRELATION_ID): "true", "1",
- * "yes", "on" in any case (NULL: false). */
-bool ax_env_true(const char *value);
-
 /* Fills o with InferenceX's settings (seed 42, 10 warmup requests per lane,
  * t* in [0.25, 0.75], idle caps 10 s and 300 s, duration 3600 s, grace
  * 30 s, the chat endpoint). */

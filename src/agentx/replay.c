@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #define OOM(e) ib_fail((e), IB_ENOMEM, "", 0, 0, "out of memory")
@@ -29,12 +28,6 @@ void ax_replay_defaults(ax_replay_opts *o)
 	o->request_timeout = 1800;
 	o->out_dir = ".";
 	o->live_fail_threshold = -1;
-}
-
-bool ax_env_true(const char *v)
-{
-	return v && (!strcasecmp(v, "true") || !strcmp(v, "1") || !strcasecmp(v, "yes") ||
-	             !strcasecmp(v, "on"));
 }
 
 typedef struct replay replay;

@@ -154,7 +154,7 @@ static int read_flags(arg_parser *p, ax_replay_opts *o)
 		    p, p->prog,
 		    "--trajectory-start-min-ratio is above --trajectory-start-max-ratio");
 	o->dynamo_session =
-	    ax_env_true(getenv("AIPERF_HTTP_X_DYNAMO_SESSION_ID_FROM_CORRELATION_ID"));
+	    ib_env_true(getenv("AIPERF_HTTP_X_DYNAMO_SESSION_ID_FROM_CORRELATION_ID"));
 	if (args_get(p, "--use-dynamo-conv-aware-routing")->seen)
 		fprintf(stderr,
 		        "%s: --use-dynamo-conv-aware-routing: not sent: nvext.session_control is "

@@ -134,7 +134,7 @@ static void replay_opts(row_ctx *rc, ax_replay_opts *ro, const char *const *env,
 	v = wg ? strtod(wg, &end) : -1;
 	ro->warmup_grace = wg && end != wg && !*end && v >= 0 ? v : 1800;
 	ro->dynamo_session =
-	    ax_env_true(ib_env_get(ev, "AIPERF_HTTP_X_DYNAMO_SESSION_ID_FROM_CORRELATION_ID"));
+	    ib_env_true(ib_env_get(ev, "AIPERF_HTTP_X_DYNAMO_SESSION_ID_FROM_CORRELATION_ID"));
 	ro->env = env;
 	ro->nenv = nenv;
 }

@@ -580,10 +580,10 @@ Test(agentx, session_id)
 	cr_assert_str_neq(p1, s3);
 	cr_assert_str_neq(p1, q); /* another tree replay */
 	cr_assert_str_neq(p1, o); /* another seed */
-	cr_assert(ax_env_true("true") && ax_env_true("TRUE") && ax_env_true("1") &&
-	          ax_env_true("yes") && ax_env_true("On"));
-	cr_assert(!ax_env_true(NULL) && !ax_env_true("") && !ax_env_true("false") &&
-	          !ax_env_true("0") && !ax_env_true("truee"));
+	cr_assert(ib_env_true("true") && ib_env_true("TRUE") && ib_env_true("1") &&
+	          ib_env_true("yes") && ib_env_true("On"));
+	cr_assert(!ib_env_true(NULL) && !ib_env_true("") && !ib_env_true("false") &&
+	          !ib_env_true("0") && !ib_env_true("truee"));
 }
 
 /* The contents of a chat body's messages, concatenated (marker removed),
