@@ -373,6 +373,11 @@ typedef struct {
 	const char *const *env;
 	size_t nenv;
 	const char *dataset; /* metadata.dataset.hf_dataset_name (NULL: corpus) */
+	/* aiperf's AIPERF_HTTP_X_DYNAMO_SESSION_ID_FROM_CORRELATION_ID: every
+	 * request carries "X-Dynamo-Session-ID: <ax_session_id>" of its
+	 * conversation, for a Dynamo router's (or `infbench sim frontend`'s)
+	 * session affinity */
+	bool dynamo_session;
 	/* polled about every 50 ms of wall time while the replay runs (NULL:
 	 * never): true ends it at once, requests in flight closed, nothing
 	 * written, and ax_replay returns IB_EIO "cancelled" (the caller knows
@@ -385,6 +390,15 @@ typedef struct {
 	void *progress_arg;
 	double progress_every;
 } ax_replay_opts;
+
+/* The X-Dynamo-Session-ID of a conversation, NUL terminated: the tree
+ * replay's cache-bust hex (ax_cache_bust of seed and replay) as
+ * "ax-<12 hex>" for its parent turns, and "ax-<12 hex>-sa<entry>" for the
+ * subagent recorded at entry index `entry` (subagent true), which is a
+ * conversation of its own (its own messages array), as in aiperf. The same
+ * for every request of one conversation, different between conversations
+ * and between tree replays; only [a-z0-9-] (no trace id bytes). */
+void ax_session_id(uint32_t seed, uint64_t replay, bool subagent, size_t entry, char out[48]);
 
 /* Fills o with InferenceX's settings (seed 42, 10 warmup requests per lane,
  * t* in [0.25, 0.75], idle caps 10 s and 300 s, duration 3600 s, grace

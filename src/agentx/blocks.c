@@ -138,6 +138,16 @@ void ax_cache_bust(uint32_t seed, uint64_t replay, char out[20])
 	snprintf(out, 20, "[rid:%.12s]", hex);
 }
 
+void ax_session_id(uint32_t seed, uint64_t replay, bool subagent, size_t entry, char out[48])
+{
+	char m[20];
+	ax_cache_bust(seed, replay, m);
+	if (subagent)
+		snprintf(out, 48, "ax-%.12s-sa%zu", m + 5, entry);
+	else
+		snprintf(out, 48, "ax-%.12s", m + 5);
+}
+
 /* ---- a trace's table of block texts ---- */
 
 typedef struct {

@@ -263,8 +263,14 @@ static int build(replay *r, rslot *s)
 		ib_buf_printf(b, "Authorization: Bearer %s\r\n", o->api_key);
 	ib_buf_printf(b,
 	              "X-Request-Id: agentx-%llu\r\nX-Correlation-Id: %s-r%llu\r\n"
-	              "X-Infbench-Model-Time: 1\r\nContent-Length: ",
+	              "X-Infbench-Model-Time: 1\r\n",
 	              (unsigned long long)d->id, t->id, (unsigned long long)d->replay);
+	if (o->dynamo_session) {
+		char sid[48];
+		ax_session_id(o->seed, d->replay, d->subagent, d->entry, sid);
+		ib_buf_printf(b, "X-Dynamo-Session-ID: %s\r\n", sid);
+	}
+	ib_buf_puts(b, "Content-Length: ");
 	size_t at = b->len;
 	ib_buf_puts(b, "000000000000\r\n\r\n");
 	size_t body = b->len;

@@ -321,6 +321,9 @@ int ib_proc_run(const char *const *argv, const char *cwd, ib_buf *out, ib_buf *e
  * the first match wins), or in this process's environment when env is NULL;
  * NULL when it is not set. Points into env. */
 const char *ib_env_get(const char *const *env, const char *name);
+/* Whether an environment value is a true boolean as Python settings read
+ * them: "1", "true", "yes" or "on", in any case (NULL: false). */
+bool ib_env_true(const char *value);
 
 /* ---- clocks ---- */
 /* CLOCK_MONOTONIC in nanoseconds: for durations only. */

@@ -8,11 +8,18 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 extern char **environ;
+
+bool ib_env_true(const char *v)
+{
+	return v && (!strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") ||
+	             !strcasecmp(v, "on"));
+}
 
 const char *ib_env_get(const char *const *env, const char *name)
 {

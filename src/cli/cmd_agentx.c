@@ -312,6 +312,7 @@ static int read_replay_opts(arg_parser *p, ax_replay_opts *o)
 			    ints[i].name, (long long)ints[i].lo, (long long)ints[i].hi, x->vals[0]);
 	}
 	o->insecure = args_get(p, "--insecure")->seen;
+	o->dynamo_session = args_get(p, "--dynamo-session-header")->seen;
 	o->concurrency = (size_t)ints[0].v, o->seed = (uint32_t)ints[1].v;
 	o->warmup_per_lane = (size_t)ints[2].v, o->max_context = ints[3].v;
 	if ((x = args_get(p, "--env"))->seen) {
@@ -365,6 +366,10 @@ static int replay(int argc, char **argv)
 	        "drop traces with a request whose in + out "
 	        "exceeds it (default: none)"),
 	    OPT("--request-timeout", "S", "seconds a request may take (default 1800)"),
+	    {.name = "--dynamo-session-header",
+	     .kind = ARG_FLAG,
+	     .help = "send X-Dynamo-Session-ID (one id per conversation) for a router's "
+	             "session affinity"},
 	    OPT("--output-dir", "DIR", "write DIR/aiperf_artifacts/ and DIR/env (default .)"),
 	    OPT("--dataset-name", "NAME", "the dataset named in the aggregate (default: --corpus)"),
 	    {.name = "--env",

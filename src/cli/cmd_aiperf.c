@@ -153,10 +153,14 @@ static int read_flags(arg_parser *p, ax_replay_opts *o)
 		return args_error(
 		    p, p->prog,
 		    "--trajectory-start-min-ratio is above --trajectory-start-max-ratio");
+	o->dynamo_session =
+	    ib_env_true(getenv("AIPERF_HTTP_X_DYNAMO_SESSION_ID_FROM_CORRELATION_ID"));
 	if (args_get(p, "--use-dynamo-conv-aware-routing")->seen)
 		fprintf(stderr,
-		        "%s: --use-dynamo-conv-aware-routing: infbench's replay sends no "
-		        "session binding (nvext.session_control)\n",
+		        "%s: --use-dynamo-conv-aware-routing: not sent: nvext.session_control is "
+		        "a removed Dynamo proof of concept (current Dynamo answers 400); "
+		        "AIPERF_HTTP_X_DYNAMO_SESSION_ID_FROM_CORRELATION_ID=true sends the "
+		        "X-Dynamo-Session-ID header instead\n",
 		        p->prog);
 	arg_opt *x = args_get(p, "--server-metrics");
 	for (size_t i = 0; x->seen && i < x->nvals; i++)
@@ -256,7 +260,8 @@ static int profile(int argc, char **argv)
 	     .kind = ARG_MANY,
 	     .metavar = "X",
 	     .help = "rejected: the request body is the scenario's"},
-	    FLAG("--use-dynamo-conv-aware-routing", "accepted; no session binding is sent"),
+	    FLAG("--use-dynamo-conv-aware-routing",
+	         "accepted; nvext.session_control is not sent (a removed Dynamo field)"),
 	    ONE("--dynamo-session-timeout-seconds", "S", "accepted with the flag above"),
 	    FLAG("--no-gpu-telemetry", "accepted: infbench collects no GPU telemetry"),
 	    FLAG("--tokenizer-trust-remote-code", "accepted: infbench runs no tokenizer code"),

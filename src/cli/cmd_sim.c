@@ -281,7 +281,8 @@ static const arg_opt flags[] = {
     {.name = "--log-requests",
      .kind = ARG_ONE,
      .metavar = "FILE",
-     .help = "write every request as it arrived (method, path, body), a JSON line each (at exit)"},
+     .help = "write every request as it arrived (method, path, body, the X-Dynamo-Session-ID "
+             "header), a JSON line each (at exit)"},
     {.name = "--seed",
      .kind = ARG_ONE,
      .is_int = true,

@@ -71,7 +71,9 @@ int cmd_sim_frontend(int argc, char **argv)
 	    .desc = "One OpenAI endpoint in front of simulator processes that each serve one role "
 	            "of a\ndeployment (a multi-node row's srun steps): a completion goes to the "
 	            "least busy prefill\nrole, then to the least busy decode role, whose answer "
-	            "streams back with its model\ntimestamps moved onto the frontend's clock.",
+	            "streams back with its model\ntimestamps moved onto the frontend's clock. A "
+	            "request with an X-Dynamo-Session-ID\nheader sticks to the processes its "
+	            "id hashes to (session affinity).",
 	    .epilog = "See docs/sim.md \"Roles and the frontend\".",
 	    .opts = opts,
 	    .nopts = sizeof opts / sizeof *opts,

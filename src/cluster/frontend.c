@@ -134,6 +134,8 @@ struct fe_req {
 	bool streaming;
 	char ctype[64];
 	cl_fe_clock k;
+	char *session;  /* X-Dynamo-Session-ID (NULL: none), passed on */
+	uint64_t shash; /* its FNV-1a: the process of each stage is shash mod n */
 	bool done;
 	net_defer reap;
 	fe_req *prev, *next;
@@ -166,6 +168,7 @@ static void req_free(fe_req *r)
 	ib_buf_free(&r->out);
 	free(r->path);
 	free(r->body);
+	free(r->session);
 	free(r);
 }
 
@@ -260,6 +263,14 @@ static fe_up *least_busy(fe_up *v, size_t n)
 	return b;
 }
 
+/* The process of a stage: a session's own (its id's hash mod n, so that
+ * its turns meet their prefix in that process's cache), else the least
+ * busy. */
+static fe_up *route(const fe_req *r, fe_up *v, size_t n)
+{
+	return r->session ? &v[r->shash % n] : least_busy(v, n);
+}
+
 static void up_head(net_client *c, const net_http_msg *m, int64_t t, void *arg);
 static void up_data(net_client *c, const char *d, size_t n, int64_t t, void *arg);
 static void up_done(net_client *c, int err, const char *msg, void *arg);
@@ -281,10 +292,12 @@ static bool send_to(fe_req *r, fe_up *u)
 		return false;
 	}
 	u->inflight++;
-	ib_buf_printf(&r->req,
-	              "%s %s HTTP/1.1\r\nHost: %s:%d\r\nX-Infbench-Model-Time: 1\r\n"
-	              "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
-	              r->method, r->path, u->ip, u->port, r->body_len);
+	ib_buf_printf(&r->req, "%s %s HTTP/1.1\r\nHost: %s:%d\r\nX-Infbench-Model-Time: 1\r\n",
+	              r->method, r->path, u->ip, u->port);
+	if (r->session)
+		ib_buf_printf(&r->req, "X-Dynamo-Session-ID: %s\r\n", r->session);
+	ib_buf_printf(&r->req, "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
+	              r->body_len);
 	ib_buf_append(&r->req, r->body ? r->body : "", r->body_len);
 	if (r->req.err || net_client_send(r->cl, r->req.data, r->req.len)) {
 		retire(r);
@@ -367,7 +380,7 @@ static void up_done(net_client *c, int err, const char *msg, void *arg)
 		}
 		r->k.base = r->k.t0 + span;
 		r->stage = 1;
-		if (!send_to(r, least_busy(r->fe->work, r->fe->nwork)))
+		if (!send_to(r, route(r, r->fe->work, r->fe->nwork)))
 			fail_req(r, "cannot reach a decode role");
 		return;
 	}
@@ -573,15 +586,19 @@ static void on_request(net_conn *c, const net_http_msg *m, const char *body, siz
 		return;
 	}
 	fe_req *r = calloc(1, sizeof *r);
+	const net_header *sh = net_http_header(m, "X-Dynamo-Session-ID");
 	if (!r || m->method_len >= sizeof r->method || !(r->path = strndup(m->path, m->path_len)) ||
-	    (len && !(r->body = malloc(len)))) {
+	    (len && !(r->body = malloc(len))) ||
+	    (sh && sh->value_len && !(r->session = strndup(sh->value, sh->value_len)))) {
 		if (r)
-			free(r->path);
+			free(r->path), free(r->body);
 		free(r);
 		net_conn_respond(c, 500, "application/json", "{}", 2, NULL);
 		return;
 	}
 	memcpy(r->method, m->method, m->method_len);
+	if (r->session)
+		r->shash = ib_fnv1a(IB_FNV1A_BASIS, sh->value, sh->value_len);
 	if (len)
 		memcpy(r->body, body, len);
 	r->fe = f;
@@ -600,7 +617,7 @@ static void on_request(net_conn *c, const net_http_msg *m, const char *body, siz
 	f->reqs = r;
 	net_conn_set_data(c, r);
 	r->stage = r->completion && f->npre ? 0 : 1;
-	fe_up *u = r->stage ? least_busy(f->work, f->nwork) : least_busy(f->pre, f->npre);
+	fe_up *u = r->stage ? route(r, f->work, f->nwork) : route(r, f->pre, f->npre);
 	if (!send_to(r, u))
 		fail_req(r, "cannot reach %s", u->name);
 }

@@ -3,7 +3,12 @@
  * front of simulator processes, one per role and node (`infbench sim
  * --role prefill|decode`, or whole workers of an aggregated row), routing
  * each completion to the least busy prefill process and then to the least
- * busy answering process, and streaming the answer back.
+ * busy answering process, and streaming the answer back. A request with an
+ * X-Dynamo-Session-ID header (a conversation, as Dynamo's router binds it)
+ * goes instead to the processes its id names: FNV-1a of the id modulo the
+ * prefill processes, then modulo the answering ones, so that every turn of
+ * a conversation meets its prefix in the same processes' caches; the
+ * header is passed on to them.
  *
  * The clock. Each simulator process stamps its answers with its own model
  * clock (X-Infbench-Model-Time), and two processes' clocks disagree (each

@@ -37,9 +37,7 @@ static int env_int(const char *const *env, const char *name, int64_t dflt, int64
 
 static bool env_bool(const char *const *env, const char *name)
 {
-	const char *s = ib_env_get(env, name);
-	return s && (!strcasecmp(s, "1") || !strcasecmp(s, "true") || !strcasecmp(s, "yes") ||
-	             !strcasecmp(s, "on"));
+	return ib_env_true(ib_env_get(env, name));
 }
 
 static bool nonempty_str(const ib_val *v)

@@ -133,6 +133,8 @@ static void replay_opts(row_ctx *rc, ax_replay_opts *ro, const char *const *env,
 	const char *wg = ib_env_get(ev, "AGENTIC_WARMUP_GRACE_PERIOD");
 	v = wg ? strtod(wg, &end) : -1;
 	ro->warmup_grace = wg && end != wg && !*end && v >= 0 ? v : 1800;
+	ro->dynamo_session =
+	    ib_env_true(ib_env_get(ev, "AIPERF_HTTP_X_DYNAMO_SESSION_ID_FROM_CORRELATION_ID"));
 	ro->env = env;
 	ro->nenv = nenv;
 }
@@ -166,6 +168,8 @@ static void note_replay(row_ctx *rc, const ax_replay_opts *ro)
 		v[n++] = "--dataset-name";
 		v[n++] = ro->dataset;
 	}
+	if (ro->dynamo_session)
+		v[n++] = "--dynamo-session-header";
 	v[n] = NULL;
 	for (size_t i = 0; i < n; i++)
 		if (!v[i])

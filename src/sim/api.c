@@ -1005,7 +1005,8 @@ static bool method_is(const net_http_msg *r, const char *m)
 	return r->method_len == strlen(m) && memcmp(r->method, m, r->method_len) == 0;
 }
 
-/* --log-requests: the request as it arrived, one JSON line. A line that
+/* --log-requests: the request as it arrived, one JSON line (method, path,
+ * body, and x_dynamo_session_id when the header came). A line that
  * cannot be built (out of memory) is left out, never half-written. */
 int sim_server_log_error(const sim_server *s)
 {
@@ -1022,6 +1023,11 @@ static void log_request(sim_server *s, const net_http_msg *r, const char *body, 
 	rc = rc ? rc : ib_json_write_str(b, r->path, r->path_len, true);
 	rc = rc ? rc : ib_buf_puts(b, ", \"body\": ");
 	rc = rc ? rc : ib_json_write_str(b, body ? body : "", body ? len : 0, true);
+	const net_header *h = net_http_header(r, "X-Dynamo-Session-ID");
+	if (h) { /* the session a router keeps on one worker */
+		rc = rc ? rc : ib_buf_puts(b, ", \"x_dynamo_session_id\": ");
+		rc = rc ? rc : ib_json_write_str(b, h->value, h->value_len, true);
+	}
 	rc = rc ? rc : ib_buf_puts(b, "}\n");
 	if (!rc)
 		fwrite(b->data, 1, b->len, s->cfg.request_log);

@@ -256,13 +256,59 @@ fi
 # 3. the same seed gives the same markers; another seed other ones
 e2e_start_sim --tokenizer "$tok" --time-scale 50 --log-requests "$tmp/wire2.jsonl"
 replay "$tmp/b" --corpus "$tmp/tr.jsonl" --concurrency 3 --benchmark-duration 10 \
-	--warmup-requests-per-lane 0 --random-seed 7 2>"$tmp/b.log" || no "replay seed 7: $(cat "$tmp/b.log")"
+	--warmup-requests-per-lane 0 --random-seed 7 --dynamo-session-header 2>"$tmp/b.log" ||
+	no "replay seed 7: $(cat "$tmp/b.log")"
 kill -TERM "$simpid" 2>/dev/null
 wait "$simpid" 2>/dev/null
 simpid=
 m1=$(grep -o 'rid:[0-9a-f]*' "$tmp/wire.jsonl" | sort -u)
 m2=$(grep -o 'rid:[0-9a-f]*' "$tmp/wire2.jsonl" | sort -u)
 [ -n "$m2" ] && [ -z "$(comm -12 <(echo "$m1") <(echo "$m2"))" ] && ok || no "seed 7 reused markers of seed 42"
+# 3b. X-Dynamo-Session-ID (--dynamo-session-header, replay b): absent from
+#     replay a; on every request of b, "ax-<its marker's hex>" for parent
+#     turns and "-sa<entry>" added for a subagent's, whose entry is a
+#     subagent of the replay's trace with a request of this max_tokens
+#     (a parent turn's max_tokens is a parent turn's out; 1 a per-lane
+#     warmup request): one id per
+#     conversation, different between conversations and between replays
+# sessions WIRE RECORDS SEED: checks the wire's session ids; prints a summary
+sessions() {
+	"$py" - "$tmp/tr.jsonl" "$@" <<'PY'
+import hashlib, json, re, sys
+traces = {t["id"]: t for t in map(json.loads, open(sys.argv[1]))}
+wire = [json.loads(l) for l in open(sys.argv[2])]
+wire = [w for w in wire if w["path"] == "/v1/chat/completions"]
+recs = [json.loads(l)["metadata"] for l in open(sys.argv[3])]
+seed = sys.argv[4]
+rep_trace = {r["session_num"]: r["x_correlation_id"].rsplit("-r", 1)[0] for r in recs}
+hex_rep = {hashlib.sha256(f"cache-bust:{seed}:{n}".encode()).hexdigest()[:12]: n for n in rep_trace}
+ids, reps, n = set(), set(), 0
+for w in wire:
+    b = json.loads(w["body"])
+    sid = w.get("x_dynamo_session_id")
+    mk = re.match(r"\[rid:([0-9a-f]{12})\]", [m for m in b["messages"] if m["role"] == "user"][0]["content"])
+    m = re.fullmatch(r"ax-([0-9a-f]{12})(?:-sa([0-9]+))?", sid or "")
+    assert m and mk and m.group(1) == mk.group(1), (sid, mk and mk.group(1))
+    if m.group(1) not in hex_rep:
+        continue  # a replay without records (cancelled at the end)
+    t = traces[rep_trace[hex_rep[m.group(1)]]]
+    if m.group(2) is None:
+        outs = {e["out"] for e in t["requests"] if e["type"] != "subagent"}
+    else:
+        e = t["requests"][int(m.group(2))]
+        assert e["type"] == "subagent", (sid, e["type"])
+        outs = {r["out"] for r in e["requests"]}
+    assert b["max_tokens"] in outs | {1}, (sid, b["max_tokens"], outs)  # 1: a warmup request
+    ids.add(sid)
+    reps.add(m.group(1))
+    n += 1
+assert n >= 10 and len(reps) >= 2 and len(ids) > len(reps), (n, len(ids), len(reps))
+print(f"{n} requests, {len(ids)} sessions, {len(reps)} replays")
+PY
+}
+! grep -q x_dynamo_session_id "$tmp/wire.jsonl" && ok || no "a session header without --dynamo-session-header"
+out=$(sessions "$tmp/wire2.jsonl" "$tmp/b/aiperf_artifacts/profile_export.jsonl" 7 2>&1) && ok || no "session ids: $out"
+echo "session ids: $out"
 
 # 4. the idle caps: one trace whose turns are 50 s apart, one lane: with
 #    everything idle the global cap brings the next turn within 10 s; with
@@ -358,21 +404,33 @@ n=$(grep -c '"benchmark_phase":"profiling"' "$tmp/th/profile_export.jsonl" 2>/de
 [ "$rc" = 1 ] && grep -q 'over the --failed-request-threshold 0.1 (the artifacts are written)' "$tmp/th.err" &&
 	[ -s "$tmp/th/profile_export_aiperf.json" ] && [ "${n:-0}" -ge 10 ] && [ "$n" -lt 60 ] && ok ||
 	no "live threshold (exit $rc, $n profiling records): $(tail -3 "$tmp/th.err")"
-e2e_start_sim --tokenizer "$tok" --time-scale 50
+e2e_start_sim --tokenizer "$tok" --time-scale 50 --log-requests "$tmp/wire3.jsonl"
 INFBENCH_AGENTX_CORPUS=$tmp/tr.jsonl shim "$tmp/wg" --benchmark-duration 30 --warmup-requests-per-lane 2 \
 	--warmup-grace-period 0.001 >/dev/null 2>"$tmp/wg.err"
 rc=$?
 [ "$rc" = 1 ] && grep -q 'warmup did not drain within the --warmup-grace-period of 0.001 s' "$tmp/wg.err" &&
 	[ ! -e "$tmp/wg/profile_export.jsonl" ] && ok || no "warmup grace (exit $rc): $(tail -2 "$tmp/wg.err")"
-INFBENCH_AGENTX_CORPUS=$tmp/tr.jsonl shim "$tmp/si" --benchmark-duration 150 --warmup-requests-per-lane 1 \
-	--stats-interval 1 --num-dataset-entries 2 >"$tmp/si.out" 2>"$tmp/si.err"
+# (and the recipes' AIPERF_HTTP_X_DYNAMO_SESSION_ID_FROM_CORRELATION_ID=true
+# sends the session header; --use-dynamo-conv-aware-routing says it sends
+# no nvext.session_control)
+AIPERF_HTTP_X_DYNAMO_SESSION_ID_FROM_CORRELATION_ID=true INFBENCH_AGENTX_CORPUS=$tmp/tr.jsonl \
+	shim "$tmp/si" --benchmark-duration 150 --warmup-requests-per-lane 1 \
+	--stats-interval 1 --num-dataset-entries 2 --use-dynamo-conv-aware-routing \
+	--dynamo-session-timeout-seconds 3600 >"$tmp/si.out" 2>"$tmp/si.err"
 rc=$?
 [ "$rc" = 0 ] && grep -qE '^infbench aiperf: profiling [0-9]+ / 150 s: [0-9]+ requests completed, 0 failed' "$tmp/si.out" &&
 	grep -q ': 2 traces (0 dropped' "$tmp/si.err" && ok ||
 	no "stats lines / --num-dataset-entries (exit $rc): $(tail -3 "$tmp/si.out" "$tmp/si.err")"
+grep -q -- '--use-dynamo-conv-aware-routing: not sent: nvext.session_control' "$tmp/si.err" && ok ||
+	no "no line for --use-dynamo-conv-aware-routing: $(cat "$tmp/si.err")"
 kill -TERM "$simpid" 2>/dev/null
 wait "$simpid" 2>/dev/null
 simpid=
+# the warmup-grace replay sent no header, the shim's with the variable did
+grep x_dynamo_session_id "$tmp/wire3.jsonl" >"$tmp/wire3s.jsonl"
+out=$(sessions "$tmp/wire3s.jsonl" "$tmp/si/profile_export.jsonl" 42 2>&1) &&
+	[ "$(wc -l <"$tmp/wire3s.jsonl")" -lt "$(grep -c chat/completions "$tmp/wire3.jsonl")" ] && ok ||
+	no "the shim's session header: $out"
 
 # 6. no allocation per streamed chunk, none per request body: the release
 #    build under an LD_PRELOAD shim that counts malloc/calloc/realloc after the

@@ -12,7 +12,8 @@
 #     one HELP/TYPE per family, counters and histograms equal to the roles');
 #  3. an aggregated row's two whole workers behind a frontend: both serve,
 #     and the frontend's /metrics sums them;
-#  4. a role that is gone answers 502; bad flags exit 2.
+#  4. a role that is gone answers 502; bad flags exit 2;
+#  5. X-Dynamo-Session-ID: each session's requests stick to one worker.
 # Needs the llama3 tokenizer fixture. Usage: sim_roles.sh INFBENCH.
 # Ends with "sim_roles: N passed, N failed".
 . "$(dirname "$0")/lib.sh" sim_roles "$1"
@@ -138,6 +139,51 @@ for _ in 1 2; do # one of the two requests goes to the dead worker
 done
 grep -q '^HTTP/1.1 502' "$tmp/gone" && grep -q '"BadGatewayError"' "$tmp/gone" && ok || no "no 502 from a gone worker: $(head -c 300 "$tmp/gone")"
 stop_all
+
+# -- 5. session affinity: requests with X-Dynamo-Session-ID go to the worker
+#    their id names, every turn of a session to the same one (the header
+#    passed on), the sessions spread over both workers; requests without
+#    it still served
+start s0 sim --served-model-name llama3-8b --time-scale 10 --log-requests "$tmp/s0.jsonl"
+start s1 sim --served-model-name llama3-8b --time-scale 10 --log-requests "$tmp/s1.jsonl"
+start fe3 sim frontend --workers "127.0.0.1:${ports[s0]}" "127.0.0.1:${ports[s1]}" --time-scale 10
+session_req() { # PORT SESSION: one completion with the header ("" none); its status line
+	local body='{"model":"llama3-8b","prompt":"hi there","max_tokens":2}' h=
+	[ -n "$2" ] && h="X-Dynamo-Session-ID: $2"$'\r\n'
+	exec 3<>"/dev/tcp/127.0.0.1/$1"
+	printf 'POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n%sConnection: close\r\n\r\n%s' \
+		"${#body}" "$h" "$body" >&3
+	head -n 1 <&3
+	exec 3<&-
+}
+for turn in 1 2 3; do
+	for s in ax-0a1b2c3d4e5f ax-0a1b2c3d4e5f-sa2 ax-9f8e7d6c5b4a ax-111111111111 ax-222222222222 ax-333333333333 ""; do
+		session_req "${ports[fe3]}" "$s"
+	done
+done >"$tmp/aff.status"
+stop_all # the request logs are written at exit
+[ "$(grep -c ' 200' "$tmp/aff.status")" = 21 ] && ok || no "session requests through the frontend: $(sort "$tmp/aff.status" | uniq -c)"
+out=$(python3 - "$tmp/s0.jsonl" "$tmp/s1.jsonl" <<'PY' 2>&1
+import json, sys
+where, plain = {}, 0
+for w, f in enumerate(sys.argv[1:]):
+    for l in open(f):
+        r = json.loads(l)
+        if r["path"] != "/v1/completions":
+            continue
+        s = r.get("x_dynamo_session_id")
+        if s is None:
+            plain += 1
+        else:
+            where.setdefault(s, []).append(w)
+assert len(where) == 6 and all(len(v) == 3 for v in where.values()), where
+assert all(len(set(v)) == 1 for v in where.values()), f"a session on two workers: {where}"
+assert {v[0] for v in where.values()} == {0, 1}, f"one worker served every session: {where}"
+assert plain == 3, plain
+print({k: v[0] for k, v in where.items()})
+PY
+) && ok || no "session affinity: $out"
+echo "sessions -> worker: $out"
 "$bin" sim frontend --port 0 >/dev/null 2>"$tmp/e1"; [ $? = 2 ] && grep -q -- '--workers' "$tmp/e1" && ok || no "frontend without --workers: $(cat "$tmp/e1")"
 "$bin" sim frontend --workers nothost >/dev/null 2>"$tmp/e2"; [ $? = 1 ] && grep -q "not HOST:PORT" "$tmp/e2" && ok || no "bad worker address: $(cat "$tmp/e2")"
 "$bin" sim --role decode --duration 1 >/dev/null 2>"$tmp/e3"; [ $? = 2 ] && grep -q -- '--prefill-workers' "$tmp/e3" && ok || no "--role without the deployment: $(cat "$tmp/e3")"

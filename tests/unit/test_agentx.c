@@ -559,6 +559,33 @@ Test(agentx, cache_bust_marker)
 	cr_assert(!strncmp(a, "[rid:", 5) && a[17] == ']', "%s", a);
 }
 
+Test(agentx, session_id)
+{
+	char m[20], p1[48], p2[48], s3[48], s3b[48], s5[48], q[48], o[48], want[48];
+	ax_cache_bust(42, 1, m);
+	ax_session_id(42, 1, false, 0, p1);
+	ax_session_id(42, 1, false, 4, p2); /* parent turns: one conversation */
+	ax_session_id(42, 1, true, 3, s3);
+	ax_session_id(42, 1, true, 3, s3b);
+	ax_session_id(42, 1, true, 5, s5);
+	ax_session_id(42, 2, false, 0, q);
+	ax_session_id(7, 1, false, 0, o);
+	snprintf(want, sizeof want, "ax-%.12s", m + 5);
+	cr_assert_str_eq(p1, want);
+	cr_assert_str_eq(p1, p2);
+	snprintf(want, sizeof want, "ax-%.12s-sa3", m + 5);
+	cr_assert_str_eq(s3, want);
+	cr_assert_str_eq(s3, s3b);
+	cr_assert_str_neq(s3, s5);
+	cr_assert_str_neq(p1, s3);
+	cr_assert_str_neq(p1, q); /* another tree replay */
+	cr_assert_str_neq(p1, o); /* another seed */
+	cr_assert(ib_env_true("true") && ib_env_true("TRUE") && ib_env_true("1") &&
+	          ib_env_true("yes") && ib_env_true("On"));
+	cr_assert(!ib_env_true(NULL) && !ib_env_true("") && !ib_env_true("false") &&
+	          !ib_env_true("0") && !ib_env_true("truee"));
+}
+
 /* The contents of a chat body's messages, concatenated (marker removed),
  * and its roles as letters. */
 static void body_parts(ib_arena *a, const ib_buf *body, const char *marker, ib_buf *text,
