@@ -245,7 +245,7 @@ struct sim_server {
 	void *vctx;
 	/* the headers of every response: the engine, and the time scale
 	 * (scale_field empty with --max-speed or --pace) */
-	char scale_header[128]; /* "X-Infbench-Engine: infbench-sim\r\n" and, scaled,
+	char scale_header[384]; /* "X-Infbench-Engine: infbench-sim\r\n" and, scaled,
 	                         * "X-Infbench-Time-Scale: S\r\n" */
 	char scale_field[48];   /* ", \"time_scale\": S" in /v1/models */
 	/* tokq.c: the tokenizer's worker (started with --tokenizer) */
