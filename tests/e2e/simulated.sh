@@ -83,6 +83,7 @@ check '[ $rc = 2 ] && grep -q "yes or no" "$tmp/q.err"' "--simulated takes yes o
 # a store as schema 1 left it: no column, no agentic table, version 1
 sqlite3 "$tmp/s.db" "DROP VIEW latest_agentic; DROP TABLE agentic_results;
 DROP VIEW latest_benchmarks; ALTER TABLE benchmark_results DROP COLUMN simulated;
+ALTER TABLE benchmark_results DROP COLUMN sim_interval;
 ALTER TABLE eval_results DROP COLUMN simulated;
 CREATE VIEW latest_benchmarks AS SELECT * FROM (SELECT br.*, ROW_NUMBER() OVER (PARTITION BY br.config_id, br.conc, br.isl, br.osl ORDER BY br.date DESC, br.workflow_run_id DESC, br.id DESC) AS rn FROM benchmark_results br WHERE br.error IS NULL) t WHERE t.rn = 1;
 UPDATE ib_schema SET version = 1;" 2>"$tmp/sq.err"
