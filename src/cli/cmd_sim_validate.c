@@ -169,6 +169,22 @@ static int run_parsed(arg_parser *p)
 	return status;
 }
 
+/* infbench sim validate --help's description */
+static const char validate_desc[] =
+    "Runs each published measured point's configuration on the simulator's engine "
+    "model (in process,\n"
+    "at model time); for frontier and peak rows, sweeps the series' serving configs "
+    "and takes the\n"
+    "frontier's throughput at the published interactivity (or the best config at "
+    "the peak's\n"
+    "concurrency). Prints published vs simulated tok/s/GPU and interactivity, "
+    "the relative errors,\n"
+    "the rows that cannot run and why, and median / mean absolute percentage "
+    "errors per kind, page kind and GPU.\n"
+    "With --cv, each held-out measured row's prediction interval (from the other "
+    "groups' residuals)\n"
+    "and the intervals' held-out coverage.";
+
 int cmd_sim_validate(int argc, char **argv)
 {
 	arg_opt opts[] = {
@@ -249,17 +265,7 @@ int cmd_sim_validate(int argc, char **argv)
 	arg_parser p = {
 	    .prog = "infbench sim validate",
 	    .top = "infbench sim validate",
-	    .desc =
-	        "Runs each published measured point's configuration on the simulator's engine "
-	        "model (in process,\n"
-	        "at model time); for frontier and peak rows, sweeps the series' serving configs "
-	        "and takes the\n"
-	        "frontier's throughput at the published interactivity (or the best config at "
-	        "the peak's\n"
-	        "concurrency). Prints published vs simulated tok/s/GPU and interactivity, "
-	        "the relative errors,\n"
-	        "the rows that cannot run and why, and median / mean absolute percentage "
-	        "errors per kind, page kind and GPU.",
+	    .desc = validate_desc,
 	    .epilog = "See docs/sim.md \"Validation\".",
 	    .opts = opts,
 	    .nopts = sizeof opts / sizeof *opts,
