@@ -2,6 +2,7 @@
  * simulator (configs/sim/intervals.yaml, docs/sim.md "Prediction
  * intervals"), read with every problem named by file, line and field, and
  * the lookup of a configuration's pool with its widening. */
+#include "sim/private.h"
 #include "sim/sim.h"
 
 #include <math.h>
@@ -56,7 +57,8 @@ static const sim_iv_pool *pool(const sim_iv_table *t, const char *key)
 
 static void widen(const double in[2], double f, double out[2])
 {
-	double c = (in[0] + in[1]) / 2, h = (in[1] - in[0]) / 2 * f;
+	/* a factor of e^200 at most: finite and positive whatever the table */
+	double c = (in[0] + in[1]) / 2, h = fmin((in[1] - in[0]) / 2 * f, 200);
 	out[0] = exp(c - h);
 	out[1] = exp(c + h);
 }
@@ -97,11 +99,23 @@ int sim_iv_lookup(const sim_iv_table *t, const char *framework, const char *gpu,
 
 /* ---- the file ---- */
 
-static int bad(ib_diags *d, const ib_val *v, const char *field, const char *fmt, const char *arg)
+int sim_file_bad(ib_diags *d, const ib_val *v, const char *field, const char *fmt, const char *arg)
 {
 	return ib_diag_add(
 	    d, &(ib_diag){.file = v->file, .line = v->line, .col = v->col, .field = field}, fmt,
 	    arg);
+}
+
+int sim_file_verdict(int rc, const ib_diags *d, size_t before, const char *path, const char *what,
+                     ib_error *e)
+{
+	if (rc == IB_ENOMEM)
+		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+	size_t errs = ib_diags_count(d, IB_SEV_ERROR) - before;
+	if (errs)
+		return ib_fail(e, IB_EINVAL, path, 0, 0, "%zu problem%s in the %s", errs,
+		               errs == 1 ? "" : "s", what);
+	return 0;
 }
 
 static bool num(const ib_val *v, double *out)
@@ -120,25 +134,26 @@ static int pair(const ib_val *v, const char *field, double out[2], ib_diags *d)
 {
 	if (v->type != IB_V_LIST || v->list.n != 2 || !num(v->list.v[0], &out[0]) ||
 	    !num(v->list.v[1], &out[1]))
-		return bad(d, v, field, "should be [lo, hi], two finite numbers%s", "");
+		return sim_file_bad(d, v, field, "should be [lo, hi], two finite numbers%s", "");
 	if (out[0] > out[1])
-		return bad(d, v, field, "lo should not be above hi%s", "");
+		return sim_file_bad(d, v, field, "lo should not be above hi%s", "");
 	if (fabs(out[0]) > 20 || fabs(out[1]) > 20)
-		return bad(d, v, field, "a log ratio beyond +-20 (a factor of e^20)%s", "");
+		return sim_file_bad(d, v, field, "a log ratio beyond +-20 (a factor of e^20)%s",
+		                    "");
 	return 0;
 }
 
 static int names(const ib_val *v, const char *field, ib_arena *a, const char ***out, ib_diags *d)
 {
 	if (v->type != IB_V_LIST)
-		return bad(d, v, field, "should be a list of names%s", "");
+		return sim_file_bad(d, v, field, "should be a list of names%s", "");
 	const char **l = ib_arena_alloc(a, (v->list.n + 1) * sizeof *l);
 	if (!l)
 		return IB_ENOMEM;
 	size_t k = 0;
 	for (size_t i = 0; i < v->list.n; i++) {
 		if (v->list.v[i]->type != IB_V_STR)
-			bad(d, v->list.v[i], field, "should be a name%s", "");
+			sim_file_bad(d, v->list.v[i], field, "should be a name%s", "");
 		else if (!(l[k++] = ib_arena_strdup(a, v->list.v[i]->str.s)))
 			return IB_ENOMEM;
 	}
@@ -149,23 +164,30 @@ static int names(const ib_val *v, const char *field, ib_arena *a, const char ***
 
 static int load_pool(const ib_val *v, sim_iv_pool *p, ib_arena *a, ib_diags *d)
 {
-	memset(p, 0, sizeof *p);
+	*p = (sim_iv_pool){.key = ""}; /* a named pool, whatever follows */
 	if (v->type != IB_V_MAP)
-		return bad(d, v, "pools", "each pool should be a mapping%s", "");
+		return sim_file_bad(d, v, "pools", "each pool should be a mapping%s", "");
 	bool have[4] = {0};
 	for (size_t i = 0; i < v->map.n; i++) {
 		const ib_val *k = v->map.kv[i].key, *x = v->map.kv[i].val;
 		const char *name = k->type == IB_V_STR ? k->str.s : "?";
 		double f;
 		if (!strcmp(name, "pool")) {
-			if (x->type != IB_V_STR || !x->str.len)
-				bad(d, x, name, "should be a name%s", "");
+			/* the name goes into a response header: letters, digits, . _ / - */
+			if (x->type != IB_V_STR || !x->str.len || x->str.len > 63 ||
+			    x->str.len != strspn(x->str.s,
+			                         "abcdefghijklmnopqrstuvwxyz"
+			                         "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-"))
+				sim_file_bad(
+				    d, x, name,
+				    "should be a name of letters, digits, . _ / - (63 at most)%s",
+				    "");
 			else if (!(p->key = ib_arena_strdup(a, x->str.s)))
 				return IB_ENOMEM;
 			have[0] = true;
 		} else if (!strcmp(name, "residuals")) {
 			if (!num(x, &f) || f < 0 || f != floor(f) || f > 1e9)
-				bad(d, x, name, "should be a count%s", "");
+				sim_file_bad(d, x, name, "should be a count%s", "");
 			else
 				p->n = (size_t)f;
 			have[1] = true;
@@ -176,17 +198,15 @@ static int load_pool(const ib_val *v, sim_iv_pool *p, ib_arena *a, ib_diags *d)
 			pair(x, name, p->inter, d);
 			have[3] = true;
 		} else
-			bad(d, k, name,
-			    "unknown key (a pool has pool, residuals, tput-per-gpu, "
-			    "interactivity)%s",
-			    "");
+			sim_file_bad(d, k, name,
+			             "unknown key (a pool has pool, residuals, tput-per-gpu, "
+			             "interactivity)%s",
+			             "");
 	}
 	static const char *const req[] = {"pool", "residuals", "tput-per-gpu", "interactivity"};
 	for (int i = 0; i < 4; i++)
 		if (!have[i])
-			bad(d, v, req[i], "missing%s", "");
-	if (!p->key)
-		p->key = "";
+			sim_file_bad(d, v, req[i], "missing%s", "");
 	return 0;
 }
 
@@ -203,22 +223,22 @@ static int load_top(const ib_val *doc, sim_iv_table *t, ib_arena *a, ib_diags *d
 		if (!strcmp(name, "level")) {
 			have_level = true;
 			if (!num(x, &f) || !(f > 0 && f < 1))
-				bad(d, x, name, "should be a number in (0, 1)%s", "");
+				sim_file_bad(d, x, name, "should be a number in (0, 1)%s", "");
 			else
 				t->level = f;
 		} else if (!strcmp(name, "inflation")) {
 			if (!num(x, &f) || !(f >= 1 && f <= 100))
-				bad(d, x, name, "should be a number in [1, 100]%s", "");
+				sim_file_bad(d, x, name, "should be a number in [1, 100]%s", "");
 			else
 				t->inflation = f;
 		} else if (!strcmp(name, "min-residuals")) {
 			if (!num(x, &f) || f < 1 || f != floor(f) || f > 1e6)
-				bad(d, x, name, "should be a count of at least 1%s", "");
+				sim_file_bad(d, x, name, "should be a count of at least 1%s", "");
 			else
 				t->min_n = (size_t)f;
 		} else if (!strcmp(name, "source")) {
 			if (x->type != IB_V_STR)
-				bad(d, x, name, "should be a text%s", "");
+				sim_file_bad(d, x, name, "should be a text%s", "");
 		} else if (!strcmp(name, "models"))
 			rc = names(x, name, a, &t->models, d);
 		else if (!strcmp(name, "gpus"))
@@ -226,7 +246,8 @@ static int load_top(const ib_val *doc, sim_iv_table *t, ib_arena *a, ib_diags *d
 		else if (!strcmp(name, "pools"))
 			pools = x;
 		else
-			bad(d, k, name,
+			sim_file_bad(
+			    d, k, name,
 			    "unknown key (an interval table has level, inflation, min-residuals, "
 			    "source, models, gpus, pools)%s",
 			    "");
@@ -234,18 +255,18 @@ static int load_top(const ib_val *doc, sim_iv_table *t, ib_arena *a, ib_diags *d
 	if (rc)
 		return rc;
 	if (!have_level)
-		bad(d, doc, "level", "missing%s", "");
+		sim_file_bad(d, doc, "level", "missing%s", "");
 	if (!pools)
-		return bad(d, doc, "pools", "missing%s", "");
+		return sim_file_bad(d, doc, "pools", "missing%s", "");
 	if (pools->type != IB_V_LIST)
-		return bad(d, pools, "pools", "should be a list of pools%s", "");
+		return sim_file_bad(d, pools, "pools", "should be a list of pools%s", "");
 	t->pools = ib_arena_alloc(a, (pools->list.n + 1) * sizeof *t->pools);
 	if (!t->pools)
 		return IB_ENOMEM;
 	for (size_t i = 0; i < pools->list.n && !rc; i++)
 		rc = load_pool(pools->list.v[i], &t->pools[t->n++], a, d);
 	if (!rc && !pool(t, "all"))
-		bad(d, pools, "pools", "no pool 'all' (the last fallback)%s", "");
+		sim_file_bad(d, pools, "pools", "no pool 'all' (the last fallback)%s", "");
 	return rc;
 }
 
@@ -269,13 +290,7 @@ int sim_iv_load(const char *path, ib_arena *a, sim_iv_table *out, ib_diags *d, i
 		                 "an interval table is a mapping with 'level' and 'pools'");
 	else
 		rc = load_top(doc, out, a, d);
-	if (rc == IB_ENOMEM)
-		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
-	size_t errs = ib_diags_count(d, IB_SEV_ERROR) - before;
-	if (errs)
-		return ib_fail(e, IB_EINVAL, path, 0, 0, "%zu problem%s in the interval table",
-		               errs, errs == 1 ? "" : "s");
-	return 0;
+	return sim_file_verdict(rc, d, before, path, "interval table", e);
 }
 
 /* ---- the wire ---- */
@@ -300,7 +315,7 @@ bool sim_iv_parse(const char *v, size_t len, sim_iv *out, char *pool, size_t npo
 	s[len] = 0;
 	int used = 0;
 	memset(out, 0, sizeof *out);
-	if (sscanf(s, "level=%lf; tput=%lf,%lf; inter=%lf,%lf; pool=%127[^;]; widen=%d%n",
+	if (sscanf(s, "level=%lf; tput=%lf,%lf; inter=%lf,%lf; pool=%127[^;]; widen=%3d%n",
 	           &out->level, &out->tput[0], &out->tput[1], &out->inter[0], &out->inter[1], name,
 	           &out->widen, &used) != 7 ||
 	    s[used] || strlen(name) >= npool)

@@ -305,4 +305,13 @@ int sim_eval_plan(const sim_grader *g, const ib_val *req, seq *q);
 /* Renders /metrics. */
 void sim_metrics_render(const sim_server *s, ib_buf *out);
 
+/* The two YAML files of the simulator (calibration.yaml, intervals.yaml):
+ * a diagnostic at v's file:line:col for field (fmt takes arg), 0 or
+ * IB_ENOMEM; and a loader's verdict: IB_ENOMEM ("out of memory") when rc
+ * is, IB_EINVAL ("N problems in the WHAT", file path) when d gained errors
+ * since it held `before`, else 0. */
+int sim_file_bad(ib_diags *d, const ib_val *v, const char *field, const char *fmt, const char *arg);
+int sim_file_verdict(int rc, const ib_diags *d, size_t before, const char *path, const char *what,
+                     ib_error *e);
+
 #endif
