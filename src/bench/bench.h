@@ -178,6 +178,10 @@ typedef struct {
 	/* a response carried X-Infbench-Engine (infbench sim announces itself
 	 * so): the result is marked "simulated": true */
 	bool simulated;
+	/* the value of the first X-Infbench-Sim-Interval response header (the
+	 * simulator's prediction interval, docs/sim.md "Prediction intervals"),
+	 * verbatim into the result's "sim_interval"; "": none */
+	char sim_interval[256];
 	/* the clock of the figures: BENCH_CLOCK_MODEL when every successful
 	 * request carried the server's model timestamps (then ttft, latency,
 	 * itl are those, duration runs from the earliest arrival to the latest

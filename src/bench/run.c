@@ -59,8 +59,9 @@ struct worker {
 	size_t busy; /* slots with a request in flight */
 	net_timer arrive, lag_timer, progress_timer;
 	bench_vec lags;
-	double scale;   /* X-Infbench-Time-Scale seen: 0 none yet, -1 conflicting */
-	bool simulated; /* X-Infbench-Engine seen: a simulator answered */
+	double scale;           /* X-Infbench-Time-Scale seen: 0 none yet, -1 conflicting */
+	bool simulated;         /* X-Infbench-Engine seen: a simulator answered */
+	char sim_interval[256]; /* the first X-Infbench-Sim-Interval value ("": none) */
 	bool show_progress;
 	/* the timed window's share this loop spent outside its waits, and its
 	 * thread's CPU share (worker_main) */
@@ -349,6 +350,10 @@ static void on_head(net_client *c, const net_http_msg *m, int64_t t, void *arg)
 	snprintf(s->reason, sizeof s->reason, "%.*s", (int)m->reason_len, m->reason);
 	if (net_http_header(m, "x-infbench-engine"))
 		s->w->simulated = true;
+	const net_header *iv = net_http_header(m, "x-infbench-sim-interval");
+	if (iv && !s->w->sim_interval[0] && iv->value_len < sizeof s->w->sim_interval)
+		snprintf(s->w->sim_interval, sizeof s->w->sim_interval, "%.*s", (int)iv->value_len,
+		         iv->value);
 	const net_header *h = net_http_header(m, "x-infbench-time-scale");
 	if (h && s->w->scale >= 0) {
 		char v[64];
@@ -664,6 +669,8 @@ int bench_run(const bench_cfg *cfg, const bench_prompt *prompts, size_t n, bench
 	for (size_t t = 0; t < nthreads; t++) {
 		st->time_scale = merge_scale(st->time_scale, ws[t].scale);
 		st->simulated = st->simulated || ws[t].simulated;
+		if (!st->sim_interval[0])
+			memcpy(st->sim_interval, ws[t].sim_interval, sizeof st->sim_interval);
 	}
 	st->clock = BENCH_CLOCK_WALL;
 	if (!use_model_clock(st, results, n) && st->time_scale > 0) {

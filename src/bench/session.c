@@ -510,6 +510,8 @@ static int result(ib_arena *a, const bench_options *o, const bench_cfg *cfg,
 	}
 	if (st->simulated) /* the server announced itself as the simulator */
 		ib_map_set(a, r, "simulated", ib_v_bool(a, true));
+	if (st->sim_interval[0]) /* and its prediction interval (results parses it) */
+		ib_map_set(a, r, "sim_interval", ib_v_str(a, st->sim_interval));
 	*out = r;
 	return 0;
 }

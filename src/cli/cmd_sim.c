@@ -138,6 +138,11 @@ static const arg_opt flags[] = {
      .kind = ARG_ONE,
      .metavar = "FILE",
      .help = "efficiency/overhead rules (default: configs/sim/calibration.yaml)"},
+    {.name = "--intervals",
+     .kind = ARG_ONE,
+     .metavar = "FILE",
+     .help = "prediction-interval table announced in X-Infbench-Sim-Interval (default: "
+             "intervals.yaml beside the calibration file, when there is one)"},
     {.name = "--precision",
      .kind = ARG_ONE,
      .choices = prec_choices,
@@ -538,6 +543,44 @@ static int spec_flags(arg_parser *p, sim_config *c, sim_run *r)
 	return 0;
 }
 
+/* The prediction interval c announces (docs/sim.md "Prediction
+ * intervals"): from --intervals FILE, else intervals.yaml beside the
+ * calibration file used (cal: its path, NULL: none); neither: none. Says
+ * which on stderr; problems of the file with file:line. 0 or an exit
+ * status. */
+static int interval_flags(arg_parser *p, sim_config *c, sim_run *r, const char *cal)
+{
+	arg_opt *o = args_get(p, "--intervals");
+	const char *path = o->seen ? o->vals[0] : NULL;
+	if (!path && cal) {
+		const char *slash = strrchr(cal, '/');
+		path = ib_arena_printf(r->a, "%.*sintervals.yaml",
+		                       slash ? (int)(slash - cal + 1) : 0, cal);
+		if (path && access(path, R_OK))
+			return CLI_OK; /* no table beside it */
+	}
+	if (!path)
+		return CLI_OK;
+	ib_diags d = {.a = r->a};
+	ib_error e = {0};
+	sim_iv_table t;
+	sim_iv *iv = ib_arena_alloc(r->a, sizeof *iv);
+	if (!iv || sim_iv_load(path, r->a, &t, &d, &e)) {
+		cli_print_diags(&d);
+		cli_error("infbench sim", "--intervals", &e);
+		return CLI_FAIL;
+	}
+	if (sim_iv_lookup(&t, c->framework, c->hw.name, c->model.name, iv))
+		return CLI_OK;
+	c->interval = iv;
+	fprintf(stderr,
+	        "infbench sim: %.0f %% prediction interval (%s: pool %s, widened %d): tok/s/GPU "
+	        "x%.2f..x%.2f, interactivity x%.2f..x%.2f\n",
+	        iv->level * 100, path, iv->pool, iv->widen, iv->tput[0], iv->tput[1], iv->inter[0],
+	        iv->inter[1]);
+	return CLI_OK;
+}
+
 /* The calibration parameters for c's framework, GPU, precision, model and
  * spec method (spec_flags ran) from --calibration FILE or the default file
  * (sim_calib_find); without a file, the built-in defaults; then
@@ -571,7 +614,7 @@ static int calib_flags(arg_parser *p, sim_config *c, sim_run *r)
 	        "us)\n",
 	        used, c->framework, c->hw.name, by, c->mem_eff, c->compute_eff,
 	        c->step_overhead_s * 1e6);
-	return CLI_OK;
+	return interval_flags(p, c, r, f.path);
 }
 
 /* grader, tokenizer, trace and request log, TLS: 0 or an exit status */

@@ -70,12 +70,32 @@ static int cv_opt(arg_parser *p, slab_validate_opts *o)
 	}
 	if (args_get(p, "--cv-prompts-per-conc")->seen && !o->cv)
 		return args_error(p, NULL, "argument --cv-prompts-per-conc: needs --cv GROUPING");
+	if (args_get(p, "--write-intervals")->seen && !o->cv)
+		return args_error(p, NULL, "argument --write-intervals: needs --cv GROUPING");
+	return 0;
+}
+
+/* --write-intervals FILE: the interval table slab_validate made, written
+ * atomically; 0 or 1 (the error printed). */
+static int write_intervals(const char *prog, const char *path, const ib_buf *b)
+{
+	ib_error e = {0};
+	if (!b->data) {
+		fprintf(stderr, "%s: error: out of memory\n", prog);
+		return 1;
+	}
+	if (ib_buf_write_file(path, b, &e)) {
+		cli_error(prog, path, &e);
+		return 1;
+	}
 	return 0;
 }
 
 /* Loads the calibration and the points, then slab_validate prints the
- * table; the exit status. */
-static int validate(slab_validate_opts *o, const char *points, const char *calibration)
+ * table (and makes the interval table when ivpath is not NULL); the exit
+ * status. */
+static int validate(slab_validate_opts *o, const char *points, const char *calibration,
+                    const char *ivpath)
 {
 	static const char prog[] = "infbench sim validate";
 	ib_arena *a = ib_arena_new();
@@ -95,7 +115,22 @@ static int validate(slab_validate_opts *o, const char *points, const char *calib
 	o->npoints = n;
 	o->cal = &cal;
 	o->log = cli_sim_log;
+	ib_buf iv = {0};
+	if (ivpath) {
+		static const char *const g[] = {"", "model", "gpu", "model-gpu",
+		                                "framework-vendor"};
+		o->write_intervals = &iv;
+		o->iv_source = ib_arena_printf(
+		    a,
+		    "infbench sim validate --points %s --cv %s --cv-prompts-per-conc %d%s%s "
+		    "--kinds measured --summary --write-intervals %s",
+		    points, g[o->cv], o->cv_prompts, o->cv_groups ? " --cv-groups " : "",
+		    o->cv_groups ? o->cv_groups : "", ivpath);
+	}
 	status = slab_validate(o, a, &d, &e) ? cli_sim_lab_error(prog, NULL, &d, &e) : 0;
+	if (!status && ivpath)
+		status = write_intervals(prog, ivpath, &iv);
+	ib_buf_free(&iv);
 out:
 	ib_arena_free(a);
 	return status;
@@ -128,10 +163,27 @@ static int run_parsed(arg_parser *p)
 	o.sweep.no_spec = args_get(p, "--sweep-no-spec")->seen;
 	glob_t g = {0};
 	cli_sim_masters(p, &g, &o.masters, &o.nmasters, &o.runners);
-	int status = validate(&o, points, calibration);
+	x = args_get(p, "--write-intervals");
+	int status = validate(&o, points, calibration, x->seen ? x->vals[0] : NULL);
 	globfree(&g);
 	return status;
 }
+
+/* infbench sim validate --help's description */
+static const char validate_desc[] =
+    "Runs each published measured point's configuration on the simulator's engine "
+    "model (in process,\n"
+    "at model time); for frontier and peak rows, sweeps the series' serving configs "
+    "and takes the\n"
+    "frontier's throughput at the published interactivity (or the best config at "
+    "the peak's\n"
+    "concurrency). Prints published vs simulated tok/s/GPU and interactivity, "
+    "the relative errors,\n"
+    "the rows that cannot run and why, and median / mean absolute percentage "
+    "errors per kind, page kind and GPU.\n"
+    "With --cv, each held-out measured row's prediction interval (from the other "
+    "groups' residuals)\n"
+    "and the intervals' held-out coverage.";
 
 int cmd_sim_validate(int argc, char **argv)
 {
@@ -199,6 +251,12 @@ int cmd_sim_validate(int argc, char **argv)
 	     .metavar = "N",
 	     .help = "with --cv: prompts per unit of concurrency in each fold's fit (default 2, as "
 	             "the committed calibration)"},
+	    {.name = "--write-intervals",
+	     .kind = ARG_ONE,
+	     .metavar = "FILE",
+	     .help = "with --cv: write the prediction-interval table of the held-out measured "
+	             "rows' residuals to FILE (configs/sim/intervals.yaml; docs/sim.md "
+	             "\"Prediction intervals\")"},
 	    {.name = "--summary",
 	     .kind = ARG_FLAG,
 	     .help = "only the unrunnable rows and the error summary"},
@@ -207,17 +265,7 @@ int cmd_sim_validate(int argc, char **argv)
 	arg_parser p = {
 	    .prog = "infbench sim validate",
 	    .top = "infbench sim validate",
-	    .desc =
-	        "Runs each published measured point's configuration on the simulator's engine "
-	        "model (in process,\n"
-	        "at model time); for frontier and peak rows, sweeps the series' serving configs "
-	        "and takes the\n"
-	        "frontier's throughput at the published interactivity (or the best config at "
-	        "the peak's\n"
-	        "concurrency). Prints published vs simulated tok/s/GPU and interactivity, "
-	        "the relative errors,\n"
-	        "the rows that cannot run and why, and median / mean absolute percentage "
-	        "errors per kind, page kind and GPU.",
+	    .desc = validate_desc,
 	    .epilog = "See docs/sim.md \"Validation\".",
 	    .opts = opts,
 	    .nopts = sizeof opts / sizeof *opts,

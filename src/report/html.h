@@ -39,8 +39,11 @@ typedef struct {
 	const char *date;  /* YYYY-MM-DD: the row's `date`, else the file's mtime */
 	const ib_val *raw; /* the original row map (numeric metrics are read from it) */
 	/* beyond the dashboard (docs/report.md): NULL / -1 / NaN when absent */
-	int client_bound;        /* client_health.client_bound: 1, 0, or -1 unknown */
-	bool simulated;          /* "simulated": true (a result of infbench sim) */
+	int client_bound; /* client_health.client_bound: 1, 0, or -1 unknown */
+	bool simulated;   /* "simulated": true (a result of infbench sim) */
+	/* sim_interval of a simulated row: tput_per_gpu lo, hi, median_intvty
+	 * lo, hi (docs/sim.md "Prediction intervals"); NAN: none */
+	double iv[4];
 	const char *health_why;  /* client_health.reason */
 	double accept_len;       /* measured mean acceptance length */
 	const char *fingerprint; /* workload fingerprint (tokenizer + prompts) */

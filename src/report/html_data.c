@@ -472,6 +472,12 @@ static ib_val *row_json(page *p, size_t i)
 		rep_jset(j, o, "cbwhy", rep_jstr(j, r->health_why));
 	if (r->simulated)
 		rep_jset(j, o, "sim", rep_jint(j, 1));
+	if (r->simulated && !isnan(r->iv[0]) && r->iv[1] > 0) { /* the chart's band */
+		ib_val *iv = rep_jlist(j);
+		for (int k = 0; k < 4; k++)
+			rep_jpush(j, iv, rep_jnum(j, r->iv[k]));
+		rep_jset(j, o, "iv", iv);
+	}
 	double ts = rep_row_num(r, "time_scale");
 	if (!isnan(ts))
 		rep_jset(j, o, "ts", rep_jnum(j, ts));

@@ -247,6 +247,25 @@ static int skip(rep_rowset *rs, ib_diags *d, const char *file, size_t idx, const
 	    "%s; row skipped", why);
 }
 
+/* A simulated row's sim_interval bounds into r->iv (NAN: none, or not two
+ * finite numbers lo <= hi for each figure). */
+static void sim_iv_bounds(rep_agg_row *r)
+{
+	const ib_val *iv = r->simulated ? get(r->raw, "sim_interval") : NULL;
+	static const char *const k[2] = {"tput_per_gpu", "median_intvty"};
+	for (int i = 0; i < 4; i++)
+		r->iv[i] = NAN;
+	double b[4];
+	for (int i = 0; i < 2; i++) {
+		const ib_val *l = iv && iv->type == IB_V_MAP ? get(iv, k[i]) : NULL;
+		if (!l || l->type != IB_V_LIST || l->list.n != 2 ||
+		    !as_num(l->list.v[0], &b[2 * i]) || !as_num(l->list.v[1], &b[2 * i + 1]) ||
+		    !isfinite(b[2 * i]) || !isfinite(b[2 * i + 1]) || b[2 * i] > b[2 * i + 1])
+			return;
+	}
+	memcpy(r->iv, b, sizeof b);
+}
+
 /* Beyond-the-dashboard fields: client health, acceptance length, workload. */
 static void extras(rep_agg_row *r)
 {
@@ -262,6 +281,7 @@ static void extras(rep_agg_row *r)
 		r->client_bound = v->b;
 	}
 	r->simulated = (v = get(row, "simulated")) && v->type == IB_V_BOOL && v->b;
+	sim_iv_bounds(r);
 	double x;
 	const ib_val *sm = get(row, "server_metrics"), *sd = sm ? get(sm, "spec_decode") : NULL;
 	if (sd && sd->type == IB_V_MAP && as_num(get(sd, "mean_acceptance_length"), &x))

@@ -102,6 +102,15 @@ static const char *const MIGRATIONS[] = {
     "  ORDER BY ar.date DESC, ar.workflow_run_id DESC, ar.id DESC) AS rn"
     " FROM agentic_results ar WHERE ar.error IS NULL AND (ar.valid IS NULL OR ar.valid))"
     " t WHERE t.rn = 1;",
+    /* 4: the simulator's prediction interval of a simulated row (its agg
+     * row's sim_interval as JSON text; NULL: none; docs/sim.md "Prediction
+     * intervals"). The view is made again, as in 2. */
+    "ALTER TABLE benchmark_results ADD COLUMN sim_interval TEXT;"
+    "DROP VIEW latest_benchmarks;"
+    "CREATE VIEW latest_benchmarks AS SELECT * FROM (SELECT br.*, ROW_NUMBER() OVER"
+    " (PARTITION BY br.config_id, br.conc, br.isl, br.osl"
+    "  ORDER BY br.date DESC, br.workflow_run_id DESC, br.id DESC) AS rn"
+    " FROM benchmark_results br WHERE br.error IS NULL) t WHERE t.rn = 1;",
 };
 #define NMIG ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -313,7 +322,8 @@ const char *res_db_backend(const res_db *db)
 typedef struct {
 	const char *hardware, *framework, *model, *precision, *spec_method;
 	bool disagg, is_multinode, pdp, ddp;
-	bool simulated; /* "simulated": true in the row */
+	bool simulated;           /* "simulated": true in the row */
+	const char *sim_interval; /* its sim_interval as JSON text, or NULL */
 	int64_t ptp, pep, pnw, dtp, dep, dnw, npg, ndg;
 	const char *kind; /* benchmark_type, the task of an eval row, an agentic row's scenario */
 	bool eval;
@@ -375,6 +385,26 @@ static int metrics_json(ib_arena *a, const ib_val *row, bool all, bool agentic, 
 	*out = rc ? NULL : ib_arena_strndup(a, b.data ? b.data : "{}", b.data ? b.len : 2);
 	ib_buf_free(&b);
 	return rc ? rc : *out ? 0 : IB_ENOMEM;
+}
+
+/* A row's sim_interval (an object: the simulator's prediction interval)
+ * as JSON text into *out; NULL when the row has none. 0, IB_EINVAL when it
+ * is not an object, IB_ENOMEM. */
+static int interval_json(ib_arena *a, const ib_val *row, const char **out, ib_error *e)
+{
+	const ib_val *v = ib_map_get(row, "sim_interval");
+	*out = NULL;
+	if (!v || v->type == IB_V_NULL)
+		return 0;
+	if (v->type != IB_V_MAP)
+		return ib_fail(e, IB_EINVAL, NULL, 0, 0,
+		               "field 'sim_interval': expected an object");
+	ib_buf b = {0};
+	int rc = ib_json_write(&b, v, &IB_JSON_PYTHON, e);
+	if (!rc && !(*out = ib_arena_strndup(a, b.data ? b.data : "{}", b.data ? b.len : 2)))
+		rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+	ib_buf_free(&b);
+	return rc;
 }
 
 static int need(const ib_val *row, const char *key, const ib_val **v, ib_error *e)
@@ -514,6 +544,8 @@ static int map_agg_row(ib_arena *a, const ib_val *row, db_row *d, ib_error *e)
 		d->kind = st && st->type == IB_V_STR && st->str.len ? st->str.s : "single_turn";
 	}
 	d->simulated = res_parse_bool(ib_map_get(row, "simulated"));
+	if ((rc = interval_json(a, row, &d->sim_interval, e)))
+		return rc;
 	const ib_val *img = ib_map_get(row, "image");
 	d->image = img && img->type == IB_V_STR ? img->str.s : NULL;
 	return metrics_json(a, row, false, d->agentic, &d->metrics, e);
@@ -623,30 +655,35 @@ static int put_row(res_db *db, const db_row *d, const char *run, const char *cfg
 	char sim[2], valid[2];
 	b01(sim, d->simulated);
 	b01(valid, d->valid > 0);
-	const char *p[12] = {run,  cfg,        d->kind,    d->date, n[0],     n[1],
-	                     n[2], d->metrics, d->metrics, sim,     d->image, d->error};
+	const char *p[13] = {run,      cfg,      d->kind,        d->date,    n[0],
+	                     n[1],     n[2],     d->metrics,     d->metrics, sim,
+	                     d->image, d->error, d->sim_interval};
 	if (d->agentic) /* $5 the offload mode, $6 the gate outcome (NULL: none) */
 		p[4] = d->offload, p[5] = d->valid < 0 ? NULL : valid;
 	res_dbrows r = {0};
-	int rc = q(
-	    db,
-	    d->agentic
-	        ? "INSERT INTO agentic_results (workflow_run_id, config_id, scenario, date,"
-	          " kv_offloading, valid, conc, metrics, metrics_text, simulated, image, error)"
-	          " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
-	          " ON CONFLICT DO NOTHING RETURNING id"
-	    : d->eval ? "INSERT INTO eval_results (workflow_run_id, config_id, task, date, isl,"
-	                " osl, conc, metrics, metrics_text, simulated) VALUES ($1, $2, $3, $4,"
-	                " $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING RETURNING id"
-	              : "INSERT INTO benchmark_results (workflow_run_id, config_id,"
-	                " benchmark_type, date, isl, osl, conc, metrics, metrics_text, simulated,"
-	                " image, error) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
-	                " ON CONFLICT DO NOTHING RETURNING id",
-	    p, d->eval ? 10 : 12, &r, e);
+	int rc =
+	    q(db,
+	      d->agentic
+	          ? "INSERT INTO agentic_results (workflow_run_id, config_id, scenario, date,"
+	            " kv_offloading, valid, conc, metrics, metrics_text, simulated, image, error)"
+	            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+	            " ON CONFLICT DO NOTHING RETURNING id"
+	      : d->eval ? "INSERT INTO eval_results (workflow_run_id, config_id, task, date, isl,"
+	                  " osl, conc, metrics, metrics_text, simulated) VALUES ($1, $2, $3, $4,"
+	                  " $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING RETURNING id"
+	                : "INSERT INTO benchmark_results (workflow_run_id, config_id,"
+	                  " benchmark_type, date, isl, osl, conc, metrics, metrics_text, simulated,"
+	                  " image, error, sim_interval) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,"
+	                  " $10, $11, $12, $13) ON CONFLICT DO NOTHING RETURNING id",
+	      p,
+	      d->eval      ? 10
+	      : d->agentic ? 12
+	                   : 13,
+	      &r, e);
 	*added = !rc && r.nrows > 0;
 	res_dbrows_free(&r);
 	/* a row stored before the mark existed gets it when ingested again */
-	const char *up[7] = {run, cfg, d->kind, n[0], n[1], n[2], sim};
+	const char *up[8] = {run, cfg, d->kind, n[0], n[1], n[2], sim, d->sim_interval};
 	if (!rc && !*added && d->simulated && d->agentic) {
 		const char *ua[6] = {run, cfg, d->kind, d->offload, n[2], sim};
 		return q(db,
@@ -659,10 +696,10 @@ static int put_row(res_db *db, const db_row *d, const char *run, const char *cfg
 		       d->eval ? "UPDATE eval_results SET simulated = $7 WHERE workflow_run_id = $1"
 		                 " AND config_id = $2 AND task = $3 AND isl = $4 AND osl = $5"
 		                 " AND conc = $6"
-		               : "UPDATE benchmark_results SET simulated = $7 WHERE workflow_run_id"
-		                 " = $1 AND config_id = $2 AND benchmark_type = $3 AND isl = $4 AND"
-		                 " osl = $5 AND conc = $6",
-		       up, 7, NULL, e);
+		               : "UPDATE benchmark_results SET simulated = $7, sim_interval = $8"
+		                 " WHERE workflow_run_id = $1 AND config_id = $2 AND benchmark_type"
+		                 " = $3 AND isl = $4 AND osl = $5 AND conc = $6",
+		       up, d->eval ? 7 : 8, NULL, e);
 	return rc;
 }
 

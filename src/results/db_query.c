@@ -48,6 +48,8 @@ static const struct {
     /* agentic rows only (NULL, and not in the output, for the others) */
     {"kv_offloading", "br.kv_offloading", K_STR},
     {"valid", "br.valid", K_BOOL}, /* in the output only when not NULL */
+    /* benchmark rows only, in the output only when not NULL */
+    {"sim_interval", "br.sim_interval", K_JSON},
 };
 #define NCOLS (sizeof COLS / sizeof COLS[0])
 #define C_KV  30 /* kv_offloading */
@@ -157,6 +159,8 @@ int res_db_query(res_db *db, const res_db_filter *f, ib_arena *a, ib_val **rows,
 		else if (ag ? !strcmp(name, "isl") || !strcmp(name, "osl")
 		            : !strcmp(name, "kv_offloading") || !strcmp(name, "valid"))
 			x = "NULL";
+		if ((ag || f->evals) && !strcmp(name, "sim_interval"))
+			x = "NULL";
 		ib_buf_printf(&sql, "%s%s", i ? ", " : "", x);
 	}
 	ib_buf_printf(&sql,
@@ -224,6 +228,8 @@ int res_db_query(res_db *db, const res_db_filter *f, ib_arena *a, ib_val **rows,
 			                       ? "task"
 			                       : COLS[i].name;
 			if (!rc && f->evals && (!strcmp(name, "image") || !strcmp(name, "error")))
+				continue;
+			if (!rc && !c[i] && !strcmp(name, "sim_interval"))
 				continue;
 			if (!rc && !strcmp(name, "simulated") && !truthy(c[i]))
 				continue;

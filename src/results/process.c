@@ -2,6 +2,7 @@
  * environment become the agg row agg_$RESULT_FILENAME.json, then the power
  * step patches it (docs/process.md). */
 #include "results/results.h"
+#include "sim/sim.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -359,6 +360,45 @@ static int build_row(pctx *c, ib_val **out, bool *multinode, int64_t *gpus, int6
 }
 
 /* The agg row of a parsed raw result and the base variables v (BASE_VARS). */
+/* [lo, hi] = x times the interval's factors */
+static ib_val *bounds(ib_arena *a, double x, const double f[2])
+{
+	ib_val *l = ib_v_list(a);
+	if (!l || ib_list_push(a, l, ib_v_float(a, x * f[0])) ||
+	    ib_list_push(a, l, ib_v_float(a, x * f[1])))
+		return NULL;
+	return l;
+}
+
+static double row_num(const ib_val *row, const char *k);
+
+/* The simulator's prediction interval (the raw "sim_interval", the value
+ * of its X-Infbench-Sim-Interval header) as the agg row's "sim_interval":
+ * level, tput_per_gpu and median_intvty bounds, pool, widen (docs/sim.md
+ * "Prediction intervals"). Nothing when the raw result has none. */
+static int sim_interval(pctx *c, const ib_val *raw, ib_val *d, ib_error *e)
+{
+	const ib_val *v = ib_map_get(raw, "sim_interval");
+	if (!v)
+		return 0;
+	sim_iv iv;
+	char pool[128];
+	if (v->type != IB_V_STR || !sim_iv_parse(v->str.s, v->str.len, &iv, pool, sizeof pool))
+		return ib_fail(e, IB_EINVAL, c->result_file, 0, 0,
+		               "field 'sim_interval': not a prediction interval (level=L; "
+		               "tput=LO,HI; inter=LO,HI; pool=P; widen=N)");
+	ib_val *m = ib_v_map(c->a);
+	if (!m)
+		return OOM(e);
+	SET(m, "level", ib_v_float(c->a, iv.level));
+	SET(m, "tput_per_gpu", bounds(c->a, row_num(d, "tput_per_gpu"), iv.tput));
+	SET(m, "median_intvty", bounds(c->a, row_num(d, "median_intvty"), iv.inter));
+	SET(m, "pool", ib_v_str(c->a, iv.pool));
+	SET(m, "widen", ib_v_int(c->a, iv.widen));
+	SET(d, "sim_interval", m);
+	return 0;
+}
+
 static int row_of_raw(pctx *c, const ib_val *raw, const char *const *v, ib_val **out,
                       bool *multinode, int64_t *gpus, int64_t *pg, int64_t *dg, ib_error *e)
 {
@@ -407,6 +447,8 @@ static int row_of_raw(pctx *c, const ib_val *raw, const char *const *v, ib_val *
 	const ib_val *sim = ib_map_get(raw, "simulated");
 	if (sim && sim->type == IB_V_BOOL && sim->b)
 		SET(d, "simulated", ib_v_bool(c->a, true));
+	if ((rc = sim_interval(c, raw, d, e)))
+		return rc;
 	const ib_val *ch = ib_map_get(raw, "client_health");
 	const ib_val *cb = ch && ch->type == IB_V_MAP ? ib_map_get(ch, "client_bound") : NULL;
 	if (cb && cb->type == IB_V_BOOL)

@@ -71,6 +71,7 @@ static void launch_of(row_ctx *rc, cl_launch *l)
 	                    o->tokenizer,
 	                    o->sim_profile,
 	                    rc->x->sim_calibration,
+	                    rc->x->sim_intervals,
 	                    rc->it->eval ? rc->x->eval_dataset : NULL,
 	                    recipe ? rc->x->shim_dir : NULL};
 	size_t k = 0;

@@ -49,6 +49,10 @@ typedef struct {
 	 * resolved once, as `infbench sim` would: sim_calib_find) and its
 	 * content hash (part of the identity); NULL: none, built-in defaults */
 	const char *sim_calibration, *sim_calibration_sha;
+	/* and the prediction-interval table beside it (intervals.yaml, docs/sim.md
+	 * "Prediction intervals"), passed as --intervals and mounted with it;
+	 * NULL: none. Not part of the identity (it changes no figure). */
+	const char *sim_intervals;
 	/* agentic rows: --agentx-corpus (absolute) and its content hash, and
 	 * where the stand-in corpus lives (STORE/agentx-corpus.jsonl) */
 	const char *agentx_corpus, *agentx_corpus_sha, *standin;

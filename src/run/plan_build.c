@@ -172,6 +172,12 @@ static int resolve(ib_arena *a, const run_opts *o, run_resolved *x)
 		if (real) {
 			x->sim_calibration = ib_arena_strdup(a, real);
 			x->sim_calibration_sha = file_sha(a, real);
+			const char *slash = strrchr(real, '/');
+			const char *iv =
+			    ib_arena_printf(a, "%.*s/intervals.yaml",
+			                    slash ? (int)(slash - real) : 1, slash ? real : ".");
+			if (iv && !access(iv, R_OK))
+				x->sim_intervals = iv;
 		}
 		free(real);
 	}

@@ -166,6 +166,10 @@ const char **row_sim_argv(row_ctx *rc)
 		add(a, v, &n, "--calibration");
 		add(a, v, &n, rc->x->sim_calibration);
 	}
+	if (rc->x->sim_intervals) {
+		add(a, v, &n, "--intervals");
+		add(a, v, &n, rc->x->sim_intervals);
+	}
 	add(a, v, &n, "--tp");
 	add(a, v, &n, ib_arena_printf(a, "%d", sh.tp));
 	add(a, v, &n, "--ep");

@@ -1185,6 +1185,9 @@ int sim_server_new(net_loop *l, const sim_config *c, sim_server **out, ib_error 
 		snprintf(s->scale_field, sizeof s->scale_field, ", \"time_scale\": %.17g",
 		         c->time_scale);
 	}
+	if (!rc && c->interval) /* its prediction interval, as factors */
+		sim_iv_header(c->interval, s->scale_header + strlen(s->scale_header),
+		              sizeof s->scale_header - strlen(s->scale_header));
 	if (!rc)
 		net_server_set_headers(s->http, s->scale_header);
 	if (rc) {

@@ -56,9 +56,7 @@ static const char *const match_keys[SIM_CALIB_NMATCH] = {"framework", "hardware"
 
 static int bad(ib_diags *d, const ib_val *v, const char *field, const char *fmt, const char *arg)
 {
-	return ib_diag_add(
-	    d, &(ib_diag){.file = v->file, .line = v->line, .col = v->col, .field = field}, fmt,
-	    arg);
+	return sim_file_bad(d, v, field, fmt, arg);
 }
 
 /* A match value must name something the simulator knows (a typo would make
@@ -217,13 +215,7 @@ int sim_calib_load(const char *path, ib_arena *a, sim_calib_file *out, ib_diags 
 		for (size_t i = 0; i < rules->list.n && !rc; i++)
 			rc = load_rule(rules->list.v[i], &out->rules[out->n++], a, d);
 	}
-	if (rc == IB_ENOMEM)
-		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
-	size_t errs = ib_diags_count(d, IB_SEV_ERROR) - before;
-	if (errs)
-		return ib_fail(e, IB_EINVAL, path, 0, 0, "%zu problem%s in the calibration file",
-		               errs, errs == 1 ? "" : "s");
-	return 0;
+	return sim_file_verdict(rc, d, before, path, "calibration file", e);
 }
 
 bool sim_calib_names(const char *const *list, const char *v)

@@ -248,7 +248,7 @@ struct sim_server {
 	void *vctx;
 	/* the headers of every response: the engine, and the time scale
 	 * (scale_field empty with --max-speed or --pace) */
-	char scale_header[128]; /* "X-Infbench-Engine: infbench-sim\r\n" and, scaled,
+	char scale_header[384]; /* "X-Infbench-Engine: infbench-sim\r\n" and, scaled,
 	                         * "X-Infbench-Time-Scale: S\r\n" */
 	char scale_field[48];   /* ", \"time_scale\": S" in /v1/models */
 	/* tokq.c: the tokenizer's worker (started with --tokenizer) */
@@ -307,5 +307,14 @@ int sim_eval_plan(const sim_grader *g, const ib_val *req, seq *q);
 
 /* Renders /metrics. */
 void sim_metrics_render(const sim_server *s, ib_buf *out);
+
+/* The two YAML files of the simulator (calibration.yaml, intervals.yaml):
+ * a diagnostic at v's file:line:col for field (fmt takes arg), 0 or
+ * IB_ENOMEM; and a loader's verdict: IB_ENOMEM ("out of memory") when rc
+ * is, IB_EINVAL ("N problems in the WHAT", file path) when d gained errors
+ * since it held `before`, else 0. */
+int sim_file_bad(ib_diags *d, const ib_val *v, const char *field, const char *fmt, const char *arg);
+int sim_file_verdict(int rc, const ib_diags *d, size_t before, const char *path, const char *what,
+                     ib_error *e);
 
 #endif

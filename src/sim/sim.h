@@ -162,6 +162,10 @@ typedef struct {
 	 * questions get a graded worked answer (docs/sim.md "Grading evals");
 	 * NULL: none. Owned by the caller, read-only while serving. */
 	const sim_grader *grader;
+	/* the prediction interval announced on every response
+	 * (X-Infbench-Sim-Interval; docs/sim.md "Prediction intervals"); NULL:
+	 * none. Owned by the caller. */
+	const struct sim_iv *interval;
 } sim_config;
 
 /* Defaults: H100, llama3-8b, bf16, TP 1, vLLM-like scheduler settings. */
@@ -447,5 +451,70 @@ size_t sim_grader_count(const sim_grader *g);
 const ev_doc *sim_grader_find(const sim_grader *g, const char *q, size_t n);
 double sim_grader_accuracy(const sim_grader *g);
 uint64_t sim_grader_seed(const sim_grader *g);
+
+/* ---- prediction intervals (docs/sim.md "Prediction intervals") ----
+ *
+ * How far off the simulator tends to be for a configuration like the one
+ * asked, as data: a table (configs/sim/intervals.yaml, written by `sim
+ * validate --cv model-gpu --write-intervals`) of pools of cross-validated
+ * residuals r = ln(published / simulated), each pool with the quantiles
+ * (1 - level) / 2 and (1 + level) / 2 of r for tok/s/GPU and for
+ * interactivity. A configuration takes the first pool with at least
+ * min-residuals residuals of: its framework x GPU family, its GPU's vendor,
+ * all; each step down that list, and a model or GPU no residual came from,
+ * widens the interval by `inflation` about its centre (in log space). */
+typedef struct {
+	const char *key;          /* "vllm/hopper", "nvidia", "all" */
+	size_t n;                 /* residuals pooled */
+	double tput[2], inter[2]; /* quantiles of ln(published / simulated) */
+} sim_iv_pool;
+
+typedef struct {
+	const char *path;
+	double level;                /* the intervals' nominal coverage, (0, 1) */
+	double inflation;            /* widening per step (>= 1) */
+	size_t min_n;                /* residuals a pool needs to be used */
+	const char **models, **gpus; /* the models and GPUs residuals came from (NULL-terminated) */
+	sim_iv_pool *pools;
+	size_t n;
+} sim_iv_table;
+
+/* An interval for one configuration: multiply the simulated figure by
+ * tput[0] / tput[1] (inter[0] / inter[1]) for its bounds. */
+typedef struct sim_iv {
+	double level;
+	double tput[2], inter[2];
+	const char *pool; /* the pool used (the table's key) */
+	int widen;        /* steps of inflation applied */
+} sim_iv;
+
+/* The GPU family of a profile name (hopper, blackwell, cdna3, cdna4; other
+ * names: themselves) and its vendor (amd for mi*, else nvidia). */
+const char *sim_iv_family(const char *gpu);
+const char *sim_iv_vendor(const char *gpu);
+/* Loads an interval table into *out (in a). Problems (unknown key, wrong
+ * type, level outside (0, 1), inflation < 1, quantiles not lo <= hi or not
+ * finite, no pool "all") go into d with file, line and field, then
+ * IB_EINVAL; a missing file IB_ENOENT, malformed YAML IB_EPARSE. */
+int sim_iv_load(const char *path, ib_arena *a, sim_iv_table *out, ib_diags *d, ib_error *e);
+/* The interval of a configuration (framework and model may be NULL:
+ * unknown) into *out: the pool and widening rule above. 0, or IB_ENOENT
+ * when the table has no pool with a residual. */
+int sim_iv_lookup(const sim_iv_table *t, const char *framework, const char *gpu, const char *model,
+                  sim_iv *out);
+/* The response header that announces iv, with its CRLF, into buf (n
+ * bytes; nothing when it does not fit):
+ * "X-Infbench-Sim-Interval: level=0.8; tput=0.71,1.32; inter=0.8,1.2;
+ * pool=vllm/hopper; widen=0" (tput and inter: factors on the simulated
+ * figures; pool and widen: sim_iv's). */
+void sim_iv_header(const sim_iv *iv, char *buf, size_t n);
+/* Parses the value of that header into *out, its pool name copied into
+ * pool (npool bytes; out->pool points there); false when it is not one
+ * (missing or extra fields, non-finite or non-positive factors, lo above
+ * hi, level outside (0, 1), a negative widening). */
+bool sim_iv_parse(const char *v, size_t len, sim_iv *out, char *pool, size_t npool);
+/* The pool keys of a configuration in lookup order into keys[3] (in buf,
+ * n bytes): framework x family ("any" framework when NULL), vendor, "all". */
+void sim_iv_keys(const char *framework, const char *gpu, char *buf, size_t n, const char *keys[3]);
 
 #endif

@@ -269,6 +269,49 @@ int slab_calibrate(const slab_point *pts, size_t n, const sim_calib_file *base,
 enum { SLAB_LOG_OUT = 1, SLAB_LOG_PROGRESS = 3 };
 typedef void (*slab_log_fn)(void *ud, int stream, const char *line);
 
+/* ---- prediction intervals (sim validate --cv; docs/sim.md "Prediction
+ * intervals") ----
+ * A cross-validated residual: a held-out measured row, what its fold's
+ * calibration simulated, and r = ln(published / simulated) per figure. */
+typedef struct {
+	const slab_point *p;
+	const char *group; /* the held-out group it was predicted in */
+	double sim_tps, sim_inter;
+	double r_tps, r_inter; /* NAN: the figure is not published */
+} slab_resid;
+
+typedef struct {
+	double level;     /* nominal coverage (0.8) */
+	double inflation; /* widening per fallback step (1.5) */
+	size_t min_n;     /* residuals a pool needs (8) */
+} slab_iv_opts;
+
+/* The interval table of residuals r[0..n), those of group skip (when not
+ * NULL) left out: a pool per framework x GPU family, vendor and "all" that
+ * has residuals (sim_iv_keys), each with the type-7 quantiles (1 - level) / 2
+ * and (1 + level) / 2 of its residuals (a pool without interactivity
+ * residuals takes its tok/s/GPU quantiles), the models and GPUs seen; in a.
+ * Deterministic: pools sorted by level then key. 0 or IB_ENOMEM. */
+int slab_iv_build(const slab_resid *r, size_t n, const char *skip, const slab_iv_opts *o,
+                  ib_arena *a, sim_iv_table *out);
+/* The table as the YAML sim_iv_load reads (a header of comments naming
+ * source, the command that made it), appended to out. */
+void slab_iv_write(const sim_iv_table *t, const char *source, ib_buf *out);
+
+/* The honest check: each residual's interval from the table built without
+ * its held-out group (slab_iv_build with skip), and whether the published
+ * figure falls inside it. */
+typedef struct {
+	size_t n_tps, in_tps, n_inter, in_inter; /* figures checked, figures inside */
+	size_t n_w[4], in_w[4];        /* tok/s/GPU figures by widening steps (3: 3 or more) */
+	double width_tps, width_inter; /* median hi / lo of the intervals */
+} slab_iv_cover;
+/* Fills *c and prints through log (NULL: nothing) the coverage summary and,
+ * with rows, first one line per residual (row, held-out group, pool,
+ * widening, simulated, interval, published, in or out). 0 or IB_ENOMEM. */
+int slab_iv_check(const slab_resid *r, size_t n, const slab_iv_opts *o, ib_arena *a, bool rows,
+                  slab_log_fn log, void *ud, slab_iv_cover *c);
+
 /* The sweep matrix of the master configs masters[0..n) with runners (the
  * `matrix full-sweep` rows, evals left out) into *rows (in a), for the
  * frontier sweeps. Problems of the files go into d, then IB_EINVAL ("the
@@ -302,6 +345,13 @@ typedef struct {
 	slab_cv_grouping cv;
 	int cv_prompts;
 	const char *cv_groups;
+	/* with cv: the prediction intervals of the measured rows' residuals
+	 * (iv; zero: 0.8, 1.5, 8) are checked on held-out groups and printed;
+	 * write_intervals, when not NULL, gets the table of every residual
+	 * (slab_iv_write, iv_source its source line) */
+	slab_iv_opts iv;
+	ib_buf *write_intervals;
+	const char *iv_source;
 	const char *const *masters; /* master configs for the sweep matrix (n 0: none) */
 	size_t nmasters;
 	const char *runners;

@@ -298,7 +298,9 @@ static void groups_free(val_groups *v)
 typedef struct {
 	val_groups kind, page, gpu[4], cv[4];
 	val_cache cache;
-	ib_buf why; /* the rows that cannot run */
+	ib_buf why;      /* the rows that cannot run */
+	slab_resid *res; /* --cv: the held-out measured rows' residuals */
+	size_t nres, cap_res;
 } val_state;
 
 static void state_free(val_state *st)
@@ -311,6 +313,26 @@ static void state_free(val_state *st)
 	}
 	cache_free(&st->cache);
 	ib_buf_free(&st->why);
+	free(st->res);
+}
+
+/* ln(published / simulated); NAN when either is missing or not positive */
+static double log_ratio(double published, double sim)
+{
+	return published > 0 && sim > 0 ? log(published / sim) : NAN;
+}
+
+/* A held-out measured row's residuals (prediction intervals). 0 or
+ * IB_ENOMEM. */
+static int add_resid(val_state *st, const slab_point *p, const char *cv, const val_result *r)
+{
+	double rt = log_ratio(p->tps_gpu, r->tps), ri = log_ratio(p->interactivity, r->inter);
+	if (p->kind != SLAB_POINT_MEASURED || (isnan(rt) && isnan(ri)))
+		return 0;
+	if (ib_grow(&st->res, &st->cap_res, st->nres + 1))
+		return IB_ENOMEM;
+	st->res[st->nres++] = (slab_resid){p, cv, r->tps, r->inter, rt, ri};
+	return 0;
 }
 
 /* Runs row p, counts it in its groups (and in held-out group cv, when not
@@ -334,6 +356,8 @@ static int validate_row(const slab_point *p, const slab_validate_opts *o,
 		return IB_ENOMEM;
 	slab_ape *gc = cv ? group(&st->cv[p->kind], cv) : NULL;
 	if (gc && slab_ape_add(gc, ran, et, ei))
+		return IB_ENOMEM;
+	if (ran && cv && add_resid(st, p, cv, &r))
 		return IB_ENOMEM;
 	if (!ran) {
 		ib_buf_printf(&st->why, "  row %d (%s, %s %s): %s\n", p->row_id, p->page_kind,
@@ -472,6 +496,21 @@ static int validate_cv(const slab_validate_opts *o, const slab_sweep_opts *sweep
 	return rc;
 }
 
+/* --cv: the intervals' held-out coverage and, when asked, the table of
+ * every residual. 0 or IB_ENOMEM. */
+static int intervals(const slab_validate_opts *o, val_state *st, ib_arena *a)
+{
+	slab_iv_cover c;
+	int rc = slab_iv_check(st->res, st->nres, &o->iv, a, !o->quiet, o->log, o->log_ud, &c);
+	if (rc || !o->write_intervals)
+		return rc;
+	sim_iv_table t;
+	if ((rc = slab_iv_build(st->res, st->nres, NULL, &o->iv, a, &t)))
+		return rc;
+	slab_iv_write(&t, o->iv_source, o->write_intervals);
+	return 0;
+}
+
 int slab_validate(const slab_validate_opts *o, ib_arena *a, ib_diags *d, ib_error *e)
 {
 	slab_sweep_opts sweep = o->sweep;
@@ -511,6 +550,8 @@ int slab_validate(const slab_validate_opts *o, ib_arena *a, ib_diags *d, ib_erro
 				rc = validate_row(&o->points[i], o, &sweep, NULL, &st, e);
 	if (!rc)
 		print_summary(o, &sweep, &st);
+	if (!rc && o->cv)
+		rc = intervals(o, &st, a);
 	state_free(&st);
 	if (rc == IB_ENOMEM)
 		return ib_fail(e, rc, NULL, 0, 0, "out of memory");

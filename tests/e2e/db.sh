@@ -136,7 +136,7 @@ check_backend() {
 	"$bin" db ingest --db "$url" --run-id killed --date 2026-02-01 "$tmp/next.json" \
 		>"$tmp/ingest.out" 2>&1 && grep -q "ingested $runrows benchmark rows ($runrows new" "$tmp/ingest.out" && ok ||
 		bad "$name: the killed run ingests afterwards: $(cat "$tmp/ingest.out")"
-	"$bin" db version --db "$url" | grep -q "schema version 3" && ok || bad "$name: version"
+	"$bin" db version --db "$url" | grep -q "schema version 4" && ok || bad "$name: version"
 }
 
 check_backend sqlite "$tmp/results.db"

@@ -167,6 +167,28 @@ sim194() { sed -n 's/^194 .*1024 \+[0-9.]* \+\([0-9.]*\) .*/\1/p' "$1"; }
 a=$(sim194 "$tmp/cv")
 b=$(sim194 "$tmp/cvin")
 [ -n "$a" ] && [ -n "$b" ] && [ "$a" != "$b" ] && ok || no "row 194 out of / in sample: '$a' / '$b'"
+# prediction intervals (docs/sim.md "Prediction intervals"): each held-out
+# row's interval from the other group's residuals, the held-out coverage,
+# the table (the same bytes twice), which the simulator then announces
+ivcmd=("$bin" sim validate --points "$tmp/cv.tsv" --cv gpu --cv-prompts-per-conc 1 --kinds measured)
+"${ivcmd[@]}" --write-intervals "$tmp/iv.yaml" >"$tmp/iv" 2>"$tmp/err"
+rc=$?
+[ "$rc" = 0 ] && [ -s "$tmp/iv.yaml" ] && ok || no "--write-intervals: exit $rc: $(tail -3 "$tmp/err")"
+[ "$(grep -cE '^[0-9]+ +(h100|b200) +(h100|b200) +[a-z0-9./]+ +\+[0-9] +tok/s/GPU .*\] pub +[0-9.]+ (in|OUT) +interactivity' "$tmp/iv")" = 7 ] &&
+	ok || no "one interval line per held-out row: $(grep -c 'tok/s/GPU' "$tmp/iv")"
+grep -qE '^held-out coverage of the 80 % intervals: tok/s/GPU +[0-9.]+% \([0-9]/7\), interactivity +[0-9.]+% \([0-9]/7\)' "$tmp/iv" &&
+	ok || no "the held-out coverage line: $(grep -i coverage "$tmp/iv")"
+grep -q '^  - {pool: all, residuals: 7, tput-per-gpu: \[' "$tmp/iv.yaml" && grep -q '^source: "infbench sim validate' "$tmp/iv.yaml" &&
+	ok || no "the table: $(head -20 "$tmp/iv.yaml")"
+"${ivcmd[@]}" --summary --write-intervals "$tmp/iv2.yaml" >/dev/null 2>&1
+sed -i 's/iv2.yaml/iv.yaml/' "$tmp/iv2.yaml"
+cmp -s "$tmp/iv.yaml" "$tmp/iv2.yaml" && ok || no "the table is not reproducible: $(diff "$tmp/iv.yaml" "$tmp/iv2.yaml" | head -5)"
+"$bin" sim --port 0 --duration 1 --model minimax-m2.5 --hardware h200 --precision fp8 --intervals "$tmp/iv.yaml" \
+	>/dev/null 2>"$tmp/e"
+grep -q 'prediction interval (.*pool all, widened 3)' "$tmp/e" && ok ||
+	no "the simulator reads the table (H200: no residual, pools under 8: all, +3): $(grep -i interval "$tmp/e")"
+"$bin" sim validate --points "$tmp/cv.tsv" --write-intervals "$tmp/x.yaml" >/dev/null 2>"$tmp/e"
+[ $? = 2 ] && grep -q 'needs --cv' "$tmp/e" && [ ! -e "$tmp/x.yaml" ] && ok || no "--write-intervals without --cv: $(cat "$tmp/e")"
 "$bin" sim validate --points "$tmp/cv.tsv" --cv precision >/dev/null 2>"$tmp/e"
 [ $? = 2 ] && grep -q "unknown grouping 'precision'" "$tmp/e" && ok || no "--cv precision: $(cat "$tmp/e")"
 "$bin" sim validate --points "$tmp/cv.tsv" --cv-groups h100 >/dev/null 2>"$tmp/e"

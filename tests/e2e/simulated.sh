@@ -83,13 +83,14 @@ check '[ $rc = 2 ] && grep -q "yes or no" "$tmp/q.err"' "--simulated takes yes o
 # a store as schema 1 left it: no column, no agentic table, version 1
 sqlite3 "$tmp/s.db" "DROP VIEW latest_agentic; DROP TABLE agentic_results;
 DROP VIEW latest_benchmarks; ALTER TABLE benchmark_results DROP COLUMN simulated;
+ALTER TABLE benchmark_results DROP COLUMN sim_interval;
 ALTER TABLE eval_results DROP COLUMN simulated;
 CREATE VIEW latest_benchmarks AS SELECT * FROM (SELECT br.*, ROW_NUMBER() OVER (PARTITION BY br.config_id, br.conc, br.isl, br.osl ORDER BY br.date DESC, br.workflow_run_id DESC, br.id DESC) AS rn FROM benchmark_results br WHERE br.error IS NULL) t WHERE t.rn = 1;
 UPDATE ib_schema SET version = 1;" 2>"$tmp/sq.err"
 check '[ "$(sqlite3 "$tmp/s.db" "SELECT version FROM ib_schema")" = 1 ]' "made a schema-1 store: $(cat "$tmp/sq.err")"
 "$bin" db version --db "$tmp/s.db" >"$tmp/v.out" 2>&1
-check 'grep -q "schema version 3" "$tmp/v.out" && [ "$(sqlite3 "$tmp/s.db" "SELECT count(*) FROM benchmark_results WHERE simulated")" = 0 ]' \
-	"the schema-1 store is migrated to 3, its rows unmarked ($(cat "$tmp/v.out"))"
+check 'grep -q "schema version 4" "$tmp/v.out" && [ "$(sqlite3 "$tmp/s.db" "SELECT count(*) FROM benchmark_results WHERE simulated")" = 0 ]' \
+	"the schema-1 store is migrated to 4, its rows unmarked ($(cat "$tmp/v.out"))"
 "$bin" db ingest --db "$tmp/s.db" --run-id r1 "$out/agg_c4.json" "$tmp/m/agg_c8.json" >/dev/null 2>&1
 "$bin" db latest --db "$tmp/s.db" --simulated yes >"$tmp/l.yes" 2>&1
 check '[ "$(count "$tmp/l.yes")" = 1 ] && [ "$(sqlite3 "$tmp/s.db" "SELECT count(*) FROM benchmark_results")" = 2 ]' \

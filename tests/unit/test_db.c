@@ -229,7 +229,7 @@ Test(db, ingest_latest_lookup, .init = setup, .fini = teardown)
 	cr_assert_eq(res_db_open(path("r.db"), true, &db, &e), 0, "%s", e.msg);
 	int v = 0;
 	cr_assert_eq(res_db_schema_version(db, &v, &e), 0);
-	cr_assert_eq(v, 3); /* schema 3: agentic_results */
+	cr_assert_eq(v, 4); /* schema 4: sim_interval */
 	char t[4096];
 	snprintf(t, sizeof t, "[%s, %s]", row("h100", 8, 100.0, 0.5), row("h100", 16, 80.0, 0.5));
 	put("old.json", t);

@@ -241,6 +241,34 @@
       D.generated ? 'Generated: ' + D.generated : ''].filter((x) => x).join(' • ');
   }
 
+  /* The prediction-interval bands of simulated series (docs/sim.md
+   * "Prediction intervals"), on throughput per GPU vs interactivity only:
+   * per series, its shown simulated points that carry an interval (row.iv:
+   * tok/s/GPU lo, hi, interactivity lo, hi), left to right:
+   * [{s, P: [[x, lo, hi, xlo, xhi, row]...]}]. */
+  function simBands(which, pts) {
+    const M = MBYKEY[S.metric];
+    if ((M.base || M.key) !== 'tpPerGpu' || M.custom || xfield(which) !== 'median_intvty') return [];
+    const by = {};
+    pts.forEach((p) => {
+      const r = D.rows[p.row];
+      if (r.sim !== 1 || !r.iv || !isFinite(p.x)) return;
+      (by[p.s] = by[p.s] || []).push([p.x, r.iv[0], r.iv[1], r.iv[2], r.iv[3], p.row]);
+    });
+    return Object.keys(by).map((s) => ({ s: +s, P: by[s].sort((a, b) => a[0] - b[0]) }));
+  }
+  /* A band's shaded path: the upper bounds left to right, then the lower
+   * bounds back; one point: the box of its two intervals. */
+  function bandPaths(bands, sx, sy) {
+    return bands.map((b) => {
+      const P = b.P, pt = (x, y) => r3(sx(x)) + ',' + r3(sy(y));
+      const d = P.length === 1
+        ? 'M' + pt(P[0][3], P[0][2]) + 'L' + pt(P[0][4], P[0][2]) + 'L' + pt(P[0][4], P[0][1]) + 'L' + pt(P[0][3], P[0][1]) + 'Z'
+        : 'M' + P.map((q) => pt(q[0], q[2])).join('L') + 'L' + P.slice().reverse().map((q) => pt(q[0], q[1])).join('L') + 'Z';
+      return '<path class="simband" data-s="' + b.s + '" data-rows="' + P.map((q) => q[5]).join(',') + '" fill="' + D.series[b.s].color + '" d="' + d + '"/>';
+    }).join('');
+  }
+
   function drawChart(which) {
     const card = $('chart' + which), V = viewOf(which), M = MBYKEY[S.metric], xf = xfield(which);
     const pts = shown(which);
@@ -252,7 +280,9 @@
       return mn > 0 && (S.xscale === 'log' || mx / mn > 10);
     })();
     const ylog = S.log[which] && !M.input;
-    const ax = axis(pts.map((p) => p.x), xlog ? 'xlog' : 'x0', 10), ay = axis(pts.map((p) => p.y), ylog ? 'ylog' : 'y', 10);
+    const bands = simBands(which, pts), bandY = [];
+    bands.forEach((b) => b.P.forEach((q) => { bandY.push(q[1], q[2]); }));
+    const ax = axis(pts.map((p) => p.x), xlog ? 'xlog' : 'x0', 10), ay = axis(pts.map((p) => p.y).concat(bandY), ylog ? 'ylog' : 'y', 10);
     const sx = scale(ax, ML, W - MR), sy = scale(ay, H - MB, MT);
     let g = '<g class="grid">';
     ax.ticks.forEach((t) => { g += '<line x1="' + r3(sx(t.v)) + '" x2="' + r3(sx(t.v)) + '" y1="' + MT + '" y2="' + (H - MB) + '"/>'; });
@@ -283,6 +313,7 @@
       const s = D.series[si];
       fr += '<path class="front' + (s.run >= 0 ? ' run' : '') + '" data-s="' + si + '" data-rows="' + path.join(',') + '" stroke="' + s.color + '" d="' + monoPath(P) + '"/>';
     });
+    const bd = bandPaths(bands, sx, sy);
     let pp = '', lab = '';
     pts.forEach((p) => {
       if (!isFinite(p.x) || !isFinite(p.y)) return;
@@ -291,7 +322,7 @@
       if (S.labels[which]) lab += '<text class="ptlabel" x="' + r3(px + 5) + '" y="' + r3(py - 5) + '">' + esc(r.par) + '</text>';
     });
     const svg = card.querySelector('svg');
-    svg.innerHTML = '<rect width="' + W + '" height="' + H + '" fill="#fff"/>' + g + '<g class="fronts">' + fr + '</g><g class="points">' + pp + '</g><g>' + lab + '</g>';
+    svg.innerHTML = '<rect width="' + W + '" height="' + H + '" fill="#fff"/>' + g + (bd ? '<g class="bands">' + bd + '</g>' : '') + '<g class="fronts">' + fr + '</g><g class="points">' + pp + '</g><g>' + lab + '</g>';
     card.querySelector('h2').textContent = chartTitle(which);
     card.querySelector('.caption').textContent = caption();
     card.dataset.view = which + '|' + (M.base || M.key) + '|' + xf;
