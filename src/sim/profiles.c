@@ -58,6 +58,11 @@ static const sim_hw hws[] = {
 	{                                                                                          \
 		0, 1.84, 2.50, 2.99, 3.33, 3.61, 3.78, 3.91, 4.06                                  \
 	}
+/* DeepSeek V4 Pro's MTP (dsv4_mtp.yaml) */
+#define AL_DSV4                                                                                    \
+	{                                                                                          \
+		0, 1.79, 2.27, 2.49, 2.54, 2.55, 2.55, 2.54, 2.58                                  \
+	}
 #define AL_KIMIK3                                                                                  \
 	{                                                                                          \
 		0, 1.84, 2.45, 2.87, 3.22, 3.44, 3.54, 3.78, 3.88                                  \
@@ -87,8 +92,10 @@ static const sim_model models[] = {
      2048, 128, 0, 0, 0},
     {"kimi-k2.5", 1.04e12, 32e9, 1.015e12, 384, 8, 61, 61, 7168, 64, 64, 128, 576, 0, AL_KIMIK25,
      0, 0, 0, 0, 0},
-    /* GLM-5: 744B / 40B, 256 experts top-8, MLA + DSA (top-2048, FP8 index of 128) */
-    {"glm-5", 744e9, 40e9, 726.7e9, 256, 8, 78, 78, 6144, 64, 64, 192, 576, 0, {0},
+    /* GLM-5: 744B / 40B, 256 experts top-8, MLA + DSA (top-2048, FP8 index of 128);
+     * its MTP head is GLM-5.2's (the same glm_moe_dsa shape), whose golden
+     * acceptance lengths are the family's only measured ones */
+    {"glm-5", 744e9, 40e9, 726.7e9, 256, 8, 78, 78, 6144, 64, 64, 192, 576, 0, AL_GLM52,
      2048, 132, 0, 0, 0},
     /* GLM-5.2: GLM-5's shape (glm_moe_dsa config: 78 layers, 6144, 64 heads,
      * MLA 512 + 64, 256 experts top-8) with IndexShare: 21 of the 78 layers
@@ -99,7 +106,7 @@ static const sim_model models[] = {
     /* DeepSeek V4 Pro: 1.6T / 49B, MLA-style compressed KV + DSA; the
      * checkpoint keeps the routed experts in MXFP4 (4 bits + an 8-bit
      * scale per 32) under FP8 attention, and FP8 recipes keep them so */
-    {"deepseek-v4-pro", 1.6e12, 49e9, 1.584e12, 384, 8, 61, 61, 7168, 128, 128, 128, 576, 0, {0},
+    {"deepseek-v4-pro", 1.6e12, 49e9, 1.584e12, 384, 8, 61, 61, 7168, 128, 128, 128, 576, 0, AL_DSV4,
      2048, 132, 4.25, 0, 0},
     /* Kimi K3: 2.78T / 104B; 93 layers of which 24 gated MLA (512 + 64
      * cached per token) and 69 KDA linear-attention layers (a fixed state

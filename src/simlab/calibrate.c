@@ -395,17 +395,17 @@ static void print_frontier(const slab_calibrate_opts *o, const slab_fit_group *g
 int slab_calibrate_run(const slab_calibrate_opts *o, ib_arena *a, ib_buf *yaml, ib_diags *d,
                        ib_error *e)
 {
-	size_t ng[4], nf = 0;
-	slab_fit_group *gs[4], *fg = NULL;
+	size_t ng[SLAB_FIT_NLEVELS], nf = 0;
+	slab_fit_group *gs[SLAB_FIT_NLEVELS], *fg = NULL;
 	sim_calib_file cal;
-	int rc = slab_calibrate(o->points, o->npoints, o->base, o->base_name, o->prompts, a, gs, ng,
-	                        yaml, &cal, e);
+	int rc = slab_calibrate(o->points, o->npoints, o->base, o->base_name, o->prompts,
+	                        SLAB_FIT_NLEVELS, a, gs, ng, yaml, &cal, e);
 	if (rc)
 		return rc;
 	slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "%-8s %-8s %-18s %-12s %6s %8s %11s %11s  %s\n",
 	         "fw", "gpu", "model", "version", "points", "fitted", "rms_before", "rms_after",
 	         "parameters");
-	for (int l = 0; l < 4; l++)
+	for (int l = 0; l < SLAB_FIT_NLEVELS; l++)
 		print_measured(o, gs[l], ng[l]);
 	if (!o->frontier)
 		return 0;
@@ -422,7 +422,7 @@ int slab_calibrate_run(const slab_calibrate_opts *o, ib_arena *a, ib_buf *yaml, 
 	                            "a series)"
 	                          : " (the generic space)");
 	for (int l = 0; l < 2; l++) {
-		rc = fit_frontier(o->points, o->npoints, l == 0, &so, gs[l + 1], ng[l + 1], &cal, a,
+		rc = fit_frontier(o->points, o->npoints, l == 0, &so, gs[l + 2], ng[l + 2], &cal, a,
 		                  o, &fg, &nf, e);
 		if (rc)
 			return rc;

@@ -85,10 +85,11 @@ int slab_cv_train(const slab_point *pts, size_t n, slab_cv_grouping g, const cha
 int slab_cv_fit(const slab_point *pts, size_t n, int prompts, ib_arena *a, sim_calib_file *out,
                 ib_error *e)
 {
-	slab_fit_group *gs[4];
-	size_t ng[4];
+	slab_fit_group *gs[SLAB_FIT_NLEVELS];
+	size_t ng[SLAB_FIT_NLEVELS];
 	ib_buf yaml = {0};
-	int rc = slab_calibrate(pts, n, NULL, NULL, prompts, a, gs, ng, &yaml, out, e);
+	int rc = slab_calibrate(pts, n, NULL, NULL, prompts, SLAB_FIT_CV_LEVELS, a, gs, ng, &yaml,
+	                        out, e);
 	ib_buf_free(&yaml);
 	if (!rc)
 		out->path = "(cross-validation fold)";

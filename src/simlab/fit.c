@@ -21,6 +21,9 @@ typedef struct {
 	size_t n;
 	const char *fw, *gpu, *model, *version; /* NULL: any */
 	int prompts;
+	const double *w;        /* each point's weight: 1 / its model x GPU's rows in the group */
+	const sim_calib *prior; /* the parent level's values the rule is pulled towards */
+	double ridge;           /* the pull's strength (0: none) */
 } group_ctx;
 
 static bool in_group(const slab_point *p, const char *fw, const char *gpu, const char *model,
@@ -32,12 +35,23 @@ static bool in_group(const slab_point *p, const char *fw, const char *gpu, const
 	       (!version || (p->version && !strcmp(p->version, version)));
 }
 
+/* The cost of a log error d: its square up to SLAB_FIT_HUBER, linear
+ * beyond (Huber's loss), so that rows the model cannot describe (an early
+ * build 3x slower than a later one of the same recipe) do not set a
+ * parameter shared with rows it can. */
+static double huber(double d)
+{
+	const double delta = SLAB_FIT_HUBER;
+	double a = fabs(d);
+	return a <= delta ? d * d : delta * (2 * a - delta);
+}
+
 /* A measured group's loss (slab_fit_loss_fn): mean squared log error over
  * its points' published figures; INFINITY on a failed run. */
 static double measured_loss(void *ctx, const sim_calib_file *cal, size_t *count)
 {
 	group_ctx *g = ctx;
-	double sum = 0;
+	double sum = 0, wsum = 0;
 	size_t k = 0;
 	for (size_t i = 0; i < g->n; i++) {
 		const slab_point *p = &g->pts[i];
@@ -47,20 +61,48 @@ static double measured_loss(void *ctx, const sim_calib_file *cal, size_t *count)
 		ib_error e = {0};
 		if (slab_point_run(p, cal, g->prompts, &r, &e))
 			return INFINITY;
+		double w = g->w ? g->w[i] : 1.0;
 		if (!isnan(p->tps_gpu) && r.tps_gpu > 0) {
-			double d = log(r.tps_gpu / p->tps_gpu);
-			sum += d * d;
+			sum += w * huber(log(r.tps_gpu / p->tps_gpu));
+			wsum += w;
 			k++;
 		}
 		if (!isnan(p->interactivity) && r.interactivity > 0) {
-			double d = log(r.interactivity / p->interactivity);
-			sum += d * d;
+			sum += w * huber(log(r.interactivity / p->interactivity));
+			wsum += w;
 			k++;
 		}
 	}
 	if (count)
 		*count = k;
-	return k ? sum / k : INFINITY;
+	return k ? sum / wsum : INFINITY;
+}
+
+/* The pull of the fitted rule (cal's last) towards the parent level's
+ * values: ridge x the sum of the squared log ratios of the four fitted
+ * parameters (a parameter the parent leaves at 0 is not pulled). */
+static double ridge_penalty(const group_ctx *g, const sim_calib_file *cal)
+{
+	if (!g->prior || g->ridge <= 0)
+		return 0;
+	const sim_calib *v = &cal->rules[cal->n - 1].values, *q = g->prior;
+	const double x[4][2] = {{v->mem_eff, q->mem_eff},
+	                        {v->compute_eff, q->compute_eff},
+	                        {v->step_overhead_s, q->step_overhead_s},
+	                        {v->seq_overhead_s, q->seq_overhead_s}};
+	double s = 0;
+	for (int i = 0; i < 4; i++)
+		if (x[i][0] > 0 && x[i][1] > 0) {
+			double d = log(x[i][0] / x[i][1]);
+			s += d * d;
+		}
+	return g->ridge * s;
+}
+
+/* What the fit minimises: the group's error plus the pull to its parent. */
+static double penalised_loss(void *ctx, const sim_calib_file *cal, size_t *count)
+{
+	return measured_loss(ctx, cal, count) + ridge_penalty(ctx, cal);
 }
 
 static double *slot(sim_calib *c, int which)
@@ -139,8 +181,30 @@ void slab_fit_descend(sim_calib_file *cal, slab_fit_loss_fn loss, void *ctx, int
 	}
 }
 
-int slab_fit(const slab_point *pts, size_t n, const sim_calib_file *base, int prompts, int level,
-             ib_arena *a, slab_fit_group **out, size_t *nout, ib_error *e)
+/* Each point's weight in its group: 1 / the group's rows of its model x
+ * GPU, so that a pooled level (every row, a framework) weighs each model x
+ * GPU alike rather than by how many rows it published. */
+static double *group_weights(const slab_point *pts, size_t n, const group_ctx *g, ib_arena *a)
+{
+	double *w = ib_arena_alloc(a, (n ? n : 1) * sizeof *w);
+	if (!w)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const slab_point *p = &pts[i];
+		w[i] = 0;
+		if (!in_group(p, g->fw, g->gpu, g->model, g->version))
+			continue;
+		size_t same = 0;
+		for (size_t j = 0; j < n; j++)
+			same += in_group(&pts[j], g->fw, g->gpu, g->model, g->version) &&
+			        !strcmp(pts[j].model, p->model) && !strcmp(pts[j].gpu, p->gpu);
+		w[i] = 1.0 / (double)same;
+	}
+	return w;
+}
+
+int slab_fit(const slab_point *pts, size_t n, const sim_calib_file *base, int prompts, double ridge,
+             int level, ib_arena *a, slab_fit_group **out, size_t *nout, ib_error *e)
 {
 	*out = NULL;
 	*nout = 0;
@@ -149,23 +213,24 @@ int slab_fit(const slab_point *pts, size_t n, const sim_calib_file *base, int pr
 	if (!gs || !rules)
 		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 	size_t ng = 0;
+	bool global = level == SLAB_LEVEL_ALL, fw_only = level == SLAB_LEVEL_FW;
+	bool by_model = level == SLAB_LEVEL_MODEL || level == SLAB_LEVEL_VERSION,
+	     by_version = level == SLAB_LEVEL_VERSION, by_gpu = !global && !fw_only;
 	for (size_t i = 0; i < n; i++) {
 		const slab_point *p = &pts[i];
-		bool by_model = level >= 1, by_version = level >= 2;
 		if (p->why || p->kind != SLAB_POINT_MEASURED || !p->framework || !p->gpu ||
 		    (by_version && !p->version))
 			continue;
 		size_t j = 0;
-		bool global = level < 0;
 		while (j < ng && !((global || strcmp(gs[j].framework, p->framework) == 0) &&
-		                   (global || strcmp(gs[j].gpu, p->gpu) == 0) &&
+		                   (!by_gpu || strcmp(gs[j].gpu, p->gpu) == 0) &&
 		                   (!by_model || strcmp(gs[j].model, p->model) == 0) &&
 		                   (!by_version || strcmp(gs[j].version, p->version) == 0)))
 			j++;
 		if (j == ng) {
 			memset(&gs[ng], 0, sizeof gs[ng]);
 			gs[ng].framework = global ? NULL : p->framework;
-			gs[ng].gpu = global ? NULL : p->gpu;
+			gs[ng].gpu = by_gpu ? p->gpu : NULL;
 			gs[ng].model = by_model ? p->model : NULL;
 			gs[ng].version = by_version ? p->version : NULL;
 			ng++;
@@ -181,19 +246,27 @@ int slab_fit(const slab_point *pts, size_t n, const sim_calib_file *base, int pr
 		               .model = G->model,
 		               .version = G->version,
 		               .prompts = prompts};
+		if (!(g.w = group_weights(pts, n, &g, a)))
+			return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 		if (base && base->n)
 			memcpy(rules, base->rules, base->n * sizeof *rules);
 		sim_calib_file cal = {
 		    .path = "(fit)", .rules = rules, .n = (base ? base->n : 0) + 1};
 		sim_calib_rule *r = &rules[cal.n - 1];
 		memset(r, 0, sizeof *r);
-		/* start from what the base rules give this group */
+		/* start from what the base rules give this group, and stay near
+		 * it (every level but the first: the defaults are no evidence) */
 		sim_calib_key k = {G->framework, G->gpu, NULL, G->model, NULL, G->version};
 		sim_calib_resolve(base, &k, &r->values);
+		sim_calib prior = r->values;
+		if (!global) {
+			g.prior = &prior;
+			g.ridge = ridge;
+		}
 		r->set = FITTED;
 		G->loss_before = measured_loss(&g, &cal, NULL);
 		if (G->npoints >= SLAB_FIT_MIN_POINTS) {
-			slab_fit_descend(&cal, measured_loss, &g, 3, 14);
+			slab_fit_descend(&cal, penalised_loss, &g, 2, 12);
 			G->fitted = true;
 		}
 		G->values = r->values;
@@ -219,6 +292,8 @@ void slab_fit_rules(const slab_fit_group *g, size_t n, ib_buf *out)
 			         g[i].model ? g[i].model : "",
 			         g[i].precision ? ", precision: " : "",
 			         g[i].precision ? g[i].precision : "");
+		else if (g[i].framework && !g[i].gpu)
+			snprintf(m, sizeof m, "framework: %s", g[i].framework);
 		else if (g[i].framework)
 			snprintf(m, sizeof m, "framework: %s, hardware: %s%s%s%s%s%s",
 			         g[i].framework, g[i].gpu, g[i].model ? ", model: " : "",
@@ -231,7 +306,9 @@ void slab_fit_rules(const slab_fit_group *g, size_t n, ib_buf *out)
 		else
 			snprintf(what, sizeof what, "%zu measured points (%zu figures)%s",
 			         g[i].npoints, g[i].nfigures,
-			         g[i].framework ? "" : " of every framework and GPU");
+			         !g[i].framework ? " of every framework and GPU"
+			         : !g[i].gpu     ? " of every GPU (each model x GPU weighted alike)"
+			                         : "");
 		ib_buf_printf(
 		    out,
 		    "  - note: fitted by infbench sim calibrate over %s, RMS log error %.3f -> "
@@ -289,15 +366,24 @@ int slab_fit_append(const sim_calib_file *base, const slab_fit_group *g, size_t 
 }
 
 int slab_calibrate(const slab_point *pts, size_t n, const sim_calib_file *base,
-                   const char *base_name, int prompts, ib_arena *a, slab_fit_group *gs[4],
-                   size_t ng[4], ib_buf *yaml, sim_calib_file *fitted, ib_error *e)
+                   const char *base_name, int prompts, int nlevels, ib_arena *a,
+                   slab_fit_group *gs[SLAB_FIT_NLEVELS], size_t ng[SLAB_FIT_NLEVELS], ib_buf *yaml,
+                   sim_calib_file *fitted, ib_error *e)
 {
 	sim_calib_file lvl = base ? *base : (sim_calib_file){0};
-	/* four levels, each on top of the previous: every row, framework x GPU,
-	 * x model, x framework version (where the rows name one) */
-	for (int l = 0; l < 4; l++) {
-		int rc =
-		    slab_fit(pts, n, lvl.n ? &lvl : NULL, prompts, l - 1, a, &gs[l], &ng[l], e);
+	/* the levels, each on top of the previous: every row, framework,
+	 * framework x GPU, x model, x framework version (where the rows name
+	 * one); each but the first pulled towards the one before */
+	static const int levels[SLAB_FIT_NLEVELS] = {
+	    SLAB_LEVEL_ALL, SLAB_LEVEL_FW, SLAB_LEVEL_FW_GPU, SLAB_LEVEL_MODEL, SLAB_LEVEL_VERSION};
+	const double ridge = SLAB_FIT_RIDGE;
+	for (int l = 0; l < SLAB_FIT_NLEVELS; l++) {
+		gs[l] = NULL;
+		ng[l] = 0;
+		if (l >= nlevels)
+			continue;
+		int rc = slab_fit(pts, n, lvl.n ? &lvl : NULL, prompts, ridge, levels[l], a, &gs[l],
+		                  &ng[l], e);
 		if (!rc && slab_fit_append(lvl.n ? &lvl : NULL, gs[l], ng[l], a, &lvl))
 			rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 		if (rc)
@@ -320,7 +406,7 @@ int slab_calibrate(const slab_point *pts, size_t n, const sim_calib_file *base,
 	    "seq-overhead-us: 0\n"
 	    "    comm-eff: 1.0\n    ep-imbalance: 1.0\n    draft-cost: 0.05\n",
 	    prompts, named ? " --base " : "", named ? base_name : "");
-	for (int l = 0; l < 4; l++)
+	for (int l = 0; l < SLAB_FIT_NLEVELS; l++)
 		slab_fit_rules(gs[l], ng[l], yaml);
 	return w ? ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory") : 0;
 }

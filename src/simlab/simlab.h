@@ -223,10 +223,27 @@ typedef struct {
  * group (coordinate descent, golden-section searches, deterministic) on
  * top of base (NULL: defaults), running each point with prompts x its
  * concurrency prompts. *out (in arena a) lists every group. */
-/* level -1: every row (one global rule); 0: framework x GPU; 1: x model; 2: x model x
- * version (rows with one) */
-int slab_fit(const slab_point *pts, size_t n, const sim_calib_file *base, int prompts, int level,
-             ib_arena *a, slab_fit_group **out, size_t *nout, ib_error *e);
+/* The levels of the measured fit, in the order slab_calibrate fits them. */
+enum {
+	SLAB_LEVEL_ALL = -1,    /* every row: one global rule */
+	SLAB_LEVEL_FW_GPU = 0,  /* framework x GPU */
+	SLAB_LEVEL_MODEL = 1,   /* framework x GPU x model */
+	SLAB_LEVEL_VERSION = 2, /* framework x GPU x model x version (rows with one) */
+	SLAB_LEVEL_FW = 3,      /* framework, over every GPU */
+};
+#define SLAB_FIT_NLEVELS 5
+/* The pull of each level's rule towards the level before it (ridge x the
+ * sum of the squared log ratios of the four parameters, added to the
+ * group's error; docs/sim.md "Calibration"). */
+#define SLAB_FIT_RIDGE 0.03
+/* The log error beyond which a row's cost grows linearly instead of
+ * squared (Huber's loss): 0.3, a factor of 1.35. */
+#define SLAB_FIT_HUBER 0.3
+/* Rows weigh 1 / their model x GPU's rows in the group; every level but
+ * SLAB_LEVEL_ALL is pulled towards what base gives the group with strength
+ * ridge (0: a plain fit). */
+int slab_fit(const slab_point *pts, size_t n, const sim_calib_file *base, int prompts, double ridge,
+             int level, ib_arena *a, slab_fit_group **out, size_t *nout, ib_error *e);
 /* A fit's objective: the mean squared log error of some published figures
  * when the simulator runs under cal (*nfigures, when not NULL, gets their
  * count); INFINITY when a run fails. */
@@ -256,8 +273,15 @@ void slab_fit_rules(const slab_fit_group *g, size_t n, ib_buf *out);
  * defaults rule, the fitted rules) appended to yaml, and its rules in
  * *fitted (in a; NULL: not wanted). Errors of slab_fit; IB_ENOMEM. */
 int slab_calibrate(const slab_point *pts, size_t n, const sim_calib_file *base,
-                   const char *base_name, int prompts, ib_arena *a, slab_fit_group *gs[4],
-                   size_t ng[4], ib_buf *yaml, sim_calib_file *fitted, ib_error *e);
+                   const char *base_name, int prompts, int nlevels, ib_arena *a,
+                   slab_fit_group *gs[SLAB_FIT_NLEVELS], size_t ng[SLAB_FIT_NLEVELS], ib_buf *yaml,
+                   sim_calib_file *fitted, ib_error *e);
+/* The levels a cross-validation fold fits (slab_cv_fit): every row,
+ * framework, framework x GPU. A model or version rule is fitted on its
+ * own model's rows, so it never resolves for a held-out measured row (its
+ * model x GPU has no rows in the fold, and a sibling GPU's model rule is
+ * taken only by a GPU no rule names) */
+#define SLAB_FIT_CV_LEVELS 3
 
 /* ---- the lab's commands (sim validate, sim calibrate) ---- */
 

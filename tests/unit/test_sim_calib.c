@@ -546,7 +546,8 @@ Test(simcal, fit_reproduces_generating_model)
 	slab_fit_group *g, *g2;
 	size_t n, n2;
 	ib_error e = {0};
-	cr_assert_eq(slab_fit(pts, 4, NULL, 2, 0, a, &g, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_fit(pts, 4, NULL, 2, 0.0, SLAB_LEVEL_FW_GPU, a, &g, &n, &e), 0, "%s",
+	             e.msg);
 	cr_assert_eq(n, 1);
 	cr_assert(g[0].fitted);
 	cr_assert_eq(g[0].npoints, 4);
@@ -555,7 +556,7 @@ Test(simcal, fit_reproduces_generating_model)
 	/* (mem-eff and the step overhead trade off on so few points: the figures, not the
 	 * parameters, are what the fit must reproduce) */
 	/* the same points give the same fit */
-	cr_assert_eq(slab_fit(pts, 4, NULL, 2, 0, a, &g2, &n2, &e), 0);
+	cr_assert_eq(slab_fit(pts, 4, NULL, 2, 0.0, SLAB_LEVEL_FW_GPU, a, &g2, &n2, &e), 0);
 	cr_assert_eq(g2[0].values.mem_eff, g[0].values.mem_eff);
 	/* the rules it writes load back */
 	ib_buf y = {0};
@@ -567,6 +568,58 @@ Test(simcal, fit_reproduces_generating_model)
 	cr_assert_eq(sim_calib_load(p, a, &f, &d, &e), 0, "%s\n%s", e.msg, y.data);
 	cr_assert_eq(f.n, 1);
 	ib_buf_free(&y);
+	ib_arena_free(a);
+}
+
+/* The framework level groups a framework's rows over every GPU (its rule
+ * matches the framework alone), and the ridge pulls a level's rule towards
+ * what the level before gives the group: with a strong pull the fit stays
+ * at the base values, without it it moves to the data. */
+Test(simcal, fit_framework_level_and_ridge)
+{
+	static const int concs[] = {1, 4, 16, 64};
+	slab_point pts[8];
+	sim_calib_rule truth = {.values = {0}};
+	sim_calib_defaults(&truth.values);
+	truth.values.mem_eff = 0.5;
+	truth.values.step_overhead_s = 3000e-6;
+	truth.values.seq_overhead_s = 50e-6;
+	truth.set = 1u | 4u | 8u;
+	sim_calib_file tf = {.path = "truth", .rules = &truth, .n = 1};
+	measure_points(pts, 4, "h100", concs, NULL, &tf);
+	measure_points(pts + 4, 4, "b200", concs, NULL, &tf);
+	ib_arena *a = ib_arena_new();
+	slab_fit_group *g;
+	size_t n;
+	ib_error e = {0};
+	cr_assert_eq(slab_fit(pts, 8, NULL, 1, 0.0, SLAB_LEVEL_FW, a, &g, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(n, 1);
+	cr_assert_str_eq(g[0].framework, "vllm");
+	cr_assert_null(g[0].gpu);
+	cr_assert_eq(g[0].npoints, 8);
+	ib_buf y = {0};
+	slab_fit_rules(g, n, &y);
+	cr_assert_not_null(strstr(y.data, "    match: {framework: vllm}\n"), "%s", y.data);
+	ib_buf_free(&y);
+	/* the base: the defaults with mem-eff 0.9 and 200 us of step overhead */
+	sim_calib_rule base = {.values = {0}};
+	sim_calib_defaults(&base.values);
+	base.values.mem_eff = 0.9;
+	base.values.step_overhead_s = 200e-6;
+	base.values.seq_overhead_s = 5e-6;
+	base.set = 1u | 2u | 4u | 8u;
+	sim_calib_file bf = {.path = "base", .rules = &base, .n = 1};
+	slab_fit_group *free_fit, *pulled;
+	cr_assert_eq(slab_fit(pts, 4, &bf, 1, 0.0, SLAB_LEVEL_FW_GPU, a, &free_fit, &n, &e), 0);
+	cr_assert_eq(slab_fit(pts, 4, &bf, 1, 1e4, SLAB_LEVEL_FW_GPU, a, &pulled, &n, &e), 0);
+	/* free: the data's 3 ms step (and a lower error than the base's);
+	 * pulled: the base's 200 us, within the search's resolution */
+	cr_assert_gt(free_fit[0].values.step_overhead_s, 1000e-6, "%g",
+	             free_fit[0].values.step_overhead_s);
+	cr_assert_lt(free_fit[0].loss_after, free_fit[0].loss_before);
+	cr_assert(fabs(log(pulled[0].values.step_overhead_s / 200e-6)) < 0.1, "%g",
+	          pulled[0].values.step_overhead_s);
+	cr_assert(fabs(log(pulled[0].values.mem_eff / 0.9)) < 0.1, "%g", pulled[0].values.mem_eff);
 	ib_arena_free(a);
 }
 
@@ -591,7 +644,8 @@ Test(simcal, fit_recovers_compute_eff_from_input_lengths)
 	slab_fit_group *g;
 	size_t n;
 	ib_error e = {0};
-	cr_assert_eq(slab_fit(pts, 6, NULL, 2, 0, a, &g, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(slab_fit(pts, 6, NULL, 2, 0.0, SLAB_LEVEL_FW_GPU, a, &g, &n, &e), 0, "%s",
+	             e.msg);
 	cr_assert_eq(n, 1);
 	cr_assert_lt(sqrt(g[0].loss_after), 0.1, "rms %g ce %g", sqrt(g[0].loss_after),
 	             g[0].values.compute_eff);
