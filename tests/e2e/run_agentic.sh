@@ -281,9 +281,11 @@ prog() { # STORE
 		--time-scale 20 --agentic-duration 60
 }
 if command -v script >/dev/null 2>&1; then
+	# script(1) runs its command with $SHELL, which may be sh (root in CI):
+	# bash runs the exported function, whatever the login shell is
 	export -f prog
 	export bin root tok
-	script -qec "prog st7" /dev/null >tty.out 2>&1
+	script -qec "bash -c 'prog st7'" /dev/null >tty.out 2>&1
 	tr '\r' '\n' <tty.out | grep -qE 'gptoss_tp2_conc2.*: [0-9]+ of 60 s \([0-9]+%\), [0-9]+ requests, 0 failed' &&
 		ok || no "no agentic progress line on a terminal: $(tr '\r' '\n' <tty.out | tail -5)"
 else
