@@ -47,7 +47,7 @@ import json, sys
 # client_bound is measured (host overhead against model time), so it is timing too
 timed = ("tput", "ttft", "tpot", "itl", "e2el", "intvty", "power", "energy", "joules", "client_bound")
 for r in sorted(json.load(open(sys.argv[1])), key=lambda r: (r["isl"], r["conc"], r["spec_decoding"])):
-    # the interval's bounds are factors of the measured values: timing too
+    # the bounds of the interval are factors of the measured values: timing too
     iv = r.get("sim_interval")
     if iv:
         r["sim_interval"] = {k: v for k, v in iv.items() if k in ("level", "pool", "widen")}
