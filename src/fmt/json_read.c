@@ -111,7 +111,55 @@ static bool rewrite_py_tokens(const char *t, size_t n, ib_buf *b)
 	return any;
 }
 
-static ib_val *convert(ib_arena *a, json_t *j)
+/* Object keys interned per parse: one ib_val per distinct key, shared by
+ * every object that has it, instead of one value and string per key per
+ * row (an agg file repeats the same few dozen keys in every row). Keys are
+ * never modified in place, so sharing them is invisible. Open addressing,
+ * power-of-two capacity; once INTERN_MAX distinct keys are held (a map
+ * keyed by data, such as a vocabulary) further keys are allocated one by
+ * one as before, so the table stays small. */
+enum { INTERN_MAX = 4096 };
+typedef struct {
+	ib_val **slot;
+	size_t cap, n;
+} intern;
+
+static ib_val *key_val(ib_arena *a, intern *in, const char *key, size_t klen)
+{
+	if (in->n >= INTERN_MAX)
+		return ib_v_strn(a, key, klen);
+	if (in->n * 2 >= in->cap) {
+		size_t cap = in->cap ? in->cap * 2 : 64;
+		ib_val **slot = calloc(cap, sizeof *slot);
+		if (!slot)
+			return NULL;
+		for (size_t i = 0; i < in->cap; i++) {
+			ib_val *k = in->slot[i];
+			if (!k)
+				continue;
+			size_t h =
+			    (size_t)ib_fnv1a(IB_FNV1A_BASIS, k->str.s, k->str.len) & (cap - 1);
+			while (slot[h])
+				h = (h + 1) & (cap - 1);
+			slot[h] = k;
+		}
+		free(in->slot);
+		in->slot = slot;
+		in->cap = cap;
+	}
+	size_t h = (size_t)ib_fnv1a(IB_FNV1A_BASIS, key, klen) & (in->cap - 1);
+	for (ib_val *k; (k = in->slot[h]); h = (h + 1) & (in->cap - 1))
+		if (k->str.len == klen && !memcmp(k->str.s, key, klen))
+			return k;
+	ib_val *k = ib_v_strn(a, key, klen);
+	if (k) {
+		in->slot[h] = k;
+		in->n++;
+	}
+	return k;
+}
+
+static ib_val *convert(ib_arena *a, intern *in, json_t *j)
 {
 	ib_val *v = NULL;
 	switch (json_typeof(j)) {
@@ -156,10 +204,13 @@ static ib_val *convert(ib_arena *a, json_t *j)
 			v->list.cap = n;
 		}
 		for (size_t i = 0; i < n; i++) {
-			ib_val *item = convert(a, json_array_get(j, i));
+			ib_val *item = convert(a, in, json_array_get(j, i));
 			if (!item)
 				return NULL;
 			v->list.v[v->list.n++] = item;
+			/* free the item's Jansson tree now (null is a static
+			 * singleton): the two trees are never both whole */
+			json_array_set_new(j, i, json_null());
 		}
 		return v;
 	}
@@ -175,7 +226,7 @@ static ib_val *convert(ib_arena *a, json_t *j)
 		 * like Python), so entries are appended without another lookup. */
 		json_object_keylen_foreach(j, key, klen, val)
 		{
-			ib_val *k = ib_v_strn(a, key, klen), *x = convert(a, val);
+			ib_val *k = key_val(a, in, key, klen), *x = convert(a, in, val);
 			if (!k || !x)
 				return NULL;
 			v->map.kv[v->map.n].key = k;
@@ -188,26 +239,105 @@ static ib_val *convert(ib_arena *a, json_t *j)
 	return NULL;
 }
 
+#define JSON_FLAGS (JSON_DECODE_ANY | JSON_ALLOW_NUL)
+
+static size_t skip_ws(const char *t, size_t n, size_t i)
+{
+	while (i < n && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* A top-level list of objects or lists (an agg file) read one item at a
+ * time: Jansson parses the item, it is converted and its Jansson tree freed
+ * before the next, so only one item's tree is ever held (whole, the Jansson
+ * tree of 200,000 agg rows is as large as their ib_val tree). An item that
+ * does not parse makes the rest of the text rewritten for Python's tokens
+ * (rewrite_py_tokens, which changes nothing in an item Jansson read) and
+ * read on from it. Returns 0 with *out set; 1 when the text is not such a
+ * list or does not parse (the caller parses the whole text, which reports
+ * the error as before; what was converted stays in the arena unused);
+ * IB_ENOMEM. */
+static int parse_list(ib_arena *a, intern *in, const char *t, size_t n, ib_val **out)
+{
+	size_t i = skip_ws(t, n, 0);
+	if (i >= n || t[i] != '[')
+		return 1;
+	ib_val *l = ib_v_list(a);
+	if (!l)
+		return IB_ENOMEM;
+	ib_buf rw = {0};
+	int rc = 1;
+	bool rewritten = false;
+	i = skip_ws(t, n, i + 1);
+	if (i < n && t[i] == ']')
+		goto end;
+	for (;;) {
+		if (i >= n || (t[i] != '{' && t[i] != '['))
+			goto out;
+		json_error_t je;
+		json_t *j = json_loadb(t + i, n - i, JSON_FLAGS | JSON_DISABLE_EOF_CHECK, &je);
+		if (!j) {
+			if (rewritten || !rewrite_py_tokens(t + i, n - i, &rw))
+				goto out;
+			/* read on in the rewritten rest */
+			rewritten = true;
+			t = rw.data, n = rw.len, i = 0;
+			continue;
+		}
+		ib_val *item = convert(a, in, j);
+		json_decref(j);
+		if (!item || ib_list_push(a, l, item)) {
+			rc = IB_ENOMEM;
+			goto out;
+		}
+		i = skip_ws(t, n, i + (size_t)je.position);
+		if (i < n && t[i] == ',') {
+			i = skip_ws(t, n, i + 1);
+			continue;
+		}
+		if (i < n && t[i] == ']')
+			break;
+		goto out;
+	}
+end:
+	if (skip_ws(t, n, i + 1) == n) {
+		*out = l;
+		rc = 0;
+	}
+out:
+	ib_buf_free(&rw);
+	return rc;
+}
+
 int ib_json_parse(ib_arena *a, const char *name, const char *text, size_t len, ib_val **out,
                   ib_error *e)
 {
+	intern in = {0};
+	int rc = parse_list(a, &in, text, len, out);
+	if (rc != 1) {
+		free(in.slot);
+		return rc ? ib_fail(e, IB_ENOMEM, name, 0, 0, "out of memory reading JSON") : 0;
+	}
 	json_error_t je;
 	ib_buf rw = {0};
-	json_t *j = json_loadb(text, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
+	json_t *j = json_loadb(text, len, JSON_FLAGS, &je);
 	if (!j && rewrite_py_tokens(text, len, &rw)) {
 		json_error_t je2;
-		json_t *j2 = json_loadb(rw.data, rw.len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je2);
+		json_t *j2 = json_loadb(rw.data, rw.len, JSON_FLAGS, &je2);
 		if (j2) {
 			j = j2, je = je2, text = rw.data, len = rw.len;
 		}
 	}
 	if (!j) {
+		free(in.slot);
 		ib_buf_free(&rw);
 		return ib_fail(e, IB_EPARSE, name, je.line > 0 ? je.line : 0,
 		               je.column > 0 ? je.column : 0, "JSON syntax error: %s", je.text);
 	}
-	ib_val *v = convert(a, j);
+	ib_val *v = convert(a, &in, j);
 	json_decref(j);
+	free(in.slot);
 	ib_buf_free(&rw);
 	if (!v)
 		return ib_fail(e, IB_ENOMEM, name, 0, 0, "out of memory reading JSON");

@@ -1192,6 +1192,50 @@ Test(fmt, json_parse_errors_have_positions)
 	ib_arena_free(a);
 }
 
+/* A top-level list of objects (an agg file) is read item by item: the same
+ * tree as the whole text gives, keys shared between rows, Python's tokens in
+ * a later row, and errors at the same place as before. */
+Test(fmt, json_parse_list_of_rows_item_by_item)
+{
+	ib_arena *a = ib_arena_new();
+	ib_error e = {0};
+	ib_val *v = NULL;
+	const char *text =
+	    " [ {\"hw\": \"h100\", \"x\": 1, \"x\": 2, \"l\": [1, {\"a\": null}]} ,\n"
+	    "{\"x\": 3, \"hw\": \"b200\"},{\"x\": NaN, \"big\": 100000000000000000000},"
+	    "[], {} ]\n";
+	cr_assert_eq(ib_json_parse(a, "rows.json", text, strlen(text), &v, &e), 0, "%s", e.msg);
+	cr_assert_eq(v->type, IB_V_LIST);
+	cr_assert_eq(v->list.n, 5);
+	const ib_val *r0 = v->list.v[0], *r1 = v->list.v[1], *r2 = v->list.v[2];
+	cr_assert_eq(r0->map.n, 3); /* duplicate key: first position, last value */
+	cr_assert_eq(ib_map_get(r0, "x")->i, 2);
+	cr_assert_str_eq(ib_map_get(r1, "hw")->str.s, "b200");
+	cr_assert_eq(r0->map.kv[0].key, r1->map.kv[1].key); /* "hw" interned */
+	cr_assert(isnan(ib_map_get(r2, "x")->f));
+	cr_assert_str_eq(ib_map_get(r2, "big")->bigint, "100000000000000000000");
+	ib_buf b = {0};
+	cr_assert_eq(ib_json_write(&b, v, &IB_JSON_PYTHON, &e), 0);
+	cr_assert_str_eq(b.data, "[{\"hw\": \"h100\", \"x\": 2, \"l\": [1, {\"a\": null}]}, "
+	                         "{\"x\": 3, \"hw\": \"b200\"}, "
+	                         "{\"x\": NaN, \"big\": 100000000000000000000}, [], {}]");
+	ib_buf_free(&b);
+	cr_assert_eq(ib_json_parse(a, "e.json", " [ ]", 4, &v, &e), 0);
+	cr_assert_eq(v->type, IB_V_LIST);
+	cr_assert_eq(v->list.n, 0);
+	/* not JSON: the error of the whole text */
+	const char *bad[] = {"[{\"a\": 1},]", "[{\"a\": 1}] x", "[{\"a\": 1},\n{\"a\": }]",
+	                     "[{\"a\": 1} {\"a\": 2}]", "[{\"a\": 1}, 2, nan]"};
+	const int line[] = {1, 1, 2, 1, 1};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		e = (ib_error){0};
+		cr_assert_eq(ib_json_parse(a, "bad.json", bad[i], strlen(bad[i]), &v, &e),
+		             IB_EPARSE, "%s", bad[i]);
+		cr_assert_eq(e.line, line[i], "%s: line %d", bad[i], e.line);
+	}
+	ib_arena_free(a);
+}
+
 Test(fmt, json_parse_huge_integers_like_python)
 {
 	ib_arena *a = ib_arena_new();
