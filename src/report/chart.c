@@ -154,7 +154,7 @@ static const char *drop_reason(const rep_chart *c, const rep_row *r, size_t i,
  * order; series in order of first appearance among the points. work holds
  * 2 * nrows entries. */
 static int place_points(rep_chart *c, const rep_row *rows, size_t nrows, const rep_chart_opts *o,
-                        int xf, char **keys, size_t *work)
+                        int xf, char *const *keys, char *const *row_skeys, size_t *work)
 {
 	size_t nk = 0, ns = 0, *kid = work, *sid = work + nrows, *off = NULL, *order = NULL;
 	const char **skeys = malloc((nrows ? nrows : 1) * sizeof *skeys);
@@ -172,13 +172,7 @@ static int place_points(rep_chart *c, const rep_row *rows, size_t nrows, const r
 			c->dropped[c->ndropped++] = (rep_dropped){i, why};
 			continue;
 		}
-		const char *prec = or_undef(r->precision);
-		skeys[c->npoints] =
-		    r->overlay_run >= 0
-		        ? ib_arena_printf(c->arena, "%s_%s_run%d", keys[i], prec, r->overlay_run)
-		        : ib_arena_printf(c->arena, "%s_%s", keys[i], prec);
-		if (!skeys[c->npoints])
-			rc = IB_ENOMEM;
+		skeys[c->npoints] = row_skeys[i];
 		c->points[c->npoints++] = (rep_chart_point){i, 0, x, y, false};
 	}
 	if (!rc)
@@ -199,6 +193,58 @@ static int place_points(rep_chart *c, const rep_row *rows, size_t nrows, const r
 	return rc;
 }
 
+/* The per-row part of a chart into arena a (rep_chart_rows). */
+static int fill_rows(ib_arena *a, const rep_row *rows, size_t nrows, const rep_gpu_table *gpus,
+                     const rep_derive_opts *derive, rep_chart_rows *p)
+{
+	size_t n1 = nrows ? nrows : 1;
+	p->n = nrows;
+	p->metrics = ib_arena_alloc(a, n1 * sizeof *p->metrics);
+	p->keys = ib_arena_alloc(a, n1 * sizeof *p->keys);
+	p->skeys = ib_arena_alloc(a, n1 * sizeof *p->skeys);
+	if (!p->metrics || !p->keys || !p->skeys)
+		return IB_ENOMEM;
+	for (size_t i = 0; i < nrows; i++) {
+		const rep_row *r = &rows[i];
+		char key[256];
+		rep_derive_metrics(r, gpus, derive, &p->metrics[i], key, sizeof key, NULL, 0, NULL);
+		const char *prec = or_undef(r->precision);
+		p->keys[i] = ib_arena_strdup(a, key);
+		p->skeys[i] = r->overlay_run >= 0
+		                  ? ib_arena_printf(a, "%s_%s_run%d", key, prec, r->overlay_run)
+		                  : ib_arena_printf(a, "%s_%s", key, prec);
+		if (!p->keys[i] || !p->skeys[i])
+			return IB_ENOMEM;
+	}
+	return 0;
+}
+
+int rep_chart_prepare(const rep_row *rows, size_t nrows, const rep_gpu_table *gpus,
+                      const rep_derive_opts *derive, rep_chart_rows **out)
+{
+	*out = NULL;
+	rep_chart_rows *p = calloc(1, sizeof *p);
+	if (!p || !(p->arena = ib_arena_new())) {
+		free(p);
+		return IB_ENOMEM;
+	}
+	int rc = fill_rows(p->arena, rows, nrows, gpus, derive, p);
+	if (rc) {
+		rep_chart_rows_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+void rep_chart_rows_free(rep_chart_rows *p)
+{
+	if (!p)
+		return;
+	ib_arena_free(p->arena);
+	free(p);
+}
+
 int rep_chart_series(const rep_row *rows, size_t nrows, const rep_chart_opts *o, rep_chart **out,
                      ib_error *e)
 {
@@ -210,6 +256,9 @@ int rep_chart_series(const rep_row *rows, size_t nrows, const rep_chart_opts *o,
 	if (o->dir > PAR_DIR_LOWER_RIGHT)
 		return ib_fail(e, IB_EINVAL, "", 0, 0, "the metric '%s' has no frontier direction",
 		               rep_metric_name(o->metric));
+	if (o->pre && o->pre->n != nrows)
+		return ib_fail(e, IB_EINVAL, "", 0, 0, "prepared rows: %zu, not %zu", o->pre->n,
+		               nrows);
 	rep_chart *c = calloc(1, sizeof *c);
 	size_t *buf = NULL, *idx = NULL;
 	const char **dates = NULL;
@@ -221,23 +270,20 @@ int rep_chart_series(const rep_row *rows, size_t nrows, const rep_chart_opts *o,
 	c->points = ib_arena_alloc(c->arena, n1 * sizeof *c->points);
 	c->series = ib_arena_alloc(c->arena, n1 * sizeof *c->series);
 	c->dropped = ib_arena_alloc(c->arena, n1 * sizeof *c->dropped);
-	c->metrics = ib_arena_alloc(c->arena, n1 * sizeof *c->metrics);
-	char **keys = ib_arena_alloc(c->arena, n1 * sizeof *keys);
 	buf = malloc(3 * n1 * sizeof *buf);
 	dates = malloc(n1 * sizeof *dates);
 	idx = malloc(n1 * sizeof *idx);
 	scratch = malloc(n1 * sizeof *scratch);
-	if (!c->points || !c->series || !c->dropped || !c->metrics || !keys || !buf || !idx ||
-	    !scratch || !dates)
+	if (!c->points || !c->series || !c->dropped || !buf || !idx || !scratch || !dates)
 		goto fail;
-	for (size_t i = 0; i < nrows; i++) {
-		char key[256];
-		rep_derive_metrics(&rows[i], o->gpus, o->derive, &c->metrics[i], key, sizeof key,
-		                   NULL, 0, NULL);
-		if (!(keys[i] = ib_arena_strdup(c->arena, key)))
+	rep_chart_rows own, *pre = (rep_chart_rows *)o->pre;
+	if (!pre) {
+		pre = &own;
+		if (fill_rows(c->arena, rows, nrows, o->gpus, o->derive, pre))
 			goto fail;
 	}
-	rc = place_points(c, rows, nrows, o, xf, keys, buf);
+	c->metrics = pre->metrics;
+	rc = place_points(c, rows, nrows, o, xf, pre->keys, pre->skeys, buf);
 	size_t *sid = buf, *off = NULL, *members = NULL;
 	for (size_t p = 0; !rc && p < c->npoints; p++)
 		sid[p] = c->points[p].series;

@@ -491,8 +491,9 @@ static ib_val *row_json(page *p, size_t i)
 /* ---- views ---- */
 
 /* One chart view of a group: the library's points, frontier paths and drops. */
-static int view_json(page *p, const size_t *gi, size_t gn, const rep_row *grows, int chart,
-                     size_t mk, const char *xf, ib_val *views, ib_error *e)
+static int view_json(page *p, const size_t *gi, size_t gn, const rep_row *grows,
+                     const rep_chart_rows *pre, int chart, size_t mk, const char *xf, ib_val *views,
+                     ib_error *e)
 {
 	jb *j = &p->j;
 	const menu_metric *mm = &menu[mk];
@@ -512,7 +513,8 @@ static int view_json(page *p, const size_t *gi, size_t gn, const rep_row *grows,
 	                     .dir = dir,
 	                     .cost_limit = 5,
 	                     .latency_limit = 60,
-	                     .gpus = p->gpus};
+	                     .gpus = p->gpus,
+	                     .pre = pre};
 	rep_chart *c = NULL;
 	int rc = rep_chart_series(grows, gn, &co, &c, e);
 	if (rc)
@@ -625,13 +627,18 @@ static int group_json(page *p, const size_t *members, size_t nm, ib_val *groups,
 	const char *fw = fingerprint_warning(p, gi, gn);
 	if (fw)
 		rep_jset(j, g, "fpwarn", rep_jstr(j, fw));
+	/* the rows' metrics and series keys, once for the group's views */
+	rep_chart_rows *pre = NULL;
+	if (rep_chart_prepare(grows, gn, p->gpus, NULL, &pre))
+		rc = IB_ENOMEM;
 	for (size_t mk = 0; !rc && mk < NMENU; mk++) {
 		const char *const *xa = menu[mk].input ? xa_ttft : xa_fields;
 		for (size_t q = 0; !rc && xa[q]; q++)
-			rc = view_json(p, gi, gn, grows, 0, mk, xa[q], views, e);
+			rc = view_json(p, gi, gn, grows, pre, 0, mk, xa[q], views, e);
 		for (size_t q = 0; !rc && xb_fields[q]; q++)
-			rc = view_json(p, gi, gn, grows, 1, mk, xb_fields[q], views, e);
+			rc = view_json(p, gi, gn, grows, pre, 1, mk, xb_fields[q], views, e);
 	}
+	rep_chart_rows_free(pre);
 	rep_jset(j, g, "views", views);
 	rep_jpush(j, groups, g);
 done:

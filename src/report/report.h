@@ -269,7 +269,28 @@ typedef struct {
 	double latency_limit; /* NaN: no limit; dashboard: 60 s (TTFT x only) */
 	const rep_gpu_table *gpus;
 	const rep_derive_opts *derive; /* may be NULL */
+	/* may be NULL; else rep_chart_prepare's of the same rows, gpus and
+	 * derive (many charts of one row set derive the rows' metrics once) */
+	const struct rep_chart_rows *pre;
 } rep_chart_opts;
+
+/* What rep_chart_series computes per row before placing the points, which
+ * depends on the rows, the GPU table and the derive options only: derived
+ * metrics, series key (hwKey) and point series key ("hwKey_precision",
+ * "_run<k>" for an overlay row). */
+typedef struct rep_chart_rows {
+	ib_arena *arena; /* owns everything below */
+	size_t n;
+	rep_metrics *metrics;
+	char **keys;
+	char **skeys;
+} rep_chart_rows;
+
+/* *out is new (free with rep_chart_rows_free, after the charts made with
+ * it: their metrics and series keys are its); 0 or IB_ENOMEM. */
+int rep_chart_prepare(const rep_row *rows, size_t nrows, const rep_gpu_table *gpus,
+                      const rep_derive_opts *derive, rep_chart_rows **out);
+void rep_chart_rows_free(rep_chart_rows *p);
 
 typedef struct {
 	size_t row;    /* index into the caller's rows */
@@ -305,7 +326,7 @@ typedef struct {
 	size_t nseries;
 	rep_dropped *dropped;
 	size_t ndropped;
-	rep_metrics *metrics; /* per input row (nrows), for tooltips */
+	rep_metrics *metrics; /* per input row (nrows), for tooltips; o->pre's if given */
 } rep_chart;
 
 /* One scatter chart (README 3.3): series identity, derived metrics, the

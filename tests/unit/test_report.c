@@ -313,6 +313,63 @@ Test(report, chart_series_one_point_is_optimal_without_path)
 	rep_chart_free(c);
 }
 
+/* Charts built on rep_chart_prepare's rows are those built without it. */
+Test(report, chart_series_prepared_rows_same_chart)
+{
+	rep_chart_opts o = {.x_field = "median_intvty",
+	                    .metric = REP_M_TP_PER_GPU,
+	                    .dir = PAR_DIR_UPPER_LEFT,
+	                    .cost_limit = 5,
+	                    .latency_limit = 60,
+	                    .gpus = rep_gpu_table_builtin(false)};
+	rep_row rows[5] = {row("h100", "vllm", "none", 10), row("b200", "sglang", "mtp", 30),
+	                   row("h100", "vllm", "none", 20), row("b200", "sglang", "mtp", 5),
+	                   row("h100", "vllm", "none", 15)};
+	for (int i = 0; i < 5; i++) {
+		rows[i].f[REP_F_MEDIAN_INTVTY] = 10 + 7 * i;
+		rows[i].has[REP_F_MEDIAN_INTVTY] = true;
+	}
+	rows[2].overlay_run = 1;
+	rows[4].has[REP_F_TPUT_PER_GPU] = false; /* dropped: no metric */
+	rep_chart_rows *pre;
+	cr_assert_eq(rep_chart_prepare(rows, 5, o.gpus, NULL, &pre), 0);
+	cr_assert_eq(pre->n, 5);
+	cr_assert_str_eq(pre->skeys[2], "h100_vllm_fp8_run1");
+	rep_chart *a, *b;
+	ib_error e = {0};
+	cr_assert_eq(rep_chart_series(rows, 5, &o, &a, &e), 0);
+	o.pre = pre;
+	cr_assert_eq(rep_chart_series(rows, 5, &o, &b, &e), 0);
+	cr_assert_eq(a->npoints + a->ndropped, 5, "%zu %zu %s", a->npoints, a->ndropped,
+	             a->ndropped ? a->dropped[0].reason : "");
+	cr_assert_gt(a->nseries, 1);
+	cr_assert_eq(b->npoints, a->npoints);
+	cr_assert_eq(b->ndropped, a->ndropped);
+	cr_assert_eq(b->nseries, a->nseries);
+	for (size_t k = 0; k < a->npoints; k++) {
+		cr_assert_eq(b->points[k].row, a->points[k].row);
+		cr_assert_eq(b->points[k].series, a->points[k].series);
+		cr_assert_eq(b->points[k].roof, a->points[k].roof);
+	}
+	for (size_t s = 0; s < a->nseries; s++) {
+		cr_assert_str_eq(b->series[s].key, a->series[s].key);
+		cr_assert_str_eq(b->series[s].hw_key, a->series[s].hw_key);
+		cr_assert_eq(b->series[s].nfrontier, a->series[s].nfrontier);
+		cr_assert_eq(b->series[s].npaths, a->series[s].npaths);
+	}
+	for (size_t i = 0; i < 5; i++)
+		for (int m = 0; m < REP_M__COUNT; m++) {
+			cr_assert_eq(b->metrics[i].has[m], a->metrics[i].has[m]);
+			cr_assert(
+			    !a->metrics[i].has[m] ||
+			    !memcmp(&b->metrics[i].v[m], &a->metrics[i].v[m], sizeof(double)));
+		}
+	rep_chart_free(b);
+	cr_assert_eq(rep_chart_series(rows, 4, &o, &b, &e), IB_EINVAL); /* not pre's rows */
+	rep_chart_free(a);
+	rep_chart_rows_free(pre);
+}
+
 static par_gpu_point gp(double x, double t)
 {
 	par_gpu_point p;
