@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # bench/report.sh [INFBENCH]: the cost of `infbench report` as rows grow —
-# 1,000, 10,000 and 100,000 agg rows (SIZES to change them) of varied
-# configurations (GPU, model, framework, precision, TP/EP, spec decoding,
-# concurrency, sequence lengths), each drawn into one HTML page. Prints a table
-# of wall time, CPU time (user + system), peak memory (GNU time's max RSS) and
-# the page's size, with the growth ratio per 10x rows (target: <= 12x time and
-# memory). Above 20,000 rows the page is thinned (--max-points, docs/report.md),
-# so its size stops growing. SIZES="1000 10000 100000 200000" adds 200k rows.
+# 1,000, 10,000, 50,000, 100,000 and 200,000 agg rows (SIZES to change them)
+# of varied configurations (GPU, model, framework, precision, TP/EP, spec
+# decoding, concurrency, sequence lengths), each drawn into one HTML page.
+# Prints per size: wall time, CPU time (user + system), CPU µs per row, peak
+# memory (GNU time's max RSS) in MB and KB per row, the page's size, and the
+# linearity ratio: µs per row against the 10,000-row figure of the same run
+# (target: within 1.2x up to 200,000 rows). Above 20,000 rows the page is
+# thinned (--max-points, docs/report.md), so its size stops growing.
 # Wired into `make bench`. A benchmark, not a test: exits 0.
 set -u
 bin=$(readlink -f "${1:-build/infbench}")
-sizes=${SIZES:-1000 10000 100000}
+sizes=${SIZES:-1000 10000 50000 100000 200000}
 [ -x "$bin" ] || { echo "report.sh: no binary $bin (make first)" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -42,23 +43,35 @@ json.dump(rows, open(path, "w"))
 PY
 }
 
-printf '%8s %10s %10s %10s %12s %8s %8s\n' rows wall_s cpu_s peak_MB html_MB "x time" "x mem"
-prev_t= prev_m=
+# measure every size, then print (the ratio column needs the 10k figure)
+fmt='%8s %8s %8s %8s %9s %8s %8s %7s\n'
+lines=() ref=
 for n in $sizes; do
+	echo "report.sh: $n rows..." >&2
 	gen "$n" "$tmp/agg_$n.json"
 	/usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$bin" report "$tmp/agg_$n.json" -o "$tmp/r.html" \
-		>/dev/null 2>"$tmp/err" || { echo "report failed for $n rows: $(tail -c 300 "$tmp/err")"; continue; }
+		>/dev/null 2>"$tmp/err" || {
+		lines+=("report failed for $n rows: $(tail -c 300 "$tmp/err")")
+		continue
+	}
 	read -r wall user sys rss <"$tmp/time"
 	cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+	us=$(awk -v c="$cpu" -v n="$n" 'BEGIN { printf "%.1f", c * 1e6 / n }')
 	mb=$(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')
+	kb=$(awk -v k="$rss" -v n="$n" 'BEGIN { printf "%.2f", k / n }')
 	html=$(awk -v b="$(stat -c %s "$tmp/r.html")" 'BEGIN { printf "%.1f", b / 1048576 }')
-	rt=- rm=-
-	if [ -n "$prev_t" ]; then
-		rt=$(awk -v a="$cpu" -v b="$prev_t" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')
-		rm=$(awk -v a="$mb" -v b="$prev_m" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')
-	fi
-	printf '%8s %10s %10s %10s %12s %8s %8s\n' "$n" "$wall" "$cpu" "$mb" "$html" "$rt" "$rm"
-	prev_t=$cpu prev_m=$mb
+	[ "$n" = 10000 ] && ref=$us
+	lines+=("$n $wall $cpu $us $mb $kb $html")
 	rm -f "$tmp/agg_$n.json" "$tmp/r.html"
 done
-echo "(growth per 10x rows: CPU time and peak memory; target <= 12x)"
+# shellcheck disable=SC2059
+printf "$fmt" rows wall_s cpu_s us/row peak_MB KB/row html_MB "x 10k"
+for l in "${lines[@]}"; do
+	case $l in report*) echo "$l"; continue ;; esac
+	set -- $l
+	x=$(awk -v u="$4" -v r="$ref" 'BEGIN { if (r > 0) printf "%.2fx", u / r; else printf "-" }')
+	# shellcheck disable=SC2059
+	printf "$fmt" "$@" "$x"
+done
+echo "(us/row: CPU time (user + system) per row; x 10k: us/row against the 10,000-row run of"
+echo " this invocation, target <= 1.2x up to 200,000 rows; KB/row: peak RSS per row)"
