@@ -186,7 +186,10 @@ int ib_json_write_str(ib_buf *out, const char *s, size_t n, bool ensure_ascii);
  * ib_val_pystr print unchanged; NaN, Infinity, -Infinity and numbers beyond
  * the double range (1e400) are read as Python reads them.
  * Malformed text is IB_EPARSE with the line and column of the error.
- * Values carry no source positions. */
+ * Values carry no source positions. Object keys are shared: one value per
+ * distinct key (up to 4,096 of them) per parse, in every map that has it, so
+ * a key must not be modified in place. A top-level list is read one item at
+ * a time, so memory holds one item's Jansson tree besides the result. */
 int ib_json_parse(ib_arena *a, const char *name, const char *text, size_t len, ib_val **out,
                   ib_error *e);
 /* The largest JSON file ib_json_parse_file reads (agg rows, matrices, result
