@@ -11,7 +11,10 @@
 # their ratio, and the simulator's CPU per event.
 # Usage: bench/sim.sh [INFBENCH]   (SECONDS_PER_LEVEL, default 3;
 #   SIM_RT_SECONDS window of the real-time case, default 20; SIM_RT_WARM
-#   seconds before it, default 15; SIM_RT=0 skips that case)
+#   seconds before it, default 15; SIM_RT=0 skips that case;
+#   SIM_SEND_THREADS the simulator's --send-threads there, default 0 on
+#   2 cores, else one per core left beside the reader's and the loop's, up
+#   to 8: the simulator then runs on every core but the reader's)
 # Prints SSE events (chunks) per second per level; target >= 400k at 64
 # streams and 4096 streams held without errors; real time: ratio >= 1.
 # A benchmark: always exits 0 unless it cannot run at all.
@@ -55,12 +58,19 @@ wait $pid 2>/dev/null
 rt_secs=${SIM_RT_SECONDS:-20}
 rt_warm=${SIM_RT_WARM:-15}
 conc=12000
+ncpu=$(nproc)
+sthreads=${SIM_SEND_THREADS:-$((ncpu > 2 ? (ncpu - 2 > 8 ? 8 : ncpu - 2) : 0))}
+pin_rt=("${pin_sim[@]}")
+if [ "$sthreads" -gt 0 ] && [ ${#pin_sim[@]} -gt 0 ]; then
+	pin_rt=(taskset -c "0,2-$((ncpu - 1))") # every core but the reader's (1)
+	[ "$ncpu" -le 2 ] && pin_rt=()
+fi
 command -v curl >/dev/null || { echo "real time: no curl to read /metrics; skipped"; exit 0; }
 rm -f "$portfile"
 # the row's serving shape, as `infbench run` configures the simulator for it
 # (src/run/row.c row_sim_argv): configs/nvidia-master.yaml
 # dsv4-fp4-gb300-dynamo-sglang, conc-list [12000] (18 nodes x 4 GPUs)
-"${pin_sim[@]}" "$bin" sim --model dsv4 --hardware gb300 --precision fp4 --framework sglang \
+"${pin_rt[@]}" "$bin" sim --send-threads "$sthreads" --model dsv4 --hardware gb300 --precision fp4 --framework sglang \
 	--framework-version v0.5.14 --tp 12 --ep 12 --dp-attention --prefill-workers 15 \
 	--prefill-tp 4 --prefill-ep 4 --prefill-dp-attention --max-num-seqs $conc \
 	--served-model-name deepseek-ai/DeepSeek-V4-Pro --port 0 --port-file "$portfile" \
@@ -69,36 +79,55 @@ pid=$!
 for _ in $(seq 1 200); do [ -s "$portfile" ] && break; sleep 0.05; done
 port=$(cat "$portfile" 2>/dev/null)
 [ -n "$port" ] || { echo "the simulator (performance model) did not start"; exit 0; }
-scrape() { # model clock, generation tokens, rebased steps
+# server-side figures: model clock, generation tokens, rebased steps,
+# requests running + waiting; then the process's CPU (user, system ticks)
+# and its run-queue wait (ns, /proc/PID/schedstat); then the wall clock
+sample() {
 	curl -s "http://127.0.0.1:$port/metrics" | awk '
 		/^infbench:model_clock_seconds/ {c=$2}
 		/^vllm:generation_tokens_total/ {g=$2}
 		/^infbench:step_rebase_count/ {r=$2}
-		END {printf "%s %s %s\n", c, g, r}'
+		/^vllm:num_requests_(running|waiting)/ {q+=$2}
+		END {printf "%s %s %s %d ", c, g, r, q}'
+	awk '{printf "%s %s ", $14, $15}' "/proc/$pid/stat"
+	awk '{printf "%s ", $2}' "/proc/$pid/schedstat" 2>/dev/null || printf '0 '
+	date +%s.%N
 }
 rtout=$(mktemp)
-SIM_PID=$pid WARM_S=$rt_warm "${pin_reader[@]}" "$out/sim_reader" "$port" $conc "$rt_secs" 1024 8192 >"$rtout" &
+# the reader keeps the 12000 streams open (a new request when one ends)
+# for longer than the measurement; the window opens once every request has
+# been read and parsed (all 12000 running or waiting), plus $rt_warm s
+"${pin_reader[@]}" "$out/sim_reader" "$port" $conc $((rt_warm + rt_secs + 60)) 1024 8192 >"$rtout" &
 rpid=$!
+t0=$(date +%s)
+while :; do
+	read -r _ _ _ q _ < <(sample)
+	[ "${q:-0}" -ge $conc ] && break
+	[ $(($(date +%s) - t0)) -ge 120 ] && break
+	sleep 0.5
+done
 sleep "$rt_warm"
-read -r c0 g0 r0 < <(scrape)
+read -r c0 g0 r0 q0 u0 s0 w0 t0 < <(sample)
 sleep "$rt_secs"
-read -r c1 g1 r1 < <(scrape)
-wait $rpid
-line=$(cat "$rtout")
+read -r c1 g1 r1 q1 u1 s1 w1 t1 < <(sample)
+kill $rpid 2>/dev/null
+wait $rpid 2>/dev/null
 rm -f "$rtout"
+hz=$(getconf CLK_TCK)
 echo
 echo "real time: dsv4-fp4-gb300-dynamo-sglang (72 GPUs: 15 x TP4 prefill + TP12 decode), $conc streams of 8192/1024 tokens"
-echo "  ${pin_sim[*]:-unpinned} (reader: ${pin_reader[*]:-unpinned}), ${rt_warm}s warm-up, ${rt_secs}s window"
-awk -v c0="$c0" -v c1="$c1" -v g0="$g0" -v g1="$g1" -v r0="$r0" -v r1="$r1" -v secs="$rt_secs" -v line="$line" 'BEGIN {
-	n = split(line, kv, /[ =]/)
-	for (i = 1; i < n; i += 2) f[kv[i]] = kv[i + 1]
-	model = c1 - c0; tok = g1 - g0
-	if (model <= 0 || tok <= 0 || f["events"] <= 0) { print "  no measurement: " line; exit }
-	req = tok / model; got = f["events_per_s"]; cpu = f["cpu_user"] + f["cpu_sys"]
+echo "  ${pin_rt[*]:-unpinned}, --send-threads $sthreads (reader: ${pin_reader[*]:-unpinned}), window of ${rt_secs}s from ${rt_warm}s after all $conc requests were read"
+awk -v c0="$c0" -v c1="$c1" -v g0="$g0" -v g1="$g1" -v r0="$r0" -v r1="$r1" -v q1="$q1" \
+	-v u0="$u0" -v u1="$u1" -v s0="$s0" -v s1="$s1" -v w0="$w0" -v w1="$w1" -v t0="$t0" -v t1="$t1" -v hz="$hz" 'BEGIN {
+	model = c1 - c0; tok = g1 - g0; wall = t1 - t0
+	user = (u1 - u0) / hz; sys = (s1 - s0) / hz; cpu = user + sys; waitq = (w1 - w0) * 1e-9
+	if (model <= 0 || tok <= 0 || wall <= 0) { print "  no measurement (model " model " s, " tok " tokens)"; exit }
+	req = tok / model; got = tok / wall
 	printf "  required (model: token events per model second)  %10.0f ev/s  (%.2f us/event)\n", req, 1e6 / req
-	printf "  achieved (reader: events per wall second)        %10.0f ev/s  errors %d\n", got, f["errors"]
+	printf "  achieved (events per wall second)                %10.0f ev/s  (%d requests in the engine)\n", got, q1
 	printf "  ratio achieved / required                        %10.2f  %s\n", got / req, (got / req >= 0.97 ? "ok (real time)" : "MISSED (behind real time)")
-	printf "  model seconds per wall second                    %10.2f  (steps rebased: %d)\n", model / secs, r1 - r0
-	printf "  simulator CPU per event                          %10.2f us  (user %.1f s, system %.1f s: %.0f %% in the kernel)\n", cpu * 1e6 / f["events"], f["cpu_user"], f["cpu_sys"], (cpu > 0 ? 100 * f["cpu_sys"] / cpu : 0)
-	printf "  one core at that cost                            %10.0f ev/s  (%.2f x required)\n", f["events"] / cpu, f["events"] / cpu / req
+	printf "  model seconds per wall second                    %10.2f  (steps rebased: %d)\n", model / wall, r1 - r0
+	printf "  simulator CPU per event                          %10.2f us  (user %.1f s, system %.1f s: %.0f %% in the kernel)\n", cpu * 1e6 / tok, user, sys, (cpu > 0 ? 100 * sys / cpu : 0)
+	printf "  simulator CPU per wall second                    %10.0f %%  (running), %.0f %% runnable but waiting for a core\n", 100 * cpu / wall, 100 * waitq / wall
+	printf "  one core at that cost                            %10.0f ev/s  (%.2f x required)\n", tok / cpu, tok / cpu / req
 }'

@@ -1186,6 +1186,8 @@ int sim_server_new(net_loop *l, const sim_config *c, sim_server **out, ib_error 
 			net_server_use_tls(s->http, c->tls);
 		if (!rc)
 			net_server_set_header_timeout(s->http, (int64_t)(c->header_timeout * 1000));
+		if (!rc && c->send_threads > 0)
+			rc = net_server_set_send_threads(s->http, c->send_threads, e);
 	}
 	/* the simulator announces itself on every response, so that a client
 	 * marks its results simulated (docs/sim.md "How a client knows") */
@@ -1204,6 +1206,7 @@ int sim_server_new(net_loop *l, const sim_config *c, sim_server **out, ib_error 
 	if (!rc)
 		net_server_set_headers(s->http, s->scale_header);
 	if (rc) {
+		net_server_free(s->http); /* NULL: none */
 		sim_tokq_stop(s);
 		sim_disagg_free(s);
 		free(s);
