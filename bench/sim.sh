@@ -110,21 +110,22 @@ sleep "$rt_warm"
 read -r c0 g0 r0 q0 u0 s0 w0 t0 < <(sample)
 sleep "$rt_secs"
 read -r c1 g1 r1 q1 u1 s1 w1 t1 < <(sample)
-kill $rpid 2>/dev/null
+kill -TERM $rpid 2>/dev/null
 wait $rpid 2>/dev/null
+rerr=$(sed -n 's/.*errors=\([0-9]*\).*/\1/p' "$rtout")
 rm -f "$rtout"
 hz=$(getconf CLK_TCK)
 echo
 echo "real time: dsv4-fp4-gb300-dynamo-sglang (72 GPUs: 15 x TP4 prefill + TP12 decode), $conc streams of 8192/1024 tokens"
 echo "  ${pin_rt[*]:-unpinned}, --send-threads $sthreads (reader: ${pin_reader[*]:-unpinned}), window of ${rt_secs}s from ${rt_warm}s after all $conc requests were read"
 awk -v c0="$c0" -v c1="$c1" -v g0="$g0" -v g1="$g1" -v r0="$r0" -v r1="$r1" -v q1="$q1" \
-	-v u0="$u0" -v u1="$u1" -v s0="$s0" -v s1="$s1" -v w0="$w0" -v w1="$w1" -v t0="$t0" -v t1="$t1" -v hz="$hz" 'BEGIN {
+	-v rerr="${rerr:-n/a}" -v u0="$u0" -v u1="$u1" -v s0="$s0" -v s1="$s1" -v w0="$w0" -v w1="$w1" -v t0="$t0" -v t1="$t1" -v hz="$hz" 'BEGIN {
 	model = c1 - c0; tok = g1 - g0; wall = t1 - t0
 	user = (u1 - u0) / hz; sys = (s1 - s0) / hz; cpu = user + sys; waitq = (w1 - w0) * 1e-9
 	if (model <= 0 || tok <= 0 || wall <= 0) { print "  no measurement (model " model " s, " tok " tokens)"; exit }
 	req = tok / model; got = tok / wall
 	printf "  required (model: token events per model second)  %10.0f ev/s  (%.2f us/event)\n", req, 1e6 / req
-	printf "  achieved (events per wall second)                %10.0f ev/s  (%d requests in the engine)\n", got, q1
+	printf "  achieved (events per wall second)                %10.0f ev/s  (%d requests in the engine; reader errors: %s)\n", got, q1, rerr
 	printf "  ratio achieved / required                        %10.2f  %s\n", got / req, (got / req >= 0.97 ? "ok (real time)" : "MISSED (behind real time)")
 	printf "  model seconds per wall second                    %10.2f  (steps rebased: %d)\n", model / wall, r1 - r0
 	printf "  simulator CPU per event                          %10.2f us  (user %.1f s, system %.1f s: %.0f %% in the kernel)\n", cpu * 1e6 / tok, user, sys, (cpu > 0 ? 100 * sys / cpu : 0)
