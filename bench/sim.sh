@@ -35,7 +35,7 @@ portfile=$(mktemp)
 rm -f "$portfile"
 "${pin_sim[@]}" "$bin" sim --max-speed --port 0 --port-file "$portfile" --duration 600 2>/dev/null &
 pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -f "$portfile"' EXIT
+trap 'kill ${rpid:-} $pid 2>/dev/null; wait $pid 2>/dev/null; rm -f "$portfile"' EXIT
 for _ in $(seq 1 200); do [ -s "$portfile" ] && break; sleep 0.05; done
 port=$(cat "$portfile" 2>/dev/null)
 [ -n "$port" ] || { echo "the simulator did not start"; exit 1; }
