@@ -1,14 +1,18 @@
 /* A trivial streaming reader for bench/sim.sh: keeps N streaming completion
  * requests open against a server (new request on the same connection when
  * one ends), counts SSE events, and prints events/s over a window.
- * Usage: sim_reader PORT STREAMS SECONDS [MAX_TOKENS]
+ * Usage: sim_reader PORT STREAMS SECONDS [MAX_TOKENS [PROMPT_TOKENS]]
+ * PROMPT_TOKENS: a prompt of 4 x that many bytes (the simulator counts one
+ * token per 4 bytes without a tokenizer; default a 1-byte prompt).
+ * SIGTERM ends the window early (the line is still printed).
  * Output: one line "streams=N events=E seconds=S events_per_s=R errors=X". */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdbool.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +35,15 @@ typedef struct {
 	size_t tail_len;
 } conn;
 
-static char req[512];
+static char *req;
 static int req_len;
+
+static volatile sig_atomic_t stop;
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 static int open_stream(int port)
 {
@@ -77,24 +88,36 @@ static long count(conn *c, const char *buf, size_t n, const char *pat, size_t pl
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: sim_reader PORT STREAMS SECONDS [MAX_TOKENS]\n");
+		fprintf(stderr,
+		        "usage: sim_reader PORT STREAMS SECONDS [MAX_TOKENS [PROMPT_TOKENS]]\n");
 		return 2;
 	}
 	int port = atoi(argv[1]), n = atoi(argv[2]);
 	double secs = atof(argv[3]);
 	long max_tokens = argc > 4 ? atol(argv[4]) : 1000000;
+	long prompt_tokens = argc > 5 ? atol(argv[5]) : 0;
+	signal(SIGTERM, on_term);
 	struct rlimit r;
 	getrlimit(RLIMIT_NOFILE, &r);
 	r.rlim_cur = r.rlim_max;
 	setrlimit(RLIMIT_NOFILE, &r);
-	char body[256];
-	int bl = snprintf(body, sizeof body,
-			  "{\"prompt\": \"x\", \"max_tokens\": %ld, \"stream\": true, \"ignore_eos\": true}",
-			  max_tokens);
-	req_len = snprintf(req, sizeof req,
-			   "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-			   "Content-Length: %d\r\n\r\n%s",
-			   bl, body);
+	size_t plen = prompt_tokens > 0 ? (size_t)prompt_tokens * 4 : 1;
+	char *prompt = malloc(plen + 1);
+	size_t cap = plen + 512;
+	char *body = malloc(cap);
+	req = malloc(cap + 256);
+	if (!prompt || !body || !req)
+		return 2;
+	memset(prompt, 'x', plen);
+	prompt[plen] = '\0';
+	int bl = snprintf(body, cap,
+	                  "{\"prompt\": \"%s\", \"max_tokens\": %ld, \"stream\": true, "
+	                  "\"ignore_eos\": true}",
+	                  prompt, max_tokens);
+	req_len = snprintf(req, cap + 256,
+	                   "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: "
+	                   "application/json\r\nContent-Length: %d\r\n\r\n%s",
+	                   bl, body);
 	int ep = epoll_create1(0);
 	conn *cs = calloc((size_t)n, sizeof *cs);
 	long errors = 0;
@@ -112,7 +135,7 @@ int main(int argc, char **argv)
 	double start = now_s(), warm = start + secs * 0.2, end = warm + secs;
 	long events = 0;
 	bool counting = false;
-	while (now_s() < end) {
+	while (!stop && now_s() < end) {
 		int k = epoll_wait(ep, evs, 512, 100);
 		double t = now_s();
 		if (!counting && t >= warm) {

@@ -340,6 +340,13 @@ static const arg_opt flags[] = {
      .metavar = "SECONDS",
      .help = "close a connection that has not sent a whole request within this long (default 60; "
              "0: never)"},
+    {.name = "--send-threads",
+     .kind = ARG_ONE,
+     .is_int = true,
+     .metavar = "N",
+     .help = "write the streams' chunks with N threads beside the event loop's, each a slice of "
+             "the connections (plain HTTP; default 0: the loop alone; docs/sim.md \"Real-time "
+             "capacity\")"},
     {.name = "--tls-key",
      .kind = ARG_ONE,
      .metavar = "FILE",
@@ -471,6 +478,9 @@ static int engine_flags(arg_parser *p, sim_config *c, sim_run *r)
 	r->gpu_interval = 1;
 	num_opt(p, "--gpu-metrics-interval", &r->gpu_interval, 0.01, 3600, &rc);
 	num_opt(p, "--header-timeout", &c->header_timeout, 0, 1e6, &rc);
+	int_opt(p, "--send-threads", &c->send_threads, 0, &rc);
+	if (c->send_threads > 256)
+		rc = args_error(p, NULL, "argument --send-threads: at most 256");
 	if (rc)
 		return rc;
 	if (args_get(p, "--seed")->seen)

@@ -165,6 +165,17 @@ void net_server_free(net_server *s);
  * idle: it never spins on the listener. */
 void net_server_set_header_timeout(net_server *s, int64_t header_ms);
 size_t net_server_nconns(const net_server *s);
+/* Writes the output of the connections marked in an iteration (plain TCP;
+ * TLS connections are written by the loop as before) with n threads beside
+ * the loop's, each a slice of them, before their deferred work runs; the
+ * loop waits for all the slices, so nothing else changes: the same bytes
+ * leave in the same iteration, spread over cores (many streams each
+ * getting a chunk per step spend their time in the kernel's send path).
+ * A batch smaller than 16 connections per thread is written by the loop
+ * alone. n <= 0, or a second call: nothing. Returns 0, IB_ENOMEM, or
+ * IB_EIO when a thread cannot start (none is left running then). The
+ * threads stop in net_server_free. */
+int net_server_set_send_threads(net_server *s, int n, ib_error *e);
 
 /* A whole response with Content-Length. extra_headers: NULL or lines ending
  * in "\r\n". */

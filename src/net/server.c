@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,28 @@ struct net_conn {
 	void *data;
 	SSL *ssl; /* NULL: plain TCP */
 	net_conn *prev, *next;
+	/* send threads: the index of c in the server's batch (-1: not in it),
+	 * and a write error a send thread met (the loop closes c) */
+	int batch_idx;
+	bool send_err;
 };
+
+/* Send threads (net_server_set_send_threads): the connections marked for
+ * writing in an iteration are written by the loop thread and the send
+ * threads together, each a slice, before their deferred work runs; the
+ * loop thread waits until every slice is written. Nothing else of a
+ * connection is touched off the loop thread. */
+typedef struct {
+	int n; /* threads beside the loop thread */
+	pthread_t *th;
+	pthread_mutex_t mu;
+	pthread_cond_t go, done;
+	uint64_t gen; /* batches started */
+	int left;     /* slices not yet written in the current batch */
+	bool stop;
+	net_conn **conns; /* the batch being written */
+	size_t nconns;
+} send_pool;
 
 struct net_server {
 	net_loop *loop;
@@ -60,6 +82,12 @@ struct net_server {
 	net_timer resume;  /* accepting paused (out of descriptors) */
 	bool paused;
 	const char *headers; /* net_server_set_headers: on every response, or NULL */
+	/* send threads (NULL pool: none): the connections marked since the
+	 * last batch, written by batch_send before their work runs */
+	send_pool *pool;
+	net_conn **batch;
+	size_t nbatch, batch_cap;
+	net_defer batch_work;
 };
 
 enum { DEFAULT_HEADER_MS = 60 * 1000, PAUSE_NS = 100 * 1000 * 1000 };
@@ -97,6 +125,10 @@ static void conn_close(net_conn *c)
 		return;
 	net_server *s = c->srv;
 	c->closed = true;
+	if (c->batch_idx >= 0) { /* freed before the batch is written: out of it */
+		s->batch[c->batch_idx] = NULL;
+		c->batch_idx = -1;
+	}
 	net_defer_cancel(s->loop, &c->work);
 	net_timer_cancel(s->loop, &c->idle);
 	net_del(s->loop, &c->w);
@@ -160,8 +192,26 @@ static const char *reason(int status)
 
 void net_conn_mark(net_conn *c)
 {
-	if (!c->closed)
-		net_defer_queue(c->srv->loop, &c->work);
+	if (c->closed)
+		return;
+	net_server *s = c->srv;
+	net_defer_queue(s->loop, &c->work);
+	if (!s->pool || c->ssl || c->batch_idx >= 0)
+		return;
+	if (s->nbatch == s->batch_cap) {
+		size_t cap = s->batch_cap ? s->batch_cap * 2 : 1024;
+		net_conn **b = realloc(s->batch, cap * sizeof *b);
+		if (!b) /* its own work writes it, on the loop thread */
+			return;
+		s->batch = b;
+		s->batch_cap = cap;
+	}
+	c->batch_idx = (int)s->nbatch;
+	s->batch[s->nbatch++] = c;
+	/* deferred work runs newest first: the batch goes before the work of
+	 * the connections in it */
+	net_defer_cancel(s->loop, &s->batch_work);
+	net_defer_queue(s->loop, &s->batch_work);
 }
 
 ib_buf *net_conn_out(net_conn *c)
@@ -263,7 +313,9 @@ static uint32_t in_events(const net_conn *c)
 
 static bool flush(net_conn *c)
 {
-	if (send_out(c)) {
+	bool err = c->send_err; /* a send thread's write failed */
+	c->send_err = false;
+	if (err || send_out(c)) {
 		conn_close(c);
 		return false;
 	}
@@ -544,6 +596,7 @@ static void on_accept(net_loop *l, net_watch *w, uint32_t events)
 		}
 		c->w = (net_watch){.fd = fd, .fn = conn_io, .arg = c};
 		c->work = (net_defer){.fn = conn_work, .arg = c};
+		c->batch_idx = -1;
 		c->idle = (net_timer){.fn = idle_expired, .arg = c};
 		if (net_add(l, &c->w, EPOLLIN | EPOLLRDHUP)) {
 			net_tls_close(c->ssl);
@@ -558,6 +611,124 @@ static void on_accept(net_loop *l, net_watch *w, uint32_t events)
 		s->nconns++;
 		arm_idle(c);
 	}
+}
+
+/* writes slice i of n of the pool's batch */
+static void send_slice(send_pool *p, int i, int n)
+{
+	size_t from = p->nconns * (size_t)i / (size_t)n,
+	       to = p->nconns * (size_t)(i + 1) / (size_t)n;
+	for (size_t k = from; k < to; k++) {
+		net_conn *c = p->conns[k];
+		if (c && send_out(c))
+			c->send_err = true;
+	}
+}
+
+static void *send_thread(void *arg)
+{
+	send_pool *p = ((void **)arg)[0];
+	int i = (int)(intptr_t)((void **)arg)[1];
+	free(arg);
+	uint64_t seen = 0;
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		while (p->gen == seen && !p->stop)
+			pthread_cond_wait(&p->go, &p->mu);
+		if (p->stop)
+			break;
+		seen = p->gen;
+		pthread_mutex_unlock(&p->mu);
+		send_slice(p, i + 1, p->n + 1);
+		pthread_mutex_lock(&p->mu);
+		if (--p->left == 0)
+			pthread_cond_signal(&p->done);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* Below this many connections per thread a batch is written on the loop
+ * thread alone: waking the threads would cost more than it saves. */
+enum { BATCH_MIN_PER_THREAD = 16 };
+
+static void batch_send(net_loop *l, net_defer *d)
+{
+	(void)l;
+	net_server *s = d->arg;
+	send_pool *p = s->pool;
+	size_t n = s->nbatch;
+	if (n >= (size_t)(p->n + 1) * BATCH_MIN_PER_THREAD) {
+		pthread_mutex_lock(&p->mu);
+		p->conns = s->batch;
+		p->nconns = n;
+		p->left = p->n;
+		p->gen++;
+		pthread_cond_broadcast(&p->go);
+		pthread_mutex_unlock(&p->mu);
+		send_slice(p, 0, p->n + 1);
+		pthread_mutex_lock(&p->mu);
+		while (p->left > 0)
+			pthread_cond_wait(&p->done, &p->mu);
+		pthread_mutex_unlock(&p->mu);
+	} else {
+		for (size_t k = 0; k < n; k++)
+			if (s->batch[k] && send_out(s->batch[k]))
+				s->batch[k]->send_err = true;
+	}
+	for (size_t k = 0; k < n; k++)
+		if (s->batch[k])
+			s->batch[k]->batch_idx = -1;
+	s->nbatch = 0;
+}
+
+static void pool_stop(send_pool *p, int started)
+{
+	pthread_mutex_lock(&p->mu);
+	p->stop = true;
+	pthread_cond_broadcast(&p->go);
+	pthread_mutex_unlock(&p->mu);
+	for (int i = 0; i < started; i++)
+		pthread_join(p->th[i], NULL);
+	pthread_cond_destroy(&p->go);
+	pthread_cond_destroy(&p->done);
+	pthread_mutex_destroy(&p->mu);
+	free(p->th);
+	free(p);
+}
+
+int net_server_set_send_threads(net_server *s, int n, ib_error *e)
+{
+	if (s->pool || n <= 0)
+		return 0;
+	send_pool *p = calloc(1, sizeof *p);
+	if (!p || !(p->th = calloc((size_t)n, sizeof *p->th))) {
+		free(p);
+		return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
+	}
+	p->n = n;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->go, NULL);
+	pthread_cond_init(&p->done, NULL);
+	for (int i = 0; i < n; i++) {
+		void **arg = malloc(2 * sizeof *arg);
+		int rc = arg ? 0 : ENOMEM;
+		if (arg) {
+			arg[0] = p;
+			arg[1] = (void *)(intptr_t)i;
+			rc = pthread_create(&p->th[i], NULL, send_thread, arg);
+			if (rc)
+				free(arg);
+		}
+		if (rc) {
+			pool_stop(p, i);
+			return ib_fail(e, IB_EIO, NULL, 0, 0, "cannot start a send thread: %s",
+			               strerror(rc));
+		}
+	}
+	s->batch_work = (net_defer){.fn = batch_send, .arg = s};
+	s->pool = p;
+	return 0;
 }
 
 int net_server_new(net_loop *l, const char *host, int port, const net_server_cbs *cbs, void *arg,
@@ -642,5 +813,10 @@ void net_server_free(net_server *s)
 	close(s->listen.fd);
 	net_defer_cancel(s->loop, &s->reap);
 	reap(s->loop, &s->reap);
+	if (s->pool) {
+		net_defer_cancel(s->loop, &s->batch_work);
+		pool_stop(s->pool, s->pool->n);
+	}
+	free(s->batch);
 	free(s);
 }

@@ -743,6 +743,7 @@ void sim_seq_free(sim_server *s, seq *q)
 	if (q->conn)
 		net_conn_set_data(q->conn, NULL);
 	ib_buf_free(&q->text);
+	ib_buf_free(&q->pre);
 	ib_buf_free(&q->ans);
 	free(q->ans_end);
 	free(q->sent);
@@ -806,6 +807,22 @@ static void stream_tokens(sim_server *s, seq *q, int n, bool last)
 		static const char broken[] = "{\"id\": \"cmpl-broken\", \"choices\": [{\"text\": ";
 		net_sse_append(out, broken, sizeof broken - 1);
 	}
+	if (!q->pre.len) { /* built once per request */
+		if (q->chat)
+			ib_buf_printf(
+			    &q->pre,
+			    "{\"id\":\"chatcmpl-%llu\",\"object\":\"chat.completion.chunk\","
+			    "\"created\":%lld,\"model\":\"%s\",\"choices\":[{\"index\":0,"
+			    "\"delta\":{\"%s\":\"",
+			    (unsigned long long)q->id, (long long)s->created, model,
+			    q->ans_reasoning ? "reasoning_content" : "content");
+		else
+			ib_buf_printf(&q->pre,
+			              "{\"id\":\"cmpl-%llu\",\"object\":\"text_completion\","
+			              "\"created\":%lld,\"model\":\"%s\",\"choices\":[{\"index\":0,"
+			              "\"text\":\"",
+			              (unsigned long long)q->id, (long long)s->created, model);
+	}
 	b->len = 0;
 	if (q->chat) {
 		if (q->generated == 0) {
@@ -820,24 +837,20 @@ static void stream_tokens(sim_server *s, seq *q, int n, bool last)
 			net_sse_append(out, b->data, b->len);
 			b->len = 0;
 		}
-		ib_buf_printf(b,
-		              "{\"id\":\"chatcmpl-%llu\",\"object\":\"chat.completion.chunk\","
-		              "\"created\":%lld,"
-		              "\"model\":\"%s\",\"choices\":[{\"index\":0,\"delta\":{\"%s\":\"",
-		              (unsigned long long)q->id, (long long)s->created, model,
-		              q->ans_reasoning ? "reasoning_content" : "content");
+		if (q->pre.len)
+			ib_buf_append(b, q->pre.data, q->pre.len);
 		append_words(q, b, n);
-		ib_buf_printf(b, "\"},\"logprobs\":null,\"finish_reason\":%s}]}", finish);
+		ib_buf_puts(b, "\"},\"logprobs\":null,\"finish_reason\":");
+		ib_buf_puts(b, finish);
+		ib_buf_puts(b, "}]}");
 		stamp(s, q, b, q->generated == 0);
 	} else {
-		ib_buf_printf(
-		    b,
-		    "{\"id\":\"cmpl-%llu\",\"object\":\"text_completion\",\"created\":%lld,"
-		    "\"model\":\"%s\",\"choices\":[{\"index\":0,\"text\":\"",
-		    (unsigned long long)q->id, (long long)s->created, model);
+		if (q->pre.len)
+			ib_buf_append(b, q->pre.data, q->pre.len);
 		append_words(q, b, n);
-		ib_buf_printf(
-		    b, "\",\"logprobs\":null,\"finish_reason\":%s,\"stop_reason\":null}]}", finish);
+		ib_buf_puts(b, "\",\"logprobs\":null,\"finish_reason\":");
+		ib_buf_puts(b, finish);
+		ib_buf_puts(b, ",\"stop_reason\":null}]}");
 		stamp(s, q, b, q->generated == 0);
 	}
 	net_sse_append(out, b->data, b->len);
@@ -1173,6 +1186,8 @@ int sim_server_new(net_loop *l, const sim_config *c, sim_server **out, ib_error 
 			net_server_use_tls(s->http, c->tls);
 		if (!rc)
 			net_server_set_header_timeout(s->http, (int64_t)(c->header_timeout * 1000));
+		if (!rc && c->send_threads > 0)
+			rc = net_server_set_send_threads(s->http, c->send_threads, e);
 	}
 	/* the simulator announces itself on every response, so that a client
 	 * marks its results simulated (docs/sim.md "How a client knows") */
@@ -1191,6 +1206,7 @@ int sim_server_new(net_loop *l, const sim_config *c, sim_server **out, ib_error 
 	if (!rc)
 		net_server_set_headers(s->http, s->scale_header);
 	if (rc) {
+		net_server_free(s->http); /* NULL: none */
 		sim_tokq_stop(s);
 		sim_disagg_free(s);
 		free(s);

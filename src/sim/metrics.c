@@ -186,6 +186,10 @@ void sim_metrics_render(const sim_server *s, ib_buf *b)
 	        "Steps that fired over 2 ms late: the next one started then, not at the missed "
 	        "deadline.",
 	        mn, (double)m->paused_count);
+	if (!s->cfg.max_speed && s->cfg.pace <= 0 && s->loop)
+		gauge(b, "infbench:model_clock_seconds",
+		      "The model clock: seconds of model time since the server started.", mn,
+		      (double)sim_model_now(s, net_now(s->loop)) * 1e-9);
 	render_cache(s, b, used);
 	if (s->prefill) {
 		counter(b, "infbench:kv_transfers_total", "Prefill-to-decode KV transfers.", mn,

@@ -57,6 +57,10 @@ struct seq {
 	int64_t *sent;
 	int nsent, sent_cap;
 	ib_buf text; /* non-streaming: the whole completion */
+	/* streaming: the constant start of every token chunk (id, object,
+	 * created, model, up to the opening quote of the text), built at the
+	 * first chunk; each event appends only its tokens and the tail */
+	ib_buf pre;
 	/* --eval-dataset: a graded answer, JSON-escaped, precomputed when the
 	 * request arrives; token i is ans.data[ans_end[i-1] .. ans_end[i]) with
 	 * ans_end[-1] = 0. NULL ans_end: not an eval request (random words). */

@@ -81,6 +81,7 @@ typedef struct {
 	int port;
 	net_tls *tls;          /* NULL: plain HTTP; else HTTPS with this context (--tls-cert) */
 	double header_timeout; /* seconds a connection may take to send a request (60; 0: none) */
+	int send_threads;      /* threads writing the streams beside the loop's (0: none) */
 	const char *served_model_name;
 	const char *const *lora; /* LoRA adapter names, also served (vLLM's --lora-modules) */
 	size_t nlora;
