@@ -273,7 +273,7 @@ static int load_top(const ib_val *doc, sim_iv_table *t, ib_arena *a, ib_diags *d
 int sim_iv_load(const char *path, ib_arena *a, sim_iv_table *out, ib_diags *d, ib_error *e)
 {
 	memset(out, 0, sizeof *out);
-	out->inflation = 1.5;
+	out->inflation = SIM_IV_INFLATION;
 	out->min_n = 8;
 	ib_val *doc;
 	int rc = ib_yaml_load_file(a, path, &doc, e);

@@ -25,7 +25,7 @@ static double quantile(const double *v, size_t n, double q)
 
 static void opts_of(const slab_iv_opts *o, slab_iv_opts *out)
 {
-	*out = (slab_iv_opts){0.8, 1.5, 8};
+	*out = (slab_iv_opts){0.8, SIM_IV_INFLATION, 8};
 	if (o && o->level > 0 && o->level < 1)
 		out->level = o->level;
 	if (o && o->inflation >= 1)

@@ -306,7 +306,7 @@ typedef struct {
 
 typedef struct {
 	double level;     /* nominal coverage (0.8) */
-	double inflation; /* widening per fallback step (1.5) */
+	double inflation; /* widening per fallback step (SIM_IV_INFLATION) */
 	size_t min_n;     /* residuals a pool needs (8) */
 } slab_iv_opts;
 
@@ -370,7 +370,8 @@ typedef struct {
 	int cv_prompts;
 	const char *cv_groups;
 	/* with cv: the prediction intervals of the measured rows' residuals
-	 * (iv; zero: 0.8, 1.5, 8) are checked on held-out groups and printed;
+	 * (iv; zero: 0.8, SIM_IV_INFLATION, 8) are checked on held-out groups
+	 * and printed, with the coverage at the inflations 1.5, 2 and 3 beside;
 	 * write_intervals, when not NULL, gets the table of every residual
 	 * (slab_iv_write, iv_source its source line) */
 	slab_iv_opts iv;

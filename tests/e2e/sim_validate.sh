@@ -178,6 +178,8 @@ rc=$?
 	ok || no "one interval line per held-out row: $(grep -c 'tok/s/GPU' "$tmp/iv")"
 grep -qE '^held-out coverage of the 80 % intervals: tok/s/GPU +[0-9.]+% \([0-9]/7\), interactivity +[0-9.]+% \([0-9]/7\)' "$tmp/iv" &&
 	ok || no "the held-out coverage line: $(grep -i coverage "$tmp/iv")"
+grep -qE '^  coverage by inflation \(tok/s/GPU, interactivity; median width\): x1.5 [0-9.]+% / [0-9.]+% \([0-9.]+x / [0-9.]+x\), x2 .*, x3 [0-9.]+% ' "$tmp/iv" &&
+	ok || no "the coverage at the inflations 1.5, 2, 3: $(grep -i 'by inflation' "$tmp/iv")"
 grep -q '^  - {pool: all, residuals: 7, tput-per-gpu: \[' "$tmp/iv.yaml" && grep -q '^source: "infbench sim validate' "$tmp/iv.yaml" &&
 	ok || no "the table: $(head -20 "$tmp/iv.yaml")"
 "${ivcmd[@]}" --summary --write-intervals "$tmp/iv2.yaml" >/dev/null 2>&1

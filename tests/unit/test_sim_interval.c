@@ -272,5 +272,19 @@ Test(simiv, the_table_from_residuals_quantiles_skip_and_coverage)
 	cr_assert_leq(c.in_tps, 12);
 	cr_assert_eq(c.n_w[0] + c.n_w[1] + c.n_w[2] + c.n_w[3], 12);
 	cr_assert_gt(c.width_tps, 1);
+	/* a wider inflation covers at least as much, with wider bands (sim
+	 * validate --cv prints the coverage at 1.5, 2 and 3: how
+	 * SIM_IV_INFLATION was chosen) */
+	slab_iv_opts wide = o;
+	wide.inflation = 3;
+	slab_iv_cover cw;
+	cr_assert_eq(slab_iv_check(r, 12, &wide, a, false, NULL, NULL, &cw), 0);
+	cr_assert_geq(cw.in_tps, c.in_tps);
+	cr_assert_geq(cw.in_inter, c.in_inter);
+	cr_assert_gt(cw.width_tps, c.width_tps);
+	/* no inflation asked: the table gets SIM_IV_INFLATION */
+	sim_iv_table z;
+	cr_assert_eq(slab_iv_build(r, 12, NULL, &(slab_iv_opts){0}, a, &z), 0);
+	cr_assert_float_eq(z.inflation, SIM_IV_INFLATION, 1e-12);
 	ib_arena_free(a);
 }
