@@ -492,9 +492,10 @@ int bench_result_name(const char *backend, const char *rate, size_t max_concurre
 bool bench_client_bound(const bench_run_stats *st, double schedule_lag_p90_ms, double rate,
                         bool kernel_ts, char *why, size_t cap);
 /* The "workload" object: sha256 of the prompts and output lengths, of the
- * prompts alone, of the tokenizer.json, the seed and the generation time. */
+ * prompts alone, of the tokenizer.json, the seed, the generation time and
+ * the process CPU (user + system, all threads) the generation took. */
 ib_val *bench_workload(ib_arena *a, const bench_prompt *ps, size_t n, struct tok *tk, uint32_t seed,
-                       double gen_seconds);
+                       double gen_seconds, double gen_cpu_seconds);
 /* The first max_reasons distinct failure reasons (detail, else error) with
  * their counts, lines appended to out; nothing when none failed. */
 int bench_error_summary(const bench_result *res, size_t n, size_t max_reasons, ib_buf *out);
