@@ -4,6 +4,8 @@
 
 #include "tok/tok.h"
 
+#include <stdatomic.h>
+
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
@@ -340,6 +342,14 @@ struct tok {
 	uint32_t *id_len;
 	uint8_t *id_special;
 	size_t nids;
+	/* ByteLevel decoding, when the decoder is a lone ByteLevel: each id's
+	 * decoded bytes (its characters unmapped, or its own UTF-8 when one is
+	 * not of the byte-level alphabet), so that decoding is a copy per id.
+	 * Built by the first tok_decode (decode.c: it reads every token's text,
+	 * which a load from the cache has not touched, ~4 ms for 128k tokens)
+	 * and published atomically, since tok_decode may run concurrently;
+	 * NULL until then, or for other decoders. */
+	_Atomic(struct tok_dectab *) dectab;
 	size_t vocab_size, vocab_size_added;
 	/* tokenizer_config.json special tokens */
 	const char *cfg_name[8], *cfg_val[8];
@@ -364,6 +374,21 @@ struct tok {
 	uint8_t sha[32];
 	bool have_sha, from_file;
 };
+
+/* A decode-table entry: up to TOK_DEC_INLINE bytes inline; a longer one has
+ * len == TOK_DEC_LONG and its offset and length (two uint32_t, memcpy'd) in
+ * b, pointing into the table's lng. 16 bytes: one cache line holds four. */
+enum { TOK_DEC_INLINE = 15, TOK_DEC_LONG = 255 };
+struct tok_decent {
+	uint8_t len;
+	char b[TOK_DEC_INLINE];
+};
+struct tok_dectab {
+	struct tok_decent *e; /* nids entries */
+	char *lng;            /* the bytes of the long entries */
+};
+/* decode.c: releases t->dectab. */
+void tok_dec_table_free(tok *t);
 
 /* ---- tok.c: loading, in the pieces cache.c shares ---- */
 

@@ -7,7 +7,8 @@
  *
  * Threads: a loaded tok is never changed by tok_decode, tok_vocab_size,
  * tok_id_to_token, tok_token_to_id, tok_id_is_special and tok_config_token,
- * which may run concurrently. tok_encode uses buffers and a word cache kept
+ * which may run concurrently (the first tok_decode of a ByteLevel decoder
+ * builds a table of each id's bytes, published atomically). tok_encode uses buffers and a word cache kept
  * inside the tok, so calls of tok_encode on one tok must not overlap (load one
  * tok per encoding thread, or serialise the calls).
  */
