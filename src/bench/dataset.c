@@ -191,6 +191,9 @@ static int gen_prompt(gen_worker *w, size_t i, ib_mt *rng, ib_error *e)
 	int64_t target = g->prefix + g->in_lens[i];
 	int round = 0, rc;
 	bool have_enc = false;
+	/* the encodes below repeat each other's pieces, not those of the
+	 * worker's previous prompt */
+	tok_encode_forget(t->tok);
 	if (s->waiting) {
 		tok_ids_free(&w->enc); /* the waiting encode becomes the worker's */
 		w->enc = s->enc;

@@ -562,6 +562,90 @@ static int post_apply(const tok_post *pp, bool add_special, tok_ids *out, size_t
 	return 0;
 }
 
+/* ---- the piece memo ---- */
+
+enum { MEMO_SLOTS = 1 << 15, MEMO_MAX = MEMO_SLOTS / 2, MEMO_MAX_LEN = 256 };
+
+void tok_encode_forget(tok *t)
+{
+	struct tok_memo *m = &t->memo;
+	if (m->slot && m->n)
+		memset(m->slot, 0, (m->mask + 1) * sizeof *m->slot);
+	m->n = 0;
+	m->keys.len = 0;
+	m->ids.n = 0;
+}
+
+/* The ids of model piece s[0..len), from the memo or from the model (and
+ * then remembered). */
+static int model_piece(tok *t, const char *s, size_t len, tok_ids *out, ib_error *e)
+{
+	struct tok_memo *m = &t->memo;
+	if (len > MEMO_MAX_LEN)
+		return tok_bpe_tokenize(&t->bpe, s, len, out, e);
+	if (!m->slot) {
+		m->slot = calloc(MEMO_SLOTS, sizeof *m->slot);
+		m->e = malloc(MEMO_MAX * sizeof *m->e);
+		if (!m->slot || !m->e) {
+			free(m->slot);
+			free(m->e);
+			m->slot = NULL;
+			m->e = NULL;
+			return tok_bpe_tokenize(&t->bpe, s, len, out, e);
+		}
+		m->mask = MEMO_SLOTS - 1;
+	}
+	uint64_t h = tok_hash(s, len);
+	size_t i = (size_t)h & m->mask;
+	uint64_t x;
+	while ((x = m->slot[i])) {
+		if ((x >> 32) == (h >> 32)) {
+			const struct tok_memo_e *en = &m->e[(uint32_t)x - 1];
+			if (en->klen == len && !memcmp(m->keys.data + en->koff, s, len)) {
+				if (en->n == 1)
+					return tok_ids_push(out, en->val);
+				if (out->n + en->n > out->cap &&
+				    ib_grow(&out->v, &out->cap, out->n + en->n))
+					return IB_ENOMEM;
+				memcpy(out->v + out->n, m->ids.v + en->val, en->n * sizeof *out->v);
+				out->n += en->n;
+				return 0;
+			}
+		}
+		i = (i + 1) & m->mask;
+	}
+	size_t before = out->n;
+	int rc = tok_bpe_tokenize(&t->bpe, s, len, out, e);
+	size_t n = out->n - before;
+	if (rc || !n)
+		return rc;
+	if (m->n == MEMO_MAX) {
+		tok_encode_forget(t);
+		i = (size_t)h & m->mask;
+	}
+	size_t koff = m->keys.len, ioff = m->ids.n;
+	if (ib_buf_append(&m->keys, s, len)) { /* no memory: start over, nothing lost */
+		ib_buf_free(&m->keys);
+		tok_encode_forget(t);
+		return 0;
+	}
+	if (n > 1) {
+		if (ib_grow(&m->ids.v, &m->ids.cap, ioff + n)) {
+			tok_encode_forget(t);
+			return 0;
+		}
+		memcpy(m->ids.v + ioff, out->v + before, n * sizeof *out->v);
+		m->ids.n += n;
+	}
+	m->e[m->n] = (struct tok_memo_e){.koff = (uint32_t)koff,
+	                                 .klen = (uint32_t)len,
+	                                 .val = n > 1 ? (uint32_t)ioff : out->v[before],
+	                                 .n = (uint32_t)n};
+	m->slot[i] = (h & 0xFFFFFFFF00000000ull) | (uint64_t)(m->n + 1);
+	m->n++;
+	return 0;
+}
+
 /* ---- encode ---- */
 
 int tok_pretokenize(tok *t, const char *text, size_t len, const tok_pieces **out, ib_error *e)
@@ -622,7 +706,7 @@ static int encode(tok *t, const char *text, size_t len, bool add_special, tok_id
 			if ((rc = tok_ids_push(out, (uint32_t)p->id)))
 				break;
 		} else {
-			rc = tok_bpe_tokenize(&t->bpe, t->pool.data + p->off, p->len, out, e);
+			rc = model_piece(t, t->pool.data + p->off, p->len, out, e);
 		}
 	}
 	/* 5. the post-processor */

@@ -364,6 +364,19 @@ struct tok {
 	ib_buf pool, nbuf[2];
 	tok_pieces lists[4]; /* raw split, result, spare, sub-pieces (encode.c) */
 	tok_spans spans;
+	/* the piece memo (encode.c): model pieces already tokenized -> their
+	 * ids, in front of the model's own lookups; small enough to stay in the
+	 * CPU's caches, emptied when full and by tok_encode_forget */
+	struct tok_memo {
+		uint64_t *slot; /* hash's high half << 32 | entry + 1; 0 empty */
+		struct tok_memo_e {
+			uint32_t koff, klen; /* key in keys */
+			uint32_t val, n;     /* n == 1: the id; else ids[val .. val + n) */
+		} * e;
+		size_t n, mask;
+		ib_buf keys;
+		tok_ids ids;
+	} memo;
 	char byte_utf8[256][2]; /* the byte-level character of each byte, UTF-8 */
 	/* loaded from the cache (cache.c): the file's bytes, which the vocab's
 	 * strings and slots and the merges' slots point into; else NULL */

@@ -632,6 +632,10 @@ void tok_free(tok *t)
 	ib_buf_free(&t->nbuf[0]);
 	ib_buf_free(&t->nbuf[1]);
 	free(t->spans.v);
+	free(t->memo.slot);
+	free(t->memo.e);
+	ib_buf_free(&t->memo.keys);
+	tok_ids_free(&t->memo.ids);
 	free(t);
 }
 
