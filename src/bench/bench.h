@@ -277,6 +277,13 @@ typedef struct {
 } bench_file_opts;
 int bench_file_dataset(ib_arena *a, bench_tokenizer *t, const bench_file_opts *o,
                        bench_prompt **out, ib_error *e);
+/* transformers' clean_up_tokenization on b's bytes from `from` on, in
+ * place: " ." -> ".", " ?", " !", " ,", " ' " -> "'", " n't", " 'm", " 's",
+ * " 've", " 're", each a left-to-right str.replace over the text the
+ * previous one left. bench_cleanup does it in one scan; bench_cleanup_slow
+ * is the ten scans (its fallback when out of memory, and its test). */
+void bench_cleanup(ib_buf *b, size_t from);
+void bench_cleanup_slow(ib_buf *b, size_t from);
 /* decode with the tokenizer, then transformers' cleanup when t->cleanup */
 int bench_decode(bench_tokenizer *t, const uint32_t *ids, size_t n, ib_buf *out, ib_error *e);
 /* the chat template (or DSV4 framing) around one user message */
