@@ -576,26 +576,32 @@ void tok_encode_forget(tok *t)
 	m->ids.n = 0;
 }
 
-/* The ids of model piece s[0..len), from the memo or from the model (and
- * then remembered). */
-static int model_piece(tok *t, const char *s, size_t len, tok_ids *out, ib_error *e)
+/* Allocates the memo's tables; false when out of memory (then there is no
+ * memo). */
+static bool memo_ready(struct tok_memo *m)
+{
+	if (m->slot)
+		return true;
+	m->slot = calloc(MEMO_SLOTS, sizeof *m->slot);
+	m->e = malloc(MEMO_MAX * sizeof *m->e);
+	if (!m->slot || !m->e) {
+		free(m->slot);
+		free(m->e);
+		m->slot = NULL;
+		m->e = NULL;
+		return false;
+	}
+	m->mask = MEMO_SLOTS - 1;
+	return true;
+}
+
+/* The ids of model piece s[0..len), whose tok_hash is h, from the memo or
+ * from the model (and then remembered). */
+static int model_piece(tok *t, const char *s, size_t len, uint64_t h, tok_ids *out, ib_error *e)
 {
 	struct tok_memo *m = &t->memo;
-	if (len > MEMO_MAX_LEN)
-		return tok_bpe_tokenize(&t->bpe, s, len, out, e);
-	if (!m->slot) {
-		m->slot = calloc(MEMO_SLOTS, sizeof *m->slot);
-		m->e = malloc(MEMO_MAX * sizeof *m->e);
-		if (!m->slot || !m->e) {
-			free(m->slot);
-			free(m->e);
-			m->slot = NULL;
-			m->e = NULL;
-			return tok_bpe_tokenize(&t->bpe, s, len, out, e);
-		}
-		m->mask = MEMO_SLOTS - 1;
-	}
-	uint64_t h = tok_hash(s, len);
+	if (len > MEMO_MAX_LEN || !memo_ready(m))
+		return tok_bpe_tokenize_h(&t->bpe, s, len, h, out, e);
 	size_t i = (size_t)h & m->mask;
 	uint64_t x;
 	while ((x = m->slot[i])) {
@@ -615,7 +621,7 @@ static int model_piece(tok *t, const char *s, size_t len, tok_ids *out, ib_error
 		i = (i + 1) & m->mask;
 	}
 	size_t before = out->n;
-	int rc = tok_bpe_tokenize(&t->bpe, s, len, out, e);
+	int rc = tok_bpe_tokenize_h(&t->bpe, s, len, h, out, e);
 	size_t n = out->n - before;
 	if (rc || !n)
 		return rc;
@@ -699,15 +705,31 @@ static int encode(tok *t, const char *text, size_t len, bool add_special, tok_id
 	size_t before = out->n;
 	const tok_pieces *nx = NULL;
 	int rc = tok_pretokenize(t, text, len, &nx, e);
-	/* 4. the model */
-	for (size_t i = 0; i < nx->n && !rc; i++) {
-		const tok_piece *p = &nx->v[i];
-		if (p->id >= 0) {
-			if ((rc = tok_ids_push(out, (uint32_t)p->id)))
-				break;
-		} else {
-			rc = model_piece(t, t->pool.data + p->off, p->len, out, e);
+	/* 4. the model. Its lookups miss the CPU's caches (the vocabulary is
+	 * megabytes), so each piece's hash is taken AHEAD pieces early and its
+	 * slots (memo, then vocabulary or word cache) fetched meanwhile. */
+	enum { AHEAD = 8 };
+	uint64_t hs[2 * AHEAD]; /* the hashes of pieces i - AHEAD .. i */
+	bool memo = rc == 0 && memo_ready(&t->memo);
+	for (size_t i = 0; i < nx->n + AHEAD && !rc; i++) {
+		if (i < nx->n) { /* hash and prefetch piece i */
+			const tok_piece *p = &nx->v[i];
+			if (p->id < 0) {
+				uint64_t h = tok_hash(t->pool.data + p->off, p->len);
+				hs[i % (2 * AHEAD)] = h;
+				if (memo)
+					__builtin_prefetch(&t->memo.slot[h & t->memo.mask]);
+				tok_bpe_prefetch(&t->bpe, h);
+			}
 		}
+		if (i < AHEAD)
+			continue;
+		const tok_piece *p = &nx->v[i - AHEAD]; /* tokenize piece i - AHEAD */
+		if (p->id >= 0)
+			rc = tok_ids_push(out, (uint32_t)p->id);
+		else
+			rc = model_piece(t, t->pool.data + p->off, p->len,
+			                 hs[(i - AHEAD) % (2 * AHEAD)], out, e);
 	}
 	/* 5. the post-processor */
 	if (!rc && t->post)

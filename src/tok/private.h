@@ -298,6 +298,12 @@ typedef struct {
 bool tok_bpe_merge_joins_meta(const char *r, size_t n);
 /* Appends the ids of one pre-tokenized piece. */
 int tok_bpe_tokenize(tok_bpe *m, const char *s, size_t len, tok_ids *out, ib_error *e);
+/* The same when h = tok_hash(s, len) is known. */
+int tok_bpe_tokenize_h(tok_bpe *m, const char *s, size_t len, uint64_t h, tok_ids *out,
+                       ib_error *e);
+/* Asks the CPU to fetch what the first lookup of a piece whose tok_hash is h
+ * reads (the vocabulary's slot, or the word cache's); a hint, nothing more. */
+void tok_bpe_prefetch(const tok_bpe *m, uint64_t h);
 void tok_bpe_free(tok_bpe *m);
 
 /* ---- the tokenizer ---- */
