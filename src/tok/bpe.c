@@ -84,6 +84,10 @@ static int merge_all(tok_bpe *m, size_t nsym)
 	uint32_t rank, id;
 	if (nsym > 1 && heap_reserve(m, nsym - 1))
 		return IB_ENOMEM;
+	/* the merges table is megabytes: fetch every initial pair's slot first,
+	 * so that the lookups below overlap */
+	for (size_t i = 0; i + 1 < nsym; i++)
+		tok_pmap_prefetch(&m->merges, m->sym[i].id, m->sym[i + 1].id);
 	for (size_t i = 0; i + 1 < nsym; i++)
 		if (tok_pmap_get(&m->merges, m->sym[i].id, m->sym[i + 1].id, &rank, &id))
 			m->heap[nh++] = (struct tok_merge){mkey(rank, (uint32_t)i), id};
@@ -339,7 +343,7 @@ void tok_bpe_prefetch(const tok_bpe *m, uint64_t h)
 {
 	if (m->ignore_merges && m->vocab.n)
 		__builtin_prefetch(&m->vocab.slot[h & m->vocab.mask]);
-	else if (m->cache)
+	if (m->cache) /* after a vocabulary miss, or without ignore_merges */
 		__builtin_prefetch(&m->cache[h & m->cache_mask]);
 }
 

@@ -141,6 +141,12 @@ static inline bool tok_pmap_get(const tok_pmap *m, uint32_t a, uint32_t b, uint3
 		i = (i + 1) & m->mask;
 	}
 }
+/* Asks the CPU to fetch the slot where tok_pmap_get(m, a, b) starts. */
+static inline void tok_pmap_prefetch(const tok_pmap *m, uint32_t a, uint32_t b)
+{
+	uint64_t k = (uint64_t)a << 32 | b;
+	__builtin_prefetch(&m->slot[(size_t)((k * 0x9E3779B97F4A7C15ull) >> 20) & m->mask]);
+}
 void tok_pmap_free(tok_pmap *m);
 
 /* Byte trie of added-token texts for leftmost-longest matching. */
@@ -302,7 +308,7 @@ int tok_bpe_tokenize(tok_bpe *m, const char *s, size_t len, tok_ids *out, ib_err
 int tok_bpe_tokenize_h(tok_bpe *m, const char *s, size_t len, uint64_t h, tok_ids *out,
                        ib_error *e);
 /* Asks the CPU to fetch what the first lookup of a piece whose tok_hash is h
- * reads (the vocabulary's slot, or the word cache's); a hint, nothing more. */
+ * reads (the vocabulary's slot and the word cache's); a hint, nothing more. */
 void tok_bpe_prefetch(const tok_bpe *m, uint64_t h);
 void tok_bpe_free(tok_bpe *m);
 
