@@ -1119,3 +1119,36 @@ Test(tok, hash_tail_equals_plain_form)
 		cr_assert_eq(tok_hash(b, n), hash_plain(b, n), "length %zu", n);
 	}
 }
+
+/* tok_utf8_check's inline decoder against ib_utf8_decode, the base's
+ * (overlong forms, surrogates, > U+10FFFF, truncation), on random bytes
+ * biased toward lead and continuation bytes */
+static size_t utf8_check_plain(const char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len) {
+		uint32_t cp;
+		int n = ib_utf8_decode(s + i, len - i, &cp);
+		if (n <= 0)
+			return i;
+		i += (size_t)n;
+	}
+	return len;
+}
+
+Test(tok, utf8_check_equals_base_decoder)
+{
+	static const unsigned char picks[] = {0x41, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF,
+	                                      0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xED,
+	                                      0xEF, 0xF0, 0xF4, 0xF5, 0xFF, 0x00};
+	char b[24];
+	uint32_t x = 11;
+	for (int it = 0; it < 300000; it++) {
+		size_t n = (size_t)it % 20;
+		for (size_t i = 0; i < n; i++) {
+			x = x * 1103515245u + 12345u;
+			b[i] = (char)((x >> 20) & 1 ? picks[(x >> 8) % sizeof picks] : (x >> 12));
+		}
+		cr_assert_eq(tok_utf8_check(b, n), utf8_check_plain(b, n), "case %d", it);
+	}
+}
