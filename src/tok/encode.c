@@ -126,7 +126,9 @@ static int char_spans(tok_spans *out, const char *s, size_t len, int pred, uint3
 
 /* ---- pieces ---- */
 
-static int piece_push(tok_pieces *l, tok_piece p)
+/* inlined: a piece passed by value to a call went through the stack in parts
+ * that the call then read whole (a store-forwarding stall) */
+static inline __attribute__((always_inline)) int piece_push(tok_pieces *l, tok_piece p)
 {
 	if (l->n == l->cap && ib_grow(&l->v, &l->cap, l->n + 1))
 		return IB_ENOMEM;
@@ -381,13 +383,21 @@ static int byte_map(tok *t, const tok_piece *p, tok_pieces *out)
 	char *d = t->pool.data + t->pool.len;
 	size_t o = 0;
 	for (size_t k = 0; k < p->len; k++) {
-		const char *m = t->byte_utf8[s[k]];
-		d[o] = m[0];
-		d[o + 1] = m[1];
+		/* both bytes loaded before the store, which may alias the table */
+		unsigned char m[2];
+		memcpy(m, t->byte_utf8[s[k]], 2);
+		memcpy(d + o, m, 2);
 		o += 1 + (m[1] != 0);
 	}
 	tok_piece q = commit_text(t, o, p->first);
-	return o ? piece_push(out, q) : 0;
+	if (!o)
+		return 0;
+	/* piece_push in place: a piece passed by value went through the stack
+	 * in pieces that the call then read whole (a store-forwarding stall) */
+	if (out->n == out->cap && ib_grow(&out->v, &out->cap, out->n + 1))
+		return IB_ENOMEM;
+	out->v[out->n++] = q;
+	return 0;
 }
 
 static int pre_byte_level(tok *t, const tok_pre *pt, const tok_piece *in, tok_pieces *out,
