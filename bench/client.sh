@@ -25,7 +25,7 @@
 # or its folder, default ../shared/tools/reference-client beside the repository).
 # Targets: <= 1.5 us of client CPU per chunk at 1,024 streams; >= 20k req/s
 # with keep-alive; client_bound true when the client is starved; mean ITL
-# within 1% of 20 ms and p99 gap error < 1 ms; prompt generation >= 10x. A benchmark:
+# within 1% of 20 ms and p99 gap error < 1 ms; prompt generation >= 30x (CPU). A benchmark:
 # it prints figures and always exits 0 unless it cannot run at all.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -53,6 +53,81 @@ static void block(ib_sha256 *s, const uint8_t *p)
 	s->h[7] += h;
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+#include <stdatomic.h>
+#define HAVE_SHANI 1
+
+/* Whether the CPU has the SHA extensions and SSE4.1 (CPUID, asked once:
+ * under a hypervisor each CPUID is a trap) */
+static bool have_shani(void)
+{
+	static atomic_int known; /* 0 not asked, 1 no, 2 yes */
+	int k = atomic_load_explicit(&known, memory_order_relaxed);
+	if (!k) {
+		unsigned a, b, c, d;
+		bool sse41 = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSE4_1);
+		bool sha = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 29));
+		k = sse41 && sha ? 2 : 1;
+		atomic_store_explicit(&known, k, memory_order_relaxed);
+	}
+	return k == 2;
+}
+
+/* The same with the SHA extensions (x86 SHA-NI), several blocks at a time:
+ * the state kept as ABEF / CDGH, four rounds per message group. */
+__attribute__((target("sha,sse4.1"))) static void blocks_shani(uint32_t h[8], const uint8_t *p,
+                                                               size_t nblocks)
+{
+	const __m128i mask = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+	__m128i tmp = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[0]), 0xB1); /* CDAB */
+	__m128i st1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[4]), 0x1B); /* EFGH */
+	__m128i st0 = _mm_alignr_epi8(tmp, st1, 8);                                     /* ABEF */
+	st1 = _mm_blend_epi16(st1, tmp, 0xF0);                                          /* CDGH */
+	for (; nblocks; nblocks--, p += 64) {
+		__m128i abef = st0, cdgh = st1, w[4];
+		for (int j = 0; j < 4; j++)
+			w[j] =
+			    _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * j)), mask);
+		for (int i = 0; i < 16; i++) {
+			__m128i msg =
+			    _mm_add_epi32(w[i & 3], _mm_loadu_si128((const __m128i *)&K[4 * i]));
+			st1 = _mm_sha256rnds2_epu32(st1, st0, msg);
+			st0 = _mm_sha256rnds2_epu32(st0, st1, _mm_shuffle_epi32(msg, 0x0E));
+			if (i < 12) { /* the message group i + 4 */
+				__m128i t = _mm_sha256msg1_epu32(w[i & 3], w[(i + 1) & 3]);
+				t = _mm_add_epi32(
+				    t, _mm_alignr_epi8(w[(i + 3) & 3], w[(i + 2) & 3], 4));
+				w[i & 3] = _mm_sha256msg2_epu32(t, w[(i + 3) & 3]);
+			}
+		}
+		st0 = _mm_add_epi32(st0, abef);
+		st1 = _mm_add_epi32(st1, cdgh);
+	}
+	tmp = _mm_shuffle_epi32(st0, 0x1B);    /* FEBA */
+	st1 = _mm_shuffle_epi32(st1, 0xB1);    /* DCHG */
+	st0 = _mm_blend_epi16(tmp, st1, 0xF0); /* DCBA */
+	st1 = _mm_alignr_epi8(st1, tmp, 8);    /* ABEF */
+	_mm_storeu_si128((__m128i *)&h[0], st0);
+	_mm_storeu_si128((__m128i *)&h[4], st1);
+}
+#endif
+
+/* nblocks blocks of 64 bytes at p, with the SHA extensions when the CPU has
+ * them (about 5x faster: the prompt fingerprints hash 100s of MB) */
+static void blocks(ib_sha256 *s, const uint8_t *p, size_t nblocks)
+{
+#ifdef HAVE_SHANI
+	if (have_shani()) {
+		blocks_shani(s->h, p, nblocks);
+		return;
+	}
+#endif
+	for (; nblocks; nblocks--, p += 64)
+		block(s, p);
+}
+
 void ib_sha256_init(ib_sha256 *s)
 {
 	static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -74,11 +149,12 @@ void ib_sha256_update(ib_sha256 *s, const void *data, size_t n)
 		n -= take;
 		if (s->nbuf < 64)
 			return;
-		block(s, s->buf);
+		blocks(s, s->buf, 1);
 		s->nbuf = 0;
 	}
-	for (; n >= 64; p += 64, n -= 64)
-		block(s, p);
+	blocks(s, p, n / 64);
+	p += n / 64 * 64;
+	n %= 64;
 	memcpy(s->buf, p, n);
 	s->nbuf = n;
 }

@@ -277,6 +277,13 @@ typedef struct {
 } bench_file_opts;
 int bench_file_dataset(ib_arena *a, bench_tokenizer *t, const bench_file_opts *o,
                        bench_prompt **out, ib_error *e);
+/* transformers' clean_up_tokenization on b's bytes from `from` on, in
+ * place: " ." -> ".", " ?", " !", " ,", " ' " -> "'", " n't", " 'm", " 's",
+ * " 've", " 're", each a left-to-right str.replace over the text the
+ * previous one left. bench_cleanup does it in one scan; bench_cleanup_slow
+ * is the ten scans (its fallback when out of memory, and its test). */
+void bench_cleanup(ib_buf *b, size_t from);
+void bench_cleanup_slow(ib_buf *b, size_t from);
 /* decode with the tokenizer, then transformers' cleanup when t->cleanup */
 int bench_decode(bench_tokenizer *t, const uint32_t *ids, size_t n, ib_buf *out, ib_error *e);
 /* the chat template (or DSV4 framing) around one user message */
@@ -492,9 +499,10 @@ int bench_result_name(const char *backend, const char *rate, size_t max_concurre
 bool bench_client_bound(const bench_run_stats *st, double schedule_lag_p90_ms, double rate,
                         bool kernel_ts, char *why, size_t cap);
 /* The "workload" object: sha256 of the prompts and output lengths, of the
- * prompts alone, of the tokenizer.json, the seed and the generation time. */
+ * prompts alone, of the tokenizer.json, the seed, the generation time and
+ * the process CPU (user + system, all threads) the generation took. */
 ib_val *bench_workload(ib_arena *a, const bench_prompt *ps, size_t n, struct tok *tk, uint32_t seed,
-                       double gen_seconds);
+                       double gen_seconds, double gen_cpu_seconds);
 /* The first max_reasons distinct failure reasons (detail, else error) with
  * their counts, lines appended to out; nothing when none failed. */
 int bench_error_summary(const bench_result *res, size_t n, size_t max_reasons, ib_buf *out);

@@ -16,8 +16,9 @@
 
 /* transformers' clean_up_tokenization: ten replacements, in this order,
  * each a left-to-right scan like Python's str.replace. Every one drops the
- * leading space, so the text only shrinks and is rewritten in place. */
-static void cleanup(ib_buf *b, size_t from)
+ * leading space, so the text only shrinks and is rewritten in place. The
+ * reference form, for when cleanup cannot allocate its scratch. */
+void bench_cleanup_slow(ib_buf *b, size_t from)
 {
 	static const char *const pairs[][2] = {
 	    {" .", "."},     {" ?", "?"},   {" !", "!"},   {" ,", ","},     {" ' ", "'"},
@@ -44,6 +45,95 @@ static void cleanup(ib_buf *b, size_t from)
 		b->len = w + (b->len - i);
 		d[b->len] = '\0';
 	}
+}
+
+/* The same in one scan and one compaction. Each replacement deletes spaces
+ * (the leading one; " ' " also its last) and nothing else, so a match can
+ * only start at a space whose first following non-space byte starts a
+ * tail (. ? ! , ' n), even after earlier passes deleted spaces. Those
+ * candidates are collected once; the ten passes run over them in order,
+ * reading the text as the earlier passes left it (deleted bytes marked and
+ * skipped) and resuming after each match as str.replace does; the marked
+ * spaces go at the end. tests/unit/test_dataset.c checks it against
+ * bench_cleanup_slow. */
+void bench_cleanup(ib_buf *b, size_t from)
+{
+	static const char *const tails[10] = {".",   "?",  "!",  ",",   "' ",
+	                                      "n't", "'m", "'s", "'ve", "'re"};
+	char *d = b->data + from;
+	size_t n = b->len - from, nc = 0, cap = 1024;
+	if (n < 2)
+		return;
+	size_t stack[1024], *cand = stack; /* in decreasing order */
+	unsigned char *del = calloc(n, 1);
+	bool ok = del != NULL;
+	char next = 0;
+	for (size_t i = n; ok && i-- > 0;) {
+		char c = d[i];
+		if (c != ' ') {
+			next = c;
+			continue;
+		}
+		if (next != '.' && next != '?' && next != '!' && next != ',' && next != '\'' &&
+		    next != 'n')
+			continue;
+		if (nc == cap) {
+			size_t *bigger = malloc(2 * cap * sizeof *bigger);
+			if (!(ok = bigger != NULL))
+				break;
+			memcpy(bigger, cand, nc * sizeof *cand);
+			if (cand != stack)
+				free(cand);
+			cand = bigger;
+			cap *= 2;
+		}
+		cand[nc++] = i;
+	}
+	if (!ok) {
+		if (cand != stack)
+			free(cand);
+		free(del);
+		bench_cleanup_slow(b, from);
+		return;
+	}
+	size_t first = n;
+	for (int p = 0; p < 10; p++) {
+		const char *tail = tails[p];
+		size_t resume = 0;
+		for (size_t k = nc; k-- > 0;) {
+			size_t s = cand[k], j = s + 1, last_sp = n;
+			if (s < resume || del[s])
+				continue;
+			const char *c = tail;
+			for (; *c; c++, j++) {
+				while (j < n && del[j])
+					j++;
+				if (j >= n || d[j] != *c)
+					break;
+				if (*c == ' ')
+					last_sp = j;
+			}
+			if (*c)
+				continue;
+			del[s] = 1;
+			if (last_sp < n)
+				del[last_sp] = 1;
+			if (s < first)
+				first = s;
+			resume = j;
+		}
+	}
+	if (first < n) {
+		size_t w = first;
+		for (size_t i = first; i < n; i++)
+			if (!del[i])
+				d[w++] = d[i];
+		b->len = from + w;
+		d[w] = '\0';
+	}
+	if (cand != stack)
+		free(cand);
+	free(del);
 }
 
 int bench_tokenizer_open(bench_tokenizer *t, const char *path, bool use_chat_template, bool dsv4,
@@ -98,7 +188,7 @@ int bench_decode(bench_tokenizer *t, const uint32_t *ids, size_t n, ib_buf *out,
 	size_t from = out->len;
 	int rc = tok_decode(t->tok, ids, n, false, out, e);
 	if (!rc && t->cleanup && out->len > from)
-		cleanup(out, from);
+		bench_cleanup(out, from);
 	return rc;
 }
 
@@ -191,6 +281,9 @@ static int gen_prompt(gen_worker *w, size_t i, ib_mt *rng, ib_error *e)
 	int64_t target = g->prefix + g->in_lens[i];
 	int round = 0, rc;
 	bool have_enc = false;
+	/* the encodes below repeat each other's pieces, not those of the
+	 * worker's previous prompt */
+	tok_encode_forget(t->tok);
 	if (s->waiting) {
 		tok_ids_free(&w->enc); /* the waiting encode becomes the worker's */
 		w->enc = s->enc;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -237,7 +238,7 @@ static void hex32(const uint8_t d[32], char out[65])
 }
 
 ib_val *bench_workload(ib_arena *a, const bench_prompt *ps, size_t n, struct tok *tk, uint32_t seed,
-                       double gen_seconds)
+                       double gen_seconds, double gen_cpu_seconds)
 {
 	ib_sha256 all, prompts;
 	ib_sha256_init(&all);
@@ -269,6 +270,7 @@ ib_val *bench_workload(ib_arena *a, const bench_prompt *ps, size_t n, struct tok
 	ib_map_set(a, w, "seed", ib_v_int(a, seed));
 	ib_map_set(a, w, "num_prompts", ib_v_int(a, (int64_t)n));
 	ib_map_set(a, w, "generation_seconds", ib_v_float(a, gen_seconds));
+	ib_map_set(a, w, "generation_cpu_seconds", ib_v_float(a, gen_cpu_seconds));
 	return w;
 }
 
@@ -516,10 +518,21 @@ static int result(ib_arena *a, const bench_options *o, const bench_cfg *cfg,
 	return 0;
 }
 
-/* tokenizer, prompts; *gen_s: the generation time */
+/* The process's user + system CPU so far (every thread), in seconds. */
+static double process_cpu_s(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
+/* tokenizer, prompts; *gen_s: the generation time, *gen_cpu_s its CPU (all
+ * threads) */
 static int prompts_for(const bench_options *o, const bench_log *log, bench_tokenizer *bt,
                        ib_arena *a, ib_mt *global, bench_prompt **prompts, double *gen_s,
-                       ib_error *e)
+                       double *gen_cpu_s, ib_error *e)
 {
 	const char *tokpath = o->tokenizer ? o->tokenizer : o->model;
 	int rc = bench_tokenizer_open(bt, tokpath, o->use_chat_template, o->dsv4, e);
@@ -540,8 +553,10 @@ static int prompts_for(const bench_options *o, const bench_log *log, bench_token
 		                      .num_prompts = n,
 		                      .output_len = o->file_output_len};
 		int64_t g0 = ib_now_ns();
+		double c0 = process_cpu_s();
 		rc = bench_file_dataset(a, bt, &fo, prompts, e);
 		*gen_s = (double)(ib_now_ns() - g0) * 1e-9;
+		*gen_cpu_s = process_cpu_s() - c0;
 		if (!rc)
 			say(log, true, "infbench: %zu prompts from %s (%s)\n", n, o->dataset_path,
 			    o->dataset_name);
@@ -569,8 +584,10 @@ static int prompts_for(const bench_options *o, const bench_log *log, bench_token
 		    (n + chunk - 1) / chunk);
 	ib_buf stats = {0};
 	int64_t gen0 = ib_now_ns();
+	double cpu0 = process_cpu_s();
 	rc = bench_random_dataset(a, bt, global, &ro, prompts, &stats, e);
 	*gen_s = (double)(ib_now_ns() - gen0) * 1e-9;
+	*gen_cpu_s = process_cpu_s() - cpu0;
 	if (!rc && chunk && n)
 		say(log, false, "Prompt generation completed in %.1fs\n", *gen_s);
 	if (!rc && ro.cache_hit)
@@ -637,12 +654,12 @@ int bench_main(const bench_options *o, const bench_log *log, bench_outcome *outc
 	double burst = atof(o->burstiness);
 	ib_mt global;
 	ib_mt_seed(&global, (uint32_t)o->seed);
-	double gen_s = 0;
+	double gen_s = 0, gen_cpu_s = 0;
 	/* the result's folder exists and is writable before the run, not after */
 	if (o->save_result && o->result_dir && *o->result_dir &&
 	    (rc = ib_mkdirs_writable(o->result_dir, e)))
 		goto out;
-	if ((rc = prompts_for(o, log, &bt, a, &global, &prompts, &gen_s, e)))
+	if ((rc = prompts_for(o, log, &bt, a, &global, &prompts, &gen_s, &gen_cpu_s, e)))
 		goto out;
 	char lp[32];
 	bench_cfg cfg = {
@@ -713,7 +730,7 @@ int bench_main(const bench_options *o, const bench_log *log, bench_outcome *outc
 	bench_scrape after;
 	scrape(&cfg, &after);
 	ib_map_set(a, r, "server_metrics", bench_scrape_diff(a, &sc.before, &after));
-	ib_val *wl = bench_workload(a, prompts, n, bt.tok, (uint32_t)o->seed, gen_s);
+	ib_val *wl = bench_workload(a, prompts, n, bt.tok, (uint32_t)o->seed, gen_s, gen_cpu_s);
 	if (wl && o->dataset_name && strcmp(o->dataset_name, "random")) {
 		ib_map_set(a, wl, "dataset", ib_v_str(a, o->dataset_name));
 		ib_map_set(a, wl, "dataset_path", ib_v_str(a, o->dataset_path));

@@ -406,18 +406,26 @@ int ib_json_write_str(ib_buf *out, const char *str, size_t n, bool ensure_ascii)
 			cp = c;
 		i += len;
 		if (cp < 0x80 || ensure_ascii) {
+			/* \uXXXX, or a surrogate pair (written by hand: a prompt of
+			 * non-ASCII text has thousands) */
+			uint32_t units[2] = {cp, 0};
+			size_t nu = 1, k = 0;
 			if (cp >= 0x10000) {
 				uint32_t v = cp - 0x10000;
-				uint32_t hi = 0xD800 | (v >> 10), lo = 0xDC00 | (v & 0x3FF);
-				snprintf(esc, sizeof esc, "\\u%c%c%c%c\\u%c%c%c%c", hex[hi >> 12],
-				         hex[(hi >> 8) & 15], hex[(hi >> 4) & 15], hex[hi & 15],
-				         hex[lo >> 12], hex[(lo >> 8) & 15], hex[(lo >> 4) & 15],
-				         hex[lo & 15]);
-			} else {
-				snprintf(esc, sizeof esc, "\\u%c%c%c%c", hex[cp >> 12],
-				         hex[(cp >> 8) & 15], hex[(cp >> 4) & 15], hex[cp & 15]);
+				units[0] = 0xD800 | (v >> 10);
+				units[1] = 0xDC00 | (v & 0x3FF);
+				nu = 2;
 			}
-			if (ib_buf_puts(out, esc))
+			for (size_t q = 0; q < nu; q++) {
+				uint32_t x = units[q];
+				esc[k++] = '\\';
+				esc[k++] = 'u';
+				esc[k++] = hex[x >> 12];
+				esc[k++] = hex[(x >> 8) & 15];
+				esc[k++] = hex[(x >> 4) & 15];
+				esc[k++] = hex[x & 15];
+			}
+			if (ib_buf_append(out, esc, k))
 				return IB_ENOMEM;
 		} else if (ib_buf_append(out,
 		                         cp == 0xFFFD ? "\xEF\xBF\xBD" : (const char *)s + i - len,

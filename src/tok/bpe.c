@@ -84,6 +84,10 @@ static int merge_all(tok_bpe *m, size_t nsym)
 	uint32_t rank, id;
 	if (nsym > 1 && heap_reserve(m, nsym - 1))
 		return IB_ENOMEM;
+	/* the merges table is megabytes: fetch every initial pair's slot first,
+	 * so that the lookups below overlap */
+	for (size_t i = 0; i + 1 < nsym; i++)
+		tok_pmap_prefetch(&m->merges, m->sym[i].id, m->sym[i + 1].id);
 	for (size_t i = 0; i + 1 < nsym; i++)
 		if (tok_pmap_get(&m->merges, m->sym[i].id, m->sym[i + 1].id, &rank, &id))
 			m->heap[nh++] = (struct tok_merge){mkey(rank, (uint32_t)i), id};
@@ -255,13 +259,13 @@ static void cache_store(tok_bpe *m, struct tok_centry *c, const char *s, size_t 
 	m->cache_n++;
 }
 
-static int word(tok_bpe *m, const char *s, size_t len, tok_ids *out, ib_error *e)
+/* One word whose tok_hash is h. */
+static int word_h(tok_bpe *m, const char *s, size_t len, uint64_t h, tok_ids *out, ib_error *e)
 {
 	uint32_t id;
 	int rc = 0;
 	if (!len)
 		return 0;
-	uint64_t h = tok_hash(s, len);
 	struct tok_centry *slot = NULL;
 	/* ignore_merges: a word in the vocabulary is its own token, found with
 	 * one probe; caching it too would only cost a copy (and, on text of
@@ -295,6 +299,11 @@ static int word(tok_bpe *m, const char *s, size_t len, tok_ids *out, ib_error *e
 	return rc;
 }
 
+static int word(tok_bpe *m, const char *s, size_t len, tok_ids *out, ib_error *e)
+{
+	return len ? word_h(m, s, len, tok_hash(s, len), out, e) : 0;
+}
+
 static const char META[] = "\xE2\x96\x81"; /* U+2581 */
 
 /* Whether p (> 0) starts a U+2581 that follows another character. */
@@ -321,6 +330,21 @@ int tok_bpe_tokenize(tok_bpe *m, const char *s, size_t len, tok_ids *out, ib_err
 		p += 2;
 	}
 	return word(m, s + start, len - start, out, e);
+}
+
+int tok_bpe_tokenize_h(tok_bpe *m, const char *s, size_t len, uint64_t h, tok_ids *out, ib_error *e)
+{
+	if (!m->split_meta || len < 6)
+		return len ? word_h(m, s, len, h, out, e) : 0;
+	return tok_bpe_tokenize(m, s, len, out, e);
+}
+
+void tok_bpe_prefetch(const tok_bpe *m, uint64_t h)
+{
+	if (m->ignore_merges && m->vocab.n)
+		__builtin_prefetch(&m->vocab.slot[h & m->vocab.mask]);
+	if (m->cache) /* after a vocabulary miss, or without ignore_merges */
+		__builtin_prefetch(&m->cache[h & m->cache_mask]);
 }
 
 bool tok_bpe_merge_joins_meta(const char *r, size_t n)

@@ -231,9 +231,162 @@ static int dec_step(const tok_dec *d, pcre2_match_data **md, strlist *in, strlis
 	}
 }
 
+/* ---- the ByteLevel decode table ---- */
+
+/* The byte that the byte-level character at s[*i] stands for (advancing *i
+ * past it), or -1 when the character is not of that alphabet. s is valid
+ * UTF-8. */
+static int bl_byte(const unsigned char *s, size_t n, size_t *i)
+{
+	unsigned char c = s[*i];
+	if (c < 0x80) {
+		(*i)++;
+		return c >= 0x21 && c <= 0x7E ? c : -1;
+	}
+	if ((c & 0xE0) != 0xC0 || *i + 1 >= n) /* 3- and 4-byte characters are above U+0143 */
+		return -1;
+	uint32_t cp = (uint32_t)(c & 0x1F) << 6 | (s[*i + 1] & 0x3Fu);
+	*i += 2;
+	return tok_cp_to_byte(cp);
+}
+
+/* The table of t, built by the first caller (threads that race each build
+ * one; the first published wins, the others free theirs); NULL when out of
+ * memory, and the caller decodes without it. */
+static const struct tok_dectab *dec_table(const tok *ct)
+{
+	tok *t = (tok *)ct; /* the table is a cache: t's contents do not change */
+	struct tok_dectab *dt = atomic_load_explicit(&t->dectab, memory_order_acquire);
+	if (dt)
+		return dt;
+	dt = calloc(1, sizeof *dt);
+	struct tok_decent *tab = calloc(t->nids + 1, sizeof *tab);
+	ib_buf lng = {0};
+	char tmp[256];
+	int rc = dt && tab ? 0 : IB_ENOMEM;
+	for (size_t id = 0; id < t->nids && !rc; id++) {
+		const unsigned char *s = (const unsigned char *)t->id_str[id];
+		size_t n = t->id_len[id], o = 0, i = 0;
+		if (!s)
+			continue;
+		char *heap = NULL, *d = n <= sizeof tmp ? tmp : (heap = malloc(n));
+		if (!d) {
+			rc = IB_ENOMEM;
+			break;
+		}
+		while (i < n) {
+			int b = bl_byte(s, n, &i);
+			if (b < 0)
+				break;
+			d[o++] = (char)b;
+		}
+		const char *src = d;
+		if (i < n) { /* not byte-level text: its own UTF-8 bytes */
+			src = (const char *)s;
+			o = n;
+		}
+		if (o <= TOK_DEC_INLINE) {
+			tab[id].len = (uint8_t)o;
+			memcpy(tab[id].b, src, o);
+		} else {
+			uint32_t at[2] = {(uint32_t)lng.len, (uint32_t)o};
+			rc = ib_buf_append(&lng, src, o);
+			tab[id].len = TOK_DEC_LONG;
+			memcpy(tab[id].b, at, sizeof at);
+		}
+		free(heap);
+	}
+	if (rc) {
+		free(dt);
+		free(tab);
+		ib_buf_free(&lng);
+		return NULL;
+	}
+	dt->e = tab;
+	dt->lng = lng.data;
+	struct tok_dectab *none = NULL;
+	if (atomic_compare_exchange_strong_explicit(&t->dectab, &none, dt, memory_order_acq_rel,
+	                                            memory_order_acquire))
+		return dt;
+	free(dt->e); /* another thread's table is in place */
+	free(dt->lng);
+	free(dt);
+	return none;
+}
+
+void tok_dec_table_free(tok *t)
+{
+	struct tok_dectab *dt = atomic_load(&t->dectab);
+	if (dt) {
+		free(dt->e);
+		free(dt->lng);
+		free(dt);
+	}
+	atomic_store(&t->dectab, NULL);
+}
+
+/* tok_decode with the table: the ids' bytes, then (only when they are not
+ * valid UTF-8) String::from_utf8_lossy, as dec_byte_level does. */
+static int decode_table(const tok *t, const struct tok_dectab *dt, const uint32_t *ids, size_t n,
+                        bool skip_special, ib_buf *out)
+{
+	const struct tok_decent *tab = dt->e;
+	size_t from = out->len, total = 0;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t id = ids[k];
+		if (id >= t->nids || (skip_special && t->id_special[id]))
+			continue;
+		if (tab[id].len != TOK_DEC_LONG) {
+			total += tab[id].len;
+		} else {
+			uint32_t at[2];
+			memcpy(at, tab[id].b, sizeof at);
+			total += at[1];
+		}
+	}
+	/* room for 16-byte copies of the inline entries */
+	if (ib_buf_reserve(out, total + sizeof *tab))
+		return IB_ENOMEM;
+	char *d = out->data + from;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t id = ids[k];
+		if (id >= t->nids || (skip_special && t->id_special[id]))
+			continue;
+		const struct tok_decent *x = &tab[id];
+		if (x->len != TOK_DEC_LONG) {
+			memcpy(d, x->b, TOK_DEC_INLINE);
+			d += x->len;
+		} else {
+			uint32_t at[2];
+			memcpy(at, x->b, sizeof at);
+			memcpy(d, dt->lng + at[0], at[1]);
+			d += at[1];
+		}
+	}
+	out->len = from + total;
+	out->data[out->len] = '\0';
+	if (tok_utf8_check(out->data + from, total) == total)
+		return 0;
+	char *raw = malloc(total);
+	if (!raw)
+		return IB_ENOMEM;
+	memcpy(raw, out->data + from, total);
+	out->len = from;
+	int rc = tok_utf8_lossy(out, raw, total);
+	free(raw);
+	return rc;
+}
+
 int tok_decode(const tok *t, const uint32_t *ids, size_t n, bool skip_special, ib_buf *out,
                ib_error *e)
 {
+	const struct tok_dectab *dt = t->dec && t->dec->kind == TD_BYTELEVEL ? dec_table(t) : NULL;
+	if (dt) {
+		int rc = decode_table(t, dt, ids, n, skip_special, out);
+		if (rc)
+			return ib_fail(e, IB_ENOMEM, t->name, 0, 0, "out of memory while decoding");
+		return 0;
+	}
 	strlist in = {0}, res = {0};
 	pcre2_match_data *md = NULL;
 	int rc = 0;

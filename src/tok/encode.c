@@ -126,7 +126,9 @@ static int char_spans(tok_spans *out, const char *s, size_t len, int pred, uint3
 
 /* ---- pieces ---- */
 
-static int piece_push(tok_pieces *l, tok_piece p)
+/* inlined: a piece passed by value to a call went through the stack in parts
+ * that the call then read whole (a store-forwarding stall) */
+static inline __attribute__((always_inline)) int piece_push(tok_pieces *l, tok_piece p)
 {
 	if (l->n == l->cap && ib_grow(&l->v, &l->cap, l->n + 1))
 		return IB_ENOMEM;
@@ -381,13 +383,21 @@ static int byte_map(tok *t, const tok_piece *p, tok_pieces *out)
 	char *d = t->pool.data + t->pool.len;
 	size_t o = 0;
 	for (size_t k = 0; k < p->len; k++) {
-		const char *m = t->byte_utf8[s[k]];
-		d[o] = m[0];
-		d[o + 1] = m[1];
+		/* both bytes loaded before the store, which may alias the table */
+		unsigned char m[2];
+		memcpy(m, t->byte_utf8[s[k]], 2);
+		memcpy(d + o, m, 2);
 		o += 1 + (m[1] != 0);
 	}
 	tok_piece q = commit_text(t, o, p->first);
-	return o ? piece_push(out, q) : 0;
+	if (!o)
+		return 0;
+	/* piece_push in place: a piece passed by value went through the stack
+	 * in pieces that the call then read whole (a store-forwarding stall) */
+	if (out->n == out->cap && ib_grow(&out->v, &out->cap, out->n + 1))
+		return IB_ENOMEM;
+	out->v[out->n++] = q;
+	return 0;
 }
 
 static int pre_byte_level(tok *t, const tok_pre *pt, const tok_piece *in, tok_pieces *out,
@@ -562,6 +572,96 @@ static int post_apply(const tok_post *pp, bool add_special, tok_ids *out, size_t
 	return 0;
 }
 
+/* ---- the piece memo ---- */
+
+enum { MEMO_SLOTS = 1 << 15, MEMO_MAX = MEMO_SLOTS / 2, MEMO_MAX_LEN = 256 };
+
+void tok_encode_forget(tok *t)
+{
+	struct tok_memo *m = &t->memo;
+	if (m->slot && m->n)
+		memset(m->slot, 0, (m->mask + 1) * sizeof *m->slot);
+	m->n = 0;
+	m->keys.len = 0;
+	m->ids.n = 0;
+}
+
+/* Allocates the memo's tables; false when out of memory (then there is no
+ * memo). */
+static bool memo_ready(struct tok_memo *m)
+{
+	if (m->slot)
+		return true;
+	m->slot = calloc(MEMO_SLOTS, sizeof *m->slot);
+	m->e = malloc(MEMO_MAX * sizeof *m->e);
+	if (!m->slot || !m->e) {
+		free(m->slot);
+		free(m->e);
+		m->slot = NULL;
+		m->e = NULL;
+		return false;
+	}
+	m->mask = MEMO_SLOTS - 1;
+	return true;
+}
+
+/* The ids of model piece s[0..len), whose tok_hash is h, from the memo or
+ * from the model (and then remembered). */
+static int model_piece(tok *t, const char *s, size_t len, uint64_t h, tok_ids *out, ib_error *e)
+{
+	struct tok_memo *m = &t->memo;
+	if (len > MEMO_MAX_LEN || !memo_ready(m))
+		return tok_bpe_tokenize_h(&t->bpe, s, len, h, out, e);
+	size_t i = (size_t)h & m->mask;
+	uint64_t x;
+	while ((x = m->slot[i])) {
+		if ((x >> 32) == (h >> 32)) {
+			const struct tok_memo_e *en = &m->e[(uint32_t)x - 1];
+			if (en->klen == len && !memcmp(m->keys.data + en->koff, s, len)) {
+				if (en->n == 1)
+					return tok_ids_push(out, en->val);
+				if (out->n + en->n > out->cap &&
+				    ib_grow(&out->v, &out->cap, out->n + en->n))
+					return IB_ENOMEM;
+				memcpy(out->v + out->n, m->ids.v + en->val, en->n * sizeof *out->v);
+				out->n += en->n;
+				return 0;
+			}
+		}
+		i = (i + 1) & m->mask;
+	}
+	size_t before = out->n;
+	int rc = tok_bpe_tokenize_h(&t->bpe, s, len, h, out, e);
+	size_t n = out->n - before;
+	if (rc || !n)
+		return rc;
+	if (m->n == MEMO_MAX) {
+		tok_encode_forget(t);
+		i = (size_t)h & m->mask;
+	}
+	size_t koff = m->keys.len, ioff = m->ids.n;
+	if (ib_buf_append(&m->keys, s, len)) { /* no memory: start over, nothing lost */
+		ib_buf_free(&m->keys);
+		tok_encode_forget(t);
+		return 0;
+	}
+	if (n > 1) {
+		if (ib_grow(&m->ids.v, &m->ids.cap, ioff + n)) {
+			tok_encode_forget(t);
+			return 0;
+		}
+		memcpy(m->ids.v + ioff, out->v + before, n * sizeof *out->v);
+		m->ids.n += n;
+	}
+	m->e[m->n] = (struct tok_memo_e){.koff = (uint32_t)koff,
+	                                 .klen = (uint32_t)len,
+	                                 .val = n > 1 ? (uint32_t)ioff : out->v[before],
+	                                 .n = (uint32_t)n};
+	m->slot[i] = (h & 0xFFFFFFFF00000000ull) | (uint64_t)(m->n + 1);
+	m->n++;
+	return 0;
+}
+
 /* ---- encode ---- */
 
 int tok_pretokenize(tok *t, const char *text, size_t len, const tok_pieces **out, ib_error *e)
@@ -615,15 +715,31 @@ static int encode(tok *t, const char *text, size_t len, bool add_special, tok_id
 	size_t before = out->n;
 	const tok_pieces *nx = NULL;
 	int rc = tok_pretokenize(t, text, len, &nx, e);
-	/* 4. the model */
-	for (size_t i = 0; i < nx->n && !rc; i++) {
-		const tok_piece *p = &nx->v[i];
-		if (p->id >= 0) {
-			if ((rc = tok_ids_push(out, (uint32_t)p->id)))
-				break;
-		} else {
-			rc = tok_bpe_tokenize(&t->bpe, t->pool.data + p->off, p->len, out, e);
+	/* 4. the model. Its lookups miss the CPU's caches (the vocabulary is
+	 * megabytes), so each piece's hash is taken AHEAD pieces early and its
+	 * slots (memo, then vocabulary or word cache) fetched meanwhile. */
+	enum { AHEAD = 8 };
+	uint64_t hs[2 * AHEAD]; /* the hashes of pieces i - AHEAD .. i */
+	bool memo = rc == 0 && memo_ready(&t->memo);
+	for (size_t i = 0; i < nx->n + AHEAD && !rc; i++) {
+		if (i < nx->n) { /* hash and prefetch piece i */
+			const tok_piece *p = &nx->v[i];
+			if (p->id < 0) {
+				uint64_t h = tok_hash(t->pool.data + p->off, p->len);
+				hs[i % (2 * AHEAD)] = h;
+				if (memo)
+					__builtin_prefetch(&t->memo.slot[h & t->memo.mask]);
+				tok_bpe_prefetch(&t->bpe, h);
+			}
 		}
+		if (i < AHEAD)
+			continue;
+		const tok_piece *p = &nx->v[i - AHEAD]; /* tokenize piece i - AHEAD */
+		if (p->id >= 0)
+			rc = tok_ids_push(out, (uint32_t)p->id);
+		else
+			rc = model_piece(t, t->pool.data + p->off, p->len,
+			                 hs[(i - AHEAD) % (2 * AHEAD)], out, e);
 	}
 	/* 5. the post-processor */
 	if (!rc && t->post)

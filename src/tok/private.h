@@ -4,6 +4,8 @@
 
 #include "tok/tok.h"
 
+#include <stdatomic.h>
+
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
@@ -138,6 +140,12 @@ static inline bool tok_pmap_get(const tok_pmap *m, uint32_t a, uint32_t b, uint3
 			return false;
 		i = (i + 1) & m->mask;
 	}
+}
+/* Asks the CPU to fetch the slot where tok_pmap_get(m, a, b) starts. */
+static inline void tok_pmap_prefetch(const tok_pmap *m, uint32_t a, uint32_t b)
+{
+	uint64_t k = (uint64_t)a << 32 | b;
+	__builtin_prefetch(&m->slot[(size_t)((k * 0x9E3779B97F4A7C15ull) >> 20) & m->mask]);
 }
 void tok_pmap_free(tok_pmap *m);
 
@@ -296,6 +304,12 @@ typedef struct {
 bool tok_bpe_merge_joins_meta(const char *r, size_t n);
 /* Appends the ids of one pre-tokenized piece. */
 int tok_bpe_tokenize(tok_bpe *m, const char *s, size_t len, tok_ids *out, ib_error *e);
+/* The same when h = tok_hash(s, len) is known. */
+int tok_bpe_tokenize_h(tok_bpe *m, const char *s, size_t len, uint64_t h, tok_ids *out,
+                       ib_error *e);
+/* Asks the CPU to fetch what the first lookup of a piece whose tok_hash is h
+ * reads (the vocabulary's slot and the word cache's); a hint, nothing more. */
+void tok_bpe_prefetch(const tok_bpe *m, uint64_t h);
 void tok_bpe_free(tok_bpe *m);
 
 /* ---- the tokenizer ---- */
@@ -340,6 +354,14 @@ struct tok {
 	uint32_t *id_len;
 	uint8_t *id_special;
 	size_t nids;
+	/* ByteLevel decoding, when the decoder is a lone ByteLevel: each id's
+	 * decoded bytes (its characters unmapped, or its own UTF-8 when one is
+	 * not of the byte-level alphabet), so that decoding is a copy per id.
+	 * Built by the first tok_decode (decode.c: it reads every token's text,
+	 * which a load from the cache has not touched, ~4 ms for 128k tokens)
+	 * and published atomically, since tok_decode may run concurrently;
+	 * NULL until then, or for other decoders. */
+	_Atomic(struct tok_dectab *) dectab;
 	size_t vocab_size, vocab_size_added;
 	/* tokenizer_config.json special tokens */
 	const char *cfg_name[8], *cfg_val[8];
@@ -354,6 +376,19 @@ struct tok {
 	ib_buf pool, nbuf[2];
 	tok_pieces lists[4]; /* raw split, result, spare, sub-pieces (encode.c) */
 	tok_spans spans;
+	/* the piece memo (encode.c): model pieces already tokenized -> their
+	 * ids, in front of the model's own lookups; small enough to stay in the
+	 * CPU's caches, emptied when full and by tok_encode_forget */
+	struct tok_memo {
+		uint64_t *slot; /* hash's high half << 32 | entry + 1; 0 empty */
+		struct tok_memo_e {
+			uint32_t koff, klen; /* key in keys */
+			uint32_t val, n;     /* n == 1: the id; else ids[val .. val + n) */
+		} * e;
+		size_t n, mask;
+		ib_buf keys;
+		tok_ids ids;
+	} memo;
 	char byte_utf8[256][2]; /* the byte-level character of each byte, UTF-8 */
 	/* loaded from the cache (cache.c): the file's bytes, which the vocab's
 	 * strings and slots and the merges' slots point into; else NULL */
@@ -364,6 +399,21 @@ struct tok {
 	uint8_t sha[32];
 	bool have_sha, from_file;
 };
+
+/* A decode-table entry: up to TOK_DEC_INLINE bytes inline; a longer one has
+ * len == TOK_DEC_LONG and its offset and length (two uint32_t, memcpy'd) in
+ * b, pointing into the table's lng. 16 bytes: one cache line holds four. */
+enum { TOK_DEC_INLINE = 15, TOK_DEC_LONG = 255 };
+struct tok_decent {
+	uint8_t len;
+	char b[TOK_DEC_INLINE];
+};
+struct tok_dectab {
+	struct tok_decent *e; /* nids entries */
+	char *lng;            /* the bytes of the long entries */
+};
+/* decode.c: releases t->dectab. */
+void tok_dec_table_free(tok *t);
 
 /* ---- tok.c: loading, in the pieces cache.c shares ---- */
 

@@ -619,6 +619,7 @@ void tok_free(tok *t)
 	free(t->id_str);
 	free(t->id_len);
 	free(t->id_special);
+	tok_dec_table_free(t);
 	for (size_t k = 0; k < 4; k++)
 		free(t->lists[k].v);
 	for (size_t k = 0; k < t->ncodes; k++)
@@ -631,6 +632,10 @@ void tok_free(tok *t)
 	ib_buf_free(&t->nbuf[0]);
 	ib_buf_free(&t->nbuf[1]);
 	free(t->spans.v);
+	free(t->memo.slot);
+	free(t->memo.e);
+	ib_buf_free(&t->memo.keys);
+	tok_ids_free(&t->memo.ids);
 	free(t);
 }
 

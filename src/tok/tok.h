@@ -7,9 +7,10 @@
  *
  * Threads: a loaded tok is never changed by tok_decode, tok_vocab_size,
  * tok_id_to_token, tok_token_to_id, tok_id_is_special and tok_config_token,
- * which may run concurrently. tok_encode uses buffers and a word cache kept
- * inside the tok, so calls of tok_encode on one tok must not overlap (load one
- * tok per encoding thread, or serialise the calls).
+ * which may run concurrently (the first tok_decode of a ByteLevel decoder
+ * builds a table of each id's bytes, published atomically). tok_encode uses buffers and a word
+ * cache kept inside the tok, so calls of tok_encode on one tok must not overlap (load one tok per
+ * encoding thread, or serialise the calls).
  */
 #ifndef IB_TOK_H
 #define IB_TOK_H
@@ -89,6 +90,12 @@ static inline int tok_ids_push(tok_ids *ids, uint32_t id)
  * the regex engine gives up on a piece, IB_ENOMEM. On error *out keeps the ids
  * it had before. */
 int tok_encode(tok *t, const char *text, size_t len, bool add_special, tok_ids *out, ib_error *e);
+/* tok_encode remembers the ids of the pieces it tokenized (a few thousand,
+ * emptied when full) so that text that repeats them costs a lookup each.
+ * tok_encode_forget empties that memo: a caller that moves on to unrelated
+ * text (the next random prompt, whose pieces its own re-encodings repeat)
+ * keeps it small. Results never depend on it. */
+void tok_encode_forget(tok *t);
 
 /* Decodes ids as HuggingFace `Tokenizer.decode(ids, skip_special_tokens)` does
  * and appends the UTF-8 text to *out. Ids that have no token are left out (as

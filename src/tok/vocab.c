@@ -16,8 +16,24 @@ uint64_t tok_hash(const char *s, size_t len)
 		s += 8;
 		len -= 8;
 	}
+	/* the last len < 8 bytes as a little-endian number (what memcpy into
+	 * a zeroed word gives), read without a variable-length copy, whose
+	 * byte stores then stall the word's load */
 	uint64_t w = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const unsigned char *u = (const unsigned char *)s;
+	if (len >= 4) {
+		uint32_t lo, hi;
+		memcpy(&lo, s, 4);
+		memcpy(&hi, s + len - 4, 4);
+		w = (uint64_t)lo | (uint64_t)hi << (8 * (len - 4)); /* overlap: equal bytes */
+	} else if (len) {
+		w = (uint64_t)u[0] | (uint64_t)u[len / 2] << (8 * (len / 2)) |
+		    (uint64_t)u[len - 1] << (8 * (len - 1));
+	}
+#else
 	memcpy(&w, s, len);
+#endif
 	h = (h ^ w) * 0x94D049BB133111EBull;
 	h ^= h >> 29;
 	h *= 0xBF58476D1CE4E5B9ull;

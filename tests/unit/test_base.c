@@ -843,3 +843,32 @@ Test(base, py_float_accepts_what_python_accepts)
 	cr_assert(!ib_py_float("", 0, &d));
 	cr_assert(!ib_py_float("1__0", 4, &d));
 }
+
+/* FIPS 180-4 vectors, and the same bytes fed in pieces of every size 1..130
+ * (the SHA-NI path takes runs of whole blocks, the buffer the rest) */
+Test(base, sha256_vectors_and_pieces)
+{
+	char hex[65];
+	ib_sha256_hex("abc", 3, hex);
+	cr_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	ib_sha256_hex("", 0, hex);
+	cr_assert_str_eq(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	const char *m = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	ib_sha256_hex(m, strlen(m), hex);
+	cr_assert_str_eq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+	static char a[1000000];
+	memset(a, 'a', sizeof a);
+	for (size_t step = 1; step <= 130; step += 43) {
+		ib_sha256 s;
+		uint8_t d[32];
+		ib_sha256_init(&s);
+		for (size_t o = 0; o < sizeof a; o += step)
+			ib_sha256_update(&s, a + o, sizeof a - o < step ? sizeof a - o : step);
+		ib_sha256_final(&s, d);
+		for (int i = 0; i < 32; i++)
+			snprintf(hex + 2 * i, 3, "%02x", d[i]);
+		cr_assert_str_eq(hex,
+		                 "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0",
+		                 "pieces of %zu", step);
+	}
+}

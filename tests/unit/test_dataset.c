@@ -117,3 +117,37 @@ Test(dataset, every_golden_case_is_listed)
 	closedir(dir);
 	cr_assert_eq(n, 14);
 }
+
+/* bench_cleanup (one scan) against bench_cleanup_slow (the ten str.replace
+ * passes) on random text dense in the patterns' bytes, including the cases
+ * where one pass creates a match for a later one (" ' " then " 'm") and
+ * more candidates than the scan's first array holds */
+Test(dataset, cleanup_one_scan_equals_ten_replaces)
+{
+	static const char al[] = "   .?!,'nmtsvreax";
+	uint32_t x = 12345;
+	for (int it = 0; it < 200000; it++) {
+		x = x * 1103515245u + 12345u;
+		size_t from = (x >> 8) % 3, len = from + (x >> 12) % (it % 1000 ? 48 : 6000);
+		ib_buf a = {0}, b = {0};
+		for (size_t i = 0; i < len; i++) {
+			x = x * 1103515245u + 12345u;
+			char c = al[(x >> 16) % (sizeof al - 1)];
+			ib_buf_append(&a, &c, 1);
+		}
+		ib_buf_append(&a, "", 0);
+		ib_buf_append(&b, a.data, a.len);
+		bench_cleanup_slow(&a, from);
+		bench_cleanup(&b, from);
+		cr_assert_eq(a.len, b.len, "case %d: lengths %zu and %zu", it, a.len, b.len);
+		cr_assert(!memcmp(a.data, b.data, a.len + 1), "case %d: '%s' vs '%s'", it, a.data,
+		          b.data);
+		ib_buf_free(&a);
+		ib_buf_free(&b);
+	}
+	ib_buf c = {0};
+	ib_buf_puts(&c, "a  ' m x ' s don 't I 'm ,  . ok");
+	bench_cleanup(&c, 0);
+	cr_assert_str_eq(c.data, "a'm x's don 't I'm, . ok"); /* Python's result */
+	ib_buf_free(&c);
+}

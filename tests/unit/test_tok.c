@@ -1085,3 +1085,70 @@ Test(tok_resolve, not_found_lists_every_place)
 		free(out);
 	}
 }
+
+/* tok_hash reads a short tail without a variable-length copy; the value is
+ * that of the plain form, which the cache files' slot tables depend on */
+static uint64_t hash_plain(const char *s, size_t len)
+{
+	uint64_t h = 0x9E3779B97F4A7C15ull ^ (len * 0xFF51AFD7ED558CCDull);
+	for (; len >= 8; s += 8, len -= 8) {
+		uint64_t w;
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+		h ^= h >> 31;
+	}
+	uint64_t w = 0;
+	memcpy(&w, s, len);
+	h = (h ^ w) * 0x94D049BB133111EBull;
+	h ^= h >> 29;
+	h *= 0xBF58476D1CE4E5B9ull;
+	h ^= h >> 32;
+	return h;
+}
+
+Test(tok, hash_tail_equals_plain_form)
+{
+	char b[48];
+	uint32_t x = 7;
+	for (int it = 0; it < 100000; it++) {
+		size_t n = (size_t)it % 41;
+		for (size_t i = 0; i < n; i++) {
+			x = x * 1103515245u + 12345u;
+			b[i] = (char)(x >> 16);
+		}
+		cr_assert_eq(tok_hash(b, n), hash_plain(b, n), "length %zu", n);
+	}
+}
+
+/* tok_utf8_check's inline decoder against ib_utf8_decode, the base's
+ * (overlong forms, surrogates, > U+10FFFF, truncation), on random bytes
+ * biased toward lead and continuation bytes */
+static size_t utf8_check_plain(const char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len) {
+		uint32_t cp;
+		int n = ib_utf8_decode(s + i, len - i, &cp);
+		if (n <= 0)
+			return i;
+		i += (size_t)n;
+	}
+	return len;
+}
+
+Test(tok, utf8_check_equals_base_decoder)
+{
+	static const unsigned char picks[] = {0x41, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF,
+	                                      0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xED,
+	                                      0xEF, 0xF0, 0xF4, 0xF5, 0xFF, 0x00};
+	char b[24];
+	uint32_t x = 11;
+	for (int it = 0; it < 300000; it++) {
+		size_t n = (size_t)it % 20;
+		for (size_t i = 0; i < n; i++) {
+			x = x * 1103515245u + 12345u;
+			b[i] = (char)((x >> 20) & 1 ? picks[(x >> 8) % sizeof picks] : (x >> 12));
+		}
+		cr_assert_eq(tok_utf8_check(b, n), utf8_check_plain(b, n), "case %d", it);
+	}
+}
