@@ -55,12 +55,24 @@ static const sim_iv_pool *pool(const sim_iv_table *t, const char *key)
 	return NULL;
 }
 
-static void widen(const double in[2], double f, double out[2])
+/* quantiles in widened s steps by rule r (sim_iv_rule), all the pool
+ * "all"'s quantiles of the same figure (NULL: h_all 0), into factors out */
+static void widen(const double in[2], const double *all, const sim_iv_rule *r, int s, double out[2])
 {
+	double c = (in[0] + in[1]) / 2, h0 = (in[1] - in[0]) / 2,
+	       ha = all ? (all[1] - all[0]) / 2 : 0;
+	double h = h0 * pow(r->inflation, s) + r->add * s * ha;
+	if (s > 0 && r->cap > 0)
+		h = fmin(h, fmax(h0, r->cap * ha));
 	/* a factor of e^200 at most: finite and positive whatever the table */
-	double c = (in[0] + in[1]) / 2, h = fmin((in[1] - in[0]) / 2 * f, 200);
-	out[0] = exp(c - h);
-	out[1] = exp(c + h);
+	h = fmin(h, 200);
+	double lo = c - h, hi = c + h;
+	if (s > 0 && r->hold_sim) {
+		lo = fmin(lo, 0);
+		hi = fmax(hi, 0);
+	}
+	out[0] = exp(fmax(lo, -200));
+	out[1] = exp(fmin(hi, 200));
 }
 
 int sim_iv_lookup(const sim_iv_table *t, const char *framework, const char *gpu, const char *model,
@@ -90,10 +102,10 @@ int sim_iv_lookup(const sim_iv_table *t, const char *framework, const char *gpu,
 	}
 	if (!p)
 		return IB_ENOENT;
-	double f = pow(t->inflation, steps);
+	const sim_iv_pool *all = pool(t, "all");
 	*out = (sim_iv){.level = t->level, .pool = p->key, .widen = steps};
-	widen(p->tput, f, out->tput);
-	widen(p->inter, f, out->inter);
+	widen(p->tput, all ? all->tput : NULL, &t->rule, steps, out->tput);
+	widen(p->inter, all ? all->inter : NULL, &t->rule, steps, out->inter);
 	return 0;
 }
 
@@ -230,7 +242,23 @@ static int load_top(const ib_val *doc, sim_iv_table *t, ib_arena *a, ib_diags *d
 			if (!num(x, &f) || !(f >= 1 && f <= 100))
 				sim_file_bad(d, x, name, "should be a number in [1, 100]%s", "");
 			else
-				t->inflation = f;
+				t->rule.inflation = f;
+		} else if (!strcmp(name, "widen-add")) {
+			if (!num(x, &f) || !(f >= 0 && f <= 100))
+				sim_file_bad(d, x, name, "should be a number in [0, 100]%s", "");
+			else
+				t->rule.add = f;
+		} else if (!strcmp(name, "widen-cap")) {
+			if (!num(x, &f) || !(f == 0 || (f >= 1 && f <= 100)))
+				sim_file_bad(d, x, name,
+				             "should be 0 (none) or a number in [1, 100]%s", "");
+			else
+				t->rule.cap = f;
+		} else if (!strcmp(name, "widen-holds-sim")) {
+			if (x->type != IB_V_BOOL)
+				sim_file_bad(d, x, name, "should be true or false%s", "");
+			else
+				t->rule.hold_sim = x->b;
 		} else if (!strcmp(name, "min-residuals")) {
 			if (!num(x, &f) || f < 1 || f != floor(f) || f > 1e6)
 				sim_file_bad(d, x, name, "should be a count of at least 1%s", "");
@@ -248,8 +276,9 @@ static int load_top(const ib_val *doc, sim_iv_table *t, ib_arena *a, ib_diags *d
 		else
 			sim_file_bad(
 			    d, k, name,
-			    "unknown key (an interval table has level, inflation, min-residuals, "
-			    "source, models, gpus, pools)%s",
+			    "unknown key (an interval table has level, inflation, widen-add, "
+			    "widen-cap, widen-holds-sim, min-residuals, source, models, gpus, "
+			    "pools)%s",
 			    "");
 	}
 	if (rc)
@@ -273,7 +302,9 @@ static int load_top(const ib_val *doc, sim_iv_table *t, ib_arena *a, ib_diags *d
 int sim_iv_load(const char *path, ib_arena *a, sim_iv_table *out, ib_diags *d, ib_error *e)
 {
 	memset(out, 0, sizeof *out);
-	out->inflation = SIM_IV_INFLATION;
+	/* absent keys: the multiplicative rule of tables written before
+	 * widen-add (sim.h) */
+	out->rule = (sim_iv_rule){.inflation = SIM_IV_INFLATION_BEFORE};
 	out->min_n = 8;
 	ib_val *doc;
 	int rc = ib_yaml_load_file(a, path, &doc, e);

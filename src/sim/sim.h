@@ -463,19 +463,42 @@ uint64_t sim_grader_seed(const sim_grader *g);
  * interactivity. A configuration takes the first pool with at least
  * min-residuals residuals of: its framework x GPU family, its GPU's vendor,
  * all; each step down that list, and a model or GPU no residual came from,
- * widens the interval by `inflation` about its centre (in log space). */
+ * is a widening step, and the table's widening rule (sim_iv_rule) makes the
+ * interval wider by the steps about its centre (in log space). */
 
-/* The inflation a table written by `sim validate --cv --write-intervals`
- * gets, and the one a table without the key takes. Chosen by measurement
+/* A widening rule: a configuration s steps from its data gets, about its
+ * pool's centre c in log space, the half-width
+ *   h_s = h * inflation^s + add * s * h_all
+ * (h: its pool's half-width, h_all: the pool "all"'s, per figure), at most
+ * max(h, cap * h_all) when cap > 0 and s > 0; with hold_sim a widened
+ * interval (s > 0) is stretched to hold the simulated value (log 0). The
+ * half-width is never above 200 (finite bounds whatever the table). */
+typedef struct {
+	double inflation; /* >= 1; 1: none */
+	double add;       /* >= 0; 0: none */
+	double cap;       /* 0: none, else >= 1 */
+	bool hold_sim;
+} sim_iv_rule;
+
+/* The rule a table written by `sim validate --cv --write-intervals` gets:
+ * one h_all more per step, never wider than twice the pool "all"
+ * (inflation 1, add 1, cap 2, hold_sim false). Chosen by measurement
  * (2026-12-06, the model x GPU cross-validation of the 103 measured rows,
  * `sim validate --cv model-gpu --cv-prompts-per-conc 1 --kinds measured`,
- * which prints the held-out coverage at 1.5, 2 and 3; docs/sim.md
- * "Prediction intervals"): the 80 % intervals covered 64.1 % / 54.2 % of
- * the held-out tok/s/GPU / interactivity figures at 1.5, 72.8 % / 65.6 % at
- * 2 and 83.5 % / 76.0 % at 3, the closest to nominal. Chosen on that same
- * check (no nested cross-validation), so re-read it when the fitter
- * changes. */
-#define SIM_IV_INFLATION 3
+ * which prints the held-out coverage and median / p90 width of each
+ * candidate rule; docs/sim.md "Prediction intervals"): the 80 % intervals
+ * covered 79.6 % / 74.0 % of the held-out tok/s/GPU / interactivity
+ * figures with median widths (hi / lo) 5.29x / 4.96x and p90 22.2x /
+ * 18.1x, where the multiplicative x3 of before covered 83.5 % / 76.0 % at
+ * 9.72x / 6.09x, p90 2,510x / 114x. Chosen on that same check (no nested
+ * cross-validation), so re-read it when the fitter changes. */
+#define SIM_IV_INFLATION 1
+#define SIM_IV_ADD 1
+#define SIM_IV_CAP 2
+/* A table without the key widen-add is one written before that rule:
+ * multiplicative only, by its inflation, 3 when absent (and no cap, no
+ * hold-sim), so it gives the intervals it gave then. */
+#define SIM_IV_INFLATION_BEFORE 3
 
 typedef struct {
 	const char *key;          /* "vllm/hopper", "nvidia", "all" */
@@ -486,7 +509,7 @@ typedef struct {
 typedef struct {
 	const char *path;
 	double level;                /* the intervals' nominal coverage, (0, 1) */
-	double inflation;            /* widening per step (>= 1) */
+	sim_iv_rule rule;            /* the widening */
 	size_t min_n;                /* residuals a pool needs to be used */
 	const char **models, **gpus; /* the models and GPUs residuals came from (NULL-terminated) */
 	sim_iv_pool *pools;
@@ -499,7 +522,7 @@ typedef struct sim_iv {
 	double level;
 	double tput[2], inter[2];
 	const char *pool; /* the pool used (the table's key) */
-	int widen;        /* steps of inflation applied */
+	int widen;        /* widening steps applied */
 } sim_iv;
 
 /* The GPU family of a profile name (hopper, blackwell, cdna3, cdna4; other
@@ -507,13 +530,13 @@ typedef struct sim_iv {
 const char *sim_iv_family(const char *gpu);
 const char *sim_iv_vendor(const char *gpu);
 /* Loads an interval table into *out (in a). Problems (unknown key, wrong
- * type, level outside (0, 1), inflation < 1, quantiles not lo <= hi or not
+ * type, level outside (0, 1), a widening value out of range, quantiles not lo <= hi or not
  * finite, no pool "all") go into d with file, line and field, then
  * IB_EINVAL; a missing file IB_ENOENT, malformed YAML IB_EPARSE. */
 int sim_iv_load(const char *path, ib_arena *a, sim_iv_table *out, ib_diags *d, ib_error *e);
 /* The interval of a configuration (framework and model may be NULL:
- * unknown) into *out: the pool and widening rule above. 0, or IB_ENOENT
- * when the table has no pool with a residual. */
+ * unknown) into *out: the pool and widening steps above, widened by the
+ * table's rule. 0, or IB_ENOENT when the table has no pool with a residual. */
 int sim_iv_lookup(const sim_iv_table *t, const char *framework, const char *gpu, const char *model,
                   sim_iv *out);
 /* The response header that announces iv, with its CRLF, into buf (n

@@ -25,11 +25,12 @@ static double quantile(const double *v, size_t n, double q)
 
 static void opts_of(const slab_iv_opts *o, slab_iv_opts *out)
 {
-	*out = (slab_iv_opts){0.8, SIM_IV_INFLATION, 8};
+	static const sim_iv_rule def = {SIM_IV_INFLATION, SIM_IV_ADD, SIM_IV_CAP, false};
+	*out = (slab_iv_opts){0.8, &def, 8};
 	if (o && o->level > 0 && o->level < 1)
 		out->level = o->level;
-	if (o && o->inflation >= 1)
-		out->inflation = o->inflation;
+	if (o && o->rule)
+		out->rule = o->rule;
 	if (o && o->min_n)
 		out->min_n = o->min_n;
 }
@@ -90,10 +91,8 @@ int slab_iv_build(const slab_resid *r, size_t n, const char *skip, const slab_iv
 	slab_iv_opts io;
 	opts_of(o, &io);
 	memset(out, 0, sizeof *out);
-	*out = (sim_iv_table){.path = "(cross-validation)",
-	                      .level = io.level,
-	                      .inflation = io.inflation,
-	                      .min_n = io.min_n};
+	*out = (sim_iv_table){
+	    .path = "(cross-validation)", .level = io.level, .rule = *io.rule, .min_n = io.min_n};
 	const char **keys = ib_arena_alloc(a, (3 * n + 1) * sizeof *keys),
 	           **mods = ib_arena_alloc(a, (n + 1) * sizeof *mods),
 	           **gpus = ib_arena_alloc(a, (n + 1) * sizeof *gpus);
@@ -154,8 +153,11 @@ void slab_iv_write(const sim_iv_table *t, const char *source, ib_buf *out)
 	                 "# quantiles (1 - level) / 2 and (1 + level) / 2 per figure. Written by "
 	                 "the command in `source`;\n"
 	                 "# do not edit by hand: run it again after the calibration changes.\n");
-	ib_buf_printf(out, "level: %g\ninflation: %g\nmin-residuals: %zu\n", t->level, t->inflation,
-	              t->min_n);
+	ib_buf_printf(out,
+	              "level: %g\ninflation: %g\nwiden-add: %g\nwiden-cap: %g\n"
+	              "widen-holds-sim: %s\nmin-residuals: %zu\n",
+	              t->level, t->rule.inflation, t->rule.add, t->rule.cap,
+	              t->rule.hold_sim ? "true" : "false", t->min_n);
 	ib_buf_printf(out, "source: \"%s\"\n", source ? source : "");
 	name_list(out, "models", t->models);
 	name_list(out, "gpus", t->gpus);
@@ -169,12 +171,13 @@ void slab_iv_write(const sim_iv_table *t, const char *source, ib_buf *out)
 	}
 }
 
-static double median_of(double *v, size_t n)
+/* the type-7 quantile q of v[0..n) (sorts v); NAN when empty */
+static double quantile_of(double *v, size_t n, double q)
 {
 	if (!n)
 		return NAN;
 	qsort(v, n, sizeof *v, cmp_d);
-	return quantile(v, n, 0.5);
+	return quantile(v, n, q);
 }
 
 static void cover_line(const slab_resid *r, const sim_iv *iv, slab_log_fn log, void *ud)
@@ -257,8 +260,10 @@ int slab_iv_check(const slab_resid *r, size_t n, const slab_iv_opts *o, ib_arena
 		if (rows)
 			cover_line(&r[i], &iv, log, ud);
 	}
-	c->width_tps = median_of(wt, c->n_tps);
-	c->width_inter = median_of(wi, c->n_inter);
+	c->width_tps = quantile_of(wt, c->n_tps, 0.5);
+	c->width_inter = quantile_of(wi, c->n_inter, 0.5);
+	c->p90_tps = quantile_of(wt, c->n_tps, 0.9);
+	c->p90_inter = quantile_of(wi, c->n_inter, 0.9);
 	free(wt);
 	if (rc)
 		return rc;
@@ -267,8 +272,9 @@ int slab_iv_check(const slab_resid *r, size_t n, const slab_iv_opts *o, ib_arena
 	pct_of(s[1], sizeof s[1], c->in_inter, c->n_inter);
 	slab_out(log, ud, SLAB_LOG_OUT,
 	         "held-out coverage of the %.0f %% intervals: tok/s/GPU %s, interactivity %s; "
-	         "median width (hi / lo) tok/s/GPU %.2fx, interactivity %.2fx\n",
-	         io.level * 100, s[0], s[1], c->width_tps, c->width_inter);
+	         "median width (hi / lo) tok/s/GPU %.2fx, interactivity %.2fx; p90 %.3gx, %.3gx\n",
+	         io.level * 100, s[0], s[1], c->width_tps, c->width_inter, c->p90_tps,
+	         c->p90_inter);
 	for (int w = 0; w < 4; w++)
 		pct_of(s[2 + w], sizeof s[2 + w], c->in_w[w], c->n_w[w]);
 	slab_out(log, ud, SLAB_LOG_OUT,

@@ -306,8 +306,8 @@ typedef struct {
 
 typedef struct {
 	double level;     /* nominal coverage (0.8) */
-	double inflation; /* widening per fallback step (SIM_IV_INFLATION) */
-	size_t min_n;     /* residuals a pool needs (8) */
+	const sim_iv_rule *rule; /* the widening (NULL: SIM_IV_INFLATION, _ADD, _CAP) */
+	size_t min_n;            /* residuals a pool needs (8) */
 } slab_iv_opts;
 
 /* The interval table of residuals r[0..n), those of group skip (when not
@@ -329,6 +329,7 @@ typedef struct {
 	size_t n_tps, in_tps, n_inter, in_inter; /* figures checked, figures inside */
 	size_t n_w[4], in_w[4];        /* tok/s/GPU figures by widening steps (3: 3 or more) */
 	double width_tps, width_inter; /* median hi / lo of the intervals */
+	double p90_tps, p90_inter;     /* their 90th percentile */
 } slab_iv_cover;
 /* Fills *c and prints through log (NULL: nothing) the coverage summary and,
  * with rows, first one line per residual (row, held-out group, pool,
@@ -370,8 +371,9 @@ typedef struct {
 	int cv_prompts;
 	const char *cv_groups;
 	/* with cv: the prediction intervals of the measured rows' residuals
-	 * (iv; zero: 0.8, SIM_IV_INFLATION, 8) are checked on held-out groups
-	 * and printed, with the coverage at the inflations 1.5, 2 and 3 beside;
+	 * (iv; zero: 0.8, the rule SIM_IV_INFLATION / _ADD / _CAP, 8) are
+	 * checked on held-out groups and printed, with the coverage and widths
+	 * of the candidate widening rules beside (how the rule was chosen);
 	 * write_intervals, when not NULL, gets the table of every residual
 	 * (slab_iv_write, iv_source its source line) */
 	slab_iv_opts iv;

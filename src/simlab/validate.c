@@ -496,28 +496,50 @@ static int validate_cv(const slab_validate_opts *o, const slab_sweep_opts *sweep
 	return rc;
 }
 
-/* The held-out coverage at the inflations 1.5, 2 and 3 (how
- * SIM_IV_INFLATION was chosen), one line. 0 or IB_ENOMEM. */
-static int coverage_by_inflation(const slab_validate_opts *o, val_state *st, ib_arena *a)
+/* The held-out coverage and widths of the candidate widening rules (how
+ * SIM_IV_INFLATION, _ADD and _CAP were chosen; docs/sim.md "Prediction
+ * intervals"), one line each. 0 or IB_ENOMEM. */
+static int coverage_by_rule(const slab_validate_opts *o, val_state *st, ib_arena *a)
 {
-	static const double f[] = {1.5, 2, 3};
-	ib_buf line = {0};
-	ib_buf_puts(&line, "  coverage by inflation (tok/s/GPU, interactivity; median width):");
+	static const struct {
+		const char *name;
+		sim_iv_rule r;
+		size_t min_n; /* 0: the check's */
+	} cand[] = {
+	    {"x1.5", {1.5, 0, 0, false}, 0},
+	    {"x2", {2, 0, 0, false}, 0},
+	    {"x3 (before)", {3, 0, 0, false}, 0},
+	    {"x3 cap 2", {3, 0, 2, false}, 0},
+	    {"+0.5", {1, 0.5, 0, false}, 0},
+	    {"+0.75", {1, 0.75, 0, false}, 0},
+	    {"+1", {1, 1, 0, false}, 0},
+	    {"+1.25", {1, 1.25, 0, false}, 0},
+	    {"+0.75 cap 2", {1, 0.75, 2, false}, 0},
+	    {"+1 cap 2", {SIM_IV_INFLATION, SIM_IV_ADD, SIM_IV_CAP, false}, 0},
+	    {"+1.25 cap 2", {1, 1.25, 2, false}, 0},
+	    {"+1 cap 2 hold-sim", {1, 1, 2, true}, 0},
+	    {"+1 cap 2 min-res 15", {1, 1, 2, false}, 15},
+	};
+	slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
+	         "  widening rules (xF: F^steps on the half-width, +K: K x the pool all's "
+	         "half-width per step, cap C: at most C x it):\n"
+	         "  %-20s %-24s %-18s %s\n",
+	         "rule", "covered tok/s/GPU, inter", "median width", "p90 width");
 	int rc = 0;
-	for (size_t i = 0; i < sizeof f / sizeof *f && !rc; i++) {
+	for (size_t i = 0; i < sizeof cand / sizeof *cand && !rc; i++) {
 		slab_iv_opts io = o->iv;
-		io.inflation = f[i];
+		io.rule = &cand[i].r;
+		if (cand[i].min_n)
+			io.min_n = cand[i].min_n;
 		slab_iv_cover c;
 		if ((rc = slab_iv_check(st->res, st->nres, &io, a, false, NULL, NULL, &c)))
 			break;
 		double pt = c.n_tps ? 100.0 * (double)c.in_tps / (double)c.n_tps : NAN,
 		       pi = c.n_inter ? 100.0 * (double)c.in_inter / (double)c.n_inter : NAN;
-		ib_buf_printf(&line, "%s x%g %.1f%% / %.1f%% (%.2fx / %.2fx)", i ? "," : "", f[i],
-		              pt, pi, c.width_tps, c.width_inter);
+		slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
+		         "  %-20s %5.1f%% / %5.1f%%          %6.2fx / %6.2fx   %.3gx / %.3gx\n",
+		         cand[i].name, pt, pi, c.width_tps, c.width_inter, c.p90_tps, c.p90_inter);
 	}
-	if (!rc)
-		slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "%s\n", line.data ? line.data : "");
-	ib_buf_free(&line);
 	return rc;
 }
 
@@ -528,7 +550,7 @@ static int intervals(const slab_validate_opts *o, val_state *st, ib_arena *a)
 	slab_iv_cover c;
 	int rc = slab_iv_check(st->res, st->nres, &o->iv, a, !o->quiet, o->log, o->log_ud, &c);
 	if (!rc)
-		rc = coverage_by_inflation(o, st, a);
+		rc = coverage_by_rule(o, st, a);
 	if (rc || !o->write_intervals)
 		return rc;
 	sim_iv_table t;

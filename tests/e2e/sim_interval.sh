@@ -92,6 +92,17 @@ e2e_start_sim --time-scale 50 --calibration "$tmp/cal/calibration.yaml" --hardwa
 curl -s -D "$tmp/h3" -o /dev/null "http://127.0.0.1:$port/v1/models"
 check 'grep -qi "^X-Infbench-Sim-Interval: .*pool=all; widen=3" "$tmp/h3"' \
 	"the table beside the calibration is used; an unseen GPU falls to all, widened: $(grep -i interval "$tmp/h3")"
+# a table without widen-add (written before the additive rule) widens as it
+# did: half-width 0.5 x 1.5^3 = 1.6875
+check 'grep -qi "^X-Infbench-Sim-Interval: level=0.8; tput=0.18498.*,5.4059.*; .*pool=all; widen=3" "$tmp/h3"' \
+	"a table of before widens multiplicatively: $(grep -i interval "$tmp/h3")"
+kill "$simpid" 2>/dev/null && wait "$simpid" 2>/dev/null
+# the additive rule: 0.5 + 3 x 0.5, capped at 2 x 0.5 = 1
+sed 's/^inflation: 1.5$/inflation: 1\nwiden-add: 1\nwiden-cap: 2/' "$tmp/iv.yaml" >"$tmp/cal/intervals.yaml"
+e2e_start_sim --time-scale 50 --calibration "$tmp/cal/calibration.yaml" --hardware mi355x
+curl -s -D "$tmp/h4" -o /dev/null "http://127.0.0.1:$port/v1/models"
+check 'grep -qi "^X-Infbench-Sim-Interval: level=0.8; tput=0.36787.*,2.71828.*; .*pool=all; widen=3" "$tmp/h4"' \
+	"the additive rule with its cap: $(grep -i interval "$tmp/h4") $(tail -2 "$tmp/sim.err")"
 kill "$simpid" 2>/dev/null && wait "$simpid" 2>/dev/null
 simpid=
 

@@ -178,8 +178,17 @@ rc=$?
 	ok || no "one interval line per held-out row: $(grep -c 'tok/s/GPU' "$tmp/iv")"
 grep -qE '^held-out coverage of the 80 % intervals: tok/s/GPU +[0-9.]+% \([0-9]/7\), interactivity +[0-9.]+% \([0-9]/7\)' "$tmp/iv" &&
 	ok || no "the held-out coverage line: $(grep -i coverage "$tmp/iv")"
-grep -qE '^  coverage by inflation \(tok/s/GPU, interactivity; median width\): x1.5 [0-9.]+% / [0-9.]+% \([0-9.]+x / [0-9.]+x\), x2 .*, x3 [0-9.]+% ' "$tmp/iv" &&
-	ok || no "the coverage at the inflations 1.5, 2, 3: $(grep -i 'by inflation' "$tmp/iv")"
+grep -qE '^held-out coverage of the 80 % intervals: .*; p90 [0-9.e+]+x, [0-9.e+]+x$' "$tmp/iv" &&
+	ok || no "the coverage line's p90 widths: $(grep -i 'held-out coverage' "$tmp/iv")"
+# the candidate widening rules, each with coverage, median and p90 width
+# (how SIM_IV_INFLATION, _ADD and _CAP were chosen)
+grep -q '^  widening rules (xF: ' "$tmp/iv" &&
+	[ "$(grep -cE '^  (x[0-9.]+|\+[0-9.]+)[a-z0-9 ().-]* +[0-9.]+% / +[0-9.]+% +[0-9.]+x / +[0-9.]+x +[0-9.e+]+x / [0-9.e+]+x$' "$tmp/iv")" = 13 ] &&
+	grep -qE '^  x3 \(before\) ' "$tmp/iv" && grep -qE '^  \+1 cap 2 +[0-9]' "$tmp/iv" &&
+	ok || no "the candidate rules: $(sed -n '/widening rules/,$p' "$tmp/iv" | head -16)"
+grep -q '^inflation: 1$' "$tmp/iv.yaml" && grep -q '^widen-add: 1$' "$tmp/iv.yaml" &&
+	grep -q '^widen-cap: 2$' "$tmp/iv.yaml" && grep -q '^widen-holds-sim: false$' "$tmp/iv.yaml" &&
+	ok || no "the table carries its rule: $(head -12 "$tmp/iv.yaml")"
 grep -q '^  - {pool: all, residuals: 7, tput-per-gpu: \[' "$tmp/iv.yaml" && grep -q '^source: "infbench sim validate' "$tmp/iv.yaml" &&
 	ok || no "the table: $(head -20 "$tmp/iv.yaml")"
 "${ivcmd[@]}" --summary --write-intervals "$tmp/iv2.yaml" >/dev/null 2>&1

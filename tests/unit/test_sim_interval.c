@@ -61,7 +61,12 @@ static void load(sim_iv_table *t, ib_arena *a)
 	cr_assert_eq(sim_iv_load(write_tmp(table), a, t, &d, &e), 0, "%s", e.msg);
 	cr_assert_eq(t->n, 5);
 	cr_assert_float_eq(t->level, 0.8, 1e-12);
-	cr_assert_float_eq(t->inflation, 2, 1e-12);
+	/* a table without widen-add (written before the additive rule):
+	 * multiplicative only, as it was */
+	cr_assert_float_eq(t->rule.inflation, 2, 1e-12);
+	cr_assert_float_eq(t->rule.add, 0, 1e-12);
+	cr_assert_float_eq(t->rule.cap, 0, 1e-12);
+	cr_assert(!t->rule.hold_sim);
 	cr_assert_eq(t->min_n, 3);
 }
 
@@ -148,6 +153,74 @@ Test(simiv, no_data_near_widens_more)
 	ib_arena_free(a);
 }
 
+/* the table above with the additive rule's keys */
+static void load_rule(sim_iv_table *t, ib_arena *a, const char *rule)
+{
+	char text[sizeof table + 256];
+	const char *rest = strstr(table, "min-residuals");
+	snprintf(text, sizeof text, "level: 0.8\n%s%s", rule, rest);
+	ib_diags d = {.a = a};
+	ib_error e = {0};
+	cr_assert_eq(sim_iv_load(write_tmp(text), a, t, &d, &e), 0, "%s\n%s", e.msg, text);
+}
+
+Test(simiv, the_additive_rule_adds_the_all_pool_half_width_per_step_up_to_its_cap)
+{
+	ib_arena *a = ib_arena_new();
+	sim_iv_table t;
+	load_rule(&t, a, "inflation: 1\nwiden-add: 1\nwiden-cap: 0\nwiden-holds-sim: false\n");
+	cr_assert_float_eq(t.rule.add, 1, 1e-12);
+	sim_iv iv;
+	/* unwidened: the pool's own quantiles */
+	cr_assert_eq(sim_iv_lookup(&t, "vllm", "h200", "llama3-70b", &iv), 0);
+	cr_assert_float_eq(iv.tput[0], exp(-0.1), 1e-12);
+	/* nvidia (half-width 0.2), one step: + all's half-width 0.3 (tput), 0.5
+	 * (interactivity) */
+	cr_assert_eq(sim_iv_lookup(&t, "sglang", "h100", "deepseek-r1", &iv), 0);
+	cr_assert_eq(iv.widen, 1);
+	cr_assert_float_eq(iv.tput[0], exp(-0.1 - 0.5), 1e-12);
+	cr_assert_float_eq(iv.tput[1], exp(-0.1 + 0.5), 1e-12);
+	cr_assert_float_eq(iv.inter[0], exp(-0.3 - 0.5), 1e-12);
+	cr_assert_float_eq(iv.inter[1], exp(0.3 + 0.5), 1e-12);
+	/* all (0.3), two steps: 0.3 + 2 x 0.3 = 0.9 */
+	cr_assert_eq(sim_iv_lookup(&t, "vllm", "mi355x", "llama3-70b", &iv), 0);
+	cr_assert_eq(iv.widen, 2);
+	cr_assert_float_eq(iv.tput[1], exp(-0.1 + 0.9), 1e-12);
+	/* three steps: 0.3 + 0.9; with a cap of 2: 0.6 */
+	cr_assert_eq(sim_iv_lookup(&t, NULL, "b300", NULL, &iv), 0);
+	cr_assert_eq(iv.widen, 3);
+	cr_assert_float_eq(iv.tput[1], exp(-0.1 + 1.2), 1e-12);
+	load_rule(&t, a, "inflation: 1\nwiden-add: 1\nwiden-cap: 2\n");
+	cr_assert_eq(sim_iv_lookup(&t, NULL, "b300", NULL, &iv), 0);
+	cr_assert_float_eq(iv.tput[0], exp(-0.1 - 0.6), 1e-12);
+	cr_assert_float_eq(iv.tput[1], exp(-0.1 + 0.6), 1e-12);
+	/* the cap never narrows a pool below its own quantiles, nor the
+	 * unwidened */
+	load_rule(&t, a, "inflation: 1\nwiden-add: 1\nwiden-cap: 1\n");
+	cr_assert_eq(sim_iv_lookup(&t, "vllm", "h200", "llama3-70b", &iv), 0);
+	cr_assert_float_eq(iv.tput[1], exp(0.1), 1e-12);
+	/* hold-sim: a widened interval holds the simulated value (log 0) */
+	sim_iv_pool one[] = {{"all", 10, {0.2, 0.4}, {-0.5, -0.1}}};
+	const char *none[] = {NULL};
+	sim_iv_table h = {.level = 0.8,
+	                  .rule = {.inflation = 1, .hold_sim = true},
+	                  .min_n = 1,
+	                  .models = none,
+	                  .gpus = none,
+	                  .pools = one,
+	                  .n = 1};
+	cr_assert_eq(sim_iv_lookup(&h, "vllm", "h100", "x", &iv), 0);
+	cr_assert_eq(iv.widen, 4);
+	cr_assert_float_eq(iv.tput[0], 1, 1e-12);
+	cr_assert_float_eq(iv.tput[1], exp(0.4), 1e-12);
+	cr_assert_float_eq(iv.inter[0], exp(-0.5), 1e-12);
+	cr_assert_float_eq(iv.inter[1], 1, 1e-12);
+	h.rule.hold_sim = false;
+	cr_assert_eq(sim_iv_lookup(&h, "vllm", "h100", "x", &iv), 0);
+	cr_assert_float_eq(iv.tput[0], exp(0.2), 1e-12);
+	ib_arena_free(a);
+}
+
 Test(simiv, bad_tables_are_named_by_line_and_field)
 {
 	static const char *const bad[] = {
@@ -162,9 +235,16 @@ Test(simiv, bad_tables_are_named_by_line_and_field)
 	    "level: 0.8\nwidth: 3\npools:\n  - {pool: all, residuals: 1, tput-per-gpu: [0, 0], "
 	    "interactivity: [0, 0]}\n",
 	    "level: 0.8\npools:\n  - {pool: all, tput-per-gpu: [0, 0], interactivity: [0, 0]}\n",
+	    "level: 0.8\nwiden-add: -1\npools:\n  - {pool: all, residuals: 1, tput-per-gpu: [0, "
+	    "0], interactivity: [0, 0]}\n",
+	    "level: 0.8\nwiden-cap: 0.5\npools:\n  - {pool: all, residuals: 1, tput-per-gpu: [0, "
+	    "0], interactivity: [0, 0]}\n",
+	    "level: 0.8\nwiden-holds-sim: 1\npools:\n  - {pool: all, residuals: 1, tput-per-gpu: "
+	    "[0, 0], interactivity: [0, 0]}\n",
 	};
 	static const char *const field[] = {"level",        "tput-per-gpu", "pools",
-	                                    "tput-per-gpu", "width",        "residuals"};
+	                                    "tput-per-gpu", "width",        "residuals",
+	                                    "widen-add",    "widen-cap",    "widen-holds-sim"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		ib_arena *a = ib_arena_new();
 		ib_diags d = {.a = a};
@@ -230,7 +310,7 @@ Test(simiv, the_table_from_residuals_quantiles_skip_and_coverage)
 		double x = (i - 5) * 0.1; /* -0.5 .. 0.6 */
 		r[i] = (slab_resid){q, i < 5 ? "g1" : i < 10 ? "g2" : "g3", 100, 10, x, x / 2};
 	}
-	slab_iv_opts o = {.level = 0.5, .inflation = 1.5, .min_n = 4};
+	slab_iv_opts o = {.level = 0.5, .rule = &(sim_iv_rule){.inflation = 1.5}, .min_n = 4};
 	sim_iv_table t;
 	cr_assert_eq(slab_iv_build(r, 12, NULL, &o, a, &t), 0);
 	/* pools: vllm/hopper, sglang/cdna4, amd, nvidia, all (sorted per level) */
@@ -272,19 +352,32 @@ Test(simiv, the_table_from_residuals_quantiles_skip_and_coverage)
 	cr_assert_leq(c.in_tps, 12);
 	cr_assert_eq(c.n_w[0] + c.n_w[1] + c.n_w[2] + c.n_w[3], 12);
 	cr_assert_gt(c.width_tps, 1);
-	/* a wider inflation covers at least as much, with wider bands (sim
-	 * validate --cv prints the coverage at 1.5, 2 and 3: how
-	 * SIM_IV_INFLATION was chosen) */
+	cr_assert_geq(c.p90_tps, c.width_tps);
+	/* a wider rule covers at least as much, with wider bands (sim validate
+	 * --cv prints the coverage and widths of candidate rules: how
+	 * SIM_IV_INFLATION, _ADD and _CAP were chosen) */
 	slab_iv_opts wide = o;
-	wide.inflation = 3;
+	wide.rule = &(sim_iv_rule){.inflation = 1.5, .add = 1};
 	slab_iv_cover cw;
 	cr_assert_eq(slab_iv_check(r, 12, &wide, a, false, NULL, NULL, &cw), 0);
 	cr_assert_geq(cw.in_tps, c.in_tps);
 	cr_assert_geq(cw.in_inter, c.in_inter);
 	cr_assert_gt(cw.width_tps, c.width_tps);
-	/* no inflation asked: the table gets SIM_IV_INFLATION */
+	/* no rule asked: the table gets SIM_IV_INFLATION, _ADD, _CAP, and
+	 * writes them (a table written now loads with its rule) */
 	sim_iv_table z;
 	cr_assert_eq(slab_iv_build(r, 12, NULL, &(slab_iv_opts){0}, a, &z), 0);
-	cr_assert_float_eq(z.inflation, SIM_IV_INFLATION, 1e-12);
+	cr_assert_float_eq(z.rule.inflation, SIM_IV_INFLATION, 1e-12);
+	cr_assert_float_eq(z.rule.add, SIM_IV_ADD, 1e-12);
+	cr_assert_float_eq(z.rule.cap, SIM_IV_CAP, 1e-12);
+	ib_buf zy = {0};
+	slab_iv_write(&z, "unit test", &zy);
+	sim_iv_table zb;
+	cr_assert_eq(sim_iv_load(write_tmp(zy.data), a, &zb, &d, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(zb.rule.inflation, SIM_IV_INFLATION, 1e-12);
+	cr_assert_float_eq(zb.rule.add, SIM_IV_ADD, 1e-12);
+	cr_assert_float_eq(zb.rule.cap, SIM_IV_CAP, 1e-12);
+	cr_assert(!zb.rule.hold_sim);
+	ib_buf_free(&zy);
 	ib_arena_free(a);
 }
