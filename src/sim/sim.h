@@ -481,23 +481,27 @@ typedef struct {
 } sim_iv_rule;
 
 /* The rule a table written by `sim validate --cv --write-intervals` gets:
- * one h_all more per step, never wider than twice the pool "all"
- * (inflation 1, add 1, cap 2, hold_sim false). Chosen by measurement
- * (2026-12-06, the model x GPU cross-validation of the 103 measured rows,
- * `sim validate --cv model-gpu --cv-prompts-per-conc 1 --kinds measured`,
- * which prints the held-out coverage and median / p90 width of each
- * candidate rule; docs/sim.md "Prediction intervals"): the 80 % intervals
- * covered 79.6 % / 74.0 % of the held-out tok/s/GPU / interactivity
- * figures with median widths (hi / lo) 5.29x / 4.96x and p90 22.2x /
- * 18.1x, where the multiplicative x3 of before covered 83.5 % / 76.0 % at
- * 9.72x / 6.09x, p90 2,510x / 114x. Chosen on that same check (no nested
- * cross-validation), so re-read it when the fitter changes. */
+ * half the pool "all"'s half-width more per step, never wider than twice
+ * the pool "all" (inflation 1, add 0.5, cap 2, hold_sim false), from pools
+ * of at least 12 residuals (min-residuals; a narrower pool with fewer falls
+ * to the next). Chosen by measurement (2026-12-06, the model x GPU
+ * cross-validation of the 103 measured rows, `sim validate --cv model-gpu
+ * --cv-prompts-per-conc 1 --kinds measured`, which prints the held-out
+ * coverage and median / p90 width of 13 candidate rules; docs/sim.md
+ * "Prediction intervals"): the 80 % intervals covered 77.7 % / 74.0 % of the
+ * held-out tok/s/GPU / interactivity figures with median widths (hi / lo)
+ * 3.93x / 3.56x and p90 11.1x / 9.99x, where the multiplicative x3 from
+ * pools of 8 of before covered 83.5 % / 76.0 % at 9.72x / 6.09x, p90
+ * 2,510x / 114x. Chosen on that same check (no nested cross-validation),
+ * so re-read it when the fitter changes. */
 #define SIM_IV_INFLATION 1
-#define SIM_IV_ADD 1
+#define SIM_IV_ADD 0.5
 #define SIM_IV_CAP 2
+#define SIM_IV_MIN_RESIDUALS 12
 /* A table without the key widen-add is one written before that rule:
  * multiplicative only, by its inflation, 3 when absent (and no cap, no
- * hold-sim), so it gives the intervals it gave then. */
+ * hold-sim; min-residuals 8 when absent), so it gives the intervals it
+ * gave then. */
 #define SIM_IV_INFLATION_BEFORE 3
 
 typedef struct {

@@ -26,7 +26,7 @@ static double quantile(const double *v, size_t n, double q)
 static void opts_of(const slab_iv_opts *o, slab_iv_opts *out)
 {
 	static const sim_iv_rule def = {SIM_IV_INFLATION, SIM_IV_ADD, SIM_IV_CAP, false};
-	*out = (slab_iv_opts){0.8, &def, 8};
+	*out = (slab_iv_opts){0.8, &def, SIM_IV_MIN_RESIDUALS};
 	if (o && o->level > 0 && o->level < 1)
 		out->level = o->level;
 	if (o && o->rule)

@@ -307,7 +307,7 @@ typedef struct {
 typedef struct {
 	double level;     /* nominal coverage (0.8) */
 	const sim_iv_rule *rule; /* the widening (NULL: SIM_IV_INFLATION, _ADD, _CAP) */
-	size_t min_n;            /* residuals a pool needs (8) */
+	size_t min_n;            /* residuals a pool needs (0: SIM_IV_MIN_RESIDUALS) */
 } slab_iv_opts;
 
 /* The interval table of residuals r[0..n), those of group skip (when not
@@ -371,7 +371,8 @@ typedef struct {
 	int cv_prompts;
 	const char *cv_groups;
 	/* with cv: the prediction intervals of the measured rows' residuals
-	 * (iv; zero: 0.8, the rule SIM_IV_INFLATION / _ADD / _CAP, 8) are
+	 * (iv; zero: 0.8, the rule SIM_IV_INFLATION / _ADD / _CAP,
+	 * SIM_IV_MIN_RESIDUALS) are
 	 * checked on held-out groups and printed, with the coverage and widths
 	 * of the candidate widening rules beside (how the rule was chosen);
 	 * write_intervals, when not NULL, gets the table of every residual

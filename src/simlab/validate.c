@@ -497,40 +497,42 @@ static int validate_cv(const slab_validate_opts *o, const slab_sweep_opts *sweep
 }
 
 /* The held-out coverage and widths of the candidate widening rules (how
- * SIM_IV_INFLATION, _ADD and _CAP were chosen; docs/sim.md "Prediction
+ * SIM_IV_INFLATION, _ADD, _CAP and _MIN_RESIDUALS were chosen; docs/sim.md "Prediction
  * intervals"), one line each. 0 or IB_ENOMEM. */
 static int coverage_by_rule(const slab_validate_opts *o, val_state *st, ib_arena *a)
 {
 	static const struct {
 		const char *name;
 		sim_iv_rule r;
-		size_t min_n; /* 0: the check's */
+		size_t min_n;
 	} cand[] = {
-	    {"x1.5", {1.5, 0, 0, false}, 0},
-	    {"x2", {2, 0, 0, false}, 0},
-	    {"x3 (before)", {3, 0, 0, false}, 0},
-	    {"x3 cap 2", {3, 0, 2, false}, 0},
-	    {"+0.5", {1, 0.5, 0, false}, 0},
-	    {"+0.75", {1, 0.75, 0, false}, 0},
-	    {"+1", {1, 1, 0, false}, 0},
-	    {"+1.25", {1, 1.25, 0, false}, 0},
-	    {"+0.75 cap 2", {1, 0.75, 2, false}, 0},
-	    {"+1 cap 2", {SIM_IV_INFLATION, SIM_IV_ADD, SIM_IV_CAP, false}, 0},
-	    {"+1.25 cap 2", {1, 1.25, 2, false}, 0},
-	    {"+1 cap 2 hold-sim", {1, 1, 2, true}, 0},
-	    {"+1 cap 2 min-res 15", {1, 1, 2, false}, 15},
+	    {"x1.5", {1.5, 0, 0, false}, 8},
+	    {"x2", {2, 0, 0, false}, 8},
+	    {"x3 (before)", {3, 0, 0, false}, 8},
+	    {"x3 cap 2", {3, 0, 2, false}, 8},
+	    {"+0.5", {1, 0.5, 0, false}, 8},
+	    {"+1", {1, 1, 0, false}, 8},
+	    {"+0.5 cap 2", {1, 0.5, 2, false}, 8},
+	    {"+1 cap 2", {1, 1, 2, false}, 8},
+	    {"+0.25 cap 2 min 12", {1, 0.25, 2, false}, 12},
+	    {"+0.5 cap 2 min 12 *",
+	     {SIM_IV_INFLATION, SIM_IV_ADD, SIM_IV_CAP, false},
+	     SIM_IV_MIN_RESIDUALS},
+	    {"+0.75 cap 2 min 12", {1, 0.75, 2, false}, 12},
+	    {"+0.5 cap 2 min 12 hs", {1, 0.5, 2, true}, 12},
+	    {"+0.5 cap 2 min 16", {1, 0.5, 2, false}, 16},
 	};
 	slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
 	         "  widening rules (xF: F^steps on the half-width, +K: K x the pool all's "
-	         "half-width per step, cap C: at most C x it):\n"
+	         "half-width per step, cap C: at most C x it, min N: min-residuals N, hs: "
+	         "holds the simulated value; *: the default):\n"
 	         "  %-20s %-24s %-18s %s\n",
 	         "rule", "covered tok/s/GPU, inter", "median width", "p90 width");
 	int rc = 0;
 	for (size_t i = 0; i < sizeof cand / sizeof *cand && !rc; i++) {
 		slab_iv_opts io = o->iv;
 		io.rule = &cand[i].r;
-		if (cand[i].min_n)
-			io.min_n = cand[i].min_n;
+		io.min_n = cand[i].min_n;
 		slab_iv_cover c;
 		if ((rc = slab_iv_check(st->res, st->nres, &io, a, false, NULL, NULL, &c)))
 			break;

@@ -181,13 +181,14 @@ grep -qE '^held-out coverage of the 80 % intervals: tok/s/GPU +[0-9.]+% \([0-9]/
 grep -qE '^held-out coverage of the 80 % intervals: .*; p90 [0-9.e+]+x, [0-9.e+]+x$' "$tmp/iv" &&
 	ok || no "the coverage line's p90 widths: $(grep -i 'held-out coverage' "$tmp/iv")"
 # the candidate widening rules, each with coverage, median and p90 width
-# (how SIM_IV_INFLATION, _ADD and _CAP were chosen)
+# (how SIM_IV_INFLATION, _ADD, _CAP and _MIN_RESIDUALS were chosen)
 grep -q '^  widening rules (xF: ' "$tmp/iv" &&
-	[ "$(grep -cE '^  (x[0-9.]+|\+[0-9.]+)[a-z0-9 ().-]* +[0-9.]+% / +[0-9.]+% +[0-9.]+x / +[0-9.]+x +[0-9.e+]+x / [0-9.e+]+x$' "$tmp/iv")" = 13 ] &&
-	grep -qE '^  x3 \(before\) ' "$tmp/iv" && grep -qE '^  \+1 cap 2 +[0-9]' "$tmp/iv" &&
+	[ "$(grep -cE '^  (x[0-9.]+|\+[0-9.]+)[a-z0-9 ().*-]* +[0-9.]+% / +[0-9.]+% +[0-9.]+x / +[0-9.]+x +[0-9.e+]+x / [0-9.e+]+x$' "$tmp/iv")" = 13 ] &&
+	grep -qE '^  x3 \(before\) ' "$tmp/iv" && grep -qE '^  \+0.5 cap 2 min 12 \* +[0-9]' "$tmp/iv" &&
 	ok || no "the candidate rules: $(sed -n '/widening rules/,$p' "$tmp/iv" | head -16)"
-grep -q '^inflation: 1$' "$tmp/iv.yaml" && grep -q '^widen-add: 1$' "$tmp/iv.yaml" &&
+grep -q '^inflation: 1$' "$tmp/iv.yaml" && grep -q '^widen-add: 0.5$' "$tmp/iv.yaml" &&
 	grep -q '^widen-cap: 2$' "$tmp/iv.yaml" && grep -q '^widen-holds-sim: false$' "$tmp/iv.yaml" &&
+	grep -q '^min-residuals: 12$' "$tmp/iv.yaml" &&
 	ok || no "the table carries its rule: $(head -12 "$tmp/iv.yaml")"
 grep -q '^  - {pool: all, residuals: 7, tput-per-gpu: \[' "$tmp/iv.yaml" && grep -q '^source: "infbench sim validate' "$tmp/iv.yaml" &&
 	ok || no "the table: $(head -20 "$tmp/iv.yaml")"
@@ -197,7 +198,7 @@ cmp -s "$tmp/iv.yaml" "$tmp/iv2.yaml" && ok || no "the table is not reproducible
 "$bin" sim --port 0 --duration 1 --model minimax-m2.5 --hardware h200 --precision fp8 --intervals "$tmp/iv.yaml" \
 	>/dev/null 2>"$tmp/e"
 grep -q 'prediction interval (.*pool all, widened 3)' "$tmp/e" && ok ||
-	no "the simulator reads the table (H200: no residual, pools under 8: all, +3): $(grep -i interval "$tmp/e")"
+	no "the simulator reads the table (H200: no residual, pools under 12: all, +3): $(grep -i interval "$tmp/e")"
 "$bin" sim validate --points "$tmp/cv.tsv" --write-intervals "$tmp/x.yaml" >/dev/null 2>"$tmp/e"
 [ $? = 2 ] && grep -q 'needs --cv' "$tmp/e" && [ ! -e "$tmp/x.yaml" ] && ok || no "--write-intervals without --cv: $(cat "$tmp/e")"
 "$bin" sim validate --points "$tmp/cv.tsv" --cv precision >/dev/null 2>"$tmp/e"

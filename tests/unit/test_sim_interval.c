@@ -186,10 +186,12 @@ Test(simiv, the_additive_rule_adds_the_all_pool_half_width_per_step_up_to_its_ca
 	cr_assert_eq(sim_iv_lookup(&t, "vllm", "mi355x", "llama3-70b", &iv), 0);
 	cr_assert_eq(iv.widen, 2);
 	cr_assert_float_eq(iv.tput[1], exp(-0.1 + 0.9), 1e-12);
-	/* three steps: 0.3 + 0.9; with a cap of 2: 0.6 */
+	/* nvidia, three steps (an unknown framework, GPU and model): 0.2 + 3 x
+	 * 0.3 = 1.1; with a cap of 2: 2 x 0.3 = 0.6 */
 	cr_assert_eq(sim_iv_lookup(&t, NULL, "b300", NULL, &iv), 0);
 	cr_assert_eq(iv.widen, 3);
-	cr_assert_float_eq(iv.tput[1], exp(-0.1 + 1.2), 1e-12);
+	cr_assert_str_eq(iv.pool, "nvidia");
+	cr_assert_float_eq(iv.tput[1], exp(-0.1 + 1.1), 1e-12);
 	load_rule(&t, a, "inflation: 1\nwiden-add: 1\nwiden-cap: 2\n");
 	cr_assert_eq(sim_iv_lookup(&t, NULL, "b300", NULL, &iv), 0);
 	cr_assert_float_eq(iv.tput[0], exp(-0.1 - 0.6), 1e-12);
@@ -363,13 +365,15 @@ Test(simiv, the_table_from_residuals_quantiles_skip_and_coverage)
 	cr_assert_geq(cw.in_tps, c.in_tps);
 	cr_assert_geq(cw.in_inter, c.in_inter);
 	cr_assert_gt(cw.width_tps, c.width_tps);
-	/* no rule asked: the table gets SIM_IV_INFLATION, _ADD, _CAP, and
+	/* no rule asked: the table gets SIM_IV_INFLATION, _ADD, _CAP,
+	 * _MIN_RESIDUALS, and
 	 * writes them (a table written now loads with its rule) */
 	sim_iv_table z;
 	cr_assert_eq(slab_iv_build(r, 12, NULL, &(slab_iv_opts){0}, a, &z), 0);
 	cr_assert_float_eq(z.rule.inflation, SIM_IV_INFLATION, 1e-12);
 	cr_assert_float_eq(z.rule.add, SIM_IV_ADD, 1e-12);
 	cr_assert_float_eq(z.rule.cap, SIM_IV_CAP, 1e-12);
+	cr_assert_eq(z.min_n, SIM_IV_MIN_RESIDUALS);
 	ib_buf zy = {0};
 	slab_iv_write(&z, "unit test", &zy);
 	sim_iv_table zb;
@@ -378,6 +382,7 @@ Test(simiv, the_table_from_residuals_quantiles_skip_and_coverage)
 	cr_assert_float_eq(zb.rule.add, SIM_IV_ADD, 1e-12);
 	cr_assert_float_eq(zb.rule.cap, SIM_IV_CAP, 1e-12);
 	cr_assert(!zb.rule.hold_sim);
+	cr_assert_eq(zb.min_n, SIM_IV_MIN_RESIDUALS);
 	ib_buf_free(&zy);
 	ib_arena_free(a);
 }
