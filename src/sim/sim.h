@@ -494,14 +494,15 @@ typedef struct {
  * pools of 8 of before covered 83.5 % / 76.0 % at 9.72x / 6.09x, p90
  * 2,510x / 114x. Chosen on that same check (no nested cross-validation),
  * so re-read it when the fitter changes. */
-#define SIM_IV_INFLATION 1
-#define SIM_IV_ADD 0.5
-#define SIM_IV_CAP 2
+#define SIM_IV_INFLATION     1
+#define SIM_IV_ADD           0.5
+#define SIM_IV_CAP           2
 #define SIM_IV_MIN_RESIDUALS 12
-/* A table without the key widen-add is one written before that rule:
- * multiplicative only, by its inflation, 3 when absent (and no cap, no
- * hold-sim; min-residuals 8 when absent), so it gives the intervals it
- * gave then. */
+/* sim_iv_load gives an absent key its value of before that rule (a table
+ * written then has none of inflation's companions): inflation
+ * SIM_IV_INFLATION_BEFORE, widen-add 0, widen-cap 0 (none), widen-holds-sim
+ * false, min-residuals 8 — multiplicative only, so such a table gives the
+ * intervals it gave then. */
 #define SIM_IV_INFLATION_BEFORE 3
 
 typedef struct {

@@ -305,7 +305,7 @@ typedef struct {
 } slab_resid;
 
 typedef struct {
-	double level;     /* nominal coverage (0.8) */
+	double level;            /* nominal coverage (0.8) */
 	const sim_iv_rule *rule; /* the widening (NULL: SIM_IV_INFLATION, _ADD, _CAP) */
 	size_t min_n;            /* residuals a pool needs (0: SIM_IV_MIN_RESIDUALS) */
 } slab_iv_opts;
