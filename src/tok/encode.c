@@ -762,6 +762,12 @@ int tok_encode(tok *t, const char *text, size_t len, bool add_special, tok_ids *
 	return encode(t, text, len, add_special, out, e);
 }
 
+int tok_encode_valid(tok *t, const char *text, size_t len, bool add_special, tok_ids *out,
+                     ib_error *e)
+{
+	return encode(t, text, len, add_special, out, e);
+}
+
 void tok_ids_free(tok_ids *ids)
 {
 	free(ids->v);
