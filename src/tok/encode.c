@@ -374,8 +374,8 @@ int tok_normalize(tok *t, const tok_norm *n, const char *s, size_t len, ib_buf *
 
 /* ---- pre-tokenizers ---- */
 
-/* The byte-level mapping of piece p, as a new piece. */
-static int byte_map(tok *t, const tok_piece *p, tok_pieces *out)
+/* The byte-level mapping of piece p, written at the pool's end as *q. */
+static inline __attribute__((always_inline)) int map_text(tok *t, const tok_piece *p, tok_piece *q)
 {
 	if (ib_buf_reserve(&t->pool, 2 * p->len + 1))
 		return IB_ENOMEM;
@@ -389,8 +389,17 @@ static int byte_map(tok *t, const tok_piece *p, tok_pieces *out)
 		memcpy(d + o, m, 2);
 		o += 1 + (m[1] != 0);
 	}
-	tok_piece q = commit_text(t, o, p->first);
-	if (!o)
+	*q = commit_text(t, o, p->first);
+	return 0;
+}
+
+/* The byte-level mapping of piece p, as a new piece. */
+static int byte_map(tok *t, const tok_piece *p, tok_pieces *out)
+{
+	tok_piece q;
+	if (map_text(t, p, &q))
+		return IB_ENOMEM;
+	if (!q.len)
 		return 0;
 	/* piece_push in place: a piece passed by value went through the stack
 	 * in pieces that the call then read whole (a store-forwarding stall) */
@@ -487,6 +496,11 @@ static int pre_step(tok *t, const tok_pre *pt, tok_pieces *io, ib_error *e)
 		}
 		switch (pt->kind) {
 		case TP_BYTELEVEL:
+			if (pt == t->defer_map) { /* mapped by the model loop */
+				if (p->len)
+					rc = piece_push(&out, *p);
+				break;
+			}
 			rc = pre_byte_level(t, pt, p, &out, e);
 			break;
 		case TP_METASPACE:
@@ -582,6 +596,7 @@ void tok_encode_forget(tok *t)
 	if (m->slot && m->n)
 		memset(m->slot, 0, (m->mask + 1) * sizeof *m->slot);
 	m->n = 0;
+	m->gen++;
 	m->keys.len = 0;
 	m->ids.n = 0;
 }
@@ -605,50 +620,61 @@ static bool memo_ready(struct tok_memo *m)
 	return true;
 }
 
-/* The ids of model piece s[0..len), whose tok_hash is h, from the memo or
- * from the model (and then remembered). */
-static int model_piece(tok *t, const char *s, size_t len, uint64_t h, tok_ids *out, ib_error *e)
+/* The memo's entry for key s[0..len), whose tok_hash is h, or -1. */
+static inline __attribute__((always_inline)) long memo_find(const struct tok_memo *m, const char *s,
+                                                            size_t len, uint64_t h)
 {
-	struct tok_memo *m = &t->memo;
-	if (len > MEMO_MAX_LEN || !memo_ready(m))
-		return tok_bpe_tokenize_h(&t->bpe, s, len, h, out, e);
 	size_t i = (size_t)h & m->mask;
 	uint64_t x;
 	while ((x = m->slot[i])) {
 		if ((x >> 32) == (h >> 32)) {
 			const struct tok_memo_e *en = &m->e[(uint32_t)x - 1];
-			if (en->klen == len && !memcmp(m->keys.data + en->koff, s, len)) {
-				if (en->n == 1)
-					return tok_ids_push(out, en->val);
-				if (out->n + en->n > out->cap &&
-				    ib_grow(&out->v, &out->cap, out->n + en->n))
-					return IB_ENOMEM;
-				memcpy(out->v + out->n, m->ids.v + en->val, en->n * sizeof *out->v);
-				out->n += en->n;
-				return 0;
-			}
+			if (en->klen == len && !memcmp(m->keys.data + en->koff, s, len))
+				return (long)((uint32_t)x - 1);
 		}
 		i = (i + 1) & m->mask;
 	}
-	size_t before = out->n;
-	int rc = tok_bpe_tokenize_h(&t->bpe, s, len, h, out, e);
+	return -1;
+}
+
+/* Appends the ids of memo entry k. */
+static inline __attribute__((always_inline)) int memo_put(const struct tok_memo *m, long k,
+                                                          tok_ids *out)
+{
+	const struct tok_memo_e *en = &m->e[k];
+	if (en->n == 1)
+		return tok_ids_push(out, en->val);
+	if (out->n + en->n > out->cap && ib_grow(&out->v, &out->cap, out->n + en->n))
+		return IB_ENOMEM;
+	memcpy(out->v + out->n, m->ids.v + en->val, en->n * sizeof *out->v);
+	out->n += en->n;
+	return 0;
+}
+
+/* Remembers out->v[before ..] as the ids of key s[0..len) (tok_hash h),
+ * which memo_find did not find. Out of memory it forgets instead. */
+static void memo_add(tok *t, const char *s, size_t len, uint64_t h, const tok_ids *out,
+                     size_t before)
+{
+	struct tok_memo *m = &t->memo;
 	size_t n = out->n - before;
-	if (rc || !n)
-		return rc;
-	if (m->n == MEMO_MAX) {
+	if (!n)
+		return;
+	if (m->n == MEMO_MAX)
 		tok_encode_forget(t);
-		i = (size_t)h & m->mask;
-	}
+	size_t i = (size_t)h & m->mask;
+	while (m->slot[i])
+		i = (i + 1) & m->mask;
 	size_t koff = m->keys.len, ioff = m->ids.n;
 	if (ib_buf_append(&m->keys, s, len)) { /* no memory: start over, nothing lost */
 		ib_buf_free(&m->keys);
 		tok_encode_forget(t);
-		return 0;
+		return;
 	}
 	if (n > 1) {
 		if (ib_grow(&m->ids.v, &m->ids.cap, ioff + n)) {
 			tok_encode_forget(t);
-			return 0;
+			return;
 		}
 		memcpy(m->ids.v + ioff, out->v + before, n * sizeof *out->v);
 		m->ids.n += n;
@@ -659,7 +685,23 @@ static int model_piece(tok *t, const char *s, size_t len, uint64_t h, tok_ids *o
 	                                 .n = (uint32_t)n};
 	m->slot[i] = (h & 0xFFFFFFFF00000000ull) | (uint64_t)(m->n + 1);
 	m->n++;
-	return 0;
+}
+
+/* The ids of model piece s[0..len), whose tok_hash is h, from the memo or
+ * from the model (and then remembered). */
+static int model_piece(tok *t, const char *s, size_t len, uint64_t h, tok_ids *out, ib_error *e)
+{
+	struct tok_memo *m = &t->memo;
+	if (len > MEMO_MAX_LEN || !memo_ready(m))
+		return tok_bpe_tokenize_h(&t->bpe, s, len, h, out, e);
+	long k = memo_find(m, s, len, h);
+	if (k >= 0)
+		return memo_put(m, k, out);
+	size_t before = out->n;
+	int rc = tok_bpe_tokenize_h(&t->bpe, s, len, h, out, e);
+	if (!rc)
+		memo_add(t, s, len, h, out, before);
+	return rc;
 }
 
 /* ---- encode ---- */
@@ -710,18 +752,110 @@ done:
 	return rc;
 }
 
+/* The last step of pre-tokenizer pt when it is a plain ByteLevel mapping
+ * (no regex, no prefix space), else NULL. */
+static const tok_pre *plain_byte_level_last(const tok_pre *pt)
+{
+	while (pt && pt->kind == TP_SEQ)
+		pt = pt->nsub ? pt->sub[pt->nsub - 1] : NULL;
+	return pt && pt->kind == TP_BYTELEVEL && !pt->use_regex && !pt->add_prefix_space ? pt
+	                                                                                 : NULL;
+}
+
+/* The model over pieces whose last pre-tokenizer step, a plain ByteLevel
+ * mapping, was left undone (t->defer_map): the memo is keyed by a piece's
+ * raw bytes (the mapping is one to one), so a piece met before costs one
+ * hash of its raw bytes and one lookup. Three stages, AHEAD pieces apart in
+ * all: piece i is hashed and its memo slot fetched; piece i - MID is looked
+ * up, and when missing, mapped and hashed again, and its vocabulary or word
+ * cache slot fetched; piece i - AHEAD is tokenized. */
+static int model_deferred(tok *t, const tok_pieces *nx, tok_ids *out, ib_error *e)
+{
+	enum { AHEAD = 12, MID = 6, RING = 16 };
+	struct {
+		uint64_t h, mh; /* tok_hash of the raw bytes, of the mapped ones */
+		long k;         /* the memo entry, or -1 */
+		size_t gen;     /* the memo's gen when k was found */
+		tok_piece q;    /* when k < 0: the mapped piece */
+	} r[RING];
+	struct tok_memo *m = &t->memo;
+	int rc = 0;
+	for (size_t i = 0; i < nx->n + AHEAD && !rc; i++) {
+		if (i < nx->n) { /* hash piece i, fetch its memo slot */
+			const tok_piece *p = &nx->v[i];
+			if (p->id < 0) {
+				uint64_t h = tok_hash(t->pool.data + p->off, p->len);
+				r[i % RING].h = h;
+				__builtin_prefetch(&m->slot[h & m->mask]);
+			}
+		}
+		if (i >= MID && i - MID < nx->n) { /* look piece i - MID up */
+			size_t j = i - MID;
+			const tok_piece *p = &nx->v[j];
+			if (p->id < 0) {
+				long k =
+				    p->len <= MEMO_MAX_LEN
+				        ? memo_find(m, t->pool.data + p->off, p->len, r[j % RING].h)
+				        : -1;
+				r[j % RING].k = k;
+				r[j % RING].gen = m->gen;
+				if (k < 0) {
+					tok_piece q;
+					if ((rc = map_text(t, p, &q)))
+						break;
+					uint64_t mh = tok_hash(t->pool.data + q.off, q.len);
+					r[j % RING].q = q;
+					r[j % RING].mh = mh;
+					tok_bpe_prefetch(&t->bpe, mh);
+				}
+			}
+		}
+		if (i < AHEAD)
+			continue;
+		size_t j = i - AHEAD; /* tokenize piece i - AHEAD */
+		const tok_piece *p = &nx->v[j];
+		if (p->id >= 0) {
+			rc = tok_ids_push(out, (uint32_t)p->id);
+			continue;
+		}
+		long k = r[j % RING].k;
+		tok_piece q = r[j % RING].q;
+		uint64_t mh = r[j % RING].mh;
+		if (k >= 0 && r[j % RING].gen != m->gen) { /* the memo was emptied since */
+			if ((rc = map_text(t, p, &q)))
+				break;
+			mh = tok_hash(t->pool.data + q.off, q.len);
+			k = -1;
+		}
+		if (k >= 0) {
+			rc = memo_put(m, k, out);
+			continue;
+		}
+		size_t before = out->n;
+		rc = tok_bpe_tokenize_h(&t->bpe, t->pool.data + q.off, q.len, mh, out, e);
+		if (!rc && p->len <= MEMO_MAX_LEN)
+			memo_add(t, t->pool.data + p->off, p->len, r[j % RING].h, out, before);
+	}
+	return rc;
+}
+
 static int encode(tok *t, const char *text, size_t len, bool add_special, tok_ids *out, ib_error *e)
 {
 	size_t before = out->n;
 	const tok_pieces *nx = NULL;
+	bool memo = memo_ready(&t->memo);
+	t->defer_map = memo ? plain_byte_level_last(t->pre) : NULL;
 	int rc = tok_pretokenize(t, text, len, &nx, e);
+	bool deferred = t->defer_map != NULL;
+	t->defer_map = NULL;
 	/* 4. the model. Its lookups miss the CPU's caches (the vocabulary is
 	 * megabytes), so each piece's hash is taken AHEAD pieces early and its
 	 * slots (memo, then vocabulary or word cache) fetched meanwhile. */
 	enum { AHEAD = 8 };
 	uint64_t hs[2 * AHEAD]; /* the hashes of pieces i - AHEAD .. i */
-	bool memo = rc == 0 && memo_ready(&t->memo);
-	for (size_t i = 0; i < nx->n + AHEAD && !rc; i++) {
+	if (!rc && deferred)
+		rc = model_deferred(t, nx, out, e);
+	for (size_t i = 0; !deferred && i < nx->n + AHEAD && !rc; i++) {
 		if (i < nx->n) { /* hash and prefetch piece i */
 			const tok_piece *p = &nx->v[i];
 			if (p->id < 0) {

@@ -386,9 +386,14 @@ struct tok {
 			uint32_t val, n;     /* n == 1: the id; else ids[val .. val + n) */
 		} * e;
 		size_t n, mask;
+		size_t gen; /* counts the emptyings: an entry index of an older gen is stale */
 		ib_buf keys;
 		tok_ids ids;
 	} memo;
+	/* while encode pre-tokenizes: the last pre-tokenizer step, a plain
+	 * ByteLevel mapping, which it leaves to the model loop (a piece whose
+	 * raw bytes are in the memo is never mapped); else NULL */
+	const struct tok_pre *defer_map;
 	char byte_utf8[256][2]; /* the byte-level character of each byte, UTF-8 */
 	/* loaded from the cache (cache.c): the file's bytes, which the vocab's
 	 * strings and slots and the merges' slots point into; else NULL */
