@@ -12,7 +12,7 @@
 
 /* ---- spans ---- */
 
-static int span_push(tok_spans *s, size_t start, size_t end, bool match)
+int tok_span_push(tok_spans *s, size_t start, size_t end, bool match)
 {
 	if (s->n == s->cap && ib_grow(&s->v, &s->cap, s->n + 1))
 		return IB_ENOMEM;
@@ -28,8 +28,8 @@ static int literal_find(const tok_re *re, const char *s, size_t len, tok_spans *
 	size_t prev = 0, n = re->src_len;
 	if (!n) {
 		for (size_t i = 0;; i += tok_utf8_len((unsigned char)s[i])) {
-			if ((i > prev && span_push(out, prev, i, false)) ||
-			    span_push(out, i, i, true))
+			if ((i > prev && tok_span_push(out, prev, i, false)) ||
+			    tok_span_push(out, i, i, true))
 				return IB_ENOMEM;
 			prev = i;
 			if (i >= len)
@@ -45,12 +45,12 @@ static int literal_find(const tok_re *re, const char *s, size_t len, tok_spans *
 			continue;
 		}
 		size_t ms = (size_t)(m - s);
-		if ((ms > prev && span_push(out, prev, ms, false)) ||
-		    span_push(out, ms, ms + n, true))
+		if ((ms > prev && tok_span_push(out, prev, ms, false)) ||
+		    tok_span_push(out, ms, ms + n, true))
 			return IB_ENOMEM;
 		prev = i = ms + n;
 	}
-	return prev < len ? span_push(out, prev, len, false) : 0;
+	return prev < len ? tok_span_push(out, prev, len, false) : 0;
 }
 
 int tok_re_find(const tok_re *re, pcre2_match_data *md, pcre2_match_context *mctx, const char *s,
@@ -58,14 +58,18 @@ int tok_re_find(const tok_re *re, pcre2_match_data *md, pcre2_match_context *mct
 {
 	out->n = 0;
 	if (!len)
-		return span_push(out, 0, 0, false);
+		return tok_span_push(out, 0, 0, false);
 	if (!re->code)
 		return literal_find(re, s, len, out);
 	size_t prev = 0, last_end = 0, last_match_end = 0;
 	bool have_match = false;
 	while (last_end <= len) {
-		int rc = pcre2_match(re->code, (PCRE2_SPTR)s, len, last_end, PCRE2_NO_UTF_CHECK, md,
-		                     mctx);
+		/* the JIT's own entry skips pcre2_match's checks of its arguments
+		 * (and of the text's UTF-8, which is valid here) on every piece */
+		int rc = re->jit
+		             ? pcre2_jit_match(re->code, (PCRE2_SPTR)s, len, last_end, 0, md, mctx)
+		             : pcre2_match(re->code, (PCRE2_SPTR)s, len, last_end,
+		                           PCRE2_NO_UTF_CHECK, md, mctx);
 		if (rc == PCRE2_ERROR_NOMATCH)
 			break;
 		if (rc < 0) {
@@ -88,12 +92,13 @@ int tok_re_find(const tok_re *re, pcre2_match_data *md, pcre2_match_context *mct
 		}
 		last_end = last_match_end = me;
 		have_match = true;
-		if ((prev != ms && span_push(out, prev, ms, false)) || span_push(out, ms, me, true))
+		if ((prev != ms && tok_span_push(out, prev, ms, false)) ||
+		    tok_span_push(out, ms, me, true))
 			return IB_ENOMEM;
 		prev = me;
 	}
 	if (prev != len)
-		return span_push(out, prev, len, false);
+		return tok_span_push(out, prev, len, false);
 	return 0;
 }
 
@@ -104,7 +109,7 @@ static int char_spans(tok_spans *out, const char *s, size_t len, int pred, uint3
 {
 	out->n = 0;
 	if (!len)
-		return span_push(out, 0, 0, false);
+		return tok_span_push(out, 0, 0, false);
 	size_t last = 0;
 	for (size_t i = 0; i < len;) {
 		size_t b = i;
@@ -115,12 +120,13 @@ static int char_spans(tok_spans *out, const char *s, size_t len, int pred, uint3
 		                              : c == ch;
 		if (!m)
 			continue;
-		if ((last < b && span_push(out, last, b, false)) || span_push(out, b, i, true))
+		if ((last < b && tok_span_push(out, last, b, false)) ||
+		    tok_span_push(out, b, i, true))
 			return IB_ENOMEM;
 		last = i;
 	}
 	if (len > last)
-		return span_push(out, last, len, false);
+		return tok_span_push(out, last, len, false);
 	return 0;
 }
 
@@ -507,7 +513,9 @@ static int pre_step(tok *t, const tok_pre *pt, tok_pieces *io, ib_error *e)
 			rc = pre_metaspace(t, pt, p, &out);
 			break;
 		case TP_SPLIT:
-			rc = tok_re_find(&pt->re, t->md, t->mctx, s, p->len, &t->spans, e);
+			rc = pt->re.llama3
+			         ? tok_split_llama3(t, s, p->len, &t->spans)
+			         : tok_re_find(&pt->re, t->md, t->mctx, s, p->len, &t->spans, e);
 			if (!rc)
 				rc = split_piece(t, p, pt->behavior, pt->invert, &out);
 			break;
