@@ -1172,11 +1172,12 @@ Test(tok, split_llama3_equals_regex)
 	cr_assert_eq(t->pre->kind, TP_SPLIT);
 	cr_assert(t->pre->re.llama3);
 	static const uint32_t alpha[] = {
-	    '\'', 's', 'S', 0x17F, 't', 'T', 'r', 'R', 'e', 'E', 'v', 'V', 'm', 'M', 'l', 'L',
-	    'd', 'D', 'k', 0x212A, 'a', 'x', 0xE9, 0x4E2D, 0x3042, 0x5D0, 0x301, 0x300, '0',
-	    '7', 0x663, 0x216B, 0xBD, 0xFF11, ' ', ' ', ' ', '\t', '\n', '\r', 0xB, 0xC, 0x85,
-	    0xA0, 0x2028, 0x3000, 0x180E, 0x200B, '.', ',', '!', '-', '"', '_', 0x1F600, 0xAD,
-	    0x2019, 0x10400, 0x1D7CE, 0xE000};
+	    '\'',  's',    'S',  0x17F,  't',     'T',    'r',    'R',     'e',     'E',
+	    'v',   'V',    'm',  'M',    'l',     'L',    'd',    'D',     'k',     0x212A,
+	    'a',   'x',    0xE9, 0x4E2D, 0x3042,  0x5D0,  0x301,  0x300,   '0',     '7',
+	    0x663, 0x216B, 0xBD, 0xFF11, ' ',     ' ',    ' ',    '\t',    '\n',    '\r',
+	    0xB,   0xC,    0x85, 0xA0,   0x2028,  0x3000, 0x180E, 0x200B,  '.',     ',',
+	    '!',   '-',    '"',  '_',    0x1F600, 0xAD,   0x2019, 0x10400, 0x1D7CE, 0xE000};
 	uint32_t x = 777;
 	tok_spans ref = {0};
 	for (int it = 0; it < 20000; it++) {
@@ -1195,12 +1196,13 @@ Test(tok, split_llama3_equals_regex)
 		cr_assert_eq(ref.n, t->spans.n, "case %d: %zu spans, %zu by hand ('%s')", it, ref.n,
 		             t->spans.n, s);
 		for (size_t k = 0; k < ref.n; k++)
-			cr_assert(ref.v[k].start == t->spans.v[k].start &&
-			              ref.v[k].end == t->spans.v[k].end &&
-			              ref.v[k].match == t->spans.v[k].match,
-			          "case %d ('%s'): span %zu is [%zu, %zu) %d, by hand [%zu, %zu) %d", it,
-			          s, k, ref.v[k].start, ref.v[k].end, ref.v[k].match,
-			          t->spans.v[k].start, t->spans.v[k].end, t->spans.v[k].match);
+			cr_assert(
+			    ref.v[k].start == t->spans.v[k].start &&
+			        ref.v[k].end == t->spans.v[k].end &&
+			        ref.v[k].match == t->spans.v[k].match,
+			    "case %d ('%s'): span %zu is [%zu, %zu) %d, by hand [%zu, %zu) %d", it,
+			    s, k, ref.v[k].start, ref.v[k].end, ref.v[k].match, t->spans.v[k].start,
+			    t->spans.v[k].end, t->spans.v[k].match);
 	}
 	free(ref.v);
 	tok_free(t);
