@@ -64,20 +64,19 @@ void bench_cleanup(ib_buf *b, size_t from)
 	size_t n = b->len - from, nc = 0, cap = 1024;
 	if (n < 2)
 		return;
+	/* the bytes that start a tail */
+	static const unsigned char tail_start[256] = {
+	    ['.'] = 1, ['?'] = 1, ['!'] = 1, [','] = 1, ['\''] = 1, ['n'] = 1};
 	size_t stack[1024], *cand = stack; /* in decreasing order */
 	unsigned char *del = calloc(n, 1);
 	bool ok = del != NULL;
-	char next = 0;
-	for (size_t i = n; ok && i-- > 0;) {
-		char c = d[i];
-		if (c != ' ') {
-			next = c;
-			continue;
-		}
-		if (next != '.' && next != '?' && next != '!' && next != ',' && next != '\'' &&
-		    next != 'n')
-			continue;
-		if (nc == cap) {
+	unsigned char next = 0;
+	/* without branches on the bytes (spaces come every few bytes, at random):
+	 * each position is stored, and kept when it is a candidate; blocks of
+	 * 1024 bytes, with room for all of a block's positions first */
+	for (size_t end = n; ok && end > 0;) {
+		size_t start = end > 1024 ? end - 1024 : 0;
+		if (cap - nc < end - start) {
 			size_t *bigger = malloc(2 * cap * sizeof *bigger);
 			if (!(ok = bigger != NULL))
 				break;
@@ -87,7 +86,14 @@ void bench_cleanup(ib_buf *b, size_t from)
 			cand = bigger;
 			cap *= 2;
 		}
-		cand[nc++] = i;
+		for (size_t i = end; i-- > start;) {
+			unsigned char c = (unsigned char)d[i];
+			bool sp = c == ' ';
+			cand[nc] = i;
+			nc += sp & tail_start[next];
+			next = sp ? next : c;
+		}
+		end = start;
 	}
 	if (!ok) {
 		if (cand != stack)
@@ -123,11 +129,18 @@ void bench_cleanup(ib_buf *b, size_t from)
 			resume = j;
 		}
 	}
-	if (first < n) {
-		size_t w = first;
-		for (size_t i = first; i < n; i++)
-			if (!del[i])
-				d[w++] = d[i];
+	if (first < n) { /* the deleted bytes are few: the runs between them move */
+		size_t w = first, i = first;
+		for (;;) {
+			i++;
+			const unsigned char *hit = memchr(del + i, 1, n - i);
+			size_t stop = hit ? (size_t)(hit - del) : n;
+			memmove(d + w, d + i, stop - i);
+			w += stop - i;
+			i = stop;
+			if (!hit)
+				break;
+		}
 		b->len = from + w;
 		d[w] = '\0';
 	}
@@ -266,6 +279,14 @@ static int encode_len(bench_tokenizer *t, const char *s, size_t n, tok_ids *ids,
 	return tok_encode(t->tok, s ? s : "", n, false, ids, e);
 }
 
+/* encode_len of text that bench_decode wrote: tok_decode's output is valid
+ * UTF-8 and the clean-up only deletes spaces, so the check is skipped. */
+static int encode_decoded(bench_tokenizer *t, const ib_buf *text, tok_ids *ids, ib_error *e)
+{
+	ids->n = 0;
+	return tok_encode_valid(t->tok, text->data ? text->data : "", text->len, false, ids, e);
+}
+
 static int oom(ib_error *e)
 {
 	return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
@@ -307,7 +328,7 @@ static int gen_prompt(gen_worker *w, size_t i, ib_mt *rng, ib_error *e)
 	}
 	/* D8.4: the correction loop */
 	for (; round < 10; round++) {
-		if (!have_enc && (rc = encode_len(t, w->text.data, w->text.len, &w->enc, e)))
+		if (!have_enc && (rc = encode_decoded(t, &w->text, &w->enc, e)))
 			return rc;
 		have_enc = false;
 		if ((int64_t)w->enc.n < target) {

@@ -365,14 +365,19 @@ static int decode_table(const tok *t, const struct tok_dectab *dt, const uint32_
 	}
 	out->len = from + total;
 	out->data[out->len] = '\0';
-	if (tok_utf8_check(out->data + from, total) == total)
+	size_t bad = tok_utf8_check(out->data + from, total);
+	if (bad == total)
 		return 0;
-	char *raw = malloc(total);
+	/* the valid characters before the first bad byte stay as they are; the
+	 * lossy conversion starts there (at a character's start, so with the
+	 * same result as from the beginning) */
+	size_t rest = total - bad;
+	char *raw = malloc(rest);
 	if (!raw)
 		return IB_ENOMEM;
-	memcpy(raw, out->data + from, total);
-	out->len = from;
-	int rc = tok_utf8_lossy(out, raw, total);
+	memcpy(raw, out->data + from + bad, rest);
+	out->len = from + bad;
+	int rc = tok_utf8_lossy(out, raw, rest);
 	free(raw);
 	return rc;
 }

@@ -12,7 +12,7 @@
 
 /* ---- spans ---- */
 
-static int span_push(tok_spans *s, size_t start, size_t end, bool match)
+int tok_span_push(tok_spans *s, size_t start, size_t end, bool match)
 {
 	if (s->n == s->cap && ib_grow(&s->v, &s->cap, s->n + 1))
 		return IB_ENOMEM;
@@ -28,8 +28,8 @@ static int literal_find(const tok_re *re, const char *s, size_t len, tok_spans *
 	size_t prev = 0, n = re->src_len;
 	if (!n) {
 		for (size_t i = 0;; i += tok_utf8_len((unsigned char)s[i])) {
-			if ((i > prev && span_push(out, prev, i, false)) ||
-			    span_push(out, i, i, true))
+			if ((i > prev && tok_span_push(out, prev, i, false)) ||
+			    tok_span_push(out, i, i, true))
 				return IB_ENOMEM;
 			prev = i;
 			if (i >= len)
@@ -45,12 +45,12 @@ static int literal_find(const tok_re *re, const char *s, size_t len, tok_spans *
 			continue;
 		}
 		size_t ms = (size_t)(m - s);
-		if ((ms > prev && span_push(out, prev, ms, false)) ||
-		    span_push(out, ms, ms + n, true))
+		if ((ms > prev && tok_span_push(out, prev, ms, false)) ||
+		    tok_span_push(out, ms, ms + n, true))
 			return IB_ENOMEM;
 		prev = i = ms + n;
 	}
-	return prev < len ? span_push(out, prev, len, false) : 0;
+	return prev < len ? tok_span_push(out, prev, len, false) : 0;
 }
 
 int tok_re_find(const tok_re *re, pcre2_match_data *md, pcre2_match_context *mctx, const char *s,
@@ -58,14 +58,18 @@ int tok_re_find(const tok_re *re, pcre2_match_data *md, pcre2_match_context *mct
 {
 	out->n = 0;
 	if (!len)
-		return span_push(out, 0, 0, false);
+		return tok_span_push(out, 0, 0, false);
 	if (!re->code)
 		return literal_find(re, s, len, out);
 	size_t prev = 0, last_end = 0, last_match_end = 0;
 	bool have_match = false;
 	while (last_end <= len) {
-		int rc = pcre2_match(re->code, (PCRE2_SPTR)s, len, last_end, PCRE2_NO_UTF_CHECK, md,
-		                     mctx);
+		/* the JIT's own entry skips pcre2_match's checks of its arguments
+		 * (and of the text's UTF-8, which is valid here) on every piece */
+		int rc = re->jit
+		             ? pcre2_jit_match(re->code, (PCRE2_SPTR)s, len, last_end, 0, md, mctx)
+		             : pcre2_match(re->code, (PCRE2_SPTR)s, len, last_end,
+		                           PCRE2_NO_UTF_CHECK, md, mctx);
 		if (rc == PCRE2_ERROR_NOMATCH)
 			break;
 		if (rc < 0) {
@@ -88,12 +92,13 @@ int tok_re_find(const tok_re *re, pcre2_match_data *md, pcre2_match_context *mct
 		}
 		last_end = last_match_end = me;
 		have_match = true;
-		if ((prev != ms && span_push(out, prev, ms, false)) || span_push(out, ms, me, true))
+		if ((prev != ms && tok_span_push(out, prev, ms, false)) ||
+		    tok_span_push(out, ms, me, true))
 			return IB_ENOMEM;
 		prev = me;
 	}
 	if (prev != len)
-		return span_push(out, prev, len, false);
+		return tok_span_push(out, prev, len, false);
 	return 0;
 }
 
@@ -104,7 +109,7 @@ static int char_spans(tok_spans *out, const char *s, size_t len, int pred, uint3
 {
 	out->n = 0;
 	if (!len)
-		return span_push(out, 0, 0, false);
+		return tok_span_push(out, 0, 0, false);
 	size_t last = 0;
 	for (size_t i = 0; i < len;) {
 		size_t b = i;
@@ -115,12 +120,13 @@ static int char_spans(tok_spans *out, const char *s, size_t len, int pred, uint3
 		                              : c == ch;
 		if (!m)
 			continue;
-		if ((last < b && span_push(out, last, b, false)) || span_push(out, b, i, true))
+		if ((last < b && tok_span_push(out, last, b, false)) ||
+		    tok_span_push(out, b, i, true))
 			return IB_ENOMEM;
 		last = i;
 	}
 	if (len > last)
-		return span_push(out, last, len, false);
+		return tok_span_push(out, last, len, false);
 	return 0;
 }
 
@@ -374,8 +380,8 @@ int tok_normalize(tok *t, const tok_norm *n, const char *s, size_t len, ib_buf *
 
 /* ---- pre-tokenizers ---- */
 
-/* The byte-level mapping of piece p, as a new piece. */
-static int byte_map(tok *t, const tok_piece *p, tok_pieces *out)
+/* The byte-level mapping of piece p, written at the pool's end as *q. */
+static inline __attribute__((always_inline)) int map_text(tok *t, const tok_piece *p, tok_piece *q)
 {
 	if (ib_buf_reserve(&t->pool, 2 * p->len + 1))
 		return IB_ENOMEM;
@@ -389,8 +395,17 @@ static int byte_map(tok *t, const tok_piece *p, tok_pieces *out)
 		memcpy(d + o, m, 2);
 		o += 1 + (m[1] != 0);
 	}
-	tok_piece q = commit_text(t, o, p->first);
-	if (!o)
+	*q = commit_text(t, o, p->first);
+	return 0;
+}
+
+/* The byte-level mapping of piece p, as a new piece. */
+static int byte_map(tok *t, const tok_piece *p, tok_pieces *out)
+{
+	tok_piece q;
+	if (map_text(t, p, &q))
+		return IB_ENOMEM;
+	if (!q.len)
 		return 0;
 	/* piece_push in place: a piece passed by value went through the stack
 	 * in pieces that the call then read whole (a store-forwarding stall) */
@@ -487,13 +502,20 @@ static int pre_step(tok *t, const tok_pre *pt, tok_pieces *io, ib_error *e)
 		}
 		switch (pt->kind) {
 		case TP_BYTELEVEL:
+			if (pt == t->defer_map) { /* mapped by the model loop */
+				if (p->len)
+					rc = piece_push(&out, *p);
+				break;
+			}
 			rc = pre_byte_level(t, pt, p, &out, e);
 			break;
 		case TP_METASPACE:
 			rc = pre_metaspace(t, pt, p, &out);
 			break;
 		case TP_SPLIT:
-			rc = tok_re_find(&pt->re, t->md, t->mctx, s, p->len, &t->spans, e);
+			rc = pt->re.llama3
+			         ? tok_split_llama3(t, s, p->len, &t->spans)
+			         : tok_re_find(&pt->re, t->md, t->mctx, s, p->len, &t->spans, e);
 			if (!rc)
 				rc = split_piece(t, p, pt->behavior, pt->invert, &out);
 			break;
@@ -582,6 +604,7 @@ void tok_encode_forget(tok *t)
 	if (m->slot && m->n)
 		memset(m->slot, 0, (m->mask + 1) * sizeof *m->slot);
 	m->n = 0;
+	m->gen++;
 	m->keys.len = 0;
 	m->ids.n = 0;
 }
@@ -605,50 +628,61 @@ static bool memo_ready(struct tok_memo *m)
 	return true;
 }
 
-/* The ids of model piece s[0..len), whose tok_hash is h, from the memo or
- * from the model (and then remembered). */
-static int model_piece(tok *t, const char *s, size_t len, uint64_t h, tok_ids *out, ib_error *e)
+/* The memo's entry for key s[0..len), whose tok_hash is h, or -1. */
+static inline __attribute__((always_inline)) long memo_find(const struct tok_memo *m, const char *s,
+                                                            size_t len, uint64_t h)
 {
-	struct tok_memo *m = &t->memo;
-	if (len > MEMO_MAX_LEN || !memo_ready(m))
-		return tok_bpe_tokenize_h(&t->bpe, s, len, h, out, e);
 	size_t i = (size_t)h & m->mask;
 	uint64_t x;
 	while ((x = m->slot[i])) {
 		if ((x >> 32) == (h >> 32)) {
 			const struct tok_memo_e *en = &m->e[(uint32_t)x - 1];
-			if (en->klen == len && !memcmp(m->keys.data + en->koff, s, len)) {
-				if (en->n == 1)
-					return tok_ids_push(out, en->val);
-				if (out->n + en->n > out->cap &&
-				    ib_grow(&out->v, &out->cap, out->n + en->n))
-					return IB_ENOMEM;
-				memcpy(out->v + out->n, m->ids.v + en->val, en->n * sizeof *out->v);
-				out->n += en->n;
-				return 0;
-			}
+			if (en->klen == len && !memcmp(m->keys.data + en->koff, s, len))
+				return (long)((uint32_t)x - 1);
 		}
 		i = (i + 1) & m->mask;
 	}
-	size_t before = out->n;
-	int rc = tok_bpe_tokenize_h(&t->bpe, s, len, h, out, e);
+	return -1;
+}
+
+/* Appends the ids of memo entry k. */
+static inline __attribute__((always_inline)) int memo_put(const struct tok_memo *m, long k,
+                                                          tok_ids *out)
+{
+	const struct tok_memo_e *en = &m->e[k];
+	if (en->n == 1)
+		return tok_ids_push(out, en->val);
+	if (out->n + en->n > out->cap && ib_grow(&out->v, &out->cap, out->n + en->n))
+		return IB_ENOMEM;
+	memcpy(out->v + out->n, m->ids.v + en->val, en->n * sizeof *out->v);
+	out->n += en->n;
+	return 0;
+}
+
+/* Remembers out->v[before ..] as the ids of key s[0..len) (tok_hash h),
+ * which memo_find did not find. Out of memory it forgets instead. */
+static void memo_add(tok *t, const char *s, size_t len, uint64_t h, const tok_ids *out,
+                     size_t before)
+{
+	struct tok_memo *m = &t->memo;
 	size_t n = out->n - before;
-	if (rc || !n)
-		return rc;
-	if (m->n == MEMO_MAX) {
+	if (!n)
+		return;
+	if (m->n == MEMO_MAX)
 		tok_encode_forget(t);
-		i = (size_t)h & m->mask;
-	}
+	size_t i = (size_t)h & m->mask;
+	while (m->slot[i])
+		i = (i + 1) & m->mask;
 	size_t koff = m->keys.len, ioff = m->ids.n;
 	if (ib_buf_append(&m->keys, s, len)) { /* no memory: start over, nothing lost */
 		ib_buf_free(&m->keys);
 		tok_encode_forget(t);
-		return 0;
+		return;
 	}
 	if (n > 1) {
 		if (ib_grow(&m->ids.v, &m->ids.cap, ioff + n)) {
 			tok_encode_forget(t);
-			return 0;
+			return;
 		}
 		memcpy(m->ids.v + ioff, out->v + before, n * sizeof *out->v);
 		m->ids.n += n;
@@ -659,7 +693,23 @@ static int model_piece(tok *t, const char *s, size_t len, uint64_t h, tok_ids *o
 	                                 .n = (uint32_t)n};
 	m->slot[i] = (h & 0xFFFFFFFF00000000ull) | (uint64_t)(m->n + 1);
 	m->n++;
-	return 0;
+}
+
+/* The ids of model piece s[0..len), whose tok_hash is h, from the memo or
+ * from the model (and then remembered). */
+static int model_piece(tok *t, const char *s, size_t len, uint64_t h, tok_ids *out, ib_error *e)
+{
+	struct tok_memo *m = &t->memo;
+	if (len > MEMO_MAX_LEN || !memo_ready(m))
+		return tok_bpe_tokenize_h(&t->bpe, s, len, h, out, e);
+	long k = memo_find(m, s, len, h);
+	if (k >= 0)
+		return memo_put(m, k, out);
+	size_t before = out->n;
+	int rc = tok_bpe_tokenize_h(&t->bpe, s, len, h, out, e);
+	if (!rc)
+		memo_add(t, s, len, h, out, before);
+	return rc;
 }
 
 /* ---- encode ---- */
@@ -710,18 +760,110 @@ done:
 	return rc;
 }
 
+/* The last step of pre-tokenizer pt when it is a plain ByteLevel mapping
+ * (no regex, no prefix space), else NULL. */
+static const tok_pre *plain_byte_level_last(const tok_pre *pt)
+{
+	while (pt && pt->kind == TP_SEQ)
+		pt = pt->nsub ? pt->sub[pt->nsub - 1] : NULL;
+	return pt && pt->kind == TP_BYTELEVEL && !pt->use_regex && !pt->add_prefix_space ? pt
+	                                                                                 : NULL;
+}
+
+/* The model over pieces whose last pre-tokenizer step, a plain ByteLevel
+ * mapping, was left undone (t->defer_map): the memo is keyed by a piece's
+ * raw bytes (the mapping is one to one), so a piece met before costs one
+ * hash of its raw bytes and one lookup. Three stages, AHEAD pieces apart in
+ * all: piece i is hashed and its memo slot fetched; piece i - MID is looked
+ * up, and when missing, mapped and hashed again, and its vocabulary or word
+ * cache slot fetched; piece i - AHEAD is tokenized. */
+static int model_deferred(tok *t, const tok_pieces *nx, tok_ids *out, ib_error *e)
+{
+	enum { AHEAD = 12, MID = 6, RING = 16 };
+	struct {
+		uint64_t h, mh; /* tok_hash of the raw bytes, of the mapped ones */
+		long k;         /* the memo entry, or -1 */
+		size_t gen;     /* the memo's gen when k was found */
+		tok_piece q;    /* when k < 0: the mapped piece */
+	} r[RING];
+	struct tok_memo *m = &t->memo;
+	int rc = 0;
+	for (size_t i = 0; i < nx->n + AHEAD && !rc; i++) {
+		if (i < nx->n) { /* hash piece i, fetch its memo slot */
+			const tok_piece *p = &nx->v[i];
+			if (p->id < 0) {
+				uint64_t h = tok_hash(t->pool.data + p->off, p->len);
+				r[i % RING].h = h;
+				__builtin_prefetch(&m->slot[h & m->mask]);
+			}
+		}
+		if (i >= MID && i - MID < nx->n) { /* look piece i - MID up */
+			size_t j = i - MID;
+			const tok_piece *p = &nx->v[j];
+			if (p->id < 0) {
+				long k =
+				    p->len <= MEMO_MAX_LEN
+				        ? memo_find(m, t->pool.data + p->off, p->len, r[j % RING].h)
+				        : -1;
+				r[j % RING].k = k;
+				r[j % RING].gen = m->gen;
+				if (k < 0) {
+					tok_piece q;
+					if ((rc = map_text(t, p, &q)))
+						break;
+					uint64_t mh = tok_hash(t->pool.data + q.off, q.len);
+					r[j % RING].q = q;
+					r[j % RING].mh = mh;
+					tok_bpe_prefetch(&t->bpe, mh);
+				}
+			}
+		}
+		if (i < AHEAD)
+			continue;
+		size_t j = i - AHEAD; /* tokenize piece i - AHEAD */
+		const tok_piece *p = &nx->v[j];
+		if (p->id >= 0) {
+			rc = tok_ids_push(out, (uint32_t)p->id);
+			continue;
+		}
+		long k = r[j % RING].k;
+		tok_piece q = r[j % RING].q;
+		uint64_t mh = r[j % RING].mh;
+		if (k >= 0 && r[j % RING].gen != m->gen) { /* the memo was emptied since */
+			if ((rc = map_text(t, p, &q)))
+				break;
+			mh = tok_hash(t->pool.data + q.off, q.len);
+			k = -1;
+		}
+		if (k >= 0) {
+			rc = memo_put(m, k, out);
+			continue;
+		}
+		size_t before = out->n;
+		rc = tok_bpe_tokenize_h(&t->bpe, t->pool.data + q.off, q.len, mh, out, e);
+		if (!rc && p->len <= MEMO_MAX_LEN)
+			memo_add(t, t->pool.data + p->off, p->len, r[j % RING].h, out, before);
+	}
+	return rc;
+}
+
 static int encode(tok *t, const char *text, size_t len, bool add_special, tok_ids *out, ib_error *e)
 {
 	size_t before = out->n;
 	const tok_pieces *nx = NULL;
+	bool memo = memo_ready(&t->memo);
+	t->defer_map = memo ? plain_byte_level_last(t->pre) : NULL;
 	int rc = tok_pretokenize(t, text, len, &nx, e);
+	bool deferred = t->defer_map != NULL;
+	t->defer_map = NULL;
 	/* 4. the model. Its lookups miss the CPU's caches (the vocabulary is
 	 * megabytes), so each piece's hash is taken AHEAD pieces early and its
 	 * slots (memo, then vocabulary or word cache) fetched meanwhile. */
 	enum { AHEAD = 8 };
 	uint64_t hs[2 * AHEAD]; /* the hashes of pieces i - AHEAD .. i */
-	bool memo = rc == 0 && memo_ready(&t->memo);
-	for (size_t i = 0; i < nx->n + AHEAD && !rc; i++) {
+	if (!rc && deferred)
+		rc = model_deferred(t, nx, out, e);
+	for (size_t i = 0; !deferred && i < nx->n + AHEAD && !rc; i++) {
 		if (i < nx->n) { /* hash and prefetch piece i */
 			const tok_piece *p = &nx->v[i];
 			if (p->id < 0) {
@@ -759,6 +901,12 @@ int tok_encode(tok *t, const char *text, size_t len, bool add_special, tok_ids *
 		return ib_fail(e, IB_EINVAL, NULL, 0, 0,
 		               "text is not valid UTF-8 (invalid byte 0x%02X at byte offset %zu)",
 		               (unsigned char)text[bad], bad);
+	return encode(t, text, len, add_special, out, e);
+}
+
+int tok_encode_valid(tok *t, const char *text, size_t len, bool add_special, tok_ids *out,
+                     ib_error *e)
+{
 	return encode(t, text, len, add_special, out, e);
 }
 

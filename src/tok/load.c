@@ -523,6 +523,7 @@ int tok_re_compile(tok *t, tok_re *re, const char *pat, size_t len, bool literal
 	int err;
 	PCRE2_SIZE off;
 	re->code = NULL;
+	re->jit = re->llama3 = false;
 	re->src = ib_arena_strndup(t->arena, pat, len);
 	re->src_len = len;
 	if (!re->src)
@@ -543,8 +544,10 @@ int tok_re_compile(tok *t, tok_re *re, const char *pat, size_t len, bool literal
 	t->codes[t->ncodes++] = code;
 	/* without JIT (e.g. no executable memory) the interpreter gives the same
 	 * answers, only slower */
-	pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+	re->jit = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0;
 	re->code = code;
+	re->llama3 = len == strlen(TOK_LLAMA3_RE) && !memcmp(pat, TOK_LLAMA3_RE, len) &&
+	             tok_split_prepare(t);
 	return 0;
 }
 

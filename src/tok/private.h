@@ -172,6 +172,8 @@ typedef struct {
 	pcre2_code *code; /* NULL for a literal */
 	const char *src;  /* the pattern as written (a literal: the text) */
 	size_t src_len;
+	bool jit;    /* code was compiled by the JIT: matched through pcre2_jit_match */
+	bool llama3; /* the pattern is TOK_LLAMA3_RE: tok_split_llama3 matches it */
 } tok_re;
 
 /* ---- components (load.c builds them, encode.c / decode.c run them) ---- */
@@ -376,6 +378,10 @@ struct tok {
 	ib_buf pool, nbuf[2];
 	tok_pieces lists[4]; /* raw split, result, spare, sub-pieces (encode.c) */
 	tok_spans spans;
+	/* split.c: each code point's classes for tok_split_llama3 (0: not asked
+	 * yet; calloc'd at its first call) and the regexes that answer them */
+	unsigned char *cls;
+	pcre2_code *cls_re[3];
 	/* the piece memo (encode.c): model pieces already tokenized -> their
 	 * ids, in front of the model's own lookups; small enough to stay in the
 	 * CPU's caches, emptied when full and by tok_encode_forget */
@@ -386,9 +392,14 @@ struct tok {
 			uint32_t val, n;     /* n == 1: the id; else ids[val .. val + n) */
 		} * e;
 		size_t n, mask;
+		size_t gen; /* counts the emptyings: an entry index of an older gen is stale */
 		ib_buf keys;
 		tok_ids ids;
 	} memo;
+	/* while encode pre-tokenizes: the last pre-tokenizer step, a plain
+	 * ByteLevel mapping, which it leaves to the model loop (a piece whose
+	 * raw bytes are in the memo is never mapped); else NULL */
+	const struct tok_pre *defer_map;
 	char byte_utf8[256][2]; /* the byte-level character of each byte, UTF-8 */
 	/* loaded from the cache (cache.c): the file's bytes, which the vocab's
 	 * strings and slots and the merges' slots point into; else NULL */
@@ -471,6 +482,17 @@ int tok_re_find(const tok_re *re, pcre2_match_data *md, pcre2_match_context *mct
  * the list of pieces the model will see, owned by t like the piece texts in
  * t->pool, until the next call. */
 int tok_pretokenize(tok *t, const char *text, size_t len, const tok_pieces **out, ib_error *e);
+/* Appends span [start, end) to s (IB_ENOMEM). */
+int tok_span_push(tok_spans *s, size_t start, size_t end, bool match);
+
+/* llama3's Split regex, as written in its tokenizer.json. */
+extern const char TOK_LLAMA3_RE[];
+/* Compiles the character-class regexes of tok_split_llama3 (once); false
+ * when it cannot (then the regex engine matches TOK_LLAMA3_RE). */
+bool tok_split_prepare(tok *t);
+/* The spans of TOK_LLAMA3_RE over valid UTF-8 s[0..len), as tok_re_find
+ * gives them, without the regex engine; needs tok_split_prepare. IB_ENOMEM. */
+int tok_split_llama3(tok *t, const char *s, size_t len, tok_spans *out);
 /* Runs a normalizer on s, leaving the result in *out (cleared first). */
 int tok_normalize(tok *t, const tok_norm *n, const char *s, size_t len, ib_buf *out, ib_error *e);
 

@@ -632,6 +632,9 @@ void tok_free(tok *t)
 	ib_buf_free(&t->nbuf[0]);
 	ib_buf_free(&t->nbuf[1]);
 	free(t->spans.v);
+	free(t->cls);
+	for (int k = 0; k < 3; k++)
+		pcre2_code_free(t->cls_re[k]);
 	free(t->memo.slot);
 	free(t->memo.e);
 	ib_buf_free(&t->memo.keys);

@@ -90,6 +90,12 @@ static inline int tok_ids_push(tok_ids *ids, uint32_t id)
  * the regex engine gives up on a piece, IB_ENOMEM. On error *out keeps the ids
  * it had before. */
 int tok_encode(tok *t, const char *text, size_t len, bool add_special, tok_ids *out, ib_error *e);
+/* tok_encode of text that the caller knows to be valid UTF-8, such as
+ * tok_decode's output (always valid) with ASCII bytes removed: the check is
+ * skipped. The text MUST be valid UTF-8: the regex engine is not asked to
+ * check it either, and invalid text is undefined behaviour. */
+int tok_encode_valid(tok *t, const char *text, size_t len, bool add_special, tok_ids *out,
+                     ib_error *e);
 /* tok_encode remembers the ids of the pieces it tokenized (a few thousand,
  * emptied when full) so that text that repeats them costs a lookup each.
  * tok_encode_forget empties that memo: a caller that moves on to unrelated

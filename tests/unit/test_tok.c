@@ -1152,3 +1152,61 @@ Test(tok, utf8_check_equals_base_decoder)
 		cr_assert_eq(tok_utf8_check(b, n), utf8_check_plain(b, n), "case %d", it);
 	}
 }
+
+/* tok_split_llama3 gives tok_re_find's spans of llama3's regex on random
+ * text of characters chosen for its alternatives: the contractions (with
+ * upper case and U+017F, which PCRE2 folds to s), letters, marks, digits of
+ * several kinds, spaces, line ends and other spaces, punctuation, emoji. */
+Test(tok, split_llama3_equals_regex)
+{
+	ib_buf pat = {0};
+	for (const char *p = TOK_LLAMA3_RE; *p; p++)
+		ib_buf_printf(&pat, *p == '\\' ? "\\\\" : "%c", *p);
+	ib_buf pre = {0};
+	ib_buf_printf(&pre,
+	              "{`type`: `Split`, `pattern`: {`Regex`: `%s`}, `behavior`: `Isolated`, "
+	              "`invert`: false}",
+	              pat.data);
+	char *d = doc("null", pre.data, "null", "null", "", char_model());
+	tok *t = load_ok(d);
+	cr_assert_eq(t->pre->kind, TP_SPLIT);
+	cr_assert(t->pre->re.llama3);
+	static const uint32_t alpha[] = {
+	    '\'',  's',    'S',  0x17F,  't',     'T',    'r',    'R',     'e',     'E',
+	    'v',   'V',    'm',  'M',    'l',     'L',    'd',    'D',     'k',     0x212A,
+	    'a',   'x',    0xE9, 0x4E2D, 0x3042,  0x5D0,  0x301,  0x300,   '0',     '7',
+	    0x663, 0x216B, 0xBD, 0xFF11, ' ',     ' ',    ' ',    '\t',    '\n',    '\r',
+	    0xB,   0xC,    0x85, 0xA0,   0x2028,  0x3000, 0x180E, 0x200B,  '.',     ',',
+	    '!',   '-',    '"',  '_',    0x1F600, 0xAD,   0x2019, 0x10400, 0x1D7CE, 0xE000};
+	uint32_t x = 777;
+	tok_spans ref = {0};
+	for (int it = 0; it < 20000; it++) {
+		char s[256];
+		size_t n = 0;
+		x = x * 1103515245u + 12345u;
+		size_t chars = (x >> 16) % 24;
+		for (size_t k = 0; k < chars; k++) {
+			x = x * 1103515245u + 12345u;
+			n += tok_utf8_put(s + n, alpha[(x >> 12) % (sizeof alpha / sizeof *alpha)]);
+		}
+		s[n] = '\0';
+		ib_error e = {0};
+		cr_assert_eq(tok_re_find(&t->pre->re, t->md, t->mctx, s, n, &ref, &e), 0);
+		cr_assert_eq(tok_split_llama3(t, s, n, &t->spans), 0);
+		cr_assert_eq(ref.n, t->spans.n, "case %d: %zu spans, %zu by hand ('%s')", it, ref.n,
+		             t->spans.n, s);
+		for (size_t k = 0; k < ref.n; k++)
+			cr_assert(
+			    ref.v[k].start == t->spans.v[k].start &&
+			        ref.v[k].end == t->spans.v[k].end &&
+			        ref.v[k].match == t->spans.v[k].match,
+			    "case %d ('%s'): span %zu is [%zu, %zu) %d, by hand [%zu, %zu) %d", it,
+			    s, k, ref.v[k].start, ref.v[k].end, ref.v[k].match, t->spans.v[k].start,
+			    t->spans.v[k].end, t->spans.v[k].match);
+	}
+	free(ref.v);
+	tok_free(t);
+	free(d);
+	ib_buf_free(&pre);
+	ib_buf_free(&pat);
+}
