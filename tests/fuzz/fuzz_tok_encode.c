@@ -8,9 +8,11 @@
  * Input: byte 0 picks the tokenizer and add_special; the rest is the text.
  * Checks: no crash; text that is not UTF-8 is IB_EINVAL and valid text
  * encodes; every id decodes; on the byte-level tokenizer decode(encode(x))
- * gives x back (byte-level BPE is lossless). */
+ * gives x back (byte-level BPE is lossless), and on valid text llama3's split
+ * matched by hand (tok_split_llama3) gives the regex engine's spans. */
 #include "fuzz.h"
 
+#include "tok/private.h"
 #include "tok/tok.h"
 
 enum { MAX_TOK = 8 };
@@ -137,6 +139,28 @@ static void init(void)
 	}
 }
 
+/* The first pre-tokenizer of t is llama3's Split: its spans by hand and by
+ * the regex engine must agree. */
+static void check_split(tok *t, const char *text, size_t len)
+{
+	const tok_pre *p = t->pre;
+	while (p && p->nsub)
+		p = p->sub[0];
+	FUZZ_CHECK(p && p->re.llama3, "the byte-level tokenizer's split is not llama3's");
+	static tok_spans ref, hand;
+	ib_error e = {0};
+	FUZZ_CHECK(tok_re_find(&p->re, t->md, t->mctx, text, len, &ref, &e) == 0, "regex: %s",
+	           e.msg);
+	FUZZ_CHECK(tok_split_llama3(t, text, len, &hand) == 0, "split by hand failed");
+	FUZZ_CHECK(ref.n == hand.n, "%zu spans, %zu by hand", ref.n, hand.n);
+	for (size_t k = 0; k < ref.n; k++)
+		FUZZ_CHECK(ref.v[k].start == hand.v[k].start && ref.v[k].end == hand.v[k].end &&
+		               ref.v[k].match == hand.v[k].match,
+		           "span %zu: [%zu, %zu) %d, by hand [%zu, %zu) %d", k, ref.v[k].start,
+		           ref.v[k].end, ref.v[k].match, hand.v[k].start, hand.v[k].end,
+		           hand.v[k].match);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!ntoks)
@@ -177,5 +201,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ib_buf_free(&out);
 	}
 	tok_ids_free(&ids);
+	if (utf8 && which == 0)
+		check_split(t, text, len);
 	return 0;
 }
