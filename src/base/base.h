@@ -328,6 +328,8 @@ bool ib_env_true(const char *value);
 /* ---- clocks ---- */
 /* CLOCK_MONOTONIC in nanoseconds: for durations only. */
 int64_t ib_now_ns(void);
+/* This process's CPU time so far (user + system, every thread), seconds. */
+double ib_cpu_s(void);
 
 /* ---- numpy's legacy RandomState (MT19937), bit for bit ---- */
 typedef struct {

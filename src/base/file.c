@@ -169,6 +169,13 @@ int64_t ib_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+double ib_cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 int ib_mkdirs_writable(const char *path, ib_error *e)
 {
 	int rc = ib_mkdirs(path, 0755, e);

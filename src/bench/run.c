@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -82,14 +81,6 @@ static int64_t thread_cpu_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static double cpu_now(void)
-{
-	struct rusage u;
-	getrusage(RUSAGE_SELF, &u);
-	return u.ru_utime.tv_sec + u.ru_utime.tv_usec * 1e-6 + u.ru_stime.tv_sec +
-	       u.ru_stime.tv_usec * 1e-6;
 }
 
 int bench_request_body(const bench_cfg *c, const bench_prompt *p, const char *model,
@@ -616,7 +607,7 @@ int bench_run(const bench_cfg *cfg, const bench_prompt *prompts, size_t n, bench
 	}
 	/* intended send times: Q2 (the generator sleeps a gamma-distributed
 	 * interval after each request), from the start of the window */
-	double cpu0 = cpu_now();
+	double cpu0 = ib_cpu_s();
 	st->start_unix = now_unix();
 	sh.t0 = ib_now_ns();
 	if (!isinf(cfg->request_rate)) {
@@ -648,7 +639,7 @@ int bench_run(const bench_cfg *cfg, const bench_prompt *prompts, size_t n, bench
 	int64_t t1 = ib_now_ns();
 	st->end_unix = now_unix();
 	st->duration = (double)(t1 - sh.t0) * 1e-9;
-	st->cpu_seconds = cpu_now() - cpu0;
+	st->cpu_seconds = ib_cpu_s() - cpu0;
 	st->achieved_rate = st->duration > 0 ? (double)n / st->duration : 0;
 	/* merge the threads' loop-lag samples */
 	bench_vec lags = {0};

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -518,16 +517,6 @@ static int result(ib_arena *a, const bench_options *o, const bench_cfg *cfg,
 	return 0;
 }
 
-/* The process's user + system CPU so far (every thread), in seconds. */
-static double process_cpu_s(void)
-{
-	struct rusage ru;
-	if (getrusage(RUSAGE_SELF, &ru))
-		return 0;
-	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
-}
-
 /* tokenizer, prompts; *gen_s: the generation time, *gen_cpu_s its CPU (all
  * threads) */
 static int prompts_for(const bench_options *o, const bench_log *log, bench_tokenizer *bt,
@@ -553,10 +542,10 @@ static int prompts_for(const bench_options *o, const bench_log *log, bench_token
 		                      .num_prompts = n,
 		                      .output_len = o->file_output_len};
 		int64_t g0 = ib_now_ns();
-		double c0 = process_cpu_s();
+		double c0 = ib_cpu_s();
 		rc = bench_file_dataset(a, bt, &fo, prompts, e);
 		*gen_s = (double)(ib_now_ns() - g0) * 1e-9;
-		*gen_cpu_s = process_cpu_s() - c0;
+		*gen_cpu_s = ib_cpu_s() - c0;
 		if (!rc)
 			say(log, true, "infbench: %zu prompts from %s (%s)\n", n, o->dataset_path,
 			    o->dataset_name);
@@ -584,10 +573,10 @@ static int prompts_for(const bench_options *o, const bench_log *log, bench_token
 		    (n + chunk - 1) / chunk);
 	ib_buf stats = {0};
 	int64_t gen0 = ib_now_ns();
-	double cpu0 = process_cpu_s();
+	double cpu0 = ib_cpu_s();
 	rc = bench_random_dataset(a, bt, global, &ro, prompts, &stats, e);
 	*gen_s = (double)(ib_now_ns() - gen0) * 1e-9;
-	*gen_cpu_s = process_cpu_s() - cpu0;
+	*gen_cpu_s = ib_cpu_s() - cpu0;
 	if (!rc && chunk && n)
 		say(log, false, "Prompt generation completed in %.1fs\n", *gen_s);
 	if (!rc && ro.cache_hit)

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define N(a) (sizeof(a) / sizeof(a)[0])
 
@@ -142,14 +141,6 @@ static int run_jsonl(const char *prog, tok *t, bool decode)
 
 /* --bench FILE: encodes the file `repeat` times in this process and reports
  * the throughput of tok_encode alone (no I/O, no JSON). */
-/* This process's CPU time (user + system), seconds. */
-static double cpu_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static int run_bench(const char *prog, tok *t, const char *file, int64_t repeat, bool special,
                      double load_s, double load_cpu_s)
 {
@@ -312,12 +303,12 @@ int cmd_tokenize(int argc, char **argv)
 	}
 	tok *t = NULL;
 	int64_t t0 = ib_now_ns();
-	double c0 = cpu_s();
+	double c0 = ib_cpu_s();
 	if (load(&p, &t)) {
 		args_free(&p);
 		return CLI_FAIL;
 	}
-	double load_s = (double)(ib_now_ns() - t0) / 1e9, load_cpu_s = cpu_s() - c0;
+	double load_s = (double)(ib_now_ns() - t0) / 1e9, load_cpu_s = ib_cpu_s() - c0;
 	bool special = !args_get(&p, "--no-special-tokens")->seen;
 	arg_opt *text = args_get(&p, "--text"), *bench = args_get(&p, "--bench");
 	int status = CLI_OK;
