@@ -405,14 +405,7 @@ static int byte_map(tok *t, const tok_piece *p, tok_pieces *out)
 	tok_piece q;
 	if (map_text(t, p, &q))
 		return IB_ENOMEM;
-	if (!q.len)
-		return 0;
-	/* piece_push in place: a piece passed by value went through the stack
-	 * in pieces that the call then read whole (a store-forwarding stall) */
-	if (out->n == out->cap && ib_grow(&out->v, &out->cap, out->n + 1))
-		return IB_ENOMEM;
-	out->v[out->n++] = q;
-	return 0;
+	return q.len ? piece_push(out, q) : 0;
 }
 
 static int pre_byte_level(tok *t, const tok_pre *pt, const tok_piece *in, tok_pieces *out,
