@@ -276,11 +276,12 @@ int rep_chart_series(const rep_row *rows, size_t nrows, const rep_chart_opts *o,
 	scratch = malloc(n1 * sizeof *scratch);
 	if (!c->points || !c->series || !c->dropped || !buf || !idx || !scratch || !dates)
 		goto fail;
-	rep_chart_rows own, *pre = (rep_chart_rows *)o->pre;
+	rep_chart_rows own;
+	const rep_chart_rows *pre = o->pre;
 	if (!pre) {
-		pre = &own;
-		if (fill_rows(c->arena, rows, nrows, o->gpus, o->derive, pre))
+		if (fill_rows(c->arena, rows, nrows, o->gpus, o->derive, &own))
 			goto fail;
+		pre = &own;
 	}
 	c->metrics = pre->metrics;
 	rc = place_points(c, rows, nrows, o, xf, pre->keys, pre->skeys, buf);
