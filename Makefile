@@ -88,7 +88,9 @@ deps-demo:
 
 # Unit tests (Criterion), golden data and end-to-end tests under ASan+UBSan, and
 # the release build under valgrind.
-test: $(BUILD)/san/infbench $(BUILD)/san/unit_tests $(BUILD)/infbench $(BUILD)/san/sim_e2e
+# The fixtures first (a no-op when they are all present): after `make demo`,
+# which fetches only the tokenizers, the HuggingFace reference is missing.
+test: fixtures $(BUILD)/san/infbench $(BUILD)/san/unit_tests $(BUILD)/infbench $(BUILD)/san/sim_e2e
 	@IB_RELEASE=$(BUILD)/infbench IB_SIM_E2E=$(BUILD)/san/sim_e2e \
 		tests/run.sh $(BUILD)/san/infbench $(BUILD)/san/unit_tests
 
