@@ -275,23 +275,21 @@ fi
 #    pty) the replay's profiling seconds and requests; none when stderr is
 #    a file. 60 model seconds at scale 20 are 3 s of wall time: the line,
 #    refreshed every second, shows at least twice
-prog() { # STORE
-	"$bin" run --config-files m.yaml --config-keys gptoss-fp4-b200-sglang-agentic \
-		--runner-config "$root/configs/runners.yaml" --results "$1" --tokenizer "$tok" \
-		--time-scale 20 --agentic-duration 60
-}
+# the run goes in a script file: script(1) runs its command with $SHELL,
+# which is sh for root (CI), and sh drops bash's exported functions
+cat >prog.sh <<EOF
+exec "$bin" run --config-files m.yaml --config-keys gptoss-fp4-b200-sglang-agentic \\
+	--runner-config "$root/configs/runners.yaml" --results "\$1" --tokenizer "$tok" \\
+	--time-scale 20 --agentic-duration 60
+EOF
 if command -v script >/dev/null 2>&1; then
-	# script(1) runs its command with $SHELL, which may be sh (root in CI):
-	# bash runs the exported function, whatever the login shell is
-	export -f prog
-	export bin root tok
-	script -qec "bash -c 'prog st7'" /dev/null >tty.out 2>&1
+	script -qec "bash prog.sh st7" /dev/null >tty.out 2>&1
 	tr '\r' '\n' <tty.out | grep -qE 'gptoss_tp2_conc2.*: [0-9]+ of 60 s \([0-9]+%\), [0-9]+ requests, 0 failed' &&
 		ok || no "no agentic progress line on a terminal: $(tr '\r' '\n' <tty.out | tail -5)"
 else
 	echo "run-agentic: skipped: the terminal progress line (no script(1))"
 fi
-prog st8 2>notty.err
+bash prog.sh st8 2>notty.err
 ! grep -q ' of 60 s (' notty.err && grep -q '\[1/1\] done' notty.err && ok ||
 	no "progress lines without a terminal: $(head -c 600 notty.err)"
 e2e_end
