@@ -92,7 +92,66 @@ enum {
 	IB_UTF8_BAD_CONTINUATION = -2, /* "invalid continuation byte" */
 	IB_UTF8_TRUNCATED = -3,        /* "unexpected end of data" (n too small) */
 };
+/* The decoder itself, inline for the loops that validate every byte of a
+ * text (the tokenizer's): ib_utf8_decode's result, and *valid = how many
+ * bytes before the failing one belong to the sequence (0 on success). */
+static inline __attribute__((always_inline)) int ib_utf8_decode_at(const unsigned char *s, size_t n,
+                                                                   uint32_t *cp, size_t *valid)
+{
+	*valid = 0;
+	if (n == 0)
+		return IB_UTF8_TRUNCATED;
+	unsigned c = s[0];
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c < 0xC2 || c > 0xF4)
+		return IB_UTF8_BAD_START;
+	size_t len = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+	uint32_t v = c & (0x7Fu >> len);
+	/* the second byte's range excludes overlongs (E0, F0), surrogates (ED)
+	 * and code points beyond U+10FFFF (F4) */
+	unsigned lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+	unsigned hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+	for (size_t i = 1; i < len; i++) {
+		*valid = i;
+		if (i >= n)
+			return IB_UTF8_TRUNCATED;
+		unsigned b = s[i];
+		if (b < lo || b > hi)
+			return IB_UTF8_BAD_CONTINUATION;
+		lo = 0x80;
+		hi = 0xBF;
+		v = (v << 6) | (b & 0x3F);
+	}
+	*valid = 0;
+	*cp = v;
+	return (int)len;
+}
 int ib_utf8_decode(const void *p, size_t n, uint32_t *cp);
+/* Decodes the code point at s of text already known to be valid UTF-8 (no
+ * checks: the caller validated it) and sets *n to its length (1-4). */
+static inline __attribute__((always_inline)) uint32_t ib_utf8_decode_valid(const unsigned char *s,
+                                                                           size_t *n)
+{
+	uint32_t c = s[0];
+	if (c < 0x80) {
+		*n = 1;
+		return c;
+	}
+	if (c < 0xE0) {
+		*n = 2;
+		return (c & 0x1F) << 6 | (s[1] & 0x3F);
+	}
+	if (c < 0xF0) {
+		*n = 3;
+		return (c & 0x0F) << 12 | (uint32_t)(s[1] & 0x3F) << 6 | (s[2] & 0x3F);
+	}
+	*n = 4;
+	return (c & 0x07) << 18 | (uint32_t)(s[1] & 0x3F) << 12 | (uint32_t)(s[2] & 0x3F) << 6 |
+	       (s[3] & 0x3F);
+}
 /* Python's words for a negative ib_utf8_decode result. */
 const char *ib_utf8_reason(int rc);
 /* For text that does not decode at p: the length (1-3) of the maximal

@@ -1,52 +1,17 @@
 /* The one UTF-8 codec (base.h): a strict decoder and the encoder. */
 #include "base/base.h"
 
-/* Decodes at s[0..n): the length (1-4) with *cp, or a negative reason with
- * *valid = how many bytes before the failing one belong to the sequence. */
-static int decode(const unsigned char *s, size_t n, uint32_t *cp, size_t *valid)
-{
-	*valid = 0;
-	if (n == 0)
-		return IB_UTF8_TRUNCATED;
-	unsigned c = s[0];
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c < 0xC2 || c > 0xF4)
-		return IB_UTF8_BAD_START;
-	size_t len = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-	uint32_t v = c & (0x7Fu >> len);
-	/* the second byte's range excludes overlongs (E0, F0), surrogates (ED)
-	 * and code points beyond U+10FFFF (F4) */
-	unsigned lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
-	unsigned hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
-	for (size_t i = 1; i < len; i++) {
-		*valid = i;
-		if (i >= n)
-			return IB_UTF8_TRUNCATED;
-		unsigned b = s[i];
-		if (b < lo || b > hi)
-			return IB_UTF8_BAD_CONTINUATION;
-		lo = 0x80;
-		hi = 0xBF;
-		v = (v << 6) | (b & 0x3F);
-	}
-	*cp = v;
-	return (int)len;
-}
-
 int ib_utf8_decode(const void *p, size_t n, uint32_t *cp)
 {
 	size_t valid;
-	return decode(p, n, cp, &valid);
+	return ib_utf8_decode_at(p, n, cp, &valid);
 }
 
 size_t ib_utf8_bad_len(const void *p, size_t n)
 {
 	size_t valid;
 	uint32_t cp;
-	int rc = decode(p, n, &cp, &valid);
+	int rc = ib_utf8_decode_at(p, n, &cp, &valid);
 	return rc > 0 ? (size_t)rc : valid ? valid : 1;
 }
 

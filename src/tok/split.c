@@ -53,21 +53,7 @@ typedef struct {
 static inline __attribute__((always_inline)) unsigned at(const subj *x, size_t i, uint32_t *cp,
                                                          size_t *n)
 {
-	const unsigned char *s = x->s + i;
-	uint32_t c = s[0];
-	if (c < 0x80) {
-		*n = 1;
-	} else if (c < 0xE0) {
-		c = (c & 0x1F) << 6 | (s[1] & 0x3F);
-		*n = 2;
-	} else if (c < 0xF0) {
-		c = (c & 0x0F) << 12 | (uint32_t)(s[1] & 0x3F) << 6 | (s[2] & 0x3F);
-		*n = 3;
-	} else {
-		c = (c & 0x07) << 18 | (uint32_t)(s[1] & 0x3F) << 12 |
-		    (uint32_t)(s[2] & 0x3F) << 6 | (s[3] & 0x3F);
-		*n = 4;
-	}
+	uint32_t c = ib_utf8_decode_valid(x->s + i, n);
 	*cp = c;
 	unsigned k = x->t->cls[c];
 	return k ? k : classify(x->t, c);

@@ -29,29 +29,14 @@ size_t tok_utf8_check(const char *s, size_t len)
 				continue;
 			}
 		}
-		/* one character (RFC 3629 table 3-7), inline: this runs over every
-		 * text encoded or decoded */
-		unsigned char c = u[i];
-		if (c < 0x80) {
-			i++;
-		} else if (c >= 0xC2 && c <= 0xDF) {
-			if (len - i < 2 || (u[i + 1] & 0xC0) != 0x80)
-				return i;
-			i += 2;
-		} else if (c >= 0xE0 && c <= 0xEF) {
-			if (len - i < 3 || (u[i + 1] & 0xC0) != 0x80 || (u[i + 2] & 0xC0) != 0x80 ||
-			    (c == 0xE0 && u[i + 1] < 0xA0) || (c == 0xED && u[i + 1] > 0x9F))
-				return i;
-			i += 3;
-		} else if (c >= 0xF0 && c <= 0xF4) {
-			if (len - i < 4 || (u[i + 1] & 0xC0) != 0x80 || (u[i + 2] & 0xC0) != 0x80 ||
-			    (u[i + 3] & 0xC0) != 0x80 || (c == 0xF0 && u[i + 1] < 0x90) ||
-			    (c == 0xF4 && u[i + 1] > 0x8F))
-				return i;
-			i += 4;
-		} else {
+		/* one character, by the base decoder inlined: this runs over
+		 * every text encoded or decoded */
+		uint32_t cp;
+		size_t valid;
+		int n = ib_utf8_decode_at(u + i, len - i, &cp, &valid);
+		if (n < 0)
 			return i;
-		}
+		i += (size_t)n;
 	}
 	return len;
 }
