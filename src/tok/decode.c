@@ -252,13 +252,17 @@ static int bl_byte(const unsigned char *s, size_t n, size_t *i)
 
 /* The table of t, built by the first caller (threads that race each build
  * one; the first published wins, the others free theirs); NULL when out of
- * memory, and the caller decodes without it. */
+ * memory or when t's ids are sparse (a token at id 2^28 - 2 beside a few
+ * thousand: the table is one entry per id up to the largest, and would cost
+ * gigabytes), and the caller decodes without it. */
 static const struct tok_dectab *dec_table(const tok *ct)
 {
 	tok *t = (tok *)ct; /* the table is a cache: t's contents do not change */
 	struct tok_dectab *dt = atomic_load_explicit(&t->dectab, memory_order_acquire);
 	if (dt)
 		return dt;
+	if (t->nids > 2 * (t->bpe.vocab.n + t->nadded) + 4096)
+		return NULL;
 	dt = calloc(1, sizeof *dt);
 	struct tok_decent *tab = calloc(t->nids + 1, sizeof *tab);
 	ib_buf lng = {0};

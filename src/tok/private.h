@@ -9,8 +9,10 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-/* Token ids are below this: a larger one is taken as a broken file. */
-#define TOK_MAX_ID (1 << 28)
+/* Token ids are below this: a larger one is taken as a broken file. The id
+ * tables are sized by the largest id (16.7M ids: 64x the largest real
+ * vocabularies, ~262k; 2^28 let one entry of a fuzzed file ask for 2 GB). */
+#define TOK_MAX_ID (1 << 24)
 
 /* ---- json.c: a small, fast JSON reader for tokenizer.json ----
  *

@@ -675,6 +675,40 @@ Test(tok_dec, byte_level_and_invalid_utf8)
 	free(m);
 }
 
+/* Found by fuzz_tok_cache: a vocabulary entry at a huge id made the decode
+ * table (one entry per id up to the largest) ask for gigabytes. Sparse ids
+ * decode without the table, to the same text as dense ones. */
+Test(tok_dec, sparse_ids_decode_without_the_table)
+{
+	/* an id at TOK_MAX_ID (2^24) or above is a broken file, said so */
+	char *bad = byte_model("`<far>`: 16777216", "", "");
+	char *bd = doc("null", "null", "null", "null", "", bad);
+	char *msg = load_err(bd, IB_EINVAL);
+	cr_expect(strstr(msg, "model.vocab: the id of '<far>' must be an integer in [0, 16777216)"),
+	          "%s", msg);
+	free(msg);
+	free(bd);
+	free(bad);
+	const uint32_t far[] = {300, 16777215};
+	for (int k = 0; k < 2; k++) {
+		char extra[128];
+		snprintf(extra, sizeof extra, "`\xC4\xA0hi`: 256, `<far>`: %u", far[k]);
+		char *m = byte_model(extra, "", "");
+		char *d = doc("null",
+		              "{`type`: `ByteLevel`, `add_prefix_space`: false, `use_regex`: true}",
+		              "{`type`: `ByteLevel`, `add_prefix_space`: true, `trim_offsets`: false}",
+		              "{`type`: `ByteLevel`}", "", m);
+		tok *t = load_ok(d);
+		uint32_t ids[] = {97, 256, far[k], 0xC3, 0xA9, 299};
+		expect_dec(t, ids, 6, false, "a hi<far>\xC3\xA9");
+		/* the dense vocabulary has its table; the sparse one none */
+		cr_expect_eq(atomic_load(&t->dectab) != NULL, k == 0);
+		tok_free(t);
+		free(d);
+		free(m);
+	}
+}
+
 Test(tok_dec, sentencepiece_chain)
 {
 	/* Mistral's decoder: Replace(▁ -> ' '), ByteFallback, Fuse, Strip(' ', 1, 0) */
