@@ -694,10 +694,10 @@ Test(tok_dec, sparse_ids_decode_without_the_table)
 		char extra[128];
 		snprintf(extra, sizeof extra, "`\xC4\xA0hi`: 256, `<far>`: %u", far[k]);
 		char *m = byte_model(extra, "", "");
-		char *d = doc("null",
-		              "{`type`: `ByteLevel`, `add_prefix_space`: false, `use_regex`: true}",
-		              "{`type`: `ByteLevel`, `add_prefix_space`: true, `trim_offsets`: false}",
-		              "{`type`: `ByteLevel`}", "", m);
+		char *d = doc(
+		    "null", "{`type`: `ByteLevel`, `add_prefix_space`: false, `use_regex`: true}",
+		    "{`type`: `ByteLevel`, `add_prefix_space`: true, `trim_offsets`: false}",
+		    "{`type`: `ByteLevel`}", "", m);
 		tok *t = load_ok(d);
 		uint32_t ids[] = {97, 256, far[k], 0xC3, 0xA9, 299};
 		expect_dec(t, ids, 6, false, "a hi<far>\xC3\xA9");
