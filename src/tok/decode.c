@@ -252,9 +252,9 @@ static int bl_byte(const unsigned char *s, size_t n, size_t *i)
 
 /* The table of t, built by the first caller (threads that race each build
  * one; the first published wins, the others free theirs); NULL when out of
- * memory or when t's ids are sparse (a token at id 2^28 - 2 beside a few
+ * memory or when t's ids are sparse (a token at id 16M beside a few
  * thousand: the table is one entry per id up to the largest, and would cost
- * gigabytes), and the caller decodes without it. */
+ * hundreds of megabytes), and the caller decodes without it. */
 static const struct tok_dectab *dec_table(const tok *ct)
 {
 	tok *t = (tok *)ct; /* the table is a cache: t's contents do not change */
