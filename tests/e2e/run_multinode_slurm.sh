@@ -189,8 +189,11 @@ assert sorted(x["conc"] for x in r) == [1, 2], r
 assert all(x.get("is_multinode") and x.get("disagg") for x in r), r
 ' store3/agg_bmk.json 2>/dev/null && ok || no "recipe row agg_bmk.json: $(head -c 300 store3/agg_bmk.json 2>&1)"
 # the steps ended with the row: no process of its workspace is left
-sleep 1
-left=$(pgrep -f -- "$PWD/store3/" | tr '\n' ' ')
+for _ in $(seq 50); do
+	left=$(pgrep -f -- "$PWD/store3/" | tr '\n' ' ')
+	[ -z "$left" ] && break
+	sleep 0.2
+done
 [ -z "$left" ] && ok || { no "processes left after the recipe row: $left"; kill $left; }
 # a per-node script that ends (rank 1 exits 3) fails the row before it is
 # ready, the reason quoting the step logs, and the other node's step is stopped
@@ -202,8 +205,12 @@ timeout 300 "$bin" run rmn.json --results store5 --slurm --wait --time 10 --engi
 rc=$?
 "$bin" run --status --results store5 >status5.txt
 [ "$rc" = 1 ] && grep -q "a node's step ended" status5.txt && grep -q 'rank 1 gives up' status5.txt && ok || no "a failing per-node script: exit $rc $(cat status5.txt)"
-sleep 1
-left=$(pgrep -x sleep | while read -r p; do case $(readlink "/proc/$p/cwd") in "$PWD"/store5/*) echo "$p" ;; esac; done)
+# (slurmd ends a cancelled step's processes asynchronously: 10 s of grace)
+for _ in $(seq 50); do
+	left=$(pgrep -x sleep | while read -r p; do case $(readlink "/proc/$p/cwd") in "$PWD"/store5/*) echo "$p" ;; esac; done)
+	[ -z "$left" ] && break
+	sleep 0.2
+done
 [ -z "$left" ] && ok || { no "a failed row's steps left: $left"; kill $left; }
 # outside its job a per-node recipe does not run (it needs the job's steps)
 timeout 60 "$bin" run rmn.json --results store4 --engine recipe --recipes recipes --tokenizer "$tok" --quiet >/dev/null 2>rmn4.err
