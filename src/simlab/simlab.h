@@ -248,8 +248,16 @@ int slab_fit(const slab_point *pts, size_t n, const sim_calib_file *base, int pr
  * when the simulator runs under cal (*nfigures, when not NULL, gets their
  * count); INFINITY when a run fails. */
 typedef double (*slab_fit_loss_fn)(void *ctx, const sim_calib_file *cal, size_t *nfigures);
-/* Fits mem-eff, step-overhead-us, seq-overhead-us and compute-eff of cal's
- * last rule (starting from its values; the rule's `set` gains them) by
+/* mem-eff of every fitted rule, not searched: weights and KV are read at
+ * the GPU's published HBM bandwidth, and what kernels lose below it (small
+ * reads, launches, syncs) is time per step. Fitted, mem-eff settled at
+ * 0.39-0.75 on the TP 8 rows that dominate the data, and a held-out row at
+ * TP 2 or 4 (4x the bytes per GPU) came out 25-45 % too slow; chosen by
+ * the cross-validated error (docs/sim.md "Out of sample"). */
+#define SLAB_FIT_MEM_EFF 1.0
+/* Fits step-overhead-us, seq-overhead-us and compute-eff of cal's last
+ * rule and sets its mem-eff to SLAB_FIT_MEM_EFF (starting from its values;
+ * the rule's `set` gains all four) by
  * coordinate descent: `passes` rounds of one golden-section search per
  * parameter (`iters` steps each, log scale) minimising loss(ctx, cal).
  * Deterministic when loss is. slab_fit uses it for the measured groups;

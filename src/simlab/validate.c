@@ -515,12 +515,12 @@ static int coverage_by_rule(const slab_validate_opts *o, val_state *st, ib_arena
 	    {"+0.5 cap 2", {1, 0.5, 2, false}, 8},
 	    {"+1 cap 2", {1, 1, 2, false}, 8},
 	    {"+0.25 cap 2 min 12", {1, 0.25, 2, false}, 12},
-	    {"+0.5 cap 2 min 12 *",
+	    {"+0.5 cap 2 min 12", {1, 0.5, 2, false}, 12},
+	    {"+0.75 cap 2 min 12 *",
 	     {SIM_IV_INFLATION, SIM_IV_ADD, SIM_IV_CAP, false},
 	     SIM_IV_MIN_RESIDUALS},
-	    {"+0.75 cap 2 min 12", {1, 0.75, 2, false}, 12},
-	    {"+0.5 cap 2 min 12 hs", {1, 0.5, 2, true}, 12},
-	    {"+0.5 cap 2 min 16", {1, 0.5, 2, false}, 16},
+	    {"+0.75 cap 2 min 12 hs", {1, 0.75, 2, true}, 12},
+	    {"+0.75 cap 2 min 16", {1, 0.75, 2, false}, 16},
 	};
 	slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
 	         "  widening rules (xF: F^steps on the half-width, +K: K x the pool all's "

@@ -184,9 +184,9 @@ grep -qE '^held-out coverage of the 80 % intervals: .*; p90 [0-9.e+]+x, [0-9.e+]
 # (how SIM_IV_INFLATION, _ADD, _CAP and _MIN_RESIDUALS were chosen)
 grep -q '^  widening rules (xF: ' "$tmp/iv" &&
 	[ "$(grep -cE '^  (x[0-9.]+|\+[0-9.]+)[a-z0-9 ().*-]* +[0-9.]+% / +[0-9.]+% +[0-9.]+x / +[0-9.]+x +[0-9.e+]+x / [0-9.e+]+x$' "$tmp/iv")" = 13 ] &&
-	grep -qE '^  x3 \(before\) ' "$tmp/iv" && grep -qE '^  \+0.5 cap 2 min 12 \* +[0-9]' "$tmp/iv" &&
+	grep -qE '^  x3 \(before\) ' "$tmp/iv" && grep -qE '^  \+0.75 cap 2 min 12 \* +[0-9]' "$tmp/iv" &&
 	ok || no "the candidate rules: $(sed -n '/widening rules/,$p' "$tmp/iv" | head -16)"
-grep -q '^inflation: 1$' "$tmp/iv.yaml" && grep -q '^widen-add: 0.5$' "$tmp/iv.yaml" &&
+grep -q '^inflation: 1$' "$tmp/iv.yaml" && grep -q '^widen-add: 0.75$' "$tmp/iv.yaml" &&
 	grep -q '^widen-cap: 2$' "$tmp/iv.yaml" && grep -q '^widen-holds-sim: false$' "$tmp/iv.yaml" &&
 	grep -q '^min-residuals: 12$' "$tmp/iv.yaml" &&
 	ok || no "the table carries its rule: $(head -12 "$tmp/iv.yaml")"
