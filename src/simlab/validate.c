@@ -526,7 +526,7 @@ static int coverage_by_rule(const slab_validate_opts *o, val_state *st, ib_arena
 	         "  widening rules (xF: F^steps on the half-width, +K: K x the pool all's "
 	         "half-width per step, cap C: at most C x it, min N: min-residuals N, hs: "
 	         "holds the simulated value; *: the default):\n"
-	         "  %-20s %-24s %-18s %s\n",
+	         "  %-22s %-24s %-18s %s\n",
 	         "rule", "covered tok/s/GPU, inter", "median width", "p90 width");
 	int rc = 0;
 	for (size_t i = 0; i < sizeof cand / sizeof *cand && !rc; i++) {
@@ -539,7 +539,7 @@ static int coverage_by_rule(const slab_validate_opts *o, val_state *st, ib_arena
 		double pt = c.n_tps ? 100.0 * (double)c.in_tps / (double)c.n_tps : NAN,
 		       pi = c.n_inter ? 100.0 * (double)c.in_inter / (double)c.n_inter : NAN;
 		slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
-		         "  %-20s %5.1f%% / %5.1f%%          %6.2fx / %6.2fx   %.3gx / %.3gx\n",
+		         "  %-22s %5.1f%% / %5.1f%%          %6.2fx / %6.2fx   %.3gx / %.3gx\n",
 		         cand[i].name, pt, pi, c.width_tps, c.width_inter, c.p90_tps, c.p90_inter);
 	}
 	return rc;
