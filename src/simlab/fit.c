@@ -80,19 +80,19 @@ static double measured_loss(void *ctx, const sim_calib_file *cal, size_t *count)
 }
 
 /* The pull of the fitted rule (cal's last) towards the parent level's
- * values: ridge x the sum of the squared log ratios of the four fitted
+ * values: ridge x the sum of the squared log ratios of the three fitted
  * parameters (a parameter the parent leaves at 0 is not pulled). */
 static double ridge_penalty(const group_ctx *g, const sim_calib_file *cal)
 {
 	if (!g->prior || g->ridge <= 0)
 		return 0;
 	const sim_calib *v = &cal->rules[cal->n - 1].values, *q = g->prior;
-	const double x[4][2] = {{v->mem_eff, q->mem_eff},
-	                        {v->compute_eff, q->compute_eff},
+	/* (not mem-eff: fixed, SLAB_FIT_MEM_EFF) */
+	const double x[3][2] = {{v->compute_eff, q->compute_eff},
 	                        {v->step_overhead_s, q->step_overhead_s},
 	                        {v->seq_overhead_s, q->seq_overhead_s}};
 	double s = 0;
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 3; i++)
 		if (x[i][0] > 0 && x[i][1] > 0) {
 			double d = log(x[i][0] / x[i][1]);
 			s += d * d;
@@ -109,8 +109,6 @@ static double penalised_loss(void *ctx, const sim_calib_file *cal, size_t *count
 static double *slot(sim_calib *c, int which)
 {
 	switch (which) {
-	case P_MEM:
-		return &c->mem_eff;
 	case P_COMPUTE:
 		return &c->compute_eff;
 	case P_STEP:

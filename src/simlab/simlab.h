@@ -233,7 +233,7 @@ enum {
 };
 #define SLAB_FIT_NLEVELS 5
 /* The pull of each level's rule towards the level before it (ridge x the
- * sum of the squared log ratios of the four parameters, added to the
+ * sum of the squared log ratios of the three fitted parameters, added to the
  * group's error; docs/sim.md "Calibration"). */
 #define SLAB_FIT_RIDGE 0.03
 /* The log error beyond which a row's cost grows linearly instead of
