@@ -188,12 +188,19 @@ r = json.load(open(sys.argv[1]))
 assert sorted(x["conc"] for x in r) == [1, 2], r
 assert all(x.get("is_multinode") and x.get("disagg") for x in r), r
 ' store3/agg_bmk.json 2>/dev/null && ok || no "recipe row agg_bmk.json: $(head -c 300 store3/agg_bmk.json 2>&1)"
-# the steps ended with the row: no process of its workspace is left
-for _ in $(seq 50); do
-	left=$(pgrep -f -- "$PWD/store3/" | tr '\n' ' ')
-	[ -z "$left" ] && break
-	sleep 0.2
-done
+# the steps ended with the row: no process of its workspace is left.
+# left_after CMD: $left is what CMD lists once it lists nothing, or after 10 s
+# (slurmd ends a cancelled step's processes asynchronously)
+left_after() {
+	for _ in $(seq 50); do
+		left=$("$@")
+		[ -z "$left" ] && return
+		sleep 0.2
+	done
+}
+workspace_procs() { pgrep -f -- "$PWD/$1/" | tr '\n' ' '; }
+sleeps_in() { pgrep -x sleep | while read -r p; do case $(readlink "/proc/$p/cwd") in "$PWD"/$1/*) echo "$p" ;; esac; done; }
+left_after workspace_procs store3
 [ -z "$left" ] && ok || { no "processes left after the recipe row: $left"; kill $left; }
 # a per-node script that ends (rank 1 exits 3) fails the row before it is
 # ready, the reason quoting the step logs, and the other node's step is stopped
@@ -205,12 +212,7 @@ timeout 300 "$bin" run rmn.json --results store5 --slurm --wait --time 10 --engi
 rc=$?
 "$bin" run --status --results store5 >status5.txt
 [ "$rc" = 1 ] && grep -q "a node's step ended" status5.txt && grep -q 'rank 1 gives up' status5.txt && ok || no "a failing per-node script: exit $rc $(cat status5.txt)"
-# (slurmd ends a cancelled step's processes asynchronously: 10 s of grace)
-for _ in $(seq 50); do
-	left=$(pgrep -x sleep | while read -r p; do case $(readlink "/proc/$p/cwd") in "$PWD"/store5/*) echo "$p" ;; esac; done)
-	[ -z "$left" ] && break
-	sleep 0.2
-done
+left_after sleeps_in store5
 [ -z "$left" ] && ok || { no "a failed row's steps left: $left"; kill $left; }
 # outside its job a per-node recipe does not run (it needs the job's steps)
 timeout 60 "$bin" run rmn.json --results store4 --engine recipe --recipes recipes --tokenizer "$tok" --quiet >/dev/null 2>rmn4.err
