@@ -80,8 +80,9 @@ typedef struct {
 	int tp, ep, conc;
 	bool dp_attn;
 	double tps_gpu, interactivity, median_ttft, median_tpot;
-	bool from_matrix; /* the config came from the sweep matrix */
-	slab_pools pools; /* multi-node configs; zero: single-node */
+	bool from_matrix;    /* the config came from the sweep matrix */
+	bool other_workload; /* ... from its rows at another ISL/OSL (slab_sweep_other_workload) */
+	slab_pools pools;    /* multi-node configs; zero: single-node */
 } slab_sweep_point;
 
 /* The $/GPU-hr the dashboard prices a GPU at (owning hyperscaler, README of
@@ -135,6 +136,14 @@ slab_sweep_config slab_sweep_config_of(const slab_sweep_point *q);
  * Duplicates once. *out is malloc'd (NULL when none). 0 or IB_ENOMEM. */
 int slab_sweep_from_matrix(const ib_val *rows, const slab_point *p, const slab_sweep_opts *o,
                            slab_sweep_config **out, size_t *n);
+/* A series the matrix has no row of at its ISL/OSL: the single-node
+ * configs (framework, spec setting, TP, EP, DP attention) of the matrix
+ * rows of p's model, precision, GPU and framework (when p names one) at
+ * any workload, each at concurrency 4, 8, ... o->max_conc; a peak row of a
+ * disaggregated config gets none. Duplicates once; *out malloc'd (NULL when
+ * none). 0 or IB_ENOMEM. */
+int slab_sweep_other_workload(const ib_val *rows, const slab_point *p, const slab_sweep_opts *o,
+                              slab_sweep_config **out, size_t *n);
 int slab_sweep_run(const slab_point *p, const sim_calib_file *cal, const slab_sweep_opts *o,
                    slab_sweep_point **out, size_t *n, size_t *nconf, ib_error *e);
 /* A peak row's counterpart: of the sweep points at the concurrency nearest

@@ -253,8 +253,11 @@ static int push_concs(const ib_val *r, slab_sweep_config c, int max_conc, slab_s
 	return 0;
 }
 
-int slab_sweep_from_matrix(const ib_val *rows, const slab_point *p, const slab_sweep_opts *o,
-                           slab_sweep_config **out, size_t *n)
+/* slab_sweep_from_matrix, or with other_wl the single-node configs of
+ * p's model x precision x GPU [x framework] at any workload, each at the
+ * generic concurrencies 4..o->max_conc (slab_sweep_other_workload). */
+static int matrix_configs(const ib_val *rows, const slab_point *p, const slab_sweep_opts *o,
+                          bool other_wl, slab_sweep_config **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
@@ -269,9 +272,10 @@ int slab_sweep_from_matrix(const ib_val *rows, const slab_point *p, const slab_s
 		const char *spec = row_str(r, "spec-decoding");
 		const sim_model *m = prefix ? sim_model_find(prefix) : NULL;
 		if (!m || strcmp(m->name, p->model) || !prec || strcasecmp(prec, p->precision) ||
-		    !gpu || strcmp(gpu, p->gpu) || !fw || row_int(r, "isl", 0) != p->isl ||
-		    row_int(r, "osl", 0) != p->osl || pools_pp(r) > 1 ||
-		    (p->framework && strcmp(fw, p->framework)))
+		    !gpu || strcmp(gpu, p->gpu) || !fw ||
+		    (!other_wl &&
+		     (row_int(r, "isl", 0) != p->isl || row_int(r, "osl", 0) != p->osl)) ||
+		    pools_pp(r) > 1 || (p->framework && strcmp(fw, p->framework)))
 			continue;
 		bool sd = spec && strcmp(spec, "none");
 		if ((sd && p->no_spec) || (!sd && p->spec))
@@ -290,7 +294,16 @@ int slab_sweep_from_matrix(const ib_val *rows, const slab_point *p, const slab_s
 			continue;
 		if (!multi && row_bool(r, "disagg"))
 			continue;
-		if (push_concs(r, c, multi ? o->max_conc_multinode : o->max_conc, out, n, &cap)) {
+		if (other_wl && multi)
+			continue;
+		int rc = 0;
+		if (other_wl) /* the row's concurrencies are another workload's */
+			for (c.conc = 4; !rc && c.tp >= 1 && c.conc <= o->max_conc; c.conc *= 2)
+				rc = push_config(out, n, &cap, &c);
+		else
+			rc = push_concs(r, c, multi ? o->max_conc_multinode : o->max_conc, out, n,
+			                &cap);
+		if (rc) {
 			free(*out);
 			*out = NULL;
 			*n = 0;
@@ -298,6 +311,18 @@ int slab_sweep_from_matrix(const ib_val *rows, const slab_point *p, const slab_s
 		}
 	}
 	return 0;
+}
+
+int slab_sweep_from_matrix(const ib_val *rows, const slab_point *p, const slab_sweep_opts *o,
+                           slab_sweep_config **out, size_t *n)
+{
+	return matrix_configs(rows, p, o, false, out, n);
+}
+
+int slab_sweep_other_workload(const ib_val *rows, const slab_point *p, const slab_sweep_opts *o,
+                              slab_sweep_config **out, size_t *n)
+{
+	return matrix_configs(rows, p, o, true, out, n);
 }
 
 slab_sweep_config slab_sweep_config_of(const slab_sweep_point *q)
@@ -343,6 +368,20 @@ static uint64_t config_seed(const slab_sweep_config *k)
 	return h % 1000003u + 1;
 }
 
+/* v without the configs that run optional speculative decoding when o
+ * leaves it out (o->no_spec, p does not require it); the new count. */
+static size_t drop_optional_spec(const slab_point *p, const slab_sweep_opts *o,
+                                 slab_sweep_config *v, size_t nv)
+{
+	if (!o->no_spec || p->spec)
+		return nv;
+	size_t k = 0;
+	for (size_t i = 0; i < nv; i++)
+		if (!v[i].spec)
+			v[k++] = v[i];
+	return k;
+}
+
 int slab_sweep_run(const slab_point *p, const sim_calib_file *cal, const slab_sweep_opts *o,
                    slab_sweep_point **out, size_t *n, size_t *nconf, ib_error *e)
 {
@@ -356,23 +395,27 @@ int slab_sweep_run(const slab_point *p, const sim_calib_file *cal, const slab_sw
 	slab_sweep_config *v = NULL;
 	size_t nv = 0, cap = 0;
 	int rc = 0;
+	bool other_wl = false;
 	if (o->only) {
 		if (o->nonly && !(v = malloc(o->nonly * sizeof *v)))
 			return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 		if (o->nonly)
 			memcpy(v, o->only, o->nonly * sizeof *v);
 		nv = o->nonly;
-	} else
+	} else {
 		rc = slab_sweep_from_matrix(o->matrix, p, o, &v, &nv);
-	if (!o->only && o->no_spec && !p->spec) { /* optional spec decoding left out */
-		size_t k = 0;
-		for (size_t i = 0; i < nv; i++)
-			if (!v[i].spec)
-				v[k++] = v[i];
-		nv = k;
+		nv = drop_optional_spec(p, o, v, nv);
+		/* no config at the row's workload: the recipes' configs at
+		 * another workload (disaggregated: the matrix's pools only) */
+		if (!rc && !nv && !p->disagg) {
+			free(v);
+			rc = slab_sweep_other_workload(o->matrix, p, o, &v, &nv);
+			nv = drop_optional_spec(p, o, v, nv);
+			other_wl = nv > 0;
+		}
 	}
 	bool from_matrix = nv > 0 && !o->only;
-	if (!rc && !nv && !o->only && !p->disagg) /* disaggregated: the matrix's pools only */
+	if (!rc && !nv && !o->only && !p->disagg) /* else the generic space */
 		rc = generic_space(p, cal, o, &v, &nv);
 	if (rc) {
 		rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
@@ -412,6 +455,7 @@ int slab_sweep_run(const slab_point *p, const sim_calib_file *cal, const slab_sw
 		                                    .median_ttft = r.median_ttft,
 		                                    .median_tpot = r.median_tpot,
 		                                    .from_matrix = from_matrix,
+		                                    .other_workload = other_wl,
 		                                    .pools = k->pools};
 	}
 	free(v);

@@ -106,7 +106,7 @@ typedef struct {
 	size_t n, cap;
 	/* totals over every sweep run (kept by cache_free: --cv sweeps each
 	 * fold's series anew) */
-	size_t series, configs, from_matrix;
+	size_t series, configs, from_matrix, other_workload;
 	double seconds;
 } val_cache;
 
@@ -143,7 +143,9 @@ static void show_sweep(const slab_validate_opts *o, const slab_point *p, const v
 	         : p->spec  ? ", spec only"
 	                    : "",
 	         s->n, s->nconf,
-	         s->n && s->pts[0].from_matrix ? "the sweep matrix" : "the generic space");
+	         !s->n || !s->pts[0].from_matrix ? "the generic space"
+	         : s->pts[0].other_workload      ? "the sweep matrix at another ISL/OSL"
+	                                         : "the sweep matrix");
 	for (size_t i = 0; i < s->n; i++) {
 		const slab_sweep_point *q = &s->pts[i];
 		char pools[96];
@@ -177,6 +179,8 @@ static val_series *series_of(val_cache *c, const slab_point *p, const slab_valid
 	c->configs += s->nconf;
 	if (s->n && s->pts[0].from_matrix)
 		c->from_matrix++;
+	if (s->n && s->pts[0].other_workload)
+		c->other_workload++;
 	if (s->rc == IB_ENOMEM)
 		return NULL;
 	if (s->rc)
@@ -383,12 +387,14 @@ static void print_summary(const slab_validate_opts *o, const slab_sweep_opts *sw
 		slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "\nrows that cannot run:\n%s",
 		         st->why.data);
 	if (st->cache.series)
-		slab_out(
-		    o->log, o->log_ud, SLAB_LOG_OUT,
-		    "\nfrontier sweeps: %zu series (%zu from the sweep matrix), %zu configs, %d "
-		    "prompts per concurrency, concurrency 4..%d, %.1f s\n",
-		    st->cache.series, st->cache.from_matrix, st->cache.configs,
-		    sweep->prompts_per_conc, sweep->max_conc, st->cache.seconds);
+		slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
+		         "\nfrontier sweeps: %zu series (%zu from the sweep matrix, %zu of them at "
+		         "another "
+		         "ISL/OSL), %zu configs, %d prompts per concurrency, concurrency 4..%d, "
+		         "%.1f s\n",
+		         st->cache.series, st->cache.from_matrix, st->cache.other_workload,
+		         st->cache.configs, sweep->prompts_per_conc, sweep->max_conc,
+		         st->cache.seconds);
 	slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
 	         "\nabsolute percentage errors (frontier rows: tok/s/GPU at the published "
 	         "interactivity):\n");

@@ -58,7 +58,7 @@ awk -F'\t' 'NR == 1 || ($3 == "MiniMax M2.5" && $5 == "H100" &&
 rc=$?
 [ "$rc" = 0 ] && ok || no "frontier subset: exit $rc: $(tail -3 "$tmp/err")"
 grep -qE '^sweep matrix: [0-9]+ rows from configs/' "$tmp/f" && ok || no "sweep matrix line"
-grep -qE '^frontier sweeps: 7 series \(1 from the sweep matrix\), [0-9]+ configs, 1 prompts per concurrency, concurrency 4\.\.128, ' "$tmp/f" &&
+grep -qE '^frontier sweeps: 7 series \(1 from the sweep matrix, 0 of them at another ISL/OSL\), [0-9]+ configs, 1 prompts per concurrency, concurrency 4\.\.128, ' "$tmp/f" &&
 	ok || no "sweeps line: $(grep 'frontier sweeps' "$tmp/f")"
 line=$(grep -E '^frontier +runnable' "$tmp/f")
 echo "$line"
@@ -70,7 +70,7 @@ grep -qE '^page compare-per-dollar +runnable +3/3 ' "$tmp/f" && ok || no "per-do
 # without the master configs every series sweeps the generic space
 "$bin" sim validate --points "$tmp/sub.tsv" --sweep-max-conc 16 --sweep-prompts-per-conc 1 \
 	--no-master-configs --summary >"$tmp/g" 2>&1
-grep -qE '^frontier sweeps: 7 series \(0 from the sweep matrix\)' "$tmp/g" && ! grep -q '^sweep matrix' "$tmp/g" &&
+grep -qE '^frontier sweeps: 7 series \(0 from the sweep matrix, 0 of them at another ISL/OSL\)' "$tmp/g" && ! grep -q '^sweep matrix' "$tmp/g" &&
 	ok || no "--no-master-configs: $(grep 'sweep' "$tmp/g")"
 # a frontier row's line: the nearest frontier config, no interactivity error
 grep -qE '^[0-9]+ +frontier +glm-5 +mi355x +fp8 +sglang .* nan +\+?nan$' "$tmp/f" && ok ||
@@ -81,6 +81,18 @@ grep -qE '^[0-9]+ +frontier +glm-5 +mi355x +fp8 +sglang .* nan +\+?nan$' "$tmp/f
 grep -qE '^  sweep sglang +mtp +tp 4 ep 4 dpa conc +8 ' "$tmp/s" && grep -q '(the generic space)$' "$tmp/s" &&
 	grep -qE "^sweep of row [0-9]+'s series \(deepseek-r1 mi300x fp8 8192/1024\): .*\(the sweep matrix\)$" "$tmp/s" &&
 	ok || no "--show-sweeps: $(grep -m3 sweep "$tmp/s")"
+# a series the master configs have at another ISL/OSL only (Qwen 3.5 FP4 on
+# MI355X at 1k/1k: its recipes are 8k/1k) sweeps those recipes' configs:
+# ATOM at TP 2 and 4 without MTP, SGLang with and without it; never ATOM
+# with MTP or TP 1, which the generic space would add
+awk -F'\t' 'NR == 1 || $1 == 50' tests/data/sim/points.tsv >"$tmp/ow.tsv"
+"$bin" sim validate --points "$tmp/ow.tsv" --kinds frontier --sweep-max-conc 8 --show-sweeps \
+	--sweep-prompts-per-conc 1 >"$tmp/ow" 2>&1
+grep -qE "^sweep of row 50's series \(qwen3.5-397b-a17b mi355x fp4 1024/1024\): .*\(the sweep matrix at another ISL/OSL\)$" "$tmp/ow" &&
+	grep -qE '^  sweep atom +- +tp 2 ' "$tmp/ow" && grep -qE '^  sweep sglang +mtp +tp [0-9]' "$tmp/ow" &&
+	! grep -qE '^  sweep atom +mtp|^  sweep [a-z]+ +[-a-z0-9]+ +tp 1 ' "$tmp/ow" &&
+	grep -qE '^frontier sweeps: 1 series \(1 from the sweep matrix, 1 of them at another ISL/OSL\)' "$tmp/ow" &&
+	ok || no "another ISL/OSL: $(grep -m3 sweep "$tmp/ow")"
 # disaggregated and multi-node published points (issue 28): a Dynamo peak
 # row on GB300 (DeepSeek R1 FP4 8k/1k) runs the master configs' multi-node
 # configs of its series (worker counts from their search spaces), a GB200

@@ -442,6 +442,33 @@ Test(sim_frontier, matrix_rows_of_a_series)
 	cr_assert_eq(ns, 1);
 	cr_assert(s[0].from_matrix);
 	free(s);
+	/* a series the matrix has at another workload only: that workload's
+	 * configs (here the 8k/1k row's TP 4 and the 1k/1k rows'), at the
+	 * generic concurrencies, never a multi-node one */
+	slab_point ow = p[0];
+	ow.isl = 2048;
+	mo.max_conc = 16;
+	mo.max_conc_multinode = 1024;
+	cr_assert_eq(slab_sweep_from_matrix(rows, &ow, &mo, &c, &nc), 0);
+	cr_assert_eq(nc, 0);
+	cr_assert_eq(slab_sweep_other_workload(rows, &ow, &mo, &c, &nc), 0);
+	cr_assert_eq(nc, 3, "%zu",
+	             nc); /* sglang TP 4 at 4, 8, 16; the MTP row is not the series' */
+	for (size_t i = 0; i < nc; i++) {
+		cr_assert_str_eq(c[i].framework, "sglang");
+		cr_assert_eq(c[i].tp, 4);
+		cr_assert_null(c[i].spec);
+		cr_assert_eq(c[i].pools.replicas, 0);
+		cr_assert_eq(c[i].conc, 4 << i);
+	}
+	free(c);
+	/* ... and the sweep runs them, from the matrix */
+	o.max_conc = 8;
+	ow.kind = SLAB_POINT_FRONTIER;
+	cr_assert_eq(slab_sweep_run(&ow, NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
+	cr_assert_eq(nconf, 2);
+	cr_assert(ns > 0 && s[0].tp == 4);
+	free(s);
 	/* a series the matrix does not cover: the generic space */
 	o.max_conc = 4;
 	p[1].gpu = "b200";
