@@ -94,14 +94,13 @@ int cmd_sim_calibrate(int argc, char **argv)
 	arg_parser p = {
 	    .prog = "infbench sim calibrate",
 	    .top = "infbench sim calibrate",
-	    .desc = "Fits the calibration parameters (mem-eff, compute-eff, step-overhead-us,\n"
-	            "seq-overhead-us) to the published points: per framework x GPU [x model [x "
-	            "version]] on the\n"
-	            "measured rows, then on the frontier rows (the series' sweeps, their frontier "
-	            "at the published\n"
-	            "interactivity) per GPU without measured rules and per GPU x model x precision "
-	            "for the frameworks\n"
-	            "no measured rule covers; prints the fit's error per group and writes the "
+	    .desc = "Fits the calibration parameters (compute-eff, step-overhead-us,\n"
+	            "seq-overhead-us; mem-eff fixed at 1, comm-eff at 0.2 by the first rule)\n"
+	            "to the published points: on every row, per framework, per framework x GPU\n"
+	            "[x model [x version]] on the measured rows, then on the frontier rows (the\n"
+	            "series' sweeps, their frontier at the published interactivity) per GPU\n"
+	            "without measured rules and per GPU x model x precision for the frameworks\n"
+	            "no measured rule covers; prints the fit's error per group and writes the\n"
 	            "resulting calibration file.",
 	    .epilog = "See docs/sim.md \"Calibration\".",
 	    .opts = opts,

@@ -231,9 +231,11 @@ void sim_step_breakdown(const sim_config *c, const sim_step *s, sim_step_parts *
 	/* pipeline: a step runs through every stage in turn */
 	o->mem *= pp;
 	o->compute *= pp;
-	/* stages beyond the scale-up domain hand over through the network */
+	/* stages beyond the scale-up domain hand over through the network; a
+	 * hand-over is a point-to-point copy, at the link's bandwidth (comm_eff
+	 * is the collectives') */
 	bool pp_wide = (double)tp * pp > dom && c->hw.net_bw > 0;
-	double plink = pp_wide ? c->hw.net_bw * c->comm_eff : link;
+	double plink = pp_wide ? c->hw.net_bw : c->hw.link_bw;
 	o->comm = o->comm * pp + (pp - 1) * (act / plink + (pp_wide ? c->hw.net_lat : lat));
 	/* fixed cost per step, and per token verified in it (scheduling,
 	 * sampling, detokenising: the CPU side that makes throughput saturate;
@@ -354,6 +356,8 @@ double sim_kv_transfer_s(const sim_config *c, double tokens)
 	    kv_elems_full(&pc.model) * pc.kv_bytes / kv_shards(&pc) / pp_of(&pc) * tokens;
 	int dom = c->hw.domain_gpus > 0 ? c->hw.domain_gpus : 8;
 	bool local = sim_config_gpus(c) <= dom || c->hw.net_bw <= 0;
-	double bw = local ? c->hw.link_bw * c->comm_eff : c->hw.net_bw;
+	/* a bulk point-to-point copy: the link's bandwidth (comm_eff is the
+	 * collectives') */
+	double bw = local ? c->hw.link_bw : c->hw.net_bw;
 	return bytes / bw + (local ? c->hw.link_lat : c->hw.net_lat);
 }

@@ -2,7 +2,8 @@
  * published measured points (docs/sim.md "Calibration"). Rows are grouped
  * by framework x GPU; each group with at least SLAB_FIT_MIN_POINTS points
  * gets one rule (compute-eff, step-overhead-us, seq-overhead-us fitted, mem-eff
- * fixed at SLAB_FIT_MEM_EFF) by
+ * fixed at SLAB_FIT_MEM_EFF; comm-eff set to SLAB_FIT_COMM_EFF by the first
+ * level, every row) by
  * coordinate descent (golden-section search on each parameter in turn) on
  * the squared log errors of tok/s/GPU and interactivity over all of the
  * group's points. No parameter belongs to a single point. */
@@ -13,8 +14,8 @@
 #include <string.h>
 #include <strings.h>
 
-enum { P_MEM = 0, P_COMPUTE = 1, P_STEP = 2, P_SEQ = 3 };
-/* the parameters a group's rule sets */
+enum { P_MEM = 0, P_COMPUTE = 1, P_STEP = 2, P_SEQ = 3, P_COMM = 4 };
+/* the parameters a group's rule sets (the first level's sets comm-eff too) */
 #define FITTED ((1u << P_MEM) | (1u << P_COMPUTE) | (1u << P_STEP) | (1u << P_SEQ))
 
 typedef struct {
@@ -265,6 +266,12 @@ int slab_fit(const slab_point *pts, size_t n, const sim_calib_file *base, int pr
 			g.ridge = ridge;
 		}
 		r->set = FITTED;
+		/* the first level sets comm-eff for every level (not searched:
+		 * SLAB_FIT_COMM_EFF) */
+		if (global) {
+			r->values.comm_eff = SLAB_FIT_COMM_EFF;
+			r->set |= 1u << P_COMM;
+		}
 		G->loss_before = measured_loss(&g, &cal, NULL);
 		if (G->npoints >= SLAB_FIT_MIN_POINTS) {
 			slab_fit_descend(&cal, penalised_loss, &g, 2, 12);
@@ -320,6 +327,8 @@ void slab_fit_rules(const slab_fit_group *g, size_t n, ib_buf *out)
 		    what, sqrt(g[i].loss_before), sqrt(g[i].loss_after), m, g[i].values.mem_eff,
 		    g[i].values.compute_eff, g[i].values.step_overhead_s * 1e6,
 		    g[i].values.seq_overhead_s * 1e6);
+		if (!g[i].framework && !g[i].frontier)
+			ib_buf_printf(out, "    comm-eff: %.4f\n", g[i].values.comm_eff);
 	}
 }
 
@@ -345,7 +354,7 @@ int slab_fit_group_rule(const slab_fit_group *g, ib_arena *a, sim_calib_rule *r)
 	r->match[3] = g->model ? md : NULL;
 	r->match[5] = g->version ? vs : NULL;
 	r->values = g->values;
-	r->set = FITTED;
+	r->set = FITTED | (!g->framework && !g->frontier ? 1u << P_COMM : 0);
 	return 0;
 }
 

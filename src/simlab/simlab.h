@@ -250,7 +250,8 @@ enum {
 #define SLAB_FIT_HUBER 0.3
 /* Rows weigh 1 / their model x GPU's rows in the group; every level but
  * SLAB_LEVEL_ALL is pulled towards what base gives the group with strength
- * ridge (0: a plain fit). */
+ * ridge (0: a plain fit). SLAB_LEVEL_ALL's rule also sets comm-eff to
+ * SLAB_FIT_COMM_EFF, which the lower levels inherit and do not set. */
 int slab_fit(const slab_point *pts, size_t n, const sim_calib_file *base, int prompts, double ridge,
              int level, ib_arena *a, slab_fit_group **out, size_t *nout, ib_error *e);
 /* A fit's objective: the mean squared log error of some published figures
@@ -264,6 +265,15 @@ typedef double (*slab_fit_loss_fn)(void *ctx, const sim_calib_file *cal, size_t 
  * TP 2 or 4 (4x the bytes per GPU) came out 25-45 % too slow; chosen by
  * the cross-validated error (docs/sim.md "Out of sample"). */
 #define SLAB_FIT_MEM_EFF 1.0
+/* comm-eff of the first level's rule (every framework and GPU), not
+ * searched: the fraction of the scale-up link's bandwidth a decode step's
+ * all-reduce (a few hundred KB) reaches. Searched on the first level, it
+ * went to 0.16 (or to 0.08, trading the whole per-sequence overhead and the
+ * prefill's compute for it, when searched first); at 1.0 the all-reduces of
+ * TP 8 rows went into the TP-independent overheads and held-out TP 2 rows
+ * came out 20-45 % too slow. Chosen by the cross-validated error among 1.0,
+ * 0.35, 0.2 and fitted (docs/sim.md "Out of sample"). */
+#define SLAB_FIT_COMM_EFF 0.2
 /* Fits step-overhead-us, seq-overhead-us and compute-eff of cal's last
  * rule and sets its mem-eff to SLAB_FIT_MEM_EFF (starting from its values;
  * the rule's `set` gains all four) by

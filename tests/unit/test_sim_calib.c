@@ -674,6 +674,64 @@ Test(simcal, fit_recovers_compute_eff_from_input_lengths)
 	ib_arena_free(a);
 }
 
+/* comm-eff (the fraction of the link bandwidth the all-reduces reach) is
+ * set by the first level's rule, for every framework and GPU, and not
+ * searched (SLAB_FIT_COMM_EFF); a lower level inherits it and its rule does
+ * not set it. The all-reduces grow with TP and the overheads do not: with
+ * it, the fit finds the generating overheads from rows at TP 2 and 8. */
+Test(simcal, first_level_sets_comm_eff_for_every_level)
+{
+	static const int concs[] = {4, 16, 64, 4, 16, 64};
+	slab_point pts[6];
+	sim_calib_rule truth = {.values = {0}};
+	sim_calib_defaults(&truth.values);
+	truth.values.mem_eff = SLAB_FIT_MEM_EFF;
+	truth.values.step_overhead_s = 3000e-6;
+	truth.values.seq_overhead_s = 40e-6;
+	truth.values.comm_eff = SLAB_FIT_COMM_EFF;
+	truth.set = 1u | 4u | 8u | 16u;
+	sim_calib_file tf = {.path = "truth", .rules = &truth, .n = 1};
+	measure_points(pts, 6, "h100", concs, NULL, &tf);
+	for (int i = 0; i < 6; i++) { /* again at TP 2 and TP 8 */
+		pts[i].tp = i < 3 ? 2 : 8;
+		slab_point_result r;
+		ib_error re = {0};
+		cr_assert_eq(slab_point_run(&pts[i], &tf, 2, &r, &re), 0, "%s", re.msg);
+		pts[i].tps_gpu = r.tps_gpu;
+		pts[i].interactivity = r.interactivity;
+	}
+	ib_arena *a = ib_arena_new();
+	slab_fit_group *g, *lower;
+	size_t n, nl;
+	ib_error e = {0};
+	cr_assert_eq(slab_fit(pts, 6, NULL, 2, 0.0, SLAB_LEVEL_ALL, a, &g, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(g[0].values.comm_eff, SLAB_FIT_COMM_EFF);
+	cr_assert_lt(sqrt(g[0].loss_after), 0.05, "rms %g", sqrt(g[0].loss_after));
+	cr_assert(fabs(log(g[0].values.seq_overhead_s / 40e-6)) < 0.3, "seq %g",
+	          g[0].values.seq_overhead_s);
+	ib_buf y = {0};
+	ib_buf_puts(&y, "rules:\n");
+	slab_fit_rules(g, n, &y);
+	cr_assert_not_null(strstr(y.data, "    comm-eff: 0.2000\n"), "%s", y.data);
+	const char *p = write_tmp(y.data);
+	ib_diags d = {.a = a};
+	sim_calib_file f;
+	cr_assert_eq(sim_calib_load(p, a, &f, &d, &e), 0, "%s\n%s", e.msg, y.data);
+	cr_assert(f.rules[0].set & 16u);
+	/* the framework x GPU level on top: comm-eff is the first level's */
+	cr_assert_eq(slab_fit(pts, 6, &f, 2, 0.0, SLAB_LEVEL_FW_GPU, a, &lower, &nl, &e), 0);
+	cr_assert_eq(lower[0].values.comm_eff, SLAB_FIT_COMM_EFF);
+	ib_buf_free(&y);
+	slab_fit_rules(lower, nl, &y);
+	cr_assert_null(strstr(y.data, "comm-eff"), "%s", y.data);
+	sim_calib_rule r;
+	cr_assert_eq(slab_fit_group_rule(&lower[0], a, &r), 0);
+	cr_assert_not(r.set & 16u);
+	ib_buf_free(&y);
+	ib_arena_free(a);
+}
+
 /* The cross-validation keys of a row per grouping, and the groupings'
  * names. */
 Test(simcal, cv_keys)
@@ -721,9 +779,11 @@ Test(simcal, cv_fold_leaves_its_group_out)
 {
 	static const int concs[] = {1, 4, 16, 64};
 	slab_point pts[8];
-	sim_calib_rule t1 = {.set = 4u | 8u}, t2 = {.set = 4u | 8u};
+	sim_calib_rule t1 = {.set = 4u | 8u | 16u}, t2 = {.set = 4u | 8u | 16u};
 	sim_calib_defaults(&t1.values);
 	sim_calib_defaults(&t2.values);
+	/* the fit's comm-eff (its first level sets it) */
+	t1.values.comm_eff = t2.values.comm_eff = SLAB_FIT_COMM_EFF;
 	t1.values.step_overhead_s = 1000e-6;
 	t1.values.seq_overhead_s = 20e-6;
 	t2.values.step_overhead_s = 8000e-6;
