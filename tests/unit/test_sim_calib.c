@@ -530,16 +530,39 @@ static void measure_points(slab_point *pts, int n, const char *gpu, const int *c
 	}
 }
 
+/* A generating rule: the defaults with the fit's mem-eff and these
+ * overheads (rule set: mem-eff, step, seq). */
+static sim_calib_rule truth_rule(double step_s, double seq_s)
+{
+	sim_calib_rule r = {.set = 1u | 4u | 8u};
+	sim_calib_defaults(&r.values);
+	r.values.mem_eff = SLAB_FIT_MEM_EFF; /* the fit does not search it */
+	r.values.step_overhead_s = step_s;
+	r.values.seq_overhead_s = seq_s;
+	return r;
+}
+
+/* The fitted groups' rules as slab_fit_rules writes them, which must hold
+ * `must` (NULL: anything), loaded back into *f (in a). */
+static void rules_load_back(const slab_fit_group *g, size_t n, const char *must, ib_arena *a,
+                            sim_calib_file *f)
+{
+	ib_buf y = {0};
+	ib_buf_puts(&y, "rules:\n");
+	slab_fit_rules(g, n, &y);
+	cr_assert(!must || strstr(y.data, must), "%s", y.data);
+	const char *p = write_tmp(y.data);
+	ib_diags d = {.a = a};
+	ib_error e = {0};
+	cr_assert_eq(sim_calib_load(p, a, f, &d, &e), 0, "%s\n%s", e.msg, y.data);
+	ib_buf_free(&y);
+}
+
 Test(simcal, fit_reproduces_generating_model)
 {
 	static const int concs[] = {1, 4, 16, 64};
 	slab_point pts[4];
-	sim_calib_rule truth = {.values = {0}};
-	sim_calib_defaults(&truth.values);
-	truth.values.mem_eff = SLAB_FIT_MEM_EFF; /* the fit does not search it */
-	truth.values.step_overhead_s = 6000e-6;
-	truth.values.seq_overhead_s = 50e-6;
-	truth.set = 1u | 4u | 8u; /* mem-eff, step, seq */
+	sim_calib_rule truth = truth_rule(6000e-6, 50e-6);
 	sim_calib_file tf = {.path = "truth", .rules = &truth, .n = 1};
 	measure_points(pts, 4, "h100", concs, NULL, &tf);
 	ib_arena *a = ib_arena_new();
@@ -561,15 +584,9 @@ Test(simcal, fit_reproduces_generating_model)
 	cr_assert_eq(g2[0].values.step_overhead_s, g[0].values.step_overhead_s);
 	cr_assert_eq(g2[0].values.seq_overhead_s, g[0].values.seq_overhead_s);
 	/* the rules it writes load back */
-	ib_buf y = {0};
-	ib_buf_puts(&y, "rules:\n");
-	slab_fit_rules(g, n, &y);
-	const char *p = write_tmp(y.data);
-	ib_diags d = {.a = a};
 	sim_calib_file f;
-	cr_assert_eq(sim_calib_load(p, a, &f, &d, &e), 0, "%s\n%s", e.msg, y.data);
+	rules_load_back(g, n, NULL, a, &f);
 	cr_assert_eq(f.n, 1);
-	ib_buf_free(&y);
 	ib_arena_free(a);
 }
 
@@ -581,12 +598,7 @@ Test(simcal, fit_framework_level_and_ridge)
 {
 	static const int concs[] = {1, 4, 16, 64};
 	slab_point pts[8];
-	sim_calib_rule truth = {.values = {0}};
-	sim_calib_defaults(&truth.values);
-	truth.values.mem_eff = SLAB_FIT_MEM_EFF;
-	truth.values.step_overhead_s = 3000e-6;
-	truth.values.seq_overhead_s = 50e-6;
-	truth.set = 1u | 4u | 8u;
+	sim_calib_rule truth = truth_rule(3000e-6, 50e-6);
 	sim_calib_file tf = {.path = "truth", .rules = &truth, .n = 1};
 	measure_points(pts, 4, "h100", concs, NULL, &tf);
 	measure_points(pts + 4, 4, "b200", concs, NULL, &tf);
@@ -637,13 +649,9 @@ Test(simcal, fit_recovers_compute_eff_from_input_lengths)
 	static const int concs[] = {1, 16, 64, 1, 16, 64};
 	static const int isls[] = {1024, 1024, 1024, 8192, 8192, 8192};
 	slab_point pts[6];
-	sim_calib_rule truth = {.values = {0}};
-	sim_calib_defaults(&truth.values);
-	truth.values.mem_eff = SLAB_FIT_MEM_EFF;
+	sim_calib_rule truth = truth_rule(2000e-6, 40e-6);
 	truth.values.compute_eff = 0.15;
-	truth.values.step_overhead_s = 2000e-6;
-	truth.values.seq_overhead_s = 40e-6;
-	truth.set = 1u | 2u | 4u | 8u;
+	truth.set |= 2u;
 	sim_calib_file tf = {.path = "truth", .rules = &truth, .n = 1};
 	measure_points(pts, 6, "h100", concs, isls, &tf);
 	ib_arena *a = ib_arena_new();
@@ -658,19 +666,12 @@ Test(simcal, fit_recovers_compute_eff_from_input_lengths)
 	/* the default (0.6) would make the long prefills four times too cheap */
 	cr_assert(g[0].values.compute_eff > 0.08 && g[0].values.compute_eff < 0.3, "compute-eff %g",
 	          g[0].values.compute_eff);
-	ib_buf y = {0};
-	ib_buf_puts(&y, "rules:\n");
-	slab_fit_rules(g, n, &y);
-	cr_assert_not_null(strstr(y.data, "compute-eff: "), "%s", y.data);
-	const char *p = write_tmp(y.data);
-	ib_diags d = {.a = a};
 	sim_calib_file f;
-	cr_assert_eq(sim_calib_load(p, a, &f, &d, &e), 0, "%s\n%s", e.msg, y.data);
+	rules_load_back(g, n, "compute-eff: ", a, &f);
 	sim_calib cv;
 	sim_calib_key k = {"vllm", "h100", "fp8", "llama3-70b", "none", NULL};
 	sim_calib_resolve(&f, &k, &cv);
 	cr_assert_float_eq(cv.compute_eff, g[0].values.compute_eff, 1e-4);
-	ib_buf_free(&y);
 	ib_arena_free(a);
 }
 
@@ -683,13 +684,9 @@ Test(simcal, first_level_sets_comm_eff_for_every_level)
 {
 	static const int concs[] = {4, 16, 64, 4, 16, 64};
 	slab_point pts[6];
-	sim_calib_rule truth = {.values = {0}};
-	sim_calib_defaults(&truth.values);
-	truth.values.mem_eff = SLAB_FIT_MEM_EFF;
-	truth.values.step_overhead_s = 3000e-6;
-	truth.values.seq_overhead_s = 40e-6;
+	sim_calib_rule truth = truth_rule(3000e-6, 40e-6);
 	truth.values.comm_eff = SLAB_FIT_COMM_EFF;
-	truth.set = 1u | 4u | 8u | 16u;
+	truth.set |= 16u;
 	sim_calib_file tf = {.path = "truth", .rules = &truth, .n = 1};
 	measure_points(pts, 6, "h100", concs, NULL, &tf);
 	for (int i = 0; i < 6; i++) { /* again at TP 2 and TP 8 */
@@ -710,19 +707,13 @@ Test(simcal, first_level_sets_comm_eff_for_every_level)
 	cr_assert_lt(sqrt(g[0].loss_after), 0.05, "rms %g", sqrt(g[0].loss_after));
 	cr_assert(fabs(log(g[0].values.seq_overhead_s / 40e-6)) < 0.3, "seq %g",
 	          g[0].values.seq_overhead_s);
-	ib_buf y = {0};
-	ib_buf_puts(&y, "rules:\n");
-	slab_fit_rules(g, n, &y);
-	cr_assert_not_null(strstr(y.data, "    comm-eff: 0.2000\n"), "%s", y.data);
-	const char *p = write_tmp(y.data);
-	ib_diags d = {.a = a};
 	sim_calib_file f;
-	cr_assert_eq(sim_calib_load(p, a, &f, &d, &e), 0, "%s\n%s", e.msg, y.data);
+	rules_load_back(g, n, "    comm-eff: 0.2000\n", a, &f);
 	cr_assert(f.rules[0].set & 16u);
 	/* the framework x GPU level on top: comm-eff is the first level's */
 	cr_assert_eq(slab_fit(pts, 6, &f, 2, 0.0, SLAB_LEVEL_FW_GPU, a, &lower, &nl, &e), 0);
 	cr_assert_eq(lower[0].values.comm_eff, SLAB_FIT_COMM_EFF);
-	ib_buf_free(&y);
+	ib_buf y = {0};
 	slab_fit_rules(lower, nl, &y);
 	cr_assert_null(strstr(y.data, "comm-eff"), "%s", y.data);
 	sim_calib_rule r;
