@@ -90,8 +90,11 @@ static const sim_model models[] = {
      * attention modelled as a top-k of 2048 tokens with a 128-byte index */
     {"minimax-m3", 428e9, 23e9, 418.1e9, 128, 4, 62, 62, 6144, 64, 4, 128, 0, 0, AL_MINIMAXM3,
      2048, 128, 0, 0, 0},
+    /* Kimi K2.5: INT4 (quantization-aware) routed experts; the trunk (MLA
+     * attention, the dense first layer, the shared expert, embeddings) in
+     * BF16, which an INT4 recipe serves as stored */
     {"kimi-k2.5", 1.04e12, 32e9, 1.015e12, 384, 8, 61, 61, 7168, 64, 64, 128, 576, 0, AL_KIMIK25,
-     0, 0, 0, 0, 0},
+     0, 0, 0, 16, 0},
     /* GLM-5: 744B / 40B, 256 experts top-8, MLA + DSA (top-2048, FP8 index of 128);
      * its MTP head is GLM-5.2's (the same glm_moe_dsa shape), whose golden
      * acceptance lengths are the family's only measured ones */
