@@ -285,6 +285,13 @@ int slab_fit(const slab_point *pts, size_t n, const sim_calib_file *base, int pr
 	return 0;
 }
 
+/* The first level's group (every measured row): its rule also sets
+ * comm-eff. */
+static bool first_level(const slab_fit_group *g)
+{
+	return !g->framework && !g->frontier;
+}
+
 void slab_fit_rules(const slab_fit_group *g, size_t n, ib_buf *out)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -327,7 +334,7 @@ void slab_fit_rules(const slab_fit_group *g, size_t n, ib_buf *out)
 		    what, sqrt(g[i].loss_before), sqrt(g[i].loss_after), m, g[i].values.mem_eff,
 		    g[i].values.compute_eff, g[i].values.step_overhead_s * 1e6,
 		    g[i].values.seq_overhead_s * 1e6);
-		if (!g[i].framework && !g[i].frontier)
+		if (first_level(&g[i]))
 			ib_buf_printf(out, "    comm-eff: %.4f\n", g[i].values.comm_eff);
 	}
 }
@@ -354,7 +361,7 @@ int slab_fit_group_rule(const slab_fit_group *g, ib_arena *a, sim_calib_rule *r)
 	r->match[3] = g->model ? md : NULL;
 	r->match[5] = g->version ? vs : NULL;
 	r->values = g->values;
-	r->set = FITTED | (!g->framework && !g->frontier ? 1u << P_COMM : 0);
+	r->set = FITTED | (first_level(g) ? 1u << P_COMM : 0);
 	return 0;
 }
 

@@ -75,14 +75,21 @@ typedef struct {
 	bool prefill_dp_attn;
 } slab_pools;
 
+/* Where a sweep's configs came from. */
+typedef enum {
+	SLAB_SWEEP_GIVEN,          /* slab_sweep_opts.only */
+	SLAB_SWEEP_MATRIX,         /* the matrix's rows of the series (slab_sweep_from_matrix) */
+	SLAB_SWEEP_OTHER_WORKLOAD, /* ... at another ISL/OSL (slab_sweep_other_workload) */
+	SLAB_SWEEP_GENERIC,        /* the generic space */
+} slab_sweep_source;
+
 typedef struct {
 	const char *framework, *spec; /* spec: NULL when off */
 	int tp, ep, conc;
 	bool dp_attn;
 	double tps_gpu, interactivity, median_ttft, median_tpot;
-	bool from_matrix;    /* the config came from the sweep matrix */
-	bool other_workload; /* ... from its rows at another ISL/OSL (slab_sweep_other_workload) */
-	slab_pools pools;    /* multi-node configs; zero: single-node */
+	slab_sweep_source source;
+	slab_pools pools; /* multi-node configs; zero: single-node */
 } slab_sweep_point;
 
 /* The $/GPU-hr the dashboard prices a GPU at (owning hyperscaler, README of

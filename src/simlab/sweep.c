@@ -395,7 +395,7 @@ int slab_sweep_run(const slab_point *p, const sim_calib_file *cal, const slab_sw
 	slab_sweep_config *v = NULL;
 	size_t nv = 0, cap = 0;
 	int rc = 0;
-	bool other_wl = false;
+	slab_sweep_source source = SLAB_SWEEP_GIVEN;
 	if (o->only) {
 		if (o->nonly && !(v = malloc(o->nonly * sizeof *v)))
 			return ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
@@ -403,20 +403,23 @@ int slab_sweep_run(const slab_point *p, const sim_calib_file *cal, const slab_sw
 			memcpy(v, o->only, o->nonly * sizeof *v);
 		nv = o->nonly;
 	} else {
+		source = SLAB_SWEEP_MATRIX;
 		rc = slab_sweep_from_matrix(o->matrix, p, o, &v, &nv);
 		nv = drop_optional_spec(p, o, v, nv);
 		/* no config at the row's workload: the recipes' configs at
-		 * another workload (disaggregated: the matrix's pools only) */
+		 * another workload, else the generic space (disaggregated: the
+		 * matrix's pools only) */
 		if (!rc && !nv && !p->disagg) {
 			free(v);
+			source = SLAB_SWEEP_OTHER_WORKLOAD;
 			rc = slab_sweep_other_workload(o->matrix, p, o, &v, &nv);
 			nv = drop_optional_spec(p, o, v, nv);
-			other_wl = nv > 0;
+		}
+		if (!rc && !nv && !p->disagg) {
+			source = SLAB_SWEEP_GENERIC;
+			rc = generic_space(p, cal, o, &v, &nv);
 		}
 	}
-	bool from_matrix = nv > 0 && !o->only;
-	if (!rc && !nv && !o->only && !p->disagg) /* else the generic space */
-		rc = generic_space(p, cal, o, &v, &nv);
 	if (rc) {
 		rc = ib_fail(e, IB_ENOMEM, NULL, 0, 0, "out of memory");
 		goto fail;
@@ -454,8 +457,7 @@ int slab_sweep_run(const slab_point *p, const sim_calib_file *cal, const slab_sw
 		                                    .interactivity = r.interactivity,
 		                                    .median_ttft = r.median_ttft,
 		                                    .median_tpot = r.median_tpot,
-		                                    .from_matrix = from_matrix,
-		                                    .other_workload = other_wl,
+		                                    .source = source,
 		                                    .pools = k->pools};
 	}
 	free(v);

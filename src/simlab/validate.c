@@ -133,6 +133,21 @@ static void pools_text(char *b, size_t n, const slab_pools *k)
 		snprintf(b, n, "  %d workers", k->replicas);
 }
 
+/* Where a sweep's configs came from, as --show-sweeps says it. */
+static const char *source_name(slab_sweep_source src)
+{
+	switch (src) {
+	case SLAB_SWEEP_MATRIX:
+		return "the sweep matrix";
+	case SLAB_SWEEP_OTHER_WORKLOAD:
+		return "the sweep matrix at another ISL/OSL";
+	case SLAB_SWEEP_GIVEN:
+		return "the configs given";
+	default:
+		return "the generic space";
+	}
+}
+
 static void show_sweep(const slab_validate_opts *o, const slab_point *p, const val_series *s)
 {
 	slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
@@ -142,10 +157,7 @@ static void show_sweep(const slab_validate_opts *o, const slab_point *p, const v
 	         p->no_spec ? ", no spec"
 	         : p->spec  ? ", spec only"
 	                    : "",
-	         s->n, s->nconf,
-	         !s->n || !s->pts[0].from_matrix ? "the generic space"
-	         : s->pts[0].other_workload      ? "the sweep matrix at another ISL/OSL"
-	                                         : "the sweep matrix");
+	         s->n, s->nconf, !s->n ? "the generic space" : source_name(s->pts[0].source));
 	for (size_t i = 0; i < s->n; i++) {
 		const slab_sweep_point *q = &s->pts[i];
 		char pools[96];
@@ -177,9 +189,10 @@ static val_series *series_of(val_cache *c, const slab_point *p, const slab_valid
 	s->rc = slab_sweep_run(p, o->cal, sweep, &s->pts, &s->n, &s->nconf, &e);
 	c->seconds += (double)(ib_now_ns() - t0) / 1e9;
 	c->configs += s->nconf;
-	if (s->n && s->pts[0].from_matrix)
+	if (s->n && (s->pts[0].source == SLAB_SWEEP_MATRIX ||
+	             s->pts[0].source == SLAB_SWEEP_OTHER_WORKLOAD))
 		c->from_matrix++;
-	if (s->n && s->pts[0].other_workload)
+	if (s->n && s->pts[0].source == SLAB_SWEEP_OTHER_WORKLOAD)
 		c->other_workload++;
 	if (s->rc == IB_ENOMEM)
 		return NULL;
@@ -389,9 +402,8 @@ static void print_summary(const slab_validate_opts *o, const slab_sweep_opts *sw
 	if (st->cache.series)
 		slab_out(o->log, o->log_ud, SLAB_LOG_OUT,
 		         "\nfrontier sweeps: %zu series (%zu from the sweep matrix, %zu of them at "
-		         "another "
-		         "ISL/OSL), %zu configs, %d prompts per concurrency, concurrency 4..%d, "
-		         "%.1f s\n",
+		         "another ISL/OSL), %zu configs, %d prompts per concurrency, concurrency "
+		         "4..%d, %.1f s\n",
 		         st->cache.series, st->cache.from_matrix, st->cache.other_workload,
 		         st->cache.configs, sweep->prompts_per_conc, sweep->max_conc,
 		         st->cache.seconds);

@@ -270,7 +270,7 @@ Test(sim_frontier, subset_sweep_gives_the_same_figures)
 		cr_assert_float_eq(t[j].tps_gpu, s[i].tps_gpu, 1e-9 * s[i].tps_gpu);
 		cr_assert_float_eq(t[j].interactivity, s[i].interactivity,
 		                   1e-9 * s[i].interactivity);
-		cr_assert_not(t[j].from_matrix);
+		cr_assert_eq(t[j].source, SLAB_SWEEP_GIVEN); /* not the matrix's */
 	}
 	free(s);
 	free(t);
@@ -440,7 +440,7 @@ Test(sim_frontier, matrix_rows_of_a_series)
 	cr_assert_eq(slab_sweep_run(&p[1], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
 	cr_assert_eq(nconf, 1);
 	cr_assert_eq(ns, 1);
-	cr_assert(s[0].from_matrix);
+	cr_assert_eq(s[0].source, SLAB_SWEEP_MATRIX);
 	free(s);
 	/* a series the matrix has at another workload only: that workload's
 	 * configs (here the 8k/1k row's TP 4 and the 1k/1k rows'), at the
@@ -474,7 +474,7 @@ Test(sim_frontier, matrix_rows_of_a_series)
 	p[1].gpu = "b200";
 	cr_assert_eq(slab_sweep_run(&p[1], NULL, &o, &s, &ns, &nconf, &e), 0, "%s", e.msg);
 	cr_assert_gt(nconf, 1);
-	cr_assert(ns > 0 && !s[0].from_matrix);
+	cr_assert(ns > 0 && s[0].source == SLAB_SWEEP_GENERIC);
 	free(s);
 	ib_arena_free(a);
 }
