@@ -250,8 +250,8 @@ enum {
 #define SLAB_FIT_NLEVELS 5
 /* The pull of each level's rule towards the level before it (ridge x the
  * sum of the squared log ratios of the three fitted parameters, added to the
- * group's error; docs/sim.md "Calibration"): 0.1, chosen among 0, 0.03, 0.1,
- * 0.3 and 1 by the error cross-validated by model x GPU. */
+ * group's error; docs/sim.md "Calibration"): 0.1, the best of 0, 0.03,
+ * 0.05, 0.1, 0.2, 0.3 and 1 by the error cross-validated by model x GPU. */
 #define SLAB_FIT_RIDGE 0.1
 /* The log error beyond which a row's cost grows linearly instead of
  * squared (Huber's loss): 0.3, a factor of 1.35. */
