@@ -280,8 +280,14 @@ typedef double (*slab_fit_loss_fn)(void *ctx, const sim_calib_file *cal, size_t 
  * prefill's compute for it, when searched first); at 1.0 the all-reduces of
  * TP 8 rows went into the TP-independent overheads and held-out TP 2 rows
  * came out 20-45 % too slow. Chosen by the cross-validated error among 1.0,
- * 0.35, 0.2 and fitted (docs/sim.md "Out of sample"). */
-#define SLAB_FIT_COMM_EFF 0.2
+ * 0.35, 0.2 and fitted (pull 0.03), then among 0.3, 0.2, 0.15, 0.125 and
+ * 0.1 with the pull 0.1, by the sum of the three targets' medians
+ * (measured tok/s/GPU and interactivity, frontier) among the values whose
+ * p90s are at most 10 points worse than 0.2's: 0.15 (14.9 + 14.4 + 42.2
+ * against 16.3 + 13.8 + 43.0; frontier p90 104 against 97 %); 0.125 and
+ * 0.1 have lower medians but frontier p90s of 131 and 159 % (docs/sim.md
+ * "Calibration"). */
+#define SLAB_FIT_COMM_EFF 0.15
 /* Fits step-overhead-us, seq-overhead-us and compute-eff of cal's last
  * rule and sets its mem-eff to SLAB_FIT_MEM_EFF (starting from its values;
  * the rule's `set` gains all four) by

@@ -711,7 +711,9 @@ Test(simcal, first_level_sets_comm_eff_for_every_level)
 	cr_assert(fabs(log(g[0].values.seq_overhead_s / 40e-6)) < 0.3, "seq %g",
 	          g[0].values.seq_overhead_s);
 	sim_calib_file f;
-	rules_load_back(g, n, "    comm-eff: 0.2000\n", a, &f);
+	char want[64];
+	snprintf(want, sizeof want, "    comm-eff: %.4f\n", SLAB_FIT_COMM_EFF);
+	rules_load_back(g, n, want, a, &f);
 	cr_assert(f.rules[0].set & 16u);
 	/* the framework x GPU level on top: comm-eff is the first level's */
 	cr_assert_eq(slab_fit(pts, 6, &f, 2, 0.0, SLAB_LEVEL_FW_GPU, a, &lower, &nl, &e), 0);
