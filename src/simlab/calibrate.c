@@ -398,8 +398,8 @@ int slab_calibrate_run(const slab_calibrate_opts *o, ib_arena *a, ib_buf *yaml, 
 	size_t ng[SLAB_FIT_NLEVELS], nf = 0;
 	slab_fit_group *gs[SLAB_FIT_NLEVELS], *fg = NULL;
 	sim_calib_file cal;
-	int rc = slab_calibrate(o->points, o->npoints, o->base, o->base_name, o->prompts,
-	                        SLAB_FIT_NLEVELS, a, gs, ng, yaml, &cal, e);
+	int rc = slab_calibrate(o->points, o->npoints, o->base, o->base_name, o->prompts, a, gs, ng,
+	                        yaml, &cal, e);
 	if (rc)
 		return rc;
 	slab_out(o->log, o->log_ud, SLAB_LOG_OUT, "%-8s %-8s %-18s %-12s %6s %8s %11s %11s  %s\n",

@@ -88,8 +88,7 @@ int slab_cv_fit(const slab_point *pts, size_t n, int prompts, ib_arena *a, sim_c
 	slab_fit_group *gs[SLAB_FIT_NLEVELS];
 	size_t ng[SLAB_FIT_NLEVELS];
 	ib_buf yaml = {0};
-	int rc = slab_calibrate(pts, n, NULL, NULL, prompts, SLAB_FIT_CV_LEVELS, a, gs, ng, &yaml,
-	                        out, e);
+	int rc = slab_calibrate(pts, n, NULL, NULL, prompts, a, gs, ng, &yaml, out, e);
 	ib_buf_free(&yaml);
 	if (!rc)
 		out->path = "(cross-validation fold)";

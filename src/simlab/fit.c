@@ -383,7 +383,7 @@ int slab_fit_append(const sim_calib_file *base, const slab_fit_group *g, size_t 
 }
 
 int slab_calibrate(const slab_point *pts, size_t n, const sim_calib_file *base,
-                   const char *base_name, int prompts, int nlevels, ib_arena *a,
+                   const char *base_name, int prompts, ib_arena *a,
                    slab_fit_group *gs[SLAB_FIT_NLEVELS], size_t ng[SLAB_FIT_NLEVELS], ib_buf *yaml,
                    sim_calib_file *fitted, ib_error *e)
 {
@@ -395,10 +395,6 @@ int slab_calibrate(const slab_point *pts, size_t n, const sim_calib_file *base,
 	    SLAB_LEVEL_ALL, SLAB_LEVEL_FW, SLAB_LEVEL_FW_GPU, SLAB_LEVEL_MODEL, SLAB_LEVEL_VERSION};
 	const double ridge = SLAB_FIT_RIDGE;
 	for (int l = 0; l < SLAB_FIT_NLEVELS; l++) {
-		gs[l] = NULL;
-		ng[l] = 0;
-		if (l >= nlevels)
-			continue;
 		int rc = slab_fit(pts, n, lvl.n ? &lvl : NULL, prompts, ridge, levels[l], a, &gs[l],
 		                  &ng[l], e);
 		if (!rc && slab_fit_append(lvl.n ? &lvl : NULL, gs[l], ng[l], a, &lvl))

@@ -208,10 +208,16 @@ void slab_cv_key(const slab_point *p, slab_cv_grouping g, char *buf, size_t n);
  * measured rows). 0 or IB_ENOMEM. */
 int slab_cv_train(const slab_point *pts, size_t n, slab_cv_grouping g, const char *held,
                   ib_arena *a, slab_point **out, size_t *nout, size_t *nmeasured);
-/* The calibration a fold predicts with: slab_calibrate's measured levels
- * fitted on pts from the defaults with `prompts` prompts per unit of
- * concurrency (the committed file's --prompts-per-conc 2), rules in a.
- * Errors of slab_calibrate. */
+/* The calibration a fold predicts with: slab_calibrate's five measured
+ * levels, as the committed file's measured part, fitted on pts from the
+ * defaults with `prompts` prompts per unit of concurrency (the committed
+ * file's --prompts-per-conc 2), rules in a. A model or version rule is
+ * fitted on its own model's rows, so it never resolves for a held-out
+ * measured row of the data (the measured figures are the same with the
+ * first three levels only), but a held-out frontier or peak row takes a
+ * sibling GPU's rule for its model when its own GPU has none for it
+ * (MiniMax M3 on H100 from MiniMax M3 on H200's), as it does under the
+ * committed file. Errors of slab_calibrate. */
 int slab_cv_fit(const slab_point *pts, size_t n, int prompts, ib_arena *a, sim_calib_file *out,
                 ib_error *e);
 
@@ -307,24 +313,16 @@ int slab_fit_append(const sim_calib_file *base, const slab_fit_group *g, size_t 
  * spaces under `rules:`), each with a note of its provenance. */
 void slab_fit_rules(const slab_fit_group *g, size_t n, ib_buf *out);
 /* The measured part of the calibration (what `sim calibrate` writes before
- * its frontier level): four levels fitted one on top of the other on base
- * (NULL or empty: the defaults) — every row, framework x GPU, x model, x
- * framework version — each level's groups in gs[l] (ng[l] of them, in arena
+ * its frontier level): five levels fitted one on top of the other on base
+ * (NULL or empty: the defaults) — every row, framework, framework x GPU,
+ * x model, x framework version — each level's groups in gs[l] (ng[l] of them, in arena
  * a), the calibration file (a header naming prompts and base_name, the
  * defaults rule, the fitted rules) appended to yaml, and its rules in
  * *fitted (in a; NULL: not wanted). Errors of slab_fit; IB_ENOMEM. */
 int slab_calibrate(const slab_point *pts, size_t n, const sim_calib_file *base,
-                   const char *base_name, int prompts, int nlevels, ib_arena *a,
+                   const char *base_name, int prompts, ib_arena *a,
                    slab_fit_group *gs[SLAB_FIT_NLEVELS], size_t ng[SLAB_FIT_NLEVELS], ib_buf *yaml,
                    sim_calib_file *fitted, ib_error *e);
-/* The levels a cross-validation fold fits (slab_cv_fit): all five, as the
- * committed file's measured part. A model or version rule is fitted on its
- * own model's rows, so it never resolves for a held-out measured row of the
- * data (the measured figures are the same with the first three levels
- * only), but a held-out frontier or peak row takes a sibling GPU's rule
- * for its model when its own GPU has none for it (MiniMax M3 on H100 from
- * MiniMax M3 on H200's), as it does under the committed file. */
-#define SLAB_FIT_CV_LEVELS SLAB_FIT_NLEVELS
 
 /* ---- the lab's commands (sim validate, sim calibrate) ---- */
 
