@@ -9,7 +9,6 @@
 # Usage: tests/e2e/compare_verdict.sh INFBENCH    Ends with "compare-verdict: N passed, N failed".
 . "$(dirname "$0")/lib.sh" compare-verdict "$1"
 e2e_tmp
-check() { if eval "$1"; then ok; else no "$2"; fi; }
 tpl=$root/tests/golden/results/cases/pr-009-extra-result-keys-ignored/expected/agg_dsr1_1k1k_fp8_vllm_tp8-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-none_conc8_h200-cw_00.json
 mkdir -p "$tmp/cur" "$tmp/ok"
 python3 - "$tpl" "$tmp" <<'PY'

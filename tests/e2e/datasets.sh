@@ -10,7 +10,6 @@
 . "$(dirname "$0")/lib.sh" datasets "$1"
 e2e_tmp
 e2e_need_tok skip
-check() { if eval "$1"; then ok; else no "$2"; fi; }
 num() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2" 2>/dev/null; }
 ntok() { "$bin" tokenize --tokenizer "$tok" --no-special-tokens --text "$1" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'; }
 

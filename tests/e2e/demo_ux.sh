@@ -8,7 +8,6 @@
 # Usage: tests/e2e/demo_ux.sh INFBENCH    Ends with "demo-ux: N passed, N failed".
 . "$(dirname "$0")/lib.sh" demo-ux "$1"
 e2e_tmp
-check() { if eval "$1"; then ok; else no "$2"; fi; }
 cd "$root" || exit 1
 make -n demo BUILD="$tmp/b" >"$tmp/demo.n" 2>&1
 deps=$(sed -n '/^missing=/,/^fi$/p' "$tmp/demo.n")

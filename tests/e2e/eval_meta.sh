@@ -10,7 +10,6 @@
 e2e_tmp
 shots=$root/build/eval-meta-e2e
 mkdir -p "$shots"
-check() { if eval "$1"; then ok; else no "$2"; fi; }
 
 # --- meta_env.json of a single-node eval
 "$bin" eval make-dataset --output "$tmp/ds" --train 40 --test 20 --seed 1 >/dev/null 2>"$tmp/ds.err" ||

@@ -5,6 +5,8 @@
 #   tok    the llama3 tokenizer fixture (make fixtures)
 #   suite  NAME, as the summary line spells it
 #   pass, fail  the counters, with ok and no MESSAGE (prints "FAIL: MESSAGE")
+#   check COND MESSAGE  ok when `eval COND` succeeds, else no MESSAGE (a suite
+#                       may define its own check instead)
 # and offers
 #   e2e_tmp [TEMPLATE]  tmp: a new temporary folder, removed at exit with the
 #                       simulator in $simpid stopped (a suite that has more to
@@ -37,6 +39,7 @@ no() {
 	echo "FAIL: $*"
 	fail=$((fail + 1))
 }
+check() { if eval "$1"; then ok; else no "$2"; fi; }
 e2e_cleanup() {
 	[ -n "$simpid" ] && kill "$simpid" 2>/dev/null && wait "$simpid" 2>/dev/null
 	rm -rf "$tmp"

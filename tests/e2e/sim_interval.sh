@@ -17,7 +17,6 @@ e2e_need_tok skip
 py=${PYTHON:-python3}
 shots=$root/build/sim-interval-e2e
 mkdir -p "$shots"
-check() { if eval "$1"; then ok; else no "$2"; fi; }
 
 cat >"$tmp/iv.yaml" <<'EOF'
 level: 0.8

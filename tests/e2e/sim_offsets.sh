@@ -11,7 +11,6 @@
 e2e_tmp
 py=${PYTHON:-python3}
 script=$root/scripts/sim-offsets.py
-check() { if eval "$1"; then ok; else no "$2"; fi; }
 
 # Points: the columns the script reads. Curve A (minimax-m2.5 on H100, a blog
 # of 2026-05-22) and curve B (minimax-m2.5 on B200, same blog) are both 2x too

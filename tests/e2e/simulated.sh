@@ -18,7 +18,6 @@ e2e_need_tok skip
 py=${PYTHON:-python3}
 shots=$root/build/simulated-e2e
 mkdir -p "$shots"
-check() { if eval "$1"; then ok; else no "$2"; fi; }
 
 e2e_start_sim --time-scale 50
 [ -n "$port" ] || { no "the simulator did not start: $(tail -3 "$tmp/sim.err")"; e2e_end; exit; }

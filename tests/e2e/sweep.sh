@@ -11,7 +11,6 @@ e2e_tmp
 e2e_need_tok skip
 shots=$root/build/sweep-e2e
 mkdir -p "$shots"
-check() { if eval "$1"; then ok; else no "$2"; fi; }
 rows() { python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["rows"]))' "$1" 2>/dev/null; }
 
 e2e_start_sim --time-scale 50
