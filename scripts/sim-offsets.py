@@ -121,8 +121,9 @@ def ape(logr):
     return abs(math.exp(logr) - 1) * 100
 
 
-def median_ape(rows, kind, corr=None):
-    v = [ape(r.logr - (corr(r) if corr else 0)) for r in rows if r.kind == kind]
+def median_ape(rows, kind, corr=None, scale=1.0):
+    """The median APE of the rows of one kind, each row's log ratio less scale x corr(row)."""
+    v = [ape(r.logr - (scale * corr(r) if corr else 0)) for r in rows if r.kind == kind]
     return statistics.median(v) if v else float("nan")
 
 
@@ -135,13 +136,16 @@ def group_medians(rows, kinds):
 
 
 def donor_offset(rows, kinds, same):
-    """Offset of a row: the median over donor (model, GPU, framework) groups' medians, where a
-    donor is never the row's own model x GPU and `same(donor, row)` holds."""
+    """Offset of a row of one of `kinds`: the median over donor (model, GPU, framework) groups'
+    medians, where a donor is never the row's own model x GPU and `same(donor, row)` holds; 0
+    for a row of another kind."""
     g = group_medians(rows, kinds)
     med = {k: statistics.median(v) for k, v in g.items()}
     cache = {}
 
     def off(r):
+        if r.kind not in kinds:
+            return 0.0
         key = (r.model, r.gpu, r.fw)
         if key not in cache:
             d = [m for k, m in med.items() if (k[0], k[1]) != (r.model, r.gpu) and same(k, r)]
@@ -232,44 +236,36 @@ def main():
     print("frontier rows %d in %d published curves, measured rows %d" % (nf, len(curves), nm))
     print("%-62s %9s %9s" % ("offset predicted from", "frontier", "measured"))
 
-    def line(name, corr, measured=True):
-        m = "%8.1f%%" % median_ape(rows, "measured", corr) if measured else "   (same)"
-        print("%-62s %8.1f%% %s" % (name, median_ape(rows, "frontier", corr), m))
+    def lines(name, off, measured):
+        """The predictor `off` at half and at the whole of its value; `measured`: whether it
+        corrects measured rows too (else their median is the run's)."""
+        for s, w in ((0.5, "half"), (1.0, "whole")):
+            m = "%8.1f%%" % median_ape(rows, "measured", off, s) if measured else "   (same)"
+            print("%-62s %8.1f%% %s" % (name + ", " + w, median_ape(rows, "frontier", off, s), m))
 
-    line("none (the run itself)", None)
+    print("%-62s %8.1f%% %8.1f%%" % ("none (the run itself)", median_ape(rows, "frontier"),
+                                     median_ape(rows, "measured")))
     print("%-62s %8.1f%% %9s" % ("each curve's own median offset (oracle; median factor %.2f)"
-                                 % factor,
-                                 median_ape(rows, "frontier",
-                                            lambda r: cmed[r.curve] if r.kind == "frontier"
-                                            else 0.0), "-"))
+                                 % factor, median_ape(rows, "frontier", lambda r: cmed[r.curve]),
+                                 "-"))
     both = ("frontier", "measured")
     preds = [
-        ("the same model on other GPUs", both, lambda k, r: k[0] == r.model, True),
+        ("the same model on other GPUs", both, lambda k, r: k[0] == r.model),
         ("the same model and framework on other GPUs, frontier rows", ("frontier",),
-         lambda k, r: k[0] == r.model and k[2] == r.fw, False),
+         lambda k, r: k[0] == r.model and k[2] == r.fw),
         ("other models on the same GPU and framework", both,
-         lambda k, r: k[0] != r.model and k[1] == r.gpu and k[2] == r.fw, True),
-        ("other models on the same GPU", both,
-         lambda k, r: k[0] != r.model and k[1] == r.gpu, True),
+         lambda k, r: k[0] != r.model and k[1] == r.gpu and k[2] == r.fw),
+        ("other models on the same GPU", both, lambda k, r: k[0] != r.model and k[1] == r.gpu),
         ("other models on the same framework, any GPU", both,
-         lambda k, r: k[0] != r.model and k[2] == r.fw, True),
+         lambda k, r: k[0] != r.model and k[2] == r.fw),
     ]
-    for name, kinds, same, measured in preds:
-        off = donor_offset(rows, kinds, same)
-        for s in (0.5, 1.0):
-            if measured:
-                corr = (lambda o, s: lambda r: s * o(r))(off, s)
-            else:
-                corr = (lambda o, s: lambda r: s * o(r) if r.kind == "frontier" else 0.0)(off, s)
-            line("%s, %s" % (name, "half" if s == 0.5 else "whole"), corr, measured)
+    for name, kinds, same in preds:
+        lines(name, donor_offset(rows, kinds, same), "measured" in kinds)
     aged = [(age_years(r, RELEASE, DASHBOARD_DATE), r.logr) for r in rows if r.kind == "frontier"]
     aged = [(x, y) for x, y in aged if x is not None]
     print("rank correlation (Spearman) of the frontier rows' log(sim / published) with the "
           "model's age: %+.2f (%d rows)" % (spearman(aged), len(aged)))
-    off = age_offset(rows, RELEASE, DASHBOARD_DATE)
-    for s in (0.5, 1.0):
-        line("the model's age at the build's date, %s" % ("half" if s == 0.5 else "whole"),
-             (lambda s: lambda r: s * off(r))(s), False)
+    lines("the model's age at the build's date", age_offset(rows, RELEASE, DASHBOARD_DATE), False)
     if a.shifts > 0:
         rnd = random.Random(1)
         got = []
@@ -279,8 +275,7 @@ def main():
                    for k, v in RELEASE.items()}
             dash = rnd.choice(DASHBOARD_DATES)
             o = age_offset(rows, rel, dash)
-            for s in (0.5, 1.0):
-                got.append(median_ape(rows, "frontier", (lambda s, o: lambda r: s * o(r))(s, o)))
+            got += [median_ape(rows, "frontier", o, s) for s in (0.5, 1.0)]
         print("the age check re-dated %d times (half and whole): frontier median %.1f..%.1f%%"
               % (a.shifts, min(got), max(got)))
 
